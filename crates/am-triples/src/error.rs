@@ -1,0 +1,113 @@
+//! The shared error kind of every AbstractMemory crate, and layer 1's error enum.
+//!
+//! Conformance checks assert on [`ErrorKind`], never on message text. Messages name
+//! what was expected and what arrived ("limit must be a positive int, got 0").
+
+/// What went wrong, independent of the crate or backend that reported it.
+///
+/// Every crate's error enum has a `kind()` that maps into this value; backends map
+/// their native errors (SQLite, HTTP, LanceDB) into it at the trait boundary.
+#[non_exhaustive]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ErrorKind {
+    /// The caller's input is malformed or violates a documented rule (Python's `ValueError`).
+    InvalidInput,
+    /// A named id or object does not exist.
+    NotFound,
+    /// The backend does not offer this operation (Python's `NotImplementedError`).
+    Unsupported,
+    /// The write conflicts with what is stored (a stale cursor, a conflicting digest).
+    Conflict,
+    /// A graph revision lacks the provenance the contract requires.
+    ProvenanceRequired,
+    /// A vector's dimension contradicts the store's embedding pin or the query.
+    DimensionMismatch,
+    /// The embedder failed (transport, HTTP status, malformed reply).
+    Embedder,
+    /// The storage engine failed (I/O, SQLite, a corrupt file).
+    Storage,
+    /// The engine refuses by policy (a newer schema, a contradicting embedder identity).
+    Refused,
+    /// An operation exceeded its time bound.
+    Timeout,
+}
+
+impl std::fmt::Display for ErrorKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Debug::fmt(self, f)
+    }
+}
+
+/// Layer 1's error: one variant per [`ErrorKind`] it can report.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// Malformed input; the message names what was expected and what arrived.
+    #[error("invalid input: {0}")]
+    InvalidInput(String),
+    /// An unknown id.
+    #[error("not found: {0}")]
+    NotFound(String),
+    /// The store does not offer the operation.
+    #[error("unsupported: {0}")]
+    Unsupported(String),
+    /// A conflicting write.
+    #[error("conflict: {0}")]
+    Conflict(String),
+    /// A vector dimension that contradicts the pin or the query.
+    #[error("dimension mismatch: {0}")]
+    DimensionMismatch(String),
+    /// The embedder failed.
+    #[error("embedder failed: {0}")]
+    Embedder(String),
+    /// The storage engine failed.
+    #[error("storage error: {0}")]
+    Storage(String),
+    /// Refused by policy.
+    #[error("refused: {0}")]
+    Refused(String),
+    /// Timed out.
+    #[error("timed out: {0}")]
+    Timeout(String),
+}
+
+impl Error {
+    /// The kind of this error, for callers and conformance checks.
+    pub fn kind(&self) -> ErrorKind {
+        match self {
+            Error::InvalidInput(_) => ErrorKind::InvalidInput,
+            Error::NotFound(_) => ErrorKind::NotFound,
+            Error::Unsupported(_) => ErrorKind::Unsupported,
+            Error::Conflict(_) => ErrorKind::Conflict,
+            Error::DimensionMismatch(_) => ErrorKind::DimensionMismatch,
+            Error::Embedder(_) => ErrorKind::Embedder,
+            Error::Storage(_) => ErrorKind::Storage,
+            Error::Refused(_) => ErrorKind::Refused,
+            Error::Timeout(_) => ErrorKind::Timeout,
+        }
+    }
+
+    /// Shorthand for [`Error::InvalidInput`].
+    pub fn invalid(msg: impl Into<String>) -> Self {
+        Error::InvalidInput(msg.into())
+    }
+
+    /// The same error with `suffix` appended to its message (used to name the
+    /// store's embedding pin on embed-time failures).
+    pub fn with_suffix(self, suffix: &str) -> Self {
+        match self {
+            Error::InvalidInput(m) => Error::InvalidInput(format!("{m} {suffix}")),
+            Error::NotFound(m) => Error::NotFound(format!("{m} {suffix}")),
+            Error::Unsupported(m) => Error::Unsupported(format!("{m} {suffix}")),
+            Error::Conflict(m) => Error::Conflict(format!("{m} {suffix}")),
+            Error::DimensionMismatch(m) => Error::DimensionMismatch(format!("{m} {suffix}")),
+            Error::Embedder(m) => Error::Embedder(format!("{m} {suffix}")),
+            Error::Storage(m) => Error::Storage(format!("{m} {suffix}")),
+            Error::Refused(m) => Error::Refused(format!("{m} {suffix}")),
+            Error::Timeout(m) => Error::Timeout(format!("{m} {suffix}")),
+        }
+    }
+}
+
+/// Layer 1's result type.
+pub type Result<T, E = Error> = std::result::Result<T, E>;

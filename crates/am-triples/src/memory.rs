@@ -1,0 +1,349 @@
+//! `InMemoryTripleStore`: the dependency-free, volatile, vector-capable reference
+//! store. Every other store must answer as it does.
+//!
+//! Spec: stores.md "InMemoryTripleStore" and "Shared behavior".
+
+use crate::assertion::TripleAssertion;
+use crate::embed::TextEmbedder;
+use crate::error::{Error, Result};
+use crate::pin::{self, EmbeddingPin};
+use crate::query::{Order, TripleQuery};
+use crate::store::{self, Capabilities, FeedPage, TripleStore};
+use crate::text::{canonical_text, is_record_edge};
+use crate::vector::{self, METRIC_COSINE};
+use serde_json::{Value, json};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, MutexGuard};
+
+struct Row {
+    assertion: TripleAssertion,
+    vector: Option<Vec<f32>>,
+}
+
+#[derive(Default)]
+struct State {
+    rows: Vec<Row>,
+    by_id: HashMap<String, usize>,
+    pin: Option<EmbeddingPin>,
+    warnings: Vec<String>,
+}
+
+/// A volatile triple store in process memory.
+///
+/// With an embedder, `add` embeds each assertion's canonical text (record edges
+/// never embed) and `query_text` ranks by cosine. Insertion order is the change
+/// feed's position (1-based) and the tie order of every query.
+pub struct InMemoryTripleStore {
+    embedder: Option<Arc<dyn TextEmbedder>>,
+    state: Mutex<State>,
+}
+
+impl std::fmt::Debug for InMemoryTripleStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("InMemoryTripleStore")
+            .field("rows", &self.lock().rows.len())
+            .finish()
+    }
+}
+
+impl InMemoryTripleStore {
+    /// A new empty store, vector-capable when `embedder` is given.
+    pub fn new(embedder: Option<Arc<dyn TextEmbedder>>) -> Self {
+        InMemoryTripleStore {
+            embedder,
+            state: Mutex::new(State::default()),
+        }
+    }
+
+    /// A new store with a creation pin (`source = "creation"`).
+    ///
+    /// # Errors
+    /// `Refused` when the embedder's known identity contradicts the pin.
+    pub fn with_pin(embedder: Option<Arc<dyn TextEmbedder>>, pin: EmbeddingPin) -> Result<Self> {
+        if let Some(e) = &embedder {
+            pin.check_embedder(e.as_ref())?;
+        }
+        let store = Self::new(embedder);
+        store.lock().pin = Some(pin);
+        Ok(store)
+    }
+
+    fn lock(&self) -> MutexGuard<'_, State> {
+        // A panic while holding the lock cannot leave a half-written row: every
+        // mutation below is prepared before the lock and applied without fallible steps.
+        self.state
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Number of stored rows.
+    pub fn len(&self) -> usize {
+        self.lock().rows.len()
+    }
+
+    /// Whether the store holds no rows.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    fn query_vector(
+        &self,
+        q: &TripleQuery,
+        pin: Option<&EmbeddingPin>,
+    ) -> Result<Option<Vec<f32>>> {
+        if let Some(v) = &q.query_vector {
+            return Ok(Some(v.clone()));
+        }
+        let Some(text) = &q.query_text else {
+            return Ok(None);
+        };
+        let Some(embedder) = &self.embedder else {
+            return Err(Error::invalid(
+                "query_text requires a configured embedder (construct the store with an embedder, \
+                 or pass query_vector / structured filters); there is no keyword fallback",
+            ));
+        };
+        let mut out = embedder
+            .embed_texts(std::slice::from_ref(text))
+            .map_err(|e| e.with_suffix(&EmbeddingPin::failure_suffix(pin)))?;
+        if out.len() != 1 {
+            return Err(Error::Embedder(format!(
+                "expected 1 query vector, got {}",
+                out.len()
+            )));
+        }
+        let v = out.remove(0);
+        vector::validate_vector(&v)
+            .map_err(|e| Error::Embedder(format!("query embedding: {e}")))?;
+        Ok(Some(v))
+    }
+}
+
+impl TripleStore for InMemoryTripleStore {
+    fn capabilities(&self) -> Capabilities {
+        Capabilities {
+            close_assertion: true,
+            narrow_assertion: true,
+            change_feed: true,
+            vector_search: true,
+            digest_rewrite: true,
+            persistent: false,
+            cross_process_writers: false,
+        }
+    }
+
+    fn add(&self, assertions: &[TripleAssertion]) -> Result<Vec<String>> {
+        let mut pending = assertions
+            .iter()
+            .map(TripleAssertion::canonicalized)
+            .collect::<Result<Vec<_>>>()?;
+        for a in &mut pending {
+            if a.assertion_id.is_none() {
+                a.assertion_id = Some(uuid::Uuid::new_v4().to_string());
+            }
+        }
+        let mut vectors: HashMap<usize, Vec<f32>> = HashMap::new();
+        let mut dim = None;
+        if let Some(embedder) = &self.embedder {
+            let embeddable: Vec<(usize, String)> = pending
+                .iter()
+                .enumerate()
+                .filter(|(_, a)| !is_record_edge(a))
+                .map(|(i, a)| (i, canonical_text(a)))
+                .collect();
+            if !embeddable.is_empty() {
+                let texts: Vec<String> = embeddable.iter().map(|(_, t)| t.clone()).collect();
+                let pin_now = self.lock().pin.clone();
+                let out = embedder
+                    .embed_texts(&texts)
+                    .map_err(|e| e.with_suffix(&EmbeddingPin::failure_suffix(pin_now.as_ref())))?;
+                if out.len() != texts.len() {
+                    return Err(Error::Embedder(format!(
+                        "embedder returned {} vectors for {} texts (zero rows written)",
+                        out.len(),
+                        texts.len()
+                    )));
+                }
+                dim = pin::batch_dimension(&out)?;
+                vectors = embeddable.into_iter().map(|(i, _)| i).zip(out).collect();
+            }
+        }
+        let ids = pending
+            .iter()
+            .filter_map(|a| a.assertion_id.clone())
+            .collect();
+        let mut st = self.lock();
+        if let Some(d) = dim {
+            match &mut st.pin {
+                Some(p) => {
+                    p.check_add_dimension(d)?;
+                    if p.dimension.is_none() {
+                        p.dimension = Some(d);
+                    }
+                }
+                None => {
+                    let model = self.embedder.as_ref().and_then(|e| e.model_id());
+                    let p = pin::build_pin(
+                        model.as_deref(),
+                        Some(d),
+                        pin::PIN_SOURCE_FIRST_WRITE,
+                        Some(pin::CLAIMED_BY_EMBEDDER_ATTRIBUTE),
+                    )?;
+                    st.warnings.push(format!(
+                        "#FALLBACK: embedding pin created at FIRST WRITE ({}); creation pinning is the contract for new homes",
+                        EmbeddingPin::note(Some(&p))
+                    ));
+                    st.pin = Some(p);
+                }
+            }
+        }
+        for (i, a) in pending.into_iter().enumerate() {
+            let id = a.assertion_id.clone().unwrap_or_default();
+            if st.by_id.contains_key(&id) {
+                continue; // store-level id idempotency
+            }
+            let pos = st.rows.len();
+            st.by_id.insert(id, pos);
+            st.rows.push(Row {
+                assertion: a,
+                vector: vectors.remove(&i),
+            });
+        }
+        Ok(ids)
+    }
+
+    fn query(&self, q: &TripleQuery) -> Result<Vec<TripleAssertion>> {
+        let q = q.canonicalized()?;
+        let pin = self.lock().pin.clone();
+        let qv = self.query_vector(&q, pin.as_ref())?;
+        let st = self.lock();
+        let matching: Vec<&Row> = st.rows.iter().filter(|r| q.matches(&r.assertion)).collect();
+        if let Some(qv) = qv {
+            if let Some(p) = &pin {
+                p.check_query_dimension(qv.len())?;
+            }
+            let ranked = vector::rank_by_cosine(
+                &qv,
+                matching.iter().copied(),
+                |r| r.vector.as_deref(),
+                q.min_score,
+                q.effective_limit(),
+            );
+            return Ok(ranked
+                .into_iter()
+                .map(|(i, score)| {
+                    let mut a = matching[i].assertion.clone();
+                    let retrieval = a
+                        .attributes
+                        .entry("_retrieval")
+                        .or_insert_with(|| json!({}));
+                    if let Value::Object(m) = retrieval {
+                        m.insert("score".into(), json!(score));
+                        m.entry("metric").or_insert_with(|| json!(METRIC_COSINE));
+                    }
+                    a
+                })
+                .collect());
+        }
+        // Stable sort on observed_at: ties keep insertion order, reversed for desc.
+        let mut out: Vec<&Row> = matching;
+        out.sort_by(|a, b| a.assertion.observed_at.cmp(&b.assertion.observed_at));
+        if q.order == Order::Desc {
+            out.reverse();
+        }
+        let n = q.effective_limit().unwrap_or(usize::MAX);
+        Ok(out
+            .into_iter()
+            .take(n)
+            .map(|r| r.assertion.clone())
+            .collect())
+    }
+
+    fn close(&self) -> Result<()> {
+        Ok(())
+    }
+
+    fn close_assertion(&self, assertion_id: &str, valid_until: &str) -> Result<bool> {
+        let (id, end) = store::window_args(assertion_id, valid_until)?;
+        let mut st = self.lock();
+        let Some(&pos) = st.by_id.get(&id) else {
+            return Ok(false);
+        };
+        let row = &mut st.rows[pos].assertion;
+        match store::close_rule(row.valid_until.as_deref(), &end) {
+            Some(new_end) => {
+                row.valid_until = Some(new_end);
+                Ok(true)
+            }
+            None => Ok(false),
+        }
+    }
+
+    fn narrow_assertion(&self, assertion_id: &str, valid_until: &str) -> Result<bool> {
+        let (id, end) = store::window_args(assertion_id, valid_until)?;
+        let mut st = self.lock();
+        let Some(&pos) = st.by_id.get(&id) else {
+            return Ok(false);
+        };
+        let row = &mut st.rows[pos].assertion;
+        match store::narrow_rule(&id, row.valid_until.as_deref(), &end)? {
+            Some(new_end) => {
+                row.valid_until = Some(new_end);
+                Ok(true)
+            }
+            None => Ok(false),
+        }
+    }
+
+    fn assertions_after(
+        &self,
+        cursor: i64,
+        scope: Option<&str>,
+        owner_id: Option<&str>,
+        limit: usize,
+    ) -> Result<FeedPage> {
+        if limit == 0 {
+            return Err(Error::invalid("limit must be a positive int, got 0"));
+        }
+        let scope = scope.map(crate::assertion::canonical_scope);
+        let owner = crate::assertion::strip_optional(owner_id);
+        let st = self.lock();
+        let start = usize::try_from(cursor.max(0)).unwrap_or(usize::MAX);
+        let mut rows = Vec::new();
+        let mut next = cursor.max(0);
+        for (i, r) in st.rows.iter().enumerate().skip(start) {
+            let pos = i64::try_from(i + 1).unwrap_or(i64::MAX);
+            next = pos;
+            if scope.as_deref().is_none_or(|s| s == r.assertion.scope)
+                && owner
+                    .as_deref()
+                    .is_none_or(|o| r.assertion.owner_id.as_deref() == Some(o))
+            {
+                rows.push((pos, r.assertion.clone()));
+                if rows.len() == limit {
+                    break;
+                }
+            }
+        }
+        Ok(FeedPage {
+            rows,
+            next_cursor: next,
+        })
+    }
+
+    fn stored_vector(&self, assertion_id: &str) -> Result<Option<Vec<f32>>> {
+        let st = self.lock();
+        Ok(st
+            .by_id
+            .get(assertion_id.trim())
+            .and_then(|&p| st.rows[p].vector.clone()))
+    }
+
+    fn embedding_pin(&self) -> Result<Option<EmbeddingPin>> {
+        Ok(self.lock().pin.clone())
+    }
+
+    fn take_warnings(&self) -> Vec<String> {
+        std::mem::take(&mut self.lock().warnings)
+    }
+}

@@ -1,0 +1,201 @@
+//! The `TripleStore` trait, its `Capabilities`, and the window rules every store
+//! shares (`close_assertion`, `narrow_assertion`).
+//!
+//! Spec: api.md "TripleStore protocol and the three stores"; stores.md "Shared
+//! behavior".
+
+use crate::assertion::{TripleAssertion, py_strip};
+use crate::error::{Error, Result};
+use crate::pin::EmbeddingPin;
+use crate::query::TripleQuery;
+use crate::timestamp;
+
+/// What a store offers beyond `add`/`query`/`close`. The conformance suite selects
+/// its checks from these; a behaviour that legitimately differs is a capability.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Capabilities {
+    /// `close_assertion` sets an open window's end in place.
+    pub close_assertion: bool,
+    /// `narrow_assertion` moves a closed window's end earlier in place.
+    pub narrow_assertion: bool,
+    /// `assertions_after` serves a bounded change feed.
+    pub change_feed: bool,
+    /// `query_text` / `query_vector` rank by cosine.
+    pub vector_search: bool,
+    /// A record's digest row can be rewritten in place (layer-2 understanding verbs).
+    pub digest_rewrite: bool,
+    /// The data survives the process.
+    pub persistent: bool,
+    /// Several processes may write one home with serialized writers.
+    pub cross_process_writers: bool,
+}
+
+/// One page of the change feed: `(position, assertion)` rows and the next cursor.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FeedPage {
+    /// Rows strictly after the cursor, in insertion (rowid) order.
+    pub rows: Vec<(i64, TripleAssertion)>,
+    /// The cursor to pass next (unchanged when nothing is new).
+    pub next_cursor: i64,
+}
+
+/// The default page size of `assertions_after`.
+pub const DEFAULT_FEED_LIMIT: usize = 1000;
+
+/// An append-only triple store.
+///
+/// # Contract
+/// - `add` canonicalizes every assertion ([`TripleAssertion::canonicalized`]),
+///   stamps an id on those without one (uuid4), and returns the ids in input
+///   order. A refused batch (bad timestamp, bad vector, wrong dimension, embedder
+///   failure) writes zero rows.
+/// - `query` applies every filter of [`TripleQuery`]; non-semantic results order
+///   by `observed_at` in the query's direction, ties by insertion order in the same
+///   direction, then apply `limit` (`<= 0` unbounded).
+/// - Semantic queries rank by the reference cosine, ties by insertion order (oldest
+///   first), drop scores below `min_score`, and stamp `attributes._retrieval`
+///   `{score, metric: "cosine"}`. `query_text` without an embedder is
+///   `InvalidInput` naming the missing embedder (no keyword fallback).
+/// - Zero-norm, NaN and infinite vectors are refused at write and at query.
+/// - There is no delete. The only in-place changes are the window ones below.
+pub trait TripleStore: Send + Sync {
+    /// What this store offers.
+    fn capabilities(&self) -> Capabilities;
+
+    /// Append assertions; returns their ids in input order.
+    ///
+    /// # Errors
+    /// `InvalidInput` for bad timestamps or vectors, `DimensionMismatch` against
+    /// the pin, `Embedder` when embedding fails; nothing is written on error.
+    fn add(&self, assertions: &[TripleAssertion]) -> Result<Vec<String>>;
+
+    /// Read assertions matching `q`.
+    ///
+    /// # Errors
+    /// `InvalidInput` for a bad query (timestamps, vectors, `query_text` without
+    /// an embedder); `DimensionMismatch` for a query vector against the pin.
+    fn query(&self, q: &TripleQuery) -> Result<Vec<TripleAssertion>>;
+
+    /// Release resources. Idempotent.
+    ///
+    /// # Errors
+    /// `Storage` when the backend fails to close cleanly.
+    fn close(&self) -> Result<()>;
+
+    /// Set `valid_until` on an assertion whose window is open. `true` when a row
+    /// changed; `false` for an unknown id or an already-closed window.
+    ///
+    /// # Errors
+    /// `InvalidInput` for an empty id or a `valid_until` that is not a timestamp;
+    /// `Unsupported` when the store does not offer it.
+    fn close_assertion(&self, assertion_id: &str, valid_until: &str) -> Result<bool> {
+        let _ = (assertion_id, valid_until);
+        Err(Error::Unsupported(
+            "close_assertion is not offered by this store".into(),
+        ))
+    }
+
+    /// Move an already-closed window's end earlier. `true` when it moved; `false`
+    /// for an unknown id or an end already at or before `valid_until` (instants).
+    ///
+    /// # Errors
+    /// `InvalidInput` for an open window, an empty argument or a non-timestamp;
+    /// `Unsupported` when the store does not offer it.
+    fn narrow_assertion(&self, assertion_id: &str, valid_until: &str) -> Result<bool> {
+        let _ = (assertion_id, valid_until);
+        Err(Error::Unsupported(
+            "narrow_assertion is not offered by this store".into(),
+        ))
+    }
+
+    /// The change feed: rows strictly after `cursor` in insertion order, at most
+    /// `limit`, optionally within one scope and owner.
+    ///
+    /// # Errors
+    /// `InvalidInput` for `limit == 0`; `Unsupported` without the capability.
+    fn assertions_after(
+        &self,
+        cursor: i64,
+        scope: Option<&str>,
+        owner_id: Option<&str>,
+        limit: usize,
+    ) -> Result<FeedPage> {
+        let _ = (cursor, scope, owner_id, limit);
+        Err(Error::Unsupported(
+            "assertions_after is not offered by this store".into(),
+        ))
+    }
+
+    /// The stored vector of one assertion, if any.
+    ///
+    /// # Errors
+    /// `Storage` on backend failure.
+    fn stored_vector(&self, assertion_id: &str) -> Result<Option<Vec<f32>>> {
+        let _ = assertion_id;
+        Ok(None)
+    }
+
+    /// The store's embedding pin, if any.
+    ///
+    /// # Errors
+    /// `Storage` on backend failure.
+    fn embedding_pin(&self) -> Result<Option<EmbeddingPin>> {
+        Ok(None)
+    }
+
+    /// Drain the `#FALLBACK` warnings the store has raised since the last call
+    /// (first-write pins, scan fallbacks). Layer 2 copies them into its results.
+    fn take_warnings(&self) -> Vec<String> {
+        Vec::new()
+    }
+}
+
+/// Validate `close_assertion`/`narrow_assertion` arguments; returns the trimmed id
+/// and the canonical `valid_until`.
+///
+/// # Errors
+/// `InvalidInput` for an empty id, an empty `valid_until`, or a non-timestamp.
+pub fn window_args(assertion_id: &str, valid_until: &str) -> Result<(String, String)> {
+    let id = py_strip(assertion_id);
+    if id.is_empty() {
+        return Err(Error::invalid(
+            "assertion_id must be a non-empty string, got an empty one",
+        ));
+    }
+    if py_strip(valid_until).is_empty() {
+        return Err(Error::invalid(
+            "valid_until must be a non-empty timestamp, got an empty one",
+        ));
+    }
+    Ok((id.to_owned(), timestamp::normalize_timestamp(valid_until)?))
+}
+
+/// The `close_assertion` rule: `Some(new_end)` when the window is open, `None`
+/// (no change) when it is already closed.
+pub fn close_rule(current_end: Option<&str>, valid_until: &str) -> Option<String> {
+    match current_end {
+        None => Some(valid_until.to_owned()),
+        Some(_) => None,
+    }
+}
+
+/// The `narrow_assertion` rule: `Ok(Some(new_end))` when `valid_until` is strictly
+/// earlier than the current end (compared as instants), `Ok(None)` otherwise.
+///
+/// # Errors
+/// `InvalidInput` when the window is open (closing is `close_assertion`'s job).
+pub fn narrow_rule(
+    assertion_id: &str,
+    current_end: Option<&str>,
+    valid_until: &str,
+) -> Result<Option<String>> {
+    let Some(end) = current_end else {
+        return Err(Error::invalid(format!(
+            "narrow_assertion needs a closed window, but {assertion_id} is open (use close_assertion)"
+        )));
+    };
+    // Stored ends written by older homes may not be canonical: compare instants.
+    let current = timestamp::parse_timestamp(end)?;
+    let new = timestamp::parse_timestamp(valid_until)?;
+    Ok((new < current).then(|| valid_until.to_owned()))
+}
