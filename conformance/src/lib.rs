@@ -1,2 +1,3 @@
 //! Named conformance checks every AbstractMemory store, journal and graph connector
-//! must pass, grouped by contract and selected by declared capabilities.
+//! must pass, grouped by contract (`stores`, `vectors`, `journal`) and selected by
+//! declared capabilities.

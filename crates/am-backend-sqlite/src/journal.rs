@@ -1,0 +1,1 @@
+//! `SQLiteJournal` (being built): the `memj_*` tables over the home's connection.

@@ -1,0 +1,1 @@
+//! `SQLiteTripleStore` (being built): the triples table, FTS5 keyword index, meta sidecar, vector search.
