@@ -1,6 +1,22 @@
-//! Layer 2 of AbstractMemory (not yet built): the `MemorySystem` facade over any
-//! `TripleStore` + `MemoryJournal` (+ an optional `TextEmbedder`): typed record
+//! Layer 2 of AbstractMemory: the `MemorySystem` facade over any `TripleStore`
+//! and `MemoryJournal` (with an optional `TextEmbedder`): typed record
 //! formation, stimulus-driven reconstruction, commit of use as the only
 //! strengthening path, bindings and closures instead of deletes.
 //!
 //! Spec: api.md "Layer 2: the MemorySystem facade"; memory-system.md.
+
+pub mod config;
+pub mod error;
+pub mod kinds;
+pub mod seam;
+
+pub use config::{
+    AttentionConfig, ENTITY_CONTEXT_ACCEPTABLE, ENTITY_CONTEXT_FLOOR, ENTITY_CONTEXT_RECOMMENDED,
+    ENTITY_RECALL_CANDIDATE_CAP, RecallBudget, ReconstructConfig, SELF_FRACTION_FLOOR,
+    SpreadParams, entity_recall_budget,
+};
+pub use error::{Error, Result};
+pub use seam::{
+    ActivationParts, Admission, DroppedEntry, EdgeView, MemoryHandle, OrderedMap,
+    ReconstructionResult, Stimulus, StmTrailEdge, View, WalkedEdge,
+};

@@ -1,0 +1,415 @@
+//! The declared tunables of layer 2: [`AttentionConfig`] (the activation fold),
+//! [`SpreadParams`] (the spreading walk), [`ReconstructConfig`] (kind policy and
+//! admission knobs), [`RecallBudget`] (hard bounds of one reconstruction), the
+//! entity-session profile [`entity_recall_budget`] and the seam constants.
+//!
+//! Constructing any of them with defaults changes nothing: the defaults are the
+//! spec's behaviour. Spec: api.md "Committing use, deliberate acts, inspection"
+//! (`AttentionConfig`), "Seam types" (`RecallBudget`, constants), "Reconstruction"
+//! (`SpreadParams`); algorithms.md §5–7.
+
+use crate::error::{Error, Result};
+use crate::kinds;
+use am_triples::TripleAssertion;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// The self component's floor for entity sessions (`SELF_FRACTION_FLOOR`).
+pub const SELF_FRACTION_FLOOR: f64 = 0.05;
+/// The recommended entity context window, in tokens (`ENTITY_CONTEXT_FLOOR`;
+/// a recommendation, not a minimum).
+pub const ENTITY_CONTEXT_FLOOR: i64 = 40_000;
+/// Same value as [`ENTITY_CONTEXT_FLOOR`], the honest name.
+pub const ENTITY_CONTEXT_RECOMMENDED: i64 = ENTITY_CONTEXT_FLOOR;
+/// Soft upper guidance for an entity context window, in tokens; never a block.
+pub const ENTITY_CONTEXT_ACCEPTABLE: i64 = 200_000;
+/// The recall candidate pool bound of the entity profile.
+pub const ENTITY_RECALL_CANDIDATE_CAP: i64 = 100;
+
+/// Tunables of the activation fold (algorithms.md §5).
+///
+/// Event weights live on the events (written at deposit time), not here.
+/// The global count never windows; only the temporal fold reads
+/// `window_limit` events per (scope, owner) stream.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct AttentionConfig {
+    /// Events read per stream by the temporal fold (the spec's 512,
+    /// session-scale; 0.3.2 shipped 8192). Size to about a week of cadence
+    /// for continuously active homes.
+    pub window_limit: usize,
+    /// `d` in `weight / (1 + d / decay_window)`, in bursts.
+    pub decay_window: f64,
+    /// Distance stretch for events older than the latest in-window refocus.
+    pub refocus_multiplier: f64,
+    /// Per-step clamp ceiling, per record and per pair.
+    pub max_activation: f64,
+    /// `ranking_boost = min(boost_scale · activation, max_boost)`.
+    pub boost_scale: f64,
+    /// Cap of the ranking boost (against a 1000-point direct hit).
+    pub max_boost: f64,
+    /// Inspection prior `min(ln(count + 1) · prior_scale, prior_cap)`.
+    pub prior_scale: f64,
+    /// Cap of the inspection prior.
+    pub prior_cap: f64,
+    /// Minimum |contribution| listed as a reason (at most 6 per record).
+    pub reason_threshold: f64,
+    /// Weight of the `selected` event an STM-only commit deposits (0 = none).
+    pub stm_rehearsal_weight: f64,
+}
+
+impl Default for AttentionConfig {
+    fn default() -> Self {
+        AttentionConfig {
+            window_limit: 512,
+            decay_window: 20.0,
+            refocus_multiplier: 6.0,
+            max_activation: 25.0,
+            boost_scale: 4.0,
+            max_boost: 120.0,
+            prior_scale: 0.05,
+            prior_cap: 1.0,
+            reason_threshold: 0.5,
+            stm_rehearsal_weight: 0.0,
+        }
+    }
+}
+
+impl AttentionConfig {
+    /// `min(boost_scale · base_level, max_boost)`: the additive ranking
+    /// influence of activation (reorders, never admits).
+    pub fn ranking_boost(&self, base_level: f64) -> f64 {
+        (self.boost_scale * base_level).min(self.max_boost)
+    }
+}
+
+/// Walk-shape knobs of spreading activation (algorithms.md §6). The
+/// [`RecallBudget`]'s `max_hops`/`max_edges` override the ones here.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct SpreadParams {
+    /// Hops from a channel match.
+    pub max_hops: usize,
+    /// Neighbours accepted per node per hop.
+    pub fan_out_cap: usize,
+    /// Per-hop multiplier.
+    pub damping: f64,
+    /// Total accepted-edge budget of one walk.
+    pub max_edges: usize,
+    /// Contributions below this do not propagate.
+    pub min_contribution: f64,
+    /// A pair trail at `trail_divisor` doubles its edge's contribution
+    /// (`1 + trail / trail_divisor`); tracks `AttentionConfig::max_activation`.
+    pub trail_divisor: f64,
+    /// Predicate → multiplier; a missing predicate is 1.0.
+    pub edge_kind_weights: BTreeMap<String, f64>,
+}
+
+impl Default for SpreadParams {
+    fn default() -> Self {
+        SpreadParams {
+            max_hops: 2,
+            fan_out_cap: 12,
+            damping: 0.5,
+            max_edges: 100,
+            min_contribution: 0.05,
+            trail_divisor: 25.0,
+            edge_kind_weights: BTreeMap::new(),
+        }
+    }
+}
+
+/// Kind policy and admission knobs of reconstruction (0.3.2's
+/// `records.ReconstructConfig`; the spec: "kind policy and admission knobs").
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ReconstructConfig {
+    /// Kind of a row without `attributes.record_kind`.
+    pub default_kind: String,
+    /// Kind → rank (lower orders earlier); defaults to [`kinds::KIND_RANKS`].
+    pub kind_rank: BTreeMap<String, i64>,
+    /// Rank of a kind missing from `kind_rank`.
+    pub default_kind_rank: i64,
+    /// Absolute vector floor: cosines below it are clipped before scaling.
+    pub vector_floor: f64,
+    /// Relative floor margin: effective floor = max(floor, median + margin).
+    pub vector_margin: f64,
+    /// Confidence span: scale = clamp((cos_max − floor_eff) / span, 0, 1).
+    pub confidence_span: f64,
+    /// STM eligibility bar when `RecallBudget::stm_floor` is `None`.
+    pub stm_floor: f64,
+    /// Edge-free associative expansion from channel matches (off by default).
+    pub concept_expansion: bool,
+    /// A current world-model card whose target is mentioned admits as a direct hit.
+    pub orientation_admission: bool,
+    /// Newest-window scan bound of orientation admission.
+    pub orientation_scan_limit: usize,
+    /// Admission cap of orientation cards.
+    pub orientation_max_cards: usize,
+    /// Seats guaranteed to the newest-formed channel matches (0 = off).
+    pub newest_seat_guarantee: usize,
+    /// Byte-identical digests take one shelf seat (`duplicate_digest` drops).
+    pub shelf_dedup_identical_digests: bool,
+    /// The keyword channel also searches the store's keyword index.
+    pub keyword_discovery: bool,
+}
+
+impl Default for ReconstructConfig {
+    fn default() -> Self {
+        ReconstructConfig {
+            default_kind: kinds::DEFAULT_KIND.to_owned(),
+            kind_rank: kinds::KIND_RANKS
+                .iter()
+                .map(|(k, r)| ((*k).to_owned(), *r))
+                .collect(),
+            default_kind_rank: kinds::DEFAULT_KIND_RANK,
+            vector_floor: 0.05,
+            vector_margin: 0.08,
+            confidence_span: 0.25,
+            stm_floor: 1.0,
+            concept_expansion: false,
+            orientation_admission: true,
+            orientation_scan_limit: 400,
+            orientation_max_cards: 3,
+            newest_seat_guarantee: 0,
+            shelf_dedup_identical_digests: true,
+            keyword_discovery: false,
+        }
+    }
+}
+
+impl ReconstructConfig {
+    /// The kind of a row: `attributes.record_kind` (trimmed, lowercased) or
+    /// `default_kind`.
+    pub fn kind_of(&self, assertion: &TripleAssertion) -> String {
+        match assertion.attributes.get("record_kind") {
+            Some(serde_json::Value::String(k)) if !k.trim().is_empty() => k.trim().to_lowercase(),
+            _ => self.default_kind.clone(),
+        }
+    }
+
+    /// The rank of `kind` in `kind_rank`, or `default_kind_rank`.
+    pub fn rank_of(&self, kind: &str) -> i64 {
+        self.kind_rank
+            .get(kind)
+            .copied()
+            .unwrap_or(self.default_kind_rank)
+    }
+}
+
+/// Hard bounds for one reconstruction (api.md "Seam types").
+///
+/// `stm_fraction` caps the short-term component (0 disables it); `stm_floor`
+/// is its eligibility bar (`None` → [`ReconstructConfig::stm_floor`]);
+/// `self_fraction` caps identity's reserved seats (0.0..=0.9). `max_hops` /
+/// `max_edges` override [`SpreadParams`]. `min_activation` filters
+/// working-set membership only. `deadline_s` is accepted, not enforced.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct RecallBudget {
+    /// Candidate pool bound.
+    pub max_candidates: usize,
+    /// Shelf seats.
+    pub shelf_size: usize,
+    /// Token budget (token estimates of handle digests).
+    pub token_budget: usize,
+    /// Anchor cues considered.
+    pub max_anchor_cues: usize,
+    /// Spreading hops.
+    pub max_hops: usize,
+    /// Spreading edge budget.
+    pub max_edges: usize,
+    /// Working-set membership filter on base + spread.
+    pub min_activation: Option<f64>,
+    /// Accepted for signature stability; not enforced by the pure pipeline.
+    pub deadline_s: Option<f64>,
+    /// STM share of seats and tokens.
+    pub stm_fraction: f64,
+    /// STM eligibility bar on base activation.
+    pub stm_floor: Option<f64>,
+    /// Identity's reserved share, 0.0..=0.9.
+    pub self_fraction: f64,
+}
+
+impl Default for RecallBudget {
+    fn default() -> Self {
+        RecallBudget {
+            max_candidates: 64,
+            shelf_size: 12,
+            token_budget: 2400,
+            max_anchor_cues: 4,
+            max_hops: 2,
+            max_edges: 100,
+            min_activation: None,
+            deadline_s: None,
+            stm_fraction: 0.25,
+            stm_floor: None,
+            self_fraction: 0.0,
+        }
+    }
+}
+
+impl RecallBudget {
+    /// Check the budget's own arithmetic (`self_fraction` within 0.0..=0.9,
+    /// `stm_fraction` within 0.0..=1.0, finite floats).
+    ///
+    /// # Errors
+    /// [`Error::InvalidInput`] naming the field, the allowed range and the value.
+    pub fn validate(&self) -> Result<()> {
+        if !(0.0..=0.9).contains(&self.self_fraction) {
+            return Err(Error::invalid(format!(
+                "RecallBudget.self_fraction must be within 0.0..0.9, got {} (the self component may never consume the whole budget)",
+                self.self_fraction
+            )));
+        }
+        if !(0.0..=1.0).contains(&self.stm_fraction) {
+            return Err(Error::invalid(format!(
+                "RecallBudget.stm_fraction must be within 0.0..1.0, got {}",
+                self.stm_fraction
+            )));
+        }
+        for (name, v) in [
+            ("min_activation", self.min_activation),
+            ("deadline_s", self.deadline_s),
+            ("stm_floor", self.stm_floor),
+        ] {
+            if let Some(x) = v
+                && !x.is_finite()
+            {
+                return Err(Error::invalid(format!(
+                    "RecallBudget.{name} must be finite when set, got {x}"
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// The JSON object form (every field, nulls included), as Python's `to_dict()`.
+    pub fn to_dict(&self) -> serde_json::Value {
+        serde_json::to_value(self).unwrap_or(serde_json::Value::Null)
+    }
+}
+
+/// The entity-session budget profile (`entity_recall_budget`).
+///
+/// `token_budget = max(2400, round(token_fraction × context_window))` with
+/// Python's round-half-even and no upper cap; `max_candidates = max(shelf,
+/// min(100, max(64, 8 × shelf)))`; everything else at the defaults
+/// (`self_fraction` stays 0: the host's posture sets it).
+///
+/// # Errors
+/// [`Error::InvalidInput`] for `context_window < 1`, `shelf_size < 1`, or a
+/// `token_fraction` outside `(0, 0.5]`.
+///
+/// # Examples
+/// ```
+/// let b = am_system::config::entity_recall_budget(40_000, 12, 0.12).unwrap();
+/// assert_eq!((b.token_budget, b.max_candidates, b.shelf_size), (4800, 96, 12));
+/// ```
+pub fn entity_recall_budget(
+    context_window: i64,
+    shelf_size: i64,
+    token_fraction: f64,
+) -> Result<RecallBudget> {
+    if context_window < 1 {
+        return Err(Error::invalid(format!(
+            "context_window must be >= 1, got {context_window} (a session cannot run on a non-positive context)"
+        )));
+    }
+    if shelf_size < 1 {
+        return Err(Error::invalid(format!(
+            "shelf_size must be >= 1, got {shelf_size}"
+        )));
+    }
+    if !(token_fraction > 0.0 && token_fraction <= 0.5) {
+        return Err(Error::invalid(format!(
+            "token_fraction must be within (0, 0.5], got {token_fraction} (a recall payload beyond half the context starves generation)"
+        )));
+    }
+    let tokens = ((token_fraction * context_window as f64).round_ties_even() as i64).max(2400);
+    let pool = shelf_size.max(ENTITY_RECALL_CANDIDATE_CAP.min(64.max(shelf_size * 8)));
+    Ok(RecallBudget {
+        token_budget: tokens as usize,
+        shelf_size: shelf_size as usize,
+        max_candidates: pool as usize,
+        ..RecallBudget::default()
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn attention_defaults_follow_the_spec_window_of_512() {
+        let c = AttentionConfig::default();
+        assert_eq!(c.window_limit, 512);
+        assert_eq!(c.ranking_boost(5.0), 20.0);
+        assert_eq!(c.ranking_boost(25.0), 100.0);
+        assert_eq!(c.ranking_boost(40.0), 120.0);
+    }
+
+    #[test]
+    fn entity_budget_rounds_half_even_floors_at_2400_and_caps_the_pool() {
+        let b = entity_recall_budget(10_000, 12, 0.12).unwrap();
+        assert_eq!(b.token_budget, 2400);
+        assert_eq!(
+            entity_recall_budget(100_100, 50, 0.12)
+                .unwrap()
+                .max_candidates,
+            100
+        );
+        assert_eq!(
+            entity_recall_budget(100, 150, 0.12).unwrap().max_candidates,
+            150
+        );
+        // 0.5 * 4801 = 2400.5 -> 2400 under half-even.
+        assert_eq!(
+            entity_recall_budget(4801, 12, 0.5).unwrap().token_budget,
+            2400
+        );
+        assert_eq!(
+            entity_recall_budget(4803, 12, 0.5).unwrap().token_budget,
+            2402
+        );
+    }
+
+    #[test]
+    fn entity_budget_refuses_nonsense_arithmetic() {
+        for (w, s, f) in [
+            (0, 12, 0.12),
+            (1000, 0, 0.12),
+            (1000, 12, 0.0),
+            (1000, 12, 0.6),
+        ] {
+            let e = entity_recall_budget(w, s, f).unwrap_err();
+            assert_eq!(e.kind(), am_triples::ErrorKind::InvalidInput);
+        }
+    }
+
+    #[test]
+    fn recall_budget_self_fraction_must_stay_within_0_and_0_9() {
+        assert!(RecallBudget::default().validate().is_ok());
+        let b = RecallBudget {
+            self_fraction: 0.95,
+            ..RecallBudget::default()
+        };
+        assert_eq!(
+            b.validate().unwrap_err().kind(),
+            am_triples::ErrorKind::InvalidInput
+        );
+    }
+
+    #[test]
+    fn kind_of_reads_record_kind_and_defaults_to_memory() {
+        let c = ReconstructConfig::default();
+        let a = TripleAssertion::new("a", "b", "c");
+        assert_eq!(c.kind_of(&a), "memory");
+        let mut attrs = am_triples::JsonMap::new();
+        attrs.insert("record_kind".into(), " Lesson ".into());
+        let a = a.with_attributes(attrs);
+        assert_eq!(c.kind_of(&a), "lesson");
+        assert_eq!(c.rank_of("lesson"), 0);
+        assert_eq!(c.rank_of("nope"), 100);
+    }
+}
