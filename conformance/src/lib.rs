@@ -1,3 +1,51 @@
 //! Named conformance checks every AbstractMemory store, journal and graph connector
 //! must pass, grouped by contract (`stores`, `vectors`, `journal`) and selected by
 //! declared capabilities.
+//!
+//! A backend crate runs the suite from one test file with `harness = false`:
+//!
+//! ```no_run
+//! # use am_conformance::StoreFactory;
+//! # fn factory() -> impl StoreFactory + 'static { unimplemented!() }
+//! fn main() {
+//!     am_conformance::main_for("memory", factory());
+//! }
+//! ```
+//!
+//! Each check becomes a trial named `{group}::{check}` with the backend as its kind
+//! (`test [memory] stores::limit_zero_is_unbounded ... ok`); `cargo xtask
+//! conformance` runs every backend's file and prints those lines.
+
+pub mod embedder;
+pub mod harness;
+pub mod stores;
+pub mod vectors;
+
+pub use embedder::HashEmbedder;
+pub use harness::{Capability, Check, CheckResult, StoreFactory};
+
+use libtest_mimic::{Arguments, Trial};
+use std::sync::Arc;
+
+/// The `stores` and `vectors` trials for one backend, chosen by the capabilities
+/// its factory declares.
+pub fn run_all(backend: &str, factory: Arc<dyn StoreFactory>) -> Vec<Trial> {
+    let caps = factory.capabilities();
+    let mut out = harness::trials(backend, "stores", &stores::checks(), &factory, Some(&caps));
+    out.extend(harness::trials(
+        backend,
+        "vectors",
+        &vectors::checks(),
+        &factory,
+        Some(&caps),
+    ));
+    out
+}
+
+/// Run the store groups for `backend` as a libtest-mimic test binary (parses the
+/// command line, runs, exits with the test status).
+pub fn main_for(backend: &str, factory: impl StoreFactory + 'static) -> ! {
+    let args = Arguments::from_args();
+    let trials = run_all(backend, Arc::new(factory));
+    libtest_mimic::run(&args, trials).exit()
+}
