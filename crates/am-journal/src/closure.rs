@@ -1,0 +1,128 @@
+//! `ClosureRecord`: belief lifecycle (retract, supersede, reinterpreted, merged).
+//!
+//! Spec: api.md "The journal" (`ClosureRecord`), architecture.md "Append-only, no
+//! deletion"; oracle `journal.py` `ClosureRecord`.
+
+use crate::common::canonical_observed_at;
+use crate::error::{Error, Result};
+use am_triples::JsonMap;
+use serde::{Deserialize, Serialize};
+
+/// The closure kinds a [`ClosureRecord`] accepts (`abstractmemory.journal.CLOSURE_KINDS`).
+pub const CLOSURE_KINDS: [&str; 4] = ["merged", "reinterpreted", "retract", "supersede"];
+
+/// One belief-lifecycle record: the assertion leaves ranked retrieval but stays in
+/// the store and in history.
+///
+/// JSON shape: `assertion_id`, `kind`, `reason`, `replacement_ids`, `observed_at`,
+/// `actor`, `provenance`, `closure_id`, `seq`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ClosureRecord {
+    /// The assertion closed (required).
+    pub assertion_id: String,
+    /// One of [`CLOSURE_KINDS`].
+    pub kind: String,
+    /// Mandatory, non-empty.
+    pub reason: String,
+    /// Replacements: required for `supersede` and `merged`, optional otherwise.
+    pub replacement_ids: Vec<String>,
+    /// When (canonical UTC text; blank = now at append).
+    pub observed_at: String,
+    /// Who closed it.
+    pub actor: String,
+    /// Free JSON provenance.
+    pub provenance: JsonMap,
+    /// Caller-supplied idempotency key, or journal-assigned (uuid4).
+    pub closure_id: String,
+    /// Journal-assigned position on the seq axis (`-1` before append).
+    pub seq: i64,
+}
+
+impl Default for ClosureRecord {
+    fn default() -> Self {
+        ClosureRecord {
+            assertion_id: String::new(),
+            kind: String::new(),
+            reason: String::new(),
+            replacement_ids: Vec::new(),
+            observed_at: String::new(),
+            actor: "system".into(),
+            provenance: JsonMap::new(),
+            closure_id: String::new(),
+            seq: -1,
+        }
+    }
+}
+
+impl ClosureRecord {
+    /// A closure of `assertion_id` of `kind` for `reason`.
+    pub fn new(assertion_id: &str, kind: &str, reason: &str) -> Self {
+        ClosureRecord {
+            assertion_id: assertion_id.into(),
+            kind: kind.into(),
+            reason: reason.into(),
+            ..ClosureRecord::default()
+        }
+    }
+
+    /// The same closure naming `ids` as replacements.
+    #[must_use]
+    pub fn with_replacements(mut self, ids: &[&str]) -> Self {
+        self.replacement_ids = ids.iter().map(|s| s.to_string()).collect();
+        self
+    }
+
+    /// The same closure with a caller-supplied id (an idempotency key).
+    #[must_use]
+    pub fn with_closure_id(mut self, id: &str) -> Self {
+        self.closure_id = id.into();
+        self
+    }
+
+    /// Validate and normalise: assertion required; kind in [`CLOSURE_KINDS`]; a
+    /// non-empty reason; `supersede` and `merged` name at least one replacement;
+    /// blank replacement ids dropped; `observed_at` canonical.
+    ///
+    /// # Errors
+    /// [`Error::InvalidInput`] naming the rule and the value.
+    pub fn normalized(&self) -> Result<Self> {
+        let mut c = self.clone();
+        let aid = c.assertion_id.trim();
+        if aid.is_empty() {
+            return Err(Error::invalid(format!(
+                "ClosureRecord requires an assertion_id, got {:?}",
+                self.assertion_id
+            )));
+        }
+        c.assertion_id = aid.to_string();
+        let kind = c.kind.trim().to_lowercase();
+        if !CLOSURE_KINDS.contains(&kind.as_str()) {
+            return Err(Error::invalid(format!(
+                "ClosureRecord.kind must be one of {CLOSURE_KINDS:?}, got {:?}",
+                self.kind
+            )));
+        }
+        c.kind = kind;
+        if c.reason.trim().is_empty() {
+            return Err(Error::invalid(format!(
+                "ClosureRecord requires a non-empty reason, got {:?}",
+                self.reason
+            )));
+        }
+        c.replacement_ids = c
+            .replacement_ids
+            .iter()
+            .map(|s| s.trim().to_string())
+            .filter(|s| !s.is_empty())
+            .collect();
+        if matches!(c.kind.as_str(), "supersede" | "merged") && c.replacement_ids.is_empty() {
+            return Err(Error::invalid(format!(
+                "{} closures require replacement_ids, got {:?}",
+                c.kind, self.replacement_ids
+            )));
+        }
+        c.observed_at = canonical_observed_at(&c.observed_at)?;
+        Ok(c)
+    }
+}

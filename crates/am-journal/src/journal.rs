@@ -1,0 +1,473 @@
+//! The `MemoryJournal` trait, its reader filters, the replay record enum and the
+//! anchor rules every backend shares.
+//!
+//! Spec: api.md "The journal"; architecture.md "The journal is the time axis"
+//! ("Invalid anchors raise; they never silently mean 'latest'").
+
+use crate::binding::ScopeBinding;
+use crate::closure::ClosureRecord;
+use crate::common::norm_scope;
+use crate::error::{Error, Result};
+use crate::event::{MemoryEvent, all_event_kinds, is_event_kind};
+use crate::trace::{ActiveMemorySnapshot, ReconstructionTrace};
+use crate::valence::ValenceEvent;
+use crate::version::UnderstandingVersion;
+use serde::Serialize;
+
+/// The default `limit` of `events`, `closures` and `valence_events` (512).
+pub const DEFAULT_EVENT_LIMIT: usize = 512;
+/// The default `limit` of `traces` and `snapshots` (100).
+pub const DEFAULT_TRACE_LIMIT: usize = 100;
+
+/// The append-only journal: seven record families on one monotonic `seq` axis.
+///
+/// # Contract
+/// - Every appended record gets the next `seq` of ONE axis shared by all families
+///   (starting at 1, gap-free for inserted records); `current_seq` is the
+///   high-water mark.
+/// - A caller-supplied id (`event_id`, `binding_id`, `closure_id`, `trace_id`,
+///   `snapshot_id`, valence `event_id`, `version_id`) makes a repeated append a
+///   no-op returning the ORIGINAL record (original seq, counters untouched);
+///   in-batch duplicates resolve to the first occurrence. Blank ids are assigned.
+/// - Batch appends are all-or-nothing: every record is validated first; an invalid
+///   one (unknown kind, closure without a reason, supersede/merged without
+///   replacements, ...) is `InvalidInput` and nothing is appended.
+/// - Readers filter by seq bounds (`since_seq` inclusive for `events` and
+///   `valence_events`, exclusive for `replay_records`; `until_seq` inclusive); an
+///   anchor that is negative or beyond the high-water mark is `InvalidInput`
+///   naming the high-water mark. `limit` 0 is unbounded.
+/// - `events`, `closures`, `traces`, `snapshots`, `valence_events` read newest
+///   first; `bindings` and `versions` oldest first; `replay_records` in seq order.
+/// - `selected_count` / `pair_selected_count` are never-decaying global counts of
+///   `selected` / `co_selected` events, optionally as of `until_seq`.
+/// - Implementations are thread-safe (`Send + Sync`, `&self` methods).
+pub trait MemoryJournal: Send + Sync {
+    /// Append attention events (all-or-nothing); returns the stored records.
+    ///
+    /// # Errors
+    /// `InvalidInput` for an invalid event (nothing appended); `Storage`.
+    fn append_events(&self, events: &[MemoryEvent]) -> Result<Vec<MemoryEvent>>;
+    /// Events of one `(scope, owner_id)` stream, newest first.
+    ///
+    /// # Errors
+    /// `InvalidInput` for a blank scope, an unknown kind or an invalid anchor.
+    fn events(&self, filter: &EventFilter) -> Result<Vec<MemoryEvent>>;
+    /// Append one visibility binding.
+    ///
+    /// # Errors
+    /// `InvalidInput` for an invalid binding (nothing appended); `Storage`.
+    fn append_binding(&self, binding: &ScopeBinding) -> Result<ScopeBinding>;
+    /// Bindings, oldest first; folded latest-wins per `(record_id, scope, owner_id)` when `filter.fold`.
+    ///
+    /// # Errors
+    /// `InvalidInput` for an invalid anchor.
+    fn bindings(&self, filter: &BindingFilter) -> Result<Vec<ScopeBinding>>;
+    /// Append one closure.
+    ///
+    /// # Errors
+    /// `InvalidInput` for an invalid closure (nothing appended); `Storage`.
+    fn append_closure(&self, closure: &ClosureRecord) -> Result<ClosureRecord>;
+    /// Closures, newest first.
+    ///
+    /// # Errors
+    /// `InvalidInput` for an invalid anchor.
+    fn closures(&self, filter: &ClosureFilter) -> Result<Vec<ClosureRecord>>;
+    /// Append one reconstruction trace.
+    ///
+    /// # Errors
+    /// `InvalidInput` for an invalid trace (nothing appended); `Storage`.
+    fn append_trace(&self, trace: &ReconstructionTrace) -> Result<ReconstructionTrace>;
+    /// Traces, newest first.
+    ///
+    /// # Errors
+    /// `InvalidInput` for an invalid anchor.
+    fn traces(&self, filter: &TraceFilter) -> Result<Vec<ReconstructionTrace>>;
+    /// Append one active-memory snapshot.
+    ///
+    /// # Errors
+    /// `InvalidInput` for an invalid snapshot (nothing appended); `Storage`.
+    fn append_snapshot(&self, snapshot: &ActiveMemorySnapshot) -> Result<ActiveMemorySnapshot>;
+    /// Snapshots, newest first.
+    ///
+    /// # Errors
+    /// `InvalidInput` for an invalid anchor.
+    fn snapshots(&self, filter: &TraceFilter) -> Result<Vec<ActiveMemorySnapshot>>;
+    /// Append valence events (all-or-nothing).
+    ///
+    /// # Errors
+    /// `InvalidInput` for an invalid event (nothing appended); `Storage`.
+    fn append_valence(&self, events: &[ValenceEvent]) -> Result<Vec<ValenceEvent>>;
+    /// Valence events of one `(scope, owner_id)` stream, newest first.
+    ///
+    /// # Errors
+    /// `InvalidInput` for a blank scope or an invalid anchor.
+    fn valence_events(&self, filter: &ValenceFilter) -> Result<Vec<ValenceEvent>>;
+    /// Append one understanding version.
+    ///
+    /// # Errors
+    /// `InvalidInput` for an invalid version (nothing appended); `Storage`.
+    fn append_version(&self, version: &UnderstandingVersion) -> Result<UnderstandingVersion>;
+    /// Understanding versions, oldest first.
+    ///
+    /// # Errors
+    /// `InvalidInput` for an invalid anchor.
+    fn versions(&self, filter: &VersionFilter) -> Result<Vec<UnderstandingVersion>>;
+    /// The six default families (`event`, `binding`, `closure`, `trace`,
+    /// `snapshot`, `valence`) in strict seq order, `since_seq` exclusive,
+    /// `until_seq` inclusive (`None` = the high-water mark at call time).
+    ///
+    /// # Errors
+    /// `InvalidInput` for an invalid anchor.
+    fn replay_records(&self, since_seq: i64, until_seq: Option<i64>) -> Result<Vec<JournalRecord>>;
+    /// The opt-in `revision` family: understanding versions in seq order, bounds as
+    /// [`MemoryJournal::replay_records`].
+    ///
+    /// # Errors
+    /// `InvalidInput` for an invalid anchor.
+    fn revision_records(
+        &self,
+        since_seq: i64,
+        until_seq: Option<i64>,
+    ) -> Result<Vec<UnderstandingVersion>>;
+    /// The global, never-decaying count of `selected` events for `record_id`
+    /// (as of `until_seq` when given).
+    ///
+    /// # Errors
+    /// `InvalidInput` for an invalid anchor.
+    fn selected_count(&self, record_id: &str, until_seq: Option<i64>) -> Result<u64>;
+    /// The global, never-decaying count of `co_selected` events for the pair
+    /// (order-insensitive; as of `until_seq` when given).
+    ///
+    /// # Errors
+    /// `InvalidInput` for an invalid anchor.
+    fn pair_selected_count(&self, pair: (&str, &str), until_seq: Option<i64>) -> Result<u64>;
+    /// The highest seq of an event, binding, closure or trace observed at or before
+    /// `iso_ts` (snapshots, valence and versions never anchor folds); 0 when none.
+    ///
+    /// # Errors
+    /// `InvalidInput` when `iso_ts` is not a timestamp.
+    fn seq_at(&self, iso_ts: &str) -> Result<i64>;
+    /// The high-water mark of the seq axis (0 for an empty journal).
+    ///
+    /// # Errors
+    /// `Storage`.
+    fn current_seq(&self) -> Result<i64>;
+    /// Drain the `#FALLBACK` warnings the journal has raised since the last call.
+    fn take_warnings(&self) -> Vec<String> {
+        Vec::new()
+    }
+}
+
+/// One journal record of any family, as the replay stream carries it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum JournalRecord {
+    /// Family `event`.
+    Event(MemoryEvent),
+    /// Family `binding`.
+    Binding(ScopeBinding),
+    /// Family `closure`.
+    Closure(ClosureRecord),
+    /// Family `trace`.
+    Trace(ReconstructionTrace),
+    /// Family `snapshot`.
+    Snapshot(ActiveMemorySnapshot),
+    /// Family `valence`.
+    Valence(ValenceEvent),
+    /// Family `revision` (opt-in).
+    Version(UnderstandingVersion),
+}
+
+impl JournalRecord {
+    /// The replay family name: `event`, `binding`, `closure`, `trace`, `snapshot`, `valence`, `revision`.
+    pub fn family(&self) -> &'static str {
+        match self {
+            JournalRecord::Event(_) => "event",
+            JournalRecord::Binding(_) => "binding",
+            JournalRecord::Closure(_) => "closure",
+            JournalRecord::Trace(_) => "trace",
+            JournalRecord::Snapshot(_) => "snapshot",
+            JournalRecord::Valence(_) => "valence",
+            JournalRecord::Version(_) => "revision",
+        }
+    }
+
+    /// The record's seq.
+    pub fn seq(&self) -> i64 {
+        match self {
+            JournalRecord::Event(r) => r.seq,
+            JournalRecord::Binding(r) => r.seq,
+            JournalRecord::Closure(r) => r.seq,
+            JournalRecord::Trace(r) => r.seq,
+            JournalRecord::Snapshot(r) => r.seq,
+            JournalRecord::Valence(r) => r.seq,
+            JournalRecord::Version(r) => r.seq,
+        }
+    }
+}
+
+/// Filter of [`MemoryJournal::events`]. `limit` 0 is unbounded.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EventFilter {
+    /// The scope (required; lowercased).
+    pub scope: String,
+    /// The owner (exact, trimmed).
+    pub owner_id: String,
+    /// Exact record id (`co_selected` events carry none and never match).
+    pub record_id: Option<String>,
+    /// Kinds to keep (empty = all); unknown kinds are `InvalidInput`.
+    pub kinds: Vec<String>,
+    /// Lowest seq kept (inclusive).
+    pub since_seq: Option<i64>,
+    /// Highest seq kept (inclusive).
+    pub until_seq: Option<i64>,
+    /// At most this many, newest first (default 512).
+    pub limit: usize,
+}
+
+impl EventFilter {
+    /// The stream of `(scope, owner_id)`, default limit 512.
+    pub fn new(scope: &str, owner_id: &str) -> Self {
+        EventFilter {
+            scope: scope.into(),
+            owner_id: owner_id.into(),
+            record_id: None,
+            kinds: Vec::new(),
+            since_seq: None,
+            until_seq: None,
+            limit: DEFAULT_EVENT_LIMIT,
+        }
+    }
+
+    /// Normalised copy: scope lowercased (required), owner/record trimmed (a blank
+    /// record means none), kinds lowercased, deduplicated and sorted.
+    ///
+    /// # Errors
+    /// `InvalidInput` for a blank scope or an unknown kind.
+    pub fn normalized(&self) -> Result<Self> {
+        let scope = norm_scope(&self.scope);
+        if scope.is_empty() {
+            return Err(Error::invalid(format!(
+                "events() requires a non-empty scope, got {:?}",
+                self.scope
+            )));
+        }
+        let mut kinds: Vec<String> = self
+            .kinds
+            .iter()
+            .map(|k| k.trim().to_lowercase())
+            .filter(|k| !k.is_empty())
+            .collect();
+        kinds.sort();
+        kinds.dedup();
+        let unknown: Vec<&String> = kinds.iter().filter(|k| !is_event_kind(k)).collect();
+        if !unknown.is_empty() {
+            return Err(Error::invalid(format!(
+                "unknown memory event kinds in filter: {unknown:?} (known: {:?})",
+                all_event_kinds()
+            )));
+        }
+        Ok(EventFilter {
+            scope,
+            owner_id: self.owner_id.trim().to_string(),
+            record_id: self
+                .record_id
+                .as_deref()
+                .map(str::trim)
+                .filter(|r| !r.is_empty())
+                .map(str::to_string),
+            kinds,
+            since_seq: self.since_seq,
+            until_seq: self.until_seq,
+            limit: self.limit,
+        })
+    }
+}
+
+/// Filter of [`MemoryJournal::bindings`]. `None` = no filter; an explicit `""` owner matches exactly.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BindingFilter {
+    /// Exact record id.
+    pub record_id: Option<String>,
+    /// Exact scope (lowercased).
+    pub scope: Option<String>,
+    /// Exact owner.
+    pub owner_id: Option<String>,
+    /// Fold latest-wins per `(record_id, scope, owner_id)` (default true).
+    pub fold: bool,
+    /// Highest seq kept (inclusive): the fold as of this seq.
+    pub until_seq: Option<i64>,
+}
+
+impl Default for BindingFilter {
+    fn default() -> Self {
+        BindingFilter {
+            record_id: None,
+            scope: None,
+            owner_id: None,
+            fold: true,
+            until_seq: None,
+        }
+    }
+}
+
+impl BindingFilter {
+    /// The folded bindings of one record.
+    pub fn record(record_id: &str) -> Self {
+        BindingFilter {
+            record_id: Some(record_id.into()),
+            ..BindingFilter::default()
+        }
+    }
+
+    /// Normalised copy (trimmed ids, lowercased scope).
+    pub fn normalized(&self) -> Self {
+        BindingFilter {
+            record_id: self.record_id.as_deref().map(|s| s.trim().to_string()),
+            scope: self.scope.as_deref().map(norm_scope),
+            owner_id: self.owner_id.as_deref().map(|s| s.trim().to_string()),
+            fold: self.fold,
+            until_seq: self.until_seq,
+        }
+    }
+}
+
+/// Filter of [`MemoryJournal::closures`]. `limit` 0 is unbounded.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ClosureFilter {
+    /// Exact assertion id.
+    pub assertion_id: Option<String>,
+    /// Highest seq kept (inclusive).
+    pub until_seq: Option<i64>,
+    /// At most this many, newest first (default 512).
+    pub limit: usize,
+}
+
+impl Default for ClosureFilter {
+    fn default() -> Self {
+        ClosureFilter {
+            assertion_id: None,
+            until_seq: None,
+            limit: DEFAULT_EVENT_LIMIT,
+        }
+    }
+}
+
+/// Filter of [`MemoryJournal::traces`] and [`MemoryJournal::snapshots`]. `limit` 0 is unbounded.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TraceFilter {
+    /// Exact trace id.
+    pub trace_id: Option<String>,
+    /// Highest seq kept (inclusive).
+    pub until_seq: Option<i64>,
+    /// At most this many, newest first (default 100).
+    pub limit: usize,
+}
+
+impl Default for TraceFilter {
+    fn default() -> Self {
+        TraceFilter {
+            trace_id: None,
+            until_seq: None,
+            limit: DEFAULT_TRACE_LIMIT,
+        }
+    }
+}
+
+/// Filter of [`MemoryJournal::valence_events`]. `limit` 0 is unbounded.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ValenceFilter {
+    /// The scope (required; lowercased).
+    pub scope: String,
+    /// The owner (exact).
+    pub owner_id: String,
+    /// Exact target (blank = any).
+    pub target_id: Option<String>,
+    /// Lowest seq kept (inclusive).
+    pub since_seq: Option<i64>,
+    /// Highest seq kept (inclusive).
+    pub until_seq: Option<i64>,
+    /// At most this many, newest first (default 512).
+    pub limit: usize,
+}
+
+impl ValenceFilter {
+    /// The valence stream of `(scope, owner_id)`, default limit 512.
+    pub fn new(scope: &str, owner_id: &str) -> Self {
+        ValenceFilter {
+            scope: scope.into(),
+            owner_id: owner_id.into(),
+            target_id: None,
+            since_seq: None,
+            until_seq: None,
+            limit: DEFAULT_EVENT_LIMIT,
+        }
+    }
+
+    /// Normalised copy.
+    ///
+    /// # Errors
+    /// `InvalidInput` for a blank scope.
+    pub fn normalized(&self) -> Result<Self> {
+        let scope = norm_scope(&self.scope);
+        if scope.is_empty() {
+            return Err(Error::invalid(format!(
+                "valence_events() requires a non-empty scope, got {:?}",
+                self.scope
+            )));
+        }
+        Ok(ValenceFilter {
+            scope,
+            owner_id: self.owner_id.trim().to_string(),
+            target_id: self
+                .target_id
+                .as_deref()
+                .map(str::trim)
+                .filter(|t| !t.is_empty())
+                .map(str::to_string),
+            ..self.clone()
+        })
+    }
+}
+
+/// Filter of [`MemoryJournal::versions`] (`versions(record_id=, assertion_id=, field=, until_seq=, limit=0)`).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct VersionFilter {
+    /// Exact record (graph) id.
+    pub record_id: Option<String>,
+    /// Exact digest assertion id.
+    pub assertion_id: Option<String>,
+    /// Exact field.
+    pub field: Option<String>,
+    /// Highest seq kept (inclusive).
+    pub until_seq: Option<i64>,
+    /// At most this many, oldest first (default 0 = all).
+    pub limit: usize,
+}
+
+/// Check an anchor against the high-water mark `hw`: it must lie in `0..=hw`.
+///
+/// # Errors
+/// `InvalidInput` naming the anchor, the value and the high-water mark.
+pub fn check_anchor(name: &str, value: Option<i64>, hw: i64) -> Result<()> {
+    match value {
+        Some(v) if v < 0 || v > hw => Err(Error::invalid(format!(
+            "{name} must be within 0..={hw} (the journal's high-water mark is {hw}), got {v}"
+        ))),
+        _ => Ok(()),
+    }
+}
+
+/// Canonical sorted pair of trimmed ids.
+pub fn canonical_pair(pair: (&str, &str)) -> (String, String) {
+    let (a, b) = (pair.0.trim().to_string(), pair.1.trim().to_string());
+    if a <= b { (a, b) } else { (b, a) }
+}
+
+/// Validate a whole batch before anything is written.
+///
+/// # Errors
+/// The first record's validation error.
+pub fn normalize_all<T>(items: &[T], f: impl Fn(&T) -> Result<T>) -> Result<Vec<T>> {
+    items.iter().map(f).collect()
+}
