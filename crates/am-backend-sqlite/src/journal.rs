@@ -1,1 +1,0 @@
-//! `SQLiteJournal` (being built): the `memj_*` tables over the home's connection.
