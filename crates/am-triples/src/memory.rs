@@ -222,7 +222,7 @@ impl TripleStore for InMemoryTripleStore {
             if let Some(p) = &pin {
                 p.check_query_dimension(qv.len())?;
             }
-            let ranked = vector::rank_by_cosine(
+            let ranked = vector::rank_by_cosine_fast(
                 &qv,
                 matching.iter().copied(),
                 |r| r.vector.as_deref(),

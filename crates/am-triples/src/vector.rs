@@ -101,6 +101,124 @@ pub fn rank_by_cosine<'a, T: 'a>(
     scored
 }
 
+/// The fast path of [`rank_by_cosine`]: the same answer (rows, order and scores,
+/// bit for bit), computed with SIMD where it is safe.
+///
+/// Each item's cosine is first estimated with `simsimd` f32 dot products (the dot
+/// and both squared norms over the overlapping prefix). The estimate is within
+/// `eps = 4·γₙ + 1e-9` of the reference (γₙ = n·u/(1−n·u), u = 2⁻²⁴, the classic
+/// bound for an f32 dot product of length n in any summation order, divided by the
+/// norms by Cauchy–Schwarz). An item is a candidate unless its upper bound is
+/// below `min_score`, or below the k-th largest lower bound among the items that
+/// surely pass `min_score` (then k items surely outrank it). Candidates are
+/// re-scored with the reference [`cosine`], filtered, stably sorted and truncated,
+/// which is exactly what the reference does to them; a non-candidate can never be
+/// in the reference's first k. Items whose estimate is not trustworthy (a squared
+/// norm outside `[1e-30, 1e30]`, a non-finite value, an empty prefix, very long
+/// vectors) are scored with the reference directly and always kept as candidates.
+///
+/// Shapes: `query` and the item vectors are f32 slices of any length (the cosine
+/// is over the overlapping prefix). Returns `(index into items, score)` like
+/// [`rank_by_cosine`]. Spec: algorithms.md §4 (the fast path must return the
+/// reference's rows, order and scores).
+///
+/// # Examples
+/// ```
+/// use am_triples::vector::{rank_by_cosine, rank_by_cosine_fast};
+/// let rows = vec![vec![1.0f32, 0.0], vec![0.6, 0.8], vec![0.0, 1.0]];
+/// let fast = rank_by_cosine_fast(&[1.0, 0.2], rows.iter(), |v| Some(v.as_slice()), None, Some(2));
+/// let reference = rank_by_cosine(&[1.0, 0.2], rows.iter(), |v| Some(v.as_slice()), None, Some(2));
+/// assert_eq!(fast, reference);
+/// ```
+pub fn rank_by_cosine_fast<'a, T: 'a>(
+    query: &[f32],
+    items: impl IntoIterator<Item = &'a T>,
+    vector_of: impl Fn(&T) -> Option<&[f32]>,
+    min_score: Option<f64>,
+    limit: Option<usize>,
+) -> Vec<(usize, f64)> {
+    let items: Vec<&T> = items.into_iter().collect();
+    if min_score.is_some_and(f64::is_nan) {
+        return rank_by_cosine(query, items.iter().copied(), vector_of, min_score, limit);
+    }
+    let floor = min_score.unwrap_or(f64::NEG_INFINITY);
+    let query_norm = simd_dot(query, query);
+    // (index, lower bound, upper bound, exact score when already computed)
+    let mut bounds: Vec<(usize, f64, f64, Option<f64>)> = Vec::with_capacity(items.len());
+    for (i, it) in items.iter().enumerate() {
+        let Some(v) = vector_of(it) else { continue };
+        match approx_cosine(query, query_norm, v) {
+            Some((s, eps)) => bounds.push((i, s - eps, s + eps, None)),
+            None => {
+                let s = cosine(query, v);
+                bounds.push((i, s, s, Some(s)));
+            }
+        }
+    }
+    let k = limit.map(|n| n.max(1));
+    // The k-th largest lower bound among items that surely pass `min_score`.
+    let mut threshold = f64::NEG_INFINITY;
+    if let Some(k) = k {
+        let mut sure: Vec<f64> = bounds
+            .iter()
+            .map(|b| b.1)
+            .filter(|lo| *lo >= floor)
+            .collect();
+        if sure.len() >= k {
+            let (_, kth, _) = sure.select_nth_unstable_by(k - 1, |a, b| b.total_cmp(a));
+            threshold = *kth;
+        }
+    }
+    let mut scored: Vec<(usize, f64)> = bounds
+        .into_iter()
+        .filter(|(_, _, hi, _)| hi.is_nan() || (*hi >= floor && *hi >= threshold))
+        .filter_map(|(i, _, _, exact)| {
+            let s = match exact {
+                Some(s) => s,
+                None => cosine(query, vector_of(items[i])?),
+            };
+            min_score.is_none_or(|m| s >= m).then_some((i, s))
+        })
+        .collect();
+    scored.sort_by(|a, b| b.1.total_cmp(&a.1));
+    if let Some(n) = k {
+        scored.truncate(n);
+    }
+    scored
+}
+
+/// `simsimd`'s f32 dot product (0.0 for mismatched lengths, which callers avoid).
+fn simd_dot(a: &[f32], b: &[f32]) -> f64 {
+    use simsimd::SpatialSimilarity;
+    f32::dot(a, b).unwrap_or(f64::NAN)
+}
+
+/// The SIMD estimate of the reference cosine and its error bound, or `None` when
+/// the estimate cannot be trusted (the caller then uses the reference).
+fn approx_cosine(query: &[f32], query_norm: f64, v: &[f32]) -> Option<(f64, f64)> {
+    const UNIT_ROUNDOFF: f64 = 1.0 / 16_777_216.0; // 2^-24, f32's unit roundoff
+    let n = query.len().min(v.len());
+    // n is a vector length, far below 2^52: the conversion is exact.
+    let nu = n as f64 * UNIT_ROUNDOFF;
+    if n == 0 || nu >= 0.01 {
+        return None;
+    }
+    let (q, v) = (&query[..n], &v[..n]);
+    let qn = if n == query.len() {
+        query_norm
+    } else {
+        simd_dot(q, q)
+    };
+    let vn = simd_dot(v, v);
+    let dot = simd_dot(q, v);
+    let sane = |x: f64| x.is_finite() && (1e-30..=1e30).contains(&x);
+    if !(sane(qn) && sane(vn) && dot.is_finite()) {
+        return None;
+    }
+    let gamma = nu / (1.0 - nu);
+    Some((dot / (qn.sqrt() * vn.sqrt()), 4.0 * gamma + 1e-9))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
