@@ -5,10 +5,26 @@
 //! A backend crate runs the suite from one test file with `harness = false`:
 //!
 //! ```no_run
-//! # use am_conformance::StoreFactory;
-//! # fn factory() -> impl StoreFactory + 'static { unimplemented!() }
+//! use am_conformance::StoreFactory;
+//! use am_triples::{EmbeddingPin, InMemoryTripleStore, TextEmbedder, TripleStore};
+//! use std::sync::Arc;
+//!
+//! struct Memory;
+//! impl StoreFactory for Memory {
+//!     fn open(&self, e: Option<Arc<dyn TextEmbedder>>) -> am_triples::Result<Box<dyn TripleStore>> {
+//!         Ok(Box::new(InMemoryTripleStore::new(e)))
+//!     }
+//!     fn open_with_pin(
+//!         &self,
+//!         e: Option<Arc<dyn TextEmbedder>>,
+//!         pin: EmbeddingPin,
+//!     ) -> am_triples::Result<Box<dyn TripleStore>> {
+//!         Ok(Box::new(InMemoryTripleStore::with_pin(e, pin)?))
+//!     }
+//! }
+//!
 //! fn main() {
-//!     am_conformance::main_for("memory", factory());
+//!     am_conformance::main_for("memory", Memory);
 //! }
 //! ```
 //!
