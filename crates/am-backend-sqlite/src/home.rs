@@ -4,7 +4,7 @@
 //! Architecture invariant: every view of one home uses this one connection, so a
 //! revision, its closures and its history commit in one transaction.
 
-use crate::error::Result;
+use crate::error::{Error, Result};
 use rusqlite::Connection;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -15,6 +15,38 @@ pub type SharedConn = Arc<Mutex<Connection>>;
 
 /// How long a contended writer waits for the lock before failing.
 pub const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// The 16-byte header every SQLite 3 database file starts with.
+pub const SQLITE_HEADER: &[u8; 16] = b"SQLite format 3\0";
+
+/// Refuse an existing, non-empty file whose header is not SQLite's (an empty file
+/// is a valid empty database). Reads at most 16 bytes; writes nothing.
+///
+/// # Errors
+/// `Refused` naming the file and what its first bytes are; `Storage` when the
+/// file cannot be read.
+pub fn refuse_non_sqlite(path: &Path) -> Result<()> {
+    use std::io::Read;
+    let Ok(mut f) = std::fs::File::open(path) else {
+        return Ok(()); // absent: SQLite creates it
+    };
+    let mut head = Vec::with_capacity(16);
+    f.by_ref().take(16).read_to_end(&mut head).map_err(|e| {
+        Error::Triples(am_triples::Error::Storage(format!(
+            "{}: {e}",
+            path.display()
+        )))
+    })?;
+    if head.is_empty() || head.as_slice() == SQLITE_HEADER {
+        return Ok(());
+    }
+    Err(Error::Refused(format!(
+        "{} is not an SQLite home: expected the header {:?}, got {:?} (the file was left unchanged)",
+        path.display(),
+        String::from_utf8_lossy(SQLITE_HEADER),
+        String::from_utf8_lossy(&head)
+    )))
+}
 
 /// One SQLite file opened as an AbstractMemory home.
 #[derive(Debug, Clone)]
@@ -28,14 +60,20 @@ impl SqliteHome {
     /// `synchronous = NORMAL`, as AbstractMemory opens it.
     ///
     /// # Errors
-    /// `Storage` when SQLite cannot open the file.
+    /// `Refused` for an existing file that is not an SQLite database (checked
+    /// before SQLite touches it, so its bytes stay unchanged); `Storage` when
+    /// SQLite cannot open the file.
     pub fn open(path: impl AsRef<Path>) -> Result<Self> {
         let path = path.as_ref().to_path_buf();
+        refuse_non_sqlite(&path)?;
         let conn = Connection::open(&path)?;
         conn.busy_timeout(BUSY_TIMEOUT)?;
         conn.pragma_update(None, "journal_mode", "wal")?;
         conn.pragma_update(None, "synchronous", "NORMAL")?;
-        Ok(SqliteHome { path, conn: Arc::new(Mutex::new(conn)) })
+        Ok(SqliteHome {
+            path,
+            conn: Arc::new(Mutex::new(conn)),
+        })
     }
 
     /// The file this home lives in.

@@ -12,3 +12,4 @@ pub mod store;
 
 pub use error::{Error, Result};
 pub use home::SqliteHome;
+pub use store::{SQLiteTripleStore, SqliteStoreOptions, read_embedding_pin};

@@ -1,1 +1,0 @@
-//! `SQLiteTripleStore` (being built): the triples table, FTS5 keyword index, meta sidecar, vector search.

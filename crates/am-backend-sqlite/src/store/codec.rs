@@ -1,0 +1,174 @@
+//! Row and vector encodings: float32 little-endian BLOBs, 0.3.x JSON-text vectors,
+//! and the mapping between table rows and `TripleAssertion`s.
+//!
+//! Spec: stores.md "SQLiteTripleStore" (stored columns).
+
+use am_triples::{JsonMap, TripleAssertion};
+use rusqlite::Row;
+use rusqlite::types::ValueRef;
+use serde_json::Value;
+
+/// The assertion columns a structured read selects (never `embedding` or `text`),
+/// in the order [`row_to_assertion`] reads them, after a leading `rowid`.
+pub const ASSERTION_COLUMNS: &str = "rowid, assertion_id, subject, predicate, object, scope, owner_id, \
+     observed_at, valid_from, valid_until, confidence, provenance_json, attributes_json";
+
+/// Encode a vector as float32 little-endian bytes (4 bytes per dimension).
+pub fn encode_f32(v: &[f32]) -> Vec<u8> {
+    v.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+
+/// A stored vector, decoded.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Decoded {
+    /// No vector (NULL, empty).
+    Missing,
+    /// A vector float32 holds exactly as stored (BLOB, or JSON whose values fit).
+    F32(Vec<f32>),
+    /// A JSON vector with a value float32 cannot hold; the reference scan scores
+    /// it in f64 as AbstractMemory 0.3.x did.
+    F64(Vec<f64>),
+    /// Bytes or text that are not a vector (skipped by ranking).
+    Malformed(String),
+}
+
+/// Decode a stored `embedding` cell (BLOB or 0.3.x JSON text).
+pub fn decode_cell(cell: ValueRef<'_>) -> Decoded {
+    match cell {
+        ValueRef::Null => Decoded::Missing,
+        ValueRef::Blob(b) => decode_blob(b),
+        ValueRef::Text(t) => match std::str::from_utf8(t) {
+            Ok(s) if s.trim().is_empty() => Decoded::Missing,
+            Ok(s) => decode_json(s),
+            Err(_) => Decoded::Malformed("embedding text is not UTF-8".into()),
+        },
+        ValueRef::Integer(_) | ValueRef::Real(_) => {
+            Decoded::Malformed("embedding holds a number, not a vector".into())
+        }
+    }
+}
+
+/// Decode a float32 little-endian BLOB.
+pub fn decode_blob(b: &[u8]) -> Decoded {
+    if b.is_empty() {
+        return Decoded::Missing;
+    }
+    if !b.len().is_multiple_of(4) {
+        return Decoded::Malformed(format!(
+            "embedding BLOB of {} bytes is not a whole number of float32 values",
+            b.len()
+        ));
+    }
+    Decoded::F32(
+        b.chunks_exact(4)
+            .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect(),
+    )
+}
+
+/// Decode a JSON-text vector (`[0.1,0.2,...]`).
+pub fn decode_json(s: &str) -> Decoded {
+    let values: Vec<f64> = match serde_json::from_str::<Value>(s) {
+        Ok(Value::Array(items)) => {
+            let mut out = Vec::with_capacity(items.len());
+            for it in items {
+                match it.as_f64() {
+                    Some(x) => out.push(x),
+                    None => {
+                        return Decoded::Malformed(format!("non-numeric JSON vector value {it}"));
+                    }
+                }
+            }
+            out
+        }
+        Ok(other) => return Decoded::Malformed(format!("embedding JSON is not a list: {other}")),
+        Err(e) => return Decoded::Malformed(format!("embedding JSON does not parse: {e}")),
+    };
+    if values.is_empty() {
+        return Decoded::Malformed("empty embedding list".into());
+    }
+    match am_triples::vector::to_f32_vector(&values) {
+        Ok(v) => Decoded::F32(v),
+        Err(_) => Decoded::F64(values),
+    }
+}
+
+impl Decoded {
+    /// The vector as f64 values, for the reference scan (`None` when absent or
+    /// malformed).
+    pub fn as_f64(&self) -> Option<Vec<f64>> {
+        match self {
+            Decoded::F32(v) => Some(v.iter().map(|x| f64::from(*x)).collect()),
+            Decoded::F64(v) => Some(v.clone()),
+            Decoded::Missing | Decoded::Malformed(_) => None,
+        }
+    }
+}
+
+fn parse_object(s: Option<String>) -> JsonMap {
+    match s.as_deref().map(serde_json::from_str::<Value>) {
+        Some(Ok(Value::Object(m))) => m,
+        _ => JsonMap::new(),
+    }
+}
+
+fn blank_none(s: Option<String>) -> Option<String> {
+    s.map(|v| am_triples::assertion::py_strip(&v).to_owned())
+        .filter(|v| !v.is_empty())
+}
+
+/// Map a row selected with [`ASSERTION_COLUMNS`] to `(rowid, assertion)`, as
+/// AbstractMemory's `_row_to_assertion` reads it (blank owner → `None`, blank
+/// scope → `run`, malformed JSON → `{}`).
+///
+/// # Errors
+/// A rusqlite error when a column has an unexpected type.
+pub fn row_to_assertion(r: &Row<'_>) -> rusqlite::Result<(i64, TripleAssertion)> {
+    let text = |i: usize| -> rusqlite::Result<String> {
+        Ok(r.get::<_, Option<String>>(i)?.unwrap_or_default())
+    };
+    let scope = text(5)?;
+    Ok((
+        r.get(0)?,
+        TripleAssertion {
+            assertion_id: blank_none(r.get(1)?),
+            subject: text(2)?,
+            predicate: text(3)?,
+            object: text(4)?,
+            scope: if scope.is_empty() {
+                "run".into()
+            } else {
+                scope
+            },
+            owner_id: blank_none(r.get(6)?),
+            observed_at: text(7)?,
+            valid_from: blank_none(r.get(8)?),
+            valid_until: blank_none(r.get(9)?),
+            confidence: r.get(10)?,
+            provenance: parse_object(r.get(11)?),
+            attributes: parse_object(r.get(12)?),
+        },
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn blob_round_trips_little_endian() {
+        let v = vec![1.5f32, -0.25, 3.0e-8];
+        let b = encode_f32(&v);
+        assert_eq!(&b[..4], &1.5f32.to_le_bytes());
+        assert_eq!(decode_blob(&b), Decoded::F32(v));
+        assert!(matches!(decode_blob(&[1, 2, 3]), Decoded::Malformed(_)));
+    }
+
+    #[test]
+    fn json_vectors_decode_and_unholdable_values_stay_f64() {
+        assert_eq!(decode_json("[0.5,1]"), Decoded::F32(vec![0.5, 1.0]));
+        assert_eq!(decode_json("[1e300,1]"), Decoded::F64(vec![1e300, 1.0]));
+        assert!(matches!(decode_json("[\"a\"]"), Decoded::Malformed(_)));
+        assert!(matches!(decode_json("{}"), Decoded::Malformed(_)));
+    }
+}

@@ -1,0 +1,843 @@
+//! `SQLiteTripleStore`: the triples table, its FTS5 keyword index, the meta
+//! sidecar (embedding pin, cursors) and vector search, in one SQLite file
+//! compatible with homes written by the Python AbstractMemory.
+//!
+//! Spec: stores.md "SQLiteTripleStore" and "Shared behavior"; api.md "Layer 1"
+//! (performance surfaces, `read_embedding_pin`); operator.md §6b.
+
+pub mod codec;
+pub mod pin;
+pub mod schema;
+pub mod sql;
+pub mod vectors;
+
+use crate::error::{Error, Result};
+use crate::home::SqliteHome;
+use am_triples::assertion::{canonical_scope, strip_optional};
+use am_triples::embed::TextEmbedder;
+use am_triples::pin::{self as tpin, EmbeddingPin};
+use am_triples::store::{self as tstore, Capabilities, FeedPage, TripleStore};
+use am_triples::text::{canonical_text, is_record_edge};
+use am_triples::vector::METRIC_COSINE;
+use am_triples::{TripleAssertion, TripleQuery};
+use rusqlite::{Connection, TransactionBehavior, params, params_from_iter};
+use serde_json::{Value, json};
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, RwLock};
+use vectors::{ENGINE_MATRIX, ENGINE_SCAN, MatrixCache};
+
+pub use pin::read_embedding_pin;
+pub use schema::{DEFAULT_TABLE, STORE_SCHEMA_VERSION, UpgradeReport};
+
+/// The vectors of one write batch, by index into the batch.
+type BatchVectors = HashMap<usize, Vec<f32>>;
+
+/// How a [`SQLiteTripleStore`] opens its table.
+#[derive(Debug, Clone)]
+pub struct SqliteStoreOptions {
+    /// The triples table (`None`: `triples`); must match `[A-Za-z_][A-Za-z0-9_]*`.
+    pub table_name: Option<String>,
+    /// The creation pin: written on a pinless store, checked against a stored one.
+    pub embedding_pin: Option<EmbeddingPin>,
+    /// Rows per transaction of the JSON→BLOB upgrade (default 5,000).
+    pub upgrade_batch_rows: usize,
+    /// Stop the JSON→BLOB upgrade after this many batches, as a kill would
+    /// (tests of the resumable upgrade). `None`: run to completion.
+    pub upgrade_stop_after_batches: Option<usize>,
+}
+
+impl Default for SqliteStoreOptions {
+    fn default() -> Self {
+        SqliteStoreOptions {
+            table_name: None,
+            embedding_pin: None,
+            upgrade_batch_rows: schema::DEFAULT_UPGRADE_BATCH_ROWS,
+            upgrade_stop_after_batches: None,
+        }
+    }
+}
+
+/// The SQLite triple store: durable, structured queries and vector search in one
+/// file, shared with the journal and the graph through its [`SqliteHome`].
+///
+/// # Contract
+/// Everything [`TripleStore`] states, answering exactly as `InMemoryTripleStore`
+/// does on the same inputs, plus:
+/// - `add` is one `BEGIN IMMEDIATE` transaction of `INSERT OR IGNORE` rows (an
+///   existing `assertion_id` is skipped), embedding happens before it, and a
+///   refused batch writes zero rows.
+/// - Vectors are float32 little-endian BLOBs in the `embedding` column; JSON-text
+///   vectors of 0.3.x homes are upgraded in place on open (resumable).
+/// - Structured reads select the assertion columns only; the owner filter is an
+///   equality `idx_<table>_scope_owner_observed` serves ([`Self::query_plan`]).
+/// - The embedding pin lives in `{table}_meta` (`embedding_pin`).
+pub struct SQLiteTripleStore {
+    home: SqliteHome,
+    table: String,
+    embedder: RwLock<Option<Arc<dyn TextEmbedder>>>,
+    cache: Mutex<Option<MatrixCache>>,
+    scan_warned: AtomicBool,
+    serving_scan: AtomicBool,
+    warnings: Mutex<Vec<String>>,
+}
+
+impl std::fmt::Debug for SQLiteTripleStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SQLiteTripleStore")
+            .field("path", &self.home.path())
+            .field("table", &self.table)
+            .finish_non_exhaustive()
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    // Every mutation under these locks is either a SQLite transaction (rolled
+    // back on unwind) or a cache that is rebuilt from the file: a poisoned lock
+    // holds nothing torn.
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+impl SQLiteTripleStore {
+    /// Open (creating if absent) the home at `path` and its store.
+    ///
+    /// # Errors
+    /// As [`Self::with_home`]; `Refused` for a file that is not SQLite.
+    pub fn open(
+        path: impl AsRef<Path>,
+        embedder: Option<Arc<dyn TextEmbedder>>,
+        options: SqliteStoreOptions,
+    ) -> Result<Self> {
+        let table = schema::checked_table(options.table_name.as_deref())?;
+        let home = SqliteHome::open(path)?;
+        Self::with_home_checked(home, table, embedder, options)
+    }
+
+    /// Open the store over an open home's shared connection: refuse what this
+    /// code does not know, create the schema (idempotent), upgrade an older home
+    /// in place, write a creation pin on a pinless store, and refuse an embedder
+    /// or declared pin contradicting the stored one.
+    ///
+    /// # Errors
+    /// `InvalidInput` for a bad table name; `Refused` for a newer schema, an
+    /// unknown vector encoding, or an embedder/pin contradicting the stored pin
+    /// (nothing written); `Storage` when SQLite fails.
+    pub fn with_home(
+        home: &SqliteHome,
+        embedder: Option<Arc<dyn TextEmbedder>>,
+        options: SqliteStoreOptions,
+    ) -> Result<Self> {
+        let table = schema::checked_table(options.table_name.as_deref())?;
+        Self::with_home_checked(home.clone(), table, embedder, options)
+    }
+
+    fn with_home_checked(
+        home: SqliteHome,
+        table: String,
+        embedder: Option<Arc<dyn TextEmbedder>>,
+        options: SqliteStoreOptions,
+    ) -> Result<Self> {
+        {
+            let conn_arc = home.conn();
+            let mut conn = lock(&conn_arc);
+            // Every refusal happens before the first write.
+            schema::refuse_unknown(&conn, &table)?;
+            let stored = pin::load(&conn, &table)?;
+            // The declared pin is validated and normalized by `build_pin`, keeping
+            // the caller's `pinned_at` (the moment the operator chose the space).
+            let declared = match &options.embedding_pin {
+                None => None,
+                Some(p) => Some(
+                    tpin::build_pin(
+                        p.model_id.as_deref(),
+                        p.dimension,
+                        if p.source.trim().is_empty() {
+                            tpin::PIN_SOURCE_CREATION
+                        } else {
+                            &p.source
+                        },
+                        p.claimed_by.as_deref(),
+                    )
+                    .map(|mut built| {
+                        if !p.pinned_at.trim().is_empty() {
+                            built.pinned_at.clone_from(&p.pinned_at);
+                        }
+                        built
+                    })?,
+                ),
+            };
+            if let (Some(s), Some(d)) = (&stored, &declared) {
+                let model_clash =
+                    matches!((&s.model_id, &d.model_id), (Some(a), Some(b)) if a != b);
+                let dim_clash = matches!((s.dimension, d.dimension), (Some(a), Some(b)) if a != b);
+                if model_clash || dim_clash {
+                    return Err(Error::Refused(format!(
+                        "embedding-space mismatch: the store is pinned to {} but the declared pin says {} — \
+                         no silent mixing of embedding spaces (reembed is the sanctioned migration)",
+                        EmbeddingPin::note(Some(s)),
+                        EmbeddingPin::note(Some(d))
+                    )));
+                }
+            }
+            if let (Some(p), Some(e)) = (stored.as_ref().or(declared.as_ref()), &embedder) {
+                p.check_embedder(e.as_ref())?;
+            }
+            schema::ensure_schema(&mut conn, &table)?;
+            schema::upgrade_vectors(
+                &mut conn,
+                &table,
+                options.upgrade_batch_rows,
+                options.upgrade_stop_after_batches,
+            )?;
+            if stored.is_none()
+                && let Some(d) = &declared
+            {
+                let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+                // Another process may have pinned between our read and this lock.
+                if pin::load(&tx, &table)?.is_none() {
+                    pin::store(&tx, &table, d)?;
+                }
+                tx.commit()?;
+            }
+        }
+        Ok(SQLiteTripleStore {
+            home,
+            table,
+            embedder: RwLock::new(embedder),
+            cache: Mutex::new(None),
+            scan_warned: AtomicBool::new(false),
+            serving_scan: AtomicBool::new(false),
+            warnings: Mutex::new(Vec::new()),
+        })
+    }
+
+    /// The home this store lives in.
+    pub fn home(&self) -> &SqliteHome {
+        &self.home
+    }
+
+    /// The triples table's name.
+    pub fn table_name(&self) -> &str {
+        &self.table
+    }
+
+    fn embedder(&self) -> Option<Arc<dyn TextEmbedder>> {
+        self.embedder
+            .read()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone()
+    }
+
+    fn with_conn<T>(&self, f: impl FnOnce(&mut Connection) -> Result<T>) -> Result<T> {
+        let conn = self.home.conn();
+        let mut guard = lock(&conn);
+        f(&mut guard)
+    }
+
+    /// Which path serves vector queries: `"simd-matrix-cache"` (the in-process
+    /// float32 matrix) or `"reference-linear-scan"` (a stored or query vector the
+    /// matrix cannot score exactly; labelled `#FALLBACK` once per handle).
+    /// Both return the same rows, order and scores.
+    pub fn vector_engine(&self) -> &'static str {
+        if self.serving_scan.load(Ordering::Relaxed) {
+            ENGINE_SCAN
+        } else {
+            ENGINE_MATRIX
+        }
+    }
+
+    /// Bytes held by this handle's matrix cache (0 before the first semantic
+    /// query): 4 bytes per dimension per vectored row plus 16 bytes per row.
+    pub fn vector_cache_bytes(&self) -> usize {
+        lock(&self.cache).as_ref().map_or(0, MatrixCache::bytes)
+    }
+
+    /// Number of rows in the table.
+    ///
+    /// # Errors
+    /// `Storage` when SQLite fails.
+    pub fn row_count(&self) -> Result<usize> {
+        self.with_conn(|c| {
+            let n: i64 = c.query_row(&format!("SELECT COUNT(*) FROM {}", self.table), [], |r| {
+                r.get(0)
+            })?;
+            Ok(usize::try_from(n).unwrap_or(0))
+        })
+    }
+
+    /// SQLite's `EXPLAIN QUERY PLAN` lines (the `detail` column) for the
+    /// structured read `query(q)` would run.
+    ///
+    /// # Errors
+    /// `InvalidInput` for a bad query; `Storage` when SQLite fails.
+    pub fn query_plan(&self, q: &TripleQuery) -> Result<Vec<String>> {
+        let q = q.canonicalized()?;
+        let compiled = sql::structured(&self.table, &q);
+        self.with_conn(|c| {
+            let mut stmt = c.prepare(&format!("EXPLAIN QUERY PLAN {}", compiled.sql))?;
+            let lines = stmt
+                .query_map(params_from_iter(compiled.params.iter()), |r| {
+                    r.get::<_, String>(3)
+                })?
+                .collect::<rusqlite::Result<Vec<_>>>()?;
+            Ok(lines)
+        })
+    }
+
+    /// Swap every stored vector for `vectors` (assertion id → vector) in one
+    /// transaction, all or nothing: rows absent from `vectors` become vectorless,
+    /// the new `pin` is written last, `vector_generation` is bumped (every
+    /// handle's matrix cache rebuilds), and `embedder` (when given) becomes the
+    /// live embedder. Returns the number of rows that now hold a vector.
+    ///
+    /// # Errors
+    /// `InvalidInput` for an empty, zero, NaN or infinite vector;
+    /// `DimensionMismatch` for mixed dimensions or a dimension other than the
+    /// pin's; `Refused` when `embedder` contradicts `pin`; `Conflict` when the
+    /// table no longer holds `expected_row_count` rows (another writer touched
+    /// it). Nothing is written on error.
+    pub fn replace_vectors(
+        &self,
+        vectors: &HashMap<String, Vec<f32>>,
+        pin: &EmbeddingPin,
+        expected_row_count: usize,
+        embedder: Option<Arc<dyn TextEmbedder>>,
+    ) -> Result<usize> {
+        let mut ids: Vec<&String> = vectors.keys().collect();
+        ids.sort();
+        let ordered: Vec<Vec<f32>> = ids.iter().map(|id| vectors[*id].clone()).collect();
+        if let Some(d) = tpin::batch_dimension(&ordered)? {
+            pin.check_add_dimension(d)?;
+        }
+        if let Some(e) = &embedder {
+            pin.check_embedder(e.as_ref())?;
+        }
+        let changed = self.with_conn(|c| {
+            let tx = c.transaction_with_behavior(TransactionBehavior::Immediate)?;
+            let count: i64 =
+                tx.query_row(&format!("SELECT COUNT(*) FROM {}", self.table), [], |r| {
+                    r.get(0)
+                })?;
+            if usize::try_from(count).ok() != Some(expected_row_count) {
+                return Err(Error::Triples(am_triples::Error::Conflict(format!(
+                    "vector swap refused: the store changed mid-pass ({count} rows now, \
+                     {expected_row_count} expected); nothing was written"
+                ))));
+            }
+            tx.execute(&format!("UPDATE {} SET embedding = NULL", self.table), [])?;
+            let mut changed = 0usize;
+            {
+                let mut stmt = tx.prepare(&format!(
+                    "UPDATE {} SET embedding = ?1 WHERE assertion_id = ?2",
+                    self.table
+                ))?;
+                for (id, v) in ids.iter().zip(&ordered) {
+                    changed += stmt.execute(params![codec::encode_f32(v), id])?;
+                }
+            }
+            schema::meta_set(
+                &tx,
+                &self.table,
+                schema::META_VECTOR_ENCODING,
+                schema::VECTOR_ENCODING_F32_BLOB,
+            )?;
+            schema::bump_vector_generation(&tx, &self.table)?;
+            pin::store(&tx, &self.table, pin)?;
+            tx.commit()?;
+            Ok(changed)
+        })?;
+        if let Some(e) = embedder {
+            *self
+                .embedder
+                .write()
+                .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(e);
+        }
+        Ok(changed)
+    }
+
+    fn push_warning(&self, w: String) {
+        lock(&self.warnings).push(w);
+    }
+
+    fn load_pin(&self) -> Result<Option<EmbeddingPin>> {
+        self.with_conn(|c| pin::load(c, &self.table))
+    }
+
+    /// Embed the non-edge rows of a canonical batch (before any transaction).
+    fn embed_batch(&self, pending: &[TripleAssertion]) -> Result<(BatchVectors, Option<usize>)> {
+        let Some(embedder) = self.embedder() else {
+            return Ok((HashMap::new(), None));
+        };
+        let embeddable: Vec<(usize, String)> = pending
+            .iter()
+            .enumerate()
+            .filter(|(_, a)| !is_record_edge(a))
+            .map(|(i, a)| (i, canonical_text(a)))
+            .collect();
+        if embeddable.is_empty() {
+            return Ok((HashMap::new(), None));
+        }
+        let texts: Vec<String> = embeddable.iter().map(|(_, t)| t.clone()).collect();
+        let out = match embedder.embed_texts(&texts) {
+            Ok(o) => o,
+            Err(e) => {
+                let pin = self.load_pin()?;
+                return Err(e
+                    .with_suffix(&EmbeddingPin::failure_suffix(pin.as_ref()))
+                    .into());
+            }
+        };
+        if out.len() != texts.len() {
+            return Err(am_triples::Error::Embedder(format!(
+                "embedder returned {} vectors for {} texts (zero rows written)",
+                out.len(),
+                texts.len()
+            ))
+            .into());
+        }
+        let dim = tpin::batch_dimension(&out)?;
+        Ok((
+            embeddable.into_iter().map(|(i, _)| i).zip(out).collect(),
+            dim,
+        ))
+    }
+
+    fn insert_batch(
+        &self,
+        pending: &[TripleAssertion],
+        vectors: &HashMap<usize, Vec<f32>>,
+        dim: Option<usize>,
+    ) -> Result<Option<String>> {
+        let embedder_model = self.embedder().and_then(|e| e.model_id());
+        self.with_conn(|c| {
+            let tx = c.transaction_with_behavior(TransactionBehavior::Immediate)?;
+            let mut warning = None;
+            if let Some(d) = dim {
+                match pin::load(&tx, &self.table)? {
+                    Some(mut p) => {
+                        p.check_add_dimension(d)?;
+                        if p.dimension.is_none() {
+                            p.dimension = Some(d);
+                            pin::store(&tx, &self.table, &p)?;
+                        }
+                    }
+                    None => {
+                        let p = tpin::build_pin(
+                            embedder_model.as_deref(),
+                            Some(d),
+                            tpin::PIN_SOURCE_FIRST_WRITE,
+                            Some(tpin::CLAIMED_BY_EMBEDDER_ATTRIBUTE),
+                        )?;
+                        warning = Some(format!(
+                            "#FALLBACK: embedding pin created at FIRST WRITE ({}); this home predates \
+                             creation-time pinning — creation pinning is the contract for new homes",
+                            EmbeddingPin::note(Some(&p))
+                        ));
+                        pin::store(&tx, &self.table, &p)?;
+                    }
+                }
+            }
+            {
+                let mut stmt = tx.prepare(&format!(
+                    "INSERT OR IGNORE INTO {} (assertion_id, subject, predicate, object, scope, owner_id, \
+                     observed_at, valid_from, valid_until, confidence, provenance_json, attributes_json, \
+                     text, embedding) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
+                    self.table
+                ))?;
+                for (i, a) in pending.iter().enumerate() {
+                    let prov = serde_json::to_string(&a.provenance)
+                        .map_err(|e| am_triples::Error::invalid(format!("provenance: {e}")))?;
+                    let attrs = serde_json::to_string(&a.attributes)
+                        .map_err(|e| am_triples::Error::invalid(format!("attributes: {e}")))?;
+                    stmt.execute(params![
+                        a.assertion_id,
+                        a.subject,
+                        a.predicate,
+                        a.object,
+                        a.scope,
+                        a.owner_id,
+                        a.observed_at,
+                        a.valid_from,
+                        a.valid_until,
+                        a.confidence,
+                        prov,
+                        attrs,
+                        canonical_text(a),
+                        vectors.get(&i).map(|v| codec::encode_f32(v)),
+                    ])?;
+                }
+            }
+            schema::sync_fts_index(&tx, &self.table)?;
+            tx.commit()?;
+            Ok(warning)
+        })
+    }
+
+    fn resolve_query_vector(
+        &self,
+        q: &TripleQuery,
+        pin: Option<&EmbeddingPin>,
+    ) -> Result<Option<Vec<f32>>> {
+        if let Some(v) = &q.query_vector {
+            return Ok(Some(v.clone()));
+        }
+        let Some(text) = &q.query_text else {
+            return Ok(None);
+        };
+        let Some(embedder) = self.embedder() else {
+            return Err(am_triples::Error::invalid(
+                "query_text requires a configured embedder (construct SQLiteTripleStore with an embedder, \
+                 or pass query_vector / structured filters); there is no keyword fallback",
+            )
+            .into());
+        };
+        let mut out = embedder
+            .embed_texts(std::slice::from_ref(text))
+            .map_err(|e| e.with_suffix(&EmbeddingPin::failure_suffix(pin)))?;
+        if out.len() != 1 {
+            return Err(am_triples::Error::Embedder(format!(
+                "expected 1 query vector, got {}",
+                out.len()
+            ))
+            .into());
+        }
+        let v = out.remove(0);
+        am_triples::vector::validate_vector(&v)
+            .map_err(|e| am_triples::Error::Embedder(format!("query embedding: {e}")))?;
+        Ok(Some(v))
+    }
+
+    fn structured(&self, q: &TripleQuery) -> Result<Vec<TripleAssertion>> {
+        let compiled = sql::structured(&self.table, q);
+        let limit = q.effective_limit().unwrap_or(usize::MAX);
+        self.with_conn(|c| {
+            let mut stmt = c.prepare_cached(&compiled.sql)?;
+            let mut rows = stmt.query(params_from_iter(compiled.params.iter()))?;
+            let mut out = Vec::new();
+            while out.len() < limit
+                && let Some(r) = rows.next()?
+            {
+                let (_, a) = codec::row_to_assertion(r)?;
+                if !compiled.object_post_filter || q.object_matches(&a) {
+                    out.push(a);
+                }
+            }
+            Ok(out)
+        })
+    }
+
+    fn note_scan(&self, reason: &str) {
+        self.serving_scan.store(true, Ordering::Relaxed);
+        if !self.scan_warned.swap(true, Ordering::Relaxed) {
+            self.push_warning(format!(
+                "#FALLBACK: SQLite vector search uses the reference linear scan: {reason}; \
+                 the results are the same, only slower"
+            ));
+        }
+    }
+
+    fn semantic(&self, q: &TripleQuery, qv: &[f32]) -> Result<Vec<TripleAssertion>> {
+        let limit = q.effective_limit();
+        let conn_arc = self.home.conn();
+        let conn = lock(&conn_arc);
+        let candidates: Option<Vec<i64>> = match sql::candidates(&self.table, q) {
+            None => None,
+            Some(compiled) => {
+                let mut stmt = conn.prepare_cached(&compiled.sql)?;
+                let mut rows = stmt.query(params_from_iter(compiled.params.iter()))?;
+                let mut ids = Vec::new();
+                while let Some(r) = rows.next()? {
+                    let object: String = r.get(1)?;
+                    let attrs: Option<String> = r.get(2)?;
+                    if !compiled.object_post_filter
+                        || sql::object_rule(q, &object, attrs.as_deref())
+                    {
+                        ids.push(r.get(0)?);
+                    }
+                }
+                Some(ids)
+            }
+        };
+        let ranked = {
+            let mut cache = lock(&self.cache);
+            MatrixCache::refresh(&mut cache, &conn, &self.table)?;
+            let c = cache.as_ref().ok_or_else(|| {
+                am_triples::Error::Storage("vector cache missing after refresh".into())
+            })?;
+            let scan_reason = match (c.defect(), c.dim()) {
+                (Some(d), _) => Some(format!(
+                    "the store holds a vector the float32 matrix cannot score exactly ({d})"
+                )),
+                (None, Some(d)) if d != qv.len() => Some(format!(
+                    "a query vector of dimension {} against stored vectors of dimension {d}",
+                    qv.len()
+                )),
+                _ => None,
+            };
+            match scan_reason {
+                None => {
+                    self.serving_scan.store(false, Ordering::Relaxed);
+                    c.rank(qv, candidates.as_deref(), q.min_score, limit)
+                }
+                Some(reason) => {
+                    drop(cache);
+                    self.note_scan(&reason);
+                    let rows = scan_rows(&conn, &self.table, candidates.as_deref())?;
+                    vectors::scan_rank(qv, &rows, q.min_score, limit)
+                }
+            }
+        };
+        if ranked.is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut by_rowid: HashMap<i64, TripleAssertion> = HashMap::with_capacity(ranked.len());
+        for chunk in ranked.chunks(500) {
+            let sql = format!(
+                "SELECT {} FROM {} WHERE rowid IN ({})",
+                codec::ASSERTION_COLUMNS,
+                self.table,
+                vec!["?"; chunk.len()].join(", ")
+            );
+            let mut stmt = conn.prepare(&sql)?;
+            let rows = stmt.query_map(params_from_iter(chunk.iter().map(|(r, _)| *r)), |r| {
+                codec::row_to_assertion(r)
+            })?;
+            for row in rows {
+                let (rowid, a) = row?;
+                by_rowid.insert(rowid, a);
+            }
+        }
+        Ok(ranked
+            .into_iter()
+            .filter_map(|(rowid, score)| {
+                let mut a = by_rowid.remove(&rowid)?;
+                let retrieval = a
+                    .attributes
+                    .entry("_retrieval")
+                    .or_insert_with(|| json!({}));
+                if !retrieval.is_object() {
+                    *retrieval = json!({});
+                }
+                if let Value::Object(m) = retrieval {
+                    m.insert("score".into(), json!(score));
+                    m.entry("metric").or_insert_with(|| json!(METRIC_COSINE));
+                }
+                Some(a)
+            })
+            .collect())
+    }
+}
+
+/// Every vectored row (within `candidates` when given), decoded, in rowid order.
+fn scan_rows(
+    conn: &Connection,
+    table: &str,
+    candidates: Option<&[i64]>,
+) -> Result<Vec<(i64, codec::Decoded)>> {
+    let mut stmt = conn.prepare_cached(&format!(
+        "SELECT rowid, embedding FROM {table} WHERE embedding IS NOT NULL ORDER BY rowid"
+    ))?;
+    let mut rows = stmt.query([])?;
+    let mut out = Vec::new();
+    while let Some(r) = rows.next()? {
+        let rowid: i64 = r.get(0)?;
+        if candidates.is_some_and(|c| c.binary_search(&rowid).is_err()) {
+            continue;
+        }
+        out.push((rowid, codec::decode_cell(r.get_ref(1)?)));
+    }
+    Ok(out)
+}
+
+impl TripleStore for SQLiteTripleStore {
+    fn capabilities(&self) -> Capabilities {
+        Capabilities {
+            close_assertion: true,
+            narrow_assertion: true,
+            change_feed: true,
+            vector_search: true,
+            digest_rewrite: false,
+            persistent: true,
+            cross_process_writers: true,
+        }
+    }
+
+    fn add(&self, assertions: &[TripleAssertion]) -> am_triples::Result<Vec<String>> {
+        let mut pending = assertions
+            .iter()
+            .map(TripleAssertion::canonicalized)
+            .collect::<am_triples::Result<Vec<_>>>()?;
+        if pending.is_empty() {
+            return Ok(Vec::new());
+        }
+        for a in &mut pending {
+            if a.assertion_id.is_none() {
+                a.assertion_id = Some(uuid::Uuid::new_v4().to_string());
+            }
+        }
+        let (vectors, dim) = self.embed_batch(&pending)?;
+        if let Some(w) = self.insert_batch(&pending, &vectors, dim)? {
+            self.push_warning(w);
+        }
+        Ok(pending.into_iter().filter_map(|a| a.assertion_id).collect())
+    }
+
+    fn query(&self, q: &TripleQuery) -> am_triples::Result<Vec<TripleAssertion>> {
+        let q = q.canonicalized()?;
+        if !q.is_semantic() {
+            return Ok(self.structured(&q)?);
+        }
+        let pin = self.load_pin()?;
+        let Some(qv) = self.resolve_query_vector(&q, pin.as_ref())? else {
+            return Ok(self.structured(&q)?);
+        };
+        if let Some(p) = &pin {
+            p.check_query_dimension(qv.len())?;
+        }
+        Ok(self.semantic(&q, &qv)?)
+    }
+
+    fn close(&self) -> am_triples::Result<()> {
+        *lock(&self.cache) = None;
+        Ok(())
+    }
+
+    fn close_assertion(&self, assertion_id: &str, valid_until: &str) -> am_triples::Result<bool> {
+        let (id, end) = tstore::window_args(assertion_id, valid_until)?;
+        Ok(self.change_window(&id, |current| Ok(tstore::close_rule(current, &end)))?)
+    }
+
+    fn narrow_assertion(&self, assertion_id: &str, valid_until: &str) -> am_triples::Result<bool> {
+        let (id, end) = tstore::window_args(assertion_id, valid_until)?;
+        Ok(self.change_window(&id, |current| tstore::narrow_rule(&id, current, &end))?)
+    }
+
+    fn assertions_after(
+        &self,
+        cursor: i64,
+        scope: Option<&str>,
+        owner_id: Option<&str>,
+        limit: usize,
+    ) -> am_triples::Result<FeedPage> {
+        if limit == 0 {
+            return Err(am_triples::Error::invalid(
+                "limit must be a positive int, got 0",
+            ));
+        }
+        let scope = scope.map(canonical_scope);
+        let owner = strip_optional(owner_id);
+        let start = cursor.max(0);
+        Ok(self.with_conn(|c| {
+            // One read transaction: the page and the head come from one snapshot.
+            let tx = c.transaction_with_behavior(TransactionBehavior::Deferred)?;
+            let mut sql = format!(
+                "SELECT {} FROM {} WHERE rowid > ?",
+                codec::ASSERTION_COLUMNS,
+                self.table
+            );
+            let mut p: Vec<rusqlite::types::Value> = vec![start.into()];
+            if let Some(s) = &scope {
+                sql.push_str(" AND scope = ?");
+                p.push(s.clone().into());
+            }
+            if let Some(o) = &owner {
+                sql.push_str(" AND owner_id = ?");
+                p.push(o.clone().into());
+            }
+            sql.push_str(" ORDER BY rowid LIMIT ?");
+            p.push(i64::try_from(limit).unwrap_or(i64::MAX).into());
+            let rows = {
+                let mut stmt = tx.prepare(&sql)?;
+                stmt.query_map(params_from_iter(p.iter()), codec::row_to_assertion)?
+                    .collect::<rusqlite::Result<Vec<_>>>()?
+            };
+            let next = if rows.len() == limit {
+                rows.last().map_or(start, |(r, _)| *r)
+            } else {
+                let head: i64 = tx.query_row(
+                    &format!("SELECT COALESCE(MAX(rowid), 0) FROM {}", self.table),
+                    [],
+                    |r| r.get(0),
+                )?;
+                head.max(start)
+            };
+            tx.commit()?;
+            Ok(FeedPage {
+                rows,
+                next_cursor: next,
+            })
+        })?)
+    }
+
+    fn stored_vector(&self, assertion_id: &str) -> am_triples::Result<Option<Vec<f32>>> {
+        let id = am_triples::assertion::py_strip(assertion_id).to_owned();
+        if id.is_empty() {
+            return Ok(None);
+        }
+        Ok(self.with_conn(|c| {
+            let mut stmt = c.prepare_cached(&format!(
+                "SELECT embedding FROM {} WHERE assertion_id = ?1",
+                self.table
+            ))?;
+            let mut rows = stmt.query([&id])?;
+            Ok(match rows.next()? {
+                None => None,
+                Some(r) => match codec::decode_cell(r.get_ref(0)?) {
+                    codec::Decoded::F32(v) => Some(v),
+                    _ => None,
+                },
+            })
+        })?)
+    }
+
+    fn embedding_pin(&self) -> am_triples::Result<Option<EmbeddingPin>> {
+        Ok(self.load_pin()?)
+    }
+
+    fn take_warnings(&self) -> Vec<String> {
+        std::mem::take(&mut *lock(&self.warnings))
+    }
+}
+
+impl SQLiteTripleStore {
+    /// Apply a window rule to one row's `valid_until` in one transaction.
+    fn change_window(
+        &self,
+        id: &str,
+        rule: impl FnOnce(Option<&str>) -> am_triples::Result<Option<String>>,
+    ) -> Result<bool> {
+        self.with_conn(|c| {
+            let tx = c.transaction_with_behavior(TransactionBehavior::Immediate)?;
+            let current: Option<Option<String>> = {
+                let mut stmt = tx.prepare(&format!(
+                    "SELECT valid_until FROM {} WHERE assertion_id = ?1",
+                    self.table
+                ))?;
+                let mut rows = stmt.query([id])?;
+                match rows.next()? {
+                    None => None,
+                    Some(r) => Some(r.get::<_, Option<String>>(0)?),
+                }
+            };
+            let Some(current) = current else {
+                return Ok(false);
+            };
+            let current = current
+                .map(|s| am_triples::assertion::py_strip(&s).to_owned())
+                .filter(|s| !s.is_empty());
+            let Some(new_end) = rule(current.as_deref())? else {
+                return Ok(false);
+            };
+            tx.execute(
+                &format!(
+                    "UPDATE {} SET valid_until = ?1 WHERE assertion_id = ?2",
+                    self.table
+                ),
+                params![new_end, id],
+            )?;
+            tx.commit()?;
+            Ok(true)
+        })
+    }
+}

@@ -1,0 +1,332 @@
+//! The store's schema on disk: the triples table with AbstractMemory's names, its
+//! indexes, the `{table}_meta` sidecar, the FTS5 keyword index, and the in-place
+//! upgrades of older homes (the `embedding` column, JSON-text vectors to BLOBs).
+//!
+//! Spec: stores.md "SQLiteTripleStore"; troubleshooting "Opening an older home";
+//! the 0.3.2 schema (`oracle-0.3.2/schema.sql`).
+
+use crate::error::{Error, Result};
+use crate::store::codec::{self, Decoded};
+use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
+
+/// The default triples table name.
+pub const DEFAULT_TABLE: &str = "triples";
+
+/// The store schema version this code writes and understands (meta key
+/// [`META_SCHEMA_VERSION`]). A home declaring a larger one is refused.
+pub const STORE_SCHEMA_VERSION: i64 = 1;
+
+/// Meta key: the store schema version.
+pub const META_SCHEMA_VERSION: &str = "schema_version";
+/// Meta key: the embedding pin (compact JSON).
+pub const META_EMBEDDING_PIN: &str = "embedding_pin";
+/// Meta key: the FTS5 keyword index's rowid high-water.
+pub const META_FTS_HIGH_WATER: &str = "fts_high_water";
+/// Meta key: the JSON→BLOB upgrade's rowid cursor.
+pub const META_VECTOR_BLOB_HIGH_WATER: &str = "vector_blob_high_water";
+/// Meta key: the vector encoding once the upgrade is complete.
+pub const META_VECTOR_ENCODING: &str = "vector_encoding";
+/// Meta key: bumped whenever stored vectors are rewritten (upgrade, re-embed), so
+/// every handle's matrix cache rebuilds.
+pub const META_VECTOR_GENERATION: &str = "vector_generation";
+/// The value of [`META_VECTOR_ENCODING`] this code writes.
+pub const VECTOR_ENCODING_F32_BLOB: &str = "float32-blob";
+
+/// Rows per transaction of the JSON→BLOB upgrade.
+pub const DEFAULT_UPGRADE_BATCH_ROWS: usize = 5000;
+
+/// Validate a table name (`[A-Za-z_][A-Za-z0-9_]*`): it is interpolated into SQL
+/// identifiers, which cannot be bound as parameters. A blank name is the default.
+///
+/// # Errors
+/// `InvalidInput` naming the rejected value.
+pub fn checked_table(table_name: Option<&str>) -> Result<String> {
+    let t = table_name.map(str::trim).unwrap_or_default();
+    if t.is_empty() {
+        return Ok(DEFAULT_TABLE.to_owned());
+    }
+    let mut chars = t.chars();
+    let first_ok = chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_');
+    if first_ok && chars.all(|c| c.is_ascii_alphanumeric() || c == '_') {
+        Ok(t.to_owned())
+    } else {
+        Err(Error::Triples(am_triples::Error::invalid(format!(
+            "table_name must match [A-Za-z_][A-Za-z0-9_]* (got {t:?}); it is interpolated into SQL identifiers"
+        ))))
+    }
+}
+
+/// Whether a table (or virtual table) of that name exists.
+pub fn table_exists(conn: &Connection, name: &str) -> Result<bool> {
+    Ok(conn
+        .query_row(
+            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?1",
+            [name],
+            |_| Ok(()),
+        )
+        .optional()?
+        .is_some())
+}
+
+/// Read one meta value (`None` when the sidecar or the key is absent).
+pub fn meta_get(conn: &Connection, table: &str, key: &str) -> Result<Option<String>> {
+    if !table_exists(conn, &format!("{table}_meta"))? {
+        return Ok(None);
+    }
+    Ok(conn
+        .query_row(
+            &format!("SELECT value FROM {table}_meta WHERE key = ?1"),
+            [key],
+            |r| r.get::<_, Option<String>>(0),
+        )
+        .optional()?
+        .flatten())
+}
+
+/// Write one meta value (the caller owns the transaction).
+pub fn meta_set(conn: &Connection, table: &str, key: &str, value: &str) -> Result<()> {
+    conn.execute(
+        &format!("INSERT OR REPLACE INTO {table}_meta (key, value) VALUES (?1, ?2)"),
+        params![key, value],
+    )?;
+    Ok(())
+}
+
+/// An integer meta value; absent or malformed is `0`.
+pub fn meta_int(conn: &Connection, table: &str, key: &str) -> Result<i64> {
+    Ok(meta_get(conn, table, key)?
+        .and_then(|v| v.trim().parse::<i64>().ok())
+        .unwrap_or(0))
+}
+
+/// Bump `vector_generation` (the caller owns the transaction).
+pub fn bump_vector_generation(conn: &Connection, table: &str) -> Result<()> {
+    let g = meta_int(conn, table, META_VECTOR_GENERATION)?;
+    meta_set(conn, table, META_VECTOR_GENERATION, &(g + 1).to_string())
+}
+
+/// Refuse a home this code does not know, before anything is written: a meta
+/// sidecar declaring a newer store schema, or a vector encoding other than ours.
+///
+/// # Errors
+/// `Refused` naming what the file declares and what this code knows.
+pub fn refuse_unknown(conn: &Connection, table: &str) -> Result<()> {
+    if let Some(v) = meta_get(conn, table, META_SCHEMA_VERSION)? {
+        let declared = v.trim().parse::<i64>().ok();
+        if declared.is_none_or(|d| d > STORE_SCHEMA_VERSION) {
+            return Err(Error::Refused(format!(
+                "{table}_meta declares store schema_version {v:?}, this code knows up to {STORE_SCHEMA_VERSION}; \
+                 open the home with a newer AbstractMemory (nothing was written)"
+            )));
+        }
+    }
+    if let Some(v) = meta_get(conn, table, META_VECTOR_ENCODING)?
+        && v != VECTOR_ENCODING_F32_BLOB
+    {
+        return Err(Error::Refused(format!(
+            "{table}_meta declares vector_encoding {v:?}, this code knows only {VECTOR_ENCODING_F32_BLOB:?} \
+             (nothing was written)"
+        )));
+    }
+    Ok(())
+}
+
+/// Whether every object of the current schema exists already (opening such a
+/// home writes nothing and takes no write lock).
+fn schema_complete(conn: &Connection, table: &str) -> Result<bool> {
+    let n: i64 = conn.query_row(
+        "SELECT COUNT(*) FROM sqlite_master WHERE name IN (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+        params![
+            table,
+            format!("{table}_meta"),
+            format!("{table}_fts"),
+            format!("idx_{table}_spo"),
+            format!("idx_{table}_scope_owner"),
+            format!("idx_{table}_observed"),
+            format!("idx_{table}_object"),
+            format!("idx_{table}_scope_owner_observed"),
+        ],
+        |r| r.get(0),
+    )?;
+    Ok(n == 8 && has_embedding_column(conn, table)?)
+}
+
+fn has_embedding_column(conn: &Connection, table: &str) -> Result<bool> {
+    let mut stmt = conn.prepare(&format!("PRAGMA table_info({table})"))?;
+    let cols = stmt
+        .query_map([], |r| r.get::<_, String>(1))?
+        .collect::<rusqlite::Result<Vec<_>>>()?;
+    Ok(cols.iter().any(|c| c == "embedding"))
+}
+
+/// Create (idempotently) the table, its indexes, the meta sidecar and the FTS5
+/// index, add the `embedding` column to a file from before it existed, record the
+/// schema version, and index rows above the FTS high-water.
+///
+/// # Errors
+/// `Storage` when SQLite fails.
+pub fn ensure_schema(conn: &mut Connection, table: &str) -> Result<()> {
+    if !schema_complete(conn, table)? {
+        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+        tx.execute_batch(&format!(
+            "CREATE TABLE IF NOT EXISTS {table} (
+              assertion_id TEXT PRIMARY KEY,
+              subject TEXT NOT NULL,
+              predicate TEXT NOT NULL,
+              object TEXT NOT NULL,
+              scope TEXT NOT NULL,
+              owner_id TEXT,
+              observed_at TEXT NOT NULL,
+              valid_from TEXT,
+              valid_until TEXT,
+              confidence REAL,
+              provenance_json TEXT,
+              attributes_json TEXT,
+              text TEXT
+            );
+            CREATE INDEX IF NOT EXISTS idx_{table}_spo ON {table}(subject, predicate, object);
+            CREATE INDEX IF NOT EXISTS idx_{table}_scope_owner ON {table}(scope, owner_id);
+            CREATE INDEX IF NOT EXISTS idx_{table}_observed ON {table}(observed_at);
+            CREATE INDEX IF NOT EXISTS idx_{table}_object ON {table}(object, predicate);
+            CREATE INDEX IF NOT EXISTS idx_{table}_scope_owner_observed ON {table}(scope, owner_id, observed_at);
+            CREATE TABLE IF NOT EXISTS {table}_meta (key TEXT PRIMARY KEY, value TEXT);
+            CREATE VIRTUAL TABLE IF NOT EXISTS {table}_fts USING fts5(text, content={table}, content_rowid=rowid);"
+        ))?;
+        if !has_embedding_column(&tx, table)? {
+            // The 0.3.x upgrade path: the column is added where ALTER TABLE puts it,
+            // at the end, exactly as AbstractMemory does.
+            tx.execute_batch(&format!("ALTER TABLE {table} ADD COLUMN embedding TEXT"))?;
+        }
+        if meta_get(&tx, table, META_SCHEMA_VERSION)?.is_none() {
+            meta_set(
+                &tx,
+                table,
+                META_SCHEMA_VERSION,
+                &STORE_SCHEMA_VERSION.to_string(),
+            )?;
+        }
+        tx.commit()?;
+    }
+    // Backfill the keyword index only when rows sit above the cursor, so a
+    // reader's open takes no write lock.
+    let hw = meta_int(conn, table, META_FTS_HIGH_WATER)?;
+    let max: i64 = conn.query_row(
+        &format!("SELECT COALESCE(MAX(rowid), 0) FROM {table}"),
+        [],
+        |r| r.get(0),
+    )?;
+    if max > hw {
+        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+        sync_fts_index(&tx, table)?;
+        tx.commit()?;
+    }
+    Ok(())
+}
+
+/// Index rows above the `fts_high_water` cursor in the FTS5 keyword index (the
+/// caller owns the transaction). Record edges and bookkeeping rows are excluded
+/// exactly as AbstractMemory 0.3.2 excludes them: any non-null
+/// `attributes.record_edge` or `attributes.bookkeeping` keeps a row out.
+///
+/// # Errors
+/// `Storage` when SQLite fails.
+pub fn sync_fts_index(conn: &Connection, table: &str) -> Result<()> {
+    let hw = meta_int(conn, table, META_FTS_HIGH_WATER)?;
+    conn.execute(
+        &format!(
+            "INSERT INTO {table}_fts (rowid, text) \
+             SELECT rowid, COALESCE(text, '') FROM {table} WHERE rowid > ?1 \
+             AND json_extract(COALESCE(attributes_json, '{{}}'), '$.record_edge') IS NULL \
+             AND json_extract(COALESCE(attributes_json, '{{}}'), '$.bookkeeping') IS NULL"
+        ),
+        [hw],
+    )?;
+    let new_high: i64 = conn.query_row(
+        &format!("SELECT COALESCE(MAX(rowid), ?1) FROM {table}"),
+        [hw],
+        |r| r.get(0),
+    )?;
+    meta_set(conn, table, META_FTS_HIGH_WATER, &new_high.to_string())
+}
+
+/// What one run of the JSON→BLOB upgrade did.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct UpgradeReport {
+    /// Rows whose JSON-text vector became a float32 BLOB.
+    pub rewritten: usize,
+    /// Rows kept as JSON text because float32 cannot hold a value (the reference
+    /// scan serves them, labelled).
+    pub kept: usize,
+    /// Whether the upgrade finished (`vector_encoding = float32-blob` written).
+    pub complete: bool,
+}
+
+/// Upgrade JSON-text vectors (0.3.x) to float32 BLOBs in place, in transactions
+/// of `batch_rows` rows above the `vector_blob_high_water` cursor, so it is
+/// idempotent and an interrupted run resumes. On completion writes
+/// `vector_encoding = float32-blob` and bumps `vector_generation`.
+/// `stop_after_batches` stops early (tests simulate a kill with it).
+///
+/// # Errors
+/// `Storage` when SQLite fails (the batch in flight rolls back).
+pub fn upgrade_vectors(
+    conn: &mut Connection,
+    table: &str,
+    batch_rows: usize,
+    stop_after_batches: Option<usize>,
+) -> Result<UpgradeReport> {
+    let mut report = UpgradeReport::default();
+    if meta_get(conn, table, META_VECTOR_ENCODING)?.as_deref() == Some(VECTOR_ENCODING_F32_BLOB) {
+        report.complete = true;
+        return Ok(report);
+    }
+    let batch = i64::try_from(batch_rows.max(1)).unwrap_or(i64::MAX);
+    let mut batches = 0usize;
+    loop {
+        if stop_after_batches.is_some_and(|n| batches >= n) {
+            return Ok(report);
+        }
+        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let hw = meta_int(&tx, table, META_VECTOR_BLOB_HIGH_WATER)?;
+        let rows: Vec<(i64, Option<String>)> = {
+            let mut stmt = tx.prepare(&format!(
+                "SELECT rowid, CASE WHEN typeof(embedding) = 'text' THEN embedding END \
+                 FROM {table} WHERE rowid > ?1 ORDER BY rowid LIMIT ?2"
+            ))?;
+            stmt.query_map(params![hw, batch], |r| Ok((r.get(0)?, r.get(1)?)))?
+                .collect::<rusqlite::Result<_>>()?
+        };
+        let Some(&(last, _)) = rows.last() else {
+            meta_set(&tx, table, META_VECTOR_ENCODING, VECTOR_ENCODING_F32_BLOB)?;
+            bump_vector_generation(&tx, table)?;
+            tx.commit()?;
+            report.complete = true;
+            return Ok(report);
+        };
+        {
+            let mut update = tx.prepare(&format!(
+                "UPDATE {table} SET embedding = ?1 WHERE rowid = ?2"
+            ))?;
+            for (rowid, text) in &rows {
+                let Some(text) = text else { continue };
+                if text.trim().is_empty() {
+                    update.execute(params![Option::<Vec<u8>>::None, rowid])?;
+                    report.rewritten += 1;
+                    continue;
+                }
+                match codec::decode_json(text) {
+                    Decoded::F32(v) => {
+                        update.execute(params![codec::encode_f32(&v), rowid])?;
+                        report.rewritten += 1;
+                    }
+                    _ => report.kept += 1,
+                }
+            }
+        }
+        meta_set(&tx, table, META_VECTOR_BLOB_HIGH_WATER, &last.to_string())?;
+        tx.commit()?;
+        batches += 1;
+    }
+}

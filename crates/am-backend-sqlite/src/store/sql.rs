@@ -1,0 +1,143 @@
+//! The structured read: a `TripleQuery` compiled to one SQL statement whose owner
+//! filter is a plain, index-usable equality.
+//!
+//! Spec: stores.md "SQLiteTripleStore" (Reads, backlog 0058); "Our rules" (owner
+//! filter uses the `(scope, owner_id, observed_at)` index; literal-object rule;
+//! ties by insertion order in the query's direction).
+
+use am_triples::assertion::{canonicalize_term, py_strip};
+use am_triples::{Order, TripleQuery};
+use rusqlite::types::Value as SqlValue;
+
+/// A compiled read: SQL text, its parameters, and whether rows still need the
+/// object rule applied in Rust (a query object whose trimmed and lowercased forms
+/// differ: literal rows match the first, other rows the second).
+#[derive(Debug, Clone)]
+pub struct Compiled {
+    /// The SQL text.
+    pub sql: String,
+    /// Positional parameters.
+    pub params: Vec<SqlValue>,
+    /// Whether [`TripleQuery::object_matches`] must still filter the rows (then
+    /// the limit is applied in Rust, after that filter).
+    pub object_post_filter: bool,
+}
+
+/// The `WHERE` clause (without the keyword; empty when unfiltered), its
+/// parameters, and whether the object rule needs a post-filter. `q` must be
+/// canonicalized.
+pub fn where_clause(q: &TripleQuery) -> (String, Vec<SqlValue>, bool) {
+    let mut parts: Vec<String> = Vec::new();
+    let mut params: Vec<SqlValue> = Vec::new();
+    let mut post = false;
+    let text = |v: &str| SqlValue::Text(v.to_owned());
+    if let Some(ids) = &q.assertion_ids {
+        parts.push(format!(
+            "assertion_id IN ({})",
+            vec!["?"; ids.len()].join(", ")
+        ));
+        params.extend(ids.iter().map(|id| text(id)));
+    }
+    for (col, v) in [("subject", &q.subject), ("predicate", &q.predicate)] {
+        if let Some(v) = v {
+            parts.push(format!("{col} = ?"));
+            params.push(text(v));
+        }
+    }
+    if let Some(o) = &q.object {
+        let trimmed = py_strip(o);
+        let lowered = canonicalize_term(o);
+        if trimmed == lowered {
+            parts.push("object = ?".into());
+            params.push(text(trimmed));
+        } else {
+            parts.push("object IN (?, ?)".into());
+            params.push(text(trimmed));
+            params.push(text(&lowered));
+            post = true;
+        }
+    }
+    // The owner filter is a plain equality (never COALESCE), so SQLite can walk
+    // idx_<table>_scope_owner_observed.
+    for (col, v) in [("scope", &q.scope), ("owner_id", &q.owner_id)] {
+        if let Some(v) = v {
+            parts.push(format!("{col} = ?"));
+            params.push(text(v));
+        }
+    }
+    if let Some(s) = &q.since {
+        parts.push("observed_at >= ?".into());
+        params.push(text(s));
+    }
+    if let Some(u) = &q.until {
+        parts.push("observed_at <= ?".into());
+        params.push(text(u));
+    }
+    if let Some(at) = &q.active_at {
+        // valid_until is exclusive.
+        parts.push("(valid_from IS NULL OR valid_from <= ?)".into());
+        params.push(text(at));
+        parts.push("(valid_until IS NULL OR valid_until > ?)".into());
+        params.push(text(at));
+    }
+    (parts.join(" AND "), params, post)
+}
+
+/// Our object rule on raw columns: a literal row (truthy `attributes.literal`)
+/// matches when equal to the trimmed query object, any other row when equal to
+/// the canonicalized one. `q` must be canonicalized.
+pub fn object_rule(q: &TripleQuery, object: &str, attributes_json: Option<&str>) -> bool {
+    let Some(o) = &q.object else { return true };
+    let literal = attributes_json
+        .and_then(|a| serde_json::from_str::<serde_json::Value>(a).ok())
+        .is_some_and(|v| am_triples::assertion::json_truthy(v.get("literal")));
+    if literal {
+        object == py_strip(o)
+    } else {
+        object == canonicalize_term(o)
+    }
+}
+
+/// The structured read `query(q)` runs: assertion columns only, ordered by
+/// `observed_at` then rowid in the query's direction, `LIMIT` after ordering
+/// (in SQL unless the object rule needs a post-filter). `q` must be canonicalized.
+pub fn structured(table: &str, q: &TripleQuery) -> Compiled {
+    let (clause, mut params, post) = where_clause(q);
+    let dir = match q.order {
+        Order::Asc => "ASC",
+        Order::Desc => "DESC",
+    };
+    let mut sql = format!("SELECT {} FROM {table}", super::codec::ASSERTION_COLUMNS);
+    if !clause.is_empty() {
+        sql.push_str(" WHERE ");
+        sql.push_str(&clause);
+    }
+    sql.push_str(&format!(" ORDER BY observed_at {dir}, rowid {dir}"));
+    if !post && let Some(n) = q.effective_limit() {
+        sql.push_str(" LIMIT ?");
+        params.push(SqlValue::Integer(i64::try_from(n).unwrap_or(i64::MAX)));
+    }
+    Compiled {
+        sql,
+        params,
+        object_post_filter: post,
+    }
+}
+
+/// The candidate read of a semantic query: `rowid, object, attributes_json` (the
+/// last two for the object rule's post-filter) of every row
+/// passing the structured filters, in rowid order. `None` when the query has no
+/// structured filter (every vectored row is a candidate).
+pub fn candidates(table: &str, q: &TripleQuery) -> Option<Compiled> {
+    let (clause, params, post) = where_clause(q);
+    if clause.is_empty() {
+        return None;
+    }
+    Some(Compiled {
+        sql: format!(
+            "SELECT rowid, object, attributes_json FROM {table} WHERE {clause} ORDER BY rowid"
+        ),
+        params,
+        object_post_filter: post,
+    })
+}

@@ -1,0 +1,123 @@
+//! Shared helpers of the SQLite store tests: real embedders (deterministic, no
+//! network), temporary homes, and raw file inspection.
+
+#![allow(dead_code, reason = "each test binary uses a different subset")]
+
+use am_backend_sqlite::{SQLiteTripleStore, SqliteStoreOptions};
+use am_triples::{Result, TextEmbedder};
+use sha2::{Digest, Sha256};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// The Python fixture's `TinyEmbedder`: a 16-d hashed bag of words (sha256 of
+/// each whitespace token of the lowercased text; bucket `h[0] % 16`, sign from
+/// `h[1] & 1`), L2-normalized, reporting `tiny-hash-bow-16`.
+#[derive(Debug, Clone)]
+pub struct TinyEmbedder {
+    pub model: Option<String>,
+    pub dim: usize,
+}
+
+impl Default for TinyEmbedder {
+    fn default() -> Self {
+        TinyEmbedder {
+            model: Some("tiny-hash-bow-16".into()),
+            dim: 16,
+        }
+    }
+}
+
+impl TinyEmbedder {
+    /// The vector of one text, computed in f64 as Python does, then narrowed.
+    pub fn embed_f64(&self, text: &str) -> Vec<f64> {
+        let mut v = vec![0.0f64; self.dim];
+        for tok in text.to_lowercase().split_whitespace() {
+            let h = Sha256::digest(tok.as_bytes());
+            v[usize::from(h[0]) % self.dim] += if h[1] & 1 == 1 { 1.0 } else { -1.0 };
+        }
+        let n = v.iter().map(|x| x * x).sum::<f64>().sqrt();
+        let n = if n == 0.0 { 1.0 } else { n };
+        v.iter().map(|x| x / n).collect()
+    }
+}
+
+impl TextEmbedder for TinyEmbedder {
+    fn embed_texts(&self, texts: &[String]) -> Result<Vec<Vec<f32>>> {
+        Ok(texts
+            .iter()
+            .map(|t| self.embed_f64(t).into_iter().map(|x| x as f32).collect())
+            .collect())
+    }
+    fn model_id(&self) -> Option<String> {
+        self.model.clone()
+    }
+    fn dimension(&self) -> Option<usize> {
+        self.model.as_ref().map(|_| self.dim)
+    }
+}
+
+/// An embedder that fails (as an unreachable endpoint does) while `failing` is set.
+#[derive(Debug, Default)]
+pub struct FlakyEmbedder {
+    pub failing: AtomicBool,
+}
+
+impl TextEmbedder for FlakyEmbedder {
+    fn embed_texts(&self, texts: &[String]) -> Result<Vec<Vec<f32>>> {
+        if self.failing.load(Ordering::Relaxed) {
+            return Err(am_triples::Error::Embedder(
+                "HTTP 400: model 'tiny-hash-bow-16' not found".into(),
+            ));
+        }
+        TinyEmbedder::default().embed_texts(texts)
+    }
+    fn model_id(&self) -> Option<String> {
+        Some("tiny-hash-bow-16".into())
+    }
+}
+
+/// An embedder returning a fixed vector for every text.
+#[derive(Debug, Clone)]
+pub struct ConstEmbedder(pub Vec<f32>);
+
+impl TextEmbedder for ConstEmbedder {
+    fn embed_texts(&self, texts: &[String]) -> Result<Vec<Vec<f32>>> {
+        Ok(texts.iter().map(|_| self.0.clone()).collect())
+    }
+}
+
+pub fn tiny() -> Arc<dyn TextEmbedder> {
+    Arc::new(TinyEmbedder::default())
+}
+
+pub fn home_path(dir: &tempfile::TempDir) -> PathBuf {
+    dir.path().join("home.sqlite3")
+}
+
+pub fn open(path: &Path, embedder: Option<Arc<dyn TextEmbedder>>) -> SQLiteTripleStore {
+    SQLiteTripleStore::open(path, embedder, SqliteStoreOptions::default()).expect("open store")
+}
+
+/// Every byte of the main file (a WAL home checkpointed on its last close).
+pub fn bytes(path: &Path) -> Vec<u8> {
+    std::fs::read(path).expect("read home")
+}
+
+/// Checkpoint the WAL into the main file so byte comparisons see everything.
+pub fn checkpoint(path: &Path) {
+    let c = rusqlite::Connection::open(path).expect("open");
+    c.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()))
+        .expect("checkpoint");
+}
+
+/// One raw SQL value read off the file with a separate connection.
+pub fn raw_i64(path: &Path, sql: &str) -> i64 {
+    let c = rusqlite::Connection::open(path).expect("open");
+    c.query_row(sql, [], |r| r.get(0)).expect("query")
+}
+
+pub fn raw_opt_text(path: &Path, sql: &str) -> Option<String> {
+    let c = rusqlite::Connection::open(path).expect("open");
+    c.query_row(sql, [], |r| r.get(0)).ok()
+}
