@@ -1,0 +1,338 @@
+//! Appends inside an open transaction: seq allocation on the one `memj_seq` axis,
+//! supplied-id dedup, the denormalised counters and the cumulative count logs.
+//!
+//! Every function here assumes the caller holds the home's connection inside an
+//! open write transaction, and validated its records first (nothing is validated
+//! here, so a refusal never reaches SQL).
+
+use super::rows::{self, storage};
+use am_journal::common::{fill_id, fill_observed_at};
+use am_journal::{
+    ActiveMemorySnapshot, ClosureRecord, MemoryEvent, ReconstructionTrace, Result, ScopeBinding,
+    UnderstandingVersion, ValenceEvent,
+};
+use rusqlite::{Connection, OptionalExtension, Row};
+
+/// The seq cursor of one append: reads the high-water mark once, hands out the
+/// next seqs, and writes the new mark back (with the count logs' mark) at the end.
+pub(crate) struct SeqCursor {
+    start: i64,
+    next: i64,
+}
+
+impl SeqCursor {
+    /// Read the mark, catching the count logs up first when another writer left them behind.
+    pub(crate) fn begin(conn: &Connection) -> Result<Self> {
+        let hw = current_seq(conn)?;
+        catch_up_count_logs(conn, hw)?;
+        Ok(SeqCursor {
+            start: hw,
+            next: hw,
+        })
+    }
+
+    /// The next seq.
+    pub(crate) fn take(&mut self) -> i64 {
+        self.next += 1;
+        self.next
+    }
+
+    /// Persist the new high-water mark (no write when nothing was appended).
+    pub(crate) fn finish(self, conn: &Connection) -> Result<()> {
+        if self.next != self.start {
+            conn.prepare_cached("UPDATE memj_seq SET value = ?1 WHERE id = 1")
+                .and_then(|mut s| s.execute([self.next]))
+                .map_err(storage)?;
+            conn.prepare_cached("UPDATE memj_count_logs SET high_water = ?1 WHERE id = 1")
+                .and_then(|mut s| s.execute([self.next]))
+                .map_err(storage)?;
+        }
+        Ok(())
+    }
+}
+
+/// The high-water mark of the seq axis.
+pub(crate) fn current_seq(conn: &Connection) -> Result<i64> {
+    conn.prepare_cached("SELECT value FROM memj_seq WHERE id = 1")
+        .and_then(|mut s| s.query_row([], |r| r.get::<_, i64>(0)).optional())
+        .map_err(storage)
+        .map(|v| v.unwrap_or(0))
+}
+
+/// The seq through which the count logs are complete.
+pub(crate) fn count_logs_high_water(conn: &Connection) -> Result<i64> {
+    conn.prepare_cached("SELECT high_water FROM memj_count_logs WHERE id = 1")
+        .and_then(|mut s| s.query_row([], |r| r.get::<_, i64>(0)).optional())
+        .map_err(storage)
+        .map(|v| v.unwrap_or(0))
+}
+
+/// Append the count-log rows of every `selected` / `co_selected` event after the
+/// logs' mark (events another writer appended), then move the mark to `hw`.
+pub(crate) fn catch_up_count_logs(conn: &Connection, hw: i64) -> Result<()> {
+    let mark = count_logs_high_water(conn)?;
+    if mark >= hw {
+        return Ok(());
+    }
+    let pending: Vec<(i64, String, Option<String>, Option<String>)> = conn
+        .prepare(
+            "SELECT seq, kind, record_id, pair_ids_json FROM memj_events \
+             WHERE seq > ?1 AND kind IN ('selected', 'co_selected') ORDER BY seq ASC",
+        )
+        .and_then(|mut s| {
+            s.query_map([mark], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?
+                .collect::<rusqlite::Result<Vec<_>>>()
+        })
+        .map_err(storage)?;
+    for (seq, kind, record_id, pair_json) in pending {
+        if kind == "selected"
+            && let Some(rid) = record_id
+        {
+            log_selected(conn, &rid, seq)?;
+        } else if let Some(raw) = pair_json {
+            let pair: Vec<String> =
+                am_journal::common::json_load(Some(&raw), "pair_ids_json", Vec::new())?;
+            if let [a, b] = pair.as_slice() {
+                log_pair(conn, a, b, seq)?;
+            }
+        }
+    }
+    conn.execute(
+        "UPDATE memj_count_logs SET high_water = ?1 WHERE id = 1",
+        [hw],
+    )
+    .map_err(storage)?;
+    Ok(())
+}
+
+fn log_selected(conn: &Connection, record_id: &str, seq: i64) -> Result<()> {
+    let prev: i64 = conn
+        .prepare_cached(
+            "SELECT n FROM memj_selected_log WHERE record_id = ?1 ORDER BY seq DESC LIMIT 1",
+        )
+        .and_then(|mut s| s.query_row([record_id], |r| r.get(0)).optional())
+        .map_err(storage)?
+        .unwrap_or(0);
+    conn.prepare_cached("INSERT INTO memj_selected_log (record_id, seq, n) VALUES (?1, ?2, ?3)")
+        .and_then(|mut s| s.execute(rusqlite::params![record_id, seq, prev + 1]))
+        .map_err(storage)?;
+    Ok(())
+}
+
+fn log_pair(conn: &Connection, a: &str, b: &str, seq: i64) -> Result<()> {
+    let prev: i64 = conn
+        .prepare_cached(
+            "SELECT n FROM memj_pair_log WHERE id_a = ?1 AND id_b = ?2 ORDER BY seq DESC LIMIT 1",
+        )
+        .and_then(|mut s| s.query_row([a, b], |r| r.get(0)).optional())
+        .map_err(storage)?
+        .unwrap_or(0);
+    conn.prepare_cached("INSERT INTO memj_pair_log (id_a, id_b, seq, n) VALUES (?1, ?2, ?3, ?4)")
+        .and_then(|mut s| s.execute(rusqlite::params![a, b, seq, prev + 1]))
+        .map_err(storage)?;
+    Ok(())
+}
+
+fn find<T>(
+    conn: &Connection,
+    sql: &str,
+    id: &str,
+    decode: impl Fn(&Row<'_>) -> Result<T>,
+) -> Result<Option<T>> {
+    let mut stmt = conn.prepare_cached(sql).map_err(storage)?;
+    let mut rows = stmt.query([id]).map_err(storage)?;
+    match rows.next().map_err(storage)? {
+        Some(row) => decode(row).map(Some),
+        None => Ok(None),
+    }
+}
+
+/// Append validated events.
+pub(crate) fn events(conn: &Connection, items: Vec<MemoryEvent>) -> Result<Vec<MemoryEvent>> {
+    let mut cursor = SeqCursor::begin(conn)?;
+    let mut out = Vec::with_capacity(items.len());
+    let mut insert = conn.prepare_cached(rows::EVENT_INSERT).map_err(storage)?;
+    for mut e in items {
+        let supplied = e.event_id.trim();
+        if !supplied.is_empty()
+            && let Some(orig) = find(
+                conn,
+                "SELECT * FROM memj_events WHERE event_id = ?1",
+                supplied,
+                rows::row_to_event,
+            )?
+        {
+            out.push(orig);
+            continue;
+        }
+        fill_id(&mut e.event_id);
+        fill_observed_at(&mut e.observed_at);
+        e.seq = cursor.take();
+        rows::insert_event(&mut insert, &e)?;
+        if e.kind == "selected"
+            && let Some(rid) = e.record_id.as_deref()
+        {
+            conn.prepare_cached(
+                "INSERT INTO memj_selected_counts (record_id, n) VALUES (?1, 1) \
+                 ON CONFLICT(record_id) DO UPDATE SET n = n + 1",
+            )
+            .and_then(|mut s| s.execute([rid]))
+            .map_err(storage)?;
+            log_selected(conn, rid, e.seq)?;
+        } else if e.kind == "co_selected"
+            && let Some((a, b)) = e.pair_ids.as_ref()
+        {
+            log_pair(conn, a, b, e.seq)?;
+        }
+        out.push(e);
+    }
+    cursor.finish(conn)?;
+    Ok(out)
+}
+
+/// Append validated valence events.
+pub(crate) fn valence(conn: &Connection, items: Vec<ValenceEvent>) -> Result<Vec<ValenceEvent>> {
+    let mut cursor = SeqCursor::begin(conn)?;
+    let mut out = Vec::with_capacity(items.len());
+    for mut e in items {
+        let supplied = e.event_id.trim();
+        if !supplied.is_empty()
+            && let Some(orig) = find(
+                conn,
+                "SELECT * FROM memj_valence WHERE event_id = ?1",
+                supplied,
+                rows::row_to_valence,
+            )?
+        {
+            out.push(orig);
+            continue;
+        }
+        fill_id(&mut e.event_id);
+        fill_observed_at(&mut e.observed_at);
+        e.seq = cursor.take();
+        rows::insert_valence(conn, &e)?;
+        out.push(e);
+    }
+    cursor.finish(conn)?;
+    Ok(out)
+}
+
+/// Append validated bindings.
+pub(crate) fn bindings(conn: &Connection, items: Vec<ScopeBinding>) -> Result<Vec<ScopeBinding>> {
+    let mut cursor = SeqCursor::begin(conn)?;
+    let mut out = Vec::with_capacity(items.len());
+    for mut b in items {
+        let supplied = b.binding_id.trim();
+        if !supplied.is_empty()
+            && let Some(orig) = find(
+                conn,
+                "SELECT * FROM memj_bindings WHERE binding_id = ?1",
+                supplied,
+                rows::row_to_binding,
+            )?
+        {
+            out.push(orig);
+            continue;
+        }
+        fill_id(&mut b.binding_id);
+        fill_observed_at(&mut b.observed_at);
+        b.seq = cursor.take();
+        rows::insert_binding(conn, &b)?;
+        out.push(b);
+    }
+    cursor.finish(conn)?;
+    Ok(out)
+}
+
+/// Append validated closures.
+pub(crate) fn closures(conn: &Connection, items: Vec<ClosureRecord>) -> Result<Vec<ClosureRecord>> {
+    let mut cursor = SeqCursor::begin(conn)?;
+    let mut out = Vec::with_capacity(items.len());
+    for mut c in items {
+        let supplied = c.closure_id.trim();
+        if !supplied.is_empty()
+            && let Some(orig) = find(
+                conn,
+                "SELECT * FROM memj_closures WHERE closure_id = ?1",
+                supplied,
+                rows::row_to_closure,
+            )?
+        {
+            out.push(orig);
+            continue;
+        }
+        fill_id(&mut c.closure_id);
+        fill_observed_at(&mut c.observed_at);
+        c.seq = cursor.take();
+        rows::insert_closure(conn, &c)?;
+        out.push(c);
+    }
+    cursor.finish(conn)?;
+    Ok(out)
+}
+
+/// Append one validated trace.
+pub(crate) fn trace(conn: &Connection, mut t: ReconstructionTrace) -> Result<ReconstructionTrace> {
+    if !t.trace_id.is_empty()
+        && let Some(orig) = find(
+            conn,
+            "SELECT * FROM memj_traces WHERE trace_id = ?1",
+            &t.trace_id,
+            rows::row_to_trace,
+        )?
+    {
+        return Ok(orig);
+    }
+    let mut cursor = SeqCursor::begin(conn)?;
+    fill_id(&mut t.trace_id);
+    fill_observed_at(&mut t.observed_at);
+    t.seq = cursor.take();
+    rows::insert_trace(conn, &t)?;
+    cursor.finish(conn)?;
+    Ok(t)
+}
+
+/// Append one validated snapshot.
+pub(crate) fn snapshot(
+    conn: &Connection,
+    mut s: ActiveMemorySnapshot,
+) -> Result<ActiveMemorySnapshot> {
+    if !s.snapshot_id.is_empty()
+        && let Some(orig) = find(
+            conn,
+            "SELECT * FROM memj_snapshots WHERE snapshot_id = ?1",
+            &s.snapshot_id,
+            rows::row_to_snapshot,
+        )?
+    {
+        return Ok(orig);
+    }
+    let mut cursor = SeqCursor::begin(conn)?;
+    fill_id(&mut s.snapshot_id);
+    fill_observed_at(&mut s.observed_at);
+    s.seq = cursor.take();
+    rows::insert_snapshot(conn, &s)?;
+    cursor.finish(conn)?;
+    Ok(s)
+}
+
+/// Append one validated understanding version.
+pub(crate) fn version(
+    conn: &Connection,
+    mut v: UnderstandingVersion,
+) -> Result<UnderstandingVersion> {
+    if let Some(orig) = find(
+        conn,
+        "SELECT * FROM memj_versions WHERE version_id = ?1",
+        &v.version_id,
+        rows::row_to_version,
+    )? {
+        return Ok(orig);
+    }
+    let mut cursor = SeqCursor::begin(conn)?;
+    fill_observed_at(&mut v.understood_at);
+    v.seq = cursor.take();
+    rows::insert_version(conn, &v)?;
+    cursor.finish(conn)?;
+    Ok(v)
+}

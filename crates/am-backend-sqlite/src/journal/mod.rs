@@ -1,0 +1,337 @@
+//! `SQLiteJournal`: AbstractMemory's `memj_*` tables in the home's file, over the
+//! home's one connection, so a graph revision and its closures commit in one
+//! transaction (the `*_in` methods append inside a caller's open transaction).
+//!
+//! Spec: api.md "The journal"; troubleshooting.md "Durability and replay";
+//! ../shared/spec/oracle-0.3.2/schema.sql (`memj_*`); oracle `journal_sqlite.py`.
+//!
+//! Storage model (as 0.3.2): one table per family, `seq INTEGER PRIMARY KEY`, and a
+//! single-row `memj_seq` counter advanced in the same transaction as the rows, so
+//! the axis never drifts from the records. `memj_selected_counts` is maintained as
+//! 0.3.2 maintains it. This port adds `memj_versions` (0.5.2's understanding
+//! versions) and two cumulative count logs (`memj_selected_log`, `memj_pair_log`,
+//! complete through `memj_count_logs.high_water`) so that `selected_count` and
+//! `pair_selected_count` as of any seq are one index probe; a home last written by
+//! Python is caught up on open.
+
+mod append;
+mod read;
+mod rows;
+pub mod schema;
+
+use crate::home::{SharedConn, SqliteHome};
+use am_journal::journal::normalize_all;
+use am_journal::{
+    ActiveMemorySnapshot, BindingFilter, ClosureFilter, ClosureRecord, EventFilter, JournalRecord,
+    MemoryEvent, MemoryJournal, ReconstructionTrace, Result, ScopeBinding, TraceFilter,
+    UnderstandingVersion, ValenceEvent, ValenceFilter, VersionFilter,
+};
+use rows::storage;
+use rusqlite::{Connection, TransactionBehavior};
+use std::sync::MutexGuard;
+
+/// The durable journal of one SQLite home.
+///
+/// # Examples
+/// ```
+/// # use am_backend_sqlite::{SqliteHome, journal::SQLiteJournal};
+/// # use am_journal::{MemoryEvent, MemoryJournal};
+/// # let dir = tempfile::tempdir().unwrap();
+/// let home = SqliteHome::open(dir.path().join("home.sqlite3")).unwrap();
+/// let journal = SQLiteJournal::open(&home).unwrap();
+/// journal.append_events(&[MemoryEvent::on_record("selected", "r1", "session", "s1")]).unwrap();
+/// assert_eq!(journal.current_seq().unwrap(), 1);
+/// ```
+#[derive(Debug, Clone)]
+pub struct SQLiteJournal {
+    conn: SharedConn,
+}
+
+impl SQLiteJournal {
+    /// Open the journal of `home`: create the missing `memj_*` tables and indexes
+    /// (idempotent; no other table is touched) and catch the count logs up.
+    ///
+    /// # Errors
+    /// `Storage` when SQLite fails.
+    pub fn open(home: &SqliteHome) -> Result<Self> {
+        Self::from_conn(home.conn())
+    }
+
+    /// Open the journal over a home's shared connection (see [`SQLiteJournal::open`]).
+    ///
+    /// # Errors
+    /// `Storage` when SQLite fails.
+    pub fn from_conn(conn: SharedConn) -> Result<Self> {
+        let journal = SQLiteJournal { conn };
+        journal.write(|c| {
+            schema::ensure_schema(c).map_err(storage)?;
+            let hw = append::current_seq(c)?;
+            append::catch_up_count_logs(c, hw)
+        })?;
+        Ok(journal)
+    }
+
+    /// The shared connection this journal writes through.
+    pub fn conn(&self) -> SharedConn {
+        SharedConn::clone(&self.conn)
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Connection> {
+        // rusqlite rolls back an open transaction on drop, so a panic while holding
+        // the lock leaves no half-written append behind.
+        self.conn
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    fn write<T>(&self, f: impl FnOnce(&Connection) -> Result<T>) -> Result<T> {
+        let mut guard = self.lock();
+        let tx = guard
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .map_err(storage)?;
+        let out = f(&tx)?;
+        tx.commit().map_err(storage)?;
+        Ok(out)
+    }
+
+    fn read<T>(&self, f: impl FnOnce(&Connection) -> Result<T>) -> Result<T> {
+        let guard = self.lock();
+        f(&guard)
+    }
+
+    /// Append events inside the caller's open transaction on this home's connection
+    /// (`&rusqlite::Transaction` derefs to `&Connection`); all-or-nothing with it.
+    ///
+    /// # Errors
+    /// `InvalidInput` for an invalid event (nothing written); `Storage`.
+    pub fn append_events_in(
+        &self,
+        conn: &Connection,
+        events: &[MemoryEvent],
+    ) -> Result<Vec<MemoryEvent>> {
+        let items = normalize_all(events, MemoryEvent::normalized)?;
+        append::events(conn, items)
+    }
+
+    /// Append a binding inside the caller's open transaction.
+    ///
+    /// # Errors
+    /// `InvalidInput` for an invalid binding (nothing written); `Storage`.
+    pub fn append_binding_in(
+        &self,
+        conn: &Connection,
+        binding: &ScopeBinding,
+    ) -> Result<ScopeBinding> {
+        let b = binding.normalized()?;
+        append::bindings(conn, vec![b]).map(|mut v| v.remove(0))
+    }
+
+    /// Append bindings (all-or-nothing) through the journal's own transaction.
+    ///
+    /// # Errors
+    /// `InvalidInput` for an invalid binding (nothing written); `Storage`.
+    pub fn append_bindings(&self, bindings: &[ScopeBinding]) -> Result<Vec<ScopeBinding>> {
+        let items = normalize_all(bindings, ScopeBinding::normalized)?;
+        self.write(|c| append::bindings(c, items))
+    }
+
+    /// Append bindings inside the caller's open transaction (all-or-nothing).
+    ///
+    /// # Errors
+    /// `InvalidInput` for an invalid binding (nothing written); `Storage`.
+    pub fn append_bindings_in(
+        &self,
+        conn: &Connection,
+        bindings: &[ScopeBinding],
+    ) -> Result<Vec<ScopeBinding>> {
+        let items = normalize_all(bindings, ScopeBinding::normalized)?;
+        append::bindings(conn, items)
+    }
+
+    /// Append closures (all-or-nothing) through the journal's own transaction.
+    ///
+    /// # Errors
+    /// `InvalidInput` for an invalid closure (nothing written); `Storage`.
+    pub fn append_closures(&self, closures: &[ClosureRecord]) -> Result<Vec<ClosureRecord>> {
+        let items = normalize_all(closures, ClosureRecord::normalized)?;
+        self.write(|c| append::closures(c, items))
+    }
+
+    /// Append closures inside the caller's open transaction (a graph revision and
+    /// its closures commit together).
+    ///
+    /// # Errors
+    /// `InvalidInput` for an invalid closure (nothing written); `Storage`.
+    pub fn append_closures_in(
+        &self,
+        conn: &Connection,
+        closures: &[ClosureRecord],
+    ) -> Result<Vec<ClosureRecord>> {
+        let items = normalize_all(closures, ClosureRecord::normalized)?;
+        append::closures(conn, items)
+    }
+
+    /// Append a trace inside the caller's open transaction.
+    ///
+    /// # Errors
+    /// `InvalidInput` for an invalid trace (nothing written); `Storage`.
+    pub fn append_trace_in(
+        &self,
+        conn: &Connection,
+        trace: &ReconstructionTrace,
+    ) -> Result<ReconstructionTrace> {
+        append::trace(conn, trace.normalized()?)
+    }
+
+    /// Append a snapshot inside the caller's open transaction.
+    ///
+    /// # Errors
+    /// `InvalidInput` for an invalid snapshot (nothing written); `Storage`.
+    pub fn append_snapshot_in(
+        &self,
+        conn: &Connection,
+        snapshot: &ActiveMemorySnapshot,
+    ) -> Result<ActiveMemorySnapshot> {
+        append::snapshot(conn, snapshot.normalized()?)
+    }
+
+    /// Append valence events inside the caller's open transaction.
+    ///
+    /// # Errors
+    /// `InvalidInput` for an invalid event (nothing written); `Storage`.
+    pub fn append_valence_in(
+        &self,
+        conn: &Connection,
+        events: &[ValenceEvent],
+    ) -> Result<Vec<ValenceEvent>> {
+        let items = normalize_all(events, ValenceEvent::normalized)?;
+        append::valence(conn, items)
+    }
+
+    /// Append an understanding version inside the caller's open transaction (a
+    /// rewrite's row update and its version commit together).
+    ///
+    /// # Errors
+    /// `InvalidInput` for an invalid version (nothing written); `Storage`.
+    pub fn append_version_in(
+        &self,
+        conn: &Connection,
+        version: &UnderstandingVersion,
+    ) -> Result<UnderstandingVersion> {
+        append::version(conn, version.normalized()?)
+    }
+
+    /// The high-water mark read inside the caller's transaction.
+    ///
+    /// # Errors
+    /// `Storage`.
+    pub fn current_seq_in(&self, conn: &Connection) -> Result<i64> {
+        append::current_seq(conn)
+    }
+}
+
+impl MemoryJournal for SQLiteJournal {
+    fn append_events(&self, events: &[MemoryEvent]) -> Result<Vec<MemoryEvent>> {
+        let items = normalize_all(events, MemoryEvent::normalized)?;
+        if items.is_empty() {
+            return Ok(Vec::new());
+        }
+        self.write(|c| append::events(c, items))
+    }
+
+    fn events(&self, filter: &EventFilter) -> Result<Vec<MemoryEvent>> {
+        let f = filter.normalized()?;
+        self.read(|c| read::events(c, &f))
+    }
+
+    fn append_binding(&self, binding: &ScopeBinding) -> Result<ScopeBinding> {
+        let b = binding.normalized()?;
+        self.write(|c| append::bindings(c, vec![b]))
+            .map(|mut v| v.remove(0))
+    }
+
+    fn bindings(&self, filter: &BindingFilter) -> Result<Vec<ScopeBinding>> {
+        let f = filter.normalized();
+        self.read(|c| read::bindings(c, &f))
+    }
+
+    fn append_closure(&self, closure: &ClosureRecord) -> Result<ClosureRecord> {
+        let item = closure.normalized()?;
+        self.write(|c| append::closures(c, vec![item]))
+            .map(|mut v| v.remove(0))
+    }
+
+    fn closures(&self, filter: &ClosureFilter) -> Result<Vec<ClosureRecord>> {
+        self.read(|c| read::closures(c, filter))
+    }
+
+    fn append_trace(&self, trace: &ReconstructionTrace) -> Result<ReconstructionTrace> {
+        let t = trace.normalized()?;
+        self.write(|c| append::trace(c, t))
+    }
+
+    fn traces(&self, filter: &TraceFilter) -> Result<Vec<ReconstructionTrace>> {
+        self.read(|c| read::traces(c, filter))
+    }
+
+    fn append_snapshot(&self, snapshot: &ActiveMemorySnapshot) -> Result<ActiveMemorySnapshot> {
+        let s = snapshot.normalized()?;
+        self.write(|c| append::snapshot(c, s))
+    }
+
+    fn snapshots(&self, filter: &TraceFilter) -> Result<Vec<ActiveMemorySnapshot>> {
+        self.read(|c| read::snapshots(c, filter))
+    }
+
+    fn append_valence(&self, events: &[ValenceEvent]) -> Result<Vec<ValenceEvent>> {
+        let items = normalize_all(events, ValenceEvent::normalized)?;
+        if items.is_empty() {
+            return Ok(Vec::new());
+        }
+        self.write(|c| append::valence(c, items))
+    }
+
+    fn valence_events(&self, filter: &ValenceFilter) -> Result<Vec<ValenceEvent>> {
+        let f = filter.normalized()?;
+        self.read(|c| read::valence(c, &f))
+    }
+
+    fn append_version(&self, version: &UnderstandingVersion) -> Result<UnderstandingVersion> {
+        let v = version.normalized()?;
+        self.write(|c| append::version(c, v))
+    }
+
+    fn versions(&self, filter: &VersionFilter) -> Result<Vec<UnderstandingVersion>> {
+        self.read(|c| read::versions(c, filter))
+    }
+
+    fn replay_records(&self, since_seq: i64, until_seq: Option<i64>) -> Result<Vec<JournalRecord>> {
+        self.read(|c| read::replay(c, since_seq, until_seq))
+    }
+
+    fn revision_records(
+        &self,
+        since_seq: i64,
+        until_seq: Option<i64>,
+    ) -> Result<Vec<UnderstandingVersion>> {
+        self.read(|c| read::revisions(c, since_seq, until_seq))
+    }
+
+    fn selected_count(&self, record_id: &str, until_seq: Option<i64>) -> Result<u64> {
+        self.read(|c| read::selected_count(c, record_id.trim(), until_seq))
+    }
+
+    fn pair_selected_count(&self, pair: (&str, &str), until_seq: Option<i64>) -> Result<u64> {
+        self.read(|c| read::pair_selected_count(c, pair, until_seq))
+    }
+
+    fn seq_at(&self, iso_ts: &str) -> Result<i64> {
+        let ts =
+            am_triples::timestamp::normalize_timestamp(iso_ts).map_err(am_journal::Error::from)?;
+        self.read(|c| read::seq_at(c, &ts))
+    }
+
+    fn current_seq(&self) -> Result<i64> {
+        self.read(append::current_seq)
+    }
+}

@@ -1,0 +1,399 @@
+//! Row codecs of the `memj_*` tables: record → column values (JSON columns encoded
+//! as the oracle does: compact separators, insertion order, UTF-8) and row → record.
+//!
+//! Spec: algorithms.md §9 "JSON columns"; oracle `journal_sqlite_rows.py`.
+
+use am_journal::common::{json_dump, json_load};
+use am_journal::{
+    ActiveMemorySnapshot, ClosureRecord, MemoryEvent, ReconstructionTrace, Result, ScopeBinding,
+    UnderstandingVersion, ValenceEvent,
+};
+use am_triples::JsonMap;
+use rusqlite::Row;
+use serde_json::Value;
+
+/// Map a SQLite error into the journal's `Storage` error.
+pub(crate) fn storage(e: rusqlite::Error) -> am_journal::Error {
+    am_journal::Error::Storage(format!("sqlite: {e}"))
+}
+
+fn text(row: &Row<'_>, col: &str) -> Result<String> {
+    row.get::<_, String>(col).map_err(storage)
+}
+
+fn opt_text(row: &Row<'_>, col: &str) -> Result<Option<String>> {
+    row.get::<_, Option<String>>(col).map_err(storage)
+}
+
+fn json<T: serde::de::DeserializeOwned>(row: &Row<'_>, col: &str, default: T) -> Result<T> {
+    let raw = opt_text(row, col)?;
+    json_load(raw.as_deref(), col, default)
+}
+
+/// Encode `pair_ids` as `["a","b"]` (the key of the partial pair index).
+pub(crate) fn pair_json(a: &str, b: &str) -> Result<String> {
+    json_dump(&[a, b])
+}
+
+pub(crate) const EVENT_INSERT: &str = "INSERT INTO memj_events (seq, event_id, kind, scope, owner_id, record_id, pair_ids_json, weight, ttl_activity, matched, query_fingerprint, trace_id, observed_at, actor, reason, provenance_json) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)";
+
+/// Insert one enriched event.
+pub(crate) fn insert_event(
+    stmt: &mut rusqlite::CachedStatement<'_>,
+    e: &MemoryEvent,
+) -> Result<()> {
+    let pair = match &e.pair_ids {
+        Some((a, b)) => Some(pair_json(a, b)?),
+        None => None,
+    };
+    stmt.execute(rusqlite::params![
+        e.seq,
+        e.event_id,
+        e.kind,
+        e.scope,
+        e.owner_id,
+        e.record_id,
+        pair,
+        e.weight,
+        e.ttl_activity,
+        i64::from(e.matched),
+        e.query_fingerprint,
+        e.trace_id,
+        e.observed_at,
+        e.actor,
+        e.reason,
+        json_dump(&e.provenance)?,
+    ])
+    .map_err(storage)?;
+    Ok(())
+}
+
+/// Decode a `memj_events` row.
+pub(crate) fn row_to_event(r: &Row<'_>) -> Result<MemoryEvent> {
+    let pair: Option<Vec<String>> = json(r, "pair_ids_json", None)?;
+    Ok(MemoryEvent {
+        kind: text(r, "kind")?,
+        scope: text(r, "scope")?,
+        owner_id: text(r, "owner_id")?,
+        record_id: opt_text(r, "record_id")?,
+        pair_ids: pair.and_then(|p| match p.as_slice() {
+            [a, b] => Some((a.clone(), b.clone())),
+            _ => None,
+        }),
+        weight: r.get("weight").map_err(storage)?,
+        ttl_activity: r.get("ttl_activity").map_err(storage)?,
+        matched: r.get::<_, i64>("matched").map_err(storage)? != 0,
+        query_fingerprint: opt_text(r, "query_fingerprint")?,
+        trace_id: opt_text(r, "trace_id")?,
+        observed_at: text(r, "observed_at")?,
+        actor: text(r, "actor")?,
+        reason: opt_text(r, "reason")?,
+        provenance: json(r, "provenance_json", JsonMap::new())?,
+        event_id: text(r, "event_id")?,
+        seq: r.get("seq").map_err(storage)?,
+    })
+}
+
+pub(crate) const BINDING_INSERT: &str = "INSERT INTO memj_bindings (seq, binding_id, record_id, scope, owner_id, search_state, prompt_state, lifecycle, source, reason, observed_at, provenance_json) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)";
+
+/// Insert one enriched binding.
+pub(crate) fn insert_binding(conn: &rusqlite::Connection, b: &ScopeBinding) -> Result<()> {
+    let provenance = json_dump(&b.provenance)?;
+    conn.prepare_cached(BINDING_INSERT)
+        .and_then(|mut s| {
+            s.execute(rusqlite::params![
+                b.seq,
+                b.binding_id,
+                b.record_id,
+                b.scope,
+                b.owner_id,
+                b.search_state,
+                b.prompt_state,
+                b.lifecycle,
+                b.source,
+                b.reason,
+                b.observed_at,
+                provenance,
+            ])
+        })
+        .map_err(storage)?;
+    Ok(())
+}
+
+/// Decode a `memj_bindings` row.
+pub(crate) fn row_to_binding(r: &Row<'_>) -> Result<ScopeBinding> {
+    Ok(ScopeBinding {
+        record_id: text(r, "record_id")?,
+        scope: text(r, "scope")?,
+        owner_id: text(r, "owner_id")?,
+        search_state: text(r, "search_state")?,
+        prompt_state: text(r, "prompt_state")?,
+        lifecycle: text(r, "lifecycle")?,
+        source: text(r, "source")?,
+        reason: opt_text(r, "reason")?,
+        observed_at: text(r, "observed_at")?,
+        provenance: json(r, "provenance_json", JsonMap::new())?,
+        binding_id: text(r, "binding_id")?,
+        seq: r.get("seq").map_err(storage)?,
+    })
+}
+
+/// Insert one enriched closure.
+pub(crate) fn insert_closure(conn: &rusqlite::Connection, c: &ClosureRecord) -> Result<()> {
+    let replacements = json_dump(&c.replacement_ids)?;
+    let provenance = json_dump(&c.provenance)?;
+    conn.prepare_cached(
+        "INSERT INTO memj_closures (seq, closure_id, assertion_id, kind, reason, replacement_ids_json, observed_at, actor, provenance_json) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+    )
+    .and_then(|mut s| {
+        s.execute(rusqlite::params![
+            c.seq,
+            c.closure_id,
+            c.assertion_id,
+            c.kind,
+            c.reason,
+            replacements,
+            c.observed_at,
+            c.actor,
+            provenance,
+        ])
+    })
+    .map_err(storage)?;
+    Ok(())
+}
+
+/// Decode a `memj_closures` row.
+pub(crate) fn row_to_closure(r: &Row<'_>) -> Result<ClosureRecord> {
+    Ok(ClosureRecord {
+        assertion_id: text(r, "assertion_id")?,
+        kind: text(r, "kind")?,
+        reason: text(r, "reason")?,
+        replacement_ids: json(r, "replacement_ids_json", Vec::new())?,
+        observed_at: text(r, "observed_at")?,
+        actor: text(r, "actor")?,
+        provenance: json(r, "provenance_json", JsonMap::new())?,
+        closure_id: text(r, "closure_id")?,
+        seq: r.get("seq").map_err(storage)?,
+    })
+}
+
+/// Insert one enriched trace.
+pub(crate) fn insert_trace(conn: &rusqlite::Connection, t: &ReconstructionTrace) -> Result<()> {
+    let cols = [
+        json_dump(&t.need)?,
+        json_dump(&t.searched_scopes)?,
+        json_dump(&t.channels)?,
+        json_dump(&t.candidates)?,
+        json_dump(&t.selected)?,
+        json_dump(&t.dropped)?,
+        json_dump(&t.cues)?,
+        json_dump(&t.budgets)?,
+        json_dump(&t.budget_spent)?,
+        json_dump(&t.warnings)?,
+        json_dump(&t.admissions)?,
+    ];
+    conn.prepare_cached(
+        "INSERT INTO memj_traces (seq, trace_id, trace_kind, query_fingerprint, need_json, searched_scopes_json, escalation_reason, channels_json, candidates_json, selected_json, dropped_json, cues_json, budgets_json, budget_spent_json, selector_route, stop_reason, warnings_json, admissions_json, observed_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)",
+    )
+    .and_then(|mut s| {
+        s.execute(rusqlite::params![
+            t.seq,
+            t.trace_id,
+            t.trace_kind,
+            t.query_fingerprint,
+            cols[0],
+            cols[1],
+            t.escalation_reason,
+            cols[2],
+            cols[3],
+            cols[4],
+            cols[5],
+            cols[6],
+            cols[7],
+            cols[8],
+            t.selector_route,
+            t.stop_reason,
+            cols[9],
+            cols[10],
+            t.observed_at,
+        ])
+    })
+    .map_err(storage)?;
+    Ok(())
+}
+
+/// Decode a `memj_traces` row (a NULL `admissions_json`, from before the column, reads as `{}`).
+pub(crate) fn row_to_trace(r: &Row<'_>) -> Result<ReconstructionTrace> {
+    Ok(ReconstructionTrace {
+        trace_id: text(r, "trace_id")?,
+        trace_kind: text(r, "trace_kind")?,
+        query_fingerprint: text(r, "query_fingerprint")?,
+        need: json(r, "need_json", JsonMap::new())?,
+        searched_scopes: json(r, "searched_scopes_json", Vec::new())?,
+        escalation_reason: opt_text(r, "escalation_reason")?,
+        channels: json(r, "channels_json", Vec::new())?,
+        candidates: json(r, "candidates_json", Vec::new())?,
+        selected: json(r, "selected_json", Vec::new())?,
+        dropped: json(r, "dropped_json", Vec::new())?,
+        cues: json(r, "cues_json", Vec::new())?,
+        budgets: json(r, "budgets_json", JsonMap::new())?,
+        budget_spent: json(r, "budget_spent_json", JsonMap::new())?,
+        selector_route: text(r, "selector_route")?,
+        stop_reason: text(r, "stop_reason")?,
+        warnings: json(r, "warnings_json", Vec::new())?,
+        admissions: json(r, "admissions_json", JsonMap::new())?,
+        observed_at: text(r, "observed_at")?,
+        seq: r.get("seq").map_err(storage)?,
+    })
+}
+
+/// Insert one enriched snapshot.
+pub(crate) fn insert_snapshot(conn: &rusqlite::Connection, s: &ActiveMemorySnapshot) -> Result<()> {
+    let used = json_dump(&s.used_record_ids)?;
+    let display = json_dump(&s.display)?;
+    let provenance = json_dump(&s.provenance)?;
+    conn.prepare_cached(
+        "INSERT INTO memj_snapshots (seq, snapshot_id, trace_id, used_record_ids_json, display_json, prompt_token_estimate, observed_at, provenance_json) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+    )
+    .and_then(|mut st| {
+        st.execute(rusqlite::params![
+            s.seq,
+            s.snapshot_id,
+            s.trace_id,
+            used,
+            display,
+            s.prompt_token_estimate,
+            s.observed_at,
+            provenance,
+        ])
+    })
+    .map_err(storage)?;
+    Ok(())
+}
+
+/// Decode a `memj_snapshots` row.
+pub(crate) fn row_to_snapshot(r: &Row<'_>) -> Result<ActiveMemorySnapshot> {
+    Ok(ActiveMemorySnapshot {
+        snapshot_id: text(r, "snapshot_id")?,
+        seq: r.get("seq").map_err(storage)?,
+        trace_id: text(r, "trace_id")?,
+        used_record_ids: json(r, "used_record_ids_json", Vec::new())?,
+        display: json(r, "display_json", Vec::new())?,
+        prompt_token_estimate: r.get("prompt_token_estimate").map_err(storage)?,
+        observed_at: text(r, "observed_at")?,
+        provenance: json(r, "provenance_json", JsonMap::new())?,
+    })
+}
+
+/// Insert one enriched valence event.
+pub(crate) fn insert_valence(conn: &rusqlite::Connection, e: &ValenceEvent) -> Result<()> {
+    let refs = json_dump(&e.value_refs)?;
+    let provenance = json_dump(&e.provenance)?;
+    conn.prepare_cached(
+        "INSERT INTO memj_valence (seq, event_id, target_id, sign, magnitude, kind, value_refs_json, scope, owner_id, reason, actor, trace_id, observed_at, provenance_json) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
+    )
+    .and_then(|mut s| {
+        s.execute(rusqlite::params![
+            e.seq,
+            e.event_id,
+            e.target_id,
+            e.sign,
+            e.magnitude,
+            e.kind,
+            refs,
+            e.scope,
+            e.owner_id,
+            e.reason.as_deref().unwrap_or(""),
+            e.actor,
+            e.trace_id,
+            e.observed_at,
+            provenance,
+        ])
+    })
+    .map_err(storage)?;
+    Ok(())
+}
+
+/// Decode a `memj_valence` row.
+pub(crate) fn row_to_valence(r: &Row<'_>) -> Result<ValenceEvent> {
+    Ok(ValenceEvent {
+        target_id: text(r, "target_id")?,
+        sign: r.get("sign").map_err(storage)?,
+        magnitude: r.get("magnitude").map_err(storage)?,
+        kind: text(r, "kind")?,
+        value_refs: json(r, "value_refs_json", Vec::new())?,
+        scope: text(r, "scope")?,
+        owner_id: text(r, "owner_id")?,
+        reason: opt_text(r, "reason")?,
+        actor: text(r, "actor")?,
+        trace_id: opt_text(r, "trace_id")?,
+        observed_at: text(r, "observed_at")?,
+        provenance: json(r, "provenance_json", JsonMap::new())?,
+        event_id: text(r, "event_id")?,
+        seq: r.get("seq").map_err(storage)?,
+    })
+}
+
+/// Insert one enriched understanding version.
+pub(crate) fn insert_version(conn: &rusqlite::Connection, v: &UnderstandingVersion) -> Result<()> {
+    let keywords = json_dump(&v.keywords)?;
+    let author = json_dump(&v.author)?;
+    let reader = match &v.reader {
+        Some(r) => Some(json_dump(r)?),
+        None => None,
+    };
+    let sources = json_dump(&v.sources)?;
+    let derived = json_dump(&v.derived_from)?;
+    let cause = json_dump(&v.cause)?;
+    conn.prepare_cached(
+        "INSERT INTO memj_versions (seq, version_id, record_id, assertion_id, version, field, text, title, keywords_json, digest_method, author_json, reader_json, sources_json, derived_from_json, cause_json, magnitude, task_id, understood_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)",
+    )
+    .and_then(|mut s| {
+        s.execute(rusqlite::params![
+            v.seq,
+            v.version_id,
+            v.record_id,
+            v.assertion_id,
+            v.version,
+            v.field,
+            v.text,
+            v.title,
+            keywords,
+            v.digest_method,
+            author,
+            reader,
+            sources,
+            derived,
+            cause,
+            v.magnitude,
+            v.task_id,
+            v.understood_at,
+        ])
+    })
+    .map_err(storage)?;
+    Ok(())
+}
+
+/// Decode a `memj_versions` row.
+pub(crate) fn row_to_version(r: &Row<'_>) -> Result<UnderstandingVersion> {
+    Ok(UnderstandingVersion {
+        record_id: text(r, "record_id")?,
+        assertion_id: text(r, "assertion_id")?,
+        version: r.get("version").map_err(storage)?,
+        field: text(r, "field")?,
+        text: opt_text(r, "text")?,
+        title: opt_text(r, "title")?,
+        keywords: json(r, "keywords_json", Vec::new())?,
+        digest_method: opt_text(r, "digest_method")?,
+        author: json(r, "author_json", JsonMap::new())?,
+        reader: json(r, "reader_json", None)?,
+        sources: json(r, "sources_json", Vec::new())?,
+        derived_from: json(r, "derived_from_json", Vec::new())?,
+        cause: json(r, "cause_json", Value::Null)?,
+        magnitude: r.get("magnitude").map_err(storage)?,
+        task_id: opt_text(r, "task_id")?,
+        understood_at: text(r, "understood_at")?,
+        version_id: text(r, "version_id")?,
+        seq: r.get("seq").map_err(storage)?,
+    })
+}
