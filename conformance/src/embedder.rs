@@ -21,6 +21,7 @@ pub struct HashEmbedder {
     model_id: String,
     reports_identity: bool,
     overrides: Vec<(String, Vec<f32>)>,
+    failing_on: Option<String>,
 }
 
 fn fnv1a64(s: &str) -> u64 {
@@ -41,6 +42,7 @@ impl HashEmbedder {
             model_id: model_id.to_owned(),
             reports_identity: true,
             overrides: Vec::new(),
+            failing_on: None,
         }
     }
 
@@ -53,6 +55,13 @@ impl HashEmbedder {
     /// Return `vector` for every text containing `needle`.
     pub fn with_override(mut self, needle: &str, vector: Vec<f32>) -> Self {
         self.overrides.push((needle.to_owned(), vector));
+        self
+    }
+
+    /// Fail (an `Embedder` error) on any batch holding a text that contains `needle`,
+    /// as a remote embedder fails on a transport error.
+    pub fn failing_on(mut self, needle: &str) -> Self {
+        self.failing_on = Some(needle.to_owned());
         self
     }
 
@@ -81,6 +90,13 @@ impl HashEmbedder {
 
 impl TextEmbedder for HashEmbedder {
     fn embed_texts(&self, texts: &[String]) -> Result<Vec<Vec<f32>>> {
+        if let Some(needle) = &self.failing_on
+            && let Some(t) = texts.iter().find(|t| t.contains(needle.as_str()))
+        {
+            return Err(am_triples::Error::Embedder(format!(
+                "hash embedder: expected a text without {needle:?}, got {t:?}"
+            )));
+        }
         Ok(texts.iter().map(|t| self.embed_one(t)).collect())
     }
 

@@ -41,6 +41,14 @@ pub fn checks() -> Vec<Check<dyn StoreFactory>> {
             VectorSearch
         ),
         check!(bad_query_embeddings_are_refused, VectorSearch),
+        check!(
+            embedder_failure_is_an_embedder_error_and_writes_nothing,
+            VectorSearch
+        ),
+        check!(
+            query_embedder_failure_is_an_embedder_error_naming_the_pin,
+            VectorSearch
+        ),
         check!(embedded_write_pins_the_space, VectorSearch),
         check!(
             wrong_dimension_write_against_creation_pin_writes_zero_rows,
@@ -412,6 +420,42 @@ pub fn bad_query_embeddings_are_refused(f: &dyn StoreFactory) -> CheckResult {
         }
     }
     Ok(())
+}
+
+/// An embedder failure during `add` is an `Embedder` error and writes zero rows
+/// (no partial batch, no pin change).
+pub fn embedder_failure_is_an_embedder_error_and_writes_nothing(
+    f: &dyn StoreFactory,
+) -> CheckResult {
+    let s = open_with(f, embedder().failing_on("broken"))?;
+    fixture(&*s)?;
+    let before = snapshot(&*s)?;
+    expect_kind(
+        "add with a failing embedder",
+        s.add(&[
+            row("alpha", "2026-02-01T00:00:00Z", "ok-1"),
+            row("broken", "2026-02-01T00:00:00Z", "bad"),
+        ]),
+        ErrorKind::Embedder,
+    )?;
+    unchanged("add with a failing embedder", &*s, &before)
+}
+
+/// An embedder failure while embedding `query_text` is an `Embedder` error whose
+/// message names the store's pin (`[store pin: ...]`).
+pub fn query_embedder_failure_is_an_embedder_error_naming_the_pin(
+    f: &dyn StoreFactory,
+) -> CheckResult {
+    let s = open_with(f, embedder().failing_on("broken"))?;
+    fixture(&*s)?;
+    let msg = expect_kind(
+        "query_text",
+        s.query(&semantic("broken")),
+        ErrorKind::Embedder,
+    )?;
+    ensure(msg.contains("store pin"), || {
+        format!("expected the error to name the store pin, got {msg:?}")
+    })
 }
 
 /// After the first embedded write, the store is pinned to the embedder's space.

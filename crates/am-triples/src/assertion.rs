@@ -58,6 +58,10 @@ pub fn json_truthy(v: Option<&Value>) -> bool {
 /// JSON (`to_dict`/`from_dict`) uses the spec's field names and omits nulls.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TripleAssertion {
+    /// Read-side identity; stores stamp it on every result; optional on writes.
+    /// First, so `to_dict` keys come in Python's order.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub assertion_id: Option<String>,
     /// Canonical subject term.
     pub subject: String,
     /// Canonical predicate term.
@@ -88,9 +92,6 @@ pub struct TripleAssertion {
     /// Free-form attributes object (`literal`, `record_kind`, `_retrieval`, ...).
     #[serde(default)]
     pub attributes: JsonMap,
-    /// Read-side identity; stores stamp it on every result; optional on writes.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub assertion_id: Option<String>,
 }
 
 fn default_scope() -> String {
@@ -245,7 +246,7 @@ impl TripleAssertion {
     }
 
     /// Build from a JSON object, validating required fields (`subject`,
-    /// `predicate`, `object` must be strings) and canonicalizing.
+    /// `predicate`, `object` must be non-empty strings) and canonicalizing.
     ///
     /// # Errors
     /// [`Error::InvalidInput`] naming the missing or mistyped field.
@@ -255,6 +256,11 @@ impl TripleAssertion {
             .ok_or_else(|| Error::invalid(format!("expected a JSON object, got {value}")))?;
         for field in ["subject", "predicate", "object"] {
             match obj.get(field) {
+                Some(Value::String(s)) if py_strip(s).is_empty() => {
+                    return Err(Error::invalid(format!(
+                        "{field} must be a non-empty string, got {s:?}"
+                    )));
+                }
                 Some(Value::String(_)) => {}
                 Some(other) => {
                     return Err(Error::invalid(format!(
@@ -264,7 +270,36 @@ impl TripleAssertion {
                 None => return Err(Error::invalid(format!("missing required field {field:?}"))),
             }
         }
-        let mut parsed: TripleAssertion = serde_json::from_value(value.clone())
+        // Optional fields: null is absent; any other value must have the field's type.
+        let mut present = obj.clone();
+        present.retain(|_, v| !v.is_null());
+        for (field, expected) in [
+            ("assertion_id", "a string"),
+            ("scope", "a string"),
+            ("owner_id", "a string"),
+            ("observed_at", "a string"),
+            ("valid_from", "a string"),
+            ("valid_until", "a string"),
+            ("confidence", "a number"),
+            ("provenance", "a JSON object"),
+            ("attributes", "a JSON object"),
+        ] {
+            let fits = match present.get(field) {
+                None => true,
+                Some(v) => match expected {
+                    "a number" => v.is_number(),
+                    "a JSON object" => v.is_object(),
+                    _ => v.is_string(),
+                },
+            };
+            if !fits {
+                return Err(Error::invalid(format!(
+                    "{field} must be {expected}, got {}",
+                    present[field]
+                )));
+            }
+        }
+        let mut parsed: TripleAssertion = serde_json::from_value(Value::Object(present))
             .map_err(|e| Error::invalid(format!("malformed assertion: {e}")))?;
         if parsed.observed_at.is_empty() {
             parsed.observed_at = timestamp::now_utc();
