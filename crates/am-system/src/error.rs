@@ -57,5 +57,14 @@ impl Error {
     }
 }
 
+impl From<am_journal::Error> for Error {
+    fn from(e: am_journal::Error) -> Self {
+        Error::Journal {
+            kind: e.kind(),
+            message: e.to_string(),
+        }
+    }
+}
+
 /// Layer 2's result type.
 pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -5,18 +5,34 @@
 //!
 //! Spec: api.md "Layer 2: the MemorySystem facade"; memory-system.md.
 
+pub mod attention;
 pub mod config;
 pub mod error;
+pub mod formation;
+pub mod ids;
 pub mod kinds;
+pub mod records;
 pub mod seam;
+pub mod selection;
+pub mod system;
+mod system_use;
 
+pub use am_journal::ActiveMemorySnapshot;
 pub use config::{
     AttentionConfig, ENTITY_CONTEXT_ACCEPTABLE, ENTITY_CONTEXT_FLOOR, ENTITY_CONTEXT_RECOMMENDED,
     ENTITY_RECALL_CANDIDATE_CAP, RecallBudget, ReconstructConfig, SELF_FRACTION_FLOOR,
     SpreadParams, entity_recall_budget,
 };
 pub use error::{Error, Result};
+pub use formation::{FormationPlan, build_formation_plan, diary_entry_hash};
+pub use records::MemoryRecordInput;
 pub use seam::{
     ActivationParts, Admission, DroppedEntry, EdgeView, MemoryHandle, OrderedMap,
     ReconstructionResult, Stimulus, StmTrailEdge, View, WalkedEdge,
 };
+pub use system::{Ablation, BindArgs, Clock, MemorySystem, SystemOptions};
+pub use system_use::{AccessCounts, DeliberateAct, StoredActivation};
+
+// The reconstruction pipeline (`reconstruct`, its channels, spreading and the
+// shelf) is built by another developer in `src/reconstruct/`; it declares
+// `pub mod reconstruct;` here and adds `MemorySystem::reconstruct`.

@@ -1,0 +1,302 @@
+//! The formation encoding: validated [`MemoryRecordInput`]s become one digest
+//! assertion each (`dcterms:abstract`, literal), one assertion per edge
+//! (`record_edge: true`) and one formation binding each, every id derived
+//! from `(idempotency_key, position)`. Pure: no I/O; the facade applies the plan.
+//!
+//! Spec: api.md "Formation (typed records)"; algorithms.md §9 "How formation
+//! works"; 0.3.2's `records.build_formation_plan`.
+
+use crate::error::{Error, Result};
+use crate::ids;
+use crate::records::MemoryRecordInput;
+use am_journal::ScopeBinding;
+use am_triples::{JsonMap, TripleAssertion};
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+
+/// The predicate of a record's digest assertion.
+pub const DIGEST_PREDICATE: &str = "dcterms:abstract";
+
+/// Everything `remember_many` writes, derived before any I/O.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FormationPlan {
+    /// Graph ids (`ex:{kind}-…`) in input order.
+    pub record_ids: Vec<String>,
+    /// Digest and edge assertions, in input order (each digest before its edges).
+    pub assertions: Vec<TripleAssertion>,
+    /// One formation binding per record (`indexed` / `inactive` /
+    /// `inactive_candidate`, source `remember`).
+    pub bindings: Vec<ScopeBinding>,
+    /// `#FALLBACK` notes raised while validating the records.
+    pub warnings: Vec<String>,
+}
+
+impl FormationPlan {
+    /// The ids of every planned assertion, for the idempotency pre-check.
+    pub fn assertion_ids(&self) -> Vec<String> {
+        self.assertions
+            .iter()
+            .filter_map(|a| a.assertion_id.clone())
+            .collect()
+    }
+}
+
+/// The content hash of one diary entry: `sha256(title \n digest \n observed_at)`
+/// as 64 hex characters (the chain convention's `entry_hash`).
+///
+/// Spec: api.md "Diary formation rules"; 0.3.2's `diary.diary_entry_hash`.
+pub fn diary_entry_hash(title: &str, digest: &str, observed_at: &str) -> String {
+    hex::encode(Sha256::digest(
+        format!("{title}\n{digest}\n{observed_at}").as_bytes(),
+    ))
+}
+
+/// Validate and encode a batch.
+///
+/// `clock` is called once per record (the digest's `observed_at`, which the
+/// diary chain hash covers) and once per edge and binding, as the Python
+/// library stamps each row; its value is normalized to canonical UTC.
+///
+/// # Errors
+/// [`Error::InvalidInput`] for an empty key, scope or batch, any record
+/// refused by [`MemoryRecordInput::validated`], a malformed or out-of-range
+/// `local:<i>` target, a record edge-referencing itself, or a clock value that
+/// is not a timestamp.
+pub fn build_formation_plan(
+    records: &[MemoryRecordInput],
+    scope: &str,
+    owner_id: &str,
+    idempotency_key: &str,
+    turn_id: Option<&str>,
+    clock: &dyn Fn() -> String,
+) -> Result<FormationPlan> {
+    let key = idempotency_key.trim();
+    if key.is_empty() {
+        return Err(Error::invalid(
+            "remember_many requires a non-empty idempotency_key, got an empty one: it is the batch identity \
+             that makes at-least-once replays no-ops",
+        ));
+    }
+    let scope_n = scope.trim().to_lowercase();
+    if scope_n.is_empty() {
+        return Err(Error::invalid(
+            "remember_many requires a non-empty scope, got an empty one",
+        ));
+    }
+    if records.is_empty() {
+        return Err(Error::invalid(
+            "remember_many requires at least one MemoryRecordInput, got none (skip the call instead)",
+        ));
+    }
+    let mut warnings = Vec::new();
+    let items = records
+        .iter()
+        .map(|r| r.validated(&mut warnings))
+        .collect::<Result<Vec<_>>>()?;
+    let owner = owner_id.trim();
+    let record_ids: Vec<String> = items
+        .iter()
+        .enumerate()
+        .map(|(i, r)| ids::record_id_for(&r.kind, key, i))
+        .collect();
+    let now = || -> Result<String> {
+        am_triples::timestamp::normalize_timestamp(&clock())
+            .map_err(|e| Error::invalid(format!("the system clock gave a non-timestamp: {e}")))
+    };
+
+    let mut assertions = Vec::new();
+    let mut bindings = Vec::new();
+    for (position, r) in items.iter().enumerate() {
+        let rid = &record_ids[position];
+        let observed_at = now()?;
+        let mut attrs: JsonMap = r.attributes.clone();
+        attrs.insert("literal".into(), Value::Bool(true));
+        attrs.insert("record_kind".into(), Value::String(r.kind.clone()));
+        attrs.insert(
+            "title".into(),
+            r.title.clone().map_or(Value::Null, Value::String),
+        );
+        for (name, values) in [
+            ("intents", &r.intents),
+            ("outcomes", &r.outcomes),
+            ("keywords", &r.keywords),
+            ("participants", &r.participants),
+        ] {
+            if !values.is_empty() {
+                attrs.insert(
+                    name.into(),
+                    Value::Array(values.iter().cloned().map(Value::String).collect()),
+                );
+            }
+        }
+        if let Some(p) = &r.payload_ref {
+            attrs.insert("payload_ref".into(), Value::String(p.clone()));
+        }
+        if let Some(t) = &r.topic {
+            attrs.insert("topic".into(), Value::String(t.clone()));
+        }
+        let mut provenance = r.provenance.clone();
+        if let Some(t) = turn_id.map(str::trim).filter(|t| !t.is_empty()) {
+            provenance.insert("turn_id".into(), Value::String(t.to_owned()));
+        }
+        if r.kind == "diary" && attrs.contains_key("prev_entry_hash") {
+            let title = r.title.clone().unwrap_or_default();
+            attrs.insert(
+                "entry_hash".into(),
+                Value::String(diary_entry_hash(&title, &r.digest, &observed_at)),
+            );
+        }
+        let mut digest = TripleAssertion::new_literal(rid, DIGEST_PREDICATE, &r.digest)
+            .with_scope(&scope_n)
+            .with_owner(owner)
+            .with_observed_at(&observed_at)
+            .with_provenance(provenance.clone())
+            .with_attributes(attrs)
+            .with_id(&ids::digest_assertion_id(key, position));
+        digest.confidence = r.confidence;
+        assertions.push(digest);
+
+        for (relation, raw_target) in &r.edges {
+            let target = edge_target(raw_target, position, &record_ids)?;
+            let mut edge_attrs = JsonMap::new();
+            edge_attrs.insert("record_edge".into(), Value::Bool(true));
+            assertions.push(
+                TripleAssertion::new(rid, relation, &target)
+                    .with_scope(&scope_n)
+                    .with_owner(owner)
+                    .with_observed_at(&now()?)
+                    .with_provenance(provenance.clone())
+                    .with_attributes(edge_attrs)
+                    .with_id(&ids::edge_assertion_id(key, position, relation, &target)),
+            );
+        }
+        bindings.push(ScopeBinding {
+            record_id: rid.clone(),
+            scope: scope_n.clone(),
+            owner_id: owner.to_owned(),
+            search_state: "indexed".into(),
+            prompt_state: "inactive".into(),
+            lifecycle: "inactive_candidate".into(),
+            source: "remember".into(),
+            reason: None,
+            observed_at: now()?,
+            provenance,
+            binding_id: ids::formation_binding_id(key, position),
+            seq: -1,
+        });
+    }
+    Ok(FormationPlan {
+        record_ids,
+        assertions,
+        bindings,
+        warnings,
+    })
+}
+
+/// Resolve a `local:<i>` batch reference to its sibling's graph id; any other
+/// target passes through.
+fn edge_target(target: &str, position: usize, record_ids: &[String]) -> Result<String> {
+    let Some(index) = target.strip_prefix("local:") else {
+        return Ok(target.to_owned());
+    };
+    let index: usize = index.parse().map_err(|_| {
+        Error::invalid(format!(
+            "invalid batch-internal edge target {target:?} (expected 'local:<index>')"
+        ))
+    })?;
+    if index >= record_ids.len() {
+        return Err(Error::invalid(format!(
+            "batch-internal edge target {target:?} is out of range (batch has {} records)",
+            record_ids.len()
+        )));
+    }
+    if index == position {
+        return Err(Error::invalid(format!(
+            "record at position {position} cannot edge-reference itself ({target:?})"
+        )));
+    }
+    Ok(record_ids[index].clone())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn clock() -> String {
+        "2026-01-02T03:04:05Z".to_owned()
+    }
+
+    #[test]
+    fn a_record_encodes_as_one_literal_digest_plus_one_assertion_per_edge() {
+        let recs = [
+            MemoryRecordInput::new("episode", "Outage", "The Pool Failed.")
+                .with_keywords(&["pool"]),
+            MemoryRecordInput::new("lesson", "Fix", "Restart it.")
+                .with_edge("derived_from", "local:0"),
+        ];
+        let plan =
+            build_formation_plan(&recs, " Session ", "s1", "k", Some("turn-9"), &clock).unwrap();
+        assert_eq!(plan.record_ids[0], ids::record_id_for("episode", "k", 0));
+        assert_eq!(plan.assertions.len(), 3);
+        let d = &plan.assertions[0];
+        assert_eq!(
+            (d.predicate.as_str(), d.object.as_str(), d.scope.as_str()),
+            ("dcterms:abstract", "The Pool Failed.", "session")
+        );
+        assert_eq!(d.observed_at, "2026-01-02T03:04:05.000000+00:00");
+        assert_eq!(
+            d.assertion_id.as_deref(),
+            Some(ids::digest_assertion_id("k", 0).as_str())
+        );
+        let keys: Vec<&String> = d.attributes.keys().collect();
+        assert_eq!(keys, ["literal", "record_kind", "title", "keywords"]);
+        assert_eq!(d.provenance["turn_id"], "turn-9");
+        let e = &plan.assertions[2];
+        assert_eq!(
+            (e.subject.as_str(), e.object.as_str()),
+            (plan.record_ids[1].as_str(), plan.record_ids[0].as_str())
+        );
+        assert_eq!(e.attributes["record_edge"], true);
+        assert_eq!(
+            e.assertion_id.as_deref(),
+            Some(ids::edge_assertion_id("k", 1, "derived_from", &plan.record_ids[0]).as_str())
+        );
+        assert_eq!(
+            plan.bindings[1].binding_id,
+            ids::formation_binding_id("k", 1)
+        );
+        assert_eq!(plan.bindings[1].lifecycle, "inactive_candidate");
+    }
+
+    #[test]
+    fn local_targets_must_name_another_sibling_in_range() {
+        for bad in ["local:0", "local:5", "local:x"] {
+            let recs = [MemoryRecordInput::new("memory", "t", "d").with_edge("rel", bad)];
+            assert!(
+                build_formation_plan(&recs, "s", "", "k", None, &clock).is_err(),
+                "{bad}"
+            );
+        }
+    }
+
+    #[test]
+    fn chained_diary_entries_carry_the_hash_of_title_digest_and_stored_time() {
+        let r = MemoryRecordInput::new("diary", "Day", "Quiet.")
+            .with_provenance("source", "owner-direct")
+            .with_attribute("prev_entry_hash", "");
+        let plan = build_formation_plan(&[r], "s", "o", "k", None, &clock).unwrap();
+        let d = &plan.assertions[0];
+        assert_eq!(
+            d.attributes["entry_hash"],
+            diary_entry_hash("Day", "Quiet.", &d.observed_at)
+        );
+    }
+
+    #[test]
+    fn empty_key_scope_or_batch_is_refused() {
+        let r = [MemoryRecordInput::new("memory", "t", "d")];
+        assert!(build_formation_plan(&r, "s", "", " ", None, &clock).is_err());
+        assert!(build_formation_plan(&r, " ", "", "k", None, &clock).is_err());
+        assert!(build_formation_plan(&[], "s", "", "k", None, &clock).is_err());
+    }
+}

@@ -1,0 +1,738 @@
+//! `MemorySystem`: the layer-2 facade over an injected `TripleStore` and
+//! `MemoryJournal` (and an optional `TextEmbedder`). This module holds the
+//! constructor, the layer-1 passthroughs, id resolution across the two id
+//! namespaces, formation, payload reads, bindings and closures; commit,
+//! deliberate acts and inspection live in `system_use.rs`.
+//!
+//! Spec: api.md "Layer 2: the MemorySystem facade", "Formation (typed
+//! records)", "Bindings and closures"; architecture.md "Append-only, no deletion".
+
+use crate::config::{AttentionConfig, ReconstructConfig, SpreadParams};
+use crate::error::{Error, Result};
+use crate::formation::{DIGEST_PREDICATE, build_formation_plan};
+use crate::ids;
+use crate::records::MemoryRecordInput;
+use am_journal::{ClosureRecord, MemoryJournal, ScopeBinding};
+use am_triples::text::{handle_digest, is_record_edge};
+use am_triples::{
+    JsonMap, TextEmbedder, TripleAssertion, TripleQuery, TripleStore, token_estimate,
+};
+use serde_json::Value;
+use std::collections::{BTreeSet, HashSet};
+use std::sync::{Arc, Mutex};
+
+/// An injectable clock: returns the current time as timestamp text (normalized
+/// to canonical UTC where it is stored).
+pub type Clock = Arc<dyn Fn() -> String + Send + Sync>;
+
+/// The scopes whose search needs an `escalation_reason` by default.
+pub const DEFAULT_BROAD_SCOPES: &[&str] = &["global"];
+
+/// A read-side evaluation arm for experiments; write paths are unaffected.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ablation {
+    /// `recency_embedding`: channels run, activation and spreading do not.
+    RecencyEmbedding,
+    /// `recency`: channels disabled too (a pure recency baseline).
+    Recency,
+}
+
+impl Ablation {
+    /// Parse `"recency_embedding"` / `"recency"` (trimmed, any case); blank is `None`.
+    ///
+    /// # Errors
+    /// [`Error::InvalidInput`] naming the valid arms and what arrived.
+    pub fn parse(s: &str) -> Result<Option<Ablation>> {
+        match s.trim().to_lowercase().as_str() {
+            "" => Ok(None),
+            "recency_embedding" => Ok(Some(Ablation::RecencyEmbedding)),
+            "recency" => Ok(Some(Ablation::Recency)),
+            _ => Err(Error::invalid(format!(
+                "unknown ablation {s:?}; valid: none (full engine), 'recency_embedding' (no activation/spreading), \
+                 'recency' (pure recency baseline: channels disabled too)"
+            ))),
+        }
+    }
+}
+
+/// Everything `MemorySystem::with_options` takes besides the store and journal.
+#[derive(Clone, Default)]
+pub struct SystemOptions {
+    /// Enables the vector retrieval channel.
+    pub embedder: Option<Arc<dyn TextEmbedder>>,
+    /// Activation fold tunables.
+    pub attention_config: AttentionConfig,
+    /// Spreading walk tunables.
+    pub spread_params: SpreadParams,
+    /// Reconstruction kind policy and admission knobs.
+    pub reconstruct_config: ReconstructConfig,
+    /// The clock; default: now in canonical UTC.
+    pub clock: Option<Clock>,
+    /// Scopes needing an escalation reason; `None` = `{"global"}`.
+    pub broad_scopes: Option<Vec<String>>,
+    /// Read-side evaluation arm.
+    pub ablation: Option<Ablation>,
+    /// Open the home's memory task queue (not built in this port: refused).
+    pub task_queue: bool,
+}
+
+/// The layer-2 memory system. See the crate docs and api.md "Layer 2".
+///
+/// # Examples
+/// ```
+/// use std::sync::Arc;
+/// use am_system::{MemorySystem, MemoryRecordInput};
+/// let system = MemorySystem::new(
+///     Arc::new(am_triples::InMemoryTripleStore::new(None)),
+///     Arc::new(am_journal::InMemoryJournal::new()),
+/// );
+/// let ids = system
+///     .remember_many(&[MemoryRecordInput::new("lesson", "Pool", "Size the pool.")], "session", "s1", "turn-1", None)
+///     .unwrap();
+/// assert!(ids[0].starts_with("ex:lesson-"));
+/// assert_eq!(system.current_seq().unwrap(), 1); // one formation binding, no event
+/// ```
+pub struct MemorySystem {
+    pub(crate) store: Arc<dyn TripleStore>,
+    pub(crate) journal: Arc<dyn MemoryJournal>,
+    pub(crate) embedder: Option<Arc<dyn TextEmbedder>>,
+    pub(crate) attention: AttentionConfig,
+    pub(crate) spread: SpreadParams,
+    pub(crate) reconstruct: ReconstructConfig,
+    pub(crate) clock: Clock,
+    pub(crate) broad_scopes: BTreeSet<String>,
+    pub(crate) ablation: Option<Ablation>,
+    pub(crate) warnings: Mutex<Vec<String>>,
+}
+
+impl std::fmt::Debug for MemorySystem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("MemorySystem")
+            .field("broad_scopes", &self.broad_scopes)
+            .field("ablation", &self.ablation)
+            .finish_non_exhaustive()
+    }
+}
+
+fn default_clock() -> Clock {
+    Arc::new(am_triples::timestamp::now_utc)
+}
+
+impl MemorySystem {
+    /// A system with every default (no embedder, the spec's configs, broad
+    /// scopes `{"global"}`, the wall clock).
+    pub fn new(store: Arc<dyn TripleStore>, journal: Arc<dyn MemoryJournal>) -> Self {
+        Self::build(store, journal, SystemOptions::default())
+    }
+
+    /// A system with options.
+    ///
+    /// # Errors
+    /// [`Error::Unsupported`] for `task_queue: true` (this port has no memory
+    /// task queue yet); [`Error::InvalidInput`] for an invalid `RecallBudget`-free
+    /// config (a zero `window_limit`).
+    pub fn with_options(
+        store: Arc<dyn TripleStore>,
+        journal: Arc<dyn MemoryJournal>,
+        options: SystemOptions,
+    ) -> Result<Self> {
+        if options.task_queue {
+            return Err(Error::Unsupported(
+                "task_queue=true: the memory task queue is not built in this port yet; open the home without it".into(),
+            ));
+        }
+        if options.attention_config.window_limit == 0 {
+            return Err(Error::invalid(
+                "AttentionConfig.window_limit must be a positive number of events, got 0",
+            ));
+        }
+        Ok(Self::build(store, journal, options))
+    }
+
+    fn build(
+        store: Arc<dyn TripleStore>,
+        journal: Arc<dyn MemoryJournal>,
+        options: SystemOptions,
+    ) -> Self {
+        let broad_scopes = match options.broad_scopes {
+            Some(list) => list
+                .iter()
+                .map(|s| s.trim().to_lowercase())
+                .filter(|s| !s.is_empty())
+                .collect(),
+            None => DEFAULT_BROAD_SCOPES
+                .iter()
+                .map(|s| (*s).to_owned())
+                .collect(),
+        };
+        MemorySystem {
+            store,
+            journal,
+            embedder: options.embedder,
+            attention: options.attention_config,
+            spread: options.spread_params,
+            reconstruct: options.reconstruct_config,
+            clock: options.clock.unwrap_or_else(default_clock),
+            broad_scopes,
+            ablation: options.ablation,
+            warnings: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// The layer-1 store handle.
+    pub fn store(&self) -> &Arc<dyn TripleStore> {
+        &self.store
+    }
+
+    /// The journal handle.
+    pub fn journal(&self) -> &Arc<dyn MemoryJournal> {
+        &self.journal
+    }
+
+    /// The system embedder (enables the vector channel), if any.
+    pub fn embedder(&self) -> Option<&Arc<dyn TextEmbedder>> {
+        self.embedder.as_ref()
+    }
+
+    /// The activation fold tunables.
+    pub fn attention_config(&self) -> &AttentionConfig {
+        &self.attention
+    }
+
+    /// The spreading walk tunables.
+    pub fn spread_params(&self) -> &SpreadParams {
+        &self.spread
+    }
+
+    /// The reconstruction kind policy and knobs.
+    pub fn reconstruct_config(&self) -> &ReconstructConfig {
+        &self.reconstruct
+    }
+
+    /// The scopes whose search needs an `escalation_reason` (lowercased).
+    pub fn broad_scopes(&self) -> &BTreeSet<String> {
+        &self.broad_scopes
+    }
+
+    /// The read-side evaluation arm, if any.
+    pub fn ablation(&self) -> Option<Ablation> {
+        self.ablation
+    }
+
+    /// Now, from the injected clock, normalized to canonical UTC.
+    ///
+    /// # Errors
+    /// [`Error::InvalidInput`] when the clock returns a non-timestamp.
+    pub fn now(&self) -> Result<String> {
+        am_triples::timestamp::normalize_timestamp(&(self.clock)())
+            .map_err(|e| Error::invalid(format!("the system clock gave a non-timestamp: {e}")))
+    }
+
+    /// Record a `#FALLBACK` (or other) warning for the host to drain.
+    pub(crate) fn warn(&self, message: String) {
+        self.warnings
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .push(message);
+    }
+
+    /// Drain the warnings raised since the last call: this system's own
+    /// (formation notes, commit replays with a different used set), then the
+    /// store's and the journal's.
+    pub fn take_warnings(&self) -> Vec<String> {
+        let mut out = std::mem::take(
+            &mut *self
+                .warnings
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner),
+        );
+        out.extend(self.store.take_warnings());
+        out.extend(self.journal.take_warnings());
+        out
+    }
+
+    // -- layer-1 passthroughs -------------------------------------------------
+
+    /// Layer-1 write passthrough (`store.add`).
+    ///
+    /// # Errors
+    /// The store's refusal.
+    pub fn add(&self, assertions: &[TripleAssertion]) -> Result<Vec<String>> {
+        Ok(self.store.add(assertions)?)
+    }
+
+    /// Layer-1 read passthrough. Direct id lookups bypass closure and binding
+    /// folds by design (audit completeness); ranked retrieval applies them.
+    ///
+    /// # Errors
+    /// The store's refusal.
+    pub fn query(&self, q: &TripleQuery) -> Result<Vec<TripleAssertion>> {
+        Ok(self.store.query(q)?)
+    }
+
+    /// Journal passthrough: the highest seq observed at or before `iso_ts`.
+    ///
+    /// # Errors
+    /// The journal's refusal (a non-timestamp).
+    pub fn seq_at(&self, iso_ts: &str) -> Result<i64> {
+        Ok(self.journal.seq_at(iso_ts)?)
+    }
+
+    /// Journal passthrough: the current high-water mark (the `as_of` of a read now).
+    ///
+    /// # Errors
+    /// The journal's storage error.
+    pub fn current_seq(&self) -> Result<i64> {
+        Ok(self.journal.current_seq()?)
+    }
+
+    /// Release the journal; the store stays open (it is caller-owned).
+    ///
+    /// The `MemoryJournal` trait has no `close` yet, so this releases nothing
+    /// beyond draining warnings; dropping the last `Arc` of a SQLite journal
+    /// closes its connection.
+    ///
+    /// # Errors
+    /// None today; reserved for journals with a close step.
+    pub fn close(&self) -> Result<()> {
+        let _ = self.take_warnings();
+        Ok(())
+    }
+
+    // -- id namespaces ----------------------------------------------------------
+
+    /// A record's digest assertion from either id namespace: the assertion
+    /// itself when `id` is an assertion id, else the newest `dcterms:abstract`
+    /// assertion whose subject is `id` (a graph id). `None` when neither.
+    ///
+    /// # Errors
+    /// The store's refusal.
+    pub fn resolve_digest_assertion(&self, id: &str) -> Result<Option<TripleAssertion>> {
+        let rid = id.trim();
+        if rid.is_empty() {
+            return Ok(None);
+        }
+        let by_id = self.store.query(&TripleQuery {
+            assertion_ids: Some(vec![rid.to_owned()]),
+            limit: 1,
+            ..TripleQuery::default()
+        })?;
+        if let Some(row) = by_id
+            .into_iter()
+            .find(|a| a.assertion_id.as_deref() == Some(rid))
+        {
+            return Ok(Some(row));
+        }
+        let by_subject = self.store.query(&TripleQuery {
+            subject: Some(rid.to_owned()),
+            predicate: Some(DIGEST_PREDICATE.to_owned()),
+            limit: 1,
+            ..TripleQuery::default()
+        })?;
+        Ok(by_subject.into_iter().next())
+    }
+
+    /// Map ids of either namespace (digest assertion ids or `ex:` graph ids) to
+    /// the assertion ids the journal keys on: `(as passed, trimmed) → resolved`,
+    /// in input order, blanks skipped, duplicates kept once.
+    ///
+    /// # Errors
+    /// [`Error::NotFound`] naming the id and both namespaces for an id that
+    /// resolves in neither; the store's refusal.
+    pub fn resolve_assertion_ids(&self, ids: &[String]) -> Result<Vec<(String, String)>> {
+        let mut wanted: Vec<String> = Vec::new();
+        for id in ids {
+            let id = id.trim();
+            if !id.is_empty() && !wanted.iter().any(|w| w == id) {
+                wanted.push(id.to_owned());
+            }
+        }
+        if wanted.is_empty() {
+            return Ok(Vec::new());
+        }
+        let known: HashSet<String> = self
+            .store
+            .query(&TripleQuery {
+                assertion_ids: Some(wanted.clone()),
+                limit: 0,
+                ..TripleQuery::default()
+            })?
+            .into_iter()
+            .filter_map(|a| a.assertion_id)
+            .collect();
+        let mut out = Vec::with_capacity(wanted.len());
+        for id in wanted {
+            if known.contains(&id) {
+                out.push((id.clone(), id));
+                continue;
+            }
+            match self
+                .resolve_digest_assertion(&id)?
+                .and_then(|a| a.assertion_id)
+            {
+                Some(aid) => out.push((id, aid)),
+                None => return Err(unknown_id(&id)),
+            }
+        }
+        Ok(out)
+    }
+
+    /// Resolve one id (either namespace) to its digest assertion id.
+    ///
+    /// # Errors
+    /// [`Error::NotFound`] naming both namespaces; the store's refusal.
+    pub fn resolve_assertion_id(&self, id: &str) -> Result<String> {
+        let trimmed = id.trim();
+        if trimmed.is_empty() {
+            return Err(Error::invalid(
+                "a record id must be a non-empty string, got an empty one",
+            ));
+        }
+        self.resolve_assertion_ids(&[trimmed.to_owned()])?
+            .into_iter()
+            .next()
+            .map(|(_, aid)| aid)
+            .ok_or_else(|| unknown_id(trimmed))
+    }
+
+    // -- formation ----------------------------------------------------------------
+
+    /// Form typed records (`remember_many`). Ids derive from
+    /// `(idempotency_key, position)`, so a replay writes nothing new and returns
+    /// the same graph ids. Each record gets one formation binding (`indexed` /
+    /// `inactive` / `inactive_candidate`, source `remember`). Forming deposits
+    /// no attention event. Edges may name batch siblings as `local:<i>`.
+    /// Returns the graph ids (`ex:{kind}-…`) in input order.
+    ///
+    /// # Errors
+    /// [`Error::InvalidInput`] for any refused record (see
+    /// [`MemoryRecordInput::validated`]), an empty key, scope or batch, a bad
+    /// `local:` target, or a `pending` field (a pending title or summary is
+    /// stored only beside its authoring task, and this home has no task queue).
+    /// Nothing is written on any refusal. The store's or journal's failure.
+    pub fn remember_many(
+        &self,
+        records: &[MemoryRecordInput],
+        scope: &str,
+        owner_id: &str,
+        idempotency_key: &str,
+        turn_id: Option<&str>,
+    ) -> Result<Vec<String>> {
+        let clock = self.clock.clone();
+        let plan =
+            build_formation_plan(records, scope, owner_id, idempotency_key, turn_id, &*clock)?;
+        if let Some((i, r)) = records
+            .iter()
+            .enumerate()
+            .find(|(_, r)| r.pending.iter().any(|f| !f.trim().is_empty()))
+        {
+            return Err(Error::invalid(format!(
+                "record {i} forms with pending={:?}, but a pending title or summary is stored only beside its \
+                 authoring task: open the home with MemorySystem(task_queue=True) (this port has no task queue yet)",
+                r.pending
+            )));
+        }
+        let planned = plan.assertion_ids();
+        let existing: HashSet<String> = self
+            .store
+            .query(&TripleQuery {
+                assertion_ids: Some(planned),
+                limit: 0,
+                ..TripleQuery::default()
+            })?
+            .into_iter()
+            .filter_map(|a| a.assertion_id)
+            .collect();
+        let missing: Vec<TripleAssertion> = plan
+            .assertions
+            .iter()
+            .filter(|a| {
+                a.assertion_id
+                    .as_ref()
+                    .is_some_and(|id| !existing.contains(id))
+            })
+            .cloned()
+            .collect();
+        if !missing.is_empty() {
+            self.store.add(&missing)?;
+        }
+        for binding in &plan.bindings {
+            self.journal.append_binding(binding)?;
+        }
+        for w in plan.warnings {
+            self.warn(w);
+        }
+        Ok(plan.record_ids)
+    }
+
+    /// Form one record: `remember_many` of one, same idempotency.
+    ///
+    /// # Errors
+    /// As [`MemorySystem::remember_many`].
+    pub fn remember(
+        &self,
+        record: &MemoryRecordInput,
+        scope: &str,
+        owner_id: &str,
+        idempotency_key: &str,
+        turn_id: Option<&str>,
+    ) -> Result<String> {
+        let ids = self.remember_many(
+            std::slice::from_ref(record),
+            scope,
+            owner_id,
+            idempotency_key,
+            turn_id,
+        )?;
+        Ok(ids.into_iter().next().unwrap_or_default())
+    }
+
+    // -- payload -------------------------------------------------------------------
+
+    /// Pure payload read at a tier. `digest`: the canonical text a handle
+    /// carries, `{record_id, tier, content, token_estimate}`; `raw`: the host
+    /// artifact reference, `{record_id, tier, payload_ref, content: null,
+    /// token_estimate: null}` (the package never fetches verbatim). Diary
+    /// projections add `entry_id`. Explicit id reads bypass folds.
+    ///
+    /// # Errors
+    /// [`Error::InvalidInput`] for an empty id, an unknown tier, or `raw` on a
+    /// record without `payload_ref`; [`Error::Unsupported`] for the reserved
+    /// tiers `summary` / `compact`; [`Error::NotFound`] for an id in neither namespace.
+    pub fn payload(&self, record_id: &str, tier: &str) -> Result<JsonMap> {
+        let rid = record_id.trim();
+        if rid.is_empty() {
+            return Err(Error::invalid(
+                "payload requires a non-empty record_id, got an empty one",
+            ));
+        }
+        let requested = tier.trim().to_lowercase();
+        if requested == "summary" || requested == "compact" {
+            return Err(Error::Unsupported(format!(
+                "payload tier {requested:?} is reserved and not served; use 'digest' or 'raw' (attributes.payload_ref)"
+            )));
+        }
+        if requested != "digest" && requested != "raw" {
+            return Err(Error::invalid(format!(
+                "unknown payload tier {tier:?}: expected 'digest' or 'raw' (reserved: 'compact', 'summary')"
+            )));
+        }
+        let a = self
+            .resolve_digest_assertion(rid)?
+            .ok_or_else(|| unknown_id(rid))?;
+        let mut out = JsonMap::new();
+        out.insert("record_id".into(), Value::String(rid.to_owned()));
+        if requested == "digest" {
+            let content = handle_digest(&a);
+            out.insert("tier".into(), "digest".into());
+            out.insert("content".into(), Value::String(content.clone()));
+            out.insert(
+                "token_estimate".into(),
+                Value::from(token_estimate(&content)),
+            );
+        } else {
+            let r = match a.attributes.get("payload_ref") {
+                Some(Value::String(s)) if !s.trim().is_empty() => s.trim().to_owned(),
+                _ => {
+                    return Err(Error::invalid(format!(
+                        "payload: record {rid} has no raw tier (no attributes.payload_ref); only its digest is stored"
+                    )));
+                }
+            };
+            out.insert("tier".into(), "raw".into());
+            out.insert("payload_ref".into(), Value::String(r));
+            out.insert("content".into(), Value::Null);
+            out.insert("token_estimate".into(), Value::Null);
+        }
+        if let Some(Value::String(e)) = a.attributes.get("entry_id")
+            && !e.trim().is_empty()
+        {
+            out.insert("entry_id".into(), Value::String(e.trim().to_owned()));
+        }
+        Ok(out)
+    }
+
+    // -- bindings and closures --------------------------------------------------
+
+    /// Append one visibility binding (latest per `(record_id, scope, owner_id)`
+    /// wins). The id may be either namespace and is stored as passed: a graph id
+    /// binds the whole record (digest and edges), an assertion id that
+    /// assertion. A supplied `binding_id` makes replays no-ops returning the original.
+    ///
+    /// # Errors
+    /// [`Error::NotFound`] for an id in neither namespace; the journal's
+    /// refusal of an invalid binding (unknown state, `hidden` + `active`, ...).
+    pub fn bind(&self, record_id: &str, args: &BindArgs) -> Result<ScopeBinding> {
+        self.resolve_assertion_id(record_id)?;
+        let binding = ScopeBinding {
+            record_id: record_id.trim().to_owned(),
+            scope: args.scope.clone(),
+            owner_id: args.owner_id.clone(),
+            search_state: args.search_state.clone(),
+            prompt_state: args.prompt_state.clone(),
+            lifecycle: args.lifecycle.clone(),
+            source: args.source.clone(),
+            reason: args.reason.clone(),
+            observed_at: self.now()?,
+            provenance: JsonMap::new(),
+            binding_id: args.binding_id.clone().unwrap_or_default(),
+            seq: -1,
+        };
+        Ok(self.journal.append_binding(&binding)?)
+    }
+
+    /// Append one closure per assertion (`retract` | `supersede` |
+    /// `reinterpreted` | `merged`), all validated before any is appended.
+    /// Returns the closure ids.
+    ///
+    /// # Errors
+    /// [`Error::InvalidInput`] for no ids, an unknown kind, an empty reason, a
+    /// supersede or merge without replacements; [`Error::NotFound`] for an id
+    /// in neither namespace.
+    pub fn close_assertions(
+        &self,
+        assertion_ids: &[String],
+        kind: &str,
+        replacement_ids: &[String],
+        reason: &str,
+    ) -> Result<Vec<String>> {
+        if assertion_ids.iter().all(|s| s.trim().is_empty()) {
+            return Err(Error::invalid(
+                "close_assertions requires at least one assertion_id, got none",
+            ));
+        }
+        let mut resolved: Vec<String> = Vec::new();
+        for (_, aid) in self.resolve_assertion_ids(assertion_ids)? {
+            if !resolved.contains(&aid) {
+                resolved.push(aid);
+            }
+        }
+        let observed_at = self.now()?;
+        let records = resolved
+            .iter()
+            .map(|aid| {
+                ClosureRecord {
+                    assertion_id: aid.clone(),
+                    kind: kind.to_owned(),
+                    reason: reason.to_owned(),
+                    replacement_ids: replacement_ids.to_vec(),
+                    observed_at: observed_at.clone(),
+                    ..ClosureRecord::default()
+                }
+                .normalized()
+                .map_err(Error::from)
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let mut out = Vec::with_capacity(records.len());
+        for c in &records {
+            out.push(self.journal.append_closure(c)?.closure_id);
+        }
+        Ok(out)
+    }
+
+    /// Close a whole record (its digest and every edge assertion it owns) as one
+    /// belief-revision act. Closure ids are `H(graph_id|kind|assertion_id|closure)[:32]`,
+    /// so replays dedupe. Returns the closure ids, digest first.
+    ///
+    /// # Errors
+    /// [`Error::NotFound`] for an id in neither namespace; [`Error::InvalidInput`]
+    /// for an unknown kind, an empty reason, a supersede without replacements.
+    pub fn close_record(
+        &self,
+        record_id: &str,
+        reason: &str,
+        kind: &str,
+        replacement_ids: &[String],
+    ) -> Result<Vec<String>> {
+        let rid = record_id.trim();
+        let digest = self
+            .resolve_digest_assertion(rid)?
+            .filter(|d| d.assertion_id.is_some())
+            .ok_or_else(|| unknown_id(rid))?;
+        let graph_id = digest.subject.clone();
+        let digest_id = digest.assertion_id.clone().unwrap_or_default();
+        let mut targets = vec![digest_id];
+        for a in self.store.query(&TripleQuery {
+            subject: Some(graph_id.clone()),
+            scope: Some(digest.scope.clone()),
+            owner_id: digest.owner_id.clone(),
+            limit: 0,
+            ..TripleQuery::default()
+        })? {
+            if is_record_edge(&a)
+                && let Some(id) = a.assertion_id
+                && !targets.contains(&id)
+            {
+                targets.push(id);
+            }
+        }
+        let kind_n = kind.trim().to_lowercase();
+        let observed_at = self.now()?;
+        let records = targets
+            .iter()
+            .map(|aid| {
+                ClosureRecord {
+                    assertion_id: aid.clone(),
+                    kind: kind_n.clone(),
+                    reason: reason.to_owned(),
+                    replacement_ids: replacement_ids.to_vec(),
+                    observed_at: observed_at.clone(),
+                    closure_id: ids::closure_id(&graph_id, &kind_n, aid),
+                    ..ClosureRecord::default()
+                }
+                .normalized()
+                .map_err(Error::from)
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let mut out = Vec::with_capacity(records.len());
+        for c in &records {
+            out.push(self.journal.append_closure(c)?.closure_id);
+        }
+        Ok(out)
+    }
+}
+
+/// The arguments of [`MemorySystem::bind`] besides the record id.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BindArgs {
+    /// The scope pair's scope.
+    pub scope: String,
+    /// The scope pair's owner.
+    pub owner_id: String,
+    /// `indexed` | `hidden`.
+    pub search_state: String,
+    /// `active` | `inactive` (default); `active` admits into the self component.
+    pub prompt_state: String,
+    /// Lifecycle label (default `none`).
+    pub lifecycle: String,
+    /// Who bound it (default `operator`).
+    pub source: String,
+    /// Why.
+    pub reason: Option<String>,
+    /// An idempotency key.
+    pub binding_id: Option<String>,
+}
+
+impl BindArgs {
+    /// `search_state` in `(scope, owner_id)`, the rest at the defaults.
+    pub fn new(scope: &str, owner_id: &str, search_state: &str) -> Self {
+        BindArgs {
+            scope: scope.to_owned(),
+            owner_id: owner_id.to_owned(),
+            search_state: search_state.to_owned(),
+            prompt_state: "inactive".into(),
+            lifecycle: "none".into(),
+            source: "operator".into(),
+            reason: None,
+            binding_id: None,
+        }
+    }
+}
+
+/// The error for an id that resolves in neither namespace.
+pub(crate) fn unknown_id(id: &str) -> Error {
+    Error::NotFound(format!(
+        "unknown record id {id:?}: neither a store assertion id (handle.record_id) nor a graph record id \
+         (an ex:… subject with a dcterms:abstract digest assertion, as remember_many returns)"
+    ))
+}

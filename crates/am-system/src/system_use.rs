@@ -1,0 +1,476 @@
+//! Use and inspection on `MemorySystem`: `commit_selection` (the only
+//! strengthening path), the deliberate acts `reinforce` / `attenuate` /
+//! `refocus`, and the pure reads `activation` and `access_counts`.
+//!
+//! Spec: api.md "Committing use, deliberate acts, inspection"; memory-system.md
+//! "Use strengthens; presence does not", "The two access counts";
+//! algorithms.md §5 and §7 "Commit".
+
+use crate::attention::{compute_activation, scoring_window};
+use crate::error::{Error, Result};
+use crate::ids;
+use crate::seam::{OrderedMap, label_deposits};
+use crate::selection::{display_rows, normalize_used_ids, plan_selection};
+use crate::system::MemorySystem;
+use am_journal::{ActiveMemorySnapshot, MemoryEvent, TraceFilter};
+use am_triples::text::py_str;
+use am_triples::{JsonMap, TripleAssertion, TripleQuery};
+use serde_json::Value;
+use std::collections::HashMap;
+
+/// A deliberate act's arguments (`reinforce` / `attenuate`): a mandatory
+/// reason, a weight clamped to 1..=25 by the journal (default 8), an optional
+/// activity TTL (bursts), the stream, an optional idempotency key, the actor
+/// (default `operator`) and free provenance.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DeliberateAct {
+    /// Why (mandatory, non-empty).
+    pub reason: String,
+    /// Strength; clamped to 1..=25 (0 means the default 8).
+    pub weight: f64,
+    /// Expiry by burst-rank distance (positive).
+    pub ttl_activity: Option<i64>,
+    /// The stream's scope.
+    pub scope: String,
+    /// The stream's owner.
+    pub owner_id: String,
+    /// An idempotency key: a replay returns the original event id.
+    pub event_id: Option<String>,
+    /// Who acted.
+    pub actor: String,
+    /// Free provenance.
+    pub provenance: JsonMap,
+}
+
+impl DeliberateAct {
+    /// An act for `reason` in `(scope, owner_id)` with the defaults.
+    pub fn new(reason: &str, scope: &str, owner_id: &str) -> Self {
+        DeliberateAct {
+            reason: reason.to_owned(),
+            weight: 8.0,
+            ttl_activity: None,
+            scope: scope.to_owned(),
+            owner_id: owner_id.to_owned(),
+            event_id: None,
+            actor: "operator".into(),
+            provenance: JsonMap::new(),
+        }
+    }
+
+    /// The same act with a weight.
+    #[must_use]
+    pub fn with_weight(mut self, weight: f64) -> Self {
+        self.weight = weight;
+        self
+    }
+
+    /// The same act with an idempotency key.
+    #[must_use]
+    pub fn with_event_id(mut self, event_id: &str) -> Self {
+        self.event_id = Some(event_id.to_owned());
+        self
+    }
+
+    /// The same act with an activity TTL.
+    #[must_use]
+    pub fn with_ttl(mut self, ttl_activity: i64) -> Self {
+        self.ttl_activity = Some(ttl_activity);
+        self
+    }
+}
+
+/// A record's stored activation (`activation`): `base_level` and `total`
+/// (equal: spread is per stimulus and never stored).
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct StoredActivation {
+    /// The decayed fold.
+    pub base_level: f64,
+    /// Same as `base_level`.
+    pub total: f64,
+}
+
+/// The never-decaying global counts (`access_counts`), keyed as passed.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct AccessCounts {
+    /// Record id (as passed) → cumulative `selected` count.
+    pub records: OrderedMap<u64>,
+    /// Pair (as passed) → cumulative `co_selected` count.
+    pub pairs: Vec<((String, String), u64)>,
+}
+
+fn require_reason(what: &str, reason: &str) -> Result<()> {
+    if reason.trim().is_empty() {
+        return Err(Error::invalid(format!(
+            "{what} requires a non-empty reason (deliberate acts are explained), got {reason:?}"
+        )));
+    }
+    Ok(())
+}
+
+impl MemorySystem {
+    /// Deposit the usage trail for the records that actually entered a context.
+    ///
+    /// One `selected` event (weight 8) per used record and one `co_selected`
+    /// event (weight 4) for every unordered pair of the depositing slice, plus
+    /// term-sharing pairs and recorded-edge hop pairs, grouped per record
+    /// stream (a pair lives in its first-used member's stream). Only ids the
+    /// trace admitted as `stimulus` / `both`, or unlabelled, deposit: `self`
+    /// and `stm` are presence, not use (`stm` deposits a rehearsal `selected`
+    /// only when `AttentionConfig::stm_rehearsal_weight > 0`). Event ids are
+    /// `H(trace_id|kind|key)[:32]` and the snapshot id `H(trace_id|snapshot)[:32]`
+    /// (also the events' `context_ref`). Idempotent by `trace_id`: a replay
+    /// returns the original snapshot and writes nothing (a different used set
+    /// raises a `#FALLBACK` warning). Ids of both namespaces are accepted.
+    ///
+    /// # Errors
+    /// [`Error::InvalidInput`] for an empty trace id or used set;
+    /// [`Error::NotFound`] for an id in neither namespace; journal failures.
+    pub fn commit_selection(
+        &self,
+        trace_id: &str,
+        used_record_ids: &[String],
+        prompt_token_estimate: Option<i64>,
+    ) -> Result<ActiveMemorySnapshot> {
+        let tid = trace_id.trim();
+        if tid.is_empty() {
+            return Err(Error::invalid(
+                "commit_selection requires a non-empty trace_id, got an empty one",
+            ));
+        }
+        let normalized = normalize_used_ids(used_record_ids)?;
+        let mut ordered: Vec<String> = Vec::new();
+        for (_, aid) in self.resolve_assertion_ids(&normalized)? {
+            if !ordered.contains(&aid) {
+                ordered.push(aid);
+            }
+        }
+        let existing = self.journal.snapshots(&TraceFilter {
+            trace_id: Some(tid.to_owned()),
+            limit: 1,
+            ..TraceFilter::default()
+        })?;
+        if let Some(first) = existing.into_iter().next() {
+            let mut a = first.used_record_ids.clone();
+            let mut b = ordered.clone();
+            a.sort();
+            a.dedup();
+            b.sort();
+            b.dedup();
+            if a != b {
+                self.warn(format!(
+                    "#FALLBACK: commit_selection replay for trace {tid} carries a different used set \
+                     ({b:?} vs {a:?}); returning the original snapshot unchanged (one trace = one commit)"
+                ));
+            }
+            return Ok(first);
+        }
+        let rows = self.store.query(&TripleQuery {
+            assertion_ids: Some(ordered.clone()),
+            limit: 0,
+            ..TripleQuery::default()
+        })?;
+        let fetched: HashMap<String, TripleAssertion> = rows
+            .into_iter()
+            .filter_map(|a| a.assertion_id.clone().map(|id| (id, a)))
+            .collect();
+        let missing: Vec<&String> = ordered
+            .iter()
+            .filter(|r| !fetched.contains_key(*r))
+            .collect();
+        if !missing.is_empty() {
+            return Err(Error::NotFound(format!(
+                "commit_selection: record ids not found in the store: {missing:?}; only records that \
+                 actually entered the context may be committed"
+            )));
+        }
+        let traces = self.journal.traces(&TraceFilter {
+            trace_id: Some(tid.to_owned()),
+            limit: 1,
+            ..TraceFilter::default()
+        })?;
+        let admissions: JsonMap = traces
+            .into_iter()
+            .next()
+            .map(|t| t.admissions)
+            .unwrap_or_default();
+        let labels: Vec<(String, String)> = ordered
+            .iter()
+            .map(|rid| {
+                let label = admissions.get(rid).map_or("stimulus".to_owned(), py_str);
+                (rid.clone(), label)
+            })
+            .collect();
+        let deposit: Vec<String> = labels
+            .iter()
+            .filter(|(_, l)| label_deposits(Some(l)))
+            .map(|(r, _)| r.clone())
+            .collect();
+        let rehearsal: Vec<String> = labels
+            .iter()
+            .filter(|(_, l)| l == "stm")
+            .map(|(r, _)| r.clone())
+            .collect();
+
+        let snapshot_id = ids::selection_snapshot_id(tid);
+        let observed_at = self.now()?;
+        let mut provenance = JsonMap::new();
+        provenance.insert("context_ref".into(), Value::String(snapshot_id.clone()));
+        let event = |kind: &str, scope: &str, owner: &str, weight: f64| MemoryEvent {
+            kind: kind.to_owned(),
+            scope: scope.to_owned(),
+            owner_id: owner.to_owned(),
+            weight,
+            trace_id: Some(tid.to_owned()),
+            observed_at: observed_at.clone(),
+            actor: "runtime".into(),
+            provenance: provenance.clone(),
+            ..MemoryEvent::default()
+        };
+        let mut batches: Vec<Vec<MemoryEvent>> = Vec::new();
+        if !deposit.is_empty() {
+            for group in plan_selection(&deposit, &fetched, self.store.as_ref())? {
+                let (scope, owner) = &group.scope_pair;
+                let mut batch = Vec::new();
+                for rid in &group.records {
+                    let mut e = event("selected", scope, owner, 8.0);
+                    e.record_id = Some(rid.clone());
+                    e.event_id = ids::selection_event_id(tid, "selected", rid);
+                    batch.push(e);
+                }
+                for (a, b) in &group.pairs {
+                    let mut e = event("co_selected", scope, owner, 4.0);
+                    e.pair_ids = Some((a.clone(), b.clone()));
+                    e.event_id = ids::selection_event_id(tid, "co_selected", &format!("{a}+{b}"));
+                    batch.push(e);
+                }
+                batches.push(batch);
+            }
+        }
+        let rehearsal_weight = self.attention.stm_rehearsal_weight;
+        if !rehearsal.is_empty() && rehearsal_weight > 0.0 {
+            let mut groups: Vec<((String, String), Vec<String>)> = Vec::new();
+            for rid in &rehearsal {
+                let a = &fetched[rid];
+                let key = (a.scope.clone(), a.owner_id.clone().unwrap_or_default());
+                match groups.iter_mut().find(|(k, _)| *k == key) {
+                    Some((_, v)) => v.push(rid.clone()),
+                    None => groups.push((key, vec![rid.clone()])),
+                }
+            }
+            for ((scope, owner), rids) in groups {
+                batches.push(
+                    rids.iter()
+                        .map(|rid| {
+                            let mut e = event("selected", &scope, &owner, rehearsal_weight);
+                            e.record_id = Some(rid.clone());
+                            e.event_id = ids::selection_event_id(tid, "selected", rid);
+                            e
+                        })
+                        .collect(),
+                );
+            }
+        }
+        // Validate every event before the first append, so a refusal writes nothing.
+        for batch in &batches {
+            for e in batch {
+                e.normalized()?;
+            }
+        }
+        for batch in &batches {
+            self.journal.append_events(batch)?;
+        }
+        let mut snap_prov = JsonMap::new();
+        snap_prov.insert("used_count".into(), Value::from(ordered.len()));
+        snap_prov.insert(
+            "admissions".into(),
+            Value::Object(
+                labels
+                    .iter()
+                    .map(|(r, l)| (r.clone(), Value::String(l.clone())))
+                    .collect(),
+            ),
+        );
+        let snapshot = ActiveMemorySnapshot {
+            snapshot_id,
+            seq: -1,
+            trace_id: tid.to_owned(),
+            used_record_ids: ordered.clone(),
+            display: display_rows(&ordered, &fetched),
+            prompt_token_estimate,
+            observed_at: observed_at.clone(),
+            provenance: snap_prov,
+        };
+        Ok(self.journal.append_snapshot(&snapshot)?)
+    }
+
+    fn deliberate(&self, kind: &str, record_id: &str, act: &DeliberateAct) -> Result<String> {
+        let what = if kind == "pinned" {
+            "reinforce"
+        } else {
+            "attenuate"
+        };
+        require_reason(what, &act.reason)?;
+        let rid = self.resolve_assertion_id(record_id)?;
+        let event = MemoryEvent {
+            kind: kind.to_owned(),
+            scope: act.scope.clone(),
+            owner_id: act.owner_id.clone(),
+            record_id: Some(rid),
+            weight: act.weight,
+            ttl_activity: act.ttl_activity,
+            reason: Some(act.reason.clone()),
+            actor: act.actor.clone(),
+            observed_at: self.now()?,
+            event_id: act.event_id.clone().unwrap_or_default(),
+            provenance: act.provenance.clone(),
+            ..MemoryEvent::default()
+        };
+        event.normalized()?;
+        let stored = self.journal.append_events(std::slice::from_ref(&event))?;
+        stored
+            .into_iter()
+            .next()
+            .map(|e| e.event_id)
+            .ok_or_else(|| Error::Journal {
+                kind: am_triples::ErrorKind::Storage,
+                message: "the journal returned no event for one append".into(),
+            })
+    }
+
+    /// Deliberate strengthen: one `pinned` event (weight clamped 1..=25 by the
+    /// journal, default 8). Returns the event id; a supplied `event_id` makes a
+    /// replay return the original id and write nothing.
+    ///
+    /// # Errors
+    /// [`Error::InvalidInput`] for an empty reason or a non-finite weight or a
+    /// non-positive TTL; [`Error::NotFound`] for an id in neither namespace.
+    pub fn reinforce(&self, record_id: &str, act: &DeliberateAct) -> Result<String> {
+        self.deliberate("pinned", record_id, act)
+    }
+
+    /// Deliberate weaken: one `silenced` event, a nudge toward invisibility,
+    /// never negative relevance (removal is closure). Same arguments, clamps and
+    /// idempotency as [`MemorySystem::reinforce`].
+    ///
+    /// # Errors
+    /// As [`MemorySystem::reinforce`].
+    pub fn attenuate(&self, record_id: &str, act: &DeliberateAct) -> Result<String> {
+        self.deliberate("silenced", record_id, act)
+    }
+
+    /// Topic-shift marker: one `refocus` event in `(scope, owner_id)` that
+    /// stretches the decay distance of everything older in that stream.
+    /// `act.weight` and `act.ttl_activity` are ignored. Returns the event id.
+    ///
+    /// # Errors
+    /// [`Error::InvalidInput`] for an empty reason or scope.
+    pub fn refocus(&self, act: &DeliberateAct) -> Result<String> {
+        require_reason("refocus", &act.reason)?;
+        let event = MemoryEvent {
+            kind: "refocus".into(),
+            scope: act.scope.clone(),
+            owner_id: act.owner_id.clone(),
+            weight: 0.0,
+            reason: Some(act.reason.clone()),
+            actor: act.actor.clone(),
+            observed_at: self.now()?,
+            event_id: act.event_id.clone().unwrap_or_default(),
+            provenance: act.provenance.clone(),
+            ..MemoryEvent::default()
+        };
+        event.normalized()?;
+        let stored = self.journal.append_events(std::slice::from_ref(&event))?;
+        Ok(stored
+            .into_iter()
+            .next()
+            .map(|e| e.event_id)
+            .unwrap_or_default())
+    }
+
+    /// Stored activation per record in one `(scope, owner_id)` stream, folded
+    /// over the bounded window at `at_seq` (default: now). With ids (either
+    /// namespace), keyed as passed, 0 for a known record without in-window
+    /// events; without ids, every in-window scored record. Writes nothing.
+    ///
+    /// # Errors
+    /// [`Error::NotFound`] for an id in neither namespace; the journal's
+    /// refusal of an invalid anchor (negative or past the high-water mark).
+    pub fn activation(
+        &self,
+        record_ids: Option<&[String]>,
+        scope: &str,
+        owner_id: &str,
+        at_seq: Option<i64>,
+    ) -> Result<OrderedMap<StoredActivation>> {
+        let anchor = match at_seq {
+            Some(s) => s,
+            None => self.journal.current_seq()?,
+        };
+        let events = scoring_window(
+            self.journal.as_ref(),
+            scope,
+            owner_id,
+            anchor,
+            &self.attention,
+        )?;
+        let scores = compute_activation(&events, &self.attention, Some(anchor))?;
+        let level = |rid: &str| {
+            scores
+                .iter()
+                .find(|(r, _)| r == rid)
+                .map_or(0.0, |(_, s)| s.base_level)
+        };
+        let mut out = OrderedMap::new();
+        match record_ids {
+            None => {
+                for (rid, s) in &scores {
+                    out.insert(
+                        rid.clone(),
+                        StoredActivation {
+                            base_level: s.base_level,
+                            total: s.base_level,
+                        },
+                    );
+                }
+            }
+            Some(ids) => {
+                for (requested, rid) in self.resolve_assertion_ids(ids)? {
+                    let b = level(&rid);
+                    out.insert(
+                        requested,
+                        StoredActivation {
+                            base_level: b,
+                            total: b,
+                        },
+                    );
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// The never-decaying global counts: cumulative `selected` per record and
+    /// `co_selected` per pair (order-insensitive), per journal. Ids of either
+    /// namespace, keyed as passed; a known id without deposits reads 0. Writes nothing.
+    ///
+    /// # Errors
+    /// [`Error::NotFound`] for an id in neither namespace.
+    pub fn access_counts(
+        &self,
+        record_ids: &[String],
+        pairs: &[(String, String)],
+    ) -> Result<AccessCounts> {
+        let mut out = AccessCounts::default();
+        for (requested, rid) in self.resolve_assertion_ids(record_ids)? {
+            out.records
+                .insert(requested, self.journal.selected_count(&rid, None)?);
+        }
+        for (a, b) in pairs {
+            let ra = self.resolve_assertion_id(a)?;
+            let rb = self.resolve_assertion_id(b)?;
+            let n = self.journal.pair_selected_count((&ra, &rb), None)?;
+            out.pairs.push(((a.clone(), b.clone()), n));
+        }
+        Ok(out)
+    }
+}
