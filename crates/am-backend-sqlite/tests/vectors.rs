@@ -148,11 +148,11 @@ fn matrix_cache_fits_in_four_bytes_per_dimension_per_row_plus_ten_percent() {
         .unwrap();
     let floor = 4 * 16 * 150;
     let bytes = store.vector_cache_bytes();
-    // 16-d rows carry proportionally more bookkeeping (16 bytes/row) than 384-d
+    // 16-d rows carry proportionally more bookkeeping (8 bytes/row) than 384-d
     // ones; the 10 % budget is for the matrix rows of realistic dimensions, and
-    // here the bound is the matrix plus the per-row rowid and norm.
+    // here the bound is the matrix plus the per-row rowid.
     assert!(
-        bytes >= floor && bytes <= floor + 16 * 150 + floor / 10,
+        bytes >= floor && bytes <= floor + 8 * 150 + floor / 10,
         "{bytes}"
     );
 }

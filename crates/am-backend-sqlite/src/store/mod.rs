@@ -248,7 +248,7 @@ impl SQLiteTripleStore {
     }
 
     /// Bytes held by this handle's matrix cache (0 before the first semantic
-    /// query): 4 bytes per dimension per vectored row plus 16 bytes per row.
+    /// query): 4 bytes per dimension per vectored row plus 8 bytes per row.
     pub fn vector_cache_bytes(&self) -> usize {
         lock(&self.cache).as_ref().map_or(0, MatrixCache::bytes)
     }

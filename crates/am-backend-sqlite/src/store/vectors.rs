@@ -1,5 +1,6 @@
-//! Vector search: the in-process float32 matrix cache with SIMD candidate
-//! selection and exact re-scoring, and the reference linear scan it falls back to.
+//! Vector search: the in-process float32 matrix cache served by the shared SIMD
+//! fast path (candidate selection with a margin, exact re-scoring), and the
+//! reference linear scan it falls back to.
 //!
 //! Both paths return what `am_triples::vector::rank_by_cosine` returns over the
 //! same rows in rowid order: the same rows, order and bit-identical scores.
@@ -11,9 +12,8 @@
 use crate::error::Result;
 use crate::store::codec::{self, Decoded};
 use crate::store::schema;
-use am_triples::vector::cosine;
+use am_triples::vector::rank_by_cosine_fast;
 use rusqlite::{Connection, params};
-use simsimd::SpatialSimilarity;
 
 /// `vector_engine()` when the matrix cache serves.
 pub const ENGINE_MATRIX: &str = "simd-matrix-cache";
@@ -43,8 +43,8 @@ pub fn cosine_f64(a: &[f64], b: &[f64]) -> f64 {
 
 /// The float32 matrix of every vectored row, in rowid order.
 ///
-/// Memory: 4 bytes per dimension per vectored row, plus 16 bytes per row (rowid
-/// and norm), plus at most 1/16 growth slack.
+/// Memory: 4 bytes per dimension per vectored row, plus 8 bytes per row (its
+/// rowid), plus at most 1/16 growth slack.
 #[derive(Debug, Default)]
 pub struct MatrixCache {
     generation: i64,
@@ -52,7 +52,6 @@ pub struct MatrixCache {
     dim: Option<usize>,
     data: Vec<f32>,
     rowids: Vec<i64>,
-    norms: Vec<f64>,
     defect: Option<String>,
 }
 
@@ -70,7 +69,6 @@ impl MatrixCache {
         cache.append_since(conn, table)?;
         cache.data.shrink_to_fit();
         cache.rowids.shrink_to_fit();
-        cache.norms.shrink_to_fit();
         Ok(cache)
     }
 
@@ -117,7 +115,6 @@ impl MatrixCache {
         if self.defect.is_some() {
             self.data = Vec::new();
             self.rowids = Vec::new();
-            self.norms = Vec::new();
         }
         Ok(())
     }
@@ -144,16 +141,9 @@ impl MatrixCache {
             self.data.reserve_exact(extra);
             let rows_extra = 1usize.max(self.rowids.len() / 16);
             self.rowids.reserve_exact(rows_extra);
-            self.norms.reserve_exact(rows_extra);
         }
-        let norm = v
-            .iter()
-            .map(|x| f64::from(*x) * f64::from(*x))
-            .sum::<f64>()
-            .sqrt();
         self.data.extend_from_slice(&v);
         self.rowids.push(rowid);
-        self.norms.push(norm);
     }
 
     /// Why the matrix cannot score exactly (the scan serves), if it cannot.
@@ -166,9 +156,9 @@ impl MatrixCache {
         self.dim
     }
 
-    /// Bytes held by the cache (matrix, rowids, norms, with growth slack).
+    /// Bytes held by the cache (matrix and rowids, with growth slack).
     pub fn bytes(&self) -> usize {
-        self.data.capacity() * 4 + self.rowids.capacity() * 8 + self.norms.capacity() * 8
+        self.data.capacity() * 4 + self.rowids.capacity() * 8
     }
 
     fn row(&self, i: usize) -> &[f32] {
@@ -176,13 +166,12 @@ impl MatrixCache {
         &self.data[i * d..(i + 1) * d]
     }
 
-    /// Rank by the reference cosine: SIMD float32 candidate selection with an
-    /// error margin, then exact re-scoring with [`cosine`]. `candidates` are
-    /// rowids in ascending order (`None`: every cached row). Returns
-    /// `(rowid, score)` best first, ties by rowid ascending, `min_score` applied,
-    /// truncated to `limit`.
-    ///
-    /// The caller guarantees `query.len() == self.dim()` and no defect.
+    /// Rank by the reference cosine through
+    /// [`am_triples::vector::rank_by_cosine_fast`] (SIMD float32 estimates with
+    /// an error margin, then exact re-scoring with the reference `cosine`).
+    /// `candidates` are rowids in ascending order (`None`: every cached row).
+    /// Returns `(rowid, score)` best first, ties by rowid ascending, `min_score`
+    /// applied, truncated to `limit`: exactly `rank_by_cosine`'s answer.
     pub fn rank(
         &self,
         query: &[f32],
@@ -190,7 +179,6 @@ impl MatrixCache {
         min_score: Option<f64>,
         limit: Option<usize>,
     ) -> Vec<(i64, f64)> {
-        let dim = self.dim.unwrap_or(0);
         let indices: Vec<usize> = match candidates {
             None => (0..self.rowids.len()).collect(),
             Some(c) => c
@@ -198,59 +186,11 @@ impl MatrixCache {
                 .filter_map(|r| self.rowids.binary_search(r).ok())
                 .collect(),
         };
-        let qn = query
-            .iter()
-            .map(|x| f64::from(*x) * f64::from(*x))
-            .sum::<f64>()
-            .sqrt();
-        // Relative error bound of a float32 dot product of length `dim`, with
-        // room to spare: γ_d ≤ d·ε/(1−d·ε), doubled, plus the norms' rounding.
-        #[allow(clippy::cast_precision_loss, reason = "dimensions are far below 2^52")]
-        let margin = 2.0 * (dim as f64 + 4.0) * f64::from(f32::EPSILON);
-        let approx: Vec<(usize, f64)> = indices
+        let rows: Vec<&[f32]> = indices.iter().map(|&i| self.row(i)).collect();
+        rank_by_cosine_fast(query, rows.iter(), |v| Some(*v), min_score, limit)
             .into_iter()
-            .map(|i| {
-                let n = self.norms[i];
-                let s = if n <= 0.0 || qn <= 0.0 {
-                    0.0
-                } else {
-                    let row = self.row(i);
-                    let dot = f32::dot(query, row).unwrap_or_else(|| {
-                        row.iter()
-                            .zip(query)
-                            .map(|(a, b)| f64::from(*a) * f64::from(*b))
-                            .sum()
-                    });
-                    dot / (qn * n)
-                };
-                (i, s)
-            })
-            .filter(|(_, s)| min_score.is_none_or(|m| *s >= m - margin))
-            .collect();
-        let kept: Vec<usize> = match limit {
-            Some(k) if approx.len() > k.max(1) => {
-                let k = k.max(1);
-                let mut scores: Vec<f64> = approx.iter().map(|(_, s)| *s).collect();
-                let (_, kth, _) = scores.select_nth_unstable_by(k - 1, |a, b| b.total_cmp(a));
-                let floor = *kth - 2.0 * margin;
-                approx
-                    .into_iter()
-                    .filter(|(_, s)| *s >= floor)
-                    .map(|(i, _)| i)
-                    .collect()
-            }
-            _ => approx.into_iter().map(|(i, _)| i).collect(),
-        };
-        let mut exact: Vec<(i64, f64)> = kept
-            .into_iter()
-            .map(|i| (self.rowids[i], cosine(query, self.row(i))))
-            .filter(|(_, s)| min_score.is_none_or(|m| *s >= m))
-            .collect();
-        exact.sort_by(|a, b| b.1.total_cmp(&a.1));
-        if let Some(n) = limit {
-            exact.truncate(n.max(1));
-        }
-        exact
+            .map(|(k, s)| (self.rowids[indices[k]], s))
+            .collect()
     }
 }
 
@@ -281,6 +221,7 @@ mod tests {
 
     #[test]
     fn cosine_f64_is_bit_identical_to_the_reference_for_f32_inputs() {
+        use am_triples::vector::cosine;
         let a = [0.1f32, -0.7, 0.33, 1e-3];
         let b = [0.9f32, 0.2, -0.5];
         let wa: Vec<f64> = a.iter().map(|x| f64::from(*x)).collect();
