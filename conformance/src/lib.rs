@@ -34,6 +34,7 @@
 
 pub mod embedder;
 pub mod harness;
+pub mod journal;
 pub mod stores;
 pub mod vectors;
 
