@@ -1,5 +1,50 @@
-//! Repository tasks: `cargo xtask conformance [--backend NAME]`, `bench`, `tidy`.
+//! Repository tasks: `cargo xtask conformance [--backend NAME]`, `cargo xtask tidy`
+//! and `cargo xtask test` (the README's test command).
+//!
+//! `conformance` runs each backend crate's single `tests/conformance.rs` and prints
+//! one line per check and backend; `tidy` checks the layering and the `//!` docs
+//! (it also runs as an ordinary `#[test]`); `test` makes sure the Python oracle's
+//! virtual environment exists, exports `AM_ORACLE_PYTHON`, and runs
+//! `cargo test --workspace`.
 
-fn main() {
-    println!("xtask: no task yet");
+mod conformance;
+mod oracle;
+mod tidy;
+mod workspace;
+
+use anyhow::{Result, bail};
+
+const USAGE: &str = "\
+usage: cargo xtask <task>
+
+tasks:
+  conformance [--backend NAME]   run the conformance suite of every backend (or one)
+  tidy                           check layering, lints opt-in and //! module docs
+  test [ARGS...]                 ensure the oracle venv, then cargo test --workspace ARGS
+";
+
+fn main() -> Result<()> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let Some((task, rest)) = args.split_first() else {
+        print!("{USAGE}");
+        bail!("no task given");
+    };
+    match task.as_str() {
+        "conformance" => conformance::run(rest),
+        "tidy" => {
+            if !rest.is_empty() {
+                bail!("tidy takes no arguments, got {rest:?}");
+            }
+            tidy::run()
+        }
+        "test" => oracle::test(rest),
+        "-h" | "--help" | "help" => {
+            print!("{USAGE}");
+            Ok(())
+        }
+        other => {
+            print!("{USAGE}");
+            bail!("unknown task {other:?}")
+        }
+    }
 }

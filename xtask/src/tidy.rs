@@ -1,0 +1,250 @@
+//! `cargo xtask tidy`: repository rules checked as an ordinary test.
+//!
+//! - Dependencies point down only: am-triples <- am-journal <- am-graph <-
+//!   am-system; backends and embedders never depend on am-system (or on each
+//!   other); am-system names no backend and no embedder; nothing but am-cli,
+//!   xtask and tests (dev-dependencies) depends on every crate.
+//! - Every crate opts into the workspace lints (`[lints] workspace = true`).
+//! - Every `.rs` file starts with a `//!` doc line saying what it owns.
+
+use crate::workspace::{Package, Workspace};
+use anyhow::{Result, bail};
+use std::path::{Path, PathBuf};
+
+/// The layer of each library crate: a normal dependency must have a lower layer.
+/// Backends and the conformance suite share one layer, so none depends on another.
+const LAYERS: &[(&str, u8)] = &[
+    ("am-triples", 0),
+    ("am-journal", 1),
+    ("am-embed", 1),
+    ("am-graph", 2),
+    ("am-backend-sqlite", 3),
+    ("am-backend-lance", 3),
+    ("am-conformance", 3),
+    ("am-system", 4),
+    ("am-cli", 5),
+];
+
+/// Crates `am-system` must never name: it takes stores, journals and embedders as
+/// trait objects.
+const NOT_FOR_SYSTEM: &[&str] = &["am-backend-sqlite", "am-backend-lance", "am-embed"];
+
+/// Crates allowed to depend on every other library crate.
+const MAY_DEPEND_ON_ALL: &[&str] = &["am-cli", "xtask"];
+
+fn layer(name: &str) -> Option<u8> {
+    LAYERS.iter().find(|(n, _)| *n == name).map(|(_, l)| *l)
+}
+
+/// Layering violations among the packages' normal dependencies.
+pub fn layering_problems(packages: &[Package]) -> Vec<String> {
+    let mut problems = Vec::new();
+    let libraries: Vec<&str> = packages
+        .iter()
+        .map(|p| p.name.as_str())
+        .filter(|n| layer(n).is_some() && *n != "am-cli")
+        .collect();
+    for p in packages {
+        let normal: Vec<&str> = p
+            .deps
+            .iter()
+            .filter(|d| d.kind.is_none())
+            .map(|d| d.name.as_str())
+            .collect();
+        if let Some(own) = layer(&p.name) {
+            for d in &normal {
+                match layer(d) {
+                    Some(l) if l >= own => problems.push(format!(
+                        "{} (layer {own}) depends on {d} (layer {l}): dependencies must point down",
+                        p.name
+                    )),
+                    None => problems.push(format!(
+                        "{} depends on {d}, which has no layer in xtask/src/tidy.rs",
+                        p.name
+                    )),
+                    _ => {}
+                }
+            }
+        } else if p.name != "xtask" {
+            problems.push(format!(
+                "{} has no layer: add it to LAYERS in xtask/src/tidy.rs",
+                p.name
+            ));
+        }
+        if p.name == "am-system" {
+            for d in normal.iter().filter(|d| NOT_FOR_SYSTEM.contains(d)) {
+                problems.push(format!(
+                    "am-system depends on {d}: it must name no backend or embedder"
+                ));
+            }
+        }
+        let others: Vec<&&str> = libraries.iter().filter(|l| **l != p.name).collect();
+        if !MAY_DEPEND_ON_ALL.contains(&p.name.as_str())
+            && others.len() > 1
+            && others.iter().all(|l| normal.contains(l))
+        {
+            problems.push(format!(
+                "{} depends on every library crate: only am-cli, xtask and tests may",
+                p.name
+            ));
+        }
+    }
+    problems
+}
+
+/// Packages whose `Cargo.toml` does not opt into the workspace lints.
+pub fn lint_problems(packages: &[Package]) -> Vec<String> {
+    packages
+        .iter()
+        .filter_map(|p| {
+            let manifest = std::fs::read_to_string(p.dir.join("Cargo.toml")).unwrap_or_default();
+            let opted = manifest
+                .split("[lints]")
+                .nth(1)
+                .is_some_and(|rest| rest.trim_start().starts_with("workspace = true"));
+            (!opted).then(|| format!("{}: Cargo.toml lacks `[lints] workspace = true`", p.name))
+        })
+        .collect()
+}
+
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let path = e.path();
+        let name = e.file_name();
+        let name = name.to_string_lossy();
+        if path.is_dir() {
+            if !(name.starts_with('.') || name == "target") {
+                rust_files(&path, out);
+            }
+        } else if name.ends_with(".rs") {
+            out.push(path);
+        }
+    }
+}
+
+/// `.rs` files under the packages' directories whose first line is not a `//!` doc.
+pub fn doc_problems(ws: &Workspace) -> Vec<String> {
+    let mut files = Vec::new();
+    for p in &ws.packages {
+        rust_files(&p.dir, &mut files);
+    }
+    files.sort();
+    files.dedup();
+    files
+        .into_iter()
+        .filter(|f| {
+            let text = std::fs::read_to_string(f).unwrap_or_default();
+            !text.trim_start_matches('\u{feff}').starts_with("//!")
+        })
+        .map(|f| {
+            let shown = f.strip_prefix(&ws.root).unwrap_or(&f).display().to_string();
+            format!("{shown}: does not start with a `//!` doc line")
+        })
+        .collect()
+}
+
+/// Every tidy problem of the workspace.
+///
+/// # Errors
+/// When the workspace cannot be read.
+pub fn problems() -> Result<Vec<String>> {
+    let ws = Workspace::load()?;
+    let mut all = layering_problems(&ws.packages);
+    all.extend(lint_problems(&ws.packages));
+    all.extend(doc_problems(&ws));
+    Ok(all)
+}
+
+/// Run the task: print every problem, fail when there is one.
+///
+/// # Errors
+/// When there is a problem.
+pub fn run() -> Result<()> {
+    let problems = problems()?;
+    for p in &problems {
+        println!("tidy: {p}");
+    }
+    if !problems.is_empty() {
+        bail!("tidy found {} problems", problems.len());
+    }
+    println!("tidy: ok");
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::workspace::Dep;
+
+    fn pkg(name: &str, deps: &[(&str, Option<&str>)]) -> Package {
+        Package {
+            name: name.into(),
+            dir: PathBuf::new(),
+            deps: deps
+                .iter()
+                .map(|(n, k)| Dep {
+                    name: (*n).into(),
+                    kind: k.map(str::to_owned),
+                })
+                .collect(),
+            tests: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn tidy() {
+        let problems = problems().unwrap();
+        assert!(
+            problems.is_empty(),
+            "tidy problems:\n{}",
+            problems.join("\n")
+        );
+    }
+
+    #[test]
+    fn upward_dependencies_are_reported_and_dev_dependencies_are_not() {
+        let ps = [
+            pkg("am-triples", &[("am-conformance", Some("dev"))]),
+            pkg("am-journal", &[("am-graph", None)]),
+            pkg("am-graph", &[]),
+            pkg("am-backend-sqlite", &[("am-system", None)]),
+            pkg("am-system", &[("am-backend-sqlite", None)]),
+        ];
+        let p = layering_problems(&ps);
+        assert!(
+            p.iter()
+                .any(|m| m.starts_with("am-journal (layer 1) depends on am-graph")),
+            "{p:?}"
+        );
+        assert!(
+            p.iter()
+                .any(|m| m.starts_with("am-backend-sqlite (layer 3) depends on am-system")),
+            "{p:?}"
+        );
+        assert!(
+            p.iter()
+                .any(|m| m.starts_with("am-system depends on am-backend-sqlite")),
+            "{p:?}"
+        );
+        assert!(!p.iter().any(|m| m.starts_with("am-triples")), "{p:?}");
+    }
+
+    #[test]
+    fn only_the_cli_may_depend_on_every_crate() {
+        let libs = ["am-triples", "am-journal", "am-graph"];
+        let all: Vec<(&str, Option<&str>)> = libs.iter().map(|l| (*l, None)).collect();
+        let mut ps: Vec<Package> = libs.iter().map(|l| pkg(l, &[])).collect();
+        ps.push(pkg("am-cli", &all));
+        ps.push(pkg("am-system", &all));
+        let p = layering_problems(&ps);
+        assert!(
+            p.iter()
+                .any(|m| m.starts_with("am-system depends on every library crate")),
+            "{p:?}"
+        );
+        assert!(!p.iter().any(|m| m.starts_with("am-cli")), "{p:?}");
+    }
+}

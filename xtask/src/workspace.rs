@@ -1,0 +1,111 @@
+//! The workspace as `cargo metadata` describes it: packages, their dependencies
+//! (with kind), and their manifest directories; plus running cargo.
+
+use anyhow::{Context, Result, bail};
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// One dependency edge on another workspace crate.
+#[derive(Debug, Clone)]
+pub struct Dep {
+    /// The depended-on crate.
+    pub name: String,
+    /// `None` for a normal dependency, `Some("dev")` / `Some("build")` otherwise.
+    pub kind: Option<String>,
+}
+
+/// One workspace package.
+#[derive(Debug, Clone)]
+pub struct Package {
+    /// The package name (`am-triples`).
+    pub name: String,
+    /// The directory holding its `Cargo.toml`.
+    pub dir: PathBuf,
+    /// Its dependencies on other workspace crates.
+    pub deps: Vec<Dep>,
+    /// The names of its integration-test targets.
+    pub tests: Vec<String>,
+}
+
+/// The workspace root and packages.
+#[derive(Debug, Clone)]
+pub struct Workspace {
+    /// The root directory.
+    pub root: PathBuf,
+    /// Every member package.
+    pub packages: Vec<Package>,
+}
+
+/// The cargo binary cargo itself runs us with.
+pub fn cargo() -> Command {
+    Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned()))
+}
+
+impl Workspace {
+    /// Read the workspace with `cargo metadata --no-deps`.
+    ///
+    /// # Errors
+    /// When cargo fails or prints something that is not metadata.
+    pub fn load() -> Result<Workspace> {
+        let out = cargo()
+            .args(["metadata", "--format-version", "1", "--no-deps"])
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .output()
+            .context("running cargo metadata")?;
+        if !out.status.success() {
+            bail!(
+                "cargo metadata failed: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+        let meta: Value = serde_json::from_slice(&out.stdout).context("parsing cargo metadata")?;
+        let root = PathBuf::from(
+            meta["workspace_root"]
+                .as_str()
+                .context("metadata without workspace_root")?,
+        );
+        let mut packages = Vec::new();
+        for p in meta["packages"]
+            .as_array()
+            .context("metadata without packages")?
+        {
+            let name = p["name"].as_str().unwrap_or_default().to_owned();
+            let manifest = PathBuf::from(p["manifest_path"].as_str().unwrap_or_default());
+            let dir = manifest.parent().map(Path::to_path_buf).unwrap_or_default();
+            let deps = p["dependencies"]
+                .as_array()
+                .map(|ds| {
+                    ds.iter()
+                        .filter(|d| d["path"].is_string())
+                        .map(|d| Dep {
+                            name: d["name"].as_str().unwrap_or_default().to_owned(),
+                            kind: d["kind"].as_str().map(str::to_owned),
+                        })
+                        .collect()
+                })
+                .unwrap_or_default();
+            let tests = p["targets"]
+                .as_array()
+                .map(|ts| {
+                    ts.iter()
+                        .filter(|t| {
+                            t["kind"]
+                                .as_array()
+                                .is_some_and(|k| k.iter().any(|k| k == "test"))
+                        })
+                        .filter_map(|t| t["name"].as_str().map(str::to_owned))
+                        .collect()
+                })
+                .unwrap_or_default();
+            packages.push(Package {
+                name,
+                dir,
+                deps,
+                tests,
+            });
+        }
+        packages.sort_by(|a, b| a.name.cmp(&b.name));
+        Ok(Workspace { root, packages })
+    }
+}
