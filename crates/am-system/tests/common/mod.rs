@@ -1,0 +1,132 @@
+//! Shared test support: the two stacks every layer-2 test runs on (the
+//! in-memory pair, and the SQLite store + journal sharing one file through a
+//! `SqliteHome`), a pinned clock, and "nothing was written" snapshots.
+
+#![allow(dead_code)] // Each test binary uses a different subset.
+
+use am_backend_sqlite::journal::SQLiteJournal;
+use am_backend_sqlite::{SQLiteTripleStore, SqliteHome, SqliteStoreOptions};
+use am_journal::{InMemoryJournal, MemoryJournal};
+use am_system::{MemorySystem, SystemOptions};
+use am_triples::{InMemoryTripleStore, TripleQuery, TripleStore};
+use std::sync::Arc;
+
+/// The pinned clock every test system uses.
+pub const PINNED_NOW: &str = "2026-03-01T12:00:00.000000+00:00";
+
+/// One stack: its name, the system, and the temporary directory that must
+/// outlive it (SQLite only).
+pub struct Stack {
+    pub name: &'static str,
+    pub system: MemorySystem,
+    pub store: Arc<dyn TripleStore>,
+    pub journal: Arc<dyn MemoryJournal>,
+    _dir: Option<tempfile::TempDir>,
+}
+
+fn options(mut o: SystemOptions) -> SystemOptions {
+    if o.clock.is_none() {
+        o.clock = Some(Arc::new(|| PINNED_NOW.to_owned()));
+    }
+    o
+}
+
+/// The in-memory pair.
+pub fn memory_stack(o: SystemOptions) -> Stack {
+    let store: Arc<dyn TripleStore> = Arc::new(InMemoryTripleStore::new(None));
+    let journal: Arc<dyn MemoryJournal> = Arc::new(InMemoryJournal::new());
+    let system = MemorySystem::with_options(store.clone(), journal.clone(), options(o)).unwrap();
+    Stack {
+        name: "memory",
+        system,
+        store,
+        journal,
+        _dir: None,
+    }
+}
+
+/// The SQLite store and journal in one home file.
+pub fn sqlite_stack(o: SystemOptions) -> Stack {
+    let dir = tempfile::tempdir().unwrap();
+    let home = SqliteHome::open(dir.path().join("home.sqlite3")).unwrap();
+    let store: Arc<dyn TripleStore> =
+        Arc::new(SQLiteTripleStore::with_home(&home, None, SqliteStoreOptions::default()).unwrap());
+    let journal: Arc<dyn MemoryJournal> = Arc::new(SQLiteJournal::open(&home).unwrap());
+    let system = MemorySystem::with_options(store.clone(), journal.clone(), options(o)).unwrap();
+    Stack {
+        name: "sqlite",
+        system,
+        store,
+        journal,
+        _dir: Some(dir),
+    }
+}
+
+/// Run `check` on both stacks with default options.
+pub fn on_both(check: impl Fn(&Stack)) {
+    on_both_with(SystemOptions::default, check);
+}
+
+/// Run `check` on both stacks with the options `make` builds.
+pub fn on_both_with(make: impl Fn() -> SystemOptions, check: impl Fn(&Stack)) {
+    for stack in [memory_stack(make()), sqlite_stack(make())] {
+        check(&stack);
+    }
+}
+
+/// What "nothing was written" compares: every store row and the journal's
+/// high-water mark.
+#[derive(Debug, PartialEq)]
+pub struct Written {
+    rows: Vec<String>,
+    seq: i64,
+}
+
+impl Written {
+    /// How many journal records were appended since `earlier`.
+    pub fn seq_delta(&self, earlier: &Written) -> i64 {
+        self.seq - earlier.seq
+    }
+}
+
+/// The current store rows (ids) and journal seq.
+pub fn written(s: &Stack) -> Written {
+    let mut rows: Vec<String> = s
+        .store
+        .query(&TripleQuery {
+            limit: 0,
+            ..TripleQuery::default()
+        })
+        .unwrap()
+        .into_iter()
+        .filter_map(|a| a.assertion_id)
+        .collect();
+    rows.sort();
+    Written {
+        rows,
+        seq: s.journal.current_seq().unwrap(),
+    }
+}
+
+/// Assert `result` is an error of `kind` whose message contains every needle,
+/// and that nothing was written since `before`.
+pub fn assert_refused<T: std::fmt::Debug>(
+    s: &Stack,
+    before: &Written,
+    result: am_system::Result<T>,
+    kind: am_triples::ErrorKind,
+    needles: &[&str],
+) {
+    let err = result.expect_err("expected a refusal");
+    assert_eq!(err.kind(), kind, "[{}] {err}", s.name);
+    let msg = err.to_string();
+    for n in needles {
+        assert!(msg.contains(n), "[{}] message {msg:?} lacks {n:?}", s.name);
+    }
+    assert_eq!(
+        &written(s),
+        before,
+        "[{}] a refusal wrote something",
+        s.name
+    );
+}

@@ -1,0 +1,317 @@
+//! Formation on both stacks: deterministic ids, idempotent replays, formation
+//! bindings without attention events, `local:` edges, and every refusal
+//! writing nothing. Spec: api.md "Formation (typed records)".
+
+mod common;
+
+use am_journal::{BindingFilter, EventFilter};
+use am_system::{MemoryRecordInput, ids};
+use am_triples::ErrorKind::InvalidInput;
+use am_triples::TripleQuery;
+use common::{assert_refused, on_both, written};
+use serde_json::json;
+
+fn episode(title: &str) -> MemoryRecordInput {
+    MemoryRecordInput::new("episode", title, &format!("{title} happened."))
+}
+
+#[test]
+fn ids_derive_from_idempotency_key_and_position() {
+    on_both(|s| {
+        let ids = s
+            .system
+            .remember_many(
+                &[episode("A"), MemoryRecordInput::new("lesson", "B", "Do b.")],
+                "Session",
+                "s1",
+                "k1",
+                None,
+            )
+            .unwrap();
+        assert_eq!(
+            ids,
+            [
+                ids::record_id_for("episode", "k1", 0),
+                ids::record_id_for("lesson", "k1", 1)
+            ]
+        );
+        let digest = s.system.resolve_digest_assertion(&ids[1]).unwrap().unwrap();
+        assert_eq!(
+            digest.assertion_id.unwrap(),
+            ids::digest_assertion_id("k1", 1)
+        );
+        assert_eq!(digest.scope, "session");
+        assert_eq!(digest.owner_id.as_deref(), Some("s1"));
+        assert_eq!(digest.object, "Do b.");
+        assert_eq!(digest.attributes["record_kind"], json!("lesson"));
+        assert_eq!(digest.attributes["title"], json!("B"));
+        assert_eq!(digest.attributes["literal"], json!(true));
+    });
+}
+
+#[test]
+fn replays_are_no_ops_returning_the_same_graph_ids() {
+    on_both(|s| {
+        let batch = [episode("A"), episode("B").with_edge("follows", "local:0")];
+        let first = s
+            .system
+            .remember_many(&batch, "session", "s1", "k", Some("turn-1"))
+            .unwrap();
+        let before = written(s);
+        let again = s
+            .system
+            .remember_many(&batch, "session", "s1", "k", Some("turn-1"))
+            .unwrap();
+        assert_eq!(first, again, "[{}]", s.name);
+        assert_eq!(written(s), before, "[{}] a replay wrote something", s.name);
+        let single = s
+            .system
+            .remember(&batch[0], "session", "s1", "k", None)
+            .unwrap();
+        assert_eq!(single, first[0]);
+        assert_eq!(written(s), before);
+    });
+}
+
+#[test]
+fn forming_deposits_no_attention_event_and_one_formation_binding_per_record() {
+    on_both(|s| {
+        let ids = s
+            .system
+            .remember_many(&[episode("A"), episode("B")], "session", "s1", "k", None)
+            .unwrap();
+        let events = s
+            .journal
+            .events(&EventFilter::new("session", "s1"))
+            .unwrap();
+        assert!(
+            events.is_empty(),
+            "[{}] forming deposited {events:?}",
+            s.name
+        );
+        let bindings = s
+            .journal
+            .bindings(&BindingFilter {
+                fold: false,
+                ..BindingFilter::default()
+            })
+            .unwrap();
+        assert_eq!(bindings.len(), 2);
+        for (i, b) in bindings.iter().enumerate() {
+            assert_eq!(b.record_id, ids[i]);
+            assert_eq!(b.binding_id, ids::formation_binding_id("k", i));
+            assert_eq!(
+                (
+                    b.search_state.as_str(),
+                    b.prompt_state.as_str(),
+                    b.lifecycle.as_str(),
+                    b.source.as_str()
+                ),
+                ("indexed", "inactive", "inactive_candidate", "remember")
+            );
+        }
+    });
+}
+
+#[test]
+fn edges_are_record_edge_assertions_and_local_targets_name_batch_siblings() {
+    on_both(|s| {
+        let ids = s
+            .system
+            .remember_many(
+                &[
+                    episode("A"),
+                    MemoryRecordInput::new("summary", "S", "A in short.")
+                        .with_edge("summarizes", "local:0"),
+                ],
+                "session",
+                "s1",
+                "k",
+                None,
+            )
+            .unwrap();
+        let rows = s
+            .store
+            .query(&TripleQuery {
+                subject: Some(ids[1].clone()),
+                predicate: Some("summarizes".into()),
+                ..TripleQuery::default()
+            })
+            .unwrap();
+        assert_eq!(rows.len(), 1);
+        assert_eq!(rows[0].object, ids[0]);
+        assert_eq!(rows[0].attributes["record_edge"], json!(true));
+        assert_eq!(
+            rows[0].assertion_id.as_deref().unwrap(),
+            ids::edge_assertion_id("k", 1, "summarizes", &ids[0])
+        );
+        // A replay naming the concrete graph id dedupes to the same edge.
+        let concrete =
+            MemoryRecordInput::new("summary", "S", "A in short.").with_edge("summarizes", &ids[0]);
+        let before = written(s);
+        s.system
+            .remember_many(&[episode("A"), concrete], "session", "s1", "k", None)
+            .unwrap();
+        assert_eq!(written(s), before);
+    });
+}
+
+#[test]
+fn lesson_applies_when_tokens_join_the_stored_keywords() {
+    on_both(|s| {
+        let id = s
+            .system
+            .remember(
+                &MemoryRecordInput::new("lesson", "Migrations", "Batch them.")
+                    .with_keywords(&["sqlite"])
+                    .with_attribute("applies_when", json!(["large table migrations"])),
+                "session",
+                "s1",
+                "k",
+                None,
+            )
+            .unwrap();
+        let d = s.system.resolve_digest_assertion(&id).unwrap().unwrap();
+        assert_eq!(
+            d.attributes["keywords"],
+            json!(["sqlite", "large", "migrations", "table"])
+        );
+    });
+}
+
+#[test]
+fn unknown_kind_is_refused_and_writes_nothing() {
+    on_both(|s| {
+        let before = written(s);
+        let r = s.system.remember_many(
+            &[episode("ok"), MemoryRecordInput::new("musing", "t", "d")],
+            "session",
+            "s1",
+            "k",
+            None,
+        );
+        assert_refused(s, &before, r, InvalidInput, &["musing", "known"]);
+    });
+}
+
+#[test]
+fn missing_title_or_digest_is_refused_and_writes_nothing() {
+    on_both(|s| {
+        let before = written(s);
+        let r = s.system.remember_many(
+            &[MemoryRecordInput::new("memory", " ", "d")],
+            "session",
+            "s1",
+            "k",
+            None,
+        );
+        assert_refused(s, &before, r, InvalidInput, &["title"]);
+        let r = s.system.remember_many(
+            &[MemoryRecordInput::new("memory", "t", "")],
+            "session",
+            "s1",
+            "k",
+            None,
+        );
+        assert_refused(s, &before, r, InvalidInput, &["digest"]);
+    });
+}
+
+#[test]
+fn a_summary_without_an_edge_is_refused_and_writes_nothing() {
+    on_both(|s| {
+        let before = written(s);
+        let r = s.system.remember_many(
+            &[MemoryRecordInput::new("summary", "t", "d")],
+            "session",
+            "s1",
+            "k",
+            None,
+        );
+        assert_refused(s, &before, r, InvalidInput, &["summary", "edge"]);
+    });
+}
+
+#[test]
+fn a_value_without_value_class_is_refused_and_writes_nothing() {
+    on_both(|s| {
+        let before = written(s);
+        let r = s.system.remember_many(
+            &[MemoryRecordInput::new(
+                "value",
+                "Honesty",
+                "I tell the truth.",
+            )],
+            "self",
+            "e1",
+            "k",
+            None,
+        );
+        assert_refused(s, &before, r, InvalidInput, &["value_class", "core"]);
+    });
+}
+
+#[test]
+fn a_diary_breaking_the_formation_rules_is_refused_and_writes_nothing() {
+    on_both(|s| {
+        let before = written(s);
+        let undeclared = MemoryRecordInput::new("diary", "Day", "Quiet day.");
+        let r = s
+            .system
+            .remember_many(std::slice::from_ref(&undeclared), "self", "e1", "k", None);
+        assert_refused(s, &before, r, InvalidInput, &["provenance.source"]);
+        let bad_type = undeclared
+            .clone()
+            .with_provenance("source", "owner-direct")
+            .with_attribute("diary_type", "rant");
+        let r = s.system.remember_many(&[bad_type], "self", "e1", "k", None);
+        assert_refused(s, &before, r, InvalidInput, &["diary_type", "rant"]);
+        let no_entry = undeclared.with_provenance("source", "diary-projection");
+        let r = s.system.remember_many(&[no_entry], "self", "e1", "k", None);
+        assert_refused(s, &before, r, InvalidInput, &["entry_id"]);
+    });
+}
+
+#[test]
+fn a_pending_field_is_refused_naming_the_missing_task_queue_and_writes_nothing() {
+    on_both(|s| {
+        let before = written(s);
+        let pending = MemoryRecordInput {
+            title: None,
+            ..MemoryRecordInput::new("memory", "", "Body.")
+        }
+        .with_pending(&["title"]);
+        let r = s
+            .system
+            .remember_many(&[pending], "session", "s1", "k", None);
+        assert_refused(s, &before, r, InvalidInput, &["task_queue=True"]);
+    });
+}
+
+#[test]
+fn an_owner_direct_chained_diary_entry_stores_its_chain_hash() {
+    on_both(|s| {
+        let id = s
+            .system
+            .remember(
+                &MemoryRecordInput::new("diary", "Day one", "It began.")
+                    .with_provenance("source", "owner-direct")
+                    .with_attribute("prev_entry_hash", ""),
+                "self",
+                "e1",
+                "diary-1",
+                None,
+            )
+            .unwrap();
+        let d = s.system.resolve_digest_assertion(&id).unwrap().unwrap();
+        assert_eq!(d.observed_at, common::PINNED_NOW);
+        assert_eq!(
+            d.attributes["entry_hash"],
+            json!(am_system::diary_entry_hash(
+                "Day one",
+                "It began.",
+                &d.observed_at
+            ))
+        );
+    });
+}
