@@ -1,0 +1,236 @@
+//! Criterion benches of `SQLiteTripleStore` at 50,000 rows of 384-d vectors:
+//! `add` in batches of 500 (vectors precomputed, so embedding time is excluded),
+//! a subject read, a scope+owner "latest 50" read, a warm vector query (limit
+//! 10), opening a 50k-row home, and the JSON→BLOB upgrade of 50k rows.
+//!
+//! Run: `cargo bench -p am-backend-sqlite --bench store` (add `-- --quick` for
+//! a short run). Targets (issue 3): add ≥ 100,000 rows/s; reads ≤ 50 µs; vector
+//! query ≤ 10 ms warm; open ≤ 50 ms; upgrade ≤ 2 s.
+
+#![allow(missing_docs, reason = "criterion_group! generates undocumented items")]
+
+use am_backend_sqlite::{SQLiteTripleStore, SqliteStoreOptions};
+use am_triples::{TextEmbedder, TripleAssertion, TripleQuery, TripleStore};
+use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::Arc;
+
+const ROWS: usize = 50_000;
+const DIM: usize = 384;
+const BATCH: usize = 500;
+
+/// An embedder that returns precomputed vectors (looked up by text), so the
+/// benches time the store, not the model.
+struct Precomputed {
+    by_text: HashMap<String, Vec<f32>>,
+}
+
+impl TextEmbedder for Precomputed {
+    fn embed_texts(&self, texts: &[String]) -> am_triples::Result<Vec<Vec<f32>>> {
+        texts
+            .iter()
+            .map(|t| {
+                self.by_text.get(t).cloned().ok_or_else(|| {
+                    am_triples::Error::Embedder(format!("no precomputed vector for {t:?}"))
+                })
+            })
+            .collect()
+    }
+    fn model_id(&self) -> Option<String> {
+        Some("bench-384".into())
+    }
+    fn dimension(&self) -> Option<usize> {
+        Some(DIM)
+    }
+}
+
+/// A deterministic pseudo-random unit vector (xorshift).
+fn vector(seed: u64) -> Vec<f32> {
+    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    let mut v: Vec<f32> = (0..DIM)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            #[allow(clippy::cast_precision_loss, reason = "bench data")]
+            let f = (x >> 40) as f32 / (1u64 << 24) as f32;
+            f - 0.5
+        })
+        .collect();
+    let n = v.iter().map(|a| a * a).sum::<f32>().sqrt();
+    v.iter_mut().for_each(|a| *a /= n);
+    v
+}
+
+fn row(i: usize) -> TripleAssertion {
+    TripleAssertion::new(
+        &format!("entity{}", i % 5000),
+        "mentions",
+        &format!("topic {i}"),
+    )
+    .with_scope(if i.is_multiple_of(2) { "session" } else { "diary" })
+    .with_owner(&format!("owner{}", i % 20))
+    .with_observed_at(&format!("2026-05-01T00:00:00.{:06}+00:00", i % 1_000_000))
+    .with_id(&format!("bench-{i:07}"))
+}
+
+fn embedder_for(range: std::ops::Range<usize>) -> Arc<Precomputed> {
+    let by_text = range
+        .map(|i| {
+            let a = row(i).canonicalized().expect("canonical");
+            (am_triples::canonical_text(&a), vector(i as u64))
+        })
+        .collect();
+    Arc::new(Precomputed { by_text })
+}
+
+fn build_home(path: &Path, embedder: Arc<Precomputed>) -> f64 {
+    let store =
+        SQLiteTripleStore::open(path, Some(embedder), SqliteStoreOptions::default()).expect("open");
+    let start = std::time::Instant::now();
+    for b in 0..ROWS / BATCH {
+        let rows: Vec<TripleAssertion> = (b * BATCH..(b + 1) * BATCH).map(row).collect();
+        store.add(&rows).expect("add");
+    }
+    #[allow(clippy::cast_precision_loss, reason = "bench figure")]
+    let rate = ROWS as f64 / start.elapsed().as_secs_f64();
+    rate
+}
+
+fn benches(c: &mut Criterion) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("home.sqlite3");
+    let embedder = embedder_for(0..ROWS + 200 * BATCH);
+    let rate = build_home(&path, embedder.clone());
+    println!("store/add_50k_in_batches_of_500: {rate:.0} rows/s (one pass, target >= 100,000)");
+
+    let store =
+        SQLiteTripleStore::open(&path, Some(embedder.clone()), SqliteStoreOptions::default())
+            .expect("open");
+    let mut g = c.benchmark_group("store");
+    g.sample_size(20);
+
+    let mut next = ROWS;
+    g.throughput(Throughput::Elements(BATCH as u64));
+    g.bench_function("add_batch_of_500", |b| {
+        b.iter_batched(
+            || {
+                let rows: Vec<TripleAssertion> = (next..next + BATCH).map(row).collect();
+                next += BATCH;
+                if next >= ROWS + 200 * BATCH {
+                    next = ROWS; // already-stored ids: INSERT OR IGNORE, still one batch
+                }
+                rows
+            },
+            |rows| store.add(&rows).expect("add"),
+            BatchSize::PerIteration,
+        );
+    });
+    g.throughput(Throughput::Elements(1));
+
+    let subject = TripleQuery {
+        subject: Some("entity1234".into()),
+        ..TripleQuery::default()
+    };
+    g.bench_function("subject_read", |b| {
+        b.iter(|| store.query(&subject).expect("query"))
+    });
+
+    let latest = TripleQuery {
+        scope: Some("session".into()),
+        owner_id: Some("owner4".into()),
+        limit: 50,
+        ..TripleQuery::default()
+    };
+    g.bench_function("scope_owner_latest_50", |b| {
+        b.iter(|| store.query(&latest).expect("query"))
+    });
+
+    let vq = TripleQuery {
+        query_vector: Some(vector(424_242)),
+        limit: 10,
+        ..TripleQuery::default()
+    };
+    store.query(&vq).expect("warm the matrix cache");
+    println!(
+        "store/vector_cache_bytes: {} (matrix floor {} = 4 x {DIM} x rows)",
+        store.vector_cache_bytes(),
+        4 * DIM * store.row_count().expect("count")
+    );
+    g.bench_function("vector_query_limit_10_warm", |b| {
+        b.iter(|| store.query(&vq).expect("query"))
+    });
+    println!("store/vector_engine: {}", store.vector_engine());
+
+    g.sample_size(10);
+    g.bench_function("open_50k_home", |b| {
+        b.iter(|| {
+            SQLiteTripleStore::open(&path, None, SqliteStoreOptions::default()).expect("open")
+        });
+    });
+    drop(store);
+
+    // A 0.3.x home: the same 50k rows with JSON-text vectors.
+    let json_path = dir.path().join("json.sqlite3");
+    {
+        let store = SQLiteTripleStore::open(
+            &json_path,
+            Some(embedder_for(0..ROWS)),
+            SqliteStoreOptions::default(),
+        )
+        .expect("open");
+        for b in 0..ROWS / BATCH {
+            let rows: Vec<TripleAssertion> = (b * BATCH..(b + 1) * BATCH).map(row).collect();
+            store.add(&rows).expect("add");
+        }
+        drop(store);
+        let mut conn = rusqlite::Connection::open(&json_path).expect("open");
+        let tx = conn.transaction().expect("tx");
+        {
+            let mut upd = tx
+                .prepare("UPDATE triples SET embedding = ?1 WHERE rowid = ?2")
+                .expect("prepare");
+            for i in 0..ROWS {
+                let json = serde_json::to_string(
+                    &vector(i as u64)
+                        .iter()
+                        .map(|x| f64::from(*x))
+                        .collect::<Vec<f64>>(),
+                )
+                .expect("json");
+                upd.execute(rusqlite::params![json, i as i64 + 1])
+                    .expect("update");
+            }
+        }
+        tx.execute(
+            "DELETE FROM triples_meta WHERE key IN ('vector_encoding', 'vector_blob_high_water')",
+            [],
+        )
+        .expect("meta");
+        tx.commit().expect("commit");
+        conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()))
+            .expect("checkpoint");
+    }
+    let work = dir.path().join("upgrade.sqlite3");
+    g.throughput(Throughput::Elements(ROWS as u64));
+    g.bench_function("json_to_blob_upgrade_50k", |b| {
+        b.iter_batched(
+            || {
+                for suffix in ["", "-wal", "-shm"] {
+                    let _ = std::fs::remove_file(format!("{}{suffix}", work.display()));
+                }
+                std::fs::copy(&json_path, &work).expect("copy");
+            },
+            |()| {
+                SQLiteTripleStore::open(&work, None, SqliteStoreOptions::default())
+                    .expect("upgrade")
+            },
+            BatchSize::PerIteration,
+        );
+    });
+    g.finish();
+}
+
+criterion_group!(store_benches, benches);
+criterion_main!(store_benches);
