@@ -206,13 +206,12 @@ impl TripleAssertion {
         let observed_at = if observed.is_empty() {
             timestamp::now_utc()
         } else {
-            timestamp::normalize_timestamp(observed)
-                .map_err(|e| Error::invalid(format!("observed_at: {e}")))?
+            timestamp::normalize_timestamp(observed).map_err(|e| e.with_prefix("observed_at"))?
         };
         let valid_from = timestamp::normalize_optional(self.valid_from.as_deref())
-            .map_err(|e| Error::invalid(format!("valid_from: {e}")))?;
+            .map_err(|e| e.with_prefix("valid_from"))?;
         let valid_until = timestamp::normalize_optional(self.valid_until.as_deref())
-            .map_err(|e| Error::invalid(format!("valid_until: {e}")))?;
+            .map_err(|e| e.with_prefix("valid_until"))?;
         if let Some(c) = self.confidence
             && !c.is_finite()
         {

@@ -92,6 +92,22 @@ impl Error {
         Error::InvalidInput(msg.into())
     }
 
+    /// The same error (same kind) with `prefix: ` before its message, to name the
+    /// field or item it concerns ("observed_at: expected ..., got ...").
+    pub fn with_prefix(self, prefix: &str) -> Self {
+        match self {
+            Error::InvalidInput(m) => Error::InvalidInput(format!("{prefix}: {m}")),
+            Error::NotFound(m) => Error::NotFound(format!("{prefix}: {m}")),
+            Error::Unsupported(m) => Error::Unsupported(format!("{prefix}: {m}")),
+            Error::Conflict(m) => Error::Conflict(format!("{prefix}: {m}")),
+            Error::DimensionMismatch(m) => Error::DimensionMismatch(format!("{prefix}: {m}")),
+            Error::Embedder(m) => Error::Embedder(format!("{prefix}: {m}")),
+            Error::Storage(m) => Error::Storage(format!("{prefix}: {m}")),
+            Error::Refused(m) => Error::Refused(format!("{prefix}: {m}")),
+            Error::Timeout(m) => Error::Timeout(format!("{prefix}: {m}")),
+        }
+    }
+
     /// The same error with `suffix` appended to its message (used to name the
     /// store's embedding pin on embed-time failures).
     pub fn with_suffix(self, suffix: &str) -> Self {

@@ -177,8 +177,7 @@ impl EmbeddingPin {
 pub fn batch_dimension(vectors: &[Vec<f32>]) -> Result<Option<usize>> {
     let mut dim = None;
     for (i, v) in vectors.iter().enumerate() {
-        crate::vector::validate_vector(v)
-            .map_err(|e| Error::invalid(format!("vector {i}: {e}")))?;
+        crate::vector::validate_vector(v).map_err(|e| e.with_prefix(&format!("vector {i}")))?;
         match dim {
             None => dim = Some(v.len()),
             Some(d) if d != v.len() => {

@@ -7,7 +7,7 @@
 use crate::assertion::{
     TripleAssertion, canonical_scope, canonicalize_term, py_strip, strip_optional,
 };
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::timestamp;
 use serde::{Deserialize, Serialize};
 
@@ -128,7 +128,7 @@ impl TripleQuery {
     /// `min_score` becomes `None`.
     ///
     /// # Errors
-    /// [`Error::InvalidInput`] for a timestamp that is not a timestamp, or a query
+    /// [`crate::Error::InvalidInput`] for a timestamp that is not a timestamp, or a query
     /// vector that is empty or holds a zero norm, NaN or infinity.
     pub fn canonicalized(&self) -> Result<TripleQuery> {
         let term = |v: &Option<String>| {
@@ -137,12 +137,10 @@ impl TripleQuery {
                 .filter(|s| !s.is_empty())
         };
         let ts = |name: &str, v: &Option<String>| {
-            timestamp::normalize_optional(v.as_deref())
-                .map_err(|e| Error::invalid(format!("{name}: {e}")))
+            timestamp::normalize_optional(v.as_deref()).map_err(|e| e.with_prefix(name))
         };
         if let Some(v) = &self.query_vector {
-            crate::vector::validate_vector(v)
-                .map_err(|e| Error::invalid(format!("query_vector: {e}")))?;
+            crate::vector::validate_vector(v).map_err(|e| e.with_prefix("query_vector"))?;
         }
         let ids = self.assertion_ids.as_ref().map(|ids| {
             ids.iter()
