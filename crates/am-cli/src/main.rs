@@ -1,6 +1,287 @@
-//! The `am` command (not yet built beyond `am version`): the main job (`am demo`),
-//! ingest, recall, query, inspect, `am exec` and `am eval locomo`.
+//! The `am` command: the main job (`am demo`), `ingest`, `recall`, `query`,
+//! `inspect`, the JSON-lines scripting protocol `am exec`, and `am eval locomo`.
+//!
+//! Exit codes: 0 ok, 2 bad input, 1 a failure outside the caller's control.
+//! Every command takes `--embedder` and `--json`.
 
-fn main() {
-    println!("am {}", env!("CARGO_PKG_VERSION"));
+mod embedder;
+mod error;
+mod exec;
+mod home;
+mod ingest;
+mod inspect;
+mod locomo;
+mod query;
+
+use clap::{Parser, Subcommand, ValueEnum};
+use embedder::EmbedderSpec;
+use error::{CliError, CliResult, kind_name};
+use home::{HomeSpec, PinnedClock};
+use serde_json::{Value, json};
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// AbstractMemory: durable, append-only agent memory.
+#[derive(Debug, Parser)]
+#[command(name = "am", version, about, propagate_version = true)]
+struct Cli {
+    /// The embedder: offline | none | openai:<base_url>#<model> | gateway:<base_url>
+    /// (default: offline, and none for exec and inspect).
+    #[arg(long, global = true, value_name = "SPEC")]
+    embedder: Option<String>,
+    /// Machine-readable JSON output (and JSON errors on stderr).
+    #[arg(long, global = true)]
+    json: bool,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum IngestFormat {
+    /// The LoCoMo benchmark JSON (each sample its own corpus).
+    Locomo,
+    /// Plain chat JSON lines `{speaker, text, at, session}`.
+    Jsonl,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Form one record per conversation turn (idempotent).
+    Ingest {
+        /// The SQLite home (created when missing).
+        #[arg(long)]
+        home: PathBuf,
+        /// The input format.
+        #[arg(long, value_enum)]
+        format: IngestFormat,
+        /// For jsonl: the stream as SCOPE:OWNER (default life:chat).
+        #[arg(long)]
+        scope: Option<String>,
+        /// The input file.
+        file: PathBuf,
+    },
+    /// Run one layer-1 TripleQuery (from flags or --json-query).
+    Query {
+        /// The SQLite home (must exist).
+        #[arg(long)]
+        home: PathBuf,
+        #[command(flatten)]
+        args: Box<query::QueryArgs>,
+    },
+    /// Counts by kind and scope, the pin, the journal seq, the vector engine,
+    /// the file size. Read-only.
+    Inspect {
+        /// The SQLite home (must exist).
+        #[arg(long)]
+        home: PathBuf,
+    },
+    /// Drive the engine with JSON lines (docs/exec.md).
+    Exec {
+        /// A SQLite home (created when missing).
+        #[arg(long, conflicts_with = "memory")]
+        home: Option<PathBuf>,
+        /// The in-memory store and journal (the default).
+        #[arg(long)]
+        memory: bool,
+        /// Pin the engine clock to this instant (ISO 8601).
+        #[arg(long)]
+        clock: Option<String>,
+        /// Open the home with the task queue (refused: not built in this port).
+        #[arg(long)]
+        task_queue: bool,
+        /// The script file, or - for standard input (the default).
+        script: Option<String>,
+    },
+}
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(c) => c,
+        Err(e) => e.exit(), // usage errors exit 2, --help/--version exit 0
+    };
+    let json_mode = cli.json;
+    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run(cli)));
+    let result = match outcome {
+        Ok(r) => r,
+        Err(_) => Err(CliError::failure(
+            "internal failure (a bug in am: please report the command that caused it)",
+        )),
+    };
+    match result {
+        Ok(code) => ExitCode::from(code),
+        Err(e) => {
+            if json_mode {
+                eprintln!(
+                    "{}",
+                    json!({"error": {"kind": kind_name(e.kind), "message": e.message}})
+                );
+            } else {
+                eprintln!("error: {}", e.message);
+            }
+            ExitCode::from(e.code)
+        }
+    }
+}
+
+fn embedder_spec(cli_value: Option<&str>, default: &str) -> CliResult<EmbedderSpec> {
+    EmbedderSpec::parse(cli_value.unwrap_or(default))
+}
+
+/// Print `value` as one JSON line, or `human` when not in JSON mode.
+fn emit(json_mode: bool, value: &Value, human: &str) -> CliResult<()> {
+    let mut out = std::io::stdout().lock();
+    let r = if json_mode {
+        writeln!(out, "{value}")
+    } else {
+        write!(out, "{human}")
+    };
+    r.and_then(|()| out.flush())
+        .map_err(|e| CliError::failure(format!("cannot write to stdout: {e}")))
+}
+
+fn require_existing_home(path: &std::path::Path) -> CliResult<()> {
+    home::check_home_path(path)?;
+    if !path.is_file() {
+        return Err(CliError::invalid(format!(
+            "--home {}: no such home file (expected an existing SQLite home; `am ingest` creates one)",
+            path.display()
+        )));
+    }
+    Ok(())
+}
+
+fn run(cli: Cli) -> CliResult<u8> {
+    let json_mode = cli.json;
+    let emb = cli.embedder.as_deref();
+    match cli.command {
+        Command::Ingest {
+            home,
+            format,
+            scope,
+            file,
+        } => {
+            let spec = embedder_spec(emb, "offline")?;
+            let text = std::fs::read_to_string(&file).map_err(|e| {
+                CliError::invalid(format!(
+                    "cannot read {}: {e} (expected a readable file)",
+                    file.display()
+                ))
+            })?;
+            let turns = match format {
+                IngestFormat::Locomo => {
+                    if scope.is_some() {
+                        return Err(CliError::invalid(
+                            "--scope applies to --format jsonl only (LoCoMo samples are each their own life:<sample_id> corpus)",
+                        ));
+                    }
+                    let v: Value = serde_json::from_str(&text).map_err(|e| {
+                        CliError::invalid(format!(
+                            "{}: expected LoCoMo JSON, got invalid JSON ({e})",
+                            file.display()
+                        ))
+                    })?;
+                    locomo::parse(&v)?
+                        .into_iter()
+                        .flat_map(|s| s.turns)
+                        .collect::<Vec<_>>()
+                }
+                IngestFormat::Jsonl => {
+                    let (scope, owner) =
+                        ingest::parse_scope(scope.as_deref().unwrap_or("life:chat"))?;
+                    ingest::parse_jsonl(&text, &scope, &owner)?
+                }
+            };
+            let clock = PinnedClock::wall();
+            let engine = home::open(
+                &HomeSpec::Sqlite(home.clone()),
+                spec.build()?,
+                &clock,
+                am_system::ReconstructConfig::default(),
+            )?;
+            let started = std::time::Instant::now();
+            let bar = ingest::progress(turns.len() as u64, "ingest", json_mode);
+            let formed = ingest::form_turns(&engine.system, &clock, &turns, &bar)?;
+            bar.finish_and_clear();
+            let secs = started.elapsed().as_secs_f64();
+            let v = json!({"home": home.display().to_string(), "turns": turns.len(), "formed": formed,
+                           "seconds": (secs * 1000.0).round() / 1000.0});
+            emit(
+                json_mode,
+                &v,
+                &format!(
+                    "ingested {} turns into {} ({} newly formed) in {:.2} s\n",
+                    turns.len(),
+                    home.display(),
+                    formed,
+                    secs
+                ),
+            )?;
+            Ok(0)
+        }
+        Command::Query { home, args } => {
+            let spec = embedder_spec(emb, "offline")?;
+            let q = args.to_query()?;
+            require_existing_home(&home)?;
+            let clock = PinnedClock::wall();
+            let engine = home::open(
+                &HomeSpec::Sqlite(home),
+                spec.build()?,
+                &clock,
+                am_system::ReconstructConfig::default(),
+            )?;
+            let rows = engine.system.query(&q)?;
+            let v = json!({"assertions": rows.iter().map(am_triples::TripleAssertion::to_dict).collect::<Vec<_>>()});
+            let human: String = rows.iter().map(|a| query::render(a) + "\n").collect();
+            emit(json_mode, &v, &human)?;
+            Ok(0)
+        }
+        Command::Inspect { home } => {
+            embedder_spec(emb, "none")?;
+            home::check_home_path(&home)?;
+            let report = inspect::inspect(&home)?;
+            emit(json_mode, &report, &inspect::render(&report))?;
+            Ok(0)
+        }
+        Command::Exec {
+            home,
+            memory,
+            clock,
+            task_queue,
+            script,
+        } => {
+            let spec = embedder_spec(emb, "none")?;
+            if task_queue {
+                return Err(CliError::engine(
+                    am_triples::ErrorKind::Unsupported,
+                    "--task-queue: the memory task queue is not built in this port yet; run without it",
+                ));
+            }
+            let clock = match clock {
+                Some(c) => PinnedClock::pinned_at(&c)?,
+                None => PinnedClock::wall(),
+            };
+            let home_spec = match home {
+                Some(p) if !memory => HomeSpec::Sqlite(p),
+                _ => HomeSpec::Memory,
+            };
+            let input: Box<dyn std::io::BufRead> = match script.as_deref() {
+                None | Some("-") => Box::new(std::io::stdin().lock()),
+                Some(path) => Box::new(std::io::BufReader::new(
+                    std::fs::File::open(path).map_err(|e| {
+                        CliError::invalid(format!(
+                            "cannot open script {path}: {e} (expected a readable file or -)"
+                        ))
+                    })?,
+                )),
+            };
+            let mut session = exec::Session::open(home_spec, spec.build()?, clock)?;
+            let stdout = std::io::stdout();
+            let mut out = stdout.lock();
+            session
+                .run(input, &mut out)
+                .map_err(|e| CliError::failure(format!("exec: {e}")))
+                .map(|bad| if bad { 2 } else { 0 })
+        }
+    }
 }

@@ -1,0 +1,206 @@
+//! `am exec`: the engine driven by JSON lines (design/EXEC-PROTOCOL.md). One
+//! operation a line in, one JSON answer a line out, flushed before the next
+//! line is read; a pinned, steppable clock; `reopen` to test durability.
+
+mod args;
+mod ops;
+
+use crate::error::{CliError, CliResult, kind_name};
+use crate::home::{self, Engine, HomeSpec, PinnedClock};
+use am_triples::TextEmbedder;
+use serde_json::{Map, Value, json};
+use std::io::{BufRead, Write};
+use std::sync::Arc;
+
+pub use args::{Args, dataclass};
+
+/// One exec session: the home, its embedder and the engine clock.
+pub struct Session {
+    spec: HomeSpec,
+    embedder: Option<Arc<dyn TextEmbedder>>,
+    clock: PinnedClock,
+    engine: Option<Engine>,
+}
+
+impl Session {
+    /// Open the home.
+    ///
+    /// # Errors
+    /// As [`home::open`].
+    pub fn open(
+        spec: HomeSpec,
+        embedder: Option<Arc<dyn TextEmbedder>>,
+        clock: PinnedClock,
+    ) -> CliResult<Self> {
+        let engine = home::open(&spec, embedder.clone(), &clock, Default::default())?;
+        Ok(Session {
+            spec,
+            embedder,
+            clock,
+            engine: Some(engine),
+        })
+    }
+
+    /// The open engine.
+    ///
+    /// # Errors
+    /// A failure when a previous `reopen` failed to reopen the home.
+    pub fn engine(&self) -> CliResult<&Engine> {
+        self.engine
+            .as_ref()
+            .ok_or_else(|| CliError::failure("the home is closed (a reopen failed)"))
+    }
+
+    /// The engine clock.
+    pub fn clock(&self) -> &PinnedClock {
+        &self.clock
+    }
+
+    /// Close and reopen the home (a restart).
+    ///
+    /// # Errors
+    /// Unsupported for the in-memory home (it would lose everything); the
+    /// open's refusal otherwise.
+    pub fn reopen(&mut self) -> CliResult<i64> {
+        if self.spec == HomeSpec::Memory {
+            return Err(CliError::engine(
+                am_triples::ErrorKind::Unsupported,
+                "reopen needs a durable home: run exec with --home PATH (the in-memory home does not survive a restart)",
+            ));
+        }
+        if let Some(e) = self.engine.take() {
+            e.system.close()?;
+            e.system.store().close()?;
+        }
+        let engine = home::open(
+            &self.spec,
+            self.embedder.clone(),
+            &self.clock,
+            Default::default(),
+        )?;
+        let seq = engine.system.current_seq()?;
+        self.engine = Some(engine);
+        Ok(seq)
+    }
+
+    /// Answer one input line: `None` for a blank or comment line, else the
+    /// answer and whether the line was malformed (not JSON, no known op).
+    pub fn answer(&mut self, line: &str) -> Option<(Value, bool)> {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            return None;
+        }
+        let parsed: Value = match serde_json::from_str(line) {
+            Ok(v) => v,
+            Err(e) => {
+                return Some((
+                    error_line(
+                        Value::Null,
+                        Value::Null,
+                        &CliError::invalid(format!(
+                            "expected one JSON object {{\"op\": ...}} per line, got invalid JSON ({e})"
+                        )),
+                    ),
+                    true,
+                ));
+            }
+        };
+        let Value::Object(mut obj) = parsed else {
+            return Some((
+                error_line(
+                    Value::Null,
+                    Value::Null,
+                    &CliError::invalid(format!(
+                        "expected a JSON object {{\"op\": ...}}, got {parsed}"
+                    )),
+                ),
+                true,
+            ));
+        };
+        let id = obj.remove("id").unwrap_or(Value::Null);
+        let op = match obj.remove("op") {
+            Some(Value::String(op)) => op,
+            other => {
+                let got = other.map_or_else(|| "nothing".to_owned(), |v| v.to_string());
+                return Some((
+                    error_line(
+                        id,
+                        Value::Null,
+                        &CliError::invalid(format!(
+                            "every line needs \"op\": a verb name (see docs/exec.md), got {got}"
+                        )),
+                    ),
+                    true,
+                ));
+            }
+        };
+        if !ops::OPS.contains(&op.as_str()) {
+            let e = CliError::invalid(format!(
+                "unknown op {op:?}; known ops: {}",
+                ops::OPS.join(", ")
+            ));
+            return Some((error_line(id, Value::String(op), &e), true));
+        }
+        let args = Args::new(&op, obj);
+        let answer = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            ops::dispatch(self, &op, args)
+        }))
+        .unwrap_or_else(|_| {
+            Err(CliError::failure(format!(
+                "internal failure while running {op}"
+            )))
+        });
+        Some(match answer {
+            Ok(v) => {
+                let mut m = Map::new();
+                m.insert("id".into(), id);
+                m.insert("op".into(), Value::String(op));
+                m.insert("ok".into(), v);
+                (Value::Object(m), false)
+            }
+            Err(e) => (error_line(id, Value::String(op), &e), false),
+        })
+    }
+
+    /// Run a script: one answer per line, flushed before the next line is
+    /// read. Returns whether any line was malformed (exit code 2).
+    ///
+    /// # Errors
+    /// I/O errors reading the input or writing the output.
+    pub fn run(
+        &mut self,
+        input: Box<dyn BufRead + '_>,
+        out: &mut dyn Write,
+    ) -> std::io::Result<bool> {
+        let mut malformed = false;
+        for line in input.lines() {
+            let line = match line {
+                Ok(l) => l,
+                Err(e) if e.kind() == std::io::ErrorKind::InvalidData => {
+                    let v = error_line(
+                        Value::Null,
+                        Value::Null,
+                        &CliError::invalid(
+                            "expected UTF-8 text, got a line that is not valid UTF-8",
+                        ),
+                    );
+                    writeln!(out, "{v}")?;
+                    out.flush()?;
+                    malformed = true;
+                    continue;
+                }
+                Err(e) => return Err(e),
+            };
+            if let Some((v, bad)) = self.answer(&line) {
+                malformed |= bad;
+                writeln!(out, "{v}")?;
+                out.flush()?;
+            }
+        }
+        Ok(malformed)
+    }
+}
+
+fn error_line(id: Value, op: Value, e: &CliError) -> Value {
+    json!({"id": id, "op": op, "error": {"kind": kind_name(e.kind), "message": e.message}})
+}

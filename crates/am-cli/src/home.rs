@@ -1,0 +1,213 @@
+//! Opening a home: a SQLite file (store and journal on one connection) or the
+//! in-memory pair, with the chosen embedder, a creation pin from the
+//! embedder's `model_id`/`dimension` on a new home, and a pinnable clock, all
+//! wrapped in one [`MemorySystem`].
+
+use crate::error::{CliError, CliResult};
+use am_backend_sqlite::{SQLiteTripleStore, SqliteHome, SqliteStoreOptions};
+use am_journal::{InMemoryJournal, MemoryJournal};
+use am_system::{Clock, MemorySystem, ReconstructConfig, SystemOptions};
+use am_triples::timestamp::{format_utc, parse_timestamp};
+use am_triples::{EmbeddingPin, InMemoryTripleStore, TextEmbedder, TripleStore, build_pin};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use time::OffsetDateTime;
+
+/// The engine's clock: the wall clock, or an instant pinned by `--clock` (or
+/// set per turn by ingestion) that moves only when told.
+#[derive(Debug, Clone, Default)]
+pub struct PinnedClock {
+    pinned: Arc<Mutex<Option<OffsetDateTime>>>,
+}
+
+impl PinnedClock {
+    /// A wall clock (nothing pinned).
+    pub fn wall() -> Self {
+        Self::default()
+    }
+
+    /// A clock pinned to `iso`.
+    ///
+    /// # Errors
+    /// Bad input when `iso` is not a timestamp.
+    pub fn pinned_at(iso: &str) -> CliResult<Self> {
+        let c = Self::default();
+        c.set_iso(iso)?;
+        Ok(c)
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Option<OffsetDateTime>> {
+        self.pinned
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Pin the clock to `t`.
+    pub fn set(&self, t: OffsetDateTime) {
+        *self.lock() = Some(t);
+    }
+
+    /// Pin the clock to the timestamp text `iso`.
+    ///
+    /// # Errors
+    /// Bad input when `iso` is not a timestamp.
+    pub fn set_iso(&self, iso: &str) -> CliResult<()> {
+        let t = parse_timestamp(iso).map_err(|e| CliError::from(e).context("clock"))?;
+        self.set(t);
+        Ok(())
+    }
+
+    /// Move a pinned clock forward by `seconds` (a wall clock is pinned at now first).
+    ///
+    /// # Errors
+    /// Bad input for a negative or non-finite step.
+    pub fn advance(&self, seconds: f64) -> CliResult<()> {
+        if !seconds.is_finite() || !(0.0..=1.0e12).contains(&seconds) {
+            return Err(CliError::invalid(format!(
+                "advance_s must be a finite number of seconds >= 0, got {seconds}"
+            )));
+        }
+        let mut g = self.lock();
+        let base = g.unwrap_or_else(OffsetDateTime::now_utc);
+        *g = Some(base + time::Duration::seconds_f64(seconds));
+        Ok(())
+    }
+
+    /// Now, in the canonical UTC text form.
+    pub fn now(&self) -> String {
+        format_utc(self.lock().unwrap_or_else(OffsetDateTime::now_utc))
+    }
+
+    /// The clock as the system's injectable [`Clock`].
+    pub fn as_clock(&self) -> Clock {
+        let me = self.clone();
+        Arc::new(move || me.now())
+    }
+}
+
+/// Where a home lives.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum HomeSpec {
+    /// A SQLite file (created when missing).
+    Sqlite(PathBuf),
+    /// The in-memory store and journal.
+    Memory,
+}
+
+/// An open home: the system and, for a SQLite home, its store handle.
+pub struct Engine {
+    /// The layer-2 facade.
+    pub system: MemorySystem,
+    /// The SQLite store (for keyword discovery and operator reads).
+    pub sqlite: Option<Arc<SQLiteTripleStore>>,
+}
+
+impl std::fmt::Debug for Engine {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Engine")
+            .field("sqlite", &self.sqlite.is_some())
+            .finish_non_exhaustive()
+    }
+}
+
+/// The creation pin of `embedder`: its model id and dimension, stamped with
+/// the engine clock (so a pinned clock gives a stable `pinned_at`).
+///
+/// # Errors
+/// The pin builder's refusal (an embedder reporting dimension 0).
+pub fn creation_pin(
+    embedder: Option<&Arc<dyn TextEmbedder>>,
+    clock: &PinnedClock,
+) -> CliResult<Option<EmbeddingPin>> {
+    let Some(e) = embedder else { return Ok(None) };
+    let (model_id, dimension) = (e.model_id(), e.dimension());
+    if model_id.is_none() && dimension.is_none() {
+        return Ok(None);
+    }
+    let mut pin = build_pin(model_id.as_deref(), dimension, "creation", None)?;
+    pin.pinned_at = clock.now();
+    Ok(Some(pin))
+}
+
+/// Check a `--home` path before anything opens it: a directory or a path
+/// whose parent does not exist is bad input.
+///
+/// # Errors
+/// Bad input naming the path and what was expected.
+pub fn check_home_path(path: &Path) -> CliResult<()> {
+    if path.as_os_str().is_empty() {
+        return Err(CliError::invalid(
+            "--home must name a SQLite file, got an empty path",
+        ));
+    }
+    if path.is_dir() {
+        return Err(CliError::invalid(format!(
+            "--home {} is a directory; expected a SQLite file (existing or to create)",
+            path.display()
+        )));
+    }
+    if let Some(parent) = path.parent()
+        && !parent.as_os_str().is_empty()
+        && !parent.is_dir()
+    {
+        return Err(CliError::invalid(format!(
+            "--home {}: the directory {} does not exist",
+            path.display(),
+            parent.display()
+        )));
+    }
+    Ok(())
+}
+
+/// Open a home with `embedder`, `clock` and `config`.
+///
+/// # Errors
+/// Bad input for a path that is not a home, an embedder contradicting the
+/// home's pin, a newer schema; a failure when SQLite fails.
+pub fn open(
+    spec: &HomeSpec,
+    embedder: Option<Arc<dyn TextEmbedder>>,
+    clock: &PinnedClock,
+    config: ReconstructConfig,
+) -> CliResult<Engine> {
+    let pin = creation_pin(embedder.as_ref(), clock)?;
+    let (store, journal, sqlite): (Arc<dyn TripleStore>, Arc<dyn MemoryJournal>, _) = match spec {
+        HomeSpec::Memory => {
+            let store = match pin {
+                Some(p) => InMemoryTripleStore::with_pin(embedder.clone(), p)?,
+                None => InMemoryTripleStore::new(embedder.clone()),
+            };
+            (Arc::new(store), Arc::new(InMemoryJournal::new()), None)
+        }
+        HomeSpec::Sqlite(path) => {
+            check_home_path(path)?;
+            let home = SqliteHome::open(path)
+                .map_err(|e| CliError::from(e).context(&format!("--home {}", path.display())))?;
+            let store = Arc::new(
+                SQLiteTripleStore::with_home(
+                    &home,
+                    embedder.clone(),
+                    SqliteStoreOptions {
+                        embedding_pin: pin,
+                        ..SqliteStoreOptions::default()
+                    },
+                )
+                .map_err(|e| CliError::from(e).context(&format!("--home {}", path.display())))?,
+            );
+            let journal = Arc::new(am_backend_sqlite::journal::SQLiteJournal::open(&home)?);
+            let dyn_store: Arc<dyn TripleStore> = store.clone();
+            (dyn_store, journal as Arc<dyn MemoryJournal>, Some(store))
+        }
+    };
+    let system = MemorySystem::with_options(
+        store,
+        journal,
+        SystemOptions {
+            embedder,
+            clock: Some(clock.as_clock()),
+            reconstruct_config: config,
+            ..SystemOptions::default()
+        },
+    )?;
+    Ok(Engine { system, sqlite })
+}

@@ -1,0 +1,203 @@
+//! `am ingest`: form one record per conversation turn, idempotently (one
+//! idempotency key per turn), with the engine clock at the turn's instant.
+//! Formats: `locomo` (the benchmark's JSON) and `jsonl` (plain chat lines
+//! `{speaker, text, at, session}`).
+
+use crate::error::{CliError, CliResult};
+use crate::home::PinnedClock;
+use am_system::{MemoryRecordInput, MemorySystem};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use serde_json::Value;
+use std::io::IsTerminal;
+use time::OffsetDateTime;
+
+/// One turn to form: the record, its stream, its idempotency key and instant.
+#[derive(Debug, Clone)]
+pub struct Turn {
+    /// The record's scope.
+    pub scope: String,
+    /// The record's owner.
+    pub owner_id: String,
+    /// The per-turn idempotency key.
+    pub idempotency_key: String,
+    /// The engine clock while forming it (the record's `observed_at`).
+    pub at: OffsetDateTime,
+    /// The record.
+    pub record: MemoryRecordInput,
+}
+
+/// A progress bar on stderr, hidden when stderr is not a terminal or `quiet`.
+pub fn progress(len: u64, label: &str, quiet: bool) -> ProgressBar {
+    let bar = ProgressBar::new(len);
+    if quiet || !std::io::stderr().is_terminal() {
+        bar.set_draw_target(ProgressDrawTarget::hidden());
+    } else if let Ok(style) =
+        ProgressStyle::with_template("{msg} {bar:40} {pos}/{len} ({elapsed}, eta {eta})")
+    {
+        bar.set_style(style);
+    }
+    bar.set_message(label.to_owned());
+    bar
+}
+
+/// Form every turn, in order, with the clock set to each turn's instant.
+/// Returns how many records were newly formed (replays form none).
+///
+/// # Errors
+/// The system's refusal or failure, naming the turn's idempotency key.
+pub fn form_turns(
+    system: &MemorySystem,
+    clock: &PinnedClock,
+    turns: &[Turn],
+    bar: &ProgressBar,
+) -> CliResult<u64> {
+    let before = system.current_seq()?;
+    for t in turns {
+        clock.set(t.at);
+        system
+            .remember(&t.record, &t.scope, &t.owner_id, &t.idempotency_key, None)
+            .map_err(|e| CliError::from(e).context(&format!("turn {}", t.idempotency_key)))?;
+        bar.inc(1);
+    }
+    let after = system.current_seq()?;
+    Ok(u64::try_from(after - before).unwrap_or(0))
+}
+
+/// Parse a `SCOPE:OWNER` pair (the owner may contain `:`; it may not be blank).
+///
+/// # Errors
+/// Bad input naming the expected form.
+pub fn parse_scope(s: &str) -> CliResult<(String, String)> {
+    match s.split_once(':') {
+        Some((scope, owner)) if !scope.trim().is_empty() && !owner.trim().is_empty() => {
+            Ok((scope.trim().to_lowercase(), owner.trim().to_owned()))
+        }
+        _ => Err(CliError::invalid(format!(
+            "--scope expects SCOPE:OWNER (e.g. life:conv-26), got {s:?}"
+        ))),
+    }
+}
+
+/// Parse plain chat JSON lines `{speaker, text, at, session}` into turns of
+/// `(scope, owner)`: kind `episode`, title `<speaker> — session <session>`,
+/// digest the trimmed text, participants `person:<speaker lowercased>`,
+/// idempotency key `<owner>:<session>:<index in session>`, attributes
+/// `{session, turn}`, formed at `at`. Blank lines are skipped.
+///
+/// # Errors
+/// Bad input naming the line and field.
+pub fn parse_jsonl(text: &str, scope: &str, owner: &str) -> CliResult<Vec<Turn>> {
+    let mut turns = Vec::new();
+    let mut per_session: Vec<(String, u64)> = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() {
+            continue;
+        }
+        let n = i + 1;
+        let v: Value = serde_json::from_str(line).map_err(|e| {
+            CliError::invalid(format!(
+                "line {n}: expected a JSON object, got invalid JSON ({e})"
+            ))
+        })?;
+        let s = |key: &str| -> CliResult<String> {
+            match v.get(key) {
+                Some(Value::String(s)) if !s.trim().is_empty() => Ok(s.trim().to_owned()),
+                Some(Value::Number(x)) if key == "session" => Ok(x.to_string()),
+                other => Err(CliError::invalid(format!(
+                    "line {n}: field {key:?} must be a non-empty string, got {}",
+                    other.map_or_else(|| "nothing".to_owned(), Value::to_string)
+                ))),
+            }
+        };
+        if !v.is_object() {
+            return Err(CliError::invalid(format!(
+                "line {n}: expected a JSON object {{speaker, text, at, session}}, got {line}"
+            )));
+        }
+        let speaker = s("speaker")?;
+        let text = s("text")?;
+        let at = s("at")?;
+        let session = s("session")?;
+        let at = am_triples::timestamp::parse_timestamp(&at)
+            .map_err(|e| CliError::from(e).context(&format!("line {n}: at")))?;
+        let idx = match per_session.iter_mut().find(|(k, _)| *k == session) {
+            Some(slot) => {
+                slot.1 += 1;
+                slot.1
+            }
+            None => {
+                per_session.push((session.clone(), 0));
+                0
+            }
+        };
+        let record = MemoryRecordInput {
+            participants: vec![format!("person:{}", speaker.to_lowercase())],
+            ..MemoryRecordInput::new("episode", &format!("{speaker} — session {session}"), &text)
+        }
+        .with_attribute("session", session.clone())
+        .with_attribute("turn", idx);
+        turns.push(Turn {
+            scope: scope.to_owned(),
+            owner_id: owner.to_owned(),
+            idempotency_key: format!("{owner}:{session}:{idx}"),
+            at,
+            record,
+        });
+    }
+    if turns.is_empty() {
+        return Err(CliError::invalid(
+            "the chat file holds no turns: expected JSON lines {speaker, text, at, session}",
+        ));
+    }
+    Ok(turns)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn chat_lines_become_episodes_keyed_per_session_turn() {
+        let text = "{\"speaker\":\"Ada\",\"text\":\" hi \",\"at\":\"2026-01-01T10:00:00Z\",\"session\":\"1\"}\n\n\
+                    {\"speaker\":\"Bo\",\"text\":\"yo\",\"at\":\"2026-01-01T10:00:05Z\",\"session\":1}\n";
+        let turns = parse_jsonl(text, "life", "demo").unwrap();
+        assert_eq!(turns[1].idempotency_key, "demo:1:1");
+        assert_eq!(turns[0].record.title.as_deref(), Some("Ada — session 1"));
+        assert_eq!(turns[0].record.digest, "hi");
+        assert_eq!(turns[1].record.participants, ["person:bo"]);
+    }
+
+    #[test]
+    fn malformed_chat_lines_are_refused_naming_the_line() {
+        for (text, needle) in [
+            ("{", "line 1"),
+            ("[1]", "JSON object"),
+            (
+                "{\"speaker\":\"a\",\"text\":\"t\",\"at\":\"yesterday\",\"session\":\"1\"}",
+                "timestamp",
+            ),
+            (
+                "{\"speaker\":\"a\",\"text\":\"\",\"at\":\"2026-01-01\",\"session\":\"1\"}",
+                "text",
+            ),
+            ("\n\n", "no turns"),
+        ] {
+            let e = parse_jsonl(text, "life", "o").unwrap_err();
+            assert_eq!(e.code, 2);
+            assert!(e.message.contains(needle), "{}", e.message);
+        }
+    }
+
+    #[test]
+    fn scopes_are_scope_colon_owner() {
+        assert_eq!(
+            parse_scope("Life:conv-26").unwrap(),
+            ("life".into(), "conv-26".into())
+        );
+        assert_eq!(parse_scope("a:b:c").unwrap(), ("a".into(), "b:c".into()));
+        for bad in ["life", ":x", "life:", " : "] {
+            assert_eq!(parse_scope(bad).unwrap_err().code, 2);
+        }
+    }
+}

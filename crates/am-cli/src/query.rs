@@ -1,0 +1,181 @@
+//! `am query`: one layer-1 `TripleQuery` against a home, built from flags or
+//! given whole as JSON (`--json-query '{...}'`, the spec's field names).
+
+use crate::error::{CliError, CliResult};
+use am_triples::{Order, TripleAssertion, TripleQuery};
+use serde_json::Value;
+
+/// The query flags of `am query`.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct QueryArgs {
+    /// Exact subject.
+    #[arg(long)]
+    pub subject: Option<String>,
+    /// Exact predicate.
+    #[arg(long)]
+    pub predicate: Option<String>,
+    /// Exact object.
+    #[arg(long)]
+    pub object: Option<String>,
+    /// Scope and optionally owner: `SCOPE` or `SCOPE:OWNER`.
+    #[arg(long)]
+    pub scope: Option<String>,
+    /// `observed_at >= SINCE` (ISO timestamp).
+    #[arg(long)]
+    pub since: Option<String>,
+    /// `observed_at <= UNTIL` (ISO timestamp).
+    #[arg(long)]
+    pub until: Option<String>,
+    /// Rows whose validity window contains this instant.
+    #[arg(long)]
+    pub active_at: Option<String>,
+    /// Semantic query text (needs an embedder).
+    #[arg(long)]
+    pub text: Option<String>,
+    /// Maximum rows (`<= 0` unbounded; default 100).
+    #[arg(long, allow_hyphen_values = true)]
+    pub limit: Option<i64>,
+    /// `asc` or `desc` (default `desc`).
+    #[arg(long)]
+    pub order: Option<String>,
+    /// The whole query as a JSON object (excludes the other flags).
+    #[arg(long)]
+    pub json_query: Option<String>,
+}
+
+/// Deserialize a `TripleQuery` JSON object, refusing unknown keys.
+///
+/// # Errors
+/// Bad input naming the unknown key or the malformed field.
+pub fn query_from_json(v: &Value) -> CliResult<TripleQuery> {
+    let obj = v.as_object().ok_or_else(|| {
+        CliError::invalid(format!("a TripleQuery must be a JSON object, got {v}"))
+    })?;
+    let known = serde_json::to_value(TripleQuery::default()).unwrap_or(Value::Null);
+    for k in obj.keys() {
+        if known.get(k).is_none() {
+            return Err(CliError::invalid(format!(
+                "unknown TripleQuery field {k:?} (expected one of subject, predicate, object, scope, owner_id, \
+                 assertion_ids, since, until, active_at, query_text, query_vector, vector_column, min_score, limit, order)"
+            )));
+        }
+    }
+    if let Some(o) = obj.get("order")
+        && !matches!(
+            o.as_str().map(str::to_lowercase).as_deref(),
+            Some("asc" | "desc")
+        )
+    {
+        return Err(CliError::invalid(format!(
+            "TripleQuery.order must be \"asc\" or \"desc\", got {o}"
+        )));
+    }
+    let mut cleaned = obj.clone();
+    if let Some(Value::String(o)) = cleaned.get_mut("order") {
+        *o = o.to_lowercase();
+    }
+    cleaned.retain(|_, v| !v.is_null());
+    serde_json::from_value(Value::Object(cleaned))
+        .map_err(|e| CliError::invalid(format!("malformed TripleQuery: {e}")))
+}
+
+impl QueryArgs {
+    /// Build the query.
+    ///
+    /// # Errors
+    /// Bad input for JSON mixed with flags, bad JSON, a bad order.
+    pub fn to_query(&self) -> CliResult<TripleQuery> {
+        if let Some(j) = &self.json_query {
+            let flags = [
+                &self.subject,
+                &self.predicate,
+                &self.object,
+                &self.scope,
+                &self.since,
+                &self.until,
+                &self.active_at,
+                &self.text,
+                &self.order,
+            ];
+            if flags.iter().any(|f| f.is_some()) || self.limit.is_some() {
+                return Err(CliError::invalid(
+                    "--json-query gives the whole query: expected no other query flag beside it",
+                ));
+            }
+            let v: Value = serde_json::from_str(j).map_err(|e| {
+                CliError::invalid(format!(
+                    "--json-query: expected a JSON object, got invalid JSON ({e})"
+                ))
+            })?;
+            return query_from_json(&v);
+        }
+        let (scope, owner_id) = match &self.scope {
+            None => (None, None),
+            Some(s) => match s.split_once(':') {
+                Some((sc, ow)) => (Some(sc.to_owned()), Some(ow.to_owned())),
+                None => (Some(s.clone()), None),
+            },
+        };
+        let order = match self.order.as_deref().map(str::to_lowercase).as_deref() {
+            None | Some("desc") => Order::Desc,
+            Some("asc") => Order::Asc,
+            Some(_) => {
+                return Err(CliError::invalid(format!(
+                    "--order must be asc or desc, got {:?}",
+                    self.order.as_deref().unwrap_or_default()
+                )));
+            }
+        };
+        Ok(TripleQuery {
+            subject: self.subject.clone(),
+            predicate: self.predicate.clone(),
+            object: self.object.clone(),
+            scope,
+            owner_id,
+            since: self.since.clone(),
+            until: self.until.clone(),
+            active_at: self.active_at.clone(),
+            query_text: self.text.clone(),
+            limit: self.limit.unwrap_or(100),
+            order,
+            ..TripleQuery::default()
+        })
+    }
+}
+
+/// One assertion as a human-readable line.
+pub fn render(a: &TripleAssertion) -> String {
+    format!(
+        "{}  {} {} {}  [{}:{}]  {}",
+        a.assertion_id.as_deref().unwrap_or("-"),
+        a.subject,
+        a.predicate,
+        a.object,
+        a.scope,
+        a.owner_id.as_deref().unwrap_or(""),
+        a.observed_at
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn json_queries_refuse_unknown_fields_and_bad_orders() {
+        let q = query_from_json(&json!({"subject": "a", "order": "ASC", "limit": 3})).unwrap();
+        assert_eq!(
+            (q.subject.as_deref(), q.order, q.limit),
+            (Some("a"), Order::Asc, 3)
+        );
+        for bad in [
+            json!({"subjekt": "a"}),
+            json!({"order": "up"}),
+            json!([1]),
+            json!({"limit": "x"}),
+        ] {
+            assert_eq!(query_from_json(&bad).unwrap_err().code, 2, "{bad}");
+        }
+    }
+}
