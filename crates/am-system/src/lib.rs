@@ -11,6 +11,7 @@ pub mod error;
 pub mod formation;
 pub mod ids;
 pub mod kinds;
+pub mod reconstruct;
 pub mod records;
 pub mod seam;
 pub mod selection;

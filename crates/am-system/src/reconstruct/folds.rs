@@ -1,0 +1,301 @@
+//! The journal folds one reconstruction reads, each anchored at `as_of`: the
+//! closure fold, the binding fold answered per candidate from the journal's
+//! indexed per-record fold (hidden records leave ranked retrieval in their
+//! pair; the handle's `binding` display string), the prompt-active self
+//! source, and the formed-by-anchor gate of an explicitly anchored read.
+//!
+//! No fold here reads every binding or event of the home's life: bindings are
+//! read per record id (cached for the call), the anchored gate reads only the
+//! journal tail after the anchor, and the prompt-active scan runs only when
+//! the budget reserves identity seats.
+//!
+//! Spec: memory-system.md "Bindings and closures"; troubleshooting "A record
+//! exists but never surfaces in recall"; 0.3.2's `folds.py`
+//! (`closure_exclusions`, `binding_states`, `anchored_universe_exclusions`).
+
+use crate::error::Result;
+use am_journal::{BindingFilter, ClosureFilter, JournalRecord, MemoryJournal, ScopeBinding};
+use am_triples::{TripleAssertion, TripleQuery, TripleStore};
+use std::cell::RefCell;
+use std::collections::{HashMap, HashSet};
+
+/// The display string of an unbound record.
+pub const DEFAULT_BINDING: &str = "indexed+inactive";
+
+/// The folds of one reconstruction, anchored at `as_of`.
+pub struct Folds<'a> {
+    store: &'a dyn TripleStore,
+    journal: &'a dyn MemoryJournal,
+    pairs: &'a [(String, String)],
+    as_of: i64,
+    closed: HashSet<String>,
+    /// `(record_id, scope, owner)` keys formed after the anchor (anchored reads only).
+    future: HashSet<(String, String, String)>,
+    /// Distinct record ids formed after the anchor in the searched pairs.
+    pub future_records: usize,
+    bindings: RefCell<HashMap<String, Vec<ScopeBinding>>>,
+    rows: RefCell<HashMap<String, Option<TripleAssertion>>>,
+}
+
+/// Whether assertion `a` lives in the searched pair `(scope, owner)` (an empty
+/// owner matches every owner, as a store query with no owner does).
+pub fn in_pair(a: &TripleAssertion, scope: &str, owner: &str) -> bool {
+    a.scope == scope && (owner.is_empty() || a.owner_id.as_deref().unwrap_or("") == owner)
+}
+
+impl<'a> Folds<'a> {
+    /// Read the closure fold at `as_of` and, for an explicitly anchored read
+    /// (`anchored`), the records formed after the anchor (from the journal
+    /// tail after `as_of` only).
+    ///
+    /// # Errors
+    /// The journal's failure.
+    pub fn load(
+        store: &'a dyn TripleStore,
+        journal: &'a dyn MemoryJournal,
+        pairs: &'a [(String, String)],
+        as_of: i64,
+        anchored: bool,
+    ) -> Result<Self> {
+        let closed = journal
+            .closures(&ClosureFilter {
+                assertion_id: None,
+                until_seq: Some(as_of),
+                limit: 0,
+            })?
+            .into_iter()
+            .map(|c| c.assertion_id)
+            .collect();
+        let mut folds = Folds {
+            store,
+            journal,
+            pairs,
+            as_of,
+            closed,
+            future: HashSet::new(),
+            future_records: 0,
+            bindings: RefCell::new(HashMap::new()),
+            rows: RefCell::new(HashMap::new()),
+        };
+        if anchored {
+            folds.load_future()?;
+        }
+        Ok(folds)
+    }
+
+    fn load_future(&mut self) -> Result<()> {
+        let mut later: Vec<ScopeBinding> = Vec::new();
+        for r in self.journal.replay_records(self.as_of + 1, None)? {
+            if let JournalRecord::Binding(b) = r
+                && b.source == "remember"
+                && self
+                    .pairs
+                    .iter()
+                    .any(|(s, o)| *s == b.scope && *o == b.owner_id)
+            {
+                later.push(b);
+            }
+        }
+        let mut records: HashSet<String> = HashSet::new();
+        for b in later {
+            let key = (b.record_id.clone(), b.scope.clone(), b.owner_id.clone());
+            if self.future.contains(&key) {
+                continue;
+            }
+            let earlier = self.journal.bindings(&BindingFilter {
+                record_id: Some(b.record_id.clone()),
+                scope: Some(b.scope.clone()),
+                owner_id: Some(b.owner_id.clone()),
+                fold: false,
+                until_seq: Some(self.as_of),
+            })?;
+            if earlier.iter().any(|e| e.source == "remember") {
+                continue;
+            }
+            records.insert(b.record_id.clone());
+            self.future.insert(key);
+        }
+        self.future_records = records.len();
+        Ok(())
+    }
+
+    /// How many ids the closure fold excludes (the over-fetch headroom).
+    pub fn closed_count(&self) -> usize {
+        self.closed.len()
+    }
+
+    /// The folded bindings (latest per `(scope, owner)`, `seq <= as_of`) of one record id.
+    fn bindings_of(&self, record_id: &str) -> Result<Vec<ScopeBinding>> {
+        if let Some(b) = self.bindings.borrow().get(record_id) {
+            return Ok(b.clone());
+        }
+        let b = self.journal.bindings(&BindingFilter {
+            record_id: Some(record_id.to_owned()),
+            scope: None,
+            owner_id: None,
+            fold: true,
+            until_seq: Some(self.as_of),
+        })?;
+        self.bindings
+            .borrow_mut()
+            .insert(record_id.to_owned(), b.clone());
+        Ok(b)
+    }
+
+    /// Whether ranked retrieval leaves `a` out: a closure at or before the
+    /// anchor, a latest `hidden` binding (on its id or its subject) in a
+    /// searched pair it lives in, or (anchored reads) formation after the anchor.
+    ///
+    /// # Errors
+    /// The journal's failure.
+    pub fn excluded(&self, a: &TripleAssertion) -> Result<bool> {
+        let Some(rid) = a.assertion_id.as_deref() else {
+            return Ok(true);
+        };
+        if self.closed.contains(rid) {
+            return Ok(true);
+        }
+        let pairs: Vec<&(String, String)> = self
+            .pairs
+            .iter()
+            .filter(|(s, o)| in_pair(a, s, o))
+            .collect();
+        if pairs.is_empty() {
+            return Ok(false);
+        }
+        for id in [rid, a.subject.as_str()] {
+            if !self.future.is_empty()
+                && pairs
+                    .iter()
+                    .any(|(s, o)| self.future.contains(&(id.to_owned(), s.clone(), o.clone())))
+            {
+                return Ok(true);
+            }
+            for b in self.bindings_of(id)? {
+                if b.search_state == "hidden"
+                    && pairs.iter().any(|(s, o)| *s == b.scope && *o == b.owner_id)
+                {
+                    return Ok(true);
+                }
+            }
+        }
+        Ok(false)
+    }
+
+    /// The row of an assertion id (unscoped id lookup, cached for the call).
+    ///
+    /// # Errors
+    /// The store's failure.
+    pub fn row(&self, id: &str) -> Result<Option<TripleAssertion>> {
+        if let Some(r) = self.rows.borrow().get(id) {
+            return Ok(r.clone());
+        }
+        let row = self
+            .store
+            .query(&TripleQuery {
+                assertion_ids: Some(vec![id.to_owned()]),
+                limit: 1,
+                ..TripleQuery::default()
+            })?
+            .into_iter()
+            .find(|a| a.assertion_id.as_deref() == Some(id));
+        self.rows.borrow_mut().insert(id.to_owned(), row.clone());
+        Ok(row)
+    }
+
+    /// Prime the row cache with one batched id read.
+    ///
+    /// # Errors
+    /// The store's failure.
+    pub fn prime_rows(&self, ids: &[String]) -> Result<()> {
+        let wanted: Vec<String> = ids
+            .iter()
+            .filter(|i| !self.rows.borrow().contains_key(*i))
+            .cloned()
+            .collect();
+        if wanted.is_empty() {
+            return Ok(());
+        }
+        let rows = self.store.query(&TripleQuery {
+            assertion_ids: Some(wanted.clone()),
+            limit: 0,
+            ..TripleQuery::default()
+        })?;
+        let mut cache = self.rows.borrow_mut();
+        for id in wanted {
+            cache.insert(id, None);
+        }
+        for a in rows {
+            if let Some(id) = a.assertion_id.clone() {
+                cache.insert(id, Some(a));
+            }
+        }
+        Ok(())
+    }
+
+    /// Whether an id (no row at hand) is excluded: closed, or its row is.
+    ///
+    /// # Errors
+    /// The store's or journal's failure.
+    pub fn excluded_id(&self, id: &str) -> Result<bool> {
+        if self.closed.contains(id) {
+            return Ok(true);
+        }
+        match self.row(id)? {
+            Some(a) => self.excluded(&a),
+            None => Ok(false),
+        }
+    }
+
+    /// The handle's folded binding display string: the subject-level key in
+    /// the record's own pair first, then the assertion-level key, else
+    /// [`DEFAULT_BINDING`]. Only searched pairs carry state.
+    ///
+    /// # Errors
+    /// The journal's failure.
+    pub fn binding_display(&self, a: &TripleAssertion) -> Result<String> {
+        let scope = a.scope.as_str();
+        let owner = a.owner_id.as_deref().unwrap_or("");
+        if !self.pairs.iter().any(|(s, o)| s == scope && o == owner) {
+            return Ok(DEFAULT_BINDING.to_owned());
+        }
+        for id in [a.subject.as_str(), a.assertion_id.as_deref().unwrap_or("")] {
+            if id.is_empty() {
+                continue;
+            }
+            if let Some(b) = self
+                .bindings_of(id)?
+                .into_iter()
+                .find(|b| b.scope == scope && b.owner_id == owner)
+            {
+                return Ok(format!("{}+{}", b.search_state, b.prompt_state));
+            }
+        }
+        Ok(DEFAULT_BINDING.to_owned())
+    }
+
+    /// The prompt-active binding triples `(record_id, scope, owner)` of the
+    /// searched pairs (folded at the anchor), in pair order then fold order.
+    /// Reads each searched pair's bindings; called only when identity seats
+    /// are reserved (`self_fraction > 0`).
+    ///
+    /// # Errors
+    /// The journal's failure.
+    pub fn prompt_active(&self) -> Result<Vec<(String, String, String)>> {
+        let mut out = Vec::new();
+        for (scope, owner) in self.pairs {
+            for b in self.journal.bindings(&BindingFilter {
+                record_id: None,
+                scope: Some(scope.clone()),
+                owner_id: Some(owner.clone()),
+                fold: true,
+                until_seq: Some(self.as_of),
+            })? {
+                if b.search_state == "indexed" && b.prompt_state == "active" {
+                    out.push((b.record_id, b.scope, b.owner_id));
+                }
+            }
+        }
+        Ok(out)
+    }
+}

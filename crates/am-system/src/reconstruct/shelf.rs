@@ -1,0 +1,598 @@
+//! Shelf assembly: the candidate cell, fusion (max over channels), the member
+//! order, the union fill (phase-0 top match, self, stimulus share, STM,
+//! stimulus remainder), admission labels, dropped reasons and handle building.
+//!
+//! Spec: architecture.md "Reconstruction: the union working set";
+//! algorithms.md §7 (`Candidate.fused`, `order_members`, `fill_shelf`,
+//! `build_handle`); 0.3.2's `shelf.py` and `self_component.py`.
+
+use crate::config::{RecallBudget, ReconstructConfig};
+use crate::kinds;
+use crate::seam::{ActivationParts, Admission, MemoryHandle, OrderedMap};
+use am_triples::assertion::json_truthy;
+use am_triples::text::{bound_title, display_title, handle_digest};
+use am_triples::{JsonMap, TripleAssertion, token_estimate};
+use serde_json::Value;
+use std::cmp::Ordering;
+use std::collections::{HashMap, HashSet};
+
+/// Fixed channel precedence (cue order, trace channel sort).
+pub const CHANNEL_ORDER: &[&str] = &[
+    "exact",
+    "keyword",
+    "vector",
+    "participants",
+    "concept",
+    "orientation",
+];
+
+/// One record's accumulation cell across the pipeline stages.
+#[derive(Debug, Clone)]
+pub struct Candidate {
+    /// The assertion (a digest or a plain triple; never an edge).
+    pub assertion: TripleAssertion,
+    /// Its assertion id.
+    pub record_id: String,
+    /// Channel → score in 0..=1, in the order channels first scored it.
+    pub relevance: OrderedMap<f64>,
+    /// Channel → "why" details.
+    pub details: HashMap<String, Vec<String>>,
+    /// The spread this stimulus gave it (max over pairs).
+    pub spread: f64,
+}
+
+impl Candidate {
+    /// Fusion v1: the max channel score (0 when unmatched).
+    pub fn fused(&self) -> f64 {
+        self.relevance
+            .iter()
+            .map(|(_, v)| *v)
+            .fold(None, |acc: Option<f64>, v| {
+                Some(acc.map_or(v, |a| a.max(v)))
+            })
+            .unwrap_or(0.0)
+    }
+
+    /// Whether any channel scored it.
+    pub fn channel_matched(&self) -> bool {
+        !self.relevance.is_empty()
+    }
+}
+
+/// Whether an assertion may be a shelf member: it has an id, and it is neither
+/// a record edge (edges conduct, never members) nor bookkeeping.
+pub fn memberable(a: &TripleAssertion) -> bool {
+    a.assertion_id.as_deref().is_some_and(|s| !s.is_empty())
+        && !json_truthy(a.attributes.get("record_edge"))
+        && !json_truthy(a.attributes.get("bookkeeping"))
+}
+
+/// The 0.3.2 member order: channel-matched first, exact hits first, then
+/// `fused + boost(base)/1000` descending, kind rank, `observed_at` descending,
+/// record id ascending.
+pub fn order_members(
+    universe: &HashMap<String, Candidate>,
+    base_of: &dyn Fn(&str) -> f64,
+    boost: &dyn Fn(f64) -> f64,
+    config: &ReconstructConfig,
+) -> Vec<String> {
+    struct Key<'a> {
+        rid: &'a str,
+        unmatched: bool,
+        not_exact: bool,
+        score: f64,
+        rank: i64,
+        observed: &'a str,
+    }
+    let mut keys: Vec<Key<'_>> = universe
+        .iter()
+        .map(|(rid, c)| Key {
+            rid,
+            unmatched: !c.channel_matched(),
+            not_exact: !c.relevance.contains_key("exact"),
+            score: c.fused() + boost(base_of(rid)) / 1000.0,
+            rank: config.rank_of(&config.kind_of(&c.assertion)),
+            observed: c.assertion.observed_at.as_str(),
+        })
+        .collect();
+    keys.sort_by(|a, b| {
+        a.unmatched
+            .cmp(&b.unmatched)
+            .then(a.not_exact.cmp(&b.not_exact))
+            .then(b.score.partial_cmp(&a.score).unwrap_or(Ordering::Equal))
+            .then(a.rank.cmp(&b.rank))
+            .then(b.observed.cmp(a.observed))
+            .then(a.rid.cmp(b.rid))
+    });
+    keys.into_iter().map(|k| k.rid.to_owned()).collect()
+}
+
+/// One dropped candidate as the trace stores it (`duplicate_of` only on
+/// `duplicate_digest` drops).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Drop {
+    /// The candidate.
+    pub record_id: String,
+    /// Its fused score (base activation for STM drops; 0 for self drops).
+    pub score: f64,
+    /// The reason.
+    pub reason: &'static str,
+    /// The seated record whose digest it repeats.
+    pub duplicate_of: Option<String>,
+}
+
+impl Drop {
+    fn new(record_id: &str, score: f64, reason: &'static str) -> Self {
+        Drop {
+            record_id: record_id.to_owned(),
+            score,
+            reason,
+            duplicate_of: None,
+        }
+    }
+
+    /// The JSON object form (`{record_id, score, reason[, duplicate_of]}`).
+    pub fn to_json(&self) -> JsonMap {
+        let mut m = JsonMap::new();
+        m.insert("record_id".into(), Value::String(self.record_id.clone()));
+        m.insert("score".into(), Value::from(self.score));
+        m.insert("reason".into(), Value::String(self.reason.to_owned()));
+        if let Some(d) = &self.duplicate_of {
+            m.insert("duplicate_of".into(), Value::String(d.clone()));
+        }
+        m
+    }
+}
+
+/// What the union fill hands back.
+#[derive(Debug, Default)]
+pub struct FillResult {
+    /// Self block, then STM block, then stimulus block.
+    pub handle_order: Vec<String>,
+    /// Record → admission label.
+    pub admissions: HashMap<String, Admission>,
+    /// Drops in the order they were decided.
+    pub dropped: Vec<Drop>,
+    /// Record → handle digest.
+    pub digests: HashMap<String, String>,
+    /// Tokens the shelf spent.
+    pub tokens_used: usize,
+    /// Whether some candidate did not fit the token budget.
+    pub token_exhausted: bool,
+    /// STM seats of the budget.
+    pub stm_slots: usize,
+}
+
+/// The inputs of [`fill_shelf`] besides the universe.
+pub struct FillInputs<'a> {
+    /// The member order.
+    pub ordered: &'a [String],
+    /// Self members, in seat order.
+    pub self_members: &'a [String],
+    /// Trail-hot ids (eligible, non-excluded), hottest first.
+    pub stm_hot: &'a [String],
+    /// Base activation of a record (0 when cold).
+    pub base_of: &'a dyn Fn(&str) -> f64,
+    /// The budget.
+    pub budget: &'a RecallBudget,
+    /// Whether the view is `working_set`.
+    pub working_set: bool,
+    /// Byte-identical digests take one seat.
+    pub dedup: bool,
+}
+
+/// Python's `round()` on a non-negative float (half to even).
+fn py_round(x: f64) -> usize {
+    x.round_ties_even().max(0.0) as usize
+}
+
+/// `max(1, round(fraction × shelf))` capped at the shelf, 0 when the fraction is 0.
+pub fn fraction_slots(fraction: f64, shelf: usize) -> usize {
+    if fraction > 0.0 {
+        shelf.min(py_round(fraction * shelf as f64).max(1))
+    } else {
+        0
+    }
+}
+
+/// The C3 v1.2 union fill (algorithms.md §7 `fill_shelf`, without the
+/// newest-seat guarantee). `resolve_stm` turns a hot id that is not in the
+/// universe into a member (or `None` when it is unresolvable in the searched
+/// pairs, an edge, or excluded); it inserts it into `universe` itself.
+pub fn fill_shelf(
+    universe: &mut HashMap<String, Candidate>,
+    inp: &FillInputs<'_>,
+    resolve_stm: &mut dyn FnMut(&str) -> Option<Candidate>,
+) -> FillResult {
+    let budget = inp.budget;
+    let shelf_cap = budget.shelf_size;
+    let total_tokens = budget.token_budget;
+    let stm_fraction = budget.stm_fraction.max(0.0);
+    let self_fraction = budget.self_fraction.max(0.0);
+    let stm_slots = fraction_slots(stm_fraction, shelf_cap);
+    let self_slots = fraction_slots(self_fraction, shelf_cap);
+    let self_tokens_cap = (self_fraction * total_tokens as f64) as usize;
+    let stm_hot_set: HashSet<&str> = inp.stm_hot.iter().map(String::as_str).collect();
+    let self_set: HashSet<&str> = if self_slots > 0 {
+        inp.self_members.iter().map(String::as_str).collect()
+    } else {
+        HashSet::new()
+    };
+
+    let mut r = FillResult {
+        stm_slots,
+        ..FillResult::default()
+    };
+    for rid in inp.ordered {
+        r.digests
+            .insert(rid.clone(), handle_digest(&universe[rid].assertion));
+    }
+    let mut placed_digests: HashSet<String> = HashSet::new();
+    let mut digest_owner: HashMap<String, String> = HashMap::new();
+    let mut duplicate_of: HashMap<String, String> = HashMap::new();
+    let mut dup_dropped: HashSet<String> = HashSet::new();
+
+    let mut placed: Vec<String> = Vec::new();
+    let mut self_placed: Vec<String> = Vec::new();
+    let mut stm_placed: Vec<String> = Vec::new();
+    let mut placed_set: HashSet<String> = HashSet::new();
+
+    let is_dup =
+        |digests: &HashMap<String, String>, placed_digests: &HashSet<String>, rid: &str| {
+            inp.dedup && digests.get(rid).is_some_and(|d| placed_digests.contains(d))
+        };
+    let register = |digests: &HashMap<String, String>,
+                    placed_digests: &mut HashSet<String>,
+                    digest_owner: &mut HashMap<String, String>,
+                    rid: &str| {
+        if !inp.dedup {
+            return;
+        }
+        if let Some(d) = digests.get(rid) {
+            placed_digests.insert(d.clone());
+            digest_owner
+                .entry(d.clone())
+                .or_insert_with(|| rid.to_owned());
+        }
+    };
+
+    // Phase 0: the best channel match seats against the full budget.
+    let top_matched = inp
+        .ordered
+        .iter()
+        .find(|rid| universe[*rid].channel_matched())
+        .cloned();
+    if let Some(top) = &top_matched
+        && shelf_cap >= 1
+    {
+        let estimate = token_estimate(&r.digests[top]);
+        if estimate <= total_tokens {
+            placed.push(top.clone());
+            placed_set.insert(top.clone());
+            register(&r.digests, &mut placed_digests, &mut digest_owner, top);
+            r.tokens_used += estimate;
+        } else {
+            r.token_exhausted = true;
+        }
+    }
+
+    // Self: binding-state admission; the first member seats against the
+    // whole remaining budget, later ones within the self token cap.
+    let mut self_tokens_used = 0usize;
+    if self_slots > 0 {
+        for rid in inp.self_members {
+            if self_placed.len() >= self_slots
+                || placed.len() + self_placed.len() + stm_placed.len() >= shelf_cap
+            {
+                break;
+            }
+            if placed_set.contains(rid) {
+                continue;
+            }
+            let digest = r
+                .digests
+                .entry(rid.clone())
+                .or_insert_with(|| handle_digest(&universe[rid].assertion))
+                .clone();
+            let estimate = token_estimate(&digest);
+            if self_placed.is_empty() {
+                if r.tokens_used + estimate > total_tokens {
+                    r.token_exhausted = true;
+                    r.dropped.push(Drop::new(rid, 0.0, "self_capped"));
+                    continue;
+                }
+            } else if self_tokens_used + estimate
+                > self_tokens_cap.min(total_tokens.saturating_sub(r.tokens_used))
+            {
+                r.dropped.push(Drop::new(rid, 0.0, "self_capped"));
+                continue;
+            }
+            self_placed.push(rid.clone());
+            placed_set.insert(rid.clone());
+            register(&r.digests, &mut placed_digests, &mut digest_owner, rid);
+            self_tokens_used += estimate;
+        }
+    }
+    r.tokens_used += self_tokens_used;
+
+    let stm_reserved_slots = stm_slots.min(inp.stm_hot.len());
+    let stm_reserved_tokens = if inp.stm_hot.is_empty() {
+        0
+    } else {
+        (stm_fraction * total_tokens as f64) as usize
+    };
+
+    macro_rules! fill_stimulus {
+        ($slot_cap:expr, $token_cap:expr) => {{
+            let slot_cap: usize = $slot_cap;
+            let token_cap: usize = $token_cap;
+            for rid in inp.ordered {
+                if placed_set.contains(rid) {
+                    continue;
+                }
+                if is_dup(&r.digests, &placed_digests, rid) {
+                    let owner = digest_owner
+                        .get(r.digests.get(rid).map_or("", String::as_str))
+                        .cloned()
+                        .unwrap_or_default();
+                    duplicate_of.entry(rid.clone()).or_insert(owner);
+                    continue;
+                }
+                if placed.len() >= slot_cap {
+                    break;
+                }
+                let estimate = token_estimate(&r.digests[rid]);
+                if r.tokens_used + estimate > token_cap {
+                    r.token_exhausted = true;
+                    continue;
+                }
+                placed.push(rid.clone());
+                placed_set.insert(rid.clone());
+                register(&r.digests, &mut placed_digests, &mut digest_owner, rid);
+                r.tokens_used += estimate;
+            }
+        }};
+    }
+
+    fill_stimulus!(
+        placed.len().max(
+            shelf_cap
+                .saturating_sub(stm_reserved_slots)
+                .saturating_sub(self_placed.len())
+        ),
+        total_tokens.saturating_sub(stm_reserved_tokens)
+    );
+
+    // STM: trail-hot standing under its own caps.
+    let mut stm_tokens_used = 0usize;
+    if !inp.stm_hot.is_empty() {
+        let stm_token_cap = stm_reserved_tokens.min(total_tokens.saturating_sub(r.tokens_used));
+        for rid in inp.stm_hot {
+            if stm_placed.len() >= stm_slots
+                || placed.len() + self_placed.len() + stm_placed.len() >= shelf_cap
+            {
+                break;
+            }
+            if placed_set.contains(rid) {
+                continue;
+            }
+            if !universe.contains_key(rid) {
+                let Some(c) = resolve_stm(rid) else {
+                    continue;
+                };
+                r.digests.insert(rid.clone(), handle_digest(&c.assertion));
+                universe.insert(rid.clone(), c);
+            }
+            let cand = &universe[rid];
+            if inp.working_set
+                && let Some(min) = budget.min_activation
+                && (inp.base_of)(rid) + cand.spread < min
+            {
+                continue;
+            }
+            let digest = r
+                .digests
+                .entry(rid.clone())
+                .or_insert_with(|| handle_digest(&cand.assertion))
+                .clone();
+            let estimate = token_estimate(&digest);
+            if is_dup(&r.digests, &placed_digests, rid) {
+                let owner = digest_owner.get(&digest).cloned().unwrap_or_default();
+                let owner = duplicate_of.entry(rid.clone()).or_insert(owner).clone();
+                let mut d = Drop::new(rid, (inp.base_of)(rid), "duplicate_digest");
+                d.duplicate_of = Some(owner);
+                r.dropped.push(d);
+                dup_dropped.insert(rid.clone());
+                continue;
+            }
+            if stm_tokens_used + estimate > stm_token_cap {
+                r.dropped
+                    .push(Drop::new(rid, (inp.base_of)(rid), "stm_capped"));
+                continue;
+            }
+            stm_placed.push(rid.clone());
+            placed_set.insert(rid.clone());
+            register(&r.digests, &mut placed_digests, &mut digest_owner, rid);
+            stm_tokens_used += estimate;
+        }
+    }
+    r.tokens_used += stm_tokens_used;
+
+    // Stimulus remainder: unused reservations return to the stimulus order.
+    fill_stimulus!(
+        shelf_cap
+            .saturating_sub(stm_placed.len())
+            .saturating_sub(self_placed.len()),
+        total_tokens
+    );
+
+    for rid in inp.ordered {
+        if placed_set.contains(rid) || dup_dropped.contains(rid) {
+            continue;
+        }
+        let fused = universe[rid].fused();
+        if duplicate_of.contains_key(rid) || is_dup(&r.digests, &placed_digests, rid) {
+            let owner = duplicate_of.get(rid).cloned().unwrap_or_else(|| {
+                digest_owner
+                    .get(r.digests.get(rid).map_or("", String::as_str))
+                    .cloned()
+                    .unwrap_or_default()
+            });
+            let mut d = Drop::new(rid, fused, "duplicate_digest");
+            d.duplicate_of = Some(owner);
+            r.dropped.push(d);
+            continue;
+        }
+        let reason = if r.token_exhausted {
+            "budget_exhausted"
+        } else {
+            "below_shelf"
+        };
+        r.dropped.push(Drop::new(rid, fused, reason));
+    }
+
+    // Admission labels: self > both > stm > stimulus; an STM-fill seat is
+    // always `stm`, `both` only for stimulus-fill seats that are trail-hot.
+    for rid in &stm_placed {
+        let label = if self_set.contains(rid.as_str()) {
+            Admission::SelfCore
+        } else {
+            Admission::Stm
+        };
+        r.admissions.insert(rid.clone(), label);
+    }
+    for rid in &self_placed {
+        r.admissions.insert(rid.clone(), Admission::SelfCore);
+    }
+    for rid in &placed {
+        let label = if self_set.contains(rid.as_str()) {
+            Admission::SelfCore
+        } else if stm_hot_set.contains(rid.as_str()) {
+            if universe[rid].channel_matched() {
+                Admission::Both
+            } else {
+                Admission::Stm
+            }
+        } else {
+            Admission::Stimulus
+        };
+        r.admissions.insert(rid.clone(), label);
+    }
+    r.handle_order = self_placed
+        .into_iter()
+        .chain(stm_placed)
+        .chain(placed)
+        .collect();
+    r
+}
+
+/// Everything a handle carries besides its candidate.
+pub struct HandleParts<'a> {
+    /// Base activation.
+    pub base_level: f64,
+    /// `spread: via … from …` cues.
+    pub spread_cues: &'a [String],
+    /// The activation fold's reasons.
+    pub contributions: &'a [String],
+    /// The handle digest.
+    pub digest: &'a str,
+    /// The folded binding display string.
+    pub binding: String,
+    /// The admission label.
+    pub admission: Admission,
+    /// The never-decaying selected count at the anchor.
+    pub global_count: u64,
+}
+
+fn attr_nonblank<'a>(attrs: &'a JsonMap, key: &str) -> Option<&'a str> {
+    match attrs.get(key) {
+        Some(Value::String(s)) if !s.trim().is_empty() => Some(s.trim()),
+        _ => None,
+    }
+}
+
+/// Build one handle (algorithms.md §7 `build_handle`).
+pub fn build_handle(c: &Candidate, p: HandleParts<'_>, config: &ReconstructConfig) -> MemoryHandle {
+    let a = &c.assertion;
+    let attrs = &a.attributes;
+    let mut cues: Vec<String> = Vec::new();
+    for ch in CHANNEL_ORDER {
+        if let Some(d) = c.details.get(*ch) {
+            cues.extend(d.iter().cloned());
+        }
+    }
+    cues.extend(p.spread_cues.iter().cloned());
+    cues.extend(p.contributions.iter().cloned());
+    if cues.is_empty() {
+        if p.admission == Admission::Stm {
+            cues.push(format!("stm: trail-hot (base_level {:.1})", p.base_level));
+        } else {
+            cues.push(format!(
+                "recent: scope {}/{}",
+                a.scope,
+                a.owner_id.as_deref().unwrap_or("")
+            ));
+        }
+    }
+    let title = match attr_nonblank(attrs, "title") {
+        Some(t) => bound_title(t),
+        None => display_title(a),
+    };
+    let payload_tiers = if attr_nonblank(attrs, "payload_ref").is_some() {
+        vec!["digest".to_owned(), "raw".to_owned()]
+    } else {
+        vec!["digest".to_owned()]
+    };
+    let mut prov = JsonMap::new();
+    prov.insert("observed_at".into(), Value::String(a.observed_at.clone()));
+    if let Some(conf) = a.confidence {
+        prov.insert("confidence".into(), Value::from(conf));
+    }
+    if !a.provenance.is_empty() {
+        prov.insert(
+            "assertion_provenance".into(),
+            Value::Object(a.provenance.clone()),
+        );
+    }
+    if matches!(attrs.get("record_kind"), Some(Value::String(_))) {
+        prov.insert("record_id".into(), Value::String(a.subject.clone()));
+    }
+    if let Some(t) = attr_nonblank(attrs, "topic") {
+        prov.insert("topic".into(), Value::String(t.to_owned()));
+    }
+    prov.insert("global_count".into(), Value::from(p.global_count));
+    for key in ["entry_id", "diary_type", "phase"] {
+        if let Some(v) = attr_nonblank(attrs, key) {
+            prov.insert(key.into(), Value::String(v.to_owned()));
+        }
+    }
+    MemoryHandle {
+        record_id: c.record_id.clone(),
+        kind: config.kind_of(a),
+        title: Some(title),
+        digest: p.digest.to_owned(),
+        token_estimate: token_estimate(p.digest),
+        relevance: c.relevance.clone(),
+        activation: ActivationParts {
+            base_level: p.base_level,
+            spread: c.spread,
+            total: p.base_level + c.spread,
+        },
+        cues,
+        binding: p.binding,
+        scope: a.scope.clone(),
+        owner_id: a.owner_id.clone().unwrap_or_default(),
+        provenance: prov,
+        payload_tiers,
+        admission: p.admission,
+    }
+}
+
+/// The canonical self-block order: `KIND_RANKS` (not the configured ranks),
+/// then record id.
+pub fn self_order_key(kind: &str) -> i64 {
+    kinds::KIND_RANKS
+        .iter()
+        .find(|(k, _)| *k == kind)
+        .map_or(kinds::DEFAULT_KIND_RANK, |(_, r)| *r)
+}

@@ -1,0 +1,298 @@
+//! Bounded spreading activation from channel matches over recorded edges
+//! (assertions sharing an entity term) and co-use trails (warm `co_selected`
+//! pairs), within `max_hops`, `fan_out_cap`, `max_edges` and
+//! `min_contribution`. A pure read; excluded rows neither receive nor conduct.
+//!
+//! Spec: api.md "Reconstruction"; algorithms.md §6; 0.3.2's `spreading.py`.
+
+use super::folds::Folds;
+use crate::config::SpreadParams;
+use crate::error::Result;
+use crate::seam::WalkedEdge;
+use am_triples::assertion::json_truthy;
+use am_triples::{TripleAssertion, TripleQuery, TripleStore};
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+/// Terms longer than this are free text, not entity names.
+const ENTITY_TERM_MAX_CHARS: usize = 120;
+
+fn is_entity_term(term: &str) -> bool {
+    let t = term.trim();
+    !t.is_empty()
+        && t.chars().count() <= ENTITY_TERM_MAX_CHARS
+        && t.chars().any(char::is_alphanumeric)
+}
+
+fn is_literal(a: &TripleAssertion) -> bool {
+    json_truthy(a.attributes.get("literal"))
+}
+
+fn is_graph_edge(a: &TripleAssertion) -> bool {
+    !is_literal(a) && is_entity_term(&a.subject) && is_entity_term(&a.object)
+}
+
+fn expansion_terms(a: &TripleAssertion) -> Vec<String> {
+    let mut terms = Vec::new();
+    if is_entity_term(&a.subject) {
+        terms.push(a.subject.clone());
+    }
+    if !is_literal(a) && is_entity_term(&a.object) && !terms.contains(&a.object) {
+        terms.push(a.object.clone());
+    }
+    terms
+}
+
+fn pair_query(scope: &str, owner: &str, limit: usize) -> TripleQuery {
+    TripleQuery {
+        scope: Some(scope.to_owned()),
+        owner_id: (!owner.is_empty()).then(|| owner.to_owned()),
+        limit: limit as i64,
+        ..TripleQuery::default()
+    }
+}
+
+/// Id fetch within one pair (an empty id set fetches nothing).
+///
+/// # Errors
+/// The store's failure.
+pub fn fetch_by_ids(
+    store: &dyn TripleStore,
+    ids: &[String],
+    scope: &str,
+    owner: &str,
+) -> Result<HashMap<String, TripleAssertion>> {
+    let mut wanted: Vec<String> = ids.iter().filter(|i| !i.is_empty()).cloned().collect();
+    wanted.sort();
+    wanted.dedup();
+    if wanted.is_empty() {
+        return Ok(HashMap::new());
+    }
+    let mut q = pair_query(scope, owner, wanted.len());
+    q.assertion_ids = Some(wanted);
+    Ok(store
+        .query(&q)?
+        .into_iter()
+        .filter_map(|a| a.assertion_id.clone().map(|id| (id, a)))
+        .collect())
+}
+
+#[allow(clippy::too_many_arguments)] // The walk's read context, passed once.
+fn neighbors(
+    store: &dyn TripleStore,
+    folds: &Folds<'_>,
+    source: &TripleAssertion,
+    scope: &str,
+    owner: &str,
+    fan_out_cap: usize,
+    headroom: usize,
+) -> Result<Vec<TripleAssertion>> {
+    let source_id = source.assertion_id.as_deref().unwrap_or("");
+    let per_query = fan_out_cap.max(1) + 1 + headroom;
+    let mut found: HashMap<String, TripleAssertion> = HashMap::new();
+    for term in expansion_terms(source) {
+        let mut by_subject = pair_query(scope, owner, per_query);
+        by_subject.subject = Some(term.clone());
+        let mut by_object = pair_query(scope, owner, per_query);
+        by_object.object = Some(term);
+        for q in [by_subject, by_object] {
+            for a in store.query(&q)? {
+                let Some(aid) = a.assertion_id.clone().filter(|s| !s.is_empty()) else {
+                    continue;
+                };
+                if aid == source_id || found.contains_key(&aid) || folds.excluded(&a)? {
+                    continue;
+                }
+                found.insert(aid, a);
+            }
+        }
+    }
+    let mut ordered: Vec<TripleAssertion> = found.into_values().collect();
+    ordered.sort_by(|a, b| {
+        (
+            b.observed_at.as_str(),
+            b.assertion_id.as_deref().unwrap_or(""),
+        )
+            .cmp(&(
+                a.observed_at.as_str(),
+                a.assertion_id.as_deref().unwrap_or(""),
+            ))
+    });
+    ordered.truncate(fan_out_cap);
+    Ok(ordered)
+}
+
+/// One walk's output: spread per reached record (sorted by id) and the edges taken.
+#[derive(Debug, Default)]
+pub struct Spread {
+    /// Record → accumulated spread.
+    pub scores: BTreeMap<String, f64>,
+    /// Accepted edges, in walk order.
+    pub edges: Vec<WalkedEdge>,
+}
+
+/// Spread from `seeds` (record → fused score) within one `(scope, owner)` pair.
+///
+/// # Errors
+/// The store's or journal's failure.
+#[allow(clippy::too_many_arguments)] // The walk's read context, passed once.
+pub fn spread_activation(
+    store: &dyn TripleStore,
+    folds: &Folds<'_>,
+    seeds: &BTreeMap<String, f64>,
+    scope: &str,
+    owner: &str,
+    params: &SpreadParams,
+    trails: &HashMap<(String, String), f64>,
+    headroom: usize,
+) -> Result<Spread> {
+    let mut out = Spread::default();
+    if params.max_hops == 0 || params.max_edges == 0 || seeds.is_empty() {
+        return Ok(out);
+    }
+    let clean: BTreeMap<String, f64> = seeds
+        .iter()
+        .filter(|(rid, w)| !rid.trim().is_empty() && **w > 0.0 && w.is_finite())
+        .map(|(r, w)| (r.trim().to_owned(), *w))
+        .collect();
+    if clean.is_empty() {
+        return Ok(out);
+    }
+    let ids: Vec<String> = clean.keys().cloned().collect();
+    let seed_rows = fetch_by_ids(store, &ids, scope, owner)?;
+    let mut partners: HashMap<&str, Vec<(&str, f64)>> = HashMap::new();
+    for ((a, b), v) in trails {
+        if *v <= 0.0 {
+            continue;
+        }
+        partners.entry(a).or_default().push((b, *v));
+        partners.entry(b).or_default().push((a, *v));
+    }
+    for list in partners.values_mut() {
+        list.sort_by(|x, y| y.1.total_cmp(&x.1).then(x.0.cmp(y.0)));
+    }
+    let seed_ids: HashSet<String> = seed_rows.keys().cloned().collect();
+    let mut frontier: BTreeMap<String, (TripleAssertion, f64)> = seed_rows
+        .into_iter()
+        .map(|(rid, a)| {
+            let w = clean[&rid];
+            (rid, (a, w))
+        })
+        .collect();
+    let mut expanded: HashSet<String> = HashSet::new();
+    let mut exhausted = false;
+    for _hop in 0..params.max_hops {
+        if frontier.is_empty() || exhausted {
+            break;
+        }
+        let mut next: BTreeMap<String, (TripleAssertion, f64)> = BTreeMap::new();
+        for (source_id, (source, strength)) in &frontier {
+            if exhausted {
+                break;
+            }
+            if !expanded.insert(source_id.clone()) {
+                continue;
+            }
+            let mut reached: HashSet<String> = HashSet::new();
+            for n in neighbors(
+                store,
+                folds,
+                source,
+                scope,
+                owner,
+                params.fan_out_cap,
+                headroom,
+            )? {
+                let target = n.assertion_id.clone().unwrap_or_default();
+                if target.is_empty() {
+                    continue;
+                }
+                let seed_peer = seed_ids.contains(source_id)
+                    && seed_ids.contains(&target)
+                    && frontier.contains_key(&target)
+                    && *source_id != target;
+                if expanded.contains(&target) && !seed_peer {
+                    continue;
+                }
+                let pair = if *source_id <= target {
+                    (source_id.clone(), target.clone())
+                } else {
+                    (target.clone(), source_id.clone())
+                };
+                let trail = trails.get(&pair).copied().unwrap_or(0.0);
+                let kind_weight = params
+                    .edge_kind_weights
+                    .get(&n.predicate)
+                    .copied()
+                    .unwrap_or(1.0);
+                let c =
+                    strength * params.damping * kind_weight * (1.0 + trail / params.trail_divisor);
+                if c < params.min_contribution {
+                    continue;
+                }
+                if out.edges.len() >= params.max_edges {
+                    exhausted = true;
+                    break;
+                }
+                out.edges.push(WalkedEdge {
+                    source_id: source_id.clone(),
+                    predicate: n.predicate.clone(),
+                    target_id: target.clone(),
+                    strength_label: "recorded".into(),
+                    trail_activation: trail,
+                    source: "walked".into(),
+                });
+                *out.scores.entry(target.clone()).or_insert(0.0) += c;
+                reached.insert(target.clone());
+                if is_graph_edge(&n) && next.get(&target).is_none_or(|(_, p)| c > *p) {
+                    next.insert(target, (n, c));
+                }
+            }
+            if exhausted {
+                break;
+            }
+            let entries: Vec<(&str, f64)> = partners
+                .get(source_id.as_str())
+                .map(|l| {
+                    l.iter()
+                        .filter(|(pid, _)| {
+                            !expanded.contains(*pid)
+                                && !reached.contains(*pid)
+                                && !folds.excluded_id(pid).unwrap_or(true)
+                        })
+                        .take(params.fan_out_cap)
+                        .copied()
+                        .collect()
+                })
+                .unwrap_or_default();
+            let pids: Vec<String> = entries.iter().map(|(p, _)| (*p).to_owned()).collect();
+            let rows = fetch_by_ids(store, &pids, scope, owner)?;
+            for (pid, trail) in entries {
+                let Some(partner) = rows.get(pid) else {
+                    continue;
+                };
+                let c = strength * params.damping * (1.0 + trail / params.trail_divisor);
+                if c < params.min_contribution {
+                    continue;
+                }
+                if out.edges.len() >= params.max_edges {
+                    exhausted = true;
+                    break;
+                }
+                out.edges.push(WalkedEdge {
+                    source_id: source_id.clone(),
+                    predicate: "co_used".into(),
+                    target_id: pid.to_owned(),
+                    strength_label: "trail".into(),
+                    trail_activation: trail,
+                    source: "walked".into(),
+                });
+                *out.scores.entry(pid.to_owned()).or_insert(0.0) += c;
+                if next.get(pid).is_none_or(|(_, p)| c > *p) {
+                    next.insert(pid.to_owned(), (partner.clone(), c));
+                }
+            }
+        }
+        frontier = next;
+    }
+    Ok(out)
+}
