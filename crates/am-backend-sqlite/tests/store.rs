@@ -10,6 +10,7 @@ use am_triples::{
 };
 use common::*;
 use serde_json::json;
+use std::collections::BTreeSet;
 
 fn row(s: &str, p: &str, o: &str, scope: &str, owner: Option<&str>, at: &str) -> TripleAssertion {
     let mut a = TripleAssertion::new(s, p, o)
@@ -650,5 +651,98 @@ fn two_handles_on_one_file_see_each_others_writes_and_writers_wait() {
         .unwrap()
         .len(),
         80
+    );
+}
+
+#[test]
+fn keyword_discovery_matches_any_token_within_scope_and_owner_none_is_any_owner() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = open(&home_path(&dir), None);
+    let mut edge_attrs = serde_json::Map::new();
+    edge_attrs.insert("record_edge".into(), json!(true));
+    store
+        .add(&[
+            row(
+                "zebra",
+                "eats",
+                "grass",
+                "session",
+                Some("s1"),
+                "2026-01-01T00:00:00Z",
+            )
+            .with_id("k1"),
+            row(
+                "lion",
+                "eats",
+                "zebra",
+                "session",
+                Some("s2"),
+                "2026-01-02T00:00:00Z",
+            )
+            .with_id("k2"),
+            row(
+                "zebra",
+                "lives",
+                "savanna",
+                "run",
+                Some("s1"),
+                "2026-01-03T00:00:00Z",
+            )
+            .with_id("k3"),
+            row(
+                "zebra",
+                "links",
+                "k1",
+                "session",
+                Some("s1"),
+                "2026-01-04T00:00:00Z",
+            )
+            .with_attributes(edge_attrs)
+            .with_id("k4"),
+            row(
+                "giraffe",
+                "eats",
+                "leaves",
+                "session",
+                Some("s1"),
+                "2026-01-05T00:00:00Z",
+            )
+            .with_id("k5"),
+        ])
+        .unwrap();
+    let ids = |rows: Vec<TripleAssertion>| -> BTreeSet<String> {
+        rows.into_iter().map(|a| a.assertion_id.unwrap()).collect()
+    };
+    let any = store
+        .query_keywords(&["Zebra".into()], "SESSION", None, 10)
+        .unwrap();
+    assert_eq!(ids(any), BTreeSet::from(["k1".to_owned(), "k2".to_owned()]));
+    let s1 = store
+        .query_keywords(
+            &["zebra".into(), "leaves".into()],
+            "session",
+            Some("s1"),
+            10,
+        )
+        .unwrap();
+    assert_eq!(ids(s1), BTreeSet::from(["k1".to_owned(), "k5".to_owned()]));
+    assert!(
+        store
+            .query_keywords(&["\"".into(), " ".into()], "session", None, 10)
+            .unwrap()
+            .is_empty()
+    );
+    assert!(
+        store
+            .query_keywords(&["zebra".into()], "session", None, 0)
+            .unwrap()
+            .is_empty()
+    );
+    assert_eq!(
+        store
+            .query_keywords(&["zebra".into()], "session", None, 1)
+            .unwrap()
+            .len(),
+        1
     );
 }

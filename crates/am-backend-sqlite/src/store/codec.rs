@@ -68,6 +68,17 @@ pub fn decode_blob(b: &[u8]) -> Decoded {
 
 /// Decode a JSON-text vector (`[0.1,0.2,...]`).
 pub fn decode_json(s: &str) -> Decoded {
+    // The common case (a list of numbers) parses straight into f64s; anything
+    // else goes through `Value` to say what it is.
+    if let Ok(values) = serde_json::from_str::<Vec<f64>>(s) {
+        if values.is_empty() {
+            return Decoded::Malformed("empty embedding list".into());
+        }
+        return match am_triples::vector::to_f32_vector(&values) {
+            Ok(v) => Decoded::F32(v),
+            Err(_) => Decoded::F64(values),
+        };
+    }
     let values: Vec<f64> = match serde_json::from_str::<Value>(s) {
         Ok(Value::Array(items)) => {
             let mut out = Vec::with_capacity(items.len());

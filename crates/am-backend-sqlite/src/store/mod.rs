@@ -248,7 +248,7 @@ impl SQLiteTripleStore {
     }
 
     /// Bytes held by this handle's matrix cache (0 before the first semantic
-    /// query): 4 bytes per dimension per vectored row plus 8 bytes per row.
+    /// query): 4 bytes per dimension per vectored row plus 16 bytes per row.
     pub fn vector_cache_bytes(&self) -> usize {
         lock(&self.cache).as_ref().map_or(0, MatrixCache::bytes)
     }
@@ -356,6 +356,65 @@ impl SQLiteTripleStore {
         Ok(changed)
     }
 
+    /// Keyword discovery over the FTS5 index: rows of `scope` (and `owner_id`;
+    /// `None` is any owner, per "Our rules") matching ANY of `tokens`, best BM25
+    /// match first, ties newest first, at most `limit`. Tokens are matched as
+    /// quoted terms (the caller tokenizes); record edges and bookkeeping rows are
+    /// not indexed. A pure read.
+    ///
+    /// # Errors
+    /// `Storage` when SQLite fails.
+    pub fn query_keywords(
+        &self,
+        tokens: &[String],
+        scope: &str,
+        owner_id: Option<&str>,
+        limit: usize,
+    ) -> Result<Vec<TripleAssertion>> {
+        let terms: Vec<String> = tokens
+            .iter()
+            .map(|t| t.trim().replace('"', ""))
+            .filter(|t| !t.is_empty())
+            .collect();
+        if terms.is_empty() || limit == 0 {
+            return Ok(Vec::new());
+        }
+        let matcher = terms
+            .iter()
+            .map(|t| format!("\"{t}\""))
+            .collect::<Vec<_>>()
+            .join(" OR ");
+        let cols = codec::ASSERTION_COLUMNS
+            .split(", ")
+            .map(|c| format!("t.{c}"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        let table = &self.table;
+        let owner = strip_optional(owner_id);
+        let mut params: Vec<rusqlite::types::Value> =
+            vec![matcher.into(), canonical_scope(scope).into()];
+        let owner_clause = match owner {
+            Some(o) => {
+                params.push(o.into());
+                "AND t.owner_id = ?"
+            }
+            None => "",
+        };
+        params.push(i64::try_from(limit).unwrap_or(i64::MAX).into());
+        self.with_conn(|c| {
+            let mut stmt = c.prepare_cached(&format!(
+                "SELECT {cols} FROM {table}_fts f JOIN {table} t ON t.rowid = f.rowid \
+                 WHERE {table}_fts MATCH ? AND t.scope = ? {owner_clause} \
+                 ORDER BY bm25({table}_fts), t.rowid DESC LIMIT ?"
+            ))?;
+            let rows = stmt
+                .query_map(params_from_iter(params.iter()), codec::row_to_assertion)?
+                .map(|r| r.map(|(_, a)| a))
+                .collect::<rusqlite::Result<Vec<_>>>()?;
+            Ok(rows)
+        })
+    }
+
     fn push_warning(&self, w: String) {
         lock(&self.warnings).push(w);
     }
@@ -365,7 +424,11 @@ impl SQLiteTripleStore {
     }
 
     /// Embed the non-edge rows of a canonical batch (before any transaction).
-    fn embed_batch(&self, pending: &[TripleAssertion]) -> Result<(BatchVectors, Option<usize>)> {
+    fn embed_batch(
+        &self,
+        pending: &[TripleAssertion],
+        canonical: &[String],
+    ) -> Result<(BatchVectors, Option<usize>)> {
         let Some(embedder) = self.embedder() else {
             return Ok((HashMap::new(), None));
         };
@@ -373,7 +436,7 @@ impl SQLiteTripleStore {
             .iter()
             .enumerate()
             .filter(|(_, a)| !is_record_edge(a))
-            .map(|(i, a)| (i, canonical_text(a)))
+            .map(|(i, _)| (i, canonical[i].clone()))
             .collect();
         if embeddable.is_empty() {
             return Ok((HashMap::new(), None));
@@ -406,6 +469,7 @@ impl SQLiteTripleStore {
     fn insert_batch(
         &self,
         pending: &[TripleAssertion],
+        canonical: &[String],
         vectors: &HashMap<usize, Vec<f32>>,
         dim: Option<usize>,
     ) -> Result<Option<String>> {
@@ -439,7 +503,7 @@ impl SQLiteTripleStore {
                 }
             }
             {
-                let mut stmt = tx.prepare(&format!(
+                let mut stmt = tx.prepare_cached(&format!(
                     "INSERT OR IGNORE INTO {} (assertion_id, subject, predicate, object, scope, owner_id, \
                      observed_at, valid_from, valid_until, confidence, provenance_json, attributes_json, \
                      text, embedding) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
@@ -463,7 +527,7 @@ impl SQLiteTripleStore {
                         a.confidence,
                         prov,
                         attrs,
-                        canonical_text(a),
+                        canonical[i],
                         vectors.get(&i).map(|v| codec::encode_f32(v)),
                     ])?;
                 }
@@ -676,8 +740,9 @@ impl TripleStore for SQLiteTripleStore {
                 a.assertion_id = Some(uuid::Uuid::new_v4().to_string());
             }
         }
-        let (vectors, dim) = self.embed_batch(&pending)?;
-        if let Some(w) = self.insert_batch(&pending, &vectors, dim)? {
+        let texts: Vec<String> = pending.iter().map(canonical_text).collect();
+        let (vectors, dim) = self.embed_batch(&pending, &texts)?;
+        if let Some(w) = self.insert_batch(&pending, &texts, &vectors, dim)? {
             self.push_warning(w);
         }
         Ok(pending.into_iter().filter_map(|a| a.assertion_id).collect())

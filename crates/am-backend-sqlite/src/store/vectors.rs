@@ -12,8 +12,9 @@
 use crate::error::Result;
 use crate::store::codec::{self, Decoded};
 use crate::store::schema;
-use am_triples::vector::rank_by_cosine_fast;
+use am_triples::vector::{cosine, rank_by_cosine_fast};
 use rusqlite::{Connection, params};
+use simsimd::SpatialSimilarity;
 
 /// `vector_engine()` when the matrix cache serves.
 pub const ENGINE_MATRIX: &str = "simd-matrix-cache";
@@ -43,8 +44,8 @@ pub fn cosine_f64(a: &[f64], b: &[f64]) -> f64 {
 
 /// The float32 matrix of every vectored row, in rowid order.
 ///
-/// Memory: 4 bytes per dimension per vectored row, plus 8 bytes per row (its
-/// rowid), plus at most 1/16 growth slack.
+/// Memory: 4 bytes per dimension per vectored row, plus 16 bytes per row (its
+/// rowid and squared norm), plus at most 1/16 growth slack.
 #[derive(Debug, Default)]
 pub struct MatrixCache {
     generation: i64,
@@ -52,6 +53,7 @@ pub struct MatrixCache {
     dim: Option<usize>,
     data: Vec<f32>,
     rowids: Vec<i64>,
+    sq_norms: Vec<f64>,
     defect: Option<String>,
 }
 
@@ -69,6 +71,7 @@ impl MatrixCache {
         cache.append_since(conn, table)?;
         cache.data.shrink_to_fit();
         cache.rowids.shrink_to_fit();
+        cache.sq_norms.shrink_to_fit();
         Ok(cache)
     }
 
@@ -115,6 +118,7 @@ impl MatrixCache {
         if self.defect.is_some() {
             self.data = Vec::new();
             self.rowids = Vec::new();
+            self.sq_norms = Vec::new();
         }
         Ok(())
     }
@@ -141,7 +145,10 @@ impl MatrixCache {
             self.data.reserve_exact(extra);
             let rows_extra = 1usize.max(self.rowids.len() / 16);
             self.rowids.reserve_exact(rows_extra);
+            self.sq_norms.reserve_exact(rows_extra);
         }
+        self.sq_norms
+            .push(v.iter().map(|x| f64::from(*x) * f64::from(*x)).sum());
         self.data.extend_from_slice(&v);
         self.rowids.push(rowid);
     }
@@ -156,9 +163,9 @@ impl MatrixCache {
         self.dim
     }
 
-    /// Bytes held by the cache (matrix and rowids, with growth slack).
+    /// Bytes held by the cache (matrix, rowids and squared norms, with growth slack).
     pub fn bytes(&self) -> usize {
-        self.data.capacity() * 4 + self.rowids.capacity() * 8
+        self.data.capacity() * 4 + self.rowids.capacity() * 8 + self.sq_norms.capacity() * 8
     }
 
     fn row(&self, i: usize) -> &[f32] {
@@ -166,12 +173,16 @@ impl MatrixCache {
         &self.data[i * d..(i + 1) * d]
     }
 
-    /// Rank by the reference cosine through
-    /// [`am_triples::vector::rank_by_cosine_fast`] (SIMD float32 estimates with
-    /// an error margin, then exact re-scoring with the reference `cosine`).
+    /// Rank by the reference cosine: a SIMD float32 estimate per row (one dot
+    /// product against the cached squared norm) with the error bound of
+    /// [`am_triples::vector::rank_by_cosine_fast`] (`4·γₙ + 1e-9`, γₙ =
+    /// n·u/(1−n·u), u = 2⁻²⁴), candidate selection by those bounds, then exact
+    /// re-scoring of the candidates with the reference [`cosine`].
     /// `candidates` are rowids in ascending order (`None`: every cached row).
     /// Returns `(rowid, score)` best first, ties by rowid ascending, `min_score`
     /// applied, truncated to `limit`: exactly `rank_by_cosine`'s answer.
+    ///
+    /// The caller guarantees `query.len() == self.dim()` and no defect.
     pub fn rank(
         &self,
         query: &[f32],
@@ -179,6 +190,7 @@ impl MatrixCache {
         min_score: Option<f64>,
         limit: Option<usize>,
     ) -> Vec<(i64, f64)> {
+        const UNIT_ROUNDOFF: f64 = 1.0 / 16_777_216.0; // 2^-24
         let indices: Vec<usize> = match candidates {
             None => (0..self.rowids.len()).collect(),
             Some(c) => c
@@ -186,11 +198,72 @@ impl MatrixCache {
                 .filter_map(|r| self.rowids.binary_search(r).ok())
                 .collect(),
         };
-        let rows: Vec<&[f32]> = indices.iter().map(|&i| self.row(i)).collect();
-        rank_by_cosine_fast(query, rows.iter(), |v| Some(*v), min_score, limit)
+        #[allow(clippy::cast_precision_loss, reason = "dimensions are far below 2^52")]
+        let nu = query.len() as f64 * UNIT_ROUNDOFF;
+        if query.is_empty() || nu >= 0.01 || min_score.is_some_and(f64::is_nan) {
+            // Outside the bound's domain: the shared fast path decides per row.
+            let rows: Vec<&[f32]> = indices.iter().map(|&i| self.row(i)).collect();
+            return rank_by_cosine_fast(query, rows.iter(), |v| Some(*v), min_score, limit)
+                .into_iter()
+                .map(|(k, s)| (self.rowids[indices[k]], s))
+                .collect();
+        }
+        let eps = 4.0 * (nu / (1.0 - nu)) + 1e-9;
+        let sane = |x: f64| x.is_finite() && (1e-30..=1e30).contains(&x);
+        let qn: f64 = query.iter().map(|x| f64::from(*x) * f64::from(*x)).sum();
+        let floor = min_score.unwrap_or(f64::NEG_INFINITY);
+        // (index, lower bound, upper bound, exact score when already computed)
+        let bounds: Vec<(usize, f64, f64, Option<f64>)> = indices
+            .iter()
+            .map(|&i| {
+                let row = self.row(i);
+                let vn = self.sq_norms[i];
+                let dot = if sane(qn) && sane(vn) {
+                    f32::dot(query, row).filter(|d| d.is_finite())
+                } else {
+                    None
+                };
+                match dot {
+                    Some(d) => {
+                        let s = d / (qn.sqrt() * vn.sqrt());
+                        (i, s - eps, s + eps, None)
+                    }
+                    None => {
+                        let s = cosine(query, row);
+                        (i, s, s, Some(s))
+                    }
+                }
+            })
+            .collect();
+        let k = limit.map(|n| n.max(1));
+        let mut threshold = f64::NEG_INFINITY;
+        if let Some(k) = k {
+            let mut sure: Vec<f64> = bounds
+                .iter()
+                .map(|b| b.1)
+                .filter(|lo| *lo >= floor)
+                .collect();
+            if sure.len() >= k {
+                let (_, kth, _) = sure.select_nth_unstable_by(k - 1, |a, b| b.total_cmp(a));
+                threshold = *kth;
+            }
+        }
+        let mut scored: Vec<(i64, f64)> = bounds
             .into_iter()
-            .map(|(k, s)| (self.rowids[indices[k]], s))
-            .collect()
+            .filter(|(_, _, hi, _)| *hi >= floor && *hi >= threshold)
+            .map(|(i, _, _, exact)| {
+                (
+                    self.rowids[i],
+                    exact.unwrap_or_else(|| cosine(query, self.row(i))),
+                )
+            })
+            .filter(|(_, s)| min_score.is_none_or(|m| *s >= m))
+            .collect();
+        scored.sort_by(|a, b| b.1.total_cmp(&a.1));
+        if let Some(n) = k {
+            scored.truncate(n);
+        }
+        scored
     }
 }
 
@@ -221,7 +294,6 @@ mod tests {
 
     #[test]
     fn cosine_f64_is_bit_identical_to_the_reference_for_f32_inputs() {
-        use am_triples::vector::cosine;
         let a = [0.1f32, -0.7, 0.33, 1e-3];
         let b = [0.9f32, 0.2, -0.5];
         let wa: Vec<f64> = a.iter().map(|x| f64::from(*x)).collect();
