@@ -117,17 +117,16 @@ pub fn plan_selection(
             subject_to_rid.push((subject.clone(), rid.clone()));
         }
     }
-    let scan_limit = 16.max(4 * ordered.len()) as i64;
+    let scan_limit = 16.max(4 * ordered.len());
     for (subject, source_rid) in &subject_to_rid {
         let src = &fetched[source_rid];
-        let q = TripleQuery {
-            subject: Some(subject.clone()),
-            scope: Some(src.scope.clone()),
-            owner_id: src.owner_id.clone(),
-            limit: scan_limit,
-            ..TripleQuery::default()
-        };
-        for edge in store.query(&q)? {
+        for edge in subject_rows(
+            store,
+            subject,
+            &src.scope,
+            src.owner_id.as_deref(),
+            scan_limit,
+        )? {
             if !am_triples::text::is_record_edge(&edge) {
                 continue;
             }
@@ -146,6 +145,36 @@ pub fn plan_selection(
         }
     }
     Ok(groups)
+}
+
+/// The rows of one subject within one (scope, owner), newest first, at most
+/// `limit` (0 = all): the same answer as a `TripleQuery` naming subject, scope
+/// and owner, read through the subject index (a subject holds one record's
+/// digest and edges) and filtered here.
+///
+/// # Errors
+/// The store's refusal.
+pub fn subject_rows(
+    store: &dyn TripleStore,
+    subject: &str,
+    scope: &str,
+    owner_id: Option<&str>,
+    limit: usize,
+) -> Result<Vec<TripleAssertion>> {
+    let rows = store.query(&TripleQuery {
+        subject: Some(subject.to_owned()),
+        limit: 0,
+        ..TripleQuery::default()
+    })?;
+    let owner = owner_id.map(str::trim).filter(|o| !o.is_empty());
+    let kept = rows
+        .into_iter()
+        .filter(|a| a.scope == scope && owner.is_none_or(|o| a.owner_id.as_deref() == Some(o)));
+    Ok(if limit == 0 {
+        kept.collect()
+    } else {
+        kept.take(limit).collect()
+    })
 }
 
 /// Snapshot display rows `{record_id, title, digest, token_estimate}`:

@@ -652,13 +652,13 @@ impl MemorySystem {
         let graph_id = digest.subject.clone();
         let digest_id = digest.assertion_id.clone().unwrap_or_default();
         let mut targets = vec![digest_id];
-        for a in self.store.query(&TripleQuery {
-            subject: Some(graph_id.clone()),
-            scope: Some(digest.scope.clone()),
-            owner_id: digest.owner_id.clone(),
-            limit: 0,
-            ..TripleQuery::default()
-        })? {
+        for a in crate::selection::subject_rows(
+            self.store.as_ref(),
+            &graph_id,
+            &digest.scope,
+            digest.owner_id.as_deref(),
+            0,
+        )? {
             if is_record_edge(&a)
                 && let Some(id) = a.assertion_id
                 && !targets.contains(&id)
