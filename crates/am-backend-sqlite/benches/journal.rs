@@ -73,22 +73,28 @@ fn build(total: usize) -> (tempfile::TempDir, SQLiteJournal) {
 }
 
 fn appends(c: &mut Criterion) {
-    let dir = tempfile::tempdir().unwrap();
-    let home = SqliteHome::open(dir.path().join("appends.sqlite3")).unwrap();
-    let j = SQLiteJournal::open(&home).unwrap();
     let mut g = c.benchmark_group("journal_append");
-    g.throughput(Throughput::Elements(BATCH as u64));
-    let mut start = 0u64;
-    g.bench_function("append_events_batch_1000", |b| {
-        b.iter_batched(
-            || {
-                start += BATCH as u64;
-                events(start, BATCH)
+    for batch in [BATCH, 10 * BATCH] {
+        let dir = tempfile::tempdir().unwrap();
+        let home = SqliteHome::open(dir.path().join("appends.sqlite3")).unwrap();
+        let j = SQLiteJournal::open(&home).unwrap();
+        g.throughput(Throughput::Elements(batch as u64));
+        let mut start = 0u64;
+        g.bench_with_input(
+            BenchmarkId::new("append_events_batch", batch),
+            &batch,
+            |b, &batch| {
+                b.iter_batched(
+                    || {
+                        start += batch as u64;
+                        events(start, batch)
+                    },
+                    |events| j.append_events(black_box(&events)).unwrap(),
+                    criterion::BatchSize::LargeInput,
+                );
             },
-            |batch| j.append_events(black_box(&batch)).unwrap(),
-            criterion::BatchSize::LargeInput,
         );
-    });
+    }
     g.finish();
 }
 

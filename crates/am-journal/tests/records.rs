@@ -137,3 +137,13 @@ fn fold_bindings_keeps_the_highest_seq_per_key_in_seq_order() {
     let got: Vec<i64> = folded.iter().map(|x| x.seq).collect();
     assert_eq!(got, vec![1, 3, 5]);
 }
+
+#[test]
+fn assigned_ids_are_hyphenated_time_ordered_uuids() {
+    let a = am_journal::common::new_id();
+    std::thread::sleep(std::time::Duration::from_millis(2));
+    let b = am_journal::common::new_id();
+    let parsed = uuid::Uuid::parse_str(&a).unwrap();
+    assert_eq!((a.len(), parsed.get_version_num()), (36, 7));
+    assert!(a < b, "{a} should sort before {b}");
+}

@@ -32,6 +32,12 @@ use std::sync::MutexGuard;
 
 /// The durable journal of one SQLite home.
 ///
+/// The trait methods lock the home's connection and run their own `BEGIN
+/// IMMEDIATE` transaction. A caller that already holds the connection (a graph
+/// revision writing its rows and closures together) uses the `*_in` methods with
+/// its open transaction instead: the connection's mutex is not re-entrant, so a
+/// trait method called while the same thread holds it would wait forever.
+///
 /// # Examples
 /// ```
 /// # use am_backend_sqlite::{SqliteHome, journal::SQLiteJournal};
