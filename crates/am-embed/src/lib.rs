@@ -1,6 +1,8 @@
 //! Embedders for AbstractMemory: [`OpenAICompatTextEmbedder`],
 //! [`AbstractGatewayTextEmbedder`] and the offline default [`OfflineEmbedder`]
-//! (potion-base-2M, compiled into the binary), each implementing
+//! (potion-base-2M, compiled into the binary), and with the cargo feature
+//! `minilm` the `MiniLmEmbedder` (all-MiniLM-L6-v2 through candle, loaded from a
+//! directory the user names), each implementing
 //! [`am_triples::TextEmbedder`] and reporting its model id and dimension so
 //! stores pin the embedding space at creation.
 //!
@@ -32,11 +34,15 @@
 pub mod error;
 pub mod gateway;
 mod http;
+#[cfg(feature = "minilm")]
+pub mod minilm;
 pub mod offline;
 pub mod openai;
 
 pub use error::{Error, Result};
 pub use gateway::{AbstractGatewayBuilder, AbstractGatewayTextEmbedder, DEFAULT_GATEWAY_PATH};
 pub use http::DEFAULT_TIMEOUT;
+#[cfg(feature = "minilm")]
+pub use minilm::{MINILM_DIMENSION, MINILM_MODEL_ID, MiniLmEmbedder};
 pub use offline::{OfflineEmbedder, POTION_BASE_2M_DIMENSION, POTION_BASE_2M_MODEL_ID};
 pub use openai::{DEFAULT_BATCH_SIZE, OpenAICompatBuilder, OpenAICompatTextEmbedder};
