@@ -7,7 +7,7 @@ use crate::query::query_from_json;
 use am_journal::{
     BindingFilter, ClosureFilter, EventFilter, TraceFilter, ValenceFilter, VersionFilter,
 };
-use am_system::{BindArgs, DeliberateAct, MemoryRecordInput};
+use am_system::{BindArgs, DeliberateAct, MemoryRecordInput, RecallBudget, Stimulus, View};
 use am_triples::TripleAssertion;
 use serde::Serialize;
 use serde_json::{Value, json};
@@ -24,6 +24,7 @@ pub const OPS: &[&str] = &[
     "embedding_pin",
     "remember_many",
     "remember",
+    "reconstruct",
     "commit_selection",
     "reinforce",
     "attenuate",
@@ -213,6 +214,40 @@ fn system_ops(s: &mut Session, op: &str, mut a: Args) -> CliResult<Value> {
                 Ok(json!(ids))
             }
         }
+        "reconstruct" => {
+            let stimulus: Stimulus = match a.take("stimulus") {
+                Some(v) => dataclass("Stimulus", v)?,
+                None => {
+                    return Err(CliError::invalid(
+                        "reconstruct: missing required argument \"stimulus\" (a Stimulus object)",
+                    ));
+                }
+            };
+            let scopes = a.pairs("scopes")?;
+            let budget: RecallBudget = match a.take("budget") {
+                Some(v) => dataclass("RecallBudget", v)?,
+                None => RecallBudget::default(),
+            };
+            let view = View::parse(&a.opt_str("view")?.unwrap_or_else(|| "shelf".into()))?;
+            let escalation = a.opt_str("escalation_reason")?;
+            let journal = a.opt_bool("journal")?.unwrap_or(true);
+            let trace_id = a.opt_str("trace_id")?;
+            a.done()?;
+            let ladder: Vec<(&str, &str)> = scopes
+                .iter()
+                .map(|(x, y)| (x.as_str(), y.as_str()))
+                .collect();
+            let r = sys.reconstruct(
+                &stimulus,
+                &ladder,
+                &budget,
+                view,
+                escalation.as_deref(),
+                journal,
+                trace_id.as_deref(),
+            )?;
+            Ok(r.to_dict())
+        }
         "commit_selection" => {
             let trace = a.req_str("trace_id")?;
             let used = a.req_str_list("used_record_ids")?;
@@ -389,5 +424,23 @@ fn journal_ops(s: &mut Session, op: &str, mut a: Args) -> CliResult<Value> {
             list(&j.versions(&f)?)
         }
         other => Err(CliError::invalid(format!("unknown op {other:?}"))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::OPS;
+
+    #[test]
+    fn docs_exec_md_lists_every_op() {
+        let doc =
+            std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/exec.md"))
+                .expect("docs/exec.md exists");
+        for op in OPS {
+            assert!(
+                doc.contains(&format!("| `{op}` |")),
+                "docs/exec.md lacks a row for {op}"
+            );
+        }
     }
 }
