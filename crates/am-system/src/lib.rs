@@ -34,6 +34,5 @@ pub use seam::{
 pub use system::{Ablation, BindArgs, Clock, MemorySystem, SystemOptions};
 pub use system_use::{AccessCounts, DeliberateAct, StoredActivation};
 
-// The reconstruction pipeline (`reconstruct`, its channels, spreading and the
-// shelf) is built by another developer in `src/reconstruct/`; it declares
-// `pub mod reconstruct;` here and adds `MemorySystem::reconstruct`.
+// The reconstruction pipeline (`MemorySystem::reconstruct`, its channels,
+// spreading and the shelf) lives in `src/reconstruct/`.

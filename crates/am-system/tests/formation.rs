@@ -315,3 +315,38 @@ fn an_owner_direct_chained_diary_entry_stores_its_chain_hash() {
         );
     });
 }
+
+/// 0.5.2 rule (0.3.2 formed such a projection with no authored summary): a
+/// PUBLIC diary projection forms with an authored summary or not at all here.
+#[test]
+fn a_public_diary_projection_without_an_authored_summary_is_refused_and_writes_nothing() {
+    on_both(|s| {
+        let before = written(s);
+        let projection = MemoryRecordInput::new("diary", "Day", "First line of the entry.")
+            .with_provenance("source", "diary-projection")
+            .with_attribute("entry_id", "entry-1");
+        let r = s
+            .system
+            .remember_many(std::slice::from_ref(&projection), "self", "e1", "k", None);
+        assert_refused(s, &before, r, InvalidInput, &["authored", "understanding"]);
+        let mechanical = projection.clone().with_attribute(
+            "understanding",
+            json!({"field": "digest", "author": {"kind": "mechanical", "id": "first-line"}}),
+        );
+        let r = s
+            .system
+            .remember_many(&[mechanical], "self", "e1", "k", None);
+        assert_refused(s, &before, r, InvalidInput, &["mechanical"]);
+        let authored = projection.with_attribute(
+            "understanding",
+            json!({"field": "digest", "author": {"kind": "capability-model", "id": "summarizer"},
+                   "reader": {"provider": "p", "model": "m", "thinking": false},
+                   "sources": [{"kind": "step", "run_id": "r1", "seq": 4}]}),
+        );
+        assert!(
+            s.system
+                .remember_many(&[authored], "self", "e1", "k", None)
+                .is_ok()
+        );
+    });
+}

@@ -262,3 +262,87 @@ fn a_scripted_session_matches_abstractmemory_0_3_2() {
         }
     });
 }
+
+/// The Rust twin of each case in `tests/oracle/refusals.py`.
+fn refusal_case(name: &str) -> MemoryRecordInput {
+    let m = MemoryRecordInput::new;
+    match name {
+        "unknown_kind" => m("musing", "t", "d"),
+        "blank_title" => m("memory", "  ", "d"),
+        "blank_digest" => m("memory", "t", ""),
+        "summary_without_edge" => m("summary", "t", "d"),
+        "value_without_class" => m("value", "t", "d"),
+        "value_bad_class" => m("value", "t", "d").with_attribute("value_class", "soft"),
+        "diary_without_source" => m("diary", "t", "d"),
+        "diary_bad_type" => m("diary", "t", "d")
+            .with_attribute("diary_type", "rant")
+            .with_provenance("source", "owner-direct"),
+        "diary_blank_answers" => m("diary", "t", "d")
+            .with_attribute("answers", " ")
+            .with_provenance("source", "owner-direct"),
+        "projection_without_entry" => {
+            m("diary", "t", "d").with_provenance("source", "diary-projection")
+        }
+        "lesson_bad_applies_when" => {
+            m("lesson", "t", "d").with_attribute("applies_when", json!([1]))
+        }
+        "lesson_bad_evidence" => m("lesson", "t", "d").with_attribute("evidence_class", "gut"),
+        "instruction_bad_category" => m("instruction", "t", "d").with_attribute("category", "tip"),
+        "blank_edge_relation" => m("memory", "t", "d").with_edge(" ", "ex:x"),
+        "self_local_edge" => m("memory", "t", "d").with_edge("rel", "local:0"),
+        "out_of_range_local_edge" => m("memory", "t", "d").with_edge("rel", "local:3"),
+        "owner_direct_diary" => m("diary", "t", "d").with_provenance("source", "owner-direct"),
+        "plain_episode" => m("episode", "t", "d"),
+        other => panic!("refusals.py has a case this test does not know: {other}"),
+    }
+}
+
+#[test]
+fn formation_refuses_exactly_what_abstractmemory_0_3_2_refuses() {
+    let python = std::env::var("AM_ORACLE_PYTHON").unwrap_or_else(|_| {
+        panic!(
+            "AM_ORACLE_PYTHON is not set: point it at a python with abstractmemory==0.3.2 installed"
+        )
+    });
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/oracle/refusals.py");
+    let out = Command::new(&python).arg(script).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let oracle: serde_json::Map<String, Value> = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(oracle.len() >= 18);
+    on_both(|s| {
+        for (name, verdict) in &oracle {
+            let before = common::written(s);
+            let result = s
+                .system
+                .remember_many(&[refusal_case(name)], "s", "o", name, None);
+            match verdict {
+                Value::Null => assert!(
+                    result.is_ok(),
+                    "[{}] {name}: 0.3.2 forms it, we refused: {result:?}",
+                    s.name
+                ),
+                Value::String(class) => {
+                    assert_eq!(class, "ValueError");
+                    let err = result.expect_err(name);
+                    assert_eq!(
+                        err.kind(),
+                        am_triples::ErrorKind::InvalidInput,
+                        "[{}] {name}",
+                        s.name
+                    );
+                    assert_eq!(
+                        common::written(s),
+                        before,
+                        "[{}] {name} wrote something",
+                        s.name
+                    );
+                }
+                other => panic!("unexpected verdict {other}"),
+            }
+        }
+    });
+}
