@@ -59,6 +59,15 @@ fn bench(c: &mut Criterion) {
         b.iter(|| black_box(embedder.embed(black_box(&batch))));
     });
     g.finish();
+    // A cold load parses the tokenizer and the weights; `new()` does it once per
+    // process, `from_dir` every time, from the same bytes.
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/model/potion-base-2M");
+    let mut g = c.benchmark_group("offline_potion_base_2m_load");
+    g.sample_size(10);
+    g.bench_function("from_dir", |b| {
+        b.iter(|| black_box(OfflineEmbedder::from_dir(dir).expect("loads")));
+    });
+    g.finish();
 }
 
 /// The criterion entry points (the macro's generated fn carries no docs).
