@@ -85,7 +85,7 @@ impl<'a> Folds<'a> {
 
     fn load_future(&mut self) -> Result<()> {
         let mut later: Vec<ScopeBinding> = Vec::new();
-        for r in self.journal.replay_records(self.as_of + 1, None)? {
+        for r in self.journal.replay_records(self.as_of, None)? {
             if let JournalRecord::Binding(b) = r
                 && b.source == "remember"
                 && self

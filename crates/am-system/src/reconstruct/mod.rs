@@ -170,8 +170,13 @@ impl MemorySystem {
         broad.dedup();
         if !broad.is_empty() && reason.is_none() {
             return Err(Error::invalid(format!(
-                "reconstruct over broad scope(s) {broad:?} requires a non-empty escalation_reason explaining why \
-                 narrower scopes are insufficient (broad recall is an explicit, audited decision), got none"
+                "reconstruct over broad scope(s) [{}] requires a non-empty escalation_reason explaining why \
+                 narrower scopes are insufficient (broad recall is an explicit, audited decision), got none",
+                broad
+                    .iter()
+                    .map(|b| format!("'{b}'"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
             )));
         }
         let current = self.journal.current_seq()?;
