@@ -1,7 +1,8 @@
 //! `MemorySystem` write-path speed on a SQLite home (store and journal in one
 //! file, no embedder, so no embedding time): `remember_many` records per second
 //! (target ≥ 20,000/s; 0.3.2: 1,076/s) and `commit_selection` latency with
-//! 2,000 formed records (target ≤ 0.2 ms; 0.3.2: 3.1 ms).
+//! 2,000 formed records (target ≤ 0.2 ms; 0.3.2: 3.1 ms). The same two on the
+//! in-memory pair isolate the facade's own cost from the SQLite writes.
 //!
 //! `cargo bench -p am-system --bench formation`.
 
@@ -23,6 +24,13 @@ use std::sync::atomic::{AtomicU64, Ordering};
 const BATCH: usize = 100;
 const HOME_RECORDS: usize = 2_000;
 const SHELF: usize = 12;
+
+fn memory_pair() -> MemorySystem {
+    MemorySystem::new(
+        Arc::new(am_triples::InMemoryTripleStore::new(None)),
+        Arc::new(am_journal::InMemoryJournal::new()),
+    )
+}
 
 fn home() -> (tempfile::TempDir, MemorySystem) {
     let dir = tempfile::tempdir().unwrap();
@@ -68,11 +76,39 @@ fn remember_many(c: &mut Criterion) {
             )
         })
     });
+    let memory = memory_pair();
+    g.bench_function("in_memory_pair_batch_100", |b| {
+        b.iter(|| {
+            let k = counter.fetch_add(1, Ordering::Relaxed);
+            let records = batch(BATCH, k);
+            black_box(
+                memory
+                    .remember_many(&records, "session", "s1", &format!("key-{k}"), None)
+                    .unwrap(),
+            )
+        })
+    });
     g.finish();
 }
 
 fn commit_selection(c: &mut Criterion) {
-    let (_dir, system) = home();
+    let (_dir, sqlite) = home();
+    let memory = memory_pair();
+    let mut g = c.benchmark_group("commit_selection");
+    for (name, system) in [
+        ("sqlite_home_2000_records_shelf_12", &sqlite),
+        ("in_memory_pair_2000_records_shelf_12", &memory),
+    ] {
+        commit_on(&mut g, name, system);
+    }
+    g.finish();
+}
+
+fn commit_on(
+    g: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
+    name: &str,
+    system: &MemorySystem,
+) {
     for k in 0..HOME_RECORDS / BATCH {
         system
             .remember_many(
@@ -85,8 +121,7 @@ fn commit_selection(c: &mut Criterion) {
             .unwrap();
     }
     let counter = AtomicU64::new(0);
-    let mut g = c.benchmark_group("commit_selection");
-    g.bench_function("sqlite_home_2000_records_shelf_12", |b| {
+    g.bench_function(name, |b| {
         b.iter(|| {
             let t = counter.fetch_add(1, Ordering::Relaxed);
             let used: Vec<String> = (0..SHELF)
@@ -102,7 +137,6 @@ fn commit_selection(c: &mut Criterion) {
             )
         })
     });
-    g.finish();
 }
 
 criterion_group!(benches, remember_many, commit_selection);

@@ -18,7 +18,7 @@ use am_triples::{
     JsonMap, TextEmbedder, TripleAssertion, TripleQuery, TripleStore, token_estimate,
 };
 use serde_json::Value;
-use std::collections::{BTreeSet, HashSet};
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 
 /// An injectable clock: returns the current time as timestamp text (normalized
@@ -340,6 +340,12 @@ impl MemorySystem {
     /// [`Error::NotFound`] naming the id and both namespaces for an id that
     /// resolves in neither; the store's refusal.
     pub fn resolve_assertion_ids(&self, ids: &[String]) -> Result<Vec<(String, String)>> {
+        Ok(self.resolve_with_rows(ids)?.0)
+    }
+
+    /// [`MemorySystem::resolve_assertion_ids`], also returning the resolved
+    /// rows keyed by assertion id (so callers need not read them again).
+    pub(crate) fn resolve_with_rows(&self, ids: &[String]) -> Result<Resolved> {
         let mut wanted: Vec<String> = Vec::new();
         for id in ids {
             let id = id.trim();
@@ -347,34 +353,35 @@ impl MemorySystem {
                 wanted.push(id.to_owned());
             }
         }
+        let mut rows: HashMap<String, TripleAssertion> = HashMap::new();
         if wanted.is_empty() {
-            return Ok(Vec::new());
+            return Ok((Vec::new(), rows));
         }
-        let known: HashSet<String> = self
-            .store
-            .query(&TripleQuery {
-                assertion_ids: Some(wanted.clone()),
-                limit: 0,
-                ..TripleQuery::default()
-            })?
-            .into_iter()
-            .filter_map(|a| a.assertion_id)
-            .collect();
+        for a in self.store.query(&TripleQuery {
+            assertion_ids: Some(wanted.clone()),
+            limit: 0,
+            ..TripleQuery::default()
+        })? {
+            if let Some(id) = a.assertion_id.clone() {
+                rows.insert(id, a);
+            }
+        }
         let mut out = Vec::with_capacity(wanted.len());
         for id in wanted {
-            if known.contains(&id) {
+            if rows.contains_key(&id) {
                 out.push((id.clone(), id));
                 continue;
             }
-            match self
-                .resolve_digest_assertion(&id)?
-                .and_then(|a| a.assertion_id)
-            {
-                Some(aid) => out.push((id, aid)),
-                None => return Err(unknown_id(&id)),
+            match self.resolve_digest_assertion(&id)? {
+                Some(a) if a.assertion_id.is_some() => {
+                    let aid = a.assertion_id.clone().unwrap_or_default();
+                    rows.insert(aid.clone(), a);
+                    out.push((id, aid));
+                }
+                _ => return Err(unknown_id(&id)),
             }
         }
-        Ok(out)
+        Ok((out, rows))
     }
 
     /// Resolve one id (either namespace) to its digest assertion id.
@@ -728,6 +735,9 @@ impl BindArgs {
         }
     }
 }
+
+/// Resolved ids `(as passed, assertion id)` and the rows keyed by assertion id.
+pub(crate) type Resolved = (Vec<(String, String)>, HashMap<String, TripleAssertion>);
 
 /// The error for an id that resolves in neither namespace.
 pub(crate) fn unknown_id(id: &str) -> Error {

@@ -13,10 +13,9 @@ use crate::seam::{OrderedMap, label_deposits};
 use crate::selection::{display_rows, normalize_used_ids, plan_selection};
 use crate::system::MemorySystem;
 use am_journal::{ActiveMemorySnapshot, MemoryEvent, TraceFilter};
+use am_triples::JsonMap;
 use am_triples::text::py_str;
-use am_triples::{JsonMap, TripleAssertion, TripleQuery};
 use serde_json::Value;
-use std::collections::HashMap;
 
 /// A deliberate act's arguments (`reinforce` / `attenuate`): a mandatory
 /// reason, a weight clamped to 1..=25 by the journal (default 8), an optional
@@ -138,8 +137,9 @@ impl MemorySystem {
             ));
         }
         let normalized = normalize_used_ids(used_record_ids)?;
+        let (resolved, fetched) = self.resolve_with_rows(&normalized)?;
         let mut ordered: Vec<String> = Vec::new();
-        for (_, aid) in self.resolve_assertion_ids(&normalized)? {
+        for (_, aid) in resolved {
             if !ordered.contains(&aid) {
                 ordered.push(aid);
             }
@@ -164,15 +164,6 @@ impl MemorySystem {
             }
             return Ok(first);
         }
-        let rows = self.store.query(&TripleQuery {
-            assertion_ids: Some(ordered.clone()),
-            limit: 0,
-            ..TripleQuery::default()
-        })?;
-        let fetched: HashMap<String, TripleAssertion> = rows
-            .into_iter()
-            .filter_map(|a| a.assertion_id.clone().map(|id| (id, a)))
-            .collect();
         let missing: Vec<&String> = ordered
             .iter()
             .filter(|r| !fetched.contains_key(*r))
