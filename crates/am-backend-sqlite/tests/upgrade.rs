@@ -268,3 +268,94 @@ fn a_home_declaring_a_newer_schema_is_refused_and_left_unchanged() {
         assert_eq!(bytes(&path), before, "{key}");
     }
 }
+
+/// The child half of the kill test: when `AM_UPGRADE_CHILD_HOME` is set, open
+/// that home with one-row upgrade batches (so a kill lands mid-way) and return.
+#[test]
+fn upgrade_child_process() {
+    if let Ok(home) = std::env::var("AM_UPGRADE_CHILD_HOME") {
+        let opts = SqliteStoreOptions {
+            upgrade_batch_rows: 1,
+            ..Default::default()
+        };
+        drop(SQLiteTripleStore::open(Path::new(&home), None, opts).unwrap());
+    }
+}
+
+#[test]
+fn an_upgrade_killed_with_sigkill_resumes_on_reopen_with_every_row_intact() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = home_path(&dir);
+    make_json_home(&path, 300);
+    let reference = {
+        let copy = dir.path().join("reference.sqlite3");
+        make_json_home(&copy, 300);
+        let s = open(&copy, Some(tiny()));
+        let q = TripleQuery {
+            query_text: Some("word7 river".into()),
+            limit: 0,
+            ..Default::default()
+        };
+        (
+            s.query(&q).unwrap(),
+            s.query(&TripleQuery {
+                limit: 0,
+                ..Default::default()
+            })
+            .unwrap(),
+        )
+    };
+    let mut child = std::process::Command::new(std::env::current_exe().unwrap())
+        .args([
+            "--exact",
+            "upgrade_child_process",
+            "--nocapture",
+            "--test-threads=1",
+        ])
+        .env("AM_UPGRADE_CHILD_HOME", &path)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // Wait until the upgrade has visibly started, then kill -9 (wherever it is:
+    // mid-batch or between batches, the reopen below must finish the job).
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    loop {
+        let started = raw_opt_text(
+            &path,
+            "SELECT value FROM triples_meta WHERE key = 'vector_blob_high_water'",
+        )
+        .is_some();
+        if started || std::time::Instant::now() > deadline || child.try_wait().unwrap().is_some() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(2));
+    }
+    child.kill().ok(); // SIGKILL on Unix
+    child.wait().unwrap();
+    println!(
+        "killed the upgrade at vector_blob_high_water = {:?} of 300 rows",
+        meta(&path, "vector_blob_high_water")
+    );
+    let store = open(&path, Some(tiny()));
+    assert!(types(&path).iter().all(|t| t == "blob"));
+    assert_eq!(
+        meta(&path, "vector_encoding").as_deref(),
+        Some("float32-blob")
+    );
+    let q = TripleQuery {
+        query_text: Some("word7 river".into()),
+        limit: 0,
+        ..Default::default()
+    };
+    assert_eq!(store.query(&q).unwrap(), reference.0);
+    assert_eq!(
+        store
+            .query(&TripleQuery {
+                limit: 0,
+                ..Default::default()
+            })
+            .unwrap(),
+        reference.1
+    );
+}
