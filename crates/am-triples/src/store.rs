@@ -143,6 +143,26 @@ pub trait TripleStore: Send + Sync {
         Ok(None)
     }
 
+    /// Keyword discovery over the store's keyword index: rows of `scope` (and
+    /// `owner_id`; `None` is any owner) matching any of `tokens`, best match
+    /// first, at most `limit`. Reconstruction's keyword channel uses it when
+    /// `ReconstructConfig.keyword_discovery` is on.
+    ///
+    /// # Errors
+    /// `Unsupported` when the store has no keyword index (the default).
+    fn query_keywords(
+        &self,
+        tokens: &[String],
+        scope: &str,
+        owner_id: Option<&str>,
+        limit: usize,
+    ) -> Result<Vec<TripleAssertion>> {
+        let _ = (tokens, scope, owner_id, limit);
+        Err(Error::Unsupported(
+            "query_keywords: this store has no keyword index".into(),
+        ))
+    }
+
     /// Drain the `#FALLBACK` warnings the store has raised since the last call
     /// (first-write pins, scan fallbacks). Layer 2 copies them into its results.
     fn take_warnings(&self) -> Vec<String> {

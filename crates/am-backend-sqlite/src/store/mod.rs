@@ -860,6 +860,18 @@ impl TripleStore for SQLiteTripleStore {
         Ok(self.load_pin()?)
     }
 
+    fn query_keywords(
+        &self,
+        tokens: &[String],
+        scope: &str,
+        owner_id: Option<&str>,
+        limit: usize,
+    ) -> am_triples::Result<Vec<TripleAssertion>> {
+        Ok(SQLiteTripleStore::query_keywords(
+            self, tokens, scope, owner_id, limit,
+        )?)
+    }
+
     fn take_warnings(&self) -> Vec<String> {
         std::mem::take(&mut *lock(&self.warnings))
     }
