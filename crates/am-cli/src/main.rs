@@ -4,14 +4,17 @@
 //! Exit codes: 0 ok, 2 bad input, 1 a failure outside the caller's control.
 //! Every command takes `--embedder` and `--json`.
 
+mod demo;
 mod embedder;
 mod error;
+mod eval;
 mod exec;
 mod home;
 mod ingest;
 mod inspect;
 mod locomo;
 mod query;
+mod recall;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use embedder::EmbedderSpec;
@@ -76,6 +79,34 @@ enum Command {
         #[arg(long)]
         home: PathBuf,
     },
+    /// Reconstruct a cue in one stream and print the shelf; --commit deposits the use.
+    Recall {
+        /// The SQLite home (must exist).
+        #[arg(long)]
+        home: PathBuf,
+        /// The stream as SCOPE:OWNER.
+        #[arg(long)]
+        scope: String,
+        /// Shelf size (default 12).
+        #[arg(long, default_value_t = 12)]
+        k: usize,
+        /// Journal the read and commit every shelf handle as used.
+        #[arg(long)]
+        commit: bool,
+        /// The cue text.
+        cue: String,
+    },
+    /// The host's loop on a sample conversation: form, reconstruct, commit.
+    Demo {
+        /// Keep the home at this SQLite path (default: a temporary directory).
+        #[arg(long)]
+        home: Option<PathBuf>,
+    },
+    /// Retrieval quality on a benchmark.
+    Eval {
+        #[command(subcommand)]
+        bench: EvalBench,
+    },
     /// Drive the engine with JSON lines (docs/exec.md).
     Exec {
         /// A SQLite home (created when missing).
@@ -92,6 +123,22 @@ enum Command {
         task_queue: bool,
         /// The script file, or - for standard input (the default).
         script: Option<String>,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+enum EvalBench {
+    /// LoCoMo under the fixed protocol (recall@k, hit@k, latency; default and keyword discovery).
+    Locomo {
+        /// The LoCoMo JSON file.
+        #[arg(long)]
+        data: PathBuf,
+        /// Shelf sizes, comma-separated.
+        #[arg(long, default_value = "5,10")]
+        k: String,
+        /// Which configurations to run.
+        #[arg(long, value_enum, default_value = "both")]
+        discovery: eval::Discovery,
     },
 }
 
@@ -241,6 +288,79 @@ fn run(cli: Cli) -> CliResult<u8> {
             home::check_home_path(&home)?;
             let report = inspect::inspect(&home)?;
             emit(json_mode, &report, &inspect::render(&report))?;
+            Ok(0)
+        }
+        Command::Recall {
+            home,
+            scope,
+            k,
+            commit,
+            cue,
+        } => {
+            let spec = embedder_spec(emb, "offline")?;
+            let (scope, owner) = ingest::parse_scope(&scope)?;
+            if k == 0 {
+                return Err(CliError::invalid("--k must be a shelf size >= 1, got 0"));
+            }
+            if cue.trim().is_empty() {
+                return Err(CliError::invalid(
+                    "the cue must be non-empty text, got an empty one",
+                ));
+            }
+            require_existing_home(&home)?;
+            let clock = PinnedClock::wall();
+            let engine = home::open(
+                &HomeSpec::Sqlite(home),
+                spec.build()?,
+                &clock,
+                am_system::ReconstructConfig::default(),
+            )?;
+            let r = recall::recall(
+                &engine.system,
+                &scope,
+                &owner,
+                &cue,
+                k,
+                commit.then_some(usize::MAX),
+                None,
+            )?;
+            emit(json_mode, &recall::to_json(&r), &recall::render(&r))?;
+            Ok(0)
+        }
+        Command::Demo { home } => {
+            if let Some(e) = emb
+                && EmbedderSpec::parse(e)? != EmbedderSpec::Offline
+            {
+                return Err(CliError::invalid(format!(
+                    "am demo runs with the offline embedder; got --embedder {e:?} (expected offline or no --embedder)"
+                )));
+            }
+            if let Some(h) = &home {
+                home::check_home_path(h)?;
+            }
+            let (text, report) = demo::run(home, json_mode)?;
+            emit(json_mode, &report, &text)?;
+            Ok(0)
+        }
+        Command::Eval {
+            bench: EvalBench::Locomo { data, k, discovery },
+        } => {
+            let spec = embedder_spec(emb, "offline")?;
+            let ks = eval::parse_ks(&k)?;
+            let text = std::fs::read_to_string(&data).map_err(|e| {
+                CliError::invalid(format!(
+                    "cannot read --data {}: {e} (expected the LoCoMo JSON file)",
+                    data.display()
+                ))
+            })?;
+            let v: Value = serde_json::from_str(&text).map_err(|e| {
+                CliError::invalid(format!(
+                    "--data {}: expected LoCoMo JSON, got invalid JSON ({e})",
+                    data.display()
+                ))
+            })?;
+            let report = eval::run(&v, &ks, discovery, spec.build()?, json_mode)?;
+            emit(json_mode, &report, &eval::render(&report))?;
             Ok(0)
         }
         Command::Exec {

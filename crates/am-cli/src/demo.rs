@@ -1,0 +1,134 @@
+//! `am demo`: the host's loop on a fresh machine. A SQLite home (in a
+//! temporary directory unless `--home`), the offline embedder, the shipped
+//! sample conversation ingested, recalls for a few cues, each recall's use
+//! committed, and each shelf and deposit printed: form → reconstruct → commit.
+
+use crate::error::{CliError, CliResult};
+use crate::home::{self, HomeSpec, PinnedClock};
+use crate::ingest;
+use crate::recall;
+use serde_json::{Value, json};
+use std::path::PathBuf;
+
+/// The sample conversation shipped with the command (written for the project).
+pub const CONVERSATION: &str = include_str!("../data/demo-conversation.jsonl");
+
+/// The demo's stream.
+pub const SCOPE: (&str, &str) = ("life", "demo");
+
+/// The cues the demo recalls, in order.
+pub const CUES: &[&str] = &[
+    "Who gets the spare key to the allotment?",
+    "When is Ada away hiking in Scotland?",
+    "What is Chiara's new job about?",
+    "How do we get rid of the aphids on the beans?",
+];
+
+/// The instant the demo's recalls happen (the day after the last session).
+pub const RECALL_AT: &str = "2026-06-13T09:00:00Z";
+
+/// Run the demo; returns the human report and the JSON report.
+///
+/// # Errors
+/// Bad input for an unusable `--home`; the engine's failure.
+pub fn run(home_path: Option<PathBuf>, quiet: bool) -> CliResult<(String, Value)> {
+    let tmp;
+    let path = match home_path {
+        Some(p) => p,
+        None => {
+            tmp = tempfile::tempdir().map_err(|e| {
+                CliError::failure(format!("cannot create a temporary directory: {e}"))
+            })?;
+            tmp.path().join("demo-home.sqlite3")
+        }
+    };
+    let embedder = crate::embedder::EmbedderSpec::Offline.build()?;
+    let clock = PinnedClock::wall();
+    let engine = home::open(
+        &HomeSpec::Sqlite(path.clone()),
+        embedder,
+        &clock,
+        am_system::ReconstructConfig::default(),
+    )?;
+    let turns = ingest::parse_jsonl(CONVERSATION, SCOPE.0, SCOPE.1)?;
+    let bar = ingest::progress(turns.len() as u64, "ingest", quiet);
+    let formed = ingest::form_turns(&engine.system, &clock, &turns, &bar)?;
+    bar.finish_and_clear();
+    clock.set_iso(RECALL_AT)?;
+    let mut text = format!(
+        "home {}\ningested {} turns of the sample conversation ({} newly formed) with the offline embedder\n",
+        path.display(),
+        turns.len(),
+        formed
+    );
+    let mut recalls = Vec::new();
+    for (i, cue) in CUES.iter().enumerate() {
+        clock.advance(60.0)?;
+        let mut r = recall::recall(
+            &engine.system,
+            SCOPE.0,
+            SCOPE.1,
+            cue,
+            4,
+            Some(0),
+            Some(&format!("demo-recall-{}", i + 1)),
+        )?;
+        // The host uses the handle that best answers the cue: the cue-admitted
+        // one with the strongest keyword match (the first on a tie).
+        let used = r
+            .result
+            .handles
+            .iter()
+            .filter(|h| h.admission.deposits())
+            .fold(None::<&am_system::MemoryHandle>, |best, h| {
+                let kw = |x: &am_system::MemoryHandle| {
+                    x.relevance.get("keyword").copied().unwrap_or(0.0)
+                };
+                match best {
+                    Some(b) if kw(b) >= kw(h) => Some(b),
+                    _ => Some(h),
+                }
+            })
+            .map(|h| h.record_id.clone());
+        if let Some(id) = used {
+            r.commit = Some(recall::commit_use(
+                &engine.system,
+                SCOPE.0,
+                SCOPE.1,
+                &r.result.trace_id,
+                &[id],
+            )?);
+        }
+        text.push_str(&format!("\nrecall: {cue:?}\n"));
+        text.push_str(&recall::render(&r));
+        recalls.push(json!({"cue": cue, "recall": recall::to_json(&r)}));
+    }
+    // The loop closes: the first cue again, now with the committed use as activation.
+    clock.advance(60.0)?;
+    let again = recall::recall(&engine.system, SCOPE.0, SCOPE.1, CUES[0], 4, None, None)?;
+    text.push_str(&format!("\nrecall again (not committed): {:?}\n", CUES[0]));
+    text.push_str(&recall::render(&again));
+    for h in again
+        .result
+        .handles
+        .iter()
+        .filter(|h| h.activation.base_level > 0.0)
+    {
+        text.push_str(&format!(
+            "  {} carries activation {:.3} from the committed use\n",
+            h.title.as_deref().unwrap_or("(untitled)"),
+            h.activation.base_level
+        ));
+    }
+    let seq = engine.system.current_seq()?;
+    text.push_str(&format!("\njournal seq {seq}\n"));
+    let report = json!({
+        "home": path.display().to_string(),
+        "turns": turns.len(),
+        "formed": formed,
+        "recalls": recalls,
+        "recall_again": recall::to_json(&again),
+        "current_seq": seq,
+    });
+    Ok((text, report))
+}

@@ -1,0 +1,301 @@
+//! `am eval locomo`: retrieval quality on the LoCoMo benchmark under the
+//! issue's fixed protocol, so figures compare across systems. Each sample is
+//! its own corpus (`life`, sample_id); every qa item with non-empty
+//! normalized evidence is one question; `reconstruct(Stimulus(question),
+//! [("life", sample_id)], RecallBudget(shelf_size=k, token_budget=100000,
+//! stm_fraction=0), journal=false)`; recall@k, hit@k and per-question latency,
+//! per k and per configuration (keyword discovery off / on).
+
+use crate::error::{CliError, CliResult};
+use crate::home::{self, HomeSpec, PinnedClock};
+use crate::ingest;
+use crate::locomo::{self, Sample};
+use am_system::{MemorySystem, RecallBudget, ReconstructConfig, Stimulus, SystemOptions, View};
+use am_triples::{TextEmbedder, TripleQuery};
+use serde_json::{Value, json};
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
+use std::time::Instant;
+
+/// The configurations to run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Discovery {
+    /// The spec's default `ReconstructConfig` only.
+    Off,
+    /// `keyword_discovery = true` only.
+    On,
+    /// Both, default first.
+    Both,
+}
+
+/// Parse `--k 5,10`: positive shelf sizes, deduplicated, ascending.
+///
+/// # Errors
+/// Bad input naming the expected form and what arrived.
+pub fn parse_ks(s: &str) -> CliResult<Vec<usize>> {
+    let mut ks = Vec::new();
+    for part in s.split(',') {
+        let k: usize = part.trim().parse().map_err(|_| {
+            CliError::invalid(format!(
+                "--k expects comma-separated shelf sizes >= 1 (e.g. 5,10), got {s:?}"
+            ))
+        })?;
+        if k == 0 || k > 1000 {
+            return Err(CliError::invalid(format!(
+                "--k shelf sizes must be within 1..=1000, got {k} in {s:?}"
+            )));
+        }
+        if !ks.contains(&k) {
+            ks.push(k);
+        }
+    }
+    ks.sort_unstable();
+    Ok(ks)
+}
+
+/// The metrics of one (configuration, k, category group).
+#[derive(Debug, Clone, Default)]
+struct Tally {
+    recall_sum: f64,
+    hits: usize,
+    n: usize,
+    latencies_ms: Vec<f64>,
+}
+
+impl Tally {
+    fn to_json(&self) -> Value {
+        let mut lat = self.latencies_ms.clone();
+        lat.sort_by(f64::total_cmp);
+        let pick = |q: f64| -> f64 {
+            if lat.is_empty() {
+                return 0.0;
+            }
+            // Nearest-rank percentile.
+            let rank = (q * lat.len() as f64).ceil().max(1.0) as usize;
+            lat[rank.min(lat.len()) - 1]
+        };
+        let median = if lat.is_empty() {
+            0.0
+        } else if lat.len() % 2 == 1 {
+            lat[lat.len() / 2]
+        } else {
+            (lat[lat.len() / 2 - 1] + lat[lat.len() / 2]) / 2.0
+        };
+        let n = self.n.max(1) as f64;
+        json!({
+            "questions": self.n,
+            "recall": round4(self.recall_sum / n),
+            "hit": round4(self.hits as f64 / n),
+            "median_ms": round4(median),
+            "p95_ms": round4(pick(0.95)),
+        })
+    }
+}
+
+fn round4(x: f64) -> f64 {
+    (x * 10_000.0).round() / 10_000.0
+}
+
+/// Run the protocol over `data`; returns the JSON report.
+///
+/// # Errors
+/// Bad input for malformed data; the engine's failure.
+pub fn run(
+    data: &Value,
+    ks: &[usize],
+    discovery: Discovery,
+    embedder: Option<Arc<dyn TextEmbedder>>,
+    quiet: bool,
+) -> CliResult<Value> {
+    let samples = locomo::parse(data)?;
+    let dir = tempfile::tempdir()
+        .map_err(|e| CliError::failure(format!("cannot create a temporary directory: {e}")))?;
+    let clock = PinnedClock::wall();
+    let engine = home::open(
+        &HomeSpec::Sqlite(dir.path().join("locomo.sqlite3")),
+        embedder.clone(),
+        &clock,
+        ReconstructConfig::default(),
+    )?;
+    let turns: Vec<ingest::Turn> = samples.iter().flat_map(|s| s.turns.clone()).collect();
+    let started = Instant::now();
+    let bar = ingest::progress(turns.len() as u64, "ingest", quiet);
+    ingest::form_turns(&engine.system, &clock, &turns, &bar)?;
+    bar.finish_and_clear();
+    let ingest_s = started.elapsed().as_secs_f64();
+    let dia = dia_ids(&engine.system, &samples)?;
+    let configs: Vec<(&str, bool)> = match discovery {
+        Discovery::Off => vec![("default", false)],
+        Discovery::On => vec![("keyword_discovery", true)],
+        Discovery::Both => vec![("default", false), ("keyword_discovery", true)],
+    };
+    let asked: usize = samples
+        .iter()
+        .flat_map(|s| &s.questions)
+        .filter(|q| !q.evidence.is_empty())
+        .count();
+    let mut report = serde_json::Map::new();
+    let mut warnings: Vec<String> = Vec::new();
+    for (name, kd) in configs {
+        let system = MemorySystem::with_options(
+            Arc::clone(engine.system.store()),
+            Arc::clone(engine.system.journal()),
+            SystemOptions {
+                embedder: embedder.clone(),
+                reconstruct_config: ReconstructConfig {
+                    keyword_discovery: kd,
+                    ..ReconstructConfig::default()
+                },
+                clock: Some(clock.as_clock()),
+                ..SystemOptions::default()
+            },
+        )?;
+        // (k, group) -> tally; group "1-4" or "5".
+        let mut tallies: BTreeMap<(usize, &str), Tally> = BTreeMap::new();
+        let bar = ingest::progress((asked * ks.len()) as u64, name, quiet);
+        for s in &samples {
+            for q in s.questions.iter().filter(|q| !q.evidence.is_empty()) {
+                let group = if q.category == 5 {
+                    "5"
+                } else if (1..=4).contains(&q.category) {
+                    "1-4"
+                } else {
+                    continue;
+                };
+                for &k in ks {
+                    let budget = RecallBudget {
+                        shelf_size: k,
+                        token_budget: 100_000,
+                        stm_fraction: 0.0,
+                        ..RecallBudget::default()
+                    };
+                    let t0 = Instant::now();
+                    let r = system.reconstruct(
+                        &Stimulus::new(&q.question),
+                        &[("life", s.sample_id.as_str())],
+                        &budget,
+                        View::Shelf,
+                        None,
+                        false,
+                        None,
+                    )?;
+                    let ms = t0.elapsed().as_secs_f64() * 1000.0;
+                    for w in &r.warnings {
+                        if !warnings.contains(w) {
+                            warnings.push(w.clone());
+                        }
+                    }
+                    let got: Vec<&str> = r
+                        .handles
+                        .iter()
+                        .take(k)
+                        .filter_map(|h| dia.get(&h.record_id).map(String::as_str))
+                        .collect();
+                    let found = q
+                        .evidence
+                        .iter()
+                        .filter(|e| got.contains(&e.as_str()))
+                        .count();
+                    let t = tallies.entry((k, group)).or_default();
+                    t.n += 1;
+                    t.recall_sum += found as f64 / q.evidence.len() as f64;
+                    t.hits += usize::from(found > 0);
+                    t.latencies_ms.push(ms);
+                    bar.inc(1);
+                }
+            }
+        }
+        bar.finish_and_clear();
+        let mut per_k = serde_json::Map::new();
+        for &k in ks {
+            per_k.insert(
+                k.to_string(),
+                json!({
+                    "categories_1_4": tallies.get(&(k, "1-4")).cloned().unwrap_or_default().to_json(),
+                    "category_5": tallies.get(&(k, "5")).cloned().unwrap_or_default().to_json(),
+                }),
+            );
+        }
+        report.insert(name.to_owned(), Value::Object(per_k));
+    }
+    Ok(json!({
+        "samples": samples.len(),
+        "turns": turns.len(),
+        "questions": asked,
+        "ingest_seconds": round4(ingest_s),
+        "configurations": report,
+        "warnings": warnings,
+    }))
+}
+
+/// Assertion id → dia_id of every ingested turn.
+fn dia_ids(system: &MemorySystem, samples: &[Sample]) -> CliResult<HashMap<String, String>> {
+    let mut out = HashMap::new();
+    for s in samples {
+        let rows = system.query(&TripleQuery {
+            scope: Some("life".into()),
+            owner_id: Some(s.sample_id.clone()),
+            predicate: Some("dcterms:abstract".into()),
+            limit: 0,
+            ..TripleQuery::default()
+        })?;
+        for r in rows {
+            if let (Some(id), Some(Value::String(d))) = (r.assertion_id, r.attributes.get("dia_id"))
+            {
+                out.insert(id, d.clone());
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// The report as a human-readable table.
+pub fn render(report: &Value) -> String {
+    let mut out = format!(
+        "LoCoMo: {} samples, {} turns, {} questions with evidence; ingest {:.2} s\n",
+        report["samples"],
+        report["turns"],
+        report["questions"],
+        report["ingest_seconds"].as_f64().unwrap_or(0.0)
+    );
+    out.push_str("configuration      k   group  questions  recall@k  hit@k   median ms  p95 ms\n");
+    if let Some(configs) = report["configurations"].as_object() {
+        for (name, per_k) in configs {
+            for (k, groups) in per_k.as_object().into_iter().flatten() {
+                for (label, key) in [("1-4", "categories_1_4"), ("5", "category_5")] {
+                    let t = &groups[key];
+                    out.push_str(&format!(
+                        "{name:<18} {k:>3}  {label:<5}  {:>9}  {:>8.3}  {:>6.3}  {:>9.3}  {:>6.3}\n",
+                        t["questions"],
+                        t["recall"].as_f64().unwrap_or(0.0),
+                        t["hit"].as_f64().unwrap_or(0.0),
+                        t["median_ms"].as_f64().unwrap_or(0.0),
+                        t["p95_ms"].as_f64().unwrap_or(0.0),
+                    ));
+                }
+            }
+        }
+    }
+    if let Some(w) = report["warnings"].as_array()
+        && !w.is_empty()
+    {
+        out.push_str("warnings:\n");
+        for x in w {
+            out.push_str(&format!("  {}\n", x.as_str().unwrap_or_default()));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ks_are_positive_deduplicated_and_sorted() {
+        assert_eq!(parse_ks("10,5,10").unwrap(), [5, 10]);
+        for bad in ["", "0", "5,x", "-1", "5,,10", "100000"] {
+            assert_eq!(parse_ks(bad).unwrap_err().code, 2, "{bad}");
+        }
+    }
+}

@@ -1,0 +1,214 @@
+//! `am recall`, `am demo` and `am eval locomo` end to end on real SQLite homes
+//! with the offline embedder.
+
+mod common;
+
+use common::{am, demo_home};
+use serde_json::{Value, json};
+
+#[test]
+fn recall_prints_a_shelf_of_at_most_k_and_writes_nothing_without_commit() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = demo_home(dir.path());
+    let h = home.to_str().unwrap();
+    let out = am(&[
+        "recall",
+        "--home",
+        h,
+        "--scope",
+        "life:demo",
+        "--k",
+        "3",
+        "aphids on the beans",
+        "--json",
+    ]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let v = out.json();
+    let handles = v["reconstruction"]["handles"].as_array().unwrap();
+    assert!(!handles.is_empty() && handles.len() <= 3);
+    assert!(
+        handles
+            .iter()
+            .any(|h| h["digest"].as_str().unwrap().contains("aphids"))
+    );
+    assert_eq!(v["commit"], Value::Null);
+    let seq = am(&["inspect", "--home", h, "--json"]).json()["journal"]["current_seq"].clone();
+    assert_eq!(seq, 43, "a recall without --commit journals nothing");
+    let human = am(&["recall", "--home", h, "--scope", "life:demo", "aphids"]);
+    assert!(human.stdout.contains("[stimulus]"), "{}", human.stdout);
+    assert!(human.stdout.contains("cues: "), "{}", human.stdout);
+}
+
+#[test]
+fn recall_with_commit_deposits_one_selected_event_per_used_handle() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = demo_home(dir.path());
+    let h = home.to_str().unwrap();
+    let out = am(&[
+        "recall",
+        "--home",
+        h,
+        "--scope",
+        "life:demo",
+        "--k",
+        "2",
+        "--commit",
+        "hiking in Scotland",
+        "--json",
+    ]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let v = out.json();
+    let used = v["commit"]["snapshot"]["used_record_ids"]
+        .as_array()
+        .unwrap()
+        .len();
+    let selected = v["commit"]["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["kind"] == "selected")
+        .count();
+    assert!(used >= 1);
+    assert_eq!(selected, used);
+    let seq = am(&["inspect", "--home", h, "--json"]).json()["journal"]["current_seq"]
+        .as_i64()
+        .unwrap();
+    assert!(seq > 43, "the commit journaled the trace and the use");
+}
+
+#[test]
+fn demo_runs_the_loop_with_no_flags_and_prints_each_shelf_and_deposit() {
+    let out = am(&["demo"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(out.stdout.contains("ingested 43 turns"), "{}", out.stdout);
+    assert_eq!(
+        out.stdout.matches("\nrecall: ").count(),
+        4,
+        "{}",
+        out.stdout
+    );
+    assert_eq!(
+        out.stdout.matches("  commit of the use of ").count(),
+        4,
+        "{}",
+        out.stdout
+    );
+    assert!(out.stdout.contains("[stimulus]") && out.stdout.contains("cues: "));
+    assert!(
+        out.stdout.contains("deposited 1 selected"),
+        "{}",
+        out.stdout
+    );
+}
+
+#[test]
+fn demo_on_a_kept_home_replays_idempotently() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("demo.sqlite3");
+    let h = home.to_str().unwrap();
+    let first = am(&["demo", "--home", h, "--json"]);
+    assert_eq!(first.code, 0, "{}", first.stderr);
+    let second = am(&["demo", "--home", h, "--json"]);
+    assert_eq!(second.code, 0, "{}", second.stderr);
+    let (a, b) = (first.json(), second.json());
+    assert_eq!(a["formed"], 43);
+    assert_eq!(b["formed"], 0);
+    let snaps = |v: &Value| -> Vec<Value> {
+        v["recalls"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["recall"]["commit"]["snapshot"]["snapshot_id"].clone())
+            .collect()
+    };
+    assert_eq!(
+        snaps(&a),
+        snaps(&b),
+        "replayed commits return the original snapshots"
+    );
+}
+
+fn tiny_locomo() -> Value {
+    // Original text written for this test, in LoCoMo's shape.
+    json!([{
+        "sample_id": "tiny-1",
+        "conversation": {
+            "speaker_a": "Noor", "speaker_b": "Tomas",
+            "session_1_date_time": "9:15 am on 3 March, 2025",
+            "session_1": [
+                {"speaker": "Noor", "dia_id": "D1:1", "text": "I adopted a grey cat from the shelter, her name is Pepper."},
+                {"speaker": "Tomas", "dia_id": "D1:2", "text": "Lovely! I am training for the Rotterdam marathon in April."},
+                {"speaker": "Noor", "dia_id": "D1:3", "text": "Good luck. I am repainting the kitchen yellow this weekend.", "blip_caption": "a can of yellow paint"}
+            ],
+            "session_2_date_time": "6:40 pm on 20 April, 2025",
+            "session_2": [
+                {"speaker": "Tomas", "dia_id": "D2:1", "text": "I finished the marathon in three hours and fifty minutes."},
+                {"speaker": "Noor", "dia_id": "D2:2", "text": "Pepper knocked a plant off the windowsill yesterday."}
+            ]
+        },
+        "qa": [
+            {"question": "What is the name of Noor's cat?", "answer": "Pepper", "evidence": ["D1:1"], "category": 1},
+            {"question": "How long did Tomas take to run the marathon?", "answer": "3:50", "evidence": ["D:2:1", "D1:2"], "category": 2},
+            {"question": "What colour is the kitchen?", "answer": "yellow", "evidence": ["D1:03"], "category": 4},
+            {"question": "Which evidence is missing?", "answer": "none", "evidence": ["D9:9"], "category": 1},
+            {"question": "What did Tomas say about Pepper?", "adversarial_answer": "nothing", "evidence": ["D2:2"], "category": 5}
+        ]
+    }])
+}
+
+#[test]
+fn eval_locomo_reports_recall_hit_and_latency_per_k_and_configuration() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("tiny.json");
+    std::fs::write(&data, tiny_locomo().to_string()).unwrap();
+    let out = am(&[
+        "eval",
+        "locomo",
+        "--data",
+        data.to_str().unwrap(),
+        "--k",
+        "1,5",
+        "--json",
+    ]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let v = out.json();
+    assert_eq!(v["turns"], 5);
+    // The item whose evidence names no turn is dropped; category 5 stays apart.
+    assert_eq!(v["questions"], 4);
+    for config in ["default", "keyword_discovery"] {
+        for k in ["1", "5"] {
+            let main = &v["configurations"][config][k]["categories_1_4"];
+            assert_eq!(main["questions"], 3, "{config} k={k}");
+            assert_eq!(v["configurations"][config][k]["category_5"]["questions"], 1);
+            let r = main["recall"].as_f64().unwrap();
+            let hit = main["hit"].as_f64().unwrap();
+            assert!(
+                (0.0..=1.0).contains(&r) && r <= hit,
+                "{config} k={k}: recall {r} hit {hit}"
+            );
+            assert!(main["median_ms"].as_f64().unwrap() <= main["p95_ms"].as_f64().unwrap());
+        }
+        // Five turns fit a shelf of five: every evidence turn is recalled.
+        assert_eq!(
+            v["configurations"][config]["5"]["categories_1_4"]["recall"],
+            1.0
+        );
+    }
+    let human = am(&[
+        "eval",
+        "locomo",
+        "--data",
+        data.to_str().unwrap(),
+        "--k",
+        "5",
+        "--discovery",
+        "off",
+    ]);
+    assert_eq!(human.code, 0, "{}", human.stderr);
+    assert!(human.stdout.contains("recall@k"), "{}", human.stdout);
+    assert!(
+        !human.stdout.contains("keyword_discovery"),
+        "{}",
+        human.stdout
+    );
+}
