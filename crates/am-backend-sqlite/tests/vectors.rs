@@ -592,3 +592,55 @@ fn the_matrix_path_equals_the_reference_ranking_under_many_ties() {
     }
     assert_eq!(store.vector_engine(), "simd-matrix-cache");
 }
+
+#[test]
+fn replace_vectors_swaps_the_live_embedder_with_the_pin() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = open(&home_path(&dir), Some(tiny()));
+    store.add(&texts()[..5]).unwrap();
+    let wide = TinyEmbedder {
+        model: Some("tiny-32".into()),
+        dim: 32,
+    };
+    let vectors: HashMap<String, Vec<f32>> = (0..5)
+        .map(|i| {
+            (
+                format!("v{i:03}"),
+                wide.embed_texts(&[format!("row {i}")]).unwrap().remove(0),
+            )
+        })
+        .collect();
+    let pin = build_pin(Some("tiny-32"), Some(32), "reembed", None).unwrap();
+    // An embedder contradicting the new pin is refused, nothing written.
+    let err = store
+        .replace_vectors(&vectors, &pin, 5, Some(tiny()))
+        .unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Refused);
+    assert_eq!(
+        store.stored_vector("v000").unwrap().map(|v| v.len()),
+        Some(16)
+    );
+    assert_eq!(
+        store
+            .replace_vectors(&vectors, &pin, 5, Some(Arc::new(wide.clone())))
+            .unwrap(),
+        5
+    );
+    // Later writes and queries use the new space.
+    store
+        .add(&[TripleAssertion::new("new", "row", "here").with_id("n1")])
+        .unwrap();
+    assert_eq!(
+        store.stored_vector("n1").unwrap().map(|v| v.len()),
+        Some(32)
+    );
+    let q = TripleQuery {
+        query_text: Some("row 3".into()),
+        limit: 1,
+        ..Default::default()
+    };
+    assert_eq!(
+        store.query(&q).unwrap()[0].assertion_id.as_deref(),
+        Some("v003")
+    );
+}

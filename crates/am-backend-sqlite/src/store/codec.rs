@@ -117,6 +117,9 @@ impl Decoded {
 }
 
 fn parse_object(s: Option<String>) -> JsonMap {
+    if s.as_deref().is_none_or(|v| v == "{}") {
+        return JsonMap::new();
+    }
     match s.as_deref().map(serde_json::from_str::<Value>) {
         Some(Ok(Value::Object(m))) => m,
         _ => JsonMap::new(),
