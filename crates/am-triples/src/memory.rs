@@ -217,7 +217,24 @@ impl TripleStore for InMemoryTripleStore {
         let pin = self.lock().pin.clone();
         let qv = self.query_vector(&q, pin.as_ref())?;
         let st = self.lock();
-        let matching: Vec<&Row> = st.rows.iter().filter(|r| q.matches(&r.assertion)).collect();
+        // An id lookup reads its rows through the id index (in insertion order)
+        // instead of scanning every row.
+        let matching: Vec<&Row> = match &q.assertion_ids {
+            Some(ids) => {
+                let mut positions: Vec<usize> = ids
+                    .iter()
+                    .filter_map(|id| st.by_id.get(id).copied())
+                    .collect();
+                positions.sort_unstable();
+                positions.dedup();
+                positions
+                    .into_iter()
+                    .map(|i| &st.rows[i])
+                    .filter(|r| q.matches(&r.assertion))
+                    .collect()
+            }
+            None => st.rows.iter().filter(|r| q.matches(&r.assertion)).collect(),
+        };
         if let Some(qv) = qv {
             if let Some(p) = &pin {
                 p.check_query_dimension(qv.len())?;
