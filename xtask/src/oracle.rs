@@ -1,6 +1,6 @@
 //! `cargo xtask test`: make sure the Python oracle (AbstractMemory 0.3.2 in a
 //! virtual environment under `~/.cache/abstractmemory-rs/oracle-venv`) exists,
-//! export `AM_ORACLE_PYTHON`, then run `cargo test --workspace`.
+//! export `AM_ORACLE_PYTHON`, then run `cargo test --workspace --no-fail-fast`.
 //!
 //! The oracle belongs to tests and tools only; the library never calls Python.
 
@@ -75,7 +75,8 @@ pub fn test(extra: &[String]) -> Result<()> {
     println!("xtask: AM_ORACLE_PYTHON={}", python.display());
     let ws = Workspace::load()?;
     run(cargo()
-        .args(["test", "--workspace"])
+        // Every failing test binary is reported, not only the first.
+        .args(["test", "--workspace", "--no-fail-fast"])
         .args(extra)
         .env("AM_ORACLE_PYTHON", &python)
         .current_dir(&ws.root))
