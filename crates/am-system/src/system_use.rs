@@ -261,14 +261,12 @@ impl MemorySystem {
                 );
             }
         }
-        // Validate every event before the first append, so a refusal writes nothing.
-        for batch in &batches {
-            for e in batch {
-                e.normalized()?;
-            }
-        }
-        for batch in &batches {
-            self.journal.append_events(batch)?;
+        // One append for every group: the journal validates the whole batch
+        // first and writes all of it or nothing, and the seq order is the
+        // per-group order the Python library appends in.
+        let all: Vec<MemoryEvent> = batches.into_iter().flatten().collect();
+        if !all.is_empty() {
+            self.journal.append_events(&all)?;
         }
         let mut snap_prov = JsonMap::new();
         snap_prov.insert("used_count".into(), Value::from(ordered.len()));
