@@ -58,10 +58,14 @@ pub fn where_clause(q: &TripleQuery) -> (String, Vec<SqlValue>, bool) {
         }
     }
     // The owner filter is a plain equality (never COALESCE), so SQLite can walk
-    // idx_<table>_scope_owner_observed.
+    // idx_<table>_scope_owner_observed. When an id, subject or object already
+    // selects a few rows, `+` keeps the planner (which has no statistics) from
+    // preferring that ordered scope walk over the selective index.
+    let selective = q.assertion_ids.is_some() || q.subject.is_some() || q.object.is_some();
+    let unary = if selective { "+" } else { "" };
     for (col, v) in [("scope", &q.scope), ("owner_id", &q.owner_id)] {
         if let Some(v) = v {
-            parts.push(format!("{col} = ?"));
+            parts.push(format!("{unary}{col} = ?"));
             params.push(text(v));
         }
     }
