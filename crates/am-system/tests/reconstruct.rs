@@ -1027,3 +1027,63 @@ fn both_stacks_give_identical_results() {
         assert_eq!(a, b, "memory:\n{a}\nsqlite:\n{b}");
     }
 }
+
+#[test]
+fn keyword_discovery_finds_matches_outside_the_recent_window_where_the_store_has_an_index() {
+    let opts = || SystemOptions {
+        reconstruct_config: am_system::ReconstructConfig {
+            keyword_discovery: true,
+            ..am_system::ReconstructConfig::default()
+        },
+        ..SystemOptions::default()
+    };
+    on_both_with(opts, |s| {
+        s.system
+            .remember(
+                &R::new("memory", "Old", "The zeppelin hangar flooded."),
+                "session",
+                "s1",
+                "old",
+                None,
+            )
+            .unwrap();
+        let newer: Vec<R> = (0..6)
+            .map(|i| {
+                R::new(
+                    "memory",
+                    &format!("N{i}"),
+                    &format!("Newer note number {i}."),
+                )
+            })
+            .collect();
+        s.system
+            .remember_many(&newer, "session", "s1", "new", None)
+            .unwrap();
+        let old = ids::digest_assertion_id("old", 0);
+        let b = RecallBudget {
+            max_candidates: 3,
+            ..RecallBudget::default()
+        };
+        let r = recall(s, "zeppelin hangar", &b, View::Shelf);
+        if s.name == "sqlite" {
+            assert_eq!(
+                r.handles[0].record_id, old,
+                "[sqlite] discovered through FTS5"
+            );
+            assert_eq!(r.handles[0].relevance.get("keyword"), Some(&1.0));
+            assert!(
+                !r.warnings.iter().any(|w| w.contains("token scan")),
+                "{:?}",
+                r.warnings
+            );
+        } else {
+            assert!(
+                !handle_ids(&r).contains(&old.as_str()),
+                "[memory] no index, no discovery"
+            );
+            assert!(r.warnings.iter().any(|w| w.starts_with(
+                "#FALLBACK: keyword discovery requested but the store has no FTS5 index"
+            )));
+        }
+    });
+}

@@ -242,6 +242,8 @@ impl MemorySystem {
         tid: &str,
     ) -> Result<(ReconstructionResult, am_journal::ReconstructionTrace)> {
         let store = self.store.as_ref();
+        let __t = std::time::Instant::now();
+        let __on = std::env::var_os("AM_RT").is_some();
         let working_set = view == View::WorkingSet;
         let ablated = self.ablation.is_some();
         let run_channels = self.ablation != Some(Ablation::Recency);
@@ -266,6 +268,9 @@ impl MemorySystem {
         } else {
             activation_inputs(self.journal.as_ref(), pairs, as_of, &self.attention)?
         };
+        if __on {
+            eprintln!("act {:?}", __t.elapsed());
+        }
         let folds = Folds::load(store, self.journal.as_ref(), pairs, as_of, anchored)?;
         if folds.future_records > 0 {
             notes.push(format!(
@@ -273,6 +278,9 @@ impl MemorySystem {
                  universe; rows without formation bindings are ungated (store truth has no seq axis)",
                 folds.future_records
             ));
+        }
+        if __on {
+            eprintln!("folds {:?}", __t.elapsed());
         }
         let headroom = folds.closed_count().min(EXCLUSION_OVERFETCH_CAP);
         let base_of = |rid: &str| base.get(rid).map_or(0.0, |s| s.base_level);
@@ -311,6 +319,9 @@ impl MemorySystem {
                 }
             }
         }
+        if __on {
+            eprintln!("recents {:?}", __t.elapsed());
+        }
         if gather && run_channels {
             let exact = channels::run_exact(
                 store,
@@ -324,6 +335,9 @@ impl MemorySystem {
             if exact.ran {
                 channels_run.push("exact");
                 apply_channel(&mut universe, &exact, &folds)?;
+            }
+            if __on {
+                eprintln!("exact {:?}", __t.elapsed());
             }
             let knobs = VectorKnobs {
                 floor: config.vector_floor,
@@ -355,8 +369,11 @@ impl MemorySystem {
                     ));
                 }
             }
+            if __on {
+                eprintln!("vector {:?}", __t.elapsed());
+            }
             let discovery = if config.keyword_discovery {
-                self.keyword_discovery(stimulus, pairs, budget, &folds, &mut warnings)?
+                self.keyword_discovery(stimulus, pairs, budget, &mut warnings)?
             } else {
                 None
             };
@@ -375,6 +392,9 @@ impl MemorySystem {
                 channels_run.push("participants");
                 apply_channel(&mut universe, &participants, &folds)?;
             }
+        }
+        if __on {
+            eprintln!("kw+part {:?}", __t.elapsed());
         }
         channels_run.sort_by_key(|c| shelf::CHANNEL_ORDER.iter().position(|x| x == c));
 
@@ -438,6 +458,9 @@ impl MemorySystem {
                 }
             }
         }
+        if __on {
+            eprintln!("spread {:?}", __t.elapsed());
+        }
         let mut spread_cues: HashMap<String, Vec<String>> = HashMap::new();
         for e in &all_edges {
             let cue = format!("spread: via {} from {}", e.predicate, e.source_id);
@@ -476,10 +499,14 @@ impl MemorySystem {
                 }
             }
         }
+        if __on {
+            eprintln!("self+min {:?}", __t.elapsed());
+        }
         let ordered = shelf::order_members(&universe, &base_of, &boost, &config);
 
         // STM eligibility: the activation fold's base map (never a store scan).
         let mut stm_hot: Vec<String> = Vec::new();
+        let mut stm_eligible = 0usize;
         if gather && budget.stm_fraction > 0.0 && !base.is_empty() {
             let floor = budget.stm_floor.unwrap_or(config.stm_floor);
             let mut hot: Vec<(&String, f64)> = base
@@ -488,15 +515,17 @@ impl MemorySystem {
                 .map(|(r, s)| (r, s.base_level))
                 .collect();
             hot.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(b.0)));
-            let missing: Vec<String> = hot
-                .iter()
-                .filter(|(r, _)| !universe.contains_key(*r))
-                .map(|(r, _)| (*r).clone())
-                .collect();
-            folds.prime_rows(&missing)?;
-            for (rid, _) in hot {
+            stm_hot = hot.into_iter().map(|(r, _)| r.clone()).collect();
+            // Only the reserved-seat count needs the eligible (non-excluded)
+            // prefix: hot ids outside the universe are checked lazily, up to
+            // the STM seats; the fill resolves (and re-checks) the rest.
+            let slots = shelf::fraction_slots(budget.stm_fraction, budget.shelf_size);
+            for rid in &stm_hot {
+                if stm_eligible >= slots {
+                    break;
+                }
                 if universe.contains_key(rid) || !folds.excluded_id(rid)? {
-                    stm_hot.push(rid.clone());
+                    stm_eligible += 1;
                 }
             }
         }
@@ -504,6 +533,7 @@ impl MemorySystem {
             ordered: &ordered,
             self_members: &self_members,
             stm_hot: &stm_hot,
+            stm_eligible,
             base_of: &base_of,
             budget,
             working_set,
@@ -527,6 +557,9 @@ impl MemorySystem {
         };
         let fill = fill_shelf(&mut universe, &inputs, &mut resolve);
 
+        if __on {
+            eprintln!("fill {:?}", __t.elapsed());
+        }
         let mut handles: Vec<MemoryHandle> = Vec::with_capacity(fill.handle_order.len());
         for rid in &fill.handle_order {
             let c = &universe[rid];
@@ -548,6 +581,9 @@ impl MemorySystem {
                 },
                 &config,
             ));
+        }
+        if __on {
+            eprintln!("handles {:?}", __t.elapsed());
         }
         let stop_reason = if !had_candidates && fill.handle_order.is_empty() {
             "no_candidates"
@@ -716,19 +752,41 @@ impl MemorySystem {
         Ok(members)
     }
 
+    /// Keyword discovery through the store's keyword index (`query_keywords`)
+    /// per searched pair, at most `max_candidates` rows each; `None` (with a
+    /// `#FALLBACK` warning) when the store has no index. Discovered rows are
+    /// scored by the same token scan and pass the exclusion folds on admission.
     fn keyword_discovery(
         &self,
         stimulus: &Stimulus,
         pairs: &[(String, String)],
         budget: &RecallBudget,
-        folds: &Folds<'_>,
         warnings: &mut Vec<String>,
     ) -> Result<Option<Vec<TripleAssertion>>> {
-        let _ = (stimulus, pairs, budget, folds);
-        warnings.push(
-            "#FALLBACK: keyword discovery requested but the store has no FTS5 index — universe re-score only (token scan)"
-                .into(),
-        );
-        Ok(None)
+        let tokens =
+            am_triples::text::tokenize(&stimulus.cue_text, am_triples::text::RECALL_MIN_TOKEN_LEN);
+        if tokens.is_empty() {
+            return Ok(None);
+        }
+        let mut rows = Vec::new();
+        for (scope, owner) in pairs {
+            let owner = (!owner.is_empty()).then_some(owner.as_str());
+            match self
+                .store
+                .query_keywords(&tokens, scope, owner, budget.max_candidates)
+            {
+                Ok(found) => rows.extend(found),
+                Err(e) if e.kind() == am_triples::ErrorKind::Unsupported => {
+                    warnings.push(
+                        "#FALLBACK: keyword discovery requested but the store has no FTS5 index — universe \
+                         re-score only (token scan)"
+                            .into(),
+                    );
+                    return Ok(None);
+                }
+                Err(e) => return Err(e.into()),
+            }
+        }
+        Ok(Some(rows))
     }
 }

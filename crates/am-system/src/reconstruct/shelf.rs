@@ -169,8 +169,12 @@ pub struct FillInputs<'a> {
     pub ordered: &'a [String],
     /// Self members, in seat order.
     pub self_members: &'a [String],
-    /// Trail-hot ids (eligible, non-excluded), hottest first.
+    /// Trail-hot ids at or above the STM floor, hottest first (excluded ids
+    /// included: the resolver refuses them).
     pub stm_hot: &'a [String],
+    /// How many of `stm_hot`'s leading ids are eligible, counted up to the STM
+    /// seats (the reserved-seat arithmetic needs no more).
+    pub stm_eligible: usize,
     /// Base activation of a record (0 when cold).
     pub base_of: &'a dyn Fn(&str) -> f64,
     /// The budget.
@@ -315,8 +319,8 @@ pub fn fill_shelf(
     }
     r.tokens_used += self_tokens_used;
 
-    let stm_reserved_slots = stm_slots.min(inp.stm_hot.len());
-    let stm_reserved_tokens = if inp.stm_hot.is_empty() {
+    let stm_reserved_slots = stm_slots.min(inp.stm_eligible);
+    let stm_reserved_tokens = if inp.stm_eligible == 0 {
         0
     } else {
         (stm_fraction * total_tokens as f64) as usize
@@ -365,7 +369,7 @@ pub fn fill_shelf(
 
     // STM: trail-hot standing under its own caps.
     let mut stm_tokens_used = 0usize;
-    if !inp.stm_hot.is_empty() {
+    if inp.stm_eligible > 0 {
         let stm_token_cap = stm_reserved_tokens.min(total_tokens.saturating_sub(r.tokens_used));
         for rid in inp.stm_hot {
             if stm_placed.len() >= stm_slots
