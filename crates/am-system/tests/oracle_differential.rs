@@ -346,3 +346,91 @@ fn formation_refuses_exactly_what_abstractmemory_0_3_2_refuses() {
         }
     });
 }
+
+#[test]
+fn seam_shapes_budgets_and_id_derivations_match_abstractmemory_0_3_2() {
+    let python = std::env::var("AM_ORACLE_PYTHON").unwrap_or_else(|_| {
+        panic!(
+            "AM_ORACLE_PYTHON is not set: point it at a python with abstractmemory==0.3.2 installed"
+        )
+    });
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/oracle/seam_shapes.py");
+    let out = Command::new(&python).arg(script).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let oracle: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let ours_default = am_system::RecallBudget::default().to_dict();
+    same(
+        "seam",
+        "RecallBudget()",
+        &ours_default,
+        &oracle["default_budget"],
+    );
+    let custom = am_system::RecallBudget {
+        min_activation: Some(0.5),
+        stm_floor: Some(2.0),
+        self_fraction: 0.5,
+        ..am_system::RecallBudget::default()
+    };
+    same(
+        "seam",
+        "RecallBudget(custom)",
+        &custom.to_dict(),
+        &oracle["custom_budget"],
+    );
+    let profiles: Vec<Value> = [
+        (50_000, 12, 0.12),
+        (20_000, 12, 0.12),
+        (100_000, 50, 0.12),
+        (4801, 12, 0.5),
+        (1_000_000, 150, 0.3),
+    ]
+    .iter()
+    .map(|&(w, s, f)| am_system::entity_recall_budget(w, s, f).unwrap().to_dict())
+    .collect();
+    same(
+        "seam",
+        "entity_recall_budget",
+        &json!(profiles),
+        &oracle["entity_budgets"],
+    );
+    let mut pattern = am_triples::JsonMap::new();
+    pattern.insert("subject".into(), json!("ex:a"));
+    pattern.insert("limit".into(), json!(5));
+    let stimulus = am_system::Stimulus {
+        cue_text: "  Pool outage é ".into(),
+        patterns: vec![pattern],
+        anchor_record_ids: strs(&[" a ", ""]),
+        participants: strs(&["person:ada"]),
+        embedding: Some(vec![0.5, 1.0]),
+        as_of: Some(3),
+        turn_id: Some(" ".into()),
+        cue_source: Some("steer".into()),
+    };
+    same(
+        "seam",
+        "Stimulus.to_dict",
+        &stimulus.to_dict(),
+        &oracle["stimulus"],
+    );
+    let n = stimulus.normalized();
+    assert_eq!(
+        json!(am_system::ids::query_fingerprint(&n.cue_text, &n.patterns)),
+        oracle["fingerprint"]
+    );
+    assert_eq!(
+        json!(am_system::ids::selection_event_id(
+            "t",
+            "co_selected",
+            "a+b"
+        )),
+        oracle["event_id"]
+    );
+    assert_eq!(
+        json!(am_system::ids::selection_snapshot_id("t")),
+        oracle["snapshot_id"]
+    );
+}
