@@ -36,7 +36,10 @@ use std::sync::MutexGuard;
 /// IMMEDIATE` transaction. A caller that already holds the connection (a graph
 /// revision writing its rows and closures together) uses the `*_in` methods with
 /// its open transaction instead: the connection's mutex is not re-entrant, so a
-/// trait method called while the same thread holds it would wait forever.
+/// trait method called while the same thread holds it would wait forever. Open
+/// that transaction `IMMEDIATE` when other processes may write the file: a
+/// deferred one that reads the seq counter and then writes can meet `SQLITE_BUSY`
+/// on the upgrade (reported as `Storage`, nothing written).
 ///
 /// # Examples
 /// ```
