@@ -53,9 +53,9 @@ pub fn diary_entry_hash(title: &str, digest: &str, observed_at: &str) -> String 
 
 /// Validate and encode a batch.
 ///
-/// `clock` is called once per record (the digest's `observed_at`, which the
-/// diary chain hash covers) and once per edge and binding, as the Python
-/// library stamps each row; its value is normalized to canonical UTC.
+/// `clock` is called once per record: the digest's `observed_at` (which the
+/// diary chain hash covers), shared by the record's edges and binding; its
+/// value is normalized to canonical UTC.
 ///
 /// # Errors
 /// [`Error::InvalidInput`] for an empty key, scope or batch, any record
@@ -146,29 +146,43 @@ pub fn build_formation_plan(
                 Value::String(diary_entry_hash(&title, &r.digest, &observed_at)),
             );
         }
-        let mut digest = TripleAssertion::new_literal(rid, DIGEST_PREDICATE, &r.digest)
-            .with_scope(&scope_n)
-            .with_owner(owner)
-            .with_observed_at(&observed_at)
-            .with_provenance(provenance.clone())
-            .with_attributes(attrs)
-            .with_id(&ids::digest_assertion_id(key, position));
-        digest.confidence = r.confidence;
-        assertions.push(digest);
-
+        // Rows are built whole (not through `TripleAssertion::new`, which would
+        // read the wall clock only to be overwritten); the store canonicalizes
+        // them at its write boundary.
+        let owner_id = (!owner.is_empty()).then(|| owner.to_owned());
+        assertions.push(TripleAssertion {
+            subject: rid.clone(),
+            predicate: DIGEST_PREDICATE.to_owned(),
+            object: r.digest.clone(),
+            scope: scope_n.clone(),
+            owner_id: owner_id.clone(),
+            observed_at: observed_at.clone(),
+            valid_from: None,
+            valid_until: None,
+            confidence: r.confidence,
+            provenance: provenance.clone(),
+            attributes: attrs,
+            assertion_id: Some(ids::digest_assertion_id(key, position)),
+        });
         for (relation, raw_target) in &r.edges {
             let target = edge_target(raw_target, position, &record_ids)?;
             let mut edge_attrs = JsonMap::new();
             edge_attrs.insert("record_edge".into(), Value::Bool(true));
-            assertions.push(
-                TripleAssertion::new(rid, relation, &target)
-                    .with_scope(&scope_n)
-                    .with_owner(owner)
-                    .with_observed_at(&now()?)
-                    .with_provenance(provenance.clone())
-                    .with_attributes(edge_attrs)
-                    .with_id(&ids::edge_assertion_id(key, position, relation, &target)),
-            );
+            // An edge shares its record's formation instant.
+            assertions.push(TripleAssertion {
+                subject: rid.clone(),
+                predicate: am_triples::canonicalize_term(relation),
+                object: am_triples::canonicalize_term(&target),
+                scope: scope_n.clone(),
+                owner_id: owner_id.clone(),
+                observed_at: observed_at.clone(),
+                valid_from: None,
+                valid_until: None,
+                confidence: None,
+                provenance: provenance.clone(),
+                attributes: edge_attrs,
+                assertion_id: Some(ids::edge_assertion_id(key, position, relation, &target)),
+            });
         }
         bindings.push(ScopeBinding {
             record_id: rid.clone(),
@@ -179,7 +193,7 @@ pub fn build_formation_plan(
             lifecycle: "inactive_candidate".into(),
             source: "remember".into(),
             reason: None,
-            observed_at: now()?,
+            observed_at: observed_at.clone(),
             provenance,
             binding_id: ids::formation_binding_id(key, position),
             seq: -1,

@@ -12,6 +12,7 @@ use crate::kinds::{
     MEMORY_RECORD_KINDS, PENDING_FIELDS, UNDERSTANDING_PROTECTED_KINDS, VALUE_CLASSES,
 };
 use am_triples::JsonMap;
+use am_triples::assertion::py_strip;
 use am_triples::text::{RECALL_MIN_TOKEN_LEN, tokenize};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -146,7 +147,7 @@ impl MemoryRecordInput {
         let title = self
             .title
             .as_deref()
-            .map(str::trim)
+            .map(py_strip)
             .filter(|t| !t.is_empty())
             .map(str::to_owned);
         let title = if pending.iter().any(|f| f == "title") {
@@ -159,7 +160,7 @@ impl MemoryRecordInput {
         } else {
             title
         };
-        let digest = self.digest.trim().to_owned();
+        let digest = py_strip(&self.digest).to_owned();
         if digest.is_empty() {
             return Err(Error::invalid(format!(
                 "MemoryRecordInput.digest must be a non-empty string ({kind:?} record), got {:?}",
