@@ -4,7 +4,8 @@
 //! formed records (target ≤ 2 ms; 0.3.2: 593 ms) and with 100,000 (target
 //! ≤ 20 ms). Each home gets 50 commits first so the activation fold, STM and
 //! co-use trails have work to do. The 100,000-record home is built once per
-//! run into a temporary file.
+//! run into a temporary file. The `_unjournaled` variants run the same read
+//! with `journal = false` (no trace or `listed` appends).
 //!
 //! `cargo bench -p am-system --bench reconstruct`.
 
@@ -120,7 +121,7 @@ fn build_home(records: usize) -> (tempfile::TempDir, MemorySystem) {
     (dir, system)
 }
 
-fn recall(system: &MemorySystem, counter: &AtomicU64) {
+fn recall(system: &MemorySystem, counter: &AtomicU64, journal: bool) {
     let n = counter.fetch_add(1, Ordering::Relaxed);
     let cue = [
         "database pool outage",
@@ -134,7 +135,7 @@ fn recall(system: &MemorySystem, counter: &AtomicU64) {
             &RecallBudget::default(),
             View::Shelf,
             None,
-            true,
+            journal,
             None,
         )
         .unwrap();
@@ -150,8 +151,17 @@ fn reconstruct(c: &mut Criterion) {
         let counter = AtomicU64::new(0);
         g.bench_function(format!("sqlite_home_{records}_records_shelf"), |b| {
             let (_dir, system) = home.get_or_init(|| build_home(records));
-            b.iter(|| recall(system, &counter));
+            b.iter(|| recall(system, &counter, true));
         });
+        // The same read with journal=false: the pipeline without the trace and
+        // `listed` appends (two journal transactions, each a durable commit).
+        g.bench_function(
+            format!("sqlite_home_{records}_records_shelf_unjournaled"),
+            |b| {
+                let (_dir, system) = home.get_or_init(|| build_home(records));
+                b.iter(|| recall(system, &counter, false));
+            },
+        );
     }
     g.finish();
 }

@@ -1087,3 +1087,62 @@ fn keyword_discovery_finds_matches_outside_the_recent_window_where_the_store_has
         }
     });
 }
+
+#[test]
+fn the_ablation_arms_are_read_side_and_labelled_on_every_result() {
+    let arm = |a: am_system::Ablation| {
+        move || SystemOptions {
+            ablation: Some(a),
+            ..SystemOptions::default()
+        }
+    };
+    on_both_with(arm(am_system::Ablation::Recency), |s| {
+        let aids = form(s);
+        s.system.commit_selection("c", &aids[2..3], None).unwrap();
+        let r = recall(
+            s,
+            "database pool",
+            &RecallBudget::default(),
+            View::WorkingSet,
+        );
+        assert!(
+            r.handles
+                .iter()
+                .all(|h| h.relevance.is_empty() && h.activation.total == 0.0)
+        );
+        assert!(r.edges.is_empty());
+        assert_eq!(
+            &r.warnings[r.warnings.len() - 2..],
+            [
+                "ablation=recency (pure recency baseline)",
+                "ablation=recency: channels disabled — stimulus cues, patterns and anchors are ignored"
+            ],
+            "[{}]",
+            s.name
+        );
+    });
+    on_both_with(arm(am_system::Ablation::RecencyEmbedding), |s| {
+        let aids = form(s);
+        s.system.commit_selection("c", &aids[2..3], None).unwrap();
+        let r = recall(
+            s,
+            "database pool",
+            &RecallBudget::default(),
+            View::WorkingSet,
+        );
+        assert!(
+            r.handles[0].relevance.get("keyword").is_some(),
+            "[{}] channels run",
+            s.name
+        );
+        assert!(
+            r.handles
+                .iter()
+                .all(|h| h.activation.total == 0.0 && h.admission != Admission::Stm)
+        );
+        assert_eq!(
+            r.warnings.last().unwrap(),
+            "ablation=recency_embedding (Arm B)"
+        );
+    });
+}
