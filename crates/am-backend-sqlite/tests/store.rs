@@ -746,3 +746,65 @@ fn keyword_discovery_matches_any_token_within_scope_and_owner_none_is_any_owner(
         1
     );
 }
+
+/// The child half of the cross-process test: when `AM_WRITER_CHILD_HOME` is set,
+/// append 100 rows one transaction at a time under the tag `AM_WRITER_CHILD_TAG`.
+#[test]
+fn writer_child_process() {
+    if let (Ok(home), Ok(tag)) = (
+        std::env::var("AM_WRITER_CHILD_HOME"),
+        std::env::var("AM_WRITER_CHILD_TAG"),
+    ) {
+        let store = open(std::path::Path::new(&home), None);
+        for i in 0..100 {
+            store
+                .add(&[TripleAssertion::new(&tag, "wrote", &format!("row {i}"))])
+                .unwrap();
+        }
+    }
+}
+
+#[test]
+fn two_processes_write_one_home_and_a_reader_never_fails_meanwhile() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = home_path(&dir);
+    let reader = open(&path, None);
+    let children: Vec<std::process::Child> = ["p1", "p2"]
+        .iter()
+        .map(|tag| {
+            std::process::Command::new(std::env::current_exe().unwrap())
+                .args(["--exact", "writer_child_process", "--test-threads=1"])
+                .env("AM_WRITER_CHILD_HOME", &path)
+                .env("AM_WRITER_CHILD_TAG", tag)
+                .stdout(std::process::Stdio::null())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    let all = TripleQuery {
+        limit: 0,
+        ..Default::default()
+    };
+    let mut seen = 0;
+    let mut children = children;
+    while children.iter_mut().any(|c| c.try_wait().unwrap().is_none()) {
+        // Reads succeed while the writers write, and never go backwards.
+        let n = reader.query(&all).unwrap().len();
+        assert!(n >= seen, "{n} < {seen}");
+        seen = n;
+    }
+    for mut c in children {
+        assert!(c.wait().unwrap().success(), "a writer lost its write");
+    }
+    for tag in ["p1", "p2"] {
+        let q = TripleQuery {
+            subject: Some(tag.into()),
+            limit: 0,
+            ..Default::default()
+        };
+        assert_eq!(reader.query(&q).unwrap().len(), 100, "{tag}");
+    }
+    let feed = reader.assertions_after(0, None, None, 1000).unwrap();
+    assert_eq!(feed.rows.len(), 200);
+    assert!(feed.rows.windows(2).all(|w| w[0].0 < w[1].0));
+}
