@@ -24,6 +24,8 @@ struct Row {
 struct State {
     rows: Vec<Row>,
     by_id: HashMap<String, usize>,
+    /// Row positions per subject, in insertion order (subjects never change).
+    by_subject: HashMap<String, Vec<usize>>,
     pin: Option<EmbeddingPin>,
     warnings: Vec<String>,
 }
@@ -204,6 +206,10 @@ impl TripleStore for InMemoryTripleStore {
             }
             let pos = st.rows.len();
             st.by_id.insert(id, pos);
+            st.by_subject
+                .entry(a.subject.clone())
+                .or_default()
+                .push(pos);
             st.rows.push(Row {
                 assertion: a,
                 vector: vectors.remove(&i),
@@ -217,10 +223,21 @@ impl TripleStore for InMemoryTripleStore {
         let pin = self.lock().pin.clone();
         let qv = self.query_vector(&q, pin.as_ref())?;
         let st = self.lock();
-        // An id lookup reads its rows through the id index (in insertion order)
-        // instead of scanning every row.
-        let matching: Vec<&Row> = match &q.assertion_ids {
-            Some(ids) => {
+        // An id or subject lookup reads its rows through an index (in insertion
+        // order) instead of scanning every row.
+        let matching: Vec<&Row> = match (&q.assertion_ids, &q.subject) {
+            (None, Some(subject)) => st
+                .by_subject
+                .get(subject)
+                .map(|positions| {
+                    positions
+                        .iter()
+                        .map(|&i| &st.rows[i])
+                        .filter(|r| q.matches(&r.assertion))
+                        .collect()
+                })
+                .unwrap_or_default(),
+            (Some(ids), _) => {
                 let mut positions: Vec<usize> = ids
                     .iter()
                     .filter_map(|id| st.by_id.get(id).copied())
@@ -233,7 +250,7 @@ impl TripleStore for InMemoryTripleStore {
                     .filter(|r| q.matches(&r.assertion))
                     .collect()
             }
-            None => st.rows.iter().filter(|r| q.matches(&r.assertion)).collect(),
+            (None, None) => st.rows.iter().filter(|r| q.matches(&r.assertion)).collect(),
         };
         if let Some(qv) = qv {
             if let Some(p) = &pin {
