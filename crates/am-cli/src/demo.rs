@@ -51,6 +51,7 @@ pub fn run(home_path: Option<PathBuf>, quiet: bool) -> CliResult<(String, Value)
         am_system::ReconstructConfig::default(),
     )?;
     let turns = ingest::parse_jsonl(CONVERSATION, SCOPE.0, SCOPE.1)?;
+    engine.bulk_mode()?;
     let bar = ingest::progress(turns.len() as u64, "ingest", quiet);
     let formed = ingest::form_turns(&engine.system, &clock, &turns, &bar)?;
     bar.finish_and_clear();

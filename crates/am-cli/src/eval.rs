@@ -119,6 +119,7 @@ pub fn run(
     )?;
     let turns: Vec<ingest::Turn> = samples.iter().flat_map(|s| s.turns.clone()).collect();
     let started = Instant::now();
+    engine.bulk_mode()?;
     let bar = ingest::progress(turns.len() as u64, "ingest", quiet);
     ingest::form_turns(&engine.system, &clock, &turns, &bar)?;
     bar.finish_and_clear();
@@ -135,7 +136,9 @@ pub fn run(
         .filter(|q| !q.evidence.is_empty())
         .count();
     let mut report = serde_json::Map::new();
-    let mut warnings: Vec<String> = Vec::new();
+    let mut warnings: Vec<(String, usize)> = Vec::new();
+    let digits = regex::Regex::new(r"\d+(\.\d+)?")
+        .map_err(|e| CliError::failure(format!("the warning pattern does not compile: {e}")))?;
     for (name, kd) in configs {
         let system = MemorySystem::with_options(
             Arc::clone(engine.system.store()),
@@ -181,8 +184,11 @@ pub fn run(
                     )?;
                     let ms = t0.elapsed().as_secs_f64() * 1000.0;
                     for w in &r.warnings {
-                        if !warnings.contains(w) {
-                            warnings.push(w.clone());
+                        // One line per kind of warning: the numbers vary per cue.
+                        let shape = digits.replace_all(w, "N").into_owned();
+                        match warnings.iter_mut().find(|(s, _)| *s == shape) {
+                            Some(slot) => slot.1 += 1,
+                            None => warnings.push((shape, 1)),
                         }
                     }
                     let got: Vec<&str> = r
@@ -224,7 +230,10 @@ pub fn run(
         "questions": asked,
         "ingest_seconds": round4(ingest_s),
         "configurations": report,
-        "warnings": warnings,
+        "warnings": warnings
+            .iter()
+            .map(|(w, n)| json!({"warning": w, "reconstructions": n}))
+            .collect::<Vec<_>>(),
     }))
 }
 
@@ -281,7 +290,11 @@ pub fn render(report: &Value) -> String {
     {
         out.push_str("warnings:\n");
         for x in w {
-            out.push_str(&format!("  {}\n", x.as_str().unwrap_or_default()));
+            out.push_str(&format!(
+                "  {} (in {} reconstructions)\n",
+                x["warning"].as_str().unwrap_or_default(),
+                x["reconstructions"]
+            ));
         }
     }
     out

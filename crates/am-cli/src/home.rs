@@ -69,7 +69,16 @@ impl PinnedClock {
         }
         let mut g = self.lock();
         let base = g.unwrap_or_else(OffsetDateTime::now_utc);
-        *g = Some(base + time::Duration::seconds_f64(seconds));
+        let next = base
+            .checked_add(time::Duration::seconds_f64(seconds))
+            .filter(|t| t.year() <= 9999)
+            .ok_or_else(|| {
+                CliError::invalid(format!(
+                    "advance_s {seconds} moves the clock past the year 9999 (from {})",
+                    format_utc(base)
+                ))
+            })?;
+        *g = Some(next);
         Ok(())
     }
 
@@ -107,6 +116,27 @@ impl std::fmt::Debug for Engine {
         f.debug_struct("Engine")
             .field("sqlite", &self.sqlite.is_some())
             .finish_non_exhaustive()
+    }
+}
+
+impl Engine {
+    /// Prepare a SQLite home for a bulk write (ingestion): let the WAL grow to
+    /// 64 MiB of pages before SQLite checkpoints it, so thousands of small
+    /// formation transactions do not each pay for a checkpoint's syncs. A
+    /// setting of this connection only; the file and its durability rules
+    /// (WAL, `synchronous = NORMAL`) are unchanged, and closing checkpoints.
+    ///
+    /// # Errors
+    /// A failure when SQLite refuses the pragma.
+    pub fn bulk_mode(&self) -> CliResult<()> {
+        if let Some(store) = &self.sqlite {
+            let conn = store.home().conn();
+            let guard = conn
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            guard.pragma_update(None, "wal_autocheckpoint", 16_384)?;
+        }
+        Ok(())
     }
 }
 

@@ -211,7 +211,11 @@ fn parse_sample(i: usize, s: &Value) -> CliResult<Sample> {
                 scope: "life".to_owned(),
                 owner_id: sample_id.clone(),
                 idempotency_key: format!("{sample_id}:{dia_id}"),
-                at: start + time::Duration::seconds(secs),
+                at: start
+                    .checked_add(time::Duration::seconds(secs))
+                    .ok_or_else(|| {
+                        CliError::invalid(format!("{tw}: the turn's instant is out of range"))
+                    })?,
                 record,
             });
         }

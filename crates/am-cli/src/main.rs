@@ -247,6 +247,7 @@ fn run(cli: Cli) -> CliResult<u8> {
                 am_system::ReconstructConfig::default(),
             )?;
             let started = std::time::Instant::now();
+            engine.bulk_mode()?;
             let bar = ingest::progress(turns.len() as u64, "ingest", json_mode);
             let formed = ingest::form_turns(&engine.system, &clock, &turns, &bar)?;
             bar.finish_and_clear();
