@@ -1,14 +1,16 @@
 //! `cargo xtask conformance [--backend NAME]`: run every conformance binary of the
 //! workspace (the test targets named `conformance` or `*_conformance`, each a
-//! libtest-mimic binary calling `am_conformance`) and print one line per check and
-//! backend: `memory  stores::limit_zero_is_unbounded  ok`.
+//! libtest-mimic binary calling `am_conformance` that tags its trials with its
+//! backend) and print one line per check and backend:
+//! `memory  stores::limit_zero_is_unbounded  ok`. `--backend` keeps one backend's
+//! lines (and failures).
 
 use crate::workspace::{Workspace, cargo};
 use anyhow::{Context, Result, bail};
 use std::process::Stdio;
 
-/// The backend each crate's conformance binaries test; any other crate with a
-/// conformance binary is listed under its crate name.
+/// The backend each crate's conformance binaries test (the `[kind]` their trials
+/// carry); any other crate with a conformance binary is listed under its name.
 const BACKENDS: &[(&str, &str)] = &[
     ("am-triples", "memory"),
     ("am-journal", "memory"),
@@ -73,64 +75,67 @@ pub fn run(args: &[String]) -> Result<()> {
         other => bail!("expected [--backend NAME], got {other:?}"),
     };
     let ws = Workspace::load()?;
-    // (backend, crate, test target)
-    let runnable: Vec<(String, String, String)> = ws
-        .packages
-        .iter()
-        .flat_map(|p| {
-            p.tests
-                .iter()
-                .filter(|t| is_conformance(t))
-                .map(|t| (backend_name(&p.name), p.name.clone(), t.clone()))
-        })
-        .collect();
-    let selected: Vec<&(String, String, String)> = runnable
-        .iter()
-        .filter(|(b, c, _)| wanted.as_ref().is_none_or(|w| w == b || w == c))
-        .collect();
-    if selected.is_empty() {
-        let mut known: Vec<&str> = runnable.iter().map(|(b, _, _)| b.as_str()).collect();
-        known.sort_unstable();
-        known.dedup();
+    let mut targets: Vec<String> = Vec::new();
+    let mut known: Vec<String> = Vec::new();
+    for p in &ws.packages {
+        for t in p.tests.iter().filter(|t| is_conformance(t)) {
+            targets.push(t.clone());
+            known.push(backend_name(&p.name));
+        }
+    }
+    targets.sort_unstable();
+    targets.dedup();
+    known.sort_unstable();
+    known.dedup();
+    if let Some(w) = &wanted
+        && !known.contains(w)
+    {
         bail!(
-            "no conformance suite for backend {:?}; backends with one: {}",
-            wanted.unwrap_or_default(),
+            "no conformance suite for backend {w:?}; backends with one: {}",
             known.join(", ")
         );
     }
-    let mut failed = 0usize;
-    let mut total = 0usize;
-    for (backend, krate, target) in selected {
-        let out = cargo()
-            .args(["test", "-p", krate, "--test", target, "--"])
-            .args(["--color", "never", "--test-threads", "2"])
-            .current_dir(&ws.root)
-            .stderr(Stdio::inherit())
-            .output()
-            .with_context(|| format!("running {krate}'s {target}"))?;
-        let stdout = String::from_utf8_lossy(&out.stdout);
-        let lines: Vec<Line> = stdout.lines().filter_map(parse_line).collect();
-        for l in &lines {
-            let kind = l.kind.as_deref().unwrap_or(backend);
-            println!("{kind:<10} {:<80} {}", l.name, l.outcome);
-        }
-        total += lines.len();
-        failed += lines.iter().filter(|l| l.outcome != "ok").count();
-        if !out.status.success() {
-            // Print the failures' details as libtest-mimic reported them.
-            println!("{stdout}");
-            if lines.iter().all(|l| l.outcome == "ok") {
-                failed += 1;
-                println!(
-                    "{backend}: the conformance binary of {krate} failed ({})",
-                    out.status
-                );
-            }
-        }
+    // One workspace-wide invocation: the binaries build with the same features as
+    // `cargo test --workspace` (nothing recompiles after `cargo xtask test`), and
+    // each binary tags its trials with its backend, which selects the lines.
+    let mut cmd = cargo();
+    cmd.args(["test", "--workspace", "--no-fail-fast"]);
+    for t in &targets {
+        cmd.args(["--test", t]);
     }
-    println!("conformance: {total} checks, {failed} failed");
-    if failed > 0 {
+    let out = cmd
+        .args(["--", "--color", "never", "--test-threads", "2"])
+        .current_dir(&ws.root)
+        .stderr(Stdio::inherit())
+        .output()
+        .context("running the conformance binaries")?;
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let lines: Vec<Line> = stdout
+        .lines()
+        .filter_map(parse_line)
+        .filter(|l| {
+            wanted
+                .as_ref()
+                .is_none_or(|w| l.kind.as_deref() == Some(w.as_str()))
+        })
+        .collect();
+    for l in &lines {
+        let kind = l.kind.as_deref().unwrap_or("?");
+        println!("{kind:<10} {:<80} {}", l.name, l.outcome);
+    }
+    let failed = lines.iter().filter(|l| l.outcome != "ok").count();
+    println!("conformance: {} checks, {failed} failed", lines.len());
+    if failed > 0 || lines.is_empty() {
+        // The failures' details, as libtest-mimic reported them.
+        println!("{stdout}");
+        if lines.is_empty() {
+            bail!("no conformance check ran ({})", out.status);
+        }
         bail!("{failed} conformance checks failed");
+    }
+    if !out.status.success() && wanted.is_none() {
+        println!("{stdout}");
+        bail!("a conformance binary failed ({})", out.status);
     }
     Ok(())
 }
