@@ -227,6 +227,7 @@ fn memj_tables_are_created_exactly_as_python_creates_them() {
                 "memj_selected_log",
                 "memj_pair_log",
                 "memj_count_logs",
+                "idx_memj_events_scoring",
             ]
             .iter()
             .any(|t| s.contains(t))

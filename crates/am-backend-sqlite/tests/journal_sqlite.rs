@@ -250,6 +250,15 @@ fn counters_and_the_record_fold_answer_from_indexes() {
         &[&"session", &"s1"],
     );
     assert!(events.contains("idx_memj_events_scope_seq"), "{events}");
+    // The activation window never walks the audit events between scoring ones.
+    let window = plan(
+        &conn,
+        "SELECT * FROM memj_events WHERE scope = ?1 AND owner_id = ?2 AND kind IN (?3) AND \
+         kind IN ('co_selected', 'pinned', 'refocus', 'selected', 'silenced') AND seq <= ?4 \
+         ORDER BY seq DESC LIMIT 512",
+        &[&"session", &"s1", &"selected", &5],
+    );
+    assert!(window.contains("idx_memj_events_scoring"), "{window}");
 }
 
 #[test]

@@ -67,6 +67,13 @@ fn select<T>(
     Ok(out)
 }
 
+/// The kinds the activation window reads (attention kinds and the refocus
+/// marker); `idx_memj_events_scoring` holds exactly these rows.
+const SCORING_KINDS: &[&str] = &["co_selected", "pinned", "refocus", "selected", "silenced"];
+/// [`SCORING_KINDS`] as the partial index's predicate.
+const SCORING_KINDS_CLAUSE: &str =
+    "kind IN ('co_selected', 'pinned', 'refocus', 'selected', 'silenced')";
+
 fn anchors(conn: &Connection, since: Option<i64>, until: Option<i64>) -> Result<i64> {
     let hw = current_seq(conn)?;
     check_anchor("since_seq", since, hw)?;
@@ -90,6 +97,12 @@ pub(crate) fn events(conn: &Connection, f: &EventFilter) -> Result<Vec<MemoryEve
         w.params
             .extend(f.kinds.iter().map(|k| SqlValue::Text(k.clone())));
         w.clauses.push(format!("kind IN ({})", marks.join(", ")));
+        // A scoring-kinds read (the activation window) restates the partial
+        // index's predicate as literals, so SQLite walks
+        // idx_memj_events_scoring and never the audit events between them.
+        if f.kinds.iter().all(|k| SCORING_KINDS.contains(&k.as_str())) {
+            w.clauses.push(SCORING_KINDS_CLAUSE.to_string());
+        }
     }
     w.cmp("seq", ">=", f.since_seq);
     w.cmp("seq", "<=", f.until_seq);

@@ -18,6 +18,8 @@ const PY_DDL: &[&str] = &[
           provenance_json TEXT)",
     "CREATE INDEX IF NOT EXISTS idx_memj_events_scope_seq ON memj_events(scope, seq DESC)",
     "CREATE INDEX IF NOT EXISTS idx_memj_events_record_seq ON memj_events(record_id, seq)",
+    "CREATE INDEX IF NOT EXISTS idx_memj_events_scoring ON memj_events(scope, owner_id, seq DESC) \
+     WHERE kind IN ('co_selected', 'pinned', 'refocus', 'selected', 'silenced')",
     "CREATE TABLE IF NOT EXISTS memj_bindings (
           seq INTEGER PRIMARY KEY, binding_id TEXT NOT NULL, record_id TEXT NOT NULL,
           scope TEXT NOT NULL, owner_id TEXT NOT NULL, search_state TEXT NOT NULL,
