@@ -74,6 +74,12 @@ pub struct SystemOptions {
     pub ablation: Option<Ablation>,
     /// Open the home's memory task queue (not built in this port: refused).
     pub task_queue: bool,
+    /// A selector hook: accepted for signature stability, unused (the shelf
+    /// is heuristic); supplying one raises a `#FALLBACK` warning.
+    pub selector: Option<Arc<dyn std::any::Any + Send + Sync>>,
+    /// A reflector hook: accepted for signature stability, unused; supplying
+    /// one raises a `#FALLBACK` warning.
+    pub reflector: Option<Arc<dyn std::any::Any + Send + Sync>>,
 }
 
 /// The layer-2 memory system. See the crate docs and api.md "Layer 2".
@@ -146,7 +152,22 @@ impl MemorySystem {
                 "AttentionConfig.window_limit must be a positive number of events, got 0",
             ));
         }
-        Ok(Self::build(store, journal, options))
+        let selector = options.selector.is_some();
+        let reflector = options.reflector.is_some();
+        let system = Self::build(store, journal, options);
+        if selector {
+            system.warn(
+                "#FALLBACK: selector refinement is not implemented; heuristic shelf only"
+                    .to_owned(),
+            );
+        }
+        if reflector {
+            system.warn(
+                "#FALLBACK: reflector consolidation is not implemented; the selector/reflector hooks are accepted for signature stability only"
+                    .to_owned(),
+            );
+        }
+        Ok(system)
     }
 
     fn build(
