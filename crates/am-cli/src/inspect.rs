@@ -59,6 +59,39 @@ pub fn open_read_only(path: &Path) -> CliResult<Connection> {
     Ok(conn)
 }
 
+/// Formed records per kind, from the digest rows' graph ids (`ex:{kind}-…`,
+/// as formation writes them): a skip-scan of the `(subject, predicate,
+/// object)` index, one seek and one range count per kind.
+fn records_by_kind(conn: &Connection) -> CliResult<Vec<(String, i64)>> {
+    let mut next = conn.prepare(&format!(
+        "SELECT subject FROM {TABLE} WHERE subject > ?1 AND subject < 'ex;' ORDER BY subject LIMIT 1"
+    ))?;
+    let mut count = conn.prepare(&format!(
+        "SELECT COUNT(*) FROM {TABLE} WHERE subject >= ?1 AND subject < ?2 AND predicate = 'dcterms:abstract'"
+    ))?;
+    let mut out = Vec::new();
+    let mut after = "ex:".to_owned();
+    while let Some(subject) = next
+        .query_row([&after], |r| r.get::<_, String>(0))
+        .optional()?
+    {
+        let rest = &subject[3..];
+        let Some(dash) = rest.find('-') else {
+            after = subject.clone();
+            continue;
+        };
+        let kind = &rest[..dash];
+        // '.' sorts right after '-': the range holds exactly the `ex:{kind}-` subjects.
+        let (lo, hi) = (format!("ex:{kind}-"), format!("ex:{kind}."));
+        let n: i64 = count.query_row([&lo, &hi], |r| r.get(0))?;
+        if n > 0 {
+            out.push((kind.to_owned(), n));
+        }
+        after = hi;
+    }
+    Ok(out)
+}
+
 /// The inspection report of the home at `path`, as a JSON object.
 ///
 /// # Errors
@@ -79,39 +112,28 @@ pub fn inspect(path: &Path) -> CliResult<Value> {
             .flatten())
     };
     let mut assertions = 0i64;
-    let mut vectors = 0i64;
     let mut by_scope = Map::new();
     let mut by_kind = Map::new();
     let mut records = 0i64;
     if table_exists(&conn, TABLE)? {
-        // One pass: assertions per scope, records (digest rows) per kind, vectors.
+        // Assertions per scope (and owners): a scan of the (scope, owner_id)
+        // index, never of the rows (vectors and text stay on disk).
         let mut stmt = conn.prepare(&format!(
-            "SELECT scope, CASE WHEN predicate = 'dcterms:abstract' \
-               THEN COALESCE(json_extract(attributes_json, '$.record_kind'), 'memory') END, \
-               COUNT(*), SUM(embedding IS NOT NULL) FROM {TABLE} GROUP BY 1, 2"
+            "SELECT scope, owner_id, COUNT(*) FROM {TABLE} GROUP BY scope, owner_id"
         ))?;
-        let rows = stmt.query_map([], |r| {
-            Ok((
-                r.get::<_, String>(0)?,
-                r.get::<_, Option<String>>(1)?,
-                r.get::<_, i64>(2)?,
-                r.get::<_, Option<i64>>(3)?.unwrap_or(0),
-            ))
-        })?;
+        let rows = stmt.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(2)?)))?;
         for row in rows {
-            let (scope, kind, n, v) = row?;
+            let (scope, n) = row?;
             assertions += n;
-            vectors += v;
             let entry = by_scope
-                .entry(scope.clone())
-                .or_insert_with(|| json!({"assertions": 0, "records": 0}));
+                .entry(scope)
+                .or_insert_with(|| json!({"assertions": 0, "owners": 0}));
             entry["assertions"] = json!(entry["assertions"].as_i64().unwrap_or(0) + n);
-            if let Some(k) = kind {
-                records += n;
-                entry["records"] = json!(entry["records"].as_i64().unwrap_or(0) + n);
-                let k_entry = by_kind.entry(k).or_insert(json!(0));
-                *k_entry = json!(k_entry.as_i64().unwrap_or(0) + n);
-            }
+            entry["owners"] = json!(entry["owners"].as_i64().unwrap_or(0) + 1);
+        }
+        for (kind, n) in records_by_kind(&conn)? {
+            records += n;
+            by_kind.insert(kind, json!(n));
         }
     }
     let seq = if table_exists(&conn, "memj_seq")? {
@@ -141,7 +163,7 @@ pub fn inspect(path: &Path) -> CliResult<Value> {
         "by_scope": by_scope,
         "embedding_pin": pin,
         "vectors": {
-            "stored": vectors,
+            "dimension": pin.get("dimension").cloned().unwrap_or(Value::Null),
             "encoding": meta(META_VECTOR_ENCODING)?,
             "engine": ENGINE_MATRIX,
         },
@@ -177,16 +199,16 @@ pub fn render(report: &Value) -> String {
     if let Some(scopes) = report["by_scope"].as_object() {
         for (k, v) in scopes {
             out.push_str(&format!(
-                "  scope {k:<15} {} assertions, {} records\n",
+                "  scope {k:<15} {} assertions, {} owners\n",
                 s(&v["assertions"]),
-                s(&v["records"])
+                s(&v["owners"])
             ));
         }
     }
     out.push_str(&format!("embedding pin {}\n", s(&report["embedding_pin"])));
     out.push_str(&format!(
-        "vectors       {} stored ({}), engine {}\n",
-        s(&report["vectors"]["stored"]),
+        "vectors       dimension {} ({}), engine {}\n",
+        s(&report["vectors"]["dimension"]),
         s(&report["vectors"]["encoding"]),
         s(&report["vectors"]["engine"])
     ));

@@ -95,8 +95,9 @@ fn inspect_is_read_only_on_the_home_file() {
         "minishlab/potion-base-2M"
     );
     assert_eq!(report["embedding_pin"]["dimension"], 64);
-    assert_eq!(report["vectors"]["stored"], 43);
-    assert_eq!(report["by_scope"]["life"]["records"], 43);
+    assert_eq!(report["vectors"]["dimension"], 64);
+    assert_eq!(report["by_scope"]["life"]["assertions"], 43);
+    assert_eq!(report["by_scope"]["life"]["owners"], 1);
     assert_eq!(
         fingerprint(&home),
         before,
@@ -121,4 +122,31 @@ fn inspect_reads_a_live_home_while_another_connection_holds_it_open() {
     assert_eq!(out.code, 0, "{}", out.stderr);
     assert_eq!(out.json()["records"], 43);
     drop(live);
+}
+
+#[test]
+fn inspect_counts_records_per_kind_and_assertions_per_scope() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("mixed.sqlite3");
+    let script = r#"{"op": "remember_many", "records": [{"kind": "episode", "title": "e", "digest": "an episode"}, {"kind": "lesson", "title": "l", "digest": "a lesson", "edges": [["derived_from", "local:0"]]}, {"kind": "episode", "title": "e2", "digest": "another episode"}], "scope": "life", "owner_id": "a", "idempotency_key": "k1"}
+{"op": "remember", "record": {"kind": "summary", "title": "s", "digest": "a summary", "edges": [["summarizes", "ex:episode-e2f049d843a6749cfba436ee4a"]]}, "scope": "work", "owner_id": "b", "idempotency_key": "k2"}
+{"op": "add", "assertions": [{"subject": "ex:plain", "predicate": "likes", "object": "tea", "scope": "life", "owner_id": "c"}]}
+"#;
+    let out = common::am_with_input(&["exec", "--home", home.to_str().unwrap(), "-"], script);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(!out.stdout.contains("\"error\""), "{}", out.stdout);
+    let r = am(&["inspect", "--home", home.to_str().unwrap(), "--json"]).json();
+    assert_eq!(
+        r["records_by_kind"],
+        serde_json::json!({"episode": 2, "lesson": 1, "summary": 1})
+    );
+    assert_eq!(r["records"], 4);
+    // Digests, edges and the plain triple.
+    assert_eq!(r["by_scope"]["life"]["owners"], 2);
+    assert_eq!(
+        r["assertions"],
+        r["by_scope"]["life"]["assertions"].as_i64().unwrap()
+            + r["by_scope"]["work"]["assertions"].as_i64().unwrap()
+    );
+    assert_eq!(r["embedding_pin"], serde_json::Value::Null);
 }
