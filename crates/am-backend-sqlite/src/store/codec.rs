@@ -15,7 +15,23 @@ pub const ASSERTION_COLUMNS: &str = "rowid, assertion_id, subject, predicate, ob
 
 /// Encode a vector as float32 little-endian bytes (4 bytes per dimension).
 pub fn encode_f32(v: &[f32]) -> Vec<u8> {
-    v.iter().flat_map(|x| x.to_le_bytes()).collect()
+    let mut out = Vec::with_capacity(v.len() * 4);
+    for x in v {
+        out.extend_from_slice(&x.to_le_bytes());
+    }
+    out
+}
+
+/// A JSON object column as stored: `{}` for an empty map (no serializer call),
+/// otherwise serde_json's compact text.
+///
+/// # Errors
+/// serde_json's error when a value cannot be serialized.
+pub fn encode_object(m: &JsonMap) -> serde_json::Result<std::borrow::Cow<'static, str>> {
+    if m.is_empty() {
+        return Ok(std::borrow::Cow::Borrowed("{}"));
+    }
+    serde_json::to_string(m).map(std::borrow::Cow::Owned)
 }
 
 /// A stored vector, decoded.

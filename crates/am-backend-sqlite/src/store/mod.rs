@@ -510,9 +510,9 @@ impl SQLiteTripleStore {
                     self.table
                 ))?;
                 for (i, a) in pending.iter().enumerate() {
-                    let prov = serde_json::to_string(&a.provenance)
+                    let prov = codec::encode_object(&a.provenance)
                         .map_err(|e| am_triples::Error::invalid(format!("provenance: {e}")))?;
-                    let attrs = serde_json::to_string(&a.attributes)
+                    let attrs = codec::encode_object(&a.attributes)
                         .map_err(|e| am_triples::Error::invalid(format!("attributes: {e}")))?;
                     stmt.execute(params![
                         a.assertion_id,
@@ -525,8 +525,8 @@ impl SQLiteTripleStore {
                         a.valid_from,
                         a.valid_until,
                         a.confidence,
-                        prov,
-                        attrs,
+                        prov.as_ref(),
+                        attrs.as_ref(),
                         canonical[i],
                         vectors.get(&i).map(|v| codec::encode_f32(v)),
                     ])?;
