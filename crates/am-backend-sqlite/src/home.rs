@@ -25,6 +25,9 @@ pub const PAGE_CACHE_KIB: i64 = -65_536;
 /// every committed write, and closing the last connection checkpoints.
 pub const WAL_AUTOCHECKPOINT_PAGES: i64 = 16_384;
 
+/// Prepared statements the home's connection keeps cached.
+pub const STATEMENT_CACHE_CAPACITY: usize = 128;
+
 /// How long a contended writer waits for the lock before failing.
 pub const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
 
@@ -88,6 +91,9 @@ impl SqliteHome {
         // and reads (SQLite's default is 2 MiB); memory is only used as pages load.
         conn.pragma_update(None, "cache_size", PAGE_CACHE_KIB)?;
         conn.pragma_update(None, "wal_autocheckpoint", WAL_AUTOCHECKPOINT_PAGES)?;
+        // The store, journal and graph views share this connection; a cache
+        // larger than rusqlite's default 16 keeps their statements prepared.
+        conn.set_prepared_statement_cache_capacity(STATEMENT_CACHE_CAPACITY);
         Ok(SqliteHome {
             path,
             conn: Arc::new(Mutex::new(conn)),

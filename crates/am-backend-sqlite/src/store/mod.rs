@@ -400,12 +400,13 @@ impl SQLiteTripleStore {
             }
             None => "",
         };
-        params.push(i64::try_from(limit).unwrap_or(i64::MAX).into());
+        // A literal limit: a bound LIMIT makes SQLite re-prepare per binding.
+        let limit_sql = i64::try_from(limit).unwrap_or(i64::MAX);
         self.with_conn(|c| {
             let mut stmt = c.prepare_cached(&format!(
                 "SELECT {cols} FROM {table}_fts f JOIN {table} t ON t.rowid = f.rowid \
                  WHERE {table}_fts MATCH ? AND t.scope = ? {owner_clause} \
-                 ORDER BY bm25({table}_fts), t.rowid DESC LIMIT ?"
+                 ORDER BY bm25({table}_fts), t.rowid DESC LIMIT {limit_sql}"
             ))?;
             let rows = stmt
                 .query_map(params_from_iter(params.iter()), codec::row_to_assertion)?
@@ -810,10 +811,13 @@ impl TripleStore for SQLiteTripleStore {
                 sql.push_str(" AND owner_id = ?");
                 p.push(o.clone().into());
             }
-            sql.push_str(" ORDER BY rowid LIMIT ?");
-            p.push(i64::try_from(limit).unwrap_or(i64::MAX).into());
+            // A literal limit: a bound LIMIT makes SQLite re-prepare per binding.
+            sql.push_str(&format!(
+                " ORDER BY rowid LIMIT {}",
+                i64::try_from(limit).unwrap_or(i64::MAX)
+            ));
             let rows = {
-                let mut stmt = tx.prepare(&sql)?;
+                let mut stmt = tx.prepare_cached(&sql)?;
                 stmt.query_map(params_from_iter(p.iter()), codec::row_to_assertion)?
                     .collect::<rusqlite::Result<Vec<_>>>()?
             };

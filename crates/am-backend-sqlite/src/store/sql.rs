@@ -106,7 +106,7 @@ pub fn object_rule(q: &TripleQuery, object: &str, attributes_json: Option<&str>)
 /// `observed_at` then rowid in the query's direction, `LIMIT` after ordering
 /// (in SQL unless the object rule needs a post-filter). `q` must be canonicalized.
 pub fn structured(table: &str, q: &TripleQuery) -> Compiled {
-    let (clause, mut params, post) = where_clause(q);
+    let (clause, params, post) = where_clause(q);
     let dir = match q.order {
         Order::Asc => "ASC",
         Order::Desc => "DESC",
@@ -118,8 +118,10 @@ pub fn structured(table: &str, q: &TripleQuery) -> Compiled {
     }
     sql.push_str(&format!(" ORDER BY observed_at {dir}, rowid {dir}"));
     if !post && let Some(n) = q.effective_limit() {
-        sql.push_str(" LIMIT ?");
-        params.push(SqlValue::Integer(i64::try_from(n).unwrap_or(i64::MAX)));
+        // A literal, not a bound `?`: SQLite re-prepares a statement whose LIMIT
+        // is a bound parameter on every new binding (it plans with the value),
+        // which costs more than the read itself.
+        sql.push_str(&format!(" LIMIT {}", i64::try_from(n).unwrap_or(i64::MAX)));
     }
     Compiled {
         sql,
