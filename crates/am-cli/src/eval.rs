@@ -111,6 +111,9 @@ pub fn run(
     let dir = tempfile::tempdir()
         .map_err(|e| CliError::failure(format!("cannot create a temporary directory: {e}")))?;
     let clock = PinnedClock::wall();
+    // One home holds every sample; each sample is its own corpus by its
+    // stream (`life`, sample_id), which every reconstruct is confined to.
+    // (FTS5's BM25 statistics are those of the whole home, as in 0.3.2's run.)
     let engine = home::open(
         &HomeSpec::Sqlite(dir.path().join("locomo.sqlite3")),
         embedder.clone(),
