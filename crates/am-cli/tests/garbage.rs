@@ -350,3 +350,34 @@ fn exec_answers_garbage_lines_with_error_lines_and_exit_2() {
         "{text}"
     );
 }
+
+#[test]
+fn refused_exec_lines_leave_a_sqlite_home_unchanged() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = demo_home(dir.path());
+    let before = fingerprint(&home);
+    let script = r#"{"op": "remember", "record": {"kind": "feeling", "title": "x", "digest": "y"}, "scope": "life", "owner_id": "demo", "idempotency_key": "k"}
+{"op": "remember", "record": {"kind": "episode", "title": "x", "digest": "y"}, "scope": "life", "owner_id": "demo", "idempotency_key": "k", "extra": 1}
+{"op": "add", "assertions": [{"subject": "a", "predicate": "b", "object": "c"}, {"subject": "a", "predicate": "b", "object": "c", "valid_from": "someday"}]}
+{"op": "commit_selection", "trace_id": "t", "used_record_ids": ["ex:episode-does-not-exist"]}
+{"op": "close_record", "record_id": "ex:episode-does-not-exist", "reason": "r"}
+{"op": "close_assertions", "assertion_ids": ["x"], "kind": "supersede", "reason": "r"}
+{"op": "bind", "record_id": "ex:nothing", "scope": "life", "owner_id": "demo", "search_state": "indexed"}
+{"op": "reinforce", "record_id": "ex:nothing", "reason": "r", "scope": "life", "owner_id": "demo"}
+{"op": "reconstruct", "stimulus": {"cue_text": "x"}, "scopes": [["global", ""]]}
+{"op": "query", "q": {"since": "never"}}
+"#;
+    let out = common::am_with_input(&["exec", "--home", s(&home), "-"], script);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(out.stdout.lines().count(), 10);
+    assert!(
+        out.stdout.lines().all(|l| l.contains("\"error\"")),
+        "{}",
+        out.stdout
+    );
+    assert_eq!(
+        fingerprint(&home),
+        before,
+        "refused exec lines changed the home"
+    );
+}
