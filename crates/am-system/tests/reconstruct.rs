@@ -248,6 +248,8 @@ fn journal_true_appends_one_trace_and_one_inert_listed_event_per_handle() {
             s.name
         );
         let trace = &s.journal.traces(&TraceFilter::default()).unwrap()[0];
+        assert!(listed.iter().all(|e| e.weight == 0.0
+            && e.query_fingerprint.as_deref() == Some(trace.query_fingerprint.as_str())));
         assert_eq!(trace.selected, handle_ids(&r));
         assert_eq!(trace.admissions.len(), r.handles.len());
         // Listing is not use: nothing gained activation.

@@ -5,7 +5,7 @@
 //! prompt-active bindings, a record closure, later formation, anchored
 //! re-reads, a non-Latin cue) must give the same handle order, admissions,
 //! scores, activations, cues, dropped reasons, warnings, trace candidates and
-//! `listed` counts here, on both stacks.
+//! `listed` events (ids, weights, fingerprints) here, on both stacks.
 //!
 //! Needs `AM_ORACLE_PYTHON` (a python with `abstractmemory==0.3.2`); the test
 //! fails with a message saying so when it is unset.
@@ -109,14 +109,23 @@ impl Session<'_> {
             let mut f = EventFilter::new("session", "s1");
             f.kinds = vec!["listed".into()];
             f.limit = 0;
-            let listed = self
+            let listed: Vec<Value> = self
                 .s
                 .journal
                 .events(&f)
                 .unwrap()
                 .into_iter()
                 .filter(|e| e.trace_id.as_deref() == Some(name))
-                .count();
+                .map(|e| {
+                    json!([
+                        e.record_id,
+                        e.weight,
+                        e.event_id,
+                        e.query_fingerprint,
+                        e.actor
+                    ])
+                })
+                .collect();
             row.insert("listed".into(), json!(listed));
         }
         self.out.push(Value::Object(row));

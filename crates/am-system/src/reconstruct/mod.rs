@@ -214,7 +214,6 @@ impl MemorySystem {
                     actor: "system".into(),
                     observed_at: now.clone(),
                     provenance: prov.clone(),
-                    weight: 1.0,
                     event_id: if trace_id.is_some() {
                         ids::selection_event_id(&tid, "listed", &h.record_id)
                     } else {

@@ -57,8 +57,9 @@ def recall(name, stimulus, scopes=S1, budget=RecallBudget(), view="shelf", reaso
                         "dropped": [dict(d) for d in t.dropped], "admissions": dict(t.admissions),
                         "selected": list(t.selected), "query_fingerprint": t.query_fingerprint,
                         "escalation_reason": t.escalation_reason, "cues": list(t.cues)}
-        row["listed"] = len([e for e in journal.events(scope="session", owner_id="s1", kinds=("listed",),
-                                                        limit=0) if e.trace_id == name])
+        row["listed"] = [[e.record_id, e.weight, e.event_id, e.query_fingerprint, e.actor]
+                         for e in journal.events(scope="session", owner_id="s1", kinds=("listed",), limit=0)
+                         if e.trace_id == name]
     out["recalls"].append(row)
     return r
 
