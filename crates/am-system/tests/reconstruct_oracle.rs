@@ -59,6 +59,8 @@ fn strs(v: &[&str]) -> Vec<String> {
 struct Session<'a> {
     s: &'a Stack,
     out: Vec<Value>,
+    /// A second system on the same home (other config), when set.
+    other: Option<am_system::MemorySystem>,
 }
 
 impl Session<'_> {
@@ -73,7 +75,7 @@ impl Session<'_> {
         reason: Option<&str>,
         journal: bool,
     ) -> ReconstructionResult {
-        let sys = &self.s.system;
+        let sys = self.other.as_ref().unwrap_or(&self.s.system);
         let r = sys
             .reconstruct(
                 &stimulus,
@@ -195,7 +197,11 @@ fn rust_session(s: &Stack) -> Value {
     let s1: &[(&str, &str)] = &[("session", "s1")];
     let ladder: &[(&str, &str)] = &[("session", "s1"), ("global", "")];
     let d = RecallBudget::default;
-    let mut ss = Session { s, out: Vec::new() };
+    let mut ss = Session {
+        s,
+        out: Vec::new(),
+        other: None,
+    };
 
     let r1 = ss.recall(
         "t1",
@@ -329,6 +335,35 @@ fn rust_session(s: &Stack) -> Value {
         View::Shelf,
         None,
         false,
+    );
+    // The newest-seat guarantee through a second system on the same home.
+    ss.other = Some(
+        am_system::MemorySystem::with_options(
+            s.store.clone(),
+            s.journal.clone(),
+            am_system::SystemOptions {
+                reconstruct_config: am_system::ReconstructConfig {
+                    newest_seat_guarantee: 2,
+                    ..am_system::ReconstructConfig::default()
+                },
+                clock: Some(std::sync::Arc::new(|| common::PINNED_NOW.to_owned())),
+                ..am_system::SystemOptions::default()
+            },
+        )
+        .unwrap(),
+    );
+    ss.recall(
+        "t10",
+        Stimulus::new("pool"),
+        s1,
+        RecallBudget {
+            shelf_size: 3,
+            stm_fraction: 0.0,
+            ..d()
+        },
+        View::Shelf,
+        None,
+        true,
     );
     json!({"ids": ids, "global_ids": gids, "recalls": ss.out, "later_ids": later,
            "current_seq": sys.current_seq().unwrap()})

@@ -537,6 +537,7 @@ impl MemorySystem {
             budget,
             working_set,
             dedup: config.shelf_dedup_identical_digests,
+            newest_seats: config.newest_seat_guarantee,
         };
         let mut resolve = |rid: &str| -> Option<Candidate> {
             let a = folds.row(rid).ok().flatten()?;

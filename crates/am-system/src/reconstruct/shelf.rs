@@ -183,6 +183,8 @@ pub struct FillInputs<'a> {
     pub working_set: bool,
     /// Byte-identical digests take one seat.
     pub dedup: bool,
+    /// Seats guaranteed to the newest-formed channel matches (0 = off).
+    pub newest_seats: usize,
 }
 
 /// Python's `round()` on a non-negative float (half to even).
@@ -199,8 +201,8 @@ pub fn fraction_slots(fraction: f64, shelf: usize) -> usize {
     }
 }
 
-/// The C3 v1.2 union fill (algorithms.md §7 `fill_shelf`, without the
-/// newest-seat guarantee). `resolve_stm` turns a hot id that is not in the
+/// The C3 v1.2 union fill (algorithms.md §7 `fill_shelf`, with 0.3.2's
+/// newest-seat guarantee when `newest_seats > 0`). `resolve_stm` turns a hot id that is not in the
 /// universe into a member (or `None` when it is unresolvable in the searched
 /// pairs, an edge, or excluded); it inserts it into `universe` itself.
 pub fn fill_shelf(
@@ -430,8 +432,93 @@ pub fn fill_shelf(
         total_tokens
     );
 
+    // Newest-seat guarantee (off by default): the newest-formed channel
+    // matches get a seat; the lowest-ordered stimulus seat yields (never
+    // self, STM, the phase-0 match or another newest candidate).
+    let mut newest_evicted: HashSet<String> = HashSet::new();
+    if inp.newest_seats > 0 && shelf_cap >= 1 {
+        let mut newest: Vec<&String> = universe
+            .iter()
+            .filter(|(_, c)| c.channel_matched())
+            .map(|(rid, _)| rid)
+            .collect();
+        newest.sort_by(|a, b| {
+            (universe[*b].assertion.observed_at.as_str(), b.as_str())
+                .cmp(&(universe[*a].assertion.observed_at.as_str(), a.as_str()))
+        });
+        newest.truncate(inp.newest_seats);
+        let newest: Vec<String> = newest.into_iter().cloned().collect();
+        let order_index: HashMap<&str, usize> = inp
+            .ordered
+            .iter()
+            .enumerate()
+            .map(|(i, r)| (r.as_str(), i))
+            .collect();
+        let mut protected: HashSet<String> = newest.iter().cloned().collect();
+        for rid in &newest {
+            if placed_set.contains(rid) || is_dup(&r.digests, &placed_digests, rid) {
+                continue;
+            }
+            let digest = r
+                .digests
+                .entry(rid.clone())
+                .or_insert_with(|| handle_digest(&universe[rid].assertion))
+                .clone();
+            let estimate = token_estimate(&digest);
+            let mut freed = 0;
+            let mut evicted: Option<String> = None;
+            if placed.len() + self_placed.len() + stm_placed.len() >= shelf_cap {
+                evicted = placed
+                    .iter()
+                    .filter(|p| {
+                        let seated_top = Some(*p) == top_matched.as_ref()
+                            && placed.first() == top_matched.as_ref();
+                        !(protected.contains(*p) || seated_top)
+                    })
+                    .max_by_key(|p| order_index.get(p.as_str()).copied().unwrap_or(0))
+                    .cloned();
+                let Some(victim) = &evicted else {
+                    r.dropped.push(Drop::new(
+                        rid,
+                        universe[rid].fused(),
+                        "newest_seat_no_evictable",
+                    ));
+                    continue;
+                };
+                freed = token_estimate(&r.digests[victim]);
+            }
+            if r.tokens_used - freed + estimate > total_tokens {
+                r.dropped
+                    .push(Drop::new(rid, universe[rid].fused(), "newest_seat_capped"));
+                continue;
+            }
+            if let Some(victim) = evicted {
+                placed.retain(|p| *p != victim);
+                placed_set.remove(&victim);
+                if let Some(d) = r.digests.get(&victim)
+                    && digest_owner.get(d) == Some(&victim)
+                {
+                    placed_digests.remove(d);
+                    digest_owner.remove(d);
+                }
+                r.tokens_used -= freed;
+                r.dropped.push(Drop::new(
+                    &victim,
+                    universe[&victim].fused(),
+                    "newest_seat_yielded",
+                ));
+                newest_evicted.insert(victim);
+            }
+            placed.push(rid.clone());
+            placed_set.insert(rid.clone());
+            register(&r.digests, &mut placed_digests, &mut digest_owner, rid);
+            r.tokens_used += estimate;
+            protected.insert(rid.clone());
+        }
+    }
+
     for rid in inp.ordered {
-        if placed_set.contains(rid) || dup_dropped.contains(rid) {
+        if placed_set.contains(rid) || dup_dropped.contains(rid) || newest_evicted.contains(rid) {
             continue;
         }
         let fused = universe[rid].fused();
@@ -599,4 +686,75 @@ pub fn self_order_key(kind: &str) -> i64 {
         .iter()
         .find(|(k, _)| *k == kind)
         .map_or(kinds::DEFAULT_KIND_RANK, |(_, r)| *r)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cand(id: &str, observed: &str, keyword: Option<f64>) -> (String, Candidate) {
+        let mut a = TripleAssertion::new(id, "says", &format!("text of {id}"));
+        a.assertion_id = Some(id.into());
+        a.observed_at = observed.into();
+        let mut relevance = OrderedMap::new();
+        if let Some(k) = keyword {
+            relevance.insert("keyword", k);
+        }
+        (
+            id.to_owned(),
+            Candidate {
+                assertion: a,
+                record_id: id.into(),
+                relevance,
+                details: HashMap::new(),
+                spread: 0.0,
+            },
+        )
+    }
+
+    #[test]
+    fn the_newest_seat_guarantee_evicts_the_lowest_ordered_stimulus_seat() {
+        let mut universe: HashMap<String, Candidate> = [
+            cand("a", "2026-01-01T00:00:00.000000+00:00", Some(1.0)),
+            cand("b", "2026-01-02T00:00:00.000000+00:00", Some(0.9)),
+            cand("c", "2026-01-03T00:00:00.000000+00:00", Some(0.1)),
+        ]
+        .into_iter()
+        .collect();
+        let config = ReconstructConfig::default();
+        let ordered = order_members(&universe, &|_| 0.0, &|_| 0.0, &config);
+        assert_eq!(ordered, ["a", "b", "c"]);
+        let budget = RecallBudget {
+            shelf_size: 2,
+            stm_fraction: 0.0,
+            ..RecallBudget::default()
+        };
+        let run = |universe: &mut HashMap<String, Candidate>, newest_seats| {
+            let inp = FillInputs {
+                ordered: &ordered,
+                self_members: &[],
+                stm_hot: &[],
+                stm_eligible: 0,
+                base_of: &|_| 0.0,
+                budget: &budget,
+                working_set: false,
+                dedup: true,
+                newest_seats,
+            };
+            fill_shelf(universe, &inp, &mut |_| None)
+        };
+        let off = run(&mut universe, 0);
+        assert_eq!(off.handle_order, ["a", "b"]);
+        let on = run(&mut universe, 1);
+        // The newest match (c) takes the seat of the lowest-ordered one (b);
+        // the phase-0 top match (a) is never the victim.
+        assert_eq!(on.handle_order, ["a", "c"]);
+        assert_eq!(
+            on.dropped
+                .iter()
+                .map(|d| (d.record_id.as_str(), d.reason))
+                .collect::<Vec<_>>(),
+            [("b", "newest_seat_yielded")]
+        );
+    }
 }

@@ -17,6 +17,7 @@ import abstractmemory.records as records
 from abstractmemory import InMemoryTripleStore, MemorySystem
 from abstractmemory.journal_memory import InMemoryJournal
 from abstractmemory.records import MemoryRecordInput as R
+from abstractmemory.records import ReconstructConfig
 from abstractmemory.seam import RecallBudget, Stimulus
 
 PINNED = "2026-03-01T12:00:00.000000+00:00"
@@ -88,5 +89,9 @@ r7 = recall("t7", Stimulus(cue_text="soup lunch", participants=("person:ada", "p
             budget=RecallBudget(shelf_size=4, stm_fraction=0.5), view="working_set")
 r8 = recall("t8", Stimulus(cue_text="Пул база"), budget=RecallBudget(max_candidates=0))
 r9 = recall("t9", Stimulus(cue_text="pool", as_of=r4.as_of_seq), journal_on=False)
+# The newest-seat guarantee (off by default) through a second system on the same home.
+system = MemorySystem(store=store, journal=journal, clock=lambda: PINNED,
+                      reconstruct_config=ReconstructConfig(newest_seat_guarantee=2))
+r10 = recall("t10", Stimulus(cue_text="pool"), budget=RecallBudget(shelf_size=3, stm_fraction=0.0))
 out["current_seq"] = system.current_seq()
 json.dump(out, sys.stdout, ensure_ascii=False)
