@@ -1148,3 +1148,27 @@ fn the_ablation_arms_are_read_side_and_labelled_on_every_result() {
         );
     });
 }
+
+#[test]
+fn concept_expansion_is_not_built_and_says_so_instead_of_being_ignored() {
+    let opts = || SystemOptions {
+        reconstruct_config: am_system::ReconstructConfig {
+            concept_expansion: true,
+            ..am_system::ReconstructConfig::default()
+        },
+        ..SystemOptions::default()
+    };
+    on_both_with(opts, |s| {
+        form(s);
+        let r = recall(s, "database pool", &RecallBudget::default(), View::Shelf);
+        assert!(
+            r.warnings
+                .iter()
+                .any(|w| w
+                    .starts_with("#FALLBACK: ReconstructConfig.concept_expansion is not built")),
+            "[{}] {:?}",
+            s.name,
+            r.warnings
+        );
+    });
+}

@@ -395,6 +395,13 @@ impl MemorySystem {
         if __on {
             eprintln!("kw+part {:?}", __t.elapsed());
         }
+        if gather && run_channels && config.concept_expansion {
+            warnings.push(
+                "#FALLBACK: ReconstructConfig.concept_expansion is not built in this port; no concept \
+                 admissions were made"
+                    .into(),
+            );
+        }
         channels_run.sort_by_key(|c| shelf::CHANNEL_ORDER.iter().position(|x| x == c));
 
         // Spreading: every pair walks from its own seeds, under one shared edge budget.
