@@ -84,8 +84,17 @@ pub fn decode_blob(b: &[u8]) -> Decoded {
 
 /// Decode a JSON-text vector (`[0.1,0.2,...]`).
 pub fn decode_json(s: &str) -> Decoded {
-    // The common case (a list of numbers) parses straight into f64s; anything
-    // else goes through `Value` to say what it is.
+    // The common case (a flat list of plain JSON numbers) is split and parsed by
+    // the standard library (correctly rounded, as serde_json with
+    // `float_roundtrip` is); anything else takes the serde_json path below.
+    if let Some(values) = parse_number_list(s) {
+        return match am_triples::vector::to_f32_vector(&values) {
+            Ok(v) => Decoded::F32(v),
+            Err(_) => Decoded::F64(values),
+        };
+    }
+    // A list of numbers parses straight into f64s; anything else goes through
+    // `Value` to say what it is.
     if let Ok(values) = serde_json::from_str::<Vec<f64>>(s) {
         if values.is_empty() {
             return Decoded::Malformed("empty embedding list".into());
@@ -118,6 +127,71 @@ pub fn decode_json(s: &str) -> Decoded {
         Ok(v) => Decoded::F32(v),
         Err(_) => Decoded::F64(values),
     }
+}
+
+/// Whether `t` is a JSON number (RFC 8259: `-?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?`).
+fn is_json_number(t: &[u8]) -> bool {
+    let mut i = 0;
+    let digits = |i: &mut usize| {
+        let start = *i;
+        while *i < t.len() && t[*i].is_ascii_digit() {
+            *i += 1;
+        }
+        *i - start
+    };
+    if t.first() == Some(&b'-') {
+        i += 1;
+    }
+    match t.get(i) {
+        Some(b'0') => i += 1,
+        Some(b'1'..=b'9') => {
+            digits(&mut i);
+        }
+        _ => return false,
+    }
+    if t.get(i) == Some(&b'.') {
+        i += 1;
+        if digits(&mut i) == 0 {
+            return false;
+        }
+    }
+    if matches!(t.get(i), Some(b'e' | b'E')) {
+        i += 1;
+        if matches!(t.get(i), Some(b'+' | b'-')) {
+            i += 1;
+        }
+        if digits(&mut i) == 0 {
+            return false;
+        }
+    }
+    i == t.len()
+}
+
+/// The fast path of [`decode_json`]: a non-empty `[n, n, ...]` of JSON numbers
+/// (JSON whitespace allowed) whose values are finite and, for integers, not a
+/// negative zero (serde_json reads `-0` as the integer 0). `None` sends the
+/// text to the general path, which decides exactly as before.
+fn parse_number_list(s: &str) -> Option<Vec<f64>> {
+    let ws = |c: char| matches!(c, ' ' | '\t' | '\n' | '\r');
+    let inner = s.trim_matches(ws).strip_prefix('[')?.strip_suffix(']')?;
+    if inner.trim_matches(ws).is_empty() {
+        return None;
+    }
+    let mut out = Vec::with_capacity(inner.len() / 8 + 1);
+    for tok in inner.split(',') {
+        let tok = tok.trim_matches(ws);
+        let bytes = tok.as_bytes();
+        if !is_json_number(bytes) {
+            return None;
+        }
+        let x: f64 = tok.parse().ok()?;
+        let integer = !bytes.iter().any(|b| matches!(b, b'.' | b'e' | b'E'));
+        if !x.is_finite() || (integer && x == 0.0 && x.is_sign_negative()) {
+            return None;
+        }
+        out.push(x);
+    }
+    Some(out)
 }
 
 impl Decoded {
@@ -192,6 +266,40 @@ mod tests {
         assert_eq!(&b[..4], &1.5f32.to_le_bytes());
         assert_eq!(decode_blob(&b), Decoded::F32(v));
         assert!(matches!(decode_blob(&[1, 2, 3]), Decoded::Malformed(_)));
+    }
+
+    #[test]
+    fn json_fast_path_agrees_with_serde_json() {
+        for text in [
+            "[0.1, -0.2, 3e-5, 1E+2, 0, -0.0, 12345678901234567890, 0.30000000000000004]",
+            " [ 1 ,\n2\t] ",
+            "[-0]",
+            "[1e400, 1]",
+            "[.5]",
+            "[+1]",
+            "[01]",
+            "[1.]",
+            "[NaN]",
+            "[]",
+            "[1,]",
+            "[[1]]",
+        ] {
+            let serde = serde_json::from_str::<Vec<f64>>(text).ok();
+            let fast = parse_number_list(text);
+            if let Some(f) = &fast {
+                let s = serde
+                    .as_ref()
+                    .expect("fast path accepted what serde_json refuses");
+                assert_eq!(
+                    f.iter().map(|x| x.to_bits()).collect::<Vec<_>>(),
+                    s.iter().map(|x| x.to_bits()).collect::<Vec<_>>(),
+                    "{text}"
+                );
+            }
+        }
+        assert!(parse_number_list("[0.1, -0.2]").is_some());
+        assert!(parse_number_list("[-0]").is_none());
+        assert!(parse_number_list("[.5]").is_none());
     }
 
     #[test]

@@ -306,7 +306,7 @@ pub fn upgrade_vectors(
             return Ok(report);
         };
         {
-            let mut update = tx.prepare(&format!(
+            let mut update = tx.prepare_cached(&format!(
                 "UPDATE {table} SET embedding = ?1 WHERE rowid = ?2"
             ))?;
             for (rowid, text) in &rows {
