@@ -158,7 +158,12 @@ fn parse_inner(s: &str) -> Option<OffsetDateTime> {
         }
         _ => return None,
     };
-    Some(PrimitiveDateTime::new(date, time).assume_offset(offset))
+    // Python's datetime holds years 1..=9999 only: an instant whose UTC form falls
+    // outside (e.g. 9999-12-31T23:30:00-01:00) is not a timestamp there either.
+    let utc = PrimitiveDateTime::new(date, time)
+        .assume_offset(offset)
+        .checked_to_offset(UtcOffset::UTC)?;
+    (1..=9999).contains(&utc.year()).then_some(utc)
 }
 
 #[cfg(test)]
@@ -209,6 +214,9 @@ mod tests {
             "2026-01-01T00:00:00.",
             "2026-01-01Tx",
             "2026-01-01T00:00:00+24:00",
+            "9999-12-31T23:30:00-01:00",
+            "0001-01-01T00:30:00+01:00",
+            "0000-06-01T00:00:00",
         ] {
             let err = normalize_timestamp(bad).unwrap_err();
             assert_eq!(err.kind(), crate::ErrorKind::InvalidInput, "{bad}");
