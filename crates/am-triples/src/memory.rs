@@ -37,6 +37,7 @@ struct State {
 /// feed's position (1-based) and the tie order of every query.
 pub struct InMemoryTripleStore {
     embedder: Option<Arc<dyn TextEmbedder>>,
+    vector_column: String,
     state: Mutex<State>,
 }
 
@@ -53,8 +54,22 @@ impl InMemoryTripleStore {
     pub fn new(embedder: Option<Arc<dyn TextEmbedder>>) -> Self {
         InMemoryTripleStore {
             embedder,
+            vector_column: crate::query::DEFAULT_VECTOR_COLUMN.to_owned(),
             state: Mutex::new(State::default()),
         }
+    }
+
+    /// Name the column this store writes its vectors under (default `vector`).
+    ///
+    /// A semantic query ranks the rows that hold a vector in the query's
+    /// `vector_column`: a query naming another column finds no vectors and returns
+    /// nothing, as in AbstractMemory.
+    pub fn with_vector_column(mut self, column: &str) -> Self {
+        let c = crate::assertion::py_strip(column);
+        if !c.is_empty() {
+            self.vector_column = c.to_owned();
+        }
+        self
     }
 
     /// A new store with a creation pin (`source = "creation"`).
@@ -259,7 +274,13 @@ impl TripleStore for InMemoryTripleStore {
             let ranked = vector::rank_by_cosine_fast(
                 &qv,
                 matching.iter().copied(),
-                |r| r.vector.as_deref(),
+                |r| {
+                    if q.vector_column == self.vector_column {
+                        r.vector.as_deref()
+                    } else {
+                        None
+                    }
+                },
                 q.min_score,
                 q.effective_limit(),
             );
@@ -379,5 +400,30 @@ impl TripleStore for InMemoryTripleStore {
 
     fn take_warnings(&self) -> Vec<String> {
         std::mem::take(&mut self.lock().warnings)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_query_naming_another_vector_column_finds_no_vectors() {
+        let store = InMemoryTripleStore::new(None);
+        let mut a = TripleAssertion::new("a", "b", "c");
+        a.assertion_id = Some("x".into());
+        store.add(&[a]).unwrap();
+        store.lock().rows[0].vector = Some(vec![1.0, 0.0]);
+        let mut q = TripleQuery {
+            query_vector: Some(vec![1.0, 0.0]),
+            ..TripleQuery::default()
+        };
+        assert_eq!(store.query(&q).unwrap().len(), 1);
+        q.vector_column = "other".into();
+        assert!(store.query(&q).unwrap().is_empty());
+        let renamed = InMemoryTripleStore::new(None).with_vector_column("other");
+        renamed.add(&[TripleAssertion::new("a", "b", "c")]).unwrap();
+        renamed.lock().rows[0].vector = Some(vec![1.0, 0.0]);
+        assert_eq!(renamed.query(&q).unwrap().len(), 1);
     }
 }
