@@ -62,7 +62,7 @@ pub fn checked_table(table_name: Option<&str>) -> Result<String> {
 pub fn table_exists(conn: &Connection, name: &str) -> Result<bool> {
     Ok(conn
         .query_row(
-            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?1",
+            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?1 COLLATE NOCASE",
             [name],
             |_| Ok(()),
         )
@@ -137,7 +137,7 @@ pub fn refuse_unknown(conn: &Connection, table: &str) -> Result<()> {
 /// home writes nothing and takes no write lock).
 fn schema_complete(conn: &Connection, table: &str) -> Result<bool> {
     let n: i64 = conn.query_row(
-        "SELECT COUNT(*) FROM sqlite_master WHERE name IN (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+        "SELECT COUNT(*) FROM sqlite_master WHERE name COLLATE NOCASE IN (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
         params![
             table,
             format!("{table}_meta"),
