@@ -13,6 +13,7 @@ use crate::trace::{ActiveMemorySnapshot, ReconstructionTrace};
 use crate::valence::ValenceEvent;
 use crate::version::UnderstandingVersion;
 use serde::Serialize;
+use std::collections::HashMap;
 
 /// The default `limit` of `events`, `closures` and `valence_events` (512).
 pub const DEFAULT_EVENT_LIMIT: usize = 512;
@@ -62,6 +63,37 @@ pub trait MemoryJournal: Send + Sync {
     /// # Errors
     /// `InvalidInput` for an invalid anchor.
     fn bindings(&self, filter: &BindingFilter) -> Result<Vec<ScopeBinding>>;
+    /// The per-record binding fold of many records in one call: for each
+    /// distinct id of `record_ids`, exactly what
+    /// `bindings(&BindingFilter { record_id: Some(id), fold: true, until_seq, .. })`
+    /// returns (latest per `(scope, owner_id)` with `seq <= until_seq`, oldest
+    /// first; empty for an unbound id), keyed by the id as given. Bounded by the
+    /// ids asked for: never a read of every binding.
+    ///
+    /// The default loops over [`MemoryJournal::bindings`]; backends with an
+    /// index override it with one batched read.
+    ///
+    /// # Errors
+    /// `InvalidInput` for an invalid anchor; `Storage`.
+    fn fold_bindings_for(
+        &self,
+        record_ids: &[String],
+        until_seq: Option<i64>,
+    ) -> Result<HashMap<String, Vec<ScopeBinding>>> {
+        let mut out: HashMap<String, Vec<ScopeBinding>> = HashMap::new();
+        for id in record_ids {
+            if out.contains_key(id) {
+                continue;
+            }
+            let folded = self.bindings(&BindingFilter {
+                record_id: Some(id.clone()),
+                until_seq,
+                ..BindingFilter::default()
+            })?;
+            out.insert(id.clone(), folded);
+        }
+        Ok(out)
+    }
     /// Append one closure.
     ///
     /// # Errors

@@ -227,6 +227,35 @@ impl MemoryJournal for InMemoryJournal {
         })
     }
 
+    fn fold_bindings_for(
+        &self,
+        record_ids: &[String],
+        until_seq: Option<i64>,
+    ) -> Result<HashMap<String, Vec<ScopeBinding>>> {
+        // One lock for the batch; each id reads only its own index entry.
+        let st = self.lock();
+        check_anchor("until_seq", until_seq, st.seq)?;
+        let mut out: HashMap<String, Vec<ScopeBinding>> = HashMap::new();
+        for id in record_ids {
+            if out.contains_key(id) {
+                continue;
+            }
+            let matches: Vec<ScopeBinding> = st
+                .bindings_by_record
+                .get(id.trim())
+                .map(|idx| {
+                    idx.iter()
+                        .map(|&i| &st.bindings[i])
+                        .filter(|b| until_seq.is_none_or(|hi| b.seq <= hi))
+                        .cloned()
+                        .collect()
+                })
+                .unwrap_or_default();
+            out.insert(id.clone(), fold_bindings(&matches));
+        }
+        Ok(out)
+    }
+
     fn append_closure(&self, closure: &ClosureRecord) -> Result<ClosureRecord> {
         let mut c = closure.normalized()?;
         let mut st = self.lock();

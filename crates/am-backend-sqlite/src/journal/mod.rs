@@ -15,6 +15,7 @@
 //! Python is caught up on open.
 
 mod append;
+mod batch;
 mod read;
 mod rows;
 pub mod schema;
@@ -262,6 +263,14 @@ impl MemoryJournal for SQLiteJournal {
     fn bindings(&self, filter: &BindingFilter) -> Result<Vec<ScopeBinding>> {
         let f = filter.normalized();
         self.read(|c| read::bindings(c, &f))
+    }
+
+    fn fold_bindings_for(
+        &self,
+        record_ids: &[String],
+        until_seq: Option<i64>,
+    ) -> Result<std::collections::HashMap<String, Vec<ScopeBinding>>> {
+        self.read(|c| batch::fold_bindings_for(c, record_ids, until_seq))
     }
 
     fn append_closure(&self, closure: &ClosureRecord) -> Result<ClosureRecord> {

@@ -191,6 +191,7 @@ pub fn run_exact(
                 }
                 Err(e) => return Err(e.into()),
             };
+            folds.prime(&rows)?;
             let mut kept = 0;
             for a in rows {
                 if kept >= limit {
@@ -382,6 +383,7 @@ pub fn run_vector(
                 return Ok(ChannelOutput::default());
             }
         };
+        folds.prime(&rows)?;
         let mut kept = 0;
         for a in rows {
             if kept >= limit {

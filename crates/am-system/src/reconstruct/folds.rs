@@ -142,6 +142,36 @@ impl<'a> Folds<'a> {
         Ok(b)
     }
 
+    /// Prime the binding cache for rows about to pass [`Folds::excluded`]:
+    /// one batched journal read (`fold_bindings_for`) of the assertion ids and
+    /// subjects not yet cached, bounded by the rows given.
+    ///
+    /// # Errors
+    /// The journal's failure.
+    pub fn prime<'r>(&self, rows: impl IntoIterator<Item = &'r TripleAssertion>) -> Result<()> {
+        let mut wanted: Vec<String> = Vec::new();
+        {
+            let cache = self.bindings.borrow();
+            let mut seen: HashSet<&str> = HashSet::new();
+            for a in rows {
+                let Some(rid) = a.assertion_id.as_deref() else {
+                    continue;
+                };
+                for id in [rid, a.subject.as_str()] {
+                    if !cache.contains_key(id) && seen.insert(id) {
+                        wanted.push(id.to_owned());
+                    }
+                }
+            }
+        }
+        if wanted.is_empty() {
+            return Ok(());
+        }
+        let folded = self.journal.fold_bindings_for(&wanted, Some(self.as_of))?;
+        self.bindings.borrow_mut().extend(folded);
+        Ok(())
+    }
+
     /// Whether ranked retrieval leaves `a` out: a closure at or before the
     /// anchor, a latest `hidden` binding (on its id or its subject) in a
     /// searched pair it lives in, or (anchored reads) formation after the anchor.
@@ -221,6 +251,7 @@ impl<'a> Folds<'a> {
             limit: 0,
             ..TripleQuery::default()
         })?;
+        self.prime(&rows)?;
         let mut cache = self.rows.borrow_mut();
         for id in wanted {
             cache.insert(id, None);

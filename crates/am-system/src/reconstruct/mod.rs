@@ -75,6 +75,7 @@ fn apply_channel(
     out: &ChannelOutput,
     folds: &Folds<'_>,
 ) -> Result<()> {
+    folds.prime(out.found.values())?;
     for r in &out.results {
         let assertion = match out.found.get(&r.record_id) {
             Some(a) => a.clone(),
@@ -307,8 +308,10 @@ impl MemorySystem {
                     limit: (cap + headroom) as i64,
                     ..TripleQuery::default()
                 };
+                let rows = store.query(&q)?;
+                folds.prime(&rows)?;
                 let mut kept = 0;
-                for a in store.query(&q)? {
+                for a in rows {
                     if kept >= cap {
                         break;
                     }
@@ -453,6 +456,7 @@ impl MemorySystem {
                             .into_values()
                             .collect();
                     fetched.sort_by(|a, b| a.assertion_id.cmp(&b.assertion_id));
+                    folds.prime(&fetched)?;
                     for a in fetched {
                         add_candidate(&mut universe, &a, &folds)?;
                     }

@@ -89,22 +89,26 @@ fn neighbors(
     let source_id = source.assertion_id.as_deref().unwrap_or("");
     let per_query = fan_out_cap.max(1) + 1 + headroom;
     let mut found: HashMap<String, TripleAssertion> = HashMap::new();
+    let mut fetched: Vec<TripleAssertion> = Vec::new();
     for term in expansion_terms(source) {
         let mut by_subject = pair_query(scope, owner, per_query);
         by_subject.subject = Some(term.clone());
         let mut by_object = pair_query(scope, owner, per_query);
         by_object.object = Some(term);
         for q in [by_subject, by_object] {
-            for a in store.query(&q)? {
-                let Some(aid) = a.assertion_id.clone().filter(|s| !s.is_empty()) else {
-                    continue;
-                };
-                if aid == source_id || found.contains_key(&aid) || folds.excluded(&a)? {
-                    continue;
-                }
-                found.insert(aid, a);
-            }
+            fetched.extend(store.query(&q)?);
         }
+    }
+    // One batched binding read for every row the term queries returned.
+    folds.prime(&fetched)?;
+    for a in fetched {
+        let Some(aid) = a.assertion_id.clone().filter(|s| !s.is_empty()) else {
+            continue;
+        };
+        if aid == source_id || found.contains_key(&aid) || folds.excluded(&a)? {
+            continue;
+        }
+        found.insert(aid, a);
     }
     let mut ordered: Vec<TripleAssertion> = found.into_values().collect();
     ordered.sort_by(|a, b| {

@@ -1,0 +1,93 @@
+//! `SQLiteJournal::fold_bindings_for` (the batched per-record binding fold on
+//! `idx_memj_bindings_fold`) answers, for every id asked, exactly what the
+//! per-record `bindings(record_id, fold = true, until_seq)` answers, across
+//! id chunks, anchors, superseded states, unbound and padded ids.
+
+use am_backend_sqlite::SqliteHome;
+use am_backend_sqlite::journal::SQLiteJournal;
+use am_journal::{BindingFilter, MemoryEvent, MemoryJournal, ScopeBinding};
+use am_triples::ErrorKind;
+
+fn open() -> (tempfile::TempDir, SQLiteJournal) {
+    let dir = tempfile::tempdir().unwrap();
+    let home = SqliteHome::open(dir.path().join("home.sqlite3")).unwrap();
+    let j = SQLiteJournal::open(&home).unwrap();
+    (dir, j)
+}
+
+fn bind(j: &SQLiteJournal, rid: &str, scope: &str, owner: &str, search: &str, prompt: &str) {
+    let mut x = ScopeBinding::new(rid, scope, owner, search);
+    x.prompt_state = prompt.into();
+    j.append_binding(&x).unwrap();
+}
+
+fn per_record(j: &SQLiteJournal, id: &str, until: Option<i64>) -> Vec<ScopeBinding> {
+    j.bindings(&BindingFilter {
+        record_id: Some(id.to_owned()),
+        until_seq: until,
+        ..BindingFilter::default()
+    })
+    .unwrap()
+}
+
+#[test]
+fn fold_bindings_for_equals_the_per_record_fold_at_every_anchor() {
+    let (_dir, j) = open();
+    bind(&j, "r1", "session", "s1", "indexed", "inactive");
+    bind(&j, "r1", "session", "s2", "indexed", "active");
+    bind(&j, "r2", "session", "s1", "indexed", "active");
+    j.append_events(&[MemoryEvent::on_record("selected", "r1", "session", "s1")])
+        .unwrap();
+    bind(&j, "r1", "session", "s1", "hidden", "inactive");
+    bind(&j, "r3", "global", "", "indexed", "active");
+    bind(&j, "r2", "session", "s1", "indexed", "inactive");
+    bind(&j, "r1", "session", "s2", "indexed", "inactive");
+    let ids: Vec<String> = ["r1", "r2", "r3", "unbound", "r1", " r2 "]
+        .iter()
+        .map(|s| (*s).to_owned())
+        .collect();
+    let hw = j.current_seq().unwrap();
+    for until in (0..=hw).map(Some).chain([None]) {
+        let batch = j.fold_bindings_for(&ids, until).unwrap();
+        assert_eq!(batch.len(), 5, "one entry per distinct id as given");
+        for id in &ids {
+            assert_eq!(batch[id], per_record(&j, id, until), "{id:?} at {until:?}");
+        }
+    }
+    let latest = j.fold_bindings_for(&ids, None).unwrap();
+    assert!(latest["unbound"].is_empty());
+    assert_eq!(latest["r1"].len(), 2);
+    assert_eq!(latest["r1"][0].search_state, "hidden");
+    assert_eq!(latest[" r2 "], latest["r2"], "ids are matched trimmed");
+}
+
+#[test]
+fn fold_bindings_for_more_ids_than_one_statement_holds_answers_every_id() {
+    let (_dir, j) = open();
+    for i in 0..700 {
+        let state = if i % 3 == 0 { "hidden" } else { "indexed" };
+        bind(&j, &format!("r{i}"), "session", "s1", "indexed", "active");
+        bind(&j, &format!("r{i}"), "session", "s1", state, "inactive");
+    }
+    let ids: Vec<String> = (0..720).map(|i| format!("r{i}")).collect();
+    let batch = j.fold_bindings_for(&ids, None).unwrap();
+    assert_eq!(batch.len(), 720);
+    for id in &ids {
+        assert_eq!(batch[id], per_record(&j, id, None), "{id}");
+    }
+    assert_eq!(batch["r699"].len(), 1);
+    assert!(batch["r719"].is_empty());
+}
+
+#[test]
+fn fold_bindings_for_an_anchor_beyond_the_high_water_mark_is_invalid_input() {
+    let (_dir, j) = open();
+    bind(&j, "r1", "session", "s1", "indexed", "active");
+    let hw = j.current_seq().unwrap();
+    let err = j
+        .fold_bindings_for(&["r1".to_owned()], Some(hw + 1))
+        .unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::InvalidInput, "{err}");
+    assert!(err.to_string().contains(&hw.to_string()), "{err}");
+    assert_eq!(j.current_seq().unwrap(), hw, "nothing written");
+}
