@@ -147,28 +147,33 @@ fn find<T>(
     }
 }
 
-/// Append validated events.
+/// Append validated events. New events are inserted in multi-row statements
+/// ([`rows::insert_events`]), flushed before each supplied-id dedup so the dedup
+/// sees every event appended before it.
 pub(crate) fn events(conn: &Connection, items: Vec<MemoryEvent>) -> Result<Vec<MemoryEvent>> {
     let mut cursor = SeqCursor::begin(conn)?;
-    let mut out = Vec::with_capacity(items.len());
-    let mut insert = conn.prepare_cached(rows::EVENT_INSERT).map_err(storage)?;
+    let mut out: Vec<MemoryEvent> = Vec::with_capacity(items.len());
+    // `out[unwritten..]` are new events not inserted yet.
+    let mut unwritten = 0;
     for mut e in items {
         let supplied = e.event_id.trim();
-        if !supplied.is_empty()
-            && let Some(orig) = find(
+        if !supplied.is_empty() {
+            rows::insert_events(conn, &out[unwritten..])?;
+            unwritten = out.len();
+            if let Some(orig) = find(
                 conn,
                 "SELECT * FROM memj_events WHERE event_id = ?1",
                 supplied,
                 rows::row_to_event,
-            )?
-        {
-            out.push(orig);
-            continue;
+            )? {
+                out.push(orig);
+                unwritten = out.len();
+                continue;
+            }
         }
         fill_id(&mut e.event_id);
         fill_observed_at(&mut e.observed_at);
         e.seq = cursor.take();
-        rows::insert_event(&mut insert, &e)?;
         if e.kind == "selected"
             && let Some(rid) = e.record_id.as_deref()
         {
@@ -186,6 +191,7 @@ pub(crate) fn events(conn: &Connection, items: Vec<MemoryEvent>) -> Result<Vec<M
         }
         out.push(e);
     }
+    rows::insert_events(conn, &out[unwritten..])?;
     cursor.finish(conn)?;
     Ok(out)
 }

@@ -9,7 +9,8 @@ use am_journal::{
     UnderstandingVersion, ValenceEvent,
 };
 use am_triples::JsonMap;
-use rusqlite::Row;
+use rusqlite::types::Value as SqlValue;
+use rusqlite::{Connection, Row};
 use serde_json::Value;
 
 /// Map a SQLite error into the journal's `Storage` error.
@@ -35,36 +36,67 @@ pub(crate) fn pair_json(a: &str, b: &str) -> Result<String> {
     json_dump(&[a, b])
 }
 
-pub(crate) const EVENT_INSERT: &str = "INSERT INTO memj_events (seq, event_id, kind, scope, owner_id, record_id, pair_ids_json, weight, ttl_activity, matched, query_fingerprint, trace_id, observed_at, actor, reason, provenance_json) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)";
+const EVENT_COLUMNS: &str = "INSERT INTO memj_events (seq, event_id, kind, scope, owner_id, record_id, pair_ids_json, weight, ttl_activity, matched, query_fingerprint, trace_id, observed_at, actor, reason, provenance_json) VALUES ";
 
-/// Insert one enriched event.
-pub(crate) fn insert_event(
-    stmt: &mut rusqlite::CachedStatement<'_>,
-    e: &MemoryEvent,
-) -> Result<()> {
+/// Rows per multi-row event insert (16 columns each, far below SQLite's
+/// bound-parameter limit).
+const EVENT_ROWS_PER_STATEMENT: usize = 64;
+
+/// The multi-row insert of `n` events.
+fn event_insert_sql(n: usize) -> String {
+    let row = format!("({})", vec!["?"; 16].join(", "));
+    format!("{EVENT_COLUMNS}{}", vec![row.as_str(); n].join(", "))
+}
+
+/// The 16 column values of one enriched event, in the insert's order.
+fn event_values(e: &MemoryEvent) -> Result<[SqlValue; 16]> {
     let pair = match &e.pair_ids {
         Some((a, b)) => Some(pair_json(a, b)?),
         None => None,
     };
-    stmt.execute(rusqlite::params![
-        e.seq,
-        e.event_id,
-        e.kind,
-        e.scope,
-        e.owner_id,
-        e.record_id,
-        pair,
-        e.weight,
-        e.ttl_activity,
-        i64::from(e.matched),
-        e.query_fingerprint,
-        e.trace_id,
-        e.observed_at,
-        e.actor,
-        e.reason,
-        json_dump(&e.provenance)?,
+    Ok([
+        e.seq.into(),
+        e.event_id.clone().into(),
+        e.kind.clone().into(),
+        e.scope.clone().into(),
+        e.owner_id.clone().into(),
+        e.record_id.clone().into(),
+        pair.into(),
+        e.weight.into(),
+        e.ttl_activity.into(),
+        i64::from(e.matched).into(),
+        e.query_fingerprint.clone().into(),
+        e.trace_id.clone().into(),
+        e.observed_at.clone().into(),
+        e.actor.clone().into(),
+        e.reason.clone().into(),
+        json_dump(&e.provenance)?.into(),
     ])
-    .map_err(storage)?;
+}
+
+/// Insert enriched events, in order, with as few statement executions as
+/// possible: chunks of 64 rows, then 32, 16, ... 1 for the rest (six cached
+/// statement shapes). Each execution of an insert into `memj_events` builds the
+/// constant list of `idx_memj_events_scoring`'s `kind IN (...)` predicate
+/// afresh, so one execution per row would pay for it per row.
+pub(crate) fn insert_events(conn: &Connection, events: &[MemoryEvent]) -> Result<()> {
+    let mut rest = events;
+    while !rest.is_empty() {
+        let n = if rest.len() >= EVENT_ROWS_PER_STATEMENT {
+            EVENT_ROWS_PER_STATEMENT
+        } else {
+            1 << rest.len().ilog2()
+        };
+        let (chunk, tail) = rest.split_at(n);
+        let mut values = Vec::with_capacity(16 * n);
+        for e in chunk {
+            values.extend(event_values(e)?);
+        }
+        conn.prepare_cached(&event_insert_sql(n))
+            .and_then(|mut stmt| stmt.execute(rusqlite::params_from_iter(values.iter())))
+            .map_err(storage)?;
+        rest = tail;
+    }
     Ok(())
 }
 
