@@ -206,51 +206,67 @@ impl Decoded {
     }
 }
 
-fn parse_object(s: Option<String>) -> JsonMap {
-    if s.as_deref().is_none_or(|v| v == "{}") {
-        return JsonMap::new();
-    }
-    match s.as_deref().map(serde_json::from_str::<Value>) {
-        Some(Ok(Value::Object(m))) => m,
-        _ => JsonMap::new(),
+/// A TEXT (or NULL) cell borrowed without copying. Any other storage class,
+/// or text that is not UTF-8, is read through `get::<Option<String>>`, which
+/// refuses it with rusqlite's error exactly as before.
+fn text_ref<'r>(r: &'r Row<'_>, i: usize) -> rusqlite::Result<Option<&'r str>> {
+    match r.get_ref(i)? {
+        ValueRef::Null => Ok(None),
+        ValueRef::Text(t) => match std::str::from_utf8(t) {
+            Ok(s) => Ok(Some(s)),
+            Err(_) => r.get::<_, Option<String>>(i).map(|_| None),
+        },
+        _ => r.get::<_, Option<String>>(i).map(|_| None),
     }
 }
 
-fn blank_none(s: Option<String>) -> Option<String> {
-    s.map(|v| am_triples::assertion::py_strip(&v).to_owned())
+fn parse_object(s: Option<&str>) -> JsonMap {
+    match s {
+        None | Some("{}") => JsonMap::new(),
+        Some(v) => match serde_json::from_str::<Value>(v) {
+            Ok(Value::Object(m)) => m,
+            _ => JsonMap::new(),
+        },
+    }
+}
+
+fn blank_none(s: Option<&str>) -> Option<String> {
+    s.map(am_triples::assertion::py_strip)
         .filter(|v| !v.is_empty())
+        .map(str::to_owned)
 }
 
 /// Map a row selected with [`ASSERTION_COLUMNS`] to `(rowid, assertion)`, as
 /// AbstractMemory's `_row_to_assertion` reads it (blank owner → `None`, blank
-/// scope → `run`, malformed JSON → `{}`).
+/// scope → `run`, malformed JSON → `{}`). Text cells are borrowed and copied
+/// once.
 ///
 /// # Errors
 /// A rusqlite error when a column has an unexpected type.
 pub fn row_to_assertion(r: &Row<'_>) -> rusqlite::Result<(i64, TripleAssertion)> {
     let text = |i: usize| -> rusqlite::Result<String> {
-        Ok(r.get::<_, Option<String>>(i)?.unwrap_or_default())
+        Ok(text_ref(r, i)?.unwrap_or_default().to_owned())
     };
-    let scope = text(5)?;
+    let scope = text_ref(r, 5)?.unwrap_or_default();
     Ok((
         r.get(0)?,
         TripleAssertion {
-            assertion_id: blank_none(r.get(1)?),
+            assertion_id: blank_none(text_ref(r, 1)?),
             subject: text(2)?,
             predicate: text(3)?,
             object: text(4)?,
             scope: if scope.is_empty() {
                 "run".into()
             } else {
-                scope
+                scope.to_owned()
             },
-            owner_id: blank_none(r.get(6)?),
+            owner_id: blank_none(text_ref(r, 6)?),
             observed_at: text(7)?,
-            valid_from: blank_none(r.get(8)?),
-            valid_until: blank_none(r.get(9)?),
+            valid_from: blank_none(text_ref(r, 8)?),
+            valid_until: blank_none(text_ref(r, 9)?),
             confidence: r.get(10)?,
-            provenance: parse_object(r.get(11)?),
-            attributes: parse_object(r.get(12)?),
+            provenance: parse_object(text_ref(r, 11)?),
+            attributes: parse_object(text_ref(r, 12)?),
         },
     ))
 }
