@@ -16,6 +16,27 @@ pub fn now_utc() -> String {
 /// Render an instant in the canonical form `2026-01-01T00:00:00.000000+00:00`.
 pub fn format_utc(t: OffsetDateTime) -> String {
     let t = t.to_offset(UtcOffset::UTC);
+    if let Ok(year) = u32::try_from(t.year())
+        && year <= 9999
+    {
+        // Written digit by digit (the same text as the format! below, without
+        // the formatter's per-field padding machinery; stores format per row).
+        let mut b = *b"0000-00-00T00:00:00.000000+00:00";
+        let mut put = |at: usize, width: usize, mut v: u32| {
+            for i in (at..at + width).rev() {
+                b[i] = b'0' + u8::try_from(v % 10).unwrap_or(0);
+                v /= 10;
+            }
+        };
+        put(0, 4, year);
+        put(5, 2, u32::from(u8::from(t.month())));
+        put(8, 2, u32::from(t.day()));
+        put(11, 2, u32::from(t.hour()));
+        put(14, 2, u32::from(t.minute()));
+        put(17, 2, u32::from(t.second()));
+        put(20, 6, t.microsecond());
+        return String::from_utf8_lossy(&b).into_owned();
+    }
     format!(
         "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:06}+00:00",
         t.year(),
@@ -228,5 +249,25 @@ mod tests {
         let a = normalize_timestamp("2026-01-01T01:00:00+02:00").unwrap();
         let b = normalize_timestamp("2026-01-01T00:00:00Z").unwrap();
         assert!(a < b, "{a} should sort before {b}");
+    }
+
+    #[test]
+    fn the_canonical_form_is_zero_padded_to_microseconds() {
+        for (text, want) in [
+            (
+                "0001-02-03T04:05:06.000007Z",
+                "0001-02-03T04:05:06.000007+00:00",
+            ),
+            (
+                "9999-12-31T23:59:59.999999+00:00",
+                "9999-12-31T23:59:59.999999+00:00",
+            ),
+            (
+                "2026-05-01 00:00:00.5-01:30",
+                "2026-05-01T01:30:00.500000+00:00",
+            ),
+        ] {
+            assert_eq!(normalize_timestamp(text).unwrap(), want);
+        }
     }
 }
