@@ -430,10 +430,16 @@ impl MemorySystem {
                 if seeds.is_empty() {
                     continue;
                 }
+                // The seeds' rows were read from this pair's store this call.
+                let known: HashMap<&str, &TripleAssertion> = seeds
+                    .keys()
+                    .filter_map(|rid| universe.get(rid).map(|c| (rid.as_str(), &c.assertion)))
+                    .collect();
                 let walk = spreading::spread_activation(
                     store,
                     &folds,
                     &seeds,
+                    &known,
                     scope,
                     owner,
                     &SpreadParams {

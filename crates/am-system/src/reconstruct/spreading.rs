@@ -76,6 +76,11 @@ pub fn fetch_by_ids(
         .collect())
 }
 
+/// The term queries one walk has already run: `(by_object, term)` → the rows
+/// the store returned (the per-query limit is fixed for the walk), so a term
+/// shared by several sources is read once.
+type TermCache = HashMap<(bool, String), Vec<TripleAssertion>>;
+
 #[allow(clippy::too_many_arguments)] // The walk's read context, passed once.
 fn neighbors(
     store: &dyn TripleStore,
@@ -85,18 +90,28 @@ fn neighbors(
     owner: &str,
     fan_out_cap: usize,
     headroom: usize,
+    cache: &mut TermCache,
 ) -> Result<Vec<TripleAssertion>> {
     let source_id = source.assertion_id.as_deref().unwrap_or("");
     let per_query = fan_out_cap.max(1) + 1 + headroom;
     let mut found: HashMap<String, TripleAssertion> = HashMap::new();
     let mut fetched: Vec<TripleAssertion> = Vec::new();
     for term in expansion_terms(source) {
-        let mut by_subject = pair_query(scope, owner, per_query);
-        by_subject.subject = Some(term.clone());
-        let mut by_object = pair_query(scope, owner, per_query);
-        by_object.object = Some(term);
-        for q in [by_subject, by_object] {
-            fetched.extend(store.query(&q)?);
+        for by_object in [false, true] {
+            let key = (by_object, term.clone());
+            if let Some(rows) = cache.get(&key) {
+                fetched.extend(rows.iter().cloned());
+                continue;
+            }
+            let mut q = pair_query(scope, owner, per_query);
+            if by_object {
+                q.object = Some(term.clone());
+            } else {
+                q.subject = Some(term.clone());
+            }
+            let rows = store.query(&q)?;
+            fetched.extend(rows.iter().cloned());
+            cache.insert(key, rows);
         }
     }
     // One batched binding read for every row the term queries returned.
@@ -135,6 +150,8 @@ pub struct Spread {
 }
 
 /// Spread from `seeds` (record → fused score) within one `(scope, owner)` pair.
+/// `known` holds rows already read from the store in this pair this call (the
+/// candidate universe); seeds not in it are fetched by id.
 ///
 /// # Errors
 /// The store's or journal's failure.
@@ -143,6 +160,7 @@ pub fn spread_activation(
     store: &dyn TripleStore,
     folds: &Folds<'_>,
     seeds: &BTreeMap<String, f64>,
+    known: &HashMap<&str, &TripleAssertion>,
     scope: &str,
     owner: &str,
     params: &SpreadParams,
@@ -161,8 +179,18 @@ pub fn spread_activation(
     if clean.is_empty() {
         return Ok(out);
     }
-    let ids: Vec<String> = clean.keys().cloned().collect();
-    let seed_rows = fetch_by_ids(store, &ids, scope, owner)?;
+    let mut seed_rows: HashMap<String, TripleAssertion> = HashMap::new();
+    let mut missing: Vec<String> = Vec::new();
+    for rid in clean.keys() {
+        match known.get(rid.as_str()) {
+            Some(a) => {
+                seed_rows.insert(rid.clone(), (*a).clone());
+            }
+            None => missing.push(rid.clone()),
+        }
+    }
+    seed_rows.extend(fetch_by_ids(store, &missing, scope, owner)?);
+    let mut term_cache = TermCache::new();
     let mut partners: HashMap<&str, Vec<(&str, f64)>> = HashMap::new();
     for ((a, b), v) in trails {
         if *v <= 0.0 {
@@ -205,6 +233,7 @@ pub fn spread_activation(
                 owner,
                 params.fan_out_cap,
                 headroom,
+                &mut term_cache,
             )? {
                 let target = n.assertion_id.clone().unwrap_or_default();
                 if target.is_empty() {
