@@ -95,60 +95,120 @@ fn digits(s: &[u8], n: usize) -> Option<u32> {
     )
 }
 
-fn parse_inner(s: &str) -> Option<OffsetDateTime> {
-    let b = s.as_bytes();
-    let year = digits(b, 4)?;
-    if b.get(4) != Some(&b'-') || b.get(7) != Some(&b'-') {
-        return None;
+/// The date part: `YYYY-MM-DD`, `YYYYMMDD`, or an ISO week date (`YYYY-Www[-D]`,
+/// `YYYYWww[D]`; day 1 when absent), as Python's `fromisoformat` reads them.
+fn parse_date(b: &[u8]) -> Option<(Date, &[u8])> {
+    let year = i32::try_from(digits(b, 4)?).ok()?;
+    let extended = b.get(4) == Some(&b'-');
+    let at = if extended { 5 } else { 4 };
+    if matches!(b.get(at), Some(b'W')) {
+        let week = u8::try_from(digits(&b[at + 1..], 2)?).ok()?;
+        let mut used = at + 3;
+        let mut day = 1u8;
+        let day_at = if extended { used + 1 } else { used };
+        let has_day = if extended {
+            b.get(used) == Some(&b'-')
+        } else {
+            b.get(used).is_some_and(u8::is_ascii_digit)
+        };
+        if has_day {
+            day = u8::try_from(digits(&b[day_at..], 1)?).ok()?;
+            used = day_at + 1;
+        }
+        let weekday = match day {
+            1 => time::Weekday::Monday,
+            2 => time::Weekday::Tuesday,
+            3 => time::Weekday::Wednesday,
+            4 => time::Weekday::Thursday,
+            5 => time::Weekday::Friday,
+            6 => time::Weekday::Saturday,
+            7 => time::Weekday::Sunday,
+            _ => return None,
+        };
+        let date = Date::from_iso_week_date(year, week, weekday).ok()?;
+        return Some((date, &b[used..]));
     }
-    let month = digits(&b[5..], 2)?;
-    let day = digits(&b[8..], 2)?;
+    let (month, day, used) = if extended {
+        if b.get(7) != Some(&b'-') {
+            return None;
+        }
+        (digits(&b[5..], 2)?, digits(&b[8..], 2)?, 10)
+    } else {
+        (digits(&b[4..], 2)?, digits(&b[6..], 2)?, 8)
+    };
     let date = Date::from_calendar_date(
-        i32::try_from(year).ok()?,
+        year,
         Month::try_from(u8::try_from(month).ok()?).ok()?,
         u8::try_from(day).ok()?,
     )
     .ok()?;
-    let mut rest = &b[10..];
+    Some((date, &b[used..]))
+}
+
+/// The time part after the separator: `HH`, `HH:MM`, `HHMM`, `HH:MM:SS`,
+/// `HHMMSS`, with an optional `.`/`,` fraction after the seconds (truncated to
+/// microseconds).
+fn parse_time(b: &[u8]) -> Option<(Time, &[u8])> {
+    let hour = digits(b, 2)?;
+    let mut rest = &b[2..];
+    let (mut minute, mut second, mut micro) = (0, 0, 0);
+    let extended = rest.first() == Some(&b':');
+    let field = |r: &[u8]| -> Option<u32> {
+        if extended {
+            if r.first() != Some(&b':') {
+                return None;
+            }
+            digits(&r[1..], 2)
+        } else {
+            digits(r, 2)
+        }
+    };
+    let width = if extended { 3 } else { 2 };
+    let starts_field = |r: &[u8]| {
+        if extended {
+            r.first() == Some(&b':')
+        } else {
+            r.first().is_some_and(u8::is_ascii_digit)
+        }
+    };
+    if starts_field(rest) {
+        minute = field(rest)?;
+        rest = &rest[width..];
+        if starts_field(rest) {
+            second = field(rest)?;
+            rest = &rest[width..];
+            if matches!(rest.first(), Some(b'.') | Some(b',')) {
+                let n = rest[1..].iter().take_while(|c| c.is_ascii_digit()).count();
+                if n == 0 {
+                    return None;
+                }
+                let mut padded: Vec<u8> = rest[1..1 + n.min(6)].to_vec();
+                padded.resize(6, b'0');
+                micro = digits(&padded, 6)?;
+                rest = &rest[1 + n..];
+            }
+        }
+    }
+    let time = Time::from_hms_micro(
+        u8::try_from(hour).ok()?,
+        u8::try_from(minute).ok()?,
+        u8::try_from(second).ok()?,
+        micro,
+    )
+    .ok()?;
+    Some((time, rest))
+}
+
+fn parse_inner(s: &str) -> Option<OffsetDateTime> {
+    let (date, mut rest) = parse_date(s.as_bytes())?;
     let mut time = Time::MIDNIGHT;
     if let Some(&sep) = rest.first() {
         if sep != b'T' && sep != b't' && sep != b' ' {
             return None;
         }
-        rest = &rest[1..];
-        let hour = digits(rest, 2)?;
-        if rest.get(2) != Some(&b':') {
-            return None;
-        }
-        let minute = digits(&rest[3..], 2)?;
-        rest = &rest[5..];
-        let mut second = 0;
-        let mut micro = 0;
-        if rest.first() == Some(&b':') {
-            second = digits(&rest[1..], 2)?;
-            rest = &rest[3..];
-            if matches!(rest.first(), Some(b'.') | Some(b',')) {
-                let frac: Vec<u8> = rest[1..]
-                    .iter()
-                    .take_while(|c| c.is_ascii_digit())
-                    .copied()
-                    .collect();
-                if frac.is_empty() {
-                    return None;
-                }
-                let mut padded = frac.clone();
-                padded.resize(6, b'0');
-                micro = digits(&padded[..6], 6)?;
-                rest = &rest[1 + frac.len()..];
-            }
-        }
-        time = Time::from_hms_micro(
-            u8::try_from(hour).ok()?,
-            u8::try_from(minute).ok()?,
-            u8::try_from(second).ok()?,
-            micro,
-        )
-        .ok()?;
+        let (t, r) = parse_time(&rest[1..])?;
+        time = t;
+        rest = r;
     }
     let offset = match rest {
         [] | [b'Z'] | [b'z'] => UtcOffset::UTC,
@@ -224,6 +284,22 @@ mod tests {
     }
 
     #[test]
+    fn basic_week_and_hour_only_forms_parse_as_python_reads_them() {
+        for (input, expected) in [
+            ("20260101T000000Z", "2026-01-01T00:00:00.000000+00:00"),
+            ("20260102", "2026-01-02T00:00:00.000000+00:00"),
+            ("2026-01-01T05", "2026-01-01T05:00:00.000000+00:00"),
+            ("2026-01-01T0530+0100", "2026-01-01T04:30:00.000000+00:00"),
+            ("2026-W01-1", "2025-12-29T00:00:00.000000+00:00"),
+            ("2026W013", "2025-12-31T00:00:00.000000+00:00"),
+            ("2026-W01", "2025-12-29T00:00:00.000000+00:00"),
+            ("2026-01-01T00:00:00,5Z", "2026-01-01T00:00:00.500000+00:00"),
+        ] {
+            assert_eq!(normalize_timestamp(input).unwrap(), expected, "{input}");
+        }
+    }
+
+    #[test]
     fn garbage_is_invalid_input() {
         for bad in [
             "",
@@ -238,6 +314,12 @@ mod tests {
             "9999-12-31T23:30:00-01:00",
             "0001-01-01T00:30:00+01:00",
             "0000-06-01T00:00:00",
+            "2026-W54-1",
+            "2026-W01-8",
+            "2026-01-01T00:0",
+            "2026-01-01T0000:00",
+            "202601",
+            "2026-0101",
         ] {
             let err = normalize_timestamp(bad).unwrap_err();
             assert_eq!(err.kind(), crate::ErrorKind::InvalidInput, "{bad}");
