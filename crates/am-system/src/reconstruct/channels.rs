@@ -12,12 +12,12 @@ use super::folds::Folds;
 use crate::config::RecallBudget;
 use crate::error::Result;
 use crate::seam::Stimulus;
-use am_triples::text::{RECALL_MIN_TOKEN_LEN, canonical_text, tokenize};
+use am_triples::text::{RECALL_MIN_TOKEN_LEN, canonical_text, fold_text, tokenize};
 use am_triples::{
     EmbeddingPin, ErrorKind, JsonMap, TextEmbedder, TripleAssertion, TripleQuery, TripleStore,
 };
 use serde_json::Value;
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 /// Over-fetch headroom cap: how many extra rows a bounded fetch may request so
 /// excluded rows cannot shadow eligible ones.
@@ -500,6 +500,17 @@ pub fn run_participants(
     out
 }
 
+/// `fold_text` (case fold, NFKD, combining marks dropped) with the ASCII
+/// shortcut: ASCII text is NFKD-stable with no combining marks and case-folds
+/// to its lowercase, so the result is identical without the Unicode passes.
+fn fold_for_tokens(text: &str) -> String {
+    if text.is_ascii() {
+        text.to_ascii_lowercase()
+    } else {
+        fold_text(text)
+    }
+}
+
 /// The keyword channel: the cue's tokens (length ≥ 4, casefolded,
 /// accent-folded) scanned over every universe member's canonical text, score
 /// `matched / total`. With `discovery` rows the store's keyword index found
@@ -544,10 +555,17 @@ pub fn run_keyword(
     }
     let total = tokens.len();
     for (rid, a) in &scan {
-        let cand: BTreeSet<String> = tokenize(&canonical_text(a), RECALL_MIN_TOKEN_LEN)
-            .into_iter()
+        let folded = fold_for_tokens(&canonical_text(a));
+        // Every cue token is at least RECALL_MIN_TOKEN_LEN long, so a cue token
+        // equal to one of the candidate's runs is one of its tokens.
+        let cand: HashSet<&str> = folded
+            .split(|c: char| !(c.is_ascii_lowercase() || c.is_ascii_digit()))
+            .filter(|r| !r.is_empty())
             .collect();
-        let matched: Vec<&String> = tokens.iter().filter(|t| cand.contains(*t)).collect();
+        let matched: Vec<&String> = tokens
+            .iter()
+            .filter(|t| cand.contains(t.as_str()))
+            .collect();
         if matched.is_empty() {
             continue;
         }
@@ -573,4 +591,23 @@ pub fn run_keyword(
         .collect();
     out.ran = true;
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_ascii_token_fold_shortcut_equals_fold_text() {
+        let every_ascii: String = (0u8..128).map(char::from).collect();
+        for text in [
+            every_ascii.as_str(),
+            "Database POOL outage at 03:00 — restart",
+            "ex:memory-0123ABCdef\tDeploy_Latency (Queue) ½",
+            "Ünïcödé Straße ﬁle",
+            "",
+        ] {
+            assert_eq!(fold_for_tokens(text), fold_text(text), "{text:?}");
+        }
+    }
 }
