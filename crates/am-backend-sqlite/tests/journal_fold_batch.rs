@@ -39,7 +39,12 @@ fn fold_bindings_for_equals_the_per_record_fold_at_every_anchor() {
     j.append_events(&[MemoryEvent::on_record("selected", "r1", "session", "s1")])
         .unwrap();
     bind(&j, "r1", "session", "s1", "hidden", "inactive");
-    bind(&j, "r3", "global", "", "indexed", "active");
+    let mut with_detail = ScopeBinding::new("r3", "global", "", "indexed");
+    with_detail.reason = Some("operator pinned it".into());
+    with_detail
+        .provenance
+        .insert("turn_id".into(), serde_json::json!("t-7"));
+    j.append_binding(&with_detail).unwrap();
     bind(&j, "r2", "session", "s1", "indexed", "inactive");
     bind(&j, "r1", "session", "s2", "indexed", "inactive");
     let ids: Vec<String> = ["r1", "r2", "r3", "unbound", "r1", " r2 "]
@@ -59,6 +64,8 @@ fn fold_bindings_for_equals_the_per_record_fold_at_every_anchor() {
     assert_eq!(latest["r1"].len(), 2);
     assert_eq!(latest["r1"][0].search_state, "hidden");
     assert_eq!(latest[" r2 "], latest["r2"], "ids are matched trimmed");
+    assert_eq!(latest["r3"][0].reason.as_deref(), Some("operator pinned it"));
+    assert_eq!(latest["r3"][0].provenance["turn_id"], "t-7");
 }
 
 #[test]

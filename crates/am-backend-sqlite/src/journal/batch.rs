@@ -7,12 +7,39 @@
 //! reads per candidate); `MemoryJournal::fold_bindings_for`.
 
 use super::append::current_seq;
-use super::rows::{self, storage};
+use super::rows::storage;
+use am_journal::common::json_load;
 use am_journal::journal::check_anchor;
 use am_journal::{Result, ScopeBinding};
-use rusqlite::Connection;
+use am_triples::JsonMap;
 use rusqlite::types::Value as SqlValue;
+use rusqlite::{Connection, Row};
 use std::collections::HashMap;
+
+/// The columns [`decode`] reads, by position.
+const BINDING_COLUMNS: &str = "seq, binding_id, record_id, scope, owner_id, search_state, \
+     prompt_state, lifecycle, source, reason, observed_at, provenance_json";
+
+/// One `memj_bindings` row (selected as [`BINDING_COLUMNS`]) as the record
+/// `rows::row_to_binding` decodes, read by column position.
+fn decode(r: &Row<'_>) -> Result<ScopeBinding> {
+    let text = |i: usize| r.get::<_, String>(i).map_err(storage);
+    let provenance: Option<String> = r.get(11).map_err(storage)?;
+    Ok(ScopeBinding {
+        seq: r.get(0).map_err(storage)?,
+        binding_id: text(1)?,
+        record_id: text(2)?,
+        scope: text(3)?,
+        owner_id: text(4)?,
+        search_state: text(5)?,
+        prompt_state: text(6)?,
+        lifecycle: text(7)?,
+        source: text(8)?,
+        reason: r.get(9).map_err(storage)?,
+        observed_at: text(10)?,
+        provenance: json_load(provenance.as_deref(), "provenance_json", JsonMap::new())?,
+    })
+}
 
 /// Ids per statement (well under SQLite's bound-parameter limit).
 const CHUNK: usize = 256;
@@ -59,7 +86,7 @@ pub(crate) fn fold_bindings_for(
         // One MAX(seq) per (record_id, scope, owner_id) key from the fold
         // index, then those rows by primary key, in seq order.
         let sql = format!(
-            "SELECT * FROM memj_bindings WHERE seq IN (SELECT MAX(seq) FROM memj_bindings \
+            "SELECT {BINDING_COLUMNS} FROM memj_bindings WHERE seq IN (SELECT MAX(seq) FROM memj_bindings \
              WHERE record_id IN ({marks}){seq_clause} GROUP BY record_id, scope, owner_id) ORDER BY seq ASC"
         );
         let mut stmt = conn.prepare_cached(&sql).map_err(storage)?;
@@ -67,12 +94,16 @@ pub(crate) fn fold_bindings_for(
             .query(rusqlite::params_from_iter(params.iter()))
             .map_err(storage)?;
         while let Some(row) = rows.next().map_err(storage)? {
-            let b = rows::row_to_binding(row)?;
+            let b = decode(row)?;
             if let Some(ids) = asked.get(&b.record_id) {
-                for id in ids {
+                let (last, rest) = ids.split_last().unwrap_or((&b.record_id, &[]));
+                for id in rest {
                     if let Some(list) = out.get_mut(id) {
                         list.push(b.clone());
                     }
+                }
+                if let Some(list) = out.get_mut(last) {
+                    list.push(b);
                 }
             }
         }
