@@ -64,7 +64,10 @@ fn fold_bindings_for_equals_the_per_record_fold_at_every_anchor() {
     assert_eq!(latest["r1"].len(), 2);
     assert_eq!(latest["r1"][0].search_state, "hidden");
     assert_eq!(latest[" r2 "], latest["r2"], "ids are matched trimmed");
-    assert_eq!(latest["r3"][0].reason.as_deref(), Some("operator pinned it"));
+    assert_eq!(
+        latest["r3"][0].reason.as_deref(),
+        Some("operator pinned it")
+    );
     assert_eq!(latest["r3"][0].provenance["turn_id"], "t-7");
 }
 
