@@ -23,6 +23,10 @@ pub struct Compiled {
     pub object_post_filter: bool,
 }
 
+/// Id lists up to this length are bound one parameter per id; longer ones are
+/// bound as one JSON array (SQLite caps the parameters of a statement).
+pub const MAX_INLINE_IDS: usize = 256;
+
 /// The `WHERE` clause (without the keyword; empty when unfiltered), its
 /// parameters, and whether the object rule needs a post-filter. `q` must be
 /// canonicalized.
@@ -32,11 +36,20 @@ pub fn where_clause(q: &TripleQuery) -> (String, Vec<SqlValue>, bool) {
     let mut post = false;
     let text = |v: &str| SqlValue::Text(v.to_owned());
     if let Some(ids) = &q.assertion_ids {
-        parts.push(format!(
-            "assertion_id IN ({})",
-            vec!["?"; ids.len()].join(", ")
-        ));
-        params.extend(ids.iter().map(|id| text(id)));
+        if ids.len() <= MAX_INLINE_IDS {
+            parts.push(format!(
+                "assertion_id IN ({})",
+                vec!["?"; ids.len()].join(", ")
+            ));
+            params.extend(ids.iter().map(|id| text(id)));
+        } else {
+            // SQLite caps a statement's parameters (32,766); a long id list rides
+            // one JSON array parameter instead, still probing the primary key.
+            parts.push("assertion_id IN (SELECT value FROM json_each(?))".into());
+            params.push(SqlValue::Text(
+                serde_json::to_string(ids).unwrap_or_else(|_| "[]".into()),
+            ));
+        }
     }
     for (col, v) in [("subject", &q.subject), ("predicate", &q.predicate)] {
         if let Some(v) = v {
