@@ -29,7 +29,7 @@ use std::sync::{Arc, Mutex, MutexGuard, RwLock};
 use vectors::{ENGINE_MATRIX, ENGINE_SCAN, MatrixCache};
 
 pub use pin::read_embedding_pin;
-pub use schema::{DEFAULT_TABLE, STORE_SCHEMA_VERSION, UpgradeReport};
+pub use schema::{DEFAULT_TABLE, STORE_SCHEMA_VERSION, TimestampUpgradeReport, UpgradeReport};
 
 /// The vectors of one write batch, by index into the batch.
 type BatchVectors = HashMap<usize, Vec<f32>>;
@@ -46,6 +46,10 @@ pub struct SqliteStoreOptions {
     /// Stop the JSON→BLOB upgrade after this many batches, as a kill would
     /// (tests of the resumable upgrade). `None`: run to completion.
     pub upgrade_stop_after_batches: Option<usize>,
+    /// Stop the timestamp upgrade (0.3.x timestamps to the canonical UTC form)
+    /// after this many batches of `upgrade_batch_rows`, as a kill would (tests of
+    /// the resumable upgrade). `None`: run to completion.
+    pub timestamp_upgrade_stop_after_batches: Option<usize>,
 }
 
 impl Default for SqliteStoreOptions {
@@ -55,6 +59,7 @@ impl Default for SqliteStoreOptions {
             embedding_pin: None,
             upgrade_batch_rows: schema::DEFAULT_UPGRADE_BATCH_ROWS,
             upgrade_stop_after_batches: None,
+            timestamp_upgrade_stop_after_batches: None,
         }
     }
 }
@@ -70,6 +75,10 @@ impl Default for SqliteStoreOptions {
 ///   refused batch writes zero rows.
 /// - Vectors are float32 little-endian BLOBs in the `embedding` column; JSON-text
 ///   vectors of 0.3.x homes are upgraded in place on open (resumable).
+/// - Timestamps a 0.3.x home stored as given (`observed_at`, `valid_from`,
+///   `valid_until`) are rewritten to the canonical UTC form on open (resumable,
+///   once per home: `timestamp_encoding = canonical-utc`); a value that is not a
+///   timestamp stays as written and is reported `#FALLBACK` once per handle.
 /// - Structured reads select the assertion columns only; the owner filter is an
 ///   equality `idx_<table>_scope_owner_observed` serves ([`Self::query_plan`]).
 /// - The embedding pin lives in `{table}_meta` (`embedding_pin`).
@@ -138,6 +147,7 @@ impl SQLiteTripleStore {
         embedder: Option<Arc<dyn TextEmbedder>>,
         options: SqliteStoreOptions,
     ) -> Result<Self> {
+        let mut open_warnings = Vec::new();
         {
             let conn_arc = home.conn();
             let mut conn = lock(&conn_arc);
@@ -190,6 +200,20 @@ impl SQLiteTripleStore {
                 options.upgrade_batch_rows,
                 options.upgrade_stop_after_batches,
             )?;
+            let timestamps = schema::upgrade_timestamps(
+                &mut conn,
+                &table,
+                options.upgrade_batch_rows,
+                options.timestamp_upgrade_stop_after_batches,
+            )?;
+            if timestamps.unparseable > 0 {
+                open_warnings.push(format!(
+                    "#FALLBACK: {} row(s) of {table} hold an observed_at/valid_from/valid_until value \
+                     that is not a timestamp (written by AbstractMemory 0.3.x, which stored them as given); \
+                     they were left as written and compare as text, not as instants",
+                    timestamps.unparseable
+                ));
+            }
             if stored.is_none()
                 && let Some(d) = &declared
             {
@@ -208,7 +232,7 @@ impl SQLiteTripleStore {
             cache: Mutex::new(None),
             scan_warned: AtomicBool::new(false),
             serving_scan: AtomicBool::new(false),
-            warnings: Mutex::new(Vec::new()),
+            warnings: Mutex::new(open_warnings),
         })
     }
 

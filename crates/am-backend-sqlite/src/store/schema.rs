@@ -32,6 +32,16 @@ pub const META_VECTOR_GENERATION: &str = "vector_generation";
 /// The value of [`META_VECTOR_ENCODING`] this code writes.
 pub const VECTOR_ENCODING_F32_BLOB: &str = "float32-blob";
 
+/// Meta key: the timestamp upgrade's rowid cursor.
+pub const META_TIMESTAMP_HIGH_WATER: &str = "timestamp_high_water";
+/// Meta key: the timestamp encoding once the timestamp upgrade is complete.
+pub const META_TIMESTAMP_ENCODING: &str = "timestamp_encoding";
+/// Meta key: how many rows the timestamp upgrade left as written because a
+/// timestamp column holds text that is not a timestamp.
+pub const META_TIMESTAMP_UNPARSEABLE_ROWS: &str = "timestamp_unparseable_rows";
+/// The value of [`META_TIMESTAMP_ENCODING`] this code writes.
+pub const TIMESTAMP_ENCODING_CANONICAL_UTC: &str = "canonical-utc";
+
 /// Rows per transaction of the JSON→BLOB upgrade.
 pub const DEFAULT_UPGRADE_BATCH_ROWS: usize = 5000;
 
@@ -329,4 +339,144 @@ pub fn upgrade_vectors(
         tx.commit()?;
         batches += 1;
     }
+}
+
+/// What one run of the timestamp upgrade did.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct TimestampUpgradeReport {
+    /// Rows with at least one timestamp column rewritten to the canonical form.
+    pub rewritten: usize,
+    /// Rows (over every run, from meta) holding a value that is not a timestamp,
+    /// left as written.
+    pub unparseable: usize,
+    /// Whether the upgrade finished (`timestamp_encoding = canonical-utc` written).
+    pub complete: bool,
+}
+
+/// One timestamp column's value after the upgrade: `Ok(None)` keeps it,
+/// `Ok(Some(new))` rewrites it, `Err(())` is text that is not a timestamp.
+/// A blank `valid_from`/`valid_until` becomes NULL, as the write boundary
+/// (`normalize_optional`) and the row decoder already read it.
+fn upgraded_timestamp(
+    value: Option<&str>,
+    optional: bool,
+) -> std::result::Result<Option<Option<String>>, ()> {
+    let Some(v) = value else { return Ok(None) };
+    if optional && v.trim().is_empty() {
+        return Ok(Some(None));
+    }
+    match am_triples::timestamp::normalize_timestamp(v) {
+        Ok(canon) if canon == v => Ok(None),
+        Ok(canon) => Ok(Some(Some(canon))),
+        Err(_) => Err(()),
+    }
+}
+
+/// Rewrite `observed_at`, `valid_from` and `valid_until` of rows written by
+/// AbstractMemory 0.3.x (which stored timestamps as given) to the canonical UTC
+/// form, so string comparison is instant comparison (spec README "Our rules").
+/// Runs in transactions of `batch_rows` rows above the `timestamp_high_water`
+/// cursor (idempotent; an interrupted run resumes); on completion writes
+/// `timestamp_encoding = canonical-utc`, after which it never scans again. A
+/// value that is not a timestamp is left as written and its row counted in
+/// `timestamp_unparseable_rows`. Terms, text, vectors and the FTS index are
+/// untouched. `stop_after_batches` stops early (tests simulate a kill with it).
+///
+/// # Errors
+/// `Storage` when SQLite fails (the batch in flight rolls back).
+pub fn upgrade_timestamps(
+    conn: &mut Connection,
+    table: &str,
+    batch_rows: usize,
+    stop_after_batches: Option<usize>,
+) -> Result<TimestampUpgradeReport> {
+    let mut report = TimestampUpgradeReport::default();
+    if meta_get(conn, table, META_TIMESTAMP_ENCODING)?.as_deref()
+        == Some(TIMESTAMP_ENCODING_CANONICAL_UTC)
+    {
+        report.complete = true;
+        report.unparseable = unparseable_timestamp_rows(conn, table)?;
+        return Ok(report);
+    }
+    let batch = i64::try_from(batch_rows.max(1)).unwrap_or(i64::MAX);
+    let mut batches = 0usize;
+    loop {
+        if stop_after_batches.is_some_and(|n| batches >= n) {
+            report.unparseable = unparseable_timestamp_rows(conn, table)?;
+            return Ok(report);
+        }
+        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let hw = meta_int(&tx, table, META_TIMESTAMP_HIGH_WATER)?;
+        type Row = (i64, Option<String>, Option<String>, Option<String>);
+        let rows: Vec<Row> = {
+            let mut stmt = tx.prepare(&format!(
+                "SELECT rowid, \
+                 CASE WHEN typeof(observed_at) = 'text' THEN observed_at END, \
+                 CASE WHEN typeof(valid_from) = 'text' THEN valid_from END, \
+                 CASE WHEN typeof(valid_until) = 'text' THEN valid_until END \
+                 FROM {table} WHERE rowid > ?1 ORDER BY rowid LIMIT ?2"
+            ))?;
+            stmt.query_map(params![hw, batch], |r| {
+                Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
+            })?
+            .collect::<rusqlite::Result<_>>()?
+        };
+        let Some(&(last, ..)) = rows.last() else {
+            meta_set(
+                &tx,
+                table,
+                META_TIMESTAMP_ENCODING,
+                TIMESTAMP_ENCODING_CANONICAL_UTC,
+            )?;
+            tx.commit()?;
+            report.complete = true;
+            report.unparseable = unparseable_timestamp_rows(conn, table)?;
+            return Ok(report);
+        };
+        let mut unparseable = 0usize;
+        {
+            let columns = ["observed_at", "valid_from", "valid_until"];
+            for (rowid, observed, from, until) in &rows {
+                let values = [observed, from, until];
+                let mut bad = false;
+                let mut changed = false;
+                for (i, (column, value)) in columns.iter().zip(values).enumerate() {
+                    match upgraded_timestamp(value.as_deref(), i > 0) {
+                        Ok(None) => {}
+                        Ok(Some(new)) => {
+                            tx.prepare_cached(&format!(
+                                "UPDATE {table} SET {column} = ?1 WHERE rowid = ?2"
+                            ))?
+                            .execute(params![new, rowid])?;
+                            changed = true;
+                        }
+                        Err(()) => bad = true,
+                    }
+                }
+                report.rewritten += usize::from(changed);
+                unparseable += usize::from(bad);
+            }
+        }
+        if unparseable > 0 {
+            let before = meta_int(&tx, table, META_TIMESTAMP_UNPARSEABLE_ROWS)?;
+            let total = before + i64::try_from(unparseable).unwrap_or(i64::MAX);
+            meta_set(
+                &tx,
+                table,
+                META_TIMESTAMP_UNPARSEABLE_ROWS,
+                &total.to_string(),
+            )?;
+        }
+        meta_set(&tx, table, META_TIMESTAMP_HIGH_WATER, &last.to_string())?;
+        tx.commit()?;
+        batches += 1;
+    }
+}
+
+/// The `timestamp_unparseable_rows` count recorded by the timestamp upgrade.
+///
+/// # Errors
+/// `Storage` when SQLite fails.
+pub fn unparseable_timestamp_rows(conn: &Connection, table: &str) -> Result<usize> {
+    Ok(usize::try_from(meta_int(conn, table, META_TIMESTAMP_UNPARSEABLE_ROWS)?).unwrap_or(0))
 }
