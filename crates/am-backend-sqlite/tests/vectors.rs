@@ -148,11 +148,12 @@ fn matrix_cache_fits_in_four_bytes_per_dimension_per_row_plus_ten_percent() {
         .unwrap();
     let floor = 4 * 16 * 150;
     let bytes = store.vector_cache_bytes();
-    // 16-d rows carry proportionally more bookkeeping (16 bytes/row) than 384-d
+    // 16-d rows carry proportionally more bookkeeping (24 bytes/row) than 384-d
     // ones; the 10 % budget is for the matrix rows of realistic dimensions, and
-    // here the bound is the matrix plus the per-row rowid and squared norm.
+    // here the bound is the matrix plus the per-row rowid, squared norm and
+    // interned scope and owner ids.
     assert!(
-        bytes >= floor && bytes <= floor + 16 * 150 + floor / 10,
+        bytes >= floor && bytes <= floor + 24 * 150 + floor / 10,
         "{bytes}"
     );
 }
@@ -643,4 +644,64 @@ fn replace_vectors_swaps_the_live_embedder_with_the_pin() {
         store.query(&q).unwrap()[0].assertion_id.as_deref(),
         Some("v003")
     );
+}
+
+#[test]
+fn scope_and_owner_filters_served_from_the_matrix_cache_rank_exactly_like_the_reference() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = home_path(&dir);
+    let reader = open(&path, Some(tiny()));
+    let writer = open(&path, Some(tiny()));
+    let mem = InMemoryTripleStore::new(Some(tiny()));
+    // texts() plus ownerless rows (a NULL owner_id never equals a queried owner).
+    let mut rows = texts();
+    rows.extend((0..30u32).map(|i| {
+        TripleAssertion::new(WORDS[(i % 12) as usize], "about", "tea river")
+            .with_scope(if i % 2 == 0 { "session" } else { "run" })
+            .with_id(&format!("n{i:03}"))
+    }));
+    let battery = || {
+        let mut qs = Vec::new();
+        for scope in [None, Some("session"), Some("run"), Some("elsewhere")] {
+            for owner in [None, Some("s1"), Some("s2"), Some("nobody")] {
+                for (limit, min) in [(0i64, None), (5, None), (10, Some(0.2))] {
+                    qs.push(TripleQuery {
+                        query_text: Some("tea river fusion".into()),
+                        scope: scope.map(Into::into),
+                        owner_id: owner.map(Into::into),
+                        limit,
+                        min_score: min,
+                        ..Default::default()
+                    });
+                }
+            }
+        }
+        qs
+    };
+    writer.add(&rows[..90]).unwrap();
+    mem.add(&rows[..90]).unwrap();
+    for q in battery() {
+        assert_eq!(
+            scores(&reader.query(&q).unwrap()),
+            scores(&mem.query(&q).unwrap()),
+            "{q:?}"
+        );
+    }
+    // Rows another handle writes after the reader's cache was built carry their
+    // scope and owner into the cache too.
+    writer.add(&rows[90..]).unwrap();
+    mem.add(&rows[90..]).unwrap();
+    for q in battery() {
+        let got = reader.query(&q).unwrap();
+        assert_eq!(scores(&got), scores(&mem.query(&q).unwrap()), "{q:?}");
+        for a in &got {
+            if let Some(s) = &q.scope {
+                assert_eq!(&a.scope, s);
+            }
+            if let Some(o) = &q.owner_id {
+                assert_eq!(a.owner_id.as_ref(), Some(o));
+            }
+        }
+    }
+    assert_eq!(reader.vector_engine(), "simd-matrix-cache");
 }

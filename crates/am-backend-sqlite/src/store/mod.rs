@@ -26,7 +26,7 @@ use std::collections::HashMap;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, RwLock};
-use vectors::{ENGINE_MATRIX, ENGINE_SCAN, MatrixCache};
+use vectors::{Candidates, ENGINE_MATRIX, ENGINE_SCAN, MatrixCache};
 
 pub use pin::read_embedding_pin;
 pub use schema::{DEFAULT_TABLE, STORE_SCHEMA_VERSION, TimestampUpgradeReport, UpgradeReport};
@@ -272,7 +272,9 @@ impl SQLiteTripleStore {
     }
 
     /// Bytes held by this handle's matrix cache (0 before the first semantic
-    /// query): 4 bytes per dimension per vectored row plus 16 bytes per row.
+    /// query): 4 bytes per dimension per vectored row plus 24 bytes per row
+    /// (rowid, squared norm, interned scope and owner ids) and each distinct scope
+    /// and owner string once.
     pub fn vector_cache_bytes(&self) -> usize {
         lock(&self.cache).as_ref().map_or(0, MatrixCache::bytes)
     }
@@ -630,23 +632,31 @@ impl SQLiteTripleStore {
         let limit = q.effective_limit();
         let conn_arc = self.home.conn();
         let conn = lock(&conn_arc);
-        let candidates: Option<Vec<i64>> = match sql::candidates(&self.table, q) {
-            None => None,
-            Some(compiled) => {
-                let mut stmt = conn.prepare_cached(&compiled.sql)?;
-                let mut rows = stmt.query(params_from_iter(compiled.params.iter()))?;
-                let mut ids = Vec::new();
-                while let Some(r) = rows.next()? {
-                    let object: String = r.get(1)?;
-                    let attrs: Option<String> = r.get(2)?;
-                    if !compiled.object_post_filter
-                        || sql::object_rule(q, &object, attrs.as_deref())
-                    {
-                        ids.push(r.get(0)?);
-                    }
+        // The candidate rowids by SQL (`None`: every vectored row).
+        let read_candidates = || -> Result<Option<Vec<i64>>> {
+            let Some(compiled) = sql::candidates(&self.table, q) else {
+                return Ok(None);
+            };
+            let mut stmt = conn.prepare_cached(&compiled.sql)?;
+            let mut rows = stmt.query(params_from_iter(compiled.params.iter()))?;
+            let mut ids = Vec::new();
+            while let Some(r) = rows.next()? {
+                let object: String = r.get(1)?;
+                let attrs: Option<String> = r.get(2)?;
+                if !compiled.object_post_filter || sql::object_rule(q, &object, attrs.as_deref()) {
+                    ids.push(r.get(0)?);
                 }
-                Some(ids)
             }
+            Ok(Some(ids))
+        };
+        // A scope/owner-only filter is applied by the matrix cache, which keeps
+        // each row's (never updated) scope and owner: no SQL per query. Any other
+        // filter (ids, terms, time window, `active_at`, which reads the updatable
+        // valid_until) is read by SQL.
+        let partition = sql::partition_filter(q);
+        let candidates = match partition {
+            Some(_) => None,
+            None => read_candidates()?,
         };
         let ranked = {
             let mut cache = lock(&self.cache);
@@ -667,11 +677,20 @@ impl SQLiteTripleStore {
             match scan_reason {
                 None => {
                     self.serving_scan.store(false, Ordering::Relaxed);
-                    c.rank(qv, candidates.as_deref(), q.min_score, limit)
+                    let which = match (partition, candidates.as_deref()) {
+                        (Some((scope, owner_id)), _) => Candidates::Partition { scope, owner_id },
+                        (None, Some(ids)) => Candidates::Rowids(ids),
+                        (None, None) => Candidates::All,
+                    };
+                    c.rank(qv, which, q.min_score, limit)
                 }
                 Some(reason) => {
                     drop(cache);
                     self.note_scan(&reason);
+                    let candidates = match partition {
+                        Some(_) => read_candidates()?,
+                        None => candidates,
+                    };
                     let rows = scan_rows(&conn, &self.table, candidates.as_deref())?;
                     vectors::scan_rank(qv, &rows, q.min_score, limit)
                 }

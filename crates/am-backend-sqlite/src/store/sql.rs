@@ -143,6 +143,40 @@ pub fn structured(table: &str, q: &TripleQuery) -> Compiled {
     }
 }
 
+/// The query's `(scope, owner_id)` filter when those are its only structured
+/// filters (either may be absent; `Some((None, None))`: no filter at all), which
+/// the matrix cache applies in memory (rows' scope and owner are never updated).
+/// `None` when any other structured filter is present (SQL reads candidates).
+/// `q` must be canonicalized.
+pub fn partition_filter(q: &TripleQuery) -> Option<(Option<&str>, Option<&str>)> {
+    let TripleQuery {
+        subject,
+        predicate,
+        object,
+        scope,
+        owner_id,
+        assertion_ids,
+        since,
+        until,
+        active_at,
+        // Not structured filters (listed so a new filter field cannot slip by).
+        query_text: _,
+        query_vector: _,
+        vector_column: _,
+        min_score: _,
+        limit: _,
+        order: _,
+    } = q;
+    let other = subject.is_some()
+        || predicate.is_some()
+        || object.is_some()
+        || assertion_ids.is_some()
+        || since.is_some()
+        || until.is_some()
+        || active_at.is_some();
+    (!other).then_some((scope.as_deref(), owner_id.as_deref()))
+}
+
 /// The candidate read of a semantic query: `rowid, object, attributes_json` (the
 /// last two for the object rule's post-filter) of every row
 /// passing the structured filters, in rowid order. `None` when the query has no

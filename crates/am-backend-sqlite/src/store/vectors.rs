@@ -13,8 +13,10 @@ use crate::error::Result;
 use crate::store::codec::{self, Decoded};
 use crate::store::schema;
 use am_triples::vector::{cosine, rank_by_cosine_fast};
+use rusqlite::types::ValueRef;
 use rusqlite::{Connection, params};
 use simsimd::SpatialSimilarity;
+use std::collections::HashMap;
 
 /// `vector_engine()` when the matrix cache serves.
 pub const ENGINE_MATRIX: &str = "simd-matrix-cache";
@@ -42,10 +44,35 @@ pub fn cosine_f64(a: &[f64], b: &[f64]) -> f64 {
     dot / (na.sqrt() * nb.sqrt())
 }
 
-/// The float32 matrix of every vectored row, in rowid order.
+/// Which cached rows a ranking considers.
+#[derive(Debug, Clone, Copy)]
+pub enum Candidates<'a> {
+    /// Every cached row.
+    All,
+    /// These rowids, ascending (rows without a cached vector are skipped).
+    Rowids(&'a [i64]),
+    /// The rows whose `scope` and `owner_id` columns equal these values exactly
+    /// (`None`: that column is not filtered), as SQL's `scope = ?` and
+    /// `owner_id = ?` select them (a NULL or non-text column never matches).
+    Partition {
+        /// The scope to match, if filtered.
+        scope: Option<&'a str>,
+        /// The owner to match, if filtered.
+        owner_id: Option<&'a str>,
+    },
+}
+
+/// The interned id of a `scope`/`owner_id` cell that no `= ?` text filter matches
+/// (NULL or a non-text value).
+const NEVER: u32 = u32::MAX;
+
+/// The float32 matrix of every vectored row, in rowid order, with each row's
+/// `scope` and `owner_id` as interned ids (both columns are written once and
+/// never updated), so partition filters run without SQL.
 ///
-/// Memory: 4 bytes per dimension per vectored row, plus 16 bytes per row (its
-/// rowid and squared norm), plus at most 1/16 growth slack.
+/// Memory: 4 bytes per dimension per vectored row, plus 24 bytes per row (its
+/// rowid, squared norm, scope id and owner id), plus at most 1/16 growth slack,
+/// plus one copy of each distinct scope and owner string.
 #[derive(Debug, Default)]
 pub struct MatrixCache {
     generation: i64,
@@ -54,6 +81,9 @@ pub struct MatrixCache {
     data: Vec<f32>,
     rowids: Vec<i64>,
     sq_norms: Vec<f64>,
+    scopes: Vec<u32>,
+    owners: Vec<u32>,
+    names: HashMap<String, u32>,
     defect: Option<String>,
 }
 
@@ -72,6 +102,8 @@ impl MatrixCache {
         cache.data.shrink_to_fit();
         cache.rowids.shrink_to_fit();
         cache.sq_norms.shrink_to_fit();
+        cache.scopes.shrink_to_fit();
+        cache.owners.shrink_to_fit();
         Ok(cache)
     }
 
@@ -93,7 +125,8 @@ impl MatrixCache {
 
     fn append_since(&mut self, conn: &Connection, table: &str) -> Result<()> {
         let mut stmt = conn.prepare_cached(&format!(
-            "SELECT rowid, embedding FROM {table} WHERE rowid > ?1 AND embedding IS NOT NULL ORDER BY rowid"
+            "SELECT rowid, embedding, scope, owner_id FROM {table} \
+             WHERE rowid > ?1 AND embedding IS NOT NULL ORDER BY rowid"
         ))?;
         let mut rows = stmt.query(params![self.high_water])?;
         while let Some(r) = rows.next()? {
@@ -104,7 +137,11 @@ impl MatrixCache {
             }
             match codec::decode_cell(r.get_ref(1)?) {
                 Decoded::Missing => {}
-                Decoded::F32(v) => self.push(rowid, v),
+                Decoded::F32(v) => {
+                    let scope = self.intern(r.get_ref(2)?);
+                    let owner = self.intern(r.get_ref(3)?);
+                    self.push(rowid, v, scope, owner);
+                }
                 Decoded::F64(_) => {
                     self.defect = Some(format!(
                         "row {rowid} holds a JSON vector value float32 cannot hold"
@@ -119,11 +156,33 @@ impl MatrixCache {
             self.data = Vec::new();
             self.rowids = Vec::new();
             self.sq_norms = Vec::new();
+            self.scopes = Vec::new();
+            self.owners = Vec::new();
+            self.names = HashMap::new();
         }
         Ok(())
     }
 
-    fn push(&mut self, rowid: i64, v: Vec<f32>) {
+    /// The id of a `scope`/`owner_id` cell: text is interned, anything else is
+    /// [`NEVER`] (SQL's `col = ?` with a text parameter never matches it).
+    fn intern(&mut self, cell: ValueRef<'_>) -> u32 {
+        let ValueRef::Text(bytes) = cell else {
+            return NEVER;
+        };
+        let Ok(text) = std::str::from_utf8(bytes) else {
+            return NEVER;
+        };
+        if let Some(&id) = self.names.get(text) {
+            return id;
+        }
+        let id = u32::try_from(self.names.len()).unwrap_or(NEVER);
+        if id != NEVER {
+            self.names.insert(text.to_owned(), id);
+        }
+        id
+    }
+
+    fn push(&mut self, rowid: i64, v: Vec<f32>, scope: u32, owner: u32) {
         if let Some(d) = self.dim
             && d != v.len()
         {
@@ -146,11 +205,15 @@ impl MatrixCache {
             let rows_extra = 1usize.max(self.rowids.len() / 16);
             self.rowids.reserve_exact(rows_extra);
             self.sq_norms.reserve_exact(rows_extra);
+            self.scopes.reserve_exact(rows_extra);
+            self.owners.reserve_exact(rows_extra);
         }
         self.sq_norms
             .push(v.iter().map(|x| f64::from(*x) * f64::from(*x)).sum());
         self.data.extend_from_slice(&v);
         self.rowids.push(rowid);
+        self.scopes.push(scope);
+        self.owners.push(owner);
     }
 
     /// Why the matrix cannot score exactly (the scan serves), if it cannot.
@@ -163,9 +226,42 @@ impl MatrixCache {
         self.dim
     }
 
-    /// Bytes held by the cache (matrix, rowids and squared norms, with growth slack).
+    /// Bytes held by the cache (matrix, rowids, squared norms, scope and owner
+    /// ids with growth slack, and the interned strings).
     pub fn bytes(&self) -> usize {
-        self.data.capacity() * 4 + self.rowids.capacity() * 8 + self.sq_norms.capacity() * 8
+        self.data.capacity() * 4
+            + self.rowids.capacity() * 8
+            + self.sq_norms.capacity() * 8
+            + self.scopes.capacity() * 4
+            + self.owners.capacity() * 4
+            + self.names.keys().map(|k| k.len() + 8).sum::<usize>()
+    }
+
+    /// The cache indices of `candidates`, ascending.
+    fn indices(&self, candidates: Candidates<'_>) -> Vec<usize> {
+        match candidates {
+            Candidates::All => (0..self.rowids.len()).collect(),
+            Candidates::Rowids(c) => c
+                .iter()
+                .filter_map(|r| self.rowids.binary_search(r).ok())
+                .collect(),
+            Candidates::Partition { scope, owner_id } => {
+                // A value no cached row holds selects nothing.
+                let id = |v: Option<&str>| match v {
+                    None => Some(None),
+                    Some(v) => self.names.get(v).map(|id| Some(*id)),
+                };
+                let (Some(scope), Some(owner)) = (id(scope), id(owner_id)) else {
+                    return Vec::new();
+                };
+                (0..self.rowids.len())
+                    .filter(|&i| {
+                        scope.is_none_or(|s| self.scopes[i] == s)
+                            && owner.is_none_or(|o| self.owners[i] == o)
+                    })
+                    .collect()
+            }
+        }
     }
 
     fn row(&self, i: usize) -> &[f32] {
@@ -178,7 +274,7 @@ impl MatrixCache {
     /// [`am_triples::vector::rank_by_cosine_fast`] (`4·γₙ + 1e-9`, γₙ =
     /// n·u/(1−n·u), u = 2⁻²⁴), candidate selection by those bounds, then exact
     /// re-scoring of the candidates with the reference [`cosine`].
-    /// `candidates` are rowids in ascending order (`None`: every cached row).
+    /// `candidates` selects the rows considered (in rowid order).
     /// Returns `(rowid, score)` best first, ties by rowid ascending, `min_score`
     /// applied, truncated to `limit`: exactly `rank_by_cosine`'s answer.
     ///
@@ -186,18 +282,12 @@ impl MatrixCache {
     pub fn rank(
         &self,
         query: &[f32],
-        candidates: Option<&[i64]>,
+        candidates: Candidates<'_>,
         min_score: Option<f64>,
         limit: Option<usize>,
     ) -> Vec<(i64, f64)> {
         const UNIT_ROUNDOFF: f64 = 1.0 / 16_777_216.0; // 2^-24
-        let indices: Vec<usize> = match candidates {
-            None => (0..self.rowids.len()).collect(),
-            Some(c) => c
-                .iter()
-                .filter_map(|r| self.rowids.binary_search(r).ok())
-                .collect(),
-        };
+        let indices = self.indices(candidates);
         #[allow(clippy::cast_precision_loss, reason = "dimensions are far below 2^52")]
         let nu = query.len() as f64 * UNIT_ROUNDOFF;
         if query.is_empty() || nu >= 0.01 || min_score.is_some_and(f64::is_nan) {
