@@ -67,6 +67,7 @@ pub fn checks() -> Vec<Check<dyn JournalFactory>> {
         check!(replayed_appends_do_not_consume_seq),
         check!(supplied_event_id_replay_returns_the_original),
         check!(supplied_binding_id_replay_returns_the_original),
+        check!(append_bindings_is_ordered_idempotent_and_all_or_nothing),
         check!(supplied_closure_id_replay_returns_the_original),
         check!(supplied_trace_id_replay_returns_the_original),
         check!(supplied_snapshot_id_replay_returns_the_original),
@@ -297,6 +298,42 @@ pub fn supplied_binding_id_replay_returns_the_original(f: &dyn JournalFactory) -
     )?;
     ensure_eq("replayed binding", replay, first)?;
     ensure_eq("current_seq", ok("current_seq", j.current_seq())?, 1)
+}
+
+/// `append_bindings` appends a batch in order on the seq axis, returns a supplied
+/// id already appended as the original record, and refuses a batch holding one
+/// invalid binding without appending any of it.
+pub fn append_bindings_is_ordered_idempotent_and_all_or_nothing(
+    f: &dyn JournalFactory,
+) -> CheckResult {
+    let j = open(f)?;
+    let batch = [
+        ScopeBinding::new("r1", S, O, "indexed").with_binding_id("b1"),
+        ScopeBinding::new("r2", S, O, "hidden").with_binding_id("b2"),
+    ];
+    let first = ok("append_bindings", j.append_bindings(&batch))?;
+    ensure_eq(
+        "seqs",
+        first.iter().map(|b| b.seq).collect::<Vec<_>>(),
+        vec![1, 2],
+    )?;
+    let replay = ok(
+        "append_bindings",
+        j.append_bindings(&[
+            ScopeBinding::new("r1", S, O, "hidden").with_binding_id("b1"),
+            ScopeBinding::new("r3", S, O, "indexed").with_binding_id("b3"),
+        ]),
+    )?;
+    ensure_eq("replayed binding", replay[0].clone(), first[0].clone())?;
+    ensure_eq("new binding seq", replay[1].seq, 3)?;
+    let mut bad = ScopeBinding::new("r4", S, O, "indexed").with_binding_id("b4");
+    bad.search_state = "gone".into();
+    refused_unchanged(&*j, "a batch with one invalid binding", || {
+        j.append_bindings(&[
+            ScopeBinding::new("r5", S, O, "indexed").with_binding_id("b5"),
+            bad,
+        ])
+    })
 }
 
 /// A supplied `closure_id` makes a repeated append a no-op returning the original.

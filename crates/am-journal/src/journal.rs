@@ -58,6 +58,20 @@ pub trait MemoryJournal: Send + Sync {
     /// # Errors
     /// `InvalidInput` for an invalid binding (nothing appended); `Storage`.
     fn append_binding(&self, binding: &ScopeBinding) -> Result<ScopeBinding>;
+    /// Append several bindings, each getting the next `seq` in order; a supplied
+    /// `binding_id` already appended (or repeated within the batch) returns the
+    /// original record and appends nothing for it.
+    ///
+    /// The default validates every binding before appending any, then appends
+    /// them one by one; `InMemoryJournal` and `SQLiteJournal` override it with
+    /// one all-or-nothing append (one transaction on SQLite).
+    ///
+    /// # Errors
+    /// `InvalidInput` for an invalid binding (nothing appended); `Storage`.
+    fn append_bindings(&self, bindings: &[ScopeBinding]) -> Result<Vec<ScopeBinding>> {
+        normalize_all(bindings, ScopeBinding::normalized)?;
+        bindings.iter().map(|b| self.append_binding(b)).collect()
+    }
     /// Bindings, oldest first; folded latest-wins per `(record_id, scope, owner_id)` when `filter.fold`.
     ///
     /// # Errors

@@ -122,6 +122,28 @@ impl InMemoryJournal {
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
+
+    /// Append one normalized binding under the lock; a supplied id already
+    /// appended returns the original record.
+    fn push_binding(st: &mut State, mut b: ScopeBinding) -> ScopeBinding {
+        let supplied = b.binding_id.trim();
+        if !supplied.is_empty()
+            && let Some(&i) = st.bindings_by_id.get(supplied)
+        {
+            return st.bindings[i].clone();
+        }
+        fill_id(&mut b.binding_id);
+        fill_observed_at(&mut b.observed_at);
+        b.seq = st.next_seq();
+        let idx = st.bindings.len();
+        st.bindings_by_id.insert(b.binding_id.clone(), idx);
+        st.bindings_by_record
+            .entry(b.record_id.clone())
+            .or_default()
+            .push(idx);
+        st.bindings.push(b.clone());
+        b
+    }
 }
 
 impl MemoryJournal for InMemoryJournal {
@@ -175,26 +197,19 @@ impl MemoryJournal for InMemoryJournal {
         Ok(take_limited(it.cloned(), f.limit))
     }
 
-    fn append_binding(&self, binding: &ScopeBinding) -> Result<ScopeBinding> {
-        let mut b = binding.normalized()?;
+    fn append_bindings(&self, bindings: &[ScopeBinding]) -> Result<Vec<ScopeBinding>> {
+        let items = normalize_all(bindings, ScopeBinding::normalized)?;
         let mut st = self.lock();
-        let supplied = b.binding_id.trim();
-        if !supplied.is_empty()
-            && let Some(&i) = st.bindings_by_id.get(supplied)
-        {
-            return Ok(st.bindings[i].clone());
-        }
-        fill_id(&mut b.binding_id);
-        fill_observed_at(&mut b.observed_at);
-        b.seq = st.next_seq();
-        let idx = st.bindings.len();
-        st.bindings_by_id.insert(b.binding_id.clone(), idx);
-        st.bindings_by_record
-            .entry(b.record_id.clone())
-            .or_default()
-            .push(idx);
-        st.bindings.push(b.clone());
-        Ok(b)
+        Ok(items
+            .into_iter()
+            .map(|b| Self::push_binding(&mut st, b))
+            .collect())
+    }
+
+    fn append_binding(&self, binding: &ScopeBinding) -> Result<ScopeBinding> {
+        let b = binding.normalized()?;
+        let mut st = self.lock();
+        Ok(Self::push_binding(&mut st, b))
     }
 
     fn bindings(&self, filter: &BindingFilter) -> Result<Vec<ScopeBinding>> {

@@ -484,9 +484,9 @@ impl MemorySystem {
         if !missing.is_empty() {
             self.store.add(&missing)?;
         }
-        for binding in &plan.bindings {
-            self.journal.append_binding(binding)?;
-        }
+        // One append for the batch's bindings (one transaction on SQLite); their
+        // ids are deterministic, so a replay after a failure appends nothing twice.
+        self.journal.append_bindings(&plan.bindings)?;
         for w in plan.warnings {
             self.warn(w);
         }

@@ -260,6 +260,11 @@ impl MemoryJournal for SQLiteJournal {
             .map(|mut v| v.remove(0))
     }
 
+    fn append_bindings(&self, bindings: &[ScopeBinding]) -> Result<Vec<ScopeBinding>> {
+        // The inherent method: one all-or-nothing transaction.
+        SQLiteJournal::append_bindings(self, bindings)
+    }
+
     fn bindings(&self, filter: &BindingFilter) -> Result<Vec<ScopeBinding>> {
         let f = filter.normalized();
         self.read(|c| read::bindings(c, &f))
