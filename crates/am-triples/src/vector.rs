@@ -141,10 +141,9 @@ pub fn rank_by_cosine_fast<'a, T: 'a>(
     if min_score.is_some_and(f64::is_nan) {
         return rank_by_cosine(query, items.iter().copied(), vector_of, min_score, limit);
     }
-    let floor = min_score.unwrap_or(f64::NEG_INFINITY);
     let query_norm = simd_dot(query, query);
     // (index, lower bound, upper bound, exact score when already computed)
-    let mut bounds: Vec<(usize, f64, f64, Option<f64>)> = Vec::with_capacity(items.len());
+    let mut bounds: Vec<CosineBound> = Vec::with_capacity(items.len());
     for (i, it) in items.iter().enumerate() {
         let Some(v) = vector_of(it) else { continue };
         match approx_cosine(query, query_norm, v) {
@@ -155,6 +154,31 @@ pub fn rank_by_cosine_fast<'a, T: 'a>(
             }
         }
     }
+    select_by_bounds(bounds, min_score, limit, |i| {
+        vector_of(items[i]).map_or(f64::NAN, |v| cosine(query, v))
+    })
+}
+
+/// One candidate of a SIMD pass: `(index, lower bound, upper bound, exact score
+/// when the pass already computed it)` of its reference cosine.
+pub type CosineBound = (usize, f64, f64, Option<f64>);
+
+/// The selection every SIMD fast path shares: keep each candidate whose upper
+/// bound could reach the top `limit` (the k-th largest lower bound among those
+/// that surely pass `min_score`) and pass `min_score`, re-score it with
+/// `exact_of(index)` (the reference [`cosine`]), then sort stably by score
+/// descending (ties keep the candidates' order) and truncate to `limit`.
+///
+/// Returns `(index, score)`, exactly what [`rank_by_cosine`] returns over the
+/// same candidates when the bounds are sound. A NaN upper bound is kept (and
+/// re-scored) rather than trusted.
+pub fn select_by_bounds(
+    bounds: Vec<CosineBound>,
+    min_score: Option<f64>,
+    limit: Option<usize>,
+    exact_of: impl Fn(usize) -> f64,
+) -> Vec<(usize, f64)> {
+    let floor = min_score.unwrap_or(f64::NEG_INFINITY);
     let k = limit.map(|n| n.max(1));
     // The k-th largest lower bound among items that surely pass `min_score`.
     let mut threshold = f64::NEG_INFINITY;
@@ -172,13 +196,8 @@ pub fn rank_by_cosine_fast<'a, T: 'a>(
     let mut scored: Vec<(usize, f64)> = bounds
         .into_iter()
         .filter(|(_, _, hi, _)| hi.is_nan() || (*hi >= floor && *hi >= threshold))
-        .filter_map(|(i, _, _, exact)| {
-            let s = match exact {
-                Some(s) => s,
-                None => cosine(query, vector_of(items[i])?),
-            };
-            min_score.is_none_or(|m| s >= m).then_some((i, s))
-        })
+        .map(|(i, _, _, exact)| (i, exact.unwrap_or_else(|| exact_of(i))))
+        .filter(|(_, s)| min_score.is_none_or(|m| *s >= m))
         .collect();
     scored.sort_by(|a, b| b.1.total_cmp(&a.1));
     if let Some(n) = k {

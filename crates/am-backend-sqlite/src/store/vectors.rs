@@ -12,7 +12,7 @@
 use crate::error::Result;
 use crate::store::codec::{self, Decoded};
 use crate::store::schema;
-use am_triples::vector::{cosine, rank_by_cosine_fast};
+use am_triples::vector::{CosineBound, cosine, rank_by_cosine_fast, select_by_bounds};
 use rusqlite::types::ValueRef;
 use rusqlite::{Connection, params};
 use simsimd::SpatialSimilarity;
@@ -301,9 +301,8 @@ impl MatrixCache {
         let eps = 4.0 * (nu / (1.0 - nu)) + 1e-9;
         let sane = |x: f64| x.is_finite() && (1e-30..=1e30).contains(&x);
         let qn: f64 = query.iter().map(|x| f64::from(*x) * f64::from(*x)).sum();
-        let floor = min_score.unwrap_or(f64::NEG_INFINITY);
         // (index, lower bound, upper bound, exact score when already computed)
-        let bounds: Vec<(usize, f64, f64, Option<f64>)> = indices
+        let bounds: Vec<CosineBound> = indices
             .iter()
             .map(|&i| {
                 let row = self.row(i);
@@ -325,35 +324,10 @@ impl MatrixCache {
                 }
             })
             .collect();
-        let k = limit.map(|n| n.max(1));
-        let mut threshold = f64::NEG_INFINITY;
-        if let Some(k) = k {
-            let mut sure: Vec<f64> = bounds
-                .iter()
-                .map(|b| b.1)
-                .filter(|lo| *lo >= floor)
-                .collect();
-            if sure.len() >= k {
-                let (_, kth, _) = sure.select_nth_unstable_by(k - 1, |a, b| b.total_cmp(a));
-                threshold = *kth;
-            }
-        }
-        let mut scored: Vec<(i64, f64)> = bounds
+        select_by_bounds(bounds, min_score, limit, |i| cosine(query, self.row(i)))
             .into_iter()
-            .filter(|(_, _, hi, _)| *hi >= floor && *hi >= threshold)
-            .map(|(i, _, _, exact)| {
-                (
-                    self.rowids[i],
-                    exact.unwrap_or_else(|| cosine(query, self.row(i))),
-                )
-            })
-            .filter(|(_, s)| min_score.is_none_or(|m| *s >= m))
-            .collect();
-        scored.sort_by(|a, b| b.1.total_cmp(&a.1));
-        if let Some(n) = k {
-            scored.truncate(n);
-        }
-        scored
+            .map(|(i, s)| (self.rowids[i], s))
+            .collect()
     }
 }
 
