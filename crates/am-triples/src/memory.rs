@@ -103,6 +103,21 @@ impl InMemoryTripleStore {
         self.len() == 0
     }
 
+    /// Rewrite one row's provenance in place; `false` when no row has the id.
+    ///
+    /// For the memory graph's adoption only (api.md "MemoryGraph": an `import` or
+    /// `migration` revision rewrites an adopted row's provenance to the graph
+    /// shape, the old one kept in the graph's history); not part of
+    /// [`TripleStore`].
+    pub fn replace_provenance(&self, assertion_id: &str, provenance: crate::JsonMap) -> bool {
+        let mut st = self.lock();
+        let Some(&pos) = st.by_id.get(assertion_id) else {
+            return false;
+        };
+        st.rows[pos].assertion.provenance = provenance;
+        true
+    }
+
     fn query_vector(
         &self,
         q: &TripleQuery,
