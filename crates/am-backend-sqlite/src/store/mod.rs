@@ -10,7 +10,7 @@ pub mod pin;
 pub mod schema;
 pub mod sql;
 pub mod vectors;
-mod write;
+pub mod write;
 
 use crate::error::{Error, Result};
 use crate::home::SqliteHome;
