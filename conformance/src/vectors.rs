@@ -40,6 +40,10 @@ pub fn checks() -> Vec<Check<dyn StoreFactory>> {
             bad_embeddings_are_refused_at_write_and_write_nothing,
             VectorSearch
         ),
+        check!(
+            zero_embedding_stores_the_row_without_a_vector_with_one_fallback_warning,
+            VectorSearch
+        ),
         check!(bad_query_embeddings_are_refused, VectorSearch),
         check!(
             embedder_failure_is_an_embedder_error_and_writes_nothing,
@@ -380,13 +384,13 @@ fn bad_vector_embedder() -> HashEmbedder {
         .with_override("infvec", vec![1.0, 0.0, f32::INFINITY, 0.0])
 }
 
-/// An embedding that is zero, NaN or infinite refuses the whole write batch
+/// An embedding that is NaN or infinite refuses the whole write batch
 /// (`InvalidInput`, or `Embedder` for the embedder's fault) and writes nothing.
 pub fn bad_embeddings_are_refused_at_write_and_write_nothing(f: &dyn StoreFactory) -> CheckResult {
     let s = open_with(f, bad_vector_embedder())?;
     fixture(&*s)?;
     let before = snapshot(&*s)?;
-    for bad in ["zerovec", "nanvec", "infvec"] {
+    for bad in ["nanvec", "infvec"] {
         let batch = [
             row("alpha", "2026-02-01T00:00:00Z", "ok-1"),
             row(bad, "2026-02-01T00:00:00Z", "bad"),
@@ -401,6 +405,61 @@ pub fn bad_embeddings_are_refused_at_write_and_write_nothing(f: &dyn StoreFactor
         }
         unchanged(bad, &*s, &before)?;
     }
+    Ok(())
+}
+
+/// An embedder's zero vector (a text with no known token) does not sink the
+/// batch: that row is stored without a vector (structured reads find it, vector
+/// queries do not), the other rows keep theirs, and the batch raises exactly one
+/// `#FALLBACK` warning naming how many rows.
+pub fn zero_embedding_stores_the_row_without_a_vector_with_one_fallback_warning(
+    f: &dyn StoreFactory,
+) -> CheckResult {
+    let s = open_with(f, bad_vector_embedder())?;
+    fixture(&*s)?;
+    s.take_warnings();
+    ok(
+        "add a batch with two zero embeddings",
+        s.add(&[
+            row("alpha", "2026-02-01T00:00:00Z", "ok-1"),
+            row("zerovec", "2026-02-01T00:00:00Z", "z-1"),
+            row("zerovec", "2026-02-02T00:00:00Z", "z-2"),
+        ]),
+    )?;
+    let warnings = s.take_warnings();
+    ensure(
+        warnings.len() == 1
+            && warnings[0].starts_with("#FALLBACK")
+            && warnings[0].contains("2 of 3"),
+        || format!("expected one #FALLBACK warning naming 2 of 3 rows, got {warnings:?}"),
+    )?;
+    for id in ["z-1", "z-2"] {
+        ensure_eq(
+            &format!("stored_vector({id})"),
+            ok("stored_vector", s.stored_vector(id))?,
+            None,
+        )?;
+    }
+    ensure(
+        ok("stored_vector", s.stored_vector("ok-1"))?.is_some(),
+        || "expected ok-1 to keep its vector".to_owned(),
+    )?;
+    let exact = ok(
+        "structured query",
+        s.query(&TripleQuery {
+            subject: Some("zerovec".into()),
+            ..TripleQuery::default()
+        }),
+    )?;
+    ensure_eq(
+        "structured rows",
+        ids(&exact),
+        vec!["z-2".to_owned(), "z-1".to_owned()],
+    )?;
+    let ranked = ok("vector query", s.query(&semantic("alpha")))?;
+    ensure(ranked.iter().all(|r| r.subject != "zerovec"), || {
+        format!("a vectorless row ranked: {:?}", ids(&ranked))
+    })?;
     Ok(())
 }
 

@@ -313,12 +313,43 @@ fn a_bad_timestamp_refuses_the_whole_batch_and_writes_zero_rows() {
 }
 
 #[test]
-fn non_finite_and_zero_vectors_are_refused_with_zero_rows() {
-    for v in [
-        vec![f32::NAN, 1.0],
-        vec![f32::INFINITY, 0.0],
-        vec![0.0, 0.0],
-    ] {
+fn a_zero_vector_from_the_embedder_stores_the_row_without_a_vector_with_one_warning() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = home_path(&dir);
+    let store = open(
+        &path,
+        Some(std::sync::Arc::new(ConstEmbedder(vec![0.0, 0.0]))),
+    );
+    let ids = store
+        .add(&[
+            TripleAssertion::new("a", "b", "c"),
+            TripleAssertion::new("a", "b", "d"),
+        ])
+        .unwrap();
+    assert_eq!(store.row_count().unwrap(), 2);
+    for id in &ids {
+        assert!(store.stored_vector(id).unwrap().is_none());
+    }
+    assert_eq!(
+        raw_i64(
+            &path,
+            "SELECT COUNT(*) FROM triples WHERE embedding IS NULL"
+        ),
+        2
+    );
+    // No vector was written, so no pin either.
+    assert!(store.embedding_pin().unwrap().is_none());
+    let w = store.take_warnings();
+    assert_eq!(w.len(), 1, "{w:?}");
+    assert!(
+        w[0].starts_with("#FALLBACK") && w[0].contains("2 of 2"),
+        "{w:?}"
+    );
+}
+
+#[test]
+fn non_finite_vectors_are_refused_with_zero_rows() {
+    for v in [vec![f32::NAN, 1.0], vec![f32::INFINITY, 0.0]] {
         let dir = tempfile::tempdir().unwrap();
         let store = open(
             &home_path(&dir),

@@ -176,6 +176,7 @@ impl TripleStore for InMemoryTripleStore {
         }
         let mut vectors: HashMap<usize, Vec<f32>> = HashMap::new();
         let mut dim = None;
+        let mut zero_warning = None;
         if let Some(embedder) = &self.embedder {
             let embeddable: Vec<(usize, String)> = pending
                 .iter()
@@ -196,8 +197,19 @@ impl TripleStore for InMemoryTripleStore {
                         texts.len()
                     )));
                 }
-                dim = pin::batch_dimension(&out)?;
-                vectors = embeddable.into_iter().map(|(i, _)| i).zip(out).collect();
+                let checked = crate::store::embedded_batch(out)?;
+                dim = checked.dimension;
+                if checked.zero_rows > 0 {
+                    zero_warning = Some(crate::store::zero_vector_warning(
+                        checked.zero_rows,
+                        texts.len(),
+                    ));
+                }
+                vectors = embeddable
+                    .into_iter()
+                    .zip(checked.vectors)
+                    .filter_map(|((i, _), v)| v.map(|v| (i, v)))
+                    .collect();
             }
         }
         let ids = pending
@@ -245,6 +257,7 @@ impl TripleStore for InMemoryTripleStore {
                 vector: vectors.remove(&i),
             });
         }
+        st.warnings.extend(zero_warning);
         Ok(ids)
     }
 

@@ -56,7 +56,10 @@ pub const DEFAULT_FEED_LIMIT: usize = 1000;
 ///   first), drop scores below `min_score`, and stamp `attributes._retrieval`
 ///   `{score, metric: "cosine"}`. `query_text` without an embedder is
 ///   `InvalidInput` naming the missing embedder (no keyword fallback).
-/// - Zero-norm, NaN and infinite vectors are refused at write and at query.
+/// - NaN, infinite and empty vectors are refused at write and at query; a
+///   caller's zero-norm query vector is refused. An embedder's zero vector for a
+///   row at write (a text with no known token) stores that row without a
+///   vector, with one `#FALLBACK` warning per batch ([`embedded_batch`]).
 /// - There is no delete. The only in-place changes are the window ones below.
 pub trait TripleStore: Send + Sync {
     /// What this store offers.
@@ -218,4 +221,68 @@ pub fn narrow_rule(
     let current = timestamp::parse_timestamp(end)?;
     let new = timestamp::parse_timestamp(valid_until)?;
     Ok((new < current).then(|| valid_until.to_owned()))
+}
+
+/// An embedder's vectors for one write batch, checked: see [`embedded_batch`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct EmbeddedBatch {
+    /// One entry per embedded text, in order: `None` where the embedder returned
+    /// the zero vector (the row is stored without a vector).
+    pub vectors: Vec<Option<Vec<f32>>>,
+    /// The dimension of the kept vectors (`None`: no vector kept).
+    pub dimension: Option<usize>,
+    /// How many texts embedded to the zero vector.
+    pub zero_rows: usize,
+}
+
+/// Check an embedder's output for one write batch, as both stores do.
+///
+/// A zero vector (every value `0.0`: the embedder found no known token, e.g. an
+/// emoji-only text or `"\0"` under the offline embedder) is not refused: its row
+/// is stored WITHOUT a vector (exact, keyword and structured reads find it,
+/// vector queries do not), reported by [`zero_vector_warning`] once per batch.
+/// Every other vector must be valid and all kept vectors share one dimension.
+///
+/// # Errors
+/// `InvalidInput` for an empty vector or a NaN/infinite value (naming the
+/// vector's index in the batch); `DimensionMismatch` for kept vectors of mixed
+/// dimensions. The caller writes nothing on an error.
+pub fn embedded_batch(out: Vec<Vec<f32>>) -> Result<EmbeddedBatch> {
+    let mut dimension: Option<usize> = None;
+    let mut zero_rows = 0usize;
+    let mut vectors = Vec::with_capacity(out.len());
+    for (i, v) in out.into_iter().enumerate() {
+        if !v.is_empty() && v.iter().all(|x| *x == 0.0) {
+            zero_rows += 1;
+            vectors.push(None);
+            continue;
+        }
+        crate::vector::validate_vector(&v).map_err(|e| e.with_prefix(&format!("vector {i}")))?;
+        match dimension {
+            None => dimension = Some(v.len()),
+            Some(d) if d != v.len() => {
+                return Err(Error::DimensionMismatch(format!(
+                    "one write batch mixes dimensions {d} and {} (vector {i})",
+                    v.len()
+                )));
+            }
+            Some(_) => {}
+        }
+        vectors.push(Some(v));
+    }
+    Ok(EmbeddedBatch {
+        vectors,
+        dimension,
+        zero_rows,
+    })
+}
+
+/// The `#FALLBACK` warning of a write batch whose embedder returned the zero
+/// vector for `zero_rows` of its `embedded` texts (one warning per batch).
+pub fn zero_vector_warning(zero_rows: usize, embedded: usize) -> String {
+    format!(
+        "#FALLBACK: the embedder returned the zero vector for {zero_rows} of {embedded} text(s) of this \
+         write batch (no known token, e.g. emoji-only text); those rows are stored WITHOUT a vector: \
+         exact, keyword and structured reads find them, vector queries do not"
+    )
 }

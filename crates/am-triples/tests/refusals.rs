@@ -117,13 +117,54 @@ fn non_finite_confidence_is_refused() {
 }
 
 #[test]
-fn zero_and_nan_embeddings_are_refused() {
+fn a_zero_embedding_stores_the_row_without_a_vector_with_one_fallback_warning() {
+    let s = seeded();
+    let ids = s
+        .add(&[row("fine"), row("zerovec"), row("zerovec").with_id("z2")])
+        .unwrap();
+    assert_eq!(ids.len(), 3);
+    assert!(s.stored_vector(&ids[0]).unwrap().is_some());
+    assert!(s.stored_vector(&ids[1]).unwrap().is_none());
+    assert!(s.stored_vector("z2").unwrap().is_none());
+    let warnings = s.take_warnings();
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    assert!(warnings[0].starts_with("#FALLBACK"), "{warnings:?}");
+    assert!(warnings[0].contains("2 of 3"), "{warnings:?}");
+    // Structured reads find the vectorless rows; vector queries do not.
+    let exact = s
+        .query(&TripleQuery {
+            object: Some("zerovec".into()),
+            ..TripleQuery::default()
+        })
+        .unwrap();
+    assert_eq!(exact.len(), 2);
+    let semantic = s
+        .query(&TripleQuery {
+            query_vector: Some(vec![1.0, 0.0, 0.0, 0.0]),
+            limit: 0,
+            ..TripleQuery::default()
+        })
+        .unwrap();
+    assert!(semantic.iter().all(|a| a.object != "zerovec"));
+}
+
+#[test]
+fn a_zero_query_vector_is_refused() {
     refused(
-        "zero embedding",
-        |s| s.add(&[row("fine"), row("zerovec")]),
+        "zero query vector",
+        |s| {
+            s.query(&TripleQuery {
+                query_vector: Some(vec![0.0; 4]),
+                ..TripleQuery::default()
+            })
+        },
         ErrorKind::InvalidInput,
         &["non-zero", "zeros"],
     );
+}
+
+#[test]
+fn nan_embeddings_are_refused() {
     refused(
         "NaN embedding",
         |s| s.add(&[row("nanvec")]),

@@ -58,6 +58,9 @@ pub struct PreparedRows {
     dim: Option<usize>,
     /// The embedder's model id, for a first-write pin.
     embedder_model: Option<String>,
+    /// The `#FALLBACK` warning of rows whose text embedded to the zero vector
+    /// (they are stored without a vector).
+    zero_vector_warning: Option<String>,
 }
 
 impl PreparedRows {
@@ -100,7 +103,8 @@ pub struct InsertedRows {
     /// Rows actually inserted (`INSERT OR IGNORE`: an existing id is skipped).
     pub written: usize,
     /// Warnings to report once the caller commits (the `#FALLBACK` of a
-    /// first-write pin); hand them to [`SQLiteTripleStore::record_warnings`]
+    /// first-write pin, of rows stored without a vector because their text
+    /// embedded to the zero vector); hand them to [`SQLiteTripleStore::record_warnings`]
     /// after the commit so `take_warnings` reports them, drop them on rollback.
     pub warnings: Vec<String>,
 }
@@ -151,12 +155,14 @@ impl SQLiteTripleStore {
     /// "Shared behavior", `add`): canonicalize every assertion (the rules of
     /// [`TripleAssertion::canonicalized`]), give each without an id a fresh UUID
     /// v4, compute its canonical text, encode its JSON maps, and embed the
-    /// non-edge rows with the store's embedder (if any). Takes no lock on the
-    /// home.
+    /// non-edge rows with the store's embedder (if any). A row whose text embeds
+    /// to the zero vector is kept without a vector and the batch carries one
+    /// `#FALLBACK` warning ([`am_triples::store::embedded_batch`]). Takes no lock
+    /// on the home.
     ///
     /// # Errors
     /// `InvalidInput` for an assertion canonicalization refuses or a vector that
-    /// is empty, zero, NaN or infinite; `DimensionMismatch` for a batch mixing
+    /// is empty, NaN or infinite; `DimensionMismatch` for a batch mixing
     /// dimensions; `Embedder` when the embedder fails (the message names the
     /// store's pin). Nothing is written in any case.
     pub fn prepare_rows(&self, assertions: &[TripleAssertion]) -> Result<PreparedRows> {
@@ -173,7 +179,7 @@ impl SQLiteTripleStore {
             }
         }
         let texts: Vec<String> = pending.iter().map(canonical_text).collect();
-        let (mut vectors, dim) = self.embed_batch(&pending, &texts)?;
+        let (mut vectors, dim, zero_vector_warning) = self.embed_batch(&pending, &texts)?;
         let embedder_model = if dim.is_some() {
             self.embedder().and_then(|e| e.model_id())
         } else {
@@ -200,6 +206,7 @@ impl SQLiteTripleStore {
             rows,
             dim,
             embedder_model,
+            zero_vector_warning,
         })
     }
 
@@ -250,6 +257,7 @@ impl SQLiteTripleStore {
                 }
             }
         }
+        warnings.extend(rows.zero_vector_warning.clone());
         let ids = rows.assertion_ids();
         if rows.is_empty() {
             return Ok(InsertedRows {
@@ -426,14 +434,16 @@ impl SQLiteTripleStore {
         Ok(self.change_window(&id, |current| tstore::narrow_rule(&id, current, &end))?)
     }
 
-    /// Embed the non-edge rows of a canonical batch (before any transaction).
+    /// Embed the non-edge rows of a canonical batch (before any transaction):
+    /// the vectors by batch index, their dimension, and the `#FALLBACK` warning
+    /// of rows whose text embedded to the zero vector (stored without one).
     fn embed_batch(
         &self,
         pending: &[TripleAssertion],
         canonical: &[String],
-    ) -> Result<(BatchVectors, Option<usize>)> {
+    ) -> Result<(BatchVectors, Option<usize>, Option<String>)> {
         let Some(embedder) = self.embedder() else {
-            return Ok((HashMap::new(), None));
+            return Ok((HashMap::new(), None, None));
         };
         let embeddable: Vec<(usize, String)> = pending
             .iter()
@@ -442,7 +452,7 @@ impl SQLiteTripleStore {
             .map(|(i, _)| (i, canonical[i].clone()))
             .collect();
         if embeddable.is_empty() {
-            return Ok((HashMap::new(), None));
+            return Ok((HashMap::new(), None, None));
         }
         let texts: Vec<String> = embeddable.iter().map(|(_, t)| t.clone()).collect();
         let out = match embedder.embed_texts(&texts) {
@@ -462,11 +472,15 @@ impl SQLiteTripleStore {
             ))
             .into());
         }
-        let dim = tpin::batch_dimension(&out)?;
-        Ok((
-            embeddable.into_iter().map(|(i, _)| i).zip(out).collect(),
-            dim,
-        ))
+        let checked = tstore::embedded_batch(out)?;
+        let vectors = embeddable
+            .into_iter()
+            .zip(checked.vectors)
+            .filter_map(|((i, _), v)| v.map(|v| (i, v)))
+            .collect();
+        let warning = (checked.zero_rows > 0)
+            .then(|| tstore::zero_vector_warning(checked.zero_rows, texts.len()));
+        Ok((vectors, checked.dimension, warning))
     }
 
     /// Apply a window rule to one row's `valid_until` in one transaction.
