@@ -498,6 +498,15 @@ impl RevisionOp {
         }
     }
 
+    /// Python's `RevisionOp(op, payload)`: an op named `op` (one of
+    /// [`REVISION_OPS`]) with its payload dict.
+    ///
+    /// # Errors
+    /// As [`RevisionOp::from_dict`].
+    pub fn new(op: &str, payload: Value) -> Result<RevisionOp> {
+        RevisionOp::from_dict(&serde_json::json!({"op": op, "payload": payload}))
+    }
+
     /// `{"op", "payload"}`.
     pub fn to_dict(&self) -> Value {
         let payload = match self {
