@@ -208,7 +208,7 @@ impl SourceRef {
         for f in &present {
             if !allowed.contains(f) {
                 return Err(Error::invalid_ref(format!(
-                    "a {kind} ref takes {:?}, got {f:?} (a field another kind owns)",
+                    "a \"{kind}\" ref takes {:?}, got {f:?} (a field another kind owns)",
                     &allowed[1..]
                 )));
             }
@@ -216,7 +216,7 @@ impl SourceRef {
         for f in kind.required_fields() {
             if !field_present(&fields, f) {
                 return Err(Error::invalid_ref(format!(
-                    "a {kind} ref requires {f:?}, got none"
+                    "a \"{kind}\" ref requires {f:?}, got none"
                 )));
             }
         }
@@ -249,7 +249,7 @@ impl SourceRef {
             && is_synthetic_run_id(run_id)
         {
             return Err(Error::invalid_ref(format!(
-                "a {kind} ref needs a run id a ledger can load, got the synthetic {run_id:?} \
+                "a \"{kind}\" ref needs a run id a ledger can load, got the synthetic {run_id:?} \
                  (prefixes {SYNTHETIC_RUN_ID_PREFIXES:?}): name the artifact or diary entry it belongs to"
             )));
         }
@@ -436,7 +436,7 @@ impl SourceRef {
             }
             if !ALL_FIELDS.contains(&key.as_str()) {
                 return Err(Error::invalid_ref(format!(
-                    "a {kind} ref takes {:?}, got the unknown key {key:?}",
+                    "a \"{kind}\" ref takes {:?}, got the unknown key {key:?}",
                     &kind.dict_keys()[1..]
                 )));
             }

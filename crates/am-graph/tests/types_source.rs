@@ -370,3 +370,71 @@ fn minimal(kind: &str) -> Value {
         _ => json!({"kind": "diary_entry", "entry_id": "d1"}),
     }
 }
+
+/// A field name and a maker of a valid value for it.
+type FieldValue = (&'static str, fn() -> Value);
+
+/// Every field any kind may name, with a valid value for it.
+const FIELD_VALUES: [FieldValue; 10] = [
+    ("run_id", || json!("run-42")),
+    ("seq", || json!(2)),
+    ("step_id", || json!("s-2")),
+    ("artifact_id", || json!("a1")),
+    ("message_id", || json!("m1")),
+    ("event_id", || json!("e1")),
+    ("stream", || json!("ticks")),
+    ("entry_id", || json!("d1")),
+    ("runtime_id", || json!("plane-1")),
+    ("digest", || json!(DIGEST)),
+];
+
+#[test]
+fn each_kind_accepts_exactly_its_required_optional_and_common_fields() {
+    for name in SOURCE_KINDS {
+        let kind = SourceKind::parse(name).unwrap();
+        let required = kind.required_fields();
+        let optional: Vec<&str> = kind
+            .optional_fields()
+            .iter()
+            .copied()
+            .chain(["runtime_id", "digest"])
+            .collect();
+        let value = |f: &str| FIELD_VALUES.iter().find(|(n, _)| *n == f).unwrap().1();
+        let mut base = json!({"kind": name});
+        for f in required {
+            base[*f] = value(f);
+        }
+        let key = SourceRef::from_dict(&base).unwrap().key();
+        // Every subset of the optional fields builds, keeps the key, and round-trips.
+        for mask in 0..(1u32 << optional.len()) {
+            let mut d = base.clone();
+            for (i, f) in optional.iter().enumerate() {
+                if mask & (1 << i) != 0 {
+                    d[*f] = value(f);
+                }
+            }
+            let r = SourceRef::from_dict(&d).unwrap_or_else(|e| panic!("{d}: {e}"));
+            assert_eq!(r.key(), key, "{d}");
+            assert_eq!(SourceRef::from_dict(&r.to_dict()).unwrap(), r, "{d}");
+            assert_eq!(
+                r.to_dict().as_object().unwrap().len(),
+                d.as_object().unwrap().len()
+            );
+        }
+        // Every other field is owned by another kind and refused.
+        for (f, v) in FIELD_VALUES {
+            if required.contains(&f) || optional.contains(&f) {
+                continue;
+            }
+            let mut d = base.clone();
+            d[f] = v();
+            assert_invalid_source_ref(d, f);
+        }
+        // Dropping any required field is refused.
+        for f in required {
+            let mut d = base.clone();
+            d.as_object_mut().unwrap().remove(*f);
+            assert_invalid_source_ref(d, f);
+        }
+    }
+}
