@@ -33,6 +33,7 @@
 //! conformance` runs every backend's file and prints those lines.
 
 pub mod embedder;
+pub mod graph;
 pub mod harness;
 pub mod journal;
 pub mod stores;

@@ -26,9 +26,14 @@
 //!
 //! Spec: api.md "The memory graph: revisions and provenance".
 
+pub mod backend;
 pub mod error;
+pub mod graph;
 pub mod limits;
+pub mod memory_backend;
 pub mod provenance;
+pub mod reads;
+pub mod registry;
 pub mod revision;
 pub mod source;
 
