@@ -647,6 +647,27 @@ impl Revision {
     /// [`Error::ProvenanceRequired`] / [`Error::InvalidSourceRef`] for an
     /// assert's malformed own provenance. Groundedness is NOT checked here: see
     /// [`Revision::check_provenance`].
+    ///
+    /// # Examples
+    /// ```
+    /// use am_graph::{AssertOp, Provenance, Revision, RevisionDraft, RevisionOp, SourceRef};
+    /// let rev = Revision::new(RevisionDraft {
+    ///     revision_id: "note-1-extract".into(),
+    ///     scope: "global".into(),
+    ///     owner_id: Some("person:ada".into()),
+    ///     cause: "ingest".into(),
+    ///     occurred_at: "2026-01-05T09:00:00Z".into(),
+    ///     ops: vec![RevisionOp::Assert(AssertOp::claim("ex:dana", "schema:worksFor", "ex:acme"))],
+    ///     provenance: Provenance::new(vec![SourceRef::step("run-42", 3)?], vec![], "abstractnote")?,
+    ///     recorded_at: None,
+    ///     summary: None,
+    /// })?;
+    /// let RevisionOp::Assert(a) = &rev.ops()[0] else { unreachable!() };
+    /// assert_eq!(a.assertion.observed_at, "2026-01-05T09:00:00.000000+00:00");
+    /// assert_eq!(a.assertion.scope, "global");
+    /// rev.check_provenance()?;
+    /// # Ok::<(), am_graph::Error>(())
+    /// ```
     pub fn new(draft: RevisionDraft) -> Result<Revision> {
         let revision_id = required_id(&draft.revision_id, "revision_id")?;
         if !REVISION_CAUSES.contains(&draft.cause.as_str()) {
