@@ -683,21 +683,19 @@ impl Revision {
             None => timestamp::now_utc(),
             Some(t) => required_time(t, "recorded_at")?,
         };
+        let defaults = OpDefaults {
+            revision_id: &revision_id,
+            scope: &scope,
+            owner_id: owner_id.as_deref(),
+            occurred_at: &occurred_at,
+            provenance_map: draft.provenance.to_map(),
+        };
         let ops = draft
             .ops
             .iter()
             .enumerate()
             .map(|(i, op)| {
-                normalize_op(
-                    op,
-                    i,
-                    &revision_id,
-                    &scope,
-                    owner_id.as_deref(),
-                    &occurred_at,
-                    &draft.provenance,
-                )
-                .map_err(|e| e.with_prefix(&format!("ops[{i}]")))
+                normalize_op(op, i, &defaults).map_err(|e| e.with_prefix(&format!("ops[{i}]")))
             })
             .collect::<Result<Vec<_>>>()?;
         Ok(Revision {
@@ -902,44 +900,45 @@ impl<'de> Deserialize<'de> for Revision {
     }
 }
 
-fn normalize_op(
-    op: &RevisionOp,
-    index: usize,
-    revision_id: &str,
-    scope: &str,
-    owner_id: Option<&str>,
-    occurred_at: &str,
-    revision_provenance: &Provenance,
-) -> Result<RevisionOp> {
+/// What an `assert` op takes from its revision when it does not say.
+struct OpDefaults<'a> {
+    revision_id: &'a str,
+    scope: &'a str,
+    owner_id: Option<&'a str>,
+    occurred_at: &'a str,
+    /// The revision's provenance as a map, computed once per revision.
+    provenance_map: JsonMap,
+}
+
+fn normalize_op(op: &RevisionOp, index: usize, rev: &OpDefaults<'_>) -> Result<RevisionOp> {
     match op {
         RevisionOp::Assert(a) => {
             let mut t = a.assertion.clone();
             let own = match &a.provenance {
                 Some(p) => Some(p.clone()),
                 // A built op carries the revision's provenance in its row: inherited.
-                None if !t.provenance.is_empty()
-                    && t.provenance != revision_provenance.to_map() =>
-                {
-                    Some(
-                        Provenance::from_dict(&Value::Object(t.provenance.clone()))
-                            .map_err(|e| e.with_prefix("provenance"))?,
-                    )
-                }
+                None if !t.provenance.is_empty() && t.provenance != rev.provenance_map => Some(
+                    Provenance::from_dict(&Value::Object(std::mem::take(&mut t.provenance)))
+                        .map_err(|e| e.with_prefix("provenance"))?,
+                ),
                 None => None,
             };
             if py_strip(&t.scope).is_empty() {
-                t.scope = scope.to_owned();
+                t.scope = rev.scope.to_owned();
             }
             if strip_optional(t.owner_id.as_deref()).is_none() {
-                t.owner_id = owner_id.map(str::to_owned);
+                t.owner_id = rev.owner_id.map(str::to_owned);
             }
             if py_strip(&t.observed_at).is_empty() {
-                t.observed_at = occurred_at.to_owned();
+                t.observed_at = rev.occurred_at.to_owned();
             }
             if strip_optional(t.assertion_id.as_deref()).is_none() {
-                t.assertion_id = Some(derive_assertion_id(revision_id, index));
+                t.assertion_id = Some(derive_assertion_id(rev.revision_id, index));
             }
-            t.provenance = own.as_ref().unwrap_or(revision_provenance).to_map();
+            t.provenance = match &own {
+                Some(p) => p.to_map(),
+                None => rev.provenance_map.clone(),
+            };
             let t = t.canonicalized()?;
             Ok(RevisionOp::Assert(AssertOp {
                 assertion: t,
