@@ -6,6 +6,7 @@
 //! Spec: stores.md "SQLiteTripleStore"; the 0.3.2 schema (`memj_*`, `{table}_meta`).
 
 pub mod error;
+pub mod graph;
 pub mod home;
 pub mod journal;
 pub mod store;

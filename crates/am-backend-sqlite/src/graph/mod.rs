@@ -1,0 +1,153 @@
+//! The SQLite graph connector: the `memg_*` tables in the home's file beside the
+//! triples and the journal's `memj_*` tables, one `BEGIN IMMEDIATE` transaction
+//! per revision over the home's shared connection, the closures committed in that
+//! transaction when the `SQLiteJournal` shares the file.
+//!
+//! Spec: api.md "Connectors (`abstractmemory.graph.backend`)" (`_SQLiteBackend`)
+//! and "The graph tables (SQLite)".
+//!
+//! Register it once per process with [`register`] (or open through
+//! [`open_graph`], which does), since `am-graph` depends on no backend:
+//!
+//! ```
+//! # use am_backend_sqlite::{SQLiteTripleStore, SqliteStoreOptions, journal::SQLiteJournal};
+//! # use std::sync::Arc;
+//! # let dir = tempfile::tempdir().unwrap();
+//! let store = Arc::new(SQLiteTripleStore::open(dir.path().join("mind.sqlite3"), None,
+//!     SqliteStoreOptions::default()).unwrap());
+//! let journal = Arc::new(SQLiteJournal::open(store.home()).unwrap());
+//! let graph = am_backend_sqlite::graph::open_graph(store, Some(journal)).unwrap();
+//! assert_eq!(graph.backend().name(), "sqlite");
+//! ```
+
+mod reads;
+pub mod schema;
+mod tx;
+
+use crate::home::SharedConn;
+use crate::journal::SQLiteJournal;
+use crate::store::SQLiteTripleStore;
+use am_graph::backend::{BackendResult, GraphBackend};
+use am_graph::graph::MemoryGraph;
+use am_graph::registry::{AnyStore, GraphJournal, register_backend};
+use rusqlite::Connection;
+use schema::GraphTables;
+use std::sync::{Arc, MutexGuard, Once};
+
+pub use schema::{Missing, ensure_schema};
+
+/// The SQLite connector of one home.
+pub struct SqliteGraphBackend {
+    store: Arc<SQLiteTripleStore>,
+    tables: GraphTables,
+    /// The journal, when it shares the store's connection (closures commit in
+    /// the revision's transaction).
+    same_file_journal: Option<Arc<SQLiteJournal>>,
+    /// What opening found missing and wrote (empty: opening wrote nothing).
+    opened_with: Missing,
+}
+
+impl std::fmt::Debug for SqliteGraphBackend {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SqliteGraphBackend")
+            .field("tables", &self.tables)
+            .field("same_file_journal", &self.same_file_journal.is_some())
+            .finish_non_exhaustive()
+    }
+}
+
+fn lock(conn: &SharedConn) -> MutexGuard<'_, Connection> {
+    // A transaction rolls back when dropped, so a poisoned lock holds nothing torn.
+    conn.lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+impl SqliteGraphBackend {
+    /// Open the connector of `store`'s home: create the graph tables and indexes
+    /// a home lacks, add the columns an older home lacks (with the `owner_id`
+    /// backfill); a home that has them is only read (no write lock).
+    /// `journal` commits closures in the revision's transaction when it is a
+    /// `SQLiteJournal` over the same connection.
+    ///
+    /// # Errors
+    /// `Storage` when SQLite fails.
+    pub fn open(
+        store: Arc<SQLiteTripleStore>,
+        journal: Option<&GraphJournal>,
+    ) -> BackendResult<Self> {
+        let tables = GraphTables::for_table(store.table_name());
+        let conn = store.home().conn();
+        let opened_with = {
+            let mut c = lock(&conn);
+            ensure_schema(&mut c, &tables)?
+        };
+        let same_file_journal = journal
+            .and_then(GraphJournal::downcast::<SQLiteJournal>)
+            .filter(|j| Arc::ptr_eq(&j.conn(), &conn));
+        Ok(SqliteGraphBackend {
+            store,
+            tables,
+            same_file_journal,
+            opened_with,
+        })
+    }
+
+    /// The graph tables' names.
+    pub fn tables(&self) -> &GraphTables {
+        &self.tables
+    }
+
+    /// What opening this home created (empty when the home had every table,
+    /// column and index, and opening wrote nothing).
+    pub fn opened_with(&self) -> &Missing {
+        &self.opened_with
+    }
+
+    /// Whether closures commit in the revision's transaction.
+    pub fn journal_in_file(&self) -> bool {
+        self.same_file_journal.is_some()
+    }
+
+    fn conn(&self) -> SharedConn {
+        self.store.home().conn()
+    }
+}
+
+/// The registry factory of the SQLite connector.
+///
+/// # Errors
+/// `Unsupported` when `store` is not a `SQLiteTripleStore`; `Storage`.
+pub fn factory(
+    store: &AnyStore,
+    journal: Option<&GraphJournal>,
+) -> BackendResult<Box<dyn GraphBackend>> {
+    let store = Arc::clone(store)
+        .downcast::<SQLiteTripleStore>()
+        .map_err(|_| {
+            am_triples::Error::Unsupported(
+                "the SQLite graph connector expected a SQLiteTripleStore".into(),
+            )
+        })?;
+    Ok(Box::new(SqliteGraphBackend::open(store, journal)?))
+}
+
+static REGISTER: Once = Once::new();
+
+/// Register the SQLite connector for `SQLiteTripleStore` (once per process;
+/// later calls do nothing).
+pub fn register() {
+    REGISTER.call_once(|| register_backend::<SQLiteTripleStore>(factory));
+}
+
+/// The graph of a SQLite home: registers the connector and opens
+/// `MemoryGraph::new(store, journal)`.
+///
+/// # Errors
+/// As `MemoryGraph::new`.
+pub fn open_graph(
+    store: Arc<SQLiteTripleStore>,
+    journal: Option<Arc<SQLiteJournal>>,
+) -> am_graph::Result<MemoryGraph> {
+    register();
+    MemoryGraph::new(store, journal.map(GraphJournal::new))
+}
