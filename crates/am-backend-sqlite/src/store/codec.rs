@@ -129,69 +129,92 @@ pub fn decode_json(s: &str) -> Decoded {
     }
 }
 
-/// Whether `t` is a JSON number (RFC 8259: `-?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?`).
-fn is_json_number(t: &[u8]) -> bool {
-    let mut i = 0;
+/// The end of the JSON number (RFC 8259:
+/// `-?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?`) starting at `b[i]`, and
+/// whether it is an integer (no fraction, no exponent); `None` when no JSON
+/// number starts there.
+fn json_number_end(b: &[u8], mut i: usize) -> Option<(usize, bool)> {
     let digits = |i: &mut usize| {
         let start = *i;
-        while *i < t.len() && t[*i].is_ascii_digit() {
+        while *i < b.len() && b[*i].is_ascii_digit() {
             *i += 1;
         }
         *i - start
     };
-    if t.first() == Some(&b'-') {
+    if b.get(i) == Some(&b'-') {
         i += 1;
     }
-    match t.get(i) {
+    match b.get(i) {
         Some(b'0') => i += 1,
         Some(b'1'..=b'9') => {
             digits(&mut i);
         }
-        _ => return false,
+        _ => return None,
     }
-    if t.get(i) == Some(&b'.') {
+    let mut integer = true;
+    if b.get(i) == Some(&b'.') {
         i += 1;
+        integer = false;
         if digits(&mut i) == 0 {
-            return false;
+            return None;
         }
     }
-    if matches!(t.get(i), Some(b'e' | b'E')) {
+    if matches!(b.get(i), Some(b'e' | b'E')) {
         i += 1;
-        if matches!(t.get(i), Some(b'+' | b'-')) {
+        integer = false;
+        if matches!(b.get(i), Some(b'+' | b'-')) {
             i += 1;
         }
         if digits(&mut i) == 0 {
-            return false;
+            return None;
         }
     }
-    i == t.len()
+    Some((i, integer))
 }
 
 /// The fast path of [`decode_json`]: a non-empty `[n, n, ...]` of JSON numbers
 /// (JSON whitespace allowed) whose values are finite and, for integers, not a
 /// negative zero (serde_json reads `-0` as the integer 0). `None` sends the
-/// text to the general path, which decides exactly as before.
+/// text to the general path, which decides exactly as before. One pass over
+/// the bytes checks the grammar and finds each number; std's correctly
+/// rounded parse reads it.
 fn parse_number_list(s: &str) -> Option<Vec<f64>> {
-    let ws = |c: char| matches!(c, ' ' | '\t' | '\n' | '\r');
-    let inner = s.trim_matches(ws).strip_prefix('[')?.strip_suffix(']')?;
-    if inner.trim_matches(ws).is_empty() {
+    let b = s.as_bytes();
+    let skip_ws = |i: &mut usize| {
+        while *i < b.len() && matches!(b[*i], b' ' | b'\t' | b'\n' | b'\r') {
+            *i += 1;
+        }
+    };
+    let mut i = 0;
+    skip_ws(&mut i);
+    if b.get(i) != Some(&b'[') {
         return None;
     }
-    let mut out = Vec::with_capacity(inner.len() / 8 + 1);
-    for tok in inner.split(',') {
-        let tok = tok.trim_matches(ws);
-        let bytes = tok.as_bytes();
-        if !is_json_number(bytes) {
-            return None;
-        }
-        let x: f64 = tok.parse().ok()?;
-        let integer = !bytes.iter().any(|b| matches!(b, b'.' | b'e' | b'E'));
+    i += 1;
+    // A 0.3.x vector value is about 20 characters ("-0.012345678901234567,").
+    let mut out = Vec::with_capacity(b.len() / 16 + 1);
+    loop {
+        skip_ws(&mut i);
+        let (end, integer) = json_number_end(b, i)?;
+        // `i..end` is ASCII (the grammar above), so both are char boundaries.
+        let x: f64 = s.get(i..end)?.parse().ok()?;
         if !x.is_finite() || (integer && x == 0.0 && x.is_sign_negative()) {
             return None;
         }
         out.push(x);
+        i = end;
+        skip_ws(&mut i);
+        match b.get(i) {
+            Some(b',') => i += 1,
+            Some(b']') => {
+                i += 1;
+                break;
+            }
+            _ => return None,
+        }
     }
-    Some(out)
+    skip_ws(&mut i);
+    (i == b.len()).then_some(out)
 }
 
 impl Decoded {
@@ -299,6 +322,18 @@ mod tests {
             "[]",
             "[1,]",
             "[[1]]",
+            "[1 2]",
+            "[1,,2]",
+            "[1]]",
+            "[1] x",
+            "[1e]",
+            "[1e+]",
+            "[-]",
+            "[-1.5E-3, 2e10]",
+            "\t[0.25]\r\n",
+            "[,1]",
+            "[1",
+            "1]",
         ] {
             let serde = serde_json::from_str::<Vec<f64>>(text).ok();
             let fast = parse_number_list(text);
@@ -314,6 +349,9 @@ mod tests {
             }
         }
         assert!(parse_number_list("[0.1, -0.2]").is_some());
+        assert!(parse_number_list("[-1.5E-3, 2e10]").is_some());
+        assert!(parse_number_list("[1 2]").is_none());
+        assert!(parse_number_list("[1] x").is_none());
         assert!(parse_number_list("[-0]").is_none());
         assert!(parse_number_list("[.5]").is_none());
     }

@@ -101,6 +101,19 @@ impl std::fmt::Debug for SQLiteTripleStore {
     }
 }
 
+/// A SQLite failure while opening names the file (SQLite's own message does not:
+/// "attempt to write a readonly database"); other errors already say what they
+/// refuse.
+fn naming_path(e: Error, path: &Path) -> Error {
+    match e {
+        Error::Sqlite(s) => Error::Triples(am_triples::Error::Storage(format!(
+            "cannot open the SQLite home {}: {s}",
+            path.display()
+        ))),
+        other => other,
+    }
+}
+
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     // Every mutation under these locks is either a SQLite transaction (rolled
     // back on unwind) or a cache that is rebuilt from the file: a poisoned lock
@@ -112,14 +125,18 @@ impl SQLiteTripleStore {
     /// Open (creating if absent) the home at `path` and its store.
     ///
     /// # Errors
-    /// As [`Self::with_home`]; `Refused` for a file that is not SQLite.
+    /// As [`Self::with_home`] (a bad or clashing table name is refused before
+    /// the file is created); `Refused` for a file that is not SQLite; `Storage`
+    /// naming `path` when SQLite cannot open or write it (a read-only file, a
+    /// file in a read-only directory).
     pub fn open(
         path: impl AsRef<Path>,
         embedder: Option<Arc<dyn TextEmbedder>>,
         options: SqliteStoreOptions,
     ) -> Result<Self> {
+        let path = path.as_ref();
         let table = schema::checked_table(options.table_name.as_deref())?;
-        let home = SqliteHome::open(path)?;
+        let home = SqliteHome::open(path).map_err(|e| naming_path(e, path))?;
         Self::with_home_checked(home, table, embedder, options)
     }
 
@@ -129,9 +146,12 @@ impl SQLiteTripleStore {
     /// or declared pin contradicting the stored one.
     ///
     /// # Errors
-    /// `InvalidInput` for a bad table name; `Refused` for a newer schema, an
-    /// unknown vector encoding, or an embedder/pin contradicting the stored pin
-    /// (nothing written); `Storage` when SQLite fails.
+    /// `InvalidInput` for a table name outside `[A-Za-z_][A-Za-z0-9_]*` or one
+    /// clashing with another store's sidecar or keyword index (`triples_meta`,
+    /// `triples_fts`, ...); `Refused` for a newer schema, an unknown vector
+    /// encoding, or an embedder/pin contradicting the stored pin (nothing
+    /// written); `Storage` naming the home's path when SQLite fails (a read-only
+    /// file or directory among others).
     pub fn with_home(
         home: &SqliteHome,
         embedder: Option<Arc<dyn TextEmbedder>>,
@@ -142,6 +162,16 @@ impl SQLiteTripleStore {
     }
 
     fn with_home_checked(
+        home: SqliteHome,
+        table: String,
+        embedder: Option<Arc<dyn TextEmbedder>>,
+        options: SqliteStoreOptions,
+    ) -> Result<Self> {
+        let path = home.path().to_path_buf();
+        Self::open_store(home, table, embedder, options).map_err(|e| naming_path(e, &path))
+    }
+
+    fn open_store(
         home: SqliteHome,
         table: String,
         embedder: Option<Arc<dyn TextEmbedder>>,
@@ -675,6 +705,13 @@ impl TripleStore for SQLiteTripleStore {
         Ok(self.semantic(&q, &qv)?)
     }
 
+    /// Release this handle's matrix cache (4 bytes per dimension per vectored
+    /// row plus its bookkeeping; [`SQLiteTripleStore::vector_cache_bytes`] is 0
+    /// afterwards). Nothing else: the connection belongs to the [`SqliteHome`],
+    /// which the journal and the graph may share, and is closed when the last
+    /// handle on it is dropped. The spec (stores.md "Shared behavior") states no
+    /// refusal after `close`, so the handle stays usable: the next semantic
+    /// query rebuilds the cache from the file. Idempotent; never fails.
     fn close(&self) -> am_triples::Result<()> {
         *lock(&self.cache) = None;
         Ok(())

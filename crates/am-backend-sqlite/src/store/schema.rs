@@ -59,13 +59,60 @@ pub fn checked_table(table_name: Option<&str>) -> Result<String> {
     let first_ok = chars
         .next()
         .is_some_and(|c| c.is_ascii_alphabetic() || c == '_');
-    if first_ok && chars.all(|c| c.is_ascii_alphanumeric() || c == '_') {
-        Ok(t.to_owned())
-    } else {
-        Err(Error::Triples(am_triples::Error::invalid(format!(
+    if !(first_ok && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')) {
+        return Err(Error::Triples(am_triples::Error::invalid(format!(
             "table_name must match [A-Za-z_][A-Za-z0-9_]* (got {t:?}); it is interpolated into SQL identifiers"
-        ))))
+        ))));
     }
+    if let Some(clash) = table_name_clash(t) {
+        return Err(Error::Triples(am_triples::Error::invalid(format!(
+            "table_name {t:?} clashes with {clash}; choose a name that is not another \
+             store's sidecar or keyword index"
+        ))));
+    }
+    Ok(t.to_owned())
+}
+
+/// The suffixes of the objects a store creates beside its table `T`: the meta
+/// sidecar `T_meta`, the FTS5 keyword index `T_fts` and FTS5's shadow tables.
+const DERIVED_SUFFIXES: [&str; 7] = [
+    "_meta",
+    "_fts",
+    "_fts_data",
+    "_fts_idx",
+    "_fts_docsize",
+    "_fts_config",
+    "_fts_content",
+];
+
+/// What a table name would collide with, if anything: an object another store
+/// (the default `triples` or any other table `T`) creates beside its table
+/// (`T_meta`, `T_fts`, FTS5's `T_fts_*` shadow tables), or SQLite's reserved
+/// `sqlite_` prefix. SQLite compares names without case, and so does this.
+fn table_name_clash(t: &str) -> Option<String> {
+    let lower = t.to_ascii_lowercase();
+    if lower.starts_with("sqlite_") {
+        return Some("SQLite's reserved sqlite_ prefix".to_owned());
+    }
+    // The longest matching suffix names the owner (`x_fts_data` is x's, not
+    // `x_fts`'s, shadow table).
+    let (suffix, owner) = DERIVED_SUFFIXES
+        .iter()
+        .filter_map(|s| {
+            lower
+                .strip_suffix(s)
+                .filter(|o| !o.is_empty())
+                .map(|_| (*s, &t[..t.len() - s.len()]))
+        })
+        .max_by_key(|(s, _)| s.len())?;
+    let what = match suffix {
+        "_meta" => "meta sidecar",
+        "_fts" => "FTS5 keyword index",
+        _ => "FTS5 keyword index's shadow table",
+    };
+    Some(format!(
+        "the {what} of the table {owner:?} ({owner}{suffix})"
+    ))
 }
 
 /// Whether a table (or virtual table) of that name exists.
@@ -319,19 +366,18 @@ pub fn upgrade_vectors(
             let mut update = tx.prepare_cached(&format!(
                 "UPDATE {table} SET embedding = ?1 WHERE rowid = ?2"
             ))?;
-            for (rowid, text) in &rows {
-                let Some(text) = text else { continue };
-                if text.trim().is_empty() {
-                    update.execute(params![Option::<Vec<u8>>::None, rowid])?;
-                    report.rewritten += 1;
-                    continue;
-                }
-                match codec::decode_json(text) {
-                    Decoded::F32(v) => {
-                        update.execute(params![codec::encode_f32(&v), rowid])?;
+            for ((rowid, _), rewrite) in rows.iter().zip(rewrites(&rows)) {
+                match rewrite {
+                    None => {}
+                    Some(Rewrite::Null) => {
+                        update.execute(params![Option::<Vec<u8>>::None, rowid])?;
                         report.rewritten += 1;
                     }
-                    _ => report.kept += 1,
+                    Some(Rewrite::Blob(blob)) => {
+                        update.execute(params![blob, rowid])?;
+                        report.rewritten += 1;
+                    }
+                    Some(Rewrite::Keep) => report.kept += 1,
                 }
             }
         }
@@ -339,6 +385,55 @@ pub fn upgrade_vectors(
         tx.commit()?;
         batches += 1;
     }
+}
+
+/// What the JSON→BLOB upgrade writes for one JSON-text `embedding` cell.
+enum Rewrite {
+    /// Blank text: the row has no vector (NULL).
+    Null,
+    /// A vector float32 holds: its BLOB.
+    Blob(Vec<u8>),
+    /// A value float32 cannot hold, or not a vector: kept as written.
+    Keep,
+}
+
+fn rewrite_of(text: &str) -> Rewrite {
+    if text.trim().is_empty() {
+        return Rewrite::Null;
+    }
+    match codec::decode_json(text) {
+        Decoded::F32(v) => Rewrite::Blob(codec::encode_f32(&v)),
+        _ => Rewrite::Keep,
+    }
+}
+
+/// The rewrite of each row's text cell (`None`: not text), in row order. The
+/// parse (most of the upgrade's time) is split over the available cores; each
+/// cell's result depends on that cell alone, so the answer is the same however
+/// it is split.
+fn rewrites(rows: &[(i64, Option<String>)]) -> Vec<Option<Rewrite>> {
+    let decode = |chunk: &[(i64, Option<String>)]| -> Vec<Option<Rewrite>> {
+        chunk
+            .iter()
+            .map(|(_, t)| t.as_deref().map(rewrite_of))
+            .collect()
+    };
+    let threads = std::thread::available_parallelism()
+        .map_or(1, std::num::NonZeroUsize::get)
+        .min(8);
+    if threads < 2 || rows.len() < 64 {
+        return decode(rows);
+    }
+    std::thread::scope(|scope| {
+        let parts: Vec<_> = rows
+            .chunks(rows.len().div_ceil(threads))
+            .map(|chunk| scope.spawn(move || decode(chunk)))
+            .collect();
+        parts
+            .into_iter()
+            .flat_map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+            .collect()
+    })
 }
 
 /// What one run of the timestamp upgrade did.
