@@ -1,5 +1,5 @@
-//! Repository tasks: `cargo xtask conformance [--backend NAME]`, `cargo xtask tidy`
-//! and `cargo xtask test` (the README's test command).
+//! Repository tasks: `cargo xtask conformance [--backend NAME]`, `cargo xtask tidy`,
+//! `cargo xtask test` (the README's test command) and `cargo xtask bench [--quick]`.
 //!
 //! `conformance` runs each backend crate's single `tests/conformance.rs` and prints
 //! one line per check and backend; `tidy` checks the layering and the `//!` docs
@@ -7,6 +7,7 @@
 //! virtual environment exists, exports `AM_ORACLE_PYTHON`, and runs
 //! `cargo test --workspace`.
 
+mod bench;
 mod conformance;
 mod oracle;
 mod tidy;
@@ -21,6 +22,7 @@ tasks:
   conformance [--backend NAME]   run the conformance suite of every backend (or one)
   tidy                           check layering, lints opt-in and //! module docs
   test [ARGS...]                 ensure the oracle venv, then cargo test --workspace ARGS
+  bench [--quick]                run the benches with targets; print ours vs target vs Python 0.3.2
 ";
 
 fn main() -> Result<()> {
@@ -38,6 +40,7 @@ fn main() -> Result<()> {
             tidy::run()
         }
         "test" => oracle::test(rest),
+        "bench" => bench::run(rest),
         "-h" | "--help" | "help" => {
             print!("{USAGE}");
             Ok(())

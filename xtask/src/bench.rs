@@ -1,0 +1,724 @@
+//! `cargo xtask bench [--quick]`: run the criterion benches that carry the
+//! issues' speed targets in release, read criterion's estimates
+//! (`<target>/criterion/**/new/{benchmark,estimates}.json`) and print one table:
+//! each figure, ours, the target, the Python AbstractMemory 0.3.2 figure measured
+//! on this machine class (from the issue texts) and the ratio to it.
+//!
+//! The benches: `am-backend-sqlite` `store` and `journal`, `am-system`
+//! `reconstruct` and `formation`, `am-embed` `offline`; then, when the release
+//! `am` binary and the LoCoMo dev split exist, `am --json eval locomo` for the
+//! per-question median latency. Only estimates written by this run are read, so
+//! a bench that failed shows as "not run", never as an old figure.
+
+use crate::workspace::cargo;
+use anyhow::{Context, Result, bail};
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::SystemTime;
+
+/// The bench targets run, as `(package, bench)`.
+const BENCHES: &[(&str, &str)] = &[
+    ("am-backend-sqlite", "store"),
+    ("am-backend-sqlite", "journal"),
+    ("am-system", "reconstruct"),
+    ("am-system", "formation"),
+    ("am-embed", "offline"),
+];
+
+/// Criterion arguments of a normal run (the issues' measurement settings).
+const NORMAL_ARGS: &[&str] = &["--warm-up-time", "1", "--measurement-time", "3"];
+/// Criterion arguments of `--quick`.
+const QUICK_ARGS: &[&str] = &[
+    "--warm-up-time",
+    "0.3",
+    "--measurement-time",
+    "1",
+    "--sample-size",
+    "10",
+];
+
+/// The LoCoMo dev split, unless `$AM_LOCOMO` names another file.
+const LOCOMO_DEV: &str = "/work/shared/fixtures/locomo/locomo-dev.json";
+
+/// How a figure is read and compared.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Kind {
+    /// A latency per iteration; the target is a maximum, in nanoseconds.
+    Latency {
+        /// The target's maximum (ns); `None`: no numeric target.
+        max_ns: Option<f64>,
+    },
+    /// Elements per second (the bench's criterion throughput); the target is a
+    /// minimum.
+    Rate {
+        /// The target's minimum (elements/s); `None`: no numeric target.
+        min_per_s: Option<f64>,
+        /// The unit of one element ("rows", "events", ...).
+        unit: &'static str,
+    },
+}
+
+/// One row of the table.
+#[derive(Debug, Clone, Copy)]
+pub struct Figure {
+    /// What is measured.
+    pub label: &'static str,
+    /// The criterion id (`group/function[/value]`); a trailing `*` matches any
+    /// suffix (an id that carries a data-dependent count).
+    pub id: &'static str,
+    /// How to read and compare it.
+    pub kind: Kind,
+    /// The target as the issue words it.
+    pub target: &'static str,
+    /// The Python 0.3.2 figure, in the figure's unit (ns for latencies,
+    /// elements/s for rates), and its note.
+    pub python: Option<(f64, &'static str)>,
+}
+
+const MS: f64 = 1e6;
+const US: f64 = 1e3;
+
+/// Every figure with a target or a Python baseline in the issues (3, 4, 5, 6, 7).
+pub const FIGURES: &[Figure] = &[
+    Figure {
+        label: "store: add, batches of 500 (50k x 384-d)",
+        id: "store/add_batch_of_500",
+        kind: Kind::Rate {
+            min_per_s: Some(100_000.0),
+            unit: "rows",
+        },
+        target: ">= 100,000 rows/s",
+        python: Some((2_091.0, "2,091 rows/s")),
+    },
+    Figure {
+        label: "store: subject read",
+        id: "store/subject_read",
+        kind: Kind::Latency {
+            max_ns: Some(50.0 * US),
+        },
+        target: "<= 50 us",
+        python: Some((0.26 * MS, "0.26 ms")),
+    },
+    Figure {
+        label: "store: scope+owner latest 50",
+        id: "store/scope_owner_latest_50",
+        kind: Kind::Latency {
+            max_ns: Some(50.0 * US),
+        },
+        target: "<= 50 us",
+        python: Some((33.0 * MS, "33 ms")),
+    },
+    Figure {
+        label: "store: vector query limit 10, warm",
+        id: "store/vector_query_limit_10_warm",
+        kind: Kind::Latency {
+            max_ns: Some(10.0 * MS),
+        },
+        target: "<= 10 ms",
+        python: Some((4_140.0 * MS, "4.14 s (20k rows)")),
+    },
+    Figure {
+        label: "store: open a 50k-row home",
+        id: "store/open_50k_home",
+        kind: Kind::Latency {
+            max_ns: Some(50.0 * MS),
+        },
+        target: "<= 50 ms",
+        python: None,
+    },
+    Figure {
+        label: "store: JSON->BLOB upgrade, 50k rows",
+        id: "store/json_to_blob_upgrade_50k",
+        kind: Kind::Latency {
+            max_ns: Some(2_000.0 * MS),
+        },
+        target: "<= 2 s",
+        python: None,
+    },
+    Figure {
+        label: "journal: append, batches of 1,000",
+        id: "journal_append/append_events_batch_default/1000",
+        kind: Kind::Rate {
+            min_per_s: Some(50_000.0),
+            unit: "events",
+        },
+        target: ">= 50,000 events/s",
+        python: None,
+    },
+    Figure {
+        label: "journal: selected_count, 10k events",
+        id: "journal_read/selected_count/10000",
+        kind: Kind::Latency { max_ns: None },
+        target: "flat 10k -> 1M",
+        python: None,
+    },
+    Figure {
+        label: "journal: selected_count, 1M events",
+        id: "journal_read/selected_count/1000000",
+        kind: Kind::Latency { max_ns: None },
+        target: "flat 10k -> 1M",
+        python: None,
+    },
+    Figure {
+        label: "journal: binding fold of one record, 1M events",
+        id: "journal_read/fold_bindings_one_record/1000000",
+        kind: Kind::Latency { max_ns: None },
+        target: "flat 10k -> 1M",
+        python: None,
+    },
+    Figure {
+        label: "system: reconstruct, 2,000 records",
+        id: "reconstruct/sqlite_home_2000_records_shelf",
+        kind: Kind::Latency {
+            max_ns: Some(2.0 * MS),
+        },
+        target: "<= 2 ms",
+        python: Some((593.0 * MS, "593 ms")),
+    },
+    Figure {
+        label: "system: reconstruct, 100,000 records",
+        id: "reconstruct/sqlite_home_100000_records_shelf",
+        kind: Kind::Latency {
+            max_ns: Some(20.0 * MS),
+        },
+        target: "<= 20 ms",
+        python: None,
+    },
+    Figure {
+        label: "system: remember_many, batches of 100",
+        id: "remember_many/sqlite_home_batch_100",
+        kind: Kind::Rate {
+            min_per_s: Some(20_000.0),
+            unit: "records",
+        },
+        target: ">= 20,000 records/s",
+        python: Some((1_076.0, "1,076 records/s")),
+    },
+    Figure {
+        label: "system: commit_selection, 2,000 records",
+        id: "commit_selection/sqlite_home_2000_records_shelf_12",
+        kind: Kind::Latency {
+            max_ns: Some(0.2 * MS),
+        },
+        target: "<= 0.2 ms",
+        python: Some((3.1 * MS, "3.1 ms")),
+    },
+    Figure {
+        label: "embed: offline potion-base-2M, LoCoMo dev turns",
+        id: "offline_potion_base_2m/locomo_dev_*",
+        kind: Kind::Rate {
+            // 2,960 turns in at most 5 s (the ingest target, storage included).
+            min_per_s: Some(592.0),
+            unit: "texts",
+        },
+        target: ">= 592 texts/s (2,960 in 5 s)",
+        python: None,
+    },
+];
+
+/// One benchmark's estimate as criterion wrote it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Estimate {
+    /// The median time per iteration, in nanoseconds.
+    pub median_ns: f64,
+    /// Elements per iteration (criterion's `Throughput::Elements`), if declared.
+    pub elements: Option<f64>,
+}
+
+impl Estimate {
+    /// Elements per second, when the bench declared a throughput.
+    pub fn per_second(&self) -> Option<f64> {
+        self.elements
+            .filter(|_| self.median_ns > 0.0)
+            .map(|n| n / (self.median_ns * 1e-9))
+    }
+}
+
+/// Read every `new/estimates.json` under `criterion_dir` (with its sibling
+/// `benchmark.json` naming the id and throughput), keyed by criterion's
+/// `full_id`. Files modified before `since` (an earlier run's) are skipped.
+///
+/// # Errors
+/// When a directory cannot be listed or a present file is not criterion's JSON.
+pub fn read_estimates(
+    criterion_dir: &Path,
+    since: Option<SystemTime>,
+) -> Result<BTreeMap<String, Estimate>> {
+    let mut out = BTreeMap::new();
+    if !criterion_dir.exists() {
+        return Ok(out);
+    }
+    let mut stack = vec![criterion_dir.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for entry in
+            std::fs::read_dir(&dir).with_context(|| format!("listing {}", dir.display()))?
+        {
+            let path = entry?.path();
+            if !path.is_dir() {
+                continue;
+            }
+            if path.file_name().is_some_and(|n| n == "new") {
+                if let Some((id, est)) = read_one(&path, since)? {
+                    out.insert(id, est);
+                }
+            } else {
+                stack.push(path);
+            }
+        }
+    }
+    Ok(out)
+}
+
+fn read_one(new_dir: &Path, since: Option<SystemTime>) -> Result<Option<(String, Estimate)>> {
+    let est_path = new_dir.join("estimates.json");
+    let bench_path = new_dir.join("benchmark.json");
+    if !est_path.exists() || !bench_path.exists() {
+        return Ok(None);
+    }
+    if let Some(since) = since {
+        let modified = std::fs::metadata(&est_path)?.modified()?;
+        if modified < since {
+            return Ok(None);
+        }
+    }
+    let read = |p: &Path| -> Result<Value> {
+        let text =
+            std::fs::read_to_string(p).with_context(|| format!("reading {}", p.display()))?;
+        serde_json::from_str(&text).with_context(|| format!("{} is not JSON", p.display()))
+    };
+    let est = read(&est_path)?;
+    let bench = read(&bench_path)?;
+    let Some(median_ns) = est["median"]["point_estimate"].as_f64() else {
+        bail!(
+            "{}: expected median.point_estimate (a number), got {}",
+            est_path.display(),
+            est["median"]
+        );
+    };
+    let Some(id) = bench["full_id"].as_str() else {
+        bail!(
+            "{}: expected full_id (a string), got {}",
+            bench_path.display(),
+            bench["full_id"]
+        );
+    };
+    let elements = bench["throughput"]["Elements"].as_f64();
+    Ok(Some((
+        id.to_owned(),
+        Estimate {
+            median_ns,
+            elements,
+        },
+    )))
+}
+
+/// The estimate a figure's id selects (a trailing `*` matches any suffix; the
+/// first id in order wins).
+pub fn lookup<'a>(estimates: &'a BTreeMap<String, Estimate>, id: &str) -> Option<&'a Estimate> {
+    match id.strip_suffix('*') {
+        Some(prefix) => estimates
+            .iter()
+            .find(|(k, _)| k.starts_with(prefix))
+            .map(|(_, v)| v),
+        None => estimates.get(id),
+    }
+}
+
+/// A duration in nanoseconds, in the largest unit that keeps it >= 1.
+pub fn fmt_ns(ns: f64) -> String {
+    if ns >= 1e9 {
+        format!("{:.2} s", ns / 1e9)
+    } else if ns >= 1e6 {
+        format!("{:.2} ms", ns / 1e6)
+    } else if ns >= 1e3 {
+        format!("{:.1} us", ns / 1e3)
+    } else {
+        format!("{ns:.0} ns")
+    }
+}
+
+/// A rate with thousands separators.
+pub fn fmt_rate(per_s: f64, unit: &str) -> String {
+    #[allow(
+        clippy::cast_possible_truncation,
+        clippy::cast_sign_loss,
+        reason = "a display of a positive rate"
+    )]
+    let n = per_s.round().max(0.0) as u64;
+    let digits = n.to_string();
+    let mut grouped = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            grouped.push(',');
+        }
+        grouped.push(c);
+    }
+    format!("{grouped} {unit}/s")
+}
+
+/// One rendered row: figure, ours, target, met, Python, ratio.
+pub fn row(f: &Figure, est: Option<&Estimate>) -> [String; 6] {
+    let (ours, met, ratio) = match (f.kind, est) {
+        (_, None) => ("not run".to_owned(), String::new(), String::new()),
+        (Kind::Latency { max_ns }, Some(e)) => (
+            fmt_ns(e.median_ns),
+            max_ns.map_or(String::new(), |m| yes_no(e.median_ns <= m)),
+            f.python
+                .map_or(String::new(), |(p, _)| ratio_text(p / e.median_ns)),
+        ),
+        (Kind::Rate { min_per_s, unit }, Some(e)) => match e.per_second() {
+            None => ("no throughput".to_owned(), String::new(), String::new()),
+            Some(r) => (
+                fmt_rate(r, unit),
+                min_per_s.map_or(String::new(), |m| yes_no(r >= m)),
+                f.python.map_or(String::new(), |(p, _)| ratio_text(r / p)),
+            ),
+        },
+    };
+    [
+        f.label.to_owned(),
+        ours,
+        f.target.to_owned(),
+        met,
+        f.python.map_or(String::new(), |(_, note)| note.to_owned()),
+        ratio,
+    ]
+}
+
+fn yes_no(ok: bool) -> String {
+    if ok { "yes" } else { "NO" }.to_owned()
+}
+
+fn ratio_text(x: f64) -> String {
+    if x >= 10.0 {
+        format!("{x:.0}x")
+    } else {
+        format!("{x:.1}x")
+    }
+}
+
+/// The table as text, columns padded.
+pub fn render(rows: &[[String; 6]]) -> String {
+    let header = [
+        "figure",
+        "ours (median)",
+        "target",
+        "met",
+        "Python 0.3.2",
+        "vs Python",
+    ]
+    .map(str::to_owned);
+    let all: Vec<&[String; 6]> = std::iter::once(&header).chain(rows.iter()).collect();
+    let widths: Vec<usize> = (0..6)
+        .map(|c| all.iter().map(|r| r[c].chars().count()).max().unwrap_or(0))
+        .collect();
+    let mut out = String::new();
+    for r in all {
+        let cells: Vec<String> = r
+            .iter()
+            .zip(&widths)
+            .map(|(cell, w)| format!("{cell:<w$}"))
+            .collect();
+        out.push_str(cells.join("  ").trim_end());
+        out.push('\n');
+    }
+    out
+}
+
+/// The LoCoMo rows from `am --json eval locomo`'s report: recall@10 and the
+/// median latency per question of each configuration, beside 0.3.2's.
+///
+/// # Errors
+/// When the report lacks `configurations.<name>.10.categories_1_4`.
+pub fn locomo_rows(report: &Value) -> Result<Vec<[String; 6]>> {
+    let mut rows = Vec::new();
+    for (name, py_ms, py_recall) in [("default", 62.0, 0.330), ("keyword_discovery", 89.0, 0.464)] {
+        let t = &report["configurations"][name]["10"]["categories_1_4"];
+        let (Some(median), Some(recall)) = (t["median_ms"].as_f64(), t["recall"].as_f64()) else {
+            bail!(
+                "the eval report lacks configurations.{name}.10.categories_1_4 \
+                 median_ms and recall (numbers), got {t}"
+            );
+        };
+        rows.push([
+            format!("eval locomo {name}: median per question"),
+            fmt_ns(median * MS),
+            "< 1 ms".to_owned(),
+            yes_no(median < 1.0),
+            format!("{py_ms} ms"),
+            if median > 0.0 {
+                ratio_text(py_ms / median)
+            } else {
+                String::new()
+            },
+        ]);
+        rows.push([
+            format!("eval locomo {name}: recall@10 (cat. 1-4)"),
+            format!("{recall:.3}"),
+            format!(">= {py_recall:.3}"),
+            yes_no(recall >= py_recall),
+            format!("{py_recall:.3}"),
+            String::new(),
+        ]);
+    }
+    Ok(rows)
+}
+
+/// Where cargo builds: `$CARGO_TARGET_DIR`, else cargo metadata's
+/// `target_directory`.
+fn target_dir() -> Result<PathBuf> {
+    if let Some(d) = std::env::var_os("CARGO_TARGET_DIR") {
+        return Ok(PathBuf::from(d));
+    }
+    let out = cargo()
+        .args(["metadata", "--format-version", "1", "--no-deps"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .context("running cargo metadata")?;
+    let v: Value = serde_json::from_slice(&out.stdout).context("cargo metadata's JSON")?;
+    v["target_directory"]
+        .as_str()
+        .map(PathBuf::from)
+        .context("cargo metadata printed no target_directory")
+}
+
+/// `cargo xtask bench [--quick]`.
+///
+/// # Errors
+/// For an unknown argument, or when no bench could run at all.
+pub fn run(args: &[String]) -> Result<()> {
+    let mut quick = false;
+    for a in args {
+        match a.as_str() {
+            "--quick" => quick = true,
+            other => bail!("bench takes only --quick, got {other:?}"),
+        }
+    }
+    let target = target_dir()?;
+    let criterion_args = if quick { QUICK_ARGS } else { NORMAL_ARGS };
+    // Criterion's files carry a one-second mtime granularity on some file
+    // systems: step back a little so this run's files are never mistaken for old.
+    let started = SystemTime::now() - std::time::Duration::from_secs(2);
+    let mut failed = Vec::new();
+    for (package, bench) in BENCHES {
+        eprintln!("== cargo bench -p {package} --bench {bench}");
+        let status = cargo()
+            .args(["bench", "-p", package, "--bench", bench, "--"])
+            .args(criterion_args)
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .status()
+            .with_context(|| format!("running the {package} {bench} bench"))?;
+        if !status.success() {
+            failed.push(format!("{package}/{bench}"));
+        }
+    }
+    let estimates = read_estimates(&target.join("criterion"), Some(started))?;
+    let mut rows: Vec<[String; 6]> = FIGURES
+        .iter()
+        .map(|f| row(f, lookup(&estimates, f.id)))
+        .collect();
+    let am = target.join("release").join("am");
+    let data =
+        std::env::var_os("AM_LOCOMO").map_or_else(|| PathBuf::from(LOCOMO_DEV), PathBuf::from);
+    if am.exists() && data.exists() {
+        eprintln!(
+            "== {} --json eval locomo --data {} --k 10",
+            am.display(),
+            data.display()
+        );
+        let out = Command::new(&am)
+            .args(["--json", "eval", "locomo", "--k", "10", "--data"])
+            .arg(&data)
+            .output()
+            .with_context(|| format!("running {}", am.display()))?;
+        if out.status.success() {
+            let report: Value = serde_json::from_slice(&out.stdout)
+                .context("am eval locomo --json printed something that is not JSON")?;
+            rows.extend(locomo_rows(&report)?);
+        } else {
+            failed.push(format!(
+                "am eval locomo ({})",
+                String::from_utf8_lossy(&out.stderr).trim()
+            ));
+        }
+    } else {
+        eprintln!(
+            "(am eval locomo skipped: needs {} (cargo build --release -p am-cli) and {})",
+            am.display(),
+            data.display()
+        );
+    }
+    println!("\n{}", render(&rows));
+    println!(
+        "Medians of this run ({}); the machine's load shapes them: compare runs under the same load.",
+        if quick {
+            "--quick"
+        } else {
+            "warm-up 1 s, measurement 3 s"
+        }
+    );
+    if !failed.is_empty() {
+        bail!("these benches failed: {}", failed.join(", "));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn write(dir: &Path, id: &str, median_ns: f64, elements: Option<u64>) {
+        let new_dir = dir.join(id).join("new");
+        std::fs::create_dir_all(&new_dir).unwrap();
+        let throughput = elements.map_or(Value::Null, |n| serde_json::json!({ "Elements": n }));
+        std::fs::write(
+            new_dir.join("benchmark.json"),
+            serde_json::json!({ "full_id": id, "throughput": throughput }).to_string(),
+        )
+        .unwrap();
+        std::fs::write(
+            new_dir.join("estimates.json"),
+            serde_json::json!({
+                "mean": { "point_estimate": median_ns * 2.0 },
+                "median": { "point_estimate": median_ns },
+            })
+            .to_string(),
+        )
+        .unwrap();
+    }
+
+    #[test]
+    fn estimates_are_read_by_full_id_with_the_median_and_throughput() {
+        let dir = std::env::temp_dir().join(format!("xtask-bench-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        write(&dir, "store/subject_read", 42_000.0, Some(1));
+        write(&dir, "store/add_batch_of_500", 5_000_000.0, Some(500));
+        write(&dir, "journal_read/selected_count/10000", 900.0, None);
+        // A "base" directory (criterion's previous run) is not read.
+        let base = dir.join("store/subject_read/base");
+        std::fs::create_dir_all(&base).unwrap();
+        std::fs::write(base.join("estimates.json"), "not json").unwrap();
+
+        let est = read_estimates(&dir, None).unwrap();
+        assert_eq!(est.len(), 3);
+        assert_eq!(
+            est["store/subject_read"],
+            Estimate {
+                median_ns: 42_000.0,
+                elements: Some(1.0)
+            }
+        );
+        assert_eq!(est["store/add_batch_of_500"].per_second(), Some(100_000.0));
+        assert_eq!(est["journal_read/selected_count/10000"].per_second(), None);
+
+        // Files older than the run's start are an earlier run's: skipped.
+        let later = SystemTime::now() + std::time::Duration::from_secs(3600);
+        assert!(read_estimates(&dir, Some(later)).unwrap().is_empty());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_malformed_estimate_names_the_file_and_what_was_expected() {
+        let dir = std::env::temp_dir().join(format!("xtask-bench-bad-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        write(&dir, "store/subject_read", 1.0, None);
+        std::fs::write(
+            dir.join("store/subject_read/new/estimates.json"),
+            r#"{"median": {}}"#,
+        )
+        .unwrap();
+        let err = read_estimates(&dir, None).unwrap_err().to_string();
+        assert!(
+            err.contains("estimates.json") && err.contains("median.point_estimate"),
+            "{err}"
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn rows_compare_to_the_target_and_to_python() {
+        let subject = FIGURES
+            .iter()
+            .find(|f| f.id == "store/subject_read")
+            .unwrap();
+        let r = row(
+            subject,
+            Some(&Estimate {
+                median_ns: 26_000.0,
+                elements: Some(1.0),
+            }),
+        );
+        assert_eq!(r[1], "26.0 us");
+        assert_eq!(r[3], "yes");
+        assert_eq!(r[4], "0.26 ms");
+        assert_eq!(r[5], "10x");
+
+        let add = FIGURES
+            .iter()
+            .find(|f| f.id == "store/add_batch_of_500")
+            .unwrap();
+        let r = row(
+            add,
+            Some(&Estimate {
+                median_ns: 10_000_000.0,
+                elements: Some(500.0),
+            }),
+        );
+        assert_eq!(r[1], "50,000 rows/s");
+        assert_eq!(r[3], "NO");
+        assert_eq!(r[5], "24x");
+
+        assert_eq!(row(subject, None)[1], "not run");
+    }
+
+    #[test]
+    fn a_starred_id_matches_a_data_dependent_suffix() {
+        let mut est = BTreeMap::new();
+        let e = Estimate {
+            median_ns: 1e9,
+            elements: Some(2960.0),
+        };
+        est.insert(
+            "offline_potion_base_2m/locomo_dev_2960_turns".to_owned(),
+            e.clone(),
+        );
+        assert_eq!(
+            lookup(&est, "offline_potion_base_2m/locomo_dev_*"),
+            Some(&e)
+        );
+        assert_eq!(lookup(&est, "offline_potion_base_2m/locomo_dev_"), None);
+    }
+
+    #[test]
+    fn locomo_rows_read_the_eval_report() {
+        let report = serde_json::json!({"configurations": {
+            "default": {"10": {"categories_1_4": {"median_ms": 0.5, "recall": 0.41}}},
+            "keyword_discovery": {"10": {"categories_1_4": {"median_ms": 0.8, "recall": 0.47}}},
+        }});
+        let rows = locomo_rows(&report).unwrap();
+        assert_eq!(rows.len(), 4);
+        assert_eq!(rows[0][1], "500.0 us");
+        assert_eq!(rows[0][5], "124x");
+        assert_eq!(rows[1][1], "0.410");
+        assert_eq!(rows[1][3], "yes");
+        assert!(locomo_rows(&serde_json::json!({})).is_err());
+    }
+
+    #[test]
+    fn the_table_pads_columns() {
+        let t = render(&[[
+            "a".into(),
+            "1 ms".into(),
+            "<= 2 ms".into(),
+            "yes".into(),
+            String::new(),
+            String::new(),
+        ]]);
+        let lines: Vec<&str> = t.lines().collect();
+        assert_eq!(lines.len(), 2);
+        assert!(lines[0].starts_with("figure  ours (median)"));
+        assert!(lines[1].starts_with("a       1 ms"));
+    }
+}
