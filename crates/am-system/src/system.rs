@@ -481,12 +481,23 @@ impl MemorySystem {
             })
             .cloned()
             .collect();
-        if !missing.is_empty() {
-            self.store.add(&missing)?;
+        // Store and journal of one SQLite home: the rows and the formation
+        // bindings commit in ONE transaction (`TripleStore::add_together`).
+        // Any other pair adds the rows, then appends the bindings in one call;
+        // their ids are deterministic, so a replay after a failure between the
+        // two appends nothing twice.
+        let journal: &dyn std::any::Any = &*self.journal;
+        match self.store.add_together(&missing, journal, &plan.bindings) {
+            Some(done) => {
+                done?;
+            }
+            None => {
+                if !missing.is_empty() {
+                    self.store.add(&missing)?;
+                }
+                self.journal.append_bindings(&plan.bindings)?;
+            }
         }
-        // One append for the batch's bindings (one transaction on SQLite); their
-        // ids are deterministic, so a replay after a failure appends nothing twice.
-        self.journal.append_bindings(&plan.bindings)?;
         for w in plan.warnings {
             self.warn(w);
         }

@@ -23,6 +23,10 @@
 
 use super::{BatchVectors, SQLiteTripleStore, codec, pin, schema};
 use crate::error::Result;
+use crate::journal::SQLiteJournal;
+use am_journal::ScopeBinding;
+use std::any::Any;
+use std::sync::Arc;
 use am_triples::TripleAssertion;
 use am_triples::pin::{self as tpin, EmbeddingPin};
 use am_triples::store as tstore;
@@ -144,6 +148,53 @@ impl SQLiteTripleStore {
         let inserted = self.with_conn(|c| {
             let tx = c.transaction_with_behavior(TransactionBehavior::Immediate)?;
             let inserted = self.insert_prepared_in(&tx, &prepared)?;
+            tx.commit()?;
+            Ok(inserted)
+        })?;
+        self.record_warnings(inserted.warnings);
+        Ok(inserted.ids)
+    }
+
+    /// The body of [`TripleStore::add_together`](am_triples::store::TripleStore::add_together):
+    /// when `partner` is a [`SQLiteJournal`] over this store's home and
+    /// `partner_rows` a `Vec<ScopeBinding>`, [`Self::prepare_rows`] outside any
+    /// transaction, then ONE `BEGIN IMMEDIATE` transaction holding
+    /// [`Self::insert_prepared_in`] and [`SQLiteJournal::append_bindings_in`];
+    /// `None` (nothing written) for any other partner or rows.
+    pub(super) fn add_together_rows(
+        &self,
+        rows: &[TripleAssertion],
+        partner: &dyn Any,
+        partner_rows: &dyn Any,
+    ) -> Option<am_triples::Result<Vec<String>>> {
+        let journal = partner.downcast_ref::<SQLiteJournal>()?;
+        let bindings = partner_rows.downcast_ref::<Vec<ScopeBinding>>()?;
+        if !Arc::ptr_eq(&journal.conn(), &self.home.conn()) {
+            return None;
+        }
+        Some(self.add_with_bindings(rows, journal, bindings))
+    }
+
+    /// Rows and bindings in one transaction (see [`Self::add_together_rows`]).
+    fn add_with_bindings(
+        &self,
+        rows: &[TripleAssertion],
+        journal: &SQLiteJournal,
+        bindings: &[ScopeBinding],
+    ) -> am_triples::Result<Vec<String>> {
+        let prepared = self.prepare_rows(rows)?;
+        let inserted = self.with_conn(|c| {
+            let tx = c.transaction_with_behavior(TransactionBehavior::Immediate)?;
+            let inserted = self.insert_prepared_in(&tx, &prepared)?;
+            journal.append_bindings_in(&tx, bindings).map_err(|e| {
+                let kind = e.kind();
+                let e = am_triples::Error::from(e);
+                if kind == am_triples::ErrorKind::InvalidInput {
+                    e
+                } else {
+                    e.with_prefix("journal append_bindings (the store rows were rolled back too)")
+                }
+            })?;
             tx.commit()?;
             Ok(inserted)
         })?;

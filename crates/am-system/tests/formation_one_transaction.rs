@@ -1,0 +1,249 @@
+//! Formation on one SQLite home commits the store rows and the formation
+//! bindings in ONE transaction (`TripleStore::add_together`): a journal append
+//! that fails rolls the store rows back, on a real file. The in-memory pair has
+//! no shared transaction and keeps its two-step behaviour. A record whose text
+//! the offline embedder cannot embed (the zero vector) forms without a vector on
+//! both stacks.
+//! Spec: api.md `remember_many` ("Formation (typed records)"); architecture.md
+//! "A write is one transaction or nothing".
+
+mod common;
+
+use am_backend_sqlite::journal::SQLiteJournal;
+use am_backend_sqlite::{SQLiteTripleStore, SqliteHome, SqliteStoreOptions};
+use am_embed::OfflineEmbedder;
+use am_journal::{BindingFilter, InMemoryJournal, MemoryJournal, ScopeBinding};
+use am_system::{MemoryRecordInput, MemorySystem, SystemOptions};
+use am_triples::{InMemoryTripleStore, TextEmbedder, TripleAssertion, TripleQuery, TripleStore};
+use common::PINNED_NOW;
+use std::sync::Arc;
+
+fn batch() -> Vec<MemoryRecordInput> {
+    vec![
+        MemoryRecordInput::new("lesson", "Pools", "Connection pools exhaust under load."),
+        MemoryRecordInput::new(
+            "episode",
+            "Outage",
+            "The outage followed the pool exhaustion.",
+        )
+        .with_edge("follows", "local:0"),
+    ]
+}
+
+fn options() -> SystemOptions {
+    SystemOptions {
+        clock: Some(Arc::new(|| PINNED_NOW.to_owned())),
+        ..SystemOptions::default()
+    }
+}
+
+struct Home {
+    _dir: tempfile::TempDir,
+    store: Arc<SQLiteTripleStore>,
+    journal: Arc<SQLiteJournal>,
+    system: MemorySystem,
+}
+
+fn sqlite_home(embedder: Option<Arc<dyn TextEmbedder>>) -> Home {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("home.sqlite3");
+    let home = SqliteHome::open(&path).unwrap();
+    let store = Arc::new(
+        SQLiteTripleStore::with_home(&home, embedder, SqliteStoreOptions::default()).unwrap(),
+    );
+    let journal = Arc::new(SQLiteJournal::open(&home).unwrap());
+    let system = MemorySystem::with_options(store.clone(), journal.clone(), options()).unwrap();
+    Home {
+        _dir: dir,
+        store,
+        journal,
+        system,
+    }
+}
+
+/// A row count read through the home's connection (outside any transaction).
+fn raw_count(h: &Home, table: &str) -> i64 {
+    let conn = h.store.home().conn();
+    let c = conn.lock().unwrap();
+    c.query_row(&format!("SELECT COUNT(*) FROM {table}"), [], |r| r.get(0))
+        .unwrap()
+}
+
+fn execute(h: &Home, sql: &str) {
+    h.store
+        .home()
+        .conn()
+        .lock()
+        .unwrap()
+        .execute_batch(sql)
+        .unwrap();
+}
+
+fn all_rows(store: &dyn TripleStore) -> Vec<TripleAssertion> {
+    store
+        .query(&TripleQuery {
+            limit: 0,
+            ..TripleQuery::default()
+        })
+        .unwrap()
+}
+
+fn bindings(j: &dyn MemoryJournal) -> Vec<ScopeBinding> {
+    j.bindings(&BindingFilter::default()).unwrap()
+}
+
+#[test]
+fn a_failing_journal_append_rolls_back_the_store_rows_of_the_formation() {
+    let h = sqlite_home(None);
+    h.system
+        .remember_many(&batch()[..1], "session", "s1", "before", None)
+        .unwrap();
+    let rows_before = raw_count(&h, "triples");
+    let bindings_before = raw_count(&h, "memj_bindings");
+    let seq_before = h.journal.current_seq().unwrap();
+    // A real SQLite failure inside the journal's insert (not a mock).
+    execute(
+        &h,
+        "CREATE TRIGGER refuse_bindings BEFORE INSERT ON memj_bindings \
+         BEGIN SELECT RAISE(ABORT, 'bindings refused by the test trigger'); END;",
+    );
+    let err = h
+        .system
+        .remember_many(&batch(), "session", "s1", "k1", None)
+        .unwrap_err();
+    assert!(
+        err.to_string().contains("refused by the test trigger"),
+        "{err}"
+    );
+    assert!(err.to_string().contains("rolled back"), "{err}");
+    assert_eq!(raw_count(&h, "triples"), rows_before);
+    assert_eq!(raw_count(&h, "triples_fts"), rows_before);
+    assert_eq!(raw_count(&h, "memj_bindings"), bindings_before);
+    assert_eq!(h.journal.current_seq().unwrap(), seq_before);
+    assert_eq!(all_rows(&*h.store).len() as i64, rows_before);
+    // With the journal writable again, the same call forms everything once.
+    execute(&h, "DROP TRIGGER refuse_bindings;");
+    let ids = h
+        .system
+        .remember_many(&batch(), "session", "s1", "k1", None)
+        .unwrap();
+    assert_eq!(ids.len(), 2);
+    // Two digests and one edge; two bindings.
+    assert_eq!(raw_count(&h, "triples"), rows_before + 3);
+    assert_eq!(raw_count(&h, "memj_bindings"), bindings_before + 2);
+}
+
+#[test]
+fn store_rows_and_formation_bindings_commit_together_and_a_replay_writes_nothing_twice() {
+    let h = sqlite_home(None);
+    let ids = h
+        .system
+        .remember_many(&batch(), "session", "s1", "k1", None)
+        .unwrap();
+    let rows = all_rows(&*h.store);
+    let b = bindings(&*h.journal);
+    assert_eq!(rows.len(), 3);
+    assert_eq!(
+        b.iter().map(|b| b.record_id.clone()).collect::<Vec<_>>(),
+        ids
+    );
+    let again = h
+        .system
+        .remember_many(&batch(), "session", "s1", "k1", None)
+        .unwrap();
+    assert_eq!(again, ids);
+    assert_eq!(all_rows(&*h.store).len(), 3);
+    assert_eq!(bindings(&*h.journal).len(), 2);
+}
+
+#[test]
+fn add_together_declines_a_journal_of_another_home_and_writes_nothing() {
+    let a = sqlite_home(None);
+    let b = sqlite_home(None);
+    let journal_b: &dyn MemoryJournal = &*b.journal;
+    let rows = vec![TripleAssertion::new("x", "y", "z").with_id("r1")];
+    let none = a
+        .store
+        .add_together(&rows, journal_b, &Vec::<ScopeBinding>::new());
+    assert!(none.is_none());
+    // Rows of a type the store does not know are declined too.
+    let journal_a: &dyn MemoryJournal = &*a.journal;
+    assert!(a.store.add_together(&rows, journal_a, &0u8).is_none());
+    assert_eq!(raw_count(&a, "triples"), 0);
+    assert_eq!(raw_count(&b, "triples"), 0);
+}
+
+#[test]
+fn the_in_memory_pair_has_no_shared_transaction_and_forms_in_two_steps() {
+    let store = Arc::new(InMemoryTripleStore::new(None));
+    let journal = Arc::new(InMemoryJournal::new());
+    let j: &dyn MemoryJournal = &*journal;
+    assert!(
+        store
+            .add_together(
+                &[TripleAssertion::new("x", "y", "z")],
+                j,
+                &Vec::<ScopeBinding>::new()
+            )
+            .is_none()
+    );
+    assert!(all_rows(&*store).is_empty());
+    let system = MemorySystem::with_options(store.clone(), journal.clone(), options()).unwrap();
+    let ids = system
+        .remember_many(&batch(), "session", "s1", "k1", None)
+        .unwrap();
+    assert_eq!(all_rows(&*store).len(), 3);
+    assert_eq!(
+        bindings(&*journal)
+            .iter()
+            .map(|b| b.record_id.clone())
+            .collect::<Vec<_>>(),
+        ids
+    );
+}
+
+/// A record whose text has no token the offline embedder knows embeds to the
+/// zero vector: it forms without a vector (found by exact reads, not by vector
+/// queries), the rest of the batch keeps its vectors, and the store warns once.
+#[test]
+fn a_record_the_offline_embedder_cannot_embed_forms_without_a_vector_on_both_stacks() {
+    let embedder: Arc<dyn TextEmbedder> = Arc::new(OfflineEmbedder::new().unwrap());
+    let records = vec![
+        MemoryRecordInput::new("lesson", "Pools", "Connection pools exhaust under load."),
+        MemoryRecordInput::new("lesson", "😀", "😀"),
+        MemoryRecordInput::new("lesson", "\0", "\0"),
+    ];
+    let memory_store: Arc<dyn TripleStore> =
+        Arc::new(InMemoryTripleStore::new(Some(embedder.clone())));
+    let memory_journal: Arc<dyn MemoryJournal> = Arc::new(InMemoryJournal::new());
+    let memory =
+        MemorySystem::with_options(memory_store.clone(), memory_journal, options()).unwrap();
+    let h = sqlite_home(Some(embedder.clone()));
+    let sqlite_store: Arc<dyn TripleStore> = h.store.clone();
+    let mut seen = Vec::new();
+    for (system, store) in [(&memory, &memory_store), (&h.system, &sqlite_store)] {
+        let ids = system
+            .remember_many(&records, "session", "s1", "emoji", None)
+            .unwrap();
+        assert_eq!(ids.len(), 3);
+        let rows = all_rows(&**store);
+        let digest_id = |i: usize| {
+            rows.iter()
+                .find(|a| a.subject == ids[i])
+                .and_then(|a| a.assertion_id.clone())
+                .unwrap()
+        };
+        assert!(store.stored_vector(&digest_id(0)).unwrap().is_some());
+        assert!(store.stored_vector(&digest_id(1)).unwrap().is_none());
+        assert!(store.stored_vector(&digest_id(2)).unwrap().is_none());
+        let warnings: Vec<String> = store
+            .take_warnings()
+            .into_iter()
+            .filter(|w| w.contains("zero vector"))
+            .collect();
+        assert_eq!(warnings.len(), 1, "{warnings:?}");
+        assert!(warnings[0].contains("2 of 3"), "{warnings:?}");
+        seen.push((ids, rows.len()));
+    }
+    assert_eq!(seen[0], seen[1], "both stacks form the same records");
+}
