@@ -172,22 +172,33 @@ impl AssertOp {
         self.assertion.assertion_id.as_deref()
     }
 
-    /// The payload dict: `TripleAssertion.to_dict()`, with `provenance` only
-    /// when the memory has its own.
+    /// The payload dict: `TripleAssertion.to_dict()` (its key order, nulls
+    /// omitted), with `provenance` only when the memory has its own.
     pub fn to_dict(&self) -> Value {
-        let mut payload = match self.assertion.to_dict() {
-            Value::Object(m) => m,
-            _ => JsonMap::new(),
+        let a = &self.assertion;
+        let mut m = JsonMap::new();
+        let mut put = |k: &str, v: Option<&String>| {
+            if let Some(v) = v {
+                m.insert(k.into(), Value::String(v.clone()));
+            }
         };
-        match &self.provenance {
-            Some(p) => {
-                payload.insert("provenance".into(), p.to_dict());
-            }
-            None => {
-                payload.remove("provenance");
-            }
+        put("assertion_id", a.assertion_id.as_ref());
+        put("subject", Some(&a.subject));
+        put("predicate", Some(&a.predicate));
+        put("object", Some(&a.object));
+        put("scope", Some(&a.scope));
+        put("owner_id", a.owner_id.as_ref());
+        put("observed_at", Some(&a.observed_at));
+        put("valid_from", a.valid_from.as_ref());
+        put("valid_until", a.valid_until.as_ref());
+        if let Some(c) = a.confidence {
+            m.insert("confidence".into(), Value::from(c));
         }
-        Value::Object(payload)
+        if let Some(p) = &self.provenance {
+            m.insert("provenance".into(), p.to_dict());
+        }
+        m.insert("attributes".into(), Value::Object(a.attributes.clone()));
+        Value::Object(m)
     }
 
     /// Parse an `assert` payload (`TripleAssertion.to_dict()` shape). Absent,
@@ -205,7 +216,6 @@ impl AssertOp {
                 "an assert payload must be a JSON object, got {payload}"
             ))
         })?;
-        let mut body = obj.clone();
         let blank = |v: Option<&Value>| match v {
             None | Some(Value::Null) => true,
             Some(Value::String(s)) => py_strip(s).is_empty(),
@@ -213,28 +223,42 @@ impl AssertOp {
         };
         let scope_missing = blank(obj.get("scope"));
         let observed_missing = blank(obj.get("observed_at"));
-        if scope_missing {
-            body.remove("scope");
-        }
-        if observed_missing {
-            // A placeholder keeps `from_dict` from stamping now; it is blanked below.
-            body.insert(
-                "observed_at".into(),
-                Value::String("1970-01-01T00:00:00+00:00".into()),
-            );
-        }
-        let provenance = match body.remove("provenance") {
+        let provenance = match obj.get("provenance") {
             None | Some(Value::Null) => None,
             Some(Value::Object(m)) if m.is_empty() => None,
-            Some(p) => Some(Provenance::from_dict(&p).map_err(|e| e.with_prefix("provenance"))?),
+            Some(p) => Some(Provenance::from_dict(p).map_err(|e| e.with_prefix("provenance"))?),
         };
-        let mut assertion = TripleAssertion::from_dict(&Value::Object(body))?;
+        let mut assertion = if scope_missing || observed_missing {
+            // A copy without the fields the revision fills (and without the
+            // provenance, parsed above).
+            let mut body: JsonMap = obj
+                .iter()
+                .filter(|(k, _)| !matches!(k.as_str(), "provenance" | "scope"))
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect();
+            if !scope_missing && let Some(v) = obj.get("scope") {
+                body.insert("scope".into(), v.clone());
+            }
+            if observed_missing {
+                // A placeholder keeps `from_dict` from stamping now; blanked below.
+                body.insert(
+                    "observed_at".into(),
+                    Value::String("1970-01-01T00:00:00+00:00".into()),
+                );
+            }
+            TripleAssertion::from_dict(&Value::Object(body))?
+        } else {
+            // A complete payload (every logged one): parsed in place.
+            TripleAssertion::from_dict(payload)?
+        };
         if scope_missing {
             assertion.scope = String::new();
         }
         if observed_missing {
             assertion.observed_at = String::new();
         }
+        // The row's provenance is set when the revision is built.
+        assertion.provenance = JsonMap::new();
         Ok(AssertOp {
             assertion,
             provenance,
@@ -669,6 +693,14 @@ impl Revision {
     /// # Ok::<(), am_graph::Error>(())
     /// ```
     pub fn new(draft: RevisionDraft) -> Result<Revision> {
+        Revision::build(draft, false)
+    }
+
+    /// [`Revision::new`]; `canonical_asserts` says every assert's claim is
+    /// already canonical (parsed by `TripleAssertion::from_dict`, which
+    /// canonicalizes), so filling in the revision's canonical defaults keeps it
+    /// canonical and it is not canonicalized a second time.
+    fn build(draft: RevisionDraft, canonical_asserts: bool) -> Result<Revision> {
         let revision_id = required_id(&draft.revision_id, "revision_id")?;
         if !REVISION_CAUSES.contains(&draft.cause.as_str()) {
             return Err(Error::invalid(format!(
@@ -689,10 +721,11 @@ impl Revision {
             owner_id: owner_id.as_deref(),
             occurred_at: &occurred_at,
             provenance_map: draft.provenance.to_map(),
+            canonical_asserts,
         };
         let ops = draft
             .ops
-            .iter()
+            .into_iter()
             .enumerate()
             .map(|(i, op)| {
                 normalize_op(op, i, &defaults).map_err(|e| e.with_prefix(&format!("ops[{i}]")))
@@ -861,17 +894,20 @@ impl Revision {
             None | Some(Value::Null) => Vec::new(),
             Some(v) => RevisionOp::list_from_json(v)?,
         };
-        Revision::new(RevisionDraft {
-            revision_id: req_str(obj, "revision_id", "revision")?,
-            scope: opt_str(obj, "scope")?.unwrap_or_default(),
-            owner_id: opt_str(obj, "owner_id")?,
-            cause: req_str(obj, "cause", "revision")?,
-            occurred_at: req_str(obj, "occurred_at", "revision")?,
-            ops,
-            provenance,
-            recorded_at: opt_str(obj, "recorded_at")?,
-            summary: opt_str(obj, "summary")?,
-        })
+        Revision::build(
+            RevisionDraft {
+                revision_id: req_str(obj, "revision_id", "revision")?,
+                scope: opt_str(obj, "scope")?.unwrap_or_default(),
+                owner_id: opt_str(obj, "owner_id")?,
+                cause: req_str(obj, "cause", "revision")?,
+                occurred_at: req_str(obj, "occurred_at", "revision")?,
+                ops,
+                provenance,
+                recorded_at: opt_str(obj, "recorded_at")?,
+                summary: opt_str(obj, "summary")?,
+            },
+            true,
+        )
     }
 }
 
@@ -908,14 +944,19 @@ struct OpDefaults<'a> {
     occurred_at: &'a str,
     /// The revision's provenance as a map, computed once per revision.
     provenance_map: JsonMap,
+    /// Every assert's claim is canonical already (see [`Revision::build`]).
+    canonical_asserts: bool,
 }
 
-fn normalize_op(op: &RevisionOp, index: usize, rev: &OpDefaults<'_>) -> Result<RevisionOp> {
+fn normalize_op(op: RevisionOp, index: usize, rev: &OpDefaults<'_>) -> Result<RevisionOp> {
     match op {
         RevisionOp::Assert(a) => {
-            let mut t = a.assertion.clone();
-            let own = match &a.provenance {
-                Some(p) => Some(p.clone()),
+            let AssertOp {
+                assertion: mut t,
+                provenance,
+            } = a;
+            let own = match provenance {
+                Some(p) => Some(p),
                 // A built op carries the revision's provenance in its row: inherited.
                 None if !t.provenance.is_empty() && t.provenance != rev.provenance_map => Some(
                     Provenance::from_dict(&Value::Object(std::mem::take(&mut t.provenance)))
@@ -935,11 +976,16 @@ fn normalize_op(op: &RevisionOp, index: usize, rev: &OpDefaults<'_>) -> Result<R
             if strip_optional(t.assertion_id.as_deref()).is_none() {
                 t.assertion_id = Some(derive_assertion_id(rev.revision_id, index));
             }
+            // `canonicalized` copies the provenance map: hand it an empty one and
+            // set the row's provenance after.
+            t.provenance = JsonMap::new();
+            if !rev.canonical_asserts {
+                t = t.canonicalized()?;
+            }
             t.provenance = match &own {
                 Some(p) => p.to_map(),
                 None => rev.provenance_map.clone(),
             };
-            let t = t.canonicalized()?;
             Ok(RevisionOp::Assert(AssertOp {
                 assertion: t,
                 provenance: own,

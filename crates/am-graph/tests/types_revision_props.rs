@@ -94,6 +94,12 @@ impl Gen {
                 if self.below(3) == 0 {
                     a = a.with_provenance(self.provenance());
                 }
+                if self.below(3) == 0 {
+                    a.assertion.confidence = Some(0.25 * self.below(5) as f64);
+                }
+                if self.below(4) == 0 {
+                    a.assertion.attributes.insert("literal".into(), true.into());
+                }
                 RevisionOp::Assert(a)
             }
             1 => {
@@ -183,6 +189,26 @@ fn built_revisions_are_canonical_round_trip_and_rebuild_identically() {
         for (j, op) in rev.ops().iter().enumerate() {
             assert!(op.assertion_id().is_some(), "op {j} of {i} has no id");
         }
+        // An assert's payload is `TripleAssertion.to_dict()` (same keys, same
+        // order), with `provenance` only when the memory has its own.
+        for op in rev.ops() {
+            if let RevisionOp::Assert(a) = op {
+                let mut expected = a.assertion.to_dict();
+                let m = expected.as_object_mut().unwrap();
+                match &a.provenance {
+                    Some(p) => {
+                        m.insert("provenance".into(), p.to_dict());
+                    }
+                    None => {
+                        m.shift_remove("provenance");
+                    }
+                }
+                assert_eq!(
+                    serde_json::to_string(&a.to_dict()).unwrap(),
+                    serde_json::to_string(&expected).unwrap()
+                );
+            }
+        }
         // The JSON form round-trips.
         let dict = rev.to_dict();
         let back = Revision::from_dict(&dict).unwrap_or_else(|e| panic!("{dict}: {e}"));
@@ -205,5 +231,80 @@ fn built_revisions_are_canonical_round_trip_and_rebuild_identically() {
         })
         .unwrap();
         assert_eq!(rebuilt, rev);
+    }
+}
+
+/// Messy wire spellings of a revision: mixed-case terms, `Z`, naive and offset
+/// times, blank scope/owner/observed_at, literal objects, confidences.
+fn messy_dict(g: &mut Gen, i: u64) -> serde_json::Value {
+    let mut ops = Vec::new();
+    for _ in 0..g.below(6) {
+        let mut p = serde_json::json!({
+            "subject": g.pick(&[" Ex:Dana ", "ex:bob"]),
+            "predicate": g.pick(&["Schema:WorksFor", "knows "]),
+            "object": g.pick(&["Ex:ACME", " zed "]),
+        });
+        for (key, value) in [
+            (
+                "scope",
+                serde_json::json!(g.pick(&["", " Session ", "global"])),
+            ),
+            (
+                "owner_id",
+                serde_json::json!(g.pick(&["", " person:bob ", "person:ada"])),
+            ),
+            ("observed_at", serde_json::json!(g.time())),
+            ("valid_from", serde_json::json!(g.time())),
+            (
+                "assertion_id",
+                serde_json::json!(g.pick(&[" c1 ", "", "c2"])),
+            ),
+            ("confidence", serde_json::json!(0.5)),
+            ("attributes", serde_json::json!({"literal": true})),
+            (
+                "provenance",
+                serde_json::json!({"derived_from": ["m0"], "actor": "runtime"}),
+            ),
+        ] {
+            if g.below(2) == 0 {
+                p[key] = value;
+            }
+        }
+        ops.push(serde_json::json!({"op": "assert", "payload": p}));
+    }
+    serde_json::json!({
+        "revision_id": format!(" rev-{i} "),
+        "scope": g.pick(&["Global", ""]),
+        "owner_id": g.pick(&[" person:ada ", ""]),
+        "cause": "ingest",
+        "occurred_at": g.time(),
+        "ops": ops,
+        "provenance": {"sources": [{"kind": "run", "run_id": "run-1"}], "actor": "runtime"},
+        "recorded_at": g.time(),
+    })
+}
+
+#[test]
+fn from_dict_builds_the_same_revision_as_new_from_the_same_ops() {
+    let mut g = Gen(0x5851_f42d_4c95_7f2d);
+    for i in 0..300 {
+        let dict = messy_dict(&mut g, i);
+        let via_dict = Revision::from_dict(&dict).unwrap_or_else(|e| panic!("{dict}: {e}"));
+        let via_new = Revision::new(RevisionDraft {
+            revision_id: dict["revision_id"].as_str().unwrap().into(),
+            scope: dict["scope"].as_str().unwrap().into(),
+            owner_id: Some(dict["owner_id"].as_str().unwrap().into()),
+            cause: "ingest".into(),
+            occurred_at: dict["occurred_at"].as_str().unwrap().into(),
+            ops: RevisionOp::list_from_json(&dict["ops"]).unwrap(),
+            provenance: Provenance::from_dict(&dict["provenance"]).unwrap(),
+            recorded_at: Some(dict["recorded_at"].as_str().unwrap().into()),
+            summary: None,
+        })
+        .unwrap();
+        assert_eq!(via_dict, via_new, "{dict}");
+        for t in times(&via_dict) {
+            assert_canonical(&t);
+        }
     }
 }
