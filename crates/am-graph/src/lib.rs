@@ -38,6 +38,7 @@ pub mod revision;
 pub mod source;
 
 pub use error::{Error, Result};
+pub use graph::MemoryGraph;
 pub use limits::{
     DEFAULT_READ_LIMIT, DEFAULT_REVISION_PAGE, MAX_LINEAGE_VISITS, MAX_READ_LIMIT,
     check_read_limit, check_read_limit_json,
