@@ -266,8 +266,8 @@ impl Provenance {
     /// strictly), every other key is lifted into `extra`, no ref is lifted from a
     /// flat key, and an explicit `extra` wins over a flat key of the same name.
     ///
-    /// `actor`: the argument, else the dict's own (a non-blank string), else
-    /// `"runtime"`.
+    /// `actor`: the argument (when non-blank), else the dict's own (a non-blank
+    /// string), else `"runtime"`.
     ///
     /// Ref order: the `run` ref, then `artifact` refs, then the `diary_entry` ref
     /// (first wins on duplicates).
@@ -285,6 +285,7 @@ impl Provenance {
             _ => None,
         };
         let actor = actor
+            .filter(|a| !a.trim().is_empty())
             .map(str::to_owned)
             .or(own_actor)
             .unwrap_or_else(|| LEGACY_DEFAULT_ACTOR.to_owned());

@@ -259,6 +259,10 @@ fn from_legacy_actor_defaults_to_the_dicts_own_else_runtime() {
     )
     .unwrap();
     assert_eq!(given.actor(), "entity:e1");
+    let blank = Provenance::from_legacy(&json!({"run_id": "r"}), Some(" ")).unwrap();
+    assert_eq!(blank.actor(), "runtime");
+    let blank_own = legacy(json!({"run_id": "r", "actor": ""}));
+    assert_eq!(blank_own.actor(), "runtime");
 }
 
 #[test]
