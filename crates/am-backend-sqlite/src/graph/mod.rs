@@ -32,6 +32,7 @@ use am_graph::graph::MemoryGraph;
 use am_graph::registry::{AnyStore, GraphJournal, register_backend};
 use rusqlite::Connection;
 use schema::GraphTables;
+use std::path::PathBuf;
 use std::sync::{Arc, MutexGuard, Once};
 
 pub use schema::{Missing, ensure_schema};
@@ -40,8 +41,9 @@ pub use schema::{Missing, ensure_schema};
 pub struct SqliteGraphBackend {
     store: Arc<SQLiteTripleStore>,
     tables: GraphTables,
-    /// The journal, when it shares the store's connection (closures commit in
-    /// the revision's transaction).
+    /// The journal, when it lives in the store's file (its connection, or another
+    /// connection to the same file): closures commit in the revision's
+    /// transaction, written through the store's connection.
     same_file_journal: Option<Arc<SQLiteJournal>>,
     /// What opening found missing and wrote (empty: opening wrote nothing).
     opened_with: Missing,
@@ -62,12 +64,21 @@ fn lock(conn: &SharedConn) -> MutexGuard<'_, Connection> {
         .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
+/// The file a connection's main database lives in (resolved, so two spellings of
+/// one path agree); `None` for an in-memory or temporary database.
+fn file_of(conn: &SharedConn) -> Option<PathBuf> {
+    let name = lock(conn).path().filter(|p| !p.is_empty())?.to_owned();
+    std::fs::canonicalize(name).ok()
+}
+
 impl SqliteGraphBackend {
     /// Open the connector of `store`'s home: create the graph tables and indexes
     /// a home lacks, add the columns an older home lacks (with the `owner_id`
     /// backfill); a home that has them is only read (no write lock).
     /// `journal` commits closures in the revision's transaction when it is a
-    /// `SQLiteJournal` over the same connection.
+    /// `SQLiteJournal` on the same file: over the same connection, or over
+    /// another connection to that file (as `SQLiteJournal::open(&SqliteHome::open(path)?)`
+    /// gives; the closures are then written through the store's connection).
     ///
     /// # Errors
     /// `Storage` when SQLite fails.
@@ -83,7 +94,11 @@ impl SqliteGraphBackend {
         };
         let same_file_journal = journal
             .and_then(GraphJournal::downcast::<SQLiteJournal>)
-            .filter(|j| Arc::ptr_eq(&j.conn(), &conn));
+            .filter(|j| {
+                let jc = j.conn();
+                Arc::ptr_eq(&jc, &conn)
+                    || file_of(&jc).is_some_and(|f| file_of(&conn).as_ref() == Some(&f))
+            });
         Ok(SqliteGraphBackend {
             store,
             tables,
@@ -103,7 +118,8 @@ impl SqliteGraphBackend {
         &self.opened_with
     }
 
-    /// Whether closures commit in the revision's transaction.
+    /// Whether closures commit in the revision's transaction (the journal is a
+    /// `SQLiteJournal` on the store's file).
     pub fn journal_in_file(&self) -> bool {
         self.same_file_journal.is_some()
     }
