@@ -718,7 +718,11 @@ impl<'a> Apply<'a> {
         let owner = owner.unwrap_or_default();
         let write = |tx: &mut dyn GraphTx, r: &SourceRef, via: &str| -> Result<()> {
             let key = r.key();
-            if let Some(existing) = tx.source_ref(memory, &key)? {
+            // Two refs to one key conflict only when both carry a digest: a ref
+            // without one needs no lookup (the first row per key wins anyway).
+            if r.digest().is_some()
+                && let Some(existing) = tx.source_ref(memory, &key)?
+            {
                 let held = SourceRef::from_dict(&existing)?;
                 check_digest_agreement(&held, r)?;
                 return Ok(());

@@ -41,6 +41,13 @@ impl GraphJournal {
         }
     }
 
+    /// Wrap a journal held as a trait object (`MemoryJournal: Any`, so a
+    /// connector can still recognise its concrete type).
+    pub fn from_dyn(journal: Arc<dyn MemoryJournal>) -> Self {
+        let any: Arc<dyn Any + Send + Sync> = journal.clone();
+        GraphJournal { journal, any }
+    }
+
     /// The journal as the trait the engine appends through.
     pub fn journal(&self) -> &Arc<dyn MemoryJournal> {
         &self.journal
