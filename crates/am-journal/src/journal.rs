@@ -140,6 +140,32 @@ pub trait MemoryJournal: Send + Sync + std::any::Any {
     /// # Errors
     /// `InvalidInput` for an invalid anchor.
     fn snapshots(&self, filter: &TraceFilter) -> Result<Vec<ActiveMemorySnapshot>>;
+    /// Append the records of one `commit_selection`: its events, then its
+    /// snapshot (the snapshot's seq follows the events'). Exactly
+    /// `append_events(events)` followed by `append_snapshot(snapshot)`, with the
+    /// same idempotency by supplied id; an empty `events` appends the snapshot
+    /// alone. Returns the stored events and the stored snapshot.
+    ///
+    /// The default validates everything first, then makes the two appends;
+    /// `SQLiteJournal` overrides it with one transaction (all or nothing).
+    /// Spec: api.md "Committing use" (`commit_selection`).
+    ///
+    /// # Errors
+    /// `InvalidInput` for an invalid event or snapshot (nothing appended); `Storage`.
+    fn append_selection(
+        &self,
+        events: &[MemoryEvent],
+        snapshot: &ActiveMemorySnapshot,
+    ) -> Result<(Vec<MemoryEvent>, ActiveMemorySnapshot)> {
+        normalize_all(events, MemoryEvent::normalized)?;
+        snapshot.normalized()?;
+        let stored = if events.is_empty() {
+            Vec::new()
+        } else {
+            self.append_events(events)?
+        };
+        Ok((stored, self.append_snapshot(snapshot)?))
+    }
     /// Append valence events (all-or-nothing).
     ///
     /// # Errors

@@ -261,13 +261,7 @@ impl MemorySystem {
                 );
             }
         }
-        // One append for every group: the journal validates the whole batch
-        // first and writes all of it or nothing, and the seq order is the
-        // per-group order the Python library appends in.
         let all: Vec<MemoryEvent> = batches.into_iter().flatten().collect();
-        if !all.is_empty() {
-            self.journal.append_events(&all)?;
-        }
         let mut snap_prov = JsonMap::new();
         snap_prov.insert("used_count".into(), Value::from(ordered.len()));
         snap_prov.insert(
@@ -289,7 +283,12 @@ impl MemorySystem {
             observed_at: observed_at.clone(),
             provenance: snap_prov,
         };
-        Ok(self.journal.append_snapshot(&snapshot)?)
+        // One append for every group and the snapshot (one transaction on
+        // SQLite): the journal validates all of it first and writes all of it or
+        // nothing, and the seq order is the per-group order the Python library
+        // appends in, then the snapshot.
+        let (_, stored) = self.journal.append_selection(&all, &snapshot)?;
+        Ok(stored)
     }
 
     fn deliberate(&self, kind: &str, record_id: &str, act: &DeliberateAct) -> Result<String> {

@@ -5,6 +5,7 @@
 //! open write transaction, and validated its records first (nothing is validated
 //! here, so a refusal never reaches SQL).
 
+use super::counts::CountLog;
 use super::rows::{self, storage};
 use am_journal::common::{fill_id, fill_observed_at};
 use am_journal::{
@@ -12,6 +13,7 @@ use am_journal::{
     UnderstandingVersion, ValenceEvent,
 };
 use rusqlite::{Connection, OptionalExtension, Row};
+use std::collections::{HashMap, HashSet};
 
 /// The seq cursor of one append: reads the high-water mark once, hands out the
 /// next seqs, and writes the new mark back (with the count logs' mark) at the end.
@@ -84,52 +86,26 @@ pub(crate) fn catch_up_count_logs(conn: &Connection, hw: i64) -> Result<()> {
                 .collect::<rusqlite::Result<Vec<_>>>()
         })
         .map_err(storage)?;
+    let mut log = CountLog::for_catch_up();
     for (seq, kind, record_id, pair_json) in pending {
         if kind == "selected"
             && let Some(rid) = record_id
         {
-            log_selected(conn, &rid, seq)?;
+            log.selected(&rid, seq);
         } else if let Some(raw) = pair_json {
             let pair: Vec<String> =
                 am_journal::common::json_load(Some(&raw), "pair_ids_json", Vec::new())?;
             if let [a, b] = pair.as_slice() {
-                log_pair(conn, a, b, seq)?;
+                log.pair(a, b, seq);
             }
         }
     }
+    log.flush(conn)?;
     conn.execute(
         "UPDATE memj_count_logs SET high_water = ?1 WHERE id = 1",
         [hw],
     )
     .map_err(storage)?;
-    Ok(())
-}
-
-fn log_selected(conn: &Connection, record_id: &str, seq: i64) -> Result<()> {
-    let prev: i64 = conn
-        .prepare_cached(
-            "SELECT n FROM memj_selected_log WHERE record_id = ?1 ORDER BY seq DESC LIMIT 1",
-        )
-        .and_then(|mut s| s.query_row([record_id], |r| r.get(0)).optional())
-        .map_err(storage)?
-        .unwrap_or(0);
-    conn.prepare_cached("INSERT INTO memj_selected_log (record_id, seq, n) VALUES (?1, ?2, ?3)")
-        .and_then(|mut s| s.execute(rusqlite::params![record_id, seq, prev + 1]))
-        .map_err(storage)?;
-    Ok(())
-}
-
-fn log_pair(conn: &Connection, a: &str, b: &str, seq: i64) -> Result<()> {
-    let prev: i64 = conn
-        .prepare_cached(
-            "SELECT n FROM memj_pair_log WHERE id_a = ?1 AND id_b = ?2 ORDER BY seq DESC LIMIT 1",
-        )
-        .and_then(|mut s| s.query_row([a, b], |r| r.get(0)).optional())
-        .map_err(storage)?
-        .unwrap_or(0);
-    conn.prepare_cached("INSERT INTO memj_pair_log (id_a, id_b, seq, n) VALUES (?1, ?2, ?3, ?4)")
-        .and_then(|mut s| s.execute(rusqlite::params![a, b, seq, prev + 1]))
-        .map_err(storage)?;
     Ok(())
 }
 
@@ -147,29 +123,84 @@ fn find<T>(
     }
 }
 
-/// Append validated events. New events are inserted in multi-row statements
-/// ([`rows::insert_events`]), flushed before each supplied-id dedup so the dedup
-/// sees every event appended before it.
+/// The stored events whose `event_id` is one of `ids`, by id: one statement
+/// probing `uq_memj_events_event_id` once per id.
+fn stored_events(conn: &Connection, ids: &[&str]) -> Result<HashMap<String, MemoryEvent>> {
+    let mut out = HashMap::new();
+    if ids.is_empty() {
+        return Ok(out);
+    }
+    let keys = serde_json::to_string(ids)
+        .map_err(|e| am_journal::Error::Storage(format!("cannot encode event ids: {e}")))?;
+    let mut stmt = conn
+        .prepare_cached(
+            // A join, not `IN (SELECT ...)`: the IN form builds an ephemeral
+            // b-tree of the ids per call; `CROSS JOIN` keeps json_each outer.
+            "SELECT e.* FROM json_each(?1) AS j CROSS JOIN memj_events AS e ON e.event_id = j.value",
+        )
+        .map_err(storage)?;
+    let mut rows = stmt.query([keys]).map_err(storage)?;
+    while let Some(row) = rows.next().map_err(storage)? {
+        let e = rows::row_to_event(row)?;
+        out.insert(e.event_id.clone(), e);
+    }
+    Ok(out)
+}
+
+/// The new events of `out[from..]` (those `fresh` marks), in order.
+fn pending<'a>(out: &'a [MemoryEvent], fresh: &[bool], from: usize) -> Vec<&'a MemoryEvent> {
+    out[from..]
+        .iter()
+        .zip(&fresh[from..])
+        .filter(|(_, f)| **f)
+        .map(|(e, _)| e)
+        .collect()
+}
+
+/// Append validated events. Supplied ids are looked up in one statement first;
+/// new events are inserted in multi-row statements ([`rows::insert_events`]) and
+/// their counts written once at the end ([`CountLog`]). An id repeated within
+/// the batch flushes the pending rows and reads the first occurrence back, as
+/// a later append would.
 pub(crate) fn events(conn: &Connection, items: Vec<MemoryEvent>) -> Result<Vec<MemoryEvent>> {
     let mut cursor = SeqCursor::begin(conn)?;
+    let supplied: Vec<&str> = items
+        .iter()
+        .map(|e| e.event_id.trim())
+        .filter(|id| !id.is_empty())
+        .collect();
+    let stored = stored_events(conn, &supplied)?;
+    let mut seen: HashSet<String> = HashSet::new();
+    let mut log = CountLog::for_append();
     let mut out: Vec<MemoryEvent> = Vec::with_capacity(items.len());
-    // `out[unwritten..]` are new events not inserted yet.
+    // Whether `out[i]` is a new event; `out[unwritten..]`'s new events are not
+    // inserted yet.
+    let mut fresh: Vec<bool> = Vec::with_capacity(items.len());
     let mut unwritten = 0;
     for mut e in items {
         let supplied = e.event_id.trim();
         if !supplied.is_empty() {
-            rows::insert_events(conn, &out[unwritten..])?;
-            unwritten = out.len();
-            if let Some(orig) = find(
-                conn,
-                "SELECT * FROM memj_events WHERE event_id = ?1",
-                supplied,
-                rows::row_to_event,
-            )? {
-                out.push(orig);
-                unwritten = out.len();
+            if let Some(orig) = stored.get(supplied) {
+                out.push(orig.clone());
+                fresh.push(false);
                 continue;
             }
+            if seen.contains(supplied) {
+                rows::insert_events(conn, &pending(&out, &fresh, unwritten))?;
+                unwritten = out.len();
+                if let Some(orig) = find(
+                    conn,
+                    "SELECT * FROM memj_events WHERE event_id = ?1",
+                    supplied,
+                    rows::row_to_event,
+                )? {
+                    out.push(orig);
+                    fresh.push(false);
+                    unwritten = out.len();
+                    continue;
+                }
+            }
+            seen.insert(supplied.to_owned());
         }
         fill_id(&mut e.event_id);
         fill_observed_at(&mut e.observed_at);
@@ -177,21 +208,17 @@ pub(crate) fn events(conn: &Connection, items: Vec<MemoryEvent>) -> Result<Vec<M
         if e.kind == "selected"
             && let Some(rid) = e.record_id.as_deref()
         {
-            conn.prepare_cached(
-                "INSERT INTO memj_selected_counts (record_id, n) VALUES (?1, 1) \
-                 ON CONFLICT(record_id) DO UPDATE SET n = n + 1",
-            )
-            .and_then(|mut s| s.execute([rid]))
-            .map_err(storage)?;
-            log_selected(conn, rid, e.seq)?;
+            log.selected(rid, e.seq);
         } else if e.kind == "co_selected"
             && let Some((a, b)) = e.pair_ids.as_ref()
         {
-            log_pair(conn, a, b, e.seq)?;
+            log.pair(a, b, e.seq);
         }
         out.push(e);
+        fresh.push(true);
     }
-    rows::insert_events(conn, &out[unwritten..])?;
+    rows::insert_events(conn, &pending(&out, &fresh, unwritten))?;
+    log.flush(conn)?;
     cursor.finish(conn)?;
     Ok(out)
 }

@@ -16,6 +16,7 @@
 
 mod append;
 mod batch;
+mod counts;
 mod read;
 mod rows;
 pub mod schema;
@@ -304,6 +305,24 @@ impl MemoryJournal for SQLiteJournal {
 
     fn snapshots(&self, filter: &TraceFilter) -> Result<Vec<ActiveMemorySnapshot>> {
         self.read(|c| read::snapshots(c, filter))
+    }
+
+    fn append_selection(
+        &self,
+        events: &[MemoryEvent],
+        snapshot: &ActiveMemorySnapshot,
+    ) -> Result<(Vec<MemoryEvent>, ActiveMemorySnapshot)> {
+        // One transaction: a commit's events and its snapshot land together or not at all.
+        let items = normalize_all(events, MemoryEvent::normalized)?;
+        let s = snapshot.normalized()?;
+        self.write(|c| {
+            let stored = if items.is_empty() {
+                Vec::new()
+            } else {
+                append::events(c, items)?
+            };
+            Ok((stored, append::snapshot(c, s)?))
+        })
     }
 
     fn append_valence(&self, events: &[ValenceEvent]) -> Result<Vec<ValenceEvent>> {

@@ -9,7 +9,6 @@ use am_journal::{
     UnderstandingVersion, ValenceEvent,
 };
 use am_triples::JsonMap;
-use rusqlite::types::Value as SqlValue;
 use rusqlite::{Connection, Row};
 use serde_json::Value;
 
@@ -36,50 +35,80 @@ pub(crate) fn pair_json(a: &str, b: &str) -> Result<String> {
     json_dump(&[a, b])
 }
 
-const EVENT_COLUMNS: &str = "INSERT INTO memj_events (seq, event_id, kind, scope, owner_id, record_id, pair_ids_json, weight, ttl_activity, matched, query_fingerprint, trace_id, observed_at, actor, reason, provenance_json) VALUES ";
+/// The multi-row event insert. `OR IGNORE` is not a dedup (callers dedup by
+/// `event_id` first and allocate fresh seqs): it lets SQLite skip the statement
+/// journal a multi-row `ABORT` insert needs to undo a half-applied statement,
+/// and [`insert_events`] refuses the whole append when a row was not inserted.
+const EVENT_COLUMNS: &str = "INSERT OR IGNORE INTO memj_events (seq, event_id, kind, scope, owner_id, record_id, pair_ids_json, weight, ttl_activity, matched, query_fingerprint, trace_id, observed_at, actor, reason, provenance_json) VALUES ";
 
 /// Rows per multi-row event insert (16 columns each, far below SQLite's
 /// bound-parameter limit).
 const EVENT_ROWS_PER_STATEMENT: usize = 64;
 
-/// The multi-row insert of `n` events.
-fn event_insert_sql(n: usize) -> String {
-    let row = format!("({})", vec!["?"; 16].join(", "));
-    format!("{EVENT_COLUMNS}{}", vec![row.as_str(); n].join(", "))
+/// The multi-row insert of `n` events (`n` a power of two up to 64), built once.
+fn event_insert_sql(n: usize) -> &'static str {
+    static SQL: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
+    let all = SQL.get_or_init(|| {
+        let row = format!("({})", vec!["?"; 16].join(", "));
+        (0..=EVENT_ROWS_PER_STATEMENT.ilog2())
+            .map(|k| format!("{EVENT_COLUMNS}{}", vec![row.as_str(); 1 << k].join(", ")))
+            .collect()
+    });
+    &all[n.ilog2() as usize]
 }
 
-/// The 16 column values of one enriched event, in the insert's order.
-fn event_values(e: &MemoryEvent) -> Result<[SqlValue; 16]> {
+/// Refuse an append when a multi-row `OR IGNORE` insert skipped a row (a seq or
+/// id collision the caller's dedup should have made impossible); the caller's
+/// transaction then rolls back, so nothing of the batch is written.
+pub(crate) fn check_inserted(table: &str, inserted: usize, expected: usize) -> Result<()> {
+    if inserted != expected {
+        return Err(am_journal::Error::Storage(format!(
+            "{table}: expected to insert {expected} rows, SQLite inserted {inserted} \
+             (a seq or id collision; nothing of this append is written)"
+        )));
+    }
+    Ok(())
+}
+
+/// Bind the 16 column values of one enriched event at parameters `base + 1..=base + 16`.
+fn bind_event(stmt: &mut rusqlite::Statement<'_>, base: usize, e: &MemoryEvent) -> Result<()> {
     let pair = match &e.pair_ids {
         Some((a, b)) => Some(pair_json(a, b)?),
         None => None,
     };
-    Ok([
-        e.seq.into(),
-        e.event_id.clone().into(),
-        e.kind.clone().into(),
-        e.scope.clone().into(),
-        e.owner_id.clone().into(),
-        e.record_id.clone().into(),
-        pair.into(),
-        e.weight.into(),
-        e.ttl_activity.into(),
-        i64::from(e.matched).into(),
-        e.query_fingerprint.clone().into(),
-        e.trace_id.clone().into(),
-        e.observed_at.clone().into(),
-        e.actor.clone().into(),
-        e.reason.clone().into(),
-        json_dump(&e.provenance)?.into(),
-    ])
+    let provenance = json_dump(&e.provenance)?;
+    let bind = |stmt: &mut rusqlite::Statement<'_>, i: usize, v: &dyn rusqlite::ToSql| {
+        stmt.raw_bind_parameter(base + i, v).map_err(storage)
+    };
+    bind(stmt, 1, &e.seq)?;
+    bind(stmt, 2, &e.event_id)?;
+    bind(stmt, 3, &e.kind)?;
+    bind(stmt, 4, &e.scope)?;
+    bind(stmt, 5, &e.owner_id)?;
+    bind(stmt, 6, &e.record_id)?;
+    bind(stmt, 7, &pair)?;
+    bind(stmt, 8, &e.weight)?;
+    bind(stmt, 9, &e.ttl_activity)?;
+    bind(stmt, 10, &i64::from(e.matched))?;
+    bind(stmt, 11, &e.query_fingerprint)?;
+    bind(stmt, 12, &e.trace_id)?;
+    bind(stmt, 13, &e.observed_at)?;
+    bind(stmt, 14, &e.actor)?;
+    bind(stmt, 15, &e.reason)?;
+    bind(stmt, 16, &provenance)?;
+    Ok(())
 }
 
 /// Insert enriched events, in order, with as few statement executions as
-/// possible: chunks of 64 rows, then 32, 16, ... 1 for the rest (six cached
-/// statement shapes). Each execution of an insert into `memj_events` builds the
-/// constant list of `idx_memj_events_scoring`'s `kind IN (...)` predicate
-/// afresh, so one execution per row would pay for it per row.
-pub(crate) fn insert_events(conn: &Connection, events: &[MemoryEvent]) -> Result<()> {
+/// possible: chunks of 64 rows, then 32, 16, ... 1 for the rest (seven cached
+/// statement shapes), values bound in place. Each execution of an insert into
+/// `memj_events` builds the constant list of `idx_memj_events_scoring`'s
+/// `kind IN (...)` predicate afresh, so one execution per row would pay for it
+/// per row.
+///
+/// # Errors
+/// `Storage` when SQLite fails or a row was not inserted.
+pub(crate) fn insert_events(conn: &Connection, events: &[&MemoryEvent]) -> Result<()> {
     let mut rest = events;
     while !rest.is_empty() {
         let n = if rest.len() >= EVENT_ROWS_PER_STATEMENT {
@@ -88,13 +117,12 @@ pub(crate) fn insert_events(conn: &Connection, events: &[MemoryEvent]) -> Result
             1 << rest.len().ilog2()
         };
         let (chunk, tail) = rest.split_at(n);
-        let mut values = Vec::with_capacity(16 * n);
-        for e in chunk {
-            values.extend(event_values(e)?);
+        let mut stmt = conn.prepare_cached(event_insert_sql(n)).map_err(storage)?;
+        for (k, e) in chunk.iter().enumerate() {
+            bind_event(&mut stmt, 16 * k, e)?;
         }
-        conn.prepare_cached(&event_insert_sql(n))
-            .and_then(|mut stmt| stmt.execute(rusqlite::params_from_iter(values.iter())))
-            .map_err(storage)?;
+        let inserted = stmt.raw_execute().map_err(storage)?;
+        check_inserted("memj_events", inserted, n)?;
         rest = tail;
     }
     Ok(())
