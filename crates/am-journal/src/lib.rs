@@ -10,6 +10,18 @@
 //!
 //! Architecture invariant: this crate knows nothing of SQL; `SQLiteJournal` lives
 //! in `am-backend-sqlite` and reuses the record validation and the JSON codec here.
+//!
+//! Choices the spec leaves open (see also ARCHITECTURE.md, `am-journal`):
+//! - `version_id` = `H(assertion_id|field|version|understanding)[:32]`
+//!   ([`understanding_version_id`]): deterministic, as the spec requires; the
+//!   formula is ours, in the style of algorithms.md §9.
+//! - Ids the journal assigns to a blank `event_id` / `binding_id` /
+//!   `closure_id` / `trace_id` / `snapshot_id` are hyphenated UUID version 7
+//!   ([`common::new_id`]) where 0.3.2 writes uuid4: same text shape, unique,
+//!   and time-ordered, so a SQLite id index grows at its right edge.
+//! - `memj_versions`, the SQLite table of [`UnderstandingVersion`], is this
+//!   port's layout (0.3.2 has no such family): documented in
+//!   `am_backend_sqlite::journal::schema`.
 
 pub mod binding;
 pub mod closure;

@@ -71,12 +71,21 @@ const PY_DDL_TAIL: &[&str] = &[
     "CREATE INDEX IF NOT EXISTS idx_memj_events_pair ON memj_events(pair_ids_json) WHERE kind = 'co_selected'",
 ];
 
-/// Tables this port adds. `memj_versions` holds the `UnderstandingVersion`
-/// family (0.5.2); the two count logs hold one row per `selected` /
-/// `co_selected` event with the running count, so an anchored count is one
-/// index probe; `memj_count_logs` records the seq through which the logs are
-/// complete (a writer that does not maintain them, such as Python 0.3.2, leaves
-/// them behind, and they are caught up on the next open or append).
+/// Tables this port adds (Python 0.3.2 ignores them).
+///
+/// `memj_versions` holds the `UnderstandingVersion` family (0.5.2; the spec
+/// fixes the fields, not a table): one row per version, `seq` on the shared
+/// axis, `version_id` unique (`H(assertion_id|field|version|understanding)[:32]`,
+/// `am_journal::understanding_version_id`), the record's fields as columns and
+/// its structured fields as `*_json` text (`keywords`, `author`, `reader`,
+/// `sources`, `derived_from`, `cause`), read by `(record_id, field, seq)` and
+/// `(assertion_id, field, seq)`.
+///
+/// The two count logs hold one row per `selected` / `co_selected` event with the
+/// running count, so an anchored count is one primary-key probe at any journal
+/// size; `memj_count_logs` records the seq through which the logs are complete
+/// (a writer that does not maintain them, such as Python 0.3.2, leaves them
+/// behind, and they are caught up on the next open or append).
 const RS_DDL: &[&str] = &[
     "CREATE TABLE IF NOT EXISTS memj_versions (
           seq INTEGER PRIMARY KEY, version_id TEXT NOT NULL, record_id TEXT NOT NULL,
