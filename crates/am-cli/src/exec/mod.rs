@@ -3,6 +3,7 @@
 //! line is read; a pinned, steppable clock; `reopen` to test durability.
 
 mod args;
+mod graph;
 mod ops;
 
 use crate::error::{CliError, CliResult, kind_name};
@@ -134,16 +135,21 @@ impl Session {
                 ));
             }
         };
-        if !ops::OPS.contains(&op.as_str()) {
+        if !ops::OPS.contains(&op.as_str()) && !graph::GRAPH_OPS.contains(&op.as_str()) {
             let e = CliError::invalid(format!(
-                "unknown op {op:?}; known ops: {}",
-                ops::OPS.join(", ")
+                "unknown op {op:?}; known ops: {}, {}",
+                ops::OPS.join(", "),
+                graph::GRAPH_OPS.join(", ")
             ));
             return Some((error_line(id, Value::String(op), &e), true));
         }
         let args = Args::new(&op, obj);
         let answer = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            ops::dispatch(self, &op, args)
+            if graph::GRAPH_OPS.contains(&op.as_str()) {
+                graph::dispatch(self, &op, args)
+            } else {
+                ops::dispatch(self, &op, args)
+            }
         }))
         .unwrap_or_else(|_| {
             Err(CliError::failure(format!(

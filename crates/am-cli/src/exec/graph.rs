@@ -1,0 +1,251 @@
+//! The memory graph's exec verbs: `apply_revision`, `history`, `sources_of`,
+//! `names_ref`, `derived_from_source`, `revisions`, `repair` and `replay_into`,
+//! with the spec's argument names and `to_dict()` answers. The graph is opened
+//! per op over the session's SQLite home (opening a complete home is a read),
+//! with the session's journal and the engine clock as its record-time clock.
+//!
+//! Spec: api.md "The memory graph: revisions and provenance"; design
+//! EXEC-PROTOCOL.md.
+
+use super::{Args, Session};
+use crate::error::{CliError, CliResult};
+use am_backend_sqlite::journal::SQLiteJournal;
+use am_backend_sqlite::{SQLiteTripleStore, SqliteStoreOptions};
+use am_graph::graph::MemoryGraph;
+use am_graph::registry::GraphJournal;
+use am_graph::{
+    DEFAULT_READ_LIMIT, DEFAULT_REVISION_PAGE, MAX_READ_LIMIT, Revision, SourceRef,
+    check_read_limit_json,
+};
+use serde_json::{Value, json};
+use std::sync::Arc;
+
+/// The graph's ops, in the order docs/exec.md lists them.
+pub const GRAPH_OPS: &[&str] = &[
+    "apply_revision",
+    "history",
+    "sources_of",
+    "names_ref",
+    "derived_from_source",
+    "revisions",
+    "repair",
+    "replay_into",
+];
+
+fn graph_err(e: am_graph::Error) -> CliError {
+    CliError::engine(e.kind(), e.to_string())
+}
+
+fn open(s: &Session) -> CliResult<MemoryGraph> {
+    let engine = s.engine()?;
+    let Some(store) = &engine.sqlite else {
+        return Err(CliError::engine(
+            am_triples::ErrorKind::Unsupported,
+            "the graph verbs need a SQLite home: run exec with --home PATH (the in-memory \
+             home's store is not reachable as its concrete type here)",
+        ));
+    };
+    am_backend_sqlite::graph::register();
+    let journal = GraphJournal::from_dyn(Arc::clone(engine.system.journal()));
+    Ok(MemoryGraph::new(Arc::clone(store), Some(journal))
+        .map_err(graph_err)?
+        .with_clock(s.clock().as_clock()))
+}
+
+fn limit(a: &mut Args, default: usize) -> CliResult<i64> {
+    match a.take("limit") {
+        None | Some(Value::Null) => Ok(i64::try_from(default).unwrap_or(1)),
+        Some(v) => check_read_limit_json(&v)
+            .map(|n| i64::try_from(n).unwrap_or(1))
+            .map_err(|e| graph_err(e).context("limit")),
+    }
+}
+
+fn source(a: &mut Args, op: &str) -> CliResult<SourceRef> {
+    let v = a.take("ref").ok_or_else(|| {
+        CliError::invalid(format!(
+            "{op}: missing required argument \"ref\" (a SourceRef object)"
+        ))
+    })?;
+    SourceRef::from_dict(&v).map_err(|e| graph_err(e).context(&format!("{op}: ref")))
+}
+
+fn transitive_flag(a: &mut Args) -> CliResult<bool> {
+    Ok(a.opt_bool("transitive")?.unwrap_or(true))
+}
+
+/// Run one graph op.
+pub fn dispatch(s: &mut Session, op: &str, mut a: Args) -> CliResult<Value> {
+    match op {
+        "apply_revision" => {
+            let v = a.take("revision").ok_or_else(|| {
+                CliError::invalid(
+                    "apply_revision: missing required argument \"revision\" (a Revision object)",
+                )
+            })?;
+            let replay = a.opt_bool("replay")?.unwrap_or(false);
+            a.done()?;
+            let rev = Revision::from_dict(&v)
+                .map_err(|e| graph_err(e).context("apply_revision: revision"))?;
+            let g = open(s)?;
+            Ok(g.apply_revision(&rev, replay).map_err(graph_err)?.to_dict())
+        }
+        "history" => {
+            let id = a.req_str("memory_id")?;
+            let n = limit(&mut a, DEFAULT_READ_LIMIT)?;
+            a.done()?;
+            Ok(Value::Array(open(s)?.history(&id, n).map_err(graph_err)?))
+        }
+        "sources_of" => {
+            let id = a.req_str("memory_id")?;
+            let transitive = transitive_flag(&mut a)?;
+            let n = limit(&mut a, DEFAULT_READ_LIMIT)?;
+            let labelled = a.opt_bool("labelled")?.unwrap_or(false);
+            a.done()?;
+            let g = open(s)?;
+            if labelled {
+                let items = g
+                    .sources_of_labelled(&id, transitive, n)
+                    .map_err(graph_err)?;
+                serde_json::to_value(items)
+                    .map_err(|e| CliError::failure(format!("cannot encode the answer: {e}")))
+            } else {
+                let refs = g.sources_of(&id, transitive, n).map_err(graph_err)?;
+                Ok(Value::Array(refs.iter().map(SourceRef::to_dict).collect()))
+            }
+        }
+        "names_ref" => {
+            let r = source(&mut a, op)?;
+            let owners = match a.take("owner_ids") {
+                Some(Value::Array(items)) => items
+                    .into_iter()
+                    .enumerate()
+                    .map(|(i, v)| match v {
+                        Value::Null => Ok(None),
+                        Value::String(s) => Ok(Some(s)),
+                        other => Err(CliError::invalid(format!(
+                            "names_ref: owner_ids[{i}] must be a string or null, got {other}"
+                        ))),
+                    })
+                    .collect::<CliResult<Vec<Option<String>>>>()?,
+                None => {
+                    return Err(CliError::invalid(
+                        "names_ref: missing required argument \"owner_ids\" (a list of owner ids)",
+                    ));
+                }
+                Some(other) => {
+                    return Err(CliError::invalid(format!(
+                        "names_ref: owner_ids must be a list of owner ids, got {other}"
+                    )));
+                }
+            };
+            a.done()?;
+            if owners.len() > MAX_READ_LIMIT {
+                return Err(CliError::invalid(format!(
+                    "names_ref takes at most {MAX_READ_LIMIT} owner ids, got {}",
+                    owners.len()
+                )));
+            }
+            let borrowed: Vec<Option<&str>> = owners.iter().map(Option::as_deref).collect();
+            Ok(json!(open(s)?.names_ref(&r, &borrowed).map_err(graph_err)?))
+        }
+        "derived_from_source" => {
+            let r = source(&mut a, op)?;
+            let n = limit(&mut a, DEFAULT_READ_LIMIT)?;
+            a.done()?;
+            Ok(json!(
+                open(s)?.derived_from_source(&r, n).map_err(graph_err)?
+            ))
+        }
+        "revisions" => {
+            let after = match a.take("after") {
+                None | Some(Value::Null) => None,
+                Some(Value::String(c)) => Some(c),
+                Some(other) => {
+                    return Err(CliError::invalid(format!(
+                        "revisions: after must be a cursor string returned by revisions, got {other}"
+                    )));
+                }
+            };
+            let n = limit(&mut a, DEFAULT_REVISION_PAGE)?;
+            a.done()?;
+            let (revs, cursor) = open(s)?.revisions(after.as_deref(), n).map_err(graph_err)?;
+            Ok(json!([
+                revs.iter().map(Revision::to_dict).collect::<Vec<_>>(),
+                cursor
+            ]))
+        }
+        "repair" => {
+            let n = limit(&mut a, MAX_READ_LIMIT)?;
+            a.done()?;
+            Ok(json!(open(s)?.repair(n).map_err(graph_err)?))
+        }
+        "replay_into" => {
+            let target = a.req_str("target_home")?;
+            a.done()?;
+            let g = open(s)?;
+            let store = Arc::new(
+                SQLiteTripleStore::open(&target, s.embedder.clone(), SqliteStoreOptions::default())
+                    .map_err(|e| CliError::from(e).context(&format!("replay_into: {target}")))?,
+            );
+            let journal = Arc::new(SQLiteJournal::open(store.home())?);
+            let t = am_backend_sqlite::graph::open_graph(store, Some(journal))
+                .map_err(graph_err)?
+                .with_clock(s.clock().as_clock());
+            Ok(json!(g.replay_into(&t).map_err(graph_err)?))
+        }
+        other => Err(CliError::invalid(format!("unknown op {other:?}"))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::GRAPH_OPS;
+    use crate::exec::Session;
+    use crate::home::{HomeSpec, PinnedClock};
+    use serde_json::Value;
+
+    fn answer(s: &mut Session, line: &str) -> Value {
+        s.answer(line).expect("an answer").0
+    }
+
+    const REVISION: &str = r#"{"op": "apply_revision", "revision": {"revision_id": "r1", "scope": "global", "owner_id": "person:ada", "cause": "ingest", "occurred_at": "2026-01-05T09:00:00Z", "ops": [{"op": "assert", "payload": {"assertion_id": "c1", "subject": "ex:dana", "predicate": "schema:worksFor", "object": "ex:acme"}}], "provenance": {"sources": [{"kind": "step", "run_id": "run-42", "seq": 3}], "actor": "abstractnote"}}}"#;
+
+    #[test]
+    fn replay_into_a_new_home_applies_the_log_and_then_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let clock = PinnedClock::pinned_at("2026-01-01T00:00:00Z").unwrap();
+        let mut s =
+            Session::open(HomeSpec::Sqlite(dir.path().join("a.sqlite3")), None, clock).unwrap();
+        assert_eq!(answer(&mut s, REVISION)["ok"]["applied"], true);
+        let target = dir.path().join("b.sqlite3");
+        let line = serde_json::json!({"op": "replay_into", "target_home": target}).to_string();
+        assert_eq!(answer(&mut s, &line)["ok"], 1);
+        assert_eq!(answer(&mut s, &line)["ok"], 0);
+        let clock = PinnedClock::pinned_at("2027-01-01T00:00:00Z").unwrap();
+        let mut t = Session::open(HomeSpec::Sqlite(target), None, clock).unwrap();
+        let h = answer(&mut t, r#"{"op": "history", "memory_id": "c1"}"#);
+        assert_eq!(h["ok"][0]["at"], "2026-01-01T00:00:00.000000+00:00");
+    }
+
+    #[test]
+    fn the_graph_verbs_need_a_sqlite_home() {
+        let clock = PinnedClock::pinned_at("2026-01-01T00:00:00Z").unwrap();
+        let mut s = Session::open(HomeSpec::Memory, None, clock).unwrap();
+        let out = answer(&mut s, REVISION);
+        assert_eq!(out["error"]["kind"], "Unsupported");
+    }
+
+    #[test]
+    fn docs_exec_md_lists_every_graph_op() {
+        let doc =
+            std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/exec.md"))
+                .expect("docs/exec.md exists");
+        for op in GRAPH_OPS {
+            assert!(
+                doc.contains(&format!("| `{op}` |")),
+                "docs/exec.md lacks a row for {op}"
+            );
+        }
+    }
+}
