@@ -256,9 +256,12 @@ mod tests {
 
     /// A batch whose records and pairs repeat, appended after an earlier batch.
     fn batches() -> (Vec<MemoryEvent>, Vec<MemoryEvent>) {
+        // `r1` and the pair `r0+r5` are counted again by the second batch.
         let first = vec![
             MemoryEvent::on_record("selected", "b", "session", "s1"),
             MemoryEvent::co_selected("a", "b", "session", "s1"),
+            MemoryEvent::on_record("selected", "r1", "session", "s1"),
+            MemoryEvent::co_selected("r0", "r5", "session", "s1"),
         ];
         let second: Vec<MemoryEvent> = (0..200)
             .map(|i| match i % 4 {
