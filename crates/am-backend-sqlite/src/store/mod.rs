@@ -7,6 +7,7 @@
 
 pub mod codec;
 pub mod pin;
+pub mod read;
 pub mod schema;
 pub mod sql;
 pub mod vectors;
@@ -323,13 +324,16 @@ impl SQLiteTripleStore {
     }
 
     /// SQLite's `EXPLAIN QUERY PLAN` lines (the `detail` column) for the
-    /// structured read `query(q)` would run.
+    /// structured read `query(q)` runs: for a selective query (ids, subject or
+    /// object) the unordered statement whose rows are ordered in Rust, otherwise
+    /// the `ORDER BY ... LIMIT` statement.
     ///
     /// # Errors
     /// `InvalidInput` for a bad query; `Storage` when SQLite fails.
     pub fn query_plan(&self, q: &TripleQuery) -> Result<Vec<String>> {
         let q = q.canonicalized()?;
-        let compiled = sql::structured(&self.table, &q);
+        let compiled = sql::structured_unordered(&self.table, &q)
+            .unwrap_or_else(|| sql::structured(&self.table, &q));
         self.with_conn(|c| {
             let mut stmt = c.prepare(&format!("EXPLAIN QUERY PLAN {}", compiled.sql))?;
             let lines = stmt
@@ -515,22 +519,7 @@ impl SQLiteTripleStore {
     }
 
     fn structured(&self, q: &TripleQuery) -> Result<Vec<TripleAssertion>> {
-        let compiled = sql::structured(&self.table, q);
-        let limit = q.effective_limit().unwrap_or(usize::MAX);
-        self.with_conn(|c| {
-            let mut stmt = c.prepare_cached(&compiled.sql)?;
-            let mut rows = stmt.query(params_from_iter(compiled.params.iter()))?;
-            let mut out = Vec::new();
-            while out.len() < limit
-                && let Some(r) = rows.next()?
-            {
-                let (_, a) = codec::row_to_assertion(r)?;
-                if !compiled.object_post_filter || q.object_matches(&a) {
-                    out.push(a);
-                }
-            }
-            Ok(out)
-        })
+        self.with_conn(|c| read::structured(c, &self.table, q))
     }
 
     fn note_scan(&self, reason: &str) {
@@ -622,7 +611,9 @@ impl SQLiteTripleStore {
                 self.table,
                 vec!["?"; chunk.len()].join(", ")
             );
-            let mut stmt = conn.prepare(&sql)?;
+            // Cached: a query's limit fixes the chunk's length, so the same few
+            // statements recur.
+            let mut stmt = conn.prepare_cached(&sql)?;
             let rows = stmt.query_map(params_from_iter(chunk.iter().map(|(r, _)| *r)), |r| {
                 codec::row_to_assertion(r)
             })?;

@@ -143,6 +143,28 @@ pub fn structured(table: &str, q: &TripleQuery) -> Compiled {
     }
 }
 
+/// The structured read of a selective query (ids, subject or object: an index
+/// that does not give `observed_at` order selects its rows) without `ORDER BY`
+/// or `LIMIT`: the rows are ordered and limited in Rust
+/// ([`super::read::structured`]), which spares SQLite's top-N temp B-tree.
+/// `None` for any other query (an index or the table walk gives the order).
+/// `q` must be canonicalized.
+pub fn structured_unordered(table: &str, q: &TripleQuery) -> Option<Compiled> {
+    let selective = q.assertion_ids.is_some() || q.subject.is_some() || q.object.is_some();
+    if !selective {
+        return None;
+    }
+    let (clause, params, post) = where_clause(q);
+    Some(Compiled {
+        sql: format!(
+            "SELECT {} FROM {table} WHERE {clause}",
+            super::codec::ASSERTION_COLUMNS
+        ),
+        params,
+        object_post_filter: post,
+    })
+}
+
 /// The query's `(scope, owner_id)` filter when those are its only structured
 /// filters (either may be absent; `Some((None, None))`: no filter at all), which
 /// the matrix cache applies in memory (rows' scope and owner are never updated).
