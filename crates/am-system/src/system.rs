@@ -460,38 +460,42 @@ impl MemorySystem {
                 r.pending
             )));
         }
-        let planned = plan.assertion_ids();
-        let existing: HashSet<String> = self
-            .store
-            .query(&TripleQuery {
-                assertion_ids: Some(planned),
-                limit: 0,
-                ..TripleQuery::default()
-            })?
-            .into_iter()
-            .filter_map(|a| a.assertion_id)
-            .collect();
-        let missing: Vec<TripleAssertion> = plan
-            .assertions
-            .iter()
-            .filter(|a| {
-                a.assertion_id
-                    .as_ref()
-                    .is_some_and(|id| !existing.contains(id))
-            })
-            .cloned()
-            .collect();
         // Store and journal of one SQLite home: the rows and the formation
-        // bindings commit in ONE transaction (`TripleStore::add_together`).
-        // Any other pair adds the rows, then appends the bindings in one call;
-        // their ids are deterministic, so a replay after a failure between the
-        // two appends nothing twice.
+        // bindings commit in ONE transaction (`TripleStore::add_together`,
+        // which skips the rows already stored). Any other pair adds the rows
+        // not stored yet, then appends the bindings in one call; their ids are
+        // deterministic, so a replay after a failure between the two appends
+        // nothing twice.
         let journal: &dyn std::any::Any = &*self.journal;
-        match self.store.add_together(&missing, journal, &plan.bindings) {
+        match self
+            .store
+            .add_together(&plan.assertions, journal, &plan.bindings)
+        {
             Some(done) => {
                 done?;
             }
             None => {
+                let planned = plan.assertion_ids();
+                let existing: HashSet<String> = self
+                    .store
+                    .query(&TripleQuery {
+                        assertion_ids: Some(planned),
+                        limit: 0,
+                        ..TripleQuery::default()
+                    })?
+                    .into_iter()
+                    .filter_map(|a| a.assertion_id)
+                    .collect();
+                let missing: Vec<TripleAssertion> = plan
+                    .assertions
+                    .iter()
+                    .filter(|a| {
+                        a.assertion_id
+                            .as_ref()
+                            .is_some_and(|id| !existing.contains(id))
+                    })
+                    .cloned()
+                    .collect();
                 if !missing.is_empty() {
                     self.store.add(&missing)?;
                 }

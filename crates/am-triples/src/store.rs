@@ -187,8 +187,10 @@ pub trait TripleStore: Send + Sync {
     /// shared home; or a partner of another home or type, or rows it does not
     /// know): nothing was written and the caller adds the rows and appends the
     /// partner's rows separately. `Some(Ok(ids))`: both committed, `ids` as
-    /// `add` returns them. `Some(Err(e))`: neither was written (`e` as `add`
-    /// refuses, or the partner's append error with its kind).
+    /// `add` returns them (a row whose `assertion_id` is already stored is
+    /// skipped as `add` skips it, and is not embedded again). `Some(Err(e))`:
+    /// neither was written (`e` as `add` refuses, or the partner's append error
+    /// with its kind).
     fn add_together(
         &self,
         rows: &[TripleAssertion],

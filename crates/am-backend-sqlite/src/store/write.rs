@@ -25,15 +25,15 @@ use super::{BatchVectors, SQLiteTripleStore, codec, pin, schema};
 use crate::error::Result;
 use crate::journal::SQLiteJournal;
 use am_journal::ScopeBinding;
-use std::any::Any;
-use std::sync::Arc;
 use am_triples::TripleAssertion;
 use am_triples::pin::{self as tpin, EmbeddingPin};
 use am_triples::store as tstore;
 use am_triples::text::{canonical_text, is_record_edge};
 use rusqlite::{Connection, TransactionBehavior, params};
 use serde_json::Value;
-use std::collections::HashMap;
+use std::any::Any;
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
 
 /// One row of a [`PreparedRows`] batch: the canonical assertion with its id,
 /// its canonical text, its encoded JSON maps and its float32 vector bytes.
@@ -121,6 +121,21 @@ fn keyword_indexed(a: &TripleAssertion) -> bool {
     absent("record_edge") && absent("bookkeeping")
 }
 
+/// Canonicalize a write batch and give each assertion without an id a fresh
+/// UUID v4 (the first step of `add`).
+fn canonical_batch(assertions: &[TripleAssertion]) -> Result<Vec<TripleAssertion>> {
+    let mut pending = assertions
+        .iter()
+        .map(TripleAssertion::canonicalized)
+        .collect::<am_triples::Result<Vec<_>>>()?;
+    for a in &mut pending {
+        if a.assertion_id.is_none() {
+            a.assertion_id = Some(uuid::Uuid::new_v4().to_string());
+        }
+    }
+    Ok(pending)
+}
+
 /// Refuse a connection that is not inside a transaction.
 fn require_transaction(tx: &Connection, what: &str) -> Result<()> {
     if tx.is_autocommit() {
@@ -157,8 +172,9 @@ impl SQLiteTripleStore {
 
     /// The body of [`TripleStore::add_together`](am_triples::store::TripleStore::add_together):
     /// when `partner` is a [`SQLiteJournal`] over this store's home and
-    /// `partner_rows` a `Vec<ScopeBinding>`, [`Self::prepare_rows`] outside any
-    /// transaction, then ONE `BEGIN IMMEDIATE` transaction holding
+    /// `partner_rows` a `Vec<ScopeBinding>`: the rows whose `assertion_id` is not
+    /// stored yet are prepared ([`Self::prepare_rows`]: embedded) outside any
+    /// transaction (a stored row is neither embedded nor written again), then ONE `BEGIN IMMEDIATE` transaction holding
     /// [`Self::insert_prepared_in`] and [`SQLiteJournal::append_bindings_in`];
     /// `None` (nothing written) for any other partner or rows.
     pub(super) fn add_together_rows(
@@ -182,7 +198,22 @@ impl SQLiteTripleStore {
         journal: &SQLiteJournal,
         bindings: &[ScopeBinding],
     ) -> am_triples::Result<Vec<String>> {
-        let prepared = self.prepare_rows(rows)?;
+        let pending = canonical_batch(rows)?;
+        let ids: Vec<String> = pending
+            .iter()
+            .map(|a| a.assertion_id.clone().unwrap_or_default())
+            .collect();
+        // Rows already stored are neither embedded again nor re-inserted.
+        let stored = self.stored_ids(&ids.iter().map(String::as_str).collect::<Vec<_>>())?;
+        let fresh = pending
+            .into_iter()
+            .filter(|a| {
+                a.assertion_id
+                    .as_ref()
+                    .is_none_or(|id| !stored.contains(id))
+            })
+            .collect();
+        let prepared = self.prepare_canonical(fresh)?;
         let inserted = self.with_conn(|c| {
             let tx = c.transaction_with_behavior(TransactionBehavior::Immediate)?;
             let inserted = self.insert_prepared_in(&tx, &prepared)?;
@@ -199,7 +230,7 @@ impl SQLiteTripleStore {
             Ok(inserted)
         })?;
         self.record_warnings(inserted.warnings);
-        Ok(inserted.ids)
+        Ok(ids)
     }
 
     /// Make a write batch ready outside any transaction (spec: stores.md
@@ -217,17 +248,33 @@ impl SQLiteTripleStore {
     /// dimensions; `Embedder` when the embedder fails (the message names the
     /// store's pin). Nothing is written in any case.
     pub fn prepare_rows(&self, assertions: &[TripleAssertion]) -> Result<PreparedRows> {
-        let mut pending = assertions
-            .iter()
-            .map(TripleAssertion::canonicalized)
-            .collect::<am_triples::Result<Vec<_>>>()?;
+        self.prepare_canonical(canonical_batch(assertions)?)
+    }
+
+    /// The ids of `ids` already stored (one primary-key probe each, one
+    /// statement; outside any transaction).
+    fn stored_ids(&self, ids: &[&str]) -> Result<HashSet<String>> {
+        if ids.is_empty() {
+            return Ok(HashSet::new());
+        }
+        let list = serde_json::to_string(ids)
+            .map_err(|e| am_triples::Error::Storage(format!("id list: {e}")))?;
+        self.with_conn(|c| {
+            let mut stmt = c.prepare_cached(&format!(
+                "SELECT assertion_id FROM {} WHERE assertion_id IN (SELECT value FROM json_each(?1))",
+                self.table
+            ))?;
+            let found = stmt
+                .query_map([list], |r| r.get::<_, String>(0))?
+                .collect::<rusqlite::Result<HashSet<_>>>()?;
+            Ok(found)
+        })
+    }
+
+    /// [`Self::prepare_rows`] of a batch already canonicalized with its ids.
+    fn prepare_canonical(&self, pending: Vec<TripleAssertion>) -> Result<PreparedRows> {
         if pending.is_empty() {
             return Ok(PreparedRows::default());
-        }
-        for a in &mut pending {
-            if a.assertion_id.is_none() {
-                a.assertion_id = Some(uuid::Uuid::new_v4().to_string());
-            }
         }
         let texts: Vec<String> = pending.iter().map(canonical_text).collect();
         let (mut vectors, dim, zero_vector_warning) = self.embed_batch(&pending, &texts)?;
