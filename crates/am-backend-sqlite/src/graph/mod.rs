@@ -22,6 +22,7 @@
 
 mod reads;
 pub mod schema;
+mod sql;
 mod tx;
 
 use crate::home::SharedConn;
@@ -116,6 +117,32 @@ impl SqliteGraphBackend {
     /// column and index, and opening wrote nothing).
     pub fn opened_with(&self) -> &Missing {
         &self.opened_with
+    }
+
+    /// SQLite's `EXPLAIN QUERY PLAN` of every keyed read (and keyed update) this
+    /// connector runs, as `(read, plan lines)` (the `detail` column, in order):
+    /// what pins "every keyed read is an index search".
+    ///
+    /// # Errors
+    /// `Storage` when SQLite fails.
+    pub fn query_plans(&self) -> BackendResult<Vec<(String, Vec<String>)>> {
+        let conn = self.conn();
+        let c = lock(&conn);
+        sql::keyed_reads(&self.tables)
+            .into_iter()
+            .map(|(name, q)| {
+                let mut stmt = c
+                    .prepare(&format!("EXPLAIN QUERY PLAN {q}"))
+                    .map_err(tx::storage_err)?;
+                // Unbound parameters: the plan depends on the statement, not the values.
+                let nulls = vec![rusqlite::types::Null; stmt.parameter_count()];
+                let lines = stmt
+                    .query_map(rusqlite::params_from_iter(nulls), |r| r.get::<_, String>(3))
+                    .and_then(|rows| rows.collect::<rusqlite::Result<Vec<_>>>())
+                    .map_err(tx::storage_err)?;
+                Ok((name.to_owned(), lines))
+            })
+            .collect()
     }
 
     /// Whether closures commit in the revision's transaction (the journal is a

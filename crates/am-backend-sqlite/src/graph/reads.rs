@@ -4,6 +4,7 @@
 //! Spec: api.md "The graph tables (SQLite)" ("Every keyed read above is an index
 //! search").
 
+use super::sql;
 use super::tx::{DIGEST, storage_err};
 use super::{GraphTables, SqliteGraphBackend, lock};
 use am_graph::backend::{
@@ -13,10 +14,6 @@ use am_graph::backend::{
 use am_triples::{TripleAssertion, canonicalize_term};
 use rusqlite::{Connection, OptionalExtension, Row, params, params_from_iter};
 use serde_json::Value;
-
-fn lim(limit: usize) -> i64 {
-    i64::try_from(limit).unwrap_or(i64::MAX)
-}
 
 fn json(text: &str, what: &str) -> BackendResult<Value> {
     serde_json::from_str(text)
@@ -29,20 +26,11 @@ pub(super) fn digest_assertion(
     t: &GraphTables,
     subject: &str,
 ) -> BackendResult<Option<String>> {
-    let sql = format!(
-        "SELECT tr.assertion_id FROM {tr} tr WHERE tr.subject = ?1 AND tr.predicate = ?2 \
-         AND EXISTS (SELECT 1 FROM {h} h WHERE h.memory_id = tr.assertion_id AND h.event = 'asserted') \
-         ORDER BY tr.rowid DESC LIMIT 1",
-        tr = t.triples,
-        h = t.history
-    );
+    let sql = sql::digest_assertion(t);
     conn.prepare_cached(&sql)
         .and_then(|mut s| s.query_row([subject, DIGEST], |r| r.get(0)).optional())
         .map_err(storage_err)
 }
-
-const REVISION_COLUMNS: &str = "seq, revision_id, scope, owner_id, cause, occurred_at, \
-     recorded_at, ops_json, provenance_json, summary, journal_applied";
 
 fn revision_row(r: &Row<'_>) -> rusqlite::Result<RevisionRow> {
     Ok(RevisionRow {
@@ -99,18 +87,7 @@ impl SqliteGraphBackend {
         event: Option<&str>,
         limit: usize,
     ) -> BackendResult<Vec<HistoryRow>> {
-        let t = &self.tables;
-        let event_clause = if event.is_some() {
-            " AND event = ?2"
-        } else {
-            ""
-        };
-        let sql = format!(
-            "SELECT seq, memory_id, event, at, revision_id, detail_json FROM {} \
-             WHERE {column} = ?1{event_clause} ORDER BY seq LIMIT {}",
-            t.history,
-            lim(limit)
-        );
+        let sql = sql::history_where(&self.tables, column, event.is_some(), limit);
         let raws = self.read(|c| {
             let mut s = c.prepare_cached(&sql).map_err(storage_err)?;
             let rows = match event {
@@ -142,10 +119,7 @@ impl GraphBackend for SqliteGraphBackend {
     }
 
     fn applied_seq(&self, revision_id: &str) -> BackendResult<Option<i64>> {
-        let sql = format!(
-            "SELECT seq FROM {} WHERE revision_id = ?1",
-            self.tables.revisions
-        );
+        let sql = sql::revision_seq(&self.tables);
         self.read(|c| {
             c.prepare_cached(&sql)
                 .and_then(|mut s| s.query_row([revision_id], |r| r.get(0)).optional())
@@ -154,10 +128,7 @@ impl GraphBackend for SqliteGraphBackend {
     }
 
     fn resolve(&self, memory_id: &str) -> BackendResult<Option<String>> {
-        let sql = format!(
-            "SELECT 1 FROM {} WHERE memory_id = ?1 AND event = 'asserted' LIMIT 1",
-            self.tables.history
-        );
+        let sql = sql::is_memory(&self.tables);
         self.read(|c| {
             let known = c
                 .prepare_cached(&sql)
@@ -172,14 +143,7 @@ impl GraphBackend for SqliteGraphBackend {
     }
 
     fn history(&self, memory_id: &str, limit: usize) -> BackendResult<Vec<(HistoryRow, String)>> {
-        let sql = format!(
-            "SELECT h.seq, h.memory_id, h.event, h.at, h.revision_id, h.detail_json, \
-             COALESCE(r.cause, '') FROM {h} h LEFT JOIN {r} r ON r.revision_id = h.revision_id \
-             WHERE h.memory_id = ?1 ORDER BY h.seq LIMIT {n}",
-            h = self.tables.history,
-            r = self.tables.revisions,
-            n = lim(limit)
-        );
+        let sql = sql::history(&self.tables, limit);
         let raws = self.read(|c| {
             let mut s = c.prepare_cached(&sql).map_err(storage_err)?;
             s.query_map([memory_id], |r| {
@@ -194,12 +158,7 @@ impl GraphBackend for SqliteGraphBackend {
     }
 
     fn sources(&self, memory_id: &str, limit: usize) -> BackendResult<Vec<ProvenanceRow>> {
-        let sql = format!(
-            "SELECT memory_id, ref_key, ref_kind, run_id, revision_id, ref_json, via, owner_id \
-             FROM {} WHERE memory_id = ?1 ORDER BY rowid LIMIT {}",
-            self.tables.provenance,
-            lim(limit)
-        );
+        let sql = sql::sources(&self.tables, limit);
         type Raw = (
             String,
             String,
@@ -246,11 +205,7 @@ impl GraphBackend for SqliteGraphBackend {
     }
 
     fn parents(&self, memory_id: &str, limit: usize) -> BackendResult<Vec<String>> {
-        let sql = format!(
-            "SELECT from_id FROM {} WHERE memory_id = ?1 ORDER BY rowid LIMIT {}",
-            self.tables.derivations,
-            lim(limit)
-        );
+        let sql = sql::parents(&self.tables, limit);
         self.read(|c| {
             let mut s = c.prepare_cached(&sql).map_err(storage_err)?;
             s.query_map([memory_id], |r| r.get(0))
@@ -260,11 +215,7 @@ impl GraphBackend for SqliteGraphBackend {
     }
 
     fn children(&self, memory_id: &str, limit: usize) -> BackendResult<Vec<String>> {
-        let sql = format!(
-            "SELECT memory_id FROM {} WHERE from_id = ?1 ORDER BY rowid LIMIT {}",
-            self.tables.derivations,
-            lim(limit)
-        );
+        let sql = sql::children(&self.tables, limit);
         self.read(|c| {
             let mut s = c.prepare_cached(&sql).map_err(storage_err)?;
             s.query_map([memory_id], |r| r.get(0))
@@ -278,12 +229,7 @@ impl GraphBackend for SqliteGraphBackend {
             RefMatch::Key(k) => ("ref_key", k),
             RefMatch::Run(r) => ("run_id", r),
         };
-        let sql = format!(
-            "SELECT memory_id, MIN(rowid) AS first FROM {} WHERE {column} = ?1 \
-             GROUP BY memory_id ORDER BY first LIMIT {}",
-            self.tables.provenance,
-            lim(limit)
-        );
+        let sql = sql::with_ref(&self.tables, column, limit);
         self.read(|c| {
             let mut s = c.prepare_cached(&sql).map_err(storage_err)?;
             s.query_map([key], |r| r.get(0))
@@ -300,11 +246,7 @@ impl GraphBackend for SqliteGraphBackend {
             RefMatch::Key(k) => ("ref_key", k),
             RefMatch::Run(r) => ("run_id", r),
         };
-        let sql = format!(
-            "SELECT EXISTS (SELECT 1 FROM {} WHERE {column} = ? AND owner_id IN ({}))",
-            self.tables.provenance,
-            vec!["?"; owner_ids.len()].join(", ")
-        );
+        let sql = sql::names_ref(&self.tables, column, owner_ids.len());
         let mut p: Vec<&str> = vec![key.as_str()];
         p.extend(owner_ids.iter().map(String::as_str));
         self.read(|c| {
@@ -315,11 +257,7 @@ impl GraphBackend for SqliteGraphBackend {
     }
 
     fn revisions_page(&self, after: i64, limit: usize) -> BackendResult<Vec<RevisionRow>> {
-        let sql = format!(
-            "SELECT {REVISION_COLUMNS} FROM {} WHERE seq > ?1 ORDER BY seq LIMIT {}",
-            self.tables.revisions,
-            lim(limit)
-        );
+        let sql = sql::revisions_page(&self.tables, limit);
         self.read(|c| {
             let mut s = c.prepare_cached(&sql).map_err(storage_err)?;
             s.query_map([after], revision_row)
@@ -329,10 +267,7 @@ impl GraphBackend for SqliteGraphBackend {
     }
 
     fn log_head(&self) -> BackendResult<i64> {
-        let sql = format!(
-            "SELECT COALESCE(MAX(seq), 0) FROM {}",
-            self.tables.revisions
-        );
+        let sql = sql::log_head(&self.tables);
         self.read(|c| {
             c.prepare_cached(&sql)
                 .and_then(|mut s| s.query_row([], |r| r.get(0)))
@@ -345,10 +280,7 @@ impl GraphBackend for SqliteGraphBackend {
         revision_id: &str,
         limit: usize,
     ) -> BackendResult<Option<(RevisionRow, Vec<HistoryRow>)>> {
-        let sql = format!(
-            "SELECT {REVISION_COLUMNS} FROM {} WHERE revision_id = ?1",
-            self.tables.revisions
-        );
+        let sql = sql::logged_revision(&self.tables);
         let row = self.read(|c| {
             c.prepare_cached(&sql)
                 .and_then(|mut s| s.query_row([revision_id], revision_row).optional())
@@ -362,11 +294,7 @@ impl GraphBackend for SqliteGraphBackend {
     }
 
     fn pending_journal(&self, limit: usize) -> BackendResult<Vec<RevisionRow>> {
-        let sql = format!(
-            "SELECT {REVISION_COLUMNS} FROM {} WHERE journal_applied = 0 ORDER BY seq LIMIT {}",
-            self.tables.revisions,
-            lim(limit)
-        );
+        let sql = sql::pending_journal(&self.tables, limit);
         self.read(|c| {
             let mut s = c.prepare_cached(&sql).map_err(storage_err)?;
             s.query_map([], revision_row)
@@ -380,10 +308,7 @@ impl GraphBackend for SqliteGraphBackend {
     }
 
     fn mark_journal_applied(&self, revision_id: &str) -> BackendResult<()> {
-        let sql = format!(
-            "UPDATE {} SET journal_applied = 1 WHERE revision_id = ?1 AND journal_applied = 0",
-            self.tables.revisions
-        );
+        let sql = sql::mark_journal_applied(&self.tables);
         self.read(|c| {
             c.prepare_cached(&sql)
                 .and_then(|mut s| s.execute([revision_id]))

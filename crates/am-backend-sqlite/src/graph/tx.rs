@@ -7,7 +7,7 @@
 //! Spec: api.md "Connectors" (`GraphTx`); "One transaction: ... any failure
 //! rolls all of it back".
 
-use super::{SqliteGraphBackend, lock};
+use super::{SqliteGraphBackend, lock, sql};
 use crate::journal::SQLiteJournal;
 use crate::store::{self, SQLiteTripleStore, codec};
 use am_graph::DIGEST_PREDICATE;
@@ -84,10 +84,7 @@ struct SqliteTx<'a> {
 
 impl SqliteTx<'_> {
     fn is_memory(&self, id: &str) -> BackendResult<bool> {
-        let sql = format!(
-            "SELECT 1 FROM {} WHERE memory_id = ?1 AND event = 'asserted' LIMIT 1",
-            self.tables.history
-        );
+        let sql = sql::is_memory(self.tables);
         Ok(self
             .conn
             .prepare_cached(&sql)
@@ -99,10 +96,7 @@ impl SqliteTx<'_> {
 
 impl GraphTx for SqliteTx<'_> {
     fn revision_seq(&mut self, revision_id: &str) -> BackendResult<Option<i64>> {
-        let sql = format!(
-            "SELECT seq FROM {} WHERE revision_id = ?1",
-            self.tables.revisions
-        );
+        let sql = sql::revision_seq(self.tables);
         self.conn
             .prepare_cached(&sql)
             .and_then(|mut s| s.query_row([revision_id], |r| r.get(0)).optional())
@@ -113,10 +107,7 @@ impl GraphTx for SqliteTx<'_> {
         if !self.is_memory(memory_id)? {
             return Ok(None);
         }
-        let sql = format!(
-            "SELECT owner_id FROM {} WHERE assertion_id = ?1",
-            self.tables.triples
-        );
+        let sql = sql::row_owner(self.tables);
         let owner: Option<Option<String>> = self
             .conn
             .prepare_cached(&sql)
@@ -128,11 +119,7 @@ impl GraphTx for SqliteTx<'_> {
     }
 
     fn closing_revision(&mut self, memory_id: &str) -> BackendResult<Option<String>> {
-        let sql = format!(
-            "SELECT revision_id FROM {} WHERE memory_id = ?1 AND event = 'closed' \
-             ORDER BY seq LIMIT 1",
-            self.tables.history
-        );
+        let sql = sql::closing_revision(self.tables);
         self.conn
             .prepare_cached(&sql)
             .and_then(|mut s| s.query_row([memory_id], |r| r.get(0)).optional())
@@ -140,15 +127,7 @@ impl GraphTx for SqliteTx<'_> {
     }
 
     fn open_same_claim(&mut self, claim: &ClaimKey) -> BackendResult<Option<String>> {
-        let sql = format!(
-            "SELECT t.assertion_id FROM {t} t WHERE t.subject = ?1 AND t.predicate = ?2 \
-             AND t.object = ?3 AND t.scope = ?4 AND t.owner_id IS ?5 AND t.valid_from IS ?6 \
-             AND t.valid_until IS NULL \
-             AND EXISTS (SELECT 1 FROM {h} h WHERE h.memory_id = t.assertion_id AND h.event = 'asserted') \
-             ORDER BY t.rowid LIMIT 1",
-            t = self.tables.triples,
-            h = self.tables.history
-        );
+        let sql = sql::open_same_claim(self.tables);
         self.conn
             .prepare_cached(&sql)
             .and_then(|mut s| {
@@ -173,10 +152,7 @@ impl GraphTx for SqliteTx<'_> {
     }
 
     fn source_ref(&mut self, memory_id: &str, ref_key: &str) -> BackendResult<Option<Value>> {
-        let sql = format!(
-            "SELECT ref_json FROM {} WHERE memory_id = ?1 AND ref_key = ?2",
-            self.tables.provenance
-        );
+        let sql = sql::source_ref(self.tables);
         let text: Option<String> = self
             .conn
             .prepare_cached(&sql)
@@ -190,10 +166,7 @@ impl GraphTx for SqliteTx<'_> {
     }
 
     fn existing_ids(&mut self, ids: &[String]) -> BackendResult<Vec<String>> {
-        let sql = format!(
-            "SELECT 1 FROM {} WHERE assertion_id = ?1",
-            self.tables.triples
-        );
+        let sql = sql::row_exists(self.tables);
         let mut stmt = self.conn.prepare_cached(&sql).map_err(storage_err)?;
         let mut out = Vec::new();
         for id in ids {
@@ -217,10 +190,7 @@ impl GraphTx for SqliteTx<'_> {
         &mut self,
         assertion_id: &str,
     ) -> BackendResult<Option<(Option<String>, Option<String>)>> {
-        let sql = format!(
-            "SELECT valid_from, valid_until FROM {} WHERE assertion_id = ?1",
-            self.tables.triples
-        );
+        let sql = sql::window(self.tables);
         let blank = |s: Option<String>| s.filter(|v| !v.trim().is_empty());
         Ok(self
             .conn
