@@ -98,6 +98,7 @@ pub fn checks() -> Vec<Check<dyn GraphFactory>> {
         check!(reasserting_a_held_id_with_another_claim_is_invalid_input),
         check!(open_assert_of_a_held_open_claim_is_re_observed),
         check!(duplicate_inside_one_revision_is_re_observed_and_later_ops_act_on_the_held),
+        check!(re_observation_derived_from_the_held_memory_is_a_self_derivation),
         check!(closed_claim_asserted_again_is_a_new_memory),
         check!(bounded_assert_is_a_new_memory),
         check!(conflicting_digest_on_a_held_source_is_refused),
@@ -1023,6 +1024,31 @@ pub fn open_assert_of_a_held_open_claim_is_re_observed(f: &dyn GraphFactory) -> 
         logged.re_observed,
         vec!["c1".to_owned()],
     )
+}
+
+/// A re-observation records its lineage on the HELD memory, so a duplicate
+/// naming the held memory in its `derived_from` would derive that memory from
+/// itself: a self-derivation, refused, and nothing is written (no
+/// `memory_id = from_id` derivation row).
+pub fn re_observation_derived_from_the_held_memory_is_a_self_derivation(
+    f: &dyn GraphFactory,
+) -> CheckResult {
+    let g = open(f)?;
+    base(&g)?;
+    let mut a = AssertOp::claim("ex:dana", "schema:worksFor", "ex:acme");
+    a.assertion.assertion_id = Some("c9".to_owned());
+    let dup = RevisionOp::Assert(a.with_provenance(prov(vec![], &["c1"])));
+    let r = rev("r2", vec![dup], prov(vec![step("run-43", 1)], &[]));
+    refused(&g, &r, ErrorKind::ProvenanceRequired)?;
+    let parents = g_ok(
+        "parents",
+        g.graph
+            .backend()
+            .parents("c1", 200)
+            .map_err(am_graph::Error::from),
+    )?;
+    ensure_eq("parents of c1", parents, Vec::<String>::new())?;
+    ensure_eq("events", events(&g, "c1")?, vec!["asserted".to_owned()])
 }
 
 /// A duplicate inside one revision is re-observed, and a later op naming the

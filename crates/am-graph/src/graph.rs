@@ -849,6 +849,17 @@ impl<'a> Apply<'a> {
         if a.valid_until.is_none()
             && let Some(held) = tx.open_same_claim(&ClaimKey::of(a))?
         {
+            // Its lineage is recorded on the held memory: naming that memory as
+            // a parent would derive it from itself.
+            for parent in own.derived_from() {
+                if self.resolve_parent(tx, parent)? == held {
+                    return Err(Error::provenance_required(format!(
+                        "memory {id:?} re-observes {held:?} (the same open claim) and names \
+                         {parent:?} in derived_from: recorded on {held:?}, that is a \
+                         self-derivation (it reaches no ledger source)"
+                    )));
+                }
+            }
             let mut detail = JsonMap::new();
             detail.insert("op_index".into(), json!(index));
             detail.insert("duplicate_id".into(), json!(id));
