@@ -99,6 +99,7 @@ pub fn checks() -> Vec<Check<dyn GraphFactory>> {
         check!(open_assert_of_a_held_open_claim_is_re_observed),
         check!(duplicate_inside_one_revision_is_re_observed_and_later_ops_act_on_the_held),
         check!(re_observation_derived_from_the_held_memory_is_a_self_derivation),
+        check!(re_observation_derived_from_a_descendant_of_the_held_memory_is_a_cycle),
         check!(closed_claim_asserted_again_is_a_new_memory),
         check!(bounded_assert_is_a_new_memory),
         check!(conflicting_digest_on_a_held_source_is_refused),
@@ -1049,6 +1050,35 @@ pub fn re_observation_derived_from_the_held_memory_is_a_self_derivation(
     )?;
     ensure_eq("parents of c1", parents, Vec::<String>::new())?;
     ensure_eq("events", events(&g, "c1")?, vec!["asserted".to_owned()])
+}
+
+/// A re-observation whose `derived_from` names a memory derived from the held
+/// one would close a cycle (held -> parent -> held): refused, nothing written.
+pub fn re_observation_derived_from_a_descendant_of_the_held_memory_is_a_cycle(
+    f: &dyn GraphFactory,
+) -> CheckResult {
+    let g = open(f)?;
+    base(&g)?;
+    apply(
+        &g,
+        &rev("r2", vec![derived("p", "ex:summary", &["c1"])], sourced()),
+    )?;
+    let mut a = AssertOp::claim("ex:dana", "schema:worksFor", "ex:acme");
+    a.assertion.assertion_id = Some("c9".to_owned());
+    let dup = RevisionOp::Assert(a.with_provenance(prov(vec![], &["p"])));
+    let r = rev("r3", vec![dup], prov(vec![step("run-43", 1)], &[]));
+    let msg = refused(&g, &r, ErrorKind::ProvenanceRequired)?;
+    ensure(msg.contains("cycle"), || {
+        format!("the refusal names the cycle: {msg}")
+    })?;
+    let parents = g_ok(
+        "parents",
+        g.graph
+            .backend()
+            .parents("c1", 200)
+            .map_err(am_graph::Error::from),
+    )?;
+    ensure_eq("parents of c1", parents, Vec::<String>::new())
 }
 
 /// A duplicate inside one revision is re-observed, and a later op naming the

@@ -336,6 +336,15 @@ pub trait GraphTx {
     /// `Storage`.
     fn closing_revision(&mut self, memory_id: &str) -> BackendResult<Option<String>>;
 
+    /// What `memory_id` was derived from (its derivation rows' `from_id`, in
+    /// recorded order, at most `limit`), as this transaction sees them (its own
+    /// writes included): the lineage walk that keeps a re-observation from
+    /// closing a cycle.
+    ///
+    /// # Errors
+    /// `Storage`.
+    fn parents(&mut self, memory_id: &str, limit: usize) -> BackendResult<Vec<String>>;
+
     /// The oldest memory of the graph holding `claim` with an open window.
     ///
     /// # Errors

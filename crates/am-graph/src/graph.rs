@@ -850,13 +850,23 @@ impl<'a> Apply<'a> {
             && let Some(held) = tx.open_same_claim(&ClaimKey::of(a))?
         {
             // Its lineage is recorded on the held memory: naming that memory as
-            // a parent would derive it from itself.
+            // a parent would derive it from itself, and naming one of its
+            // descendants would close a cycle.
             for parent in own.derived_from() {
-                if self.resolve_parent(tx, parent)? == held {
+                let parent = self.resolve_parent(tx, parent)?;
+                if parent == held {
                     return Err(Error::provenance_required(format!(
                         "memory {id:?} re-observes {held:?} (the same open claim) and names \
                          {parent:?} in derived_from: recorded on {held:?}, that is a \
                          self-derivation (it reaches no ledger source)"
+                    )));
+                }
+                if descends_from(tx, &parent, &held)? {
+                    return Err(Error::provenance_required(format!(
+                        "memory {id:?} re-observes {held:?} (the same open claim) and names \
+                         {parent:?} in derived_from, which is derived from {held:?}: recorded \
+                         on {held:?}, derived_from forms a cycle (a cycle reaches no ledger \
+                         source)"
                     )));
                 }
             }
@@ -1051,6 +1061,27 @@ impl<'a> Apply<'a> {
         push_once(&mut result.narrowed, &id);
         Ok(())
     }
+}
+
+/// Whether `ancestor` is reached from `memory` through derivation rows
+/// (breadth-first, at most `MAX_LINEAGE_VISITS` memories visited).
+fn descends_from(tx: &mut dyn GraphTx, memory: &str, ancestor: &str) -> Result<bool> {
+    let mut seen: HashSet<String> = HashSet::from([memory.to_owned()]);
+    let mut queue = std::collections::VecDeque::from([memory.to_owned()]);
+    while let Some(m) = queue.pop_front() {
+        if seen.len() > crate::limits::MAX_LINEAGE_VISITS {
+            break;
+        }
+        for p in tx.parents(&m, crate::limits::MAX_READ_LIMIT)? {
+            if p == ancestor {
+                return Ok(true);
+            }
+            if seen.insert(p.clone()) {
+                queue.push_back(p);
+            }
+        }
+    }
+    Ok(false)
 }
 
 fn empty_result(rev: &Revision) -> RevisionResult {

@@ -487,6 +487,17 @@ impl GraphTx for MemTx<'_> {
         Ok(self.state.closed_by.get(memory_id).cloned())
     }
 
+    fn parents(&mut self, memory_id: &str, limit: usize) -> BackendResult<Vec<String>> {
+        Ok(bounded(
+            &self.state.derivations,
+            self.state.parents.get(memory_id),
+            limit,
+        )
+        .into_iter()
+        .map(|d| d.from_id)
+        .collect())
+    }
+
     fn open_same_claim(&mut self, claim: &ClaimKey) -> BackendResult<Option<String>> {
         let ids = self.state.claims.get(claim).cloned().unwrap_or_default();
         for id in ids {

@@ -126,6 +126,17 @@ impl GraphTx for SqliteTx<'_> {
             .map_err(storage_err)
     }
 
+    fn parents(&mut self, memory_id: &str, limit: usize) -> BackendResult<Vec<String>> {
+        let sql = sql::parents(self.tables, limit);
+        self.conn
+            .prepare_cached(&sql)
+            .and_then(|mut s| {
+                s.query_map([memory_id], |r| r.get(0))
+                    .and_then(|rows| rows.collect::<rusqlite::Result<Vec<_>>>())
+            })
+            .map_err(storage_err)
+    }
+
     fn open_same_claim(&mut self, claim: &ClaimKey) -> BackendResult<Option<String>> {
         let sql = sql::open_same_claim(self.tables);
         self.conn
