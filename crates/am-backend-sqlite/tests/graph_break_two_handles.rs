@@ -67,7 +67,7 @@ fn the_change_feed_is_lossless_while_two_connections_append_and_a_shared_id_appl
     let total = 3 * PER_WRITER;
     let mut seen: Vec<(String, i64)> = Vec::new();
     let mut cursor: Option<String> = None;
-    let mut page = |cursor: &mut Option<String>, seen: &mut Vec<(String, i64)>| {
+    let page = |cursor: &mut Option<String>, seen: &mut Vec<(String, i64)>| {
         let (revs, next) = reader.revisions(cursor.as_deref(), 7).unwrap();
         for r in &revs {
             seen.push((r.revision_id().to_owned(), next.parse().unwrap()));
