@@ -274,9 +274,7 @@ impl MatrixCache {
     /// [`am_triples::vector::rank_by_cosine_fast`] (`4·γₙ + 1e-9`, γₙ =
     /// n·u/(1−n·u), u = 2⁻²⁴), candidate selection by those bounds, then exact
     /// re-scoring of the candidates with the reference [`cosine`].
-    /// `candidates` selects the rows considered (in rowid order). A pass over
-    /// more than 4 MiB of matrix is split over the available cores, with the
-    /// same bounds, hence the same answer.
+    /// `candidates` selects the rows considered (in rowid order).
     /// Returns `(rowid, score)` best first, ties by rowid ascending, `min_score`
     /// applied, truncated to `limit`: exactly `rank_by_cosine`'s answer.
     ///
@@ -325,46 +323,14 @@ impl MatrixCache {
                 }
             }
         };
-        let bounds = bounds_in_parallel(&indices, query.len(), &bound_of);
+        // One thread: the same pass split over two cores measured slower (20 ms
+        // vs 22-26 ms) on a 2-core machine kept busy by other work.
+        let bounds: Vec<CosineBound> = indices.iter().map(|&i| bound_of(i)).collect();
         select_by_bounds(bounds, min_score, limit, |i| cosine(query, self.row(i)))
             .into_iter()
             .map(|(i, s)| (self.rowids[i], s))
             .collect()
     }
-}
-
-/// Matrix floats per scanning thread below which one thread scans alone (a
-/// thread costs tens of microseconds; 2^20 floats are 4 MiB of matrix).
-const FLOATS_PER_THREAD: usize = 1 << 20;
-
-/// `bound_of` over `indices`, in their order. A large pass is split into
-/// contiguous parts scanned by one thread each (the available cores, at most
-/// 8) and concatenated in order: each bound depends on its row alone, so the
-/// result is the same however the pass is split.
-fn bounds_in_parallel(
-    indices: &[usize],
-    dim: usize,
-    bound_of: &(impl Fn(usize) -> CosineBound + Sync),
-) -> Vec<CosineBound> {
-    let cores = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get);
-    let threads = cores
-        .min(8)
-        .min(indices.len().saturating_mul(dim.max(1)) / FLOATS_PER_THREAD)
-        .max(1);
-    if threads == 1 {
-        return indices.iter().map(|&i| bound_of(i)).collect();
-    }
-    std::thread::scope(|scope| {
-        let parts: Vec<_> = indices
-            .chunks(indices.len().div_ceil(threads))
-            .map(|part| scope.spawn(move || part.iter().map(|&i| bound_of(i)).collect::<Vec<_>>()))
-            .collect();
-        let mut out = Vec::with_capacity(indices.len());
-        for part in parts {
-            out.extend(part.join().unwrap_or_else(|p| std::panic::resume_unwind(p)));
-        }
-        out
-    })
 }
 
 /// The reference linear scan over `(rowid, decoded vector)` in rowid order:
@@ -391,27 +357,6 @@ pub fn scan_rank(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn a_pass_split_over_threads_returns_the_bounds_of_one_pass_in_order() {
-        // 6.4M "floats": large enough to split on any machine with 2+ cores.
-        let indices: Vec<usize> = (0..100_000).rev().collect();
-        #[allow(clippy::cast_precision_loss, reason = "test values")]
-        let bound_of = |i: usize| -> CosineBound {
-            let s = (i as f64).sin();
-            (i, s - 1e-9, s + 1e-9, i.is_multiple_of(7).then_some(s))
-        };
-        let serial: Vec<CosineBound> = indices.iter().map(|&i| bound_of(i)).collect();
-        let split = bounds_in_parallel(&indices, 64, &bound_of);
-        assert_eq!(split.len(), serial.len());
-        for (a, b) in split.iter().zip(&serial) {
-            assert_eq!(a.0, b.0);
-            assert_eq!(a.1.to_bits(), b.1.to_bits());
-            assert_eq!(a.2.to_bits(), b.2.to_bits());
-            assert_eq!(a.3.map(f64::to_bits), b.3.map(f64::to_bits));
-        }
-        assert!(bounds_in_parallel(&[], 384, &bound_of).is_empty());
-    }
 
     #[test]
     fn cosine_f64_is_bit_identical_to_the_reference_for_f32_inputs() {
