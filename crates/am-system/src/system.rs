@@ -109,6 +109,8 @@ pub struct MemorySystem {
     pub(crate) broad_scopes: BTreeSet<String>,
     pub(crate) ablation: Option<Ablation>,
     pub(crate) warnings: Mutex<Vec<String>>,
+    /// The recall index `reconstruct` keeps fresh (reconstruct/index.rs).
+    pub(crate) recall_index: Mutex<crate::reconstruct::index::RecallIndex>,
 }
 
 impl std::fmt::Debug for MemorySystem {
@@ -197,6 +199,7 @@ impl MemorySystem {
             broad_scopes,
             ablation: options.ablation,
             warnings: Mutex::new(Vec::new()),
+            recall_index: Mutex::default(),
         }
     }
 

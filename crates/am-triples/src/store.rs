@@ -129,6 +129,21 @@ pub trait TripleStore: Send + Sync {
         ))
     }
 
+    /// The ranking a semantic `query(q)` would return, without its rows:
+    /// `(position, score)` best first (positions are the change feed's, as in
+    /// [`TripleStore::assertions_after`]; scores bit-identical to the
+    /// `_retrieval.score` the query stamps). `Ok(None)` when the store does
+    /// not serve this query this way (the default; or a query it would answer
+    /// by another path): the caller then runs `query`. A caller holding the
+    /// rows by position (layer 2's recall index) skips their decoding.
+    ///
+    /// # Errors
+    /// As `query` would fail for `q`.
+    fn rank_positions(&self, q: &TripleQuery) -> Result<Option<Vec<(i64, f64)>>> {
+        let _ = q;
+        Ok(None)
+    }
+
     /// The stored vector of one assertion, if any.
     ///
     /// # Errors

@@ -7,6 +7,7 @@
 
 pub mod codec;
 pub mod pin;
+mod rank_read;
 pub mod read;
 pub mod schema;
 pub mod sql;
@@ -774,6 +775,10 @@ impl TripleStore for SQLiteTripleStore {
                 next_cursor: next,
             })
         })?)
+    }
+
+    fn rank_positions(&self, q: &TripleQuery) -> am_triples::Result<Option<Vec<(i64, f64)>>> {
+        self.rank_partition(q)
     }
 
     fn stored_vector(&self, assertion_id: &str) -> am_triples::Result<Option<Vec<f32>>> {

@@ -503,7 +503,7 @@ pub fn run_participants(
 /// `fold_text` (case fold, NFKD, combining marks dropped) with the ASCII
 /// shortcut: ASCII text is NFKD-stable with no combining marks and case-folds
 /// to its lowercase, so the result is identical without the Unicode passes.
-fn fold_for_tokens(text: &str) -> String {
+pub(crate) fn fold_for_tokens(text: &str) -> String {
     if text.is_ascii() {
         text.to_ascii_lowercase()
     } else {
@@ -516,10 +516,13 @@ fn fold_for_tokens(text: &str) -> String {
 /// `matched / total`. With `discovery` rows the store's keyword index found
 /// (already exclusion-filtered) join the scan; without it the channel is
 /// labelled as the token-scan fallback.
+/// `index` (when given) serves each row's token set precomputed; a row it
+/// does not hold is tokenized here, with the same result.
 pub fn run_keyword(
     cue_text: &str,
     universe: &BTreeMap<&str, &TripleAssertion>,
     discovery: Option<Vec<TripleAssertion>>,
+    index: Option<&super::index::RecallIndex>,
     warnings: &mut Vec<String>,
 ) -> ChannelOutput {
     let tokens = tokenize(cue_text, RECALL_MIN_TOKEN_LEN);
@@ -555,17 +558,25 @@ pub fn run_keyword(
     }
     let total = tokens.len();
     for (rid, a) in &scan {
-        let folded = fold_for_tokens(&canonical_text(a));
         // Every cue token is at least RECALL_MIN_TOKEN_LEN long, so a cue token
         // equal to one of the candidate's runs is one of its tokens.
-        let cand: HashSet<&str> = folded
-            .split(|c: char| !(c.is_ascii_lowercase() || c.is_ascii_digit()))
-            .filter(|r| !r.is_empty())
-            .collect();
-        let matched: Vec<&String> = tokens
-            .iter()
-            .filter(|t| cand.contains(t.as_str()))
-            .collect();
+        let matched: Vec<&String> = match index.and_then(|i| i.tokens(a)) {
+            Some(cand) => tokens
+                .iter()
+                .filter(|t| cand.binary_search(t).is_ok())
+                .collect(),
+            None => {
+                let folded = fold_for_tokens(&canonical_text(a));
+                let cand: HashSet<&str> = folded
+                    .split(|c: char| !(c.is_ascii_lowercase() || c.is_ascii_digit()))
+                    .filter(|r| !r.is_empty())
+                    .collect();
+                tokens
+                    .iter()
+                    .filter(|t| cand.contains(t.as_str()))
+                    .collect()
+            }
+        };
         if matched.is_empty() {
             continue;
         }

@@ -19,6 +19,9 @@ use am_triples::{TripleAssertion, TripleQuery, TripleStore};
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
 
+/// The closed ids and per-record binding folds at one anchor.
+pub type CachedFolds = (HashSet<String>, HashMap<String, Vec<ScopeBinding>>);
+
 /// The display string of an unbound record.
 pub const DEFAULT_BINDING: &str = "indexed+inactive";
 
@@ -50,22 +53,33 @@ impl<'a> Folds<'a> {
     ///
     /// # Errors
     /// The journal's failure.
+    ///
+    /// `cached` (the recall index's folds at `as_of`: closed ids and binding
+    /// folds per record id) replaces the closure read and seeds the binding
+    /// cache; [`Folds::into_parts`] hands both back, grown by this call.
     pub fn load(
         store: &'a dyn TripleStore,
         journal: &'a dyn MemoryJournal,
         pairs: &'a [(String, String)],
         as_of: i64,
         anchored: bool,
+        cached: Option<CachedFolds>,
     ) -> Result<Self> {
-        let closed = journal
-            .closures(&ClosureFilter {
-                assertion_id: None,
-                until_seq: Some(as_of),
-                limit: 0,
-            })?
-            .into_iter()
-            .map(|c| c.assertion_id)
-            .collect();
+        let (closed, bindings) = match cached {
+            Some(parts) => parts,
+            None => (
+                journal
+                    .closures(&ClosureFilter {
+                        assertion_id: None,
+                        until_seq: Some(as_of),
+                        limit: 0,
+                    })?
+                    .into_iter()
+                    .map(|c| c.assertion_id)
+                    .collect(),
+                HashMap::new(),
+            ),
+        };
         let mut folds = Folds {
             store,
             journal,
@@ -74,7 +88,7 @@ impl<'a> Folds<'a> {
             closed,
             future: HashSet::new(),
             future_records: 0,
-            bindings: RefCell::new(HashMap::new()),
+            bindings: RefCell::new(bindings),
             rows: RefCell::new(HashMap::new()),
         };
         if anchored {
@@ -117,6 +131,11 @@ impl<'a> Folds<'a> {
         }
         self.future_records = records.len();
         Ok(())
+    }
+
+    /// The closed ids and the binding folds read so far (for the recall index).
+    pub fn into_parts(self) -> CachedFolds {
+        (self.closed, self.bindings.into_inner())
     }
 
     /// How many ids the closure fold excludes (the over-fetch headroom).

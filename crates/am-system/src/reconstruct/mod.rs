@@ -10,6 +10,7 @@
 
 pub mod channels;
 pub mod folds;
+pub mod index;
 pub mod shelf;
 pub mod spreading;
 mod trace;
@@ -241,7 +242,25 @@ impl MemorySystem {
         anchored: bool,
         tid: &str,
     ) -> Result<(ReconstructionResult, am_journal::ReconstructionTrace)> {
-        let store = self.store.as_ref();
+        let mut index = self
+            .recall_index
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        index.refresh_store(self.store.as_ref());
+        // A read at the current seq (never an explicit anchor below it) is
+        // served by the journal caches.
+        let (cached_folds, mut counts) = if anchored {
+            (None, HashMap::new())
+        } else {
+            index.refresh_journal(self.journal.as_ref(), as_of)?;
+            let counts = index.take_counts(as_of);
+            (index.take_folds(as_of), counts)
+        };
+        let cached_activation = if anchored {
+            None
+        } else {
+            index.activation(pairs)
+        };
         let __t = std::time::Instant::now();
         let __on = std::env::var_os("AM_RT").is_some();
         let working_set = view == View::WorkingSet;
@@ -265,13 +284,31 @@ impl MemorySystem {
         }
         let (base, trails) = if ablated {
             (HashMap::new(), HashMap::new())
+        } else if let Some(inputs) = cached_activation {
+            inputs
         } else {
-            activation_inputs(self.journal.as_ref(), pairs, as_of, &self.attention)?
+            let inputs = activation_inputs(self.journal.as_ref(), pairs, as_of, &self.attention)?;
+            if !anchored {
+                index.store_activation(pairs, &inputs);
+            }
+            inputs
         };
+        let store_view = index::IndexedStore {
+            inner: self.store.as_ref(),
+            index: &index,
+        };
+        let store: &dyn am_triples::TripleStore = &store_view;
         if __on {
             eprintln!("act {:?}", __t.elapsed());
         }
-        let folds = Folds::load(store, self.journal.as_ref(), pairs, as_of, anchored)?;
+        let folds = Folds::load(
+            store,
+            self.journal.as_ref(),
+            pairs,
+            as_of,
+            anchored,
+            cached_folds,
+        )?;
         if folds.future_records > 0 {
             notes.push(format!(
                 "anchored recall (as_of={as_of}): {} record(s) formed after the anchor excluded from the candidate \
@@ -383,6 +420,7 @@ impl MemorySystem {
                 &stimulus.cue_text,
                 &universe_rows(&universe),
                 discovery,
+                Some(&index),
                 &mut warnings,
             );
             if keyword.ran {
@@ -594,7 +632,16 @@ impl MemorySystem {
                     digest: &fill.digests[rid],
                     binding: folds.binding_display(&c.assertion)?,
                     admission: fill.admissions[rid],
-                    global_count: self.journal.selected_count(rid, Some(as_of))?,
+                    global_count: match counts.get(rid) {
+                        Some(n) => *n,
+                        None => {
+                            let n = self.journal.selected_count(rid, Some(as_of))?;
+                            if !anchored {
+                                counts.insert(rid.clone(), n);
+                            }
+                            n
+                        }
+                    },
                 },
                 &config,
             ));
@@ -710,6 +757,11 @@ impl MemorySystem {
             admissions: &fill.admissions,
             budget,
         });
+        if !anchored {
+            let (closed, bindings) = folds.into_parts();
+            index.restore_folds(as_of, closed, bindings);
+            index.restore_counts(as_of, counts);
+        }
         Ok((result, trace))
     }
 

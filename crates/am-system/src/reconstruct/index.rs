@@ -1,0 +1,560 @@
+//! The recall index: an in-process mirror of the home's rows (per scope /
+//! owner pair: window order, subject / object / id postings, keyword token
+//! sets) and of the journal folds one recall reads at the current seq
+//! (closures, per-record binding folds, the activation window), kept fresh
+//! incrementally and checked at the start of every `reconstruct`.
+//!
+//! Freshness. The store side follows the change feed (`assertions_after`
+//! over the whole home, one rowid-range read per recall when nothing is new),
+//! so rows written by another handle or process are indexed before the recall
+//! reads. Rows are append-only for everything the pipeline reads: the only
+//! in-place store changes are validity windows (`close_assertion` /
+//! `narrow_assertion`: read only by queries with `active_at`, which the index
+//! never answers), vector rewrites (the vector channel always asks the store)
+//! and the open-time canonical-timestamp rewrite of a 0.3.x home (finished by
+//! the opening handle before its first read; a legacy home being upgraded by
+//! another process while this one recalls is the one case the index can lag,
+//! until this system is reopened). The journal side follows `current_seq`:
+//! a recall whose anchor is the current seq replays the journal tail since the
+//! index's seq (bindings update the cached per-record folds, closures join the
+//! closed set, a scoring event drops the activation window); a tail longer
+//! than [`MAX_JOURNAL_TAIL`] or a failed recall resets the journal caches. An
+//! explicitly anchored read below the current seq bypasses the journal caches.
+//!
+//! Bounds. The store index is built on the second recall of a system (a
+//! one-shot recall pays no build) and holds every row of the home, up to
+//! [`MAX_INDEXED_ROWS`]; a larger home disables the index for that system
+//! (every read goes to the store, as before). The binding cache holds at most
+//! [`MAX_CACHED_BINDING_IDS`] record ids (then it is cleared).
+//!
+//! Every answer equals the store's: a query is answered only when its shape
+//! is structured (scope given; no vector, text, time filters; newest first),
+//! with the shared row predicate [`TripleQuery::matches`] and the contract's
+//! order (`observed_at` descending, ties newest-inserted first).
+
+use am_journal::{
+    ATTENTION_KINDS, AUDIT_KINDS, ClosureFilter, DECAY_MARKER_KINDS, JournalRecord, MemoryJournal,
+    ScopeBinding,
+};
+use am_triples::text::canonical_text;
+use am_triples::{
+    Capabilities, EmbeddingPin, FeedPage, Order, TripleAssertion, TripleQuery, TripleStore,
+};
+use std::collections::{HashMap, HashSet};
+use std::sync::OnceLock;
+
+use crate::attention::ActivationScore;
+
+/// The most rows the index mirrors; a larger home is read from the store.
+pub const MAX_INDEXED_ROWS: usize = 300_000;
+/// The longest journal tail replayed into the caches; longer resets them.
+pub const MAX_JOURNAL_TAIL: i64 = 4096;
+/// The most record ids whose binding folds are cached.
+pub const MAX_CACHED_BINDING_IDS: usize = 200_000;
+/// Change-feed page size while following the store.
+const FEED_PAGE: usize = 1000;
+
+/// One mirrored row.
+struct IndexedRow {
+    pos: i64,
+    assertion: TripleAssertion,
+    /// The keyword channel's token set of the row's canonical text (sorted,
+    /// deduplicated), computed on first use.
+    tokens: OnceLock<Box<[String]>>,
+}
+
+/// One `(scope, owner)` pair's rows.
+#[derive(Default)]
+struct PairIndex {
+    /// Row numbers, newest `observed_at` first, ties newest-inserted first.
+    order: Vec<u32>,
+    dirty: bool,
+    by_id: HashMap<String, Vec<u32>>,
+    by_subject: HashMap<String, Vec<u32>>,
+    by_object: HashMap<String, Vec<u32>>,
+}
+
+/// Whether the store index is in use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+enum StoreState {
+    /// Not built yet: the first recall passes straight to the store.
+    #[default]
+    Cold,
+    /// Built after the first recall; followed by the change feed.
+    On,
+    /// The store offers no change feed, or the home is too large.
+    Off,
+}
+
+/// The journal folds at `seq`.
+#[derive(Default)]
+pub struct JournalCache {
+    seq: Option<i64>,
+    closed: HashSet<String>,
+    bindings: HashMap<String, Vec<ScopeBinding>>,
+    activation: Option<CachedActivation>,
+    /// `selected_count(record_id, seq)` answers.
+    selected_counts: HashMap<String, u64>,
+}
+
+/// The activation fold's output for one scope ladder.
+pub type ActivationInputs = (
+    HashMap<String, ActivationScore>,
+    HashMap<(String, String), f64>,
+);
+
+struct CachedActivation {
+    pairs: Vec<(String, String)>,
+    inputs: ActivationInputs,
+}
+
+/// The recall index of one `MemorySystem` (behind its mutex).
+#[derive(Default)]
+pub struct RecallIndex {
+    state: StoreState,
+    cursor: i64,
+    rows: Vec<IndexedRow>,
+    /// Assertion id → row number, for ids held by exactly one row.
+    unique_ids: HashMap<String, u32>,
+    duplicate_ids: HashSet<String>,
+    pairs: HashMap<(String, String), PairIndex>,
+    journal: JournalCache,
+}
+
+fn sort_key(rows: &[IndexedRow], i: u32) -> (&str, i64) {
+    let r = &rows[i as usize];
+    (r.assertion.observed_at.as_str(), r.pos)
+}
+
+fn tokens_of(a: &TripleAssertion) -> Box<[String]> {
+    let folded = super::channels::fold_for_tokens(&canonical_text(a));
+    let mut out: Vec<String> = folded
+        .split(|c: char| !(c.is_ascii_lowercase() || c.is_ascii_digit()))
+        .filter(|r| !r.is_empty())
+        .map(str::to_owned)
+        .collect();
+    out.sort_unstable();
+    out.dedup();
+    out.into_boxed_slice()
+}
+
+impl RecallIndex {
+    /// Bring the store index up to the store's head (building it on the
+    /// second recall). Errors of the feed turn the index off for this call's
+    /// system (the store answers instead), never fail the recall.
+    pub fn refresh_store(&mut self, store: &dyn TripleStore) {
+        match self.state {
+            StoreState::Off => return,
+            StoreState::Cold => {
+                if !store.capabilities().change_feed {
+                    self.state = StoreState::Off;
+                    return;
+                }
+                self.state = StoreState::On;
+                // The first recall reads the store directly; build next time.
+                return;
+            }
+            StoreState::On => {}
+        }
+        loop {
+            let page: FeedPage = match store.assertions_after(self.cursor, None, None, FEED_PAGE) {
+                Ok(p) => p,
+                Err(_) => {
+                    self.disable();
+                    return;
+                }
+            };
+            let full = page.rows.len() == FEED_PAGE;
+            for (pos, a) in page.rows {
+                self.push(pos, a);
+            }
+            if self.rows.len() > MAX_INDEXED_ROWS {
+                self.disable();
+                return;
+            }
+            self.cursor = self.cursor.max(page.next_cursor);
+            if !full {
+                break;
+            }
+        }
+        for p in self.pairs.values_mut() {
+            if p.dirty {
+                let rows = &self.rows;
+                p.order
+                    .sort_unstable_by(|a, b| sort_key(rows, *b).cmp(&sort_key(rows, *a)));
+                p.dirty = false;
+            }
+        }
+    }
+
+    fn disable(&mut self) {
+        *self = RecallIndex {
+            state: StoreState::Off,
+            journal: std::mem::take(&mut self.journal),
+            ..RecallIndex::default()
+        };
+    }
+
+    fn push(&mut self, pos: i64, a: TripleAssertion) {
+        let n = self.rows.len() as u32;
+        let pair = self
+            .pairs
+            .entry((a.scope.clone(), a.owner_id.clone().unwrap_or_default()))
+            .or_default();
+        pair.order.push(n);
+        pair.dirty = true;
+        if let Some(id) = a.assertion_id.as_deref() {
+            pair.by_id.entry(id.to_owned()).or_default().push(n);
+            if self.duplicate_ids.contains(id) {
+            } else if self.unique_ids.remove(id).is_some() {
+                self.duplicate_ids.insert(id.to_owned());
+            } else {
+                self.unique_ids.insert(id.to_owned(), n);
+            }
+        }
+        pair.by_subject
+            .entry(a.subject.clone())
+            .or_default()
+            .push(n);
+        pair.by_object.entry(a.object.clone()).or_default().push(n);
+        self.rows.push(IndexedRow {
+            pos,
+            assertion: a,
+            tokens: OnceLock::new(),
+        });
+    }
+
+    fn active(&self) -> bool {
+        self.state == StoreState::On && (self.cursor > 0 || !self.rows.is_empty())
+    }
+
+    /// The store's answer to a structured query, from the index; `None` when
+    /// the index cannot answer (its shape, or the index is not built).
+    fn answer(&self, q: &TripleQuery) -> Option<Vec<TripleAssertion>> {
+        if !self.active()
+            || q.query_text.is_some()
+            || q.query_vector.is_some()
+            || q.since.is_some()
+            || q.until.is_some()
+            || q.active_at.is_some()
+            || q.order != Order::Desc
+        {
+            return None;
+        }
+        let q = q.canonicalized().ok()?;
+        let scope = q.scope.as_deref()?;
+        let limit = usize::try_from(q.limit)
+            .ok()
+            .filter(|l| *l > 0)
+            .unwrap_or(usize::MAX);
+        let pairs: Vec<&PairIndex> = match q.owner_id.as_deref() {
+            Some(o) => self
+                .pairs
+                .get(&(scope.to_owned(), o.to_owned()))
+                .into_iter()
+                .collect(),
+            None => self
+                .pairs
+                .iter()
+                .filter(|((s, _), _)| s == scope)
+                .map(|(_, p)| p)
+                .collect(),
+        };
+        let rows = &self.rows;
+        let filtered = q.assertion_ids.is_some() || q.subject.is_some() || q.object.is_some();
+        if !filtered && pairs.len() == 1 {
+            return Some(
+                pairs[0]
+                    .order
+                    .iter()
+                    .map(|i| &rows[*i as usize].assertion)
+                    .filter(|a| q.matches(a))
+                    .take(limit)
+                    .cloned()
+                    .collect(),
+            );
+        }
+        let mut hits: Vec<u32> = Vec::new();
+        for p in pairs {
+            if let Some(ids) = &q.assertion_ids {
+                for id in ids {
+                    hits.extend(p.by_id.get(id).into_iter().flatten());
+                }
+            } else if let Some(s) = &q.subject {
+                hits.extend(p.by_subject.get(s).into_iter().flatten());
+            } else if q.object.is_some() {
+                // The object filter's rule depends on the row (literal or
+                // term): collect both spellings, the predicate decides.
+                let o = q.object.as_deref().unwrap_or_default();
+                hits.extend(p.by_object.get(o).into_iter().flatten());
+                let term = am_triples::canonicalize_term(o);
+                if term != o {
+                    hits.extend(p.by_object.get(&term).into_iter().flatten());
+                }
+            } else {
+                hits.extend(p.order.iter());
+            }
+        }
+        hits.sort_unstable_by(|a, b| sort_key(rows, *b).cmp(&sort_key(rows, *a)));
+        hits.dedup();
+        Some(
+            hits.into_iter()
+                .map(|i| &rows[i as usize].assertion)
+                .filter(|a| q.matches(a))
+                .take(limit)
+                .cloned()
+                .collect(),
+        )
+    }
+
+    /// The rows of a semantic ranking (`(position, score)` best first), each
+    /// stamped with `attributes._retrieval = {score, metric}` as a store's
+    /// semantic query stamps it; `None` when a position is not indexed (a row
+    /// written since the refresh: the store answers instead).
+    fn stamped(&self, ranked: &[(i64, f64)]) -> Option<Vec<TripleAssertion>> {
+        let mut out = Vec::with_capacity(ranked.len());
+        for (pos, score) in ranked {
+            let n = self.rows.binary_search_by_key(pos, |r| r.pos).ok()?;
+            let mut a = self.rows[n].assertion.clone();
+            let retrieval = a
+                .attributes
+                .entry("_retrieval")
+                .or_insert_with(|| serde_json::json!({}));
+            if !retrieval.is_object() {
+                *retrieval = serde_json::json!({});
+            }
+            if let serde_json::Value::Object(m) = retrieval {
+                m.insert("score".into(), serde_json::json!(score));
+                m.entry("metric")
+                    .or_insert_with(|| serde_json::json!(am_triples::vector::METRIC_COSINE));
+            }
+            out.push(a);
+        }
+        Some(out)
+    }
+
+    /// The keyword token set of the indexed row with this id, when that row
+    /// is exactly `a` (ids held by one row only).
+    pub fn tokens(&self, a: &TripleAssertion) -> Option<&[String]> {
+        if !self.active() {
+            return None;
+        }
+        let n = *self.unique_ids.get(a.assertion_id.as_deref()?)?;
+        let row = &self.rows[n as usize];
+        // The row with this (unique) id; `a` may carry a `_retrieval` stamp,
+        // which the token text never reads.
+        let r = &row.assertion;
+        if r.subject != a.subject
+            || r.predicate != a.predicate
+            || r.object != a.object
+            || r.observed_at != a.observed_at
+            || r.scope != a.scope
+            || r.owner_id != a.owner_id
+        {
+            return None;
+        }
+        Some(row.tokens.get_or_init(|| tokens_of(&row.assertion)))
+    }
+
+    /// Bring the journal caches to `current` (the journal's seq now). Returns
+    /// whether they describe the folds at `current`.
+    ///
+    /// # Errors
+    /// The journal's failure.
+    pub fn refresh_journal(
+        &mut self,
+        journal: &dyn MemoryJournal,
+        current: i64,
+    ) -> crate::error::Result<()> {
+        let cache = &mut self.journal;
+        if let Some(seq) = cache.seq
+            && seq <= current
+            && current - seq <= MAX_JOURNAL_TAIL
+        {
+            if seq < current {
+                for r in journal.replay_records(seq, Some(current))? {
+                    match r {
+                        JournalRecord::Binding(b) => {
+                            if let Some(list) = cache.bindings.get_mut(&b.record_id) {
+                                list.retain(|x| !(x.scope == b.scope && x.owner_id == b.owner_id));
+                                list.push(b);
+                                list.sort_by_key(|x| x.seq);
+                            }
+                        }
+                        JournalRecord::Closure(c) => {
+                            cache.closed.insert(c.assertion_id);
+                        }
+                        JournalRecord::Event(e) => {
+                            if ATTENTION_KINDS.contains(&e.kind.as_str())
+                                || DECAY_MARKER_KINDS.contains(&e.kind.as_str())
+                            {
+                                cache.activation = None;
+                            }
+                            // Audit kinds are never use; anything else may count.
+                            if !AUDIT_KINDS.contains(&e.kind.as_str()) {
+                                cache.selected_counts.clear();
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+                cache.seq = Some(current);
+            }
+            if cache.bindings.len() > MAX_CACHED_BINDING_IDS {
+                cache.bindings.clear();
+            }
+            return Ok(());
+        }
+        *cache = JournalCache::default();
+        cache.closed = journal
+            .closures(&ClosureFilter {
+                assertion_id: None,
+                until_seq: Some(current),
+                limit: 0,
+            })?
+            .into_iter()
+            .map(|c| c.assertion_id)
+            .collect();
+        cache.seq = Some(current);
+        Ok(())
+    }
+
+    /// Take the journal folds at `seq` (closed ids, cached binding folds) for
+    /// one recall; `None` when the caches are not at `seq`. Give them back
+    /// with [`RecallIndex::restore_folds`]; a recall that fails keeps them
+    /// taken, which resets the caches on the next refresh.
+    pub fn take_folds(&mut self, seq: i64) -> Option<super::folds::CachedFolds> {
+        if self.journal.seq != Some(seq) {
+            return None;
+        }
+        self.journal.seq = None;
+        Some((
+            std::mem::take(&mut self.journal.closed),
+            std::mem::take(&mut self.journal.bindings),
+        ))
+    }
+
+    /// Take the cached `selected_count` answers at `seq` (empty when the
+    /// caches are elsewhere); give them back with [`RecallIndex::restore_counts`].
+    pub fn take_counts(&mut self, seq: i64) -> HashMap<String, u64> {
+        if self.journal.seq == Some(seq) {
+            std::mem::take(&mut self.journal.selected_counts)
+        } else {
+            HashMap::new()
+        }
+    }
+
+    /// Give back the `selected_count` answers at `seq` (dropped when the
+    /// caches moved meanwhile, or past [`MAX_CACHED_BINDING_IDS`] ids).
+    pub fn restore_counts(&mut self, seq: i64, counts: HashMap<String, u64>) {
+        if self.journal.seq == Some(seq) && counts.len() <= MAX_CACHED_BINDING_IDS {
+            self.journal.selected_counts = counts;
+        }
+    }
+
+    /// Give back the folds taken at `seq`.
+    pub fn restore_folds(
+        &mut self,
+        seq: i64,
+        closed: HashSet<String>,
+        bindings: HashMap<String, Vec<ScopeBinding>>,
+    ) {
+        self.journal.seq = Some(seq);
+        self.journal.closed = closed;
+        self.journal.bindings = bindings;
+    }
+
+    /// The cached activation inputs of this scope ladder at the caches' seq.
+    pub fn activation(&self, pairs: &[(String, String)]) -> Option<ActivationInputs> {
+        self.journal
+            .activation
+            .as_ref()
+            .filter(|c| c.pairs == pairs)
+            .map(|c| c.inputs.clone())
+    }
+
+    /// Remember the activation inputs of this scope ladder at the caches' seq.
+    pub fn store_activation(&mut self, pairs: &[(String, String)], inputs: &ActivationInputs) {
+        self.journal.activation = Some(CachedActivation {
+            pairs: pairs.to_vec(),
+            inputs: inputs.clone(),
+        });
+    }
+}
+
+/// The store as one recall sees it: structured queries the index can answer
+/// come from the index, everything else from the store.
+pub struct IndexedStore<'a> {
+    /// The system's store.
+    pub inner: &'a dyn TripleStore,
+    /// The refreshed index.
+    pub index: &'a RecallIndex,
+}
+
+impl TripleStore for IndexedStore<'_> {
+    fn capabilities(&self) -> Capabilities {
+        self.inner.capabilities()
+    }
+
+    fn add(&self, assertions: &[TripleAssertion]) -> am_triples::Result<Vec<String>> {
+        self.inner.add(assertions)
+    }
+
+    fn query(&self, q: &TripleQuery) -> am_triples::Result<Vec<TripleAssertion>> {
+        if let Some(rows) = self.index.answer(q) {
+            return Ok(rows);
+        }
+        if self.index.active()
+            && (q.query_vector.is_some() || q.query_text.is_some())
+            && let Some(ranked) = self.inner.rank_positions(q)?
+            && let Some(rows) = self.index.stamped(&ranked)
+        {
+            return Ok(rows);
+        }
+        self.inner.query(q)
+    }
+
+    fn close(&self) -> am_triples::Result<()> {
+        self.inner.close()
+    }
+
+    fn close_assertion(&self, assertion_id: &str, valid_until: &str) -> am_triples::Result<bool> {
+        self.inner.close_assertion(assertion_id, valid_until)
+    }
+
+    fn narrow_assertion(&self, assertion_id: &str, valid_until: &str) -> am_triples::Result<bool> {
+        self.inner.narrow_assertion(assertion_id, valid_until)
+    }
+
+    fn assertions_after(
+        &self,
+        cursor: i64,
+        scope: Option<&str>,
+        owner_id: Option<&str>,
+        limit: usize,
+    ) -> am_triples::Result<FeedPage> {
+        self.inner.assertions_after(cursor, scope, owner_id, limit)
+    }
+
+    fn stored_vector(&self, assertion_id: &str) -> am_triples::Result<Option<Vec<f32>>> {
+        self.inner.stored_vector(assertion_id)
+    }
+
+    fn embedding_pin(&self) -> am_triples::Result<Option<EmbeddingPin>> {
+        self.inner.embedding_pin()
+    }
+
+    fn query_keywords(
+        &self,
+        tokens: &[String],
+        scope: &str,
+        owner_id: Option<&str>,
+        limit: usize,
+    ) -> am_triples::Result<Vec<TripleAssertion>> {
+        self.inner.query_keywords(tokens, scope, owner_id, limit)
+    }
+
+    fn take_warnings(&self) -> Vec<String> {
+        self.inner.take_warnings()
+    }
+}
