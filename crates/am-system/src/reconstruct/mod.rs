@@ -261,8 +261,6 @@ impl MemorySystem {
         } else {
             index.activation(pairs)
         };
-        let __t = std::time::Instant::now();
-        let __on = std::env::var_os("AM_RT").is_some();
         let working_set = view == View::WorkingSet;
         let ablated = self.ablation.is_some();
         let run_channels = self.ablation != Some(Ablation::Recency);
@@ -298,9 +296,6 @@ impl MemorySystem {
             index: &index,
         };
         let store: &dyn am_triples::TripleStore = &store_view;
-        if __on {
-            eprintln!("act {:?}", __t.elapsed());
-        }
         let folds = Folds::load(
             store,
             self.journal.as_ref(),
@@ -315,9 +310,6 @@ impl MemorySystem {
                  universe; rows without formation bindings are ungated (store truth has no seq axis)",
                 folds.future_records
             ));
-        }
-        if __on {
-            eprintln!("folds {:?}", __t.elapsed());
         }
         let headroom = folds.closed_count().min(EXCLUSION_OVERFETCH_CAP);
         let base_of = |rid: &str| base.get(rid).map_or(0.0, |s| s.base_level);
@@ -358,9 +350,6 @@ impl MemorySystem {
                 }
             }
         }
-        if __on {
-            eprintln!("recents {:?}", __t.elapsed());
-        }
         if gather && run_channels {
             let exact = channels::run_exact(
                 store,
@@ -374,9 +363,6 @@ impl MemorySystem {
             if exact.ran {
                 channels_run.push("exact");
                 apply_channel(&mut universe, &exact, &folds)?;
-            }
-            if __on {
-                eprintln!("exact {:?}", __t.elapsed());
             }
             let knobs = VectorKnobs {
                 floor: config.vector_floor,
@@ -408,9 +394,6 @@ impl MemorySystem {
                     ));
                 }
             }
-            if __on {
-                eprintln!("vector {:?}", __t.elapsed());
-            }
             let discovery = if config.keyword_discovery {
                 self.keyword_discovery(stimulus, pairs, budget, &mut warnings)?
             } else {
@@ -432,9 +415,6 @@ impl MemorySystem {
                 channels_run.push("participants");
                 apply_channel(&mut universe, &participants, &folds)?;
             }
-        }
-        if __on {
-            eprintln!("kw+part {:?}", __t.elapsed());
         }
         if gather && run_channels && config.concept_expansion {
             warnings.push(
@@ -512,9 +492,6 @@ impl MemorySystem {
                 }
             }
         }
-        if __on {
-            eprintln!("spread {:?}", __t.elapsed());
-        }
         let mut spread_cues: HashMap<String, Vec<String>> = HashMap::new();
         for e in &all_edges {
             let cue = format!("spread: via {} from {}", e.predicate, e.source_id);
@@ -552,9 +529,6 @@ impl MemorySystem {
                     });
                 }
             }
-        }
-        if __on {
-            eprintln!("self+min {:?}", __t.elapsed());
         }
         let ordered = shelf::order_members(&universe, &base_of, &boost, &config);
 
@@ -612,9 +586,6 @@ impl MemorySystem {
         };
         let fill = fill_shelf(&mut universe, &inputs, &mut resolve);
 
-        if __on {
-            eprintln!("fill {:?}", __t.elapsed());
-        }
         let mut handles: Vec<MemoryHandle> = Vec::with_capacity(fill.handle_order.len());
         for rid in &fill.handle_order {
             let c = &universe[rid];
@@ -645,9 +616,6 @@ impl MemorySystem {
                 },
                 &config,
             ));
-        }
-        if __on {
-            eprintln!("handles {:?}", __t.elapsed());
         }
         let stop_reason = if !had_candidates && fill.handle_order.is_empty() {
             "no_candidates"
