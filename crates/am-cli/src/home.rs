@@ -109,6 +109,9 @@ pub struct Engine {
     pub system: MemorySystem,
     /// The SQLite store (for keyword discovery and operator reads).
     pub sqlite: Option<Arc<SQLiteTripleStore>>,
+    /// The in-memory store as its concrete type (for the graph's in-memory
+    /// connector, whose state is shared per store object).
+    pub memory: Option<Arc<InMemoryTripleStore>>,
 }
 
 impl std::fmt::Debug for Engine {
@@ -201,13 +204,15 @@ pub fn open(
     config: ReconstructConfig,
 ) -> CliResult<Engine> {
     let pin = creation_pin(embedder.as_ref(), clock)?;
+    let mut memory = None;
     let (store, journal, sqlite): (Arc<dyn TripleStore>, Arc<dyn MemoryJournal>, _) = match spec {
         HomeSpec::Memory => {
-            let store = match pin {
+            let store = Arc::new(match pin {
                 Some(p) => InMemoryTripleStore::with_pin(embedder.clone(), p)?,
                 None => InMemoryTripleStore::new(embedder.clone()),
-            };
-            (Arc::new(store), Arc::new(InMemoryJournal::new()), None)
+            });
+            memory = Some(Arc::clone(&store));
+            (store, Arc::new(InMemoryJournal::new()), None)
         }
         HomeSpec::Sqlite(path) => {
             check_home_path(path)?;
@@ -239,5 +244,9 @@ pub fn open(
             ..SystemOptions::default()
         },
     )?;
-    Ok(Engine { system, sqlite })
+    Ok(Engine {
+        system,
+        sqlite,
+        memory,
+    })
 }

@@ -1,8 +1,10 @@
 //! The memory graph's exec verbs: `apply_revision`, `history`, `sources_of`,
 //! `names_ref`, `derived_from_source`, `revisions`, `repair` and `replay_into`,
 //! with the spec's argument names and `to_dict()` answers. The graph is opened
-//! per op over the session's SQLite home (opening a complete home is a read),
-//! with the session's journal and the engine clock as its record-time clock.
+//! per op over the session's home (opening a complete SQLite home is a read; the
+//! in-memory connector's state is shared per store object, so it persists across
+//! ops of one session), with the session's journal and the engine clock as its
+//! record-time clock.
 //!
 //! Spec: api.md "The memory graph: revisions and provenance"; design
 //! EXEC-PROTOCOL.md.
@@ -38,18 +40,21 @@ fn graph_err(e: am_graph::Error) -> CliError {
 
 fn open(s: &Session) -> CliResult<MemoryGraph> {
     let engine = s.engine()?;
-    let Some(store) = &engine.sqlite else {
-        return Err(CliError::engine(
-            am_triples::ErrorKind::Unsupported,
-            "the graph verbs need a SQLite home: run exec with --home PATH (the in-memory \
-             home's store is not reachable as its concrete type here)",
-        ));
-    };
-    am_backend_sqlite::graph::register();
     let journal = GraphJournal::from_dyn(Arc::clone(engine.system.journal()));
-    Ok(MemoryGraph::new(Arc::clone(store), Some(journal))
-        .map_err(graph_err)?
-        .with_clock(s.clock().as_clock()))
+    let graph = match (&engine.sqlite, &engine.memory) {
+        (Some(store), _) => {
+            am_backend_sqlite::graph::register();
+            MemoryGraph::new(Arc::clone(store), Some(journal))
+        }
+        (None, Some(store)) => MemoryGraph::new(Arc::clone(store), Some(journal)),
+        (None, None) => {
+            return Err(CliError::engine(
+                am_triples::ErrorKind::Unsupported,
+                "the session's home has no graph connector",
+            ));
+        }
+    };
+    Ok(graph.map_err(graph_err)?.with_clock(s.clock().as_clock()))
 }
 
 fn limit(a: &mut Args, default: usize) -> CliResult<i64> {
@@ -229,11 +234,14 @@ mod tests {
     }
 
     #[test]
-    fn the_graph_verbs_need_a_sqlite_home() {
+    fn the_graph_verbs_work_on_the_in_memory_home_across_ops() {
         let clock = PinnedClock::pinned_at("2026-01-01T00:00:00Z").unwrap();
         let mut s = Session::open(HomeSpec::Memory, None, clock).unwrap();
-        let out = answer(&mut s, REVISION);
-        assert_eq!(out["error"]["kind"], "Unsupported");
+        assert_eq!(answer(&mut s, REVISION)["ok"]["applied"], true);
+        assert_eq!(answer(&mut s, REVISION)["ok"]["applied"], false);
+        let h = answer(&mut s, r#"{"op": "history", "memory_id": "c1"}"#);
+        assert_eq!(h["ok"][0]["event"], "asserted");
+        assert_eq!(h["ok"][0]["revision_id"], "r1");
     }
 
     #[test]
