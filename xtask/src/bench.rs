@@ -458,12 +458,19 @@ pub fn locomo_rows(report: &Value) -> Result<Vec<[String; 6]>> {
             format!("eval locomo {name}: recall@10 (cat. 1-4)"),
             format!("{recall:.3}"),
             format!(">= {py_recall:.3}"),
-            yes_no(recall >= py_recall),
+            // 0.3.2's figure is stated to three decimals: compare at that precision.
+            yes_no(at_three_decimals(recall) >= at_three_decimals(py_recall)),
             format!("{py_recall:.3}"),
             String::new(),
         ]);
     }
     Ok(rows)
+}
+
+/// A recall in thousandths, rounded as it is printed (`{:.3}`).
+fn at_three_decimals(x: f64) -> i64 {
+    // A recall lies in [0, 1]: the product fits an i64 exactly.
+    (x * 1000.0).round() as i64
 }
 
 /// Where cargo builds: `$CARGO_TARGET_DIR`, else cargo metadata's
@@ -704,6 +711,18 @@ mod tests {
         assert_eq!(rows[1][1], "0.410");
         assert_eq!(rows[1][3], "yes");
         assert!(locomo_rows(&serde_json::json!({})).is_err());
+    }
+
+    #[test]
+    fn a_recall_meets_the_python_figure_at_its_stated_three_decimals() {
+        let report = |r: f64| {
+            serde_json::json!({"configurations": {
+                "default": {"10": {"categories_1_4": {"median_ms": 2.0, "recall": r}}},
+                "keyword_discovery": {"10": {"categories_1_4": {"median_ms": 2.0, "recall": 0.5}}},
+            }})
+        };
+        assert_eq!(locomo_rows(&report(0.3299)).unwrap()[1][3], "yes");
+        assert_eq!(locomo_rows(&report(0.3294)).unwrap()[1][3], "NO");
     }
 
     #[test]
