@@ -21,6 +21,9 @@ use std::collections::BinaryHeap;
 /// The column index of `observed_at` in [`codec::ASSERTION_COLUMNS`].
 const OBSERVED_AT: usize = 7;
 
+/// The most rows a structured read reserves room for before reading any.
+const PRESIZE_CAP: usize = 128;
+
 /// A kept row, ordered best first: `(observed_at bytes, rowid)` ascending, or
 /// descending for [`Order::Desc`] (SQLite compares TEXT with the BINARY
 /// collation, byte by byte, as `[u8]` does).
@@ -82,7 +85,10 @@ fn ordered_by_sql(
     let limit = q.effective_limit().unwrap_or(usize::MAX);
     let mut stmt = conn.prepare_cached(&compiled.sql)?;
     let mut rows = stmt.query(params_from_iter(compiled.params.iter()))?;
-    let mut out = Vec::new();
+    // Sized for the limit up front (a `TripleAssertion` is a few hundred bytes:
+    // growing by doubling copied them and cost more than the SQL step); an
+    // unlimited read starts at the cap and grows as before.
+    let mut out = Vec::with_capacity(limit.min(PRESIZE_CAP));
     while out.len() < limit
         && let Some(r) = rows.next()?
     {
