@@ -8,10 +8,23 @@ use rusqlite::Row;
 use rusqlite::types::ValueRef;
 use serde_json::Value;
 
+/// The assertion columns (never `embedding` or `text`) as one literal, shared
+/// by [`ASSERTION_COLUMNS`] and [`ASSERTION_COLUMNS_WITHOUT_ROWID`].
+macro_rules! assertion_columns {
+    () => {
+        "assertion_id, subject, predicate, object, scope, owner_id, \
+         observed_at, valid_from, valid_until, confidence, provenance_json, attributes_json"
+    };
+}
+
 /// The assertion columns a structured read selects (never `embedding` or `text`),
 /// in the order [`row_to_assertion`] reads them, after a leading `rowid`.
-pub const ASSERTION_COLUMNS: &str = "rowid, assertion_id, subject, predicate, object, scope, owner_id, \
-     observed_at, valid_from, valid_until, confidence, provenance_json, attributes_json";
+pub const ASSERTION_COLUMNS: &str = concat!("rowid, ", assertion_columns!());
+
+/// [`ASSERTION_COLUMNS`] without the leading `rowid`, in the order
+/// [`row_to_assertion_without_rowid`] reads them (a read ordered by SQL needs
+/// no rowid: one column fewer per row).
+pub const ASSERTION_COLUMNS_WITHOUT_ROWID: &str = assertion_columns!();
 
 /// Encode a vector as float32 little-endian bytes (4 bytes per dimension).
 pub fn encode_f32(v: &[f32]) -> Vec<u8> {
@@ -232,6 +245,7 @@ impl Decoded {
 /// A TEXT (or NULL) cell borrowed without copying. Any other storage class,
 /// or text that is not UTF-8, is read through `get::<Option<String>>`, which
 /// refuses it with rusqlite's error exactly as before.
+#[inline]
 fn text_ref<'r>(r: &'r Row<'_>, i: usize) -> rusqlite::Result<Option<&'r str>> {
     match r.get_ref(i)? {
         ValueRef::Null => Ok(None),
@@ -267,31 +281,44 @@ fn blank_none(s: Option<&str>) -> Option<String> {
 /// # Errors
 /// A rusqlite error when a column has an unexpected type.
 pub fn row_to_assertion(r: &Row<'_>) -> rusqlite::Result<(i64, TripleAssertion)> {
+    Ok((r.get(0)?, assertion_at(r, 1)?))
+}
+
+/// Map a row selected with [`ASSERTION_COLUMNS_WITHOUT_ROWID`] to its
+/// assertion, exactly as [`row_to_assertion`] maps the same columns.
+///
+/// # Errors
+/// A rusqlite error when a column has an unexpected type.
+pub fn row_to_assertion_without_rowid(r: &Row<'_>) -> rusqlite::Result<TripleAssertion> {
+    assertion_at(r, 0)
+}
+
+/// The assertion whose `assertion_id` is column `base` of `r` (the other
+/// assertion columns follow it in [`ASSERTION_COLUMNS`] order).
+#[inline]
+fn assertion_at(r: &Row<'_>, base: usize) -> rusqlite::Result<TripleAssertion> {
     let text = |i: usize| -> rusqlite::Result<String> {
-        Ok(text_ref(r, i)?.unwrap_or_default().to_owned())
+        Ok(text_ref(r, base + i)?.unwrap_or_default().to_owned())
     };
-    let scope = text_ref(r, 5)?.unwrap_or_default();
-    Ok((
-        r.get(0)?,
-        TripleAssertion {
-            assertion_id: blank_none(text_ref(r, 1)?),
-            subject: text(2)?,
-            predicate: text(3)?,
-            object: text(4)?,
-            scope: if scope.is_empty() {
-                "run".into()
-            } else {
-                scope.to_owned()
-            },
-            owner_id: blank_none(text_ref(r, 6)?),
-            observed_at: text(7)?,
-            valid_from: blank_none(text_ref(r, 8)?),
-            valid_until: blank_none(text_ref(r, 9)?),
-            confidence: r.get(10)?,
-            provenance: parse_object(text_ref(r, 11)?),
-            attributes: parse_object(text_ref(r, 12)?),
+    let scope = text_ref(r, base + 4)?.unwrap_or_default();
+    Ok(TripleAssertion {
+        assertion_id: blank_none(text_ref(r, base)?),
+        subject: text(1)?,
+        predicate: text(2)?,
+        object: text(3)?,
+        scope: if scope.is_empty() {
+            "run".into()
+        } else {
+            scope.to_owned()
         },
-    ))
+        owner_id: blank_none(text_ref(r, base + 5)?),
+        observed_at: text(6)?,
+        valid_from: blank_none(text_ref(r, base + 7)?),
+        valid_until: blank_none(text_ref(r, base + 8)?),
+        confidence: r.get(base + 9)?,
+        provenance: parse_object(text_ref(r, base + 10)?),
+        attributes: parse_object(text_ref(r, base + 11)?),
+    })
 }
 
 #[cfg(test)]

@@ -115,7 +115,8 @@ pub fn object_rule(q: &TripleQuery, object: &str, attributes_json: Option<&str>)
     }
 }
 
-/// The structured read `query(q)` runs: assertion columns only, ordered by
+/// The structured read `query(q)` runs: assertion columns only (no rowid:
+/// SQL orders the rows), ordered by
 /// `observed_at` then rowid in the query's direction, `LIMIT` after ordering
 /// (in SQL unless the object rule needs a post-filter). `q` must be canonicalized.
 pub fn structured(table: &str, q: &TripleQuery) -> Compiled {
@@ -124,7 +125,10 @@ pub fn structured(table: &str, q: &TripleQuery) -> Compiled {
         Order::Asc => "ASC",
         Order::Desc => "DESC",
     };
-    let mut sql = format!("SELECT {} FROM {table}", super::codec::ASSERTION_COLUMNS);
+    let mut sql = format!(
+        "SELECT {} FROM {table}",
+        super::codec::ASSERTION_COLUMNS_WITHOUT_ROWID
+    );
     if !clause.is_empty() {
         sql.push_str(" WHERE ");
         sql.push_str(&clause);
