@@ -44,23 +44,25 @@ pub fn normalize_scopes(scopes: &[(&str, &str)]) -> Vec<(String, String)> {
     out
 }
 
+/// Admit `a` to the universe (unless unmemberable or excluded) and return its
+/// candidate; an owned row moves in, a borrowed one is cloned only when new.
 fn add_candidate<'u>(
     universe: &'u mut HashMap<String, Candidate>,
-    a: &TripleAssertion,
+    a: std::borrow::Cow<'_, TripleAssertion>,
     folds: &Folds<'_>,
 ) -> Result<Option<&'u mut Candidate>> {
-    if !memberable(a) {
+    if !memberable(&a) {
         return Ok(None);
     }
     let rid = a.assertion_id.clone().unwrap_or_default();
     if !universe.contains_key(&rid) {
-        if folds.excluded(a)? {
+        if folds.excluded(&a)? {
             return Ok(None);
         }
         universe.insert(
             rid.clone(),
             Candidate {
-                assertion: a.clone(),
+                assertion: a.into_owned(),
                 record_id: rid.clone(),
                 relevance: Default::default(),
                 details: HashMap::new(),
@@ -78,14 +80,15 @@ fn apply_channel(
 ) -> Result<()> {
     folds.prime(out.found.values())?;
     for r in &out.results {
-        let assertion = match out.found.get(&r.record_id) {
-            Some(a) => a.clone(),
-            None => match universe.get(&r.record_id) {
-                Some(c) => c.assertion.clone(),
-                None => continue,
+        let c = match out.found.get(&r.record_id) {
+            Some(a) => add_candidate(universe, std::borrow::Cow::Borrowed(a), folds)?,
+            // Already a candidate: its row is kept under its own id.
+            None => match universe.get_mut(&r.record_id) {
+                Some(c) if memberable(&c.assertion) => Some(c),
+                _ => continue,
             },
         };
-        let Some(c) = add_candidate(universe, &assertion, folds)? else {
+        let Some(c) = c else {
             continue;
         };
         let cur = c.relevance.get(r.channel).copied().unwrap_or(0.0);
@@ -344,7 +347,7 @@ impl MemorySystem {
                     if kept >= cap {
                         break;
                     }
-                    if add_candidate(&mut universe, &a, &folds)?.is_some() {
+                    if add_candidate(&mut universe, std::borrow::Cow::Owned(a), &folds)?.is_some() {
                         kept += 1;
                     }
                 }
@@ -482,7 +485,7 @@ impl MemorySystem {
                     fetched.sort_by(|a, b| a.assertion_id.cmp(&b.assertion_id));
                     folds.prime(&fetched)?;
                     for a in fetched {
-                        add_candidate(&mut universe, &a, &folds)?;
+                        add_candidate(&mut universe, std::borrow::Cow::Owned(a), &folds)?;
                     }
                 }
                 for (rid, v) in walk.scores {
@@ -772,7 +775,7 @@ impl MemorySystem {
             if a.attributes.get("record_kind").and_then(Value::as_str) == Some("dream") {
                 continue;
             }
-            let Some(c) = add_candidate(universe, &a, folds)? else {
+            let Some(c) = add_candidate(universe, std::borrow::Cow::Owned(a), folds)? else {
                 continue;
             };
             let rid = c.record_id.clone();
