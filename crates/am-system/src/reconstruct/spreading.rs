@@ -94,38 +94,40 @@ fn neighbors(
 ) -> Result<Vec<TripleAssertion>> {
     let source_id = source.assertion_id.as_deref().unwrap_or("");
     let per_query = fan_out_cap.max(1) + 1 + headroom;
-    let mut found: HashMap<String, TripleAssertion> = HashMap::new();
-    let mut fetched: Vec<TripleAssertion> = Vec::new();
+    // Fill the cache first, then read every term's rows from it by reference:
+    // only the neighbors kept are cloned.
+    let mut keys: Vec<(bool, String)> = Vec::new();
     for term in expansion_terms(source) {
         for by_object in [false, true] {
             let key = (by_object, term.clone());
-            if let Some(rows) = cache.get(&key) {
-                fetched.extend(rows.iter().cloned());
-                continue;
+            if !cache.contains_key(&key) {
+                let mut q = pair_query(scope, owner, per_query);
+                if by_object {
+                    q.object = Some(term.clone());
+                } else {
+                    q.subject = Some(term.clone());
+                }
+                let rows = store.query(&q)?;
+                cache.insert(key.clone(), rows);
             }
-            let mut q = pair_query(scope, owner, per_query);
-            if by_object {
-                q.object = Some(term.clone());
-            } else {
-                q.subject = Some(term.clone());
-            }
-            let rows = store.query(&q)?;
-            fetched.extend(rows.iter().cloned());
-            cache.insert(key, rows);
+            keys.push(key);
         }
     }
+    let fetched: Vec<&TripleAssertion> =
+        keys.iter().filter_map(|k| cache.get(k)).flatten().collect();
     // One batched binding read for every row the term queries returned.
-    folds.prime(&fetched)?;
+    folds.prime(fetched.iter().copied())?;
+    let mut found: HashMap<&str, &TripleAssertion> = HashMap::new();
     for a in fetched {
-        let Some(aid) = a.assertion_id.clone().filter(|s| !s.is_empty()) else {
+        let Some(aid) = a.assertion_id.as_deref().filter(|s| !s.is_empty()) else {
             continue;
         };
-        if aid == source_id || found.contains_key(&aid) || folds.excluded(&a)? {
+        if aid == source_id || found.contains_key(aid) || folds.excluded(a)? {
             continue;
         }
         found.insert(aid, a);
     }
-    let mut ordered: Vec<TripleAssertion> = found.into_values().collect();
+    let mut ordered: Vec<&TripleAssertion> = found.into_values().collect();
     ordered.sort_by(|a, b| {
         (
             b.observed_at.as_str(),
@@ -137,7 +139,7 @@ fn neighbors(
             ))
     });
     ordered.truncate(fan_out_cap);
-    Ok(ordered)
+    Ok(ordered.into_iter().cloned().collect())
 }
 
 /// One walk's output: spread per reached record (sorted by id) and the edges taken.
