@@ -223,6 +223,27 @@ fn cache_sees_rows_written_by_another_handle_and_rebuilds_after_replace_vectors(
 }
 
 #[test]
+fn replace_vectors_leaves_a_zero_vector_row_vectorless_with_one_fallback_warning() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = home_path(&dir);
+    let store = open(&path, Some(tiny()));
+    store.add(&texts()[..3]).unwrap();
+    store.take_warnings();
+    let pin = build_pin(Some("m2"), Some(16), "reembed", None).unwrap();
+    let mut vectors: HashMap<String, Vec<f32>> = HashMap::new();
+    vectors.insert("v000".into(), vec![1.0; 16]);
+    vectors.insert("v001".into(), vec![0.0; 16]);
+    vectors.insert("v002".into(), vec![0.5; 16]);
+    assert_eq!(store.replace_vectors(&vectors, &pin, 3, None).unwrap(), 2);
+    assert_eq!(store.stored_vector("v001").unwrap(), None);
+    assert_eq!(store.stored_vector("v000").unwrap(), Some(vec![1.0; 16]));
+    let warnings = store.take_warnings();
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    assert!(warnings[0].starts_with("#FALLBACK"), "{warnings:?}");
+    assert!(warnings[0].contains("1 of 3"), "{warnings:?}");
+}
+
+#[test]
 fn replace_vectors_is_all_or_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let path = home_path(&dir);

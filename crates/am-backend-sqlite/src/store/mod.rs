@@ -350,10 +350,12 @@ impl SQLiteTripleStore {
     /// transaction, all or nothing: rows absent from `vectors` become vectorless,
     /// the new `pin` is written last, `vector_generation` is bumped (every
     /// handle's matrix cache rebuilds), and `embedder` (when given) becomes the
-    /// live embedder. Returns the number of rows that now hold a vector.
+    /// live embedder. A zero vector (an embedder that found no known token)
+    /// leaves its row vectorless with one `#FALLBACK` warning, as `add` does.
+    /// Returns the number of rows that now hold a vector.
     ///
     /// # Errors
-    /// `InvalidInput` for an empty, zero, NaN or infinite vector;
+    /// `InvalidInput` for an empty, NaN or infinite vector;
     /// `DimensionMismatch` for mixed dimensions or a dimension other than the
     /// pin's; `Refused` when `embedder` contradicts `pin`; `Conflict` when the
     /// table no longer holds `expected_row_count` rows (another writer touched
@@ -368,7 +370,10 @@ impl SQLiteTripleStore {
         let mut ids: Vec<&String> = vectors.keys().collect();
         ids.sort();
         let ordered: Vec<Vec<f32>> = ids.iter().map(|id| vectors[*id].clone()).collect();
-        if let Some(d) = tpin::batch_dimension(&ordered)? {
+        // The write rule of `add`: a zero vector (the embedder found no known
+        // token) leaves its row vectorless, with one #FALLBACK warning.
+        let checked = am_triples::store::embedded_batch(ordered)?;
+        if let Some(d) = checked.dimension {
             pin.check_add_dimension(d)?;
         }
         if let Some(e) = &embedder {
@@ -393,8 +398,10 @@ impl SQLiteTripleStore {
                     "UPDATE {} SET embedding = ?1 WHERE assertion_id = ?2",
                     self.table
                 ))?;
-                for (id, v) in ids.iter().zip(&ordered) {
-                    changed += stmt.execute(params![codec::encode_f32(v), id])?;
+                for (id, v) in ids.iter().zip(&checked.vectors) {
+                    if let Some(v) = v {
+                        changed += stmt.execute(params![codec::encode_f32(v), id])?;
+                    }
                 }
             }
             schema::meta_set(
@@ -408,6 +415,12 @@ impl SQLiteTripleStore {
             tx.commit()?;
             Ok(changed)
         })?;
+        if checked.zero_rows > 0 {
+            self.push_warning(am_triples::store::zero_vector_warning(
+                checked.zero_rows,
+                ids.len(),
+            ));
+        }
         if let Some(e) = embedder {
             *self
                 .embedder
