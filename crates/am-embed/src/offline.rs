@@ -45,9 +45,10 @@ static EMBEDDED: OnceLock<StaticModel> = OnceLock::new();
 /// [`OfflineEmbedder::from_dir`] loads any Model2Vec model directory
 /// (`config.json`, `tokenizer.json`, `model.safetensors`).
 ///
-/// Texts are cut to [`MAX_TOKENS`] tokens. A text with no tokens (the empty
-/// string) embeds to the zero vector, which stores refuse as a vector with no
-/// norm.
+/// Texts are cut to [`MAX_TOKENS`] tokens. A text with no known token (the
+/// empty string, emoji-only text, `"\0"`) embeds to the zero vector; the stores
+/// keep such a row without a vector and warn `#FALLBACK` once per batch
+/// (`am_triples::store::embedded_batch`).
 ///
 /// # Examples
 /// ```
