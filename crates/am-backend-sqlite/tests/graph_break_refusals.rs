@@ -8,6 +8,8 @@
 //! row are written; any failure rolls all of it back"); the house rule "every
 //! refusal writes nothing".
 
+mod common;
+
 use am_backend_sqlite::graph::open_graph;
 use am_backend_sqlite::journal::SQLiteJournal;
 use am_backend_sqlite::{SQLiteTripleStore, SqliteStoreOptions};
@@ -15,8 +17,6 @@ use am_conformance::HashEmbedder;
 use am_graph::Revision;
 use am_graph::graph::MemoryGraph;
 use am_triples::{ErrorKind, TextEmbedder};
-use rusqlite::Connection;
-use rusqlite::types::Value as SqlValue;
 use serde_json::{Value, json};
 use std::path::Path;
 use std::sync::Arc;
@@ -31,45 +31,6 @@ fn open_home(path: &Path) -> MemoryGraph {
     );
     let journal = Arc::new(SQLiteJournal::open(store.home()).unwrap());
     open_graph(store, Some(journal)).unwrap()
-}
-
-/// Every table of the file (virtual tables through their shadow tables), each
-/// row's every column, in rowid order.
-fn dump(path: &Path) -> Vec<(String, Vec<Vec<SqlValue>>)> {
-    let c = Connection::open(path).unwrap();
-    let names: Vec<(String, String)> = c
-        .prepare(
-            "SELECT name, COALESCE(sql, '') FROM sqlite_master WHERE type = 'table' \
-             AND name NOT LIKE 'sqlite_%' ORDER BY name",
-        )
-        .unwrap()
-        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
-        .unwrap()
-        .collect::<rusqlite::Result<_>>()
-        .unwrap();
-    names
-        .into_iter()
-        .filter(|(_, sql)| !sql.contains("VIRTUAL TABLE"))
-        .map(|(name, sql)| {
-            let q = if sql.contains("WITHOUT ROWID") {
-                format!("SELECT * FROM {name} ORDER BY 1, 2")
-            } else {
-                format!("SELECT rowid, * FROM {name} ORDER BY rowid")
-            };
-            let mut stmt = c.prepare(&q).unwrap();
-            let n = stmt.column_count();
-            let rows = stmt
-                .query_map([], |r| {
-                    (0..n)
-                        .map(|i| r.get::<_, SqlValue>(i))
-                        .collect::<rusqlite::Result<Vec<_>>>()
-                })
-                .unwrap()
-                .collect::<rusqlite::Result<Vec<_>>>()
-                .unwrap();
-            (name, rows)
-        })
-        .collect()
 }
 
 fn base(id: &str, ops: Value) -> Value {
@@ -182,11 +143,11 @@ fn every_refused_revision_leaves_the_whole_file_unchanged() {
         ),
     ];
     for (what, kind, v) in cases {
-        let before = dump(&path);
+        let before = common::dump_tables(&path);
         let rev = Revision::from_dict(&v).unwrap();
         let err = g.apply_revision(&rev, false).expect_err(what);
         assert_eq!(err.kind(), kind, "{what}: {err}");
-        let after = dump(&path);
+        let after = common::dump_tables(&path);
         for ((name, b), (_, a)) in before.iter().zip(&after) {
             assert_eq!(b, a, "{what}: table {name} changed");
         }

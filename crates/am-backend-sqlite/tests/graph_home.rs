@@ -9,6 +9,8 @@
 //! `apply_revision` ("With a journal elsewhere ... `journal_applied = 0` until
 //! they are").
 
+mod common;
+
 use am_backend_sqlite::graph::schema::GraphTables;
 use am_backend_sqlite::graph::{SqliteGraphBackend, open_graph};
 use am_backend_sqlite::journal::SQLiteJournal;
@@ -25,7 +27,6 @@ use am_journal::MemoryJournal;
 use am_triples::pin::{EmbeddingPin, PIN_SOURCE_CREATION, build_pin};
 use am_triples::{TextEmbedder, TripleAssertion, TripleStore};
 use rusqlite::Connection;
-use rusqlite::types::Value as SqlValue;
 use serde_json::json;
 use std::path::Path;
 use std::sync::Arc;
@@ -86,59 +87,6 @@ fn rev(id: &str, cause: &str, ops: Vec<RevisionOp>, p: Provenance) -> Revision {
         summary: Some(format!("revision {id}")),
     })
     .unwrap()
-}
-
-/// Every table of the file (SQLite's own excepted), each row's every column
-/// (rowid first), in rowid order.
-fn dump(path: &Path) -> Vec<(String, Vec<Vec<SqlValue>>)> {
-    let c = Connection::open(path).unwrap();
-    let mut names: Vec<(String, String)> = c
-        .prepare(
-            "SELECT name, sql FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' \
-             ORDER BY name",
-        )
-        .unwrap()
-        .query_map([], |r| {
-            Ok((
-                r.get(0)?,
-                r.get::<_, Option<String>>(1)?.unwrap_or_default(),
-            ))
-        })
-        .unwrap()
-        .collect::<rusqlite::Result<_>>()
-        .unwrap();
-    names.retain(|(_, sql)| !sql.contains("VIRTUAL TABLE"));
-    names
-        .into_iter()
-        .map(|(name, sql)| {
-            let without_rowid = sql.contains("WITHOUT ROWID");
-            let q = if without_rowid {
-                let n: i64 = c
-                    .query_row(
-                        &format!("SELECT COUNT(*) FROM pragma_table_info('{name}')"),
-                        [],
-                        |r| r.get(0),
-                    )
-                    .unwrap();
-                let order: Vec<String> = (1..=n).map(|i| i.to_string()).collect();
-                format!("SELECT * FROM {name} ORDER BY {}", order.join(", "))
-            } else {
-                format!("SELECT rowid, * FROM {name} ORDER BY rowid")
-            };
-            let mut stmt = c.prepare(&q).unwrap();
-            let n = stmt.column_count();
-            let rows = stmt
-                .query_map([], |r| {
-                    (0..n)
-                        .map(|i| r.get::<_, SqlValue>(i))
-                        .collect::<rusqlite::Result<Vec<_>>>()
-                })
-                .unwrap()
-                .collect::<rusqlite::Result<Vec<_>>>()
-                .unwrap();
-            (name, rows)
-        })
-        .collect()
 }
 
 fn schema_objects(path: &Path) -> Vec<(String, String, String)> {
@@ -237,8 +185,8 @@ fn replay_into_an_empty_home_reproduces_triples_keyword_index_graph_tables_and_c
         assert_eq!(graph.replay_into(&target).unwrap(), 5);
         assert_eq!(graph.replay_into(&target).unwrap(), 0, "a replay resumes");
     }
-    let a = dump(&a_path);
-    let b = dump(&b_path);
+    let a = common::dump_tables(&a_path);
+    let b = common::dump_tables(&b_path);
     let names: Vec<&str> = a.iter().map(|(n, _)| n.as_str()).collect();
     for must in [
         "triples",

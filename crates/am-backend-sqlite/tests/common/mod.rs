@@ -121,3 +121,56 @@ pub fn raw_opt_text(path: &Path, sql: &str) -> Option<String> {
     let c = rusqlite::Connection::open(path).expect("open");
     c.query_row(sql, [], |r| r.get(0)).ok()
 }
+
+/// Every table of the file (SQLite's own excepted), each row's every column
+/// (rowid first), in rowid order.
+pub fn dump_tables(path: &Path) -> Vec<(String, Vec<Vec<rusqlite::types::Value>>)> {
+    let c = rusqlite::Connection::open(path).unwrap();
+    let mut names: Vec<(String, String)> = c
+        .prepare(
+            "SELECT name, sql FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' \
+             ORDER BY name",
+        )
+        .unwrap()
+        .query_map([], |r| {
+            Ok((
+                r.get(0)?,
+                r.get::<_, Option<String>>(1)?.unwrap_or_default(),
+            ))
+        })
+        .unwrap()
+        .collect::<rusqlite::Result<_>>()
+        .unwrap();
+    names.retain(|(_, sql)| !sql.contains("VIRTUAL TABLE"));
+    names
+        .into_iter()
+        .map(|(name, sql)| {
+            let without_rowid = sql.contains("WITHOUT ROWID");
+            let q = if without_rowid {
+                let n: i64 = c
+                    .query_row(
+                        &format!("SELECT COUNT(*) FROM pragma_table_info('{name}')"),
+                        [],
+                        |r| r.get(0),
+                    )
+                    .unwrap();
+                let order: Vec<String> = (1..=n).map(|i| i.to_string()).collect();
+                format!("SELECT * FROM {name} ORDER BY {}", order.join(", "))
+            } else {
+                format!("SELECT rowid, * FROM {name} ORDER BY rowid")
+            };
+            let mut stmt = c.prepare(&q).unwrap();
+            let n = stmt.column_count();
+            let rows = stmt
+                .query_map([], |r| {
+                    (0..n)
+                        .map(|i| r.get::<_, rusqlite::types::Value>(i))
+                        .collect::<rusqlite::Result<Vec<_>>>()
+                })
+                .unwrap()
+                .collect::<rusqlite::Result<Vec<_>>>()
+                .unwrap();
+            (name, rows)
+        })
+        .collect()
+}
