@@ -326,6 +326,15 @@ pub struct UpgradeReport {
 /// `vector_encoding = float32-blob` and bumps `vector_generation`.
 /// `stop_after_batches` stops early (tests simulate a kill with it).
 ///
+/// The parse of the JSON text (most of the CPU) overlaps the SQL work: inside
+/// batch N's transaction, after its `UPDATE`s, batch N+1's rows are read (the
+/// write lock is held, so they are what the next transaction would read) and
+/// parsed on other threads while batch N commits. The next transaction uses
+/// them only when its cursor is where batch N left it and no other connection
+/// has committed in between (`PRAGMA data_version` unchanged); otherwise it
+/// reads and parses its rows again. Each cell's rewrite depends on that cell
+/// alone, so the result is the same either way.
+///
 /// # Errors
 /// `Storage` when SQLite fails (the batch in flight rolls back).
 pub fn upgrade_vectors(
@@ -341,19 +350,21 @@ pub fn upgrade_vectors(
     }
     let batch = i64::try_from(batch_rows.max(1)).unwrap_or(i64::MAX);
     let mut batches = 0usize;
+    let mut ahead: Option<ReadAhead> = None;
     loop {
         if stop_after_batches.is_some_and(|n| batches >= n) {
             return Ok(report);
         }
         let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
         let hw = meta_int(&tx, table, META_VECTOR_BLOB_HIGH_WATER)?;
-        let rows: Vec<(i64, Option<String>)> = {
-            let mut stmt = tx.prepare(&format!(
-                "SELECT rowid, CASE WHEN typeof(embedding) = 'text' THEN embedding END \
-                 FROM {table} WHERE rowid > ?1 ORDER BY rowid LIMIT ?2"
-            ))?;
-            stmt.query_map(params![hw, batch], |r| Ok((r.get(0)?, r.get(1)?)))?
-                .collect::<rusqlite::Result<_>>()?
+        let version = data_version(&tx)?;
+        let (rows, rewritten) = match ahead.take() {
+            Some(a) if a.above == hw && a.data_version == version => a.join(),
+            _ => {
+                let rows = read_vector_batch(&tx, table, hw, batch)?;
+                let rewritten = rewrites(&rows);
+                (rows, rewritten)
+            }
         };
         let Some(&(last, _)) = rows.last() else {
             meta_set(&tx, table, META_VECTOR_ENCODING, VECTOR_ENCODING_F32_BLOB)?;
@@ -366,7 +377,7 @@ pub fn upgrade_vectors(
             let mut update = tx.prepare_cached(&format!(
                 "UPDATE {table} SET embedding = ?1 WHERE rowid = ?2"
             ))?;
-            for ((rowid, _), rewrite) in rows.iter().zip(rewrites(&rows)) {
+            for ((rowid, _), rewrite) in rows.iter().zip(rewritten) {
                 match rewrite {
                     None => {}
                     Some(Rewrite::Null) => {
@@ -382,8 +393,71 @@ pub fn upgrade_vectors(
             }
         }
         meta_set(&tx, table, META_VECTOR_BLOB_HIGH_WATER, &last.to_string())?;
-        tx.commit()?;
         batches += 1;
+        if stop_after_batches.is_none_or(|n| batches < n) {
+            let next = read_vector_batch(&tx, table, last, batch)?;
+            if !next.is_empty() {
+                ahead = Some(ReadAhead::spawn(last, version, next));
+            }
+        }
+        tx.commit()?;
+    }
+}
+
+/// `PRAGMA data_version`: changes when another connection commits.
+fn data_version(conn: &Connection) -> Result<i64> {
+    Ok(conn.query_row("PRAGMA data_version", [], |r| r.get(0))?)
+}
+
+/// The rows of one upgrade batch: `(rowid, embedding text)` above `above`, in
+/// rowid order (`None` for a cell that is not text).
+fn read_vector_batch(
+    conn: &Connection,
+    table: &str,
+    above: i64,
+    batch: i64,
+) -> Result<Vec<(i64, Option<String>)>> {
+    let mut stmt = conn.prepare_cached(&format!(
+        "SELECT rowid, CASE WHEN typeof(embedding) = 'text' THEN embedding END \
+         FROM {table} WHERE rowid > ?1 ORDER BY rowid LIMIT ?2"
+    ))?;
+    let rows = stmt
+        .query_map(params![above, batch], |r| Ok((r.get(0)?, r.get(1)?)))?
+        .collect::<rusqlite::Result<_>>()?;
+    Ok(rows)
+}
+
+/// The upgrade's next batch, read inside the previous batch's transaction and
+/// parsed on other threads while that transaction commits.
+struct ReadAhead {
+    /// The cursor the rows were read above.
+    above: i64,
+    /// `PRAGMA data_version` when they were read.
+    data_version: i64,
+    /// The parse: the rows and their rewrites.
+    parse: std::thread::JoinHandle<ParsedBatch>,
+}
+
+/// A batch's rows with the rewrite of each (see [`rewrites`]).
+type ParsedBatch = (Vec<(i64, Option<String>)>, Vec<Option<Rewrite>>);
+
+impl ReadAhead {
+    fn spawn(above: i64, data_version: i64, rows: Vec<(i64, Option<String>)>) -> Self {
+        let parse = std::thread::spawn(move || {
+            let rewritten = rewrites(&rows);
+            (rows, rewritten)
+        });
+        ReadAhead {
+            above,
+            data_version,
+            parse,
+        }
+    }
+
+    fn join(self) -> ParsedBatch {
+        self.parse
+            .join()
+            .unwrap_or_else(|p| std::panic::resume_unwind(p))
     }
 }
 
