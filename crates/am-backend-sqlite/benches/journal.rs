@@ -2,6 +2,11 @@
 //! `selected_count`, `pair_selected_count` and the per-record binding fold at
 //! 10,000 and 1,000,000 events (answered from indexes, so flat across sizes).
 //!
+//! `journal_commit` measures the floor under `commit_selection` (issue 6): an
+//! empty `BEGIN IMMEDIATE` + `COMMIT`, a one-event append, and the journal
+//! write of one commit (12 `selected` + 66 `co_selected` events with hashed
+//! supplied ids, and its snapshot) through `append_selection`.
+//!
 //! `cargo bench -p am-backend-sqlite --bench journal`. The two homes are built
 //! once, before measuring.
 
@@ -12,7 +17,9 @@
 
 use am_backend_sqlite::SqliteHome;
 use am_backend_sqlite::journal::SQLiteJournal;
-use am_journal::{BindingFilter, MemoryEvent, MemoryJournal, ScopeBinding};
+use am_journal::common::hash_hex;
+use am_journal::{ActiveMemorySnapshot, BindingFilter, MemoryEvent, MemoryJournal, ScopeBinding};
+use am_triples::JsonMap;
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use std::hint::black_box;
 
@@ -157,5 +164,100 @@ fn reads(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, appends, reads);
+/// The journal write of one `commit_selection` of 12 records out of 2,000:
+/// 12 `selected`, the 66 `co_selected` pairs, ids `H(trace|kind|key)[:32]`
+/// (as `am_system::ids::selection_event_id`), and the snapshot.
+fn selection(t: u64) -> (Vec<MemoryEvent>, ActiveMemorySnapshot) {
+    let trace = format!("trace-{t}");
+    let used: Vec<String> = (0..12u64)
+        .map(|i| format!("ex:episode-{:026}", (t * 7 + i * 13) % 2_000))
+        .collect();
+    let mut events: Vec<MemoryEvent> = used
+        .iter()
+        .map(|rid| {
+            let mut e = MemoryEvent::on_record("selected", rid, "session", "s1")
+                .with_event_id(&hash_hex(&format!("{trace}|selected|{rid}"), 32));
+            e.weight = 8.0;
+            e.trace_id = Some(trace.clone());
+            e
+        })
+        .collect();
+    for (i, a) in used.iter().enumerate() {
+        for b in &used[i + 1..] {
+            let (a, b) = if a <= b { (a, b) } else { (b, a) };
+            let mut e = MemoryEvent::co_selected(a, b, "session", "s1")
+                .with_event_id(&hash_hex(&format!("{trace}|co_selected|{a}+{b}"), 32));
+            e.weight = 4.0;
+            e.trace_id = Some(trace.clone());
+            events.push(e);
+        }
+    }
+    let display = used
+        .iter()
+        .map(|rid| {
+            let mut row = JsonMap::new();
+            row.insert("record_id".into(), rid.clone().into());
+            row.insert("title".into(), "record says something".into());
+            row.insert("digest".into(), "Record says something about pools.".into());
+            row.insert("token_estimate".into(), 9.into());
+            row
+        })
+        .collect();
+    let snapshot = ActiveMemorySnapshot {
+        snapshot_id: hash_hex(&format!("{trace}|snapshot"), 32),
+        seq: -1,
+        trace_id: trace,
+        used_record_ids: used,
+        display,
+        prompt_token_estimate: None,
+        observed_at: String::new(),
+        provenance: JsonMap::new(),
+    };
+    (events, snapshot)
+}
+
+/// The floor under `commit_selection` on this disk (see the module docs), on a
+/// home holding 500 earlier commits.
+fn commits(c: &mut Criterion) {
+    let dir = tempfile::tempdir().unwrap();
+    let home = SqliteHome::open(dir.path().join("commits.sqlite3")).unwrap();
+    let j = SQLiteJournal::open(&home).unwrap();
+    let mut t = 0u64;
+    for _ in 0..500 {
+        t += 1;
+        let (events, snapshot) = selection(t);
+        j.append_selection(&events, &snapshot).unwrap();
+    }
+    let mut g = c.benchmark_group("journal_commit");
+    g.bench_function("empty_immediate_transaction", |b| {
+        let conn = home.conn();
+        b.iter(|| {
+            let mut conn = conn.lock().unwrap();
+            let tx = conn
+                .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
+                .unwrap();
+            tx.commit().unwrap();
+        });
+    });
+    g.bench_function("append_one_event", |b| {
+        let event = [MemoryEvent::on_record("listed", "r1", "session", "s1")];
+        b.iter(|| j.append_events(black_box(&event)).unwrap());
+    });
+    g.bench_function("append_selection_12_records_66_pairs", |b| {
+        b.iter_batched(
+            || {
+                t += 1;
+                selection(t)
+            },
+            |(events, snapshot)| {
+                j.append_selection(black_box(&events), black_box(&snapshot))
+                    .unwrap()
+            },
+            criterion::BatchSize::SmallInput,
+        );
+    });
+    g.finish();
+}
+
+criterion_group!(benches, appends, reads, commits);
 criterion_main!(benches);

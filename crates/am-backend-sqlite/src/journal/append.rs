@@ -1,11 +1,11 @@
 //! Appends inside an open transaction: seq allocation on the one `memj_seq` axis,
-//! supplied-id dedup, the denormalised counters and the cumulative count logs.
+//! supplied-id dedup, the denormalised counters and the checkpointed count logs.
 //!
 //! Every function here assumes the caller holds the home's connection inside an
 //! open write transaction, and validated its records first (nothing is validated
 //! here, so a refusal never reaches SQL).
 
-use super::counts::CountLog;
+use super::counts::{CountCache, CountLog};
 use super::rows::{self, storage};
 use am_journal::common::{fill_id, fill_observed_at};
 use am_journal::{
@@ -24,9 +24,9 @@ pub(crate) struct SeqCursor {
 
 impl SeqCursor {
     /// Read the mark, catching the count logs up first when another writer left them behind.
-    pub(crate) fn begin(conn: &Connection) -> Result<Self> {
+    pub(crate) fn begin(conn: &Connection, cache: &mut CountCache) -> Result<Self> {
         let hw = current_seq(conn)?;
-        catch_up_count_logs(conn, hw)?;
+        catch_up_count_logs(conn, hw, cache)?;
         Ok(SeqCursor {
             start: hw,
             next: hw,
@@ -61,7 +61,7 @@ pub(crate) fn current_seq(conn: &Connection) -> Result<i64> {
         .map(|v| v.unwrap_or(0))
 }
 
-/// The seq through which the count logs are complete.
+/// The seq through which the count logs' checkpoints are kept.
 pub(crate) fn count_logs_high_water(conn: &Connection) -> Result<i64> {
     conn.prepare_cached("SELECT high_water FROM memj_count_logs WHERE id = 1")
         .and_then(|mut s| s.query_row([], |r| r.get::<_, i64>(0)).optional())
@@ -69,17 +69,23 @@ pub(crate) fn count_logs_high_water(conn: &Connection) -> Result<i64> {
         .map(|v| v.unwrap_or(0))
 }
 
-/// Append the count-log rows of every `selected` / `co_selected` event after the
-/// logs' mark (events another writer appended), then move the mark to `hw`.
-pub(crate) fn catch_up_count_logs(conn: &Connection, hw: i64) -> Result<()> {
+/// Write the checkpoints of the events after the logs' mark (events another
+/// writer appended: every event naming a record, every `co_selected`), then
+/// move the mark to `hw`. `cache` is emptied first (its states predate them).
+pub(crate) fn catch_up_count_logs(
+    conn: &Connection,
+    hw: i64,
+    cache: &mut CountCache,
+) -> Result<()> {
     let mark = count_logs_high_water(conn)?;
     if mark >= hw {
         return Ok(());
     }
+    cache.clear();
     let pending: Vec<(i64, String, Option<String>, Option<String>)> = conn
         .prepare(
             "SELECT seq, kind, record_id, pair_ids_json FROM memj_events \
-             WHERE seq > ?1 AND kind IN ('selected', 'co_selected') ORDER BY seq ASC",
+             WHERE seq > ?1 AND (record_id IS NOT NULL OR kind = 'co_selected') ORDER BY seq ASC",
         )
         .and_then(|mut s| {
             s.query_map([mark], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?
@@ -88,11 +94,11 @@ pub(crate) fn catch_up_count_logs(conn: &Connection, hw: i64) -> Result<()> {
         .map_err(storage)?;
     let mut log = CountLog::for_catch_up();
     for (seq, kind, record_id, pair_json) in pending {
-        if kind == "selected"
-            && let Some(rid) = record_id
+        if let Some(rid) = record_id {
+            log.record_event(&rid, seq, kind == "selected");
+        } else if kind == "co_selected"
+            && let Some(raw) = pair_json
         {
-            log.selected(&rid, seq);
-        } else if let Some(raw) = pair_json {
             let pair: Vec<String> =
                 am_journal::common::json_load(Some(&raw), "pair_ids_json", Vec::new())?;
             if let [a, b] = pair.as_slice() {
@@ -100,7 +106,7 @@ pub(crate) fn catch_up_count_logs(conn: &Connection, hw: i64) -> Result<()> {
             }
         }
     }
-    log.flush(conn)?;
+    log.flush(conn, mark, cache)?;
     conn.execute(
         "UPDATE memj_count_logs SET high_water = ?1 WHERE id = 1",
         [hw],
@@ -162,8 +168,13 @@ fn pending<'a>(out: &'a [MemoryEvent], fresh: &[bool], from: usize) -> Vec<&'a M
 /// their counts written once at the end ([`CountLog`]). An id repeated within
 /// the batch flushes the pending rows and reads the first occurrence back, as
 /// a later append would.
-pub(crate) fn events(conn: &Connection, items: Vec<MemoryEvent>) -> Result<Vec<MemoryEvent>> {
-    let mut cursor = SeqCursor::begin(conn)?;
+pub(crate) fn events(
+    conn: &Connection,
+    items: Vec<MemoryEvent>,
+    cache: &mut CountCache,
+) -> Result<Vec<MemoryEvent>> {
+    let mut cursor = SeqCursor::begin(conn, cache)?;
+    let upto = cursor.start;
     let supplied: Vec<&str> = items
         .iter()
         .map(|e| e.event_id.trim())
@@ -205,10 +216,8 @@ pub(crate) fn events(conn: &Connection, items: Vec<MemoryEvent>) -> Result<Vec<M
         fill_id(&mut e.event_id);
         fill_observed_at(&mut e.observed_at);
         e.seq = cursor.take();
-        if e.kind == "selected"
-            && let Some(rid) = e.record_id.as_deref()
-        {
-            log.selected(rid, e.seq);
+        if let Some(rid) = e.record_id.as_deref() {
+            log.record_event(rid, e.seq, e.kind == "selected");
         } else if e.kind == "co_selected"
             && let Some((a, b)) = e.pair_ids.as_ref()
         {
@@ -218,14 +227,18 @@ pub(crate) fn events(conn: &Connection, items: Vec<MemoryEvent>) -> Result<Vec<M
         fresh.push(true);
     }
     rows::insert_events(conn, &pending(&out, &fresh, unwritten))?;
-    log.flush(conn)?;
+    log.flush(conn, upto, cache)?;
     cursor.finish(conn)?;
     Ok(out)
 }
 
 /// Append validated valence events.
-pub(crate) fn valence(conn: &Connection, items: Vec<ValenceEvent>) -> Result<Vec<ValenceEvent>> {
-    let mut cursor = SeqCursor::begin(conn)?;
+pub(crate) fn valence(
+    conn: &Connection,
+    items: Vec<ValenceEvent>,
+    cache: &mut CountCache,
+) -> Result<Vec<ValenceEvent>> {
+    let mut cursor = SeqCursor::begin(conn, cache)?;
     let mut out = Vec::with_capacity(items.len());
     for mut e in items {
         let supplied = e.event_id.trim();
@@ -251,8 +264,12 @@ pub(crate) fn valence(conn: &Connection, items: Vec<ValenceEvent>) -> Result<Vec
 }
 
 /// Append validated bindings.
-pub(crate) fn bindings(conn: &Connection, items: Vec<ScopeBinding>) -> Result<Vec<ScopeBinding>> {
-    let mut cursor = SeqCursor::begin(conn)?;
+pub(crate) fn bindings(
+    conn: &Connection,
+    items: Vec<ScopeBinding>,
+    cache: &mut CountCache,
+) -> Result<Vec<ScopeBinding>> {
+    let mut cursor = SeqCursor::begin(conn, cache)?;
     let mut out = Vec::with_capacity(items.len());
     for mut b in items {
         let supplied = b.binding_id.trim();
@@ -278,8 +295,12 @@ pub(crate) fn bindings(conn: &Connection, items: Vec<ScopeBinding>) -> Result<Ve
 }
 
 /// Append validated closures.
-pub(crate) fn closures(conn: &Connection, items: Vec<ClosureRecord>) -> Result<Vec<ClosureRecord>> {
-    let mut cursor = SeqCursor::begin(conn)?;
+pub(crate) fn closures(
+    conn: &Connection,
+    items: Vec<ClosureRecord>,
+    cache: &mut CountCache,
+) -> Result<Vec<ClosureRecord>> {
+    let mut cursor = SeqCursor::begin(conn, cache)?;
     let mut out = Vec::with_capacity(items.len());
     for mut c in items {
         let supplied = c.closure_id.trim();
@@ -305,7 +326,11 @@ pub(crate) fn closures(conn: &Connection, items: Vec<ClosureRecord>) -> Result<V
 }
 
 /// Append one validated trace.
-pub(crate) fn trace(conn: &Connection, mut t: ReconstructionTrace) -> Result<ReconstructionTrace> {
+pub(crate) fn trace(
+    conn: &Connection,
+    mut t: ReconstructionTrace,
+    cache: &mut CountCache,
+) -> Result<ReconstructionTrace> {
     if !t.trace_id.is_empty()
         && let Some(orig) = find(
             conn,
@@ -316,7 +341,7 @@ pub(crate) fn trace(conn: &Connection, mut t: ReconstructionTrace) -> Result<Rec
     {
         return Ok(orig);
     }
-    let mut cursor = SeqCursor::begin(conn)?;
+    let mut cursor = SeqCursor::begin(conn, cache)?;
     fill_id(&mut t.trace_id);
     fill_observed_at(&mut t.observed_at);
     t.seq = cursor.take();
@@ -329,6 +354,7 @@ pub(crate) fn trace(conn: &Connection, mut t: ReconstructionTrace) -> Result<Rec
 pub(crate) fn snapshot(
     conn: &Connection,
     mut s: ActiveMemorySnapshot,
+    cache: &mut CountCache,
 ) -> Result<ActiveMemorySnapshot> {
     if !s.snapshot_id.is_empty()
         && let Some(orig) = find(
@@ -340,7 +366,7 @@ pub(crate) fn snapshot(
     {
         return Ok(orig);
     }
-    let mut cursor = SeqCursor::begin(conn)?;
+    let mut cursor = SeqCursor::begin(conn, cache)?;
     fill_id(&mut s.snapshot_id);
     fill_observed_at(&mut s.observed_at);
     s.seq = cursor.take();
@@ -353,6 +379,7 @@ pub(crate) fn snapshot(
 pub(crate) fn version(
     conn: &Connection,
     mut v: UnderstandingVersion,
+    cache: &mut CountCache,
 ) -> Result<UnderstandingVersion> {
     if let Some(orig) = find(
         conn,
@@ -362,7 +389,7 @@ pub(crate) fn version(
     )? {
         return Ok(orig);
     }
-    let mut cursor = SeqCursor::begin(conn)?;
+    let mut cursor = SeqCursor::begin(conn, cache)?;
     fill_observed_at(&mut v.understood_at);
     v.seq = cursor.take();
     rows::insert_version(conn, &v)?;

@@ -9,10 +9,10 @@
 //! single-row `memj_seq` counter advanced in the same transaction as the rows, so
 //! the axis never drifts from the records. `memj_selected_counts` is maintained as
 //! 0.3.2 maintains it. This port adds `memj_versions` (0.5.2's understanding
-//! versions) and two cumulative count logs (`memj_selected_log`, `memj_pair_log`,
-//! complete through `memj_count_logs.high_water`) so that `selected_count` and
-//! `pair_selected_count` as of any seq are one index probe; a home last written by
-//! Python is caught up on open.
+//! versions) and two checkpointed count logs (`memj_selected_log`, `memj_pair_log`,
+//! kept through `memj_count_logs.high_water`) so that `selected_count` and
+//! `pair_selected_count` as of any seq are one probe plus a bounded index walk
+//! (`counts.rs`); a home last written by Python is caught up on open.
 
 mod append;
 mod batch;
@@ -28,9 +28,10 @@ use am_journal::{
     MemoryEvent, MemoryJournal, ReconstructionTrace, Result, ScopeBinding, TraceFilter,
     UnderstandingVersion, ValenceEvent, ValenceFilter, VersionFilter,
 };
+use counts::CountCache;
 use rows::storage;
 use rusqlite::{Connection, TransactionBehavior};
-use std::sync::MutexGuard;
+use std::sync::{Arc, Mutex, MutexGuard};
 
 /// The durable journal of one SQLite home.
 ///
@@ -53,9 +54,15 @@ use std::sync::MutexGuard;
 /// journal.append_events(&[MemoryEvent::on_record("selected", "r1", "session", "s1")]).unwrap();
 /// assert_eq!(journal.current_seq().unwrap(), 1);
 /// ```
+///
+/// A handle (and its clones) keeps the count states of the keys it appended
+/// (`counts::CountCache`), valid while the home's seq high-water mark is the
+/// one the handle committed; any other writer's commit makes the next append
+/// read them from the home again.
 #[derive(Debug, Clone)]
 pub struct SQLiteJournal {
     conn: SharedConn,
+    cache: Arc<Mutex<CountCache>>,
 }
 
 impl SQLiteJournal {
@@ -73,12 +80,19 @@ impl SQLiteJournal {
     /// # Errors
     /// `Storage` when SQLite fails.
     pub fn from_conn(conn: SharedConn) -> Result<Self> {
-        let journal = SQLiteJournal { conn };
-        journal.write(|c| {
-            schema::ensure_schema(c).map_err(storage)?;
-            let hw = append::current_seq(c)?;
-            append::catch_up_count_logs(c, hw)
-        })?;
+        let journal = SQLiteJournal {
+            conn,
+            cache: Arc::new(Mutex::new(CountCache::new())),
+        };
+        let mut guard = journal.lock();
+        let tx = guard
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .map_err(storage)?;
+        schema::ensure_schema(&tx).map_err(storage)?;
+        let hw = append::current_seq(&tx)?;
+        append::catch_up_count_logs(&tx, hw, &mut CountCache::new())?;
+        tx.commit().map_err(storage)?;
+        drop(guard);
         Ok(journal)
     }
 
@@ -95,13 +109,25 @@ impl SQLiteJournal {
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
-    fn write<T>(&self, f: impl FnOnce(&Connection) -> Result<T>) -> Result<T> {
+    /// Run `f` in one `BEGIN IMMEDIATE` transaction with this handle's count
+    /// cache. The cache is kept only when the home's high-water mark is the one
+    /// this handle last committed, and describes the new mark only once the
+    /// commit succeeded (a failure leaves it marked invalid).
+    fn write<T>(&self, f: impl FnOnce(&Connection, &mut CountCache) -> Result<T>) -> Result<T> {
         let mut guard = self.lock();
         let tx = guard
             .transaction_with_behavior(TransactionBehavior::Immediate)
             .map_err(storage)?;
-        let out = f(&tx)?;
+        // Lock order: the connection, then the cache.
+        let mut cache = self
+            .cache
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        cache.begin(append::current_seq(&tx)?);
+        let out = f(&tx, &mut cache)?;
+        let hw = append::current_seq(&tx)?;
         tx.commit().map_err(storage)?;
+        cache.settle(hw);
         Ok(out)
     }
 
@@ -121,7 +147,7 @@ impl SQLiteJournal {
         events: &[MemoryEvent],
     ) -> Result<Vec<MemoryEvent>> {
         let items = normalize_all(events, MemoryEvent::normalized)?;
-        append::events(conn, items)
+        append::events(conn, items, &mut CountCache::new())
     }
 
     /// Append a binding inside the caller's open transaction.
@@ -134,7 +160,7 @@ impl SQLiteJournal {
         binding: &ScopeBinding,
     ) -> Result<ScopeBinding> {
         let b = binding.normalized()?;
-        append::bindings(conn, vec![b]).map(|mut v| v.remove(0))
+        append::bindings(conn, vec![b], &mut CountCache::new()).map(|mut v| v.remove(0))
     }
 
     /// Append bindings (all-or-nothing) through the journal's own transaction.
@@ -143,7 +169,7 @@ impl SQLiteJournal {
     /// `InvalidInput` for an invalid binding (nothing written); `Storage`.
     pub fn append_bindings(&self, bindings: &[ScopeBinding]) -> Result<Vec<ScopeBinding>> {
         let items = normalize_all(bindings, ScopeBinding::normalized)?;
-        self.write(|c| append::bindings(c, items))
+        self.write(|c, k| append::bindings(c, items, k))
     }
 
     /// Append bindings inside the caller's open transaction (all-or-nothing).
@@ -156,7 +182,7 @@ impl SQLiteJournal {
         bindings: &[ScopeBinding],
     ) -> Result<Vec<ScopeBinding>> {
         let items = normalize_all(bindings, ScopeBinding::normalized)?;
-        append::bindings(conn, items)
+        append::bindings(conn, items, &mut CountCache::new())
     }
 
     /// Append closures (all-or-nothing) through the journal's own transaction.
@@ -165,7 +191,7 @@ impl SQLiteJournal {
     /// `InvalidInput` for an invalid closure (nothing written); `Storage`.
     pub fn append_closures(&self, closures: &[ClosureRecord]) -> Result<Vec<ClosureRecord>> {
         let items = normalize_all(closures, ClosureRecord::normalized)?;
-        self.write(|c| append::closures(c, items))
+        self.write(|c, k| append::closures(c, items, k))
     }
 
     /// Append closures inside the caller's open transaction (a graph revision and
@@ -179,7 +205,7 @@ impl SQLiteJournal {
         closures: &[ClosureRecord],
     ) -> Result<Vec<ClosureRecord>> {
         let items = normalize_all(closures, ClosureRecord::normalized)?;
-        append::closures(conn, items)
+        append::closures(conn, items, &mut CountCache::new())
     }
 
     /// Append a trace inside the caller's open transaction.
@@ -191,7 +217,7 @@ impl SQLiteJournal {
         conn: &Connection,
         trace: &ReconstructionTrace,
     ) -> Result<ReconstructionTrace> {
-        append::trace(conn, trace.normalized()?)
+        append::trace(conn, trace.normalized()?, &mut CountCache::new())
     }
 
     /// Append a snapshot inside the caller's open transaction.
@@ -203,7 +229,7 @@ impl SQLiteJournal {
         conn: &Connection,
         snapshot: &ActiveMemorySnapshot,
     ) -> Result<ActiveMemorySnapshot> {
-        append::snapshot(conn, snapshot.normalized()?)
+        append::snapshot(conn, snapshot.normalized()?, &mut CountCache::new())
     }
 
     /// Append valence events inside the caller's open transaction.
@@ -216,7 +242,7 @@ impl SQLiteJournal {
         events: &[ValenceEvent],
     ) -> Result<Vec<ValenceEvent>> {
         let items = normalize_all(events, ValenceEvent::normalized)?;
-        append::valence(conn, items)
+        append::valence(conn, items, &mut CountCache::new())
     }
 
     /// Append an understanding version inside the caller's open transaction (a
@@ -229,7 +255,7 @@ impl SQLiteJournal {
         conn: &Connection,
         version: &UnderstandingVersion,
     ) -> Result<UnderstandingVersion> {
-        append::version(conn, version.normalized()?)
+        append::version(conn, version.normalized()?, &mut CountCache::new())
     }
 
     /// The high-water mark read inside the caller's transaction.
@@ -247,7 +273,7 @@ impl MemoryJournal for SQLiteJournal {
         if items.is_empty() {
             return Ok(Vec::new());
         }
-        self.write(|c| append::events(c, items))
+        self.write(|c, k| append::events(c, items, k))
     }
 
     fn events(&self, filter: &EventFilter) -> Result<Vec<MemoryEvent>> {
@@ -257,7 +283,7 @@ impl MemoryJournal for SQLiteJournal {
 
     fn append_binding(&self, binding: &ScopeBinding) -> Result<ScopeBinding> {
         let b = binding.normalized()?;
-        self.write(|c| append::bindings(c, vec![b]))
+        self.write(|c, k| append::bindings(c, vec![b], k))
             .map(|mut v| v.remove(0))
     }
 
@@ -281,7 +307,7 @@ impl MemoryJournal for SQLiteJournal {
 
     fn append_closure(&self, closure: &ClosureRecord) -> Result<ClosureRecord> {
         let item = closure.normalized()?;
-        self.write(|c| append::closures(c, vec![item]))
+        self.write(|c, k| append::closures(c, vec![item], k))
             .map(|mut v| v.remove(0))
     }
 
@@ -291,7 +317,7 @@ impl MemoryJournal for SQLiteJournal {
 
     fn append_trace(&self, trace: &ReconstructionTrace) -> Result<ReconstructionTrace> {
         let t = trace.normalized()?;
-        self.write(|c| append::trace(c, t))
+        self.write(|c, k| append::trace(c, t, k))
     }
 
     fn traces(&self, filter: &TraceFilter) -> Result<Vec<ReconstructionTrace>> {
@@ -300,7 +326,7 @@ impl MemoryJournal for SQLiteJournal {
 
     fn append_snapshot(&self, snapshot: &ActiveMemorySnapshot) -> Result<ActiveMemorySnapshot> {
         let s = snapshot.normalized()?;
-        self.write(|c| append::snapshot(c, s))
+        self.write(|c, k| append::snapshot(c, s, k))
     }
 
     fn snapshots(&self, filter: &TraceFilter) -> Result<Vec<ActiveMemorySnapshot>> {
@@ -315,13 +341,13 @@ impl MemoryJournal for SQLiteJournal {
         // One transaction: a commit's events and its snapshot land together or not at all.
         let items = normalize_all(events, MemoryEvent::normalized)?;
         let s = snapshot.normalized()?;
-        self.write(|c| {
+        self.write(|c, k| {
             let stored = if items.is_empty() {
                 Vec::new()
             } else {
-                append::events(c, items)?
+                append::events(c, items, k)?
             };
-            Ok((stored, append::snapshot(c, s)?))
+            Ok((stored, append::snapshot(c, s, k)?))
         })
     }
 
@@ -330,7 +356,7 @@ impl MemoryJournal for SQLiteJournal {
         if items.is_empty() {
             return Ok(Vec::new());
         }
-        self.write(|c| append::valence(c, items))
+        self.write(|c, k| append::valence(c, items, k))
     }
 
     fn valence_events(&self, filter: &ValenceFilter) -> Result<Vec<ValenceEvent>> {
@@ -340,7 +366,7 @@ impl MemoryJournal for SQLiteJournal {
 
     fn append_version(&self, version: &UnderstandingVersion) -> Result<UnderstandingVersion> {
         let v = version.normalized()?;
-        self.write(|c| append::version(c, v))
+        self.write(|c, k| append::version(c, v, k))
     }
 
     fn versions(&self, filter: &VersionFilter) -> Result<Vec<UnderstandingVersion>> {

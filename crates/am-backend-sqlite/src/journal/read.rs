@@ -1,7 +1,8 @@
 //! Readers of the `memj_*` tables: filtered, seq-bounded, limited scans over the
 //! 0.3.2 indexes, the per-record binding fold, the counters and the replay merge.
 
-use super::append::{count_logs_high_water, current_seq};
+use super::append::current_seq;
+use super::counts;
 use super::rows::{self, storage};
 use am_journal::journal::{canonical_pair, check_anchor};
 use am_journal::{
@@ -338,35 +339,30 @@ fn as_count(n: i64) -> u64 {
     u64::try_from(n).unwrap_or(0)
 }
 
+/// `selected` events of `record_id` through `until` (default: the high-water
+/// mark). At the mark, 0.3.2's `memj_selected_counts` answers (one probe);
+/// before it, the last count-log checkpoint plus the events after it
+/// (`counts::selected_as_of`).
 pub(crate) fn selected_count(
     conn: &Connection,
     record_id: &str,
     until: Option<i64>,
 ) -> Result<u64> {
     let hw = anchors(conn, None, until)?;
-    let rid = SqlValue::Text(record_id.to_string());
-    let fresh = count_logs_high_water(conn)? >= hw;
-    let n = match (until, fresh) {
-        (None, _) => one_i64(
+    let n = match until {
+        Some(hi) if hi < hw => counts::selected_as_of(conn, record_id, hi)?,
+        _ => one_i64(
             conn,
             "SELECT n FROM memj_selected_counts WHERE record_id = ?1",
-            &[rid],
-        )?,
-        (Some(hi), true) => one_i64(
-            conn,
-            "SELECT n FROM memj_selected_log WHERE record_id = ?1 AND seq <= ?2 ORDER BY seq DESC LIMIT 1",
-            &[rid, SqlValue::Integer(hi)],
-        )?,
-        // Another writer appended since the logs were caught up: count the events.
-        (Some(hi), false) => one_i64(
-            conn,
-            "SELECT COUNT(*) FROM memj_events WHERE kind = 'selected' AND record_id = ?1 AND seq <= ?2",
-            &[rid, SqlValue::Integer(hi)],
+            &[SqlValue::Text(record_id.to_string())],
         )?,
     };
     Ok(as_count(n))
 }
 
+/// `co_selected` events of the pair (either order) through `until` (default:
+/// the high-water mark): the last count-log checkpoint plus the pair's index
+/// entries after it (`counts::pair_as_of`).
 pub(crate) fn pair_selected_count(
     conn: &Connection,
     pair: (&str, &str),
@@ -374,23 +370,7 @@ pub(crate) fn pair_selected_count(
 ) -> Result<u64> {
     let hw = anchors(conn, None, until)?;
     let (a, b) = canonical_pair(pair);
-    let hi = until.unwrap_or(hw);
-    let n = if count_logs_high_water(conn)? >= hw {
-        one_i64(
-            conn,
-            "SELECT n FROM memj_pair_log WHERE id_a = ?1 AND id_b = ?2 AND seq <= ?3 ORDER BY seq DESC LIMIT 1",
-            &[SqlValue::Text(a), SqlValue::Text(b), SqlValue::Integer(hi)],
-        )?
-    } else {
-        one_i64(
-            conn,
-            "SELECT COUNT(*) FROM memj_events WHERE kind = 'co_selected' AND pair_ids_json = ?1 AND seq <= ?2",
-            &[
-                SqlValue::Text(rows::pair_json(&a, &b)?),
-                SqlValue::Integer(hi),
-            ],
-        )?
-    };
+    let n = counts::pair_as_of(conn, &a, &b, until.unwrap_or(hw))?;
     Ok(as_count(n))
 }
 

@@ -1,6 +1,6 @@
 //! The `memj_*` DDL: AbstractMemory 0.3.2's journal tables and indexes, byte for
 //! byte as its `ensure_schema` writes them, plus the tables this port adds
-//! (`memj_versions`, the cumulative count logs) that Python's reader ignores.
+//! (`memj_versions`, the checkpointed count logs) that Python's reader ignores.
 //!
 //! Spec: ../shared/spec/oracle-0.3.2/schema.sql; oracle `journal_sqlite_rows.ensure_schema`.
 
@@ -81,11 +81,14 @@ const PY_DDL_TAIL: &[&str] = &[
 /// `sources`, `derived_from`, `cause`), read by `(record_id, field, seq)` and
 /// `(assertion_id, field, seq)`.
 ///
-/// The two count logs hold one row per `selected` / `co_selected` event with the
-/// running count, so an anchored count is one primary-key probe at any journal
-/// size; `memj_count_logs` records the seq through which the logs are complete
-/// (a writer that does not maintain them, such as Python 0.3.2, leaves them
-/// behind, and they are caught up on the next open or append).
+/// The two count logs hold checkpoints `(key, seq, n)`: `n` events of the key
+/// through `seq`, one row per `CHECKPOINT_EVERY` (8) events of the key
+/// (`counts.rs`), so an anchored count is one primary-key probe plus fewer
+/// than 8 entries of 0.3.2's own event indexes at any journal size;
+/// `memj_count_logs` records the seq through which checkpoints are kept (a
+/// writer that does not keep them, such as Python 0.3.2, leaves them behind,
+/// and they are caught up on the next open or append; counts stay exact
+/// meanwhile, only longer to read).
 const RS_DDL: &[&str] = &[
     "CREATE TABLE IF NOT EXISTS memj_versions (
           seq INTEGER PRIMARY KEY, version_id TEXT NOT NULL, record_id TEXT NOT NULL,
