@@ -396,3 +396,70 @@ pub(crate) fn version(
     cursor.finish(conn)?;
     Ok(v)
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::SqliteHome;
+    use crate::journal::SQLiteJournal;
+    use am_journal::{ActiveMemorySnapshot, EventFilter, MemoryEvent, MemoryJournal};
+
+    fn sel(rid: &str, id: &str) -> MemoryEvent {
+        MemoryEvent::on_record("selected", rid, "session", "s1").with_event_id(id)
+    }
+
+    #[test]
+    fn a_batch_naming_a_stored_id_returns_the_original_and_appends_only_the_new_events() {
+        let dir = tempfile::tempdir().unwrap();
+        let home = SqliteHome::open(dir.path().join("home.sqlite3")).unwrap();
+        let j = SQLiteJournal::open(&home).unwrap();
+        j.append_events(&[sel("r1", "x1"), sel("r2", "x2")])
+            .unwrap();
+        // The optimistic insert meets x1 in the unique index, rolls back and
+        // appends again with the lookup.
+        let out = j
+            .append_events(&[sel("r3", "x3"), sel("r9", "x1"), sel("r1", "x4")])
+            .unwrap();
+        let got: Vec<(&str, i64, Option<&str>)> = out
+            .iter()
+            .map(|e| (e.event_id.as_str(), e.seq, e.record_id.as_deref()))
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                ("x3", 3, Some("r3")),
+                ("x1", 1, Some("r1")),
+                ("x4", 4, Some("r1"))
+            ]
+        );
+        assert_eq!(j.current_seq().unwrap(), 4);
+        let all = j
+            .events(&EventFilter {
+                limit: 0,
+                ..EventFilter::new("session", "s1")
+            })
+            .unwrap();
+        assert_eq!(all.len(), 4);
+        assert_eq!(j.selected_count("r1", None).unwrap(), 2);
+        assert_eq!(j.selected_count("r1", Some(3)).unwrap(), 1);
+        assert_eq!(j.selected_count("r9", None).unwrap(), 0);
+        // A commit replaying one stored event: the snapshot lands after the new event.
+        let snapshot = ActiveMemorySnapshot {
+            snapshot_id: "snap-1".into(),
+            seq: -1,
+            trace_id: "t1".into(),
+            used_record_ids: vec!["r1".into(), "r5".into()],
+            display: Vec::new(),
+            prompt_token_estimate: None,
+            observed_at: String::new(),
+            provenance: am_triples::JsonMap::new(),
+        };
+        let (events, snap) = j
+            .append_selection(&[sel("r1", "x4"), sel("r5", "x5")], &snapshot)
+            .unwrap();
+        assert_eq!(events.iter().map(|e| e.seq).collect::<Vec<_>>(), vec![4, 5]);
+        assert_eq!(snap.seq, 6);
+        assert_eq!(j.current_seq().unwrap(), 6);
+        assert_eq!(j.selected_count("r1", None).unwrap(), 2);
+        assert_eq!(j.selected_count("r5", Some(5)).unwrap(), 1);
+    }
+}
