@@ -419,6 +419,30 @@ impl RecallIndex {
         Ok(())
     }
 
+    /// Move the journal caches from `from` past records this system just
+    /// appended itself, when those records are exactly the seqs
+    /// `from + 1 ..= from + n` (nobody else wrote in between) and none of them
+    /// changes a cached fold: a reconstruction's own trace and inert `listed`
+    /// events (audit kinds: never scored, never a binding or closure). The
+    /// caches then describe the journal at `from + n` without replaying
+    /// (decoding) those records on the next recall. Anything else (another
+    /// writer's record in the range, an idempotent replay returning older
+    /// seqs, caches elsewhere) leaves the caches as they are, and the next
+    /// refresh replays the tail as before.
+    pub fn advance_past_own_audit(&mut self, from: i64, appended: &mut [i64]) {
+        if self.journal.seq != Some(from) || appended.is_empty() {
+            return;
+        }
+        appended.sort_unstable();
+        let contiguous = appended
+            .iter()
+            .enumerate()
+            .all(|(i, s)| *s == from + 1 + i as i64);
+        if contiguous {
+            self.journal.seq = Some(from + appended.len() as i64);
+        }
+    }
+
     /// Take the journal folds at `seq` (closed ids, cached binding folds) for
     /// one recall; `None` when the caches are not at `seq`. Give them back
     /// with [`RecallIndex::restore_folds`]; a recall that fails keeps them

@@ -193,15 +193,16 @@ impl MemorySystem {
             )));
         }
         let anchored = stimulus.as_of.is_some() && as_of < current;
-        let (result, trace) =
-            self.run_pipeline(&stimulus, &pairs, budget, view, as_of, anchored, &tid)?;
-        if journal {
-            let mut trace = trace;
+        let (result, trace) = self.run_pipeline(
+            &stimulus, &pairs, budget, view, as_of, anchored, &tid, journal,
+        )?;
+        if journal && let Some(mut trace) = trace {
             trace.escalation_reason = reason;
             trace.observed_at = self.now()?;
             let now = trace.observed_at.clone();
             let fingerprint = trace.query_fingerprint.clone();
-            self.journal.append_trace(&trace)?;
+            let stored = self.journal.append_trace(&trace)?;
+            let mut appended: Vec<i64> = vec![stored.seq];
             let mut prov = JsonMap::new();
             if let Some(t) = &stimulus.turn_id {
                 prov.insert("turn_id".into(), Value::String(t.clone()));
@@ -228,7 +229,16 @@ impl MemorySystem {
                 })
                 .collect();
             if !listed.is_empty() {
-                self.journal.append_events(&listed)?;
+                appended.extend(self.journal.append_events(&listed)?.iter().map(|e| e.seq));
+            }
+            // The trace and `listed` events change no fold the recall index
+            // caches: when they are the only records since `as_of`, the next
+            // recall need not replay (decode) them.
+            if !anchored {
+                self.recall_index
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner)
+                    .advance_past_own_audit(as_of, &mut appended);
             }
         }
         Ok(result)
@@ -244,7 +254,11 @@ impl MemorySystem {
         as_of: i64,
         anchored: bool,
         tid: &str,
-    ) -> Result<(ReconstructionResult, am_journal::ReconstructionTrace)> {
+        want_trace: bool,
+    ) -> Result<(
+        ReconstructionResult,
+        Option<am_journal::ReconstructionTrace>,
+    )> {
         let mut index = self
             .recall_index
             .lock()
@@ -697,7 +711,6 @@ impl MemorySystem {
             }
         }
 
-        let fingerprint = ids::query_fingerprint(&stimulus.cue_text, &stimulus.patterns);
         let result = ReconstructionResult {
             trace_id: tid.to_owned(),
             view,
@@ -717,16 +730,21 @@ impl MemorySystem {
             warnings,
             budget_spent,
         };
-        let trace = trace::build_trace(trace::TraceParts {
-            result: &result,
-            stimulus,
-            pairs,
-            fingerprint: &fingerprint,
-            channels: &channels_run,
-            universe: &universe,
-            dropped: &dropped,
-            admissions: &fill.admissions,
-            budget,
+        // Only a journaled recall writes its trace; an unjournaled one skips
+        // assembling it (the candidates sort, the JSON maps).
+        let trace = want_trace.then(|| {
+            let fingerprint = ids::query_fingerprint(&stimulus.cue_text, &stimulus.patterns);
+            trace::build_trace(trace::TraceParts {
+                result: &result,
+                stimulus,
+                pairs,
+                fingerprint: &fingerprint,
+                channels: &channels_run,
+                universe: &universe,
+                dropped: &dropped,
+                admissions: &fill.admissions,
+                budget,
+            })
         });
         if !anchored {
             let (closed, bindings) = folds.into_parts();
