@@ -460,3 +460,103 @@ fn journaled_recalls_leave_the_index_answering_as_a_fresh_system() {
         }
     }
 }
+
+/// A system with FTS5 keyword discovery on, on its own connection.
+fn open_discovery(path: &Path) -> MemorySystem {
+    let home = SqliteHome::open(path).unwrap();
+    let store: Arc<dyn TripleStore> =
+        Arc::new(SQLiteTripleStore::with_home(&home, None, SqliteStoreOptions::default()).unwrap());
+    let journal: Arc<dyn MemoryJournal> = Arc::new(SQLiteJournal::open(&home).unwrap());
+    MemorySystem::with_options(
+        store,
+        journal,
+        SystemOptions {
+            clock: Some(Arc::new(|| common::PINNED_NOW.to_owned())),
+            reconstruct_config: am_system::ReconstructConfig {
+                keyword_discovery: true,
+                ..am_system::ReconstructConfig::default()
+            },
+            ..SystemOptions::default()
+        },
+    )
+    .unwrap()
+}
+
+#[test]
+fn keyword_discovery_served_from_the_index_equals_the_stores_discovery() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("home.sqlite3");
+    let warm = open_discovery(&path);
+    let words = [
+        "pool", "outage", "soup", "garden", "restart", "river", "piano",
+    ];
+    // Two owners' rows interleaved, so each owner's position range holds the
+    // other's rows too; more rows than the candidate window.
+    for b in 0..6 {
+        for owner in ["s1", "s2"] {
+            let recs: Vec<R> = (0..30)
+                .map(|i| {
+                    let w = words[(b * 30 + i) % words.len()];
+                    let v = words[(b + i * 3) % words.len()];
+                    R::new(
+                        "episode",
+                        &format!("{w} {i}"),
+                        &format!("The {w} and the {v} at {b}."),
+                    )
+                })
+                .collect();
+            warm.remember_many(&recs, "session", owner, &format!("{owner}-{b}"), None)
+                .unwrap();
+        }
+    }
+    let budget = RecallBudget {
+        max_candidates: 8,
+        ..RecallBudget::default()
+    };
+    let read = |s: &MemorySystem, cue: &str, owner: &str| {
+        s.reconstruct(
+            &Stimulus::new(cue),
+            &[("session", owner)],
+            &budget,
+            View::WorkingSet,
+            None,
+            false,
+            Some("t-kd"),
+        )
+        .unwrap()
+    };
+    read(&warm, "pool", "s1");
+    let cues = [
+        "pool outage",
+        "soup garden",
+        "piano river restart",
+        "nothing matches",
+    ];
+    for owner in ["s1", "s2", ""] {
+        for cue in cues {
+            let fresh = open_discovery(&path);
+            assert_eq!(
+                read(&warm, cue, owner),
+                read(&fresh, cue, owner),
+                "{owner} {cue}"
+            );
+        }
+    }
+    // A row formed through another handle is discovered by the warm system.
+    open_discovery(&path)
+        .remember(
+            &R::new("episode", "Zither", "The zither lesson."),
+            "session",
+            "s1",
+            "late",
+            None,
+        )
+        .unwrap();
+    let r = read(&warm, "zither", "s1");
+    assert!(
+        titles(&r).contains(&"Zither".to_owned()),
+        "{:?}",
+        titles(&r)
+    );
+    assert_eq!(r, read(&open_discovery(&path), "zither", "s1"));
+}

@@ -181,6 +181,28 @@ pub trait TripleStore: Send + Sync {
         ))
     }
 
+    /// Keyword discovery as change-feed positions: the positions of the rows
+    /// `query_keywords(tokens, scope, owner_id, limit)` returns among the rows
+    /// whose position lies in `positions` (inclusive), in the same order, without
+    /// reading the rows. A caller holding those rows (layer 2's recall index,
+    /// which knows the position range of a scope/owner's rows) serves them
+    /// itself. `Ok(None)` when the store cannot answer this way (the default):
+    /// call `query_keywords`.
+    ///
+    /// # Errors
+    /// As `query_keywords`.
+    fn keyword_positions(
+        &self,
+        tokens: &[String],
+        scope: &str,
+        owner_id: Option<&str>,
+        limit: usize,
+        positions: (i64, i64),
+    ) -> Result<Option<Vec<i64>>> {
+        let _ = (tokens, scope, owner_id, limit, positions);
+        Ok(None)
+    }
+
     /// Drain the `#FALLBACK` warnings the store has raised since the last call
     /// (first-write pins, scan fallbacks). Layer 2 copies them into its results.
     fn take_warnings(&self) -> Vec<String> {

@@ -6,6 +6,7 @@
 //! (performance surfaces, `read_embedding_pin`); operator.md §6b.
 
 pub mod codec;
+mod discovery;
 pub mod pin;
 mod rank_read;
 pub mod read;
@@ -829,6 +830,19 @@ impl TripleStore for SQLiteTripleStore {
         Ok(SQLiteTripleStore::query_keywords(
             self, tokens, scope, owner_id, limit,
         )?)
+    }
+
+    fn keyword_positions(
+        &self,
+        tokens: &[String],
+        scope: &str,
+        owner_id: Option<&str>,
+        limit: usize,
+        positions: (i64, i64),
+    ) -> am_triples::Result<Option<Vec<i64>>> {
+        Ok(Some(self.keyword_rowids(
+            tokens, scope, owner_id, limit, positions,
+        )?))
     }
 
     fn take_warnings(&self) -> Vec<String> {

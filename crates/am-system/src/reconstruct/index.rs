@@ -20,6 +20,10 @@
 //! closed set, a scoring event drops the activation window); a tail longer
 //! than [`MAX_JOURNAL_TAIL`] or a failed recall resets the journal caches. An
 //! explicitly anchored read below the current seq bypasses the journal caches.
+//! Keyword discovery asks the store for positions within the position range
+//! of the pair's indexed rows and serves those rows from here, so like every
+//! other read of the recall it sees the rows as of its refresh (a row
+//! committed by another process during the recall is read by the next one).
 //!
 //! Bounds. The store index is built on the second recall of a system (a
 //! one-shot recall pays no build) and holds every row of the home, up to
@@ -72,6 +76,8 @@ struct PairIndex {
     by_id: HashMap<String, Vec<u32>>,
     by_subject: HashMap<String, Vec<u32>>,
     by_object: HashMap<String, Vec<u32>>,
+    /// The lowest and highest position of the pair's rows.
+    positions: Option<(i64, i64)>,
 }
 
 /// Whether the store index is in use.
@@ -203,6 +209,10 @@ impl RecallIndex {
             .or_default();
         pair.order.push(n);
         pair.dirty = true;
+        pair.positions = Some(match pair.positions {
+            Some((lo, hi)) => (lo.min(pos), hi.max(pos)),
+            None => (pos, pos),
+        });
         if let Some(id) = a.assertion_id.as_deref() {
             pair.by_id.entry(id.to_owned()).or_default().push(n);
             if self.duplicate_ids.contains(id) {
@@ -331,6 +341,36 @@ impl RecallIndex {
             out.push(a);
         }
         Some(out)
+    }
+
+    /// The position range (inclusive) holding every indexed row of `scope`
+    /// (canonical) and `owner_id` (`None`: any owner), or `None` when the
+    /// index is not built or holds no such row.
+    pub fn position_range(&self, scope: &str, owner_id: Option<&str>) -> Option<(i64, i64)> {
+        if !self.active() {
+            return None;
+        }
+        match owner_id {
+            Some(o) => self.pairs.get(&(scope.to_owned(), o.to_owned()))?.positions,
+            None => self
+                .pairs
+                .iter()
+                .filter(|((s, _), _)| s == scope)
+                .filter_map(|(_, p)| p.positions)
+                .reduce(|(a, b), (c, d)| (a.min(c), b.max(d))),
+        }
+    }
+
+    /// The indexed rows at these positions, in this order; `None` when a
+    /// position is not indexed.
+    pub fn rows_at(&self, positions: &[i64]) -> Option<Vec<TripleAssertion>> {
+        positions
+            .iter()
+            .map(|pos| {
+                let n = self.rows.binary_search_by_key(pos, |r| r.pos).ok()?;
+                Some(self.rows[n].assertion.clone())
+            })
+            .collect()
     }
 
     /// The keyword token set of the indexed row with this id, when that row
@@ -576,6 +616,18 @@ impl TripleStore for IndexedStore<'_> {
         limit: usize,
     ) -> am_triples::Result<Vec<TripleAssertion>> {
         self.inner.query_keywords(tokens, scope, owner_id, limit)
+    }
+
+    fn keyword_positions(
+        &self,
+        tokens: &[String],
+        scope: &str,
+        owner_id: Option<&str>,
+        limit: usize,
+        positions: (i64, i64),
+    ) -> am_triples::Result<Option<Vec<i64>>> {
+        self.inner
+            .keyword_positions(tokens, scope, owner_id, limit, positions)
     }
 
     fn take_warnings(&self) -> Vec<String> {

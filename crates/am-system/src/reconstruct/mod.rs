@@ -412,7 +412,7 @@ impl MemorySystem {
                 }
             }
             let discovery = if config.keyword_discovery {
-                self.keyword_discovery(stimulus, pairs, budget, &mut warnings)?
+                self.keyword_discovery(stimulus, pairs, budget, &index, &mut warnings)?
             } else {
                 None
             };
@@ -814,11 +814,19 @@ impl MemorySystem {
     /// per searched pair, at most `max_candidates` rows each; `None` (with a
     /// `#FALLBACK` warning) when the store has no index. Discovered rows are
     /// scored by the same token scan and pass the exclusion folds on admission.
+    ///
+    /// With the recall index built, the store is asked for positions only,
+    /// confined to the position range of the pair's indexed rows
+    /// (`keyword_positions`), and the index serves the rows it holds: the same
+    /// rows in the same order without decoding them. A pair the index holds
+    /// no row of, a store without that read, or a position the index does not
+    /// hold (a row written since its refresh) reads `query_keywords` instead.
     fn keyword_discovery(
         &self,
         stimulus: &Stimulus,
         pairs: &[(String, String)],
         budget: &RecallBudget,
+        index: &index::RecallIndex,
         warnings: &mut Vec<String>,
     ) -> Result<Option<Vec<TripleAssertion>>> {
         let tokens =
@@ -829,6 +837,19 @@ impl MemorySystem {
         let mut rows = Vec::new();
         for (scope, owner) in pairs {
             let owner = (!owner.is_empty()).then_some(owner.as_str());
+            if let Some(range) = index.position_range(scope, owner)
+                && let Ok(Some(positions)) = self.store.keyword_positions(
+                    &tokens,
+                    scope,
+                    owner,
+                    budget.max_candidates,
+                    range,
+                )
+                && let Some(found) = index.rows_at(&positions)
+            {
+                rows.extend(found);
+                continue;
+            }
             match self
                 .store
                 .query_keywords(&tokens, scope, owner, budget.max_candidates)

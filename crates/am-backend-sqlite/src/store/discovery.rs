@@ -1,0 +1,74 @@
+//! `TripleStore::keyword_positions` for SQLite: the FTS5 keyword discovery of
+//! `query_keywords` (same MATCH, same scope/owner filter, same order: BM25
+//! best first, ties newest rowid first, same limit), confined to a rowid
+//! range and returning rowids only. The range lets FTS5 skip the doclist
+//! entries outside it, and no row is decoded; BM25 itself reads the
+//! statistics of the whole index, so every score, and therefore the order,
+//! is the unconfined query's.
+
+use super::SQLiteTripleStore;
+use crate::error::Result;
+use am_triples::assertion::{canonical_scope, strip_optional};
+use rusqlite::params_from_iter;
+
+impl SQLiteTripleStore {
+    /// The rowids of `query_keywords(tokens, scope, owner_id, limit)` whose
+    /// rowid lies in `range` (inclusive `(low, high)`), in its order.
+    ///
+    /// # Errors
+    /// `Storage` on SQLite failure (no FTS5 table included).
+    pub(super) fn keyword_rowids(
+        &self,
+        tokens: &[String],
+        scope: &str,
+        owner_id: Option<&str>,
+        limit: usize,
+        range: (i64, i64),
+    ) -> Result<Vec<i64>> {
+        let terms: Vec<String> = tokens
+            .iter()
+            .map(|t| t.trim().replace('"', ""))
+            .filter(|t| !t.is_empty())
+            .collect();
+        if terms.is_empty() || limit == 0 || range.0 > range.1 {
+            return Ok(Vec::new());
+        }
+        let matcher = terms
+            .iter()
+            .map(|t| format!("\"{t}\""))
+            .collect::<Vec<_>>()
+            .join(" OR ");
+        let table = &self.table;
+        let owner = strip_optional(owner_id);
+        let mut params: Vec<rusqlite::types::Value> = vec![
+            matcher.into(),
+            range.0.into(),
+            range.1.into(),
+            canonical_scope(scope).into(),
+        ];
+        let owner_clause = match owner {
+            Some(o) => {
+                params.push(o.into());
+                "AND t.owner_id = ?"
+            }
+            None => "",
+        };
+        // A literal limit, as `query_keywords` (a bound LIMIT re-prepares).
+        // CROSS JOIN keeps the FTS5 scan outermost: with the rowid range the
+        // planner may otherwise walk the triples table by rowid and run the
+        // MATCH once per row (two orders of magnitude slower, same answer).
+        let limit_sql = i64::try_from(limit).unwrap_or(i64::MAX);
+        self.with_conn(|c| {
+            let mut stmt = c.prepare_cached(&format!(
+                "SELECT t.rowid FROM {table}_fts f CROSS JOIN {table} t ON t.rowid = f.rowid \
+                 WHERE {table}_fts MATCH ? AND f.rowid >= ? AND f.rowid <= ? \
+                 AND t.scope = ? {owner_clause} \
+                 ORDER BY bm25({table}_fts), t.rowid DESC LIMIT {limit_sql}"
+            ))?;
+            let rows = stmt
+                .query_map(params_from_iter(params.iter()), |r| r.get::<_, i64>(0))?
+                .collect::<rusqlite::Result<Vec<_>>>()?;
+            Ok(rows)
+        })
+    }
+}
