@@ -73,15 +73,17 @@ fn add_candidate<'u>(
     Ok(universe.get_mut(&rid))
 }
 
+/// Apply a channel's scores; a found row new to the universe moves in (the
+/// output's `found` is drained: nothing reads it afterwards).
 fn apply_channel(
     universe: &mut HashMap<String, Candidate>,
-    out: &ChannelOutput,
+    out: &mut ChannelOutput,
     folds: &Folds<'_>,
 ) -> Result<()> {
     folds.prime(out.found.values())?;
     for r in &out.results {
-        let c = match out.found.get(&r.record_id) {
-            Some(a) => add_candidate(universe, std::borrow::Cow::Borrowed(a), folds)?,
+        let c = match out.found.remove(&r.record_id) {
+            Some(a) => add_candidate(universe, std::borrow::Cow::Owned(a), folds)?,
             // Already a candidate: its row is kept under its own id.
             None => match universe.get_mut(&r.record_id) {
                 Some(c) if memberable(&c.assertion) => Some(c),
@@ -368,7 +370,7 @@ impl MemorySystem {
             }
         }
         if gather && run_channels {
-            let exact = channels::run_exact(
+            let mut exact = channels::run_exact(
                 store,
                 &folds,
                 stimulus,
@@ -379,14 +381,14 @@ impl MemorySystem {
             )?;
             if exact.ran {
                 channels_run.push("exact");
-                apply_channel(&mut universe, &exact, &folds)?;
+                apply_channel(&mut universe, &mut exact, &folds)?;
             }
             let knobs = VectorKnobs {
                 floor: config.vector_floor,
                 margin: config.vector_margin,
                 span: config.confidence_span,
             };
-            let vector = channels::run_vector(
+            let mut vector = channels::run_vector(
                 store,
                 &folds,
                 stimulus,
@@ -399,7 +401,7 @@ impl MemorySystem {
             )?;
             if vector.ran {
                 channels_run.push("vector");
-                apply_channel(&mut universe, &vector, &folds)?;
+                apply_channel(&mut universe, &mut vector, &folds)?;
                 if vector.results.is_empty()
                     && !universe.is_empty()
                     && !warnings.iter().any(|w| w.contains("below floor"))
@@ -416,7 +418,7 @@ impl MemorySystem {
             } else {
                 None
             };
-            let keyword = channels::run_keyword(
+            let mut keyword = channels::run_keyword(
                 &stimulus.cue_text,
                 &universe_rows(&universe),
                 discovery,
@@ -425,12 +427,12 @@ impl MemorySystem {
             );
             if keyword.ran {
                 channels_run.push("keyword");
-                apply_channel(&mut universe, &keyword, &folds)?;
+                apply_channel(&mut universe, &mut keyword, &folds)?;
             }
-            let participants = channels::run_participants(stimulus, &universe_rows(&universe));
+            let mut participants = channels::run_participants(stimulus, &universe_rows(&universe));
             if participants.ran {
                 channels_run.push("participants");
-                apply_channel(&mut universe, &participants, &folds)?;
+                apply_channel(&mut universe, &mut participants, &folds)?;
             }
         }
         if gather && run_channels && config.concept_expansion {

@@ -31,19 +31,22 @@ pub(super) struct TraceParts<'a> {
 
 /// Assemble the trace (no `observed_at`, no escalation reason: the facade stamps those).
 pub(super) fn build_trace(p: TraceParts<'_>) -> ReconstructionTrace {
-    let mut ids: Vec<&String> = p.universe.keys().collect();
-    ids.sort_by(|a, b| {
-        let (ca, cb) = (&p.universe[*a], &p.universe[*b]);
-        cb.fused()
-            .partial_cmp(&ca.fused())
+    // Strongest fused first, then newest, then id; each key computed once.
+    let mut ids: Vec<(f64, &str, &String)> = p
+        .universe
+        .iter()
+        .map(|(rid, c)| (c.fused(), c.assertion.observed_at.as_str(), rid))
+        .collect();
+    ids.sort_by(|(fa, oa, a), (fb, ob, b)| {
+        fb.partial_cmp(fa)
             .unwrap_or(Ordering::Equal)
-            .then(cb.assertion.observed_at.cmp(&ca.assertion.observed_at))
+            .then(ob.cmp(oa))
             .then(a.cmp(b))
     });
     let candidates: Vec<JsonMap> = ids
         .into_iter()
         .take(ENTITY_RECALL_CANDIDATE_CAP as usize)
-        .map(|rid| {
+        .map(|(_, _, rid)| {
             let mut row = JsonMap::new();
             row.insert("record_id".into(), Value::String(rid.clone()));
             let scores: JsonMap = p.universe[rid]
