@@ -241,6 +241,12 @@ impl RecallIndex {
     /// The store's answer to a structured query, from the index; `None` when
     /// the index cannot answer (its shape, or the index is not built).
     fn answer(&self, q: &TripleQuery) -> Option<Vec<TripleAssertion>> {
+        self.answer_refs(q)
+            .map(|rows| rows.into_iter().cloned().collect())
+    }
+
+    /// [`RecallIndex::answer`] by reference: the rows the index holds, not copies.
+    fn answer_refs(&self, q: &TripleQuery) -> Option<Vec<&TripleAssertion>> {
         if !self.active()
             || q.query_text.is_some()
             || q.query_vector.is_some()
@@ -280,7 +286,6 @@ impl RecallIndex {
                     .map(|i| &rows[*i as usize].assertion)
                     .filter(|a| q.matches(a))
                     .take(limit)
-                    .cloned()
                     .collect(),
             );
         }
@@ -312,7 +317,6 @@ impl RecallIndex {
                 .map(|i| &rows[i as usize].assertion)
                 .filter(|a| q.matches(a))
                 .take(limit)
-                .cloned()
                 .collect(),
         )
     }
@@ -553,6 +557,14 @@ pub struct IndexedStore<'a> {
     pub inner: &'a dyn TripleStore,
     /// The refreshed index.
     pub index: &'a RecallIndex,
+}
+
+impl<'a> IndexedStore<'a> {
+    /// A structured query's rows by reference when the index answers it
+    /// (exactly the rows `query` would copy), else `None`: ask `query`.
+    pub fn query_refs(&self, q: &TripleQuery) -> Option<Vec<&'a TripleAssertion>> {
+        self.index.answer_refs(q)
+    }
 }
 
 impl TripleStore for IndexedStore<'_> {

@@ -473,7 +473,7 @@ impl MemorySystem {
                     .filter_map(|rid| universe.get(rid).map(|c| (rid.as_str(), &c.assertion)))
                     .collect();
                 let walk = spreading::spread_activation(
-                    store,
+                    &store_view,
                     &folds,
                     &seeds,
                     &known,

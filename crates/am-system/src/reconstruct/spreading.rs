@@ -6,11 +6,13 @@
 //! Spec: api.md "Reconstruction"; algorithms.md §6; 0.3.2's `spreading.py`.
 
 use super::folds::Folds;
+use super::index::IndexedStore;
 use crate::config::SpreadParams;
 use crate::error::Result;
 use crate::seam::WalkedEdge;
 use am_triples::assertion::json_truthy;
 use am_triples::{TripleAssertion, TripleQuery, TripleStore};
+use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 /// Terms longer than this are free text, not entity names.
@@ -79,18 +81,18 @@ pub fn fetch_by_ids(
 /// The term queries one walk has already run: `(by_object, term)` → the rows
 /// the store returned (the per-query limit is fixed for the walk), so a term
 /// shared by several sources is read once.
-type TermCache = HashMap<(bool, String), Vec<TripleAssertion>>;
+type TermCache<'s> = HashMap<(bool, String), Vec<Cow<'s, TripleAssertion>>>;
 
 #[allow(clippy::too_many_arguments)] // The walk's read context, passed once.
-fn neighbors(
-    store: &dyn TripleStore,
+fn neighbors<'s>(
+    store: &IndexedStore<'s>,
     folds: &Folds<'_>,
     source: &TripleAssertion,
     scope: &str,
     owner: &str,
     fan_out_cap: usize,
     headroom: usize,
-    cache: &mut TermCache,
+    cache: &mut TermCache<'s>,
 ) -> Result<Vec<TripleAssertion>> {
     let source_id = source.assertion_id.as_deref().unwrap_or("");
     let per_query = fan_out_cap.max(1) + 1 + headroom;
@@ -107,14 +109,22 @@ fn neighbors(
                 } else {
                     q.subject = Some(term.clone());
                 }
-                let rows = store.query(&q)?;
+                // Rows the recall index holds are borrowed, not copied.
+                let rows: Vec<Cow<'s, TripleAssertion>> = match store.query_refs(&q) {
+                    Some(rows) => rows.into_iter().map(Cow::Borrowed).collect(),
+                    None => store.query(&q)?.into_iter().map(Cow::Owned).collect(),
+                };
                 cache.insert(key.clone(), rows);
             }
             keys.push(key);
         }
     }
-    let fetched: Vec<&TripleAssertion> =
-        keys.iter().filter_map(|k| cache.get(k)).flatten().collect();
+    let fetched: Vec<&TripleAssertion> = keys
+        .iter()
+        .filter_map(|k| cache.get(k))
+        .flatten()
+        .map(|a| a.as_ref())
+        .collect();
     // One batched binding read for every row the term queries returned.
     folds.prime(fetched.iter().copied())?;
     let mut found: HashMap<&str, &TripleAssertion> = HashMap::new();
@@ -159,7 +169,7 @@ pub struct Spread {
 /// The store's or journal's failure.
 #[allow(clippy::too_many_arguments)] // The walk's read context, passed once.
 pub fn spread_activation(
-    store: &dyn TripleStore,
+    store: &IndexedStore<'_>,
     folds: &Folds<'_>,
     seeds: &BTreeMap<String, f64>,
     known: &HashMap<&str, &TripleAssertion>,
@@ -181,17 +191,22 @@ pub fn spread_activation(
     if clean.is_empty() {
         return Ok(out);
     }
-    let mut seed_rows: HashMap<String, TripleAssertion> = HashMap::new();
+    // Known seeds are borrowed from the universe, fetched ones owned.
+    let mut seed_rows: HashMap<String, Cow<'_, TripleAssertion>> = HashMap::new();
     let mut missing: Vec<String> = Vec::new();
     for rid in clean.keys() {
         match known.get(rid.as_str()) {
             Some(a) => {
-                seed_rows.insert(rid.clone(), (*a).clone());
+                seed_rows.insert(rid.clone(), Cow::Borrowed(*a));
             }
             None => missing.push(rid.clone()),
         }
     }
-    seed_rows.extend(fetch_by_ids(store, &missing, scope, owner)?);
+    seed_rows.extend(
+        fetch_by_ids(store, &missing, scope, owner)?
+            .into_iter()
+            .map(|(k, a)| (k, Cow::Owned(a))),
+    );
     let mut term_cache = TermCache::new();
     let mut partners: HashMap<&str, Vec<(&str, f64)>> = HashMap::new();
     for ((a, b), v) in trails {
@@ -205,7 +220,7 @@ pub fn spread_activation(
         list.sort_by(|x, y| y.1.total_cmp(&x.1).then(x.0.cmp(y.0)));
     }
     let seed_ids: HashSet<String> = seed_rows.keys().cloned().collect();
-    let mut frontier: BTreeMap<String, (TripleAssertion, f64)> = seed_rows
+    let mut frontier: BTreeMap<String, (Cow<'_, TripleAssertion>, f64)> = seed_rows
         .into_iter()
         .map(|(rid, a)| {
             let w = clean[&rid];
@@ -218,7 +233,7 @@ pub fn spread_activation(
         if frontier.is_empty() || exhausted {
             break;
         }
-        let mut next: BTreeMap<String, (TripleAssertion, f64)> = BTreeMap::new();
+        let mut next: BTreeMap<String, (Cow<'_, TripleAssertion>, f64)> = BTreeMap::new();
         for (source_id, (source, strength)) in &frontier {
             if exhausted {
                 break;
@@ -279,7 +294,7 @@ pub fn spread_activation(
                 *out.scores.entry(target.clone()).or_insert(0.0) += c;
                 reached.insert(target.clone());
                 if is_graph_edge(&n) && next.get(&target).is_none_or(|(_, p)| c > *p) {
-                    next.insert(target, (n, c));
+                    next.insert(target, (Cow::Owned(n), c));
                 }
             }
             if exhausted {
@@ -323,7 +338,7 @@ pub fn spread_activation(
                 });
                 *out.scores.entry(pid.to_owned()).or_insert(0.0) += c;
                 if next.get(pid).is_none_or(|(_, p)| c > *p) {
-                    next.insert(pid.to_owned(), (partner.clone(), c));
+                    next.insert(pid.to_owned(), (Cow::Owned(partner.clone()), c));
                 }
             }
         }
