@@ -481,7 +481,7 @@ fn target_dir() -> Result<PathBuf> {
     }
     let out = cargo()
         .args(["metadata", "--format-version", "1", "--no-deps"])
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .current_dir(crate::workspace::manifest_dir())
         .output()
         .context("running cargo metadata")?;
     let v: Value = serde_json::from_slice(&out.stdout).context("cargo metadata's JSON")?;
@@ -514,7 +514,7 @@ pub fn run(args: &[String]) -> Result<()> {
         let status = cargo()
             .args(["bench", "-p", package, "--bench", bench, "--"])
             .args(criterion_args)
-            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .current_dir(crate::workspace::manifest_dir())
             .status()
             .with_context(|| format!("running the {package} {bench} bench"))?;
         if !status.success() {

@@ -37,7 +37,17 @@ pub struct Workspace {
     pub packages: Vec<Package>,
 }
 
-/// The cargo binary cargo itself runs us with.
+/// The xtask package's directory, as `cargo run` sets `CARGO_MANIFEST_DIR` for this
+/// process (the checkout being worked on); the compile-time value only as a
+/// fallback. A binary built from another checkout sharing the target directory
+/// would otherwise run cargo in that checkout (or in a directory since deleted).
+pub fn manifest_dir() -> PathBuf {
+    std::env::var_os("CARGO_MANIFEST_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")))
+}
+
+/// A `cargo` command: the cargo that runs this xtask (`$CARGO`), else `cargo`.
 pub fn cargo() -> Command {
     Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned()))
 }
@@ -50,7 +60,7 @@ impl Workspace {
     pub fn load() -> Result<Workspace> {
         let out = cargo()
             .args(["metadata", "--format-version", "1", "--no-deps"])
-            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .current_dir(manifest_dir())
             .output()
             .context("running cargo metadata")?;
         if !out.status.success() {
