@@ -11,6 +11,19 @@ use crate::error::Result;
 use am_triples::assertion::{canonical_scope, strip_optional};
 use rusqlite::params_from_iter;
 
+/// The FTS5 MATCH expression of `tokens`: each token trimmed, its double quotes
+/// removed, quoted as one term, the terms joined by `OR`; `None` when no token is
+/// left (both keyword reads then answer nothing).
+pub(super) fn fts_match(tokens: &[String]) -> Option<String> {
+    let terms: Vec<String> = tokens
+        .iter()
+        .map(|t| t.trim().replace('"', ""))
+        .filter(|t| !t.is_empty())
+        .map(|t| format!("\"{t}\""))
+        .collect();
+    (!terms.is_empty()).then(|| terms.join(" OR "))
+}
+
 impl SQLiteTripleStore {
     /// The rowids of `query_keywords(tokens, scope, owner_id, limit)` whose
     /// rowid lies in `range` (inclusive `(low, high)`), in its order.
@@ -25,19 +38,12 @@ impl SQLiteTripleStore {
         limit: usize,
         range: (i64, i64),
     ) -> Result<Vec<i64>> {
-        let terms: Vec<String> = tokens
-            .iter()
-            .map(|t| t.trim().replace('"', ""))
-            .filter(|t| !t.is_empty())
-            .collect();
-        if terms.is_empty() || limit == 0 || range.0 > range.1 {
+        let Some(matcher) = fts_match(tokens) else {
+            return Ok(Vec::new());
+        };
+        if limit == 0 || range.0 > range.1 {
             return Ok(Vec::new());
         }
-        let matcher = terms
-            .iter()
-            .map(|t| format!("\"{t}\""))
-            .collect::<Vec<_>>()
-            .join(" OR ");
         let table = &self.table;
         let owner = strip_optional(owner_id);
         let mut params: Vec<rusqlite::types::Value> = vec![

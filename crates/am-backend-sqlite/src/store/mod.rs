@@ -446,19 +446,12 @@ impl SQLiteTripleStore {
         owner_id: Option<&str>,
         limit: usize,
     ) -> Result<Vec<TripleAssertion>> {
-        let terms: Vec<String> = tokens
-            .iter()
-            .map(|t| t.trim().replace('"', ""))
-            .filter(|t| !t.is_empty())
-            .collect();
-        if terms.is_empty() || limit == 0 {
+        let Some(matcher) = discovery::fts_match(tokens) else {
+            return Ok(Vec::new());
+        };
+        if limit == 0 {
             return Ok(Vec::new());
         }
-        let matcher = terms
-            .iter()
-            .map(|t| format!("\"{t}\""))
-            .collect::<Vec<_>>()
-            .join(" OR ");
         let cols = codec::ASSERTION_COLUMNS
             .split(", ")
             .map(|c| format!("t.{c}"))
