@@ -5,121 +5,25 @@
 //! Spec: architecture.md "The journal is the time axis" (write-side
 //! idempotency); api.md `remember_many`, `commit_selection`.
 
-use am_journal::{
-    ActiveMemorySnapshot, BindingFilter, ClosureFilter, ClosureRecord, EventFilter,
-    InMemoryJournal, JournalRecord, MemoryEvent, MemoryJournal, ReconstructionTrace, ScopeBinding,
-    TraceFilter, UnderstandingVersion, ValenceEvent, ValenceFilter, VersionFilter,
-};
+use am_journal::{BindingFilter, EventFilter, InMemoryJournal, MemoryJournal};
 use am_system::{MemoryRecordInput, MemorySystem};
 use am_triples::{InMemoryTripleStore, TripleQuery, TripleStore};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicI64, Ordering};
 
-/// A real `InMemoryJournal` whose `fail_on`-th append of a family fails once.
-struct FailOnce {
-    inner: InMemoryJournal,
-    family: &'static str,
-    countdown: AtomicI64,
-}
+mod common;
 
-impl FailOnce {
-    fn new(family: &'static str, nth: i64) -> Self {
-        FailOnce {
-            inner: InMemoryJournal::new(),
-            family,
-            countdown: AtomicI64::new(nth),
-        }
-    }
-
-    fn gate(&self, family: &str) -> am_journal::Result<()> {
-        if family == self.family && self.countdown.fetch_sub(1, Ordering::SeqCst) == 1 {
+/// A real `InMemoryJournal` whose `nth` append of `family` fails once.
+fn fail_once(family: &'static str, nth: i64) -> common::GatedJournal {
+    let countdown = AtomicI64::new(nth);
+    common::GatedJournal::new(Arc::new(InMemoryJournal::new()), move |f| {
+        if f == family && countdown.fetch_sub(1, Ordering::SeqCst) == 1 {
             return Err(am_journal::Error::Storage(format!(
-                "injected failure on a {family} append"
+                "injected failure on a {f} append"
             )));
         }
         Ok(())
-    }
-}
-
-impl MemoryJournal for FailOnce {
-    fn append_events(&self, events: &[MemoryEvent]) -> am_journal::Result<Vec<MemoryEvent>> {
-        self.gate("events")?;
-        self.inner.append_events(events)
-    }
-    fn events(&self, f: &EventFilter) -> am_journal::Result<Vec<MemoryEvent>> {
-        self.inner.events(f)
-    }
-    fn append_binding(&self, b: &ScopeBinding) -> am_journal::Result<ScopeBinding> {
-        self.gate("binding")?;
-        self.inner.append_binding(b)
-    }
-    fn bindings(&self, f: &BindingFilter) -> am_journal::Result<Vec<ScopeBinding>> {
-        self.inner.bindings(f)
-    }
-    fn append_closure(&self, c: &ClosureRecord) -> am_journal::Result<ClosureRecord> {
-        self.inner.append_closure(c)
-    }
-    fn closures(&self, f: &ClosureFilter) -> am_journal::Result<Vec<ClosureRecord>> {
-        self.inner.closures(f)
-    }
-    fn append_trace(&self, t: &ReconstructionTrace) -> am_journal::Result<ReconstructionTrace> {
-        self.inner.append_trace(t)
-    }
-    fn traces(&self, f: &TraceFilter) -> am_journal::Result<Vec<ReconstructionTrace>> {
-        self.inner.traces(f)
-    }
-    fn append_snapshot(
-        &self,
-        s: &ActiveMemorySnapshot,
-    ) -> am_journal::Result<ActiveMemorySnapshot> {
-        self.gate("snapshot")?;
-        self.inner.append_snapshot(s)
-    }
-    fn snapshots(&self, f: &TraceFilter) -> am_journal::Result<Vec<ActiveMemorySnapshot>> {
-        self.inner.snapshots(f)
-    }
-    fn append_valence(&self, e: &[ValenceEvent]) -> am_journal::Result<Vec<ValenceEvent>> {
-        self.inner.append_valence(e)
-    }
-    fn valence_events(&self, f: &ValenceFilter) -> am_journal::Result<Vec<ValenceEvent>> {
-        self.inner.valence_events(f)
-    }
-    fn append_version(&self, v: &UnderstandingVersion) -> am_journal::Result<UnderstandingVersion> {
-        self.inner.append_version(v)
-    }
-    fn versions(&self, f: &VersionFilter) -> am_journal::Result<Vec<UnderstandingVersion>> {
-        self.inner.versions(f)
-    }
-    fn replay_records(
-        &self,
-        since: i64,
-        until: Option<i64>,
-    ) -> am_journal::Result<Vec<JournalRecord>> {
-        self.inner.replay_records(since, until)
-    }
-    fn revision_records(
-        &self,
-        since: i64,
-        until: Option<i64>,
-    ) -> am_journal::Result<Vec<UnderstandingVersion>> {
-        self.inner.revision_records(since, until)
-    }
-    fn selected_count(&self, record_id: &str, until: Option<i64>) -> am_journal::Result<u64> {
-        self.inner.selected_count(record_id, until)
-    }
-    fn pair_selected_count(
-        &self,
-        pair: (&str, &str),
-        until: Option<i64>,
-    ) -> am_journal::Result<u64> {
-        self.inner.pair_selected_count(pair, until)
-    }
-    fn seq_at(&self, ts: &str) -> am_journal::Result<i64> {
-        self.inner.seq_at(ts)
-    }
-    fn current_seq(&self) -> am_journal::Result<i64> {
-        self.inner.current_seq()
-    }
+    })
 }
 
 fn system(journal: Arc<dyn MemoryJournal>) -> (MemorySystem, Arc<InMemoryTripleStore>) {
@@ -163,7 +67,7 @@ fn binding_ids(j: &dyn MemoryJournal) -> Vec<String> {
 
 #[test]
 fn a_formation_interrupted_after_its_store_rows_completes_on_replay_without_double_writes() {
-    let flaky = Arc::new(FailOnce::new("binding", 2));
+    let flaky = Arc::new(fail_once("binding", 2));
     let (s, store) = system(flaky.clone());
     assert!(
         s.remember_many(&batch(), "session", "s1", "k", None)
@@ -199,7 +103,7 @@ fn a_formation_interrupted_after_its_store_rows_completes_on_replay_without_doub
 
 #[test]
 fn a_commit_interrupted_before_its_snapshot_completes_on_replay_without_double_deposits() {
-    let flaky = Arc::new(FailOnce::new("snapshot", 1));
+    let flaky = Arc::new(fail_once("snapshot", 1));
     let (s, _) = system(flaky.clone());
     let ids = s
         .remember_many(&batch(), "session", "s1", "k", None)

@@ -244,130 +244,21 @@ fn recall_journaled(s: &MemorySystem, cue: &str) {
 
 /// A journal that lets "another writer" append a closure in the middle of a
 /// journaled recall's appends (just before its trace): the fault injection
-/// for the recall index's skip of its own trace and `listed` events.
-struct Interleaving {
+/// for the recall index's skip of its own trace and `listed` events. The
+/// closure put in `armed` is appended, once, before the next trace.
+fn interleaving(
     inner: Arc<dyn MemoryJournal>,
-    armed: std::sync::Mutex<Option<am_journal::ClosureRecord>>,
-}
-
-impl MemoryJournal for Interleaving {
-    fn append_events(
-        &self,
-        e: &[am_journal::MemoryEvent],
-    ) -> am_journal::Result<Vec<am_journal::MemoryEvent>> {
-        self.inner.append_events(e)
-    }
-    fn events(
-        &self,
-        f: &am_journal::EventFilter,
-    ) -> am_journal::Result<Vec<am_journal::MemoryEvent>> {
-        self.inner.events(f)
-    }
-    fn append_binding(
-        &self,
-        b: &am_journal::ScopeBinding,
-    ) -> am_journal::Result<am_journal::ScopeBinding> {
-        self.inner.append_binding(b)
-    }
-    fn bindings(
-        &self,
-        f: &am_journal::BindingFilter,
-    ) -> am_journal::Result<Vec<am_journal::ScopeBinding>> {
-        self.inner.bindings(f)
-    }
-    fn append_closure(
-        &self,
-        c: &am_journal::ClosureRecord,
-    ) -> am_journal::Result<am_journal::ClosureRecord> {
-        self.inner.append_closure(c)
-    }
-    fn closures(
-        &self,
-        f: &am_journal::ClosureFilter,
-    ) -> am_journal::Result<Vec<am_journal::ClosureRecord>> {
-        self.inner.closures(f)
-    }
-    fn append_trace(
-        &self,
-        t: &am_journal::ReconstructionTrace,
-    ) -> am_journal::Result<am_journal::ReconstructionTrace> {
-        if let Some(c) = self.armed.lock().unwrap().take() {
-            self.inner.append_closure(&c)?;
+    armed: Arc<std::sync::Mutex<Option<am_journal::ClosureRecord>>>,
+) -> common::GatedJournal {
+    let writer = inner.clone();
+    common::GatedJournal::new(inner, move |family| {
+        if family == "trace"
+            && let Some(c) = armed.lock().unwrap().take()
+        {
+            writer.append_closure(&c)?;
         }
-        self.inner.append_trace(t)
-    }
-    fn traces(
-        &self,
-        f: &am_journal::TraceFilter,
-    ) -> am_journal::Result<Vec<am_journal::ReconstructionTrace>> {
-        self.inner.traces(f)
-    }
-    fn append_snapshot(
-        &self,
-        s: &am_journal::ActiveMemorySnapshot,
-    ) -> am_journal::Result<am_journal::ActiveMemorySnapshot> {
-        self.inner.append_snapshot(s)
-    }
-    fn snapshots(
-        &self,
-        f: &am_journal::TraceFilter,
-    ) -> am_journal::Result<Vec<am_journal::ActiveMemorySnapshot>> {
-        self.inner.snapshots(f)
-    }
-    fn append_valence(
-        &self,
-        e: &[am_journal::ValenceEvent],
-    ) -> am_journal::Result<Vec<am_journal::ValenceEvent>> {
-        self.inner.append_valence(e)
-    }
-    fn valence_events(
-        &self,
-        f: &am_journal::ValenceFilter,
-    ) -> am_journal::Result<Vec<am_journal::ValenceEvent>> {
-        self.inner.valence_events(f)
-    }
-    fn append_version(
-        &self,
-        v: &am_journal::UnderstandingVersion,
-    ) -> am_journal::Result<am_journal::UnderstandingVersion> {
-        self.inner.append_version(v)
-    }
-    fn versions(
-        &self,
-        f: &am_journal::VersionFilter,
-    ) -> am_journal::Result<Vec<am_journal::UnderstandingVersion>> {
-        self.inner.versions(f)
-    }
-    fn replay_records(
-        &self,
-        since: i64,
-        until: Option<i64>,
-    ) -> am_journal::Result<Vec<am_journal::JournalRecord>> {
-        self.inner.replay_records(since, until)
-    }
-    fn revision_records(
-        &self,
-        since: i64,
-        until: Option<i64>,
-    ) -> am_journal::Result<Vec<am_journal::UnderstandingVersion>> {
-        self.inner.revision_records(since, until)
-    }
-    fn selected_count(&self, record_id: &str, until: Option<i64>) -> am_journal::Result<u64> {
-        self.inner.selected_count(record_id, until)
-    }
-    fn pair_selected_count(
-        &self,
-        pair: (&str, &str),
-        until: Option<i64>,
-    ) -> am_journal::Result<u64> {
-        self.inner.pair_selected_count(pair, until)
-    }
-    fn seq_at(&self, iso_ts: &str) -> am_journal::Result<i64> {
-        self.inner.seq_at(iso_ts)
-    }
-    fn current_seq(&self) -> am_journal::Result<i64> {
-        self.inner.current_seq()
-    }
+        Ok(())
+    })
 }
 
 #[test]
@@ -389,10 +280,8 @@ fn a_record_closed_between_a_journaled_recall_and_its_trace_is_excluded_by_the_n
                 Arc::new(am_journal::InMemoryJournal::new()),
             )
         };
-        let journal = Arc::new(Interleaving {
-            inner,
-            armed: std::sync::Mutex::new(None),
-        });
+        let armed = Arc::new(std::sync::Mutex::new(None));
+        let journal = Arc::new(interleaving(inner, armed.clone()));
         let system = MemorySystem::with_options(
             store,
             journal.clone(),
@@ -415,14 +304,14 @@ fn a_record_closed_between_a_journaled_recall_and_its_trace_is_excluded_by_the_n
             .unwrap();
         let aid = system.resolve_assertion_id(&lunch_id).unwrap();
         // The closure lands between this recall's read and its trace.
-        *journal.armed.lock().unwrap() = Some(am_journal::ClosureRecord::new(
+        *armed.lock().unwrap() = Some(am_journal::ClosureRecord::new(
             &aid,
             "retract",
             "wrong lunch",
         ));
         recall_journaled(&system, "soup lunch");
         assert!(
-            journal.armed.lock().unwrap().is_none(),
+            armed.lock().unwrap().is_none(),
             "{stack}: the closure was appended"
         );
         let after = recall(&system, "soup lunch");

@@ -130,3 +130,153 @@ pub fn assert_refused<T: std::fmt::Debug>(
         s.name
     );
 }
+
+/// The gate of a [`GatedJournal`]: called with an append's family before it
+/// reaches the real journal; an error fails that append.
+pub type Gate = Box<dyn Fn(&str) -> am_journal::Result<()> + Send + Sync>;
+
+/// A real journal behind a gate called before every append with its family
+/// (`events`, `binding`, `closure`, `trace`, `snapshot`, `valence`, `version`):
+/// the tests' fault injection (a failure, or another writer's append landing
+/// in the middle of an operation). Reads go straight to the real journal.
+pub struct GatedJournal {
+    inner: Arc<dyn MemoryJournal>,
+    gate: Gate,
+}
+
+impl GatedJournal {
+    /// `inner` behind `gate`.
+    pub fn new(
+        inner: Arc<dyn MemoryJournal>,
+        gate: impl Fn(&str) -> am_journal::Result<()> + Send + Sync + 'static,
+    ) -> Self {
+        GatedJournal {
+            inner,
+            gate: Box::new(gate),
+        }
+    }
+}
+
+impl MemoryJournal for GatedJournal {
+    fn append_events(
+        &self,
+        e: &[am_journal::MemoryEvent],
+    ) -> am_journal::Result<Vec<am_journal::MemoryEvent>> {
+        (self.gate)("events")?;
+        self.inner.append_events(e)
+    }
+    fn events(
+        &self,
+        f: &am_journal::EventFilter,
+    ) -> am_journal::Result<Vec<am_journal::MemoryEvent>> {
+        self.inner.events(f)
+    }
+    fn append_binding(
+        &self,
+        b: &am_journal::ScopeBinding,
+    ) -> am_journal::Result<am_journal::ScopeBinding> {
+        (self.gate)("binding")?;
+        self.inner.append_binding(b)
+    }
+    fn bindings(
+        &self,
+        f: &am_journal::BindingFilter,
+    ) -> am_journal::Result<Vec<am_journal::ScopeBinding>> {
+        self.inner.bindings(f)
+    }
+    fn append_closure(
+        &self,
+        c: &am_journal::ClosureRecord,
+    ) -> am_journal::Result<am_journal::ClosureRecord> {
+        (self.gate)("closure")?;
+        self.inner.append_closure(c)
+    }
+    fn closures(
+        &self,
+        f: &am_journal::ClosureFilter,
+    ) -> am_journal::Result<Vec<am_journal::ClosureRecord>> {
+        self.inner.closures(f)
+    }
+    fn append_trace(
+        &self,
+        t: &am_journal::ReconstructionTrace,
+    ) -> am_journal::Result<am_journal::ReconstructionTrace> {
+        (self.gate)("trace")?;
+        self.inner.append_trace(t)
+    }
+    fn traces(
+        &self,
+        f: &am_journal::TraceFilter,
+    ) -> am_journal::Result<Vec<am_journal::ReconstructionTrace>> {
+        self.inner.traces(f)
+    }
+    fn append_snapshot(
+        &self,
+        s: &am_journal::ActiveMemorySnapshot,
+    ) -> am_journal::Result<am_journal::ActiveMemorySnapshot> {
+        (self.gate)("snapshot")?;
+        self.inner.append_snapshot(s)
+    }
+    fn snapshots(
+        &self,
+        f: &am_journal::TraceFilter,
+    ) -> am_journal::Result<Vec<am_journal::ActiveMemorySnapshot>> {
+        self.inner.snapshots(f)
+    }
+    fn append_valence(
+        &self,
+        e: &[am_journal::ValenceEvent],
+    ) -> am_journal::Result<Vec<am_journal::ValenceEvent>> {
+        (self.gate)("valence")?;
+        self.inner.append_valence(e)
+    }
+    fn valence_events(
+        &self,
+        f: &am_journal::ValenceFilter,
+    ) -> am_journal::Result<Vec<am_journal::ValenceEvent>> {
+        self.inner.valence_events(f)
+    }
+    fn append_version(
+        &self,
+        v: &am_journal::UnderstandingVersion,
+    ) -> am_journal::Result<am_journal::UnderstandingVersion> {
+        (self.gate)("version")?;
+        self.inner.append_version(v)
+    }
+    fn versions(
+        &self,
+        f: &am_journal::VersionFilter,
+    ) -> am_journal::Result<Vec<am_journal::UnderstandingVersion>> {
+        self.inner.versions(f)
+    }
+    fn replay_records(
+        &self,
+        since: i64,
+        until: Option<i64>,
+    ) -> am_journal::Result<Vec<am_journal::JournalRecord>> {
+        self.inner.replay_records(since, until)
+    }
+    fn revision_records(
+        &self,
+        since: i64,
+        until: Option<i64>,
+    ) -> am_journal::Result<Vec<am_journal::UnderstandingVersion>> {
+        self.inner.revision_records(since, until)
+    }
+    fn selected_count(&self, record_id: &str, until: Option<i64>) -> am_journal::Result<u64> {
+        self.inner.selected_count(record_id, until)
+    }
+    fn pair_selected_count(
+        &self,
+        pair: (&str, &str),
+        until: Option<i64>,
+    ) -> am_journal::Result<u64> {
+        self.inner.pair_selected_count(pair, until)
+    }
+    fn seq_at(&self, iso_ts: &str) -> am_journal::Result<i64> {
+        self.inner.seq_at(iso_ts)
+    }
+    fn current_seq(&self) -> am_journal::Result<i64> {
+        self.inner.current_seq()
+    }
+}
