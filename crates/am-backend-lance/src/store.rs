@@ -1,0 +1,943 @@
+//! `LanceDBTripleStore`: the append-only triple store on a LanceDB table.
+//!
+//! Spec: stores.md "LanceDBTripleStore" and "Shared behavior"; api.md "TripleStore
+//! protocol and the three stores"; getting-started §4.
+
+use crate::filter::{self, quote_literal};
+use crate::runtime::Runtime;
+use crate::schema::{self, NewRow, SEQ, StoredRow};
+use crate::search;
+use am_triples::pin::{self as tpin, EmbeddingPin};
+use am_triples::store::FeedPage;
+use am_triples::text::{canonical_text, is_record_edge};
+use am_triples::vector::{self, METRIC_COSINE};
+use am_triples::{
+    Capabilities, Error, Order, Result, TextEmbedder, TripleAssertion, TripleQuery, TripleStore,
+};
+use arrow_array::cast::AsArray;
+use arrow_array::types::Int64Type;
+use arrow_array::{Int64Array, RecordBatch, StringArray};
+use arrow_schema::{DataType, Field, Schema};
+use futures::TryStreamExt;
+use lancedb::query::{ExecutableQuery, QueryBase, Select};
+use lancedb::table::NewColumnTransform;
+use lancedb::{Connection, Table};
+use serde_json::{Value, json};
+use std::collections::HashSet;
+use std::sync::{Arc, Mutex, MutexGuard};
+
+/// The key of the embedding pin in the `{table}_meta` table.
+pub const META_EMBEDDING_PIN: &str = "embedding_pin";
+
+/// How a [`LanceDBTripleStore`] opens its table.
+#[derive(Debug, Clone, Default)]
+pub struct LanceStoreOptions {
+    /// The triple table (`None`: `triple_assertions`); must match
+    /// `[A-Za-z_][A-Za-z0-9_]*`. Its pin lives in `{table}_meta`.
+    pub table_name: Option<String>,
+    /// The vector column (`None`: `vector`); same rule as the table name, and not
+    /// the name of a row column.
+    pub vector_column: Option<String>,
+    /// The creation pin: written on a pinless store, checked against a stored one.
+    pub embedding_pin: Option<EmbeddingPin>,
+    /// Options handed to LanceDB's object store (credentials, region, endpoint)
+    /// for `s3://`, `gs://` and `az://` URIs (feature `object-store`).
+    pub storage_options: Vec<(String, String)>,
+}
+
+/// The LanceDB triple store: append-only assertions in one LanceDB table under
+/// `uri`, structured queries compiled into a quoted `where` clause, and cosine
+/// vector search.
+///
+/// # Contract
+/// Everything [`TripleStore`] states, answering exactly as
+/// `am_triples::InMemoryTripleStore` does on the same inputs, plus:
+/// - The table has the explicit Arrow schema of [`crate::schema`]; `seq` records
+///   the insertion order (ties of every query, change-feed positions).
+/// - Filter values enter the `where` clause only as quoted literals
+///   ([`crate::filter::quote_literal`]); every row read is re-checked with the
+///   shared row predicate.
+/// - Semantic queries use LanceDB's flat cosine search to propose candidates and
+///   re-score them with the reference cosine, fetching more until a bound proves
+///   no row left out could enter the answer ([`crate::search`]): rows, order and
+///   scores are `am_triples::vector::rank_by_cosine`'s, ties oldest-inserted
+///   first. `_retrieval` is `{score, metric: "cosine", distance: 1 - score}`.
+/// - The embedding pin lives in `{table}_meta`, an append-only key/value table
+///   (the newest row of a key wins).
+/// - Not offered ([`Capabilities`]): `close_assertion`, `narrow_assertion`
+///   (`Unsupported`, backlog 0057), in-place digest rewrite (backlog 0059), and
+///   serialized writers across processes (LanceDB takes no cross-process write
+///   lock: two processes appending at once may allocate the same `seq`).
+/// - The public API is synchronous; the async runtime is private to the crate
+///   and lives on its own thread (callable from inside a caller's runtime).
+pub struct LanceDBTripleStore {
+    rt: Runtime,
+    conn: Connection,
+    table_name: String,
+    vector_column: String,
+    embedder: Option<Arc<dyn TextEmbedder>>,
+    state: Mutex<State>,
+}
+
+struct State {
+    table: Option<Table>,
+    meta: Option<Table>,
+    /// The fixed size of the table's vector column, when it has one.
+    vector_dim: Option<usize>,
+    next_seq: i64,
+    next_meta_seq: i64,
+    pin: Option<EmbeddingPin>,
+    warnings: Vec<String>,
+}
+
+impl std::fmt::Debug for LanceDBTripleStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LanceDBTripleStore")
+            .field("table", &self.table_name)
+            .field("vector_column", &self.vector_column)
+            .finish_non_exhaustive()
+    }
+}
+
+fn storage(what: &str) -> impl FnOnce(lancedb::Error) -> Error + '_ {
+    move |e| Error::Storage(format!("LanceDB {what}: {e}"))
+}
+
+/// `[A-Za-z_][A-Za-z0-9_]*`, or `InvalidInput` naming `what`.
+fn checked_name(what: &str, name: Option<&str>, default: &str) -> Result<String> {
+    let name = name
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .unwrap_or(default);
+    let mut chars = name.chars();
+    let ok = chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_');
+    if ok {
+        Ok(name.to_owned())
+    } else {
+        Err(Error::invalid(format!(
+            "{what} must match [A-Za-z_][A-Za-z0-9_]*, got {name:?}"
+        )))
+    }
+}
+
+/// Read every batch of a plain (non-vector) query.
+async fn scan(table: &Table, where_: Option<String>, columns: &[&str]) -> Result<Vec<RecordBatch>> {
+    let mut q = table.query().select(Select::columns(columns));
+    if let Some(w) = where_ {
+        q = q.only_if(w);
+    }
+    q.execute()
+        .await
+        .map_err(storage("query"))?
+        .try_collect::<Vec<_>>()
+        .await
+        .map_err(storage("read"))
+}
+
+async fn open_table(conn: &Connection, name: &str) -> Result<Option<Table>> {
+    match conn.open_table(name).execute().await {
+        Ok(t) => Ok(Some(t)),
+        Err(lancedb::Error::TableNotFound { .. }) => Ok(None),
+        Err(e) => Err(storage("open_table")(e)),
+    }
+}
+
+/// The largest `seq` in `table` (0 when empty).
+async fn max_seq(table: &Table) -> Result<i64> {
+    let mut m = 0;
+    for b in scan(table, None, &[SEQ]).await? {
+        if let Some(a) = b
+            .column_by_name(SEQ)
+            .and_then(|a| a.as_primitive_opt::<Int64Type>())
+        {
+            m = a.iter().flatten().fold(m, i64::max);
+        }
+    }
+    Ok(m)
+}
+
+fn meta_schema() -> Arc<Schema> {
+    Arc::new(Schema::new(vec![
+        Field::new("key", DataType::Utf8, false),
+        Field::new("value", DataType::Utf8, false),
+        Field::new(SEQ, DataType::Int64, false),
+    ]))
+}
+
+/// The newest value of `key` in the meta table, and the next meta `seq`.
+async fn read_meta(meta: &Table, key: &str) -> Result<(Option<String>, i64)> {
+    let mut best: Option<(i64, String)> = None;
+    let mut top = 0;
+    for b in scan(meta, None, &["key", "value", SEQ]).await? {
+        let keys = b
+            .column_by_name("key")
+            .and_then(|a| a.as_string_opt::<i32>());
+        let values = b
+            .column_by_name("value")
+            .and_then(|a| a.as_string_opt::<i32>());
+        let seqs = b
+            .column_by_name(SEQ)
+            .and_then(|a| a.as_primitive_opt::<Int64Type>());
+        let (Some(keys), Some(values), Some(seqs)) = (keys, values, seqs) else {
+            return Err(Error::Storage(
+                "LanceDB meta table lacks its key/value/seq columns".into(),
+            ));
+        };
+        for i in 0..b.num_rows() {
+            let s = seqs.value(i);
+            top = top.max(s);
+            if keys.value(i) == key && best.as_ref().is_none_or(|(bs, _)| s > *bs) {
+                best = Some((s, values.value(i).to_owned()));
+            }
+        }
+    }
+    Ok((best.map(|(_, v)| v), top + 1))
+}
+
+impl LanceDBTripleStore {
+    /// Open (creating on first write) the store under `uri`: a local directory,
+    /// or with the `object-store` feature an `s3://`, `gs://` or `az://` URI.
+    ///
+    /// Opening reads the table's schema, its insertion counter and the stored
+    /// pin; it writes only a declared creation pin on a pinless store. The table
+    /// itself is created by the first `add` (with the explicit schema; the vector
+    /// column once the dimension is known).
+    ///
+    /// # Errors
+    /// `InvalidInput` for a bad table or vector column name or a bad declared
+    /// pin; `Refused` for a table this store did not write (missing or mistyped
+    /// columns) and for an embedder or declared pin contradicting the stored pin
+    /// (nothing written); `Storage` when LanceDB fails.
+    pub fn open(
+        uri: &str,
+        embedder: Option<Arc<dyn TextEmbedder>>,
+        options: LanceStoreOptions,
+    ) -> Result<Self> {
+        let table_name = checked_name(
+            "table_name",
+            options.table_name.as_deref(),
+            schema::DEFAULT_TABLE,
+        )?;
+        let vector_column = checked_name(
+            "vector_column",
+            options.vector_column.as_deref(),
+            am_triples::query::DEFAULT_VECTOR_COLUMN,
+        )?;
+        if schema::row_columns().contains(&vector_column.as_str()) || vector_column == schema::NORM2
+        {
+            return Err(Error::invalid(format!(
+                "vector_column must not name a row column, got {vector_column:?}"
+            )));
+        }
+        let declared = match &options.embedding_pin {
+            None => None,
+            Some(p) => Some(
+                tpin::build_pin(
+                    p.model_id.as_deref(),
+                    p.dimension,
+                    if p.source.trim().is_empty() {
+                        tpin::PIN_SOURCE_CREATION
+                    } else {
+                        &p.source
+                    },
+                    p.claimed_by.as_deref(),
+                )
+                .map(|mut built| {
+                    if !p.pinned_at.trim().is_empty() {
+                        built.pinned_at.clone_from(&p.pinned_at);
+                    }
+                    built
+                })?,
+            ),
+        };
+        let rt = Runtime::start()?;
+        let uri_owned = uri.to_owned();
+        let storage_options = options.storage_options.clone();
+        let conn = rt.run(async move {
+            lancedb::connect(&uri_owned)
+                .storage_options(storage_options)
+                // Every read sees the latest committed version, also one written
+                // through another handle or process.
+                .read_consistency_interval(std::time::Duration::ZERO)
+                .execute()
+                .await
+                .map_err(storage("connect"))
+        })?;
+        let (c, tn, vc) = (conn.clone(), table_name.clone(), vector_column.clone());
+        let (table, vector_dim, next_seq, meta, stored_pin, next_meta_seq) =
+            rt.run(async move {
+                let table = open_table(&c, &tn).await?;
+                let (dim, next) = match &table {
+                    None => (None, 1),
+                    Some(t) => {
+                        let s = t.schema().await.map_err(storage("schema"))?;
+                        let dim = schema::check_schema(&s, &tn, &vc)?;
+                        (dim, max_seq(t).await? + 1)
+                    }
+                };
+                let meta = open_table(&c, &format!("{tn}_meta")).await?;
+                let (pin, next_meta) = match &meta {
+                    None => (None, 1),
+                    Some(m) => read_meta(m, META_EMBEDDING_PIN).await?,
+                };
+                Ok((table, dim, next, meta, pin, next_meta))
+            })?;
+        let stored = stored_pin
+            .as_deref()
+            .map(EmbeddingPin::from_json)
+            .transpose()?;
+        if let (Some(s), Some(d)) = (&stored, &declared) {
+            let model_clash = matches!((&s.model_id, &d.model_id), (Some(a), Some(b)) if a != b);
+            let dim_clash = matches!((s.dimension, d.dimension), (Some(a), Some(b)) if a != b);
+            if model_clash || dim_clash {
+                return Err(Error::Refused(format!(
+                    "embedding-space mismatch: the store is pinned to {} but the declared pin says {} — \
+                     no silent mixing of embedding spaces (reembed is the sanctioned migration)",
+                    EmbeddingPin::note(Some(s)),
+                    EmbeddingPin::note(Some(d))
+                )));
+            }
+        }
+        if let (Some(p), Some(e)) = (stored.as_ref().or(declared.as_ref()), &embedder) {
+            p.check_embedder(e.as_ref())?;
+        }
+        let store = LanceDBTripleStore {
+            rt,
+            conn,
+            table_name,
+            vector_column,
+            embedder,
+            state: Mutex::new(State {
+                table,
+                meta,
+                vector_dim,
+                next_seq,
+                next_meta_seq,
+                pin: stored.clone(),
+                warnings: Vec::new(),
+            }),
+        };
+        if stored.is_none()
+            && let Some(d) = declared
+        {
+            let mut st = store.lock();
+            store.write_pin(&mut st, &d)?;
+            st.pin = Some(d);
+        }
+        Ok(store)
+    }
+
+    /// The table's name.
+    pub fn table_name(&self) -> &str {
+        &self.table_name
+    }
+
+    /// The vector column's name.
+    pub fn vector_column(&self) -> &str {
+        &self.vector_column
+    }
+
+    fn lock(&self) -> MutexGuard<'_, State> {
+        // Every mutation of the state follows a committed LanceDB write (or
+        // precedes none): a poisoned lock holds nothing torn.
+        self.state
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Append the pin to `{table}_meta` (creating it).
+    fn write_pin(&self, st: &mut State, pin: &EmbeddingPin) -> Result<()> {
+        let batch = RecordBatch::try_new(
+            meta_schema(),
+            vec![
+                Arc::new(StringArray::from(vec![META_EMBEDDING_PIN])),
+                Arc::new(StringArray::from(vec![pin.to_json()])),
+                Arc::new(Int64Array::from(vec![st.next_meta_seq])),
+            ],
+        )
+        .map_err(|e| Error::Storage(format!("cannot build the pin batch: {e}")))?;
+        let meta = st.meta.clone();
+        let conn = self.conn.clone();
+        let name = format!("{}_meta", self.table_name);
+        let meta = self.rt.run(async move {
+            match meta {
+                Some(m) => {
+                    m.add(batch).execute().await.map_err(storage("add pin"))?;
+                    Ok(m)
+                }
+                None => conn
+                    .create_table(name, batch)
+                    .execute()
+                    .await
+                    .map_err(storage("create meta table")),
+            }
+        })?;
+        st.meta = Some(meta);
+        st.next_meta_seq += 1;
+        Ok(())
+    }
+
+    /// Embed the query text (or take the query vector).
+    fn query_vector(
+        &self,
+        q: &TripleQuery,
+        pin: Option<&EmbeddingPin>,
+    ) -> Result<Option<Vec<f32>>> {
+        if let Some(v) = &q.query_vector {
+            return Ok(Some(v.clone()));
+        }
+        let Some(text) = &q.query_text else {
+            return Ok(None);
+        };
+        let Some(embedder) = &self.embedder else {
+            return Err(Error::invalid(
+                "query_text requires a configured embedder (construct the store with an embedder, \
+                 or pass query_vector / structured filters); there is no keyword fallback",
+            ));
+        };
+        let mut out = embedder
+            .embed_texts(std::slice::from_ref(text))
+            .map_err(|e| e.with_suffix(&EmbeddingPin::failure_suffix(pin)))?;
+        if out.len() != 1 {
+            return Err(Error::Embedder(format!(
+                "expected 1 query vector, got {}",
+                out.len()
+            )));
+        }
+        let v = out.remove(0);
+        vector::validate_vector(&v)
+            .map_err(|e| Error::Embedder(format!("query embedding: {e}")))?;
+        Ok(Some(v))
+    }
+
+    /// Rows matching `where_` with `columns`, decoded, re-checked with the row
+    /// predicate when `q` is given, in insertion order.
+    fn read_rows(
+        &self,
+        table: &Table,
+        where_: Option<String>,
+        columns: Vec<String>,
+        q: Option<&TripleQuery>,
+    ) -> Result<Vec<StoredRow>> {
+        let t = table.clone();
+        let vc = self.vector_column.clone();
+        let mut rows = self.rt.run(async move {
+            let cols: Vec<&str> = columns.iter().map(String::as_str).collect();
+            let mut out = Vec::new();
+            for b in scan(&t, where_, &cols).await? {
+                out.extend(schema::from_batch(&b, &vc)?);
+            }
+            Ok(out)
+        })?;
+        if let Some(q) = q {
+            rows.retain(|r| q.matches(&r.assertion));
+        }
+        rows.sort_by_key(|r| r.seq);
+        Ok(rows)
+    }
+
+    /// Rank the rows matching `q` against `qv` with the reference cosine
+    /// (see [`crate::search`] for how LanceDB's search is used and checked).
+    fn semantic(
+        &self,
+        table: &Table,
+        q: &TripleQuery,
+        qv: &[f32],
+        dim: usize,
+    ) -> Result<Vec<(StoredRow, f64)>> {
+        let mut cols = row_columns_owned();
+        cols.push(self.vector_column.clone());
+        let scan = || -> Result<Vec<(StoredRow, f64)>> {
+            let rows = self.read_rows(table, filter::where_clause(q), cols.clone(), Some(q))?;
+            let ranked = vector::rank_by_cosine_fast(
+                qv,
+                rows.iter(),
+                |r| r.vector.as_deref(),
+                q.min_score,
+                q.effective_limit(),
+            );
+            Ok(take(rows, ranked))
+        };
+        let (Some(k), Some(eps)) = (q.effective_limit(), search::lance_eps(dim)) else {
+            return scan();
+        };
+        if qv.len() != dim || !(search::NORM2_MIN..=search::NORM2_MAX).contains(&schema::norm2(qv))
+        {
+            return scan();
+        }
+        let outliers = self.read_rows(
+            table,
+            filter::and(filter::where_clause(q), Some(search::out_of_range())),
+            cols.clone(),
+            Some(q),
+        )?;
+        let mut fetch = search::first_fetch(k);
+        loop {
+            let batches = self.rt.run(search::knn(
+                table.clone(),
+                qv.to_vec(),
+                self.vector_column.clone(),
+                search::round_filter(q),
+                fetch,
+                cols.clone(),
+            ))?;
+            let (candidates, distances) = search::decode_knn(&batches, &self.vector_column)?;
+            let exhausted = candidates.len() < fetch;
+            let mut pool: Vec<StoredRow> = candidates
+                .into_iter()
+                .filter(|r| q.matches(&r.assertion))
+                .chain(outliers.iter().cloned())
+                .collect();
+            pool.sort_by_key(|r| r.seq);
+            match search::judge(q, qv, &pool, &distances, exhausted, eps, k) {
+                search::Verdict::Exact(ranked) => return Ok(take(pool, ranked)),
+                search::Verdict::Scan => return scan(),
+                search::Verdict::FetchMore => fetch = fetch.saturating_mul(4),
+            }
+        }
+    }
+
+    /// The ids among `ids` already stored.
+    fn existing_ids(&self, table: &Table, ids: &[&str]) -> Result<HashSet<String>> {
+        let mut found = HashSet::new();
+        for chunk in ids.chunks(filter::MAX_IDS_IN_CLAUSE) {
+            let list: Vec<String> = chunk.iter().map(|i| quote_literal(i)).collect();
+            let rows = self.read_rows(
+                table,
+                Some(format!("assertion_id IN ({})", list.join(", "))),
+                vec!["assertion_id".into(), SEQ.into()],
+                None,
+            )?;
+            found.extend(rows.into_iter().filter_map(|r| r.assertion.assertion_id));
+        }
+        Ok(found)
+    }
+}
+
+/// Stamp `_retrieval = {score, metric: "cosine", distance: 1 - score}`.
+fn with_retrieval(mut a: TripleAssertion, score: f64) -> TripleAssertion {
+    let retrieval = a
+        .attributes
+        .entry("_retrieval")
+        .or_insert_with(|| json!({}));
+    if !retrieval.is_object() {
+        *retrieval = json!({});
+    }
+    if let Value::Object(m) = retrieval {
+        m.insert("score".into(), json!(score));
+        m.insert("distance".into(), json!(1.0 - score));
+        m.entry("metric").or_insert_with(|| json!(METRIC_COSINE));
+    }
+    a
+}
+
+/// The ranked rows themselves, in rank order.
+fn take(rows: Vec<StoredRow>, ranked: Vec<(usize, f64)>) -> Vec<(StoredRow, f64)> {
+    let mut slots: Vec<Option<StoredRow>> = rows.into_iter().map(Some).collect();
+    ranked
+        .into_iter()
+        .filter_map(|(i, score)| slots.get_mut(i).and_then(Option::take).map(|r| (r, score)))
+        .collect()
+}
+
+fn row_columns_owned() -> Vec<String> {
+    schema::row_columns()
+        .into_iter()
+        .map(str::to_owned)
+        .collect()
+}
+
+impl TripleStore for LanceDBTripleStore {
+    fn capabilities(&self) -> Capabilities {
+        Capabilities {
+            close_assertion: false,
+            narrow_assertion: false,
+            change_feed: true,
+            vector_search: true,
+            digest_rewrite: false,
+            persistent: true,
+            cross_process_writers: false,
+        }
+    }
+
+    fn add(&self, assertions: &[TripleAssertion]) -> Result<Vec<String>> {
+        let mut pending = assertions
+            .iter()
+            .map(TripleAssertion::canonicalized)
+            .collect::<Result<Vec<_>>>()?;
+        for a in &mut pending {
+            if a.assertion_id.is_none() {
+                a.assertion_id = Some(uuid_v4());
+            }
+        }
+        let ids: Vec<String> = pending
+            .iter()
+            .filter_map(|a| a.assertion_id.clone())
+            .collect();
+        let texts: Vec<String> = pending.iter().map(canonical_text).collect();
+        let mut vectors: Vec<Option<Vec<f32>>> = vec![None; pending.len()];
+        let mut dim = None;
+        if let Some(embedder) = &self.embedder {
+            let embeddable: Vec<usize> = (0..pending.len())
+                .filter(|&i| !is_record_edge(&pending[i]))
+                .collect();
+            if !embeddable.is_empty() {
+                let batch: Vec<String> = embeddable.iter().map(|&i| texts[i].clone()).collect();
+                let pin_now = self.lock().pin.clone();
+                let out = embedder
+                    .embed_texts(&batch)
+                    .map_err(|e| e.with_suffix(&EmbeddingPin::failure_suffix(pin_now.as_ref())))?;
+                if out.len() != batch.len() {
+                    return Err(Error::Embedder(format!(
+                        "embedder returned {} vectors for {} texts (zero rows written)",
+                        out.len(),
+                        batch.len()
+                    )));
+                }
+                dim = tpin::batch_dimension(&out)?;
+                for (i, v) in embeddable.into_iter().zip(out) {
+                    vectors[i] = Some(v);
+                }
+            }
+        }
+        let mut st = self.lock();
+        // The pin (and the vector column) decide before anything is written.
+        let mut new_pin: Option<EmbeddingPin> = None;
+        if let Some(d) = dim {
+            match &st.pin {
+                Some(p) => {
+                    p.check_add_dimension(d)?;
+                    if p.dimension.is_none() {
+                        let mut p = p.clone();
+                        p.dimension = Some(d);
+                        new_pin = Some(p);
+                    }
+                }
+                None => {
+                    let model = self.embedder.as_ref().and_then(|e| e.model_id());
+                    new_pin = Some(tpin::build_pin(
+                        model.as_deref(),
+                        Some(d),
+                        tpin::PIN_SOURCE_FIRST_WRITE,
+                        Some(tpin::CLAIMED_BY_EMBEDDER_ATTRIBUTE),
+                    )?);
+                }
+            }
+            if let Some(v) = st.vector_dim
+                && v != d
+            {
+                return Err(Error::DimensionMismatch(format!(
+                    "write refused: vectors of dimension {d}, the table's vector column {:?} holds {v} (zero rows written)",
+                    self.vector_column
+                )));
+            }
+        }
+        // Store-level id idempotency: an id already stored (or repeated in the
+        // batch) is skipped, its id still returned.
+        let existing = match &st.table {
+            Some(t) => {
+                let id_refs: Vec<&str> = ids.iter().map(String::as_str).collect();
+                self.existing_ids(t, &id_refs)?
+            }
+            None => HashSet::new(),
+        };
+        let mut seen: HashSet<&str> = HashSet::new();
+        let mut rows: Vec<NewRow<'_>> = Vec::new();
+        let mut seq = st.next_seq;
+        for (i, a) in pending.iter().enumerate() {
+            let id = a.assertion_id.as_deref().unwrap_or_default();
+            if existing.contains(id) || !seen.insert(id) {
+                continue;
+            }
+            rows.push(NewRow {
+                assertion: a,
+                seq,
+                text: texts[i].clone(),
+                vector: vectors[i].as_deref(),
+            });
+            seq += 1;
+        }
+        let want_dim = st.vector_dim.or(dim).or_else(|| {
+            st.pin
+                .as_ref()
+                .and_then(|p| p.dimension)
+                .or_else(|| self.embedder.as_ref().and_then(|e| e.dimension()))
+        });
+        if !rows.is_empty() {
+            let table = st.table.clone();
+            let add_vector_column = table.is_some() && st.vector_dim.is_none() && dim.is_some();
+            let schema_dim = if table.is_none() || add_vector_column {
+                want_dim
+            } else {
+                st.vector_dim
+            };
+            let schema = schema::table_schema(&self.vector_column, schema_dim)?;
+            let batch = schema::to_batch(&rows, &schema)?;
+            let conn = self.conn.clone();
+            let name = self.table_name.clone();
+            let vc = self.vector_column.clone();
+            let table = self.rt.run(async move {
+                match table {
+                    None => conn
+                        .create_table(name, batch)
+                        .execute()
+                        .await
+                        .map_err(storage("create table")),
+                    Some(t) => {
+                        if add_vector_column && let Some(d) = schema_dim {
+                            let fields = schema::vector_fields(&vc, d)?;
+                            t.add_columns()
+                                .transform(NewColumnTransform::AllNulls(Arc::new(Schema::new(
+                                    fields,
+                                ))))
+                                .execute()
+                                .await
+                                .map_err(storage("add the vector column"))?;
+                        }
+                        t.add(batch).execute().await.map_err(storage("add"))?;
+                        Ok(t)
+                    }
+                }
+            })?;
+            st.table = Some(table);
+            st.vector_dim = schema_dim;
+            st.next_seq = seq;
+        }
+        if let Some(p) = new_pin {
+            let first_write = st.pin.is_none();
+            self.write_pin(&mut st, &p)?;
+            if first_write {
+                st.warnings.push(format!(
+                    "#FALLBACK: embedding pin created at FIRST WRITE ({}); creation pinning is the contract for new homes",
+                    EmbeddingPin::note(Some(&p))
+                ));
+            }
+            st.pin = Some(p);
+        }
+        Ok(ids)
+    }
+
+    fn query(&self, q: &TripleQuery) -> Result<Vec<TripleAssertion>> {
+        let q = q.canonicalized()?;
+        let pin = self.lock().pin.clone();
+        let qv = self.query_vector(&q, pin.as_ref())?;
+        if let (Some(v), Some(p)) = (&qv, &pin) {
+            p.check_query_dimension(v.len())?;
+        }
+        let (table, vector_dim) = {
+            let st = self.lock();
+            (st.table.clone(), st.vector_dim)
+        };
+        let Some(table) = table else {
+            return Ok(Vec::new());
+        };
+        let where_ = filter::where_clause(&q);
+        if let Some(qv) = qv {
+            let Some(dim) = vector_dim.filter(|_| q.vector_column == self.vector_column) else {
+                // No vectors under the query's column: nothing ranks.
+                return Ok(Vec::new());
+            };
+            return Ok(self
+                .semantic(&table, &q, &qv, dim)?
+                .into_iter()
+                .map(|(row, score)| with_retrieval(row.assertion, score))
+                .collect());
+        }
+        let mut rows = self.read_rows(&table, where_, row_columns_owned(), Some(&q))?;
+        // Insertion order first (read_rows), then a stable sort on observed_at:
+        // ties keep insertion order, reversed for desc.
+        rows.sort_by(|a, b| a.assertion.observed_at.cmp(&b.assertion.observed_at));
+        if q.order == Order::Desc {
+            rows.reverse();
+        }
+        let n = q.effective_limit().unwrap_or(usize::MAX);
+        Ok(rows.into_iter().take(n).map(|r| r.assertion).collect())
+    }
+
+    fn close(&self) -> Result<()> {
+        Ok(())
+    }
+
+    fn assertions_after(
+        &self,
+        cursor: i64,
+        scope: Option<&str>,
+        owner_id: Option<&str>,
+        limit: usize,
+    ) -> Result<FeedPage> {
+        if limit == 0 {
+            return Err(Error::invalid("limit must be a positive int, got 0"));
+        }
+        let cursor = cursor.max(0);
+        let Some(table) = self.lock().table.clone() else {
+            return Ok(FeedPage {
+                rows: Vec::new(),
+                next_cursor: cursor,
+            });
+        };
+        let q = TripleQuery {
+            scope: scope.map(str::to_owned),
+            owner_id: owner_id.map(str::to_owned),
+            ..TripleQuery::default()
+        }
+        .canonicalized()?;
+        let after = format!("{SEQ} > {cursor}");
+        let rows = self.read_rows(
+            &table,
+            filter::and(Some(after.clone()), filter::where_clause(&q)),
+            row_columns_owned(),
+            Some(&q),
+        )?;
+        if rows.len() >= limit {
+            let rows: Vec<(i64, TripleAssertion)> = rows
+                .into_iter()
+                .take(limit)
+                .map(|r| (r.seq, r.assertion))
+                .collect();
+            let next_cursor = rows.last().map_or(cursor, |(s, _)| *s);
+            return Ok(FeedPage { rows, next_cursor });
+        }
+        // Fewer than a page: the cursor moves past every row scanned.
+        let last = self
+            .read_rows(&table, Some(after), vec![SEQ.into()], None)?
+            .last()
+            .map_or(cursor, |r| r.seq.max(cursor));
+        Ok(FeedPage {
+            rows: rows.into_iter().map(|r| (r.seq, r.assertion)).collect(),
+            next_cursor: last,
+        })
+    }
+
+    fn stored_vector(&self, assertion_id: &str) -> Result<Option<Vec<f32>>> {
+        let (table, has_vectors) = {
+            let st = self.lock();
+            (st.table.clone(), st.vector_dim.is_some())
+        };
+        let (Some(table), true) = (table, has_vectors) else {
+            return Ok(None);
+        };
+        let rows = self.read_rows(
+            &table,
+            Some(format!(
+                "assertion_id = {}",
+                quote_literal(assertion_id.trim())
+            )),
+            vec![
+                "assertion_id".into(),
+                SEQ.into(),
+                self.vector_column.clone(),
+            ],
+            None,
+        )?;
+        Ok(rows.into_iter().next().and_then(|r| r.vector))
+    }
+
+    fn embedding_pin(&self) -> Result<Option<EmbeddingPin>> {
+        Ok(self.lock().pin.clone())
+    }
+
+    fn take_warnings(&self) -> Vec<String> {
+        std::mem::take(&mut self.lock().warnings)
+    }
+}
+
+fn uuid_v4() -> String {
+    uuid::Uuid::new_v4().to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Values that would change a naively built clause's structure.
+    const HOSTILE: &[&str] = &[
+        "o'brien",
+        "x' or '1'='1",
+        "' or 1=1 --",
+        r"back\slash",
+        r"ends with \",
+        r"\'",
+        "''",
+        "a'; drop table triple_assertions; --",
+        "null",
+        "select * from t",
+        "line\nbreak",
+    ];
+
+    /// The ids the compiled clause alone selects (no row predicate after it).
+    fn clause_only(s: &LanceDBTripleStore, q: &TripleQuery) -> Vec<String> {
+        let q = q.canonicalized().unwrap();
+        let table = s.lock().table.clone().unwrap();
+        s.read_rows(&table, filter::where_clause(&q), row_columns_owned(), None)
+            .unwrap()
+            .into_iter()
+            .filter_map(|r| r.assertion.assertion_id)
+            .collect()
+    }
+
+    #[test]
+    fn the_where_clause_alone_matches_hostile_values_literally() {
+        let dir = tempfile::tempdir().unwrap();
+        let s = LanceDBTripleStore::open(
+            &dir.path().join("kg").to_string_lossy(),
+            None,
+            LanceStoreOptions::default(),
+        )
+        .unwrap();
+        let mut rows = vec![TripleAssertion::new("decoy", "decoy", "decoy").with_id("decoy")];
+        for (i, h) in HOSTILE.iter().enumerate() {
+            rows.push(
+                TripleAssertion::new(h, h, h)
+                    .with_scope(h)
+                    .with_owner(h)
+                    .with_id(&format!("row-{i}")),
+            );
+        }
+        s.add(&rows).unwrap();
+        for (i, h) in HOSTILE.iter().enumerate() {
+            let want = vec![format!("row-{i}")];
+            let v = Some((*h).to_owned());
+            for q in [
+                TripleQuery {
+                    subject: v.clone(),
+                    ..TripleQuery::default()
+                },
+                TripleQuery {
+                    predicate: v.clone(),
+                    ..TripleQuery::default()
+                },
+                TripleQuery {
+                    object: v.clone(),
+                    ..TripleQuery::default()
+                },
+                TripleQuery {
+                    scope: v.clone(),
+                    ..TripleQuery::default()
+                },
+                TripleQuery {
+                    owner_id: v.clone(),
+                    ..TripleQuery::default()
+                },
+                TripleQuery {
+                    assertion_ids: Some(vec![format!("row-{i}")]),
+                    ..TripleQuery::default()
+                },
+            ] {
+                assert_eq!(clause_only(&s, &q), want, "{q:?}");
+            }
+        }
+        assert_eq!(
+            clause_only(
+                &s,
+                &TripleQuery {
+                    assertion_ids: Some(vec!["x') OR ('1'='1".into()]),
+                    ..TripleQuery::default()
+                }
+            ),
+            Vec::<String>::new()
+        );
+    }
+}
