@@ -580,6 +580,7 @@ impl TripleStore for LanceDBTripleStore {
         let texts: Vec<String> = pending.iter().map(canonical_text).collect();
         let mut vectors: Vec<Option<Vec<f32>>> = vec![None; pending.len()];
         let mut dim = None;
+        let mut zero_warning = None;
         if let Some(embedder) = &self.embedder {
             let embeddable: Vec<usize> = (0..pending.len())
                 .filter(|&i| !is_record_edge(&pending[i]))
@@ -597,9 +598,18 @@ impl TripleStore for LanceDBTripleStore {
                         batch.len()
                     )));
                 }
-                dim = tpin::batch_dimension(&out)?;
-                for (i, v) in embeddable.into_iter().zip(out) {
-                    vectors[i] = Some(v);
+                // A zero vector keeps its row without a vector (one #FALLBACK
+                // warning per batch), as on every store.
+                let checked = am_triples::store::embedded_batch(out)?;
+                dim = checked.dimension;
+                if checked.zero_rows > 0 {
+                    zero_warning = Some(am_triples::store::zero_vector_warning(
+                        checked.zero_rows,
+                        batch.len(),
+                    ));
+                }
+                for (i, v) in embeddable.into_iter().zip(checked.vectors) {
+                    vectors[i] = v;
                 }
             }
         }
@@ -717,6 +727,7 @@ impl TripleStore for LanceDBTripleStore {
             }
             st.pin = Some(p);
         }
+        st.warnings.extend(zero_warning);
         Ok(ids)
     }
 
@@ -801,10 +812,19 @@ impl TripleStore for LanceDBTripleStore {
             return Ok(FeedPage { rows, next_cursor });
         }
         // Fewer than a page: the cursor moves past every row scanned.
-        let last = self
-            .read_rows(&table, Some(after), vec![SEQ.into()], None)?
-            .last()
-            .map_or(cursor, |r| r.seq.max(cursor));
+        let t = table.clone();
+        let last = self.rt.run(async move {
+            let mut m = cursor;
+            for b in scan(&t, Some(after), &[SEQ]).await? {
+                if let Some(a) = b
+                    .column_by_name(SEQ)
+                    .and_then(|a| a.as_primitive_opt::<Int64Type>())
+                {
+                    m = a.iter().flatten().fold(m, i64::max);
+                }
+            }
+            Ok(m)
+        })?;
         Ok(FeedPage {
             rows: rows.into_iter().map(|r| (r.seq, r.assertion)).collect(),
             next_cursor: last,
