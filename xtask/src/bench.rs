@@ -1,4 +1,5 @@
-//! `cargo xtask bench [--quick]`: run the criterion benches that carry the
+//! `cargo xtask bench [--quick] [--lance] [--only BENCH]...`: run the criterion
+//! benches that carry the
 //! issues' speed targets in release, read criterion's estimates
 //! (`<target>/criterion/**/new/{benchmark,estimates}.json`) and print one table:
 //! each figure, ours, the target, the Python AbstractMemory 0.3.2 figure measured
@@ -9,6 +10,13 @@
 //! `am` binary and the LoCoMo dev split exist, `am --json eval locomo` for the
 //! per-question median latency. Only estimates written by this run are read, so
 //! a bench that failed shows as "not run", never as an old figure.
+//!
+//! `--lance` also runs `am-backend-lance`'s `store` bench (the SQLite store's
+//! workload under the criterion group `lance_store`) and prints its rows beside
+//! the SQLite store's. It is opt-in: a release build of lancedb costs about 77
+//! CPU-minutes the first time. `--only BENCH` (repeatable) runs only the bench
+//! targets of that name (`--only store --lance`: the two stores) and skips the
+//! LoCoMo eval.
 
 use crate::workspace::cargo;
 use anyhow::{Context, Result, bail};
@@ -26,6 +34,9 @@ const BENCHES: &[(&str, &str)] = &[
     ("am-system", "formation"),
     ("am-embed", "offline"),
 ];
+
+/// The bench run only with `--lance` (its release build is heavy).
+const LANCE_BENCH: (&str, &str) = ("am-backend-lance", "store");
 
 /// Criterion arguments of a normal run (the issues' measurement settings).
 const NORMAL_ARGS: &[&str] = &["--warm-up-time", "1", "--measurement-time", "3"];
@@ -217,6 +228,75 @@ pub const FIGURES: &[Figure] = &[
         python: None,
     },
 ];
+
+/// The LanceDB store's figures (`--lance`), printed right after the SQLite
+/// store's: the same workload, no target of its own (issue 9 asks for the
+/// figures beside SQLite's), so the SQLite target is shown as a reference and
+/// nothing is marked met or not; no Python 0.3.2 LanceDB figure was measured.
+pub const LANCE_FIGURES: &[Figure] = &[
+    Figure {
+        label: "lance store: add, batches of 500 (50k x 384-d)",
+        id: "lance_store/add_batch_of_500",
+        kind: Kind::Rate {
+            min_per_s: None,
+            unit: "rows",
+        },
+        target: "- (SQLite: >= 100,000 rows/s)",
+        python: None,
+    },
+    Figure {
+        label: "lance store: subject read",
+        id: "lance_store/subject_read",
+        kind: Kind::Latency { max_ns: None },
+        target: "- (SQLite: <= 50 us)",
+        python: None,
+    },
+    Figure {
+        label: "lance store: scope+owner latest 50",
+        id: "lance_store/scope_owner_latest_50",
+        kind: Kind::Latency { max_ns: None },
+        target: "- (SQLite: <= 50 us)",
+        python: None,
+    },
+    Figure {
+        label: "lance store: vector query limit 10, warm",
+        id: "lance_store/vector_query_limit_10_warm",
+        kind: Kind::Latency { max_ns: None },
+        target: "- (SQLite: <= 10 ms)",
+        python: None,
+    },
+    Figure {
+        label: "lance store: open a 50k-row store",
+        id: "lance_store/open_50k_home",
+        kind: Kind::Latency { max_ns: None },
+        target: "- (SQLite: <= 50 ms)",
+        python: None,
+    },
+];
+
+/// The figures of a run, in table order: with `lance`, the LanceDB store's rows
+/// follow the SQLite store's.
+pub fn figures(lance: bool) -> Vec<&'static Figure> {
+    let mut out = Vec::new();
+    for f in FIGURES {
+        out.push(f);
+        if lance && f.id == "store/json_to_blob_upgrade_50k" {
+            out.extend(LANCE_FIGURES);
+        }
+    }
+    out
+}
+
+/// The `(package, bench)` targets a run runs: every bench with targets, the
+/// LanceDB store's with `lance`, narrowed to the names in `only` when any.
+pub fn selected_benches(lance: bool, only: &[String]) -> Vec<(&'static str, &'static str)> {
+    BENCHES
+        .iter()
+        .copied()
+        .chain(lance.then_some(LANCE_BENCH))
+        .filter(|(_, bench)| only.is_empty() || only.iter().any(|o| o == bench))
+        .collect()
+}
 
 /// One benchmark's estimate as criterion wrote it.
 #[derive(Debug, Clone, PartialEq)]
@@ -491,17 +571,36 @@ fn target_dir() -> Result<PathBuf> {
         .context("cargo metadata printed no target_directory")
 }
 
-/// `cargo xtask bench [--quick]`.
+/// `cargo xtask bench [--quick] [--lance] [--only BENCH]...`.
 ///
 /// # Errors
-/// For an unknown argument, or when no bench could run at all.
+/// For an unknown argument, an `--only` naming no bench, or when a bench fails.
 pub fn run(args: &[String]) -> Result<()> {
     let mut quick = false;
-    for a in args {
+    let mut lance = false;
+    let mut only: Vec<String> = Vec::new();
+    let mut args = args.iter();
+    while let Some(a) = args.next() {
         match a.as_str() {
             "--quick" => quick = true,
-            other => bail!("bench takes only --quick, got {other:?}"),
+            "--lance" => lance = true,
+            "--only" => match args.next() {
+                Some(name) => only.push(name.clone()),
+                None => bail!("--only expects a bench name (store, journal, ...), got nothing"),
+            },
+            other => bail!("bench takes --quick, --lance and --only BENCH, got {other:?}"),
         }
+    }
+    let benches = selected_benches(lance, &only);
+    if benches.is_empty() {
+        bail!(
+            "--only {only:?} names no bench; the benches: {}",
+            selected_benches(true, &[])
+                .iter()
+                .map(|(p, b)| format!("{p}/{b}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
     }
     let target = target_dir()?;
     let criterion_args = if quick { QUICK_ARGS } else { NORMAL_ARGS };
@@ -509,7 +608,7 @@ pub fn run(args: &[String]) -> Result<()> {
     // systems: step back a little so this run's files are never mistaken for old.
     let started = SystemTime::now() - std::time::Duration::from_secs(2);
     let mut failed = Vec::new();
-    for (package, bench) in BENCHES {
+    for (package, bench) in &benches {
         eprintln!("== cargo bench -p {package} --bench {bench}");
         let status = cargo()
             .args(["bench", "-p", package, "--bench", bench, "--"])
@@ -522,14 +621,18 @@ pub fn run(args: &[String]) -> Result<()> {
         }
     }
     let estimates = read_estimates(&target.join("criterion"), Some(started))?;
-    let mut rows: Vec<[String; 6]> = FIGURES
-        .iter()
+    // With --only, the figures of benches not run are left out, not "not run".
+    let mut rows: Vec<[String; 6]> = figures(lance)
+        .into_iter()
+        .filter(|f| only.is_empty() || lookup(&estimates, f.id).is_some())
         .map(|f| row(f, lookup(&estimates, f.id)))
         .collect();
     let am = target.join("release").join("am");
     let data =
         std::env::var_os("AM_LOCOMO").map_or_else(|| PathBuf::from(LOCOMO_DEV), PathBuf::from);
-    if am.exists() && data.exists() {
+    if !only.is_empty() {
+        eprintln!("(am eval locomo skipped: --only)");
+    } else if am.exists() && data.exists() {
         eprintln!(
             "== {} --json eval locomo --data {} --k 10",
             am.display(),
@@ -558,6 +661,11 @@ pub fn run(args: &[String]) -> Result<()> {
         );
     }
     println!("\n{}", render(&rows));
+    if !lance {
+        println!(
+            "(The LanceDB store's figures: cargo xtask bench --lance; its release build is heavy.)"
+        );
+    }
     println!(
         "Medians of this run ({}); the machine's load shapes them: compare runs under the same load.",
         if quick {
@@ -739,5 +847,74 @@ mod tests {
         assert_eq!(lines.len(), 2);
         assert!(lines[0].starts_with("figure  ours (median)"));
         assert!(lines[1].starts_with("a       1 ms"));
+    }
+
+    #[test]
+    fn lance_rows_follow_the_sqlite_store_rows_only_when_asked() {
+        let ids = |lance| figures(lance).iter().map(|f| f.id).collect::<Vec<_>>();
+        assert!(!ids(false).iter().any(|id| id.starts_with("lance_")));
+        let with = ids(true);
+        assert_eq!(with.len(), FIGURES.len() + LANCE_FIGURES.len());
+        let upgrade = with
+            .iter()
+            .position(|id| *id == "store/json_to_blob_upgrade_50k")
+            .unwrap();
+        assert_eq!(with[upgrade + 1], "lance_store/add_batch_of_500");
+        // The same criterion function ids as the SQLite store bench's.
+        for f in LANCE_FIGURES {
+            let sqlite_id = f.id.replacen("lance_store/", "store/", 1);
+            assert!(FIGURES.iter().any(|s| s.id == sqlite_id), "{}", f.id);
+        }
+    }
+
+    #[test]
+    fn the_lance_bench_runs_only_with_the_flag_and_only_narrows_by_name() {
+        assert!(!selected_benches(false, &[]).contains(&LANCE_BENCH));
+        assert!(selected_benches(true, &[]).contains(&LANCE_BENCH));
+        assert_eq!(
+            selected_benches(true, &["store".to_owned()]),
+            [
+                ("am-backend-sqlite", "store"),
+                ("am-backend-lance", "store")
+            ]
+        );
+        assert_eq!(
+            selected_benches(false, &["store".to_owned()]),
+            [("am-backend-sqlite", "store")]
+        );
+        assert!(selected_benches(false, &["nope".to_owned()]).is_empty());
+    }
+
+    #[test]
+    fn a_lance_row_shows_the_sqlite_target_as_reference_and_judges_nothing() {
+        let subject = LANCE_FIGURES
+            .iter()
+            .find(|f| f.id == "lance_store/subject_read")
+            .unwrap();
+        let r = row(
+            subject,
+            Some(&Estimate {
+                median_ns: 900_000.0,
+                elements: Some(1.0),
+            }),
+        );
+        assert_eq!(r[1], "900.0 us");
+        assert_eq!(r[2], "- (SQLite: <= 50 us)");
+        assert_eq!(r[3], "");
+        assert_eq!(r[4], "");
+        assert_eq!(r[5], "");
+        let add = LANCE_FIGURES
+            .iter()
+            .find(|f| f.id == "lance_store/add_batch_of_500")
+            .unwrap();
+        let r = row(
+            add,
+            Some(&Estimate {
+                median_ns: 50_000_000.0,
+                elements: Some(500.0),
+            }),
+        );
+        assert_eq!(r[1], "10,000 rows/s");
+        assert_eq!(r[3], "");
     }
 }
