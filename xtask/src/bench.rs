@@ -1,6 +1,5 @@
-//! `cargo xtask bench [--quick] [--lance] [--only BENCH]...`: run the criterion
-//! benches that carry the
-//! issues' speed targets in release, read criterion's estimates
+//! `cargo xtask bench [--quick] [--lance] [--only BENCH]... [--profile NAME]`: run
+//! the criterion benches that carry the issues' speed targets in release, read criterion's estimates
 //! (`<target>/criterion/**/new/{benchmark,estimates}.json`) and print one table:
 //! each figure, ours, the target, the Python AbstractMemory 0.3.2 figure measured
 //! on this machine class (from the issue texts) and the ratio to it.
@@ -11,9 +10,11 @@
 //! per-question median latency. Only estimates written by this run are read, so
 //! a bench that failed shows as "not run", never as an old figure.
 //!
-//! `--lance` also runs `am-backend-lance`'s `store` bench (the SQLite store's
-//! workload under the criterion group `lance_store`) and prints its rows beside
-//! the SQLite store's. It is opt-in: a release build of lancedb costs about 77
+//! `--profile NAME` builds the benches with another cargo profile (`test` reuses a
+//! debug build's dependencies: a smoke run, its figures not comparable with the
+//! targets). `--lance` also runs `am-backend-lance`'s `store` bench (the SQLite
+//! store's workload under the criterion group `lance_store`) and prints its rows
+//! beside the SQLite store's. It is opt-in: a release build of lancedb costs about 77
 //! CPU-minutes the first time. `--only BENCH` (repeatable) runs only the bench
 //! targets of that name (`--only store --lance`: the two stores) and skips the
 //! LoCoMo eval.
@@ -571,7 +572,7 @@ fn target_dir() -> Result<PathBuf> {
         .context("cargo metadata printed no target_directory")
 }
 
-/// `cargo xtask bench [--quick] [--lance] [--only BENCH]...`.
+/// `cargo xtask bench [--quick] [--lance] [--only BENCH]... [--profile NAME]`.
 ///
 /// # Errors
 /// For an unknown argument, an `--only` naming no bench, or when a bench fails.
@@ -579,6 +580,7 @@ pub fn run(args: &[String]) -> Result<()> {
     let mut quick = false;
     let mut lance = false;
     let mut only: Vec<String> = Vec::new();
+    let mut profile: Option<String> = None;
     let mut args = args.iter();
     while let Some(a) = args.next() {
         match a.as_str() {
@@ -588,7 +590,15 @@ pub fn run(args: &[String]) -> Result<()> {
                 Some(name) => only.push(name.clone()),
                 None => bail!("--only expects a bench name (store, journal, ...), got nothing"),
             },
-            other => bail!("bench takes --quick, --lance and --only BENCH, got {other:?}"),
+            "--profile" => match args.next() {
+                Some(name) => profile = Some(name.clone()),
+                None => {
+                    bail!("--profile expects a cargo profile name (bench, test, ...), got nothing")
+                }
+            },
+            other => bail!(
+                "bench takes --quick, --lance, --only BENCH and --profile NAME, got {other:?}"
+            ),
         }
     }
     let benches = selected_benches(lance, &only);
@@ -610,8 +620,13 @@ pub fn run(args: &[String]) -> Result<()> {
     let mut failed = Vec::new();
     for (package, bench) in &benches {
         eprintln!("== cargo bench -p {package} --bench {bench}");
-        let status = cargo()
-            .args(["bench", "-p", package, "--bench", bench, "--"])
+        let mut cmd = cargo();
+        cmd.args(["bench", "-p", package, "--bench", bench]);
+        if let Some(p) = &profile {
+            cmd.args(["--profile", p]);
+        }
+        let status = cmd
+            .arg("--")
             .args(criterion_args)
             .current_dir(crate::workspace::manifest_dir())
             .status()
@@ -674,6 +689,14 @@ pub fn run(args: &[String]) -> Result<()> {
             "warm-up 1 s, measurement 3 s"
         }
     );
+    if let Some(p) = &profile
+        && p != "bench"
+        && p != "release"
+    {
+        println!(
+            "Built with the cargo profile {p:?}, not release: the figures are not comparable with the targets."
+        );
+    }
     if !failed.is_empty() {
         bail!("these benches failed: {}", failed.join(", "));
     }
