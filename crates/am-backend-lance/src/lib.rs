@@ -16,8 +16,13 @@
 //! - Object storage (`s3://`, `gs://`, `az://`) is compiled in only with the
 //!   `object-store` feature (see docs/stores.md).
 //!
-//! Not built yet: the LanceDB graph connector (staged transaction, log-first
-//! commit, `repair_projections`).
+//! - [`graph`]: the LanceDB graph connector (a staged transaction whose reads
+//!   overlay its writes, a log-first commit, `repair_projections` re-deriving a
+//!   half-projected revision from the log), registered for
+//!   `LanceDBTripleStore` by [`graph::register`]. It declares two exceptions
+//!   (`am_graph::backend::GraphCapabilities`): writers of one mind in two
+//!   processes are not serialized, and a crash mid-commit stays visible until
+//!   `MemoryGraph::repair`.
 //!
 //! Spec: stores.md "LanceDBTripleStore"; api.md "Connectors"; getting-started §4.
 //!
@@ -36,6 +41,7 @@
 //! ```
 
 pub mod filter;
+pub mod graph;
 mod runtime;
 pub mod schema;
 pub mod search;

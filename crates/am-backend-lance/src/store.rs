@@ -73,6 +73,8 @@ pub struct LanceStoreOptions {
 pub struct LanceDBTripleStore {
     rt: Runtime,
     conn: Connection,
+    /// The `uri` the store was opened with (resolved for a local directory).
+    uri: String,
     table_name: String,
     vector_column: String,
     embedder: Option<Arc<dyn TextEmbedder>>,
@@ -99,7 +101,7 @@ impl std::fmt::Debug for LanceDBTripleStore {
     }
 }
 
-fn storage(what: &str) -> impl FnOnce(lancedb::Error) -> Error + '_ {
+pub(crate) fn storage(what: &str) -> impl FnOnce(lancedb::Error) -> Error + '_ {
     move |e| Error::Storage(format!("LanceDB {what}: {e}"))
 }
 
@@ -124,7 +126,11 @@ fn checked_name(what: &str, name: Option<&str>, default: &str) -> Result<String>
 }
 
 /// Read every batch of a plain (non-vector) query.
-async fn scan(table: &Table, where_: Option<String>, columns: &[&str]) -> Result<Vec<RecordBatch>> {
+pub(crate) async fn scan(
+    table: &Table,
+    where_: Option<String>,
+    columns: &[&str],
+) -> Result<Vec<RecordBatch>> {
     let mut q = table.query().select(Select::columns(columns));
     if let Some(w) = where_ {
         q = q.only_if(w);
@@ -137,7 +143,7 @@ async fn scan(table: &Table, where_: Option<String>, columns: &[&str]) -> Result
         .map_err(storage("read"))
 }
 
-async fn open_table(conn: &Connection, name: &str) -> Result<Option<Table>> {
+pub(crate) async fn open_table(conn: &Connection, name: &str) -> Result<Option<Table>> {
     match conn.open_table(name).execute().await {
         Ok(t) => Ok(Some(t)),
         Err(lancedb::Error::TableNotFound { .. }) => Ok(None),
@@ -307,6 +313,7 @@ impl LanceDBTripleStore {
         let store = LanceDBTripleStore {
             rt,
             conn,
+            uri: resolved_uri(uri),
             table_name,
             vector_column,
             embedder,
@@ -328,6 +335,81 @@ impl LanceDBTripleStore {
             st.pin = Some(d);
         }
         Ok(store)
+    }
+
+    /// The store's location: the `uri` it was opened with, resolved to an
+    /// absolute path for a local directory (so two spellings of one directory
+    /// agree).
+    pub fn uri(&self) -> &str {
+        &self.uri
+    }
+
+    pub(crate) fn runtime(&self) -> &Runtime {
+        &self.rt
+    }
+
+    pub(crate) fn connection(&self) -> &Connection {
+        &self.conn
+    }
+
+    /// The triple table's handle, once the table exists.
+    pub(crate) fn table_handle(&self) -> Option<Table> {
+        self.lock().table.clone()
+    }
+
+    /// Every stored row with its vector, in insertion order.
+    ///
+    /// # Errors
+    /// `Storage` when LanceDB fails.
+    pub(crate) fn all_rows(&self) -> Result<Vec<StoredRow>> {
+        let (table, has_vectors) = {
+            let st = self.lock();
+            (st.table.clone(), st.vector_dim.is_some())
+        };
+        let Some(table) = table else {
+            return Ok(Vec::new());
+        };
+        let mut cols = row_columns_owned();
+        if has_vectors {
+            cols.push(self.vector_column.clone());
+        }
+        self.read_rows(&table, None, cols, None)
+    }
+
+    /// The stored rows matching the SQL `where_` (built from quoted literals),
+    /// without vectors, in insertion order.
+    ///
+    /// # Errors
+    /// `Storage` when LanceDB fails.
+    pub(crate) fn rows_where(&self, where_: String) -> Result<Vec<StoredRow>> {
+        let Some(table) = self.table_handle() else {
+            return Ok(Vec::new());
+        };
+        self.read_rows(&table, Some(where_), row_columns_owned(), None)
+    }
+
+    /// Set one text column of the row `assertion_id` to `value` in place (the
+    /// graph connector's window and adoption changes); returns how many rows
+    /// changed.
+    ///
+    /// # Errors
+    /// `Storage` when LanceDB fails.
+    pub(crate) fn set_column(&self, assertion_id: &str, column: &str, value: &str) -> Result<u64> {
+        let Some(table) = self.table_handle() else {
+            return Ok(0);
+        };
+        let filter = format!("assertion_id = {}", quote_literal(assertion_id));
+        let (column, value) = (column.to_owned(), quote_literal(value));
+        self.rt.run(async move {
+            let out = table
+                .update()
+                .only_if(filter)
+                .column(column, value)
+                .execute()
+                .await
+                .map_err(storage("update"))?;
+            Ok(out.rows_updated)
+        })
     }
 
     /// The table's name.
@@ -517,53 +599,40 @@ impl LanceDBTripleStore {
     }
 }
 
-/// Stamp `_retrieval = {score, metric: "cosine", distance: 1 - score}`.
-fn with_retrieval(mut a: TripleAssertion, score: f64) -> TripleAssertion {
-    let retrieval = a
-        .attributes
-        .entry("_retrieval")
-        .or_insert_with(|| json!({}));
-    if !retrieval.is_object() {
-        *retrieval = json!({});
-    }
-    if let Value::Object(m) = retrieval {
-        m.insert("score".into(), json!(score));
-        m.insert("distance".into(), json!(1.0 - score));
-        m.entry("metric").or_insert_with(|| json!(METRIC_COSINE));
-    }
-    a
+/// Rows canonicalized and embedded before any write ([`LanceDBTripleStore::prepare`]).
+#[derive(Debug, Clone)]
+pub(crate) struct Prepared {
+    /// The canonical assertions, each with its id, in the order given.
+    pub(crate) rows: Vec<TripleAssertion>,
+    /// `canonical_text` of each row.
+    pub(crate) texts: Vec<String>,
+    /// Each row's vector (`None`: an edge, a zero vector, or no embedder).
+    pub(crate) vectors: Vec<Option<Vec<f32>>>,
+    /// The dimension of the batch's vectors, when it has any.
+    pub(crate) dimension: Option<usize>,
+    /// The `#FALLBACK` warning of zero vectors kept vectorless.
+    pub(crate) zero_warning: Option<String>,
 }
 
-/// The ranked rows themselves, in rank order.
-fn take(rows: Vec<StoredRow>, ranked: Vec<(usize, f64)>) -> Vec<(StoredRow, f64)> {
-    let mut slots: Vec<Option<StoredRow>> = rows.into_iter().map(Some).collect();
-    ranked
-        .into_iter()
-        .filter_map(|(i, score)| slots.get_mut(i).and_then(Option::take).map(|r| (r, score)))
-        .collect()
-}
-
-fn row_columns_owned() -> Vec<String> {
-    schema::row_columns()
-        .into_iter()
-        .map(str::to_owned)
-        .collect()
-}
-
-impl TripleStore for LanceDBTripleStore {
-    fn capabilities(&self) -> Capabilities {
-        Capabilities {
-            close_assertion: false,
-            narrow_assertion: false,
-            change_feed: true,
-            vector_search: true,
-            digest_rewrite: false,
-            persistent: true,
-            cross_process_writers: false,
-        }
+impl Prepared {
+    /// The rows' ids, in order.
+    pub(crate) fn ids(&self) -> Vec<String> {
+        self.rows
+            .iter()
+            .filter_map(|a| a.assertion_id.clone())
+            .collect()
     }
+}
 
-    fn add(&self, assertions: &[TripleAssertion]) -> Result<Vec<String>> {
+impl LanceDBTripleStore {
+    /// Canonicalize (stamping a fresh id where none is given) and embed
+    /// `assertions`, writing nothing: the first half of `add`, also what the
+    /// graph connector stages (`crate::graph`).
+    ///
+    /// # Errors
+    /// `InvalidInput` for a malformed assertion; `Embedder` when embedding fails
+    /// or returns a wrong count or an invalid vector.
+    pub(crate) fn prepare(&self, assertions: &[TripleAssertion]) -> Result<Prepared> {
         let mut pending = assertions
             .iter()
             .map(TripleAssertion::canonicalized)
@@ -573,10 +642,6 @@ impl TripleStore for LanceDBTripleStore {
                 a.assertion_id = Some(uuid_v4());
             }
         }
-        let ids: Vec<String> = pending
-            .iter()
-            .filter_map(|a| a.assertion_id.clone())
-            .collect();
         let texts: Vec<String> = pending.iter().map(canonical_text).collect();
         let mut vectors: Vec<Option<Vec<f32>>> = vec![None; pending.len()];
         let mut dim = None;
@@ -613,8 +678,19 @@ impl TripleStore for LanceDBTripleStore {
                 }
             }
         }
-        let mut st = self.lock();
-        // The pin (and the vector column) decide before anything is written.
+        Ok(Prepared {
+            rows: pending,
+            texts,
+            vectors,
+            dimension: dim,
+            zero_warning,
+        })
+    }
+
+    /// The pin a write of `dim`-dimensional vectors leaves behind when it must
+    /// write one (`None`: none to write), after checking the dimension against
+    /// the stored pin and the table's vector column.
+    fn pin_after(&self, st: &State, dim: Option<usize>) -> Result<Option<EmbeddingPin>> {
         let mut new_pin: Option<EmbeddingPin> = None;
         if let Some(d) = dim {
             match &st.pin {
@@ -645,6 +721,39 @@ impl TripleStore for LanceDBTripleStore {
                 )));
             }
         }
+        Ok(new_pin)
+    }
+
+    /// Check that `prepared` could be written (its dimension against the pin and
+    /// the vector column), writing nothing.
+    ///
+    /// # Errors
+    /// `DimensionMismatch`, as [`LanceDBTripleStore::insert_prepared`] would.
+    pub(crate) fn check_prepared(&self, prepared: &Prepared) -> Result<()> {
+        let st = self.lock();
+        self.pin_after(&st, prepared.dimension).map(|_| ())
+    }
+
+    /// Write prepared rows (ids already stored, or repeated, are skipped), the
+    /// vector column a table lacks, and the pin a first embedded write creates:
+    /// the second half of `add`.
+    ///
+    /// # Errors
+    /// `DimensionMismatch` against the pin or the vector column (nothing
+    /// written); `Storage` when LanceDB fails.
+    pub(crate) fn insert_prepared(&self, prepared: &Prepared) -> Result<()> {
+        let Prepared {
+            rows: pending,
+            texts,
+            vectors,
+            dimension: dim,
+            zero_warning,
+        } = prepared;
+        let dim = *dim;
+        let ids = prepared.ids();
+        let mut st = self.lock();
+        // The pin (and the vector column) decide before anything is written.
+        let new_pin = self.pin_after(&st, dim)?;
         // Store-level id idempotency: an id already stored (or repeated in the
         // batch) is skipped, its id still returned.
         let existing = match &st.table {
@@ -727,8 +836,61 @@ impl TripleStore for LanceDBTripleStore {
             }
             st.pin = Some(p);
         }
-        st.warnings.extend(zero_warning);
-        Ok(ids)
+        st.warnings.extend(zero_warning.iter().cloned());
+        Ok(())
+    }
+}
+
+/// Stamp `_retrieval = {score, metric: "cosine", distance: 1 - score}`.
+fn with_retrieval(mut a: TripleAssertion, score: f64) -> TripleAssertion {
+    let retrieval = a
+        .attributes
+        .entry("_retrieval")
+        .or_insert_with(|| json!({}));
+    if !retrieval.is_object() {
+        *retrieval = json!({});
+    }
+    if let Value::Object(m) = retrieval {
+        m.insert("score".into(), json!(score));
+        m.insert("distance".into(), json!(1.0 - score));
+        m.entry("metric").or_insert_with(|| json!(METRIC_COSINE));
+    }
+    a
+}
+
+/// The ranked rows themselves, in rank order.
+fn take(rows: Vec<StoredRow>, ranked: Vec<(usize, f64)>) -> Vec<(StoredRow, f64)> {
+    let mut slots: Vec<Option<StoredRow>> = rows.into_iter().map(Some).collect();
+    ranked
+        .into_iter()
+        .filter_map(|(i, score)| slots.get_mut(i).and_then(Option::take).map(|r| (r, score)))
+        .collect()
+}
+
+fn row_columns_owned() -> Vec<String> {
+    schema::row_columns()
+        .into_iter()
+        .map(str::to_owned)
+        .collect()
+}
+
+impl TripleStore for LanceDBTripleStore {
+    fn capabilities(&self) -> Capabilities {
+        Capabilities {
+            close_assertion: false,
+            narrow_assertion: false,
+            change_feed: true,
+            vector_search: true,
+            digest_rewrite: false,
+            persistent: true,
+            cross_process_writers: false,
+        }
+    }
+
+    fn add(&self, assertions: &[TripleAssertion]) -> Result<Vec<String>> {
+        let prepared = self.prepare(assertions)?;
+        self.insert_prepared(&prepared)?;
+        Ok(prepared.ids())
     }
 
     fn query(&self, q: &TripleQuery) -> Result<Vec<TripleAssertion>> {
@@ -862,6 +1024,17 @@ impl TripleStore for LanceDBTripleStore {
     fn take_warnings(&self) -> Vec<String> {
         std::mem::take(&mut self.lock().warnings)
     }
+}
+
+/// A local directory's absolute path (as the graph's per-mind registry keys it);
+/// any other URI as given.
+fn resolved_uri(uri: &str) -> String {
+    if uri.contains("://") {
+        return uri.to_owned();
+    }
+    std::fs::canonicalize(uri)
+        .or_else(|_| std::path::absolute(uri))
+        .map_or_else(|_| uri.to_owned(), |p| p.to_string_lossy().into_owned())
 }
 
 fn uuid_v4() -> String {

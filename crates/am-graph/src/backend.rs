@@ -180,6 +180,30 @@ impl std::fmt::Debug for PreparedRows {
     }
 }
 
+/// What a connector promises beyond the contract every connector keeps: the
+/// documented exceptions a connector declares (api.md "Connectors": "What the
+/// LanceDB connector cannot promise").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct GraphCapabilities {
+    /// Writers of one mind in two processes are serialized (`false`: only the
+    /// writers of one process are).
+    pub cross_process_writers: bool,
+    /// A crash in the middle of a commit leaves nothing of the revision visible
+    /// (`false`: the rows of a half-written revision stay visible until
+    /// `MemoryGraph::repair`, which finishes it from the log).
+    pub atomic_commit: bool,
+}
+
+impl Default for GraphCapabilities {
+    /// Everything promised (the SQLite and in-memory connectors).
+    fn default() -> Self {
+        GraphCapabilities {
+            cross_process_writers: true,
+            atomic_commit: true,
+        }
+    }
+}
+
 /// A mind's database, behind [`MemoryGraph`](crate::graph::MemoryGraph).
 ///
 /// # Contract
@@ -195,6 +219,12 @@ impl std::fmt::Debug for PreparedRows {
 pub trait GraphBackend: Send + Sync {
     /// The connector's name (`"sqlite"`, `"memory"`).
     fn name(&self) -> &'static str;
+
+    /// What the connector promises beyond the shared contract (default: all of
+    /// it; the LanceDB connector declares its two exceptions).
+    fn capabilities(&self) -> GraphCapabilities {
+        GraphCapabilities::default()
+    }
 
     /// Canonicalize and embed `assertions` (each carries its id) outside any
     /// transaction.
