@@ -1,0 +1,194 @@
+//! Criterion benches of `LanceDBTripleStore` at 50,000 rows of 384-d vectors,
+//! the same workload as `am-backend-sqlite`'s `store` bench so `cargo xtask bench
+//! --lance` prints the two side by side: a subject read, a scope+owner "latest
+//! 50" read, a warm vector query (limit 10), opening a 50k-row store, and `add`
+//! in batches of 500 (vectors precomputed, so embedding time is excluded; run
+//! after the reads, since every batch grows the table).
+//!
+//! The criterion ids are the SQLite bench's under the group `lance_store`
+//! (`lance_store/subject_read`, ...). No JSON->BLOB upgrade: LanceDB stores
+//! vectors as Arrow fixed-size lists from the start.
+//!
+//! Run: `cargo bench -p am-backend-lance --bench store` (add `-- --quick` for a
+//! short run). A release build of lancedb costs about 77 CPU-minutes the first
+//! time. Issue 9 sets no targets of its own: the SQLite targets (issue 3) are the
+//! reference (add >= 100,000 rows/s; reads <= 50 us; vector query <= 10 ms warm;
+//! open <= 50 ms).
+
+#![allow(missing_docs, reason = "criterion_group! generates undocumented items")]
+
+use am_backend_lance::{LanceDBTripleStore, LanceStoreOptions};
+use am_triples::{TextEmbedder, TripleAssertion, TripleQuery, TripleStore};
+use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
+use std::collections::HashMap;
+use std::sync::Arc;
+
+const ROWS: usize = 50_000;
+const DIM: usize = 384;
+const BATCH: usize = 500;
+
+/// An embedder that returns precomputed vectors (looked up by text), so the
+/// benches time the store, not the model.
+struct Precomputed {
+    by_text: HashMap<String, Vec<f32>>,
+}
+
+impl TextEmbedder for Precomputed {
+    fn embed_texts(&self, texts: &[String]) -> am_triples::Result<Vec<Vec<f32>>> {
+        texts
+            .iter()
+            .map(|t| {
+                self.by_text.get(t).cloned().ok_or_else(|| {
+                    am_triples::Error::Embedder(format!("no precomputed vector for {t:?}"))
+                })
+            })
+            .collect()
+    }
+    fn model_id(&self) -> Option<String> {
+        Some("bench-384".into())
+    }
+    fn dimension(&self) -> Option<usize> {
+        Some(DIM)
+    }
+}
+
+/// A deterministic pseudo-random unit vector (xorshift; the SQLite bench's).
+fn vector(seed: u64) -> Vec<f32> {
+    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    let mut v: Vec<f32> = (0..DIM)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            #[allow(clippy::cast_precision_loss, reason = "bench data")]
+            let f = (x >> 40) as f32 / (1u64 << 24) as f32;
+            f - 0.5
+        })
+        .collect();
+    let n = v.iter().map(|a| a * a).sum::<f32>().sqrt();
+    v.iter_mut().for_each(|a| *a /= n);
+    v
+}
+
+/// Row `i` of the workload (the SQLite bench's rows).
+fn row(i: usize) -> TripleAssertion {
+    TripleAssertion::new(
+        &format!("entity{}", i % 5000),
+        "mentions",
+        &format!("topic {i}"),
+    )
+    .with_scope(if i.is_multiple_of(2) {
+        "session"
+    } else {
+        "diary"
+    })
+    .with_owner(&format!("owner{}", i % 20))
+    .with_observed_at(&format!("2026-05-01T00:00:00.{:06}+00:00", i % 1_000_000))
+    .with_id(&format!("bench-{i:07}"))
+}
+
+fn embedder_for(range: std::ops::Range<usize>) -> Arc<Precomputed> {
+    let by_text = range
+        .map(|i| {
+            let a = row(i).canonicalized().expect("canonical");
+            (am_triples::canonical_text(&a), vector(i as u64))
+        })
+        .collect();
+    Arc::new(Precomputed { by_text })
+}
+
+fn open(uri: &str, embedder: Option<Arc<Precomputed>>) -> LanceDBTripleStore {
+    LanceDBTripleStore::open(
+        uri,
+        embedder.map(|e| e as Arc<dyn TextEmbedder>),
+        LanceStoreOptions::default(),
+    )
+    .expect("open")
+}
+
+/// Fill a fresh store with `ROWS` rows in batches of `BATCH`; the rate (rows/s).
+fn build_store(uri: &str, embedder: Arc<Precomputed>) -> f64 {
+    let store = open(uri, Some(embedder));
+    let start = std::time::Instant::now();
+    for b in 0..ROWS / BATCH {
+        let rows: Vec<TripleAssertion> = (b * BATCH..(b + 1) * BATCH).map(row).collect();
+        store.add(&rows).expect("add");
+    }
+    #[allow(clippy::cast_precision_loss, reason = "bench figure")]
+    let rate = ROWS as f64 / start.elapsed().as_secs_f64();
+    store.close().expect("close");
+    rate
+}
+
+fn benches(c: &mut Criterion) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let uri = dir.path().join("kg").to_string_lossy().into_owned();
+    let embedder = embedder_for(0..ROWS + 200 * BATCH);
+    let rate = build_store(&uri, embedder.clone());
+    println!("lance_store/add_50k_in_batches_of_500: {rate:.0} rows/s (one pass)");
+
+    let store = open(&uri, Some(embedder.clone()));
+    let mut g = c.benchmark_group("lance_store");
+    g.sample_size(20);
+
+    g.throughput(Throughput::Elements(1));
+
+    let subject = TripleQuery {
+        subject: Some("entity1234".into()),
+        ..TripleQuery::default()
+    };
+    assert_eq!(store.query(&subject).expect("query").len(), 10);
+    g.bench_function("subject_read", |b| {
+        b.iter(|| store.query(&subject).expect("query"))
+    });
+
+    let latest = TripleQuery {
+        scope: Some("session".into()),
+        owner_id: Some("owner4".into()),
+        limit: 50,
+        ..TripleQuery::default()
+    };
+    assert_eq!(store.query(&latest).expect("query").len(), 50);
+    g.bench_function("scope_owner_latest_50", |b| {
+        b.iter(|| store.query(&latest).expect("query"))
+    });
+
+    let vq = TripleQuery {
+        query_vector: Some(vector(424_242)),
+        limit: 10,
+        ..TripleQuery::default()
+    };
+    assert_eq!(store.query(&vq).expect("warm").len(), 10);
+    g.bench_function("vector_query_limit_10_warm", |b| {
+        b.iter(|| store.query(&vq).expect("query"))
+    });
+
+    g.sample_size(10);
+    g.bench_function("open_50k_home", |b| {
+        b.iter(|| open(&uri, None));
+    });
+    // Last of the benches on this store: every batch grows it, and the reads
+    // above are timed at 50,000 rows as the SQLite bench's are.
+    g.sample_size(20);
+    let mut next = ROWS;
+    g.throughput(Throughput::Elements(BATCH as u64));
+    g.bench_function("add_batch_of_500", |b| {
+        b.iter_batched(
+            || {
+                let rows: Vec<TripleAssertion> = (next..next + BATCH).map(row).collect();
+                next += BATCH;
+                if next >= ROWS + 200 * BATCH {
+                    next = ROWS; // already-stored ids: skipped, still one batch
+                }
+                rows
+            },
+            |rows| store.add(&rows).expect("add"),
+            BatchSize::PerIteration,
+        );
+    });
+    g.finish();
+    store.close().expect("close");
+}
+
+criterion_group!(store_benches, benches);
+criterion_main!(store_benches);
