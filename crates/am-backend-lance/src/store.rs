@@ -8,8 +8,8 @@ use crate::runtime::Runtime;
 use crate::schema::{self, NewRow, SEQ, StoredRow};
 use crate::search;
 use am_triples::pin::{self as tpin, EmbeddingPin};
-use am_triples::store::FeedPage;
-use am_triples::text::{canonical_text, is_record_edge};
+use am_triples::store::{FeedPage, resolve_query_vector};
+use am_triples::text::canonical_text;
 use am_triples::vector::{self, METRIC_COSINE};
 use am_triples::{
     Capabilities, Error, Order, Result, TextEmbedder, TripleAssertion, TripleQuery, TripleStore,
@@ -238,27 +238,7 @@ impl LanceDBTripleStore {
                 "vector_column must not name a row column, got {vector_column:?}"
             )));
         }
-        let declared = match &options.embedding_pin {
-            None => None,
-            Some(p) => Some(
-                tpin::build_pin(
-                    p.model_id.as_deref(),
-                    p.dimension,
-                    if p.source.trim().is_empty() {
-                        tpin::PIN_SOURCE_CREATION
-                    } else {
-                        &p.source
-                    },
-                    p.claimed_by.as_deref(),
-                )
-                .map(|mut built| {
-                    if !p.pinned_at.trim().is_empty() {
-                        built.pinned_at.clone_from(&p.pinned_at);
-                    }
-                    built
-                })?,
-            ),
-        };
+        let declared = tpin::declared_pin(options.embedding_pin.as_ref())?;
         let rt = Runtime::start()?;
         let uri_owned = uri.to_owned();
         let storage_options = options.storage_options.clone();
@@ -295,21 +275,7 @@ impl LanceDBTripleStore {
             .as_deref()
             .map(EmbeddingPin::from_json)
             .transpose()?;
-        if let (Some(s), Some(d)) = (&stored, &declared) {
-            let model_clash = matches!((&s.model_id, &d.model_id), (Some(a), Some(b)) if a != b);
-            let dim_clash = matches!((s.dimension, d.dimension), (Some(a), Some(b)) if a != b);
-            if model_clash || dim_clash {
-                return Err(Error::Refused(format!(
-                    "embedding-space mismatch: the store is pinned to {} but the declared pin says {} — \
-                     no silent mixing of embedding spaces (reembed is the sanctioned migration)",
-                    EmbeddingPin::note(Some(s)),
-                    EmbeddingPin::note(Some(d))
-                )));
-            }
-        }
-        if let (Some(p), Some(e)) = (stored.as_ref().or(declared.as_ref()), &embedder) {
-            p.check_embedder(e.as_ref())?;
-        }
+        tpin::check_at_open(stored.as_ref(), declared.as_ref(), embedder.as_deref())?;
         let store = LanceDBTripleStore {
             rt,
             conn,
@@ -462,39 +428,6 @@ impl LanceDBTripleStore {
         Ok(())
     }
 
-    /// Embed the query text (or take the query vector).
-    fn query_vector(
-        &self,
-        q: &TripleQuery,
-        pin: Option<&EmbeddingPin>,
-    ) -> Result<Option<Vec<f32>>> {
-        if let Some(v) = &q.query_vector {
-            return Ok(Some(v.clone()));
-        }
-        let Some(text) = &q.query_text else {
-            return Ok(None);
-        };
-        let Some(embedder) = &self.embedder else {
-            return Err(Error::invalid(
-                "query_text requires a configured embedder (construct the store with an embedder, \
-                 or pass query_vector / structured filters); there is no keyword fallback",
-            ));
-        };
-        let mut out = embedder
-            .embed_texts(std::slice::from_ref(text))
-            .map_err(|e| e.with_suffix(&EmbeddingPin::failure_suffix(pin)))?;
-        if out.len() != 1 {
-            return Err(Error::Embedder(format!(
-                "expected 1 query vector, got {}",
-                out.len()
-            )));
-        }
-        let v = out.remove(0);
-        vector::validate_vector(&v)
-            .map_err(|e| Error::Embedder(format!("query embedding: {e}")))?;
-        Ok(Some(v))
-    }
-
     /// Rows matching `where_` with `columns`, decoded, re-checked with the row
     /// predicate when `q` is given, in insertion order.
     fn read_rows(
@@ -643,41 +576,15 @@ impl LanceDBTripleStore {
             }
         }
         let texts: Vec<String> = pending.iter().map(canonical_text).collect();
-        let mut vectors: Vec<Option<Vec<f32>>> = vec![None; pending.len()];
-        let mut dim = None;
-        let mut zero_warning = None;
-        if let Some(embedder) = &self.embedder {
-            let embeddable: Vec<usize> = (0..pending.len())
-                .filter(|&i| !is_record_edge(&pending[i]))
-                .collect();
-            if !embeddable.is_empty() {
-                let batch: Vec<String> = embeddable.iter().map(|&i| texts[i].clone()).collect();
-                let pin_now = self.lock().pin.clone();
-                let out = embedder
-                    .embed_texts(&batch)
-                    .map_err(|e| e.with_suffix(&EmbeddingPin::failure_suffix(pin_now.as_ref())))?;
-                if out.len() != batch.len() {
-                    return Err(Error::Embedder(format!(
-                        "embedder returned {} vectors for {} texts (zero rows written)",
-                        out.len(),
-                        batch.len()
-                    )));
-                }
-                // A zero vector keeps its row without a vector (one #FALLBACK
-                // warning per batch), as on every store.
-                let checked = am_triples::store::embedded_batch(out)?;
-                dim = checked.dimension;
-                if checked.zero_rows > 0 {
-                    zero_warning = Some(am_triples::store::zero_vector_warning(
-                        checked.zero_rows,
-                        batch.len(),
-                    ));
-                }
-                for (i, v) in embeddable.into_iter().zip(checked.vectors) {
-                    vectors[i] = v;
-                }
-            }
-        }
+        // A zero vector keeps its row without a vector (one #FALLBACK warning
+        // per batch), as on every store.
+        let embedded =
+            am_triples::store::embed_rows(self.embedder.as_deref(), &pending, &texts, || {
+                Ok(self.lock().pin.clone())
+            })?;
+        let vectors = embedded.vectors;
+        let dim = embedded.dimension;
+        let zero_warning = embedded.warning;
         Ok(Prepared {
             rows: pending,
             texts,
@@ -896,7 +803,7 @@ impl TripleStore for LanceDBTripleStore {
     fn query(&self, q: &TripleQuery) -> Result<Vec<TripleAssertion>> {
         let q = q.canonicalized()?;
         let pin = self.lock().pin.clone();
-        let qv = self.query_vector(&q, pin.as_ref())?;
+        let qv = resolve_query_vector(&q, self.embedder.as_deref(), pin.as_ref())?;
         if let (Some(v), Some(p)) = (&qv, &pin) {
             p.check_query_dimension(v.len())?;
         }

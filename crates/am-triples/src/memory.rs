@@ -9,7 +9,7 @@ use crate::error::{Error, Result};
 use crate::pin::{self, EmbeddingPin};
 use crate::query::{Order, TripleQuery};
 use crate::store::{self, Capabilities, FeedPage, TripleStore};
-use crate::text::{canonical_text, is_record_edge};
+use crate::text::canonical_text;
 use crate::vector::{self, METRIC_COSINE};
 use serde_json::{Value, json};
 use std::collections::HashMap;
@@ -117,38 +117,6 @@ impl InMemoryTripleStore {
         st.rows[pos].assertion.provenance = provenance;
         true
     }
-
-    fn query_vector(
-        &self,
-        q: &TripleQuery,
-        pin: Option<&EmbeddingPin>,
-    ) -> Result<Option<Vec<f32>>> {
-        if let Some(v) = &q.query_vector {
-            return Ok(Some(v.clone()));
-        }
-        let Some(text) = &q.query_text else {
-            return Ok(None);
-        };
-        let Some(embedder) = &self.embedder else {
-            return Err(Error::invalid(
-                "query_text requires a configured embedder (construct the store with an embedder, \
-                 or pass query_vector / structured filters); there is no keyword fallback",
-            ));
-        };
-        let mut out = embedder
-            .embed_texts(std::slice::from_ref(text))
-            .map_err(|e| e.with_suffix(&EmbeddingPin::failure_suffix(pin)))?;
-        if out.len() != 1 {
-            return Err(Error::Embedder(format!(
-                "expected 1 query vector, got {}",
-                out.len()
-            )));
-        }
-        let v = out.remove(0);
-        vector::validate_vector(&v)
-            .map_err(|e| Error::Embedder(format!("query embedding: {e}")))?;
-        Ok(Some(v))
-    }
 }
 
 impl TripleStore for InMemoryTripleStore {
@@ -174,44 +142,22 @@ impl TripleStore for InMemoryTripleStore {
                 a.assertion_id = Some(uuid::Uuid::new_v4().to_string());
             }
         }
-        let mut vectors: HashMap<usize, Vec<f32>> = HashMap::new();
-        let mut dim = None;
-        let mut zero_warning = None;
-        if let Some(embedder) = &self.embedder {
-            let embeddable: Vec<(usize, String)> = pending
-                .iter()
-                .enumerate()
-                .filter(|(_, a)| !is_record_edge(a))
-                .map(|(i, a)| (i, canonical_text(a)))
-                .collect();
-            if !embeddable.is_empty() {
-                let texts: Vec<String> = embeddable.iter().map(|(_, t)| t.clone()).collect();
-                let pin_now = self.lock().pin.clone();
-                let out = embedder
-                    .embed_texts(&texts)
-                    .map_err(|e| e.with_suffix(&EmbeddingPin::failure_suffix(pin_now.as_ref())))?;
-                if out.len() != texts.len() {
-                    return Err(Error::Embedder(format!(
-                        "embedder returned {} vectors for {} texts (zero rows written)",
-                        out.len(),
-                        texts.len()
-                    )));
-                }
-                let checked = crate::store::embedded_batch(out)?;
-                dim = checked.dimension;
-                if checked.zero_rows > 0 {
-                    zero_warning = Some(crate::store::zero_vector_warning(
-                        checked.zero_rows,
-                        texts.len(),
-                    ));
-                }
-                vectors = embeddable
-                    .into_iter()
-                    .zip(checked.vectors)
-                    .filter_map(|((i, _), v)| v.map(|v| (i, v)))
-                    .collect();
-            }
-        }
+        // Only embedded rows need their canonical text.
+        let texts: Vec<String> = match &self.embedder {
+            Some(_) => pending.iter().map(canonical_text).collect(),
+            None => Vec::new(),
+        };
+        let embedded = store::embed_rows(self.embedder.as_deref(), &pending, &texts, || {
+            Ok(self.lock().pin.clone())
+        })?;
+        let dim = embedded.dimension;
+        let zero_warning = embedded.warning;
+        let mut vectors: HashMap<usize, Vec<f32>> = embedded
+            .vectors
+            .into_iter()
+            .enumerate()
+            .filter_map(|(i, v)| v.map(|v| (i, v)))
+            .collect();
         let ids = pending
             .iter()
             .filter_map(|a| a.assertion_id.clone())
@@ -264,7 +210,7 @@ impl TripleStore for InMemoryTripleStore {
     fn query(&self, q: &TripleQuery) -> Result<Vec<TripleAssertion>> {
         let q = q.canonicalized()?;
         let pin = self.lock().pin.clone();
-        let qv = self.query_vector(&q, pin.as_ref())?;
+        let qv = store::resolve_query_vector(&q, self.embedder.as_deref(), pin.as_ref())?;
         let st = self.lock();
         // An id or subject lookup reads its rows through an index (in insertion
         // order) instead of scanning every row.

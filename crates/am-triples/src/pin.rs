@@ -74,6 +74,63 @@ pub fn build_pin(
     })
 }
 
+/// The refusals of opening a store: a declared pin that contradicts the stored
+/// one (model or dimension), and an embedder whose known identity contradicts
+/// the pin in force (the stored one, else the declared one).
+/// Spec: stores.md "Embedding-space pin".
+///
+/// # Errors
+/// [`Error::Refused`] naming both pins, or the embedder and the pin.
+pub fn check_at_open(
+    stored: Option<&EmbeddingPin>,
+    declared: Option<&EmbeddingPin>,
+    embedder: Option<&dyn TextEmbedder>,
+) -> Result<()> {
+    if let (Some(s), Some(d)) = (stored, declared) {
+        let model_clash = matches!((&s.model_id, &d.model_id), (Some(a), Some(b)) if a != b);
+        let dim_clash = matches!((s.dimension, d.dimension), (Some(a), Some(b)) if a != b);
+        if model_clash || dim_clash {
+            return Err(Error::Refused(format!(
+                "embedding-space mismatch: the store is pinned to {} but the declared pin says {} — \
+                 no silent mixing of embedding spaces (reembed is the sanctioned migration)",
+                EmbeddingPin::note(Some(s)),
+                EmbeddingPin::note(Some(d))
+            )));
+        }
+    }
+    if let (Some(p), Some(e)) = (stored.or(declared), embedder) {
+        p.check_embedder(e)?;
+    }
+    Ok(())
+}
+
+/// The pin a caller declares when it creates a store, validated and normalized
+/// by [`build_pin`] (a blank `source` becomes [`PIN_SOURCE_CREATION`]), keeping
+/// the caller's `pinned_at` (the moment the operator chose the space) when given.
+///
+/// # Errors
+/// [`Error::InvalidInput`] as [`build_pin`].
+pub fn declared_pin(declared: Option<&EmbeddingPin>) -> Result<Option<EmbeddingPin>> {
+    let Some(p) = declared else {
+        return Ok(None);
+    };
+    let source = if p.source.trim().is_empty() {
+        PIN_SOURCE_CREATION
+    } else {
+        &p.source
+    };
+    let mut built = build_pin(
+        p.model_id.as_deref(),
+        p.dimension,
+        source,
+        p.claimed_by.as_deref(),
+    )?;
+    if !p.pinned_at.trim().is_empty() {
+        built.pinned_at.clone_from(&p.pinned_at);
+    }
+    Ok(Some(built))
+}
+
 impl EmbeddingPin {
     /// The pin as compact JSON (`{"model_id":..,"dimension":..,...}`), as stored.
     pub fn to_json(&self) -> String {

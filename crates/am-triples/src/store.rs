@@ -5,6 +5,7 @@
 //! behavior".
 
 use crate::assertion::{TripleAssertion, py_strip};
+use crate::embed::TextEmbedder;
 use crate::error::{Error, Result};
 use crate::pin::EmbeddingPin;
 use crate::query::TripleQuery;
@@ -351,4 +352,113 @@ pub fn zero_vector_warning(zero_rows: usize, embedded: usize) -> String {
          write batch (no known token, e.g. emoji-only text); those rows are stored WITHOUT a vector: \
          exact, keyword and structured reads find them, vector queries do not"
     )
+}
+
+/// The vectors of one write batch: one entry per row (`None` for a record edge,
+/// which is never embedded, and for a text the embedder gave the zero vector),
+/// the batch's dimension, and its zero-vector `#FALLBACK` warning.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BatchEmbedding {
+    /// One per row, in row order.
+    pub vectors: Vec<Option<Vec<f32>>>,
+    /// The dimension of the kept vectors, when any.
+    pub dimension: Option<usize>,
+    /// [`zero_vector_warning`] when some text embedded to the zero vector.
+    pub warning: Option<String>,
+}
+
+/// Embed one write batch as every store does: the canonical `texts` of the
+/// `rows` that are not record edges, in one `embed_texts` call, checked by
+/// [`embedded_batch`]. Without an embedder (or with only edges) every entry is
+/// `None`. `pin` is read only when the embedder fails, so that the error names
+/// the store's pin. Spec: stores.md "Shared behavior".
+///
+/// # Errors
+/// `Embedder` when the embedder fails (the message ends with the pin,
+/// [`EmbeddingPin::failure_suffix`]) or returns a vector count other than the
+/// text count; [`embedded_batch`]'s errors; `pin`'s error. The caller writes
+/// nothing on an error.
+pub fn embed_rows(
+    embedder: Option<&dyn TextEmbedder>,
+    rows: &[TripleAssertion],
+    texts: &[String],
+    pin: impl FnOnce() -> Result<Option<EmbeddingPin>>,
+) -> Result<BatchEmbedding> {
+    let mut batch = BatchEmbedding {
+        vectors: vec![None; rows.len()],
+        dimension: None,
+        warning: None,
+    };
+    let Some(embedder) = embedder else {
+        return Ok(batch);
+    };
+    let embeddable: Vec<usize> = (0..rows.len())
+        .filter(|&i| !crate::text::is_record_edge(&rows[i]))
+        .collect();
+    if embeddable.is_empty() {
+        return Ok(batch);
+    }
+    let asked: Vec<String> = embeddable.iter().map(|&i| texts[i].clone()).collect();
+    let out = match embedder.embed_texts(&asked) {
+        Ok(out) => out,
+        Err(e) => return Err(e.with_suffix(&EmbeddingPin::failure_suffix(pin()?.as_ref()))),
+    };
+    if out.len() != asked.len() {
+        return Err(Error::Embedder(format!(
+            "embedder returned {} vectors for {} texts (zero rows written)",
+            out.len(),
+            asked.len()
+        )));
+    }
+    let checked = embedded_batch(out)?;
+    batch.dimension = checked.dimension;
+    if checked.zero_rows > 0 {
+        batch.warning = Some(zero_vector_warning(checked.zero_rows, asked.len()));
+    }
+    for (i, v) in embeddable.into_iter().zip(checked.vectors) {
+        batch.vectors[i] = v;
+    }
+    Ok(batch)
+}
+
+/// The query vector of `q`: its `query_vector` as given, or its `query_text`
+/// embedded by `embedder`; `None` for a query with neither (structured only).
+/// Every store resolves a semantic query through this one function, so the
+/// refusals cannot drift between stores. Spec: stores.md "Shared behavior".
+///
+/// # Errors
+/// `InvalidInput` when `query_text` is given and the store has no embedder
+/// (there is no keyword fallback); `Embedder` when the embedder fails (the
+/// message ends with the store's `pin`, [`EmbeddingPin::failure_suffix`]),
+/// returns other than one vector, or returns an empty, zero or non-finite one.
+pub fn resolve_query_vector(
+    q: &TripleQuery,
+    embedder: Option<&dyn TextEmbedder>,
+    pin: Option<&EmbeddingPin>,
+) -> Result<Option<Vec<f32>>> {
+    if let Some(v) = &q.query_vector {
+        return Ok(Some(v.clone()));
+    }
+    let Some(text) = &q.query_text else {
+        return Ok(None);
+    };
+    let Some(embedder) = embedder else {
+        return Err(Error::invalid(
+            "query_text requires a configured embedder (construct the store with an embedder, \
+             or pass query_vector / structured filters); there is no keyword fallback",
+        ));
+    };
+    let mut out = embedder
+        .embed_texts(std::slice::from_ref(text))
+        .map_err(|e| e.with_suffix(&EmbeddingPin::failure_suffix(pin)))?;
+    if out.len() != 1 {
+        return Err(Error::Embedder(format!(
+            "expected 1 query vector, got {}",
+            out.len()
+        )));
+    }
+    let v = out.remove(0);
+    crate::vector::validate_vector(&v)
+        .map_err(|e| Error::Embedder(format!("query embedding: {e}")))?;
+    Ok(Some(v))
 }

@@ -20,7 +20,7 @@ use crate::home::SqliteHome;
 use am_triples::assertion::{canonical_scope, strip_optional};
 use am_triples::embed::TextEmbedder;
 use am_triples::pin::{self as tpin, EmbeddingPin};
-use am_triples::store::{Capabilities, FeedPage, TripleStore};
+use am_triples::store::{Capabilities, FeedPage, TripleStore, resolve_query_vector};
 use am_triples::vector::METRIC_COSINE;
 use am_triples::{TripleAssertion, TripleQuery};
 use rusqlite::{Connection, TransactionBehavior, params, params_from_iter};
@@ -187,45 +187,8 @@ impl SQLiteTripleStore {
             // Every refusal happens before the first write.
             schema::refuse_unknown(&conn, &table)?;
             let stored = pin::load(&conn, &table)?;
-            // The declared pin is validated and normalized by `build_pin`, keeping
-            // the caller's `pinned_at` (the moment the operator chose the space).
-            let declared = match &options.embedding_pin {
-                None => None,
-                Some(p) => Some(
-                    tpin::build_pin(
-                        p.model_id.as_deref(),
-                        p.dimension,
-                        if p.source.trim().is_empty() {
-                            tpin::PIN_SOURCE_CREATION
-                        } else {
-                            &p.source
-                        },
-                        p.claimed_by.as_deref(),
-                    )
-                    .map(|mut built| {
-                        if !p.pinned_at.trim().is_empty() {
-                            built.pinned_at.clone_from(&p.pinned_at);
-                        }
-                        built
-                    })?,
-                ),
-            };
-            if let (Some(s), Some(d)) = (&stored, &declared) {
-                let model_clash =
-                    matches!((&s.model_id, &d.model_id), (Some(a), Some(b)) if a != b);
-                let dim_clash = matches!((s.dimension, d.dimension), (Some(a), Some(b)) if a != b);
-                if model_clash || dim_clash {
-                    return Err(Error::Refused(format!(
-                        "embedding-space mismatch: the store is pinned to {} but the declared pin says {} — \
-                         no silent mixing of embedding spaces (reembed is the sanctioned migration)",
-                        EmbeddingPin::note(Some(s)),
-                        EmbeddingPin::note(Some(d))
-                    )));
-                }
-            }
-            if let (Some(p), Some(e)) = (stored.as_ref().or(declared.as_ref()), &embedder) {
-                p.check_embedder(e.as_ref())?;
-            }
+            let declared = tpin::declared_pin(options.embedding_pin.as_ref())?;
+            tpin::check_at_open(stored.as_ref(), declared.as_ref(), embedder.as_deref())?;
             schema::ensure_schema(&mut conn, &table)?;
             schema::upgrade_vectors(
                 &mut conn,
@@ -492,40 +455,6 @@ impl SQLiteTripleStore {
         self.with_conn(|c| pin::load(c, &self.table))
     }
 
-    fn resolve_query_vector(
-        &self,
-        q: &TripleQuery,
-        pin: Option<&EmbeddingPin>,
-    ) -> Result<Option<Vec<f32>>> {
-        if let Some(v) = &q.query_vector {
-            return Ok(Some(v.clone()));
-        }
-        let Some(text) = &q.query_text else {
-            return Ok(None);
-        };
-        let Some(embedder) = self.embedder() else {
-            return Err(am_triples::Error::invalid(
-                "query_text requires a configured embedder (construct SQLiteTripleStore with an embedder, \
-                 or pass query_vector / structured filters); there is no keyword fallback",
-            )
-            .into());
-        };
-        let mut out = embedder
-            .embed_texts(std::slice::from_ref(text))
-            .map_err(|e| e.with_suffix(&EmbeddingPin::failure_suffix(pin)))?;
-        if out.len() != 1 {
-            return Err(am_triples::Error::Embedder(format!(
-                "expected 1 query vector, got {}",
-                out.len()
-            ))
-            .into());
-        }
-        let v = out.remove(0);
-        am_triples::vector::validate_vector(&v)
-            .map_err(|e| am_triples::Error::Embedder(format!("query embedding: {e}")))?;
-        Ok(Some(v))
-    }
-
     fn structured(&self, q: &TripleQuery) -> Result<Vec<TripleAssertion>> {
         self.with_conn(|c| read::structured(c, &self.table, q))
     }
@@ -695,7 +624,7 @@ impl TripleStore for SQLiteTripleStore {
             return Ok(self.structured(&q)?);
         }
         let pin = self.load_pin()?;
-        let Some(qv) = self.resolve_query_vector(&q, pin.as_ref())? else {
+        let Some(qv) = resolve_query_vector(&q, self.embedder().as_deref(), pin.as_ref())? else {
             return Ok(self.structured(&q)?);
         };
         if let Some(p) = &pin {

@@ -7,6 +7,7 @@
 use super::{SQLiteTripleStore, lock, sql};
 use crate::store::vectors::{Candidates, MatrixCache};
 use am_triples::TripleQuery;
+use am_triples::store::resolve_query_vector;
 use std::sync::atomic::Ordering;
 
 impl SQLiteTripleStore {
@@ -28,7 +29,7 @@ impl SQLiteTripleStore {
             return Ok(None);
         };
         let pin = self.load_pin()?;
-        let Some(qv) = self.resolve_query_vector(&q, pin.as_ref())? else {
+        let Some(qv) = resolve_query_vector(&q, self.embedder().as_deref(), pin.as_ref())? else {
             return Ok(None);
         };
         if let Some(p) = &pin {

@@ -28,11 +28,11 @@ use am_journal::ScopeBinding;
 use am_triples::TripleAssertion;
 use am_triples::pin::{self as tpin, EmbeddingPin};
 use am_triples::store as tstore;
-use am_triples::text::{canonical_text, is_record_edge};
+use am_triples::text::canonical_text;
 use rusqlite::{Connection, TransactionBehavior, params};
 use serde_json::Value;
 use std::any::Any;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::sync::Arc;
 
 /// One row of a [`PreparedRows`] batch: the canonical assertion with its id,
@@ -540,45 +540,16 @@ impl SQLiteTripleStore {
         pending: &[TripleAssertion],
         canonical: &[String],
     ) -> Result<(BatchVectors, Option<usize>, Option<String>)> {
-        let Some(embedder) = self.embedder() else {
-            return Ok((HashMap::new(), None, None));
-        };
-        let embeddable: Vec<(usize, String)> = pending
-            .iter()
-            .enumerate()
-            .filter(|(_, a)| !is_record_edge(a))
-            .map(|(i, _)| (i, canonical[i].clone()))
-            .collect();
-        if embeddable.is_empty() {
-            return Ok((HashMap::new(), None, None));
-        }
-        let texts: Vec<String> = embeddable.iter().map(|(_, t)| t.clone()).collect();
-        let out = match embedder.embed_texts(&texts) {
-            Ok(o) => o,
-            Err(e) => {
-                let pin = self.load_pin()?;
-                return Err(e
-                    .with_suffix(&EmbeddingPin::failure_suffix(pin.as_ref()))
-                    .into());
-            }
-        };
-        if out.len() != texts.len() {
-            return Err(am_triples::Error::Embedder(format!(
-                "embedder returned {} vectors for {} texts (zero rows written)",
-                out.len(),
-                texts.len()
-            ))
-            .into());
-        }
-        let checked = tstore::embedded_batch(out)?;
-        let vectors = embeddable
+        let embedded = tstore::embed_rows(self.embedder().as_deref(), pending, canonical, || {
+            self.load_pin().map_err(Into::into)
+        })?;
+        let vectors = embedded
+            .vectors
             .into_iter()
-            .zip(checked.vectors)
-            .filter_map(|((i, _), v)| v.map(|v| (i, v)))
+            .enumerate()
+            .filter_map(|(i, v)| v.map(|v| (i, v)))
             .collect();
-        let warning = (checked.zero_rows > 0)
-            .then(|| tstore::zero_vector_warning(checked.zero_rows, texts.len()));
-        Ok((vectors, checked.dimension, warning))
+        Ok((vectors, embedded.dimension, embedded.warning))
     }
 
     /// Apply a window rule to one row's `valid_until` in one transaction.
