@@ -419,7 +419,7 @@ fn the_graph_tables_and_indexes_are_the_specs() {
             .collect::<rusqlite::Result<_>>()
             .unwrap()
     };
-    let t = GraphTables::for_table("triples");
+    let t = GraphTables::for_table("triples", am_backend_sqlite::store::DEFAULT_TABLE);
     let expected: Vec<(&str, Vec<&str>)> = vec![
         ("idx_memg_revisions_revision_id", vec!["revision_id"]),
         ("idx_memg_revisions_pending", vec!["seq"]),
@@ -438,7 +438,7 @@ fn the_graph_tables_and_indexes_are_the_specs() {
         ("idx_memg_history_revision_seq", vec!["revision_id", "seq"]),
     ];
     assert_eq!(
-        t.index_ddl()
+        am_backend_sqlite::graph::schema::index_ddl(&t)
             .into_iter()
             .map(|(n, _)| n)
             .collect::<Vec<_>>(),

@@ -180,6 +180,45 @@ impl std::fmt::Debug for PreparedRows {
     }
 }
 
+/// The names of one mind's graph tables beside its triple table, the same rule
+/// for every connector: `memg_revisions`, `memg_provenance`, `memg_derivations`
+/// and `memg_history` beside the store's default table, `memg_<table>_*` beside a
+/// table with a custom name (two minds in one home never share them).
+///
+/// Spec: api.md "The graph tables (SQLite)".
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GraphTables {
+    /// The triple table the graph's memories live in.
+    pub triples: String,
+    /// The revision log.
+    pub revisions: String,
+    /// The provenance rows.
+    pub provenance: String,
+    /// The lineage rows.
+    pub derivations: String,
+    /// The history rows.
+    pub history: String,
+}
+
+impl GraphTables {
+    /// The graph tables of a store whose triple table is `table`, where the
+    /// store's default table name is `default_table`.
+    pub fn for_table(table: &str, default_table: &str) -> Self {
+        let prefix = if table == default_table {
+            "memg_".to_owned()
+        } else {
+            format!("memg_{table}_")
+        };
+        GraphTables {
+            triples: table.to_owned(),
+            revisions: format!("{prefix}revisions"),
+            provenance: format!("{prefix}provenance"),
+            derivations: format!("{prefix}derivations"),
+            history: format!("{prefix}history"),
+        }
+    }
+}
+
 /// What a connector promises beyond the contract every connector keeps: the
 /// documented exceptions a connector declares (api.md "Connectors": "What the
 /// LanceDB connector cannot promise").

@@ -42,16 +42,14 @@ mod tx;
 
 use crate::filter::quote_literal;
 use crate::store::{LanceDBTripleStore, open_table, scan, storage};
-use am_graph::backend::{BackendResult, GraphBackend, GraphCapabilities};
+use am_graph::backend::{BackendResult, GraphBackend, GraphCapabilities, GraphTables};
 use am_graph::graph::MemoryGraph;
 use am_graph::registry::{AnyStore, GraphJournal, register_backend};
 use am_triples::{Error, Result};
 use lancedb::{Connection, Table};
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex, MutexGuard, Once, Weak};
-use tables::{Cell, Column, GraphTables};
-
-pub use tables::GraphTables as LanceGraphTables;
+use tables::{Cell, Column};
 
 /// Where a commit can be interrupted by a [`CommitHook`] (a test's failpoint):
 /// after the log row, or after one projection step.
@@ -137,7 +135,7 @@ impl LanceGraphBackend {
     /// # Errors
     /// `Storage` when LanceDB fails or a graph table has another schema.
     pub fn open(store: Arc<LanceDBTripleStore>, _journal: Option<&GraphJournal>) -> Result<Self> {
-        let tables = GraphTables::for_table(store.table_name());
+        let tables = GraphTables::for_table(store.table_name(), crate::schema::DEFAULT_TABLE);
         let key = format!("{}#{}", store.uri(), store.table_name());
         let mut reg = minds()
             .lock()
@@ -201,7 +199,9 @@ impl LanceGraphBackend {
             (&st.derivations, tables::DERIVATION_COLUMNS),
             (&st.history, tables::HISTORY_COLUMNS),
         ];
-        for ((name, _), (table, columns)) in self.tables.all().into_iter().zip(handles) {
+        for ((name, _), (table, columns)) in
+            tables::with_columns(&self.tables).into_iter().zip(handles)
+        {
             let mut rows = self.select(table, columns, columns.len(), None)?;
             rows.sort_by_key(|r| r[0].as_int());
             out.insert(
@@ -301,8 +301,7 @@ pub(crate) fn eq(column: &str, value: &str) -> String {
 /// counters.
 fn open_mind(store: &LanceDBTripleStore, tables: &GraphTables) -> Result<(MindState, Vec<String>)> {
     let conn: Connection = store.connection().clone();
-    let specs: Vec<(String, &'static [Column])> = tables
-        .all()
+    let specs: Vec<(String, &'static [Column])> = tables::with_columns(tables)
         .into_iter()
         .map(|(n, c)| (n.to_owned(), c))
         .collect();

@@ -9,8 +9,7 @@
 //! and "Connectors" (the LanceDB connector); stores.md "LanceDBTripleStore" ("as
 //! a graph home").
 
-use crate::schema::DEFAULT_TABLE;
-use am_graph::backend::{DerivationRow, HistoryRow, ProvenanceRow, RevisionRow};
+use am_graph::backend::{DerivationRow, GraphTables, HistoryRow, ProvenanceRow, RevisionRow};
 use am_triples::{Error, Result};
 use arrow_array::cast::AsArray;
 use arrow_array::types::Int64Type;
@@ -19,48 +18,14 @@ use arrow_schema::{DataType, Field, Schema, SchemaRef};
 use serde_json::Value;
 use std::sync::Arc;
 
-/// The names of one mind's graph tables.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct GraphTables {
-    /// The triple table the graph's memories live in.
-    pub triples: String,
-    /// The revision log: `memg_revisions` (or `memg_<table>_revisions`).
-    pub revisions: String,
-    /// The provenance rows: `memg_provenance`.
-    pub provenance: String,
-    /// The lineage rows: `memg_derivations`.
-    pub derivations: String,
-    /// The history rows: `memg_history`.
-    pub history: String,
-}
-
-impl GraphTables {
-    /// The graph tables of a store whose triple table is `table`: `memg_*` for
-    /// the default `triple_assertions`, `memg_<table>_*` otherwise.
-    pub fn for_table(table: &str) -> Self {
-        let prefix = if table == DEFAULT_TABLE {
-            "memg_".to_owned()
-        } else {
-            format!("memg_{table}_")
-        };
-        GraphTables {
-            triples: table.to_owned(),
-            revisions: format!("{prefix}revisions"),
-            provenance: format!("{prefix}provenance"),
-            derivations: format!("{prefix}derivations"),
-            history: format!("{prefix}history"),
-        }
-    }
-
-    /// The four graph tables with their columns, in creation order.
-    pub fn all(&self) -> [(&str, &'static [Column]); 4] {
-        [
-            (&self.revisions, REVISION_COLUMNS),
-            (&self.provenance, PROVENANCE_COLUMNS),
-            (&self.derivations, DERIVATION_COLUMNS),
-            (&self.history, HISTORY_COLUMNS),
-        ]
-    }
+/// The four graph tables of `t` with their columns, in creation order.
+pub fn with_columns(t: &GraphTables) -> [(&str, &'static [Column]); 4] {
+    [
+        (&t.revisions, REVISION_COLUMNS),
+        (&t.provenance, PROVENANCE_COLUMNS),
+        (&t.derivations, DERIVATION_COLUMNS),
+        (&t.history, HISTORY_COLUMNS),
+    ]
 }
 
 /// The Arrow type of a graph column.
@@ -433,13 +398,14 @@ fn json(text: &str, what: &str) -> Result<Value> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::schema::DEFAULT_TABLE;
 
     #[test]
     fn default_and_custom_table_names_follow_the_sqlite_rule() {
-        let d = GraphTables::for_table(DEFAULT_TABLE);
+        let d = GraphTables::for_table(DEFAULT_TABLE, DEFAULT_TABLE);
         assert_eq!(d.revisions, "memg_revisions");
         assert_eq!(d.history, "memg_history");
-        let c = GraphTables::for_table("kg");
+        let c = GraphTables::for_table("kg", DEFAULT_TABLE);
         assert_eq!(c.provenance, "memg_kg_provenance");
         assert_eq!(c.derivations, "memg_kg_derivations");
     }

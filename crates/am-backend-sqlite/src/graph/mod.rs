@@ -87,7 +87,7 @@ impl SqliteGraphBackend {
         store: Arc<SQLiteTripleStore>,
         journal: Option<&GraphJournal>,
     ) -> BackendResult<Self> {
-        let tables = GraphTables::for_table(store.table_name());
+        let tables = GraphTables::for_table(store.table_name(), crate::store::DEFAULT_TABLE);
         let conn = store.home().conn();
         let opened_with = {
             let mut c = lock(&conn);

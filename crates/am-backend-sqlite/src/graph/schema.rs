@@ -7,198 +7,155 @@
 //! whose graph tables and indexes exist is a read (no DDL transaction)".
 
 use crate::error::Result;
-use crate::store::DEFAULT_TABLE;
+pub use am_graph::backend::GraphTables;
 use rusqlite::{Connection, TransactionBehavior};
 
-/// The names of one home's graph tables.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct GraphTables {
-    /// The triples table the graph's memories live in.
-    pub triples: String,
-    /// `memg_revisions` (or `memg_<table>_revisions`).
-    pub revisions: String,
-    /// `memg_provenance`.
-    pub provenance: String,
-    /// `memg_derivations`.
-    pub derivations: String,
-    /// `memg_history`.
-    pub history: String,
+/// The `CREATE TABLE` statement of each of `t`'s graph tables, by name.
+fn table_ddl(t: &GraphTables) -> Vec<(String, String)> {
+    let GraphTables {
+        revisions,
+        provenance,
+        derivations,
+        history,
+        ..
+    } = t;
+    vec![
+        (
+            revisions.clone(),
+            format!(
+                "CREATE TABLE IF NOT EXISTS {revisions} (
+                    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+                    revision_id TEXT NOT NULL UNIQUE,
+                    scope TEXT NOT NULL,
+                    owner_id TEXT,
+                    cause TEXT NOT NULL,
+                    occurred_at TEXT NOT NULL,
+                    recorded_at TEXT NOT NULL,
+                    ops_json TEXT NOT NULL,
+                    provenance_json TEXT NOT NULL,
+                    summary TEXT,
+                    journal_applied INTEGER NOT NULL DEFAULT 1
+                )"
+            ),
+        ),
+        (
+            provenance.clone(),
+            format!(
+                "CREATE TABLE IF NOT EXISTS {provenance} (
+                    memory_id TEXT NOT NULL,
+                    ref_key TEXT NOT NULL,
+                    ref_kind TEXT NOT NULL,
+                    run_id TEXT,
+                    revision_id TEXT NOT NULL,
+                    ref_json TEXT NOT NULL,
+                    via TEXT NOT NULL DEFAULT 'memory',
+                    owner_id TEXT NOT NULL DEFAULT '',
+                    PRIMARY KEY (memory_id, ref_key)
+                )"
+            ),
+        ),
+        (
+            derivations.clone(),
+            format!(
+                "CREATE TABLE IF NOT EXISTS {derivations} (
+                    memory_id TEXT NOT NULL,
+                    from_id TEXT NOT NULL,
+                    revision_id TEXT NOT NULL,
+                    PRIMARY KEY (memory_id, from_id)
+                )"
+            ),
+        ),
+        (
+            history.clone(),
+            format!(
+                "CREATE TABLE IF NOT EXISTS {history} (
+                    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+                    memory_id TEXT NOT NULL,
+                    event TEXT NOT NULL,
+                    at TEXT NOT NULL,
+                    revision_id TEXT NOT NULL,
+                    detail_json TEXT NOT NULL
+                )"
+            ),
+        ),
+    ]
 }
 
-impl GraphTables {
-    /// The graph tables of a store whose triples table is `table`: `memg_*` for
-    /// the default `triples`, `memg_<table>_*` otherwise.
-    pub fn for_table(table: &str) -> Self {
-        let prefix = if table == DEFAULT_TABLE {
-            "memg_".to_owned()
-        } else {
-            format!("memg_{table}_")
-        };
-        GraphTables {
-            triples: table.to_owned(),
-            revisions: format!("{prefix}revisions"),
-            provenance: format!("{prefix}provenance"),
-            derivations: format!("{prefix}derivations"),
-            history: format!("{prefix}history"),
-        }
-    }
-
-    /// The four graph tables, in creation order.
-    pub fn all(&self) -> [&str; 4] {
-        [
-            &self.revisions,
-            &self.provenance,
-            &self.derivations,
-            &self.history,
-        ]
-    }
-
-    fn table_ddl(&self) -> Vec<(String, String)> {
-        let GraphTables {
-            revisions,
-            provenance,
-            derivations,
-            history,
-            ..
-        } = self;
-        vec![
-            (
-                revisions.clone(),
-                format!(
-                    "CREATE TABLE IF NOT EXISTS {revisions} (
-                        seq INTEGER PRIMARY KEY AUTOINCREMENT,
-                        revision_id TEXT NOT NULL UNIQUE,
-                        scope TEXT NOT NULL,
-                        owner_id TEXT,
-                        cause TEXT NOT NULL,
-                        occurred_at TEXT NOT NULL,
-                        recorded_at TEXT NOT NULL,
-                        ops_json TEXT NOT NULL,
-                        provenance_json TEXT NOT NULL,
-                        summary TEXT,
-                        journal_applied INTEGER NOT NULL DEFAULT 1
-                    )"
-                ),
+/// The indexes as the spec lists them: `(name, DDL)`.
+pub fn index_ddl(t: &GraphTables) -> Vec<(String, String)> {
+    let GraphTables {
+        revisions: r,
+        provenance: p,
+        derivations: d,
+        history: h,
+        ..
+    } = t;
+    let idx = |t: &str, s: &str| format!("idx_{t}_{s}");
+    vec![
+        (
+            idx(r, "revision_id"),
+            format!(
+                "CREATE INDEX IF NOT EXISTS {} ON {r}(revision_id)",
+                idx(r, "revision_id")
             ),
-            (
-                provenance.clone(),
-                format!(
-                    "CREATE TABLE IF NOT EXISTS {provenance} (
-                        memory_id TEXT NOT NULL,
-                        ref_key TEXT NOT NULL,
-                        ref_kind TEXT NOT NULL,
-                        run_id TEXT,
-                        revision_id TEXT NOT NULL,
-                        ref_json TEXT NOT NULL,
-                        via TEXT NOT NULL DEFAULT 'memory',
-                        owner_id TEXT NOT NULL DEFAULT '',
-                        PRIMARY KEY (memory_id, ref_key)
-                    )"
-                ),
+        ),
+        (
+            idx(r, "pending"),
+            format!(
+                "CREATE INDEX IF NOT EXISTS {} ON {r}(seq) WHERE journal_applied = 0",
+                idx(r, "pending")
             ),
-            (
-                derivations.clone(),
-                format!(
-                    "CREATE TABLE IF NOT EXISTS {derivations} (
-                        memory_id TEXT NOT NULL,
-                        from_id TEXT NOT NULL,
-                        revision_id TEXT NOT NULL,
-                        PRIMARY KEY (memory_id, from_id)
-                    )"
-                ),
+        ),
+        (
+            idx(p, "ref_key"),
+            format!(
+                "CREATE INDEX IF NOT EXISTS {} ON {p}(ref_key)",
+                idx(p, "ref_key")
             ),
-            (
-                history.clone(),
-                format!(
-                    "CREATE TABLE IF NOT EXISTS {history} (
-                        seq INTEGER PRIMARY KEY AUTOINCREMENT,
-                        memory_id TEXT NOT NULL,
-                        event TEXT NOT NULL,
-                        at TEXT NOT NULL,
-                        revision_id TEXT NOT NULL,
-                        detail_json TEXT NOT NULL
-                    )"
-                ),
+        ),
+        (
+            idx(p, "run_id"),
+            format!(
+                "CREATE INDEX IF NOT EXISTS {} ON {p}(run_id)",
+                idx(p, "run_id")
             ),
-        ]
-    }
-
-    /// The indexes as the spec lists them: `(name, DDL)`.
-    pub fn index_ddl(&self) -> Vec<(String, String)> {
-        let GraphTables {
-            revisions: r,
-            provenance: p,
-            derivations: d,
-            history: h,
-            ..
-        } = self;
-        let idx = |t: &str, s: &str| format!("idx_{t}_{s}");
-        vec![
-            (
-                idx(r, "revision_id"),
-                format!(
-                    "CREATE INDEX IF NOT EXISTS {} ON {r}(revision_id)",
-                    idx(r, "revision_id")
-                ),
+        ),
+        (
+            idx(p, "ref_key_owner"),
+            format!(
+                "CREATE INDEX IF NOT EXISTS {} ON {p}(ref_key, owner_id)",
+                idx(p, "ref_key_owner")
             ),
-            (
-                idx(r, "pending"),
-                format!(
-                    "CREATE INDEX IF NOT EXISTS {} ON {r}(seq) WHERE journal_applied = 0",
-                    idx(r, "pending")
-                ),
+        ),
+        (
+            idx(p, "run_id_owner"),
+            format!(
+                "CREATE INDEX IF NOT EXISTS {} ON {p}(run_id, owner_id)",
+                idx(p, "run_id_owner")
             ),
-            (
-                idx(p, "ref_key"),
-                format!(
-                    "CREATE INDEX IF NOT EXISTS {} ON {p}(ref_key)",
-                    idx(p, "ref_key")
-                ),
+        ),
+        (
+            idx(d, "from_id"),
+            format!(
+                "CREATE INDEX IF NOT EXISTS {} ON {d}(from_id)",
+                idx(d, "from_id")
             ),
-            (
-                idx(p, "run_id"),
-                format!(
-                    "CREATE INDEX IF NOT EXISTS {} ON {p}(run_id)",
-                    idx(p, "run_id")
-                ),
+        ),
+        (
+            idx(h, "memory_seq"),
+            format!(
+                "CREATE INDEX IF NOT EXISTS {} ON {h}(memory_id, seq)",
+                idx(h, "memory_seq")
             ),
-            (
-                idx(p, "ref_key_owner"),
-                format!(
-                    "CREATE INDEX IF NOT EXISTS {} ON {p}(ref_key, owner_id)",
-                    idx(p, "ref_key_owner")
-                ),
+        ),
+        (
+            idx(h, "revision_seq"),
+            format!(
+                "CREATE INDEX IF NOT EXISTS {} ON {h}(revision_id, seq)",
+                idx(h, "revision_seq")
             ),
-            (
-                idx(p, "run_id_owner"),
-                format!(
-                    "CREATE INDEX IF NOT EXISTS {} ON {p}(run_id, owner_id)",
-                    idx(p, "run_id_owner")
-                ),
-            ),
-            (
-                idx(d, "from_id"),
-                format!(
-                    "CREATE INDEX IF NOT EXISTS {} ON {d}(from_id)",
-                    idx(d, "from_id")
-                ),
-            ),
-            (
-                idx(h, "memory_seq"),
-                format!(
-                    "CREATE INDEX IF NOT EXISTS {} ON {h}(memory_id, seq)",
-                    idx(h, "memory_seq")
-                ),
-            ),
-            (
-                idx(h, "revision_seq"),
-                format!(
-                    "CREATE INDEX IF NOT EXISTS {} ON {h}(revision_id, seq)",
-                    idx(h, "revision_seq")
-                ),
-            ),
-        ]
-    }
+        ),
+    ]
 }
 
 fn object_exists(conn: &Connection, kind: &str, name: &str) -> Result<bool> {
@@ -239,7 +196,7 @@ impl Missing {
 
 fn missing(conn: &Connection, t: &GraphTables) -> Result<Missing> {
     let mut m = Missing::default();
-    for (name, _) in t.table_ddl() {
+    for (name, _) in table_ddl(t) {
         if !object_exists(conn, "table", &name)? {
             m.tables.push(name);
         }
@@ -251,7 +208,7 @@ fn missing(conn: &Connection, t: &GraphTables) -> Result<Missing> {
             }
         }
     }
-    for (name, _) in t.index_ddl() {
+    for (name, _) in index_ddl(t) {
         if !object_exists(conn, "index", &name)? {
             m.indexes.push(name);
         }
@@ -275,7 +232,7 @@ pub fn ensure_schema(conn: &mut Connection, t: &GraphTables) -> Result<Missing> 
     let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
     // Another process may have upgraded between the read and the lock.
     let m = missing(&tx, t)?;
-    for (name, ddl) in t.table_ddl() {
+    for (name, ddl) in table_ddl(t) {
         if m.tables.contains(&name) {
             tx.execute_batch(&ddl)?;
         }
@@ -295,7 +252,7 @@ pub fn ensure_schema(conn: &mut Connection, t: &GraphTables) -> Result<Missing> 
             tr = t.triples
         ))?;
     }
-    for (name, ddl) in t.index_ddl() {
+    for (name, ddl) in index_ddl(t) {
         if m.indexes.contains(&name) {
             tx.execute_batch(&ddl)?;
         }
