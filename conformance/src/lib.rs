@@ -37,10 +37,13 @@ pub mod graph;
 pub mod harness;
 pub mod journal;
 pub mod stores;
+pub mod temp;
 pub mod vectors;
+pub mod workload;
 
 pub use embedder::HashEmbedder;
 pub use harness::{Capability, Check, CheckResult, StoreFactory};
+pub use temp::{TempDirFactory, TempStore};
 
 use libtest_mimic::{Arguments, Trial};
 use std::sync::Arc;

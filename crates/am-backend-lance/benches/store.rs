@@ -1,6 +1,6 @@
 //! Criterion benches of `LanceDBTripleStore` at 50,000 rows of 384-d vectors,
-//! the same workload as `am-backend-sqlite`'s `store` bench so `cargo xtask bench
-//! --lance` prints the two side by side: a subject read, a scope+owner "latest
+//! the same workload as `am-backend-sqlite`'s `store` bench
+//! (`am_conformance::workload`) so `cargo xtask bench` prints the two side by side: a subject read, a scope+owner "latest
 //! 50" read, a warm vector query (limit 10), opening a 50k-row store, and `add`
 //! in batches of 500 (vectors precomputed, so embedding time is excluded; run
 //! after the reads, since every batch grows the table).
@@ -20,82 +20,9 @@
 use am_backend_lance::{LanceDBTripleStore, LanceStoreOptions};
 use am_triples::{TextEmbedder, TripleAssertion, TripleQuery, TripleStore};
 use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
-use std::collections::HashMap;
 use std::sync::Arc;
 
-const ROWS: usize = 50_000;
-const DIM: usize = 384;
-const BATCH: usize = 500;
-
-/// An embedder that returns precomputed vectors (looked up by text), so the
-/// benches time the store, not the model.
-struct Precomputed {
-    by_text: HashMap<String, Vec<f32>>,
-}
-
-impl TextEmbedder for Precomputed {
-    fn embed_texts(&self, texts: &[String]) -> am_triples::Result<Vec<Vec<f32>>> {
-        texts
-            .iter()
-            .map(|t| {
-                self.by_text.get(t).cloned().ok_or_else(|| {
-                    am_triples::Error::Embedder(format!("no precomputed vector for {t:?}"))
-                })
-            })
-            .collect()
-    }
-    fn model_id(&self) -> Option<String> {
-        Some("bench-384".into())
-    }
-    fn dimension(&self) -> Option<usize> {
-        Some(DIM)
-    }
-}
-
-/// A deterministic pseudo-random unit vector (xorshift; the SQLite bench's).
-fn vector(seed: u64) -> Vec<f32> {
-    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-    let mut v: Vec<f32> = (0..DIM)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            #[allow(clippy::cast_precision_loss, reason = "bench data")]
-            let f = (x >> 40) as f32 / (1u64 << 24) as f32;
-            f - 0.5
-        })
-        .collect();
-    let n = v.iter().map(|a| a * a).sum::<f32>().sqrt();
-    v.iter_mut().for_each(|a| *a /= n);
-    v
-}
-
-/// Row `i` of the workload (the SQLite bench's rows).
-fn row(i: usize) -> TripleAssertion {
-    TripleAssertion::new(
-        &format!("entity{}", i % 5000),
-        "mentions",
-        &format!("topic {i}"),
-    )
-    .with_scope(if i.is_multiple_of(2) {
-        "session"
-    } else {
-        "diary"
-    })
-    .with_owner(&format!("owner{}", i % 20))
-    .with_observed_at(&format!("2026-05-01T00:00:00.{:06}+00:00", i % 1_000_000))
-    .with_id(&format!("bench-{i:07}"))
-}
-
-fn embedder_for(range: std::ops::Range<usize>) -> Arc<Precomputed> {
-    let by_text = range
-        .map(|i| {
-            let a = row(i).canonicalized().expect("canonical");
-            (am_triples::canonical_text(&a), vector(i as u64))
-        })
-        .collect();
-    Arc::new(Precomputed { by_text })
-}
+use am_conformance::workload::{BATCH, Precomputed, ROWS, embedder_for, row, vector};
 
 fn open(uri: &str, embedder: Option<Arc<Precomputed>>) -> LanceDBTripleStore {
     LanceDBTripleStore::open(

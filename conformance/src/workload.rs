@@ -1,0 +1,90 @@
+//! The store bench's workload, shared by every store's `store` bench so their
+//! figures compare (`cargo xtask bench --lance` prints them side by side): 50,000
+//! rows ([`ROWS`]) of 384-d vectors ([`DIM`]) written in batches of 500
+//! ([`BATCH`]), each row [`row`]`(i)` with the vector [`vector`]`(i)`, and an
+//! embedder ([`Precomputed`]) that returns those vectors, so the benches time the
+//! store, not a model.
+
+use am_triples::{TextEmbedder, TripleAssertion};
+use std::collections::HashMap;
+use std::sync::Arc;
+
+/// Rows in the benched store.
+pub const ROWS: usize = 50_000;
+/// The vector dimension.
+pub const DIM: usize = 384;
+/// Rows per `add`.
+pub const BATCH: usize = 500;
+
+/// An embedder that returns precomputed vectors, looked up by canonical text.
+pub struct Precomputed {
+    by_text: HashMap<String, Vec<f32>>,
+}
+
+impl TextEmbedder for Precomputed {
+    fn embed_texts(&self, texts: &[String]) -> am_triples::Result<Vec<Vec<f32>>> {
+        texts
+            .iter()
+            .map(|t| {
+                self.by_text.get(t).cloned().ok_or_else(|| {
+                    am_triples::Error::Embedder(format!("no precomputed vector for {t:?}"))
+                })
+            })
+            .collect()
+    }
+    fn model_id(&self) -> Option<String> {
+        Some("bench-384".into())
+    }
+    fn dimension(&self) -> Option<usize> {
+        Some(DIM)
+    }
+}
+
+/// A deterministic pseudo-random unit vector of [`DIM`] dimensions (xorshift).
+pub fn vector(seed: u64) -> Vec<f32> {
+    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    let mut v: Vec<f32> = (0..DIM)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            #[allow(clippy::cast_precision_loss, reason = "bench data")]
+            let f = (x >> 40) as f32 / (1u64 << 24) as f32;
+            f - 0.5
+        })
+        .collect();
+    let n = v.iter().map(|a| a * a).sum::<f32>().sqrt();
+    v.iter_mut().for_each(|a| *a /= n);
+    v
+}
+
+/// Row `i`: 5,000 subjects, two scopes, 20 owners, distinct `observed_at`.
+pub fn row(i: usize) -> TripleAssertion {
+    TripleAssertion::new(
+        &format!("entity{}", i % 5000),
+        "mentions",
+        &format!("topic {i}"),
+    )
+    .with_scope(if i.is_multiple_of(2) {
+        "session"
+    } else {
+        "diary"
+    })
+    .with_owner(&format!("owner{}", i % 20))
+    .with_observed_at(&format!("2026-05-01T00:00:00.{:06}+00:00", i % 1_000_000))
+    .with_id(&format!("bench-{i:07}"))
+}
+
+/// An embedder that knows the vectors of rows `range`.
+///
+/// # Panics
+/// When a row fails to canonicalize (it cannot: the rows are fixed).
+pub fn embedder_for(range: std::ops::Range<usize>) -> Arc<Precomputed> {
+    let by_text = range
+        .map(|i| {
+            let a = row(i).canonicalized().expect("bench rows canonicalize");
+            (am_triples::canonical_text(&a), vector(i as u64))
+        })
+        .collect();
+    Arc::new(Precomputed { by_text })
+}
