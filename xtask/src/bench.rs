@@ -1,4 +1,4 @@
-//! `cargo xtask bench [--quick] [--lance] [--only BENCH]... [--profile NAME]`: run
+//! `cargo xtask bench [--quick] [--no-lance] [--only BENCH]... [--profile NAME]`: run
 //! the criterion benches that carry the issues' speed targets in release, read criterion's estimates
 //! (`<target>/criterion/**/new/{benchmark,estimates}.json`) and print one table:
 //! each figure, ours, the target, the Python AbstractMemory 0.3.2 figure measured
@@ -12,12 +12,12 @@
 //!
 //! `--profile NAME` builds the benches with another cargo profile (`test` reuses a
 //! debug build's dependencies: a smoke run, its figures not comparable with the
-//! targets). `--lance` also runs `am-backend-lance`'s `store` bench (the SQLite
-//! store's workload under the criterion group `lance_store`) and prints its rows
-//! beside the SQLite store's. It is opt-in: a release build of lancedb costs about 77
-//! CPU-minutes the first time. `--only BENCH` (repeatable) runs only the bench
-//! targets of that name (`--only store --lance`: the two stores) and skips the
-//! LoCoMo eval.
+//! targets). `am-backend-lance`'s `store` bench (the SQLite store's workload under
+//! the criterion group `lance_store`) runs too and its rows print beside the
+//! SQLite store's; `--no-lance` skips it (a release build of lancedb costs about
+//! 77 CPU-minutes the first time). `--only BENCH` (repeatable) runs only the bench
+//! targets of that name (`--only store`: the two stores) and skips the LoCoMo
+//! eval.
 
 use crate::workspace::cargo;
 use anyhow::{Context, Result, bail};
@@ -36,7 +36,7 @@ const BENCHES: &[(&str, &str)] = &[
     ("am-embed", "offline"),
 ];
 
-/// The bench run only with `--lance` (its release build is heavy).
+/// The LanceDB store's bench, skipped with `--no-lance` (its release build is heavy).
 const LANCE_BENCH: (&str, &str) = ("am-backend-lance", "store");
 
 /// Criterion arguments of a normal run (the issues' measurement settings).
@@ -230,7 +230,7 @@ pub const FIGURES: &[Figure] = &[
     },
 ];
 
-/// The LanceDB store's figures (`--lance`), printed right after the SQLite
+/// The LanceDB store's figures (unless `--no-lance`), printed right after the SQLite
 /// store's: the same workload, no target of its own (issue 9 asks for the
 /// figures beside SQLite's), so the SQLite target is shown as a reference and
 /// nothing is marked met or not; no Python 0.3.2 LanceDB figure was measured.
@@ -572,20 +572,20 @@ fn target_dir() -> Result<PathBuf> {
         .context("cargo metadata printed no target_directory")
 }
 
-/// `cargo xtask bench [--quick] [--lance] [--only BENCH]... [--profile NAME]`.
+/// `cargo xtask bench [--quick] [--no-lance] [--only BENCH]... [--profile NAME]`.
 ///
 /// # Errors
 /// For an unknown argument, an `--only` naming no bench, or when a bench fails.
 pub fn run(args: &[String]) -> Result<()> {
     let mut quick = false;
-    let mut lance = false;
+    let mut lance = true;
     let mut only: Vec<String> = Vec::new();
     let mut profile: Option<String> = None;
     let mut args = args.iter();
     while let Some(a) = args.next() {
         match a.as_str() {
             "--quick" => quick = true,
-            "--lance" => lance = true,
+            "--no-lance" => lance = false,
             "--only" => match args.next() {
                 Some(name) => only.push(name.clone()),
                 None => bail!("--only expects a bench name (store, journal, ...), got nothing"),
@@ -597,7 +597,7 @@ pub fn run(args: &[String]) -> Result<()> {
                 }
             },
             other => bail!(
-                "bench takes --quick, --lance, --only BENCH and --profile NAME, got {other:?}"
+                "bench takes --quick, --no-lance, --only BENCH and --profile NAME, got {other:?}"
             ),
         }
     }
@@ -678,7 +678,7 @@ pub fn run(args: &[String]) -> Result<()> {
     println!("\n{}", render(&rows));
     if !lance {
         println!(
-            "(The LanceDB store's figures: cargo xtask bench --lance; its release build is heavy.)"
+            "(The LanceDB store's figures were skipped (--no-lance): cargo xtask bench prints them.)"
         );
     }
     println!(
@@ -873,7 +873,7 @@ mod tests {
     }
 
     #[test]
-    fn lance_rows_follow_the_sqlite_store_rows_only_when_asked() {
+    fn lance_rows_follow_the_sqlite_store_rows_unless_skipped() {
         let ids = |lance| figures(lance).iter().map(|f| f.id).collect::<Vec<_>>();
         assert!(!ids(false).iter().any(|id| id.starts_with("lance_")));
         let with = ids(true);
@@ -891,7 +891,7 @@ mod tests {
     }
 
     #[test]
-    fn the_lance_bench_runs_only_with_the_flag_and_only_narrows_by_name() {
+    fn the_lance_bench_runs_unless_skipped_and_only_narrows_by_name() {
         assert!(!selected_benches(false, &[]).contains(&LANCE_BENCH));
         assert!(selected_benches(true, &[]).contains(&LANCE_BENCH));
         assert_eq!(

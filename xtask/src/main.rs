@@ -1,5 +1,5 @@
 //! Repository tasks: `cargo xtask conformance [--backend NAME]`, `cargo xtask tidy`,
-//! `cargo xtask test` (the README's test command) and `cargo xtask bench [--quick] [--lance] [--only BENCH] [--profile NAME]`.
+//! `cargo xtask test` (the README's test command) and `cargo xtask bench [--quick] [--no-lance] [--only BENCH] [--profile NAME]`.
 //!
 //! `conformance` runs each backend crate's single `tests/conformance.rs` and prints
 //! one line per check and backend; `tidy` checks the layering and the `//!` docs
@@ -22,7 +22,7 @@ tasks:
   conformance [--backend NAME]   run the conformance suite of every backend (or one)
   tidy                           check layering, lints opt-in and //! module docs
   test [ARGS...]                 ensure the oracle venv, then cargo test --workspace ARGS
-  bench [--quick] [--lance] [--only BENCH] [--profile NAME]
+  bench [--quick] [--no-lance] [--only BENCH] [--profile NAME]
                                  run the benches with targets; print ours vs target vs Python 0.3.2
 ";
 

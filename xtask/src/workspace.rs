@@ -47,10 +47,35 @@ pub fn manifest_dir() -> PathBuf {
         .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")))
 }
 
-/// A `cargo` command: the cargo that runs this xtask (`$CARGO`), else `cargo`.
+/// A `cargo` command: the cargo that runs this xtask (`$CARGO`), else `cargo`,
+/// without the variables `cargo run` sets for this xtask ([`RUN_ONLY_VARS`],
+/// `CARGO_PKG_*`). Build scripts that watch them (`rerun-if-env-changed`: ring's
+/// watches `CARGO_MANIFEST_DIR` and `CARGO_PKG_NAME`) would otherwise rerun
+/// whenever a build alternates between a shell and an xtask, and everything
+/// above them rebuild: with ring under reqwest and lancedb, most of the tree.
 pub fn cargo() -> Command {
-    Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned()))
+    let mut cmd = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned()));
+    for (name, _) in std::env::vars_os() {
+        if name
+            .to_str()
+            .is_some_and(|n| n.starts_with("CARGO_PKG_") || RUN_ONLY_VARS.contains(&n))
+        {
+            cmd.env_remove(name);
+        }
+    }
+    cmd
 }
+
+/// Variables besides `CARGO_PKG_*` that `cargo run` sets for the program it runs
+/// and a cargo started from a shell does not have.
+const RUN_ONLY_VARS: &[&str] = &[
+    "CARGO_MANIFEST_DIR",
+    "CARGO_MANIFEST_PATH",
+    "CARGO_MANIFEST_LINKS",
+    "CARGO_CRATE_NAME",
+    "CARGO_BIN_NAME",
+    "CARGO_PRIMARY_PACKAGE",
+];
 
 impl Workspace {
     /// Read the workspace with `cargo metadata --no-deps`.
