@@ -1,6 +1,6 @@
 //! The `graph` group: every rule of `MemoryGraph::apply_revision` and of the
 //! graph's bounded reads as a named check, run on every graph connector through
-//! a [`GraphFactory`] (in-memory, SQLite; LanceDB when it lands).
+//! a [`GraphFactory`] (in-memory, SQLite, LanceDB).
 //!
 //! Spec: api.md "The memory graph: revisions and provenance" (`MemoryGraph`,
 //! "Connectors"); memory-system.md "Time axes" and "Provenance";
