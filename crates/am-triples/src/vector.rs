@@ -143,18 +143,18 @@ pub fn rank_by_cosine_fast<'a, T: 'a>(
     }
     let query_norm = simd_dot(query, query);
     // (index, lower bound, upper bound, exact score when already computed)
-    let mut bounds: Vec<CosineBound> = Vec::with_capacity(items.len());
+    let mut bounds = BoundFilter::new(min_score, limit);
     for (i, it) in items.iter().enumerate() {
         let Some(v) = vector_of(it) else { continue };
         match approx_cosine(query, query_norm, v) {
-            Some((s, eps)) => bounds.push((i, s - eps, s + eps, None)),
+            Some((s, eps)) => bounds.offer((i, s - eps, s + eps, None)),
             None => {
                 let s = cosine(query, v);
-                bounds.push((i, s, s, Some(s)));
+                bounds.offer((i, s, s, Some(s)));
             }
         }
     }
-    select_by_bounds(bounds, min_score, limit, |i| {
+    select_by_bounds(bounds.into_kept(), min_score, limit, |i| {
         vector_of(items[i]).map_or(f64::NAN, |v| cosine(query, v))
     })
 }
@@ -162,6 +162,90 @@ pub fn rank_by_cosine_fast<'a, T: 'a>(
 /// One candidate of a SIMD pass: `(index, lower bound, upper bound, exact score
 /// when the pass already computed it)` of its reference cosine.
 pub type CosineBound = (usize, f64, f64, Option<f64>);
+
+/// A streaming prefilter in front of [`select_by_bounds`]: it drops, as the
+/// bounds are computed, every candidate that [`select_by_bounds`] would drop
+/// anyway, so a pass over many rows keeps a short list instead of one bound per
+/// row.
+///
+/// It tracks the `limit` largest lower bounds seen so far among candidates whose
+/// lower bound passes `min_score`. The smallest of them only rises as candidates
+/// arrive, and it never exceeds the final one [`select_by_bounds`] computes, so a
+/// candidate whose upper bound is below it now is below the final one too. Every
+/// candidate holding one of the final `limit` largest lower bounds is kept
+/// (its upper bound is at least its lower bound), so [`select_by_bounds`] over
+/// the kept candidates finds the same threshold and returns the same answer.
+#[derive(Debug)]
+pub struct BoundFilter {
+    floor: f64,
+    k: Option<usize>,
+    /// The largest lower bounds so far (a min-heap of at most `k`).
+    top: std::collections::BinaryHeap<std::cmp::Reverse<TotalF64>>,
+    kept: Vec<CosineBound>,
+}
+
+/// An `f64` ordered by [`f64::total_cmp`].
+#[derive(Debug, Clone, Copy)]
+struct TotalF64(f64);
+
+impl PartialEq for TotalF64 {
+    fn eq(&self, other: &Self) -> bool {
+        self.0.total_cmp(&other.0).is_eq()
+    }
+}
+impl Eq for TotalF64 {}
+impl PartialOrd for TotalF64 {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for TotalF64 {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.0.total_cmp(&other.0)
+    }
+}
+
+impl BoundFilter {
+    /// A filter for [`select_by_bounds`]`(_, min_score, limit, _)`.
+    pub fn new(min_score: Option<f64>, limit: Option<usize>) -> Self {
+        BoundFilter {
+            floor: min_score.unwrap_or(f64::NEG_INFINITY),
+            k: limit.map(|n| n.max(1)),
+            top: std::collections::BinaryHeap::new(),
+            kept: Vec::new(),
+        }
+    }
+
+    /// Offer one candidate (in candidate order); it is kept unless it surely
+    /// cannot enter the answer.
+    #[inline]
+    pub fn offer(&mut self, bound: CosineBound) {
+        let (_, lo, hi, _) = bound;
+        let mut threshold = f64::NEG_INFINITY;
+        if let Some(k) = self.k {
+            if lo >= self.floor {
+                let full = self.top.len() >= k;
+                if !full {
+                    self.top.push(std::cmp::Reverse(TotalF64(lo)));
+                } else if self.top.peek().is_some_and(|m| lo > m.0.0) {
+                    self.top.pop();
+                    self.top.push(std::cmp::Reverse(TotalF64(lo)));
+                }
+            }
+            if self.top.len() >= k {
+                threshold = self.top.peek().map_or(f64::NEG_INFINITY, |m| m.0.0);
+            }
+        }
+        if hi.is_nan() || (hi >= self.floor && hi >= threshold) {
+            self.kept.push(bound);
+        }
+    }
+
+    /// The kept candidates, in the order offered.
+    pub fn into_kept(self) -> Vec<CosineBound> {
+        self.kept
+    }
+}
 
 /// The selection every SIMD fast path shares: keep each candidate whose upper
 /// bound could reach the top `limit` (the k-th largest lower bound among those

@@ -97,3 +97,67 @@ fn near_ties_beyond_f32_precision_keep_the_reference_order() {
         assert_eq!(fast, reference, "limit {limit:?}");
     }
 }
+
+/// One candidate bound: finite, infinite or NaN bounds (ties likely), exact or not.
+fn bound() -> impl Strategy<Value = (f64, f64, bool)> {
+    let edge = prop_oneof![
+        8 => (-4i8..=4).prop_map(|x| f64::from(x) / 4.0),
+        1 => Just(f64::NAN),
+        1 => Just(f64::NEG_INFINITY),
+        1 => Just(f64::INFINITY),
+    ];
+    (
+        edge.clone(),
+        (0u8..4).prop_map(|w| f64::from(w) / 8.0),
+        any::<bool>(),
+    )
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(1024))]
+
+    #[test]
+    fn the_streaming_bound_filter_keeps_the_answer_of_select_by_bounds(
+        raw in prop::collection::vec(bound(), 0..80),
+        limit in prop_oneof![Just(None), (0usize..12).prop_map(Some)],
+        min_score in prop_oneof![Just(None), (-4i8..=4).prop_map(|x| Some(f64::from(x) / 4.0))],
+    ) {
+        use am_triples::vector::{BoundFilter, CosineBound, select_by_bounds};
+        // The exact score of candidate i: inside its bounds when they are sane.
+        let exact_of = |i: usize| {
+            let (lo, w, _) = raw[i];
+            if lo.is_finite() { lo + w / 2.0 } else { lo }
+        };
+        let bounds: Vec<CosineBound> = raw
+            .iter()
+            .enumerate()
+            .map(|(i, &(lo, w, exact))| {
+                let hi = lo + w;
+                if exact { (i, lo, lo, Some(exact_of(i))) } else { (i, lo, hi, None) }
+            })
+            .collect();
+        let mut filter = BoundFilter::new(min_score, limit);
+        for b in &bounds {
+            filter.offer(*b);
+        }
+        let kept = filter.into_kept();
+        prop_assert!(kept.len() <= bounds.len());
+        let bits = |r: Vec<(usize, f64)>| r.into_iter().map(|(i, s)| (i, s.to_bits())).collect::<Vec<_>>();
+        prop_assert_eq!(
+            bits(select_by_bounds(kept, min_score, limit, exact_of)),
+            bits(select_by_bounds(bounds, min_score, limit, exact_of))
+        );
+    }
+}
+
+#[test]
+fn the_bound_filter_drops_candidates_that_cannot_enter_the_top_k() {
+    use am_triples::vector::BoundFilter;
+    let mut filter = BoundFilter::new(None, Some(2));
+    for (i, lo) in [0.9, 0.8, 0.1, 0.85, 0.2].into_iter().enumerate() {
+        filter.offer((i, lo, lo + 0.01, None));
+    }
+    // After 0.9 and 0.8 the threshold is 0.8: 0.1 and 0.2 (upper 0.11, 0.21) go.
+    let kept: Vec<usize> = filter.into_kept().iter().map(|b| b.0).collect();
+    assert_eq!(kept, [0, 1, 3]);
+}
