@@ -117,14 +117,11 @@ fn table_name_clash(t: &str) -> Option<String> {
 
 /// Whether a table (or virtual table) of that name exists.
 pub fn table_exists(conn: &Connection, name: &str) -> Result<bool> {
-    Ok(conn
-        .query_row(
-            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?1 COLLATE NOCASE",
-            [name],
-            |_| Ok(()),
-        )
-        .optional()?
-        .is_some())
+    // Cached: every semantic query reads the pin and `vector_generation`.
+    let mut stmt = conn.prepare_cached(
+        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?1 COLLATE NOCASE",
+    )?;
+    Ok(stmt.exists([name])?)
 }
 
 /// Read one meta value (`None` when the sidecar or the key is absent).
@@ -132,12 +129,10 @@ pub fn meta_get(conn: &Connection, table: &str, key: &str) -> Result<Option<Stri
     if !table_exists(conn, &format!("{table}_meta"))? {
         return Ok(None);
     }
-    Ok(conn
-        .query_row(
-            &format!("SELECT value FROM {table}_meta WHERE key = ?1"),
-            [key],
-            |r| r.get::<_, Option<String>>(0),
-        )
+    let mut stmt =
+        conn.prepare_cached(&format!("SELECT value FROM {table}_meta WHERE key = ?1"))?;
+    Ok(stmt
+        .query_row([key], |r| r.get::<_, Option<String>>(0))
         .optional()?
         .flatten())
 }
