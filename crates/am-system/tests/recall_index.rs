@@ -23,6 +23,11 @@ const S1: &[(&str, &str)] = &[("session", "s1")];
 
 /// A system on its own connection to the home at `path`.
 fn open(path: &Path) -> MemorySystem {
+    open_with(path, am_system::ReconstructConfig::default())
+}
+
+/// A system with `reconstruct_config` on its own connection to the home at `path`.
+fn open_with(path: &Path, reconstruct_config: am_system::ReconstructConfig) -> MemorySystem {
     let home = SqliteHome::open(path).unwrap();
     let store: Arc<dyn TripleStore> =
         Arc::new(SQLiteTripleStore::with_home(&home, None, SqliteStoreOptions::default()).unwrap());
@@ -32,6 +37,7 @@ fn open(path: &Path) -> MemorySystem {
         journal,
         SystemOptions {
             clock: Some(Arc::new(|| common::PINNED_NOW.to_owned())),
+            reconstruct_config,
             ..SystemOptions::default()
         },
     )
@@ -352,23 +358,13 @@ fn journaled_recalls_leave_the_index_answering_as_a_fresh_system() {
 
 /// A system with FTS5 keyword discovery on, on its own connection.
 fn open_discovery(path: &Path) -> MemorySystem {
-    let home = SqliteHome::open(path).unwrap();
-    let store: Arc<dyn TripleStore> =
-        Arc::new(SQLiteTripleStore::with_home(&home, None, SqliteStoreOptions::default()).unwrap());
-    let journal: Arc<dyn MemoryJournal> = Arc::new(SQLiteJournal::open(&home).unwrap());
-    MemorySystem::with_options(
-        store,
-        journal,
-        SystemOptions {
-            clock: Some(Arc::new(|| common::PINNED_NOW.to_owned())),
-            reconstruct_config: am_system::ReconstructConfig {
-                keyword_discovery: true,
-                ..am_system::ReconstructConfig::default()
-            },
-            ..SystemOptions::default()
+    open_with(
+        path,
+        am_system::ReconstructConfig {
+            keyword_discovery: true,
+            ..am_system::ReconstructConfig::default()
         },
     )
-    .unwrap()
 }
 
 #[test]
