@@ -68,6 +68,7 @@ pub fn checks() -> Vec<Check<dyn JournalFactory>> {
         check!(supplied_event_id_replay_returns_the_original),
         check!(supplied_binding_id_replay_returns_the_original),
         check!(append_bindings_is_ordered_idempotent_and_all_or_nothing),
+        check!(append_recall_appends_the_trace_then_its_listed_events_all_or_nothing),
         check!(supplied_closure_id_replay_returns_the_original),
         check!(supplied_trace_id_replay_returns_the_original),
         check!(supplied_snapshot_id_replay_returns_the_original),
@@ -333,6 +334,54 @@ pub fn append_bindings_is_ordered_idempotent_and_all_or_nothing(
             ScopeBinding::new("r5", S, O, "indexed").with_binding_id("b5"),
             bad,
         ])
+    })
+}
+
+/// `append_recall` (a journaled `reconstruct`'s records) appends the trace, then
+/// its `listed` events on the next seqs; a replay with the same supplied ids
+/// returns the originals and appends nothing; a recall holding one invalid
+/// event is refused whole: not even its trace is appended.
+pub fn append_recall_appends_the_trace_then_its_listed_events_all_or_nothing(
+    f: &dyn JournalFactory,
+) -> CheckResult {
+    let j = open(f)?;
+    let listed = |rid: &str, id: &str| {
+        let mut e = MemoryEvent::on_record("listed", rid, S, O).with_event_id(id);
+        e.trace_id = Some("t1".into());
+        e
+    };
+    let trace = ReconstructionTrace::new("t1", "fp-1");
+    let (stored, events) = ok(
+        "append_recall",
+        j.append_recall(&trace, &[listed("r1", "l1"), listed("r2", "l2")]),
+    )?;
+    ensure_eq("trace seq", stored.seq, 1)?;
+    ensure_eq("listed seqs", seqs(&events, |e| e.seq), vec![2, 3])?;
+    ensure_eq("current_seq", ok("current_seq", j.current_seq())?, 3)?;
+    let (replayed, again) = ok(
+        "append_recall",
+        j.append_recall(&trace, &[listed("r1", "l1"), listed("r2", "l2")]),
+    )?;
+    ensure_eq("replayed trace", replayed, stored)?;
+    ensure_eq("replayed events", again, events)?;
+    ensure_eq("current_seq", ok("current_seq", j.current_seq())?, 3)?;
+    let (alone, none) = ok(
+        "append_recall",
+        j.append_recall(&ReconstructionTrace::new("t2", "fp-2"), &[]),
+    )?;
+    ensure_eq(
+        "a trace without listed events",
+        (alone.seq, none.len()),
+        (4, 0),
+    )?;
+    refused_unchanged(&*j, "a recall with one invalid event", || {
+        j.append_recall(
+            &ReconstructionTrace::new("t3", "fp-3"),
+            &[
+                listed("r3", "l3"),
+                MemoryEvent::on_record("bogus", "r4", S, O),
+            ],
+        )
     })
 }
 

@@ -166,6 +166,35 @@ pub trait MemoryJournal: Send + Sync + std::any::Any {
         };
         Ok((stored, self.append_snapshot(snapshot)?))
     }
+    /// Append the records of one journaled `reconstruct`: its trace, then its
+    /// `listed` events (their seqs follow the trace's). Exactly
+    /// `append_trace(trace)` followed by `append_events(listed)`, with the same
+    /// idempotency by supplied id; an empty `listed` appends the trace alone.
+    /// Returns the stored trace and the stored events.
+    ///
+    /// The default validates everything first, then makes the two appends;
+    /// `SQLiteJournal` overrides it with one transaction (all or nothing, one
+    /// durable commit instead of two).
+    /// Spec: api.md "Reconstruction" (`journal=true`: one trace plus inert
+    /// `listed` events).
+    ///
+    /// # Errors
+    /// `InvalidInput` for an invalid trace or event (nothing appended); `Storage`.
+    fn append_recall(
+        &self,
+        trace: &ReconstructionTrace,
+        listed: &[MemoryEvent],
+    ) -> Result<(ReconstructionTrace, Vec<MemoryEvent>)> {
+        trace.normalized()?;
+        normalize_all(listed, MemoryEvent::normalized)?;
+        let stored = self.append_trace(trace)?;
+        let events = if listed.is_empty() {
+            Vec::new()
+        } else {
+            self.append_events(listed)?
+        };
+        Ok((stored, events))
+    }
     /// Append valence events (all-or-nothing).
     ///
     /// # Errors

@@ -351,6 +351,26 @@ impl MemoryJournal for SQLiteJournal {
         })
     }
 
+    fn append_recall(
+        &self,
+        trace: &ReconstructionTrace,
+        listed: &[MemoryEvent],
+    ) -> Result<(ReconstructionTrace, Vec<MemoryEvent>)> {
+        // One transaction: a recall's trace and its listed events land together
+        // or not at all, in one durable commit.
+        let t = trace.normalized()?;
+        let items = normalize_all(listed, MemoryEvent::normalized)?;
+        self.write(|c, k| {
+            let stored = append::trace(c, t, k)?;
+            let events = if items.is_empty() {
+                Vec::new()
+            } else {
+                append::events(c, items, k)?
+            };
+            Ok((stored, events))
+        })
+    }
+
     fn append_valence(&self, events: &[ValenceEvent]) -> Result<Vec<ValenceEvent>> {
         let items = normalize_all(events, ValenceEvent::normalized)?;
         if items.is_empty() {

@@ -203,8 +203,6 @@ impl MemorySystem {
             trace.observed_at = self.now()?;
             let now = trace.observed_at.clone();
             let fingerprint = trace.query_fingerprint.clone();
-            let stored = self.journal.append_trace(&trace)?;
-            let mut appended: Vec<i64> = vec![stored.seq];
             let mut prov = JsonMap::new();
             if let Some(t) = &stimulus.turn_id {
                 prov.insert("turn_id".into(), Value::String(t.clone()));
@@ -230,9 +228,10 @@ impl MemorySystem {
                     ..MemoryEvent::default()
                 })
                 .collect();
-            if !listed.is_empty() {
-                appended.extend(self.journal.append_events(&listed)?.iter().map(|e| e.seq));
-            }
+            // One append (one transaction on SQLite): the trace, then its listed events.
+            let (stored, events) = self.journal.append_recall(&trace, &listed)?;
+            let mut appended: Vec<i64> = vec![stored.seq];
+            appended.extend(events.iter().map(|e| e.seq));
             // The trace and `listed` events change no fold the recall index
             // caches: when they are the only records since `as_of`, the next
             // recall need not replay (decode) them.
