@@ -143,10 +143,13 @@ impl<'a> Folds<'a> {
         self.closed.len()
     }
 
-    /// The folded bindings (latest per `(scope, owner)`, `seq <= as_of`) of one record id.
-    fn bindings_of(&self, record_id: &str) -> Result<Vec<ScopeBinding>> {
+    /// Run `f` on the folded bindings (latest per `(scope, owner)`,
+    /// `seq <= as_of`) of one record id, read once per call and cached; `f`
+    /// borrows them (a fold is several strings per binding: cloning it for
+    /// every candidate check cost more than the check).
+    fn with_bindings<R>(&self, record_id: &str, f: impl FnOnce(&[ScopeBinding]) -> R) -> Result<R> {
         if let Some(b) = self.bindings.borrow().get(record_id) {
-            return Ok(b.clone());
+            return Ok(f(b));
         }
         let b = self.journal.bindings(&BindingFilter {
             record_id: Some(record_id.to_owned()),
@@ -155,10 +158,9 @@ impl<'a> Folds<'a> {
             fold: true,
             until_seq: Some(self.as_of),
         })?;
-        self.bindings
-            .borrow_mut()
-            .insert(record_id.to_owned(), b.clone());
-        Ok(b)
+        let answer = f(&b);
+        self.bindings.borrow_mut().insert(record_id.to_owned(), b);
+        Ok(answer)
     }
 
     /// Prime the binding cache for rows about to pass [`Folds::excluded`]:
@@ -220,12 +222,14 @@ impl<'a> Folds<'a> {
             {
                 return Ok(true);
             }
-            for b in self.bindings_of(id)? {
-                if b.search_state == "hidden"
-                    && pairs.iter().any(|(s, o)| *s == b.scope && *o == b.owner_id)
-                {
-                    return Ok(true);
-                }
+            let hidden = self.with_bindings(id, |folded| {
+                folded.iter().any(|b| {
+                    b.search_state == "hidden"
+                        && pairs.iter().any(|(s, o)| *s == b.scope && *o == b.owner_id)
+                })
+            })?;
+            if hidden {
+                return Ok(true);
             }
         }
         Ok(false)
@@ -313,12 +317,14 @@ impl<'a> Folds<'a> {
             if id.is_empty() {
                 continue;
             }
-            if let Some(b) = self
-                .bindings_of(id)?
-                .into_iter()
-                .find(|b| b.scope == scope && b.owner_id == owner)
-            {
-                return Ok(format!("{}+{}", b.search_state, b.prompt_state));
+            let display = self.with_bindings(id, |folded| {
+                folded
+                    .iter()
+                    .find(|b| b.scope == scope && b.owner_id == owner)
+                    .map(|b| format!("{}+{}", b.search_state, b.prompt_state))
+            })?;
+            if let Some(d) = display {
+                return Ok(d);
             }
         }
         Ok(DEFAULT_BINDING.to_owned())
