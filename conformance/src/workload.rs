@@ -88,3 +88,14 @@ pub fn embedder_for(range: std::ops::Range<usize>) -> Arc<Precomputed> {
         .collect();
     Arc::new(Precomputed { by_text })
 }
+
+/// Add rows `0..ROWS` to `store` in batches of [`BATCH`]: the benched home.
+///
+/// # Panics
+/// When an `add` fails (the store must embed with [`embedder_for`]`(0..ROWS)` or a superset).
+pub fn fill(store: &dyn am_triples::TripleStore) {
+    for b in 0..ROWS / BATCH {
+        let rows: Vec<TripleAssertion> = (b * BATCH..(b + 1) * BATCH).map(row).collect();
+        store.add(&rows).expect("add");
+    }
+}

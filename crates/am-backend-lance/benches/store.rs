@@ -22,7 +22,7 @@ use am_triples::{TextEmbedder, TripleAssertion, TripleQuery, TripleStore};
 use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
 use std::sync::Arc;
 
-use am_conformance::workload::{BATCH, Precomputed, ROWS, embedder_for, row, vector};
+use am_conformance::workload::{BATCH, Precomputed, ROWS, embedder_for, fill, row, vector};
 
 fn open(uri: &str, embedder: Option<Arc<Precomputed>>) -> LanceDBTripleStore {
     LanceDBTripleStore::open(
@@ -37,10 +37,7 @@ fn open(uri: &str, embedder: Option<Arc<Precomputed>>) -> LanceDBTripleStore {
 fn build_store(uri: &str, embedder: Arc<Precomputed>) -> f64 {
     let store = open(uri, Some(embedder));
     let start = std::time::Instant::now();
-    for b in 0..ROWS / BATCH {
-        let rows: Vec<TripleAssertion> = (b * BATCH..(b + 1) * BATCH).map(row).collect();
-        store.add(&rows).expect("add");
-    }
+    fill(&store);
     #[allow(clippy::cast_precision_loss, reason = "bench figure")]
     let rate = ROWS as f64 / start.elapsed().as_secs_f64();
     store.close().expect("close");

@@ -16,16 +16,13 @@ use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_mai
 use std::path::Path;
 use std::sync::Arc;
 
-use am_conformance::workload::{BATCH, DIM, Precomputed, ROWS, embedder_for, row, vector};
+use am_conformance::workload::{BATCH, DIM, Precomputed, ROWS, embedder_for, fill, row, vector};
 
 fn build_home(path: &Path, embedder: Arc<Precomputed>) -> f64 {
     let store =
         SQLiteTripleStore::open(path, Some(embedder), SqliteStoreOptions::default()).expect("open");
     let start = std::time::Instant::now();
-    for b in 0..ROWS / BATCH {
-        let rows: Vec<TripleAssertion> = (b * BATCH..(b + 1) * BATCH).map(row).collect();
-        store.add(&rows).expect("add");
-    }
+    fill(&store);
     #[allow(clippy::cast_precision_loss, reason = "bench figure")]
     let rate = ROWS as f64 / start.elapsed().as_secs_f64();
     rate
@@ -121,10 +118,7 @@ fn benches(c: &mut Criterion) {
                 SqliteStoreOptions::default(),
             )
             .expect("open");
-            for b in 0..ROWS / BATCH {
-                let rows: Vec<TripleAssertion> = (b * BATCH..(b + 1) * BATCH).map(row).collect();
-                store.add(&rows).expect("add");
-            }
+            fill(&store);
             drop(store);
             let mut conn = rusqlite::Connection::open(&json_path).expect("open");
             let tx = conn.transaction().expect("tx");

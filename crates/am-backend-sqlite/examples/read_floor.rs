@@ -13,8 +13,8 @@
 #![allow(clippy::print_stdout, reason = "a measurement tool prints its figures")]
 
 use am_backend_sqlite::{SQLiteTripleStore, SqliteStoreOptions};
-use am_conformance::workload::{BATCH, ROWS, embedder_for, row};
-use am_triples::{TripleAssertion, TripleQuery, TripleStore};
+use am_conformance::workload::{ROWS, embedder_for, fill};
+use am_triples::{TripleQuery, TripleStore};
 use rusqlite::types::ValueRef;
 use std::time::Instant;
 
@@ -59,10 +59,7 @@ fn main() {
             SqliteStoreOptions::default(),
         )
         .expect("open");
-        for b in 0..ROWS / BATCH {
-            let rows: Vec<TripleAssertion> = (b * BATCH..(b + 1) * BATCH).map(row).collect();
-            store.add(&rows).expect("add");
-        }
+        fill(&store);
     }
     let store = SQLiteTripleStore::open(&path, None, SqliteStoreOptions::default()).expect("open");
     let latest = TripleQuery {

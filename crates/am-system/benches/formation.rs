@@ -22,12 +22,16 @@
 use am_backend_sqlite::journal::SQLiteJournal;
 use am_backend_sqlite::{SQLiteTripleStore, SqliteHome, SqliteStoreOptions};
 use am_journal::MemoryJournal;
-use am_system::{MemoryRecordInput, MemorySystem, ids};
+use am_system::{MemorySystem, ids};
 use am_triples::TripleStore;
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use std::hint::black_box;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
+
+#[path = "common/records.rs"]
+mod records;
+use records::batch;
 
 const BATCH: usize = 100;
 const HOME_RECORDS: usize = 2_000;
@@ -47,25 +51,6 @@ fn home() -> (tempfile::TempDir, MemorySystem) {
         Arc::new(SQLiteTripleStore::with_home(&home, None, SqliteStoreOptions::default()).unwrap());
     let journal: Arc<dyn MemoryJournal> = Arc::new(SQLiteJournal::open(&home).unwrap());
     (dir, MemorySystem::new(store, journal))
-}
-
-/// A batch of typed records, one edge to the previous sibling each.
-fn batch(n: usize, salt: u64) -> Vec<MemoryRecordInput> {
-    (0..n)
-        .map(|i| {
-            let r = MemoryRecordInput::new(
-                if i % 3 == 0 { "lesson" } else { "episode" },
-                &format!("Record {salt}-{i}"),
-                &format!("Record {i} of batch {salt} says something about pools and outages."),
-            )
-            .with_keywords(&["pool", "outage"]);
-            if i > 0 {
-                r.with_edge("follows", &format!("local:{}", i - 1))
-            } else {
-                r
-            }
-        })
-        .collect()
 }
 
 fn remember_many(c: &mut Criterion) {

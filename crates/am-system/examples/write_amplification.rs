@@ -16,11 +16,15 @@
 use am_backend_sqlite::journal::SQLiteJournal;
 use am_backend_sqlite::{SQLiteTripleStore, SqliteHome, SqliteStoreOptions};
 use am_journal::MemoryJournal;
-use am_system::{MemoryRecordInput, MemorySystem, ids};
+use am_system::{MemorySystem, ids};
 use am_triples::TripleStore;
 use std::path::Path;
 use std::sync::Arc;
 use std::time::Instant;
+
+#[path = "../benches/common/records.rs"]
+mod records;
+use records::batch;
 
 const BATCH: usize = 100;
 const COMMITS_PER_ROUND: usize = 20;
@@ -28,25 +32,6 @@ const ROUNDS: usize = 8;
 const SHELF: usize = 12;
 /// Bytes of one WAL frame at 4 KiB pages (24-byte frame header).
 const FRAME_BYTES: u64 = 4096 + 24;
-
-/// The formation bench's batch: typed records, one edge to the previous sibling.
-fn batch(salt: usize) -> Vec<MemoryRecordInput> {
-    (0..BATCH)
-        .map(|i| {
-            let r = MemoryRecordInput::new(
-                if i % 3 == 0 { "lesson" } else { "episode" },
-                &format!("Record {salt}-{i}"),
-                &format!("Record {i} of batch {salt} says something about pools and outages."),
-            )
-            .with_keywords(&["pool", "outage"]);
-            if i > 0 {
-                r.with_edge("follows", &format!("local:{}", i - 1))
-            } else {
-                r
-            }
-        })
-        .collect()
-}
 
 fn wal_bytes(db: &Path) -> u64 {
     let mut wal = db.as_os_str().to_owned();
@@ -80,7 +65,13 @@ fn run(checkpoints: bool) {
         let t = Instant::now();
         for _ in 0..COMMITS_PER_ROUND {
             system
-                .remember_many(&batch(k), "session", "s1", &format!("key-{k}"), None)
+                .remember_many(
+                    &batch(BATCH, k as u64),
+                    "session",
+                    "s1",
+                    &format!("key-{k}"),
+                    None,
+                )
                 .expect("remember_many");
             k += 1;
         }
