@@ -99,3 +99,46 @@ pub fn fill(store: &dyn am_triples::TripleStore) {
         store.add(&rows).expect("add");
     }
 }
+
+/// The benched subject read: the 10 rows of `entity1234`.
+pub fn subject_query() -> am_triples::TripleQuery {
+    am_triples::TripleQuery {
+        subject: Some("entity1234".into()),
+        ..am_triples::TripleQuery::default()
+    }
+}
+
+/// The benched scope+owner read: the latest 50 rows of `session` / `owner4`.
+pub fn latest_query() -> am_triples::TripleQuery {
+    am_triples::TripleQuery {
+        scope: Some("session".into()),
+        owner_id: Some("owner4".into()),
+        limit: 50,
+        ..am_triples::TripleQuery::default()
+    }
+}
+
+/// The benched vector query: limit 10 around a vector no row holds.
+pub fn vector_query() -> am_triples::TripleQuery {
+    am_triples::TripleQuery {
+        query_vector: Some(vector(424_242)),
+        limit: 10,
+        ..am_triples::TripleQuery::default()
+    }
+}
+
+/// Extra batches the add bench writes past the benched home before it wraps.
+pub const EXTRA_BATCHES: usize = 200;
+
+/// The add bench's next batch: rows `*next..*next + BATCH`, moving `next` on.
+/// After [`EXTRA_BATCHES`] batches it wraps to [`ROWS`]; those ids are already
+/// stored, which the store skips, and the call is still one batch. An embedder
+/// for `0..ROWS + EXTRA_BATCHES * BATCH` knows every row it returns.
+pub fn next_batch(next: &mut usize) -> Vec<TripleAssertion> {
+    let rows = (*next..*next + BATCH).map(row).collect();
+    *next += BATCH;
+    if *next >= ROWS + EXTRA_BATCHES * BATCH {
+        *next = ROWS;
+    }
+    rows
+}

@@ -18,11 +18,14 @@
 #![allow(missing_docs, reason = "criterion_group! generates undocumented items")]
 
 use am_backend_lance::{LanceDBTripleStore, LanceStoreOptions};
-use am_triples::{TextEmbedder, TripleAssertion, TripleQuery, TripleStore};
+use am_triples::{TextEmbedder, TripleStore};
 use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
 use std::sync::Arc;
 
-use am_conformance::workload::{BATCH, Precomputed, ROWS, embedder_for, fill, row, vector};
+use am_conformance::workload::{
+    BATCH, EXTRA_BATCHES, Precomputed, ROWS, embedder_for, fill, latest_query, next_batch,
+    subject_query, vector_query,
+};
 
 fn open(uri: &str, embedder: Option<Arc<Precomputed>>) -> LanceDBTripleStore {
     LanceDBTripleStore::open(
@@ -47,7 +50,7 @@ fn build_store(uri: &str, embedder: Arc<Precomputed>) -> f64 {
 fn benches(c: &mut Criterion) {
     let dir = tempfile::tempdir().expect("tempdir");
     let uri = dir.path().join("kg").to_string_lossy().into_owned();
-    let embedder = embedder_for(0..ROWS + 200 * BATCH);
+    let embedder = embedder_for(0..ROWS + EXTRA_BATCHES * BATCH);
     let rate = build_store(&uri, embedder.clone());
     println!("lance_store/add_50k_in_batches_of_500: {rate:.0} rows/s (one pass)");
 
@@ -57,31 +60,19 @@ fn benches(c: &mut Criterion) {
 
     g.throughput(Throughput::Elements(1));
 
-    let subject = TripleQuery {
-        subject: Some("entity1234".into()),
-        ..TripleQuery::default()
-    };
+    let subject = subject_query();
     assert_eq!(store.query(&subject).expect("query").len(), 10);
     g.bench_function("subject_read", |b| {
         b.iter(|| store.query(&subject).expect("query"))
     });
 
-    let latest = TripleQuery {
-        scope: Some("session".into()),
-        owner_id: Some("owner4".into()),
-        limit: 50,
-        ..TripleQuery::default()
-    };
+    let latest = latest_query();
     assert_eq!(store.query(&latest).expect("query").len(), 50);
     g.bench_function("scope_owner_latest_50", |b| {
         b.iter(|| store.query(&latest).expect("query"))
     });
 
-    let vq = TripleQuery {
-        query_vector: Some(vector(424_242)),
-        limit: 10,
-        ..TripleQuery::default()
-    };
+    let vq = vector_query();
     assert_eq!(store.query(&vq).expect("warm").len(), 10);
     g.bench_function("vector_query_limit_10_warm", |b| {
         b.iter(|| store.query(&vq).expect("query"))
@@ -98,14 +89,7 @@ fn benches(c: &mut Criterion) {
     g.throughput(Throughput::Elements(BATCH as u64));
     g.bench_function("add_batch_of_500", |b| {
         b.iter_batched(
-            || {
-                let rows: Vec<TripleAssertion> = (next..next + BATCH).map(row).collect();
-                next += BATCH;
-                if next >= ROWS + 200 * BATCH {
-                    next = ROWS; // already-stored ids: skipped, still one batch
-                }
-                rows
-            },
+            || next_batch(&mut next),
             |rows| store.add(&rows).expect("add"),
             BatchSize::PerIteration,
         );

@@ -11,12 +11,15 @@
 #![allow(missing_docs, reason = "criterion_group! generates undocumented items")]
 
 use am_backend_sqlite::{SQLiteTripleStore, SqliteStoreOptions};
-use am_triples::{TripleAssertion, TripleQuery, TripleStore};
+use am_triples::TripleStore;
 use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
 use std::path::Path;
 use std::sync::Arc;
 
-use am_conformance::workload::{BATCH, DIM, Precomputed, ROWS, embedder_for, fill, row, vector};
+use am_conformance::workload::{
+    BATCH, DIM, EXTRA_BATCHES, Precomputed, ROWS, embedder_for, fill, latest_query, next_batch,
+    subject_query, vector, vector_query,
+};
 
 fn build_home(path: &Path, embedder: Arc<Precomputed>) -> f64 {
     let store =
@@ -31,7 +34,7 @@ fn build_home(path: &Path, embedder: Arc<Precomputed>) -> f64 {
 fn benches(c: &mut Criterion) {
     let dir = tempfile::tempdir().expect("tempdir");
     let path = dir.path().join("home.sqlite3");
-    let embedder = embedder_for(0..ROWS + 200 * BATCH);
+    let embedder = embedder_for(0..ROWS + EXTRA_BATCHES * BATCH);
     let rate = build_home(&path, embedder.clone());
     println!("store/add_50k_in_batches_of_500: {rate:.0} rows/s (one pass, target >= 100,000)");
 
@@ -43,29 +46,17 @@ fn benches(c: &mut Criterion) {
 
     g.throughput(Throughput::Elements(1));
 
-    let subject = TripleQuery {
-        subject: Some("entity1234".into()),
-        ..TripleQuery::default()
-    };
+    let subject = subject_query();
     g.bench_function("subject_read", |b| {
         b.iter(|| store.query(&subject).expect("query"))
     });
 
-    let latest = TripleQuery {
-        scope: Some("session".into()),
-        owner_id: Some("owner4".into()),
-        limit: 50,
-        ..TripleQuery::default()
-    };
+    let latest = latest_query();
     g.bench_function("scope_owner_latest_50", |b| {
         b.iter(|| store.query(&latest).expect("query"))
     });
 
-    let vq = TripleQuery {
-        query_vector: Some(vector(424_242)),
-        limit: 10,
-        ..TripleQuery::default()
-    };
+    let vq = vector_query();
     store.query(&vq).expect("warm the matrix cache");
     println!(
         "store/vector_cache_bytes: {} (matrix floor {} = 4 x {DIM} x rows)",
@@ -90,14 +81,7 @@ fn benches(c: &mut Criterion) {
     g.throughput(Throughput::Elements(BATCH as u64));
     g.bench_function("add_batch_of_500", |b| {
         b.iter_batched(
-            || {
-                let rows: Vec<TripleAssertion> = (next..next + BATCH).map(row).collect();
-                next += BATCH;
-                if next >= ROWS + 200 * BATCH {
-                    next = ROWS; // already-stored ids: INSERT OR IGNORE, still one batch
-                }
-                rows
-            },
+            || next_batch(&mut next),
             |rows| store.add(&rows).expect("add"),
             BatchSize::PerIteration,
         );

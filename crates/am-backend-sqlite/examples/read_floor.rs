@@ -13,8 +13,8 @@
 #![allow(clippy::print_stdout, reason = "a measurement tool prints its figures")]
 
 use am_backend_sqlite::{SQLiteTripleStore, SqliteStoreOptions};
-use am_conformance::workload::{ROWS, embedder_for, fill};
-use am_triples::{TripleQuery, TripleStore};
+use am_conformance::workload::{ROWS, embedder_for, fill, latest_query};
+use am_triples::TripleStore;
 use rusqlite::types::ValueRef;
 use std::time::Instant;
 
@@ -62,12 +62,7 @@ fn main() {
         fill(&store);
     }
     let store = SQLiteTripleStore::open(&path, None, SqliteStoreOptions::default()).expect("open");
-    let latest = TripleQuery {
-        scope: Some("session".into()),
-        owner_id: Some("owner4".into()),
-        limit: 50,
-        ..TripleQuery::default()
-    };
+    let latest = latest_query();
     println!("plan: {:?}", store.query_plan(&latest).expect("plan"));
     let conn = rusqlite::Connection::open(&path).expect("open");
     let all = format!(

@@ -293,12 +293,12 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    #[test]
-    fn a_stage_round_trips_through_its_log_json_bit_for_bit() {
-        let rev = RevisionRow {
-            seq: 3,
-            revision_id: "r3".into(),
-            scope: "global".into(),
+    /// A committed-looking revision row for the log tests.
+    fn revision(seq: i64, revision_id: &str, scope: &str) -> RevisionRow {
+        RevisionRow {
+            seq,
+            revision_id: revision_id.into(),
+            scope: scope.into(),
             owner_id: None,
             cause: "ingest".into(),
             occurred_at: "t".into(),
@@ -307,7 +307,12 @@ mod tests {
             provenance_json: "{}".into(),
             summary: None,
             journal_applied: true,
-        };
+        }
+    }
+
+    #[test]
+    fn a_stage_round_trips_through_its_log_json_bit_for_bit() {
+        let rev = revision(3, "r3", "global");
         let mut a = TripleAssertion::new("ex:a", "ex:b", "ex:c").with_scope("global");
         a.assertion_id = Some("c1".into());
         a.confidence = Some(0.1 + 0.2);
@@ -359,19 +364,7 @@ mod tests {
 
     #[test]
     fn a_log_row_without_a_stage_is_a_storage_error() {
-        let rev = RevisionRow {
-            seq: 1,
-            revision_id: "r1".into(),
-            scope: "s".into(),
-            owner_id: None,
-            cause: "ingest".into(),
-            occurred_at: "t".into(),
-            recorded_at: "t".into(),
-            ops_json: "[]".into(),
-            provenance_json: "{}".into(),
-            summary: None,
-            journal_applied: true,
-        };
+        let rev = revision(1, "r1", "s");
         let err = Stage::from_json("not json", &rev).unwrap_err();
         assert_eq!(err.kind(), am_triples::ErrorKind::Storage);
     }
