@@ -340,7 +340,7 @@ pub fn append_bindings_is_ordered_idempotent_and_all_or_nothing(
 /// `append_recall` (a journaled `reconstruct`'s records) appends the trace, then
 /// its `listed` events on the next seqs; a replay with the same supplied ids
 /// returns the originals and appends nothing; a recall holding one invalid
-/// event is refused whole: not even its trace is appended.
+/// event (or an invalid trace) is refused whole: nothing of it is appended.
 pub fn append_recall_appends_the_trace_then_its_listed_events_all_or_nothing(
     f: &dyn JournalFactory,
 ) -> CheckResult {
@@ -382,6 +382,11 @@ pub fn append_recall_appends_the_trace_then_its_listed_events_all_or_nothing(
                 MemoryEvent::on_record("bogus", "r4", S, O),
             ],
         )
+    })?;
+    let mut bad_trace = ReconstructionTrace::new("t4", "fp-4");
+    bad_trace.observed_at = "not a timestamp".into();
+    refused_unchanged(&*j, "a recall whose trace is invalid", || {
+        j.append_recall(&bad_trace, &[listed("r5", "l5")])
     })
 }
 

@@ -172,9 +172,10 @@ pub trait MemoryJournal: Send + Sync + std::any::Any {
     /// idempotency by supplied id; an empty `listed` appends the trace alone.
     /// Returns the stored trace and the stored events.
     ///
-    /// The default validates everything first, then makes the two appends;
-    /// `SQLiteJournal` overrides it with one transaction (all or nothing, one
-    /// durable commit instead of two).
+    /// The default validates the events first, then makes the two appends
+    /// (`append_trace` validates the trace before it writes); `SQLiteJournal`
+    /// overrides it with one transaction (all or nothing, one durable commit
+    /// instead of two).
     /// Spec: api.md "Reconstruction" (`journal=true`: one trace plus inert
     /// `listed` events).
     ///
@@ -185,7 +186,6 @@ pub trait MemoryJournal: Send + Sync + std::any::Any {
         trace: &ReconstructionTrace,
         listed: &[MemoryEvent],
     ) -> Result<(ReconstructionTrace, Vec<MemoryEvent>)> {
-        trace.normalized()?;
         normalize_all(listed, MemoryEvent::normalized)?;
         let stored = self.append_trace(trace)?;
         let events = if listed.is_empty() {
