@@ -6,10 +6,12 @@
 //! statistics of the whole index, so every score, and therefore the order,
 //! is the unconfined query's.
 
-use super::SQLiteTripleStore;
+use super::keywords::KeywordCache;
+use super::{SQLiteTripleStore, lock};
 use crate::error::Result;
 use am_triples::assertion::{canonical_scope, strip_optional};
-use rusqlite::params_from_iter;
+use rusqlite::{Connection, params_from_iter};
+use std::sync::atomic::Ordering;
 
 /// The FTS5 MATCH expression of `tokens`: each token trimmed, its double quotes
 /// removed, quoted as one term, the terms joined by `OR`; `None` when no token is
@@ -45,36 +47,61 @@ impl SQLiteTripleStore {
             return Ok(Vec::new());
         }
         let table = &self.table;
+        let scope = canonical_scope(scope);
         let owner = strip_optional(owner_id);
-        let mut params: Vec<rusqlite::types::Value> = vec![
-            matcher.into(),
-            range.0.into(),
-            range.1.into(),
-            canonical_scope(scope).into(),
-        ];
-        let owner_clause = match owner {
-            Some(o) => {
-                params.push(o.into());
-                "AND t.owner_id = ?"
-            }
-            None => "",
-        };
-        // A literal limit, as `query_keywords` (a bound LIMIT re-prepares).
-        // CROSS JOIN keeps the FTS5 scan outermost: with the rowid range the
-        // planner may otherwise walk the triples table by rowid and run the
-        // MATCH once per row (two orders of magnitude slower, same answer).
-        let limit_sql = i64::try_from(limit).unwrap_or(i64::MAX);
         self.with_conn(|c| {
-            let mut stmt = c.prepare_cached(&format!(
-                "SELECT t.rowid FROM {table}_fts f CROSS JOIN {table} t ON t.rowid = f.rowid \
-                 WHERE {table}_fts MATCH ? AND f.rowid >= ? AND f.rowid <= ? \
-                 AND t.scope = ? {owner_clause} \
-                 ORDER BY bm25({table}_fts), t.rowid DESC LIMIT {limit_sql}"
-            ))?;
-            let rows = stmt
-                .query_map(params_from_iter(params.iter()), |r| r.get::<_, i64>(0))?
-                .collect::<rusqlite::Result<Vec<_>>>()?;
-            Ok(rows)
+            let mut mirror = lock(&self.keywords);
+            KeywordCache::refresh(&mut mirror, c, table)?;
+            let served = mirror
+                .as_ref()
+                .and_then(|m| m.rank(tokens, &scope, owner.as_deref(), limit, range));
+            drop(mirror);
+            self.keyword_mirrored
+                .store(served.is_some(), Ordering::Relaxed);
+            match served {
+                Some(rows) => Ok(rows),
+                None => sql_rowids(c, table, &matcher, &scope, owner.as_deref(), limit, range),
+            }
         })
     }
+}
+
+/// `keyword_rowids` by the FTS5 query itself.
+pub(super) fn sql_rowids(
+    c: &Connection,
+    table: &str,
+    matcher: &str,
+    scope: &str,
+    owner: Option<&str>,
+    limit: usize,
+    range: (i64, i64),
+) -> Result<Vec<i64>> {
+    let mut params: Vec<rusqlite::types::Value> = vec![
+        matcher.to_owned().into(),
+        range.0.into(),
+        range.1.into(),
+        scope.to_owned().into(),
+    ];
+    let owner_clause = match owner {
+        Some(o) => {
+            params.push(o.to_owned().into());
+            "AND t.owner_id = ?"
+        }
+        None => "",
+    };
+    // A literal limit, as `query_keywords` (a bound LIMIT re-prepares).
+    // CROSS JOIN keeps the FTS5 scan outermost: with the rowid range the
+    // planner may otherwise walk the triples table by rowid and run the
+    // MATCH once per row (two orders of magnitude slower, same answer).
+    let limit_sql = i64::try_from(limit).unwrap_or(i64::MAX);
+    let mut stmt = c.prepare_cached(&format!(
+        "SELECT t.rowid FROM {table}_fts f CROSS JOIN {table} t ON t.rowid = f.rowid \
+         WHERE {table}_fts MATCH ? AND f.rowid >= ? AND f.rowid <= ? \
+         AND t.scope = ? {owner_clause} \
+         ORDER BY bm25({table}_fts), t.rowid DESC LIMIT {limit_sql}"
+    ))?;
+    let rows = stmt
+        .query_map(params_from_iter(params.iter()), |r| r.get::<_, i64>(0))?
+        .collect::<rusqlite::Result<Vec<_>>>()?;
+    Ok(rows)
 }

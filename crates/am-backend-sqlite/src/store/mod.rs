@@ -7,6 +7,8 @@
 
 pub mod codec;
 mod discovery;
+mod keywords;
+mod names;
 pub mod pin;
 mod rank_read;
 pub mod read;
@@ -23,6 +25,7 @@ use am_triples::pin::{self as tpin, EmbeddingPin};
 use am_triples::store::{Capabilities, FeedPage, TripleStore, resolve_query_vector};
 use am_triples::vector::METRIC_COSINE;
 use am_triples::{TripleAssertion, TripleQuery};
+use keywords::{KEYWORD_ENGINE_MIRROR, KEYWORD_ENGINE_SQL, KeywordCache};
 use rusqlite::{Connection, TransactionBehavior, params, params_from_iter};
 use serde_json::{Value, json};
 use std::collections::HashMap;
@@ -90,6 +93,8 @@ pub struct SQLiteTripleStore {
     table: String,
     embedder: RwLock<Option<Arc<dyn TextEmbedder>>>,
     cache: Mutex<Option<MatrixCache>>,
+    keywords: Mutex<Option<KeywordCache>>,
+    keyword_mirrored: AtomicBool,
     scan_warned: AtomicBool,
     serving_scan: AtomicBool,
     warnings: Mutex<Vec<String>>,
@@ -226,6 +231,8 @@ impl SQLiteTripleStore {
             table,
             embedder: RwLock::new(embedder),
             cache: Mutex::new(None),
+            keywords: Mutex::new(None),
+            keyword_mirrored: AtomicBool::new(false),
             scan_warned: AtomicBool::new(false),
             serving_scan: AtomicBool::new(false),
             warnings: Mutex::new(open_warnings),
@@ -253,6 +260,25 @@ impl SQLiteTripleStore {
         let conn = self.home.conn();
         let mut guard = lock(&conn);
         f(&mut guard)
+    }
+
+    /// Bytes held by this handle's keyword mirror (0 before the first keyword
+    /// discovery with positions): 20 bytes per indexed row, 8 per posting, each
+    /// term and each distinct scope and owner string once.
+    pub fn keyword_cache_bytes(&self) -> usize {
+        lock(&self.keywords).as_ref().map_or(0, KeywordCache::bytes)
+    }
+
+    /// Which path served this handle's last keyword discovery with positions:
+    /// `"fts5-mirror"` (the in-process mirror of the FTS5 index) or
+    /// `"fts5-sql"` (the FTS5 query; before the first, or when the mirror
+    /// cannot answer exactly). Both return the same rows in the same order.
+    pub fn keyword_engine(&self) -> &'static str {
+        if self.keyword_mirrored.load(Ordering::Relaxed) {
+            KEYWORD_ENGINE_MIRROR
+        } else {
+            KEYWORD_ENGINE_SQL
+        }
     }
 
     /// Which path serves vector queries: `"simd-matrix-cache"` (the in-process
@@ -635,13 +661,14 @@ impl TripleStore for SQLiteTripleStore {
 
     /// Release this handle's matrix cache (4 bytes per dimension per vectored
     /// row plus its bookkeeping; [`SQLiteTripleStore::vector_cache_bytes`] is 0
-    /// afterwards). Nothing else: the connection belongs to the [`SqliteHome`],
+    /// afterwards) and its keyword mirror ([`SQLiteTripleStore::keyword_cache_bytes`]). Nothing else: the connection belongs to the [`SqliteHome`],
     /// which the journal and the graph may share, and is closed when the last
     /// handle on it is dropped. The spec (stores.md "Shared behavior") states no
     /// refusal after `close`, so the handle stays usable: the next semantic
     /// query rebuilds the cache from the file. Idempotent; never fails.
     fn close(&self) -> am_triples::Result<()> {
         *lock(&self.cache) = None;
+        *lock(&self.keywords) = None;
         Ok(())
     }
 

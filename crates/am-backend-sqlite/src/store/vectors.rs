@@ -11,12 +11,12 @@
 
 use crate::error::Result;
 use crate::store::codec::{self, Decoded};
+use crate::store::names::Names;
 use crate::store::schema;
 use am_triples::vector::{BoundFilter, CosineBound, cosine, rank_by_cosine_fast, select_by_bounds};
 use rusqlite::types::ValueRef;
 use rusqlite::{Connection, params};
 use simsimd::SpatialSimilarity;
-use std::collections::HashMap;
 
 /// `vector_engine()` when the matrix cache serves.
 pub const ENGINE_MATRIX: &str = "simd-matrix-cache";
@@ -62,10 +62,6 @@ pub enum Candidates<'a> {
     },
 }
 
-/// The interned id of a `scope`/`owner_id` cell that no `= ?` text filter matches
-/// (NULL or a non-text value).
-const NEVER: u32 = u32::MAX;
-
 /// The float32 matrix of every vectored row, in rowid order, with each row's
 /// `scope` and `owner_id` as interned ids (both columns are written once and
 /// never updated), so partition filters run without SQL.
@@ -83,7 +79,7 @@ pub struct MatrixCache {
     sq_norms: Vec<f64>,
     scopes: Vec<u32>,
     owners: Vec<u32>,
-    names: HashMap<String, u32>,
+    names: Names,
     defect: Option<String>,
 }
 
@@ -158,28 +154,13 @@ impl MatrixCache {
             self.sq_norms = Vec::new();
             self.scopes = Vec::new();
             self.owners = Vec::new();
-            self.names = HashMap::new();
+            self.names = Names::default();
         }
         Ok(())
     }
 
-    /// The id of a `scope`/`owner_id` cell: text is interned, anything else is
-    /// [`NEVER`] (SQL's `col = ?` with a text parameter never matches it).
     fn intern(&mut self, cell: ValueRef<'_>) -> u32 {
-        let ValueRef::Text(bytes) = cell else {
-            return NEVER;
-        };
-        let Ok(text) = std::str::from_utf8(bytes) else {
-            return NEVER;
-        };
-        if let Some(&id) = self.names.get(text) {
-            return id;
-        }
-        let id = u32::try_from(self.names.len()).unwrap_or(NEVER);
-        if id != NEVER {
-            self.names.insert(text.to_owned(), id);
-        }
-        id
+        self.names.intern(cell)
     }
 
     fn push(&mut self, rowid: i64, v: Vec<f32>, scope: u32, owner: u32) {
@@ -234,7 +215,7 @@ impl MatrixCache {
             + self.sq_norms.capacity() * 8
             + self.scopes.capacity() * 4
             + self.owners.capacity() * 4
-            + self.names.keys().map(|k| k.len() + 8).sum::<usize>()
+            + self.names.bytes()
     }
 
     /// The cache indices of `candidates`, ascending.
@@ -247,11 +228,9 @@ impl MatrixCache {
                 .collect(),
             Candidates::Partition { scope, owner_id } => {
                 // A value no cached row holds selects nothing.
-                let id = |v: Option<&str>| match v {
-                    None => Some(None),
-                    Some(v) => self.names.get(v).map(|id| Some(*id)),
-                };
-                let (Some(scope), Some(owner)) = (id(scope), id(owner_id)) else {
+                let (Some(scope), Some(owner)) =
+                    (self.names.filter(scope), self.names.filter(owner_id))
+                else {
                     return Vec::new();
                 };
                 (0..self.rowids.len())

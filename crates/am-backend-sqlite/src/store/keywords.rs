@@ -1,0 +1,551 @@
+//! Keyword discovery served in process: a mirror of the FTS5 keyword index
+//! that answers [`SQLiteTripleStore::keyword_rowids`](super::SQLiteTripleStore)
+//! with the rows, order and BM25 scores SQLite's `bm25()` gives, without
+//! running the FTS5 query.
+//!
+//! The mirror holds, per indexed row, its rowid, interned `scope` and
+//! `owner_id` and token count, and per term the rows holding it with their
+//! counts; the table totals BM25 reads (row count, token count) are its sums.
+//! Tokens are the `unicode61` tokenizer's (the index's only tokenizer: an
+//! index declared with any `tokenize=` option is not mirrored). Text of ASCII
+//! and of non-ASCII characters `unicode61` always reads as separators (dashes,
+//! curly quotes, emoji: [`SEPARATORS`], each checked against SQLite by a unit
+//! test) is split here: runs of `[0-9A-Za-z]`, lower-cased. A row holding any
+//! other character (a letter with an accent, CJK, a combining mark) or a token
+//! over `FTS5_MAX_TOKEN_SIZE` bytes is tokenized by SQLite itself, through a
+//! `temp` FTS5 table and its `fts5vocab` instance view, so no Unicode letter
+//! table is copied here.
+//!
+//! Scoring repeats `fts5Bm25Function` operation by operation (k1 = 1.2,
+//! b = 0.75; IDF `ln((N − n + 0.5) / (n + 0.5))`, floored at 1e-6; one phrase
+//! per query token, summed in query order), so the doubles, and therefore the
+//! ties, are SQLite's. A query token that is not a run of ASCII letters and
+//! digits is answered by SQL instead.
+//!
+//! Freshness: every answer first reads, in one snapshot, the `fts_high_water`
+//! cursor and FTS5's own totals record; rows up to the cursor are appended,
+//! and a mirror whose totals differ from FTS5's (an index written by a
+//! different rule, or changed in place) stops serving for the life of the
+//! handle: SQL answers, the same rows, only slower.
+
+use crate::error::Result;
+use crate::store::names::Names;
+use crate::store::schema;
+use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
+use std::collections::HashMap;
+
+/// `keyword_engine()` when the in-process mirror answered.
+pub const KEYWORD_ENGINE_MIRROR: &str = "fts5-mirror";
+/// `keyword_engine()` when the FTS5 query answered.
+pub const KEYWORD_ENGINE_SQL: &str = "fts5-sql";
+
+/// FTS5's cap on a token's bytes (`FTS5_MAX_TOKEN_SIZE`): longer tokens are cut.
+const MAX_TOKEN_BYTES: usize = 32768;
+/// BM25's `k1` in `fts5Bm25Function`.
+const K1: f64 = 1.2;
+/// BM25's `b` in `fts5Bm25Function`.
+const B: f64 = 0.75;
+/// The `temp` FTS5 table that tokenizes rows holding non-ASCII text.
+const TOKENIZER_TABLE: &str = "am_keyword_unicode61";
+
+/// The in-process mirror of one table's FTS5 keyword index.
+#[derive(Debug, Default)]
+pub struct KeywordCache {
+    /// Rows above this rowid are not mirrored yet.
+    high_water: i64,
+    rowids: Vec<i64>,
+    scopes: Vec<u32>,
+    owners: Vec<u32>,
+    /// Each row's token count (FTS5's `xColumnSize`).
+    lens: Vec<u32>,
+    names: Names,
+    /// Term → (row index, occurrences), ascending row index.
+    postings: HashMap<Box<str>, Vec<(u32, u32)>, foldhash::fast::RandomState>,
+    total_tokens: i64,
+    /// Why the mirror cannot answer exactly (SQL serves), if it cannot.
+    defect: Option<String>,
+}
+
+/// What FTS5 records of the whole index: (rows, tokens).
+fn fts_totals(conn: &Connection, table: &str) -> Result<(i64, i64)> {
+    let block: Option<Vec<u8>> = conn
+        .prepare_cached(&format!("SELECT block FROM {table}_fts_data WHERE id = 1"))?
+        .query_row([], |r| r.get(0))
+        .optional()?;
+    let Some(block) = block else {
+        return Ok((0, 0));
+    };
+    let (rows, used) = varint(&block).unwrap_or((0, 0));
+    let (tokens, _) = block.get(used..).and_then(varint).unwrap_or((0, 0));
+    Ok((
+        i64::try_from(rows).unwrap_or(-1),
+        i64::try_from(tokens).unwrap_or(-1),
+    ))
+}
+
+/// SQLite's varint (big-endian 7-bit groups, a ninth byte of 8 bits): the value
+/// and the bytes it used.
+fn varint(b: &[u8]) -> Option<(u64, usize)> {
+    let mut v: u64 = 0;
+    for i in 0..8 {
+        let c = *b.get(i)?;
+        v = (v << 7) | u64::from(c & 0x7f);
+        if c & 0x80 == 0 {
+            return Some((v, i + 1));
+        }
+    }
+    Some(((v << 8) | u64::from(*b.get(8)?), 9))
+}
+
+/// Non-ASCII code points `unicode61` reads as separators, whatever their
+/// neighbours (inclusive ranges): Latin-1 punctuation and symbols, General
+/// Punctuation (dashes, curly quotes, spaces, joiners), arrows, miscellaneous
+/// symbols, dingbats but their circled digits, variation selectors, and the
+/// emoji SQLite's Unicode tables know (newer emoji are unassigned there, and
+/// `unicode61` reads unassigned code points as token characters). Read from
+/// SQLite by scanning those blocks; the unit test checks every one.
+const SEPARATORS: &[(u32, u32)] = &[
+    (0x80, 0xA9),
+    (0xAB, 0xB1),
+    (0xB4, 0xB4),
+    (0xB6, 0xB8),
+    (0xBB, 0xBB),
+    (0xBF, 0xBF),
+    (0xD7, 0xD7),
+    (0xF7, 0xF7),
+    (0x2000, 0x2064),
+    (0x206A, 0x206F),
+    (0x2190, 0x21FF),
+    (0x2600, 0x26FF),
+    (0x2701, 0x2775),
+    (0x2794, 0x27BF),
+    (0xFE00, 0xFE0F),
+    (0x1F300, 0x1F320),
+    (0x1F330, 0x1F335),
+    (0x1F337, 0x1F37C),
+    (0x1F380, 0x1F393),
+    (0x1F3A0, 0x1F3C4),
+    (0x1F3C6, 0x1F3CA),
+    (0x1F3E0, 0x1F3F0),
+    (0x1F400, 0x1F43E),
+    (0x1F440, 0x1F440),
+    (0x1F442, 0x1F4F7),
+    (0x1F4F9, 0x1F4FC),
+    (0x1F500, 0x1F53D),
+    (0x1F540, 0x1F543),
+    (0x1F550, 0x1F567),
+    (0x1F5FB, 0x1F640),
+    (0x1F645, 0x1F64F),
+    (0x1F680, 0x1F6C5),
+    (0x1F700, 0x1F773),
+];
+
+fn is_separator(c: char) -> bool {
+    let c = u32::from(c);
+    SEPARATORS.iter().any(|(lo, hi)| (*lo..=*hi).contains(&c))
+}
+
+/// The `unicode61` tokens of `text` when they can be read here: runs of ASCII
+/// letters and digits, lower-cased, between ASCII separators and
+/// [`SEPARATORS`]. `None` when the text holds any other character, or a token
+/// FTS5 would cut (SQLite tokenizes it).
+fn plain_tokens(text: &str) -> Option<Vec<String>> {
+    if !text.is_ascii() && text.chars().any(|c| !c.is_ascii() && !is_separator(c)) {
+        return None;
+    }
+    text.split(|c: char| !c.is_ascii_alphanumeric())
+        .filter(|t| !t.is_empty())
+        .map(|t| (t.len() <= MAX_TOKEN_BYTES).then(|| t.to_ascii_lowercase()))
+        .collect()
+}
+
+/// The query term of one discovery token as FTS5 reads the quoted string
+/// `"token"` (quotes removed, trimmed): `None` unless it is one run of ASCII
+/// letters and digits, which `unicode61` reads as one lower-cased token.
+fn query_term(token: &str) -> Option<String> {
+    let t = token.trim().replace('"', "");
+    (!t.is_empty() && t.len() <= MAX_TOKEN_BYTES && t.bytes().all(|b| b.is_ascii_alphanumeric()))
+        .then(|| t.to_ascii_lowercase())
+}
+
+/// Tokenize `rows` (rowid, text) with SQLite's own `unicode61`, through a
+/// `temp` FTS5 table (never the home's file): each rowid's tokens, unordered.
+fn sqlite_tokens(conn: &Connection, rows: &[(i64, String)]) -> Result<HashMap<i64, Vec<String>>> {
+    conn.execute_batch(&format!(
+        "CREATE VIRTUAL TABLE IF NOT EXISTS temp.{TOKENIZER_TABLE} USING fts5(text);
+         CREATE VIRTUAL TABLE IF NOT EXISTS temp.{TOKENIZER_TABLE}_v \
+             USING fts5vocab(temp, {TOKENIZER_TABLE}, instance);
+         DELETE FROM temp.{TOKENIZER_TABLE};"
+    ))?;
+    {
+        let mut insert = conn.prepare_cached(&format!(
+            "INSERT INTO temp.{TOKENIZER_TABLE} (rowid, text) VALUES (?1, ?2)"
+        ))?;
+        for (rowid, text) in rows {
+            insert.execute(params![rowid, text])?;
+        }
+    }
+    let mut out: HashMap<i64, Vec<String>> = HashMap::new();
+    {
+        let mut stmt =
+            conn.prepare_cached(&format!("SELECT doc, term FROM temp.{TOKENIZER_TABLE}_v"))?;
+        let mut it = stmt.query([])?;
+        while let Some(r) = it.next()? {
+            out.entry(r.get(0)?).or_default().push(r.get(1)?);
+        }
+    }
+    conn.execute(&format!("DELETE FROM temp.{TOKENIZER_TABLE}"), [])?;
+    Ok(out)
+}
+
+impl KeywordCache {
+    /// Bring the mirror of `table`'s keyword index up to date (built on first
+    /// use), in one read snapshot of the home.
+    ///
+    /// # Errors
+    /// `Storage` when SQLite fails.
+    pub fn refresh(
+        cache: &mut Option<KeywordCache>,
+        conn: &mut Connection,
+        table: &str,
+    ) -> Result<()> {
+        if conn.is_autocommit() {
+            let tx = conn.transaction_with_behavior(TransactionBehavior::Deferred)?;
+            Self::refresh_in(cache, &tx, table)?;
+            tx.commit()?;
+            Ok(())
+        } else {
+            Self::refresh_in(cache, conn, table)
+        }
+    }
+
+    fn refresh_in(cache: &mut Option<KeywordCache>, conn: &Connection, table: &str) -> Result<()> {
+        let c = match cache {
+            Some(c) => c,
+            None => cache.insert(Self::new(conn, table)?),
+        };
+        if c.defect.is_some() {
+            return Ok(());
+        }
+        let high_water = schema::meta_int(conn, table, schema::META_FTS_HIGH_WATER)?;
+        if high_water > c.high_water {
+            c.append(conn, table, high_water)?;
+        }
+        let totals = fts_totals(conn, table)?;
+        let ours = (i64::try_from(c.rowids.len()).unwrap_or(-1), c.total_tokens);
+        if c.defect.is_none() && totals != ours {
+            c.fail(format!(
+                "the FTS5 index records {} rows and {} tokens, the mirror {} and {}",
+                totals.0, totals.1, ours.0, ours.1
+            ));
+        }
+        Ok(())
+    }
+
+    fn new(conn: &Connection, table: &str) -> Result<Self> {
+        let mut cache = KeywordCache::default();
+        let sql: Option<String> = conn
+            .query_row(
+                "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?1",
+                [format!("{table}_fts")],
+                |r| r.get(0),
+            )
+            .optional()?
+            .flatten();
+        match sql {
+            None => cache.fail("the home has no FTS5 keyword index".into()),
+            Some(s) if s.to_ascii_lowercase().contains("tokenize") => {
+                cache.fail(format!(
+                    "the FTS5 keyword index declares its own tokenizer: {s}"
+                ));
+            }
+            Some(_) => {}
+        }
+        Ok(cache)
+    }
+
+    fn fail(&mut self, why: String) {
+        *self = KeywordCache {
+            defect: Some(why),
+            ..KeywordCache::default()
+        };
+    }
+
+    /// Mirror the indexed rows in `(high_water, to]`: the rows
+    /// `schema::sync_fts_index` indexes.
+    fn append(&mut self, conn: &Connection, table: &str, to: i64) -> Result<()> {
+        let mut batch: Vec<(i64, String, u32, u32)> = Vec::new();
+        {
+            let mut stmt = conn.prepare_cached(&format!(
+                "SELECT rowid, COALESCE(text, ''), scope, owner_id FROM {table} \
+                 WHERE rowid > ?1 AND rowid <= ?2 \
+                 AND json_extract(COALESCE(attributes_json, '{{}}'), '$.record_edge') IS NULL \
+                 AND json_extract(COALESCE(attributes_json, '{{}}'), '$.bookkeeping') IS NULL \
+                 ORDER BY rowid"
+            ))?;
+            let mut rows = stmt.query(params![self.high_water, to])?;
+            while let Some(r) = rows.next()? {
+                let scope = self.names.intern(r.get_ref(2)?);
+                let owner = self.names.intern(r.get_ref(3)?);
+                batch.push((r.get(0)?, r.get(1)?, scope, owner));
+            }
+        }
+        let plain: Vec<Option<Vec<String>>> = batch
+            .iter()
+            .map(|(_, text, _, _)| plain_tokens(text))
+            .collect();
+        let foreign: Vec<(i64, String)> = batch
+            .iter()
+            .zip(&plain)
+            .filter(|(_, p)| p.is_none())
+            .map(|((rowid, text, _, _), _)| (*rowid, text.clone()))
+            .collect();
+        let mut by_sqlite = if foreign.is_empty() {
+            HashMap::new()
+        } else {
+            sqlite_tokens(conn, &foreign)?
+        };
+        for ((rowid, _, scope, owner), plain) in batch.into_iter().zip(plain) {
+            // A row SQLite tokenized into nothing is absent from its answer.
+            let tokens = plain
+                .or_else(|| by_sqlite.remove(&rowid))
+                .unwrap_or_default();
+            self.push(rowid, scope, owner, tokens);
+        }
+        self.high_water = to;
+        Ok(())
+    }
+
+    fn push(&mut self, rowid: i64, scope: u32, owner: u32, tokens: Vec<String>) {
+        let Ok(row) = u32::try_from(self.rowids.len()) else {
+            self.fail("more rows than the mirror numbers".into());
+            return;
+        };
+        let Ok(len) = u32::try_from(tokens.len()) else {
+            self.fail(format!(
+                "row {rowid} holds more tokens than the mirror counts"
+            ));
+            return;
+        };
+        self.total_tokens += i64::from(len);
+        for t in tokens {
+            match self.postings.get_mut(t.as_str()) {
+                Some(list) => match list.last_mut() {
+                    Some((r, n)) if *r == row => *n += 1,
+                    _ => list.push((row, 1)),
+                },
+                None => {
+                    self.postings.insert(t.into_boxed_str(), vec![(row, 1)]);
+                }
+            }
+        }
+        self.rowids.push(rowid);
+        self.scopes.push(scope);
+        self.owners.push(owner);
+        self.lens.push(len);
+    }
+
+    /// Bytes held: 20 per row (rowid, scope and owner ids, token count), 8 per posting, each
+    /// term and interned string once.
+    pub fn bytes(&self) -> usize {
+        self.rowids.capacity() * 8
+            + (self.scopes.capacity() + self.owners.capacity() + self.lens.capacity()) * 4
+            + self
+                .postings
+                .iter()
+                .map(|(k, v)| k.len() + 16 + v.capacity() * 8)
+                .sum::<usize>()
+            + self.names.bytes()
+    }
+
+    /// The rowids `keyword_rowids` answers: rows of `scope` (and `owner_id`,
+    /// when given) with rowid in `range` holding any token, best BM25 first,
+    /// ties newest rowid first, at most `limit`. `None` when the mirror cannot
+    /// answer exactly (a defect, or a token `unicode61` would not read as one
+    /// ASCII term): SQL answers.
+    pub fn rank(
+        &self,
+        tokens: &[String],
+        scope: &str,
+        owner_id: Option<&str>,
+        limit: usize,
+        range: (i64, i64),
+    ) -> Option<Vec<i64>> {
+        if self.defect.is_some() {
+            return None;
+        }
+        let terms: Vec<String> = tokens
+            .iter()
+            .filter(|t| !t.trim().replace('"', "").is_empty())
+            .map(|t| query_term(t))
+            .collect::<Option<_>>()?;
+        let (Some(Some(scope)), Some(owner)) =
+            (self.names.filter(Some(scope)), self.names.filter(owner_id))
+        else {
+            return Some(Vec::new());
+        };
+        if terms.is_empty() || limit == 0 || range.0 > range.1 || self.rowids.is_empty() {
+            return Some(Vec::new());
+        }
+        let n_row = i64::try_from(self.rowids.len()).ok()?;
+        // fts5Bm25GetData: avgdl and one IDF per phrase, over the whole index.
+        #[allow(clippy::cast_precision_loss)]
+        let avgdl = self.total_tokens as f64 / n_row as f64;
+        let empty: Vec<(u32, u32)> = Vec::new();
+        let lists: Vec<&Vec<(u32, u32)>> = terms
+            .iter()
+            .map(|t| self.postings.get(t.as_str()).unwrap_or(&empty))
+            .collect();
+        #[allow(clippy::cast_precision_loss)]
+        let idf: Vec<f64> = lists
+            .iter()
+            .map(|l| {
+                let n_hit = l.len() as i64;
+                let v = ((n_row - n_hit) as f64 + 0.5) / (n_hit as f64 + 0.5);
+                let v = v.ln();
+                if v <= 0.0 { 1e-6 } else { v }
+            })
+            .collect();
+        let lo = u32::try_from(self.rowids.partition_point(|r| *r < range.0)).ok()?;
+        let hi = u32::try_from(self.rowids.partition_point(|r| *r <= range.1)).ok()?;
+        // (row, phrase, occurrences) of the matching rows of the pair in range.
+        let mut hits: Vec<(u32, u32, u32)> = Vec::new();
+        for (p, list) in lists.iter().enumerate() {
+            let p = u32::try_from(p).ok()?;
+            let start = list.partition_point(|(r, _)| *r < lo);
+            for &(r, n) in list[start..].iter().take_while(|(r, _)| *r < hi) {
+                let i = r as usize;
+                if self.scopes[i] == scope && owner.is_none_or(|o| self.owners[i] == o) {
+                    hits.push((r, p, n));
+                }
+            }
+        }
+        hits.sort_unstable();
+        // fts5Bm25Function per row: the phrases in query order.
+        let mut scored: Vec<(f64, i64)> = Vec::new();
+        let mut i = 0;
+        while i < hits.len() {
+            let row = hits[i].0;
+            let d = f64::from(self.lens[row as usize]);
+            let mut score = 0.0f64;
+            while i < hits.len() && hits[i].0 == row {
+                let (_, p, n) = hits[i];
+                let f = f64::from(n);
+                score +=
+                    idf[p as usize] * ((f * (K1 + 1.0)) / (f + K1 * (1.0 - B + B * d / avgdl)));
+                i += 1;
+            }
+            scored.push((-score, self.rowids[row as usize]));
+        }
+        // ORDER BY bm25 (= −score), rowid DESC.
+        scored.sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(b.1.cmp(&a.1)));
+        scored.truncate(limit);
+        Some(scored.into_iter().map(|(_, r)| r).collect())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sqlite(texts: &[String]) -> HashMap<i64, Vec<String>> {
+        let conn = Connection::open_in_memory().unwrap();
+        let rows: Vec<(i64, String)> = texts
+            .iter()
+            .enumerate()
+            .map(|(i, t)| (i64::try_from(i).unwrap() + 1, t.clone()))
+            .collect();
+        let mut out = sqlite_tokens(&conn, &rows).unwrap();
+        for v in out.values_mut() {
+            v.sort();
+        }
+        out
+    }
+
+    #[test]
+    fn every_listed_separator_is_a_separator_to_sqlite_unicode61() {
+        let chars: Vec<char> = SEPARATORS
+            .iter()
+            .flat_map(|(lo, hi)| *lo..=*hi)
+            .filter_map(char::from_u32)
+            .collect();
+        assert!(chars.len() > 1500, "{}", chars.len());
+        // Between letters, before a token, after one, and alone.
+        let texts: Vec<String> = chars
+            .iter()
+            .flat_map(|c| {
+                [
+                    format!("a{c}b"),
+                    format!("{c}a b"),
+                    format!("a b{c}"),
+                    format!("{c}"),
+                ]
+            })
+            .collect();
+        let by_sqlite = sqlite(&texts);
+        for (i, text) in texts.iter().enumerate() {
+            let rowid = i64::try_from(i).unwrap() + 1;
+            let theirs = by_sqlite.get(&rowid).cloned().unwrap_or_default();
+            let ours = plain_tokens(text).expect("a listed separator is read here");
+            assert_eq!(
+                ours,
+                theirs,
+                "U+{:04X} in {text:?}",
+                u32::from(text.chars().find(|c| !c.is_ascii()).unwrap())
+            );
+        }
+    }
+
+    #[test]
+    fn text_read_here_is_tokenized_as_sqlite_tokenizes_it() {
+        let texts: Vec<String> = [
+            "",
+            "Melanie \u{2014} session 3",
+            "I\u{2019}m  at the park\u{2026} with 2 dogs!!",
+            "CamelCase and snake_case and x-y and a.b:c",
+            "star\u{1F31F}bright \u{1F418}\u{200D}\u{2640}\u{FE0F}yoga",
+            "\u{00AB}quoted\u{00BB} 3\u{00D7}4 \u{00BF}que?",
+            "0123 ABC abc AbC",
+        ]
+        .iter()
+        .map(|s| (*s).to_owned())
+        .collect();
+        let by_sqlite = sqlite(&texts);
+        for (i, text) in texts.iter().enumerate() {
+            let rowid = i64::try_from(i).unwrap() + 1;
+            let mut ours = plain_tokens(text).expect("plain text");
+            ours.sort();
+            assert_eq!(
+                ours,
+                by_sqlite.get(&rowid).cloned().unwrap_or_default(),
+                "{text:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn text_with_other_characters_or_overlong_tokens_is_left_to_sqlite() {
+        for text in [
+            "caf\u{e9}",
+            "\u{65e5}\u{672c}",
+            "e\u{301}",
+            "\u{2776}",
+            "\u{aa}",
+        ] {
+            assert_eq!(plain_tokens(text), None, "{text:?}");
+        }
+        assert_eq!(plain_tokens(&"a".repeat(MAX_TOKEN_BYTES + 1)), None);
+        assert_eq!(
+            plain_tokens(&"a".repeat(MAX_TOKEN_BYTES)).map(|t| t.len()),
+            Some(1)
+        );
+    }
+
+    #[test]
+    fn fts5_varints_decode_as_sqlite_writes_them() {
+        assert_eq!(varint(&[0x05]), Some((5, 1)));
+        assert_eq!(varint(&[0x81, 0x00]), Some((128, 2)));
+        assert_eq!(varint(&[0xff; 9]), Some((u64::MAX, 9)));
+        assert_eq!(varint(&[0x81]), None);
+    }
+}
