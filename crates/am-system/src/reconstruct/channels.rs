@@ -9,6 +9,7 @@
 //! 0.3.2's `channels.py`.
 
 use super::folds::Folds;
+use super::hash::{HashMap, HashSet};
 use crate::config::RecallBudget;
 use crate::error::Result;
 use crate::seam::Stimulus;
@@ -17,7 +18,7 @@ use am_triples::{
     EmbeddingPin, ErrorKind, JsonMap, TextEmbedder, TripleAssertion, TripleQuery, TripleStore,
 };
 use serde_json::Value;
-use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet};
 
 /// Over-fetch headroom cap: how many extra rows a bounded fetch may request so
 /// excluded rows cannot shadow eligible ones.
@@ -371,7 +372,7 @@ pub fn run_vector(
     let limit = budget.max_candidates.max(1);
     let fetch_limit = limit + headroom;
     let mut raw_scores: BTreeMap<String, f64> = BTreeMap::new();
-    let mut found: HashMap<String, TripleAssertion> = HashMap::new();
+    let mut found: HashMap<String, TripleAssertion> = HashMap::default();
     for (scope, owner) in pairs {
         let rows = match store.query(&scoped(base.clone(), scope, owner, fetch_limit)) {
             Ok(rows) => rows,
@@ -537,7 +538,7 @@ pub fn run_keyword(
         return out;
     }
     let discovery_ran = discovery.is_some();
-    let mut found: HashMap<String, TripleAssertion> = HashMap::new();
+    let mut found: HashMap<String, TripleAssertion> = HashMap::default();
     for a in discovery.unwrap_or_default() {
         if let Some(rid) = a.assertion_id.clone()
             && !universe.contains_key(rid.as_str())
@@ -557,13 +558,18 @@ pub fn run_keyword(
         warnings.push("#FALLBACK: keyword channel v1 = token scan (FTS5 lands with 0019)".into());
     }
     let total = tokens.len();
+    let hashes: Vec<u64> = index.map_or_else(Vec::new, |i| {
+        tokens.iter().map(|t| i.token_hash(t)).collect()
+    });
     for (rid, a) in &scan {
         // Every cue token is at least RECALL_MIN_TOKEN_LEN long, so a cue token
         // equal to one of the candidate's runs is one of its tokens.
         let matched: Vec<&String> = match index.and_then(|i| i.tokens(a)) {
             Some(cand) => tokens
                 .iter()
-                .filter(|t| cand.binary_search(t).is_ok())
+                .zip(&hashes)
+                .filter(|(t, h)| cand.contains(t, **h))
+                .map(|(t, _)| t)
                 .collect(),
             None => {
                 let folded = fold_for_tokens(&canonical_text(a));

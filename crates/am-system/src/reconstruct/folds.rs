@@ -13,11 +13,11 @@
 //! exists but never surfaces in recall"; 0.3.2's `folds.py`
 //! (`closure_exclusions`, `binding_states`, `anchored_universe_exclusions`).
 
+use super::hash::{HashMap, HashSet};
 use crate::error::Result;
 use am_journal::{BindingFilter, ClosureFilter, JournalRecord, MemoryJournal, ScopeBinding};
 use am_triples::{TripleAssertion, TripleQuery, TripleStore};
 use std::cell::RefCell;
-use std::collections::{HashMap, HashSet};
 
 /// The closed ids and per-record binding folds at one anchor.
 pub type CachedFolds = (HashSet<String>, HashMap<String, Vec<ScopeBinding>>);
@@ -77,7 +77,7 @@ impl<'a> Folds<'a> {
                     .into_iter()
                     .map(|c| c.assertion_id)
                     .collect(),
-                HashMap::new(),
+                HashMap::default(),
             ),
         };
         let mut folds = Folds {
@@ -86,10 +86,10 @@ impl<'a> Folds<'a> {
             pairs,
             as_of,
             closed,
-            future: HashSet::new(),
+            future: HashSet::default(),
             future_records: 0,
             bindings: RefCell::new(bindings),
-            rows: RefCell::new(HashMap::new()),
+            rows: RefCell::new(HashMap::default()),
         };
         if anchored {
             folds.load_future()?;
@@ -110,7 +110,7 @@ impl<'a> Folds<'a> {
                 later.push(b);
             }
         }
-        let mut records: HashSet<String> = HashSet::new();
+        let mut records: HashSet<String> = HashSet::default();
         for b in later {
             let key = (b.record_id.clone(), b.scope.clone(), b.owner_id.clone());
             if self.future.contains(&key) {
@@ -173,7 +173,7 @@ impl<'a> Folds<'a> {
         let mut wanted: Vec<String> = Vec::new();
         {
             let cache = self.bindings.borrow();
-            let mut seen: HashSet<&str> = HashSet::new();
+            let mut seen: HashSet<&str> = HashSet::default();
             for a in rows {
                 let Some(rid) = a.assertion_id.as_deref() else {
                     continue;

@@ -36,6 +36,7 @@
 //! with the shared row predicate [`TripleQuery::matches`] and the contract's
 //! order (`observed_at` descending, ties newest-inserted first).
 
+use super::hash::{HashMap, HashSet};
 use am_journal::{
     ATTENTION_KINDS, AUDIT_KINDS, ClosureFilter, DECAY_MARKER_KINDS, JournalRecord, MemoryJournal,
     ScopeBinding,
@@ -44,7 +45,6 @@ use am_triples::text::canonical_text;
 use am_triples::{
     Capabilities, EmbeddingPin, FeedPage, Order, TripleAssertion, TripleQuery, TripleStore,
 };
-use std::collections::{HashMap, HashSet};
 use std::sync::OnceLock;
 
 use crate::attention::ActivationScore;
@@ -62,9 +62,30 @@ const FEED_PAGE: usize = 1000;
 struct IndexedRow {
     pos: i64,
     assertion: TripleAssertion,
-    /// The keyword channel's token set of the row's canonical text (sorted,
-    /// deduplicated), computed on first use.
-    tokens: OnceLock<Box<[String]>>,
+    /// The keyword channel's token set of the row's canonical text, computed
+    /// on first use.
+    tokens: OnceLock<TokenSet>,
+}
+
+/// A row's keyword tokens, each once, ordered by [`RecallIndex::token_hash`]
+/// then text, so a cue token is looked up by comparing hashes (the text only
+/// where they are equal).
+pub struct TokenSet {
+    hashes: Box<[u64]>,
+    tokens: Box<[String]>,
+}
+
+impl TokenSet {
+    /// Whether `token`, whose [`RecallIndex::token_hash`] is `hash`, is one
+    /// of the row's tokens.
+    pub fn contains(&self, token: &str, hash: u64) -> bool {
+        let start = self.hashes.partition_point(|h| *h < hash);
+        self.hashes[start..]
+            .iter()
+            .zip(&self.tokens[start..])
+            .take_while(|(h, _)| **h == hash)
+            .any(|(_, t)| t == token)
+    }
 }
 
 /// One `(scope, owner)` pair's rows.
@@ -105,8 +126,8 @@ pub struct JournalCache {
 
 /// The activation fold's output for one scope ladder.
 pub type ActivationInputs = (
-    HashMap<String, ActivationScore>,
-    HashMap<(String, String), f64>,
+    std::collections::HashMap<String, ActivationScore>,
+    std::collections::HashMap<(String, String), f64>,
 );
 
 struct CachedActivation {
@@ -125,6 +146,8 @@ pub struct RecallIndex {
     duplicate_ids: HashSet<String>,
     pairs: HashMap<(String, String), PairIndex>,
     journal: JournalCache,
+    /// The hasher of [`TokenSet`]s (seeded once per index).
+    token_hasher: foldhash::fast::RandomState,
 }
 
 fn sort_key(rows: &[IndexedRow], i: u32) -> (&str, i64) {
@@ -132,16 +155,21 @@ fn sort_key(rows: &[IndexedRow], i: u32) -> (&str, i64) {
     (r.assertion.observed_at.as_str(), r.pos)
 }
 
-fn tokens_of(a: &TripleAssertion) -> Box<[String]> {
+fn tokens_of(a: &TripleAssertion, hasher: &foldhash::fast::RandomState) -> TokenSet {
+    use std::hash::BuildHasher;
     let folded = super::channels::fold_for_tokens(&canonical_text(a));
-    let mut out: Vec<String> = folded
+    let mut out: Vec<(u64, String)> = folded
         .split(|c: char| !(c.is_ascii_lowercase() || c.is_ascii_digit()))
         .filter(|r| !r.is_empty())
-        .map(str::to_owned)
+        .map(|r| (hasher.hash_one(r), r.to_owned()))
         .collect();
     out.sort_unstable();
     out.dedup();
-    out.into_boxed_slice()
+    let (hashes, tokens): (Vec<u64>, Vec<String>) = out.into_iter().unzip();
+    TokenSet {
+        hashes: hashes.into_boxed_slice(),
+        tokens: tokens.into_boxed_slice(),
+    }
 }
 
 impl RecallIndex {
@@ -379,7 +407,7 @@ impl RecallIndex {
 
     /// The keyword token set of the indexed row with this id, when that row
     /// is exactly `a` (ids held by one row only).
-    pub fn tokens(&self, a: &TripleAssertion) -> Option<&[String]> {
+    pub fn tokens(&self, a: &TripleAssertion) -> Option<&TokenSet> {
         if !self.active() {
             return None;
         }
@@ -397,7 +425,16 @@ impl RecallIndex {
         {
             return None;
         }
-        Some(row.tokens.get_or_init(|| tokens_of(&row.assertion)))
+        Some(
+            row.tokens
+                .get_or_init(|| tokens_of(&row.assertion, &self.token_hasher)),
+        )
+    }
+
+    /// The hash [`TokenSet::contains`] takes for `token`.
+    pub fn token_hash(&self, token: &str) -> u64 {
+        use std::hash::BuildHasher;
+        self.token_hasher.hash_one(token)
     }
 
     /// Bring the journal caches to `current` (the journal's seq now). Returns
@@ -508,7 +545,7 @@ impl RecallIndex {
         if self.journal.seq == Some(seq) {
             std::mem::take(&mut self.journal.selected_counts)
         } else {
-            HashMap::new()
+            HashMap::default()
         }
     }
 
@@ -644,5 +681,41 @@ impl TripleStore for IndexedStore<'_> {
 
     fn take_warnings(&self) -> Vec<String> {
         self.inner.take_warnings()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_token_set_holds_exactly_the_row_tokens_and_compares_text_where_hashes_are_equal() {
+        let index = RecallIndex::default();
+        let a = TripleAssertion::new(
+            "Caroline",
+            "went to",
+            "the LGBTQ support group — 2023, again",
+        );
+        let set = tokens_of(&a, &index.token_hasher);
+        let folded = super::super::channels::fold_for_tokens(&canonical_text(&a));
+        for token in folded
+            .split(|c: char| !(c.is_ascii_lowercase() || c.is_ascii_digit()))
+            .filter(|r| !r.is_empty())
+        {
+            assert!(set.contains(token, index.token_hash(token)), "{token}");
+        }
+        for absent in ["carolin", "groups", "2024", ""] {
+            assert!(!set.contains(absent, index.token_hash(absent)), "{absent}");
+        }
+        // Tokens sharing one hash are told apart by their text.
+        let colliding = TokenSet {
+            hashes: vec![1, 7, 7, 7, 9].into_boxed_slice(),
+            tokens: ["a", "b", "c", "d", "e"].map(str::to_owned).into(),
+        };
+        assert!(colliding.contains("c", 7));
+        assert!(colliding.contains("d", 7));
+        assert!(!colliding.contains("a", 7));
+        assert!(!colliding.contains("e", 7));
+        assert!(!colliding.contains("x", 8));
     }
 }

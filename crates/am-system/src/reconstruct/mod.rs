@@ -10,6 +10,7 @@
 
 pub mod channels;
 pub mod folds;
+pub mod hash;
 pub mod index;
 pub mod shelf;
 pub mod spreading;
@@ -27,9 +28,10 @@ use am_journal::MemoryEvent;
 use am_triples::{JsonMap, TripleAssertion, TripleQuery, token_estimate};
 use channels::{ChannelOutput, EXCLUSION_OVERFETCH_CAP, VectorKnobs};
 use folds::Folds;
+use hash::HashMap;
 use serde_json::Value;
 use shelf::{Candidate, FillInputs, HandleParts, build_handle, fill_shelf, memberable};
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 
 /// Normalize a scope ladder: scopes trimmed and lowercased, owners trimmed,
 /// blank scopes and duplicates dropped, order kept (narrow → broad).
@@ -65,7 +67,7 @@ fn add_candidate<'u>(
                 assertion: a.into_owned(),
                 record_id: rid.clone(),
                 relevance: Default::default(),
-                details: HashMap::new(),
+                details: HashMap::default(),
                 spread: 0.0,
             },
         );
@@ -268,7 +270,7 @@ impl MemorySystem {
         // A read at the current seq (never an explicit anchor below it) is
         // served by the journal caches.
         let (cached_folds, mut counts) = if anchored {
-            (None, HashMap::new())
+            (None, HashMap::default())
         } else {
             index.refresh_journal(self.journal.as_ref(), as_of)?;
             let counts = index.take_counts(as_of);
@@ -299,7 +301,7 @@ impl MemorySystem {
             None => {}
         }
         let (base, trails) = if ablated {
-            (HashMap::new(), HashMap::new())
+            index::ActivationInputs::default()
         } else if let Some(inputs) = cached_activation {
             inputs
         } else {
@@ -340,7 +342,7 @@ impl MemorySystem {
                     .into(),
             );
         }
-        let mut universe: HashMap<String, Candidate> = HashMap::new();
+        let mut universe: HashMap<String, Candidate> = HashMap::default();
         let mut channels_run: Vec<&'static str> = Vec::new();
         let gather = budget.max_candidates > 0;
         if !gather {
@@ -510,7 +512,7 @@ impl MemorySystem {
                 }
             }
         }
-        let mut spread_cues: HashMap<String, Vec<String>> = HashMap::new();
+        let mut spread_cues: HashMap<String, Vec<String>> = HashMap::default();
         for e in &all_edges {
             let cue = format!("spread: via {} from {}", e.predicate, e.source_id);
             let bucket = spread_cues.entry(e.target_id.clone()).or_default();
@@ -598,7 +600,7 @@ impl MemorySystem {
                 record_id: rid.to_owned(),
                 assertion: a,
                 relevance: Default::default(),
-                details: HashMap::new(),
+                details: HashMap::default(),
                 spread: 0.0,
             })
         };
@@ -642,7 +644,7 @@ impl MemorySystem {
         } else {
             "enough"
         };
-        let mut seen = std::collections::HashSet::new();
+        let mut seen = hash::HashSet::default();
         warnings.retain(|w| seen.insert(w.clone()));
         warnings.extend(notes);
 

@@ -6,6 +6,7 @@
 //! algorithms.md §7 (`Candidate.fused`, `order_members`, `fill_shelf`,
 //! `build_handle`); 0.3.2's `shelf.py` and `self_component.py`.
 
+use super::hash::{HashMap, HashSet};
 use crate::config::{RecallBudget, ReconstructConfig};
 use crate::kinds;
 use crate::seam::{ActivationParts, Admission, MemoryHandle, OrderedMap};
@@ -14,7 +15,6 @@ use am_triples::text::{bound_title, display_title, handle_digest};
 use am_triples::{JsonMap, TripleAssertion, token_estimate};
 use serde_json::Value;
 use std::cmp::Ordering;
-use std::collections::{HashMap, HashSet};
 
 /// Fixed channel precedence (cue order, trace channel sort).
 pub const CHANNEL_ORDER: &[&str] = &[
@@ -222,7 +222,7 @@ pub fn fill_shelf(
     let self_set: HashSet<&str> = if self_slots > 0 {
         inp.self_members.iter().map(String::as_str).collect()
     } else {
-        HashSet::new()
+        HashSet::default()
     };
 
     let mut r = FillResult {
@@ -233,15 +233,15 @@ pub fn fill_shelf(
         r.digests
             .insert(rid.clone(), handle_digest(&universe[rid].assertion));
     }
-    let mut placed_digests: HashSet<String> = HashSet::new();
-    let mut digest_owner: HashMap<String, String> = HashMap::new();
-    let mut duplicate_of: HashMap<String, String> = HashMap::new();
-    let mut dup_dropped: HashSet<String> = HashSet::new();
+    let mut placed_digests: HashSet<String> = HashSet::default();
+    let mut digest_owner: HashMap<String, String> = HashMap::default();
+    let mut duplicate_of: HashMap<String, String> = HashMap::default();
+    let mut dup_dropped: HashSet<String> = HashSet::default();
 
     let mut placed: Vec<String> = Vec::new();
     let mut self_placed: Vec<String> = Vec::new();
     let mut stm_placed: Vec<String> = Vec::new();
-    let mut placed_set: HashSet<String> = HashSet::new();
+    let mut placed_set: HashSet<String> = HashSet::default();
 
     let is_dup =
         |digests: &HashMap<String, String>, placed_digests: &HashSet<String>, rid: &str| {
@@ -435,7 +435,7 @@ pub fn fill_shelf(
     // Newest-seat guarantee (off by default): the newest-formed channel
     // matches get a seat; the lowest-ordered stimulus seat yields (never
     // self, STM, the phase-0 match or another newest candidate).
-    let mut newest_evicted: HashSet<String> = HashSet::new();
+    let mut newest_evicted: HashSet<String> = HashSet::default();
     if inp.newest_seats > 0 && shelf_cap >= 1 {
         let mut newest: Vec<&String> = universe
             .iter()
@@ -706,7 +706,7 @@ mod tests {
                 assertion: a,
                 record_id: id.into(),
                 relevance,
-                details: HashMap::new(),
+                details: HashMap::default(),
                 spread: 0.0,
             },
         )

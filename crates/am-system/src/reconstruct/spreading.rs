@@ -6,6 +6,7 @@
 //! Spec: api.md "Reconstruction"; algorithms.md §6; 0.3.2's `spreading.py`.
 
 use super::folds::Folds;
+use super::hash::{HashMap, HashSet};
 use super::index::IndexedStore;
 use crate::config::SpreadParams;
 use crate::error::Result;
@@ -13,7 +14,7 @@ use crate::seam::WalkedEdge;
 use am_triples::assertion::json_truthy;
 use am_triples::{TripleAssertion, TripleQuery, TripleStore};
 use std::borrow::Cow;
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::BTreeMap;
 
 /// Terms longer than this are free text, not entity names.
 const ENTITY_TERM_MAX_CHARS: usize = 120;
@@ -67,7 +68,7 @@ pub fn fetch_by_ids(
     wanted.sort();
     wanted.dedup();
     if wanted.is_empty() {
-        return Ok(HashMap::new());
+        return Ok(HashMap::default());
     }
     let mut q = pair_query(scope, owner, wanted.len());
     q.assertion_ids = Some(wanted);
@@ -127,7 +128,7 @@ fn neighbors<'s>(
         .collect();
     // One batched binding read for every row the term queries returned.
     folds.prime(fetched.iter().copied())?;
-    let mut found: HashMap<&str, &TripleAssertion> = HashMap::new();
+    let mut found: HashMap<&str, &TripleAssertion> = HashMap::default();
     for a in fetched {
         let Some(aid) = a.assertion_id.as_deref().filter(|s| !s.is_empty()) else {
             continue;
@@ -176,7 +177,7 @@ pub fn spread_activation(
     scope: &str,
     owner: &str,
     params: &SpreadParams,
-    trails: &HashMap<(String, String), f64>,
+    trails: &std::collections::HashMap<(String, String), f64>,
     headroom: usize,
 ) -> Result<Spread> {
     let mut out = Spread::default();
@@ -192,7 +193,7 @@ pub fn spread_activation(
         return Ok(out);
     }
     // Known seeds are borrowed from the universe, fetched ones owned.
-    let mut seed_rows: HashMap<String, Cow<'_, TripleAssertion>> = HashMap::new();
+    let mut seed_rows: HashMap<String, Cow<'_, TripleAssertion>> = HashMap::default();
     let mut missing: Vec<String> = Vec::new();
     for rid in clean.keys() {
         match known.get(rid.as_str()) {
@@ -207,8 +208,8 @@ pub fn spread_activation(
             .into_iter()
             .map(|(k, a)| (k, Cow::Owned(a))),
     );
-    let mut term_cache = TermCache::new();
-    let mut partners: HashMap<&str, Vec<(&str, f64)>> = HashMap::new();
+    let mut term_cache = TermCache::default();
+    let mut partners: HashMap<&str, Vec<(&str, f64)>> = HashMap::default();
     for ((a, b), v) in trails {
         if *v <= 0.0 {
             continue;
@@ -227,7 +228,7 @@ pub fn spread_activation(
             (rid, (a, w))
         })
         .collect();
-    let mut expanded: HashSet<String> = HashSet::new();
+    let mut expanded: HashSet<String> = HashSet::default();
     let mut exhausted = false;
     for _hop in 0..params.max_hops {
         if frontier.is_empty() || exhausted {
@@ -241,7 +242,7 @@ pub fn spread_activation(
             if !expanded.insert(source_id.clone()) {
                 continue;
             }
-            let mut reached: HashSet<String> = HashSet::new();
+            let mut reached: HashSet<String> = HashSet::default();
             for n in neighbors(
                 store,
                 folds,

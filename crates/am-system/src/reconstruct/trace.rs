@@ -7,6 +7,7 @@
 //! Spec: api.md "The journal" (`ReconstructionTrace`); algorithms.md §9;
 //! 0.3.2's `reconstruct.run_reconstruction` (trace assembly).
 
+use super::hash::HashMap;
 use super::shelf::{Candidate, Drop};
 use crate::config::{ENTITY_RECALL_CANDIDATE_CAP, RecallBudget};
 use crate::seam::{Admission, ReconstructionResult, Stimulus, View};
@@ -14,7 +15,6 @@ use am_journal::ReconstructionTrace;
 use am_triples::JsonMap;
 use serde_json::Value;
 use std::cmp::Ordering;
-use std::collections::HashMap;
 
 /// Everything the trace is built from.
 pub(super) struct TraceParts<'a> {
