@@ -388,3 +388,95 @@ fn an_index_with_its_own_tokenizer_is_not_mirrored() {
         );
     }
 }
+
+#[test]
+fn a_token_fts5_cuts_inside_a_character_is_counted_and_discovery_still_answers() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = home_path(&dir);
+    let store = open(&path, None);
+    // 32,767 bytes of `a`, then a two-byte character: FTS5 keeps 32,768 bytes.
+    let long = format!("{}\u{3c9} grass", "a".repeat(32767));
+    plain(&store, &["grass lion", &long, &"\u{65e5}".repeat(10923)]);
+    assert_eq!(answer(&store, &path, &["grass"], "fts5-mirror").len(), 2);
+    answer(&store, &path, &["s", "said"], "fts5-mirror");
+    answer(&store, &path, &["caf\u{e9}"], "fts5-sql");
+}
+
+#[test]
+fn text_stored_as_a_blob_a_number_or_invalid_utf8_is_read_as_fts5_reads_it() {
+    for value in [
+        "X'7A6562726120676F6F7365'",
+        "CAST(X'7A6562726120FF20676F6F7365' AS TEXT)",
+        "12345",
+        "1.5",
+        "CAST(X'7A656272610020676F6F7365' AS TEXT)",
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let path = home_path(&dir);
+        let store = open(&path, None);
+        plain(&store, &["zebra lion", "grass"]);
+        answer(&store, &path, &["zebra"], "fts5-mirror");
+        // A writer that stores the text column as it likes; the store's next
+        // write indexes the row.
+        Connection::open(&path)
+            .unwrap()
+            .execute(
+                &format!(
+                    "INSERT INTO triples (assertion_id, subject, predicate, object, scope, \
+                     observed_at, text) VALUES ('raw', 's', 'p', 'o', 'session', \
+                     '2026-01-01T00:00:00Z', {value})"
+                ),
+                [],
+            )
+            .unwrap();
+        store
+            .add(&[TripleAssertion::new("s", "said", "zebra again")
+                .with_scope("session")
+                .with_id("later")])
+            .unwrap();
+        for tokens in [&["zebra"][..], &["goose"], &["12345"], &["1", "5"]] {
+            answer(&store, &path, tokens, "fts5-mirror");
+        }
+    }
+}
+
+#[test]
+fn inside_a_transaction_the_fts5_query_answers_and_a_rollback_leaves_nothing_mirrored() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = home_path(&dir);
+    let store = open(&path, None);
+    plain(&store, &["zebra lion", "grass"]);
+    answer(&store, &path, &["zebra"], "fts5-mirror");
+    let apple = [TripleAssertion::new("s", "said", "apple")
+        .with_scope("session")
+        .with_id("in-tx")];
+    {
+        let conn = store.home().conn();
+        let guard = conn.lock().unwrap();
+        guard.execute_batch("BEGIN IMMEDIATE").unwrap();
+        let prepared = store.prepare_rows(&apple).unwrap();
+        assert_eq!(
+            store.insert_prepared_in(&guard, &prepared).unwrap().written,
+            1
+        );
+        // A released savepoint makes FTS5 write its totals inside the transaction.
+        guard.execute_batch("SAVEPOINT sp; RELEASE sp;").unwrap();
+    }
+    let inside = store
+        .keyword_positions(&["apple".into()], "session", None, 10, (0, i64::MAX))
+        .unwrap()
+        .unwrap();
+    assert_eq!(store.keyword_engine(), "fts5-sql");
+    assert_eq!(inside.len(), 1, "the transaction sees its own row");
+    store
+        .home()
+        .conn()
+        .lock()
+        .unwrap()
+        .execute_batch("ROLLBACK")
+        .unwrap();
+    // The next row takes the rolled-back rowid, with as many tokens.
+    plain(&store, &["zebra lion", "grass", "banana"]);
+    assert!(answer(&store, &path, &["apple"], "fts5-mirror").is_empty());
+    assert_eq!(answer(&store, &path, &["banana"], "fts5-mirror").len(), 1);
+}

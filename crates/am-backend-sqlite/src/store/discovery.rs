@@ -50,12 +50,18 @@ impl SQLiteTripleStore {
         let scope = canonical_scope(scope);
         let owner = strip_optional(owner_id);
         self.with_conn(|c| {
-            let mut mirror = lock(&self.keywords);
-            KeywordCache::refresh(&mut mirror, c, table)?;
-            let served = mirror
-                .as_ref()
-                .and_then(|m| m.rank(tokens, &scope, owner.as_deref(), limit, range));
-            drop(mirror);
+            // Inside a transaction (a caller holding the home's connection
+            // mid-write), the FTS5 query reads what the transaction sees; the
+            // mirror only ever holds committed rows.
+            let served = if c.is_autocommit() {
+                let mut mirror = lock(&self.keywords);
+                KeywordCache::refresh(&mut mirror, c, table)?;
+                mirror
+                    .as_ref()
+                    .and_then(|m| m.rank(tokens, &scope, owner.as_deref(), limit, range))
+            } else {
+                None
+            };
             self.keyword_mirrored
                 .store(served.is_some(), Ordering::Relaxed);
             match served {

@@ -26,11 +26,23 @@
 //! cursor and FTS5's own totals record; rows up to the cursor are appended,
 //! and a mirror whose totals differ from FTS5's (an index written by a
 //! different rule, or changed in place) stops serving for the life of the
-//! handle: SQL answers, the same rows, only slower.
+//! handle: SQL answers, the same rows, only slower. A read made while the
+//! home's connection is inside a transaction is answered by SQL (the mirror
+//! holds committed rows only). Like the vector matrix cache, the mirror takes
+//! a row's text, scope and owner as written once: nothing in this port or in
+//! AbstractMemory 0.3.2 changes them in place; a writer that does so with raw
+//! SQL while keeping FTS5's totals is not detected.
+//!
+//! The text of a row is read as FTS5 reads it (`CAST(text AS BLOB)`: a BLOB
+//! or a number as its text, bytes that are not UTF-8 as they are) and terms
+//! come back from `fts5vocab` as bytes, since FTS5 may cut a long token
+//! inside a character; only ASCII terms are kept, as no other can equal a
+//! query term, but every token counts in the row's length.
 
 use crate::error::Result;
 use crate::store::names::Names;
 use crate::store::schema;
+use rusqlite::types::ValueRef;
 use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
 use std::collections::HashMap;
 
@@ -168,9 +180,19 @@ fn query_term(token: &str) -> Option<String> {
         .then(|| t.to_ascii_lowercase())
 }
 
-/// Tokenize `rows` (rowid, text) with SQLite's own `unicode61`, through a
-/// `temp` FTS5 table (never the home's file): each rowid's tokens, unordered.
-fn sqlite_tokens(conn: &Connection, rows: &[(i64, String)]) -> Result<HashMap<i64, Vec<String>>> {
+/// One row's tokens as the mirror keeps them: how many `unicode61` read (the
+/// row's length for BM25) and those that are pure ASCII (the only ones a
+/// query term can equal), with repeats.
+#[derive(Debug, Default, PartialEq, Eq)]
+struct RowTokens {
+    count: usize,
+    ascii: Vec<String>,
+}
+
+/// Tokenize `rows` (rowid, text bytes) with SQLite's own `unicode61`, through
+/// a `temp` FTS5 table (never the home's file). Terms are read as bytes: FTS5
+/// cuts a token at `FTS5_MAX_TOKEN_SIZE` bytes, possibly inside a character.
+fn sqlite_tokens(conn: &Connection, rows: &[(i64, Vec<u8>)]) -> Result<HashMap<i64, RowTokens>> {
     conn.execute_batch(&format!(
         "CREATE VIRTUAL TABLE IF NOT EXISTS temp.{TOKENIZER_TABLE} USING fts5(text);
          CREATE VIRTUAL TABLE IF NOT EXISTS temp.{TOKENIZER_TABLE}_v \
@@ -185,13 +207,20 @@ fn sqlite_tokens(conn: &Connection, rows: &[(i64, String)]) -> Result<HashMap<i6
             insert.execute(params![rowid, text])?;
         }
     }
-    let mut out: HashMap<i64, Vec<String>> = HashMap::new();
+    let mut out: HashMap<i64, RowTokens> = HashMap::new();
     {
         let mut stmt =
             conn.prepare_cached(&format!("SELECT doc, term FROM temp.{TOKENIZER_TABLE}_v"))?;
         let mut it = stmt.query([])?;
         while let Some(r) = it.next()? {
-            out.entry(r.get(0)?).or_default().push(r.get(1)?);
+            let row = out.entry(r.get(0)?).or_default();
+            row.count += 1;
+            if let ValueRef::Text(term) | ValueRef::Blob(term) = r.get_ref(1)?
+                && term.is_ascii()
+                && let Ok(term) = std::str::from_utf8(term)
+            {
+                row.ascii.push(term.to_owned());
+            }
         }
     }
     conn.execute(&format!("DELETE FROM temp.{TOKENIZER_TABLE}"), [])?;
@@ -204,19 +233,17 @@ impl KeywordCache {
     ///
     /// # Errors
     /// `Storage` when SQLite fails.
+    /// The caller must not be inside a transaction (`conn.is_autocommit()`):
+    /// rows a transaction has not committed are never mirrored.
     pub fn refresh(
         cache: &mut Option<KeywordCache>,
         conn: &mut Connection,
         table: &str,
     ) -> Result<()> {
-        if conn.is_autocommit() {
-            let tx = conn.transaction_with_behavior(TransactionBehavior::Deferred)?;
-            Self::refresh_in(cache, &tx, table)?;
-            tx.commit()?;
-            Ok(())
-        } else {
-            Self::refresh_in(cache, conn, table)
-        }
+        let tx = conn.transaction_with_behavior(TransactionBehavior::Deferred)?;
+        Self::refresh_in(cache, &tx, table)?;
+        tx.commit()?;
+        Ok(())
     }
 
     fn refresh_in(cache: &mut Option<KeywordCache>, conn: &Connection, table: &str) -> Result<()> {
@@ -274,10 +301,12 @@ impl KeywordCache {
     /// Mirror the indexed rows in `(high_water, to]`: the rows
     /// `schema::sync_fts_index` indexes.
     fn append(&mut self, conn: &Connection, table: &str, to: i64) -> Result<()> {
-        let mut batch: Vec<(i64, String, u32, u32)> = Vec::new();
+        // The bytes FTS5 tokenizes: the text value as text (a BLOB as its
+        // bytes, a number as SQLite writes it), whatever its type or encoding.
+        let mut batch: Vec<(i64, Vec<u8>, u32, u32)> = Vec::new();
         {
             let mut stmt = conn.prepare_cached(&format!(
-                "SELECT rowid, COALESCE(text, ''), scope, owner_id FROM {table} \
+                "SELECT rowid, CAST(COALESCE(text, '') AS BLOB), scope, owner_id FROM {table} \
                  WHERE rowid > ?1 AND rowid <= ?2 \
                  AND json_extract(COALESCE(attributes_json, '{{}}'), '$.record_edge') IS NULL \
                  AND json_extract(COALESCE(attributes_json, '{{}}'), '$.bookkeeping') IS NULL \
@@ -292,9 +321,9 @@ impl KeywordCache {
         }
         let plain: Vec<Option<Vec<String>>> = batch
             .iter()
-            .map(|(_, text, _, _)| plain_tokens(text))
+            .map(|(_, text, _, _)| std::str::from_utf8(text).ok().and_then(plain_tokens))
             .collect();
-        let foreign: Vec<(i64, String)> = batch
+        let foreign: Vec<(i64, Vec<u8>)> = batch
             .iter()
             .zip(&plain)
             .filter(|(_, p)| p.is_none())
@@ -307,28 +336,32 @@ impl KeywordCache {
         };
         for ((rowid, _, scope, owner), plain) in batch.into_iter().zip(plain) {
             // A row SQLite tokenized into nothing is absent from its answer.
-            let tokens = plain
-                .or_else(|| by_sqlite.remove(&rowid))
-                .unwrap_or_default();
+            let tokens = match plain {
+                Some(ascii) => RowTokens {
+                    count: ascii.len(),
+                    ascii,
+                },
+                None => by_sqlite.remove(&rowid).unwrap_or_default(),
+            };
             self.push(rowid, scope, owner, tokens);
         }
         self.high_water = to;
         Ok(())
     }
 
-    fn push(&mut self, rowid: i64, scope: u32, owner: u32, tokens: Vec<String>) {
+    fn push(&mut self, rowid: i64, scope: u32, owner: u32, tokens: RowTokens) {
         let Ok(row) = u32::try_from(self.rowids.len()) else {
             self.fail("more rows than the mirror numbers".into());
             return;
         };
-        let Ok(len) = u32::try_from(tokens.len()) else {
+        let Ok(len) = u32::try_from(tokens.count) else {
             self.fail(format!(
                 "row {rowid} holds more tokens than the mirror counts"
             ));
             return;
         };
         self.total_tokens += i64::from(len);
-        for t in tokens {
+        for t in tokens.ascii {
             match self.postings.get_mut(t.as_str()) {
                 Some(list) => match list.last_mut() {
                     Some((r, n)) if *r == row => *n += 1,
@@ -450,16 +483,20 @@ mod tests {
 
     fn sqlite(texts: &[String]) -> HashMap<i64, Vec<String>> {
         let conn = Connection::open_in_memory().unwrap();
-        let rows: Vec<(i64, String)> = texts
+        let rows: Vec<(i64, Vec<u8>)> = texts
             .iter()
             .enumerate()
-            .map(|(i, t)| (i64::try_from(i).unwrap() + 1, t.clone()))
+            .map(|(i, t)| (i64::try_from(i).unwrap() + 1, t.clone().into_bytes()))
             .collect();
-        let mut out = sqlite_tokens(&conn, &rows).unwrap();
-        for v in out.values_mut() {
-            v.sort();
-        }
-        out
+        sqlite_tokens(&conn, &rows)
+            .unwrap()
+            .into_iter()
+            .map(|(rowid, mut t)| {
+                assert_eq!(t.count, t.ascii.len(), "only ASCII tokens here");
+                t.ascii.sort();
+                (rowid, t.ascii)
+            })
+            .collect()
     }
 
     #[test]
