@@ -157,18 +157,19 @@ fn is_separator(c: char) -> bool {
     SEPARATORS.iter().any(|(lo, hi)| (*lo..=*hi).contains(&c))
 }
 
-/// The `unicode61` tokens of `text` when they can be read here: runs of ASCII
-/// letters and digits, lower-cased, between ASCII separators and
-/// [`SEPARATORS`]. `None` when the text holds any other character, or a token
-/// FTS5 would cut (SQLite tokenizes it).
-fn plain_tokens(text: &str) -> Option<Vec<String>> {
-    if !text.is_ascii() && text.chars().any(|c| !c.is_ascii() && !is_separator(c)) {
-        return None;
-    }
+/// The runs of ASCII letters and digits of `text`, as written.
+fn runs(text: &str) -> impl Iterator<Item = &str> {
     text.split(|c: char| !c.is_ascii_alphanumeric())
         .filter(|t| !t.is_empty())
-        .map(|t| (t.len() <= MAX_TOKEN_BYTES).then(|| t.to_ascii_lowercase()))
-        .collect()
+}
+
+/// `text` when its `unicode61` tokens can be read here: UTF-8 holding only
+/// ASCII and [`SEPARATORS`], and no token FTS5 would cut. Its tokens are then
+/// its [`runs`], lower-cased. `None`: SQLite tokenizes it.
+fn plain_text(bytes: &[u8]) -> Option<&str> {
+    let text = std::str::from_utf8(bytes).ok()?;
+    let chars_ok = text.is_ascii() || text.chars().all(|c| c.is_ascii() || is_separator(c));
+    (chars_ok && runs(text).all(|t| t.len() <= MAX_TOKEN_BYTES)).then_some(text)
 }
 
 /// The query term of one discovery token as FTS5 reads the quoted string
@@ -319,56 +320,69 @@ impl KeywordCache {
                 batch.push((r.get(0)?, r.get(1)?, scope, owner));
             }
         }
-        let plain: Vec<Option<Vec<String>>> = batch
-            .iter()
-            .map(|(_, text, _, _)| std::str::from_utf8(text).ok().and_then(plain_tokens))
-            .collect();
         let foreign: Vec<(i64, Vec<u8>)> = batch
             .iter()
-            .zip(&plain)
-            .filter(|(_, p)| p.is_none())
-            .map(|((rowid, text, _, _), _)| (*rowid, text.clone()))
+            .filter(|(_, text, _, _)| plain_text(text).is_none())
+            .map(|(rowid, text, _, _)| (*rowid, text.clone()))
             .collect();
         let mut by_sqlite = if foreign.is_empty() {
             HashMap::new()
         } else {
             sqlite_tokens(conn, &foreign)?
         };
-        for ((rowid, _, scope, owner), plain) in batch.into_iter().zip(plain) {
-            // A row SQLite tokenized into nothing is absent from its answer.
-            let tokens = match plain {
-                Some(ascii) => RowTokens {
-                    count: ascii.len(),
-                    ascii,
-                },
-                None => by_sqlite.remove(&rowid).unwrap_or_default(),
-            };
-            self.push(rowid, scope, owner, tokens);
+        for (rowid, text, scope, owner) in &batch {
+            match plain_text(text) {
+                Some(text) => self.push(*rowid, *scope, *owner, runs(text).count(), runs(text)),
+                None => {
+                    // A row SQLite tokenized into nothing is absent from its answer.
+                    let t = by_sqlite.remove(rowid).unwrap_or_default();
+                    self.push(
+                        *rowid,
+                        *scope,
+                        *owner,
+                        t.count,
+                        t.ascii.iter().map(String::as_str),
+                    );
+                }
+            }
         }
         self.high_water = to;
         Ok(())
     }
 
-    fn push(&mut self, rowid: i64, scope: u32, owner: u32, tokens: RowTokens) {
+    /// Append one row of `count` tokens, of which `terms` (as written; stored
+    /// lower-cased) are the ASCII ones.
+    fn push<'t>(
+        &mut self,
+        rowid: i64,
+        scope: u32,
+        owner: u32,
+        count: usize,
+        terms: impl Iterator<Item = &'t str>,
+    ) {
         let Ok(row) = u32::try_from(self.rowids.len()) else {
             self.fail("more rows than the mirror numbers".into());
             return;
         };
-        let Ok(len) = u32::try_from(tokens.count) else {
+        let Ok(len) = u32::try_from(count) else {
             self.fail(format!(
                 "row {rowid} holds more tokens than the mirror counts"
             ));
             return;
         };
         self.total_tokens += i64::from(len);
-        for t in tokens.ascii {
-            match self.postings.get_mut(t.as_str()) {
+        let mut term = String::new();
+        for t in terms {
+            term.clear();
+            term.push_str(t);
+            term.make_ascii_lowercase();
+            match self.postings.get_mut(term.as_str()) {
                 Some(list) => match list.last_mut() {
                     Some((r, n)) if *r == row => *n += 1,
                     _ => list.push((row, 1)),
                 },
                 None => {
-                    self.postings.insert(t.into_boxed_str(), vec![(row, 1)]);
+                    self.postings.insert(term.as_str().into(), vec![(row, 1)]);
                 }
             }
         }
@@ -480,6 +494,11 @@ impl KeywordCache {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The tokens the mirror reads from `text`, lower-cased, when it reads them.
+    fn plain_tokens(text: &str) -> Option<Vec<String>> {
+        plain_text(text.as_bytes()).map(|t| runs(t).map(str::to_ascii_lowercase).collect())
+    }
 
     fn sqlite(texts: &[String]) -> HashMap<i64, Vec<String>> {
         let conn = Connection::open_in_memory().unwrap();
