@@ -63,6 +63,9 @@ pub fn run(home_path: Option<PathBuf>, quiet: bool) -> CliResult<(String, Value)
         formed
     );
     let mut recalls = Vec::new();
+    // Trace ids unique to this run: a demo run again on a kept home commits
+    // its own reads (a fixed id would replay the first run's commits).
+    let run_seq = engine.system.journal().current_seq()?;
     for (i, cue) in CUES.iter().enumerate() {
         clock.advance(60.0)?;
         let mut r = recall::recall(
@@ -72,7 +75,7 @@ pub fn run(home_path: Option<PathBuf>, quiet: bool) -> CliResult<(String, Value)
             cue,
             4,
             Some(0),
-            Some(&format!("demo-recall-{}", i + 1)),
+            Some(&format!("demo-recall-{run_seq}-{}", i + 1)),
         )?;
         // The host uses the handle that best answers the cue: the cue-admitted
         // one with the strongest keyword match (the first on a tie).

@@ -139,7 +139,8 @@ pub fn run(
         .filter(|q| !q.evidence.is_empty())
         .count();
     let mut report = serde_json::Map::new();
-    let mut warnings: Vec<(String, usize)> = Vec::new();
+    // (shape with numbers masked, the first warning of that shape, count)
+    let mut warnings: Vec<(String, String, usize)> = Vec::new();
     let digits = regex::Regex::new(r"\d+(\.\d+)?")
         .map_err(|e| CliError::failure(format!("the warning pattern does not compile: {e}")))?;
     for (name, kd) in configs {
@@ -187,11 +188,12 @@ pub fn run(
                     )?;
                     let ms = t0.elapsed().as_secs_f64() * 1000.0;
                     for w in &r.warnings {
-                        // One line per kind of warning: the numbers vary per cue.
+                        // One line per kind of warning (the numbers vary per
+                        // cue), shown as its first occurrence.
                         let shape = digits.replace_all(w, "N").into_owned();
-                        match warnings.iter_mut().find(|(s, _)| *s == shape) {
-                            Some(slot) => slot.1 += 1,
-                            None => warnings.push((shape, 1)),
+                        match warnings.iter_mut().find(|(s, _, _)| *s == shape) {
+                            Some(slot) => slot.2 += 1,
+                            None => warnings.push((shape, w.clone(), 1)),
                         }
                     }
                     let got: Vec<&str> = r
@@ -235,7 +237,7 @@ pub fn run(
         "configurations": report,
         "warnings": warnings
             .iter()
-            .map(|(w, n)| json!({"warning": w, "reconstructions": n}))
+            .map(|(_, w, n)| json!({"warning": w, "reconstructions": n}))
             .collect::<Vec<_>>(),
     }))
 }
@@ -294,7 +296,7 @@ pub fn render(report: &Value) -> String {
         out.push_str("warnings:\n");
         for x in w {
             out.push_str(&format!(
-                "  {} (in {} reconstructions)\n",
+                "  {} (in {} reconstructions; the first shown)\n",
                 x["warning"].as_str().unwrap_or_default(),
                 x["reconstructions"]
             ));

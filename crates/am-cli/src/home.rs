@@ -62,9 +62,14 @@ impl PinnedClock {
     /// # Errors
     /// Bad input for a negative or non-finite step.
     pub fn advance(&self, seconds: f64) -> CliResult<()> {
-        if !seconds.is_finite() || !(0.0..=1.0e12).contains(&seconds) {
+        if !seconds.is_finite() || seconds < 0.0 {
             return Err(CliError::invalid(format!(
                 "advance_s must be a finite number of seconds >= 0, got {seconds}"
+            )));
+        }
+        if seconds > 1.0e12 {
+            return Err(CliError::invalid(format!(
+                "advance_s {seconds} moves the clock past the year 9999 (expected at most 1e12 seconds)"
             )));
         }
         let mut g = self.lock();
@@ -192,7 +197,8 @@ pub fn check_home_path(path: &Path) -> CliResult<()> {
     Ok(())
 }
 
-/// Open a home with `embedder`, `clock` and `config`.
+/// Open a home with `embedder`, `clock` and `config`, declaring the
+/// embedder's creation pin (a new home is pinned to it).
 ///
 /// # Errors
 /// Bad input for a path that is not a home, an embedder contradicting the
@@ -204,6 +210,31 @@ pub fn open(
     config: ReconstructConfig,
 ) -> CliResult<Engine> {
     let pin = creation_pin(embedder.as_ref(), clock)?;
+    open_with_pin(spec, embedder, pin, clock, config)
+}
+
+/// Open an existing home to read it (`query`, `recall`): no pin is declared,
+/// so a home without one is not pinned by a read; the embedder is still
+/// checked against a stored pin.
+///
+/// # Errors
+/// As [`open`].
+pub fn open_to_read(
+    spec: &HomeSpec,
+    embedder: Option<Arc<dyn TextEmbedder>>,
+    clock: &PinnedClock,
+    config: ReconstructConfig,
+) -> CliResult<Engine> {
+    open_with_pin(spec, embedder, None, clock, config)
+}
+
+fn open_with_pin(
+    spec: &HomeSpec,
+    embedder: Option<Arc<dyn TextEmbedder>>,
+    pin: Option<EmbeddingPin>,
+    clock: &PinnedClock,
+    config: ReconstructConfig,
+) -> CliResult<Engine> {
     let mut memory = None;
     let (store, journal, sqlite): (Arc<dyn TripleStore>, Arc<dyn MemoryJournal>, _) = match spec {
         HomeSpec::Memory => {
@@ -249,4 +280,48 @@ pub fn open(
         sqlite,
         memory,
     })
+}
+
+/// The files a SQLite home at `path` consists of (the database, its WAL,
+/// shared-memory index and rollback journal).
+fn home_files(path: &Path) -> Vec<PathBuf> {
+    ["", "-wal", "-shm", "-journal"]
+        .iter()
+        .map(|suffix| {
+            let mut p = path.as_os_str().to_owned();
+            p.push(suffix);
+            PathBuf::from(p)
+        })
+        .collect()
+}
+
+/// Whether the SQLite home at `path` holds nothing: no assertion and no
+/// journal record (a pin, the schema and meta rows only).
+fn is_blank(path: &Path) -> bool {
+    let Ok(conn) = rusqlite::Connection::open_with_flags(
+        path,
+        rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    ) else {
+        return false;
+    };
+    let count = |sql: &str| -> Option<i64> { conn.query_row(sql, [], |r| r.get(0)).ok() };
+    let tables = count(
+        "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name IN ('triples', 'memj_seq')",
+    );
+    let rows = count("SELECT COUNT(*) FROM (SELECT 1 FROM triples LIMIT 1)").unwrap_or(0);
+    let seq = count("SELECT COALESCE(MAX(value), 0) FROM memj_seq").unwrap_or(0);
+    tables.is_some() && rows == 0 && seq == 0
+}
+
+/// Remove the home at `path` when this command created it and it holds
+/// nothing (a command that failed, or an exec whose every line was refused):
+/// bad input and failures leave no new home behind. A home that existed
+/// before, or that holds any row or journal record, is kept.
+pub fn remove_if_created_and_blank(path: &Path) {
+    if is_blank(path) {
+        for f in home_files(path) {
+            // A file that is not there is already what we want.
+            let _ = std::fs::remove_file(f);
+        }
+    }
 }

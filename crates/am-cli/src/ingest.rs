@@ -112,7 +112,8 @@ pub fn parse_jsonl(text: &str, scope: &str, owner: &str) -> CliResult<Vec<Turn>>
         };
         if !v.is_object() {
             return Err(CliError::invalid(format!(
-                "line {n}: expected a JSON object {{speaker, text, at, session}}, got {line}"
+                "line {n}: expected a JSON object {{speaker, text, at, session}}, got {}",
+                excerpt(line)
             )));
         }
         let speaker = s("speaker")?;
@@ -151,6 +152,16 @@ pub fn parse_jsonl(text: &str, scope: &str, owner: &str) -> CliResult<Vec<Turn>>
         ));
     }
     Ok(turns)
+}
+
+/// At most the first 80 characters of `text`, marked when cut (an error names
+/// what it got without echoing a whole file).
+pub fn excerpt(text: &str) -> String {
+    const MAX: usize = 80;
+    match text.char_indices().nth(MAX) {
+        Some((i, _)) => format!("{}… ({} bytes in all)", &text[..i], text.len()),
+        None => text.to_owned(),
+    }
 }
 
 #[cfg(test)]

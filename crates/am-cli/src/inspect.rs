@@ -14,6 +14,8 @@ use serde_json::{Map, Value, json};
 use std::path::Path;
 
 const TABLE: &str = "triples";
+/// How many owner ids per scope the report names.
+const OWNER_IDS_SHOWN: usize = 10;
 
 fn table_exists(conn: &Connection, name: &str) -> CliResult<bool> {
     let n: i64 = conn.query_row(
@@ -121,15 +123,27 @@ pub fn inspect(path: &Path) -> CliResult<Value> {
         let mut stmt = conn.prepare(&format!(
             "SELECT scope, owner_id, COUNT(*) FROM {TABLE} GROUP BY scope, owner_id"
         ))?;
-        let rows = stmt.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(2)?)))?;
+        let rows = stmt.query_map([], |r| {
+            Ok((
+                r.get::<_, String>(0)?,
+                r.get::<_, Option<String>>(1)?,
+                r.get::<_, i64>(2)?,
+            ))
+        })?;
         for row in rows {
-            let (scope, n) = row?;
+            let (scope, owner, n) = row?;
             assertions += n;
             let entry = by_scope
                 .entry(scope)
-                .or_insert_with(|| json!({"assertions": 0, "owners": 0}));
+                .or_insert_with(|| json!({"assertions": 0, "owners": 0, "owner_ids": []}));
             entry["assertions"] = json!(entry["assertions"].as_i64().unwrap_or(0) + n);
             entry["owners"] = json!(entry["owners"].as_i64().unwrap_or(0) + 1);
+            // The first owners in order, so a reader knows what `--scope` takes.
+            if let (Some(o), Some(ids)) = (owner, entry["owner_ids"].as_array_mut())
+                && ids.len() < OWNER_IDS_SHOWN
+            {
+                ids.push(json!(o));
+            }
         }
         for (kind, n) in records_by_kind(&conn)? {
             records += n;
@@ -203,6 +217,21 @@ pub fn render(report: &Value) -> String {
                 s(&v["assertions"]),
                 s(&v["owners"])
             ));
+            if let Some(ids) = v["owner_ids"].as_array()
+                && !ids.is_empty()
+            {
+                let shown: Vec<&str> = ids.iter().filter_map(Value::as_str).collect();
+                let more = v["owners"].as_u64().unwrap_or(0) - shown.len() as u64;
+                let more = if more > 0 {
+                    format!(" (+{more} more)")
+                } else {
+                    String::new()
+                };
+                out.push_str(&format!(
+                    "    owners: {}{more} (recall --scope {k}:<owner>)\n",
+                    shown.join(", ")
+                ));
+            }
         }
     }
     out.push_str(&format!("embedding pin {}\n", s(&report["embedding_pin"])));

@@ -140,6 +140,11 @@ pub fn parse(data: &Value) -> CliResult<Vec<Sample>> {
             json_type(data)
         ))
     })?;
+    if list.is_empty() {
+        return Err(CliError::invalid(
+            "LoCoMo data holds no samples (expected a non-empty JSON list of samples)",
+        ));
+    }
     list.iter()
         .enumerate()
         .map(|(i, s)| parse_sample(i, s))

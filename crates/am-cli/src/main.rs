@@ -93,8 +93,8 @@ enum Command {
         /// The stream as SCOPE:OWNER.
         #[arg(long)]
         scope: String,
-        /// Shelf size (default 12).
-        #[arg(long, default_value_t = 12)]
+        /// Shelf size.
+        #[arg(long, default_value_t = 12, allow_negative_numbers = true)]
         k: usize,
         /// Journal the read and commit every shelf handle as used.
         #[arg(long)]
@@ -151,9 +151,27 @@ enum EvalBench {
 fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(c) => c,
-        Err(e) => e.exit(), // usage errors exit 2, --help/--version exit 0
+        Err(e) => {
+            use clap::error::ErrorKind;
+            let usage = !matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion);
+            if usage && std::env::args_os().skip(1).any(|a| a == "--json") {
+                let message = e.render().to_string();
+                let message = message
+                    .lines()
+                    .next()
+                    .unwrap_or("")
+                    .trim_start_matches("error: ");
+                eprintln!(
+                    "{}",
+                    json!({"error": {"kind": kind_name(Some(am_triples::ErrorKind::InvalidInput)), "message": message}})
+                );
+                return ExitCode::from(2);
+            }
+            e.exit() // usage errors exit 2, --help/--version exit 0
+        }
     };
     let json_mode = cli.json;
+    let created = new_home(&cli.command);
     let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run(cli)));
     let result = match outcome {
         Ok(r) => r,
@@ -161,6 +179,11 @@ fn main() -> ExitCode {
             "internal failure (a bug in am: please report the command that caused it)",
         )),
     };
+    if let Some(path) = created
+        && !matches!(result, Ok(0))
+    {
+        home::remove_if_created_and_blank(&path);
+    }
     match result {
         Ok(code) => ExitCode::from(code),
         Err(e) => {
@@ -175,6 +198,23 @@ fn main() -> ExitCode {
             ExitCode::from(e.code)
         }
     }
+}
+
+/// The SQLite home `command` may create, when it does not exist yet: a
+/// command that then fails (or an exec whose lines were refused) leaves no
+/// blank home behind.
+fn new_home(command: &Command) -> Option<PathBuf> {
+    let path = match command {
+        Command::Ingest { home, .. } => Some(home),
+        Command::Exec {
+            home: Some(home),
+            memory: false,
+            ..
+        } => Some(home),
+        Command::Demo { home } => home.as_ref(),
+        _ => None,
+    }?;
+    (!path.as_os_str().is_empty() && !path.exists()).then(|| path.clone())
 }
 
 fn embedder_spec(cli_value: Option<&str>, default: &str) -> CliResult<EmbedderSpec> {
@@ -193,11 +233,28 @@ fn emit(json_mode: bool, value: &Value, human: &str) -> CliResult<()> {
         .map_err(|e| CliError::failure(format!("cannot write to stdout: {e}")))
 }
 
+/// A command that reads a home (`query`, `recall`) refuses, before anything
+/// opens it for writing, a path that is not an existing AbstractMemory home:
+/// a missing or empty file, a file that is not SQLite, a SQLite database
+/// without the store's table.
 fn require_existing_home(path: &std::path::Path) -> CliResult<()> {
     home::check_home_path(path)?;
     if !path.is_file() {
         return Err(CliError::invalid(format!(
             "--home {}: no such home file (expected an existing SQLite home; `am ingest` creates one)",
+            path.display()
+        )));
+    }
+    let conn = inspect::open_read_only(path)?;
+    let has_store: i64 = conn.query_row(
+        "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = 'triples'",
+        [],
+        |r| r.get(0),
+    )?;
+    if has_store == 0 {
+        return Err(CliError::invalid(format!(
+            "--home {} is not an AbstractMemory home (expected a SQLite file holding the `triples` \
+             store; `am ingest` creates one)",
             path.display()
         )));
     }
@@ -278,7 +335,7 @@ fn run(cli: Cli) -> CliResult<u8> {
             let q = args.to_query()?;
             require_existing_home(&home)?;
             let clock = PinnedClock::wall();
-            let engine = home::open(
+            let engine = home::open_to_read(
                 &HomeSpec::Sqlite(home),
                 spec.build()?,
                 &clock,
@@ -316,7 +373,7 @@ fn run(cli: Cli) -> CliResult<u8> {
             }
             require_existing_home(&home)?;
             let clock = PinnedClock::wall();
-            let engine = home::open(
+            let engine = home::open_to_read(
                 &HomeSpec::Sqlite(home),
                 spec.build()?,
                 &clock,
@@ -331,6 +388,12 @@ fn run(cli: Cli) -> CliResult<u8> {
                 commit.then_some(usize::MAX),
                 None,
             )?;
+            if !json_mode {
+                // In JSON the warnings are part of the result.
+                for w in recall::notable_warnings(&r) {
+                    eprintln!("warning: {w}");
+                }
+            }
             emit(json_mode, &recall::to_json(&r), &recall::render(&r))?;
             Ok(0)
         }
@@ -392,6 +455,13 @@ fn run(cli: Cli) -> CliResult<u8> {
                 Some(p) if !memory => HomeSpec::Sqlite(p),
                 _ => HomeSpec::Memory,
             };
+            if let Some(path) = script.as_deref().filter(|p| *p != "-")
+                && std::path::Path::new(path).is_dir()
+            {
+                return Err(CliError::invalid(format!(
+                    "the script {path} is a directory (expected a readable file of JSON lines, or -)"
+                )));
+            }
             let input: Box<dyn std::io::BufRead> = match script.as_deref() {
                 None | Some("-") => Box::new(std::io::stdin().lock()),
                 Some(path) => Box::new(std::io::BufReader::new(

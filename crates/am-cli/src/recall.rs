@@ -108,6 +108,18 @@ fn shorten(s: &str, n: usize) -> String {
 }
 
 /// The shelf as human-readable lines.
+/// The warnings a reader of the text output should see on stderr: every
+/// `#FALLBACK` of the read but the keyword channel's standing label of its
+/// token-scan configuration (printed on every default recall, it says
+/// nothing about this one).
+pub fn notable_warnings(r: &Recall) -> impl Iterator<Item = &str> {
+    r.result
+        .warnings
+        .iter()
+        .map(String::as_str)
+        .filter(|w| !w.starts_with("#FALLBACK: keyword channel v1 = token scan"))
+}
+
 pub fn render(r: &Recall) -> String {
     let mut out = String::new();
     if r.result.handles.is_empty() {

@@ -143,6 +143,17 @@ fn inspect_counts_records_per_kind_and_assertions_per_scope() {
     assert_eq!(r["records"], 4);
     // Digests, edges and the plain triple.
     assert_eq!(r["by_scope"]["life"]["owners"], 2);
+    // The owner ids, so a reader knows what `recall --scope life:<owner>` takes.
+    assert_eq!(
+        r["by_scope"]["life"]["owner_ids"],
+        serde_json::json!(["a", "c"])
+    );
+    assert_eq!(r["by_scope"]["work"]["owner_ids"], serde_json::json!(["b"]));
+    let text = am(&["inspect", "--home", home.to_str().unwrap()]).stdout;
+    assert!(
+        text.contains("owners: a, c (recall --scope life:<owner>)"),
+        "{text}"
+    );
     assert_eq!(
         r["assertions"],
         r["by_scope"]["life"]["assertions"].as_i64().unwrap()

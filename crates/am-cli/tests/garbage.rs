@@ -22,10 +22,11 @@ fn usage_errors_exit_2() {
         "recall", "--home", "h", "--scope", "a:b", "--k", "abc", "cue",
     ])
     .assert_refused(2, "invalid value");
+    // A negative shelf size is a bad value of --k, not a flag.
     am(&[
         "recall", "--home", "h", "--scope", "a:b", "--k", "-1", "cue",
     ])
-    .assert_refused(2, "unexpected argument");
+    .assert_refused(2, "invalid value '-1' for '--k");
     am(&["eval", "locomo", "--data", "x", "--discovery", "maybe"])
         .assert_refused(2, "invalid value");
     am(&["eval", "squad", "--data", "x"]).assert_refused(2, "unrecognized subcommand");
@@ -380,4 +381,117 @@ fn refused_exec_lines_leave_a_sqlite_home_unchanged() {
         before,
         "refused exec lines changed the home"
     );
+}
+
+#[test]
+fn a_command_that_fails_on_a_new_home_leaves_no_home_behind() {
+    let dir = tempfile::tempdir().unwrap();
+    let conv = common::demo_conversation();
+    let home = dir.path().join("new.sqlite3");
+    // An embedder that cannot be reached: the ingest fails (exit 1) ...
+    let unreachable = || {
+        am(&[
+            "--embedder",
+            "openai:http://127.0.0.1:1#m",
+            "ingest",
+            "--home",
+            s(&home),
+            "--format",
+            "jsonl",
+            s(&conv),
+        ])
+    };
+    unreachable().assert_refused(1, "unreachable");
+    // ... and leaves no home pinned to it: the next ingest works.
+    assert!(!home.exists(), "a blank home was left behind");
+    let ok = am(&["ingest", "--home", s(&home), "--format", "jsonl", s(&conv)]);
+    assert_eq!(ok.code, 0, "{}", ok.stderr);
+    // An exec whose every line is refused creates no home either.
+    let script = dir.path().join("garbage.jsonl");
+    std::fs::write(&script, "garbage\n{\"op\":\"no_such_op\"}\n").unwrap();
+    let exec_home = dir.path().join("exec.sqlite3");
+    let out = am(&["exec", "--home", s(&exec_home), s(&script)]);
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(!exec_home.exists(), "a blank exec home was left behind");
+    // A home that existed before a failing command is kept as it was.
+    let before = fingerprint(&home);
+    assert_ne!(unreachable().code, 0);
+    assert!(home.exists());
+    assert_eq!(fingerprint(&home).0, before.0);
+}
+
+#[test]
+fn reads_refuse_a_file_that_is_not_an_abstractmemory_home_and_leave_it_unchanged() {
+    let dir = tempfile::tempdir().unwrap();
+    let foreign = dir.path().join("other-app.db");
+    {
+        let c = rusqlite::Connection::open(&foreign).unwrap();
+        c.execute_batch("CREATE TABLE notes (body TEXT); INSERT INTO notes VALUES ('hi');")
+            .unwrap();
+    }
+    let empty = dir.path().join("empty.sqlite3");
+    std::fs::write(&empty, b"").unwrap();
+    for path in [&foreign, &empty] {
+        let before = std::fs::read(path).unwrap();
+        am(&["recall", "--home", s(path), "--scope", "life:chat", "lease"])
+            .assert_refused(2, "not an AbstractMemory home");
+        am(&["query", "--home", s(path)]).assert_refused(2, "not an AbstractMemory home");
+        assert_eq!(std::fs::read(path).unwrap(), before, "{}", path.display());
+    }
+}
+
+#[test]
+fn usage_errors_under_json_are_json_on_stderr() {
+    let out = am(&[
+        "--json",
+        "ingest",
+        "--home",
+        "h.sqlite3",
+        "--format",
+        "bad",
+        "x",
+    ]);
+    assert_eq!(out.code, 2);
+    let v: serde_json::Value = serde_json::from_str(out.stderr.trim())
+        .unwrap_or_else(|e| panic!("stderr is not JSON ({e}): {}", out.stderr));
+    assert_eq!(v["error"]["kind"], "InvalidInput");
+    assert!(v["error"]["message"].as_str().unwrap().contains("--format"));
+    // Help is not an error.
+    assert_eq!(am(&["--json", "--help"]).code, 0);
+}
+
+#[test]
+fn a_bad_input_line_is_quoted_as_a_short_excerpt() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("list.jsonl");
+    std::fs::write(&file, format!("[\"{}\"]\n", "x".repeat(100_000))).unwrap();
+    let home = dir.path().join("h.sqlite3");
+    let out = am(&["ingest", "--home", s(&home), "--format", "jsonl", s(&file)]);
+    out.assert_refused(2, "expected a JSON object");
+    assert!(
+        out.stderr.len() < 400,
+        "{} bytes of error",
+        out.stderr.len()
+    );
+    assert!(!home.exists());
+}
+
+#[test]
+fn an_exec_script_that_is_a_directory_is_bad_input_and_creates_no_home() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("h.sqlite3");
+    am(&["exec", "--home", s(&home), s(dir.path())]).assert_refused(2, "expected a readable file");
+    assert!(!home.exists());
+}
+
+#[test]
+fn a_locomo_file_with_no_samples_is_refused_by_ingest_and_eval() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("empty.json");
+    std::fs::write(&data, "[]").unwrap();
+    let home = dir.path().join("h.sqlite3");
+    am(&["ingest", "--home", s(&home), "--format", "locomo", s(&data)])
+        .assert_refused(2, "holds no samples");
+    assert!(!home.exists());
+    am(&["eval", "locomo", "--data", s(&data)]).assert_refused(2, "holds no samples");
 }

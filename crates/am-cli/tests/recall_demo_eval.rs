@@ -102,7 +102,7 @@ fn demo_runs_the_loop_with_no_flags_and_prints_each_shelf_and_deposit() {
 }
 
 #[test]
-fn demo_on_a_kept_home_replays_idempotently() {
+fn demo_on_a_kept_home_forms_nothing_again_and_commits_its_own_reads() {
     let dir = tempfile::tempdir().unwrap();
     let home = dir.path().join("demo.sqlite3");
     let h = home.to_str().unwrap();
@@ -112,20 +112,27 @@ fn demo_on_a_kept_home_replays_idempotently() {
     assert_eq!(second.code, 0, "{}", second.stderr);
     let (a, b) = (first.json(), second.json());
     assert_eq!(a["formed"], 43);
-    assert_eq!(b["formed"], 0);
-    let snaps = |v: &Value| -> Vec<Value> {
+    assert_eq!(b["formed"], 0, "ingestion is idempotent");
+    let commits = |v: &Value| -> Vec<Value> {
         v["recalls"]
             .as_array()
             .unwrap()
             .iter()
-            .map(|r| r["recall"]["commit"]["snapshot"]["snapshot_id"].clone())
+            .map(|r| r["recall"]["commit"].clone())
             .collect()
     };
-    assert_eq!(
-        snaps(&a),
-        snaps(&b),
-        "replayed commits return the original snapshots"
-    );
+    let (ca, cb) = (commits(&a), commits(&b));
+    assert_eq!(ca.len(), cb.len());
+    for (x, y) in ca.iter().zip(&cb) {
+        // Each run commits the reads it made: a new snapshot at a later seq
+        // that deposits events, never a replay of the first run's commit.
+        assert_ne!(x["snapshot"]["snapshot_id"], y["snapshot"]["snapshot_id"]);
+        assert!(
+            y["snapshot"]["seq"].as_i64().unwrap() > x["snapshot"]["seq"].as_i64().unwrap(),
+            "{x} / {y}"
+        );
+        assert!(!y["events"].as_array().unwrap().is_empty(), "{y}");
+    }
 }
 
 fn tiny_locomo() -> Value {
@@ -210,5 +217,37 @@ fn eval_locomo_reports_recall_hit_and_latency_per_k_and_configuration() {
         !human.stdout.contains("keyword_discovery"),
         "{}",
         human.stdout
+    );
+}
+
+#[test]
+fn a_recall_does_not_pin_a_home_that_has_no_pin_and_says_when_its_vector_channel_failed() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = common::demo_home_with(dir.path(), "pinless.sqlite3", "none");
+    let h = home.to_str().unwrap();
+    let pin = |h: &str| am(&["inspect", "--home", h, "--json"]).json()["embedding_pin"].clone();
+    assert_eq!(pin(h), Value::Null);
+    let out = am(&["recall", "--home", h, "--scope", "life:demo", "aphids"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(pin(h), Value::Null, "a read pinned the home");
+    // An embedder that cannot be reached: the shelf still comes, and the text
+    // output says on stderr that the vector channel did not run.
+    let out = am(&[
+        "--embedder",
+        "gateway:http://127.0.0.1:1",
+        "recall",
+        "--home",
+        h,
+        "--scope",
+        "life:demo",
+        "aphids on the beans",
+    ]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(out.stdout.contains("aphids"), "{}", out.stdout);
+    assert!(
+        out.stderr
+            .contains("warning: #FALLBACK: vector channel unavailable"),
+        "{}",
+        out.stderr
     );
 }

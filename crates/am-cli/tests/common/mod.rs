@@ -81,9 +81,17 @@ pub fn fingerprint(path: &Path) -> (Vec<u8>, std::time::SystemTime) {
 
 /// A home holding the demo conversation (ingested with the offline embedder).
 pub fn demo_home(dir: &Path) -> PathBuf {
-    let home = dir.join("home.sqlite3");
+    demo_home_with(dir, "home.sqlite3", "offline")
+}
+
+/// A home `name` in `dir` holding the demo conversation in `life:demo`,
+/// ingested with `embedder`.
+pub fn demo_home_with(dir: &Path, name: &str, embedder: &str) -> PathBuf {
+    let home = dir.join(name);
     let conv = demo_conversation();
     let out = am(&[
+        "--embedder",
+        embedder,
         "ingest",
         "--home",
         home.to_str().expect("utf-8 path"),
