@@ -17,7 +17,8 @@ const TABLE: &str = "triples";
 /// How many owner ids per scope the report names.
 const OWNER_IDS_SHOWN: usize = 10;
 
-fn table_exists(conn: &Connection, name: &str) -> CliResult<bool> {
+/// Whether the home read by `conn` holds the table (or view) `name`.
+pub fn table_exists(conn: &Connection, name: &str) -> CliResult<bool> {
     let n: i64 = conn.query_row(
         "SELECT COUNT(*) FROM sqlite_master WHERE type IN ('table', 'view') AND name = ?1",
         [name],

@@ -246,12 +246,7 @@ fn require_existing_home(path: &std::path::Path) -> CliResult<()> {
         )));
     }
     let conn = inspect::open_read_only(path)?;
-    let has_store: i64 = conn.query_row(
-        "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = 'triples'",
-        [],
-        |r| r.get(0),
-    )?;
-    if has_store == 0 {
+    if !inspect::table_exists(&conn, "triples")? {
         return Err(CliError::invalid(format!(
             "--home {} is not an AbstractMemory home (expected a SQLite file holding the `triples` \
              store; `am ingest` creates one)",

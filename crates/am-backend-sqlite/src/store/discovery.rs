@@ -1,10 +1,11 @@
 //! `TripleStore::keyword_positions` for SQLite: the FTS5 keyword discovery of
 //! `query_keywords` (same MATCH, same scope/owner filter, same order: BM25
 //! best first, ties newest rowid first, same limit), confined to a rowid
-//! range and returning rowids only. The range lets FTS5 skip the doclist
-//! entries outside it, and no row is decoded; BM25 itself reads the
-//! statistics of the whole index, so every score, and therefore the order,
-//! is the unconfined query's.
+//! range and returning rowids only. The store's keyword mirror
+//! (`keywords.rs`) answers it when it can answer exactly; otherwise the FTS5
+//! query does, where the range lets FTS5 skip the doclist entries outside it
+//! and no row is decoded. BM25 reads the statistics of the whole index either
+//! way, so every score, and therefore the order, is the unconfined query's.
 
 use super::keywords::KeywordCache;
 use super::{SQLiteTripleStore, lock};
@@ -13,17 +14,26 @@ use am_triples::assertion::{canonical_scope, strip_optional};
 use rusqlite::{Connection, params_from_iter};
 use std::sync::atomic::Ordering;
 
-/// The FTS5 MATCH expression of `tokens`: each token trimmed, its double quotes
-/// removed, quoted as one term, the terms joined by `OR`; `None` when no token is
-/// left (both keyword reads then answer nothing).
-pub(super) fn fts_match(tokens: &[String]) -> Option<String> {
-    let terms: Vec<String> = tokens
+/// The discovery terms of `tokens`: each token trimmed, its double quotes
+/// removed, empty ones dropped (each term is one quoted FTS5 phrase).
+pub(super) fn match_terms(tokens: &[String]) -> Vec<String> {
+    tokens
         .iter()
         .map(|t| t.trim().replace('"', ""))
         .filter(|t| !t.is_empty())
-        .map(|t| format!("\"{t}\""))
-        .collect();
-    (!terms.is_empty()).then(|| terms.join(" OR "))
+        .collect()
+}
+
+/// The FTS5 MATCH expression of `terms` ([`match_terms`]): each quoted, joined
+/// by `OR`; `None` when there is none (both keyword reads then answer nothing).
+pub(super) fn fts_match(terms: &[String]) -> Option<String> {
+    (!terms.is_empty()).then(|| {
+        terms
+            .iter()
+            .map(|t| format!("\"{t}\""))
+            .collect::<Vec<_>>()
+            .join(" OR ")
+    })
 }
 
 impl SQLiteTripleStore {
@@ -40,10 +50,8 @@ impl SQLiteTripleStore {
         limit: usize,
         range: (i64, i64),
     ) -> Result<Vec<i64>> {
-        let Some(matcher) = fts_match(tokens) else {
-            return Ok(Vec::new());
-        };
-        if limit == 0 || range.0 > range.1 {
+        let terms = match_terms(tokens);
+        if terms.is_empty() || limit == 0 || range.0 > range.1 {
             return Ok(Vec::new());
         }
         let table = &self.table;
@@ -58,22 +66,25 @@ impl SQLiteTripleStore {
                 KeywordCache::refresh(&mut mirror, c, table)?;
                 mirror
                     .as_ref()
-                    .and_then(|m| m.rank(tokens, &scope, owner.as_deref(), limit, range))
+                    .and_then(|m| m.rank(&terms, &scope, owner.as_deref(), limit, range))
             } else {
                 None
             };
             self.keyword_mirrored
                 .store(served.is_some(), Ordering::Relaxed);
-            match served {
-                Some(rows) => Ok(rows),
-                None => sql_rowids(c, table, &matcher, &scope, owner.as_deref(), limit, range),
+            match (served, fts_match(&terms)) {
+                (Some(rows), _) => Ok(rows),
+                (None, Some(matcher)) => {
+                    sql_rowids(c, table, &matcher, &scope, owner.as_deref(), limit, range)
+                }
+                (None, None) => Ok(Vec::new()),
             }
         })
     }
 }
 
 /// `keyword_rowids` by the FTS5 query itself.
-pub(super) fn sql_rowids(
+fn sql_rowids(
     c: &Connection,
     table: &str,
     matcher: &str,

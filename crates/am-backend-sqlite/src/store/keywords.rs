@@ -172,13 +172,14 @@ fn plain_text(bytes: &[u8]) -> Option<&str> {
     (chars_ok && runs(text).all(|t| t.len() <= MAX_TOKEN_BYTES)).then_some(text)
 }
 
-/// The query term of one discovery token as FTS5 reads the quoted string
-/// `"token"` (quotes removed, trimmed): `None` unless it is one run of ASCII
-/// letters and digits, which `unicode61` reads as one lower-cased token.
-fn query_term(token: &str) -> Option<String> {
-    let t = token.trim().replace('"', "");
-    (!t.is_empty() && t.len() <= MAX_TOKEN_BYTES && t.bytes().all(|b| b.is_ascii_alphanumeric()))
-        .then(|| t.to_ascii_lowercase())
+/// The query term of one discovery term as FTS5 reads the quoted string
+/// `"term"`: `None` unless it is one run of ASCII letters and digits, which
+/// `unicode61` reads as one lower-cased token.
+fn query_term(term: &str) -> Option<String> {
+    (!term.is_empty()
+        && term.len() <= MAX_TOKEN_BYTES
+        && term.bytes().all(|b| b.is_ascii_alphanumeric()))
+    .then(|| term.to_ascii_lowercase())
 }
 
 /// One row's tokens as the mirror keeps them: how many `unicode61` read (the
@@ -406,13 +407,14 @@ impl KeywordCache {
     }
 
     /// The rowids `keyword_rowids` answers: rows of `scope` (and `owner_id`,
-    /// when given) with rowid in `range` holding any token, best BM25 first,
-    /// ties newest rowid first, at most `limit`. `None` when the mirror cannot
-    /// answer exactly (a defect, or a token `unicode61` would not read as one
-    /// ASCII term): SQL answers.
+    /// when given) with rowid in `range` holding any of `terms` (the
+    /// discovery's `match_terms`, one phrase each), best BM25 first, ties
+    /// newest rowid first, at most `limit`. `None` when the mirror cannot
+    /// answer exactly (a defect, or a term `unicode61` would not read as one
+    /// ASCII token): SQL answers.
     pub fn rank(
         &self,
-        tokens: &[String],
+        terms: &[String],
         scope: &str,
         owner_id: Option<&str>,
         limit: usize,
@@ -421,11 +423,7 @@ impl KeywordCache {
         if self.defect.is_some() {
             return None;
         }
-        let terms: Vec<String> = tokens
-            .iter()
-            .filter(|t| !t.trim().replace('"', "").is_empty())
-            .map(|t| query_term(t))
-            .collect::<Option<_>>()?;
+        let terms: Vec<String> = terms.iter().map(|t| query_term(t)).collect::<Option<_>>()?;
         let (Some(Some(scope)), Some(owner)) =
             (self.names.filter(Some(scope)), self.names.filter(owner_id))
         else {

@@ -435,7 +435,7 @@ impl SQLiteTripleStore {
         owner_id: Option<&str>,
         limit: usize,
     ) -> Result<Vec<TripleAssertion>> {
-        let Some(matcher) = discovery::fts_match(tokens) else {
+        let Some(matcher) = discovery::fts_match(&discovery::match_terms(tokens)) else {
             return Ok(Vec::new());
         };
         if limit == 0 {
