@@ -24,6 +24,7 @@ tasks:
   test [ARGS...]                 ensure the oracle venv, then cargo test --workspace ARGS
   bench [--quick] [--no-lance] [--only BENCH] [--profile NAME]
                                  run the benches with targets; print ours vs target vs Python 0.3.2
+  protoc                         print the vendored protoc for a plain cargo (empty if PATH has one)
 ";
 
 fn main() -> Result<()> {
@@ -42,6 +43,14 @@ fn main() -> Result<()> {
         }
         "test" => oracle::test(rest),
         "bench" => bench::run(rest),
+        "protoc" => {
+            // The PROTOC a plain `cargo` needs on this machine (empty when the
+            // machine has its own): `export PROTOC="$(cargo xtask protoc)"`.
+            if let Some(path) = workspace::vendored_protoc() {
+                println!("{}", path.display());
+            }
+            Ok(())
+        }
         "-h" | "--help" | "help" => {
             print!("{USAGE}");
             Ok(())

@@ -63,7 +63,25 @@ pub fn cargo() -> Command {
             cmd.env_remove(name);
         }
     }
+    if let Some(protoc) = vendored_protoc() {
+        cmd.env("PROTOC", protoc);
+    }
     cmd
+}
+
+/// The protoc that lance's build scripts should use when the machine offers none:
+/// `None` when `PROTOC` is already set or a `protoc` is on `PATH`, else the binary
+/// shipped inside the `protoc-bin-vendored` crate (so a bare machine builds).
+pub fn vendored_protoc() -> Option<PathBuf> {
+    if std::env::var_os("PROTOC").is_some() || on_path("protoc") {
+        return None;
+    }
+    protoc_bin_vendored::protoc_bin_path().ok()
+}
+
+fn on_path(program: &str) -> bool {
+    std::env::var_os("PATH")
+        .is_some_and(|paths| std::env::split_paths(&paths).any(|dir| dir.join(program).is_file()))
 }
 
 /// Variables besides `CARGO_PKG_*` that `cargo run` sets for the program it runs
