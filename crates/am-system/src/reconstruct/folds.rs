@@ -138,9 +138,94 @@ impl<'a> Folds<'a> {
         (self.closed, self.bindings.into_inner())
     }
 
-    /// How many ids the closure fold excludes (the over-fetch headroom).
+    /// How many ids the closure fold excludes.
     pub fn closed_count(&self) -> usize {
         self.closed.len()
+    }
+
+    /// The over-fetch headroom of this read: how many assertion ids the
+    /// exclusion set holds, counted up to `cap`. The set is 0.3.2's one
+    /// exclusion set (`folds.py`): the closed ids, every row a latest
+    /// `hidden` binding of a searched pair excludes (the bound id and the
+    /// rows whose subject it is, in the binding's pair), and for an anchored
+    /// read every row formed after the anchor (the same materialization).
+    /// Counting the closed ids alone under-fetched on a home with hidden
+    /// bindings or an anchor: the candidate window, the channels' fetches
+    /// and spreading's per-term reads came back shorter than 0.3.2's (issue
+    /// 23 §1). `hidden` holds the latest-hidden `(record_id, scope, owner)`
+    /// keys at the anchor (any pairs; those of the searched pairs count).
+    ///
+    /// # Errors
+    /// The store's failure.
+    pub fn exclusion_headroom(
+        &self,
+        hidden: &HashSet<(String, String, String)>,
+        cap: usize,
+    ) -> Result<usize> {
+        if self.closed.len() >= cap {
+            return Ok(cap);
+        }
+        let mut keys: Vec<&(String, String, String)> = hidden
+            .iter()
+            .filter(|(_, s, o)| self.pairs.iter().any(|(ps, po)| ps == s && po == o))
+            .chain(self.future.iter())
+            .collect();
+        keys.sort();
+        keys.dedup();
+        let mut extra: HashSet<String> = HashSet::default();
+        for (rid, scope, owner) in keys {
+            let pair = |limit: i64| TripleQuery {
+                scope: Some(scope.clone()),
+                owner_id: (!owner.is_empty()).then(|| owner.clone()),
+                limit,
+                ..TripleQuery::default()
+            };
+            let by_id = TripleQuery {
+                assertion_ids: Some(vec![rid.clone()]),
+                ..pair(1)
+            };
+            let by_subject = TripleQuery {
+                subject: Some(rid.clone()),
+                ..pair(0)
+            };
+            for q in [by_id, by_subject] {
+                for a in self.store.query(&q)? {
+                    if let Some(id) = a.assertion_id
+                        && !self.closed.contains(&id)
+                    {
+                        extra.insert(id);
+                    }
+                }
+            }
+            if self.closed.len() + extra.len() >= cap {
+                return Ok(cap);
+            }
+        }
+        Ok(self.closed.len() + extra.len())
+    }
+
+    /// The latest-hidden `(record_id, scope, owner)` keys at `as_of`, read
+    /// from the whole binding fold (the recall index keeps them at the
+    /// current seq; this read serves an anchored one).
+    ///
+    /// # Errors
+    /// The journal's failure.
+    pub fn hidden_keys_at(
+        journal: &dyn MemoryJournal,
+        as_of: i64,
+    ) -> Result<HashSet<(String, String, String)>> {
+        Ok(journal
+            .bindings(&BindingFilter {
+                record_id: None,
+                scope: None,
+                owner_id: None,
+                fold: true,
+                until_seq: Some(as_of),
+            })?
+            .into_iter()
+            .filter(|b| b.search_state == "hidden")
+            .map(|b| (b.record_id, b.scope, b.owner_id))
+            .collect())
     }
 
     /// Run `f` on the folded bindings (latest per `(scope, owner)`,

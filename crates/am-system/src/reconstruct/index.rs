@@ -122,6 +122,9 @@ pub struct JournalCache {
     activation: Option<CachedActivation>,
     /// `selected_count(record_id, seq)` answers.
     selected_counts: HashMap<String, u64>,
+    /// The latest-hidden `(record_id, scope, owner)` binding keys at `seq`
+    /// (read once, then kept by the tail replay).
+    hidden: Option<HashSet<(String, String, String)>>,
 }
 
 /// The activation fold's output for one scope ladder.
@@ -456,6 +459,15 @@ impl RecallIndex {
                 for r in journal.replay_records(seq, Some(current))? {
                     match r {
                         JournalRecord::Binding(b) => {
+                            if let Some(hidden) = cache.hidden.as_mut() {
+                                let key =
+                                    (b.record_id.clone(), b.scope.clone(), b.owner_id.clone());
+                                if b.search_state == "hidden" {
+                                    hidden.insert(key);
+                                } else {
+                                    hidden.remove(&key);
+                                }
+                            }
                             if let Some(list) = cache.bindings.get_mut(&b.record_id) {
                                 list.retain(|x| !(x.scope == b.scope && x.owner_id == b.owner_id));
                                 list.push(b);
@@ -522,6 +534,26 @@ impl RecallIndex {
         if contiguous {
             self.journal.seq = Some(from + appended.len() as i64);
         }
+    }
+
+    /// The latest-hidden binding keys at `seq` (see
+    /// [`super::folds::Folds::exclusion_headroom`]): kept while the caches
+    /// are at `seq`, read from the journal otherwise.
+    ///
+    /// # Errors
+    /// The journal's failure.
+    pub fn hidden_keys(
+        &mut self,
+        journal: &dyn MemoryJournal,
+        seq: i64,
+    ) -> crate::error::Result<HashSet<(String, String, String)>> {
+        if self.journal.seq != Some(seq) {
+            return super::folds::Folds::hidden_keys_at(journal, seq);
+        }
+        if self.journal.hidden.is_none() {
+            self.journal.hidden = Some(super::folds::Folds::hidden_keys_at(journal, seq)?);
+        }
+        Ok(self.journal.hidden.clone().unwrap_or_default())
     }
 
     /// Take the journal folds at `seq` (closed ids, cached binding folds) for

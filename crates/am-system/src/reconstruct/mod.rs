@@ -269,12 +269,14 @@ impl MemorySystem {
         index.refresh_store(self.store.as_ref());
         // A read at the current seq (never an explicit anchor below it) is
         // served by the journal caches.
-        let (cached_folds, mut counts) = if anchored {
-            (None, HashMap::default())
+        let (cached_folds, mut counts, hidden) = if anchored {
+            let hidden = Folds::hidden_keys_at(self.journal.as_ref(), as_of)?;
+            (None, HashMap::default(), hidden)
         } else {
             index.refresh_journal(self.journal.as_ref(), as_of)?;
+            let hidden = index.hidden_keys(self.journal.as_ref(), as_of)?;
             let counts = index.take_counts(as_of);
-            (index.take_folds(as_of), counts)
+            (index.take_folds(as_of), counts, hidden)
         };
         let cached_activation = if anchored {
             None
@@ -331,7 +333,7 @@ impl MemorySystem {
                 folds.future_records
             ));
         }
-        let headroom = folds.closed_count().min(EXCLUSION_OVERFETCH_CAP);
+        let headroom = folds.exclusion_headroom(&hidden, EXCLUSION_OVERFETCH_CAP)?;
         let base_of = |rid: &str| base.get(rid).map_or(0.0, |s| s.base_level);
         let boost = |b: f64| self.attention.ranking_boost(b);
 
