@@ -210,233 +210,298 @@ pub fn fill_shelf(
     inp: &FillInputs<'_>,
     resolve_stm: &mut dyn FnMut(&str) -> Option<Candidate>,
 ) -> FillResult {
-    let budget = inp.budget;
-    let shelf_cap = budget.shelf_size;
-    let total_tokens = budget.token_budget;
-    let stm_fraction = budget.stm_fraction.max(0.0);
-    let self_fraction = budget.self_fraction.max(0.0);
-    let stm_slots = fraction_slots(stm_fraction, shelf_cap);
-    let self_slots = fraction_slots(self_fraction, shelf_cap);
-    let self_tokens_cap = (self_fraction * total_tokens as f64) as usize;
-    let stm_hot_set: HashSet<&str> = inp.stm_hot.iter().map(String::as_str).collect();
-    let self_set: HashSet<&str> = if self_slots > 0 {
-        inp.self_members.iter().map(String::as_str).collect()
-    } else {
-        HashSet::default()
-    };
+    let mut fill = Fill::new(universe, inp);
+    fill.seat_top();
+    fill.seat_self();
+    fill.fill_stimulus(
+        fill.placed.len().max(
+            fill.shelf_cap
+                .saturating_sub(fill.stm_reserved_slots)
+                .saturating_sub(fill.self_placed.len()),
+        ),
+        fill.total_tokens.saturating_sub(fill.stm_reserved_tokens),
+    );
+    fill.seat_stm(resolve_stm);
+    // Stimulus remainder: unused reservations return to the stimulus order.
+    fill.fill_stimulus(
+        fill.shelf_cap
+            .saturating_sub(fill.stm_placed.len())
+            .saturating_sub(fill.self_placed.len()),
+        fill.total_tokens,
+    );
+    fill.seat_newest();
+    fill.drop_unseated();
+    fill.finish()
+}
 
-    let mut r = FillResult {
-        stm_slots,
-        ..FillResult::default()
-    };
-    for rid in inp.ordered {
-        r.digests
-            .insert(rid.clone(), handle_digest(&universe[rid].assertion));
-    }
-    let mut placed_digests: HashSet<String> = HashSet::default();
-    let mut digest_owner: HashMap<String, String> = HashMap::default();
-    let mut duplicate_of: HashMap<String, String> = HashMap::default();
-    let mut dup_dropped: HashSet<String> = HashSet::default();
+/// One union fill in progress: the universe, the inputs, the seats so far
+/// (stimulus, self and STM blocks) and the digests they hold.
+struct Fill<'u, 'i> {
+    universe: &'u mut HashMap<String, Candidate>,
+    inp: &'i FillInputs<'i>,
+    shelf_cap: usize,
+    total_tokens: usize,
+    stm_slots: usize,
+    self_slots: usize,
+    self_tokens_cap: usize,
+    stm_reserved_slots: usize,
+    stm_reserved_tokens: usize,
+    r: FillResult,
+    placed_digests: HashSet<String>,
+    digest_owner: HashMap<String, String>,
+    duplicate_of: HashMap<String, String>,
+    dup_dropped: HashSet<String>,
+    /// The phase-0 and stimulus seats (and the newest-seat guarantee's).
+    placed: Vec<String>,
+    self_placed: Vec<String>,
+    stm_placed: Vec<String>,
+    placed_set: HashSet<String>,
+    top_matched: Option<String>,
+    newest_evicted: HashSet<String>,
+}
 
-    let mut placed: Vec<String> = Vec::new();
-    let mut self_placed: Vec<String> = Vec::new();
-    let mut stm_placed: Vec<String> = Vec::new();
-    let mut placed_set: HashSet<String> = HashSet::default();
-
-    let is_dup =
-        |digests: &HashMap<String, String>, placed_digests: &HashSet<String>, rid: &str| {
-            inp.dedup && digests.get(rid).is_some_and(|d| placed_digests.contains(d))
+impl<'u, 'i> Fill<'u, 'i> {
+    fn new(universe: &'u mut HashMap<String, Candidate>, inp: &'i FillInputs<'i>) -> Self {
+        let budget = inp.budget;
+        let shelf_cap = budget.shelf_size;
+        let total_tokens = budget.token_budget;
+        let stm_fraction = budget.stm_fraction.max(0.0);
+        let self_fraction = budget.self_fraction.max(0.0);
+        let stm_slots = fraction_slots(stm_fraction, shelf_cap);
+        let mut r = FillResult {
+            stm_slots,
+            ..FillResult::default()
         };
-    let register = |digests: &HashMap<String, String>,
-                    placed_digests: &mut HashSet<String>,
-                    digest_owner: &mut HashMap<String, String>,
-                    rid: &str| {
-        if !inp.dedup {
+        for rid in inp.ordered {
+            r.digests
+                .insert(rid.clone(), handle_digest(&universe[rid].assertion));
+        }
+        Fill {
+            shelf_cap,
+            total_tokens,
+            stm_slots,
+            self_slots: fraction_slots(self_fraction, shelf_cap),
+            self_tokens_cap: (self_fraction * total_tokens as f64) as usize,
+            stm_reserved_slots: stm_slots.min(inp.stm_eligible),
+            stm_reserved_tokens: if inp.stm_eligible == 0 {
+                0
+            } else {
+                (stm_fraction * total_tokens as f64) as usize
+            },
+            r,
+            universe,
+            inp,
+            placed_digests: HashSet::default(),
+            digest_owner: HashMap::default(),
+            duplicate_of: HashMap::default(),
+            dup_dropped: HashSet::default(),
+            placed: Vec::new(),
+            self_placed: Vec::new(),
+            stm_placed: Vec::new(),
+            placed_set: HashSet::default(),
+            top_matched: None,
+            newest_evicted: HashSet::default(),
+        }
+    }
+
+    /// Whether `rid`'s digest repeats a seated one (with dedup on).
+    fn is_dup(&self, rid: &str) -> bool {
+        self.inp.dedup
+            && self
+                .r
+                .digests
+                .get(rid)
+                .is_some_and(|d| self.placed_digests.contains(d))
+    }
+
+    /// Record `rid`'s digest as seated (its first seat owns it).
+    fn register(&mut self, rid: &str) {
+        if !self.inp.dedup {
             return;
         }
-        if let Some(d) = digests.get(rid) {
-            placed_digests.insert(d.clone());
-            digest_owner
+        if let Some(d) = self.r.digests.get(rid) {
+            self.placed_digests.insert(d.clone());
+            self.digest_owner
                 .entry(d.clone())
                 .or_insert_with(|| rid.to_owned());
         }
-    };
+    }
 
-    // Phase 0: the best channel match seats against the full budget.
-    let top_matched = inp
-        .ordered
-        .iter()
-        .find(|rid| universe[*rid].channel_matched())
-        .cloned();
-    if let Some(top) = &top_matched
-        && shelf_cap >= 1
-    {
-        let estimate = token_estimate(&r.digests[top]);
-        if estimate <= total_tokens {
-            placed.push(top.clone());
-            placed_set.insert(top.clone());
-            register(&r.digests, &mut placed_digests, &mut digest_owner, top);
-            r.tokens_used += estimate;
-        } else {
-            r.token_exhausted = true;
+    /// Seats taken in every block.
+    fn seated(&self) -> usize {
+        self.placed.len() + self.self_placed.len() + self.stm_placed.len()
+    }
+
+    /// `rid`'s digest, computed (and kept) if it has none yet.
+    fn digest(&mut self, rid: &str) -> String {
+        let universe = &*self.universe;
+        self.r
+            .digests
+            .entry(rid.to_owned())
+            .or_insert_with(|| handle_digest(&universe[rid].assertion))
+            .clone()
+    }
+
+    /// Phase 0: the best channel match seats against the full budget.
+    fn seat_top(&mut self) {
+        let universe = &*self.universe;
+        self.top_matched = self
+            .inp
+            .ordered
+            .iter()
+            .find(|rid| universe[*rid].channel_matched())
+            .cloned();
+        if let Some(top) = self.top_matched.clone()
+            && self.shelf_cap >= 1
+        {
+            let estimate = token_estimate(&self.r.digests[&top]);
+            if estimate <= self.total_tokens {
+                self.placed.push(top.clone());
+                self.placed_set.insert(top.clone());
+                self.register(&top);
+                self.r.tokens_used += estimate;
+            } else {
+                self.r.token_exhausted = true;
+            }
         }
     }
 
-    // Self: binding-state admission; the first member seats against the
-    // whole remaining budget, later ones within the self token cap.
-    let mut self_tokens_used = 0usize;
-    if self_slots > 0 {
-        for rid in inp.self_members {
-            if self_placed.len() >= self_slots
-                || placed.len() + self_placed.len() + stm_placed.len() >= shelf_cap
-            {
-                break;
-            }
-            if placed_set.contains(rid) {
-                continue;
-            }
-            let digest = r
-                .digests
-                .entry(rid.clone())
-                .or_insert_with(|| handle_digest(&universe[rid].assertion))
-                .clone();
-            let estimate = token_estimate(&digest);
-            if self_placed.is_empty() {
-                if r.tokens_used + estimate > total_tokens {
-                    r.token_exhausted = true;
-                    r.dropped.push(Drop::new(rid, 0.0, "self_capped"));
-                    continue;
-                }
-            } else if self_tokens_used + estimate
-                > self_tokens_cap.min(total_tokens.saturating_sub(r.tokens_used))
-            {
-                r.dropped.push(Drop::new(rid, 0.0, "self_capped"));
-                continue;
-            }
-            self_placed.push(rid.clone());
-            placed_set.insert(rid.clone());
-            register(&r.digests, &mut placed_digests, &mut digest_owner, rid);
-            self_tokens_used += estimate;
-        }
-    }
-    r.tokens_used += self_tokens_used;
-
-    let stm_reserved_slots = stm_slots.min(inp.stm_eligible);
-    let stm_reserved_tokens = if inp.stm_eligible == 0 {
-        0
-    } else {
-        (stm_fraction * total_tokens as f64) as usize
-    };
-
-    macro_rules! fill_stimulus {
-        ($slot_cap:expr, $token_cap:expr) => {{
-            let slot_cap: usize = $slot_cap;
-            let token_cap: usize = $token_cap;
-            for rid in inp.ordered {
-                if placed_set.contains(rid) {
-                    continue;
-                }
-                if is_dup(&r.digests, &placed_digests, rid) {
-                    let owner = digest_owner
-                        .get(r.digests.get(rid).map_or("", String::as_str))
-                        .cloned()
-                        .unwrap_or_default();
-                    duplicate_of.entry(rid.clone()).or_insert(owner);
-                    continue;
-                }
-                if placed.len() >= slot_cap {
+    /// Self: binding-state admission; the first member seats against the
+    /// whole remaining budget, later ones within the self token cap.
+    fn seat_self(&mut self) {
+        let mut self_tokens_used = 0usize;
+        if self.self_slots > 0 {
+            for rid in self.inp.self_members {
+                if self.self_placed.len() >= self.self_slots || self.seated() >= self.shelf_cap {
                     break;
                 }
-                let estimate = token_estimate(&r.digests[rid]);
-                if r.tokens_used + estimate > token_cap {
-                    r.token_exhausted = true;
+                if self.placed_set.contains(rid) {
                     continue;
                 }
-                placed.push(rid.clone());
-                placed_set.insert(rid.clone());
-                register(&r.digests, &mut placed_digests, &mut digest_owner, rid);
-                r.tokens_used += estimate;
+                let estimate = token_estimate(&self.digest(rid));
+                if self.self_placed.is_empty() {
+                    if self.r.tokens_used + estimate > self.total_tokens {
+                        self.r.token_exhausted = true;
+                        self.r.dropped.push(Drop::new(rid, 0.0, "self_capped"));
+                        continue;
+                    }
+                } else if self_tokens_used + estimate
+                    > self
+                        .self_tokens_cap
+                        .min(self.total_tokens.saturating_sub(self.r.tokens_used))
+                {
+                    self.r.dropped.push(Drop::new(rid, 0.0, "self_capped"));
+                    continue;
+                }
+                self.self_placed.push(rid.clone());
+                self.placed_set.insert(rid.clone());
+                self.register(rid);
+                self_tokens_used += estimate;
             }
-        }};
+        }
+        self.r.tokens_used += self_tokens_used;
     }
 
-    fill_stimulus!(
-        placed.len().max(
-            shelf_cap
-                .saturating_sub(stm_reserved_slots)
-                .saturating_sub(self_placed.len())
-        ),
-        total_tokens.saturating_sub(stm_reserved_tokens)
-    );
-
-    // STM: trail-hot standing under its own caps.
-    let mut stm_tokens_used = 0usize;
-    if inp.stm_eligible > 0 {
-        let stm_token_cap = stm_reserved_tokens.min(total_tokens.saturating_sub(r.tokens_used));
-        for rid in inp.stm_hot {
-            if stm_placed.len() >= stm_slots
-                || placed.len() + self_placed.len() + stm_placed.len() >= shelf_cap
-            {
+    /// The stimulus order seats up to `slot_cap` stimulus seats within
+    /// `token_cap` tokens; a repeated digest is remembered as a duplicate.
+    fn fill_stimulus(&mut self, slot_cap: usize, token_cap: usize) {
+        for rid in self.inp.ordered {
+            if self.placed_set.contains(rid) {
+                continue;
+            }
+            if self.is_dup(rid) {
+                let owner = self
+                    .digest_owner
+                    .get(self.r.digests.get(rid).map_or("", String::as_str))
+                    .cloned()
+                    .unwrap_or_default();
+                self.duplicate_of.entry(rid.clone()).or_insert(owner);
+                continue;
+            }
+            if self.placed.len() >= slot_cap {
                 break;
             }
-            if placed_set.contains(rid) {
+            let estimate = token_estimate(&self.r.digests[rid]);
+            if self.r.tokens_used + estimate > token_cap {
+                self.r.token_exhausted = true;
                 continue;
             }
-            if !universe.contains_key(rid) {
-                let Some(c) = resolve_stm(rid) else {
-                    continue;
-                };
-                r.digests.insert(rid.clone(), handle_digest(&c.assertion));
-                universe.insert(rid.clone(), c);
-            }
-            let cand = &universe[rid];
-            if inp.working_set
-                && let Some(min) = budget.min_activation
-                && (inp.base_of)(rid) + cand.spread < min
-            {
-                continue;
-            }
-            let digest = r
-                .digests
-                .entry(rid.clone())
-                .or_insert_with(|| handle_digest(&cand.assertion))
-                .clone();
-            let estimate = token_estimate(&digest);
-            if is_dup(&r.digests, &placed_digests, rid) {
-                let owner = digest_owner.get(&digest).cloned().unwrap_or_default();
-                let owner = duplicate_of.entry(rid.clone()).or_insert(owner).clone();
-                let mut d = Drop::new(rid, (inp.base_of)(rid), "duplicate_digest");
-                d.duplicate_of = Some(owner);
-                r.dropped.push(d);
-                dup_dropped.insert(rid.clone());
-                continue;
-            }
-            if stm_tokens_used + estimate > stm_token_cap {
-                r.dropped
-                    .push(Drop::new(rid, (inp.base_of)(rid), "stm_capped"));
-                continue;
-            }
-            stm_placed.push(rid.clone());
-            placed_set.insert(rid.clone());
-            register(&r.digests, &mut placed_digests, &mut digest_owner, rid);
-            stm_tokens_used += estimate;
+            self.placed.push(rid.clone());
+            self.placed_set.insert(rid.clone());
+            self.register(rid);
+            self.r.tokens_used += estimate;
         }
     }
-    r.tokens_used += stm_tokens_used;
 
-    // Stimulus remainder: unused reservations return to the stimulus order.
-    fill_stimulus!(
-        shelf_cap
-            .saturating_sub(stm_placed.len())
-            .saturating_sub(self_placed.len()),
-        total_tokens
-    );
+    /// STM: trail-hot standing under its own caps (a hot id outside the
+    /// universe is resolved into it).
+    fn seat_stm(&mut self, resolve_stm: &mut dyn FnMut(&str) -> Option<Candidate>) {
+        let inp = self.inp;
+        let mut stm_tokens_used = 0usize;
+        if inp.stm_eligible > 0 {
+            let stm_token_cap = self
+                .stm_reserved_tokens
+                .min(self.total_tokens.saturating_sub(self.r.tokens_used));
+            for rid in inp.stm_hot {
+                if self.stm_placed.len() >= self.stm_slots || self.seated() >= self.shelf_cap {
+                    break;
+                }
+                if self.placed_set.contains(rid) {
+                    continue;
+                }
+                if !self.universe.contains_key(rid) {
+                    let Some(c) = resolve_stm(rid) else {
+                        continue;
+                    };
+                    self.r
+                        .digests
+                        .insert(rid.clone(), handle_digest(&c.assertion));
+                    self.universe.insert(rid.clone(), c);
+                }
+                if inp.working_set
+                    && let Some(min) = inp.budget.min_activation
+                    && (inp.base_of)(rid) + self.universe[rid].spread < min
+                {
+                    continue;
+                }
+                let digest = self.digest(rid);
+                let estimate = token_estimate(&digest);
+                if self.is_dup(rid) {
+                    let owner = self.digest_owner.get(&digest).cloned().unwrap_or_default();
+                    let owner = self
+                        .duplicate_of
+                        .entry(rid.clone())
+                        .or_insert(owner)
+                        .clone();
+                    let mut d = Drop::new(rid, (inp.base_of)(rid), "duplicate_digest");
+                    d.duplicate_of = Some(owner);
+                    self.r.dropped.push(d);
+                    self.dup_dropped.insert(rid.clone());
+                    continue;
+                }
+                if stm_tokens_used + estimate > stm_token_cap {
+                    self.r
+                        .dropped
+                        .push(Drop::new(rid, (inp.base_of)(rid), "stm_capped"));
+                    continue;
+                }
+                self.stm_placed.push(rid.clone());
+                self.placed_set.insert(rid.clone());
+                self.register(rid);
+                stm_tokens_used += estimate;
+            }
+        }
+        self.r.tokens_used += stm_tokens_used;
+    }
 
-    // Newest-seat guarantee (off by default): the newest-formed channel
-    // matches get a seat; the lowest-ordered stimulus seat yields (never
-    // self, STM, the phase-0 match or another newest candidate).
-    let mut newest_evicted: HashSet<String> = HashSet::default();
-    if inp.newest_seats > 0 && shelf_cap >= 1 {
+    /// Newest-seat guarantee (off by default): the newest-formed channel
+    /// matches get a seat; the lowest-ordered stimulus seat yields (never
+    /// self, STM, the phase-0 match or another newest candidate).
+    fn seat_newest(&mut self) {
+        if self.inp.newest_seats == 0 || self.shelf_cap < 1 {
+            return;
+        }
+        let universe = &*self.universe;
         let mut newest: Vec<&String> = universe
             .iter()
             .filter(|(_, c)| c.channel_matched())
@@ -446,8 +511,9 @@ pub fn fill_shelf(
             (universe[*b].assertion.observed_at.as_str(), b.as_str())
                 .cmp(&(universe[*a].assertion.observed_at.as_str(), a.as_str()))
         });
-        newest.truncate(inp.newest_seats);
+        newest.truncate(self.inp.newest_seats);
         let newest: Vec<String> = newest.into_iter().cloned().collect();
+        let inp = self.inp;
         let order_index: HashMap<&str, usize> = inp
             .ordered
             .iter()
@@ -456,18 +522,14 @@ pub fn fill_shelf(
             .collect();
         let mut protected: HashSet<String> = newest.iter().cloned().collect();
         for rid in &newest {
-            if placed_set.contains(rid) || is_dup(&r.digests, &placed_digests, rid) {
+            if self.placed_set.contains(rid) || self.is_dup(rid) {
                 continue;
             }
-            let digest = r
-                .digests
-                .entry(rid.clone())
-                .or_insert_with(|| handle_digest(&universe[rid].assertion))
-                .clone();
-            let estimate = token_estimate(&digest);
+            let estimate = token_estimate(&self.digest(rid));
             let mut freed = 0;
             let mut evicted: Option<String> = None;
-            if placed.len() + self_placed.len() + stm_placed.len() >= shelf_cap {
+            if self.seated() >= self.shelf_cap {
+                let (placed, top_matched) = (&self.placed, &self.top_matched);
                 evicted = placed
                     .iter()
                     .filter(|p| {
@@ -478,103 +540,124 @@ pub fn fill_shelf(
                     .max_by_key(|p| order_index.get(p.as_str()).copied().unwrap_or(0))
                     .cloned();
                 let Some(victim) = &evicted else {
-                    r.dropped.push(Drop::new(
+                    self.r.dropped.push(Drop::new(
                         rid,
-                        universe[rid].fused(),
+                        self.universe[rid].fused(),
                         "newest_seat_no_evictable",
                     ));
                     continue;
                 };
-                freed = token_estimate(&r.digests[victim]);
+                freed = token_estimate(&self.r.digests[victim]);
             }
-            if r.tokens_used - freed + estimate > total_tokens {
-                r.dropped
-                    .push(Drop::new(rid, universe[rid].fused(), "newest_seat_capped"));
+            if self.r.tokens_used - freed + estimate > self.total_tokens {
+                self.r.dropped.push(Drop::new(
+                    rid,
+                    self.universe[rid].fused(),
+                    "newest_seat_capped",
+                ));
                 continue;
             }
             if let Some(victim) = evicted {
-                placed.retain(|p| *p != victim);
-                placed_set.remove(&victim);
-                if let Some(d) = r.digests.get(&victim)
-                    && digest_owner.get(d) == Some(&victim)
+                self.placed.retain(|p| *p != victim);
+                self.placed_set.remove(&victim);
+                if let Some(d) = self.r.digests.get(&victim)
+                    && self.digest_owner.get(d) == Some(&victim)
                 {
-                    placed_digests.remove(d);
-                    digest_owner.remove(d);
+                    self.placed_digests.remove(d);
+                    self.digest_owner.remove(d);
                 }
-                r.tokens_used -= freed;
-                r.dropped.push(Drop::new(
+                self.r.tokens_used -= freed;
+                self.r.dropped.push(Drop::new(
                     &victim,
-                    universe[&victim].fused(),
+                    self.universe[&victim].fused(),
                     "newest_seat_yielded",
                 ));
-                newest_evicted.insert(victim);
+                self.newest_evicted.insert(victim);
             }
-            placed.push(rid.clone());
-            placed_set.insert(rid.clone());
-            register(&r.digests, &mut placed_digests, &mut digest_owner, rid);
-            r.tokens_used += estimate;
+            self.placed.push(rid.clone());
+            self.placed_set.insert(rid.clone());
+            self.register(rid);
+            self.r.tokens_used += estimate;
             protected.insert(rid.clone());
         }
     }
 
-    for rid in inp.ordered {
-        if placed_set.contains(rid) || dup_dropped.contains(rid) || newest_evicted.contains(rid) {
-            continue;
+    /// Every ordered member left without a seat is dropped: as a duplicate
+    /// digest, or for the budget or the shelf.
+    fn drop_unseated(&mut self) {
+        for rid in self.inp.ordered {
+            if self.placed_set.contains(rid)
+                || self.dup_dropped.contains(rid)
+                || self.newest_evicted.contains(rid)
+            {
+                continue;
+            }
+            let fused = self.universe[rid].fused();
+            if self.duplicate_of.contains_key(rid) || self.is_dup(rid) {
+                let owner = self.duplicate_of.get(rid).cloned().unwrap_or_else(|| {
+                    self.digest_owner
+                        .get(self.r.digests.get(rid).map_or("", String::as_str))
+                        .cloned()
+                        .unwrap_or_default()
+                });
+                let mut d = Drop::new(rid, fused, "duplicate_digest");
+                d.duplicate_of = Some(owner);
+                self.r.dropped.push(d);
+                continue;
+            }
+            let reason = if self.r.token_exhausted {
+                "budget_exhausted"
+            } else {
+                "below_shelf"
+            };
+            self.r.dropped.push(Drop::new(rid, fused, reason));
         }
-        let fused = universe[rid].fused();
-        if duplicate_of.contains_key(rid) || is_dup(&r.digests, &placed_digests, rid) {
-            let owner = duplicate_of.get(rid).cloned().unwrap_or_else(|| {
-                digest_owner
-                    .get(r.digests.get(rid).map_or("", String::as_str))
-                    .cloned()
-                    .unwrap_or_default()
-            });
-            let mut d = Drop::new(rid, fused, "duplicate_digest");
-            d.duplicate_of = Some(owner);
-            r.dropped.push(d);
-            continue;
-        }
-        let reason = if r.token_exhausted {
-            "budget_exhausted"
-        } else {
-            "below_shelf"
-        };
-        r.dropped.push(Drop::new(rid, fused, reason));
     }
 
-    // Admission labels: self > both > stm > stimulus; an STM-fill seat is
-    // always `stm`, `both` only for stimulus-fill seats that are trail-hot.
-    for rid in &stm_placed {
-        let label = if self_set.contains(rid.as_str()) {
-            Admission::SelfCore
+    /// Admission labels: self > both > stm > stimulus; an STM-fill seat is
+    /// always `stm`, `both` only for stimulus-fill seats that are trail-hot.
+    /// Then the handle order: self block, STM block, stimulus block.
+    fn finish(self) -> FillResult {
+        let mut r = self.r;
+        let stm_hot_set: HashSet<&str> = self.inp.stm_hot.iter().map(String::as_str).collect();
+        let self_set: HashSet<&str> = if self.self_slots > 0 {
+            self.inp.self_members.iter().map(String::as_str).collect()
         } else {
-            Admission::Stm
+            HashSet::default()
         };
-        r.admissions.insert(rid.clone(), label);
-    }
-    for rid in &self_placed {
-        r.admissions.insert(rid.clone(), Admission::SelfCore);
-    }
-    for rid in &placed {
-        let label = if self_set.contains(rid.as_str()) {
-            Admission::SelfCore
-        } else if stm_hot_set.contains(rid.as_str()) {
-            if universe[rid].channel_matched() {
-                Admission::Both
+        for rid in &self.stm_placed {
+            let label = if self_set.contains(rid.as_str()) {
+                Admission::SelfCore
             } else {
                 Admission::Stm
-            }
-        } else {
-            Admission::Stimulus
-        };
-        r.admissions.insert(rid.clone(), label);
+            };
+            r.admissions.insert(rid.clone(), label);
+        }
+        for rid in &self.self_placed {
+            r.admissions.insert(rid.clone(), Admission::SelfCore);
+        }
+        for rid in &self.placed {
+            let label = if self_set.contains(rid.as_str()) {
+                Admission::SelfCore
+            } else if stm_hot_set.contains(rid.as_str()) {
+                if self.universe[rid].channel_matched() {
+                    Admission::Both
+                } else {
+                    Admission::Stm
+                }
+            } else {
+                Admission::Stimulus
+            };
+            r.admissions.insert(rid.clone(), label);
+        }
+        r.handle_order = self
+            .self_placed
+            .into_iter()
+            .chain(self.stm_placed)
+            .chain(self.placed)
+            .collect();
+        r
     }
-    r.handle_order = self_placed
-        .into_iter()
-        .chain(stm_placed)
-        .chain(placed)
-        .collect();
-    r
 }
 
 /// Everything a handle carries besides its candidate.
