@@ -78,14 +78,6 @@ impl<S: TripleStore> TripleStore for TempStore<S> {
     fn take_warnings(&self) -> Vec<String> {
         self.store.take_warnings()
     }
-    fn add_together(
-        &self,
-        rows: &[TripleAssertion],
-        partner: &dyn std::any::Any,
-        partner_rows: &dyn std::any::Any,
-    ) -> Option<am_triples::Result<Vec<String>>> {
-        self.store.add_together(rows, partner, partner_rows)
-    }
 }
 
 /// A [`StoreFactory`] whose every store is opened by `open(dir, embedder, pin)`

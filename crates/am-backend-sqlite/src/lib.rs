@@ -9,8 +9,10 @@ pub mod error;
 pub mod graph;
 pub mod home;
 pub mod journal;
+pub mod memory_home;
 pub mod store;
 
 pub use error::{Error, Result};
 pub use home::SqliteHome;
+pub use memory_home::SqliteMemoryHome;
 pub use store::{SQLiteTripleStore, SqliteStoreOptions, read_embedding_pin};

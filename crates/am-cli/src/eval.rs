@@ -144,9 +144,8 @@ pub fn run(
     let digits = regex::Regex::new(r"\d+(\.\d+)?")
         .map_err(|e| CliError::failure(format!("the warning pattern does not compile: {e}")))?;
     for (name, kd) in configs {
-        let system = MemorySystem::with_options(
-            Arc::clone(engine.system.store()),
-            Arc::clone(engine.system.journal()),
+        let system = MemorySystem::over_home_with_options(
+            Arc::clone(engine.system.home()),
             SystemOptions {
                 embedder: embedder.clone(),
                 reconstruct_config: ReconstructConfig {

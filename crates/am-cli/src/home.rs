@@ -4,11 +4,11 @@
 //! wrapped in one [`MemorySystem`].
 
 use crate::error::{CliError, CliResult};
-use am_backend_sqlite::{SQLiteTripleStore, SqliteHome, SqliteStoreOptions};
-use am_journal::{InMemoryJournal, MemoryJournal};
+use am_backend_sqlite::{SQLiteTripleStore, SqliteHome, SqliteMemoryHome, SqliteStoreOptions};
+use am_journal::{InMemoryJournal, MemoryHome, MemoryJournal, PairHome};
 use am_system::{Clock, MemorySystem, ReconstructConfig, SystemOptions};
 use am_triples::timestamp::{format_utc, parse_timestamp};
-use am_triples::{EmbeddingPin, InMemoryTripleStore, TextEmbedder, TripleStore, build_pin};
+use am_triples::{EmbeddingPin, InMemoryTripleStore, TextEmbedder, build_pin};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use time::OffsetDateTime;
@@ -236,14 +236,15 @@ fn open_with_pin(
     config: ReconstructConfig,
 ) -> CliResult<Engine> {
     let mut memory = None;
-    let (store, journal, sqlite): (Arc<dyn TripleStore>, Arc<dyn MemoryJournal>, _) = match spec {
+    let (memory_home, sqlite): (Arc<dyn MemoryHome>, _) = match spec {
         HomeSpec::Memory => {
             let store = Arc::new(match pin {
                 Some(p) => InMemoryTripleStore::with_pin(embedder.clone(), p)?,
                 None => InMemoryTripleStore::new(embedder.clone()),
             });
             memory = Some(Arc::clone(&store));
-            (store, Arc::new(InMemoryJournal::new()), None)
+            let journal: Arc<dyn MemoryJournal> = Arc::new(InMemoryJournal::new());
+            (Arc::new(PairHome::new(store, journal)), None)
         }
         HomeSpec::Sqlite(path) => {
             check_home_path(path)?;
@@ -261,13 +262,12 @@ fn open_with_pin(
                 .map_err(|e| CliError::from(e).context(&format!("--home {}", path.display())))?,
             );
             let journal = Arc::new(am_backend_sqlite::journal::SQLiteJournal::open(&home)?);
-            let dyn_store: Arc<dyn TripleStore> = store.clone();
-            (dyn_store, journal as Arc<dyn MemoryJournal>, Some(store))
+            let memory_home = SqliteMemoryHome::new(store.clone(), journal)?;
+            (Arc::new(memory_home), Some(store))
         }
     };
-    let system = MemorySystem::with_options(
-        store,
-        journal,
+    let system = MemorySystem::over_home_with_options(
+        memory_home,
         SystemOptions {
             embedder,
             clock: Some(clock.as_clock()),

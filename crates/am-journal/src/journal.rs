@@ -42,8 +42,9 @@ pub const DEFAULT_TRACE_LIMIT: usize = 100;
 /// - `selected_count` / `pair_selected_count` are never-decaying global counts of
 ///   `selected` / `co_selected` events, optionally as of `until_seq`.
 /// - Implementations are thread-safe (`Send + Sync`, `&self` methods).
-/// - A journal is `Any`, so a store sharing its home can recognize it
-///   (`TripleStore::add_together`: one transaction for the rows of both).
+/// - A journal is `Any`, so a graph connector sharing its home can recognize it
+///   (`am_graph::registry::GraphJournal`). Writes spanning the store and the
+///   journal go through a home ([`crate::home::MemoryHome`]).
 pub trait MemoryJournal: Send + Sync + std::any::Any {
     /// Append attention events (all-or-nothing); returns the stored records.
     ///

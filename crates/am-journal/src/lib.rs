@@ -28,6 +28,7 @@ pub mod closure;
 pub mod common;
 pub mod error;
 pub mod event;
+pub mod home;
 pub mod journal;
 pub mod memory;
 pub mod trace;
@@ -38,6 +39,7 @@ pub use binding::{ScopeBinding, fold_bindings};
 pub use closure::{CLOSURE_KINDS, ClosureRecord};
 pub use error::{Error, Result};
 pub use event::{ATTENTION_KINDS, AUDIT_KINDS, DECAY_MARKER_KINDS, MemoryEvent};
+pub use home::{HomeTx, JournalTx, MemoryHome, PairHome, PreparedBatch, StoreTx};
 pub use journal::{
     BindingFilter, ClosureFilter, EventFilter, JournalRecord, MemoryJournal, TraceFilter,
     ValenceFilter, VersionFilter,

@@ -19,11 +19,8 @@
     reason = "criterion_group! generates undocumented functions"
 )]
 
-use am_backend_sqlite::journal::SQLiteJournal;
-use am_backend_sqlite::{SQLiteTripleStore, SqliteHome, SqliteStoreOptions};
-use am_journal::MemoryJournal;
+use am_backend_sqlite::{SqliteHome, SqliteMemoryHome, SqliteStoreOptions};
 use am_system::{MemorySystem, ids};
-use am_triples::TripleStore;
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use std::hint::black_box;
 use std::sync::Arc;
@@ -47,10 +44,8 @@ fn memory_pair() -> MemorySystem {
 fn home() -> (tempfile::TempDir, MemorySystem) {
     let dir = tempfile::tempdir().unwrap();
     let home = SqliteHome::open(dir.path().join("bench.sqlite3")).unwrap();
-    let store: Arc<dyn TripleStore> =
-        Arc::new(SQLiteTripleStore::with_home(&home, None, SqliteStoreOptions::default()).unwrap());
-    let journal: Arc<dyn MemoryJournal> = Arc::new(SQLiteJournal::open(&home).unwrap());
-    (dir, MemorySystem::new(store, journal))
+    let memory_home = SqliteMemoryHome::open(&home, None, SqliteStoreOptions::default()).unwrap();
+    (dir, MemorySystem::over_home(Arc::new(memory_home)))
 }
 
 fn remember_many(c: &mut Criterion) {

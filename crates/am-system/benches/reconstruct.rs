@@ -14,12 +14,10 @@
     reason = "criterion_group! generates undocumented functions"
 )]
 
-use am_backend_sqlite::journal::SQLiteJournal;
-use am_backend_sqlite::{SQLiteTripleStore, SqliteHome, SqliteStoreOptions};
+use am_backend_sqlite::{SqliteHome, SqliteMemoryHome, SqliteStoreOptions};
 use am_embed::OfflineEmbedder;
-use am_journal::MemoryJournal;
 use am_system::{MemoryRecordInput, MemorySystem, RecallBudget, Stimulus, SystemOptions, View};
-use am_triples::{TextEmbedder, TripleStore};
+use am_triples::TextEmbedder;
 use criterion::{Criterion, criterion_group, criterion_main};
 use std::hint::black_box;
 use std::sync::Arc;
@@ -59,14 +57,11 @@ fn build_home(records: usize) -> (tempfile::TempDir, MemorySystem) {
     let dir = tempfile::tempdir().unwrap();
     let home = SqliteHome::open(dir.path().join("bench.sqlite3")).unwrap();
     let embedder: Arc<dyn TextEmbedder> = Arc::new(OfflineEmbedder::new().unwrap());
-    let store: Arc<dyn TripleStore> = Arc::new(
-        SQLiteTripleStore::with_home(&home, Some(embedder.clone()), SqliteStoreOptions::default())
-            .unwrap(),
-    );
-    let journal: Arc<dyn MemoryJournal> = Arc::new(SQLiteJournal::open(&home).unwrap());
-    let system = MemorySystem::with_options(
-        store,
-        journal,
+    let memory_home =
+        SqliteMemoryHome::open(&home, Some(embedder.clone()), SqliteStoreOptions::default())
+            .unwrap();
+    let system = MemorySystem::over_home_with_options(
+        Arc::new(memory_home),
         SystemOptions {
             embedder: Some(embedder),
             ..SystemOptions::default()

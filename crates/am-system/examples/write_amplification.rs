@@ -13,11 +13,8 @@
 
 #![allow(clippy::print_stdout, reason = "a measurement tool prints its figures")]
 
-use am_backend_sqlite::journal::SQLiteJournal;
-use am_backend_sqlite::{SQLiteTripleStore, SqliteHome, SqliteStoreOptions};
-use am_journal::MemoryJournal;
+use am_backend_sqlite::{SqliteHome, SqliteMemoryHome, SqliteStoreOptions};
 use am_system::{MemorySystem, ids};
-use am_triples::TripleStore;
 use std::path::Path;
 use std::sync::Arc;
 use std::time::Instant;
@@ -50,11 +47,9 @@ fn run(checkpoints: bool) {
             .pragma_update(None, "wal_autocheckpoint", 0)
             .expect("pragma");
     }
-    let store: Arc<dyn TripleStore> = Arc::new(
-        SQLiteTripleStore::with_home(&home, None, SqliteStoreOptions::default()).expect("store"),
-    );
-    let journal: Arc<dyn MemoryJournal> = Arc::new(SQLiteJournal::open(&home).expect("journal"));
-    let system = MemorySystem::new(store, journal);
+    let memory_home =
+        SqliteMemoryHome::open(&home, None, SqliteStoreOptions::default()).expect("home");
+    let system = MemorySystem::over_home(Arc::new(memory_home));
     println!(
         "== autocheckpoint {}",
         if checkpoints { "on (as opened)" } else { "off" }

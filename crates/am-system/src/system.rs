@@ -12,13 +12,13 @@ use crate::error::{Error, Result};
 use crate::formation::{DIGEST_PREDICATE, build_formation_plan};
 use crate::ids;
 use crate::records::MemoryRecordInput;
-use am_journal::{ClosureRecord, MemoryJournal, ScopeBinding};
+use am_journal::{ClosureRecord, MemoryHome, MemoryJournal, PairHome, ScopeBinding};
 use am_triples::text::{handle_digest, is_record_edge};
 use am_triples::{
     JsonMap, TextEmbedder, TripleAssertion, TripleQuery, TripleStore, token_estimate,
 };
 use serde_json::Value;
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeSet, HashMap};
 use std::sync::{Arc, Mutex};
 
 /// An injectable clock: returns the current time as timestamp text (normalized
@@ -99,6 +99,8 @@ pub struct SystemOptions {
 /// assert_eq!(system.current_seq().unwrap(), 1); // one formation binding, no event
 /// ```
 pub struct MemorySystem {
+    /// The home every multi-part write commits through (`remember_many`).
+    pub(crate) home: Arc<dyn MemoryHome>,
     pub(crate) store: Arc<dyn TripleStore>,
     pub(crate) journal: Arc<dyn MemoryJournal>,
     pub(crate) embedder: Option<Arc<dyn TextEmbedder>>,
@@ -128,20 +130,43 @@ fn default_clock() -> Clock {
 
 impl MemorySystem {
     /// A system with every default (no embedder, the spec's configs, broad
-    /// scopes `{"global"}`, the wall clock).
+    /// scopes `{"global"}`, the wall clock) over `store` and `journal` as a
+    /// [`PairHome`] (no shared transaction; see [`MemorySystem::over_home`]
+    /// for a home that writes them in one).
     pub fn new(store: Arc<dyn TripleStore>, journal: Arc<dyn MemoryJournal>) -> Self {
-        Self::build(store, journal, SystemOptions::default())
+        Self::build(
+            Arc::new(PairHome::new(store, journal)),
+            SystemOptions::default(),
+        )
     }
 
-    /// A system with options.
+    /// A system with every default over `home` (e.g.
+    /// `am_backend_sqlite::SqliteMemoryHome`: store and journal of one file,
+    /// formation in ONE transaction).
+    pub fn over_home(home: Arc<dyn MemoryHome>) -> Self {
+        Self::build(home, SystemOptions::default())
+    }
+
+    /// A system with options over `store` and `journal` as a [`PairHome`].
+    ///
+    /// # Errors
+    /// As [`MemorySystem::over_home_with_options`].
+    pub fn with_options(
+        store: Arc<dyn TripleStore>,
+        journal: Arc<dyn MemoryJournal>,
+        options: SystemOptions,
+    ) -> Result<Self> {
+        Self::over_home_with_options(Arc::new(PairHome::new(store, journal)), options)
+    }
+
+    /// A system with options over `home`.
     ///
     /// # Errors
     /// [`Error::Unsupported`] for `task_queue: true` (this port has no memory
     /// task queue yet); [`Error::InvalidInput`] for an invalid `RecallBudget`-free
     /// config (a zero `window_limit`).
-    pub fn with_options(
-        store: Arc<dyn TripleStore>,
-        journal: Arc<dyn MemoryJournal>,
+    pub fn over_home_with_options(
+        home: Arc<dyn MemoryHome>,
         options: SystemOptions,
     ) -> Result<Self> {
         if options.task_queue {
@@ -156,7 +181,7 @@ impl MemorySystem {
         }
         let selector = options.selector.is_some();
         let reflector = options.reflector.is_some();
-        let system = Self::build(store, journal, options);
+        let system = Self::build(home, options);
         if selector {
             system.warn(
                 "#FALLBACK: selector refinement is not implemented; heuristic shelf only"
@@ -172,11 +197,7 @@ impl MemorySystem {
         Ok(system)
     }
 
-    fn build(
-        store: Arc<dyn TripleStore>,
-        journal: Arc<dyn MemoryJournal>,
-        options: SystemOptions,
-    ) -> Self {
+    fn build(home: Arc<dyn MemoryHome>, options: SystemOptions) -> Self {
         let broad_scopes = match options.broad_scopes {
             Some(list) => list
                 .iter()
@@ -189,8 +210,9 @@ impl MemorySystem {
                 .collect(),
         };
         MemorySystem {
-            store,
-            journal,
+            store: home.store().clone(),
+            journal: home.journal().clone(),
+            home,
             embedder: options.embedder,
             attention: options.attention_config,
             spread: options.spread_params,
@@ -211,6 +233,11 @@ impl MemorySystem {
     /// The journal handle.
     pub fn journal(&self) -> &Arc<dyn MemoryJournal> {
         &self.journal
+    }
+
+    /// The home the system's multi-part writes commit through.
+    pub fn home(&self) -> &Arc<dyn MemoryHome> {
+        &self.home
     }
 
     /// The system embedder (enables the vector channel), if any.
@@ -463,48 +490,17 @@ impl MemorySystem {
                 r.pending
             )));
         }
-        // Store and journal of one SQLite home: the rows and the formation
-        // bindings commit in ONE transaction (`TripleStore::add_together`,
-        // which skips the rows already stored). Any other pair adds the rows
-        // not stored yet, then appends the bindings in one call; their ids are
+        // The rows and the formation bindings commit through the home: ONE
+        // transaction on a SQLite home (rows already stored are skipped and
+        // not embedded again); any other pair adds the rows not stored yet,
+        // then appends the bindings (`PairHome`'s rules: ids are
         // deterministic, so a replay after a failure between the two appends
-        // nothing twice.
-        let journal: &dyn std::any::Any = &*self.journal;
-        match self
-            .store
-            .add_together(&plan.assertions, journal, &plan.bindings)
-        {
-            Some(done) => {
-                done?;
-            }
-            None => {
-                let planned = plan.assertion_ids();
-                let existing: HashSet<String> = self
-                    .store
-                    .query(&TripleQuery {
-                        assertion_ids: Some(planned),
-                        limit: 0,
-                        ..TripleQuery::default()
-                    })?
-                    .into_iter()
-                    .filter_map(|a| a.assertion_id)
-                    .collect();
-                let missing: Vec<TripleAssertion> = plan
-                    .assertions
-                    .iter()
-                    .filter(|a| {
-                        a.assertion_id
-                            .as_ref()
-                            .is_some_and(|id| !existing.contains(id))
-                    })
-                    .cloned()
-                    .collect();
-                if !missing.is_empty() {
-                    self.store.add(&missing)?;
-                }
-                self.journal.append_bindings(&plan.bindings)?;
-            }
-        }
+        // nothing twice).
+        let rows = self.home.prepare_rows(&plan.assertions)?;
+        self.home.transaction(&mut |tx| {
+            tx.store().add(&rows)?;
+            tx.journal().append_bindings(&plan.bindings)
+        })?;
         for w in plan.warnings {
             self.warn(w);
         }

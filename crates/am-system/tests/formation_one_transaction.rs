@@ -1,7 +1,8 @@
 //! Formation on one SQLite home commits the store rows and the formation
-//! bindings in ONE transaction (`TripleStore::add_together`): a journal append
-//! that fails rolls the store rows back, on a real file. The in-memory pair has
-//! no shared transaction and keeps its two-step behaviour. A record whose text
+//! bindings in ONE transaction (`MemoryHome::transaction` of a
+//! `SqliteMemoryHome`): a journal append that fails rolls the store rows back,
+//! on a real file. The in-memory pair (`PairHome`) has no shared transaction:
+//! its writes are staged and applied after the body, store rows first. A record whose text
 //! the offline embedder cannot embed (the zero vector) forms without a vector on
 //! both stacks.
 //! Spec: api.md `remember_many` ("Formation (typed records)"); architecture.md
@@ -10,10 +11,13 @@
 mod common;
 
 use am_backend_sqlite::journal::SQLiteJournal;
-use am_backend_sqlite::{SQLiteTripleStore, SqliteHome, SqliteStoreOptions};
+use am_backend_sqlite::{SQLiteTripleStore, SqliteHome, SqliteMemoryHome, SqliteStoreOptions};
 use am_embed::OfflineEmbedder;
-use am_journal::{BindingFilter, InMemoryJournal, MemoryJournal, ScopeBinding};
+use am_journal::{
+    BindingFilter, InMemoryJournal, MemoryHome, MemoryJournal, PairHome, ScopeBinding,
+};
 use am_system::{MemoryRecordInput, MemorySystem, SystemOptions};
+use am_triples::ErrorKind;
 use am_triples::{InMemoryTripleStore, TextEmbedder, TripleAssertion, TripleQuery, TripleStore};
 use common::PINNED_NOW;
 use std::sync::Arc;
@@ -52,7 +56,8 @@ fn sqlite_home(embedder: Option<Arc<dyn TextEmbedder>>) -> Home {
         SQLiteTripleStore::with_home(&home, embedder, SqliteStoreOptions::default()).unwrap(),
     );
     let journal = Arc::new(SQLiteJournal::open(&home).unwrap());
-    let system = MemorySystem::with_options(store.clone(), journal.clone(), options()).unwrap();
+    let memory_home = Arc::new(SqliteMemoryHome::new(store.clone(), journal.clone()).unwrap());
+    let system = MemorySystem::over_home_with_options(memory_home, options()).unwrap();
     Home {
         _dir: dir,
         store,
@@ -156,38 +161,117 @@ fn store_rows_and_formation_bindings_commit_together_and_a_replay_writes_nothing
     assert_eq!(bindings(&*h.journal).len(), 2);
 }
 
+fn binding(record_id: &str) -> ScopeBinding {
+    ScopeBinding::new(record_id, "session", "s1", "indexed")
+        .with_binding_id(&format!("b-{record_id}"))
+}
+
 #[test]
-fn add_together_declines_a_journal_of_another_home_and_writes_nothing() {
+fn a_sqlite_memory_home_refuses_a_store_and_journal_of_two_homes() {
     let a = sqlite_home(None);
     let b = sqlite_home(None);
-    let journal_b: &dyn MemoryJournal = &*b.journal;
-    let rows = vec![TripleAssertion::new("x", "y", "z").with_id("r1")];
-    let none = a
-        .store
-        .add_together(&rows, journal_b, &Vec::<ScopeBinding>::new());
-    assert!(none.is_none());
-    // Rows of a type the store does not know are declined too.
-    let journal_a: &dyn MemoryJournal = &*a.journal;
-    assert!(a.store.add_together(&rows, journal_a, &0u8).is_none());
+    let err = SqliteMemoryHome::new(a.store.clone(), b.journal.clone()).unwrap_err();
+    assert_eq!(am_triples::Error::from(err).kind(), ErrorKind::InvalidInput);
     assert_eq!(raw_count(&a, "triples"), 0);
     assert_eq!(raw_count(&b, "triples"), 0);
+}
+
+#[test]
+fn a_sqlite_home_transaction_whose_body_fails_rolls_back_every_write_of_it() {
+    let h = sqlite_home(None);
+    let home = h.system.home().clone();
+    let rows = home
+        .prepare_rows(&[TripleAssertion::new("x", "y", "z").with_id("r1")])
+        .unwrap();
+    let err = home
+        .transaction(&mut |tx| {
+            tx.store().add(&rows)?;
+            tx.journal().append_bindings(&[binding("ex:r1")])?;
+            Err(am_triples::Error::invalid("the body gives up"))
+        })
+        .unwrap_err();
+    assert!(err.to_string().contains("the body gives up"), "{err}");
+    assert_eq!(raw_count(&h, "triples"), 0);
+    assert_eq!(raw_count(&h, "triples_fts"), 0);
+    assert_eq!(raw_count(&h, "memj_bindings"), 0);
+    assert_eq!(h.journal.current_seq().unwrap(), 0);
+    // The same body without the failure commits both.
+    home.transaction(&mut |tx| {
+        assert_eq!(tx.store().add(&rows)?, vec!["r1".to_owned()]);
+        tx.journal().append_bindings(&[binding("ex:r1")])
+    })
+    .unwrap();
+    assert_eq!(raw_count(&h, "triples"), 1);
+    assert_eq!(raw_count(&h, "memj_bindings"), 1);
+}
+
+#[test]
+fn a_home_transaction_refuses_rows_another_home_prepared_and_writes_nothing() {
+    let a = sqlite_home(None);
+    let pair = PairHome::new(
+        Arc::new(InMemoryTripleStore::new(None)),
+        Arc::new(InMemoryJournal::new()),
+    );
+    let foreign = pair
+        .prepare_rows(&[TripleAssertion::new("x", "y", "z").with_id("r1")])
+        .unwrap();
+    let err = a
+        .system
+        .home()
+        .transaction(&mut |tx| tx.store().add(&foreign).map(|_| ()))
+        .unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::InvalidInput);
+    let own = a
+        .system
+        .home()
+        .prepare_rows(&[TripleAssertion::new("x", "y", "z").with_id("r1")])
+        .unwrap();
+    let err = pair
+        .transaction(&mut |tx| tx.store().add(&own).map(|_| ()))
+        .unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::InvalidInput);
+    assert_eq!(raw_count(&a, "triples"), 0);
+    assert!(all_rows(&**pair.store()).is_empty());
+}
+
+#[test]
+fn the_in_memory_pair_writes_nothing_while_the_body_runs_nor_when_it_fails() {
+    let store = Arc::new(InMemoryTripleStore::new(None));
+    let journal = Arc::new(InMemoryJournal::new());
+    let pair = PairHome::new(store.clone(), journal.clone());
+    let rows = pair
+        .prepare_rows(&[TripleAssertion::new("x", "y", "z").with_id("r1")])
+        .unwrap();
+    let err = pair
+        .transaction(&mut |tx| {
+            tx.store().add(&rows)?;
+            tx.journal().append_bindings(&[binding("ex:r1")])?;
+            assert!(all_rows(&*store).is_empty(), "staged, not written");
+            assert_eq!(journal.current_seq().unwrap(), 0);
+            Err(am_triples::Error::invalid("the body gives up"))
+        })
+        .unwrap_err();
+    assert!(err.to_string().contains("the body gives up"), "{err}");
+    assert!(all_rows(&*store).is_empty());
+    assert_eq!(journal.current_seq().unwrap(), 0);
+    // An invalid binding is refused when issued, before anything is written.
+    let mut bad = binding("ex:r1");
+    bad.search_state = "nonsense".into();
+    let err = pair
+        .transaction(&mut |tx| {
+            tx.store().add(&rows)?;
+            tx.journal().append_bindings(&[bad.clone()])
+        })
+        .unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::InvalidInput);
+    assert!(all_rows(&*store).is_empty());
+    assert_eq!(journal.current_seq().unwrap(), 0);
 }
 
 #[test]
 fn the_in_memory_pair_has_no_shared_transaction_and_forms_in_two_steps() {
     let store = Arc::new(InMemoryTripleStore::new(None));
     let journal = Arc::new(InMemoryJournal::new());
-    let j: &dyn MemoryJournal = &*journal;
-    assert!(
-        store
-            .add_together(
-                &[TripleAssertion::new("x", "y", "z")],
-                j,
-                &Vec::<ScopeBinding>::new()
-            )
-            .is_none()
-    );
-    assert!(all_rows(&*store).is_empty());
     let system = MemorySystem::with_options(store.clone(), journal.clone(), options()).unwrap();
     let ids = system
         .remember_many(&batch(), "session", "s1", "k1", None)
@@ -200,6 +284,12 @@ fn the_in_memory_pair_has_no_shared_transaction_and_forms_in_two_steps() {
             .collect::<Vec<_>>(),
         ids
     );
+    let again = system
+        .remember_many(&batch(), "session", "s1", "k1", None)
+        .unwrap();
+    assert_eq!(again, ids);
+    assert_eq!(all_rows(&*store).len(), 3);
+    assert_eq!(bindings(&*journal).len(), 2);
 }
 
 /// A record whose text has no token the offline embedder knows embeds to the

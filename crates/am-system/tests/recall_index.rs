@@ -9,7 +9,7 @@
 mod common;
 
 use am_backend_sqlite::journal::SQLiteJournal;
-use am_backend_sqlite::{SQLiteTripleStore, SqliteHome, SqliteStoreOptions};
+use am_backend_sqlite::{SQLiteTripleStore, SqliteHome, SqliteMemoryHome, SqliteStoreOptions};
 use am_journal::MemoryJournal;
 use am_system::{
     BindArgs, MemoryRecordInput as R, MemorySystem, RecallBudget, ReconstructionResult, Stimulus,
@@ -29,12 +29,9 @@ fn open(path: &Path) -> MemorySystem {
 /// A system with `reconstruct_config` on its own connection to the home at `path`.
 fn open_with(path: &Path, reconstruct_config: am_system::ReconstructConfig) -> MemorySystem {
     let home = SqliteHome::open(path).unwrap();
-    let store: Arc<dyn TripleStore> =
-        Arc::new(SQLiteTripleStore::with_home(&home, None, SqliteStoreOptions::default()).unwrap());
-    let journal: Arc<dyn MemoryJournal> = Arc::new(SQLiteJournal::open(&home).unwrap());
-    MemorySystem::with_options(
-        store,
-        journal,
+    let memory_home = SqliteMemoryHome::open(&home, None, SqliteStoreOptions::default()).unwrap();
+    MemorySystem::over_home_with_options(
+        Arc::new(memory_home),
         SystemOptions {
             clock: Some(Arc::new(|| common::PINNED_NOW.to_owned())),
             reconstruct_config,

@@ -338,9 +338,8 @@ fn rust_session(s: &Stack) -> Value {
     );
     // The newest-seat guarantee through a second system on the same home.
     ss.other = Some(
-        am_system::MemorySystem::with_options(
-            s.store.clone(),
-            s.journal.clone(),
+        am_system::MemorySystem::over_home_with_options(
+            s.system.home().clone(),
             am_system::SystemOptions {
                 reconstruct_config: am_system::ReconstructConfig {
                     newest_seat_guarantee: 2,

@@ -209,35 +209,6 @@ pub trait TripleStore: Send + Sync {
     fn take_warnings(&self) -> Vec<String> {
         Vec::new()
     }
-
-    /// Optional seam for a store that shares one home (one file, one
-    /// connection) with other views of it: `add(rows)` and the append of
-    /// `partner_rows` through `partner` in ONE transaction, so both commit or
-    /// neither does (layer 2's formation: the record assertions and their
-    /// formation bindings).
-    ///
-    /// `partner` is another view of the caller's home and `partner_rows` what it
-    /// appends, type-erased so this crate names neither: for
-    /// `SQLiteTripleStore`, an `am_backend_sqlite::journal::SQLiteJournal` over
-    /// the same `SqliteHome` and a `Vec<am_journal::ScopeBinding>`.
-    ///
-    /// Returns `None` when this store cannot write them together (the default: no
-    /// shared home; or a partner of another home or type, or rows it does not
-    /// know): nothing was written and the caller adds the rows and appends the
-    /// partner's rows separately. `Some(Ok(ids))`: both committed, `ids` as
-    /// `add` returns them (a row whose `assertion_id` is already stored is
-    /// skipped as `add` skips it, and is not embedded again). `Some(Err(e))`:
-    /// neither was written (`e` as `add` refuses, or the partner's append error
-    /// with its kind).
-    fn add_together(
-        &self,
-        rows: &[TripleAssertion],
-        partner: &dyn std::any::Any,
-        partner_rows: &dyn std::any::Any,
-    ) -> Option<Result<Vec<String>>> {
-        let _ = (rows, partner, partner_rows);
-        None
-    }
 }
 
 /// Validate `close_assertion`/`narrow_assertion` arguments; returns the trimmed id

@@ -797,13 +797,4 @@ impl TripleStore for SQLiteTripleStore {
     fn take_warnings(&self) -> Vec<String> {
         std::mem::take(&mut *lock(&self.warnings))
     }
-
-    fn add_together(
-        &self,
-        rows: &[TripleAssertion],
-        partner: &dyn std::any::Any,
-        partner_rows: &dyn std::any::Any,
-    ) -> Option<am_triples::Result<Vec<String>>> {
-        self.add_together_rows(rows, partner, partner_rows)
-    }
 }

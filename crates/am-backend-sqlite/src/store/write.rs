@@ -23,17 +23,13 @@
 
 use super::{BatchVectors, SQLiteTripleStore, codec, pin, schema};
 use crate::error::Result;
-use crate::journal::SQLiteJournal;
-use am_journal::ScopeBinding;
 use am_triples::TripleAssertion;
 use am_triples::pin::{self as tpin, EmbeddingPin};
 use am_triples::store as tstore;
 use am_triples::text::canonical_text;
 use rusqlite::{Connection, TransactionBehavior, params};
 use serde_json::Value;
-use std::any::Any;
 use std::collections::HashSet;
-use std::sync::Arc;
 
 /// One row of a [`PreparedRows`] batch: the canonical assertion with its id,
 /// its canonical text, its encoded JSON maps and its float32 vector bytes.
@@ -170,34 +166,20 @@ impl SQLiteTripleStore {
         Ok(inserted.ids)
     }
 
-    /// The body of [`TripleStore::add_together`](am_triples::store::TripleStore::add_together):
-    /// when `partner` is a [`SQLiteJournal`] over this store's home and
-    /// `partner_rows` a `Vec<ScopeBinding>`: the rows whose `assertion_id` is not
-    /// stored yet are prepared ([`Self::prepare_rows`]: embedded) outside any
-    /// transaction (a stored row is neither embedded nor written again), then ONE `BEGIN IMMEDIATE` transaction holding
-    /// [`Self::insert_prepared_in`] and [`SQLiteJournal::append_bindings_in`];
-    /// `None` (nothing written) for any other partner or rows.
-    pub(super) fn add_together_rows(
+    /// Make a batch ready for a caller's transaction, skipping the rows already
+    /// stored (the SQLite home's `prepare_rows`,
+    /// [`crate::SqliteMemoryHome`]): canonicalize every row and give it its id
+    /// ([`Self::prepare_rows`]'s rules), then prepare (embed) only the rows whose
+    /// `assertion_id` is not stored yet, outside any transaction (a stored row is
+    /// neither embedded nor written again). Returns every row's id in input order
+    /// (as `add` returns them) and the prepared fresh rows.
+    ///
+    /// # Errors
+    /// As [`Self::prepare_rows`]; `Storage` when the stored-id probe fails.
+    pub fn prepare_fresh_rows(
         &self,
         rows: &[TripleAssertion],
-        partner: &dyn Any,
-        partner_rows: &dyn Any,
-    ) -> Option<am_triples::Result<Vec<String>>> {
-        let journal = partner.downcast_ref::<SQLiteJournal>()?;
-        let bindings = partner_rows.downcast_ref::<Vec<ScopeBinding>>()?;
-        if !Arc::ptr_eq(&journal.conn(), &self.home.conn()) {
-            return None;
-        }
-        Some(self.add_with_bindings(rows, journal, bindings))
-    }
-
-    /// Rows and bindings in one transaction (see [`Self::add_together_rows`]).
-    fn add_with_bindings(
-        &self,
-        rows: &[TripleAssertion],
-        journal: &SQLiteJournal,
-        bindings: &[ScopeBinding],
-    ) -> am_triples::Result<Vec<String>> {
+    ) -> Result<(Vec<String>, PreparedRows)> {
         let pending = canonical_batch(rows)?;
         let ids: Vec<String> = pending
             .iter()
@@ -214,23 +196,7 @@ impl SQLiteTripleStore {
             })
             .collect();
         let prepared = self.prepare_canonical(fresh)?;
-        let inserted = self.with_conn(|c| {
-            let tx = c.transaction_with_behavior(TransactionBehavior::Immediate)?;
-            let inserted = self.insert_prepared_in(&tx, &prepared)?;
-            journal.append_bindings_in(&tx, bindings).map_err(|e| {
-                let kind = e.kind();
-                let e = am_triples::Error::from(e);
-                if kind == am_triples::ErrorKind::InvalidInput {
-                    e
-                } else {
-                    e.with_prefix("journal append_bindings (the store rows were rolled back too)")
-                }
-            })?;
-            tx.commit()?;
-            Ok(inserted)
-        })?;
-        self.record_warnings(inserted.warnings);
-        Ok(ids)
+        Ok((ids, prepared))
     }
 
     /// Make a write batch ready outside any transaction (spec: stores.md

@@ -4,8 +4,7 @@
 
 #![allow(dead_code)] // Each test binary uses a different subset.
 
-use am_backend_sqlite::journal::SQLiteJournal;
-use am_backend_sqlite::{SQLiteTripleStore, SqliteHome, SqliteStoreOptions};
+use am_backend_sqlite::{SqliteHome, SqliteMemoryHome, SqliteStoreOptions};
 use am_journal::{InMemoryJournal, MemoryJournal};
 use am_system::{MemorySystem, SystemOptions};
 use am_triples::{InMemoryTripleStore, TripleQuery, TripleStore};
@@ -49,10 +48,11 @@ pub fn memory_stack(o: SystemOptions) -> Stack {
 pub fn sqlite_stack(o: SystemOptions) -> Stack {
     let dir = tempfile::tempdir().unwrap();
     let home = SqliteHome::open(dir.path().join("home.sqlite3")).unwrap();
-    let store: Arc<dyn TripleStore> =
-        Arc::new(SQLiteTripleStore::with_home(&home, None, SqliteStoreOptions::default()).unwrap());
-    let journal: Arc<dyn MemoryJournal> = Arc::new(SQLiteJournal::open(&home).unwrap());
-    let system = MemorySystem::with_options(store.clone(), journal.clone(), options(o)).unwrap();
+    let memory_home =
+        Arc::new(SqliteMemoryHome::open(&home, None, SqliteStoreOptions::default()).unwrap());
+    let store: Arc<dyn TripleStore> = memory_home.sqlite_store().clone();
+    let journal: Arc<dyn MemoryJournal> = memory_home.sqlite_journal().clone();
+    let system = MemorySystem::over_home_with_options(memory_home, options(o)).unwrap();
     Stack {
         name: "sqlite",
         system,

@@ -1,0 +1,198 @@
+//! `SqliteMemoryHome`: a mind's store and journal on one `SqliteHome`
+//! connection, written together in ONE `BEGIN IMMEDIATE` transaction
+//! ([`am_journal::MemoryHome`]).
+//!
+//! Spec: api.md `remember_many` ("Formation (typed records)"); architecture.md
+//! "A write is one transaction or nothing".
+
+use crate::error::{Error, Result};
+use crate::journal::SQLiteJournal;
+use crate::store::SQLiteTripleStore;
+use crate::store::write::PreparedRows;
+use am_journal::home::HomeResult;
+use am_journal::{
+    HomeTx, JournalTx, MemoryHome, MemoryJournal, PreparedBatch, ScopeBinding, StoreTx,
+};
+use am_triples::{TripleAssertion, TripleStore};
+use rusqlite::{Connection, TransactionBehavior};
+use std::sync::Arc;
+
+/// A store and a journal over one [`crate::SqliteHome`] connection.
+///
+/// # Contract
+/// - [`MemoryHome::prepare_rows`] canonicalizes the rows, skips those already
+///   stored and embeds the rest, outside any transaction
+///   ([`SQLiteTripleStore::prepare_fresh_rows`]).
+/// - [`MemoryHome::transaction`] holds the home's connection for the whole
+///   body and runs it inside ONE `BEGIN IMMEDIATE` transaction: every write
+///   issued through its [`HomeTx`] commits in one COMMIT when `body` returns
+///   `Ok`, and a `body` error (a failing write included) rolls all of them back
+///   (rows, keyword rows, a first-write pin, journal records, `memj_seq`).
+///   Warnings of the added rows (a first-write pin's `#FALLBACK`) reach the
+///   store's `take_warnings` only after the COMMIT.
+/// - The body must not call the home's views ([`MemoryHome::store`],
+///   [`MemoryHome::journal`]) nor open another transaction on this home: the
+///   connection is held by the body's transaction.
+#[derive(Clone)]
+pub struct SqliteMemoryHome {
+    sqlite_store: Arc<SQLiteTripleStore>,
+    sqlite_journal: Arc<SQLiteJournal>,
+    store: Arc<dyn TripleStore>,
+    journal: Arc<dyn MemoryJournal>,
+}
+
+impl std::fmt::Debug for SqliteMemoryHome {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SqliteMemoryHome")
+            .field("path", &self.sqlite_store.home().path())
+            .finish_non_exhaustive()
+    }
+}
+
+impl SqliteMemoryHome {
+    /// The home of `store` and `journal`, which must be views of one
+    /// `SqliteHome` (the same connection).
+    ///
+    /// # Errors
+    /// `InvalidInput` when they are views of two homes (two connections),
+    /// naming both files.
+    pub fn new(store: Arc<SQLiteTripleStore>, journal: Arc<SQLiteJournal>) -> Result<Self> {
+        if !Arc::ptr_eq(&journal.conn(), &store.home().conn()) {
+            return Err(Error::Triples(am_triples::Error::invalid(format!(
+                "a SQLite memory home needs its store and journal on one SqliteHome connection, got a store \
+                 of {} and a journal on another connection",
+                store.home().path().display()
+            ))));
+        }
+        Ok(SqliteMemoryHome {
+            store: store.clone(),
+            journal: journal.clone(),
+            sqlite_store: store,
+            sqlite_journal: journal,
+        })
+    }
+
+    /// The default store (`triples`, [`crate::SqliteStoreOptions`]'s defaults
+    /// with `embedder`) and the journal of `home`, as one memory home.
+    ///
+    /// # Errors
+    /// As [`SQLiteTripleStore::with_home`] and [`SQLiteJournal::open`] (the
+    /// journal's error with its kind).
+    pub fn open(
+        home: &crate::SqliteHome,
+        embedder: Option<Arc<dyn am_triples::TextEmbedder>>,
+        options: crate::SqliteStoreOptions,
+    ) -> Result<Self> {
+        let store = Arc::new(SQLiteTripleStore::with_home(home, embedder, options)?);
+        let journal = Arc::new(
+            SQLiteJournal::open(home).map_err(|e| Error::Triples(am_triples::Error::from(e)))?,
+        );
+        Self::new(store, journal)
+    }
+
+    /// The store as its concrete type.
+    pub fn sqlite_store(&self) -> &Arc<SQLiteTripleStore> {
+        &self.sqlite_store
+    }
+
+    /// The journal as its concrete type.
+    pub fn sqlite_journal(&self) -> &Arc<SQLiteJournal> {
+        &self.sqlite_journal
+    }
+}
+
+/// One open transaction of a [`SqliteMemoryHome`].
+struct SqliteHomeTx<'a> {
+    conn: &'a Connection,
+    store: &'a SQLiteTripleStore,
+    journal: &'a SQLiteJournal,
+    /// Warnings of the rows added, reported after the COMMIT.
+    warnings: Vec<String>,
+}
+
+impl StoreTx for SqliteHomeTx<'_> {
+    fn add(&mut self, rows: &PreparedBatch) -> HomeResult<Vec<String>> {
+        let Some(prepared) = rows.payload::<PreparedRows>() else {
+            return Err(am_triples::Error::invalid(
+                "a SQLite home transaction adds only rows its own home prepared, got a batch prepared by \
+                 another home",
+            ));
+        };
+        if !prepared.is_empty() {
+            let inserted = self.store.insert_prepared_in(self.conn, prepared)?;
+            self.warnings.extend(inserted.warnings);
+        }
+        Ok(rows.ids.clone())
+    }
+}
+
+impl JournalTx for SqliteHomeTx<'_> {
+    fn append_bindings(&mut self, bindings: &[ScopeBinding]) -> HomeResult<()> {
+        self.journal
+            .append_bindings_in(self.conn, bindings)
+            .map(|_| ())
+            .map_err(|e| {
+                let kind = e.kind();
+                let e = am_triples::Error::from(e);
+                if kind == am_triples::ErrorKind::InvalidInput {
+                    e
+                } else {
+                    e.with_prefix("journal append_bindings (the transaction's other writes were rolled back too)")
+                }
+            })
+    }
+}
+
+impl HomeTx for SqliteHomeTx<'_> {
+    fn store(&mut self) -> &mut dyn StoreTx {
+        self
+    }
+    fn journal(&mut self) -> &mut dyn JournalTx {
+        self
+    }
+}
+
+impl MemoryHome for SqliteMemoryHome {
+    fn store(&self) -> &Arc<dyn TripleStore> {
+        &self.store
+    }
+
+    fn journal(&self) -> &Arc<dyn MemoryJournal> {
+        &self.journal
+    }
+
+    fn prepare_rows(&self, rows: &[TripleAssertion]) -> HomeResult<PreparedBatch> {
+        let (ids, prepared) = self
+            .sqlite_store
+            .prepare_fresh_rows(rows)
+            .map_err(am_triples::Error::from)?;
+        Ok(PreparedBatch::new(ids, Box::new(prepared)))
+    }
+
+    fn transaction(
+        &self,
+        body: &mut dyn FnMut(&mut dyn HomeTx) -> HomeResult<()>,
+    ) -> HomeResult<()> {
+        let shared = self.sqlite_store.home().conn();
+        let mut conn = shared
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let tx = conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .map_err(|e| am_triples::Error::from(Error::from(e)))?;
+        let mut open = SqliteHomeTx {
+            conn: &tx,
+            store: &self.sqlite_store,
+            journal: &self.sqlite_journal,
+            warnings: Vec::new(),
+        };
+        // On an error `tx` drops here and rolls everything back.
+        body(&mut open)?;
+        let warnings = std::mem::take(&mut open.warnings);
+        tx.commit()
+            .map_err(|e| am_triples::Error::from(Error::from(e)))?;
+        drop(conn);
+        self.sqlite_store.record_warnings(warnings);
+        Ok(())
+    }
+}

@@ -1,0 +1,305 @@
+//! The home seam: one unit of work over a mind's store and journal.
+//!
+//! A *home* is where one mind lives: its [`TripleStore`] and its
+//! [`MemoryJournal`] (and, as they land, its task queue). Layer 2 writes that
+//! touch more than one of them (formation's record rows and their formation
+//! bindings) go through [`MemoryHome::transaction`]: the caller prepares its
+//! rows outside any transaction ([`MemoryHome::prepare_rows`]: canonicalized,
+//! embedded), then issues its writes inside the closure through the
+//! [`HomeTx`] views:
+//!
+//! ```text
+//! let rows = home.prepare_rows(&assertions)?;
+//! home.transaction(&mut |tx| {
+//!     tx.store().add(&rows)?;
+//!     tx.journal().append_bindings(&bindings)?;
+//!     Ok(())
+//! })?;
+//! ```
+//!
+//! This is the one place a multi-part write commits (the commit guard of the
+//! Stop fence stands right before that commit). The shape follows the memory
+//! graph's `GraphBackend::prepare_rows` + `GraphBackend::transaction`.
+//!
+//! Two implementations: [`PairHome`] here, over any store and journal (the
+//! in-memory pair, two files, a LanceDB store beside a SQLite journal), with
+//! the staged rules of its `# Contract`; and the SQLite home
+//! (`am_backend_sqlite::SqliteMemoryHome`), store and journal on one
+//! connection, ONE `BEGIN IMMEDIATE` transaction.
+//!
+//! Spec: api.md `remember_many` ("Formation (typed records)"); architecture.md
+//! "A write is one transaction or nothing".
+
+use crate::{MemoryJournal, ScopeBinding};
+use am_triples::{TripleAssertion, TripleQuery, TripleStore};
+use std::any::Any;
+use std::collections::HashSet;
+use std::sync::Arc;
+
+/// The home's result type: layer 1's error, whose kinds cover the store's
+/// refusals (`DimensionMismatch`, `Embedder`, ...) and the journal's
+/// (`am_journal::Error` converts with its kind).
+pub type HomeResult<T> = am_triples::Result<T>;
+
+/// Rows made ready for a home transaction by [`MemoryHome::prepare_rows`],
+/// outside any transaction. Only the home that prepared them can add them.
+pub struct PreparedBatch {
+    /// Every row's assertion id, in the order given (rows already stored
+    /// included, as `TripleStore::add` returns them).
+    pub ids: Vec<String>,
+    /// The home's own shaping of the rows to write (for the SQLite home: the
+    /// canonical rows not stored yet, embedded; for [`PairHome`]: the
+    /// assertions as given).
+    payload: Box<dyn Any + Send + Sync>,
+}
+
+impl PreparedBatch {
+    /// A batch carrying a home's own `payload` (read back with
+    /// [`PreparedBatch::payload`] by the home that made it).
+    pub fn new(ids: Vec<String>, payload: Box<dyn Any + Send + Sync>) -> Self {
+        PreparedBatch { ids, payload }
+    }
+
+    /// The home's payload, when it is a `T`.
+    pub fn payload<T: Any>(&self) -> Option<&T> {
+        self.payload.downcast_ref::<T>()
+    }
+}
+
+impl std::fmt::Debug for PreparedBatch {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PreparedBatch")
+            .field("ids", &self.ids.len())
+            .finish_non_exhaustive()
+    }
+}
+
+/// A home: a mind's store and journal, written together.
+///
+/// # Contract
+/// - [`store`](MemoryHome::store) / [`journal`](MemoryHome::journal): the
+///   home's views. Reads and single writes through them behave as the
+///   traits say; they must not be called from inside a
+///   [`transaction`](MemoryHome::transaction)'s body (the SQLite home's body
+///   holds the connection the views would wait for), which reaches the home
+///   through its [`HomeTx`] only.
+/// - [`prepare_rows`](MemoryHome::prepare_rows) writes nothing and takes no
+///   write lock: it canonicalizes the rows (refusing as `TripleStore::add`
+///   refuses), and may embed them and skip the rows already stored.
+/// - [`transaction`](MemoryHome::transaction) runs `body` exactly once. When
+///   `body` returns `Ok`, every write it issued through its `HomeTx` lands
+///   (the home's rule for partial failure is in each implementation's
+///   contract); when `body` returns `Err`, none of them lands and that error is
+///   returned unchanged.
+pub trait MemoryHome: Send + Sync {
+    /// The home's triple store.
+    fn store(&self) -> &Arc<dyn TripleStore>;
+
+    /// The home's journal.
+    fn journal(&self) -> &Arc<dyn MemoryJournal>;
+
+    /// Make `rows` ready to add in a later [`MemoryHome::transaction`]
+    /// (outside any transaction: no write, no write lock).
+    ///
+    /// # Errors
+    /// As `TripleStore::add` refuses (`InvalidInput`, `DimensionMismatch`,
+    /// `Embedder`); nothing is written.
+    fn prepare_rows(&self, rows: &[TripleAssertion]) -> HomeResult<PreparedBatch>;
+
+    /// Run `body` as one unit of work over the home; see the trait's
+    /// `# Contract` and the implementation's.
+    ///
+    /// # Errors
+    /// `body`'s error, unchanged; a write's error (with its kind); `Storage`
+    /// when the engine fails to begin or commit.
+    fn transaction(
+        &self,
+        body: &mut dyn FnMut(&mut dyn HomeTx) -> HomeResult<()>,
+    ) -> HomeResult<()>;
+}
+
+/// The views of one open [`MemoryHome::transaction`] (a task queue view will
+/// join them).
+pub trait HomeTx {
+    /// The store's writes inside this transaction.
+    fn store(&mut self) -> &mut dyn StoreTx;
+    /// The journal's writes inside this transaction.
+    fn journal(&mut self) -> &mut dyn JournalTx;
+}
+
+/// The store's writes inside a home transaction.
+///
+/// # Contract
+/// - [`add`](StoreTx::add) takes a batch prepared by the same home; a batch of
+///   another home is refused (`InvalidInput`), nothing written. A row whose
+///   `assertion_id` is already stored is skipped, as `TripleStore::add` skips
+///   it. It returns the batch's ids in order (skipped rows included).
+pub trait StoreTx {
+    /// Add prepared rows in this transaction.
+    ///
+    /// # Errors
+    /// `InvalidInput` for a batch of another home; `DimensionMismatch` against
+    /// the stored pin; `Storage`. The transaction's body should return the
+    /// error, so nothing of the transaction lands.
+    fn add(&mut self, rows: &PreparedBatch) -> HomeResult<Vec<String>>;
+}
+
+/// The journal's writes inside a home transaction.
+///
+/// # Contract
+/// - [`append_bindings`](JournalTx::append_bindings) validates every binding
+///   before it writes any (`InvalidInput`, nothing written) and appends them
+///   all-or-nothing, idempotent by `binding_id`, as
+///   `MemoryJournal::append_bindings`.
+pub trait JournalTx {
+    /// Append bindings in this transaction.
+    ///
+    /// # Errors
+    /// `InvalidInput` for an invalid binding; `Storage`.
+    fn append_bindings(&mut self, bindings: &[ScopeBinding]) -> HomeResult<()>;
+}
+
+/// A home over any store and journal, which share no transaction (the
+/// in-memory pair, a store and a journal in two files, a LanceDB store beside
+/// a SQLite journal).
+///
+/// # Contract
+/// - Writes issued through the `HomeTx` are validated when issued (a batch of
+///   another home, an invalid binding: `InvalidInput`, nothing staged) and
+///   staged; nothing is written while `body` runs.
+/// - `body` returns `Err`: nothing is written.
+/// - `body` returns `Ok`: the staged store rows are written first, in one
+///   `TripleStore::add` of the rows not stored yet (all-or-nothing), then the
+///   staged journal appends in the order issued, each all-or-nothing. A failing
+///   `add` writes nothing of the transaction. A journal append that fails after
+///   the rows were added leaves those rows (the store is append-only: nothing
+///   can be taken back) and returns the error; callers use deterministic ids, so
+///   replaying the transaction writes nothing twice.
+#[derive(Clone)]
+pub struct PairHome {
+    store: Arc<dyn TripleStore>,
+    journal: Arc<dyn MemoryJournal>,
+}
+
+impl std::fmt::Debug for PairHome {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PairHome").finish_non_exhaustive()
+    }
+}
+
+impl PairHome {
+    /// A home over `store` and `journal`.
+    pub fn new(store: Arc<dyn TripleStore>, journal: Arc<dyn MemoryJournal>) -> Self {
+        PairHome { store, journal }
+    }
+}
+
+/// The assertions a [`PairHome`] batch carries (its payload).
+struct PairRows(Vec<TripleAssertion>);
+
+/// The writes a [`PairHome`] transaction stages.
+#[derive(Default)]
+struct PairStaged {
+    rows: Vec<TripleAssertion>,
+    bindings: Vec<Vec<ScopeBinding>>,
+}
+
+impl StoreTx for PairStaged {
+    fn add(&mut self, rows: &PreparedBatch) -> HomeResult<Vec<String>> {
+        let Some(PairRows(assertions)) = rows.payload::<PairRows>() else {
+            return Err(am_triples::Error::invalid(
+                "a home transaction adds only rows its own home prepared, got a batch prepared by another home",
+            ));
+        };
+        self.rows.extend(assertions.iter().cloned());
+        Ok(rows.ids.clone())
+    }
+}
+
+impl JournalTx for PairStaged {
+    fn append_bindings(&mut self, bindings: &[ScopeBinding]) -> HomeResult<()> {
+        for b in bindings {
+            b.normalized()?;
+        }
+        self.bindings.push(bindings.to_vec());
+        Ok(())
+    }
+}
+
+impl HomeTx for PairStaged {
+    fn store(&mut self) -> &mut dyn StoreTx {
+        self
+    }
+    fn journal(&mut self) -> &mut dyn JournalTx {
+        self
+    }
+}
+
+impl MemoryHome for PairHome {
+    fn store(&self) -> &Arc<dyn TripleStore> {
+        &self.store
+    }
+
+    fn journal(&self) -> &Arc<dyn MemoryJournal> {
+        &self.journal
+    }
+
+    fn prepare_rows(&self, rows: &[TripleAssertion]) -> HomeResult<PreparedBatch> {
+        let mut canonical = Vec::with_capacity(rows.len());
+        for a in rows {
+            let mut c = a.canonicalized()?;
+            if c.assertion_id.is_none() {
+                c.assertion_id = Some(uuid::Uuid::new_v4().to_string());
+            }
+            canonical.push(c);
+        }
+        let ids = canonical
+            .iter()
+            .map(|a| a.assertion_id.clone().unwrap_or_default())
+            .collect();
+        Ok(PreparedBatch::new(ids, Box::new(PairRows(canonical))))
+    }
+
+    fn transaction(
+        &self,
+        body: &mut dyn FnMut(&mut dyn HomeTx) -> HomeResult<()>,
+    ) -> HomeResult<()> {
+        let mut staged = PairStaged::default();
+        body(&mut staged)?;
+        if !staged.rows.is_empty() {
+            // Rows already stored are not added (nor embedded) again.
+            let existing: HashSet<String> = self
+                .store
+                .query(&TripleQuery {
+                    assertion_ids: Some(
+                        staged
+                            .rows
+                            .iter()
+                            .filter_map(|a| a.assertion_id.clone())
+                            .collect(),
+                    ),
+                    limit: 0,
+                    ..TripleQuery::default()
+                })?
+                .into_iter()
+                .filter_map(|a| a.assertion_id)
+                .collect();
+            let missing: Vec<TripleAssertion> = staged
+                .rows
+                .into_iter()
+                .filter(|a| {
+                    a.assertion_id
+                        .as_ref()
+                        .is_some_and(|id| !existing.contains(id))
+                })
+                .collect();
+            if !missing.is_empty() {
+                self.store.add(&missing)?;
+            }
+        }
+        for bindings in &staged.bindings {
+            self.journal.append_bindings(bindings)?;
+        }
+        Ok(())
+    }
+}
