@@ -10,7 +10,8 @@ use crate::error::{CliError, CliResult};
 use crate::home::{self, HomeSpec, PinnedClock};
 use crate::ingest;
 use crate::locomo::{self, Sample};
-use am_system::{MemorySystem, RecallBudget, ReconstructConfig, Stimulus, SystemOptions, View};
+use am_system::verbs::Reconstruct;
+use am_system::{MemorySystem, RecallBudget, ReconstructConfig, Stimulus, SystemOptions};
 use am_triples::{TextEmbedder, TripleQuery};
 use serde_json::{Value, json};
 use std::collections::{BTreeMap, HashMap};
@@ -176,15 +177,14 @@ pub fn run(
                         ..RecallBudget::default()
                     };
                     let t0 = Instant::now();
-                    let r = system.reconstruct(
-                        &Stimulus::new(&q.question),
-                        &[("life", s.sample_id.as_str())],
-                        &budget,
-                        View::Shelf,
-                        None,
-                        false,
-                        None,
-                    )?;
+                    let r = system.reconstruct(&Reconstruct {
+                        budget: budget.clone(),
+                        journal: false,
+                        ..Reconstruct::new(
+                            Stimulus::new(&q.question),
+                            &[("life", s.sample_id.as_str())],
+                        )
+                    })?;
                     let ms = t0.elapsed().as_secs_f64() * 1000.0;
                     for w in &r.warnings {
                         // One line per kind of warning (the numbers vary per

@@ -5,6 +5,7 @@
 
 use crate::error::{CliError, CliResult};
 use crate::home::PinnedClock;
+use am_system::verbs::Remember;
 use am_system::{MemoryRecordInput, MemorySystem};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde_json::Value;
@@ -55,7 +56,12 @@ pub fn form_turns(
     for t in turns {
         clock.set(t.at);
         system
-            .remember(&t.record, &t.scope, &t.owner_id, &t.idempotency_key, None)
+            .remember(&Remember::new(
+                t.record.clone(),
+                &t.scope,
+                &t.owner_id,
+                &t.idempotency_key,
+            ))
             .map_err(|e| CliError::from(e).context(&format!("turn {}", t.idempotency_key)))?;
         bar.inc(1);
     }

@@ -4,9 +4,8 @@
 
 use crate::error::{CliError, CliResult};
 use am_journal::EventFilter;
-use am_system::{
-    ActiveMemorySnapshot, MemorySystem, RecallBudget, ReconstructionResult, Stimulus, View,
-};
+use am_system::verbs::{CommitSelection, Reconstruct};
+use am_system::{ActiveMemorySnapshot, MemorySystem, RecallBudget, ReconstructionResult, Stimulus};
 use serde_json::{Value, json};
 
 /// One recall: the shelf, and what a commit of every deposited handle wrote.
@@ -45,15 +44,12 @@ pub fn recall(
         shelf_size: k,
         ..RecallBudget::default()
     };
-    let result = system.reconstruct(
-        &Stimulus::new(cue),
-        &[(scope, owner)],
-        &budget,
-        View::Shelf,
-        None,
-        commit.is_some(),
-        trace_id,
-    )?;
+    let result = system.reconstruct(&Reconstruct {
+        budget: budget.clone(),
+        journal: commit.is_some(),
+        trace_id: trace_id.map(str::to_owned),
+        ..Reconstruct::new(Stimulus::new(cue), &[(scope, owner)])
+    })?;
     let used: Vec<String> = result
         .handles
         .iter()
@@ -85,7 +81,7 @@ pub fn commit_use(
     used: &[String],
 ) -> CliResult<(ActiveMemorySnapshot, Vec<am_journal::MemoryEvent>)> {
     let before = system.current_seq()?;
-    let snapshot = system.commit_selection(trace_id, used, None)?;
+    let snapshot = system.commit_selection(&CommitSelection::new(trace_id, used))?;
     if system.current_seq()? == before {
         // A replayed commit returns the original snapshot and deposits nothing.
         return Ok((snapshot, Vec::new()));

@@ -12,7 +12,7 @@ use crate::event::{MemoryEvent, all_event_kinds, is_event_kind};
 use crate::trace::{ActiveMemorySnapshot, ReconstructionTrace};
 use crate::valence::ValenceEvent;
 use crate::version::UnderstandingVersion;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 
 /// The default `limit` of `events`, `closures` and `valence_events` (512).
@@ -310,23 +310,42 @@ impl JournalRecord {
     }
 }
 
-/// Filter of [`MemoryJournal::events`]. `limit` 0 is unbounded.
-#[derive(Debug, Clone, PartialEq)]
+/// Filter of [`MemoryJournal::events`]. `limit` 0 is unbounded. Deserializes
+/// from the reader's keyword arguments (`scope` and `owner_id` required).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct EventFilter {
     /// The scope (required; lowercased).
     pub scope: String,
     /// The owner (exact, trimmed).
     pub owner_id: String,
     /// Exact record id (`co_selected` events carry none and never match).
+    #[serde(default)]
     pub record_id: Option<String>,
     /// Kinds to keep (empty = all); unknown kinds are `InvalidInput`.
+    #[serde(default)]
     pub kinds: Vec<String>,
     /// Lowest seq kept (inclusive).
+    #[serde(default)]
     pub since_seq: Option<i64>,
     /// Highest seq kept (inclusive).
+    #[serde(default)]
     pub until_seq: Option<i64>,
     /// At most this many, newest first (default 512).
+    #[serde(default = "default_event_limit")]
     pub limit: usize,
+}
+
+fn default_event_limit() -> usize {
+    DEFAULT_EVENT_LIMIT
+}
+
+fn default_trace_limit() -> usize {
+    DEFAULT_TRACE_LIMIT
+}
+
+fn yes() -> bool {
+    true
 }
 
 impl EventFilter {
@@ -389,17 +408,23 @@ impl EventFilter {
 }
 
 /// Filter of [`MemoryJournal::bindings`]. `None` = no filter; an explicit `""` owner matches exactly.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct BindingFilter {
     /// Exact record id.
+    #[serde(default)]
     pub record_id: Option<String>,
     /// Exact scope (lowercased).
+    #[serde(default)]
     pub scope: Option<String>,
     /// Exact owner.
+    #[serde(default)]
     pub owner_id: Option<String>,
     /// Fold latest-wins per `(record_id, scope, owner_id)` (default true).
+    #[serde(default = "yes")]
     pub fold: bool,
     /// Highest seq kept (inclusive): the fold as of this seq.
+    #[serde(default)]
     pub until_seq: Option<i64>,
 }
 
@@ -437,13 +462,17 @@ impl BindingFilter {
 }
 
 /// Filter of [`MemoryJournal::closures`]. `limit` 0 is unbounded.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct ClosureFilter {
     /// Exact assertion id.
+    #[serde(default)]
     pub assertion_id: Option<String>,
     /// Highest seq kept (inclusive).
+    #[serde(default)]
     pub until_seq: Option<i64>,
     /// At most this many, newest first (default 512).
+    #[serde(default = "default_event_limit")]
     pub limit: usize,
 }
 
@@ -458,13 +487,17 @@ impl Default for ClosureFilter {
 }
 
 /// Filter of [`MemoryJournal::traces`] and [`MemoryJournal::snapshots`]. `limit` 0 is unbounded.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct TraceFilter {
     /// Exact trace id.
+    #[serde(default)]
     pub trace_id: Option<String>,
     /// Highest seq kept (inclusive).
+    #[serde(default)]
     pub until_seq: Option<i64>,
     /// At most this many, newest first (default 100).
+    #[serde(default = "default_trace_limit")]
     pub limit: usize,
 }
 
@@ -479,19 +512,24 @@ impl Default for TraceFilter {
 }
 
 /// Filter of [`MemoryJournal::valence_events`]. `limit` 0 is unbounded.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct ValenceFilter {
     /// The scope (required; lowercased).
     pub scope: String,
     /// The owner (exact).
     pub owner_id: String,
     /// Exact target (blank = any).
+    #[serde(default)]
     pub target_id: Option<String>,
     /// Lowest seq kept (inclusive).
+    #[serde(default)]
     pub since_seq: Option<i64>,
     /// Highest seq kept (inclusive).
+    #[serde(default)]
     pub until_seq: Option<i64>,
     /// At most this many, newest first (default 512).
+    #[serde(default = "default_event_limit")]
     pub limit: usize,
 }
 
@@ -535,7 +573,8 @@ impl ValenceFilter {
 }
 
 /// Filter of [`MemoryJournal::versions`] (`versions(record_id=, assertion_id=, field=, until_seq=, limit=0)`).
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
 pub struct VersionFilter {
     /// Exact record (graph) id.
     pub record_id: Option<String>,

@@ -20,6 +20,7 @@
 )]
 
 use am_backend_sqlite::{SqliteHome, SqliteMemoryHome, SqliteStoreOptions};
+use am_system::verbs::{CommitSelection, RememberMany};
 use am_system::{MemorySystem, ids};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use std::hint::black_box;
@@ -59,7 +60,12 @@ fn remember_many(c: &mut Criterion) {
             let records = batch(BATCH, k);
             black_box(
                 system
-                    .remember_many(&records, "session", "s1", &format!("key-{k}"), None)
+                    .remember_many(&RememberMany::new(
+                        records.to_vec(),
+                        "session",
+                        "s1",
+                        &format!("key-{k}"),
+                    ))
                     .unwrap(),
             )
         })
@@ -71,7 +77,12 @@ fn remember_many(c: &mut Criterion) {
             let records = batch(BATCH, k);
             black_box(
                 memory
-                    .remember_many(&records, "session", "s1", &format!("key-{k}"), None)
+                    .remember_many(&RememberMany::new(
+                        records.to_vec(),
+                        "session",
+                        "s1",
+                        &format!("key-{k}"),
+                    ))
                     .unwrap(),
             )
         })
@@ -99,13 +110,12 @@ fn commit_on(
 ) {
     for k in 0..HOME_RECORDS / BATCH {
         system
-            .remember_many(
-                &batch(BATCH, k as u64),
+            .remember_many(&RememberMany::new(
+                batch(BATCH, k as u64).to_vec(),
                 "session",
                 "s1",
                 &format!("home-{k}"),
-                None,
-            )
+            ))
             .unwrap();
     }
     let counter = AtomicU64::new(0);
@@ -120,7 +130,7 @@ fn commit_on(
                 .collect();
             black_box(
                 system
-                    .commit_selection(&format!("trace-{t}"), &used, None)
+                    .commit_selection(&CommitSelection::new(&format!("trace-{t}"), &used))
                     .unwrap(),
             )
         })

@@ -16,7 +16,8 @@
 
 use am_backend_sqlite::{SqliteHome, SqliteMemoryHome, SqliteStoreOptions};
 use am_embed::OfflineEmbedder;
-use am_system::{MemoryRecordInput, MemorySystem, RecallBudget, Stimulus, SystemOptions, View};
+use am_system::verbs::{CommitSelection, Reconstruct, RememberMany};
+use am_system::{MemoryRecordInput, MemorySystem, Stimulus, SystemOptions};
 use am_triples::TextEmbedder;
 use criterion::{Criterion, criterion_group, criterion_main};
 use std::hint::black_box;
@@ -84,22 +85,22 @@ fn build_home(records: usize) -> (tempfile::TempDir, MemorySystem) {
             })
             .collect();
         system
-            .remember_many(&recs, "session", "s1", &format!("bench-{b}"), None)
+            .remember_many(&RememberMany::new(
+                recs.to_vec(),
+                "session",
+                "s1",
+                &format!("bench-{b}"),
+            ))
             .unwrap();
     }
     // Use: 50 recalls whose top three handles enter a context.
     for t in 0..50 {
         let cue = rng.words(3);
         let r = system
-            .reconstruct(
-                &Stimulus::new(&cue),
-                &[("session", "s1")],
-                &RecallBudget::default(),
-                View::Shelf,
-                None,
-                true,
-                Some(&format!("warm-{t}")),
-            )
+            .reconstruct(&Reconstruct {
+                trace_id: Some(format!("warm-{t}")),
+                ..Reconstruct::new(Stimulus::new(&cue), &[("session", "s1")])
+            })
             .unwrap();
         let used: Vec<String> = r
             .handles
@@ -109,7 +110,7 @@ fn build_home(records: usize) -> (tempfile::TempDir, MemorySystem) {
             .collect();
         if !used.is_empty() {
             system
-                .commit_selection(&format!("warm-{t}"), &used, None)
+                .commit_selection(&CommitSelection::new(&format!("warm-{t}"), &used))
                 .unwrap();
         }
     }
@@ -124,15 +125,10 @@ fn recall(system: &MemorySystem, counter: &AtomicU64, journal: bool) {
         "release review deadline",
     ][(n % 3) as usize];
     let r = system
-        .reconstruct(
-            &Stimulus::new(cue),
-            &[("session", "s1")],
-            &RecallBudget::default(),
-            View::Shelf,
-            None,
+        .reconstruct(&Reconstruct {
             journal,
-            None,
-        )
+            ..Reconstruct::new(Stimulus::new(cue), &[("session", "s1")])
+        })
         .unwrap();
     black_box(r);
 }

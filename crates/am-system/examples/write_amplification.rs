@@ -14,6 +14,7 @@
 #![allow(clippy::print_stdout, reason = "a measurement tool prints its figures")]
 
 use am_backend_sqlite::{SqliteHome, SqliteMemoryHome, SqliteStoreOptions};
+use am_system::verbs::{CommitSelection, RememberMany};
 use am_system::{MemorySystem, ids};
 use std::path::Path;
 use std::sync::Arc;
@@ -60,13 +61,12 @@ fn run(checkpoints: bool) {
         let t = Instant::now();
         for _ in 0..COMMITS_PER_ROUND {
             system
-                .remember_many(
-                    &batch(BATCH, k as u64),
+                .remember_many(&RememberMany::new(
+                    batch(BATCH, k as u64).to_vec(),
                     "session",
                     "s1",
                     &format!("key-{k}"),
-                    None,
-                )
+                ))
                 .expect("remember_many");
             k += 1;
         }
@@ -96,7 +96,7 @@ fn run(checkpoints: bool) {
         let before = wal_bytes(&path);
         let s = Instant::now();
         system
-            .commit_selection(&format!("trace-{t}"), &used, None)
+            .commit_selection(&CommitSelection::new(&format!("trace-{t}"), &used))
             .expect("commit_selection");
         let ms = s.elapsed().as_secs_f64() * 1e3;
         let frames = wal_bytes(&path).saturating_sub(before) / FRAME_BYTES;

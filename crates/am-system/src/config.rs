@@ -205,7 +205,7 @@ impl ReconstructConfig {
 /// `max_edges` override [`SpreadParams`]. `min_activation` filters
 /// working-set membership only. `deadline_s` is accepted, not enforced.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
+#[serde(default, deny_unknown_fields)]
 pub struct RecallBudget {
     /// Candidate pool bound.
     pub max_candidates: usize,

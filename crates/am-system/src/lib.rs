@@ -17,6 +17,7 @@ pub mod seam;
 pub mod selection;
 pub mod system;
 mod system_use;
+pub mod verbs;
 
 pub use am_journal::ActiveMemorySnapshot;
 pub use config::{
@@ -31,8 +32,12 @@ pub use seam::{
     ActivationParts, Admission, DroppedEntry, EdgeView, MemoryHandle, OrderedMap,
     ReconstructionResult, Stimulus, StmTrailEdge, View, WalkedEdge,
 };
-pub use system::{Ablation, BindArgs, Clock, MemorySystem, SystemOptions};
-pub use system_use::{AccessCounts, DeliberateAct, StoredActivation};
+pub use system::{Ablation, Clock, MemorySystem, SystemOptions};
+pub use system_use::{AccessCounts, StoredActivation};
+pub use verbs::{
+    Activation, Attenuate, Bind, CloseAssertions, CloseRecord, CommitSelection, Reconstruct,
+    Refocus, Reinforce, Remember, RememberMany,
+};
 
 // The reconstruction pipeline (`MemorySystem::reconstruct`, its channels,
 // spreading and the shelf) lives in `src/reconstruct/`.

@@ -25,7 +25,7 @@ use serde_json::Value;
 /// `(relation, target_record_id)` pairs; a target may be `local:<i>`, a sibling
 /// of the same batch. `participants` are identity strings (`person:ada`).
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-#[serde(default)]
+#[serde(default, deny_unknown_fields)]
 pub struct MemoryRecordInput {
     /// One of [`MEMORY_RECORD_KINDS`].
     pub kind: String,

@@ -121,7 +121,7 @@ fn trimmed_opt(v: &Option<String>) -> Option<String> {
 /// anchors the read to a journal seq (`None` = latest); `turn_id` and
 /// `cue_source` are provenance only (never part of the query fingerprint).
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-#[serde(default)]
+#[serde(default, deny_unknown_fields)]
 pub struct Stimulus {
     /// The cue text (trimmed).
     pub cue_text: String,

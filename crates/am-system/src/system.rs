@@ -11,7 +11,7 @@ use crate::config::{AttentionConfig, ReconstructConfig, SpreadParams};
 use crate::error::{Error, Result};
 use crate::formation::{DIGEST_PREDICATE, build_formation_plan};
 use crate::ids;
-use crate::records::MemoryRecordInput;
+use crate::verbs::{Bind, CloseAssertions, CloseRecord, Remember, RememberMany};
 use am_journal::{ClosureRecord, MemoryHome, MemoryJournal, PairHome, ScopeBinding};
 use am_triples::text::{handle_digest, is_record_edge};
 use am_triples::{
@@ -87,13 +87,14 @@ pub struct SystemOptions {
 /// # Examples
 /// ```
 /// use std::sync::Arc;
-/// use am_system::{MemorySystem, MemoryRecordInput};
+/// use am_system::{MemorySystem, MemoryRecordInput, RememberMany};
 /// let system = MemorySystem::new(
 ///     Arc::new(am_triples::InMemoryTripleStore::new(None)),
 ///     Arc::new(am_journal::InMemoryJournal::new()),
 /// );
+/// let records = vec![MemoryRecordInput::new("lesson", "Pool", "Size the pool.")];
 /// let ids = system
-///     .remember_many(&[MemoryRecordInput::new("lesson", "Pool", "Size the pool.")], "session", "s1", "turn-1", None)
+///     .remember_many(&RememberMany::new(records, "session", "s1", "turn-1"))
 ///     .unwrap();
 /// assert!(ids[0].starts_with("ex:lesson-"));
 /// assert_eq!(system.current_seq().unwrap(), 1); // one formation binding, no event
@@ -468,14 +469,15 @@ impl MemorySystem {
     /// `local:` target, or a `pending` field (a pending title or summary is
     /// stored only beside its authoring task, and this home has no task queue).
     /// Nothing is written on any refusal. The store's or journal's failure.
-    pub fn remember_many(
-        &self,
-        records: &[MemoryRecordInput],
-        scope: &str,
-        owner_id: &str,
-        idempotency_key: &str,
-        turn_id: Option<&str>,
-    ) -> Result<Vec<String>> {
+    pub fn remember_many(&self, args: &RememberMany) -> Result<Vec<String>> {
+        let RememberMany {
+            records,
+            scope,
+            owner_id,
+            idempotency_key,
+            turn_id,
+        } = args;
+        let turn_id = turn_id.as_deref();
         let clock = self.clock.clone();
         let plan =
             build_formation_plan(records, scope, owner_id, idempotency_key, turn_id, &*clock)?;
@@ -511,21 +513,14 @@ impl MemorySystem {
     ///
     /// # Errors
     /// As [`MemorySystem::remember_many`].
-    pub fn remember(
-        &self,
-        record: &MemoryRecordInput,
-        scope: &str,
-        owner_id: &str,
-        idempotency_key: &str,
-        turn_id: Option<&str>,
-    ) -> Result<String> {
-        let ids = self.remember_many(
-            std::slice::from_ref(record),
-            scope,
-            owner_id,
-            idempotency_key,
-            turn_id,
-        )?;
+    pub fn remember(&self, args: &Remember) -> Result<String> {
+        let ids = self.remember_many(&RememberMany {
+            records: vec![args.record.clone()],
+            scope: args.scope.clone(),
+            owner_id: args.owner_id.clone(),
+            idempotency_key: args.idempotency_key.clone(),
+            turn_id: args.turn_id.clone(),
+        })?;
         Ok(ids.into_iter().next().unwrap_or_default())
     }
 
@@ -604,10 +599,10 @@ impl MemorySystem {
     /// # Errors
     /// [`Error::NotFound`] for an id in neither namespace; the journal's
     /// refusal of an invalid binding (unknown state, `hidden` + `active`, ...).
-    pub fn bind(&self, record_id: &str, args: &BindArgs) -> Result<ScopeBinding> {
-        self.resolve_assertion_id(record_id)?;
+    pub fn bind(&self, args: &Bind) -> Result<ScopeBinding> {
+        self.resolve_assertion_id(&args.record_id)?;
         let binding = ScopeBinding {
-            record_id: record_id.trim().to_owned(),
+            record_id: args.record_id.trim().to_owned(),
             scope: args.scope.clone(),
             owner_id: args.owner_id.clone(),
             search_state: args.search_state.clone(),
@@ -631,13 +626,13 @@ impl MemorySystem {
     /// [`Error::InvalidInput`] for no ids, an unknown kind, an empty reason, a
     /// supersede or merge without replacements; [`Error::NotFound`] for an id
     /// in neither namespace.
-    pub fn close_assertions(
-        &self,
-        assertion_ids: &[String],
-        kind: &str,
-        replacement_ids: &[String],
-        reason: &str,
-    ) -> Result<Vec<String>> {
+    pub fn close_assertions(&self, args: &CloseAssertions) -> Result<Vec<String>> {
+        let CloseAssertions {
+            assertion_ids,
+            kind,
+            reason,
+            replacement_ids,
+        } = args;
         if assertion_ids.iter().all(|s| s.trim().is_empty()) {
             return Err(Error::invalid(
                 "close_assertions requires at least one assertion_id, got none",
@@ -679,13 +674,13 @@ impl MemorySystem {
     /// # Errors
     /// [`Error::NotFound`] for an id in neither namespace; [`Error::InvalidInput`]
     /// for an unknown kind, an empty reason, a supersede without replacements.
-    pub fn close_record(
-        &self,
-        record_id: &str,
-        reason: &str,
-        kind: &str,
-        replacement_ids: &[String],
-    ) -> Result<Vec<String>> {
+    pub fn close_record(&self, args: &CloseRecord) -> Result<Vec<String>> {
+        let CloseRecord {
+            record_id,
+            kind,
+            reason,
+            replacement_ids,
+        } = args;
         let rid = record_id.trim();
         let digest = self
             .resolve_digest_assertion(rid)?
@@ -731,43 +726,6 @@ impl MemorySystem {
             out.push(self.journal.append_closure(c)?.closure_id);
         }
         Ok(out)
-    }
-}
-
-/// The arguments of [`MemorySystem::bind`] besides the record id.
-#[derive(Debug, Clone, PartialEq)]
-pub struct BindArgs {
-    /// The scope pair's scope.
-    pub scope: String,
-    /// The scope pair's owner.
-    pub owner_id: String,
-    /// `indexed` | `hidden`.
-    pub search_state: String,
-    /// `active` | `inactive` (default); `active` admits into the self component.
-    pub prompt_state: String,
-    /// Lifecycle label (default `none`).
-    pub lifecycle: String,
-    /// Who bound it (default `operator`).
-    pub source: String,
-    /// Why.
-    pub reason: Option<String>,
-    /// An idempotency key.
-    pub binding_id: Option<String>,
-}
-
-impl BindArgs {
-    /// `search_state` in `(scope, owner_id)`, the rest at the defaults.
-    pub fn new(scope: &str, owner_id: &str, search_state: &str) -> Self {
-        BindArgs {
-            scope: scope.to_owned(),
-            owner_id: owner_id.to_owned(),
-            search_state: search_state.to_owned(),
-            prompt_state: "inactive".into(),
-            lifecycle: "none".into(),
-            source: "operator".into(),
-            reason: None,
-            binding_id: None,
-        }
     }
 }
 

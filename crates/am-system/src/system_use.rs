@@ -12,71 +12,11 @@ use crate::ids;
 use crate::seam::{OrderedMap, label_deposits};
 use crate::selection::{display_rows, normalize_used_ids, plan_selection};
 use crate::system::MemorySystem;
+use crate::verbs::{Activation, Attenuate, CommitSelection, Refocus, Reinforce};
 use am_journal::{ActiveMemorySnapshot, MemoryEvent, TraceFilter};
 use am_triples::JsonMap;
 use am_triples::text::py_str;
 use serde_json::Value;
-
-/// A deliberate act's arguments (`reinforce` / `attenuate`): a mandatory
-/// reason, a weight clamped to 1..=25 by the journal (default 8), an optional
-/// activity TTL (bursts), the stream, an optional idempotency key, the actor
-/// (default `operator`) and free provenance.
-#[derive(Debug, Clone, PartialEq)]
-pub struct DeliberateAct {
-    /// Why (mandatory, non-empty).
-    pub reason: String,
-    /// Strength; clamped to 1..=25 (0 means the default 8).
-    pub weight: f64,
-    /// Expiry by burst-rank distance (positive).
-    pub ttl_activity: Option<i64>,
-    /// The stream's scope.
-    pub scope: String,
-    /// The stream's owner.
-    pub owner_id: String,
-    /// An idempotency key: a replay returns the original event id.
-    pub event_id: Option<String>,
-    /// Who acted.
-    pub actor: String,
-    /// Free provenance.
-    pub provenance: JsonMap,
-}
-
-impl DeliberateAct {
-    /// An act for `reason` in `(scope, owner_id)` with the defaults.
-    pub fn new(reason: &str, scope: &str, owner_id: &str) -> Self {
-        DeliberateAct {
-            reason: reason.to_owned(),
-            weight: 8.0,
-            ttl_activity: None,
-            scope: scope.to_owned(),
-            owner_id: owner_id.to_owned(),
-            event_id: None,
-            actor: "operator".into(),
-            provenance: JsonMap::new(),
-        }
-    }
-
-    /// The same act with a weight.
-    #[must_use]
-    pub fn with_weight(mut self, weight: f64) -> Self {
-        self.weight = weight;
-        self
-    }
-
-    /// The same act with an idempotency key.
-    #[must_use]
-    pub fn with_event_id(mut self, event_id: &str) -> Self {
-        self.event_id = Some(event_id.to_owned());
-        self
-    }
-
-    /// The same act with an activity TTL.
-    #[must_use]
-    pub fn with_ttl(mut self, ttl_activity: i64) -> Self {
-        self.ttl_activity = Some(ttl_activity);
-        self
-    }
-}
 
 /// A record's stored activation (`activation`): `base_level` and `total`
 /// (equal: spread is per stimulus and never stored).
@@ -124,12 +64,13 @@ impl MemorySystem {
     /// # Errors
     /// [`Error::InvalidInput`] for an empty trace id or used set;
     /// [`Error::NotFound`] for an id in neither namespace; journal failures.
-    pub fn commit_selection(
-        &self,
-        trace_id: &str,
-        used_record_ids: &[String],
-        prompt_token_estimate: Option<i64>,
-    ) -> Result<ActiveMemorySnapshot> {
+    pub fn commit_selection(&self, args: &CommitSelection) -> Result<ActiveMemorySnapshot> {
+        let CommitSelection {
+            trace_id,
+            used_record_ids,
+            prompt_token_estimate,
+        } = args;
+        let prompt_token_estimate = *prompt_token_estimate;
         let tid = trace_id.trim();
         if tid.is_empty() {
             return Err(Error::invalid(
@@ -291,14 +232,14 @@ impl MemorySystem {
         Ok(stored)
     }
 
-    fn deliberate(&self, kind: &str, record_id: &str, act: &DeliberateAct) -> Result<String> {
+    fn deliberate(&self, kind: &str, act: &Reinforce) -> Result<String> {
         let what = if kind == "pinned" {
             "reinforce"
         } else {
             "attenuate"
         };
         require_reason(what, &act.reason)?;
-        let rid = self.resolve_assertion_id(record_id)?;
+        let rid = self.resolve_assertion_id(&act.record_id)?;
         let event = MemoryEvent {
             kind: kind.to_owned(),
             scope: act.scope.clone(),
@@ -332,8 +273,8 @@ impl MemorySystem {
     /// # Errors
     /// [`Error::InvalidInput`] for an empty reason or a non-finite weight or a
     /// non-positive TTL; [`Error::NotFound`] for an id in neither namespace.
-    pub fn reinforce(&self, record_id: &str, act: &DeliberateAct) -> Result<String> {
-        self.deliberate("pinned", record_id, act)
+    pub fn reinforce(&self, act: &Reinforce) -> Result<String> {
+        self.deliberate("pinned", act)
     }
 
     /// Deliberate weaken: one `silenced` event, a nudge toward invisibility,
@@ -342,17 +283,17 @@ impl MemorySystem {
     ///
     /// # Errors
     /// As [`MemorySystem::reinforce`].
-    pub fn attenuate(&self, record_id: &str, act: &DeliberateAct) -> Result<String> {
-        self.deliberate("silenced", record_id, act)
+    pub fn attenuate(&self, act: &Attenuate) -> Result<String> {
+        self.deliberate("silenced", act)
     }
 
     /// Topic-shift marker: one `refocus` event in `(scope, owner_id)` that
     /// stretches the decay distance of everything older in that stream.
-    /// `act.weight` and `act.ttl_activity` are ignored. Returns the event id.
+    /// Returns the event id.
     ///
     /// # Errors
     /// [`Error::InvalidInput`] for an empty reason or scope.
-    pub fn refocus(&self, act: &DeliberateAct) -> Result<String> {
+    pub fn refocus(&self, act: &Refocus) -> Result<String> {
         require_reason("refocus", &act.reason)?;
         let event = MemoryEvent {
             kind: "refocus".into(),
@@ -383,13 +324,14 @@ impl MemorySystem {
     /// # Errors
     /// [`Error::NotFound`] for an id in neither namespace; the journal's
     /// refusal of an invalid anchor (negative or past the high-water mark).
-    pub fn activation(
-        &self,
-        record_ids: Option<&[String]>,
-        scope: &str,
-        owner_id: &str,
-        at_seq: Option<i64>,
-    ) -> Result<OrderedMap<StoredActivation>> {
+    pub fn activation(&self, args: &Activation) -> Result<OrderedMap<StoredActivation>> {
+        let Activation {
+            record_ids,
+            scope,
+            owner_id,
+            at_seq,
+        } = args;
+        let at_seq = *at_seq;
         let anchor = match at_seq {
             Some(s) => s,
             None => self.journal.current_seq()?,

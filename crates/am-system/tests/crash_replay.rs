@@ -6,6 +6,7 @@
 //! idempotency); api.md `remember_many`, `commit_selection`.
 
 use am_journal::{BindingFilter, EventFilter, InMemoryJournal, MemoryJournal};
+use am_system::verbs::{CommitSelection, RememberMany};
 use am_system::{MemoryRecordInput, MemorySystem};
 use am_triples::{InMemoryTripleStore, TripleQuery, TripleStore};
 use std::sync::Arc;
@@ -70,7 +71,7 @@ fn a_formation_interrupted_after_its_store_rows_completes_on_replay_without_doub
     let flaky = Arc::new(fail_once("binding", 2));
     let (s, store) = system(flaky.clone());
     assert!(
-        s.remember_many(&batch(), "session", "s1", "k", None)
+        s.remember_many(&RememberMany::new(batch().to_vec(), "session", "s1", "k"))
             .is_err()
     );
     assert_eq!(
@@ -79,14 +80,14 @@ fn a_formation_interrupted_after_its_store_rows_completes_on_replay_without_doub
         "one binding landed before the failure"
     );
     let ids = s
-        .remember_many(&batch(), "session", "s1", "k", None)
+        .remember_many(&RememberMany::new(batch().to_vec(), "session", "s1", "k"))
         .unwrap();
 
     let clean_journal = Arc::new(InMemoryJournal::new());
     let (clean, clean_store) = system(clean_journal.clone());
     assert_eq!(
         clean
-            .remember_many(&batch(), "session", "s1", "k", None)
+            .remember_many(&RememberMany::new(batch().to_vec(), "session", "s1", "k"))
             .unwrap(),
         ids
     );
@@ -106,14 +107,19 @@ fn a_commit_interrupted_before_its_snapshot_completes_on_replay_without_double_d
     let flaky = Arc::new(fail_once("snapshot", 1));
     let (s, _) = system(flaky.clone());
     let ids = s
-        .remember_many(&batch(), "session", "s1", "k", None)
+        .remember_many(&RememberMany::new(batch().to_vec(), "session", "s1", "k"))
         .unwrap();
-    assert!(s.commit_selection("t1", &ids, None).is_err());
+    assert!(
+        s.commit_selection(&CommitSelection::new("t1", &ids))
+            .is_err()
+    );
     let mut all = EventFilter::new("session", "s1");
     all.limit = 0;
     let deposited = flaky.events(&all).unwrap().len();
     assert!(deposited > 0, "the events landed before the failure");
-    let snap = s.commit_selection("t1", &ids, None).unwrap();
+    let snap = s
+        .commit_selection(&CommitSelection::new("t1", &ids))
+        .unwrap();
     assert_eq!(
         flaky.events(&all).unwrap().len(),
         deposited,
@@ -135,9 +141,11 @@ fn a_commit_interrupted_before_its_snapshot_completes_on_replay_without_double_d
     let clean_journal = Arc::new(InMemoryJournal::new());
     let (clean, _) = system(clean_journal.clone());
     clean
-        .remember_many(&batch(), "session", "s1", "k", None)
+        .remember_many(&RememberMany::new(batch().to_vec(), "session", "s1", "k"))
         .unwrap();
-    clean.commit_selection("t1", &ids, None).unwrap();
+    clean
+        .commit_selection(&CommitSelection::new("t1", &ids))
+        .unwrap();
     assert_eq!(
         flaky.current_seq().unwrap(),
         clean_journal.current_seq().unwrap()

@@ -5,6 +5,7 @@
 mod common;
 
 use am_journal::{BindingFilter, EventFilter};
+use am_system::verbs::{Remember, RememberMany};
 use am_system::{MemoryRecordInput, ids};
 use am_triples::ErrorKind::InvalidInput;
 use am_triples::TripleQuery;
@@ -20,13 +21,12 @@ fn ids_derive_from_idempotency_key_and_position() {
     on_both(|s| {
         let ids = s
             .system
-            .remember_many(
-                &[episode("A"), MemoryRecordInput::new("lesson", "B", "Do b.")],
+            .remember_many(&RememberMany::new(
+                vec![episode("A"), MemoryRecordInput::new("lesson", "B", "Do b.")],
                 "Session",
                 "s1",
                 "k1",
-                None,
-            )
+            ))
             .unwrap();
         assert_eq!(
             ids,
@@ -55,18 +55,24 @@ fn replays_are_no_ops_returning_the_same_graph_ids() {
         let batch = [episode("A"), episode("B").with_edge("follows", "local:0")];
         let first = s
             .system
-            .remember_many(&batch, "session", "s1", "k", Some("turn-1"))
+            .remember_many(&RememberMany {
+                turn_id: Some("turn-1".into()),
+                ..RememberMany::new(batch.to_vec(), "session", "s1", "k")
+            })
             .unwrap();
         let before = written(s);
         let again = s
             .system
-            .remember_many(&batch, "session", "s1", "k", Some("turn-1"))
+            .remember_many(&RememberMany {
+                turn_id: Some("turn-1".into()),
+                ..RememberMany::new(batch.to_vec(), "session", "s1", "k")
+            })
             .unwrap();
         assert_eq!(first, again, "[{}]", s.name);
         assert_eq!(written(s), before, "[{}] a replay wrote something", s.name);
         let single = s
             .system
-            .remember(&batch[0], "session", "s1", "k", None)
+            .remember(&Remember::new(batch[0].clone(), "session", "s1", "k"))
             .unwrap();
         assert_eq!(single, first[0]);
         assert_eq!(written(s), before);
@@ -78,7 +84,12 @@ fn forming_deposits_no_attention_event_and_one_formation_binding_per_record() {
     on_both(|s| {
         let ids = s
             .system
-            .remember_many(&[episode("A"), episode("B")], "session", "s1", "k", None)
+            .remember_many(&RememberMany::new(
+                vec![episode("A"), episode("B")],
+                "session",
+                "s1",
+                "k",
+            ))
             .unwrap();
         let events = s
             .journal
@@ -118,8 +129,8 @@ fn edges_are_record_edge_assertions_and_local_targets_name_batch_siblings() {
     on_both(|s| {
         let ids = s
             .system
-            .remember_many(
-                &[
+            .remember_many(&RememberMany::new(
+                vec![
                     episode("A"),
                     MemoryRecordInput::new("summary", "S", "A in short.")
                         .with_edge("summarizes", "local:0"),
@@ -127,8 +138,7 @@ fn edges_are_record_edge_assertions_and_local_targets_name_batch_siblings() {
                 "session",
                 "s1",
                 "k",
-                None,
-            )
+            ))
             .unwrap();
         let rows = s
             .store
@@ -150,7 +160,12 @@ fn edges_are_record_edge_assertions_and_local_targets_name_batch_siblings() {
             MemoryRecordInput::new("summary", "S", "A in short.").with_edge("summarizes", &ids[0]);
         let before = written(s);
         s.system
-            .remember_many(&[episode("A"), concrete], "session", "s1", "k", None)
+            .remember_many(&RememberMany::new(
+                vec![episode("A"), concrete],
+                "session",
+                "s1",
+                "k",
+            ))
             .unwrap();
         assert_eq!(written(s), before);
     });
@@ -161,15 +176,14 @@ fn lesson_applies_when_tokens_join_the_stored_keywords() {
     on_both(|s| {
         let id = s
             .system
-            .remember(
-                &MemoryRecordInput::new("lesson", "Migrations", "Batch them.")
+            .remember(&Remember::new(
+                MemoryRecordInput::new("lesson", "Migrations", "Batch them.")
                     .with_keywords(&["sqlite"])
                     .with_attribute("applies_when", json!(["large table migrations"])),
                 "session",
                 "s1",
                 "k",
-                None,
-            )
+            ))
             .unwrap();
         let d = s.system.resolve_digest_assertion(&id).unwrap().unwrap();
         assert_eq!(
@@ -183,13 +197,12 @@ fn lesson_applies_when_tokens_join_the_stored_keywords() {
 fn unknown_kind_is_refused_and_writes_nothing() {
     on_both(|s| {
         let before = written(s);
-        let r = s.system.remember_many(
-            &[episode("ok"), MemoryRecordInput::new("musing", "t", "d")],
+        let r = s.system.remember_many(&RememberMany::new(
+            vec![episode("ok"), MemoryRecordInput::new("musing", "t", "d")],
             "session",
             "s1",
             "k",
-            None,
-        );
+        ));
         assert_refused(s, &before, r, InvalidInput, &["musing", "known"]);
     });
 }
@@ -198,21 +211,19 @@ fn unknown_kind_is_refused_and_writes_nothing() {
 fn missing_title_or_digest_is_refused_and_writes_nothing() {
     on_both(|s| {
         let before = written(s);
-        let r = s.system.remember_many(
-            &[MemoryRecordInput::new("memory", " ", "d")],
+        let r = s.system.remember_many(&RememberMany::new(
+            vec![MemoryRecordInput::new("memory", " ", "d")],
             "session",
             "s1",
             "k",
-            None,
-        );
+        ));
         assert_refused(s, &before, r, InvalidInput, &["title"]);
-        let r = s.system.remember_many(
-            &[MemoryRecordInput::new("memory", "t", "")],
+        let r = s.system.remember_many(&RememberMany::new(
+            vec![MemoryRecordInput::new("memory", "t", "")],
             "session",
             "s1",
             "k",
-            None,
-        );
+        ));
         assert_refused(s, &before, r, InvalidInput, &["digest"]);
     });
 }
@@ -221,13 +232,12 @@ fn missing_title_or_digest_is_refused_and_writes_nothing() {
 fn a_summary_without_an_edge_is_refused_and_writes_nothing() {
     on_both(|s| {
         let before = written(s);
-        let r = s.system.remember_many(
-            &[MemoryRecordInput::new("summary", "t", "d")],
+        let r = s.system.remember_many(&RememberMany::new(
+            vec![MemoryRecordInput::new("summary", "t", "d")],
             "session",
             "s1",
             "k",
-            None,
-        );
+        ));
         assert_refused(s, &before, r, InvalidInput, &["summary", "edge"]);
     });
 }
@@ -236,8 +246,8 @@ fn a_summary_without_an_edge_is_refused_and_writes_nothing() {
 fn a_value_without_value_class_is_refused_and_writes_nothing() {
     on_both(|s| {
         let before = written(s);
-        let r = s.system.remember_many(
-            &[MemoryRecordInput::new(
+        let r = s.system.remember_many(&RememberMany::new(
+            vec![MemoryRecordInput::new(
                 "value",
                 "Honesty",
                 "I tell the truth.",
@@ -245,8 +255,7 @@ fn a_value_without_value_class_is_refused_and_writes_nothing() {
             "self",
             "e1",
             "k",
-            None,
-        );
+        ));
         assert_refused(s, &before, r, InvalidInput, &["value_class", "core"]);
     });
 }
@@ -256,18 +265,25 @@ fn a_diary_breaking_the_formation_rules_is_refused_and_writes_nothing() {
     on_both(|s| {
         let before = written(s);
         let undeclared = MemoryRecordInput::new("diary", "Day", "Quiet day.");
-        let r = s
-            .system
-            .remember_many(std::slice::from_ref(&undeclared), "self", "e1", "k", None);
+        let r = s.system.remember_many(&RememberMany::new(
+            vec![undeclared.clone()],
+            "self",
+            "e1",
+            "k",
+        ));
         assert_refused(s, &before, r, InvalidInput, &["provenance.source"]);
         let bad_type = undeclared
             .clone()
             .with_provenance("source", "owner-direct")
             .with_attribute("diary_type", "rant");
-        let r = s.system.remember_many(&[bad_type], "self", "e1", "k", None);
+        let r = s
+            .system
+            .remember_many(&RememberMany::new(vec![bad_type], "self", "e1", "k"));
         assert_refused(s, &before, r, InvalidInput, &["diary_type", "rant"]);
         let no_entry = undeclared.with_provenance("source", "diary-projection");
-        let r = s.system.remember_many(&[no_entry], "self", "e1", "k", None);
+        let r = s
+            .system
+            .remember_many(&RememberMany::new(vec![no_entry], "self", "e1", "k"));
         assert_refused(s, &before, r, InvalidInput, &["entry_id"]);
     });
 }
@@ -283,7 +299,7 @@ fn a_pending_field_is_refused_naming_the_missing_task_queue_and_writes_nothing()
         .with_pending(&["title"]);
         let r = s
             .system
-            .remember_many(&[pending], "session", "s1", "k", None);
+            .remember_many(&RememberMany::new(vec![pending], "session", "s1", "k"));
         assert_refused(s, &before, r, InvalidInput, &["task_queue=True"]);
     });
 }
@@ -293,15 +309,14 @@ fn an_owner_direct_chained_diary_entry_stores_its_chain_hash() {
     on_both(|s| {
         let id = s
             .system
-            .remember(
-                &MemoryRecordInput::new("diary", "Day one", "It began.")
+            .remember(&Remember::new(
+                MemoryRecordInput::new("diary", "Day one", "It began.")
                     .with_provenance("source", "owner-direct")
                     .with_attribute("prev_entry_hash", ""),
                 "self",
                 "e1",
                 "diary-1",
-                None,
-            )
+            ))
             .unwrap();
         let d = s.system.resolve_digest_assertion(&id).unwrap().unwrap();
         assert_eq!(d.observed_at, common::PINNED_NOW);
@@ -325,9 +340,12 @@ fn a_public_diary_projection_without_an_authored_summary_is_refused_and_writes_n
         let projection = MemoryRecordInput::new("diary", "Day", "First line of the entry.")
             .with_provenance("source", "diary-projection")
             .with_attribute("entry_id", "entry-1");
-        let r = s
-            .system
-            .remember_many(std::slice::from_ref(&projection), "self", "e1", "k", None);
+        let r = s.system.remember_many(&RememberMany::new(
+            vec![projection.clone()],
+            "self",
+            "e1",
+            "k",
+        ));
         assert_refused(s, &before, r, InvalidInput, &["authored", "understanding"]);
         let mechanical = projection.clone().with_attribute(
             "understanding",
@@ -335,7 +353,7 @@ fn a_public_diary_projection_without_an_authored_summary_is_refused_and_writes_n
         );
         let r = s
             .system
-            .remember_many(&[mechanical], "self", "e1", "k", None);
+            .remember_many(&RememberMany::new(vec![mechanical], "self", "e1", "k"));
         assert_refused(s, &before, r, InvalidInput, &["mechanical"]);
         let authored = projection.with_attribute(
             "understanding",
@@ -345,7 +363,7 @@ fn a_public_diary_projection_without_an_authored_summary_is_refused_and_writes_n
         );
         assert!(
             s.system
-                .remember_many(&[authored], "self", "e1", "k", None)
+                .remember_many(&RememberMany::new(vec![authored], "self", "e1", "k"))
                 .is_ok()
         );
     });

@@ -16,6 +16,7 @@ use am_embed::OfflineEmbedder;
 use am_journal::{
     BindingFilter, InMemoryJournal, MemoryHome, MemoryJournal, PairHome, ScopeBinding,
 };
+use am_system::verbs::RememberMany;
 use am_system::{MemoryRecordInput, MemorySystem, SystemOptions};
 use am_triples::ErrorKind;
 use am_triples::{InMemoryTripleStore, TextEmbedder, TripleAssertion, TripleQuery, TripleStore};
@@ -101,7 +102,12 @@ fn bindings(j: &dyn MemoryJournal) -> Vec<ScopeBinding> {
 fn a_failing_journal_append_rolls_back_the_store_rows_of_the_formation() {
     let h = sqlite_home(None);
     h.system
-        .remember_many(&batch()[..1], "session", "s1", "before", None)
+        .remember_many(&RememberMany::new(
+            batch()[..1].to_vec(),
+            "session",
+            "s1",
+            "before",
+        ))
         .unwrap();
     let rows_before = raw_count(&h, "triples");
     let bindings_before = raw_count(&h, "memj_bindings");
@@ -114,7 +120,7 @@ fn a_failing_journal_append_rolls_back_the_store_rows_of_the_formation() {
     );
     let err = h
         .system
-        .remember_many(&batch(), "session", "s1", "k1", None)
+        .remember_many(&RememberMany::new(batch().to_vec(), "session", "s1", "k1"))
         .unwrap_err();
     assert!(
         err.to_string().contains("refused by the test trigger"),
@@ -130,7 +136,7 @@ fn a_failing_journal_append_rolls_back_the_store_rows_of_the_formation() {
     execute(&h, "DROP TRIGGER refuse_bindings;");
     let ids = h
         .system
-        .remember_many(&batch(), "session", "s1", "k1", None)
+        .remember_many(&RememberMany::new(batch().to_vec(), "session", "s1", "k1"))
         .unwrap();
     assert_eq!(ids.len(), 2);
     // Two digests and one edge; two bindings.
@@ -143,7 +149,7 @@ fn store_rows_and_formation_bindings_commit_together_and_a_replay_writes_nothing
     let h = sqlite_home(None);
     let ids = h
         .system
-        .remember_many(&batch(), "session", "s1", "k1", None)
+        .remember_many(&RememberMany::new(batch().to_vec(), "session", "s1", "k1"))
         .unwrap();
     let rows = all_rows(&*h.store);
     let b = bindings(&*h.journal);
@@ -154,7 +160,7 @@ fn store_rows_and_formation_bindings_commit_together_and_a_replay_writes_nothing
     );
     let again = h
         .system
-        .remember_many(&batch(), "session", "s1", "k1", None)
+        .remember_many(&RememberMany::new(batch().to_vec(), "session", "s1", "k1"))
         .unwrap();
     assert_eq!(again, ids);
     assert_eq!(all_rows(&*h.store).len(), 3);
@@ -274,7 +280,7 @@ fn the_in_memory_pair_has_no_shared_transaction_and_forms_in_two_steps() {
     let journal = Arc::new(InMemoryJournal::new());
     let system = MemorySystem::with_options(store.clone(), journal.clone(), options()).unwrap();
     let ids = system
-        .remember_many(&batch(), "session", "s1", "k1", None)
+        .remember_many(&RememberMany::new(batch().to_vec(), "session", "s1", "k1"))
         .unwrap();
     assert_eq!(all_rows(&*store).len(), 3);
     assert_eq!(
@@ -285,7 +291,7 @@ fn the_in_memory_pair_has_no_shared_transaction_and_forms_in_two_steps() {
         ids
     );
     let again = system
-        .remember_many(&batch(), "session", "s1", "k1", None)
+        .remember_many(&RememberMany::new(batch().to_vec(), "session", "s1", "k1"))
         .unwrap();
     assert_eq!(again, ids);
     assert_eq!(all_rows(&*store).len(), 3);
@@ -298,7 +304,7 @@ fn the_in_memory_pair_has_no_shared_transaction_and_forms_in_two_steps() {
 #[test]
 fn a_record_the_offline_embedder_cannot_embed_forms_without_a_vector_on_both_stacks() {
     let embedder: Arc<dyn TextEmbedder> = Arc::new(OfflineEmbedder::new().unwrap());
-    let records = vec![
+    let records = [
         MemoryRecordInput::new("lesson", "Pools", "Connection pools exhaust under load."),
         MemoryRecordInput::new("lesson", "😀", "😀"),
         MemoryRecordInput::new("lesson", "\0", "\0"),
@@ -313,7 +319,12 @@ fn a_record_the_offline_embedder_cannot_embed_forms_without_a_vector_on_both_sta
     let mut seen = Vec::new();
     for (system, store) in [(&memory, &memory_store), (&h.system, &sqlite_store)] {
         let ids = system
-            .remember_many(&records, "session", "s1", "emoji", None)
+            .remember_many(&RememberMany::new(
+                records.to_vec(),
+                "session",
+                "s1",
+                "emoji",
+            ))
             .unwrap();
         assert_eq!(ids.len(), 3);
         let rows = all_rows(&**store);

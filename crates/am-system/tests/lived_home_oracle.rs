@@ -29,6 +29,7 @@ mod common;
 use am_backend_sqlite::journal::SQLiteJournal;
 use am_backend_sqlite::{SQLiteTripleStore, SqliteHome, SqliteStoreOptions};
 use am_journal::{EventFilter, MemoryJournal, TraceFilter};
+use am_system::verbs::Reconstruct;
 use am_system::{MemorySystem, RecallBudget, Stimulus, SystemOptions, View};
 use am_triples::TripleStore;
 use serde_json::Value;
@@ -162,15 +163,14 @@ fn run_shape(shape: &str, seed: u64) {
         };
         let journaled = call["journal"].as_bool().unwrap();
         let result = system
-            .reconstruct(
-                &stimulus,
-                &scope_refs,
-                &budget,
+            .reconstruct(&Reconstruct {
+                budget: budget.clone(),
                 view,
-                call["reason"].as_str(),
-                journaled,
-                Some(name),
-            )
+                escalation_reason: call["reason"].as_str().map(str::to_owned),
+                journal: journaled,
+                trace_id: Some(name.into()),
+                ..Reconstruct::new(stimulus.clone(), &scope_refs)
+            })
             .unwrap_or_else(|e| panic!("[{shape}/{seed}] recall {name}: {e}"));
         let mut ours = result.to_dict();
         normalize(&mut ours);

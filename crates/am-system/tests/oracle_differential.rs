@@ -14,7 +14,10 @@
 mod common;
 
 use am_journal::{BindingFilter, EventFilter, ReconstructionTrace};
-use am_system::{DeliberateAct, MemoryRecordInput};
+use am_system::MemoryRecordInput;
+use am_system::verbs::{
+    Activation, Attenuate, CloseRecord, CommitSelection, Refocus, Reinforce, RememberMany,
+};
 use am_triples::TripleQuery;
 use common::{Stack, on_both};
 use serde_json::{Value, json};
@@ -81,17 +84,21 @@ fn rust_session(s: &Stack) -> Value {
             .with_provenance("source", "owner-direct"),
     ];
     let ids = sys
-        .remember_many(&batch, "Session", "s1", "turn-1", Some("turn-1"))
+        .remember_many(&RememberMany {
+            turn_id: Some("turn-1".into()),
+            ..RememberMany::new(batch.to_vec(), "Session", "s1", "turn-1")
+        })
         .unwrap();
     let second = sys
-        .remember_many(
-            &[MemoryRecordInput::new("memory", "Note", "A plain note.")
-                .with_edge("about", &ids[0])],
+        .remember_many(&RememberMany::new(
+            vec![
+                MemoryRecordInput::new("memory", "Note", "A plain note.")
+                    .with_edge("about", &ids[0]),
+            ],
             "session",
             "s1",
             "turn-2",
-            None,
-        )
+        ))
         .unwrap();
     let rows = s
         .store
@@ -137,29 +144,36 @@ fn rust_session(s: &Stack) -> Value {
         &ids[4],
     ]
     .map(|x| x.clone());
-    let snap_adm = sys.commit_selection("t-adm", &used, Some(321)).unwrap();
+    let snap_adm = sys
+        .commit_selection(&CommitSelection {
+            prompt_token_estimate: Some(321),
+            ..CommitSelection::new("t-adm", &used)
+        })
+        .unwrap();
     let snap_plain = sys
-        .commit_selection("t-plain", &[ids[1].clone(), ids[0].clone()], None)
+        .commit_selection(&CommitSelection::new(
+            "t-plain",
+            &[ids[1].clone(), ids[0].clone()],
+        ))
         .unwrap();
     let replay = sys
-        .commit_selection("t-plain", &[ids[0].clone(), ids[1].clone()], None)
+        .commit_selection(&CommitSelection::new(
+            "t-plain",
+            &[ids[0].clone(), ids[1].clone()],
+        ))
         .unwrap();
 
-    sys.reinforce(
-        &ids[2],
-        &DeliberateAct::new("matters", "session", "s1").with_weight(100.0),
-    )
-    .unwrap();
+    sys.reinforce(&Reinforce::new(&ids[2], "matters", "session", "s1").with_weight(100.0))
+        .unwrap();
     let sil = sys
         .attenuate(
-            &digest_ids[3],
-            &DeliberateAct::new("noise", "session", "s1")
+            &Attenuate::new(&digest_ids[3], "noise", "session", "s1")
                 .with_weight(0.2)
                 .with_event_id("sil-1"),
         )
         .unwrap();
     let rf = sys
-        .refocus(&DeliberateAct::new("topic shift", "session", "s1").with_event_id("rf-1"))
+        .refocus(&Refocus::new("topic shift", "session", "s1").with_event_id("rf-1"))
         .unwrap();
 
     let mut filter = EventFilter::new("session", "s1");
@@ -178,10 +192,12 @@ fn rust_session(s: &Stack) -> Value {
         .collect();
 
     let closures = sys
-        .close_record(&ids[1], "superseded reading", "retract", &[])
+        .close_record(&CloseRecord::new(&ids[1], "retract", "superseded reading"))
         .unwrap();
-    let activation = sys.activation(None, "session", "s1", None).unwrap();
-    let named = sys.activation(Some(&ids), "session", "s1", None).unwrap();
+    let activation = sys.activation(&Activation::new("session", "s1")).unwrap();
+    let named = sys
+        .activation(&Activation::new("session", "s1").of(&ids))
+        .unwrap();
     let counts = sys
         .access_counts(&ids, &[(ids[2].clone(), ids[4].clone())])
         .unwrap();
@@ -316,9 +332,12 @@ fn formation_refuses_exactly_what_abstractmemory_0_3_2_refuses() {
     on_both(|s| {
         for (name, verdict) in &oracle {
             let before = common::written(s);
-            let result = s
-                .system
-                .remember_many(&[refusal_case(name)], "s", "o", name, None);
+            let result = s.system.remember_many(&RememberMany::new(
+                vec![refusal_case(name)],
+                "s",
+                "o",
+                name,
+            ));
             match verdict {
                 Value::Null => assert!(
                     result.is_ok(),

@@ -11,8 +11,9 @@ mod common;
 use am_backend_sqlite::journal::SQLiteJournal;
 use am_backend_sqlite::{SQLiteTripleStore, SqliteHome, SqliteMemoryHome, SqliteStoreOptions};
 use am_journal::MemoryJournal;
+use am_system::verbs::{Bind, CloseRecord, CommitSelection, Reconstruct, Remember, RememberMany};
 use am_system::{
-    BindArgs, MemoryRecordInput as R, MemorySystem, RecallBudget, ReconstructionResult, Stimulus,
+    MemoryRecordInput as R, MemorySystem, RecallBudget, ReconstructionResult, Stimulus,
     SystemOptions, View,
 };
 use am_triples::TripleStore;
@@ -42,15 +43,12 @@ fn open_with(path: &Path, reconstruct_config: am_system::ReconstructConfig) -> M
 }
 
 fn recall(s: &MemorySystem, cue: &str) -> ReconstructionResult {
-    s.reconstruct(
-        &Stimulus::new(cue),
-        S1,
-        &RecallBudget::default(),
-        View::WorkingSet,
-        None,
-        false,
-        Some("t-index"),
-    )
+    s.reconstruct(&Reconstruct {
+        view: View::WorkingSet,
+        journal: false,
+        trace_id: Some("t-index".into()),
+        ..Reconstruct::new(Stimulus::new(cue), S1)
+    })
     .unwrap()
 }
 
@@ -62,8 +60,8 @@ fn titles(r: &ReconstructionResult) -> Vec<String> {
 }
 
 fn form(s: &MemorySystem) -> Vec<String> {
-    s.remember_many(
-        &[
+    s.remember_many(&RememberMany::new(
+        vec![
             R::new(
                 "episode",
                 "Pool outage",
@@ -80,8 +78,7 @@ fn form(s: &MemorySystem) -> Vec<String> {
         "session",
         "s1",
         "batch-1",
-        None,
-    )
+    ))
     .unwrap()
 }
 
@@ -99,20 +96,19 @@ fn a_write_through_a_second_handle_is_seen_by_the_next_recall() {
 
     // A record formed through the other handle.
     let new_id = second
-        .remember(
-            &R::new("episode", "Pool heater", "The swimming pool heater broke."),
+        .remember(&Remember::new(
+            R::new("episode", "Pool heater", "The swimming pool heater broke."),
             "session",
             "s1",
             "batch-2",
-            None,
-        )
+        ))
         .unwrap();
     let after_write = recall(&first, "swimming pool heater");
     assert!(titles(&after_write).contains(&"Pool heater".to_owned()));
 
     // A closure through the other handle.
     second
-        .close_record(&new_id, "wrong heater", "retract", &[])
+        .close_record(&CloseRecord::new(&new_id, "retract", "wrong heater"))
         .unwrap();
     let after_close = recall(&first, "swimming pool heater");
     assert!(
@@ -130,7 +126,7 @@ fn a_write_through_a_second_handle_is_seen_by_the_next_recall() {
         .map(|h| h.record_id.clone())
         .unwrap();
     second
-        .bind(&lunch_id, &BindArgs::new("session", "s1", "hidden"))
+        .bind(&Bind::new(&lunch_id, "session", "s1", "hidden"))
         .unwrap();
     let after_bind = recall(&first, "soup lunch");
     assert!(
@@ -141,19 +137,14 @@ fn a_write_through_a_second_handle_is_seen_by_the_next_recall() {
 
     // Use committed through the other handle reaches the warm system's counts.
     let used = second
-        .reconstruct(
-            &Stimulus::new("database pool"),
-            S1,
-            &RecallBudget::default(),
-            View::Shelf,
-            None,
-            true,
-            Some("t-use"),
-        )
+        .reconstruct(&Reconstruct {
+            trace_id: Some("t-use".into()),
+            ..Reconstruct::new(Stimulus::new("database pool"), S1)
+        })
         .unwrap();
     let top = used.handles[0].record_id.clone();
     second
-        .commit_selection("t-use", std::slice::from_ref(&top), None)
+        .commit_selection(&CommitSelection::new("t-use", std::slice::from_ref(&top)))
         .unwrap();
     // Every one of these reads equals a fresh system's on the same home.
     let fresh = open(&path);
@@ -179,19 +170,17 @@ fn a_warm_system_answers_exactly_as_a_fresh_one() {
             // Journaled recalls and use move the seq between reads.
             let tid = format!("r{round}-{i}");
             let r = warm
-                .reconstruct(
-                    &Stimulus::new(cue),
-                    S1,
-                    &RecallBudget::default(),
-                    View::Shelf,
-                    None,
-                    true,
-                    Some(&tid),
-                )
+                .reconstruct(&Reconstruct {
+                    trace_id: Some(tid.to_string()),
+                    ..Reconstruct::new(Stimulus::new(cue), S1)
+                })
                 .unwrap();
             if let Some(h) = r.handles.first() {
-                warm.commit_selection(&tid, std::slice::from_ref(&h.record_id), None)
-                    .unwrap();
+                warm.commit_selection(&CommitSelection::new(
+                    &tid,
+                    std::slice::from_ref(&h.record_id),
+                ))
+                .unwrap();
             }
             let fresh = open(&path);
             assert_eq!(
@@ -204,27 +193,23 @@ fn a_warm_system_answers_exactly_as_a_fresh_one() {
     // An anchored re-read on the warm system reproduces the earlier result.
     let seq = warm.current_seq().unwrap();
     let anchored = |s: &MemorySystem| {
-        s.reconstruct(
-            &Stimulus::new("database pool").with_as_of(seq),
-            S1,
-            &RecallBudget::default(),
-            View::WorkingSet,
-            None,
-            false,
-            Some("t-anchor"),
-        )
+        s.reconstruct(&Reconstruct {
+            view: View::WorkingSet,
+            journal: false,
+            trace_id: Some("t-anchor".into()),
+            ..Reconstruct::new(Stimulus::new("database pool").with_as_of(seq), S1)
+        })
         .unwrap()
     };
     // (A journaled read moves the seq past the anchor.)
     recall_journaled(&warm, "restart");
     let before = anchored(&warm);
-    warm.remember(
-        &R::new("episode", "Pool again", "The database pool failed again."),
+    warm.remember(&Remember::new(
+        R::new("episode", "Pool again", "The database pool failed again."),
         "session",
         "s1",
         "batch-3",
-        None,
-    )
+    ))
     .unwrap();
     let after = anchored(&warm);
     assert_eq!(after.handles, before.handles);
@@ -233,16 +218,8 @@ fn a_warm_system_answers_exactly_as_a_fresh_one() {
 }
 
 fn recall_journaled(s: &MemorySystem, cue: &str) {
-    s.reconstruct(
-        &Stimulus::new(cue),
-        S1,
-        &RecallBudget::default(),
-        View::Shelf,
-        None,
-        true,
-        None,
-    )
-    .unwrap();
+    s.reconstruct(&Reconstruct::new(Stimulus::new(cue), S1))
+        .unwrap();
 }
 
 /// A journal that lets "another writer" append a closure in the middle of a
@@ -339,7 +316,7 @@ fn journaled_recalls_leave_the_index_answering_as_a_fresh_system() {
             // A closure through another handle right after a journaled recall.
             let top = recall(&warm, "restart order").handles[0].record_id.clone();
             second
-                .close_record(&top, "retracted", "retract", &[])
+                .close_record(&CloseRecord::new(&top, "retract", "retracted"))
                 .unwrap();
         }
         let fresh = open(&path);
@@ -387,8 +364,13 @@ fn keyword_discovery_served_from_the_index_equals_the_stores_discovery() {
                     )
                 })
                 .collect();
-            warm.remember_many(&recs, "session", owner, &format!("{owner}-{b}"), None)
-                .unwrap();
+            warm.remember_many(&RememberMany::new(
+                recs.to_vec(),
+                "session",
+                owner,
+                &format!("{owner}-{b}"),
+            ))
+            .unwrap();
         }
     }
     let budget = RecallBudget {
@@ -396,15 +378,13 @@ fn keyword_discovery_served_from_the_index_equals_the_stores_discovery() {
         ..RecallBudget::default()
     };
     let read = |s: &MemorySystem, cue: &str, owner: &str| {
-        s.reconstruct(
-            &Stimulus::new(cue),
-            &[("session", owner)],
-            &budget,
-            View::WorkingSet,
-            None,
-            false,
-            Some("t-kd"),
-        )
+        s.reconstruct(&Reconstruct {
+            budget: budget.clone(),
+            view: View::WorkingSet,
+            journal: false,
+            trace_id: Some("t-kd".into()),
+            ..Reconstruct::new(Stimulus::new(cue), &[("session", owner)])
+        })
         .unwrap()
     };
     read(&warm, "pool", "s1");
@@ -426,13 +406,12 @@ fn keyword_discovery_served_from_the_index_equals_the_stores_discovery() {
     }
     // A row formed through another handle is discovered by the warm system.
     open_discovery(&path)
-        .remember(
-            &R::new("episode", "Zither", "The zither lesson."),
+        .remember(&Remember::new(
+            R::new("episode", "Zither", "The zither lesson."),
             "session",
             "s1",
             "late",
-            None,
-        )
+        ))
         .unwrap();
     let r = read(&warm, "zither", "s1");
     assert!(

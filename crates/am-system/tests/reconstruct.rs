@@ -7,9 +7,13 @@
 mod common;
 
 use am_journal::{EventFilter, MemoryEvent, TraceFilter};
+use am_system::verbs::{
+    Activation, Bind, CloseAssertions, CloseRecord, CommitSelection, Reconstruct, Reinforce,
+    Remember, RememberMany,
+};
 use am_system::{
-    Admission, AttentionConfig, BindArgs, DeliberateAct, MemoryRecordInput as R, RecallBudget,
-    ReconstructionResult, Stimulus, SystemOptions, View, ids,
+    Admission, AttentionConfig, MemoryRecordInput as R, RecallBudget, ReconstructionResult,
+    Stimulus, SystemOptions, View, ids,
 };
 use am_triples::ErrorKind::InvalidInput;
 use am_triples::TextEmbedder;
@@ -43,7 +47,7 @@ impl Sys for EmbeddedStack {
 
 /// Form the standard records in `session`/`s1`; returns the digest assertion ids.
 fn form(s: &impl Sys) -> Vec<String> {
-    let recs = vec![
+    let recs = [
         R::new(
             "episode",
             "Pool outage",
@@ -65,7 +69,7 @@ fn form(s: &impl Sys) -> Vec<String> {
         R::new("value", "Care", "I act with care.").with_attribute("value_class", "core"),
     ];
     s.sys()
-        .remember_many(&recs, "session", "s1", "k", None)
+        .remember_many(&RememberMany::new(recs.to_vec(), "session", "s1", "k"))
         .unwrap();
     (0..recs.len())
         .map(|i| ids::digest_assertion_id("k", i))
@@ -74,7 +78,12 @@ fn form(s: &impl Sys) -> Vec<String> {
 
 fn recall(s: &impl Sys, cue: &str, budget: &RecallBudget, view: View) -> ReconstructionResult {
     s.sys()
-        .reconstruct(&Stimulus::new(cue), S1, budget, view, None, false, None)
+        .reconstruct(&Reconstruct {
+            budget: budget.clone(),
+            view,
+            journal: false,
+            ..Reconstruct::new(Stimulus::new(cue), S1)
+        })
         .unwrap()
 }
 
@@ -95,15 +104,10 @@ fn broad_scopes_require_an_escalation_reason_and_a_refusal_writes_nothing() {
         form(s);
         let before = written(s);
         let ladder = [("session", "s1"), ("global", "")];
-        let r = s.system.reconstruct(
-            &Stimulus::new("pool"),
-            &ladder,
-            &RecallBudget::default(),
-            View::Shelf,
-            Some("  "),
-            true,
-            None,
-        );
+        let r = s.system.reconstruct(&Reconstruct {
+            escalation_reason: Some("  ".into()),
+            ..Reconstruct::new(Stimulus::new("pool"), &ladder)
+        });
         assert_refused(
             s,
             &before,
@@ -113,15 +117,11 @@ fn broad_scopes_require_an_escalation_reason_and_a_refusal_writes_nothing() {
         );
         let ok = s
             .system
-            .reconstruct(
-                &Stimulus::new("pool"),
-                &ladder,
-                &RecallBudget::default(),
-                View::Shelf,
-                Some("cross-session check"),
-                true,
-                Some("t-broad"),
-            )
+            .reconstruct(&Reconstruct {
+                escalation_reason: Some("cross-session check".into()),
+                trace_id: Some("t-broad".into()),
+                ..Reconstruct::new(Stimulus::new("pool"), &ladder)
+            })
             .unwrap();
         let trace = s
             .journal
@@ -146,9 +146,10 @@ fn an_empty_scope_ladder_a_blank_trace_id_and_a_bad_budget_are_refused() {
         let before = written(s);
         let b = RecallBudget::default();
         let st = Stimulus::new("pool");
-        let r = s
-            .system
-            .reconstruct(&st, &[(" ", "x")], &b, View::Shelf, None, true, None);
+        let r = s.system.reconstruct(&Reconstruct {
+            budget: b.clone(),
+            ..Reconstruct::new(st.clone(), &[(" ", "x")])
+        });
         assert_refused(
             s,
             &before,
@@ -156,9 +157,11 @@ fn an_empty_scope_ladder_a_blank_trace_id_and_a_bad_budget_are_refused() {
             InvalidInput,
             &["at least one (scope, owner_id) pair"],
         );
-        let r = s
-            .system
-            .reconstruct(&st, S1, &b, View::Shelf, None, true, Some(" "));
+        let r = s.system.reconstruct(&Reconstruct {
+            budget: b.clone(),
+            trace_id: Some(" ".into()),
+            ..Reconstruct::new(st.clone(), S1)
+        });
         assert_refused(
             s,
             &before,
@@ -170,9 +173,10 @@ fn an_empty_scope_ladder_a_blank_trace_id_and_a_bad_budget_are_refused() {
             self_fraction: 0.95,
             ..RecallBudget::default()
         };
-        let r = s
-            .system
-            .reconstruct(&st, S1, &bad, View::Shelf, None, true, None);
+        let r = s.system.reconstruct(&Reconstruct {
+            budget: bad.clone(),
+            ..Reconstruct::new(st.clone(), S1)
+        });
         assert_refused(s, &before, r, InvalidInput, &["self_fraction", "0.95"]);
     });
 }
@@ -184,15 +188,9 @@ fn an_anchor_outside_zero_to_current_seq_is_an_error() {
         let before = written(s);
         let head = s.system.current_seq().unwrap();
         for bad in [-1, head + 1] {
-            let r = s.system.reconstruct(
-                &Stimulus::new("pool").with_as_of(bad),
-                S1,
-                &RecallBudget::default(),
-                View::Shelf,
-                None,
-                true,
-                None,
-            );
+            let r = s
+                .system
+                .reconstruct(&Reconstruct::new(Stimulus::new("pool").with_as_of(bad), S1));
             assert_refused(
                 s,
                 &before,
@@ -222,15 +220,10 @@ fn journal_true_appends_one_trace_and_one_inert_listed_event_per_handle() {
         let before = s.system.current_seq().unwrap();
         let r = s
             .system
-            .reconstruct(
-                &Stimulus::new("database pool").with_turn_id("turn-9"),
+            .reconstruct(&Reconstruct::new(
+                Stimulus::new("database pool").with_turn_id("turn-9"),
                 S1,
-                &RecallBudget::default(),
-                View::Shelf,
-                None,
-                true,
-                None,
-            )
+            ))
             .unwrap();
         let listed = events(s, "listed");
         assert_eq!(listed.len(), r.handles.len(), "[{}]", s.name);
@@ -255,7 +248,7 @@ fn journal_true_appends_one_trace_and_one_inert_listed_event_per_handle() {
         // Listing is not use: nothing gained activation.
         let act = s
             .system
-            .activation(Some(&aids), "session", "s1", None)
+            .activation(&Activation::new("session", "s1").of(&aids))
             .unwrap();
         assert!(act.iter().all(|(_, a)| a.base_level == 0.0), "[{}]", s.name);
     });
@@ -270,12 +263,20 @@ fn a_supplied_trace_id_makes_a_journaled_read_replay_safe() {
         let b = RecallBudget::default();
         let first = s
             .system
-            .reconstruct(&st, S1, &b, View::Shelf, None, true, Some("t-replay"))
+            .reconstruct(&Reconstruct {
+                budget: b.clone(),
+                trace_id: Some("t-replay".into()),
+                ..Reconstruct::new(st.clone(), S1)
+            })
             .unwrap();
         let after_first = written(s);
         let again = s
             .system
-            .reconstruct(&st, S1, &b, View::Shelf, None, true, Some("t-replay"))
+            .reconstruct(&Reconstruct {
+                budget: b.clone(),
+                trace_id: Some("t-replay".into()),
+                ..Reconstruct::new(st.clone(), S1)
+            })
             .unwrap();
         assert_eq!(written(s), after_first, "[{}] a replay wrote rows", s.name);
         assert_eq!(first, again, "[{}]", s.name);
@@ -294,23 +295,37 @@ fn the_same_as_of_anchor_reproduces_a_result_exactly() {
         let b = RecallBudget::default();
         let first = s
             .system
-            .reconstruct(&st, S1, &b, View::WorkingSet, None, false, Some("t"))
+            .reconstruct(&Reconstruct {
+                budget: b.clone(),
+                view: View::WorkingSet,
+                journal: false,
+                trace_id: Some("t".into()),
+                ..Reconstruct::new(st.clone(), S1)
+            })
             .unwrap();
         assert_eq!(first.as_of_seq, anchor);
         // Later use, pins, bindings and closures change nothing at the anchor.
-        s.system.commit_selection("c1", &aids[2..4], None).unwrap();
         s.system
-            .reinforce(&aids[3], &DeliberateAct::new("pin", "session", "s1"))
+            .commit_selection(&CommitSelection::new("c1", &aids[2..4]))
             .unwrap();
         s.system
-            .bind(&aids[0], &BindArgs::new("session", "s1", "hidden"))
+            .reinforce(&Reinforce::new(&aids[3], "pin", "session", "s1"))
             .unwrap();
         s.system
-            .close_assertions(&aids[1..2], "retract", &[], "wrong")
+            .bind(&Bind::new(&aids[0], "session", "s1", "hidden"))
+            .unwrap();
+        s.system
+            .close_assertions(&CloseAssertions::new(&aids[1..2], "retract", "wrong"))
             .unwrap();
         let again = s
             .system
-            .reconstruct(&st, S1, &b, View::WorkingSet, None, false, Some("t"))
+            .reconstruct(&Reconstruct {
+                budget: b.clone(),
+                view: View::WorkingSet,
+                journal: false,
+                trace_id: Some("t".into()),
+                ..Reconstruct::new(st.clone(), S1)
+            })
             .unwrap();
         assert_eq!(first, again, "[{}]", s.name);
         let now = recall(s, "database pool lunch", &b, View::WorkingSet);
@@ -330,26 +345,20 @@ fn a_record_formed_after_an_explicit_anchor_is_excluded_with_a_note() {
         let anchor = s.system.current_seq().unwrap();
         let later = s
             .system
-            .remember(
-                &R::new("memory", "Pool later", "Another pool outage happened."),
+            .remember(&Remember::new(
+                R::new("memory", "Pool later", "Another pool outage happened."),
                 "session",
                 "s1",
                 "k2",
-                None,
-            )
+            ))
             .unwrap();
         let later_aid = ids::digest_assertion_id("k2", 0);
         let r = s
             .system
-            .reconstruct(
-                &Stimulus::new("pool outage").with_as_of(anchor),
-                S1,
-                &RecallBudget::default(),
-                View::Shelf,
-                None,
-                false,
-                None,
-            )
+            .reconstruct(&Reconstruct {
+                journal: false,
+                ..Reconstruct::new(Stimulus::new("pool outage").with_as_of(anchor), S1)
+            })
             .unwrap();
         assert!(
             !handle_ids(&r).contains(&later_aid.as_str()),
@@ -383,7 +392,7 @@ fn a_hidden_binding_removes_a_record_from_ranked_retrieval_in_that_pair_only() {
             .unwrap()
             .subject;
         s.system
-            .bind(&gid, &BindArgs::new("session", "s1", "hidden"))
+            .bind(&Bind::new(&gid, "session", "s1", "hidden"))
             .unwrap();
         let r = recall(
             s,
@@ -396,7 +405,7 @@ fn a_hidden_binding_removes_a_record_from_ranked_retrieval_in_that_pair_only() {
         assert!(s.system.payload(&aids[0], "digest").is_ok());
         // Hidden in another pair vetoes nothing here.
         s.system
-            .bind(&gid, &BindArgs::new("session", "other", "indexed"))
+            .bind(&Bind::new(&gid, "session", "other", "indexed"))
             .unwrap();
         let r = recall(
             s,
@@ -406,9 +415,9 @@ fn a_hidden_binding_removes_a_record_from_ranked_retrieval_in_that_pair_only() {
         );
         assert!(!handle_ids(&r).contains(&aids[0].as_str()));
         // Rebinding indexed restores it, and the handle shows the folded binding.
-        let mut b = BindArgs::new("session", "s1", "indexed");
+        let mut b = Bind::new(&gid, "session", "s1", "indexed");
         b.prompt_state = "inactive".into();
-        s.system.bind(&gid, &b).unwrap();
+        s.system.bind(&b).unwrap();
         let r = recall(
             s,
             "database pool outage",
@@ -429,7 +438,7 @@ fn a_closed_record_leaves_ranked_retrieval() {
     on_both(|s| {
         let aids = form(s);
         s.system
-            .close_record(&aids[1], "wrong order", "retract", &[])
+            .close_record(&CloseRecord::new(&aids[1], "retract", "wrong order"))
             .unwrap();
         let r = recall(
             s,
@@ -450,8 +459,7 @@ fn relevance_admits_and_activation_only_reorders() {
         for i in 0..4 {
             s.system
                 .reinforce(
-                    &aids[3],
-                    &DeliberateAct::new("pin", "session", "s1")
+                    &Reinforce::new(&aids[3], "pin", "session", "s1")
                         .with_weight(25.0)
                         .with_event_id(&format!("p{i}")),
                 )
@@ -477,10 +485,7 @@ fn relevance_admits_and_activation_only_reorders() {
         // Among matched peers, activation reorders: pin the lesson.
         let before = recall(s, "database pool", &RecallBudget::default(), View::Shelf);
         s.system
-            .reinforce(
-                &aids[0],
-                &DeliberateAct::new("pin", "session", "s1").with_weight(25.0),
-            )
+            .reinforce(&Reinforce::new(&aids[0], "pin", "session", "s1").with_weight(25.0))
             .unwrap();
         let after = recall(s, "database pool", &RecallBudget::default(), View::Shelf);
         // Equal keyword scores: the lesson leads on kind rank until the episode is pinned.
@@ -494,7 +499,7 @@ fn the_best_channel_match_is_seated_first_against_the_full_budget() {
     on_both(|s| {
         let aids = form(s);
         s.system
-            .commit_selection("warm", &aids[2..4], None)
+            .commit_selection(&CommitSelection::new("warm", &aids[2..4]))
             .unwrap();
         // The budget fits exactly one digest; STM reserves a quarter of it.
         let tokens = am_triples::token_estimate("The database pool failed at noon.");
@@ -577,19 +582,14 @@ fn only_stimulus_and_both_admissions_deposit_at_commit() {
     on_both(|s| {
         let aids = form(s);
         s.system
-            .commit_selection("warm", &aids[2..4], None)
+            .commit_selection(&CommitSelection::new("warm", &aids[2..4]))
             .unwrap();
         let r = s
             .system
-            .reconstruct(
-                &Stimulus::new("database pool"),
-                S1,
-                &RecallBudget::default(),
-                View::Shelf,
-                None,
-                true,
-                Some("t-use"),
-            )
+            .reconstruct(&Reconstruct {
+                trace_id: Some("t-use".into()),
+                ..Reconstruct::new(Stimulus::new("database pool"), S1)
+            })
             .unwrap();
         let label = |id: &str| {
             r.handles
@@ -602,7 +602,10 @@ fn only_stimulus_and_both_admissions_deposit_at_commit() {
         let count = |id: &str| s.journal.selected_count(id, None).unwrap();
         let (stim0, stm0) = (count(&aids[0]), count(&aids[2]));
         s.system
-            .commit_selection("t-use", &[aids[0].clone(), aids[2].clone()], None)
+            .commit_selection(&CommitSelection::new(
+                "t-use",
+                &[aids[0].clone(), aids[2].clone()],
+            ))
             .unwrap();
         assert_eq!(count(&aids[0]), stim0 + 1, "[{}] stimulus deposits", s.name);
         assert_eq!(
@@ -619,7 +622,7 @@ fn a_trail_hot_channel_match_is_admitted_as_both() {
     on_both(|s| {
         let aids = form(s);
         s.system
-            .commit_selection("warm", &aids[0..1], None)
+            .commit_selection(&CommitSelection::new("warm", &aids[0..1]))
             .unwrap();
         let r = recall(s, "database pool", &RecallBudget::default(), View::Shelf);
         let h = r.handles.iter().find(|h| h.record_id == aids[0]).unwrap();
@@ -633,15 +636,15 @@ fn a_trail_hot_channel_match_is_admitted_as_both() {
 fn prompt_active_bindings_take_self_seats_that_deposit_nothing() {
     on_both(|s| {
         let aids = form(s);
-        let mut b = BindArgs::new("session", "s1", "indexed");
-        b.prompt_state = "active".into();
         let gid = s
             .system
             .resolve_digest_assertion(&aids[4])
             .unwrap()
             .unwrap()
             .subject;
-        s.system.bind(&gid, &b).unwrap();
+        let mut b = Bind::new(&gid, "session", "s1", "indexed");
+        b.prompt_state = "active".into();
+        s.system.bind(&b).unwrap();
         let off = recall(s, "garden tomatoes", &RecallBudget::default(), View::Shelf);
         assert!(
             off.handles
@@ -654,15 +657,11 @@ fn prompt_active_bindings_take_self_seats_that_deposit_nothing() {
         };
         let r = s
             .system
-            .reconstruct(
-                &Stimulus::new("garden tomatoes"),
-                S1,
-                &budget,
-                View::Shelf,
-                None,
-                true,
-                Some("t-self"),
-            )
+            .reconstruct(&Reconstruct {
+                budget: budget.clone(),
+                trace_id: Some("t-self".into()),
+                ..Reconstruct::new(Stimulus::new("garden tomatoes"), S1)
+            })
             .unwrap();
         assert_eq!(
             r.handles[0].record_id, aids[4],
@@ -673,7 +672,7 @@ fn prompt_active_bindings_take_self_seats_that_deposit_nothing() {
         assert_eq!(r.handles[0].binding, "indexed+active");
         assert_eq!(r.budget_spent["self_handles"], 1);
         s.system
-            .commit_selection("t-self", &aids[4..5], None)
+            .commit_selection(&CommitSelection::new("t-self", &aids[4..5]))
             .unwrap();
         assert_eq!(
             s.journal.selected_count(&aids[4], None).unwrap(),
@@ -689,7 +688,10 @@ fn the_working_set_view_carries_walked_edges_and_the_shelf_view_none() {
     on_both(|s| {
         let aids = form(s);
         s.system
-            .commit_selection("warm", &[aids[0].clone(), aids[3].clone()], None)
+            .commit_selection(&CommitSelection::new(
+                "warm",
+                &[aids[0].clone(), aids[3].clone()],
+            ))
             .unwrap();
         let ws = recall(
             s,
@@ -802,15 +804,10 @@ fn exact_patterns_score_one_and_order_first() {
         let st = Stimulus::new("database pool").with_pattern(p);
         let r = s
             .system
-            .reconstruct(
-                &st,
-                S1,
-                &RecallBudget::default(),
-                View::Shelf,
-                None,
-                false,
-                None,
-            )
+            .reconstruct(&Reconstruct {
+                journal: false,
+                ..Reconstruct::new(st.clone(), S1)
+            })
             .unwrap();
         assert_eq!(r.handles[0].record_id, aids[2], "[{}]", s.name);
         assert_eq!(r.handles[0].relevance.get("exact"), Some(&1.0));
@@ -823,20 +820,15 @@ fn the_participants_channel_scores_shared_over_wanted() {
         let mut rec = R::new("memory", "Walk", "A long walk by the river.");
         rec.participants = vec!["person:ada".into(), "person:bo".into()];
         s.system
-            .remember(&rec, "session", "s1", "kp", None)
+            .remember(&Remember::new(rec.clone(), "session", "s1", "kp"))
             .unwrap();
         let st = Stimulus::new("river").with_participants(&["person:ada", "person:cy"]);
         let r = s
             .system
-            .reconstruct(
-                &st,
-                S1,
-                &RecallBudget::default(),
-                View::Shelf,
-                None,
-                false,
-                None,
-            )
+            .reconstruct(&Reconstruct {
+                journal: false,
+                ..Reconstruct::new(st.clone(), S1)
+            })
             .unwrap();
         assert_eq!(
             r.handles[0].relevance.get("participants"),
@@ -933,15 +925,10 @@ fn a_vector_channel_failure_degrades_to_a_fallback_warning() {
         st.embedding = Some(vec![0.5; 3]);
         let r = s
             .sys()
-            .reconstruct(
-                &st,
-                S1,
-                &RecallBudget::default(),
-                View::Shelf,
-                None,
-                false,
-                None,
-            )
+            .reconstruct(&Reconstruct {
+                journal: false,
+                ..Reconstruct::new(st.clone(), S1)
+            })
             .unwrap();
         assert!(
             r.warnings
@@ -966,10 +953,14 @@ fn the_activation_fold_reads_only_its_bounded_window() {
         },
         |s| {
             let aids = form(s);
-            s.system.commit_selection("old", &aids[3..4], None).unwrap();
-            s.system.commit_selection("new", &aids[2..3], None).unwrap();
             s.system
-                .commit_selection("newer", &aids[0..1], None)
+                .commit_selection(&CommitSelection::new("old", &aids[3..4]))
+                .unwrap();
+            s.system
+                .commit_selection(&CommitSelection::new("new", &aids[2..3]))
+                .unwrap();
+            s.system
+                .commit_selection(&CommitSelection::new("newer", &aids[0..1]))
                 .unwrap();
             let r = recall(
                 s,
@@ -993,9 +984,11 @@ fn the_activation_fold_reads_only_its_bounded_window() {
 fn both_stacks_give_identical_results() {
     let run = |s: &Stack| {
         let aids = form(s);
-        s.system.commit_selection("c", &aids[0..3], None).unwrap();
         s.system
-            .reinforce(&aids[3], &DeliberateAct::new("pin", "session", "s1"))
+            .commit_selection(&CommitSelection::new("c", &aids[0..3]))
+            .unwrap();
+        s.system
+            .reinforce(&Reinforce::new(&aids[3], "pin", "session", "s1"))
             .unwrap();
         let mut out = Vec::new();
         for (cue, view) in [
@@ -1005,15 +998,11 @@ fn both_stacks_give_identical_results() {
         ] {
             out.push(
                 s.system
-                    .reconstruct(
-                        &Stimulus::new(cue),
-                        S1,
-                        &RecallBudget::default(),
+                    .reconstruct(&Reconstruct {
                         view,
-                        None,
-                        true,
-                        Some(cue),
-                    )
+                        trace_id: Some(cue.into()),
+                        ..Reconstruct::new(Stimulus::new(cue), S1)
+                    })
                     .unwrap()
                     .to_dict()
                     .to_string()
@@ -1041,13 +1030,12 @@ fn keyword_discovery_finds_matches_outside_the_recent_window_where_the_store_has
     };
     on_both_with(opts, |s| {
         s.system
-            .remember(
-                &R::new("memory", "Old", "The zeppelin hangar flooded."),
+            .remember(&Remember::new(
+                R::new("memory", "Old", "The zeppelin hangar flooded."),
                 "session",
                 "s1",
                 "old",
-                None,
-            )
+            ))
             .unwrap();
         let newer: Vec<R> = (0..6)
             .map(|i| {
@@ -1059,7 +1047,7 @@ fn keyword_discovery_finds_matches_outside_the_recent_window_where_the_store_has
             })
             .collect();
         s.system
-            .remember_many(&newer, "session", "s1", "new", None)
+            .remember_many(&RememberMany::new(newer.to_vec(), "session", "s1", "new"))
             .unwrap();
         let old = ids::digest_assertion_id("old", 0);
         let b = RecallBudget {
@@ -1100,7 +1088,9 @@ fn the_ablation_arms_are_read_side_and_labelled_on_every_result() {
     };
     on_both_with(arm(am_system::Ablation::Recency), |s| {
         let aids = form(s);
-        s.system.commit_selection("c", &aids[2..3], None).unwrap();
+        s.system
+            .commit_selection(&CommitSelection::new("c", &aids[2..3]))
+            .unwrap();
         let r = recall(
             s,
             "database pool",
@@ -1125,7 +1115,9 @@ fn the_ablation_arms_are_read_side_and_labelled_on_every_result() {
     });
     on_both_with(arm(am_system::Ablation::RecencyEmbedding), |s| {
         let aids = form(s);
-        s.system.commit_selection("c", &aids[2..3], None).unwrap();
+        s.system
+            .commit_selection(&CommitSelection::new("c", &aids[2..3]))
+            .unwrap();
         let r = recall(
             s,
             "database pool",

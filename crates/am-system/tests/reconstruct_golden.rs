@@ -12,6 +12,7 @@
 
 mod common;
 
+use am_system::verbs::{CommitSelection, Reconstruct};
 use am_system::{RecallBudget, Stimulus, View};
 use am_triples::TripleAssertion;
 use common::{Stack, on_both_with};
@@ -44,7 +45,10 @@ fn golden_read(s: &Stack) -> Value {
         ])
         .unwrap();
     s.system
-        .commit_selection("t-golden-warm", &["g-hot".into(), "g-report".into()], None)
+        .commit_selection(&CommitSelection::new(
+            "t-golden-warm",
+            &["g-hot", "g-report"],
+        ))
         .unwrap();
     let seq = s.system.current_seq().unwrap();
     let budget = RecallBudget {
@@ -55,15 +59,16 @@ fn golden_read(s: &Stack) -> Value {
     };
     let r = s
         .system
-        .reconstruct(
-            &Stimulus::new("fusion energy report").with_as_of(seq),
-            &[("session", "s1")],
-            &budget,
-            View::WorkingSet,
-            None,
-            false,
-            Some("t-golden-read"),
-        )
+        .reconstruct(&Reconstruct {
+            budget: budget.clone(),
+            view: View::WorkingSet,
+            journal: false,
+            trace_id: Some("t-golden-read".into()),
+            ..Reconstruct::new(
+                Stimulus::new("fusion energy report").with_as_of(seq),
+                &[("session", "s1")],
+            )
+        })
         .unwrap();
     r.to_dict()
 }

@@ -21,10 +21,8 @@
 mod common;
 
 use am_journal::{EventFilter, TraceFilter};
-use am_system::{
-    BindArgs, DeliberateAct, MemoryRecordInput as R, RecallBudget, ReconstructionResult, Stimulus,
-    View,
-};
+use am_system::verbs::{Bind, CloseRecord, CommitSelection, Reconstruct, Reinforce, RememberMany};
+use am_system::{MemoryRecordInput as R, RecallBudget, ReconstructionResult, Stimulus, View};
 use common::{Stack, on_both};
 use serde_json::{Map, Value, json};
 use std::process::Command;
@@ -77,15 +75,14 @@ impl Session<'_> {
     ) -> ReconstructionResult {
         let sys = self.other.as_ref().unwrap_or(&self.s.system);
         let r = sys
-            .reconstruct(
-                &stimulus,
-                scopes,
-                &budget,
+            .reconstruct(&Reconstruct {
+                budget: budget.clone(),
                 view,
-                reason,
+                escalation_reason: reason.map(str::to_owned),
                 journal,
-                Some(name),
-            )
+                trace_id: Some(name.into()),
+                ..Reconstruct::new(stimulus.clone(), scopes)
+            })
             .unwrap_or_else(|e| panic!("[{}] recall {name}: {e}", self.s.name));
         let mut row = Map::new();
         row.insert("name".into(), json!(name));
@@ -156,34 +153,37 @@ fn rust_session(s: &Stack) -> Value {
     outage.keywords = strs(&["pool", "outage"]);
     outage.participants = strs(&["person:ada"]);
     let ids = sys
-        .remember_many(
-            &[
-                outage,
-                R::new(
-                    "lesson",
-                    "Restart order",
-                    "Restart the database pool before the application servers.",
-                )
-                .with_edge("derived_from", "local:0"),
-                R::new(
-                    "decision",
-                    "Pool size",
-                    "We decided to raise the pool size to forty connections.",
-                ),
-                R::new("value", "Care", "I act with care.").with_attribute("value_class", "core"),
-                lunch,
-                R::new("trait", "Curious", "I am curious about systems."),
-                R::new("memory", "Lunch again", "Ada had soup for lunch."),
-            ],
-            "session",
-            "s1",
-            "k1",
-            Some("turn-1"),
-        )
+        .remember_many(&RememberMany {
+            turn_id: Some("turn-1".into()),
+            ..RememberMany::new(
+                vec![
+                    outage,
+                    R::new(
+                        "lesson",
+                        "Restart order",
+                        "Restart the database pool before the application servers.",
+                    )
+                    .with_edge("derived_from", "local:0"),
+                    R::new(
+                        "decision",
+                        "Pool size",
+                        "We decided to raise the pool size to forty connections.",
+                    ),
+                    R::new("value", "Care", "I act with care.")
+                        .with_attribute("value_class", "core"),
+                    lunch,
+                    R::new("trait", "Curious", "I am curious about systems."),
+                    R::new("memory", "Lunch again", "Ada had soup for lunch."),
+                ],
+                "session",
+                "s1",
+                "k1",
+            )
+        })
         .unwrap();
     let gids = sys
-        .remember_many(
-            &[R::new(
+        .remember_many(&RememberMany::new(
+            vec![R::new(
                 "memory",
                 "Office",
                 "The office pool table is broken.",
@@ -191,8 +191,7 @@ fn rust_session(s: &Stack) -> Value {
             "global",
             "",
             "k2",
-            None,
-        )
+        ))
         .unwrap();
     let s1: &[(&str, &str)] = &[("session", "s1")];
     let ladder: &[(&str, &str)] = &[("session", "s1"), ("global", "")];
@@ -212,7 +211,8 @@ fn rust_session(s: &Stack) -> Value {
         None,
         true,
     );
-    sys.commit_selection("t1", &ids_of(&r1, 2), None).unwrap();
+    sys.commit_selection(&CommitSelection::new("t1", &ids_of(&r1, 2)))
+        .unwrap();
     let r2 = ss.recall(
         "t2",
         Stimulus::new("pool restart").with_participants(&["person:ada"]),
@@ -222,15 +222,16 @@ fn rust_session(s: &Stack) -> Value {
         None,
         true,
     );
-    sys.commit_selection("t2", &ids_of(&r2, 3), None).unwrap();
-    sys.reinforce(&ids[4], &DeliberateAct::new("matters", "session", "s1"))
+    sys.commit_selection(&CommitSelection::new("t2", &ids_of(&r2, 3)))
         .unwrap();
-    sys.bind(&ids[2], &BindArgs::new("session", "s1", "hidden"))
+    sys.reinforce(&Reinforce::new(&ids[4], "matters", "session", "s1"))
+        .unwrap();
+    sys.bind(&Bind::new(&ids[2], "session", "s1", "hidden"))
         .unwrap();
     for i in [3, 5] {
-        let mut b = BindArgs::new("session", "s1", "indexed");
+        let mut b = Bind::new(&ids[i], "session", "s1", "indexed");
         b.prompt_state = "active".into();
-        sys.bind(&ids[i], &b).unwrap();
+        sys.bind(&b).unwrap();
     }
     ss.recall(
         "t3",
@@ -244,7 +245,7 @@ fn rust_session(s: &Stack) -> Value {
         Some("cross-session check"),
         true,
     );
-    sys.close_record(&ids[1], "wrong order", "retract", &[])
+    sys.close_record(&CloseRecord::new(&ids[1], "retract", "wrong order"))
         .unwrap();
     let r4 = ss.recall(
         "t4",
@@ -259,8 +260,8 @@ fn rust_session(s: &Stack) -> Value {
         true,
     );
     let later = sys
-        .remember_many(
-            &[R::new(
+        .remember_many(&RememberMany::new(
+            vec![R::new(
                 "memory",
                 "Later outage",
                 "Another pool outage happened later.",
@@ -268,8 +269,7 @@ fn rust_session(s: &Stack) -> Value {
             "session",
             "s1",
             "k3",
-            None,
-        )
+        ))
         .unwrap();
     ss.recall(
         "t5",

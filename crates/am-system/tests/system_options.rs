@@ -5,6 +5,7 @@
 mod common;
 
 use am_journal::InMemoryJournal;
+use am_system::verbs::{CommitSelection, Remember};
 use am_system::{Ablation, AttentionConfig, MemoryRecordInput, MemorySystem, SystemOptions};
 use am_triples::{ErrorKind, InMemoryTripleStore, TripleAssertion, TripleQuery};
 use common::{on_both, on_both_with};
@@ -91,17 +92,19 @@ fn the_injected_clock_stamps_formation_and_commits() {
         |s| {
             let gid = s
                 .system
-                .remember(
-                    &MemoryRecordInput::new("memory", "T", "D."),
+                .remember(&Remember::new(
+                    MemoryRecordInput::new("memory", "T", "D."),
                     "session",
                     "s1",
                     "k",
-                    None,
-                )
+                ))
                 .unwrap();
             let d = s.system.resolve_digest_assertion(&gid).unwrap().unwrap();
             assert_eq!(d.observed_at, "2030-01-02T03:04:05.000000+00:00");
-            let snap = s.system.commit_selection("t", &[gid], None).unwrap();
+            let snap = s
+                .system
+                .commit_selection(&CommitSelection::new("t", &[gid]))
+                .unwrap();
             assert_eq!(snap.observed_at, "2030-01-02T03:04:05.000000+00:00");
         },
     );
@@ -112,13 +115,12 @@ fn formation_fallback_notes_are_drained_through_take_warnings() {
     on_both(|s| {
         let _ = s.system.take_warnings();
         s.system
-            .remember(
-                &MemoryRecordInput::new("lesson", "T", "D.").with_attribute("applies_when", "дом"),
+            .remember(&Remember::new(
+                MemoryRecordInput::new("lesson", "T", "D.").with_attribute("applies_when", "дом"),
                 "session",
                 "s1",
                 "k",
-                None,
-            )
+            ))
             .unwrap();
         let w = s.system.take_warnings();
         assert!(
@@ -154,13 +156,12 @@ fn layer_one_passthroughs_reach_the_store_and_the_journal() {
         assert_eq!(s.system.resolve_assertion_id(&ids[0]).unwrap(), ids[0]);
         assert_eq!(s.system.current_seq().unwrap(), 0);
         s.system
-            .remember(
-                &MemoryRecordInput::new("memory", "T", "D."),
+            .remember(&Remember::new(
+                MemoryRecordInput::new("memory", "T", "D."),
                 "session",
                 "s1",
                 "k",
-                None,
-            )
+            ))
             .unwrap();
         assert_eq!(s.system.current_seq().unwrap(), 1);
         assert_eq!(s.system.seq_at("2100-01-01T00:00:00Z").unwrap(), 1);
@@ -175,8 +176,8 @@ fn payload_of_a_diary_projection_carries_its_entry_id() {
     on_both(|s| {
         let gid = s
             .system
-            .remember(
-                &MemoryRecordInput::new("diary", "Day", "A summary of the day.")
+            .remember(&Remember::new(
+                MemoryRecordInput::new("diary", "Day", "A summary of the day.")
                     .with_provenance("source", "diary-projection")
                     .with_attribute("entry_id", "entry-7")
                     .with_attribute(
@@ -186,8 +187,7 @@ fn payload_of_a_diary_projection_carries_its_entry_id() {
                 "self",
                 "e1",
                 "k",
-                None,
-            )
+            ))
             .unwrap();
         let p = s.system.payload(&gid, "digest").unwrap();
         assert_eq!(p["entry_id"], json!("entry-7"));

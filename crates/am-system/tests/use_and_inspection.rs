@@ -7,7 +7,11 @@
 mod common;
 
 use am_journal::{BindingFilter, ClosureFilter, EventFilter, MemoryEvent, ReconstructionTrace};
-use am_system::{AttentionConfig, BindArgs, DeliberateAct, MemoryRecordInput, SystemOptions, ids};
+use am_system::verbs::{
+    Activation, Attenuate, Bind, CloseAssertions, CloseRecord, CommitSelection, Refocus, Reinforce,
+    Remember, RememberMany,
+};
+use am_system::{AttentionConfig, MemoryRecordInput, SystemOptions, ids};
 use am_triples::ErrorKind::{InvalidInput, NotFound, Unsupported};
 use common::{Stack, assert_refused, on_both, on_both_with, written};
 use serde_json::json;
@@ -21,7 +25,7 @@ fn form(s: &Stack, n: usize, key: &str) -> (Vec<String>, Vec<String>) {
         .collect();
     let gids = s
         .system
-        .remember_many(&recs, "session", "s1", key, None)
+        .remember_many(&RememberMany::new(recs.to_vec(), "session", "s1", key))
         .unwrap();
     let aids = (0..n).map(|i| ids::digest_assertion_id(key, i)).collect();
     (gids, aids)
@@ -43,7 +47,13 @@ fn strings(v: &[&str]) -> Vec<String> {
 fn commit_deposits_one_selected_per_used_record_and_co_selected_for_every_pair() {
     on_both(|s| {
         let (_, aids) = form(s, 3, "k");
-        let snap = s.system.commit_selection("t1", &aids, Some(120)).unwrap();
+        let snap = s
+            .system
+            .commit_selection(&CommitSelection {
+                prompt_token_estimate: Some(120),
+                ..CommitSelection::new("t1", &aids)
+            })
+            .unwrap();
         let events = stream_events(s);
         let selected: Vec<&str> = events
             .iter()
@@ -85,14 +95,23 @@ fn commit_deposits_one_selected_per_used_record_and_co_selected_for_every_pair()
 fn commit_is_idempotent_by_trace_id_and_returns_the_original_snapshot() {
     on_both(|s| {
         let (gids, aids) = form(s, 2, "k");
-        let first = s.system.commit_selection("t1", &aids, None).unwrap();
+        let first = s
+            .system
+            .commit_selection(&CommitSelection::new("t1", &aids))
+            .unwrap();
         let before = written(s);
         // Graph ids resolve to the same digest ids: a replay in the other namespace.
-        let again = s.system.commit_selection("t1", &gids, None).unwrap();
+        let again = s
+            .system
+            .commit_selection(&CommitSelection::new("t1", &gids))
+            .unwrap();
         assert_eq!(again, first, "[{}]", s.name);
         assert_eq!(written(s), before);
         let _ = s.system.take_warnings();
-        let different = s.system.commit_selection("t1", &aids[..1], None).unwrap();
+        let different = s
+            .system
+            .commit_selection(&CommitSelection::new("t1", &aids[..1]))
+            .unwrap();
         assert_eq!(different, first);
         assert_eq!(written(s), before);
         assert!(
@@ -113,7 +132,10 @@ fn only_stimulus_both_and_unlabelled_admissions_deposit() {
             trace.admissions.insert(id.clone(), json!(label));
         }
         s.journal.append_trace(&trace).unwrap();
-        let snap = s.system.commit_selection("t-adm", &aids, None).unwrap();
+        let snap = s
+            .system
+            .commit_selection(&CommitSelection::new("t-adm", &aids))
+            .unwrap();
         let events = stream_events(s);
         let selected: Vec<String> = events.iter().filter_map(|e| e.record_id.clone()).collect();
         assert_eq!(selected, aids[2..].to_vec(), "[{}]", s.name);
@@ -150,7 +172,9 @@ fn stm_rehearsal_weight_deposits_weighted_selected_events_without_pairs() {
             trace.admissions.insert(aids[0].clone(), json!("stm"));
             trace.admissions.insert(aids[1].clone(), json!("stm"));
             s.journal.append_trace(&trace).unwrap();
-            s.system.commit_selection("t", &aids, None).unwrap();
+            s.system
+                .commit_selection(&CommitSelection::new("t", &aids))
+                .unwrap();
             let events = stream_events(s);
             assert_eq!(events.len(), 2);
             assert!(
@@ -167,8 +191,8 @@ fn a_recorded_edge_between_used_records_deposits_its_hop_pairs() {
     on_both(|s| {
         let gids = s
             .system
-            .remember_many(
-                &[
+            .remember_many(&RememberMany::new(
+                vec![
                     MemoryRecordInput::new("episode", "A", "Alpha."),
                     MemoryRecordInput::new("lesson", "B", "Beta.")
                         .with_edge("derived_from", "local:0"),
@@ -176,8 +200,7 @@ fn a_recorded_edge_between_used_records_deposits_its_hop_pairs() {
                 "session",
                 "s1",
                 "k",
-                None,
-            )
+            ))
             .unwrap();
         let edge_id = ids::edge_assertion_id("k", 1, "derived_from", &gids[0]);
         let (a, b) = (
@@ -185,7 +208,7 @@ fn a_recorded_edge_between_used_records_deposits_its_hop_pairs() {
             ids::digest_assertion_id("k", 1),
         );
         s.system
-            .commit_selection("t", &[b.clone(), a.clone()], None)
+            .commit_selection(&CommitSelection::new("t", &[b.clone(), a.clone()]))
             .unwrap();
         let pairs: Vec<(String, String)> = stream_events(s)
             .into_iter()
@@ -217,8 +240,10 @@ fn an_unknown_id_is_refused_naming_both_namespaces_and_writes_nothing() {
         assert_refused(
             s,
             &before,
-            s.system
-                .commit_selection("t", &[aids[0].clone(), bogus[0].clone()], None),
+            s.system.commit_selection(&CommitSelection::new(
+                "t",
+                &[aids[0].clone(), bogus[0].clone()],
+            )),
             NotFound,
             &both,
         );
@@ -226,7 +251,7 @@ fn an_unknown_id_is_refused_naming_both_namespaces_and_writes_nothing() {
             s,
             &before,
             s.system
-                .reinforce("nope", &DeliberateAct::new("r", "session", "s1")),
+                .reinforce(&Reinforce::new("nope", "r", "session", "s1")),
             NotFound,
             &both,
         );
@@ -234,14 +259,15 @@ fn an_unknown_id_is_refused_naming_both_namespaces_and_writes_nothing() {
             s,
             &before,
             s.system
-                .attenuate("nope", &DeliberateAct::new("r", "session", "s1")),
+                .attenuate(&Attenuate::new("nope", "r", "session", "s1")),
             NotFound,
             &both,
         );
         assert_refused(
             s,
             &before,
-            s.system.activation(Some(&bogus), "session", "s1", None),
+            s.system
+                .activation(&Activation::new("session", "s1").of(&bogus)),
             NotFound,
             &both,
         );
@@ -262,22 +288,23 @@ fn an_unknown_id_is_refused_naming_both_namespaces_and_writes_nothing() {
         assert_refused(
             s,
             &before,
+            s.system.bind(&Bind::new("nope", "session", "s1", "hidden")),
+            NotFound,
+            &both,
+        );
+        assert_refused(
+            s,
+            &before,
             s.system
-                .bind("nope", &BindArgs::new("session", "s1", "hidden")),
+                .close_assertions(&CloseAssertions::new(&bogus, "retract", "wrong")),
             NotFound,
             &both,
         );
         assert_refused(
             s,
             &before,
-            s.system.close_assertions(&bogus, "retract", &[], "wrong"),
-            NotFound,
-            &both,
-        );
-        assert_refused(
-            s,
-            &before,
-            s.system.close_record("nope", "wrong", "retract", &[]),
+            s.system
+                .close_record(&CloseRecord::new("nope", "retract", "wrong")),
             NotFound,
             &both,
         );
@@ -292,14 +319,15 @@ fn an_empty_commit_or_trace_id_is_refused_and_writes_nothing() {
         assert_refused(
             s,
             &before,
-            s.system.commit_selection(" ", &aids, None),
+            s.system.commit_selection(&CommitSelection::new(" ", &aids)),
             InvalidInput,
             &["trace_id"],
         );
         assert_refused(
             s,
             &before,
-            s.system.commit_selection("t", &strings(&[" "]), None),
+            s.system
+                .commit_selection(&CommitSelection::new("t", &strings(&[" "]))),
             InvalidInput,
             &["used_record_id"],
         );
@@ -311,25 +339,26 @@ fn deliberate_acts_require_a_reason_and_write_nothing_without_one() {
     on_both(|s| {
         let (_, aids) = form(s, 1, "k");
         let before = written(s);
-        let no_reason = DeliberateAct::new("  ", "session", "s1");
+        let no_reason = Reinforce::new(&aids[0], "  ", "session", "s1");
+        let no_reason_refocus = Refocus::new("  ", "session", "s1");
         assert_refused(
             s,
             &before,
-            s.system.reinforce(&aids[0], &no_reason),
+            s.system.reinforce(&no_reason),
             InvalidInput,
             &["reason"],
         );
         assert_refused(
             s,
             &before,
-            s.system.attenuate(&aids[0], &no_reason),
+            s.system.attenuate(&no_reason),
             InvalidInput,
             &["reason"],
         );
         assert_refused(
             s,
             &before,
-            s.system.refocus(&no_reason),
+            s.system.refocus(&no_reason_refocus),
             InvalidInput,
             &["reason"],
         );
@@ -341,16 +370,10 @@ fn deliberate_weights_clamp_to_1_through_25() {
     on_both(|s| {
         let (gids, _) = form(s, 1, "k");
         s.system
-            .reinforce(
-                &gids[0],
-                &DeliberateAct::new("matters", "session", "s1").with_weight(100.0),
-            )
+            .reinforce(&Reinforce::new(&gids[0], "matters", "session", "s1").with_weight(100.0))
             .unwrap();
         s.system
-            .attenuate(
-                &gids[0],
-                &DeliberateAct::new("noise", "session", "s1").with_weight(0.2),
-            )
+            .attenuate(&Attenuate::new(&gids[0], "noise", "session", "s1").with_weight(0.2))
             .unwrap();
         let weights: Vec<f64> = stream_events(s).iter().map(|e| e.weight).collect();
         assert_eq!(weights, [25.0, 1.0], "[{}]", s.name);
@@ -361,11 +384,11 @@ fn deliberate_weights_clamp_to_1_through_25() {
 fn a_supplied_event_id_makes_a_deliberate_act_replay_a_no_op() {
     on_both(|s| {
         let (gids, _) = form(s, 1, "k");
-        let act = DeliberateAct::new("matters", "session", "s1").with_event_id("pin-1");
-        assert_eq!(s.system.reinforce(&gids[0], &act).unwrap(), "pin-1");
+        let act = Reinforce::new(&gids[0], "matters", "session", "s1").with_event_id("pin-1");
+        assert_eq!(s.system.reinforce(&act).unwrap(), "pin-1");
         let before = written(s);
-        assert_eq!(s.system.reinforce(&gids[0], &act).unwrap(), "pin-1");
-        let refocus = DeliberateAct::new("new topic", "session", "s1").with_event_id("rf-1");
+        assert_eq!(s.system.reinforce(&act).unwrap(), "pin-1");
+        let refocus = Refocus::new("new topic", "session", "s1").with_event_id("rf-1");
         assert_eq!(s.system.refocus(&refocus).unwrap(), "rf-1");
         let after_refocus = written(s);
         assert_eq!(after_refocus.seq_delta(&before), 1);
@@ -379,19 +402,27 @@ fn activation_folds_the_window_and_anchors_at_a_seq() {
     on_both(|s| {
         let (gids, aids) = form(s, 2, "k");
         let anchor = s.system.current_seq().unwrap();
-        s.system.commit_selection("t1", &aids[..1], None).unwrap();
+        s.system
+            .commit_selection(&CommitSelection::new("t1", &aids[..1]))
+            .unwrap();
         let now = s
             .system
-            .activation(Some(&gids), "session", "s1", None)
+            .activation(&Activation::new("session", "s1").of(&gids))
             .unwrap();
         assert_eq!(now.get(&gids[0]).unwrap().base_level, 8.0, "[{}]", s.name);
         assert_eq!(now.get(&gids[1]).unwrap().base_level, 0.0);
         let then = s
             .system
-            .activation(Some(&gids), "session", "s1", Some(anchor))
+            .activation(&Activation {
+                at_seq: Some(anchor),
+                ..Activation::new("session", "s1").of(&gids)
+            })
             .unwrap();
         assert_eq!(then.get(&gids[0]).unwrap().base_level, 0.0);
-        let all = s.system.activation(None, "session", "s1", None).unwrap();
+        let all = s
+            .system
+            .activation(&Activation::new("session", "s1"))
+            .unwrap();
         assert_eq!(
             all.iter().map(|(k, _)| k.to_owned()).collect::<Vec<_>>(),
             [aids[0].clone()]
@@ -401,7 +432,10 @@ fn activation_folds_the_window_and_anchors_at_a_seq() {
         assert_refused(
             s,
             &before,
-            s.system.activation(None, "session", "s1", Some(past_head)),
+            s.system.activation(&Activation {
+                at_seq: Some(past_head),
+                ..Activation::new("session", "s1")
+            }),
             InvalidInput,
             &[],
         );
@@ -422,17 +456,17 @@ fn the_global_count_never_windows_while_activation_does() {
             let (_, aids) = form(s, 2, "k");
             for t in 0..3 {
                 s.system
-                    .commit_selection(&format!("old-{t}"), &aids[..1], None)
+                    .commit_selection(&CommitSelection::new(&format!("old-{t}"), &aids[..1]))
                     .unwrap();
             }
             for t in 0..3 {
                 s.system
-                    .commit_selection(&format!("new-{t}"), &aids[1..], None)
+                    .commit_selection(&CommitSelection::new(&format!("new-{t}"), &aids[1..]))
                     .unwrap();
             }
             let act = s
                 .system
-                .activation(Some(&aids), "session", "s1", None)
+                .activation(&Activation::new("session", "s1").of(&aids))
                 .unwrap();
             assert_eq!(
                 act.get(&aids[0]).unwrap().base_level,
@@ -455,9 +489,14 @@ fn the_global_count_never_windows_while_activation_does() {
 fn access_counts_key_as_passed_and_pairs_are_order_insensitive() {
     on_both(|s| {
         let (gids, aids) = form(s, 2, "k");
-        s.system.commit_selection("t1", &aids, None).unwrap();
         s.system
-            .commit_selection("t2", &[aids[1].clone(), aids[0].clone()], None)
+            .commit_selection(&CommitSelection::new("t1", &aids))
+            .unwrap();
+        s.system
+            .commit_selection(&CommitSelection::new(
+                "t2",
+                &[aids[1].clone(), aids[0].clone()],
+            ))
             .unwrap();
         let counts = s
             .system
@@ -473,14 +512,13 @@ fn payload_serves_the_digest_and_raw_tiers_and_refuses_the_rest() {
     on_both(|s| {
         let gid = s
             .system
-            .remember(
-                &MemoryRecordInput::new("episode", "T", "The digest.")
+            .remember(&Remember::new(
+                MemoryRecordInput::new("episode", "T", "The digest.")
                     .with_payload_ref("artifact:1"),
                 "session",
                 "s1",
                 "k",
-                None,
-            )
+            ))
             .unwrap();
         let d = s.system.payload(&gid, "digest").unwrap();
         assert_eq!(
@@ -515,10 +553,10 @@ fn payload_serves_the_digest_and_raw_tiers_and_refuses_the_rest() {
 fn bind_appends_a_visibility_event_idempotent_by_binding_id() {
     on_both(|s| {
         let (gids, _) = form(s, 1, "k");
-        let mut args = BindArgs::new("session", "s1", "hidden");
+        let mut args = Bind::new(&gids[0], "session", "s1", "hidden");
         args.binding_id = Some("b-1".into());
         args.reason = Some("noise".into());
-        let b = s.system.bind(&gids[0], &args).unwrap();
+        let b = s.system.bind(&args).unwrap();
         assert_eq!(
             (
                 b.record_id.as_str(),
@@ -528,7 +566,7 @@ fn bind_appends_a_visibility_event_idempotent_by_binding_id() {
             (gids[0].as_str(), "hidden", "b-1")
         );
         let before = written(s);
-        assert_eq!(s.system.bind(&gids[0], &args).unwrap().seq, b.seq);
+        assert_eq!(s.system.bind(&args).unwrap().seq, b.seq);
         assert_eq!(written(s), before);
         let folded = s
             .journal
@@ -536,9 +574,9 @@ fn bind_appends_a_visibility_event_idempotent_by_binding_id() {
             .unwrap();
         assert_eq!(folded.len(), 1);
         assert_eq!(folded[0].search_state, "hidden");
-        let mut bad = BindArgs::new("session", "s1", "hidden");
+        let mut bad = Bind::new(&gids[0], "session", "s1", "hidden");
         bad.prompt_state = "active".into();
-        assert_refused(s, &before, s.system.bind(&gids[0], &bad), InvalidInput, &[]);
+        assert_refused(s, &before, s.system.bind(&bad), InvalidInput, &[]);
     });
 }
 
@@ -547,8 +585,8 @@ fn close_record_closes_digest_and_edges_with_deterministic_ids() {
     on_both(|s| {
         let gids = s
             .system
-            .remember_many(
-                &[
+            .remember_many(&RememberMany::new(
+                vec![
                     MemoryRecordInput::new("episode", "A", "Alpha."),
                     MemoryRecordInput::new("lesson", "B", "Beta.")
                         .with_edge("derived_from", "local:0"),
@@ -556,12 +594,11 @@ fn close_record_closes_digest_and_edges_with_deterministic_ids() {
                 "session",
                 "s1",
                 "k",
-                None,
-            )
+            ))
             .unwrap();
         let closed = s
             .system
-            .close_record(&gids[1], "wrong", "retract", &[])
+            .close_record(&CloseRecord::new(&gids[1], "retract", "wrong"))
             .unwrap();
         let digest = ids::digest_assertion_id("k", 1);
         let edge = ids::edge_assertion_id("k", 1, "derived_from", &gids[0]);
@@ -577,7 +614,7 @@ fn close_record_closes_digest_and_edges_with_deterministic_ids() {
         let before = written(s);
         assert_eq!(
             s.system
-                .close_record(&digest, "other words", "retract", &[])
+                .close_record(&CloseRecord::new(&digest, "retract", "other words"))
                 .unwrap(),
             closed
         );
@@ -595,34 +632,40 @@ fn close_assertions_validates_every_closure_before_appending_any() {
         assert_refused(
             s,
             &before,
-            s.system.close_assertions(&aids, "supersede", &[], "newer"),
+            s.system
+                .close_assertions(&CloseAssertions::new(&aids, "supersede", "newer")),
             InvalidInput,
             &["replacement"],
         );
         assert_refused(
             s,
             &before,
-            s.system.close_assertions(&aids, "forget", &[], "x"),
+            s.system
+                .close_assertions(&CloseAssertions::new(&aids, "forget", "x")),
             InvalidInput,
             &["forget"],
         );
         assert_refused(
             s,
             &before,
-            s.system.close_assertions(&aids, "retract", &[], " "),
+            s.system
+                .close_assertions(&CloseAssertions::new(&aids, "retract", " ")),
             InvalidInput,
             &["reason"],
         );
         assert_refused(
             s,
             &before,
-            s.system.close_assertions(&[], "retract", &[], "x"),
+            s.system
+                .close_assertions(&CloseAssertions::new::<&str>(&[], "retract", "x")),
             InvalidInput,
             &["at least one"],
         );
         let ids = s
             .system
-            .close_assertions(&aids, "supersede", &aids[1..], "newer")
+            .close_assertions(
+                &CloseAssertions::new(&aids, "supersede", "newer").replaced_by(&aids[1..]),
+            )
             .unwrap();
         assert_eq!(ids.len(), 2);
     });

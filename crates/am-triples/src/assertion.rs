@@ -57,6 +57,7 @@ pub fn json_truthy(v: Option<&Value>) -> bool {
 ///
 /// JSON (`to_dict`/`from_dict`) uses the spec's field names and omits nulls.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct TripleAssertion {
     /// Read-side identity; stores stamp it on every result; optional on writes.
     /// First, so `to_dict` keys come in Python's order.
@@ -93,6 +94,22 @@ pub struct TripleAssertion {
     #[serde(default)]
     pub attributes: JsonMap,
 }
+
+/// The spec's `TripleAssertion` fields, in `to_dict` order.
+const FIELDS: [&str; 12] = [
+    "assertion_id",
+    "subject",
+    "predicate",
+    "object",
+    "scope",
+    "owner_id",
+    "observed_at",
+    "valid_from",
+    "valid_until",
+    "confidence",
+    "provenance",
+    "attributes",
+];
 
 fn default_scope() -> String {
     DEFAULT_SCOPE.to_owned()
@@ -246,9 +263,11 @@ impl TripleAssertion {
 
     /// Build from a JSON object, validating required fields (`subject`,
     /// `predicate`, `object` must be non-empty strings) and canonicalizing.
+    /// A key that is not a field of the spec's `TripleAssertion` is refused,
+    /// never dropped.
     ///
     /// # Errors
-    /// [`Error::InvalidInput`] naming the missing or mistyped field.
+    /// [`Error::InvalidInput`] naming the missing, mistyped or unknown field.
     pub fn from_dict(value: &Value) -> Result<TripleAssertion> {
         let obj = value
             .as_object()
@@ -268,6 +287,12 @@ impl TripleAssertion {
                 }
                 None => return Err(Error::invalid(format!("missing required field {field:?}"))),
             }
+        }
+        if let Some(unknown) = obj.keys().find(|k| !FIELDS.contains(&k.as_str())) {
+            return Err(Error::invalid(format!(
+                "TripleAssertion has no field {unknown:?} (fields: {})",
+                FIELDS.join(", ")
+            )));
         }
         // Optional fields: null is absent; any other value must have the field's type.
         let mut present = obj.clone();

@@ -163,3 +163,18 @@ fn from_dict_refuses_malformed_dicts_naming_the_field() {
         );
     }
 }
+
+#[test]
+fn an_unknown_field_is_refused_naming_it_never_dropped() {
+    let err = TripleAssertion::from_dict(
+        &json!({"subject": "a", "predicate": "b", "object": "c", "colour": "red"}),
+    )
+    .unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::InvalidInput);
+    assert!(err.to_string().contains("colour"), "{err}");
+    let err = serde_json::from_value::<TripleAssertion>(
+        json!({"subject": "a", "predicate": "b", "object": "c", "colour": "red"}),
+    )
+    .unwrap_err();
+    assert!(err.to_string().contains("colour"), "{err}");
+}

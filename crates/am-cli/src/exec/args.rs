@@ -1,9 +1,11 @@
-//! The arguments of one exec line: typed getters that consume keys, and a
-//! final check that refuses any argument the verb does not take.
+//! The arguments of one exec line and the one adapter that reads them:
+//! [`Args::parse`] deserializes exactly the arguments struct the engine's verb
+//! takes (its `Deserialize` refuses any argument the verb does not take), so
+//! no op has a hand-written parser. A JSON `null` argument is absent, as the
+//! spec's `None` keyword default.
 
 use crate::error::{CliError, CliResult};
 use am_triples::JsonMap;
-use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
@@ -31,6 +33,24 @@ impl Args {
             op: op.to_owned(),
             map,
         }
+    }
+
+    /// The arguments as the struct `T` the verb takes: the one adapter every
+    /// op goes through. Top-level nulls are absent (the keyword's default).
+    ///
+    /// # Errors
+    /// Bad input (`InvalidInput`) naming the op and the unknown, missing or
+    /// mistyped argument, as serde reports it (`unknown field "colour",
+    /// expected one of ...`).
+    pub fn parse<T: DeserializeOwned>(self) -> CliResult<T> {
+        let mut map = self.map;
+        map.retain(|_, v| !v.is_null());
+        serde_json::from_value(Value::Object(map)).map_err(|e| {
+            CliError::invalid(format!(
+                "{}: {e} (see docs/exec.md for its arguments)",
+                self.op
+            ))
+        })
     }
 
     fn bad(&self, key: &str, expected: &str, got: &Value) -> CliError {
@@ -65,40 +85,6 @@ impl Args {
         }
     }
 
-    /// An optional integer.
-    pub fn opt_i64(&mut self, key: &str) -> CliResult<Option<i64>> {
-        match self.take(key) {
-            None => Ok(None),
-            Some(v) => v
-                .as_i64()
-                .map(Some)
-                .ok_or_else(|| self.bad(key, "an integer", &v)),
-        }
-    }
-
-    /// An optional non-negative integer.
-    pub fn opt_usize(&mut self, key: &str) -> CliResult<Option<usize>> {
-        match self.take(key) {
-            None => Ok(None),
-            Some(v) => v
-                .as_u64()
-                .and_then(|n| usize::try_from(n).ok())
-                .map(Some)
-                .ok_or_else(|| self.bad(key, "a non-negative integer", &v)),
-        }
-    }
-
-    /// An optional number.
-    pub fn opt_f64(&mut self, key: &str) -> CliResult<Option<f64>> {
-        match self.take(key) {
-            None => Ok(None),
-            Some(v) => v
-                .as_f64()
-                .map(Some)
-                .ok_or_else(|| self.bad(key, "a number", &v)),
-        }
-    }
-
     /// An optional boolean.
     pub fn opt_bool(&mut self, key: &str) -> CliResult<Option<bool>> {
         match self.take(key) {
@@ -106,63 +92,6 @@ impl Args {
             Some(Value::Bool(b)) => Ok(Some(b)),
             Some(v) => Err(self.bad(key, "a boolean", &v)),
         }
-    }
-
-    /// An optional list of strings.
-    pub fn opt_str_list(&mut self, key: &str) -> CliResult<Option<Vec<String>>> {
-        match self.take(key) {
-            None => Ok(None),
-            Some(Value::Array(items)) => items
-                .into_iter()
-                .map(|i| match i {
-                    Value::String(s) => Ok(s),
-                    other => Err(self.bad(key, "a list of strings", &other)),
-                })
-                .collect::<CliResult<Vec<_>>>()
-                .map(Some),
-            Some(v) => Err(self.bad(key, "a list of strings", &v)),
-        }
-    }
-
-    /// A list of strings (absent is empty).
-    pub fn str_list(&mut self, key: &str) -> CliResult<Vec<String>> {
-        Ok(self.opt_str_list(key)?.unwrap_or_default())
-    }
-
-    /// A required list of strings.
-    pub fn req_str_list(&mut self, key: &str) -> CliResult<Vec<String>> {
-        self.opt_str_list(key)?.ok_or_else(|| {
-            CliError::invalid(format!(
-                "{}: missing required argument {key:?} (a list of strings)",
-                self.op
-            ))
-        })
-    }
-
-    /// An optional JSON object.
-    pub fn opt_obj(&mut self, key: &str) -> CliResult<Option<JsonMap>> {
-        match self.take(key) {
-            None => Ok(None),
-            Some(Value::Object(m)) => Ok(Some(m)),
-            Some(v) => Err(self.bad(key, "a JSON object", &v)),
-        }
-    }
-
-    /// A list of string pairs `[[a, b], ...]`.
-    pub fn pairs(&mut self, key: &str) -> CliResult<Vec<(String, String)>> {
-        let Some(v) = self.take(key) else {
-            return Ok(Vec::new());
-        };
-        let Value::Array(items) = &v else {
-            return Err(self.bad(key, "a list of [a, b] pairs", &v));
-        };
-        items
-            .iter()
-            .map(|p| match p.as_array().map(Vec::as_slice) {
-                Some([Value::String(a), Value::String(b)]) => Ok((a.clone(), b.clone())),
-                _ => Err(self.bad(key, "a list of [a, b] string pairs", p)),
-            })
-            .collect()
     }
 
     /// Refuse any argument left unconsumed: a verb never ignores one.
@@ -176,35 +105,4 @@ impl Args {
             self.op
         )))
     }
-}
-
-/// Deserialize a spec dataclass from a JSON object, refusing unknown fields
-/// (the known ones are the fields of `T::default()` as serialized).
-///
-/// # Errors
-/// Bad input naming the dataclass and the unknown or malformed field.
-pub fn dataclass<T: DeserializeOwned + Serialize + Default>(
-    name: &str,
-    value: Value,
-) -> CliResult<T> {
-    let Value::Object(map) = &value else {
-        return Err(CliError::invalid(format!(
-            "{name} must be a JSON object, got {} ({value})",
-            type_name(&value)
-        )));
-    };
-    let known = serde_json::to_value(T::default()).unwrap_or(Value::Null);
-    if let Some(k) = map.keys().find(|k| known.get(k.as_str()).is_none()) {
-        let fields: Vec<&String> = known
-            .as_object()
-            .map(|m| m.keys().collect())
-            .unwrap_or_default();
-        return Err(CliError::invalid(format!(
-            "{name} has no field {k:?} (fields: {fields:?})"
-        )));
-    }
-    let mut cleaned = map.clone();
-    cleaned.retain(|_, v| !v.is_null());
-    serde_json::from_value(Value::Object(cleaned))
-        .map_err(|e| CliError::invalid(format!("malformed {name}: {e}")))
 }

@@ -13,7 +13,7 @@ use serde_json::{Map, Value, json};
 use std::io::{BufRead, Write};
 use std::sync::Arc;
 
-pub use args::{Args, dataclass};
+pub use args::Args;
 
 /// One exec session: the home, its embedder and the engine clock.
 pub struct Session {
@@ -34,6 +34,11 @@ impl Session {
         clock: PinnedClock,
     ) -> CliResult<Self> {
         let engine = home::open(&spec, embedder.clone(), &clock, Default::default())?;
+        // What opening the home raised (a volatile in-memory journal, an
+        // upgrade note) belongs to no op's answer: it goes to standard error.
+        for w in engine.system.take_warnings() {
+            eprintln!("am exec: warning: {w}");
+        }
         Ok(Session {
             spec,
             embedder,
@@ -156,16 +161,30 @@ impl Session {
                 "internal failure while running {op}"
             )))
         });
-        Some(match answer {
+        // The warnings the op raised travel with its answer (a replayed
+        // commit_selection with another used set, a degraded path): the
+        // session runs one op at a time, so what is drained now is this op's.
+        let warnings = self
+            .engine
+            .as_ref()
+            .map(|e| e.system.take_warnings())
+            .unwrap_or_default();
+        let mut line = match answer {
             Ok(v) => {
                 let mut m = Map::new();
                 m.insert("id".into(), id);
                 m.insert("op".into(), Value::String(op));
                 m.insert("ok".into(), v);
-                (Value::Object(m), false)
+                Value::Object(m)
             }
-            Err(e) => (error_line(id, Value::String(op), &e), false),
-        })
+            Err(e) => error_line(id, Value::String(op), &e),
+        };
+        if !warnings.is_empty()
+            && let Value::Object(m) = &mut line
+        {
+            m.insert("warnings".into(), json!(warnings));
+        }
+        Some((line, false))
     }
 
     /// Run a script: one answer per line, flushed before the next line is

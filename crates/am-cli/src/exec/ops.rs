@@ -1,15 +1,18 @@
 //! The exec verbs: each op takes the spec's argument names and answers the
 //! spec's `to_dict()` shape. docs/exec.md lists them with their arguments.
 
-use super::{Args, Session, dataclass};
+use super::{Args, Session};
 use crate::error::{CliError, CliResult};
 use crate::query::query_from_json;
 use am_journal::{
     BindingFilter, ClosureFilter, EventFilter, TraceFilter, ValenceFilter, VersionFilter,
 };
-use am_system::{BindArgs, DeliberateAct, MemoryRecordInput, RecallBudget, Stimulus, View};
+use am_system::verbs::{
+    Activation, Bind, CloseAssertions, CloseRecord, CommitSelection, Reconstruct, Refocus,
+    Reinforce, Remember, RememberMany,
+};
 use am_triples::TripleAssertion;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 /// Every op exec knows, in the order docs/exec.md lists them.
@@ -44,6 +47,8 @@ pub const OPS: &[&str] = &[
     "snapshots",
     "valence_events",
     "versions",
+    "selected_count",
+    "pair_selected_count",
 ];
 
 fn to_json<T: Serialize>(v: &T) -> CliResult<Value> {
@@ -54,14 +59,110 @@ fn list<T: Serialize>(items: &[T]) -> CliResult<Value> {
     to_json(&items)
 }
 
+// The arguments of the ops whose verb takes two arguments or fewer (the
+// engine's own arguments structs cover the others). Each refuses an argument
+// the verb does not take, as the engine's structs do.
+
+/// An op without arguments.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct NoArgs {}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ClockArgs {
+    now: Option<String>,
+    advance_s: Option<f64>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct AddArgs {
+    /// `TripleAssertion` objects, read by `TripleAssertion::from_dict` (which
+    /// refuses unknown fields) once the clock's `observed_at` is filled in.
+    assertions: Vec<Value>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct QueryArgs {
+    #[serde(default)]
+    q: Option<Value>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct WindowArgs {
+    assertion_id: String,
+    valid_until: String,
+}
+
+fn default_feed_limit() -> usize {
+    am_triples::store::DEFAULT_FEED_LIMIT
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FeedArgs {
+    #[serde(default)]
+    cursor: i64,
+    #[serde(default)]
+    scope: Option<String>,
+    #[serde(default)]
+    owner_id: Option<String>,
+    #[serde(default = "default_feed_limit")]
+    limit: usize,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct AccessCountsArgs {
+    #[serde(default)]
+    record_ids: Vec<String>,
+    #[serde(default)]
+    pairs: Vec<(String, String)>,
+}
+
+fn digest_tier() -> String {
+    "digest".to_owned()
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PayloadArgs {
+    record_id: String,
+    #[serde(default = "digest_tier")]
+    tier: String,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SeqAtArgs {
+    iso_ts: String,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SelectedCountArgs {
+    record_id: String,
+    #[serde(default)]
+    until_seq: Option<i64>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PairSelectedCountArgs {
+    pair: (String, String),
+    #[serde(default)]
+    until_seq: Option<i64>,
+}
+
 /// Run one op.
-pub fn dispatch(s: &mut Session, op: &str, mut a: Args) -> CliResult<Value> {
+pub fn dispatch(s: &mut Session, op: &str, a: Args) -> CliResult<Value> {
     match op {
         "clock" => {
-            let now = a.opt_str("now")?;
-            let advance = a.opt_f64("advance_s")?;
-            a.done()?;
-            match (now, advance) {
+            let ClockArgs { now, advance_s } = a.parse()?;
+            match (now, advance_s) {
                 (Some(n), None) => s.clock().set_iso(&n)?,
                 (None, Some(x)) => s.clock().advance(x)?,
                 (None, None) => {}
@@ -74,7 +175,7 @@ pub fn dispatch(s: &mut Session, op: &str, mut a: Args) -> CliResult<Value> {
             Ok(json!({"now": s.clock().now()}))
         }
         "reopen" => {
-            a.done()?;
+            let NoArgs {} = a.parse()?;
             let seq = s.reopen()?;
             Ok(json!({"current_seq": seq}))
         }
@@ -82,18 +183,13 @@ pub fn dispatch(s: &mut Session, op: &str, mut a: Args) -> CliResult<Value> {
     }
 }
 
-fn layer1(s: &mut Session, op: &str, mut a: Args) -> CliResult<Value> {
+fn layer1(s: &mut Session, op: &str, a: Args) -> CliResult<Value> {
     let sys = &s.engine()?.system;
     match op {
         "add" => {
-            let Some(Value::Array(items)) = a.take("assertions") else {
-                return Err(CliError::invalid(
-                    "add: missing required argument \"assertions\" (a list of TripleAssertion objects)",
-                ));
-            };
-            a.done()?;
+            let AddArgs { assertions } = a.parse()?;
             let now = s.clock().now();
-            let assertions = items
+            let assertions = assertions
                 .into_iter()
                 .enumerate()
                 .map(|(i, mut v)| {
@@ -109,36 +205,34 @@ fn layer1(s: &mut Session, op: &str, mut a: Args) -> CliResult<Value> {
             Ok(json!(sys.add(&assertions)?))
         }
         "query" => {
-            let q = a.take("q").unwrap_or_else(|| json!({}));
-            a.done()?;
-            let q = query_from_json(&q).map_err(|e| e.context("query: q"))?;
+            let QueryArgs { q } = a.parse()?;
+            let q = query_from_json(&q.unwrap_or_else(|| json!({})))
+                .map_err(|e| e.context("query: q"))?;
             let rows = sys.query(&q)?;
             Ok(Value::Array(
                 rows.iter().map(TripleAssertion::to_dict).collect(),
             ))
         }
         "close_assertion" | "narrow_assertion" => {
-            let id = a.req_str("assertion_id")?;
-            let until = a.req_str("valid_until")?;
-            a.done()?;
+            let WindowArgs {
+                assertion_id,
+                valid_until,
+            } = a.parse()?;
             let changed = if op == "close_assertion" {
-                sys.store().close_assertion(&id, &until)?
+                sys.store().close_assertion(&assertion_id, &valid_until)?
             } else {
-                sys.store().narrow_assertion(&id, &until)?
+                sys.store().narrow_assertion(&assertion_id, &valid_until)?
             };
             Ok(json!(changed))
         }
         "assertions_after" => {
-            let cursor = a.opt_i64("cursor")?.unwrap_or(0);
-            let scope = a.opt_str("scope")?;
-            let owner = a.opt_str("owner_id")?;
-            let limit = a
-                .opt_usize("limit")?
-                .unwrap_or(am_triples::store::DEFAULT_FEED_LIMIT);
-            a.done()?;
-            let page =
-                sys.store()
-                    .assertions_after(cursor, scope.as_deref(), owner.as_deref(), limit)?;
+            let f: FeedArgs = a.parse()?;
+            let page = sys.store().assertions_after(
+                f.cursor,
+                f.scope.as_deref(),
+                f.owner_id.as_deref(),
+                f.limit,
+            )?;
             let rows: Vec<Value> = page
                 .rows
                 .iter()
@@ -147,143 +241,27 @@ fn layer1(s: &mut Session, op: &str, mut a: Args) -> CliResult<Value> {
             Ok(json!([rows, page.next_cursor]))
         }
         "embedding_pin" => {
-            a.done()?;
+            let NoArgs {} = a.parse()?;
             to_json(&sys.store().embedding_pin()?)
         }
         _ => system_ops(s, op, a),
     }
 }
 
-fn act(a: &mut Args, with_record: bool) -> CliResult<(Option<String>, DeliberateAct)> {
-    let record_id = if with_record {
-        Some(a.req_str("record_id")?)
-    } else {
-        None
-    };
-    let reason = a.req_str("reason")?;
-    let scope = a.req_str("scope")?;
-    let owner = a.req_str("owner_id")?;
-    let mut d = DeliberateAct::new(&reason, &scope, &owner);
-    if with_record {
-        if let Some(w) = a.opt_f64("weight")? {
-            d.weight = w;
-        }
-        d.ttl_activity = a.opt_i64("ttl_activity")?;
-    }
-    d.event_id = a.opt_str("event_id")?;
-    if let Some(actor) = a.opt_str("actor")? {
-        d.actor = actor;
-    }
-    if let Some(p) = a.opt_obj("provenance")? {
-        d.provenance = p;
-    }
-    Ok((record_id, d))
-}
-
-fn system_ops(s: &mut Session, op: &str, mut a: Args) -> CliResult<Value> {
+fn system_ops(s: &mut Session, op: &str, a: Args) -> CliResult<Value> {
     let sys = &s.engine()?.system;
     match op {
-        "remember_many" | "remember" => {
-            let records: Vec<MemoryRecordInput> = if op == "remember" {
-                let r = a.take("record").ok_or_else(|| {
-                    CliError::invalid("remember: missing required argument \"record\" (a MemoryRecordInput object)")
-                })?;
-                vec![dataclass("MemoryRecordInput", r)?]
-            } else {
-                match a.take("records") {
-                    Some(Value::Array(items)) => items
-                        .into_iter()
-                        .map(|r| dataclass("MemoryRecordInput", r))
-                        .collect::<CliResult<Vec<_>>>()?,
-                    _ => {
-                        return Err(CliError::invalid(
-                            "remember_many: missing required argument \"records\" (a list of MemoryRecordInput objects)",
-                        ));
-                    }
-                }
-            };
-            let scope = a.req_str("scope")?;
-            let owner = a.req_str("owner_id")?;
-            let key = a.req_str("idempotency_key")?;
-            let turn = a.opt_str("turn_id")?;
-            a.done()?;
-            let ids = sys.remember_many(&records, &scope, &owner, &key, turn.as_deref())?;
-            if op == "remember" {
-                Ok(json!(ids.into_iter().next()))
-            } else {
-                Ok(json!(ids))
-            }
-        }
-        "reconstruct" => {
-            let stimulus: Stimulus = match a.take("stimulus") {
-                Some(v) => dataclass("Stimulus", v)?,
-                None => {
-                    return Err(CliError::invalid(
-                        "reconstruct: missing required argument \"stimulus\" (a Stimulus object)",
-                    ));
-                }
-            };
-            let scopes = a.pairs("scopes")?;
-            let budget: RecallBudget = match a.take("budget") {
-                Some(v) => dataclass("RecallBudget", v)?,
-                None => RecallBudget::default(),
-            };
-            let view = View::parse(&a.opt_str("view")?.unwrap_or_else(|| "shelf".into()))?;
-            let escalation = a.opt_str("escalation_reason")?;
-            let journal = a.opt_bool("journal")?.unwrap_or(true);
-            let trace_id = a.opt_str("trace_id")?;
-            a.done()?;
-            let ladder: Vec<(&str, &str)> = scopes
-                .iter()
-                .map(|(x, y)| (x.as_str(), y.as_str()))
-                .collect();
-            let r = sys.reconstruct(
-                &stimulus,
-                &ladder,
-                &budget,
-                view,
-                escalation.as_deref(),
-                journal,
-                trace_id.as_deref(),
-            )?;
-            Ok(r.to_dict())
-        }
-        "commit_selection" => {
-            let trace = a.req_str("trace_id")?;
-            let used = a.req_str_list("used_record_ids")?;
-            let tokens = a.opt_i64("prompt_token_estimate")?;
-            a.done()?;
-            to_json(&sys.commit_selection(&trace, &used, tokens)?)
-        }
-        "reinforce" | "attenuate" => {
-            let (rid, d) = act(&mut a, true)?;
-            a.done()?;
-            let rid = rid.unwrap_or_default();
-            let id = if op == "reinforce" {
-                sys.reinforce(&rid, &d)?
-            } else {
-                sys.attenuate(&rid, &d)?
-            };
-            Ok(json!(id))
-        }
-        "refocus" => {
-            let (_, d) = act(&mut a, false)?;
-            a.done()?;
-            Ok(json!(sys.refocus(&d)?))
-        }
-        "activation" => {
-            let ids = a.opt_str_list("record_ids")?;
-            let scope = a.req_str("scope")?;
-            let owner = a.req_str("owner_id")?;
-            let at = a.opt_i64("at_seq")?;
-            a.done()?;
-            to_json(&sys.activation(ids.as_deref(), &scope, &owner, at)?)
-        }
+        "remember_many" => Ok(json!(sys.remember_many(&a.parse::<RememberMany>()?)?)),
+        "remember" => Ok(json!(sys.remember(&a.parse::<Remember>()?)?)),
+        "reconstruct" => Ok(sys.reconstruct(&a.parse::<Reconstruct>()?)?.to_dict()),
+        "commit_selection" => to_json(&sys.commit_selection(&a.parse::<CommitSelection>()?)?),
+        "reinforce" => Ok(json!(sys.reinforce(&a.parse::<Reinforce>()?)?)),
+        "attenuate" => Ok(json!(sys.attenuate(&a.parse::<Reinforce>()?)?)),
+        "refocus" => Ok(json!(sys.refocus(&a.parse::<Refocus>()?)?)),
+        "activation" => to_json(&sys.activation(&a.parse::<Activation>()?)?),
         "access_counts" => {
-            let ids = a.str_list("record_ids")?;
-            let pairs = a.pairs("pairs")?;
-            a.done()?;
-            let c = sys.access_counts(&ids, &pairs)?;
+            let AccessCountsArgs { record_ids, pairs } = a.parse()?;
+            let c = sys.access_counts(&record_ids, &pairs)?;
             let pairs: Vec<Value> = c
                 .pairs
                 .iter()
@@ -292,136 +270,47 @@ fn system_ops(s: &mut Session, op: &str, mut a: Args) -> CliResult<Value> {
             Ok(json!({"records": to_json(&c.records)?, "pairs": pairs}))
         }
         "payload" => {
-            let rid = a.req_str("record_id")?;
-            let tier = a.opt_str("tier")?.unwrap_or_else(|| "digest".into());
-            a.done()?;
-            Ok(Value::Object(sys.payload(&rid, &tier)?))
+            let PayloadArgs { record_id, tier } = a.parse()?;
+            Ok(Value::Object(sys.payload(&record_id, &tier)?))
         }
-        "bind" => {
-            let rid = a.req_str("record_id")?;
-            let mut b = BindArgs::new(
-                &a.req_str("scope")?,
-                &a.req_str("owner_id")?,
-                &a.req_str("search_state")?,
-            );
-            if let Some(v) = a.opt_str("prompt_state")? {
-                b.prompt_state = v;
-            }
-            if let Some(v) = a.opt_str("lifecycle")? {
-                b.lifecycle = v;
-            }
-            if let Some(v) = a.opt_str("source")? {
-                b.source = v;
-            }
-            b.reason = a.opt_str("reason")?;
-            b.binding_id = a.opt_str("binding_id")?;
-            a.done()?;
-            to_json(&sys.bind(&rid, &b)?)
-        }
-        "close_assertions" => {
-            let ids = a.req_str_list("assertion_ids")?;
-            let kind = a.req_str("kind")?;
-            let repl = a.str_list("replacement_ids")?;
-            let reason = a.req_str("reason")?;
-            a.done()?;
-            Ok(json!(sys.close_assertions(&ids, &kind, &repl, &reason)?))
-        }
-        "close_record" => {
-            let rid = a.req_str("record_id")?;
-            let reason = a.req_str("reason")?;
-            let kind = a.opt_str("kind")?.unwrap_or_else(|| "retract".into());
-            let repl = a.str_list("replacement_ids")?;
-            a.done()?;
-            Ok(json!(sys.close_record(&rid, &reason, &kind, &repl)?))
-        }
+        "bind" => to_json(&sys.bind(&a.parse::<Bind>()?)?),
+        "close_assertions" => Ok(json!(sys.close_assertions(&a.parse::<CloseAssertions>()?)?)),
+        "close_record" => Ok(json!(sys.close_record(&a.parse::<CloseRecord>()?)?)),
         "current_seq" => {
-            a.done()?;
+            let NoArgs {} = a.parse()?;
             Ok(json!(sys.current_seq()?))
         }
         "seq_at" => {
-            let ts = a.req_str("iso_ts")?;
-            a.done()?;
-            Ok(json!(sys.seq_at(&ts)?))
+            let SeqAtArgs { iso_ts } = a.parse()?;
+            Ok(json!(sys.seq_at(&iso_ts)?))
         }
         _ => journal_ops(s, op, a),
     }
 }
 
-fn journal_ops(s: &mut Session, op: &str, mut a: Args) -> CliResult<Value> {
+fn journal_ops(s: &mut Session, op: &str, a: Args) -> CliResult<Value> {
     let j = s.engine()?.system.journal();
     match op {
-        "events" => {
-            let mut f = EventFilter::new(&a.req_str("scope")?, &a.req_str("owner_id")?);
-            f.record_id = a.opt_str("record_id")?;
-            f.kinds = a.str_list("kinds")?;
-            f.since_seq = a.opt_i64("since_seq")?;
-            f.until_seq = a.opt_i64("until_seq")?;
-            if let Some(l) = a.opt_usize("limit")? {
-                f.limit = l;
-            }
-            a.done()?;
-            list(&j.events(&f)?)
+        "events" => list(&j.events(&a.parse::<EventFilter>()?)?),
+        "bindings" => list(&j.bindings(&a.parse::<BindingFilter>()?)?),
+        "closures" => list(&j.closures(&a.parse::<ClosureFilter>()?)?),
+        "traces" => list(&j.traces(&a.parse::<TraceFilter>()?)?),
+        "snapshots" => list(&j.snapshots(&a.parse::<TraceFilter>()?)?),
+        "valence_events" => list(&j.valence_events(&a.parse::<ValenceFilter>()?)?),
+        "versions" => list(&j.versions(&a.parse::<VersionFilter>()?)?),
+        "selected_count" => {
+            let SelectedCountArgs {
+                record_id,
+                until_seq,
+            } = a.parse()?;
+            Ok(json!(j.selected_count(&record_id, until_seq)?))
         }
-        "bindings" => {
-            let f = BindingFilter {
-                record_id: a.opt_str("record_id")?,
-                scope: a.opt_str("scope")?,
-                owner_id: a.opt_str("owner_id")?,
-                fold: a.opt_bool("fold")?.unwrap_or(true),
-                until_seq: a.opt_i64("until_seq")?,
-            };
-            a.done()?;
-            list(&j.bindings(&f)?)
-        }
-        "closures" => {
-            let mut f = ClosureFilter {
-                assertion_id: a.opt_str("assertion_id")?,
-                until_seq: a.opt_i64("until_seq")?,
-                ..ClosureFilter::default()
-            };
-            if let Some(l) = a.opt_usize("limit")? {
-                f.limit = l;
-            }
-            a.done()?;
-            list(&j.closures(&f)?)
-        }
-        "traces" | "snapshots" => {
-            let mut f = TraceFilter {
-                trace_id: a.opt_str("trace_id")?,
-                until_seq: a.opt_i64("until_seq")?,
-                ..TraceFilter::default()
-            };
-            if let Some(l) = a.opt_usize("limit")? {
-                f.limit = l;
-            }
-            a.done()?;
-            if op == "traces" {
-                list(&j.traces(&f)?)
-            } else {
-                list(&j.snapshots(&f)?)
-            }
-        }
-        "valence_events" => {
-            let mut f = ValenceFilter::new(&a.req_str("scope")?, &a.req_str("owner_id")?);
-            f.target_id = a.opt_str("target_id")?;
-            f.since_seq = a.opt_i64("since_seq")?;
-            f.until_seq = a.opt_i64("until_seq")?;
-            if let Some(l) = a.opt_usize("limit")? {
-                f.limit = l;
-            }
-            a.done()?;
-            list(&j.valence_events(&f)?)
-        }
-        "versions" => {
-            let f = VersionFilter {
-                record_id: a.opt_str("record_id")?,
-                assertion_id: a.opt_str("assertion_id")?,
-                field: a.opt_str("field")?,
-                until_seq: a.opt_i64("until_seq")?,
-                limit: a.opt_usize("limit")?.unwrap_or(0),
-            };
-            a.done()?;
-            list(&j.versions(&f)?)
+        "pair_selected_count" => {
+            let PairSelectedCountArgs {
+                pair: (x, y),
+                until_seq,
+            } = a.parse()?;
+            Ok(json!(j.pair_selected_count((&x, &y), until_seq)?))
         }
         other => Err(CliError::invalid(format!("unknown op {other:?}"))),
     }
@@ -430,6 +319,49 @@ fn journal_ops(s: &mut Session, op: &str, mut a: Args) -> CliResult<Value> {
 #[cfg(test)]
 mod tests {
     use super::OPS;
+    use crate::exec::Session;
+    use crate::home::{HomeSpec, PinnedClock};
+    use serde_json::{Value, json};
+
+    fn session() -> Session {
+        let clock = PinnedClock::pinned_at("2026-01-01T00:00:00Z").unwrap();
+        Session::open(HomeSpec::Memory, None, clock).unwrap()
+    }
+
+    fn answer(s: &mut Session, line: &Value) -> Value {
+        s.answer(&line.to_string()).expect("an answer").0
+    }
+
+    fn assert_refused_naming(s: &mut Session, line: &Value, field: &str) {
+        assert_refused_as(s, line, field, "InvalidInput");
+    }
+
+    fn assert_refused_as(s: &mut Session, line: &Value, field: &str, kind: &str) {
+        let seq = answer(s, &json!({"op": "current_seq"}))["ok"].clone();
+        let a = answer(s, line);
+        assert_eq!(a["error"]["kind"], kind, "{line} -> {a}");
+        let message = a["error"]["message"].as_str().unwrap();
+        assert!(
+            message.contains(field),
+            "{line}: {message} names no {field}"
+        );
+        assert_eq!(
+            answer(s, &json!({"op": "current_seq"}))["ok"],
+            seq,
+            "{line} wrote"
+        );
+    }
+
+    fn form(s: &mut Session) -> Vec<String> {
+        let a = answer(
+            s,
+            &json!({"op": "remember_many", "records": [
+                {"kind": "episode", "title": "Ada", "digest": "Ada signed the lease on plot 14."},
+                {"kind": "episode", "title": "Bram", "digest": "Bram builds raised beds."}],
+                "scope": "life", "owner_id": "demo", "idempotency_key": "k"}),
+        );
+        serde_json::from_value(a["ok"].clone()).unwrap()
+    }
 
     #[test]
     fn docs_exec_md_lists_every_op() {
@@ -442,5 +374,160 @@ mod tests {
                 "docs/exec.md lacks a row for {op}"
             );
         }
+    }
+
+    #[test]
+    fn add_refuses_an_unknown_field_inside_a_triple_assertion() {
+        let mut s = session();
+        assert_refused_naming(
+            &mut s,
+            &json!({"op": "add", "assertions": [{"subject": "a", "predicate": "b", "object": "c", "colour": "red"}]}),
+            "colour",
+        );
+        let q = answer(&mut s, &json!({"op": "query", "q": {"subject": "a"}}));
+        assert_eq!(q["ok"], json!([]), "nothing was stored");
+    }
+
+    #[test]
+    fn every_dataclass_argument_refuses_an_unknown_field_by_name() {
+        let mut s = session();
+        form(&mut s);
+        let cases = [
+            json!({"op": "query", "q": {"subject": "a", "colour": "red"}}),
+            json!({"op": "remember", "record": {"kind": "episode", "title": "t", "digest": "d", "colour": "red"},
+                   "scope": "life", "owner_id": "demo", "idempotency_key": "k2"}),
+            json!({"op": "remember_many", "records": [{"kind": "episode", "title": "t", "digest": "d", "colour": "red"}],
+                   "scope": "life", "owner_id": "demo", "idempotency_key": "k2"}),
+            json!({"op": "reconstruct", "stimulus": {"cue_text": "lease", "colour": "red"}, "scopes": [["life", "demo"]]}),
+            json!({"op": "reconstruct", "stimulus": {"cue_text": "lease"}, "scopes": [["life", "demo"]],
+                   "budget": {"shelf_size": 3, "colour": "red"}}),
+            json!({"op": "names_ref", "ref": {"kind": "step", "run_id": "r", "seq": 1, "colour": "red"}, "owner_ids": [""]}),
+            json!({"op": "apply_revision", "revision": {"revision_id": "r1", "scope": "global", "cause": "ingest",
+                   "occurred_at": "2026-01-05T09:00:00Z", "colour": "red",
+                   "ops": [{"op": "assert", "payload": {"subject": "ex:a", "predicate": "p", "object": "ex:b"}}],
+                   "provenance": {"sources": [{"kind": "step", "run_id": "r", "seq": 1}], "actor": "x"}}}),
+            json!({"op": "apply_revision", "revision": {"revision_id": "r1", "scope": "global", "cause": "ingest",
+                   "occurred_at": "2026-01-05T09:00:00Z",
+                   "ops": [{"op": "assert", "payload": {"subject": "ex:a", "predicate": "p", "object": "ex:b"}, "colour": "red"}],
+                   "provenance": {"sources": [{"kind": "step", "run_id": "r", "seq": 1}], "actor": "x"}}}),
+            json!({"op": "apply_revision", "revision": {"revision_id": "r1", "scope": "global", "cause": "ingest",
+                   "occurred_at": "2026-01-05T09:00:00Z",
+                   "ops": [{"op": "assert", "payload": {"subject": "ex:a", "predicate": "p", "object": "ex:b", "colour": "red"}}],
+                   "provenance": {"sources": [{"kind": "step", "run_id": "r", "seq": 1}], "actor": "x"}}}),
+        ];
+        for line in &cases {
+            assert_refused_naming(&mut s, line, "colour");
+        }
+        // The graph refuses a malformed Provenance with its own kind (an
+        // unknown key is a provenance the revision cannot be held to).
+        assert_refused_as(
+            &mut s,
+            &json!({"op": "apply_revision", "revision": {"revision_id": "r1", "scope": "global", "cause": "ingest",
+                   "occurred_at": "2026-01-05T09:00:00Z",
+                   "ops": [{"op": "assert", "payload": {"subject": "ex:a", "predicate": "p", "object": "ex:b"}}],
+                   "provenance": {"sources": [{"kind": "step", "run_id": "r", "seq": 1}], "actor": "x", "colour": "red"}}}),
+            "colour",
+            "ProvenanceRequired",
+        );
+    }
+
+    #[test]
+    fn every_verb_refuses_an_argument_it_does_not_take_by_name() {
+        let mut s = session();
+        form(&mut s);
+        for op in OPS {
+            if *op == "reopen" {
+                continue;
+            }
+            assert_refused_naming(&mut s, &json!({"op": op, "colour": "red"}), "colour");
+        }
+    }
+
+    #[test]
+    fn the_journal_counters_answer_as_of_until_seq() {
+        let mut s = session();
+        let ids = form(&mut s);
+        let rows = answer(
+            &mut s,
+            &json!({"op": "query", "q": {"predicate": "dcterms:abstract", "order": "asc", "limit": 0}}),
+        );
+        let aid = |i: usize| rows["ok"][i]["assertion_id"].as_str().unwrap().to_owned();
+        let (a, b) = (aid(0), aid(1));
+        let before = answer(&mut s, &json!({"op": "current_seq"}))["ok"].clone();
+        let c = answer(
+            &mut s,
+            &json!({"op": "commit_selection", "trace_id": "t1", "used_record_ids": ids}),
+        );
+        assert!(c.get("ok").is_some(), "{c}");
+        assert_eq!(
+            answer(&mut s, &json!({"op": "selected_count", "record_id": a}))["ok"],
+            1
+        );
+        assert_eq!(
+            answer(
+                &mut s,
+                &json!({"op": "selected_count", "record_id": a, "until_seq": before})
+            )["ok"],
+            0
+        );
+        assert_eq!(
+            answer(
+                &mut s,
+                &json!({"op": "pair_selected_count", "pair": [b, a]})
+            )["ok"],
+            1
+        );
+        assert_eq!(
+            answer(
+                &mut s,
+                &json!({"op": "pair_selected_count", "pair": [a, b], "until_seq": before})
+            )["ok"],
+            0
+        );
+        let e = answer(
+            &mut s,
+            &json!({"op": "selected_count", "record_id": a, "until_seq": 10_000}),
+        );
+        assert_eq!(e["error"]["kind"], "InvalidInput", "{e}");
+        let e = answer(&mut s, &json!({"op": "pair_selected_count", "pair": [a]}));
+        assert_eq!(e["error"]["kind"], "InvalidInput", "{e}");
+    }
+
+    #[test]
+    fn an_answer_carries_the_warnings_its_verb_raised() {
+        let mut s = session();
+        let ids = form(&mut s);
+        let first = answer(
+            &mut s,
+            &json!({"op": "commit_selection", "trace_id": "t1", "used_record_ids": ids}),
+        );
+        assert!(first.get("warnings").is_none(), "{first}");
+        let replay = answer(
+            &mut s,
+            &json!({"op": "commit_selection", "trace_id": "t1", "used_record_ids": [ids[0]]}),
+        );
+        let w = replay["warnings"].as_array().expect("a warnings list");
+        assert_eq!(w.len(), 1, "{replay}");
+        assert!(w[0].as_str().unwrap().starts_with("#FALLBACK"), "{replay}");
+        assert_eq!(
+            replay["ok"], first["ok"],
+            "the original snapshot, unchanged"
+        );
+        let next = answer(&mut s, &json!({"op": "current_seq"}));
+        assert!(
+            next.get("warnings").is_none(),
+            "a warning travels once: {next}"
+        );
+    }
+
+    #[test]
+    fn a_null_argument_is_an_absent_one() {
+        let mut s = session();
+        let ids = form(&mut s);
+        let a = answer(
+            &mut s,
+            &json!({"op": "payload", "record_id": ids[0], "tier": null}),
+        );
+        assert_eq!(a["ok"]["tier"], "digest", "{a}");
     }
 }

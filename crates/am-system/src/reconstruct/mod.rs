@@ -17,11 +17,11 @@ pub mod shelf;
 pub mod spreading;
 mod trace;
 
-use crate::config::RecallBudget;
 use crate::error::{Error, Result};
 use crate::ids;
-use crate::seam::{ReconstructionResult, Stimulus, View};
+use crate::seam::ReconstructionResult;
 use crate::system::MemorySystem;
+use crate::verbs::Reconstruct;
 use am_journal::MemoryEvent;
 use am_triples::JsonMap;
 use serde_json::Value;
@@ -62,17 +62,23 @@ impl MemorySystem {
     /// blank supplied `trace_id`, a broad scope without `escalation_reason`,
     /// an `as_of` outside `0..=current_seq`, or an invalid budget; the store's
     /// or journal's failure.
-    #[allow(clippy::too_many_arguments)] // The spec's call shape: stimulus, scopes and five keywords.
-    pub fn reconstruct(
-        &self,
-        stimulus: &Stimulus,
-        scopes: &[(&str, &str)],
-        budget: &RecallBudget,
-        view: View,
-        escalation_reason: Option<&str>,
-        journal: bool,
-        trace_id: Option<&str>,
-    ) -> Result<ReconstructionResult> {
+    pub fn reconstruct(&self, args: &Reconstruct) -> Result<ReconstructionResult> {
+        let Reconstruct {
+            stimulus,
+            scopes,
+            budget,
+            view,
+            escalation_reason,
+            journal,
+            trace_id,
+        } = args;
+        let (view, journal) = (*view, *journal);
+        let escalation_reason = escalation_reason.as_deref();
+        let trace_id = trace_id.as_deref();
+        let scopes: Vec<(&str, &str)> = scopes
+            .iter()
+            .map(|(s, o)| (s.as_str(), o.as_str()))
+            .collect();
         if let Some(t) = trace_id
             && t.trim().is_empty()
         {
@@ -86,7 +92,7 @@ impl MemorySystem {
             || uuid::Uuid::new_v4().simple().to_string(),
             |t| t.trim().to_owned(),
         );
-        let pairs = normalize_scopes(scopes);
+        let pairs = normalize_scopes(&scopes);
         if pairs.is_empty() {
             return Err(Error::invalid(
                 "reconstruct requires at least one (scope, owner_id) pair with a non-empty scope, got none \
