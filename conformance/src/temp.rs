@@ -78,6 +78,12 @@ impl<S: TripleStore> TripleStore for TempStore<S> {
     fn take_warnings(&self) -> Vec<String> {
         self.store.take_warnings()
     }
+    fn install_commit_guard(&self, guard: &am_triples::CommitGuard) -> am_triples::Result<()> {
+        self.store.install_commit_guard(guard)
+    }
+    fn commit_guard(&self) -> Option<am_triples::CommitGuard> {
+        self.store.commit_guard()
+    }
 }
 
 /// A [`StoreFactory`] whose every store is opened by `open(dir, embedder, pin)`

@@ -9,10 +9,11 @@ use crate::error::{Error, Result};
 use crate::journal::SQLiteJournal;
 use crate::store::SQLiteTripleStore;
 use crate::store::write::PreparedRows;
-use am_journal::home::HomeResult;
+use am_journal::home::{HomeResult, check_guards};
 use am_journal::{
     HomeTx, JournalTx, MemoryHome, MemoryJournal, PreparedBatch, ScopeBinding, StoreTx,
 };
+use am_triples::CommitPoint;
 use am_triples::{TripleAssertion, TripleStore};
 use rusqlite::{Connection, TransactionBehavior};
 use std::sync::Arc;
@@ -171,6 +172,7 @@ impl MemoryHome for SqliteMemoryHome {
 
     fn transaction(
         &self,
+        point: CommitPoint,
         body: &mut dyn FnMut(&mut dyn HomeTx) -> HomeResult<()>,
     ) -> HomeResult<()> {
         let shared = self.sqlite_store.home().conn();
@@ -189,6 +191,9 @@ impl MemoryHome for SqliteMemoryHome {
         // On an error `tx` drops here and rolls everything back.
         body(&mut open)?;
         let warnings = std::mem::take(&mut open.warnings);
+        // The commit guard(s), inside the transaction, right before COMMIT:
+        // the store's, and the journal's when it is another guard.
+        check_guards(&*self.store, &*self.journal, point)?;
         tx.commit()
             .map_err(|e| am_triples::Error::from(Error::from(e)))?;
         drop(conn);

@@ -232,7 +232,14 @@ impl GraphBackend for MemoryBackend {
         };
         let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| body(&mut tx)));
         let result = match outcome {
-            Ok(r) => r.and_then(|()| tx.apply_store()),
+            // The commit guard, under the tables' lock, before the store
+            // writes; once (the store's own writes below do not call it again).
+            Ok(r) => r.and_then(|()| {
+                if let Some(g) = self.store.commit_guard() {
+                    g.check(am_triples::CommitPoint::Graph)?;
+                }
+                am_triples::CommitGuard::passed(|| tx.apply_store())
+            }),
             Err(panic) => {
                 tx.rollback();
                 std::panic::resume_unwind(panic);

@@ -17,6 +17,14 @@ pub enum Error {
     /// The journal refuses by policy (a file whose journal tables are not ours to read).
     #[error("refused: {0}")]
     Refused(String),
+    /// The journal cannot do what was asked (a commit guard on a journal
+    /// type whose appends cannot call one).
+    #[error("unsupported: {0}")]
+    Unsupported(String),
+    /// The host's commit guard refused the append (kind `Refused`); nothing
+    /// was appended. Carries the guard's own error.
+    #[error(transparent)]
+    GuardRefused(am_triples::GuardRefusal),
 }
 
 impl Error {
@@ -25,7 +33,16 @@ impl Error {
         match self {
             Error::InvalidInput(_) => ErrorKind::InvalidInput,
             Error::Storage(_) => ErrorKind::Storage,
-            Error::Refused(_) => ErrorKind::Refused,
+            Error::Refused(_) | Error::GuardRefused(_) => ErrorKind::Refused,
+            Error::Unsupported(_) => ErrorKind::Unsupported,
+        }
+    }
+
+    /// The commit guard's refusal, when this is one.
+    pub fn guard_refusal(&self) -> Option<&am_triples::GuardRefusal> {
+        match self {
+            Error::GuardRefused(r) => Some(r),
+            _ => None,
         }
     }
 
@@ -37,9 +54,13 @@ impl Error {
 
 impl From<am_triples::Error> for Error {
     fn from(e: am_triples::Error) -> Self {
+        if let am_triples::Error::GuardRefused(r) = e {
+            return Error::GuardRefused(r);
+        }
         match e.kind() {
             ErrorKind::InvalidInput => Error::InvalidInput(strip_prefix(&e.to_string())),
             ErrorKind::Refused => Error::Refused(e.to_string()),
+            ErrorKind::Unsupported => Error::Unsupported(e.to_string()),
             _ => Error::Storage(e.to_string()),
         }
     }
@@ -51,6 +72,8 @@ impl From<Error> for am_triples::Error {
             Error::InvalidInput(m) => am_triples::Error::InvalidInput(m),
             Error::Storage(m) => am_triples::Error::Storage(m),
             Error::Refused(m) => am_triples::Error::Refused(m),
+            Error::Unsupported(m) => am_triples::Error::Unsupported(m),
+            Error::GuardRefused(r) => am_triples::Error::GuardRefused(r),
         }
     }
 }

@@ -10,7 +10,7 @@
 //!
 //! ```text
 //! let rows = home.prepare_rows(&assertions)?;
-//! home.transaction(&mut |tx| {
+//! home.transaction(CommitPoint::StoreAdd, &mut |tx| {
 //!     tx.store().add(&rows)?;
 //!     tx.journal().append_bindings(&bindings)?;
 //!     Ok(())
@@ -31,7 +31,7 @@
 //! "A write is one transaction or nothing".
 
 use crate::{MemoryJournal, ScopeBinding};
-use am_triples::{TripleAssertion, TripleQuery, TripleStore};
+use am_triples::{CommitGuard, CommitPoint, TripleAssertion, TripleQuery, TripleStore};
 use std::any::Any;
 use std::collections::HashSet;
 use std::sync::Arc;
@@ -91,6 +91,12 @@ impl std::fmt::Debug for PreparedBatch {
 ///   (the home's rule for partial failure is in each implementation's
 ///   contract); when `body` returns `Err`, none of them lands and that error is
 ///   returned unchanged.
+/// - The commit guards of the home's store and journal
+///   ([`check_guards`]: the store's, then the journal's when it is another)
+///   are called once per transaction, with `point`, after `body` and before
+///   the commit (nothing staged: not called). A refusal lands nothing and
+///   returns [`am_triples::Error::GuardRefused`]; the writes inside do not
+///   call the guard again.
 pub trait MemoryHome: Send + Sync {
     /// The home's triple store.
     fn store(&self) -> &Arc<dyn TripleStore>;
@@ -114,6 +120,7 @@ pub trait MemoryHome: Send + Sync {
     /// when the engine fails to begin or commit.
     fn transaction(
         &self,
+        point: CommitPoint,
         body: &mut dyn FnMut(&mut dyn HomeTx) -> HomeResult<()>,
     ) -> HomeResult<()>;
 }
@@ -262,10 +269,24 @@ impl MemoryHome for PairHome {
 
     fn transaction(
         &self,
+        point: CommitPoint,
         body: &mut dyn FnMut(&mut dyn HomeTx) -> HomeResult<()>,
     ) -> HomeResult<()> {
         let mut staged = PairStaged::default();
         body(&mut staged)?;
+        if staged.rows.is_empty() && staged.bindings.is_empty() {
+            return Ok(());
+        }
+        // Once per outermost transaction: the guard(s) before the first
+        // write, not again by the writes below.
+        check_guards(&*self.store, &*self.journal, point)?;
+        CommitGuard::passed(|| self.apply(staged))
+    }
+}
+
+impl PairHome {
+    /// Write a transaction's staged writes (the contract's order).
+    fn apply(&self, staged: PairStaged) -> HomeResult<()> {
         if !staged.rows.is_empty() {
             // Rows already stored are not added (nor embedded) again.
             let existing: HashSet<String> = self
@@ -302,4 +323,27 @@ impl MemoryHome for PairHome {
         }
         Ok(())
     }
+}
+
+/// Call the commit guards of a home's store and journal for one outermost
+/// transaction at `point`: the store's, then the journal's when it is another
+/// guard (`MemorySystem` installs one guard on both).
+///
+/// # Errors
+/// [`am_triples::Error::GuardRefused`] of the first guard that refuses.
+pub fn check_guards(
+    store: &dyn TripleStore,
+    journal: &dyn MemoryJournal,
+    point: CommitPoint,
+) -> HomeResult<()> {
+    let store_guard = store.commit_guard();
+    if let Some(g) = &store_guard {
+        g.check(point)?;
+    }
+    if let Some(j) = journal.commit_guard()
+        && !store_guard.as_ref().is_some_and(|g| g.same(&j))
+    {
+        j.check(point)?;
+    }
+    Ok(())
 }

@@ -73,7 +73,9 @@ pub trait MemoryJournal: Send + Sync + std::any::Any {
     /// `InvalidInput` for an invalid binding (nothing appended); `Storage`.
     fn append_bindings(&self, bindings: &[ScopeBinding]) -> Result<Vec<ScopeBinding>> {
         normalize_all(bindings, ScopeBinding::normalized)?;
-        bindings.iter().map(|b| self.append_binding(b)).collect()
+        once_guarded(self.commit_guard(), || {
+            bindings.iter().map(|b| self.append_binding(b)).collect()
+        })
     }
     /// Bindings, oldest first; folded latest-wins per `(record_id, scope, owner_id)` when `filter.fold`.
     ///
@@ -160,12 +162,14 @@ pub trait MemoryJournal: Send + Sync + std::any::Any {
     ) -> Result<(Vec<MemoryEvent>, ActiveMemorySnapshot)> {
         normalize_all(events, MemoryEvent::normalized)?;
         snapshot.normalized()?;
-        let stored = if events.is_empty() {
-            Vec::new()
-        } else {
-            self.append_events(events)?
-        };
-        Ok((stored, self.append_snapshot(snapshot)?))
+        once_guarded(self.commit_guard(), || {
+            let stored = if events.is_empty() {
+                Vec::new()
+            } else {
+                self.append_events(events)?
+            };
+            Ok((stored, self.append_snapshot(snapshot)?))
+        })
     }
     /// Append the records of one journaled `reconstruct`: its trace, then its
     /// `listed` events (their seqs follow the trace's). Exactly
@@ -188,13 +192,15 @@ pub trait MemoryJournal: Send + Sync + std::any::Any {
         listed: &[MemoryEvent],
     ) -> Result<(ReconstructionTrace, Vec<MemoryEvent>)> {
         normalize_all(listed, MemoryEvent::normalized)?;
-        let stored = self.append_trace(trace)?;
-        let events = if listed.is_empty() {
-            Vec::new()
-        } else {
-            self.append_events(listed)?
-        };
-        Ok((stored, events))
+        once_guarded(self.commit_guard(), || {
+            let stored = self.append_trace(trace)?;
+            let events = if listed.is_empty() {
+                Vec::new()
+            } else {
+                self.append_events(listed)?
+            };
+            Ok((stored, events))
+        })
     }
     /// Append valence events (all-or-nothing).
     ///
@@ -211,6 +217,24 @@ pub trait MemoryJournal: Send + Sync + std::any::Any {
     /// # Errors
     /// `InvalidInput` for an invalid version (nothing appended); `Storage`.
     fn append_version(&self, version: &UnderstandingVersion) -> Result<UnderstandingVersion>;
+    /// Install the host's commit guard: from now on every append calls it
+    /// immediately before its COMMIT with [`am_triples::CommitPoint::Journal`],
+    /// once per outermost transaction (a multi-record append calls it once); a
+    /// refusal appends nothing and returns [`Error::GuardRefused`]. Installing
+    /// the same guard again is a no-op.
+    ///
+    /// # Errors
+    /// `Unsupported` naming the type for a journal whose appends cannot call a
+    /// guard (the default); `InvalidInput` when a different guard is
+    /// installed already.
+    fn install_commit_guard(&self, guard: &am_triples::CommitGuard) -> Result<()> {
+        let _ = guard;
+        Err(am_triples::guard::unsupported_guard(std::any::type_name::<Self>()).into())
+    }
+    /// The installed commit guard, if any.
+    fn commit_guard(&self) -> Option<am_triples::CommitGuard> {
+        None
+    }
     /// Understanding versions, oldest first.
     ///
     /// # Errors
@@ -613,4 +637,19 @@ pub fn canonical_pair(pair: (&str, &str)) -> (String, String) {
 /// The first record's validation error.
 pub fn normalize_all<T>(items: &[T], f: impl Fn(&T) -> Result<T>) -> Result<Vec<T>> {
     items.iter().map(f).collect()
+}
+
+/// Run the appends of one multi-record call as one outermost transaction:
+/// the guard (if any) is called once, before them, and not again by them.
+fn once_guarded<T>(
+    guard: Option<am_triples::CommitGuard>,
+    appends: impl FnOnce() -> Result<T>,
+) -> Result<T> {
+    match guard {
+        None => appends(),
+        Some(g) => {
+            g.check(am_triples::CommitPoint::Journal)?;
+            am_triples::CommitGuard::passed(appends)
+        }
+    }
 }

@@ -66,6 +66,7 @@ impl State {
 /// ```
 pub struct InMemoryJournal {
     state: Mutex<State>,
+    guard: am_triples::GuardSlot,
 }
 
 impl std::fmt::Debug for InMemoryJournal {
@@ -112,6 +113,7 @@ impl InMemoryJournal {
         };
         InMemoryJournal {
             state: Mutex::new(state),
+            guard: am_triples::GuardSlot::new(),
         }
     }
 
@@ -147,9 +149,18 @@ impl InMemoryJournal {
 }
 
 impl MemoryJournal for InMemoryJournal {
+    fn install_commit_guard(&self, guard: &am_triples::CommitGuard) -> Result<()> {
+        Ok(self.guard.install(guard, "this InMemoryJournal")?)
+    }
+
+    fn commit_guard(&self) -> Option<am_triples::CommitGuard> {
+        self.guard.get().cloned()
+    }
+
     fn append_events(&self, events: &[MemoryEvent]) -> Result<Vec<MemoryEvent>> {
         let items = normalize_all(events, MemoryEvent::normalized)?;
         let mut st = self.lock();
+        self.guard.check(am_triples::CommitPoint::Journal)?;
         let mut out = Vec::with_capacity(items.len());
         for mut e in items {
             let supplied = e.event_id.trim();
@@ -200,6 +211,7 @@ impl MemoryJournal for InMemoryJournal {
     fn append_bindings(&self, bindings: &[ScopeBinding]) -> Result<Vec<ScopeBinding>> {
         let items = normalize_all(bindings, ScopeBinding::normalized)?;
         let mut st = self.lock();
+        self.guard.check(am_triples::CommitPoint::Journal)?;
         Ok(items
             .into_iter()
             .map(|b| Self::push_binding(&mut st, b))
@@ -209,6 +221,7 @@ impl MemoryJournal for InMemoryJournal {
     fn append_binding(&self, binding: &ScopeBinding) -> Result<ScopeBinding> {
         let b = binding.normalized()?;
         let mut st = self.lock();
+        self.guard.check(am_triples::CommitPoint::Journal)?;
         Ok(Self::push_binding(&mut st, b))
     }
 
@@ -274,6 +287,7 @@ impl MemoryJournal for InMemoryJournal {
     fn append_closure(&self, closure: &ClosureRecord) -> Result<ClosureRecord> {
         let mut c = closure.normalized()?;
         let mut st = self.lock();
+        self.guard.check(am_triples::CommitPoint::Journal)?;
         let supplied = c.closure_id.trim();
         if !supplied.is_empty()
             && let Some(&i) = st.closures_by_id.get(supplied)
@@ -302,6 +316,7 @@ impl MemoryJournal for InMemoryJournal {
     fn append_trace(&self, trace: &ReconstructionTrace) -> Result<ReconstructionTrace> {
         let mut t = trace.normalized()?;
         let mut st = self.lock();
+        self.guard.check(am_triples::CommitPoint::Journal)?;
         if !t.trace_id.is_empty()
             && let Some(&i) = st.traces_by_id.get(&t.trace_id)
         {
@@ -329,6 +344,7 @@ impl MemoryJournal for InMemoryJournal {
     fn append_snapshot(&self, snapshot: &ActiveMemorySnapshot) -> Result<ActiveMemorySnapshot> {
         let mut s = snapshot.normalized()?;
         let mut st = self.lock();
+        self.guard.check(am_triples::CommitPoint::Journal)?;
         if !s.snapshot_id.is_empty()
             && let Some(&i) = st.snapshots_by_id.get(&s.snapshot_id)
         {
@@ -356,6 +372,7 @@ impl MemoryJournal for InMemoryJournal {
     fn append_valence(&self, events: &[ValenceEvent]) -> Result<Vec<ValenceEvent>> {
         let items = normalize_all(events, ValenceEvent::normalized)?;
         let mut st = self.lock();
+        self.guard.check(am_triples::CommitPoint::Journal)?;
         let mut out = Vec::with_capacity(items.len());
         for mut e in items {
             let supplied = e.event_id.trim();
@@ -394,6 +411,7 @@ impl MemoryJournal for InMemoryJournal {
     fn append_version(&self, version: &UnderstandingVersion) -> Result<UnderstandingVersion> {
         let mut v = version.normalized()?;
         let mut st = self.lock();
+        self.guard.check(am_triples::CommitPoint::Journal)?;
         if let Some(&i) = st.versions_by_id.get(&v.version_id) {
             return Ok(st.versions[i].clone());
         }

@@ -55,10 +55,22 @@ impl Error {
     pub fn invalid(msg: impl Into<String>) -> Self {
         Error::InvalidInput(msg.into())
     }
+
+    /// The commit guard's refusal, when this is one (the guard's own error is
+    /// its [`am_triples::GuardRefusal::source_error`]).
+    pub fn guard_refusal(&self) -> Option<&am_triples::GuardRefusal> {
+        match self {
+            Error::Store(e) => e.guard_refusal(),
+            _ => None,
+        }
+    }
 }
 
 impl From<am_journal::Error> for Error {
     fn from(e: am_journal::Error) -> Self {
+        if let am_journal::Error::GuardRefused(r) = e {
+            return Error::Store(am_triples::Error::GuardRefused(r));
+        }
         Error::Journal {
             kind: e.kind(),
             message: e.to_string(),

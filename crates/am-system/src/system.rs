@@ -80,6 +80,12 @@ pub struct SystemOptions {
     /// A reflector hook: accepted for signature stability, unused; supplying
     /// one raises a `#FALLBACK` warning.
     pub reflector: Option<Arc<dyn std::any::Any + Send + Sync>>,
+    /// The host's commit guard (api.md "Commit guard"): installed on the
+    /// store and the journal, so every write transaction through them calls
+    /// it immediately before its COMMIT with the commit point; a refusal rolls
+    /// the write back and the caller receives the guard's error
+    /// ([`Error::guard_refusal`]).
+    pub commit_guard: Option<am_triples::CommitGuard>,
 }
 
 /// The layer-2 memory system. See the crate docs and api.md "Layer 2".
@@ -164,8 +170,11 @@ impl MemorySystem {
     ///
     /// # Errors
     /// [`Error::Unsupported`] for `task_queue: true` (this port has no memory
-    /// task queue yet); [`Error::InvalidInput`] for an invalid `RecallBudget`-free
-    /// config (a zero `window_limit`).
+    /// task queue yet), and for a `commit_guard` on a store or journal type
+    /// whose writes cannot call one (naming the type); [`Error::InvalidInput`]
+    /// for an invalid `RecallBudget`-free config (a zero `window_limit`), and
+    /// for a `commit_guard` on a store or journal that already has a different
+    /// one.
     pub fn over_home_with_options(
         home: Arc<dyn MemoryHome>,
         options: SystemOptions,
@@ -179,6 +188,10 @@ impl MemorySystem {
             return Err(Error::invalid(
                 "AttentionConfig.window_limit must be a positive number of events, got 0",
             ));
+        }
+        if let Some(guard) = &options.commit_guard {
+            home.store().install_commit_guard(guard)?;
+            home.journal().install_commit_guard(guard)?;
         }
         let selector = options.selector.is_some();
         let reflector = options.reflector.is_some();
@@ -499,10 +512,11 @@ impl MemorySystem {
         // deterministic, so a replay after a failure between the two appends
         // nothing twice).
         let rows = self.home.prepare_rows(&plan.assertions)?;
-        self.home.transaction(&mut |tx| {
-            tx.store().add(&rows)?;
-            tx.journal().append_bindings(&plan.bindings)
-        })?;
+        self.home
+            .transaction(am_triples::CommitPoint::StoreAdd, &mut |tx| {
+                tx.store().add(&rows)?;
+                tx.journal().append_bindings(&plan.bindings)
+            })?;
         for w in plan.warnings {
             self.warn(w);
         }

@@ -18,7 +18,7 @@ use am_journal::{
 };
 use am_system::verbs::RememberMany;
 use am_system::{MemoryRecordInput, MemorySystem, SystemOptions};
-use am_triples::ErrorKind;
+use am_triples::{CommitPoint, ErrorKind};
 use am_triples::{InMemoryTripleStore, TextEmbedder, TripleAssertion, TripleQuery, TripleStore};
 use common::PINNED_NOW;
 use std::sync::Arc;
@@ -190,7 +190,7 @@ fn a_sqlite_home_transaction_whose_body_fails_rolls_back_every_write_of_it() {
         .prepare_rows(&[TripleAssertion::new("x", "y", "z").with_id("r1")])
         .unwrap();
     let err = home
-        .transaction(&mut |tx| {
+        .transaction(CommitPoint::StoreAdd, &mut |tx| {
             tx.store().add(&rows)?;
             tx.journal().append_bindings(&[binding("ex:r1")])?;
             Err(am_triples::Error::invalid("the body gives up"))
@@ -202,7 +202,7 @@ fn a_sqlite_home_transaction_whose_body_fails_rolls_back_every_write_of_it() {
     assert_eq!(raw_count(&h, "memj_bindings"), 0);
     assert_eq!(h.journal.current_seq().unwrap(), 0);
     // The same body without the failure commits both.
-    home.transaction(&mut |tx| {
+    home.transaction(CommitPoint::StoreAdd, &mut |tx| {
         assert_eq!(tx.store().add(&rows)?, vec!["r1".to_owned()]);
         tx.journal().append_bindings(&[binding("ex:r1")])
     })
@@ -224,7 +224,9 @@ fn a_home_transaction_refuses_rows_another_home_prepared_and_writes_nothing() {
     let err = a
         .system
         .home()
-        .transaction(&mut |tx| tx.store().add(&foreign).map(|_| ()))
+        .transaction(CommitPoint::StoreAdd, &mut |tx| {
+            tx.store().add(&foreign).map(|_| ())
+        })
         .unwrap_err();
     assert_eq!(err.kind(), ErrorKind::InvalidInput);
     let own = a
@@ -233,7 +235,9 @@ fn a_home_transaction_refuses_rows_another_home_prepared_and_writes_nothing() {
         .prepare_rows(&[TripleAssertion::new("x", "y", "z").with_id("r1")])
         .unwrap();
     let err = pair
-        .transaction(&mut |tx| tx.store().add(&own).map(|_| ()))
+        .transaction(CommitPoint::StoreAdd, &mut |tx| {
+            tx.store().add(&own).map(|_| ())
+        })
         .unwrap_err();
     assert_eq!(err.kind(), ErrorKind::InvalidInput);
     assert_eq!(raw_count(&a, "triples"), 0);
@@ -249,7 +253,7 @@ fn the_in_memory_pair_writes_nothing_while_the_body_runs_nor_when_it_fails() {
         .prepare_rows(&[TripleAssertion::new("x", "y", "z").with_id("r1")])
         .unwrap();
     let err = pair
-        .transaction(&mut |tx| {
+        .transaction(CommitPoint::StoreAdd, &mut |tx| {
             tx.store().add(&rows)?;
             tx.journal().append_bindings(&[binding("ex:r1")])?;
             assert!(all_rows(&*store).is_empty(), "staged, not written");
@@ -264,7 +268,7 @@ fn the_in_memory_pair_writes_nothing_while_the_body_runs_nor_when_it_fails() {
     let mut bad = binding("ex:r1");
     bad.search_state = "nonsense".into();
     let err = pair
-        .transaction(&mut |tx| {
+        .transaction(CommitPoint::StoreAdd, &mut |tx| {
             tx.store().add(&rows)?;
             tx.journal().append_bindings(&[bad.clone()])
         })

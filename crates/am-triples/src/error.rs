@@ -69,6 +69,10 @@ pub enum Error {
     /// Timed out.
     #[error("timed out: {0}")]
     Timeout(String),
+    /// The host's commit guard refused the commit (kind `Refused`); the
+    /// transaction was rolled back. Carries the guard's own error.
+    #[error(transparent)]
+    GuardRefused(crate::guard::GuardRefusal),
 }
 
 impl Error {
@@ -84,6 +88,15 @@ impl Error {
             Error::Storage(_) => ErrorKind::Storage,
             Error::Refused(_) => ErrorKind::Refused,
             Error::Timeout(_) => ErrorKind::Timeout,
+            Error::GuardRefused(_) => ErrorKind::Refused,
+        }
+    }
+
+    /// The commit guard's refusal, when this is one.
+    pub fn guard_refusal(&self) -> Option<&crate::guard::GuardRefusal> {
+        match self {
+            Error::GuardRefused(r) => Some(r),
+            _ => None,
         }
     }
 
@@ -105,6 +118,7 @@ impl Error {
             Error::Storage(m) => Error::Storage(format!("{prefix}: {m}")),
             Error::Refused(m) => Error::Refused(format!("{prefix}: {m}")),
             Error::Timeout(m) => Error::Timeout(format!("{prefix}: {m}")),
+            Error::GuardRefused(r) => Error::GuardRefused(r),
         }
     }
 
@@ -121,6 +135,7 @@ impl Error {
             Error::Storage(m) => Error::Storage(format!("{m} {suffix}")),
             Error::Refused(m) => Error::Refused(format!("{m} {suffix}")),
             Error::Timeout(m) => Error::Timeout(format!("{m} {suffix}")),
+            Error::GuardRefused(r) => Error::GuardRefused(r),
         }
     }
 }

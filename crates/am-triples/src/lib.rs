@@ -20,6 +20,7 @@
 pub mod assertion;
 pub mod embed;
 pub mod error;
+pub mod guard;
 pub mod memory;
 pub mod pin;
 pub mod query;
@@ -31,6 +32,7 @@ pub mod vector;
 pub use assertion::{JsonMap, TripleAssertion, canonicalize_term};
 pub use embed::TextEmbedder;
 pub use error::{Error, ErrorKind, Result};
+pub use guard::{CommitGuard, CommitPoint, GuardError, GuardRefusal, GuardSlot};
 pub use memory::InMemoryTripleStore;
 pub use pin::{EmbeddingPin, build_pin};
 pub use query::{Order, TripleQuery};

@@ -39,6 +39,7 @@ pub struct InMemoryTripleStore {
     embedder: Option<Arc<dyn TextEmbedder>>,
     vector_column: String,
     state: Mutex<State>,
+    guard: crate::guard::GuardSlot,
 }
 
 impl std::fmt::Debug for InMemoryTripleStore {
@@ -56,6 +57,7 @@ impl InMemoryTripleStore {
             embedder,
             vector_column: crate::query::DEFAULT_VECTOR_COLUMN.to_owned(),
             state: Mutex::new(State::default()),
+            guard: crate::guard::GuardSlot::new(),
         }
     }
 
@@ -132,6 +134,14 @@ impl TripleStore for InMemoryTripleStore {
         }
     }
 
+    fn install_commit_guard(&self, guard: &crate::CommitGuard) -> Result<()> {
+        self.guard.install(guard, "this InMemoryTripleStore")
+    }
+
+    fn commit_guard(&self) -> Option<crate::CommitGuard> {
+        self.guard.get().cloned()
+    }
+
     fn add(&self, assertions: &[TripleAssertion]) -> Result<Vec<String>> {
         let mut pending = assertions
             .iter()
@@ -163,6 +173,10 @@ impl TripleStore for InMemoryTripleStore {
             .filter_map(|a| a.assertion_id.clone())
             .collect();
         let mut st = self.lock();
+        // The commit guard, under the write lock, before the first change.
+        if !pending.is_empty() {
+            self.guard.check(crate::CommitPoint::StoreAdd)?;
+        }
         if let Some(d) = dim {
             match &mut st.pin {
                 Some(p) => {
@@ -301,6 +315,7 @@ impl TripleStore for InMemoryTripleStore {
         let row = &mut st.rows[pos].assertion;
         match store::close_rule(row.valid_until.as_deref(), &end) {
             Some(new_end) => {
+                self.guard.check(crate::CommitPoint::StoreCloseAssertion)?;
                 row.valid_until = Some(new_end);
                 Ok(true)
             }
@@ -317,6 +332,7 @@ impl TripleStore for InMemoryTripleStore {
         let row = &mut st.rows[pos].assertion;
         match store::narrow_rule(&id, row.valid_until.as_deref(), &end)? {
             Some(new_end) => {
+                self.guard.check(crate::CommitPoint::StoreNarrowAssertion)?;
                 row.valid_until = Some(new_end);
                 Ok(true)
             }

@@ -209,6 +209,29 @@ pub trait TripleStore: Send + Sync {
     fn take_warnings(&self) -> Vec<String> {
         Vec::new()
     }
+
+    /// Install the host's commit guard: from now on every write transaction of
+    /// this store calls it immediately before its COMMIT, once per outermost
+    /// transaction, with the commit point ([`crate::CommitPoint`]); a refusal
+    /// rolls the write back and returns [`crate::Error::GuardRefused`].
+    /// Installing the same guard again is a no-op.
+    ///
+    /// # Errors
+    /// `Unsupported` naming the type for a store whose writes cannot call a
+    /// guard (the default); `InvalidInput` when a different guard is installed
+    /// already.
+    fn install_commit_guard(&self, guard: &crate::CommitGuard) -> Result<()> {
+        let _ = guard;
+        Err(crate::guard::unsupported_guard(
+            std::any::type_name::<Self>(),
+        ))
+    }
+
+    /// The installed commit guard, if any (a graph connector or a home over
+    /// this store calls it for the transactions it commits).
+    fn commit_guard(&self) -> Option<crate::CommitGuard> {
+        None
+    }
 }
 
 /// Validate `close_assertion`/`narrow_assertion` arguments; returns the trimmed id

@@ -67,6 +67,9 @@ impl SqliteGraphBackend {
         // On an error (or a panic) `tx` is dropped, which rolls back.
         body(&mut t)?;
         let warnings = std::mem::take(&mut t.warnings);
+        // The commit guard, inside the transaction, right before COMMIT.
+        self.store
+            .check_commit_guard(am_triples::CommitPoint::Graph)?;
         tx.commit().map_err(storage_err)?;
         drop(guard);
         self.store.record_warnings(warnings);

@@ -63,6 +63,8 @@ use std::sync::{Arc, Mutex, MutexGuard};
 pub struct SQLiteJournal {
     conn: SharedConn,
     cache: Arc<Mutex<CountCache>>,
+    /// The host's commit guard (shared by clones of the handle).
+    guard: Arc<am_triples::GuardSlot>,
 }
 
 impl SQLiteJournal {
@@ -83,6 +85,7 @@ impl SQLiteJournal {
         let journal = SQLiteJournal {
             conn,
             cache: Arc::new(Mutex::new(CountCache::new())),
+            guard: Arc::new(am_triples::GuardSlot::new()),
         };
         let mut guard = journal.lock();
         let tx = guard
@@ -126,6 +129,9 @@ impl SQLiteJournal {
         cache.begin(append::current_seq(&tx)?);
         let out = f(&tx, &mut cache)?;
         let hw = append::current_seq(&tx)?;
+        // The commit guard, inside the transaction, right before COMMIT; a
+        // refusal drops `tx` (ROLLBACK) and leaves the cache unsettled.
+        self.guard.check(am_triples::CommitPoint::Journal)?;
         tx.commit().map_err(storage)?;
         cache.settle(hw);
         Ok(out)
@@ -268,6 +274,14 @@ impl SQLiteJournal {
 }
 
 impl MemoryJournal for SQLiteJournal {
+    fn install_commit_guard(&self, guard: &am_triples::CommitGuard) -> Result<()> {
+        Ok(self.guard.install(guard, "this SQLiteJournal")?)
+    }
+
+    fn commit_guard(&self) -> Option<am_triples::CommitGuard> {
+        self.guard.get().cloned()
+    }
+
     fn append_events(&self, events: &[MemoryEvent]) -> Result<Vec<MemoryEvent>> {
         let items = normalize_all(events, MemoryEvent::normalized)?;
         if items.is_empty() {

@@ -98,6 +98,8 @@ pub struct SQLiteTripleStore {
     scan_warned: AtomicBool,
     serving_scan: AtomicBool,
     warnings: Mutex<Vec<String>>,
+    /// The host's commit guard.
+    guard: am_triples::GuardSlot,
 }
 
 impl std::fmt::Debug for SQLiteTripleStore {
@@ -236,7 +238,19 @@ impl SQLiteTripleStore {
             scan_warned: AtomicBool::new(false),
             serving_scan: AtomicBool::new(false),
             warnings: Mutex::new(open_warnings),
+            guard: am_triples::GuardSlot::new(),
         })
+    }
+
+    /// Call the installed commit guard for a commit at `point` (`Ok` when
+    /// none is installed): for the transactions of the home's other views
+    /// (the graph, the memory home) that commit this store's rows.
+    ///
+    /// # Errors
+    /// [`am_triples::Error::GuardRefused`].
+    #[inline]
+    pub fn check_commit_guard(&self, point: am_triples::CommitPoint) -> am_triples::Result<()> {
+        self.guard.check(point)
     }
 
     /// The home this store lives in.
@@ -402,6 +416,8 @@ impl SQLiteTripleStore {
             )?;
             schema::bump_vector_generation(&tx, &self.table)?;
             pin::store(&tx, &self.table, pin)?;
+            self.guard
+                .check(am_triples::CommitPoint::StoreReplaceVectors)?;
             tx.commit()?;
             Ok(changed)
         })?;
@@ -796,5 +812,13 @@ impl TripleStore for SQLiteTripleStore {
 
     fn take_warnings(&self) -> Vec<String> {
         std::mem::take(&mut *lock(&self.warnings))
+    }
+
+    fn install_commit_guard(&self, guard: &am_triples::CommitGuard) -> am_triples::Result<()> {
+        self.guard.install(guard, "this SQLiteTripleStore")
+    }
+
+    fn commit_guard(&self) -> Option<am_triples::CommitGuard> {
+        self.guard.get().cloned()
     }
 }

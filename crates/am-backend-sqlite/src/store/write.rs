@@ -159,6 +159,7 @@ impl SQLiteTripleStore {
         let inserted = self.with_conn(|c| {
             let tx = c.transaction_with_behavior(TransactionBehavior::Immediate)?;
             let inserted = self.insert_prepared_in(&tx, &prepared)?;
+            self.guard.check(am_triples::CommitPoint::StoreAdd)?;
             tx.commit()?;
             Ok(inserted)
         })?;
@@ -485,7 +486,11 @@ impl SQLiteTripleStore {
         valid_until: &str,
     ) -> am_triples::Result<bool> {
         let (id, end) = tstore::window_args(assertion_id, valid_until)?;
-        Ok(self.change_window(&id, |current| Ok(tstore::close_rule(current, &end)))?)
+        Ok(self.change_window(
+            &id,
+            am_triples::CommitPoint::StoreCloseAssertion,
+            |current| Ok(tstore::close_rule(current, &end)),
+        )?)
     }
 
     /// The body of `narrow_assertion`: [`Self::narrow_row_in`] in one transaction.
@@ -495,7 +500,11 @@ impl SQLiteTripleStore {
         valid_until: &str,
     ) -> am_triples::Result<bool> {
         let (id, end) = tstore::window_args(assertion_id, valid_until)?;
-        Ok(self.change_window(&id, |current| tstore::narrow_rule(&id, current, &end))?)
+        Ok(self.change_window(
+            &id,
+            am_triples::CommitPoint::StoreNarrowAssertion,
+            |current| tstore::narrow_rule(&id, current, &end),
+        )?)
     }
 
     /// Embed the non-edge rows of a canonical batch (before any transaction):
@@ -522,12 +531,14 @@ impl SQLiteTripleStore {
     fn change_window(
         &self,
         id: &str,
+        point: am_triples::CommitPoint,
         rule: impl FnOnce(Option<&str>) -> am_triples::Result<Option<String>>,
     ) -> Result<bool> {
         self.with_conn(|c| {
             let tx = c.transaction_with_behavior(TransactionBehavior::Immediate)?;
             let changed = self.change_window_in(&tx, id, rule)?;
             if changed {
+                self.guard.check(point)?;
                 tx.commit()?;
             }
             Ok(changed)

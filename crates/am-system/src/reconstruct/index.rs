@@ -714,6 +714,12 @@ impl TripleStore for IndexedStore<'_> {
     fn take_warnings(&self) -> Vec<String> {
         self.inner.take_warnings()
     }
+    fn install_commit_guard(&self, guard: &am_triples::CommitGuard) -> am_triples::Result<()> {
+        self.inner.install_commit_guard(guard)
+    }
+    fn commit_guard(&self) -> Option<am_triples::CommitGuard> {
+        self.inner.commit_guard()
+    }
 }
 
 #[cfg(test)]

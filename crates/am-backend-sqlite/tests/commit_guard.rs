@@ -1,0 +1,504 @@
+//! The commit guard on every write path of both stacks (the in-memory pair and
+//! the SQLite home): each write verb of every store, journal, graph connector
+//! and home calls the guard once, with its commit point; a refusal writes
+//! nothing (rows, journal seq, and on SQLite the bytes of the file and its WAL)
+//! and the caller receives the guard's own error.
+//!
+//! The table `VERBS` is the closed list of write verbs: a new write path is
+//! added here with its point, and one that forgets the guard fails
+//! `every_write_verb_calls_the_guard_once_with_its_commit_point`.
+//!
+//! Spec: api.md "Layer 2: the MemorySystem facade", "Commit guard".
+
+use am_backend_sqlite::graph::open_graph;
+use am_backend_sqlite::{SQLiteTripleStore, SqliteHome, SqliteMemoryHome, SqliteStoreOptions};
+use am_graph::graph::MemoryGraph;
+use am_graph::registry::GraphJournal;
+use am_graph::{AssertOp, Provenance, Revision, RevisionDraft, RevisionOp, SourceRef};
+use am_journal::{
+    ActiveMemorySnapshot, ClosureRecord, InMemoryJournal, MemoryEvent, MemoryHome, MemoryJournal,
+    PairHome, ReconstructionTrace, ScopeBinding, UnderstandingVersion, ValenceEvent,
+};
+use am_triples::pin::{PIN_SOURCE_CREATION, build_pin};
+use am_triples::{
+    CommitGuard, CommitPoint, ErrorKind, InMemoryTripleStore, TripleAssertion, TripleQuery,
+    TripleStore,
+};
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+
+/// The host's own error type, which must reach the caller unchanged.
+#[derive(Debug)]
+struct Stopped(String);
+
+impl std::fmt::Display for Stopped {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "stopped by the operator at {}", self.0)
+    }
+}
+
+impl std::error::Error for Stopped {}
+
+/// A guard that records every call and refuses while `refuse` is set.
+#[derive(Clone, Default)]
+struct Host {
+    calls: Arc<Mutex<Vec<String>>>,
+    refuse: Arc<AtomicBool>,
+}
+
+impl Host {
+    fn guard(&self) -> CommitGuard {
+        let host = self.clone();
+        CommitGuard::new(move |point| {
+            host.calls.lock().unwrap().push(point.to_owned());
+            if host.refuse.load(Ordering::SeqCst) {
+                Err(Box::new(Stopped(point.to_owned())))
+            } else {
+                Ok(())
+            }
+        })
+    }
+
+    fn take(&self) -> Vec<String> {
+        std::mem::take(&mut *self.calls.lock().unwrap())
+    }
+}
+
+struct Stack {
+    name: &'static str,
+    store: Arc<dyn TripleStore>,
+    journal: Arc<dyn MemoryJournal>,
+    home: Arc<dyn MemoryHome>,
+    graph: MemoryGraph,
+    sqlite: Option<(Arc<SQLiteTripleStore>, PathBuf)>,
+    _dir: tempfile::TempDir,
+}
+
+fn memory_stack(host: &Host) -> Stack {
+    let store = Arc::new(InMemoryTripleStore::new(None));
+    let journal = Arc::new(InMemoryJournal::new());
+    let graph = MemoryGraph::new(store.clone(), Some(GraphJournal::new(journal.clone()))).unwrap();
+    let dyn_store: Arc<dyn TripleStore> = store;
+    let dyn_journal: Arc<dyn MemoryJournal> = journal;
+    guard_stack(
+        host,
+        Stack {
+            name: "memory",
+            home: Arc::new(PairHome::new(dyn_store.clone(), dyn_journal.clone())),
+            store: dyn_store,
+            journal: dyn_journal,
+            graph,
+            sqlite: None,
+            _dir: tempfile::tempdir().unwrap(),
+        },
+    )
+}
+
+fn sqlite_stack(host: &Host) -> Stack {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("home.sqlite3");
+    let home = SqliteHome::open(&path).unwrap();
+    let memory_home = SqliteMemoryHome::open(&home, None, SqliteStoreOptions::default()).unwrap();
+    let store = memory_home.sqlite_store().clone();
+    let journal = memory_home.sqlite_journal().clone();
+    let graph = open_graph(store.clone(), Some(journal.clone())).unwrap();
+    guard_stack(
+        host,
+        Stack {
+            name: "sqlite",
+            store: store.clone(),
+            journal,
+            home: Arc::new(memory_home),
+            graph,
+            sqlite: Some((store, path)),
+            _dir: dir,
+        },
+    )
+}
+
+fn guard_stack(host: &Host, stack: Stack) -> Stack {
+    let guard = host.guard();
+    stack.store.install_commit_guard(&guard).unwrap();
+    stack.journal.install_commit_guard(&guard).unwrap();
+    stack
+}
+
+fn row(id: &str) -> TripleAssertion {
+    TripleAssertion::new("ex:pool", "ex:state", id).with_id(id)
+}
+
+fn revision(id: &str) -> Revision {
+    let mut a = AssertOp::claim("ex:pool", "ex:size", id);
+    a.assertion.assertion_id = Some(id.to_owned());
+    Revision::new(RevisionDraft {
+        revision_id: id.into(),
+        scope: "global".into(),
+        owner_id: Some("person:ada".into()),
+        cause: "ingest".into(),
+        occurred_at: "2026-01-05T09:00:00Z".into(),
+        ops: vec![RevisionOp::Assert(a)],
+        provenance: Provenance::new(
+            vec![SourceRef::step("run-1", 1).unwrap()],
+            Vec::new(),
+            "abstractnote",
+        )
+        .unwrap(),
+        recorded_at: None,
+        summary: Some(format!("revision {id}")),
+    })
+    .unwrap()
+}
+
+type Verb = fn(&Stack) -> am_triples::Result<()>;
+
+fn journal_err(e: am_journal::Error) -> am_triples::Error {
+    e.into()
+}
+
+/// Every write verb, the point it commits at, and (per verb) the rows it
+/// needs in place before the guard is armed.
+const VERBS: &[(&str, CommitPoint, Verb, Verb)] = &[
+    (
+        "store.add",
+        CommitPoint::StoreAdd,
+        |_| Ok(()),
+        |s| s.store.add(&[row("a1")]).map(|_| ()),
+    ),
+    (
+        "store.close_assertion",
+        CommitPoint::StoreCloseAssertion,
+        |s| s.store.add(&[row("c1")]).map(|_| ()),
+        |s| {
+            assert!(s.store.close_assertion("c1", "2026-06-01T00:00:00Z")?);
+            Ok(())
+        },
+    ),
+    (
+        "store.narrow_assertion",
+        CommitPoint::StoreNarrowAssertion,
+        |s| {
+            s.store.add(&[row("n1")])?;
+            s.store
+                .close_assertion("n1", "2027-01-01T00:00:00Z")
+                .map(|_| ())
+        },
+        |s| {
+            assert!(s.store.narrow_assertion("n1", "2026-06-01T00:00:00Z")?);
+            Ok(())
+        },
+    ),
+    (
+        "journal.append_events",
+        CommitPoint::Journal,
+        |_| Ok(()),
+        |s| {
+            s.journal
+                .append_events(&[
+                    MemoryEvent::on_record("selected", "r1", "session", "s1"),
+                    MemoryEvent::on_record("selected", "r2", "session", "s1"),
+                ])
+                .map(|_| ())
+                .map_err(journal_err)
+        },
+    ),
+    (
+        "journal.append_binding",
+        CommitPoint::Journal,
+        |_| Ok(()),
+        |s| {
+            s.journal
+                .append_binding(&ScopeBinding::new("r1", "session", "s1", "indexed"))
+                .map(|_| ())
+                .map_err(journal_err)
+        },
+    ),
+    (
+        "journal.append_bindings",
+        CommitPoint::Journal,
+        |_| Ok(()),
+        |s| {
+            s.journal
+                .append_bindings(&[
+                    ScopeBinding::new("r1", "session", "s1", "indexed"),
+                    ScopeBinding::new("r2", "session", "s1", "indexed"),
+                ])
+                .map(|_| ())
+                .map_err(journal_err)
+        },
+    ),
+    (
+        "journal.append_closure",
+        CommitPoint::Journal,
+        |_| Ok(()),
+        |s| {
+            s.journal
+                .append_closure(&ClosureRecord::new("a1", "retract", "wrong"))
+                .map(|_| ())
+                .map_err(journal_err)
+        },
+    ),
+    (
+        "journal.append_trace",
+        CommitPoint::Journal,
+        |_| Ok(()),
+        |s| {
+            s.journal
+                .append_trace(&ReconstructionTrace::new("t1", "fp"))
+                .map(|_| ())
+                .map_err(journal_err)
+        },
+    ),
+    (
+        "journal.append_snapshot",
+        CommitPoint::Journal,
+        |_| Ok(()),
+        |s| {
+            s.journal
+                .append_snapshot(&ActiveMemorySnapshot::new("sn1", "t1", &["r1"]))
+                .map(|_| ())
+                .map_err(journal_err)
+        },
+    ),
+    (
+        "journal.append_selection",
+        CommitPoint::Journal,
+        |_| Ok(()),
+        |s| {
+            s.journal
+                .append_selection(
+                    &[MemoryEvent::on_record("selected", "r1", "session", "s1")],
+                    &ActiveMemorySnapshot::new("sn2", "t1", &["r1"]),
+                )
+                .map(|_| ())
+                .map_err(journal_err)
+        },
+    ),
+    (
+        "journal.append_recall",
+        CommitPoint::Journal,
+        |_| Ok(()),
+        |s| {
+            s.journal
+                .append_recall(
+                    &ReconstructionTrace::new("t2", "fp"),
+                    &[MemoryEvent::on_record("listed", "r1", "session", "s1")],
+                )
+                .map(|_| ())
+                .map_err(journal_err)
+        },
+    ),
+    (
+        "journal.append_valence",
+        CommitPoint::Journal,
+        |_| Ok(()),
+        |s| {
+            s.journal
+                .append_valence(&[ValenceEvent::appraisal(
+                    "r1", 1, 2.0, "good", "session", "s1",
+                )])
+                .map(|_| ())
+                .map_err(journal_err)
+        },
+    ),
+    (
+        "journal.append_version",
+        CommitPoint::Journal,
+        |_| Ok(()),
+        |s| {
+            s.journal
+                .append_version(&UnderstandingVersion::new(
+                    "ex:memory-1",
+                    "a1",
+                    "title",
+                    1,
+                    Some("Pools"),
+                    ("operator", "op"),
+                    "operator",
+                ))
+                .map(|_| ())
+                .map_err(journal_err)
+        },
+    ),
+    (
+        "graph.apply_revision",
+        CommitPoint::Graph,
+        |_| Ok(()),
+        |s| {
+            let out = s
+                .graph
+                .apply_revision(&revision("rev-1"), false)
+                .map_err(|e| match e {
+                    am_graph::Error::Triples(e) => e,
+                    am_graph::Error::Journal(e) => e.into(),
+                    other => am_triples::Error::Storage(other.to_string()),
+                })?;
+            assert!(out.applied);
+            Ok(())
+        },
+    ),
+    (
+        "home.transaction",
+        CommitPoint::StoreAdd,
+        |_| Ok(()),
+        |s| {
+            let rows = s.home.prepare_rows(&[row("h1")])?;
+            s.home.transaction(CommitPoint::StoreAdd, &mut |tx| {
+                tx.store().add(&rows)?;
+                tx.journal()
+                    .append_bindings(&[ScopeBinding::new("ex:h1", "session", "s1", "indexed")])
+            })
+        },
+    ),
+];
+
+/// What a refused write must leave unchanged: the rows, the journal seq, and
+/// on SQLite the bytes of the file and of its WAL.
+type State = (String, i64, Option<(Vec<u8>, Vec<u8>)>);
+
+fn state(s: &Stack) -> State {
+    let rows = s
+        .store
+        .query(&TripleQuery {
+            limit: 0,
+            ..TripleQuery::default()
+        })
+        .unwrap();
+    let bytes = s.sqlite.as_ref().map(|(_, path)| {
+        let wal = PathBuf::from(format!("{}-wal", path.display()));
+        (
+            std::fs::read(path).unwrap(),
+            std::fs::read(wal).unwrap_or_default(),
+        )
+    });
+    (format!("{rows:?}"), s.journal.current_seq().unwrap(), bytes)
+}
+
+fn stacks(host: &Host) -> Vec<Stack> {
+    vec![memory_stack(host), sqlite_stack(host)]
+}
+
+#[test]
+fn every_write_verb_calls_the_guard_once_with_its_commit_point() {
+    for (verb, point, setup, run) in VERBS {
+        let host = Host::default();
+        for s in stacks(&host) {
+            setup(&s).unwrap();
+            host.take();
+            run(&s).unwrap_or_else(|e| panic!("{} {verb}: {e}", s.name));
+            assert_eq!(
+                host.take(),
+                vec![point.as_str().to_owned()],
+                "{} {verb}",
+                s.name
+            );
+        }
+    }
+}
+
+#[test]
+fn a_refusal_at_every_commit_point_writes_nothing_and_returns_the_guards_error() {
+    for (verb, point, setup, run) in VERBS {
+        let host = Host::default();
+        for s in stacks(&host) {
+            setup(&s).unwrap();
+            let before = state(&s);
+            host.refuse.store(true, Ordering::SeqCst);
+            let err = run(&s).expect_err(verb);
+            host.refuse.store(false, Ordering::SeqCst);
+            assert_eq!(err.kind(), ErrorKind::Refused, "{} {verb}: {err}", s.name);
+            let refusal = err
+                .guard_refusal()
+                .unwrap_or_else(|| panic!("{} {verb}: not a guard refusal: {err}", s.name));
+            assert_eq!(refusal.point(), *point, "{} {verb}", s.name);
+            let host_error = refusal
+                .source_error()
+                .downcast_ref::<Stopped>()
+                .expect("the guard's own error type");
+            assert_eq!(host_error.0, point.as_str());
+            assert_eq!(
+                state(&s),
+                before,
+                "{} {verb} wrote through a refusal",
+                s.name
+            );
+            // Nothing about the refusal is recorded: the same write passes next.
+            run(&s).unwrap_or_else(|e| panic!("{} {verb} after the refusal: {e}", s.name));
+        }
+    }
+}
+
+#[test]
+fn the_sqlite_vector_swap_calls_the_guard_at_store_replace_vectors() {
+    let host = Host::default();
+    let s = sqlite_stack(&host);
+    s.store.add(&[row("v1")]).unwrap();
+    let (sqlite, _) = s.sqlite.as_ref().unwrap();
+    let pin = build_pin(Some("hash-2"), Some(2), PIN_SOURCE_CREATION, None).unwrap();
+    let vectors: HashMap<String, Vec<f32>> = [("v1".to_owned(), vec![1.0, 0.5])].into();
+    host.take();
+    host.refuse.store(true, Ordering::SeqCst);
+    let before = state(&s);
+    let err = sqlite.replace_vectors(&vectors, &pin, 1, None).unwrap_err();
+    assert_eq!(
+        am_triples::Error::from(err).kind(),
+        ErrorKind::Refused,
+        "the swap is refused"
+    );
+    assert_eq!(state(&s), before);
+    assert!(sqlite.stored_vector("v1").unwrap().is_none());
+    host.refuse.store(false, Ordering::SeqCst);
+    assert_eq!(sqlite.replace_vectors(&vectors, &pin, 1, None).unwrap(), 1);
+    assert_eq!(
+        host.take(),
+        vec!["store.replace_vectors", "store.replace_vectors"]
+    );
+}
+
+#[test]
+fn the_commit_points_are_a_closed_set_of_distinct_names() {
+    let names: Vec<&str> = CommitPoint::ALL.iter().map(|p| p.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "journal",
+            "store.add",
+            "store.close_assertion",
+            "store.narrow_assertion",
+            "store.replace_vectors",
+            "graph"
+        ]
+    );
+    let used: std::collections::BTreeSet<&str> =
+        VERBS.iter().map(|(_, p, _, _)| p.as_str()).collect();
+    for p in names {
+        assert!(
+            used.contains(p) || p == "store.replace_vectors",
+            "{p} has no write verb in VERBS"
+        );
+    }
+}
+
+#[test]
+fn a_second_different_guard_is_refused_and_the_same_guard_again_is_not() {
+    let host = Host::default();
+    for s in stacks(&host) {
+        let other = Host::default().guard();
+        assert_eq!(
+            s.store.install_commit_guard(&other).unwrap_err().kind(),
+            ErrorKind::InvalidInput,
+            "{}",
+            s.name
+        );
+        assert_eq!(
+            s.journal.install_commit_guard(&other).unwrap_err().kind(),
+            ErrorKind::InvalidInput,
+            "{}",
+            s.name
+        );
+        let same = s.store.commit_guard().unwrap();
+        s.store.install_commit_guard(&same).unwrap();
+        s.journal.install_commit_guard(&same).unwrap();
+    }
+}

@@ -1,0 +1,160 @@
+//! `MemorySystem` with a `commit_guard`: it is installed on the store and the
+//! journal; the facade's writes report their commit points and a refusal
+//! writes nothing and reaches the caller as the guard's own error; a store
+//! type that cannot call a guard is refused (`Unsupported`), naming the type.
+//!
+//! (Every write verb of every store, journal, graph connector and home is
+//! enumerated in `am-backend-sqlite/tests/commit_guard.rs`.)
+//!
+//! Spec: api.md "Layer 2: the MemorySystem facade", "Commit guard".
+
+mod common;
+
+use am_journal::InMemoryJournal;
+use am_system::{BindArgs, MemoryRecordInput, MemorySystem, SystemOptions};
+use am_triples::{
+    Capabilities, CommitGuard, ErrorKind, InMemoryTripleStore, TripleAssertion, TripleQuery,
+    TripleStore,
+};
+use common::{on_both_with, written};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+
+#[derive(Debug)]
+struct Stopped;
+
+impl std::fmt::Display for Stopped {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("the operator pressed Stop")
+    }
+}
+
+impl std::error::Error for Stopped {}
+
+#[derive(Clone, Default)]
+struct Host {
+    calls: Arc<Mutex<Vec<String>>>,
+    stopped: Arc<AtomicBool>,
+}
+
+impl Host {
+    fn options(&self) -> SystemOptions {
+        let host = self.clone();
+        SystemOptions {
+            commit_guard: Some(CommitGuard::new(move |point| {
+                host.calls.lock().unwrap().push(point.to_owned());
+                if host.stopped.load(Ordering::SeqCst) {
+                    Err(Box::new(Stopped))
+                } else {
+                    Ok(())
+                }
+            })),
+            ..SystemOptions::default()
+        }
+    }
+
+    fn take(&self) -> Vec<String> {
+        std::mem::take(&mut *self.calls.lock().unwrap())
+    }
+}
+
+fn records() -> Vec<MemoryRecordInput> {
+    vec![
+        MemoryRecordInput::new("lesson", "Pools", "Connection pools exhaust under load."),
+        MemoryRecordInput::new("episode", "Outage", "The outage followed the exhaustion.")
+            .with_edge("follows", "local:0"),
+    ]
+}
+
+#[test]
+fn a_guarded_system_reports_one_commit_point_per_facade_write() {
+    let host = Host::default();
+    on_both_with(
+        || host.options(),
+        |s| {
+            host.take();
+            let ids = s
+                .system
+                .remember_many(&records(), "session", "s1", "k1", None)
+                .unwrap();
+            assert_eq!(host.take(), ["store.add"], "{}: remember_many", s.name);
+            s.system
+                .bind(&ids[0], &BindArgs::new("session", "s1", "hidden"))
+                .unwrap();
+            assert_eq!(host.take(), ["journal"], "{}: bind", s.name);
+            s.system
+                .add(&[TripleAssertion::new("x", "y", "z")])
+                .unwrap();
+            assert_eq!(host.take(), ["store.add"], "{}: add", s.name);
+        },
+    );
+}
+
+#[test]
+fn a_refused_formation_writes_nothing_and_returns_the_guards_error() {
+    let host = Host::default();
+    on_both_with(
+        || host.options(),
+        |s| {
+            let before = written(s);
+            host.stopped.store(true, Ordering::SeqCst);
+            let err = s
+                .system
+                .remember_many(&records(), "session", "s1", "k1", None)
+                .unwrap_err();
+            host.stopped.store(false, Ordering::SeqCst);
+            assert_eq!(err.kind(), ErrorKind::Refused, "{}", s.name);
+            let refusal = err.guard_refusal().expect("a guard refusal");
+            assert_eq!(refusal.point().as_str(), "store.add");
+            assert!(refusal.source_error().downcast_ref::<Stopped>().is_some());
+            assert_eq!(written(s), before, "{}: nothing written", s.name);
+            // Memory recorded nothing about the refusal: the same call forms once.
+            s.system
+                .remember_many(&records(), "session", "s1", "k1", None)
+                .unwrap();
+            assert_eq!(written(s).seq_delta(&before), 2, "{}", s.name);
+        },
+    );
+}
+
+/// A store whose writes cannot call a guard (the trait's default).
+struct Unguardable(InMemoryTripleStore);
+
+impl TripleStore for Unguardable {
+    fn capabilities(&self) -> Capabilities {
+        self.0.capabilities()
+    }
+    fn add(&self, assertions: &[TripleAssertion]) -> am_triples::Result<Vec<String>> {
+        self.0.add(assertions)
+    }
+    fn query(&self, q: &TripleQuery) -> am_triples::Result<Vec<TripleAssertion>> {
+        self.0.query(q)
+    }
+    fn close(&self) -> am_triples::Result<()> {
+        self.0.close()
+    }
+}
+
+#[test]
+fn a_guard_on_a_store_type_that_cannot_call_one_is_refused_naming_the_type() {
+    let err = MemorySystem::with_options(
+        Arc::new(Unguardable(InMemoryTripleStore::new(None))),
+        Arc::new(InMemoryJournal::new()),
+        Host::default().options(),
+    )
+    .unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Unsupported);
+    assert!(err.to_string().contains("Unguardable"), "{err}");
+}
+
+#[test]
+fn a_second_different_guard_on_a_guarded_store_is_refused() {
+    let store: Arc<dyn TripleStore> = Arc::new(InMemoryTripleStore::new(None));
+    let journal: Arc<dyn am_journal::MemoryJournal> = Arc::new(InMemoryJournal::new());
+    let first = Host::default().options();
+    MemorySystem::with_options(store.clone(), journal.clone(), first.clone()).unwrap();
+    // The same guard again is accepted.
+    MemorySystem::with_options(store.clone(), journal.clone(), first).unwrap();
+    let err = MemorySystem::with_options(store, journal, Host::default().options()).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::InvalidInput);
+}

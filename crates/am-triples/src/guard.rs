@@ -1,0 +1,234 @@
+//! The commit guard: the host's half of the Stop fence that runs inside every
+//! memory write transaction, immediately before its COMMIT.
+//!
+//! A host that must be able to refuse every memory write from a moment it
+//! decides hands `MemorySystem` a [`CommitGuard`]: a cheap callable
+//! `Fn(&str) -> Result<(), GuardError>` given the name of the commit point.
+//! `MemorySystem` installs it on its store and its journal
+//! ([`crate::TripleStore::install_commit_guard`]), so every write through them
+//! calls it, whoever writes (the facade, a `MemoryGraph` over the same store
+//! and journal, layer-1 writes, the journal's appends), once per outermost
+//! transaction. A refusal rolls the transaction back; the caller receives
+//! [`crate::Error::GuardRefused`] carrying the guard's own error unchanged
+//! ([`GuardRefusal::source_error`], downcast it to the host's type).
+//!
+//! The commit points are a closed set, [`CommitPoint`]; `tests/commit_guard.rs`
+//! of `am-system` enumerates every write verb and the point it reports.
+//!
+//! Spec: api.md "Layer 2: the MemorySystem facade", "Commit guard".
+
+use crate::error::{Error, Result};
+use std::cell::Cell;
+use std::fmt;
+use std::sync::{Arc, OnceLock};
+
+/// The error a guard refuses with: any error of the host's.
+pub type GuardError = Box<dyn std::error::Error + Send + Sync + 'static>;
+
+/// Where a write commits: the `where` a [`CommitGuard`] is called with.
+///
+/// Closed set: every write path of every store, journal, graph connector and
+/// home names one of these (the spec's strings where the spec names one).
+#[non_exhaustive]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum CommitPoint {
+    /// Any journal append (`journal`).
+    Journal,
+    /// A store's `add`, and formation's rows with their bindings
+    /// (`store.add`).
+    StoreAdd,
+    /// A store's `close_assertion` (`store.close_assertion`).
+    StoreCloseAssertion,
+    /// A store's `narrow_assertion` (`store.narrow_assertion`).
+    StoreNarrowAssertion,
+    /// The SQLite store's vector swap of a re-embedding pass
+    /// (`store.replace_vectors`).
+    StoreReplaceVectors,
+    /// A memory graph revision (`graph`).
+    Graph,
+}
+
+impl CommitPoint {
+    /// Every commit point, in declaration order.
+    pub const ALL: &'static [CommitPoint] = &[
+        CommitPoint::Journal,
+        CommitPoint::StoreAdd,
+        CommitPoint::StoreCloseAssertion,
+        CommitPoint::StoreNarrowAssertion,
+        CommitPoint::StoreReplaceVectors,
+        CommitPoint::Graph,
+    ];
+
+    /// The wire name the guard receives.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CommitPoint::Journal => "journal",
+            CommitPoint::StoreAdd => "store.add",
+            CommitPoint::StoreCloseAssertion => "store.close_assertion",
+            CommitPoint::StoreNarrowAssertion => "store.narrow_assertion",
+            CommitPoint::StoreReplaceVectors => "store.replace_vectors",
+            CommitPoint::Graph => "graph",
+        }
+    }
+}
+
+impl fmt::Display for CommitPoint {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The guard's refusal of one commit: the point and the guard's own error.
+#[derive(Debug, Clone)]
+pub struct GuardRefusal {
+    point: CommitPoint,
+    source: Arc<dyn std::error::Error + Send + Sync + 'static>,
+}
+
+impl GuardRefusal {
+    /// The commit point the guard refused.
+    pub fn point(&self) -> CommitPoint {
+        self.point
+    }
+
+    /// The guard's error, unchanged (downcast it to the host's type).
+    pub fn source_error(&self) -> &(dyn std::error::Error + Send + Sync + 'static) {
+        &*self.source
+    }
+}
+
+impl fmt::Display for GuardRefusal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "the commit guard refused the commit at {}: {} (nothing of the transaction was written)",
+            self.point, self.source
+        )
+    }
+}
+
+impl std::error::Error for GuardRefusal {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        Some(&*self.source)
+    }
+}
+
+type GuardFn = dyn Fn(&str) -> std::result::Result<(), GuardError> + Send + Sync;
+
+/// A host's commit guard. Cloning shares it; two guards are the same guard
+/// when they are clones of one [`CommitGuard::new`].
+#[derive(Clone)]
+pub struct CommitGuard(Arc<GuardFn>);
+
+impl fmt::Debug for CommitGuard {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("CommitGuard").finish_non_exhaustive()
+    }
+}
+
+thread_local! {
+    /// Depth of outermost transactions on this thread whose guard has already
+    /// been called (their inner writes do not call it again).
+    static PASSED: Cell<u32> = const { Cell::new(0) };
+}
+
+impl CommitGuard {
+    /// A guard calling `check` with the commit point's name.
+    pub fn new(
+        check: impl Fn(&str) -> std::result::Result<(), GuardError> + Send + Sync + 'static,
+    ) -> Self {
+        CommitGuard(Arc::new(check))
+    }
+
+    /// Whether `other` is this guard (a clone of it).
+    pub fn same(&self, other: &CommitGuard) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+
+    /// Call the guard for a commit at `point`, unless this thread is inside an
+    /// outer transaction whose guard already passed ([`CommitGuard::passed`]).
+    ///
+    /// # Errors
+    /// [`Error::GuardRefused`] carrying the guard's error.
+    pub fn check(&self, point: CommitPoint) -> Result<()> {
+        if PASSED.with(Cell::get) > 0 {
+            return Ok(());
+        }
+        (self.0)(point.as_str()).map_err(|e| {
+            Error::GuardRefused(GuardRefusal {
+                point,
+                source: Arc::from(e),
+            })
+        })
+    }
+
+    /// Run `apply` as the inner writes of an outer transaction whose guard has
+    /// passed: guards called on this thread inside it return `Ok` without
+    /// being called (once per outermost transaction).
+    pub fn passed<R>(apply: impl FnOnce() -> R) -> R {
+        struct Leave;
+        impl Drop for Leave {
+            fn drop(&mut self) {
+                PASSED.with(|d| d.set(d.get() - 1));
+            }
+        }
+        PASSED.with(|d| d.set(d.get() + 1));
+        let _leave = Leave;
+        apply()
+    }
+}
+
+/// Where a store or journal keeps its guard: empty until one is installed,
+/// then that guard for the life of the handle. Checking an empty slot is one
+/// atomic load.
+#[derive(Debug, Default)]
+pub struct GuardSlot(OnceLock<CommitGuard>);
+
+impl GuardSlot {
+    /// An empty slot.
+    pub const fn new() -> Self {
+        GuardSlot(OnceLock::new())
+    }
+
+    /// Install `guard` (installing the same guard again is a no-op).
+    ///
+    /// # Errors
+    /// `InvalidInput` when another guard is installed already (`what` names
+    /// the store or journal).
+    pub fn install(&self, guard: &CommitGuard, what: &str) -> Result<()> {
+        let installed = self.0.get_or_init(|| guard.clone());
+        if installed.same(guard) {
+            Ok(())
+        } else {
+            Err(Error::invalid(format!(
+                "{what} already has a different commit guard; one guard per store and journal (install the \
+                 same guard, or open a new handle)"
+            )))
+        }
+    }
+
+    /// The installed guard.
+    pub fn get(&self) -> Option<&CommitGuard> {
+        self.0.get()
+    }
+
+    /// Call the installed guard for `point` (`Ok` when none is installed).
+    ///
+    /// # Errors
+    /// [`Error::GuardRefused`].
+    #[inline]
+    pub fn check(&self, point: CommitPoint) -> Result<()> {
+        match self.0.get() {
+            None => Ok(()),
+            Some(g) => g.check(point),
+        }
+    }
+}
+
+/// The refusal of a store or journal type whose writes cannot call a guard.
+pub fn unsupported_guard(type_name: &str) -> Error {
+    Error::Unsupported(format!(
+        "{type_name} cannot call a commit guard before its commits; a guarded MemorySystem needs a store \
+         and journal that can (the in-memory pair, the SQLite home, LanceDB)"
+    ))
+}
