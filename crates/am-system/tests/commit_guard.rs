@@ -11,7 +11,7 @@
 mod common;
 
 use am_journal::InMemoryJournal;
-use am_system::{BindArgs, MemoryRecordInput, MemorySystem, SystemOptions};
+use am_system::{Bind, MemoryRecordInput, MemorySystem, RememberMany, SystemOptions};
 use am_triples::{
     Capabilities, CommitGuard, ErrorKind, InMemoryTripleStore, TripleAssertion, TripleQuery,
     TripleStore,
@@ -75,11 +75,11 @@ fn a_guarded_system_reports_one_commit_point_per_facade_write() {
             host.take();
             let ids = s
                 .system
-                .remember_many(&records(), "session", "s1", "k1", None)
+                .remember_many(&RememberMany::new(records(), "session", "s1", "k1"))
                 .unwrap();
             assert_eq!(host.take(), ["store.add"], "{}: remember_many", s.name);
             s.system
-                .bind(&ids[0], &BindArgs::new("session", "s1", "hidden"))
+                .bind(&Bind::new(&ids[0], "session", "s1", "hidden"))
                 .unwrap();
             assert_eq!(host.take(), ["journal"], "{}: bind", s.name);
             s.system
@@ -100,7 +100,7 @@ fn a_refused_formation_writes_nothing_and_returns_the_guards_error() {
             host.stopped.store(true, Ordering::SeqCst);
             let err = s
                 .system
-                .remember_many(&records(), "session", "s1", "k1", None)
+                .remember_many(&RememberMany::new(records(), "session", "s1", "k1"))
                 .unwrap_err();
             host.stopped.store(false, Ordering::SeqCst);
             assert_eq!(err.kind(), ErrorKind::Refused, "{}", s.name);
@@ -110,7 +110,7 @@ fn a_refused_formation_writes_nothing_and_returns_the_guards_error() {
             assert_eq!(written(s), before, "{}: nothing written", s.name);
             // Memory recorded nothing about the refusal: the same call forms once.
             s.system
-                .remember_many(&records(), "session", "s1", "k1", None)
+                .remember_many(&RememberMany::new(records(), "session", "s1", "k1"))
                 .unwrap();
             assert_eq!(written(s).seq_delta(&before), 2, "{}", s.name);
         },
