@@ -1,0 +1,817 @@
+//! Crash trials (issue 23 §3): a writer process is killed with SIGKILL at a
+//! random moment, the home is reopened and checked.
+//!
+//! This file is its own helper: run with `--helper VERB HOME N` it is the
+//! writer (a real child process over a real SQLite home), doing N numbered
+//! writes of VERB and printing `begin I` before and `ack I` after each one
+//! (flushed), so the parent knows what was acknowledged. The parent runs, per
+//! verb, one clean reference run and then the trials: a fresh copy of the
+//! starting home, the writer killed after a random delay, then
+//!
+//! - `PRAGMA integrity_check` is `ok`;
+//! - every acknowledged write is present, every write is all there or absent
+//!   (its rows, per unit, equal the reference run's or are all missing);
+//! - the journal's seq axis is gap-free (every seq from 1 to `memj_seq` names
+//!   exactly one record), as are the triples' rowids and the change feed;
+//! - a replay of the killed script (the same writes, to completion) leaves
+//!   the home equal to the reference, and a second replay writes nothing.
+//!
+//! Verbs: `add`, `remember_many`, `commit_selection` (with its journaled
+//! recall), `apply_revision`, the 0.3.x JSON→BLOB vector `upgrade` at open,
+//! `replace_vectors` (a whole-table vector swap: all of one generation).
+//!
+//! `AM_CRASH_TRIALS` (default 4) trials per verb, `AM_CRASH_WRITES` (default
+//! 30) writes per script, `AM_CRASH_SEED` the seed,
+//! arguments after `--` name verbs to run; `cargo xtask soak --trials N` runs
+//! more and prints the figures this prints.
+
+use am_backend_sqlite::journal::SQLiteJournal;
+use am_backend_sqlite::{SQLiteTripleStore, SqliteHome, SqliteStoreOptions};
+use am_journal::MemoryJournal;
+use am_system::{
+    CommitSelection, MemoryRecordInput, MemorySystem, Reconstruct, RememberMany, Stimulus,
+    SystemOptions,
+};
+use am_triples::{TripleAssertion, TripleStore};
+use rusqlite::Connection;
+use std::collections::{BTreeMap, HashMap};
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+const VERBS: &[&str] = &[
+    "add",
+    "remember_many",
+    "commit_selection",
+    "apply_revision",
+    "upgrade",
+    "replace_vectors",
+];
+const SCOPE: &str = "crash";
+const OWNER: &str = "w";
+const NOW: &str = "2026-03-01T12:00:00.000000+00:00";
+/// Writes per helper run (`AM_CRASH_WRITES` overrides); a trial's kill lands
+/// at a random moment of a clean run's duration.
+const ITERATIONS: usize = 30;
+/// Rows of the upgrade and vector-swap homes.
+const VECTOR_ROWS: usize = 1500;
+const DIM: usize = 8;
+/// The upgrade's batch size in the helper (many small transactions).
+const UPGRADE_BATCH: usize = 25;
+
+// ---------------------------------------------------------------- the helper
+
+fn open_store(home: &SqliteHome, upgrade: bool) -> Arc<SQLiteTripleStore> {
+    let mut o = SqliteStoreOptions::default();
+    if upgrade {
+        o.upgrade_batch_rows = UPGRADE_BATCH;
+    }
+    Arc::new(SQLiteTripleStore::with_home(home, None, o).expect("open the store"))
+}
+
+fn open_system(home: &SqliteHome) -> (Arc<SQLiteTripleStore>, Arc<SQLiteJournal>, MemorySystem) {
+    let store = open_store(home, false);
+    let journal = Arc::new(SQLiteJournal::open(home).expect("open the journal"));
+    let system = MemorySystem::with_options(
+        store.clone(),
+        journal.clone() as Arc<dyn MemoryJournal>,
+        SystemOptions {
+            clock: Some(Arc::new(|| NOW.to_owned())),
+            ..SystemOptions::default()
+        },
+    )
+    .expect("open the system");
+    (store, journal, system)
+}
+
+fn say(line: &str) {
+    let mut out = std::io::stdout().lock();
+    writeln!(out, "{line}").unwrap();
+    out.flush().unwrap();
+}
+
+fn add_batch(i: usize) -> Vec<TripleAssertion> {
+    (0..5)
+        .map(|j| {
+            TripleAssertion::new(&format!("s{i}"), "says", &format!("word{j} of batch {i}"))
+                .with_scope(SCOPE)
+                .with_owner(OWNER)
+                .with_observed_at(NOW)
+                .with_id(&format!("a{i}-{j}"))
+        })
+        .collect()
+}
+
+fn records(i: usize) -> Vec<MemoryRecordInput> {
+    vec![
+        MemoryRecordInput::new(
+            "episode",
+            &format!("Outage {i}"),
+            "The pool failed at noon.",
+        ),
+        MemoryRecordInput::new("lesson", &format!("Lesson {i}"), "Restart the pool first.")
+            .with_edge("derived_from", "local:0"),
+        MemoryRecordInput::new("decision", &format!("Size {i}"), "Raise the pool to forty."),
+        MemoryRecordInput::new("memory", &format!("Lunch {i}"), "Ada had soup for lunch."),
+    ]
+}
+
+fn revision(i: usize) -> am_graph::Revision {
+    let ops: Vec<serde_json::Value> = (0..3)
+        .map(|j| {
+            serde_json::json!({"op": "assert", "payload": {
+                "assertion_id": format!("g{i}-{j}"), "subject": format!("ex:thing{i}"),
+                "predicate": "schema:knows", "object": format!("ex:other{j}")}})
+        })
+        .collect();
+    am_graph::Revision::from_dict(&serde_json::json!({
+        "revision_id": format!("rev-{i}"), "scope": SCOPE, "owner_id": OWNER, "cause": "ingest",
+        "occurred_at": "2026-01-05T09:00:00Z", "ops": ops,
+        "provenance": {"sources": [{"kind": "artifact", "artifact_id": format!("note-{i}")}],
+                       "actor": "crash-trials"}}))
+    .expect("a valid revision")
+}
+
+fn generation_vector(g: usize, row: usize) -> Vec<f32> {
+    (0..DIM)
+        .map(|k| 1.0 + (g * 7 + row * 3 + k) as f32 / 1000.0)
+        .collect()
+}
+
+fn helper(verb: &str, path: &Path, n: usize) {
+    let home = SqliteHome::open(path).expect("open the home");
+    match verb {
+        "add" => {
+            let store = open_store(&home, false);
+            for i in 0..n {
+                say(&format!("begin {i}"));
+                store.add(&add_batch(i)).expect("add");
+                say(&format!("ack {i}"));
+            }
+        }
+        "remember_many" => {
+            let (_, _, system) = open_system(&home);
+            for i in 0..n {
+                say(&format!("begin {i}"));
+                let ids = system
+                    .remember_many(&RememberMany::new(
+                        records(i),
+                        SCOPE,
+                        OWNER,
+                        &format!("rm-{i}"),
+                    ))
+                    .expect("remember_many");
+                say(&format!("ack {i} {}", ids.join(",")));
+            }
+        }
+        "commit_selection" => {
+            let (_, _, system) = open_system(&home);
+            // Idempotent setup: six records, six formation bindings (seq 6).
+            let mut setup = records(0);
+            setup.extend(records(1));
+            setup.truncate(6);
+            system
+                .remember_many(&RememberMany::new(setup, SCOPE, OWNER, "setup"))
+                .expect("setup");
+            for i in 0..n {
+                say(&format!("begin {i}"));
+                let tid = format!("t{i}");
+                // Anchored at the setup, so every replay lists the same handles.
+                let r = system
+                    .reconstruct(&Reconstruct {
+                        trace_id: Some(tid.clone()),
+                        ..Reconstruct::new(
+                            Stimulus::new("pool outage lunch").with_as_of(6),
+                            &[(SCOPE, OWNER)],
+                        )
+                    })
+                    .expect("reconstruct");
+                let used: Vec<String> = r
+                    .handles
+                    .iter()
+                    .take(3)
+                    .map(|h| h.record_id.clone())
+                    .collect();
+                system
+                    .commit_selection(&CommitSelection::new(&tid, &used))
+                    .expect("commit_selection");
+                say(&format!("ack {i}"));
+            }
+        }
+        "apply_revision" => {
+            let store = open_store(&home, false);
+            let journal = Arc::new(SQLiteJournal::open(&home).expect("open the journal"));
+            let graph =
+                am_backend_sqlite::graph::open_graph(store, Some(journal)).expect("open the graph");
+            for i in 0..n {
+                say(&format!("begin {i}"));
+                graph
+                    .apply_revision(&revision(i), false)
+                    .expect("apply_revision");
+                say(&format!("ack {i}"));
+            }
+        }
+        "upgrade" => {
+            say("begin 0");
+            let _store = open_store(&home, true);
+            say("ack 0");
+        }
+        "replace_vectors" => {
+            let store = open_store(&home, false);
+            let ids = row_ids(path);
+            let pin = am_triples::pin::build_pin(Some("crash-model"), Some(DIM), "reembed", None)
+                .expect("a pin");
+            for g in 0..n {
+                say(&format!("begin {g}"));
+                let vectors: HashMap<String, Vec<f32>> = ids
+                    .iter()
+                    .enumerate()
+                    .map(|(row, id)| (id.clone(), generation_vector(g, row)))
+                    .collect();
+                store
+                    .replace_vectors(&vectors, &pin, ids.len(), None)
+                    .expect("replace_vectors");
+                say(&format!("ack {g}"));
+            }
+        }
+        other => panic!("unknown verb {other}"),
+    }
+}
+
+// ---------------------------------------------------------------- the parent
+
+fn row_ids(path: &Path) -> Vec<String> {
+    let c = Connection::open(path).unwrap();
+    let mut s = c
+        .prepare("SELECT assertion_id FROM triples ORDER BY rowid")
+        .unwrap();
+    s.query_map([], |r| r.get(0))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap()
+}
+
+/// What one helper run acknowledged.
+#[derive(Default, Debug)]
+struct Run {
+    begun: Option<usize>,
+    acked: Option<usize>,
+    killed: bool,
+    elapsed: Duration,
+}
+
+fn spawn_helper(verb: &str, home: &Path, n: usize, kill_after: Option<Duration>) -> Run {
+    let exe = std::env::current_exe().unwrap();
+    let start = Instant::now();
+    let mut child = Command::new(exe)
+        .arg("--helper")
+        .arg(verb)
+        .arg(home)
+        .arg(n.to_string())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn the writer");
+    let stdout = child.stdout.take().unwrap();
+    let reader = std::thread::spawn(move || {
+        let mut run = Run::default();
+        for line in BufReader::new(stdout).lines() {
+            let Ok(line) = line else { break };
+            let mut words = line.split_whitespace();
+            let (Some(tag), Some(i)) = (words.next(), words.next()) else {
+                continue;
+            };
+            let i: usize = i.parse().unwrap();
+            match tag {
+                "begin" => run.begun = Some(i),
+                "ack" => run.acked = Some(i),
+                _ => {}
+            }
+        }
+        run
+    });
+    let mut killed = false;
+    if let Some(after) = kill_after {
+        let deadline = start + after;
+        loop {
+            if child.try_wait().unwrap().is_some() {
+                break;
+            }
+            if Instant::now() >= deadline {
+                child.kill().unwrap(); // SIGKILL on Unix
+                killed = true;
+                break;
+            }
+            std::thread::sleep(Duration::from_micros(200));
+        }
+    }
+    let status = child.wait().unwrap();
+    let mut run = reader.join().unwrap();
+    run.killed = killed;
+    run.elapsed = start.elapsed();
+    if !killed {
+        let mut err = String::new();
+        std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut err).unwrap();
+        assert!(
+            status.success(),
+            "the {verb} writer failed: {status}\n{err}"
+        );
+    }
+    run
+}
+
+/// Rows per unit of work (a unit is all there or absent).
+type Units = BTreeMap<String, usize>;
+
+fn count(c: &Connection, sql: &str, p: &[&dyn rusqlite::ToSql]) -> usize {
+    c.query_row(sql, p, |r| r.get::<_, i64>(0)).unwrap() as usize
+}
+
+#[allow(clippy::needless_range_loop)] // `i` names the unit, not only an index.
+fn units(verb: &str, path: &Path, reference_ids: &[Vec<String>], n: usize) -> Units {
+    let c = Connection::open(path).unwrap();
+    let has = |t: &str| {
+        count(
+            &c,
+            "SELECT COUNT(*) FROM sqlite_master WHERE name = ?1",
+            &[&t],
+        ) > 0
+    };
+    let mut u = Units::new();
+    for i in 0..n {
+        match verb {
+            "add" => {
+                let k = count(
+                    &c,
+                    "SELECT COUNT(*) FROM triples WHERE subject = ?1",
+                    &[&format!("s{i}")],
+                );
+                u.insert(format!("add {i}"), k);
+            }
+            "remember_many" => {
+                let mut k = 0;
+                for id in &reference_ids[i] {
+                    k += count(&c, "SELECT COUNT(*) FROM triples WHERE subject = ?1", &[id]);
+                    k += count(
+                        &c,
+                        "SELECT COUNT(*) FROM memj_bindings WHERE record_id = ?1 OR record_id IN \
+                         (SELECT assertion_id FROM triples WHERE subject = ?1)",
+                        &[id],
+                    );
+                }
+                u.insert(format!("remember_many {i}"), k);
+            }
+            "commit_selection" => {
+                let t = format!("t{i}");
+                let recall = count(
+                    &c,
+                    "SELECT COUNT(*) FROM memj_traces WHERE trace_id = ?1",
+                    &[&t],
+                ) + count(
+                    &c,
+                    "SELECT COUNT(*) FROM memj_events WHERE trace_id = ?1 AND kind = 'listed'",
+                    &[&t],
+                );
+                let commit = count(
+                    &c,
+                    "SELECT COUNT(*) FROM memj_events WHERE trace_id = ?1 AND kind != 'listed'",
+                    &[&t],
+                ) + count(
+                    &c,
+                    "SELECT COUNT(*) FROM memj_snapshots WHERE trace_id = ?1",
+                    &[&t],
+                );
+                u.insert(format!("recall {i}"), recall);
+                u.insert(format!("commit {i}"), commit);
+            }
+            "apply_revision" => {
+                let r = format!("rev-{i}");
+                let mut k = count(
+                    &c,
+                    "SELECT COUNT(*) FROM triples WHERE assertion_id LIKE ?1",
+                    &[&format!("g{i}-%")],
+                );
+                for t in ["memg_revisions", "memg_provenance", "memg_history"] {
+                    if has(t) {
+                        k += count(
+                            &c,
+                            &format!("SELECT COUNT(*) FROM {t} WHERE revision_id = ?1"),
+                            &[&r],
+                        );
+                    }
+                }
+                u.insert(format!("apply_revision {i}"), k);
+            }
+            _ => {}
+        }
+    }
+    u
+}
+
+/// Every seq from 1 to the high-water mark names exactly one journal record;
+/// the triples' rowids and the change feed's seqs run without a gap.
+fn gap_free(path: &Path) -> Result<(), String> {
+    let c = Connection::open(path).unwrap();
+    let tables: Vec<String> = c
+        .prepare(
+            "SELECT m.name FROM sqlite_master m WHERE m.type = 'table' AND m.name LIKE 'memj_%' \
+             AND EXISTS (SELECT 1 FROM pragma_table_info(m.name) WHERE name = 'seq')",
+        )
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    let mut seqs: Vec<i64> = Vec::new();
+    for t in &tables {
+        if t == "memj_selected_log" || t == "memj_pair_log" {
+            continue; // count checkpoints, keyed by a record's seq, not records
+        }
+        let mut s = c.prepare(&format!("SELECT seq FROM {t}")).unwrap();
+        seqs.extend(
+            s.query_map([], |r| r.get::<_, i64>(0))
+                .unwrap()
+                .map(|r| r.unwrap()),
+        );
+    }
+    seqs.sort_unstable();
+    let high: i64 = c
+        .query_row("SELECT value FROM memj_seq", [], |r| r.get(0))
+        .unwrap_or(0);
+    if seqs != (1..=high).collect::<Vec<_>>() {
+        return Err(format!(
+            "journal seq axis: {} records, high-water {high}, not 1..={high} exactly once",
+            seqs.len()
+        ));
+    }
+    for (t, col) in [("triples", "rowid"), ("memg_revisions", "seq")] {
+        let exists: i64 = c
+            .query_row(
+                "SELECT COUNT(*) FROM sqlite_master WHERE name = ?1",
+                [t],
+                |r| r.get(0),
+            )
+            .unwrap();
+        if exists == 0 {
+            continue;
+        }
+        let (n, max): (i64, Option<i64>) = c
+            .query_row(&format!("SELECT COUNT(*), MAX({col}) FROM {t}"), [], |r| {
+                Ok((r.get(0)?, r.get(1)?))
+            })
+            .unwrap();
+        if n != max.unwrap_or(0) {
+            return Err(format!("{t}.{col}: {n} rows but the highest is {max:?}"));
+        }
+    }
+    Ok(())
+}
+
+fn integrity(path: &Path) -> Result<(), String> {
+    let c = Connection::open(path).unwrap();
+    let ok: String = c
+        .query_row("PRAGMA integrity_check", [], |r| r.get(0))
+        .unwrap();
+    if ok == "ok" {
+        Ok(())
+    } else {
+        Err(format!("integrity_check: {ok}"))
+    }
+}
+
+/// Every table's row count, the journal mark and every vector cell: what a
+/// no-op replay must leave unchanged.
+fn fingerprint(path: &Path) -> String {
+    let c = Connection::open(path).unwrap();
+    let tables: Vec<String> = c
+        .prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    let mut out = String::new();
+    for t in tables {
+        if t.starts_with("triples_fts") {
+            continue;
+        }
+        let n: i64 = c
+            .query_row(&format!("SELECT COUNT(*) FROM \"{t}\""), [], |r| r.get(0))
+            .unwrap();
+        out.push_str(&format!("{t}={n};"));
+    }
+    let h: Option<i64> = c
+        .query_row("SELECT value FROM memj_seq", [], |r| r.get(0))
+        .ok();
+    out.push_str(&format!("seq={h:?};"));
+    out
+}
+
+fn vector_cells(path: &Path) -> Vec<(String, Option<Vec<u8>>)> {
+    let c = Connection::open(path).unwrap();
+    let mut s = c
+        .prepare("SELECT typeof(embedding), CAST(embedding AS BLOB) FROM triples ORDER BY rowid")
+        .unwrap();
+    s.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap()
+}
+
+/// The starting home of a verb.
+fn template(verb: &str, dir: &Path) -> PathBuf {
+    let path = dir.join(format!("{verb}-template.sqlite3"));
+    let home = SqliteHome::open(&path).unwrap();
+    match verb {
+        "upgrade" | "replace_vectors" => {
+            let store = open_store(&home, false);
+            let rows: Vec<TripleAssertion> = (0..VECTOR_ROWS)
+                .map(|i| {
+                    TripleAssertion::new(&format!("v{i}"), "says", &format!("text {i}"))
+                        .with_scope(SCOPE)
+                        .with_owner(OWNER)
+                        .with_observed_at(NOW)
+                        .with_id(&format!("v{i}"))
+                })
+                .collect();
+            store.add(&rows).unwrap();
+            drop(store);
+            drop(home);
+            if verb == "upgrade" {
+                // A 0.3.x home: JSON-text vectors, no upgrade keys.
+                let c = Connection::open(&path).unwrap();
+                for i in 0..VECTOR_ROWS {
+                    let v: Vec<f64> = generation_vector(0, i)
+                        .iter()
+                        .map(|x| f64::from(*x))
+                        .collect();
+                    c.execute(
+                        "UPDATE triples SET embedding = ?1 WHERE assertion_id = ?2",
+                        rusqlite::params![serde_json::to_string(&v).unwrap(), format!("v{i}")],
+                    )
+                    .unwrap();
+                }
+                c.execute(
+                    "DELETE FROM triples_meta WHERE key IN ('vector_encoding', 'vector_blob_high_water', 'schema_version')",
+                    [],
+                )
+                .unwrap();
+                c.execute_batch("PRAGMA wal_checkpoint(TRUNCATE)").unwrap();
+            }
+        }
+        _ => {
+            drop(open_store(&home, false));
+            drop(SQLiteJournal::open(&home).unwrap());
+        }
+    }
+    path
+}
+
+fn copy_home(from: &Path, to: &Path) {
+    for suffix in ["", "-wal", "-shm"] {
+        let f = PathBuf::from(format!("{}{suffix}", from.display()));
+        let t = PathBuf::from(format!("{}{suffix}", to.display()));
+        let _ = std::fs::remove_file(&t);
+        if f.exists() {
+            std::fs::copy(&f, &t).unwrap();
+        }
+    }
+}
+
+#[derive(Default)]
+struct Figures {
+    trials: usize,
+    killed_mid_script: usize,
+    acked_checked: usize,
+    torn: usize,
+    lost: usize,
+    failures: Vec<String>,
+}
+
+/// A small deterministic generator (splitmix64).
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+}
+
+fn trials_of(verb: &str, trials: usize, rng: &mut Rng, dir: &Path) -> Figures {
+    let mut f = Figures::default();
+    let start = template(verb, dir);
+    let writes = std::env::var("AM_CRASH_WRITES")
+        .ok()
+        .and_then(|t| t.parse().ok())
+        .unwrap_or(ITERATIONS);
+    let n = match verb {
+        "upgrade" => 1,
+        _ => writes,
+    };
+    // The clean reference run.
+    let reference = dir.join(format!("{verb}-reference.sqlite3"));
+    copy_home(&start, &reference);
+    let clean = spawn_helper(verb, &reference, n, None);
+    let reference_ids: Vec<Vec<String>> = if verb == "remember_many" {
+        // Re-derive each batch's ids: a formation replay returns them.
+        let home = SqliteHome::open(&reference).unwrap();
+        let (_, _, system) = open_system(&home);
+        (0..n)
+            .map(|i| {
+                system
+                    .remember_many(&RememberMany::new(
+                        records(i),
+                        SCOPE,
+                        OWNER,
+                        &format!("rm-{i}"),
+                    ))
+                    .unwrap()
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let ref_units = units(verb, &reference, &reference_ids, n);
+    let ref_cells = vector_cells(&reference);
+    let start_cells = vector_cells(&start);
+    let ref_print = fingerprint(&reference);
+    for (k, v) in &ref_units {
+        assert!(*v > 0, "[{verb}] the reference run wrote nothing for {k}");
+    }
+    let span = clean.elapsed.as_micros().max(1000) as u64;
+    for trial in 0..trials {
+        f.trials += 1;
+        let home = dir.join(format!("{verb}-{trial}.sqlite3"));
+        copy_home(&start, &home);
+        let delay = Duration::from_micros(rng.next() % span);
+        let run = spawn_helper(verb, &home, n, Some(delay));
+        if run.killed && run.begun.is_some() {
+            f.killed_mid_script += 1;
+        }
+        let mut fail = |what: String| f.failures.push(format!("[{verb} trial {trial}] {what}"));
+        // Reopening runs recovery (and finishes an interrupted upgrade); check
+        // the raw file first.
+        if let Err(e) = integrity(&home) {
+            fail(e);
+        }
+        match verb {
+            "upgrade" => {
+                // Every row is its original JSON cell or its final BLOB, never torn.
+                let cells = vector_cells(&home);
+                for (i, cell) in cells.iter().enumerate() {
+                    if *cell != start_cells[i] && *cell != ref_cells[i] {
+                        f.torn += 1;
+                        fail(format!("row {i}: a cell neither JSON nor its BLOB"));
+                    }
+                }
+                if run.acked.is_some() {
+                    f.acked_checked += 1;
+                    if cells != ref_cells {
+                        f.lost += 1;
+                        fail("acknowledged upgrade not complete".into());
+                    }
+                }
+            }
+            "replace_vectors" => {
+                let cells = vector_cells(&home);
+                let generation = (0..n).find(|g| {
+                    cells.iter().enumerate().all(|(row, (_, b))| {
+                        b.as_deref()
+                            == Some(
+                                &generation_vector(*g, row)
+                                    .iter()
+                                    .flat_map(|x| x.to_le_bytes())
+                                    .collect::<Vec<u8>>()[..],
+                            )
+                    })
+                });
+                let untouched = cells == start_cells;
+                match (generation, untouched) {
+                    (None, false) => {
+                        f.torn += 1;
+                        fail("vectors of mixed generations".into());
+                    }
+                    (g, _) => {
+                        if let Some(a) = run.acked {
+                            f.acked_checked += a + 1;
+                            if g.is_none_or(|g| g < a) {
+                                f.lost += 1;
+                                fail(format!("acknowledged generation {a}, found {g:?}"));
+                            }
+                        }
+                    }
+                }
+            }
+            _ => {
+                let got = units(verb, &home, &reference_ids, n);
+                for (k, want) in &ref_units {
+                    let have = got[k];
+                    if have != 0 && have != *want {
+                        f.torn += 1;
+                        fail(format!("{k}: {have} of {want} rows"));
+                    }
+                }
+                if let Some(a) = run.acked {
+                    for i in 0..=a {
+                        f.acked_checked += 1;
+                        for (k, want) in &ref_units {
+                            if k.ends_with(&format!(" {i}")) && got[k] != *want {
+                                f.lost += 1;
+                                fail(format!("acknowledged {k} missing ({} of {want})", got[k]));
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        if let Err(e) = gap_free(&home) {
+            fail(e);
+        }
+        // Replay the killed script to completion, then once more.
+        if verb != "replace_vectors" {
+            spawn_helper(verb, &home, n, None);
+            if let Err(e) = integrity(&home) {
+                fail(format!("after the replay: {e}"));
+            }
+            if verb == "upgrade" {
+                if vector_cells(&home) != ref_cells {
+                    fail("the reopened home's vectors differ from a clean upgrade".into());
+                }
+            } else if units(verb, &home, &reference_ids, n) != ref_units {
+                fail("the replay did not complete the script as a clean run does".into());
+            }
+            let once = fingerprint(&home);
+            if once != ref_print {
+                fail(format!("after the replay: {once}\n reference: {ref_print}"));
+            }
+            spawn_helper(verb, &home, n, None);
+            if fingerprint(&home) != once {
+                fail("a second replay wrote something".into());
+            }
+            if let Err(e) = gap_free(&home) {
+                fail(format!("after the replays: {e}"));
+            }
+        }
+        for suffix in ["", "-wal", "-shm"] {
+            let _ = std::fs::remove_file(format!("{}{suffix}", home.display()));
+        }
+    }
+    f
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    if args.get(1).map(String::as_str) == Some("--helper") {
+        helper(&args[2], Path::new(&args[3]), args[4].parse().unwrap());
+        return;
+    }
+    if args.iter().any(|a| a == "--list") {
+        for v in VERBS {
+            println!("crash_trials::{v}: test");
+        }
+        return;
+    }
+    let trials: usize = std::env::var("AM_CRASH_TRIALS")
+        .ok()
+        .and_then(|t| t.parse().ok())
+        .unwrap_or(4);
+    let seed: u64 = std::env::var("AM_CRASH_SEED")
+        .ok()
+        .and_then(|t| t.parse().ok())
+        .unwrap_or(1);
+    let wanted: Vec<&str> = args[1..]
+        .iter()
+        .filter(|a| !a.starts_with('-'))
+        .map(String::as_str)
+        .collect();
+    let dir = tempfile::tempdir().unwrap();
+    let mut rng = Rng(seed);
+    let mut failed = false;
+    println!(
+        "{:<18} {:>7} {:>13} {:>14} {:>5} {:>5}",
+        "verb", "trials", "killed-mid", "acked-checked", "torn", "lost"
+    );
+    for verb in VERBS {
+        if !wanted.is_empty() && !wanted.contains(verb) {
+            continue;
+        }
+        let f = trials_of(verb, trials, &mut rng, dir.path());
+        println!(
+            "{:<18} {:>7} {:>13} {:>14} {:>5} {:>5}",
+            verb, f.trials, f.killed_mid_script, f.acked_checked, f.torn, f.lost
+        );
+        for e in f.failures.iter().take(10) {
+            println!("  FAILED {e}");
+        }
+        failed |= !f.failures.is_empty();
+    }
+    if failed {
+        eprintln!("crash trials failed");
+        std::process::exit(1);
+    }
+}
