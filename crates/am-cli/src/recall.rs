@@ -81,7 +81,9 @@ pub fn commit_use(
     used: &[String],
 ) -> CliResult<(ActiveMemorySnapshot, Vec<am_journal::MemoryEvent>)> {
     let before = system.current_seq()?;
-    let snapshot = system.commit_selection(&CommitSelection::new(trace_id, used))?;
+    let snapshot = system
+        .commit_selection(&CommitSelection::new(trace_id, used))?
+        .value;
     if system.current_seq()? == before {
         // A replayed commit returns the original snapshot and deposits nothing.
         return Ok((snapshot, Vec::new()));

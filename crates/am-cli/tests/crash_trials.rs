@@ -162,7 +162,8 @@ fn helper(verb: &str, path: &Path, n: usize) {
                         OWNER,
                         &format!("rm-{i}"),
                     ))
-                    .expect("remember_many");
+                    .expect("remember_many")
+                    .value;
                 say(&format!("ack {i} {}", ids.join(",")));
             }
         }
@@ -631,6 +632,7 @@ fn trials_of(verb: &str, trials: usize, rng: &mut Rng, dir: &Path) -> Figures {
                         &format!("rm-{i}"),
                     ))
                     .unwrap()
+                    .value
             })
             .collect()
     } else {

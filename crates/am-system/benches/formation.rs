@@ -66,7 +66,8 @@ fn remember_many(c: &mut Criterion) {
                         "s1",
                         &format!("key-{k}"),
                     ))
-                    .unwrap(),
+                    .unwrap()
+                    .value,
             )
         })
     });
@@ -83,7 +84,8 @@ fn remember_many(c: &mut Criterion) {
                         "s1",
                         &format!("key-{k}"),
                     ))
-                    .unwrap(),
+                    .unwrap()
+                    .value,
             )
         })
     });
@@ -131,7 +133,8 @@ fn commit_on(
             black_box(
                 system
                     .commit_selection(&CommitSelection::new(&format!("trace-{t}"), &used))
-                    .unwrap(),
+                    .unwrap()
+                    .value,
             )
         })
     });

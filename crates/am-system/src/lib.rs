@@ -11,6 +11,7 @@ pub mod error;
 pub mod formation;
 pub mod ids;
 pub mod kinds;
+pub mod outcome;
 pub mod reconstruct;
 pub mod records;
 pub mod seam;
@@ -27,6 +28,7 @@ pub use config::{
 };
 pub use error::{Error, Result};
 pub use formation::{FormationPlan, build_formation_plan, diary_entry_hash};
+pub use outcome::{Outcome, Reason, UnderstandingResult, Warned};
 pub use records::MemoryRecordInput;
 pub use seam::{
     ActivationParts, Admission, DroppedEntry, EdgeView, MemoryHandle, OrderedMap,

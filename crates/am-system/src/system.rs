@@ -11,6 +11,7 @@ use crate::config::{AttentionConfig, ReconstructConfig, SpreadParams};
 use crate::error::{Error, Result};
 use crate::formation::{DIGEST_PREDICATE, build_formation_plan};
 use crate::ids;
+use crate::outcome::Warned;
 use crate::verbs::{Bind, CloseAssertions, CloseRecord, Remember, RememberMany};
 use am_journal::{ClosureRecord, MemoryHome, MemoryJournal, PairHome, ScopeBinding};
 use am_triples::text::{handle_digest, is_record_edge};
@@ -223,7 +224,7 @@ impl MemorySystem {
                 .map(|s| (*s).to_owned())
                 .collect(),
         };
-        MemorySystem {
+        let system = MemorySystem {
             store: home.store().clone(),
             journal: home.journal().clone(),
             home,
@@ -236,7 +237,16 @@ impl MemorySystem {
             ablation: options.ablation,
             warnings: Mutex::new(Vec::new()),
             recall_index: Mutex::default(),
+        };
+        // What the store and journal raised before this system existed (a
+        // volatile journal, an upgrade note) is reported by `take_warnings`,
+        // not by the first verb's result.
+        let mut early = system.store.take_warnings();
+        early.extend(system.journal.take_warnings());
+        for w in early {
+            system.warn(w);
         }
+        system
     }
 
     /// The layer-1 store handle.
@@ -301,9 +311,11 @@ impl MemorySystem {
             .push(message);
     }
 
-    /// Drain the warnings raised since the last call: this system's own
-    /// (formation notes, commit replays with a different used set), then the
-    /// store's and the journal's.
+    /// Drain the warnings no verb's result carried: what opening the store
+    /// and journal raised (a volatile journal), the options' notes (an unused
+    /// selector), and what the store and journal raised outside a verb of
+    /// this system. A verb's own warnings travel with its result
+    /// ([`crate::Warned`], `ReconstructionResult::warnings`).
     pub fn take_warnings(&self) -> Vec<String> {
         let mut out = std::mem::take(
             &mut *self
@@ -474,7 +486,9 @@ impl MemorySystem {
     /// the same graph ids. Each record gets one formation binding (`indexed` /
     /// `inactive` / `inactive_candidate`, source `remember`). Forming deposits
     /// no attention event. Edges may name batch siblings as `local:<i>`.
-    /// Returns the graph ids (`ex:{kind}-…`) in input order.
+    /// Returns the graph ids (`ex:{kind}-…`) in input order, with the formation
+    /// notes and what the write raised (a vectorless row, a first-write pin)
+    /// as its [`Warned::warnings`].
     ///
     /// # Errors
     /// [`Error::InvalidInput`] for any refused record (see
@@ -482,7 +496,7 @@ impl MemorySystem {
     /// `local:` target, or a `pending` field (a pending title or summary is
     /// stored only beside its authoring task, and this home has no task queue).
     /// Nothing is written on any refusal. The store's or journal's failure.
-    pub fn remember_many(&self, args: &RememberMany) -> Result<Vec<String>> {
+    pub fn remember_many(&self, args: &RememberMany) -> Result<Warned<Vec<String>>> {
         let RememberMany {
             records,
             scope,
@@ -517,25 +531,30 @@ impl MemorySystem {
                 tx.store().add(&rows)?;
                 tx.journal().append_bindings(&plan.bindings)
             })?;
-        for w in plan.warnings {
-            self.warn(w);
-        }
-        Ok(plan.record_ids)
+        // The formation notes, then what the write itself raised (a
+        // vectorless row, the pin recorded at the first embedded write).
+        let mut warnings = plan.warnings;
+        warnings.extend(self.store.take_warnings());
+        warnings.extend(self.journal.take_warnings());
+        Ok(Warned::new(plan.record_ids, warnings))
     }
 
     /// Form one record: `remember_many` of one, same idempotency.
     ///
     /// # Errors
     /// As [`MemorySystem::remember_many`].
-    pub fn remember(&self, args: &Remember) -> Result<String> {
-        let ids = self.remember_many(&RememberMany {
+    pub fn remember(&self, args: &Remember) -> Result<Warned<String>> {
+        let Warned { value, warnings } = self.remember_many(&RememberMany {
             records: vec![args.record.clone()],
             scope: args.scope.clone(),
             owner_id: args.owner_id.clone(),
             idempotency_key: args.idempotency_key.clone(),
             turn_id: args.turn_id.clone(),
         })?;
-        Ok(ids.into_iter().next().unwrap_or_default())
+        Ok(Warned::new(
+            value.into_iter().next().unwrap_or_default(),
+            warnings,
+        ))
     }
 
     // -- payload -------------------------------------------------------------------

@@ -9,6 +9,7 @@
 use crate::attention::{compute_activation, scoring_window};
 use crate::error::{Error, Result};
 use crate::ids;
+use crate::outcome::Warned;
 use crate::seam::{OrderedMap, label_deposits};
 use crate::selection::{display_rows, normalize_used_ids, plan_selection};
 use crate::system::MemorySystem;
@@ -59,12 +60,12 @@ impl MemorySystem {
     /// `H(trace_id|kind|key)[:32]` and the snapshot id `H(trace_id|snapshot)[:32]`
     /// (also the events' `context_ref`). Idempotent by `trace_id`: a replay
     /// returns the original snapshot and writes nothing (a different used set
-    /// raises a `#FALLBACK` warning). Ids of both namespaces are accepted.
+    /// returns a `#FALLBACK` warning with the snapshot, in [`Warned::warnings`]). Ids of both namespaces are accepted.
     ///
     /// # Errors
     /// [`Error::InvalidInput`] for an empty trace id or used set;
     /// [`Error::NotFound`] for an id in neither namespace; journal failures.
-    pub fn commit_selection(&self, args: &CommitSelection) -> Result<ActiveMemorySnapshot> {
+    pub fn commit_selection(&self, args: &CommitSelection) -> Result<Warned<ActiveMemorySnapshot>> {
         let CommitSelection {
             trace_id,
             used_record_ids,
@@ -97,13 +98,14 @@ impl MemorySystem {
             a.dedup();
             b.sort();
             b.dedup();
+            let mut warnings = Vec::new();
             if a != b {
-                self.warn(format!(
+                warnings.push(format!(
                     "#FALLBACK: commit_selection replay for trace {tid} carries a different used set \
                      ({b:?} vs {a:?}); returning the original snapshot unchanged (one trace = one commit)"
                 ));
             }
-            return Ok(first);
+            return Ok(Warned::new(first, warnings));
         }
         let missing: Vec<&String> = ordered
             .iter()
@@ -229,7 +231,7 @@ impl MemorySystem {
         // nothing, and the seq order is the per-group order the Python library
         // appends in, then the snapshot.
         let (_, stored) = self.journal.append_selection(&all, &snapshot)?;
-        Ok(stored)
+        Ok(Warned::new(stored, self.journal.take_warnings()))
     }
 
     fn deliberate(&self, kind: &str, act: &Reinforce) -> Result<String> {

@@ -81,14 +81,16 @@ fn a_formation_interrupted_after_its_store_rows_completes_on_replay_without_doub
     );
     let ids = s
         .remember_many(&RememberMany::new(batch().to_vec(), "session", "s1", "k"))
-        .unwrap();
+        .unwrap()
+        .value;
 
     let clean_journal = Arc::new(InMemoryJournal::new());
     let (clean, clean_store) = system(clean_journal.clone());
     assert_eq!(
         clean
             .remember_many(&RememberMany::new(batch().to_vec(), "session", "s1", "k"))
-            .unwrap(),
+            .unwrap()
+            .value,
         ids
     );
     assert_eq!(rows(&store), rows(&clean_store));
@@ -108,7 +110,8 @@ fn a_commit_interrupted_before_its_snapshot_completes_on_replay_without_double_d
     let (s, _) = system(flaky.clone());
     let ids = s
         .remember_many(&RememberMany::new(batch().to_vec(), "session", "s1", "k"))
-        .unwrap();
+        .unwrap()
+        .value;
     assert!(
         s.commit_selection(&CommitSelection::new("t1", &ids))
             .is_err()
@@ -119,7 +122,8 @@ fn a_commit_interrupted_before_its_snapshot_completes_on_replay_without_double_d
     assert!(deposited > 0, "the events landed before the failure");
     let snap = s
         .commit_selection(&CommitSelection::new("t1", &ids))
-        .unwrap();
+        .unwrap()
+        .value;
     assert_eq!(
         flaky.events(&all).unwrap().len(),
         deposited,

@@ -27,7 +27,8 @@ fn ids_derive_from_idempotency_key_and_position() {
                 "s1",
                 "k1",
             ))
-            .unwrap();
+            .unwrap()
+            .value;
         assert_eq!(
             ids,
             [
@@ -59,7 +60,8 @@ fn replays_are_no_ops_returning_the_same_graph_ids() {
                 turn_id: Some("turn-1".into()),
                 ..RememberMany::new(batch.to_vec(), "session", "s1", "k")
             })
-            .unwrap();
+            .unwrap()
+            .value;
         let before = written(s);
         let again = s
             .system
@@ -67,13 +69,15 @@ fn replays_are_no_ops_returning_the_same_graph_ids() {
                 turn_id: Some("turn-1".into()),
                 ..RememberMany::new(batch.to_vec(), "session", "s1", "k")
             })
-            .unwrap();
+            .unwrap()
+            .value;
         assert_eq!(first, again, "[{}]", s.name);
         assert_eq!(written(s), before, "[{}] a replay wrote something", s.name);
         let single = s
             .system
             .remember(&Remember::new(batch[0].clone(), "session", "s1", "k"))
-            .unwrap();
+            .unwrap()
+            .value;
         assert_eq!(single, first[0]);
         assert_eq!(written(s), before);
     });
@@ -90,7 +94,8 @@ fn forming_deposits_no_attention_event_and_one_formation_binding_per_record() {
                 "s1",
                 "k",
             ))
-            .unwrap();
+            .unwrap()
+            .value;
         let events = s
             .journal
             .events(&EventFilter::new("session", "s1"))
@@ -139,7 +144,8 @@ fn edges_are_record_edge_assertions_and_local_targets_name_batch_siblings() {
                 "s1",
                 "k",
             ))
-            .unwrap();
+            .unwrap()
+            .value;
         let rows = s
             .store
             .query(&TripleQuery {
@@ -184,7 +190,8 @@ fn lesson_applies_when_tokens_join_the_stored_keywords() {
                 "s1",
                 "k",
             ))
-            .unwrap();
+            .unwrap()
+            .value;
         let d = s.system.resolve_digest_assertion(&id).unwrap().unwrap();
         assert_eq!(
             d.attributes["keywords"],
@@ -317,7 +324,8 @@ fn an_owner_direct_chained_diary_entry_stores_its_chain_hash() {
                 "e1",
                 "diary-1",
             ))
-            .unwrap();
+            .unwrap()
+            .value;
         let d = s.system.resolve_digest_assertion(&id).unwrap().unwrap();
         assert_eq!(d.observed_at, common::PINNED_NOW);
         assert_eq!(

@@ -137,7 +137,8 @@ fn a_failing_journal_append_rolls_back_the_store_rows_of_the_formation() {
     let ids = h
         .system
         .remember_many(&RememberMany::new(batch().to_vec(), "session", "s1", "k1"))
-        .unwrap();
+        .unwrap()
+        .value;
     assert_eq!(ids.len(), 2);
     // Two digests and one edge; two bindings.
     assert_eq!(raw_count(&h, "triples"), rows_before + 3);
@@ -150,7 +151,8 @@ fn store_rows_and_formation_bindings_commit_together_and_a_replay_writes_nothing
     let ids = h
         .system
         .remember_many(&RememberMany::new(batch().to_vec(), "session", "s1", "k1"))
-        .unwrap();
+        .unwrap()
+        .value;
     let rows = all_rows(&*h.store);
     let b = bindings(&*h.journal);
     assert_eq!(rows.len(), 3);
@@ -161,7 +163,8 @@ fn store_rows_and_formation_bindings_commit_together_and_a_replay_writes_nothing
     let again = h
         .system
         .remember_many(&RememberMany::new(batch().to_vec(), "session", "s1", "k1"))
-        .unwrap();
+        .unwrap()
+        .value;
     assert_eq!(again, ids);
     assert_eq!(all_rows(&*h.store).len(), 3);
     assert_eq!(bindings(&*h.journal).len(), 2);
@@ -285,7 +288,8 @@ fn the_in_memory_pair_has_no_shared_transaction_and_forms_in_two_steps() {
     let system = MemorySystem::with_options(store.clone(), journal.clone(), options()).unwrap();
     let ids = system
         .remember_many(&RememberMany::new(batch().to_vec(), "session", "s1", "k1"))
-        .unwrap();
+        .unwrap()
+        .value;
     assert_eq!(all_rows(&*store).len(), 3);
     assert_eq!(
         bindings(&*journal)
@@ -296,7 +300,8 @@ fn the_in_memory_pair_has_no_shared_transaction_and_forms_in_two_steps() {
     );
     let again = system
         .remember_many(&RememberMany::new(batch().to_vec(), "session", "s1", "k1"))
-        .unwrap();
+        .unwrap()
+        .value;
     assert_eq!(again, ids);
     assert_eq!(all_rows(&*store).len(), 3);
     assert_eq!(bindings(&*journal).len(), 2);
@@ -341,14 +346,15 @@ fn a_record_the_offline_embedder_cannot_embed_forms_without_a_vector_on_both_sta
         assert!(store.stored_vector(&digest_id(0)).unwrap().is_some());
         assert!(store.stored_vector(&digest_id(1)).unwrap().is_none());
         assert!(store.stored_vector(&digest_id(2)).unwrap().is_none());
-        let warnings: Vec<String> = store
-            .take_warnings()
-            .into_iter()
+        let warnings: Vec<String> = ids
+            .warnings
+            .iter()
             .filter(|w| w.contains("zero vector"))
+            .cloned()
             .collect();
         assert_eq!(warnings.len(), 1, "{warnings:?}");
         assert!(warnings[0].contains("2 of 3"), "{warnings:?}");
-        seen.push((ids, rows.len()));
+        seen.push((ids.value, rows.len()));
     }
     assert_eq!(seen[0], seen[1], "both stacks form the same records");
 }

@@ -88,7 +88,8 @@ fn rust_session(s: &Stack) -> Value {
             turn_id: Some("turn-1".into()),
             ..RememberMany::new(batch.to_vec(), "Session", "s1", "turn-1")
         })
-        .unwrap();
+        .unwrap()
+        .value;
     let second = sys
         .remember_many(&RememberMany::new(
             vec![
@@ -99,7 +100,8 @@ fn rust_session(s: &Stack) -> Value {
             "s1",
             "turn-2",
         ))
-        .unwrap();
+        .unwrap()
+        .value;
     let rows = s
         .store
         .query(&TripleQuery {
@@ -149,19 +151,22 @@ fn rust_session(s: &Stack) -> Value {
             prompt_token_estimate: Some(321),
             ..CommitSelection::new("t-adm", &used)
         })
-        .unwrap();
+        .unwrap()
+        .value;
     let snap_plain = sys
         .commit_selection(&CommitSelection::new(
             "t-plain",
             &[ids[1].clone(), ids[0].clone()],
         ))
-        .unwrap();
+        .unwrap()
+        .value;
     let replay = sys
         .commit_selection(&CommitSelection::new(
             "t-plain",
             &[ids[0].clone(), ids[1].clone()],
         ))
-        .unwrap();
+        .unwrap()
+        .value;
 
     sys.reinforce(&Reinforce::new(&ids[2], "matters", "session", "s1").with_weight(100.0))
         .unwrap();

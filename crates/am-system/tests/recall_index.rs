@@ -80,6 +80,7 @@ fn form(s: &MemorySystem) -> Vec<String> {
         "batch-1",
     ))
     .unwrap()
+    .value
 }
 
 #[test]
@@ -102,7 +103,8 @@ fn a_write_through_a_second_handle_is_seen_by_the_next_recall() {
             "s1",
             "batch-2",
         ))
-        .unwrap();
+        .unwrap()
+        .value;
     let after_write = recall(&first, "swimming pool heater");
     assert!(titles(&after_write).contains(&"Pool heater".to_owned()));
 

@@ -351,7 +351,8 @@ fn a_record_formed_after_an_explicit_anchor_is_excluded_with_a_note() {
                 "s1",
                 "k2",
             ))
-            .unwrap();
+            .unwrap()
+            .value;
         let later_aid = ids::digest_assertion_id("k2", 0);
         let r = s
             .system

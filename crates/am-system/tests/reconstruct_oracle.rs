@@ -180,7 +180,8 @@ fn rust_session(s: &Stack) -> Value {
                 "k1",
             )
         })
-        .unwrap();
+        .unwrap()
+        .value;
     let gids = sys
         .remember_many(&RememberMany::new(
             vec![R::new(
@@ -192,7 +193,8 @@ fn rust_session(s: &Stack) -> Value {
             "",
             "k2",
         ))
-        .unwrap();
+        .unwrap()
+        .value;
     let s1: &[(&str, &str)] = &[("session", "s1")];
     let ladder: &[(&str, &str)] = &[("session", "s1"), ("global", "")];
     let d = RecallBudget::default;
@@ -270,7 +272,8 @@ fn rust_session(s: &Stack) -> Value {
             "s1",
             "k3",
         ))
-        .unwrap();
+        .unwrap()
+        .value;
     ss.recall(
         "t5",
         Stimulus::new("database pool outage").with_as_of(r1.as_of_seq),

@@ -98,31 +98,34 @@ fn the_injected_clock_stamps_formation_and_commits() {
                     "s1",
                     "k",
                 ))
-                .unwrap();
+                .unwrap()
+                .value;
             let d = s.system.resolve_digest_assertion(&gid).unwrap().unwrap();
             assert_eq!(d.observed_at, "2030-01-02T03:04:05.000000+00:00");
             let snap = s
                 .system
                 .commit_selection(&CommitSelection::new("t", &[gid]))
-                .unwrap();
+                .unwrap()
+                .value;
             assert_eq!(snap.observed_at, "2030-01-02T03:04:05.000000+00:00");
         },
     );
 }
 
 #[test]
-fn formation_fallback_notes_are_drained_through_take_warnings() {
+fn formation_fallback_notes_travel_with_the_result() {
     on_both(|s| {
         let _ = s.system.take_warnings();
-        s.system
+        let w = s
+            .system
             .remember(&Remember::new(
                 MemoryRecordInput::new("lesson", "T", "D.").with_attribute("applies_when", "дом"),
                 "session",
                 "s1",
                 "k",
             ))
-            .unwrap();
-        let w = s.system.take_warnings();
+            .unwrap()
+            .warnings;
         assert!(
             w.iter().any(|w| w.starts_with("#FALLBACK: applies_when")),
             "[{}] {w:?}",
@@ -188,7 +191,8 @@ fn payload_of_a_diary_projection_carries_its_entry_id() {
                 "e1",
                 "k",
             ))
-            .unwrap();
+            .unwrap()
+            .value;
         let p = s.system.payload(&gid, "digest").unwrap();
         assert_eq!(p["entry_id"], json!("entry-7"));
     });

@@ -26,7 +26,8 @@ fn form(s: &Stack, n: usize, key: &str) -> (Vec<String>, Vec<String>) {
     let gids = s
         .system
         .remember_many(&RememberMany::new(recs.to_vec(), "session", "s1", key))
-        .unwrap();
+        .unwrap()
+        .value;
     let aids = (0..n).map(|i| ids::digest_assertion_id(key, i)).collect();
     (gids, aids)
 }
@@ -53,7 +54,8 @@ fn commit_deposits_one_selected_per_used_record_and_co_selected_for_every_pair()
                 prompt_token_estimate: Some(120),
                 ..CommitSelection::new("t1", &aids)
             })
-            .unwrap();
+            .unwrap()
+            .value;
         let events = stream_events(s);
         let selected: Vec<&str> = events
             .iter()
@@ -98,27 +100,38 @@ fn commit_is_idempotent_by_trace_id_and_returns_the_original_snapshot() {
         let first = s
             .system
             .commit_selection(&CommitSelection::new("t1", &aids))
-            .unwrap();
+            .unwrap()
+            .value;
         let before = written(s);
         // Graph ids resolve to the same digest ids: a replay in the other namespace.
         let again = s
             .system
             .commit_selection(&CommitSelection::new("t1", &gids))
             .unwrap();
-        assert_eq!(again, first, "[{}]", s.name);
+        assert_eq!(again.value, first, "[{}]", s.name);
         assert_eq!(written(s), before);
+        assert!(
+            again.warnings.is_empty(),
+            "[{}] an equal replay warns nothing",
+            s.name
+        );
         let _ = s.system.take_warnings();
         let different = s
             .system
             .commit_selection(&CommitSelection::new("t1", &aids[..1]))
             .unwrap();
-        assert_eq!(different, first);
+        assert_eq!(different.value, first);
         assert_eq!(written(s), before);
         assert!(
-            s.system
-                .take_warnings()
+            different
+                .warnings
                 .iter()
                 .any(|w| w.starts_with("#FALLBACK: commit_selection replay"))
+        );
+        assert!(
+            s.system.take_warnings().is_empty(),
+            "[{}] the warning travels with its result only",
+            s.name
         );
     });
 }
@@ -135,7 +148,8 @@ fn only_stimulus_both_and_unlabelled_admissions_deposit() {
         let snap = s
             .system
             .commit_selection(&CommitSelection::new("t-adm", &aids))
-            .unwrap();
+            .unwrap()
+            .value;
         let events = stream_events(s);
         let selected: Vec<String> = events.iter().filter_map(|e| e.record_id.clone()).collect();
         assert_eq!(selected, aids[2..].to_vec(), "[{}]", s.name);
@@ -201,7 +215,8 @@ fn a_recorded_edge_between_used_records_deposits_its_hop_pairs() {
                 "s1",
                 "k",
             ))
-            .unwrap();
+            .unwrap()
+            .value;
         let edge_id = ids::edge_assertion_id("k", 1, "derived_from", &gids[0]);
         let (a, b) = (
             ids::digest_assertion_id("k", 0),
@@ -519,7 +534,8 @@ fn payload_serves_the_digest_and_raw_tiers_and_refuses_the_rest() {
                 "s1",
                 "k",
             ))
-            .unwrap();
+            .unwrap()
+            .value;
         let d = s.system.payload(&gid, "digest").unwrap();
         assert_eq!(
             serde_json::Value::Object(d),
@@ -595,7 +611,8 @@ fn close_record_closes_digest_and_edges_with_deterministic_ids() {
                 "s1",
                 "k",
             ))
-            .unwrap();
+            .unwrap()
+            .value;
         let closed = s
             .system
             .close_record(&CloseRecord::new(&gids[1], "retract", "wrong"))

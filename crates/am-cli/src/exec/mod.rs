@@ -8,8 +8,11 @@ mod ops;
 
 use crate::error::{CliError, CliResult, kind_name};
 use crate::home::{self, Engine, HomeSpec, PinnedClock};
+use am_system::Warned;
 use am_triples::TextEmbedder;
+use serde::Serialize;
 use serde_json::{Map, Value, json};
+use std::cell::RefCell;
 use std::io::{BufRead, Write};
 use std::sync::Arc;
 
@@ -21,6 +24,8 @@ pub struct Session {
     embedder: Option<Arc<dyn TextEmbedder>>,
     clock: PinnedClock,
     engine: Option<Engine>,
+    /// The warnings the current op's result carried (see [`Session::warned`]).
+    raised: RefCell<Vec<String>>,
 }
 
 impl Session {
@@ -44,6 +49,7 @@ impl Session {
             embedder,
             clock,
             engine: Some(engine),
+            raised: RefCell::new(Vec::new()),
         })
     }
 
@@ -55,6 +61,16 @@ impl Session {
         self.engine
             .as_ref()
             .ok_or_else(|| CliError::failure("the home is closed (a reopen failed)"))
+    }
+
+    /// The answer of a verb whose result carries its warnings: the value,
+    /// with the warnings kept for the answer line's `warnings`.
+    ///
+    /// # Errors
+    /// A failure to encode the value.
+    pub fn warned<T: Serialize>(&self, result: Warned<T>) -> CliResult<Value> {
+        self.raised.borrow_mut().extend(result.warnings);
+        ops::to_json(&result.value)
     }
 
     /// The engine clock.
@@ -164,11 +180,10 @@ impl Session {
         // The warnings the op raised travel with its answer (a replayed
         // commit_selection with another used set, a degraded path): the
         // session runs one op at a time, so what is drained now is this op's.
-        let warnings = self
-            .engine
-            .as_ref()
-            .map(|e| e.system.take_warnings())
-            .unwrap_or_default();
+        let mut warnings = std::mem::take(&mut *self.raised.borrow_mut());
+        if let Some(e) = &self.engine {
+            warnings.extend(e.system.take_warnings());
+        }
         let mut line = match answer {
             Ok(v) => {
                 let mut m = Map::new();

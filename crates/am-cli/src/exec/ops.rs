@@ -51,7 +51,7 @@ pub const OPS: &[&str] = &[
     "pair_selected_count",
 ];
 
-fn to_json<T: Serialize>(v: &T) -> CliResult<Value> {
+pub(super) fn to_json<T: Serialize>(v: &T) -> CliResult<Value> {
     serde_json::to_value(v).map_err(|e| CliError::failure(format!("cannot encode the answer: {e}")))
 }
 
@@ -251,10 +251,10 @@ fn layer1(s: &mut Session, op: &str, a: Args) -> CliResult<Value> {
 fn system_ops(s: &mut Session, op: &str, a: Args) -> CliResult<Value> {
     let sys = &s.engine()?.system;
     match op {
-        "remember_many" => Ok(json!(sys.remember_many(&a.parse::<RememberMany>()?)?)),
-        "remember" => Ok(json!(sys.remember(&a.parse::<Remember>()?)?)),
+        "remember_many" => s.warned(sys.remember_many(&a.parse::<RememberMany>()?)?),
+        "remember" => s.warned(sys.remember(&a.parse::<Remember>()?)?),
         "reconstruct" => Ok(sys.reconstruct(&a.parse::<Reconstruct>()?)?.to_dict()),
-        "commit_selection" => to_json(&sys.commit_selection(&a.parse::<CommitSelection>()?)?),
+        "commit_selection" => s.warned(sys.commit_selection(&a.parse::<CommitSelection>()?)?),
         "reinforce" => Ok(json!(sys.reinforce(&a.parse::<Reinforce>()?)?)),
         "attenuate" => Ok(json!(sys.attenuate(&a.parse::<Reinforce>()?)?)),
         "refocus" => Ok(json!(sys.refocus(&a.parse::<Refocus>()?)?)),
