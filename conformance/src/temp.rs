@@ -18,6 +18,9 @@ pub struct TempStore<S> {
     _dir: tempfile::TempDir,
 }
 
+// A forwarding wrapper forwards every method: a default here would answer
+// for the store it wraps.
+#[deny(clippy::missing_trait_methods)]
 impl<S: TripleStore> TripleStore for TempStore<S> {
     fn capabilities(&self) -> Capabilities {
         self.store.capabilities()

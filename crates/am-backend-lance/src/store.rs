@@ -10,7 +10,7 @@ use crate::search;
 use am_triples::pin::{self as tpin, EmbeddingPin};
 use am_triples::store::{FeedPage, resolve_query_vector};
 use am_triples::text::canonical_text;
-use am_triples::vector::{self, METRIC_COSINE};
+use am_triples::vector;
 use am_triples::{
     Capabilities, Error, Order, Result, TextEmbedder, TripleAssertion, TripleQuery, TripleStore,
 };
@@ -22,7 +22,6 @@ use futures::TryStreamExt;
 use lancedb::query::{ExecutableQuery, QueryBase, Select};
 use lancedb::table::NewColumnTransform;
 use lancedb::{Connection, Table};
-use serde_json::{Value, json};
 use std::collections::HashSet;
 use std::sync::{Arc, Mutex, MutexGuard};
 
@@ -750,18 +749,7 @@ impl LanceDBTripleStore {
 
 /// Stamp `_retrieval = {score, metric: "cosine", distance: 1 - score}`.
 fn with_retrieval(mut a: TripleAssertion, score: f64) -> TripleAssertion {
-    let retrieval = a
-        .attributes
-        .entry("_retrieval")
-        .or_insert_with(|| json!({}));
-    if !retrieval.is_object() {
-        *retrieval = json!({});
-    }
-    if let Value::Object(m) = retrieval {
-        m.insert("score".into(), json!(score));
-        m.insert("distance".into(), json!(1.0 - score));
-        m.entry("metric").or_insert_with(|| json!(METRIC_COSINE));
-    }
+    am_triples::store::stamp_retrieval(&mut a, score, Some(1.0 - score));
     a
 }
 

@@ -362,12 +362,7 @@ fn scan_serves_mixed_dimensions_with_one_fallback_warning_and_the_same_answer() 
     let mut want: Vec<(usize, f64)> = stored
         .iter()
         .enumerate()
-        .map(|(i, v)| {
-            (
-                i,
-                am_backend_sqlite::store::vectors::cosine_f64(&q64, v.as_ref().unwrap()),
-            )
-        })
+        .map(|(i, v)| (i, am_triples::vector::cosine_of(&q64, v.as_ref().unwrap())))
         .collect();
     want.sort_by(|a, b| b.1.total_cmp(&a.1));
     want.truncate(12);

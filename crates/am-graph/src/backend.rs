@@ -22,9 +22,11 @@
 //! connector: a connector stores rows and answers keyed reads.
 
 use am_journal::ClosureRecord;
+use am_journal::MemoryJournal;
 use am_triples::{JsonMap, TripleAssertion};
 use serde_json::Value;
 use std::any::Any;
+use std::sync::Arc;
 
 /// The largest `limit` the engine ever passes to a connector read.
 pub const MAX_BACKEND_LIMIT: usize = 1000;
@@ -517,4 +519,49 @@ pub trait GraphTx {
     /// # Errors
     /// `Storage`; `Conflict` when the id is already logged.
     fn insert_revision(&mut self, row: &RevisionRow) -> BackendResult<i64>;
+}
+
+/// A store as the registry sees it: any shared, thread-safe value.
+pub type AnyStore = Arc<dyn Any + Send + Sync>;
+
+/// The journal a graph writes its closures to, kept both as the trait object the
+/// engine appends through and as `Any` so a connector can recognise its own
+/// journal type (a `SQLiteJournal` on the same file commits in-transaction).
+#[derive(Clone)]
+pub struct GraphJournal {
+    journal: Arc<dyn MemoryJournal>,
+    any: Arc<dyn Any + Send + Sync>,
+}
+
+impl std::fmt::Debug for GraphJournal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("GraphJournal").finish_non_exhaustive()
+    }
+}
+
+impl GraphJournal {
+    /// Wrap a concrete journal.
+    pub fn new<J: MemoryJournal + 'static>(journal: Arc<J>) -> Self {
+        GraphJournal {
+            journal: journal.clone(),
+            any: journal,
+        }
+    }
+
+    /// Wrap a journal held as a trait object (`MemoryJournal: Any`, so a
+    /// connector can still recognise its concrete type).
+    pub fn from_dyn(journal: Arc<dyn MemoryJournal>) -> Self {
+        let any: Arc<dyn Any + Send + Sync> = journal.clone();
+        GraphJournal { journal, any }
+    }
+
+    /// The journal as the trait the engine appends through.
+    pub fn journal(&self) -> &Arc<dyn MemoryJournal> {
+        &self.journal
+    }
+
+    /// The journal as its concrete type, when it is a `J`.
+    pub fn downcast<J: Any + Send + Sync>(&self) -> Option<Arc<J>> {
+        Arc::clone(&self.any).downcast::<J>().ok()
+    }
 }

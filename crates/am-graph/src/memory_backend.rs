@@ -13,10 +13,9 @@
 //! arguments are canonical).
 
 use crate::backend::{
-    BackendResult, ClaimKey, DerivationRow, GraphBackend, GraphTx, HistoryRow, KnownMemory,
-    PreparedRows, ProvenanceRow, RefMatch, RevisionRow,
+    AnyStore, BackendResult, ClaimKey, DerivationRow, GraphBackend, GraphJournal, GraphTx,
+    HistoryRow, KnownMemory, PreparedRows, ProvenanceRow, RefMatch, RevisionRow,
 };
-use crate::registry::{AnyStore, GraphJournal};
 use am_journal::ClosureRecord;
 use am_triples::{InMemoryTripleStore, JsonMap, TripleAssertion, TripleQuery, TripleStore};
 use serde_json::Value;

@@ -9,55 +9,10 @@
 //! a backend crate registers its own (`am_backend_sqlite::graph::register()`),
 //! since `am-graph` depends on no backend.
 
+pub use crate::backend::{AnyStore, GraphJournal};
 use crate::backend::{BackendResult, GraphBackend};
-use am_journal::MemoryJournal;
 use std::any::{Any, TypeId};
 use std::sync::{Arc, RwLock};
-
-/// A store as the registry sees it: any shared, thread-safe value.
-pub type AnyStore = Arc<dyn Any + Send + Sync>;
-
-/// The journal a graph writes its closures to, kept both as the trait object the
-/// engine appends through and as `Any` so a connector can recognise its own
-/// journal type (a `SQLiteJournal` on the same file commits in-transaction).
-#[derive(Clone)]
-pub struct GraphJournal {
-    journal: Arc<dyn MemoryJournal>,
-    any: Arc<dyn Any + Send + Sync>,
-}
-
-impl std::fmt::Debug for GraphJournal {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("GraphJournal").finish_non_exhaustive()
-    }
-}
-
-impl GraphJournal {
-    /// Wrap a concrete journal.
-    pub fn new<J: MemoryJournal + 'static>(journal: Arc<J>) -> Self {
-        GraphJournal {
-            journal: journal.clone(),
-            any: journal,
-        }
-    }
-
-    /// Wrap a journal held as a trait object (`MemoryJournal: Any`, so a
-    /// connector can still recognise its concrete type).
-    pub fn from_dyn(journal: Arc<dyn MemoryJournal>) -> Self {
-        let any: Arc<dyn Any + Send + Sync> = journal.clone();
-        GraphJournal { journal, any }
-    }
-
-    /// The journal as the trait the engine appends through.
-    pub fn journal(&self) -> &Arc<dyn MemoryJournal> {
-        &self.journal
-    }
-
-    /// The journal as its concrete type, when it is a `J`.
-    pub fn downcast<J: Any + Send + Sync>(&self) -> Option<Arc<J>> {
-        Arc::clone(&self.any).downcast::<J>().ok()
-    }
-}
 
 /// Builds a connector for a store (already known to be of the registered type)
 /// and an optional journal.

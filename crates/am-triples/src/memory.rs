@@ -10,8 +10,7 @@ use crate::pin::{self, EmbeddingPin};
 use crate::query::{Order, TripleQuery};
 use crate::store::{self, Capabilities, FeedPage, TripleStore};
 use crate::text::canonical_text;
-use crate::vector::{self, METRIC_COSINE};
-use serde_json::{Value, json};
+use crate::vector;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard};
 
@@ -276,14 +275,7 @@ impl TripleStore for InMemoryTripleStore {
                 .into_iter()
                 .map(|(i, score)| {
                     let mut a = matching[i].assertion.clone();
-                    let retrieval = a
-                        .attributes
-                        .entry("_retrieval")
-                        .or_insert_with(|| json!({}));
-                    if let Value::Object(m) = retrieval {
-                        m.insert("score".into(), json!(score));
-                        m.entry("metric").or_insert_with(|| json!(METRIC_COSINE));
-                    }
+                    store::stamp_retrieval(&mut a, score, None);
                     a
                 })
                 .collect());

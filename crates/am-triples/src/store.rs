@@ -456,3 +456,25 @@ pub fn resolve_query_vector(
         .map_err(|e| Error::Embedder(format!("query embedding: {e}")))?;
     Ok(Some(v))
 }
+
+/// Stamp a semantic query's score on a row (stores.md "Shared behavior"):
+/// `attributes._retrieval` gets `score`, then `distance` when the store reports
+/// one, then `metric` (`"cosine"`) unless it is already set; a `_retrieval` that
+/// is not an object is replaced. Every store stamps through here.
+pub fn stamp_retrieval(a: &mut TripleAssertion, score: f64, distance: Option<f64>) {
+    let retrieval = a
+        .attributes
+        .entry("_retrieval")
+        .or_insert_with(|| serde_json::Value::Object(serde_json::Map::new()));
+    if !retrieval.is_object() {
+        *retrieval = serde_json::Value::Object(serde_json::Map::new());
+    }
+    if let serde_json::Value::Object(m) = retrieval {
+        m.insert("score".into(), serde_json::Value::from(score));
+        if let Some(d) = distance {
+            m.insert("distance".into(), serde_json::Value::from(d));
+        }
+        m.entry("metric")
+            .or_insert_with(|| serde_json::Value::from(crate::vector::METRIC_COSINE));
+    }
+}

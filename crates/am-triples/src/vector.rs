@@ -13,13 +13,20 @@ pub const METRIC_COSINE: &str = "cosine";
 /// The reference cosine of two f32 vectors, accumulated in f64 sequentially over
 /// the overlapping prefix. 0.0 when either is empty or has zero norm.
 pub fn cosine(a: &[f32], b: &[f32]) -> f64 {
+    cosine_of(a, b)
+}
+
+/// The reference cosine over any values that widen to f64 exactly (f32, or the
+/// f64 values of a 0.3.x JSON vector float32 cannot hold): the same arithmetic
+/// as [`cosine`], which is this function on f32.
+pub fn cosine_of<T: Copy + Into<f64>>(a: &[T], b: &[T]) -> f64 {
     let n = a.len().min(b.len());
     if n == 0 {
         return 0.0;
     }
     let (mut dot, mut na, mut nb) = (0.0f64, 0.0f64, 0.0f64);
     for i in 0..n {
-        let (x, y) = (f64::from(a[i]), f64::from(b[i]));
+        let (x, y): (f64, f64) = (a[i].into(), b[i].into());
         dot += x * y;
         na += x * x;
         nb += y * y;
@@ -325,6 +332,15 @@ fn approx_cosine(query: &[f32], query_norm: f64, v: &[f32]) -> Option<(f64, f64)
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_cosine_of_widened_f64_values_is_bit_identical_to_the_f32_reference() {
+        let a = [0.1f32, -0.7, 0.33, 1e-3];
+        let b = [0.9f32, 0.2, -0.5];
+        let wa: Vec<f64> = a.iter().map(|x| f64::from(*x)).collect();
+        let wb: Vec<f64> = b.iter().map(|x| f64::from(*x)).collect();
+        assert_eq!(cosine(&a, &b).to_bits(), cosine_of(&wa, &wb).to_bits());
+    }
 
     #[test]
     fn cosine_uses_overlapping_prefix_and_zero_norm_is_zero() {

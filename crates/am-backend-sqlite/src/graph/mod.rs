@@ -59,6 +59,14 @@ impl std::fmt::Debug for SqliteGraphBackend {
     }
 }
 
+/// The digest predicate the graph resolves a record's graph id with.
+const DIGEST: &str = am_graph::DIGEST_PREDICATE;
+
+/// A SQLite failure at the connector boundary.
+fn storage_err(e: rusqlite::Error) -> am_triples::Error {
+    am_triples::Error::Storage(e.to_string())
+}
+
 fn lock(conn: &SharedConn) -> MutexGuard<'_, Connection> {
     // A transaction rolls back when dropped, so a poisoned lock holds nothing torn.
     conn.lock()
@@ -133,13 +141,13 @@ impl SqliteGraphBackend {
             .map(|(name, q)| {
                 let mut stmt = c
                     .prepare(&format!("EXPLAIN QUERY PLAN {q}"))
-                    .map_err(tx::storage_err)?;
+                    .map_err(storage_err)?;
                 // Unbound parameters: the plan depends on the statement, not the values.
                 let nulls = vec![rusqlite::types::Null; stmt.parameter_count()];
                 let lines = stmt
                     .query_map(rusqlite::params_from_iter(nulls), |r| r.get::<_, String>(3))
                     .and_then(|rows| rows.collect::<rusqlite::Result<Vec<_>>>())
-                    .map_err(tx::storage_err)?;
+                    .map_err(storage_err)?;
                 Ok((name.to_owned(), lines))
             })
             .collect()

@@ -5,8 +5,7 @@
 //! search").
 
 use super::sql;
-use super::tx::{DIGEST, storage_err};
-use super::{GraphTables, SqliteGraphBackend, lock};
+use super::{DIGEST, GraphTables, SqliteGraphBackend, lock, storage_err};
 use am_graph::backend::{
     BackendResult, GraphBackend, GraphTx, HistoryRow, PreparedRows, ProvenanceRow, RefMatch,
     RevisionRow,

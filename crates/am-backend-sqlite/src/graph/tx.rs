@@ -7,10 +7,9 @@
 //! Spec: api.md "Connectors" (`GraphTx`); "One transaction: ... any failure
 //! rolls all of it back".
 
-use super::{SqliteGraphBackend, lock, sql};
+use super::{SqliteGraphBackend, lock, sql, storage_err};
 use crate::journal::SQLiteJournal;
 use crate::store::{self, SQLiteTripleStore, codec};
-use am_graph::DIGEST_PREDICATE;
 use am_graph::backend::{
     BackendResult, ClaimKey, DerivationRow, GraphTx, HistoryRow, KnownMemory, PreparedRows,
     ProvenanceRow, RevisionRow,
@@ -22,10 +21,6 @@ use serde_json::Value;
 use std::sync::Arc;
 
 /// A SQLite error as the connector reports it.
-pub(super) fn storage_err(e: rusqlite::Error) -> am_triples::Error {
-    am_triples::Error::Storage(e.to_string())
-}
-
 /// The store's prepared rows, one batch per assertion (so any subset can be
 /// inserted).
 pub(super) struct SqlitePrepared(pub(super) Vec<store::write::PreparedRows>);
@@ -387,6 +382,3 @@ impl GraphTx for SqliteTx<'_> {
         Ok(self.conn.last_insert_rowid())
     }
 }
-
-/// The digest predicate the graph resolves a record's graph id with.
-pub(super) const DIGEST: &str = DIGEST_PREDICATE;

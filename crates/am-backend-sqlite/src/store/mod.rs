@@ -23,11 +23,9 @@ use am_triples::assertion::{canonical_scope, strip_optional};
 use am_triples::embed::TextEmbedder;
 use am_triples::pin::{self as tpin, EmbeddingPin};
 use am_triples::store::{Capabilities, FeedPage, TripleStore, resolve_query_vector};
-use am_triples::vector::METRIC_COSINE;
 use am_triples::{TripleAssertion, TripleQuery};
 use keywords::{KEYWORD_ENGINE_MIRROR, KEYWORD_ENGINE_SQL, KeywordCache};
 use rusqlite::{Connection, TransactionBehavior, params, params_from_iter};
-use serde_json::{Value, json};
 use std::collections::HashMap;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -605,17 +603,7 @@ impl SQLiteTripleStore {
             .into_iter()
             .filter_map(|(rowid, score)| {
                 let mut a = by_rowid.remove(&rowid)?;
-                let retrieval = a
-                    .attributes
-                    .entry("_retrieval")
-                    .or_insert_with(|| json!({}));
-                if !retrieval.is_object() {
-                    *retrieval = json!({});
-                }
-                if let Value::Object(m) = retrieval {
-                    m.insert("score".into(), json!(score));
-                    m.entry("metric").or_insert_with(|| json!(METRIC_COSINE));
-                }
+                am_triples::store::stamp_retrieval(&mut a, score, None);
                 Some(a)
             })
             .collect())

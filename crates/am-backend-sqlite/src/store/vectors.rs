@@ -13,7 +13,9 @@ use crate::error::Result;
 use crate::store::codec::{self, Decoded};
 use crate::store::names::Names;
 use crate::store::schema;
-use am_triples::vector::{BoundFilter, CosineBound, cosine, rank_by_cosine_fast, select_by_bounds};
+use am_triples::vector::{
+    BoundFilter, CosineBound, cosine, cosine_of, rank_by_cosine_fast, select_by_bounds,
+};
 use rusqlite::types::ValueRef;
 use rusqlite::{Connection, params};
 use simsimd::SpatialSimilarity;
@@ -22,27 +24,6 @@ use simsimd::SpatialSimilarity;
 pub const ENGINE_MATRIX: &str = "simd-matrix-cache";
 /// `vector_engine()` when the reference scan serves.
 pub const ENGINE_SCAN: &str = "reference-linear-scan";
-
-/// The reference cosine over f64 values: the same arithmetic as
-/// [`am_triples::vector::cosine`] (for f32 inputs widened to f64 the result is
-/// bit-identical), also used for 0.3.x JSON vectors float32 cannot hold.
-pub fn cosine_f64(a: &[f64], b: &[f64]) -> f64 {
-    let n = a.len().min(b.len());
-    if n == 0 {
-        return 0.0;
-    }
-    let (mut dot, mut na, mut nb) = (0.0f64, 0.0f64, 0.0f64);
-    for i in 0..n {
-        let (x, y) = (a[i], b[i]);
-        dot += x * y;
-        na += x * x;
-        nb += y * y;
-    }
-    if na <= 0.0 || nb <= 0.0 {
-        return 0.0;
-    }
-    dot / (na.sqrt() * nb.sqrt())
-}
 
 /// Which cached rows a ranking considers.
 #[derive(Debug, Clone, Copy)]
@@ -329,7 +310,7 @@ pub fn scan_rank(
     let q: Vec<f64> = query.iter().map(|x| f64::from(*x)).collect();
     let mut scored: Vec<(i64, f64)> = rows
         .iter()
-        .filter_map(|(rowid, d)| d.as_f64().map(|v| (*rowid, cosine_f64(&q, &v))))
+        .filter_map(|(rowid, d)| d.as_f64().map(|v| (*rowid, cosine_of(&q, &v))))
         .filter(|(_, s)| min_score.is_none_or(|m| *s >= m))
         .collect();
     scored.sort_by(|a, b| b.1.total_cmp(&a.1));
@@ -337,18 +318,4 @@ pub fn scan_rank(
         scored.truncate(n.max(1));
     }
     scored
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn cosine_f64_is_bit_identical_to_the_reference_for_f32_inputs() {
-        let a = [0.1f32, -0.7, 0.33, 1e-3];
-        let b = [0.9f32, 0.2, -0.5];
-        let wa: Vec<f64> = a.iter().map(|x| f64::from(*x)).collect();
-        let wb: Vec<f64> = b.iter().map(|x| f64::from(*x)).collect();
-        assert_eq!(cosine(&a, &b).to_bits(), cosine_f64(&wa, &wb).to_bits());
-    }
 }

@@ -10,10 +10,11 @@
 
 use super::folds::Folds;
 use super::hash::{HashMap, HashSet};
+use super::index::{RecallIndex, fold_for_tokens};
 use crate::config::RecallBudget;
 use crate::error::Result;
 use crate::seam::Stimulus;
-use am_triples::text::{RECALL_MIN_TOKEN_LEN, canonical_text, fold_text, tokenize};
+use am_triples::text::{RECALL_MIN_TOKEN_LEN, canonical_text, tokenize};
 use am_triples::{
     EmbeddingPin, ErrorKind, JsonMap, TextEmbedder, TripleAssertion, TripleQuery, TripleStore,
 };
@@ -501,17 +502,6 @@ pub fn run_participants(
     out
 }
 
-/// `fold_text` (case fold, NFKD, combining marks dropped) with the ASCII
-/// shortcut: ASCII text is NFKD-stable with no combining marks and case-folds
-/// to its lowercase, so the result is identical without the Unicode passes.
-pub(crate) fn fold_for_tokens(text: &str) -> String {
-    if text.is_ascii() {
-        text.to_ascii_lowercase()
-    } else {
-        fold_text(text)
-    }
-}
-
 /// The keyword channel: the cue's tokens (length ≥ 4, casefolded,
 /// accent-folded) scanned over every universe member's canonical text, score
 /// `matched / total`. With `discovery` rows the store's keyword index found
@@ -523,7 +513,7 @@ pub fn run_keyword(
     cue_text: &str,
     universe: &BTreeMap<&str, &TripleAssertion>,
     discovery: Option<Vec<TripleAssertion>>,
-    index: Option<&super::index::RecallIndex>,
+    index: Option<&RecallIndex>,
     warnings: &mut Vec<String>,
 ) -> ChannelOutput {
     let tokens = tokenize(cue_text, RECALL_MIN_TOKEN_LEN);
@@ -608,23 +598,4 @@ pub fn run_keyword(
         .collect();
     out.ran = true;
     out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_ascii_token_fold_shortcut_equals_fold_text() {
-        let every_ascii: String = (0u8..128).map(char::from).collect();
-        for text in [
-            every_ascii.as_str(),
-            "Database POOL outage at 03:00 — restart",
-            "ex:memory-0123ABCdef\tDeploy_Latency (Queue) ½",
-            "Ünïcödé Straße ﬁle",
-            "",
-        ] {
-            assert_eq!(fold_for_tokens(text), fold_text(text), "{text:?}");
-        }
-    }
 }

@@ -41,7 +41,7 @@ use am_journal::{
     ATTENTION_KINDS, AUDIT_KINDS, ClosureFilter, DECAY_MARKER_KINDS, JournalRecord, MemoryJournal,
     ScopeBinding,
 };
-use am_triples::text::canonical_text;
+use am_triples::text::{canonical_text, fold_text};
 use am_triples::{
     Capabilities, EmbeddingPin, FeedPage, Order, TripleAssertion, TripleQuery, TripleStore,
 };
@@ -158,9 +158,20 @@ fn sort_key(rows: &[IndexedRow], i: u32) -> (&str, i64) {
     (r.assertion.observed_at.as_str(), r.pos)
 }
 
+/// `fold_text` (case fold, NFKD, combining marks dropped) with the ASCII
+/// shortcut: ASCII text is NFKD-stable with no combining marks and case-folds
+/// to its lowercase, so the result is identical without the Unicode passes.
+pub(crate) fn fold_for_tokens(text: &str) -> String {
+    if text.is_ascii() {
+        text.to_ascii_lowercase()
+    } else {
+        fold_text(text)
+    }
+}
+
 fn tokens_of(a: &TripleAssertion, hasher: &foldhash::fast::RandomState) -> TokenSet {
     use std::hash::BuildHasher;
-    let folded = super::channels::fold_for_tokens(&canonical_text(a));
+    let folded = fold_for_tokens(&canonical_text(a));
     let mut out: Vec<(u64, String)> = folded
         .split(|c: char| !(c.is_ascii_lowercase() || c.is_ascii_digit()))
         .filter(|r| !r.is_empty())
@@ -361,18 +372,7 @@ impl RecallIndex {
         for (pos, score) in ranked {
             let n = self.rows.binary_search_by_key(pos, |r| r.pos).ok()?;
             let mut a = self.rows[n].assertion.clone();
-            let retrieval = a
-                .attributes
-                .entry("_retrieval")
-                .or_insert_with(|| serde_json::json!({}));
-            if !retrieval.is_object() {
-                *retrieval = serde_json::json!({});
-            }
-            if let serde_json::Value::Object(m) = retrieval {
-                m.insert("score".into(), serde_json::json!(score));
-                m.entry("metric")
-                    .or_insert_with(|| serde_json::json!(am_triples::vector::METRIC_COSINE));
-            }
+            am_triples::store::stamp_retrieval(&mut a, *score, None);
             out.push(a);
         }
         Some(out)
@@ -636,6 +636,9 @@ impl<'a> IndexedStore<'a> {
     }
 }
 
+// A forwarding wrapper forwards every method the index does not answer: a
+// default here would answer for the store it wraps.
+#[deny(clippy::missing_trait_methods)]
 impl TripleStore for IndexedStore<'_> {
     fn capabilities(&self) -> Capabilities {
         self.inner.capabilities()
@@ -681,6 +684,10 @@ impl TripleStore for IndexedStore<'_> {
         self.inner.assertions_after(cursor, scope, owner_id, limit)
     }
 
+    fn rank_positions(&self, q: &TripleQuery) -> am_triples::Result<Option<Vec<(i64, f64)>>> {
+        self.inner.rank_positions(q)
+    }
+
     fn stored_vector(&self, assertion_id: &str) -> am_triples::Result<Option<Vec<f32>>> {
         self.inner.stored_vector(assertion_id)
     }
@@ -714,6 +721,7 @@ impl TripleStore for IndexedStore<'_> {
     fn take_warnings(&self) -> Vec<String> {
         self.inner.take_warnings()
     }
+
     fn install_commit_guard(&self, guard: &am_triples::CommitGuard) -> am_triples::Result<()> {
         self.inner.install_commit_guard(guard)
     }
@@ -727,6 +735,20 @@ mod tests {
     use super::*;
 
     #[test]
+    fn the_ascii_token_fold_shortcut_equals_fold_text() {
+        let every_ascii: String = (0u8..128).map(char::from).collect();
+        for text in [
+            every_ascii.as_str(),
+            "Database POOL outage at 03:00 — restart",
+            "ex:memory-0123ABCdef\tDeploy_Latency (Queue) ½",
+            "Ünïcödé Straße ﬁle",
+            "",
+        ] {
+            assert_eq!(fold_for_tokens(text), fold_text(text), "{text:?}");
+        }
+    }
+
+    #[test]
     fn a_token_set_holds_exactly_the_row_tokens_and_compares_text_where_hashes_are_equal() {
         let index = RecallIndex::default();
         let a = TripleAssertion::new(
@@ -735,7 +757,7 @@ mod tests {
             "the LGBTQ support group — 2023, again",
         );
         let set = tokens_of(&a, &index.token_hasher);
-        let folded = super::super::channels::fold_for_tokens(&canonical_text(&a));
+        let folded = super::fold_for_tokens(&canonical_text(&a));
         for token in folded
             .split(|c: char| !(c.is_ascii_lowercase() || c.is_ascii_digit()))
             .filter(|r| !r.is_empty())
