@@ -31,8 +31,8 @@ pub use formation::{FormationPlan, build_formation_plan, diary_entry_hash};
 pub use outcome::{Outcome, Reason, UnderstandingResult, Warned};
 pub use records::MemoryRecordInput;
 pub use seam::{
-    ActivationParts, Admission, DroppedEntry, EdgeView, MemoryHandle, OrderedMap,
-    ReconstructionResult, Stimulus, StmTrailEdge, View, WalkedEdge,
+    ActivationParts, Admission, BudgetSpent, DroppedEntry, EdgeView, MemoryHandle, OrderedMap,
+    Payload, ReconstructionResult, Stimulus, StmTrailEdge, View, WalkedEdge,
 };
 pub use system::{Ablation, Clock, MemorySystem, SystemOptions};
 pub use system_use::{AccessCounts, StoredActivation};

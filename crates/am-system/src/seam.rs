@@ -427,7 +427,72 @@ pub struct ReconstructionResult {
     pub warnings: Vec<String>,
     /// What the fill spent (tokens, seats, edges visited, ...).
     #[serde(default)]
-    pub budget_spent: JsonMap,
+    pub budget_spent: BudgetSpent,
+}
+
+/// A payload read (`payload(record_id, tier)`): the `digest` tier carries the
+/// canonical text and its token estimate; the `raw` tier the host artifact
+/// reference with `content` and `token_estimate` null (the package never
+/// fetches verbatim). A diary projection adds `entry_id`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Payload {
+    /// The record as the caller named it.
+    pub record_id: String,
+    /// `digest` or `raw`.
+    pub tier: String,
+    /// The host artifact reference (`raw` only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub payload_ref: Option<String>,
+    /// The canonical text (`digest`); null for `raw`.
+    pub content: Option<String>,
+    /// The text's token estimate (`digest`); null for `raw`.
+    pub token_estimate: Option<usize>,
+    /// A diary projection's pointer into the host-side diary book.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub entry_id: Option<String>,
+}
+
+/// What one reconstruction spent against its [`crate::RecallBudget`]
+/// (`ReconstructionResult.budget_spent`), in the spec's key order; the
+/// identity keys are present only when `self_fraction > 0`.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BudgetSpent {
+    /// Tokens the seated handles cost.
+    pub tokens_used: usize,
+    /// The budget's `token_budget`.
+    pub token_budget: usize,
+    /// Handles seated.
+    pub handles: usize,
+    /// Of them, STM seats.
+    pub stm_handles: usize,
+    /// Tokens the STM seats cost.
+    pub stm_tokens_used: usize,
+    /// The budget's `shelf_size`.
+    pub shelf_size: usize,
+    /// Edges the spreading walk accepted.
+    pub edges_visited: usize,
+    /// The walk's edge budget.
+    pub max_edges: usize,
+    /// Candidates gathered (and those below `min_activation`).
+    pub candidates_considered: usize,
+    /// Identity seats (only with `self_fraction > 0`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub self_handles: Option<usize>,
+    /// Tokens the identity seats cost (only with `self_fraction > 0`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub self_tokens_used: Option<usize>,
+}
+
+impl BudgetSpent {
+    /// The JSON object form (the journal's trace keeps it as an open map).
+    pub fn to_map(&self) -> JsonMap {
+        match serde_json::to_value(self) {
+            Ok(Value::Object(m)) => m,
+            _ => JsonMap::new(),
+        }
+    }
 }
 
 impl ReconstructionResult {

@@ -12,6 +12,7 @@ use crate::error::{Error, Result};
 use crate::formation::{DIGEST_PREDICATE, build_formation_plan};
 use crate::ids;
 use crate::outcome::Warned;
+use crate::seam::Payload;
 use crate::verbs::{Bind, CloseAssertions, CloseRecord, Remember, RememberMany};
 use am_journal::{ClosureRecord, MemoryHome, MemoryJournal, PairHome, ScopeBinding};
 use am_triples::text::{handle_digest, is_record_edge};
@@ -569,7 +570,7 @@ impl MemorySystem {
     /// [`Error::InvalidInput`] for an empty id, an unknown tier, or `raw` on a
     /// record without `payload_ref`; [`Error::Unsupported`] for the reserved
     /// tiers `summary` / `compact`; [`Error::NotFound`] for an id in neither namespace.
-    pub fn payload(&self, record_id: &str, tier: &str) -> Result<JsonMap> {
+    pub fn payload(&self, record_id: &str, tier: &str) -> Result<Payload> {
         let rid = record_id.trim();
         if rid.is_empty() {
             return Err(Error::invalid(
@@ -590,36 +591,37 @@ impl MemorySystem {
         let a = self
             .resolve_digest_assertion(rid)?
             .ok_or_else(|| unknown_id(rid))?;
-        let mut out = JsonMap::new();
-        out.insert("record_id".into(), Value::String(rid.to_owned()));
+        let entry_id = match a.attributes.get("entry_id") {
+            Some(Value::String(e)) if !e.trim().is_empty() => Some(e.trim().to_owned()),
+            _ => None,
+        };
         if requested == "digest" {
             let content = handle_digest(&a);
-            out.insert("tier".into(), "digest".into());
-            out.insert("content".into(), Value::String(content.clone()));
-            out.insert(
-                "token_estimate".into(),
-                Value::from(token_estimate(&content)),
-            );
-        } else {
-            let r = match a.attributes.get("payload_ref") {
-                Some(Value::String(s)) if !s.trim().is_empty() => s.trim().to_owned(),
-                _ => {
-                    return Err(Error::invalid(format!(
-                        "payload: record {rid} has no raw tier (no attributes.payload_ref); only its digest is stored"
-                    )));
-                }
-            };
-            out.insert("tier".into(), "raw".into());
-            out.insert("payload_ref".into(), Value::String(r));
-            out.insert("content".into(), Value::Null);
-            out.insert("token_estimate".into(), Value::Null);
+            return Ok(Payload {
+                record_id: rid.to_owned(),
+                tier: "digest".into(),
+                payload_ref: None,
+                token_estimate: Some(token_estimate(&content)),
+                content: Some(content),
+                entry_id,
+            });
         }
-        if let Some(Value::String(e)) = a.attributes.get("entry_id")
-            && !e.trim().is_empty()
-        {
-            out.insert("entry_id".into(), Value::String(e.trim().to_owned()));
-        }
-        Ok(out)
+        let payload_ref = match a.attributes.get("payload_ref") {
+            Some(Value::String(s)) if !s.trim().is_empty() => s.trim().to_owned(),
+            _ => {
+                return Err(Error::invalid(format!(
+                    "payload: record {rid} has no raw tier (no attributes.payload_ref); only its digest is stored"
+                )));
+            }
+        };
+        Ok(Payload {
+            record_id: rid.to_owned(),
+            tier: "raw".into(),
+            payload_ref: Some(payload_ref),
+            content: None,
+            token_estimate: None,
+            entry_id,
+        })
     }
 
     // -- bindings and closures --------------------------------------------------

@@ -541,7 +541,7 @@ fn shelf_size_and_token_budget_are_hard_bounds_with_dropped_reasons() {
             View::Shelf,
         );
         let used: usize = r.handles.iter().map(|h| h.token_estimate).sum();
-        assert!(used <= 20 && r.budget_spent["tokens_used"] == used);
+        assert!(used <= 20 && r.budget_spent.tokens_used == used);
         assert!(r.dropped.iter().all(|d| d.reason == "budget_exhausted"));
         let r = recall(
             s,
@@ -552,7 +552,7 @@ fn shelf_size_and_token_budget_are_hard_bounds_with_dropped_reasons() {
             },
             View::Shelf,
         );
-        assert_eq!(r.budget_spent["candidates_considered"], 2, "[{}]", s.name);
+        assert_eq!(r.budget_spent.candidates_considered, 2, "[{}]", s.name);
     });
 }
 
@@ -671,7 +671,7 @@ fn prompt_active_bindings_take_self_seats_that_deposit_nothing() {
         );
         assert_eq!(r.handles[0].admission, Admission::SelfCore);
         assert_eq!(r.handles[0].binding, "indexed+active");
-        assert_eq!(r.budget_spent["self_handles"], 1);
+        assert_eq!(r.budget_spent.self_handles, Some(1));
         s.system
             .commit_selection(&CommitSelection::new("t-self", &aids[4..5]))
             .unwrap();
@@ -712,8 +712,8 @@ fn the_working_set_view_carries_walked_edges_and_the_shelf_view_none() {
         let shelf = recall(s, "database pool", &RecallBudget::default(), View::Shelf);
         assert!(shelf.edges.is_empty());
         assert_eq!(
-            shelf.budget_spent["edges_visited"],
-            ws.budget_spent["edges_visited"]
+            shelf.budget_spent.edges_visited,
+            ws.budget_spent.edges_visited
         );
         // Hops and edges are bounded by the budget.
         let none = recall(
@@ -725,7 +725,7 @@ fn the_working_set_view_carries_walked_edges_and_the_shelf_view_none() {
             },
             View::WorkingSet,
         );
-        assert_eq!(none.budget_spent["edges_visited"], 0);
+        assert_eq!(none.budget_spent.edges_visited, 0);
         assert!(none.handles.iter().all(|h| h.activation.spread == 0.0));
         let one = recall(
             s,
@@ -736,7 +736,7 @@ fn the_working_set_view_carries_walked_edges_and_the_shelf_view_none() {
             },
             View::WorkingSet,
         );
-        assert_eq!(one.budget_spent["edges_visited"], 1, "[{}]", s.name);
+        assert_eq!(one.budget_spent.edges_visited, 1, "[{}]", s.name);
     });
 }
 

@@ -194,7 +194,11 @@ fn payload_of_a_diary_projection_carries_its_entry_id() {
             .unwrap()
             .value;
         let p = s.system.payload(&gid, "digest").unwrap();
-        assert_eq!(p["entry_id"], json!("entry-7"));
+        assert_eq!(p.entry_id.as_deref(), Some("entry-7"));
+        assert_eq!(
+            serde_json::to_value(&p).unwrap()["entry_id"],
+            json!("entry-7")
+        );
     });
 }
 

@@ -271,7 +271,7 @@ fn system_ops(s: &mut Session, op: &str, a: Args) -> CliResult<Value> {
         }
         "payload" => {
             let PayloadArgs { record_id, tier } = a.parse()?;
-            Ok(Value::Object(sys.payload(&record_id, &tier)?))
+            to_json(&sys.payload(&record_id, &tier)?)
         }
         "bind" => to_json(&sys.bind(&a.parse::<Bind>()?)?),
         "close_assertions" => Ok(json!(sys.close_assertions(&a.parse::<CloseAssertions>()?)?)),

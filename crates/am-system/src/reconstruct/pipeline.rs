@@ -26,12 +26,12 @@ use crate::config::{RecallBudget, ReconstructConfig, SpreadParams};
 use crate::error::Result;
 use crate::ids;
 use crate::seam::{
-    Admission, DroppedEntry, EdgeView, MemoryHandle, ReconstructionResult, Stimulus, StmTrailEdge,
-    View, WalkedEdge,
+    Admission, BudgetSpent, DroppedEntry, EdgeView, MemoryHandle, ReconstructionResult, Stimulus,
+    StmTrailEdge, View, WalkedEdge,
 };
 use crate::system::{Ablation, MemorySystem};
 use am_journal::ReconstructionTrace;
-use am_triples::{JsonMap, TripleAssertion, TripleQuery, TripleStore, token_estimate};
+use am_triples::{TripleAssertion, TripleQuery, TripleStore, token_estimate};
 use serde_json::Value;
 use std::borrow::Cow;
 use std::collections::BTreeMap;
@@ -807,29 +807,25 @@ impl<'a> Recall<'a> {
             .into_iter()
             .chain(fill.dropped)
             .collect();
-        let mut budget_spent = JsonMap::new();
-        for (k, v) in [
-            ("tokens_used", fill.tokens_used),
-            ("token_budget", budget.token_budget),
-            ("handles", fill.handles),
-            ("stm_handles", fill.stm.0),
-            ("stm_tokens_used", fill.stm.1),
-            ("shelf_size", budget.shelf_size),
-            ("edges_visited", self.edges.len()),
-            ("max_edges", self.params.max_edges),
-        ] {
-            budget_spent.insert(k.into(), Value::from(v));
-        }
         let considered = self.universe.len()
             + dropped
                 .iter()
                 .filter(|d| d.reason == crate::seam::DROP_BELOW_MIN_ACTIVATION)
                 .count();
-        budget_spent.insert("candidates_considered".into(), Value::from(considered));
-        if budget.self_fraction > 0.0 {
-            budget_spent.insert("self_handles".into(), Value::from(fill.self_core.0));
-            budget_spent.insert("self_tokens_used".into(), Value::from(fill.self_core.1));
-        }
+        let identity = budget.self_fraction > 0.0;
+        let budget_spent = BudgetSpent {
+            tokens_used: fill.tokens_used,
+            token_budget: budget.token_budget,
+            handles: fill.handles,
+            stm_handles: fill.stm.0,
+            stm_tokens_used: fill.stm.1,
+            shelf_size: budget.shelf_size,
+            edges_visited: self.edges.len(),
+            max_edges: self.params.max_edges,
+            candidates_considered: considered,
+            self_handles: identity.then_some(fill.self_core.0),
+            self_tokens_used: identity.then_some(fill.self_core.1),
+        };
         let result = ReconstructionResult {
             trace_id: self.call.trace_id.to_owned(),
             view: self.call.view,

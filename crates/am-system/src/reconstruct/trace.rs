@@ -121,7 +121,7 @@ pub(super) fn build_trace(p: TraceParts<'_>) -> ReconstructionTrace {
         dropped: p.dropped.iter().map(Drop::to_json).collect(),
         cues,
         budgets: p.budget.to_dict().as_object().cloned().unwrap_or_default(),
-        budget_spent: p.result.budget_spent.clone(),
+        budget_spent: p.result.budget_spent.to_map(),
         selector_route: "heuristic".into(),
         stop_reason: p.result.stop_reason.clone(),
         warnings: p.result.warnings.clone(),
