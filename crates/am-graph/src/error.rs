@@ -90,7 +90,7 @@ impl Error {
     }
 
     /// The same error (same variant) with `prefix: ` before its message, to name the
-    /// field or op it concerns ("ops[2].payload.valid_until: expected ..., got ...").
+    /// field or op it concerns (`"ops[2].payload.valid_until: expected ..., got ..."`).
     pub fn with_prefix(self, prefix: &str) -> Self {
         match self {
             Error::ProvenanceRequired(m) => Error::ProvenanceRequired(format!("{prefix}: {m}")),

@@ -493,7 +493,7 @@ impl MemorySystem {
     ///
     /// # Errors
     /// [`Error::InvalidInput`] for any refused record (see
-    /// [`MemoryRecordInput::validated`]), an empty key, scope or batch, a bad
+    /// [`MemoryRecordInput::validated`](crate::MemoryRecordInput::validated)), an empty key, scope or batch, a bad
     /// `local:` target, or a `pending` field (a pending title or summary is
     /// stored only beside its authoring task, and this home has no task queue).
     /// Nothing is written on any refusal. The store's or journal's failure.
