@@ -19,6 +19,7 @@ use am_graph::{
     DEFAULT_READ_LIMIT, DEFAULT_REVISION_PAGE, MAX_READ_LIMIT, Revision, SourceRef,
     check_read_limit_json,
 };
+use serde::Deserialize;
 use serde_json::{Value, json};
 use std::sync::Arc;
 
@@ -57,8 +58,8 @@ fn open(s: &Session) -> CliResult<MemoryGraph> {
     Ok(graph.map_err(graph_err)?.with_clock(s.clock().as_clock()))
 }
 
-fn limit(a: &mut Args, default: usize) -> CliResult<i64> {
-    match a.take("limit") {
+fn limit(v: Option<Value>, default: usize) -> CliResult<i64> {
+    match v {
         None | Some(Value::Null) => Ok(i64::try_from(default).unwrap_or(1)),
         Some(v) => check_read_limit_json(&v)
             .map(|n| i64::try_from(n).unwrap_or(1))
@@ -66,114 +67,155 @@ fn limit(a: &mut Args, default: usize) -> CliResult<i64> {
     }
 }
 
-fn source(a: &mut Args, op: &str) -> CliResult<SourceRef> {
-    let v = a.take("ref").ok_or_else(|| {
-        CliError::invalid(format!(
-            "{op}: missing required argument \"ref\" (a SourceRef object)"
-        ))
-    })?;
-    SourceRef::from_dict(&v).map_err(|e| graph_err(e).context(&format!("{op}: ref")))
+fn source(v: &Value, op: &str) -> CliResult<SourceRef> {
+    SourceRef::from_dict(v).map_err(|e| graph_err(e).context(&format!("{op}: ref")))
 }
 
-fn transitive_flag(a: &mut Args) -> CliResult<bool> {
-    Ok(a.opt_bool("transitive")?.unwrap_or(true))
+fn yes() -> bool {
+    true
+}
+
+// The graph verbs' arguments, read through the one adapter (`Args::parse`).
+// A `limit` stays JSON so the graph's own rule (`check_read_limit_json`:
+// a positive int, never a bool or a float) refuses it; a `Revision` and a
+// `SourceRef` are read by their `from_dict`, which refuse unknown keys.
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ApplyRevisionArgs {
+    revision: Value,
+    #[serde(default)]
+    replay: bool,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct HistoryArgs {
+    memory_id: String,
+    #[serde(default)]
+    limit: Option<Value>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SourcesOfArgs {
+    memory_id: String,
+    #[serde(default = "yes")]
+    transitive: bool,
+    #[serde(default)]
+    limit: Option<Value>,
+    #[serde(default)]
+    labelled: bool,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct NamesRefArgs {
+    #[serde(rename = "ref")]
+    source: Value,
+    owner_ids: Vec<Option<String>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct DerivedFromSourceArgs {
+    #[serde(rename = "ref")]
+    source: Value,
+    #[serde(default)]
+    limit: Option<Value>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RevisionsArgs {
+    #[serde(default)]
+    after: Option<String>,
+    #[serde(default)]
+    limit: Option<Value>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RepairArgs {
+    #[serde(default)]
+    limit: Option<Value>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ReplayIntoArgs {
+    target_home: String,
 }
 
 /// Run one graph op.
-pub fn dispatch(s: &mut Session, op: &str, mut a: Args) -> CliResult<Value> {
+pub fn dispatch(s: &mut Session, op: &str, a: Args) -> CliResult<Value> {
     match op {
         "apply_revision" => {
-            let v = a.take("revision").ok_or_else(|| {
-                CliError::invalid(
-                    "apply_revision: missing required argument \"revision\" (a Revision object)",
-                )
-            })?;
-            let replay = a.opt_bool("replay")?.unwrap_or(false);
-            a.done()?;
-            let rev = Revision::from_dict(&v)
+            let ApplyRevisionArgs { revision, replay } = a.parse()?;
+            let rev = Revision::from_dict(&revision)
                 .map_err(|e| graph_err(e).context("apply_revision: revision"))?;
             let g = open(s)?;
             Ok(g.apply_revision(&rev, replay).map_err(graph_err)?.to_dict())
         }
         "history" => {
-            let id = a.req_str("memory_id")?;
-            let n = limit(&mut a, DEFAULT_READ_LIMIT)?;
-            a.done()?;
-            Ok(Value::Array(open(s)?.history(&id, n).map_err(graph_err)?))
+            let HistoryArgs {
+                memory_id,
+                limit: l,
+            } = a.parse()?;
+            let n = limit(l, DEFAULT_READ_LIMIT)?;
+            Ok(Value::Array(
+                open(s)?.history(&memory_id, n).map_err(graph_err)?,
+            ))
         }
         "sources_of" => {
-            let id = a.req_str("memory_id")?;
-            let transitive = transitive_flag(&mut a)?;
-            let n = limit(&mut a, DEFAULT_READ_LIMIT)?;
-            let labelled = a.opt_bool("labelled")?.unwrap_or(false);
-            a.done()?;
+            let SourcesOfArgs {
+                memory_id,
+                transitive,
+                limit: l,
+                labelled,
+            } = a.parse()?;
+            let n = limit(l, DEFAULT_READ_LIMIT)?;
             let g = open(s)?;
             if labelled {
                 let items = g
-                    .sources_of_labelled(&id, transitive, n)
+                    .sources_of_labelled(&memory_id, transitive, n)
                     .map_err(graph_err)?;
                 serde_json::to_value(items)
                     .map_err(|e| CliError::failure(format!("cannot encode the answer: {e}")))
             } else {
-                let refs = g.sources_of(&id, transitive, n).map_err(graph_err)?;
+                let refs = g.sources_of(&memory_id, transitive, n).map_err(graph_err)?;
                 Ok(Value::Array(refs.iter().map(SourceRef::to_dict).collect()))
             }
         }
         "names_ref" => {
-            let r = source(&mut a, op)?;
-            let owners = match a.take("owner_ids") {
-                Some(Value::Array(items)) => items
-                    .into_iter()
-                    .enumerate()
-                    .map(|(i, v)| match v {
-                        Value::Null => Ok(None),
-                        Value::String(s) => Ok(Some(s)),
-                        other => Err(CliError::invalid(format!(
-                            "names_ref: owner_ids[{i}] must be a string or null, got {other}"
-                        ))),
-                    })
-                    .collect::<CliResult<Vec<Option<String>>>>()?,
-                None => {
-                    return Err(CliError::invalid(
-                        "names_ref: missing required argument \"owner_ids\" (a list of owner ids)",
-                    ));
-                }
-                Some(other) => {
-                    return Err(CliError::invalid(format!(
-                        "names_ref: owner_ids must be a list of owner ids, got {other}"
-                    )));
-                }
-            };
-            a.done()?;
-            if owners.len() > MAX_READ_LIMIT {
+            let NamesRefArgs {
+                source: r,
+                owner_ids,
+            } = a.parse()?;
+            let r = source(&r, op)?;
+            if owner_ids.len() > MAX_READ_LIMIT {
                 return Err(CliError::invalid(format!(
                     "names_ref takes at most {MAX_READ_LIMIT} owner ids, got {}",
-                    owners.len()
+                    owner_ids.len()
                 )));
             }
-            let borrowed: Vec<Option<&str>> = owners.iter().map(Option::as_deref).collect();
+            let borrowed: Vec<Option<&str>> = owner_ids.iter().map(Option::as_deref).collect();
             Ok(json!(open(s)?.names_ref(&r, &borrowed).map_err(graph_err)?))
         }
         "derived_from_source" => {
-            let r = source(&mut a, op)?;
-            let n = limit(&mut a, DEFAULT_READ_LIMIT)?;
-            a.done()?;
+            let DerivedFromSourceArgs {
+                source: r,
+                limit: l,
+            } = a.parse()?;
+            let r = source(&r, op)?;
+            let n = limit(l, DEFAULT_READ_LIMIT)?;
             Ok(json!(
                 open(s)?.derived_from_source(&r, n).map_err(graph_err)?
             ))
         }
         "revisions" => {
-            let after = match a.take("after") {
-                None | Some(Value::Null) => None,
-                Some(Value::String(c)) => Some(c),
-                Some(other) => {
-                    return Err(CliError::invalid(format!(
-                        "revisions: after must be a cursor string returned by revisions, got {other}"
-                    )));
-                }
-            };
-            let n = limit(&mut a, DEFAULT_REVISION_PAGE)?;
-            a.done()?;
+            let RevisionsArgs { after, limit: l } = a.parse()?;
+            let n = limit(l, DEFAULT_REVISION_PAGE)?;
             let (revs, cursor) = open(s)?.revisions(after.as_deref(), n).map_err(graph_err)?;
             Ok(json!([
                 revs.iter().map(Revision::to_dict).collect::<Vec<_>>(),
@@ -181,13 +223,14 @@ pub fn dispatch(s: &mut Session, op: &str, mut a: Args) -> CliResult<Value> {
             ]))
         }
         "repair" => {
-            let n = limit(&mut a, MAX_READ_LIMIT)?;
-            a.done()?;
+            let RepairArgs { limit: l } = a.parse()?;
+            let n = limit(l, MAX_READ_LIMIT)?;
             Ok(json!(open(s)?.repair(n).map_err(graph_err)?))
         }
         "replay_into" => {
-            let target = a.req_str("target_home")?;
-            a.done()?;
+            let ReplayIntoArgs {
+                target_home: target,
+            } = a.parse()?;
             let g = open(s)?;
             let store = Arc::new(
                 SQLiteTripleStore::open(&target, s.embedder.clone(), SqliteStoreOptions::default())
