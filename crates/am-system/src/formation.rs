@@ -207,6 +207,68 @@ pub fn build_formation_plan(
     })
 }
 
+/// The `#FALLBACK` warnings for a supplied `idempotency_key` already used
+/// for different content: for each planned digest whose id is stored
+/// (`stored`, the rows already under the plan's digest ids) with another
+/// record id, text or title, one warning naming the key, the position and
+/// both versions. The stored record is kept (a replay is a no-op returning
+/// the original ids, spec api.md "Formation"); the warning makes visible that
+/// this call's content was not formed. A true replay (same content) warns
+/// nothing.
+pub fn key_reuse_warnings(
+    plan: &FormationPlan,
+    idempotency_key: &str,
+    stored: &[TripleAssertion],
+) -> Vec<String> {
+    let key = idempotency_key.trim();
+    let digests = plan
+        .assertions
+        .iter()
+        .filter(|a| a.predicate == DIGEST_PREDICATE && a.attributes.get("record_edge").is_none());
+    let mut out = Vec::new();
+    for (position, planned) in digests.enumerate() {
+        let Some(old) = stored
+            .iter()
+            .find(|s| s.assertion_id.is_some() && s.assertion_id == planned.assertion_id)
+        else {
+            continue;
+        };
+        let title = |a: &TripleAssertion| {
+            a.attributes
+                .get("title")
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .to_owned()
+        };
+        if old.subject == planned.subject
+            && old.object == planned.object
+            && title(old) == title(planned)
+        {
+            continue;
+        }
+        out.push(format!(
+            "#FALLBACK: remember_many: idempotency_key {key:?} was already used for different content \
+             (position {position}: stored {} {:?} \"{}\", this call {} {:?} \"{}\"); the stored record is kept \
+             and this call's record was NOT formed: give new content a new idempotency_key",
+            old.subject,
+            title(old),
+            excerpt(&old.object),
+            planned.subject,
+            title(planned),
+            excerpt(&planned.object),
+        ));
+    }
+    out
+}
+
+fn excerpt(s: &str) -> String {
+    const MAX: usize = 60;
+    match s.char_indices().nth(MAX) {
+        Some((i, _)) => format!("{}…", &s[..i]),
+        None => s.to_owned(),
+    }
+}
+
 /// Resolve a `local:<i>` batch reference to its sibling's graph id; any other
 /// target passes through.
 fn edge_target(target: &str, position: usize, record_ids: &[String]) -> Result<String> {

@@ -331,11 +331,27 @@ impl MemorySystem {
 
     // -- layer-1 passthroughs -------------------------------------------------
 
-    /// Layer-1 write passthrough (`store.add`).
+    /// Layer-1 write passthrough (`store.add`), refusing first, as the
+    /// memory graph's assert refuses it, a validity window that ends before
+    /// it starts (`valid_until` before `valid_from`, compared as instants; an
+    /// equal pair, an empty window, is allowed). Nothing is written on a refusal.
     ///
     /// # Errors
-    /// The store's refusal.
+    /// [`Error::InvalidInput`] naming the assertion's index and both times;
+    /// the store's refusal.
     pub fn add(&self, assertions: &[TripleAssertion]) -> Result<Vec<String>> {
+        use am_triples::timestamp::parse_timestamp;
+        for (i, a) in assertions.iter().enumerate() {
+            if let (Some(from), Some(until)) = (&a.valid_from, &a.valid_until)
+                && let (Ok(f), Ok(u)) = (parse_timestamp(from), parse_timestamp(until))
+                && u < f
+            {
+                return Err(Error::invalid(format!(
+                    "assertions[{i}]: valid_until {until} is before valid_from {from} (a window cannot end \
+                     before it starts; an equal pair, an empty window, is allowed); nothing was written"
+                )));
+            }
+        }
         Ok(self.store.add(assertions)?)
     }
 
@@ -484,7 +500,12 @@ impl MemorySystem {
 
     /// Form typed records (`remember_many`). Ids derive from
     /// `(idempotency_key, position)`, so a replay writes nothing new and returns
-    /// the same graph ids. Each record gets one formation binding (`indexed` /
+    /// the same graph ids. A supplied key already used for DIFFERENT content
+    /// (another kind, title or digest at a position) keeps the stored record
+    /// too, and raises a `#FALLBACK` warning naming the key and both versions
+    /// ([`crate::formation::key_reuse_warnings`], among the result's
+    /// warnings): the new content was not formed. Each record gets one
+    /// formation binding (`indexed` /
     /// `inactive` / `inactive_candidate`, source `remember`). Forming deposits
     /// no attention event. Edges may name batch siblings as `local:<i>`.
     /// Returns the graph ids (`ex:{kind}-…`) in input order, with the formation
@@ -520,6 +541,20 @@ impl MemorySystem {
                 r.pending
             )));
         }
+        // A supplied key already used for different content: the stored
+        // records are kept (replays are no-ops), and the caller is told.
+        let digest_ids: Vec<String> = plan
+            .assertions
+            .iter()
+            .filter(|a| a.predicate == crate::formation::DIGEST_PREDICATE)
+            .filter_map(|a| a.assertion_id.clone())
+            .collect();
+        let stored = self.store.query(&TripleQuery {
+            assertion_ids: Some(digest_ids),
+            limit: 0,
+            ..TripleQuery::default()
+        })?;
+        let reuse = crate::formation::key_reuse_warnings(&plan, idempotency_key, &stored);
         // The rows and the formation bindings commit through the home: ONE
         // transaction on a SQLite home (rows already stored are skipped and
         // not embedded again); any other pair adds the rows not stored yet,
@@ -532,9 +567,11 @@ impl MemorySystem {
                 tx.store().add(&rows)?;
                 tx.journal().append_bindings(&plan.bindings)
             })?;
-        // The formation notes, then what the write itself raised (a
-        // vectorless row, the pin recorded at the first embedded write).
+        // The formation notes, a supplied key reused for other content, then
+        // what the write itself raised (a vectorless row, the pin recorded at
+        // the first embedded write).
         let mut warnings = plan.warnings;
+        warnings.extend(reuse);
         warnings.extend(self.store.take_warnings());
         warnings.extend(self.journal.take_warnings());
         Ok(Warned::new(plan.record_ids, warnings))

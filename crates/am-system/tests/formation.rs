@@ -84,6 +84,49 @@ fn replays_are_no_ops_returning_the_same_graph_ids() {
 }
 
 #[test]
+fn a_supplied_key_reused_for_different_content_warns_naming_the_key_and_keeps_the_stored_record() {
+    on_both(|s| {
+        let first = s
+            .system
+            .remember(&Remember::new(episode("A"), "session", "s1", "k-reused"))
+            .unwrap()
+            .value;
+        // A true replay warns nothing.
+        let replay = s
+            .system
+            .remember(&Remember::new(episode("A"), "session", "s1", "k-reused"))
+            .unwrap();
+        assert_eq!(replay.value, first);
+        assert!(
+            !replay.warnings.iter().any(|w| w.contains("idempotency_key")),
+            "[{}] a replay warned: {:?}",
+            s.name,
+            replay.warnings
+        );
+        let before = written(s);
+        for other in [
+            episode("B"),
+            MemoryRecordInput::new("episode", "A", "Something else happened."),
+            MemoryRecordInput::new("lesson", "A", "A happened."),
+        ] {
+            let warnings = s
+                .system
+                .remember(&Remember::new(other, "session", "s1", "k-reused"))
+                .unwrap()
+                .warnings;
+            let w = warnings
+                .iter()
+                .find(|w| w.starts_with("#FALLBACK") && w.contains("\"k-reused\""))
+                .unwrap_or_else(|| panic!("[{}] no key-reuse warning: {warnings:?}", s.name));
+            assert!(w.contains(&first) && w.contains("NOT formed"), "{w}");
+            assert_eq!(written(s), before, "[{}] the reused key wrote", s.name);
+        }
+        let kept = s.system.resolve_digest_assertion(&first).unwrap().unwrap();
+        assert_eq!(kept.object, "A happened.");
+    });
+}
+
+#[test]
 fn forming_deposits_no_attention_event_and_one_formation_binding_per_record() {
     on_both(|s| {
         let ids = s

@@ -92,7 +92,8 @@ pub fn check_at_open(
         if model_clash || dim_clash {
             return Err(Error::Refused(format!(
                 "embedding-space mismatch: the store is pinned to {} but the declared pin says {} — \
-                 no silent mixing of embedding spaces (reembed is the sanctioned migration)",
+                 no silent mixing of embedding spaces (open it with the pinned embedder; this port has no \
+                 re-embed pass yet, so a home changes model only by forming its records again in a new home)",
                 EmbeddingPin::note(Some(s)),
                 EmbeddingPin::note(Some(d))
             )));
@@ -182,7 +183,8 @@ impl EmbeddingPin {
         {
             return Err(Error::Refused(format!(
                 "embedder model {model:?} contradicts the store's embedding pin {} — one store is one embedding space; \
-                 re-embed deliberately (reembed_store) to change it",
+                 open it with the pinned embedder (this port has no re-embed pass yet, so a home changes model \
+                 only by forming its records again in a new home)",
                 Self::note(Some(self))
             )));
         }

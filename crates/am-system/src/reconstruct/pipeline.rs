@@ -408,7 +408,8 @@ impl<'a> Recall<'a> {
                 {
                     self.warnings.push(format!(
                         "#FALLBACK: vector channel ran but scored 0 of {} candidates — verify store-side vectors \
-                         exist (vectorless rows are invisible to semantic search; manifest/backfill lands with backlog 0014)",
+                         exist (vectorless rows, formed without an embedder, are invisible to semantic search: form \
+                         them with the home's pinned embedder)",
                         self.universe.len()
                     ));
                 }
