@@ -60,7 +60,7 @@ pub fn run(home_path: Option<PathBuf>, quiet: bool) -> CliResult<(String, Value)
         "home {}\ningested {} turns of the sample conversation ({} newly formed) with the offline embedder\n",
         path.display(),
         turns.len(),
-        formed
+        formed.formed
     );
     let mut recalls = Vec::new();
     // Trace ids unique to this run: a demo run again on a kept home commits
@@ -129,7 +129,7 @@ pub fn run(home_path: Option<PathBuf>, quiet: bool) -> CliResult<(String, Value)
     let report = json!({
         "home": path.display().to_string(),
         "turns": turns.len(),
-        "formed": formed,
+        "formed": formed.formed,
         "recalls": recalls,
         "recall_again": recall::to_json(&again),
         "current_seq": seq,

@@ -3,7 +3,8 @@
 //! `gateway:<base_url>` (an AbstractGateway).
 
 use crate::error::{CliError, CliResult};
-use am_triples::TextEmbedder;
+use am_triples::{EmbeddingPin, TextEmbedder};
+use std::path::Path;
 use std::sync::Arc;
 
 /// A parsed `--embedder` value.
@@ -90,6 +91,101 @@ impl EmbedderSpec {
             )),
         })
     }
+}
+
+/// Whether the bundled offline model can serve a home pinned to `pin`.
+fn offline_serves(pin: &EmbeddingPin) -> bool {
+    pin.model_id
+        .as_deref()
+        .is_none_or(|m| m == am_embed::POTION_BASE_2M_MODEL_ID)
+        && pin
+            .dimension
+            .is_none_or(|d| d == am_embed::POTION_BASE_2M_DIMENSION)
+}
+
+/// The `--embedder` that serves a pinned home, as the user would type it.
+fn pinned_spec_hint(pin: &EmbeddingPin) -> String {
+    if offline_serves(pin) {
+        "--embedder offline (or no --embedder)".to_owned()
+    } else {
+        format!(
+            "--embedder openai:<base_url>#{} (or gateway:<base_url> serving it)",
+            pin.model_id.as_deref().unwrap_or("<model>")
+        )
+    }
+}
+
+/// The embedder a command runs with on a home whose stored pin is `pin`.
+///
+/// Without `--embedder` (`cli` is `None`): a pinned home gets its pinned
+/// embedder when `am` can build it alone (the bundled offline model), and a
+/// home pinned to a served model is refused naming the flag to pass; an
+/// unpinned or new home gets `default`. An explicit `--embedder none` on a
+/// pinned home is refused for a command that `writes` (its rows would have
+/// no vector, invisible to the vector channel) unless `allow_vectorless`; an
+/// explicit embedder whose model contradicts the pin is refused naming the
+/// pin (this port has no re-embed command).
+///
+/// # Errors
+/// Bad input as described, or a malformed spec.
+pub fn resolve(
+    cli: Option<&str>,
+    default: &str,
+    pin: Option<&EmbeddingPin>,
+    writes: bool,
+    allow_vectorless: bool,
+    home: &Path,
+) -> CliResult<EmbedderSpec> {
+    let note = EmbeddingPin::note(pin);
+    let Some(value) = cli else {
+        return match pin {
+            Some(p) if offline_serves(p) => Ok(EmbedderSpec::Offline),
+            Some(p) => Err(CliError::invalid(format!(
+                "--home {} is pinned to {note}, which am cannot embed with by itself: pass {}",
+                home.display(),
+                pinned_spec_hint(p)
+            ))),
+            None => EmbedderSpec::parse(default),
+        };
+    };
+    let spec = EmbedderSpec::parse(value)?;
+    let Some(p) = pin else { return Ok(spec) };
+    let clash = match &spec {
+        EmbedderSpec::None => {
+            if writes && !allow_vectorless {
+                return Err(CliError::invalid(format!(
+                    "--home {} is pinned to {note}: --embedder none would write rows without vectors, which \
+                     the vector channel never finds. Pass {}, or --allow-vectorless to write them anyway",
+                    home.display(),
+                    pinned_spec_hint(p)
+                )));
+            }
+            None
+        }
+        EmbedderSpec::Offline => (!offline_serves(p)).then(|| {
+            format!(
+                "{}@{}d",
+                am_embed::POTION_BASE_2M_MODEL_ID,
+                am_embed::POTION_BASE_2M_DIMENSION
+            )
+        }),
+        EmbedderSpec::OpenAi { model, .. } => p
+            .model_id
+            .as_deref()
+            .is_some_and(|m| m != model)
+            .then(|| model.clone()),
+        EmbedderSpec::Gateway { .. } => None,
+    };
+    if let Some(theirs) = clash {
+        return Err(CliError::invalid(format!(
+            "--home {} is pinned to {note}, but --embedder {value} embeds with {theirs}, another embedding \
+             space (one home is one space). Pass {}; am has no re-embed command, so a home moves to another \
+             model only by ingesting its conversations into a new home",
+            home.display(),
+            pinned_spec_hint(p)
+        )));
+    }
+    Ok(spec)
 }
 
 fn is_http_url(url: &str) -> bool {

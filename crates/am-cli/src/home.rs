@@ -9,6 +9,7 @@ use am_journal::{InMemoryJournal, MemoryHome, MemoryJournal, PairHome};
 use am_system::{Clock, MemorySystem, ReconstructConfig, SystemOptions};
 use am_triples::timestamp::{format_utc, parse_timestamp};
 use am_triples::{EmbeddingPin, InMemoryTripleStore, TextEmbedder, build_pin};
+use rusqlite::OptionalExtension;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use time::OffsetDateTime;
@@ -195,6 +196,179 @@ pub fn check_home_path(path: &Path) -> CliResult<()> {
         )));
     }
     Ok(())
+}
+
+/// What `am` reads of an existing file before opening it: whether it is an
+/// AbstractMemory home, the tables it holds, and its embedding pin.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HomeFacts {
+    /// The tables (and views) the file holds.
+    pub tables: Vec<String>,
+    /// The embedding pin stored in `triples_meta`, if any.
+    pub pin: Option<EmbeddingPin>,
+}
+
+impl HomeFacts {
+    /// Whether the file is an AbstractMemory home (it holds the `triples`
+    /// store) or a blank SQLite database (no table at all).
+    pub fn is_home(&self) -> bool {
+        self.tables.is_empty() || self.tables.iter().any(|t| t == "triples")
+    }
+}
+
+/// Read the facts of the file at `path` without writing to it; `None` when
+/// there is no file yet or it is empty (both become a new home).
+///
+/// # Errors
+/// Bad input for a file that is not SQLite; a failure when SQLite fails.
+pub fn read_facts(path: &Path) -> CliResult<Option<HomeFacts>> {
+    if !path.is_file() || std::fs::metadata(path).map(|m| m.len()).unwrap_or(0) == 0 {
+        return Ok(None);
+    }
+    let conn = crate::inspect::open_read_only(path)?;
+    let mut stmt = conn.prepare(
+        "SELECT name FROM sqlite_master WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite_%' ORDER BY name",
+    )?;
+    let tables = stmt
+        .query_map([], |r| r.get::<_, String>(0))?
+        .collect::<Result<Vec<_>, _>>()?;
+    let pin = if tables.iter().any(|t| t == "triples_meta") {
+        conn.query_row(
+            "SELECT value FROM triples_meta WHERE key = ?1",
+            [am_backend_sqlite::store::schema::META_EMBEDDING_PIN],
+            |r| r.get::<_, Option<String>>(0),
+        )
+        .ok()
+        .flatten()
+        .and_then(|v| serde_json::from_str::<EmbeddingPin>(&v).ok())
+    } else {
+        None
+    };
+    Ok(Some(HomeFacts { tables, pin }))
+}
+
+/// Refuse to write into a SQLite file that is not an AbstractMemory home
+/// (another application's database would gain the store's and journal's
+/// tables), unless `force`.
+///
+/// # Errors
+/// Bad input naming the file, some of its tables and `--force`.
+pub fn refuse_foreign(path: &Path, facts: Option<&HomeFacts>, force: bool) -> CliResult<()> {
+    let Some(f) = facts else { return Ok(()) };
+    if force || f.is_home() {
+        return Ok(());
+    }
+    let shown: Vec<&str> = f.tables.iter().take(5).map(String::as_str).collect();
+    let more = f.tables.len().saturating_sub(shown.len());
+    let more = if more > 0 {
+        format!(" and {more} more")
+    } else {
+        String::new()
+    };
+    Err(CliError::invalid(format!(
+        "--home {} is a SQLite database of another application (tables {}{more}), not an AbstractMemory \
+         home: writing would add AbstractMemory's tables to it. Name a new file, or pass --force to add them anyway",
+        path.display(),
+        shown.join(", ")
+    )))
+}
+
+/// The `(scope, owner)` streams of the home at `path`, in order (an index
+/// scan of `(scope, owner_id)`).
+///
+/// # Errors
+/// As [`crate::inspect::open_read_only`].
+pub fn streams(path: &Path) -> CliResult<Vec<(String, String)>> {
+    let conn = crate::inspect::open_read_only(path)?;
+    let mut stmt = conn.prepare(
+        "SELECT DISTINCT scope, COALESCE(owner_id, '') FROM triples ORDER BY scope, owner_id",
+    )?;
+    let rows = stmt
+        .query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))?
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(rows)
+}
+
+/// Refuse a `--scope SCOPE:OWNER` that names no stream of the home (an
+/// unknown scope or owner, or an owner spelled in another case: owner ids
+/// are exact), listing the streams it holds as `inspect` does.
+///
+/// # Errors
+/// Bad input: "no such scope", the known streams, a case-insensitive match.
+pub fn require_stream(path: &Path, scope: &str, owner: &str) -> CliResult<()> {
+    // The common case, one index probe; the listing only on a miss.
+    let conn = crate::inspect::open_read_only(path)?;
+    let held: Option<i64> = conn
+        .query_row(
+            "SELECT 1 FROM triples WHERE scope = ?1 AND owner_id = ?2 LIMIT 1",
+            [scope, owner],
+            |r| r.get(0),
+        )
+        .optional()?;
+    drop(conn);
+    if held.is_some() {
+        return Ok(());
+    }
+    let known = streams(path)?;
+    let name = |(s, o): &(String, String)| format!("{s}:{o}");
+    let wanted = format!("{scope}:{owner}");
+    let hint = known
+        .iter()
+        .find(|k| {
+            name(k).eq_ignore_ascii_case(&wanted) || name(k).to_lowercase() == wanted.to_lowercase()
+        })
+        .map(|k| {
+            format!(
+                " (did you mean {}? owner ids are case-sensitive)",
+                crate::text::escape(&name(k))
+            )
+        })
+        .unwrap_or_default();
+    const SHOWN: usize = 20;
+    let mut list: Vec<String> = known
+        .iter()
+        .take(SHOWN)
+        .map(|k| crate::text::escape(&name(k)))
+        .collect();
+    if known.len() > SHOWN {
+        list.push(format!(
+            "and {} more (am inspect lists them)",
+            known.len() - SHOWN
+        ));
+    }
+    let list = if list.is_empty() {
+        "none: the home holds no records".to_owned()
+    } else {
+        list.join(", ")
+    };
+    Err(CliError::invalid(format!(
+        "--scope {}: no such scope in {}{hint}; known: {list}",
+        crate::text::escape(&wanted),
+        path.display()
+    )))
+}
+
+/// Refuse a `--scope SCOPE` (no owner) that names no scope of the home.
+///
+/// # Errors
+/// Bad input: "no such scope" and the known scopes.
+pub fn require_scope(path: &Path, scope: &str) -> CliResult<()> {
+    let known = streams(path)?;
+    if known.iter().any(|(s, _)| s == scope) {
+        return Ok(());
+    }
+    let mut scopes: Vec<String> = known.iter().map(|(s, _)| crate::text::escape(s)).collect();
+    scopes.dedup();
+    let list = if scopes.is_empty() {
+        "none: the home holds no records".to_owned()
+    } else {
+        scopes.join(", ")
+    };
+    Err(CliError::invalid(format!(
+        "--scope {}: no such scope in {}; known: {list}",
+        crate::text::escape(scope),
+        path.display()
+    )))
 }
 
 /// Open a home with `embedder`, `clock` and `config`, declaring the

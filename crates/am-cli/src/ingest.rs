@@ -1,5 +1,6 @@
 //! `am ingest`: form one record per conversation turn, idempotently (one
-//! idempotency key per turn), with the engine clock at the turn's instant.
+//! idempotency key per turn, from its position and content), with the engine
+//! clock at the turn's instant.
 //! Formats: `locomo` (the benchmark's JSON) and `jsonl` (plain chat lines
 //! `{speaker, text, at, session}`).
 
@@ -19,12 +20,108 @@ pub struct Turn {
     pub scope: String,
     /// The record's owner.
     pub owner_id: String,
-    /// The per-turn idempotency key.
+    /// The per-turn idempotency key: the turn's position (`<owner>:<session>:<i>`,
+    /// `<sample>:<dia_id>`) and a hash of its content (title, text, instant),
+    /// so a re-ingest of the same file is a no-op and a different conversation
+    /// reusing the session ids forms its own records.
     pub idempotency_key: String,
+    /// The position-only key earlier `am` releases derived; a turn stored
+    /// under it with the same text and instant counts as already formed.
+    pub legacy_key: String,
     /// The engine clock while forming it (the record's `observed_at`).
     pub at: OffsetDateTime,
     /// The record.
     pub record: MemoryRecordInput,
+}
+
+impl Turn {
+    /// A turn at `position` (the position-only key) of `(scope, owner_id)`,
+    /// keyed by its position and content.
+    pub fn new(
+        scope: &str,
+        owner_id: &str,
+        position: String,
+        at: OffsetDateTime,
+        record: MemoryRecordInput,
+    ) -> Self {
+        let content = format!(
+            "{}\n{}\n{}",
+            record.title.as_deref().unwrap_or(""),
+            record.digest,
+            am_triples::timestamp::format_utc(at)
+        );
+        let hash = am_system::ids::derived_hex(&content, 16);
+        Turn {
+            scope: scope.to_owned(),
+            owner_id: owner_id.to_owned(),
+            idempotency_key: format!("{position}:{hash}"),
+            legacy_key: position,
+            at,
+            record,
+        }
+    }
+}
+
+/// What one ingest run did.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Formed {
+    /// Records this run formed (a turn already stored is not counted, nor a
+    /// record another process formed meanwhile).
+    pub formed: u64,
+    /// Turns already in the home (formed by an earlier run).
+    pub already: u64,
+    /// Warnings for the user: turns recall can never show.
+    pub warnings: Vec<String>,
+}
+
+/// The turns whose record is already stored: under its content-aware key, or
+/// under the position-only key of earlier releases with the same digest and
+/// instant. One id query per 500 turns.
+fn already_stored(system: &MemorySystem, turns: &[Turn]) -> CliResult<Vec<bool>> {
+    let mut out = Vec::with_capacity(turns.len());
+    for chunk in turns.chunks(500) {
+        let mut wanted = Vec::with_capacity(chunk.len() * 2);
+        for t in chunk {
+            wanted.push(am_system::ids::digest_assertion_id(&t.idempotency_key, 0));
+            wanted.push(am_system::ids::digest_assertion_id(&t.legacy_key, 0));
+        }
+        let rows = system.query(&am_triples::TripleQuery {
+            assertion_ids: Some(wanted),
+            limit: 0,
+            ..am_triples::TripleQuery::default()
+        })?;
+        let by_id: std::collections::HashMap<&str, &am_triples::TripleAssertion> = rows
+            .iter()
+            .filter_map(|a| a.assertion_id.as_deref().map(|id| (id, a)))
+            .collect();
+        for t in chunk {
+            let new = am_system::ids::digest_assertion_id(&t.idempotency_key, 0);
+            let legacy = am_system::ids::digest_assertion_id(&t.legacy_key, 0);
+            let same_legacy = by_id.get(legacy.as_str()).is_some_and(|a| {
+                a.object == t.record.digest
+                    && a.observed_at == am_triples::timestamp::format_utc(t.at)
+                    && a.attributes.get("title").and_then(Value::as_str)
+                        == t.record.title.as_deref()
+            });
+            out.push(by_id.contains_key(new.as_str()) || same_legacy);
+        }
+    }
+    Ok(out)
+}
+
+/// The warning for a turn recall can never show: its text alone is over the
+/// default recall token budget, so every shelf drops it (`budget_exhausted`).
+pub fn oversized_warning(t: &Turn) -> Option<String> {
+    let budget = am_system::RecallBudget::default().token_budget;
+    let tokens = am_triples::token_estimate(&t.record.digest);
+    (tokens > budget).then(|| {
+        format!(
+            "turn {} ({}) is about {tokens} tokens, over recall's token budget of {budget}: it is stored, \
+             but recall drops it from every shelf (budget_exhausted); split it into shorter turns",
+            t.legacy_key,
+            t.record.title.as_deref().unwrap_or("untitled")
+        )
+    })
 }
 
 /// A progress bar on stderr, hidden when stderr is not a terminal or `quiet`.
@@ -41,8 +138,10 @@ pub fn progress(len: u64, label: &str, quiet: bool) -> ProgressBar {
     bar
 }
 
-/// Form every turn, in order, with the clock set to each turn's instant.
-/// Returns how many records were newly formed (replays form none).
+/// Form every turn not stored yet, in order, with the clock set to each
+/// turn's instant. Counts what THIS run formed: the turns already stored are
+/// read first (one id query per 500 turns) and skipped, so a replay forms
+/// none and a concurrent ingest's records are not counted here.
 ///
 /// # Errors
 /// The system's refusal or failure, naming the turn's idempotency key.
@@ -51,9 +150,16 @@ pub fn form_turns(
     clock: &PinnedClock,
     turns: &[Turn],
     bar: &ProgressBar,
-) -> CliResult<u64> {
-    let before = system.current_seq()?;
-    for t in turns {
+) -> CliResult<Formed> {
+    let stored = already_stored(system, turns)?;
+    let mut report = Formed::default();
+    for (t, stored) in turns.iter().zip(stored) {
+        if stored {
+            report.already += 1;
+            bar.inc(1);
+            continue;
+        }
+        report.warnings.extend(oversized_warning(t));
         clock.set(t.at);
         system
             .remember(&Remember::new(
@@ -63,10 +169,10 @@ pub fn form_turns(
                 &t.idempotency_key,
             ))
             .map_err(|e| CliError::from(e).context(&format!("turn {}", t.idempotency_key)))?;
+        report.formed += 1;
         bar.inc(1);
     }
-    let after = system.current_seq()?;
-    Ok(u64::try_from(after - before).unwrap_or(0))
+    Ok(report)
 }
 
 /// Parse a `SCOPE:OWNER` pair (the owner may contain `:`; it may not be blank).
@@ -93,6 +199,22 @@ pub fn parse_scope(s: &str) -> CliResult<(String, String)> {
 /// # Errors
 /// Bad input naming the line and field.
 pub fn parse_jsonl(text: &str, scope: &str, owner: &str) -> CliResult<Vec<Turn>> {
+    parse_jsonl_noting(text, scope, owner, &mut Vec::new())
+}
+
+/// [`parse_jsonl`], pushing onto `notes` one warning naming the fields the
+/// lines carried beside the four a turn stores (they are not stored).
+///
+/// # Errors
+/// As [`parse_jsonl`].
+pub fn parse_jsonl_noting(
+    text: &str,
+    scope: &str,
+    owner: &str,
+    notes: &mut Vec<String>,
+) -> CliResult<Vec<Turn>> {
+    const FIELDS: [&str; 4] = ["speaker", "text", "at", "session"];
+    let mut ignored: Vec<(String, usize)> = Vec::new();
     let mut turns = Vec::new();
     let mut per_session: Vec<(String, u64)> = Vec::new();
     for (i, line) in text.lines().enumerate() {
@@ -122,6 +244,13 @@ pub fn parse_jsonl(text: &str, scope: &str, owner: &str) -> CliResult<Vec<Turn>>
                 excerpt(line)
             )));
         }
+        if let Some(obj) = v.as_object() {
+            for k in obj.keys().filter(|k| !FIELDS.contains(&k.as_str())) {
+                if !ignored.iter().any(|(seen, _)| seen == k) {
+                    ignored.push((k.clone(), n));
+                }
+            }
+        }
         let speaker = s("speaker")?;
         let text = s("text")?;
         let at = s("at")?;
@@ -144,17 +273,27 @@ pub fn parse_jsonl(text: &str, scope: &str, owner: &str) -> CliResult<Vec<Turn>>
         }
         .with_attribute("session", session.clone())
         .with_attribute("turn", idx);
-        turns.push(Turn {
-            scope: scope.to_owned(),
-            owner_id: owner.to_owned(),
-            idempotency_key: format!("{owner}:{session}:{idx}"),
+        turns.push(Turn::new(
+            scope,
+            owner,
+            format!("{owner}:{session}:{idx}"),
             at,
             record,
-        });
+        ));
     }
     if turns.is_empty() {
         return Err(CliError::invalid(
             "the chat file holds no turns: expected JSON lines {speaker, text, at, session}",
+        ));
+    }
+    if !ignored.is_empty() {
+        let names: Vec<String> = ignored
+            .iter()
+            .map(|(k, line)| format!("{} (first on line {line})", excerpt(k)))
+            .collect();
+        notes.push(format!(
+            "fields not stored: {}; a turn stores speaker, text, at and session only",
+            names.join(", ")
         ));
     }
     Ok(turns)
@@ -179,7 +318,8 @@ mod tests {
         let text = "{\"speaker\":\"Ada\",\"text\":\" hi \",\"at\":\"2026-01-01T10:00:00Z\",\"session\":\"1\"}\n\n\
                     {\"speaker\":\"Bo\",\"text\":\"yo\",\"at\":\"2026-01-01T10:00:05Z\",\"session\":1}\n";
         let turns = parse_jsonl(text, "life", "demo").unwrap();
-        assert_eq!(turns[1].idempotency_key, "demo:1:1");
+        assert_eq!(turns[1].legacy_key, "demo:1:1");
+        assert!(turns[1].idempotency_key.starts_with("demo:1:1:"));
         assert_eq!(turns[0].record.title.as_deref(), Some("Ada — session 1"));
         assert_eq!(turns[0].record.digest, "hi");
         assert_eq!(turns[1].record.participants, ["person:bo"]);

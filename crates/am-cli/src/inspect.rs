@@ -208,20 +208,25 @@ pub fn render(report: &Value) -> String {
     ));
     if let Some(kinds) = report["records_by_kind"].as_object() {
         for (k, n) in kinds {
-            out.push_str(&format!("  kind {k:<16} {}\n", s(n)));
+            out.push_str(&format!("  kind {:<16} {}\n", crate::text::escape(k), s(n)));
         }
     }
     if let Some(scopes) = report["by_scope"].as_object() {
         for (k, v) in scopes {
             out.push_str(&format!(
-                "  scope {k:<15} {} assertions, {} owners\n",
+                "  scope {:<15} {} assertions, {} owners\n",
+                crate::text::escape(k),
                 s(&v["assertions"]),
                 s(&v["owners"])
             ));
             if let Some(ids) = v["owner_ids"].as_array()
                 && !ids.is_empty()
             {
-                let shown: Vec<&str> = ids.iter().filter_map(Value::as_str).collect();
+                let shown: Vec<String> = ids
+                    .iter()
+                    .filter_map(Value::as_str)
+                    .map(crate::text::escape)
+                    .collect();
                 let more = v["owners"].as_u64().unwrap_or(0) - shown.len() as u64;
                 let more = if more > 0 {
                     format!(" (+{more} more)")
@@ -229,8 +234,9 @@ pub fn render(report: &Value) -> String {
                     String::new()
                 };
                 out.push_str(&format!(
-                    "    owners: {}{more} (recall --scope {k}:<owner>)\n",
-                    shown.join(", ")
+                    "    owners: {}{more} (recall --scope {}:<owner>)\n",
+                    shown.join(", "),
+                    crate::text::escape(k)
                 ));
             }
         }

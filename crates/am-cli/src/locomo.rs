@@ -212,17 +212,18 @@ fn parse_sample(i: usize, s: &Value) -> CliResult<Sample> {
             .with_attribute("dia_id", dia_id.clone());
             known.insert(dia_id.clone());
             let secs = i64::try_from(idx).unwrap_or(i64::MAX);
-            turns.push(Turn {
-                scope: "life".to_owned(),
-                owner_id: sample_id.clone(),
-                idempotency_key: format!("{sample_id}:{dia_id}"),
-                at: start
-                    .checked_add(time::Duration::seconds(secs))
-                    .ok_or_else(|| {
-                        CliError::invalid(format!("{tw}: the turn's instant is out of range"))
-                    })?,
+            let at = start
+                .checked_add(time::Duration::seconds(secs))
+                .ok_or_else(|| {
+                    CliError::invalid(format!("{tw}: the turn's instant is out of range"))
+                })?;
+            turns.push(Turn::new(
+                "life",
+                &sample_id,
+                format!("{sample_id}:{dia_id}"),
+                at,
                 record,
-            });
+            ));
         }
     }
     let mut questions = Vec::new();
@@ -321,7 +322,7 @@ mod tests {
             "qa": [{"question": "q?", "answer": "a", "evidence": ["D1:2; D:2:1", "D7:7"], "category": 1}]
         }]);
         let s = &parse(&data).unwrap()[0];
-        let keys: Vec<&str> = s.turns.iter().map(|t| t.idempotency_key.as_str()).collect();
+        let keys: Vec<&str> = s.turns.iter().map(|t| t.legacy_key.as_str()).collect();
         assert_eq!(keys, ["conv-x:D1:1", "conv-x:D1:2", "conv-x:D2:1"]);
         let t = &s.turns[1];
         assert_eq!(t.record.title.as_deref(), Some("Bo — session 1"));

@@ -15,6 +15,7 @@ mod inspect;
 mod locomo;
 mod query;
 mod recall;
+mod text;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use embedder::EmbedderSpec;
@@ -36,12 +37,17 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 #[command(name = "am", version, about, propagate_version = true)]
 struct Cli {
     /// The embedder: offline | none | openai:<base_url>#<model> | gateway:<base_url>
-    /// (default: offline, and none for exec and inspect).
+    /// (default: the home's pinned embedder when am can build it (offline);
+    /// for an unpinned or new home offline, and none for exec and inspect).
     #[arg(long, global = true, value_name = "SPEC")]
     embedder: Option<String>,
     /// Machine-readable JSON output (and JSON errors on stderr).
     #[arg(long, global = true)]
     json: bool,
+    /// Allow `--embedder none` to write rows without vectors into a home
+    /// pinned to an embedder (the vector channel never finds them).
+    #[arg(long, global = true)]
+    allow_vectorless: bool,
     #[command(subcommand)]
     command: Command,
 }
@@ -67,6 +73,10 @@ enum Command {
         /// For jsonl: the stream as SCOPE:OWNER (default life:chat).
         #[arg(long)]
         scope: Option<String>,
+        /// Write into an existing SQLite file that is not an AbstractMemory
+        /// home (it gains the store's and journal's tables).
+        #[arg(long)]
+        force: bool,
         /// The input file.
         file: PathBuf,
     },
@@ -96,9 +106,15 @@ enum Command {
         /// Shelf size.
         #[arg(long, default_value_t = 12, allow_negative_numbers = true)]
         k: usize,
-        /// Journal the read and commit every shelf handle as used.
+        /// Journal the read and commit the use of the handles --used names
+        /// (commit strengthens only what was used, so --commit needs --used).
         #[arg(long)]
         commit: bool,
+        /// The handles you used, as shelf positions or record ids
+        /// (comma-separated, e.g. 1,3): journals the read and commits them
+        /// (implies --commit).
+        #[arg(long, value_name = "POSITIONS|IDS")]
+        used: Option<String>,
         /// The cue text.
         cue: String,
     },
@@ -264,15 +280,21 @@ fn run(cli: Cli) -> CliResult<u8> {
             home,
             format,
             scope,
+            force,
             file,
         } => {
-            let spec = embedder_spec(emb, "offline")?;
+            home::check_home_path(&home)?;
+            let facts = home::read_facts(&home)?;
+            home::refuse_foreign(&home, facts.as_ref(), force)?;
+            let pin = facts.as_ref().and_then(|f| f.pin.as_ref());
+            let spec = embedder::resolve(emb, "offline", pin, true, cli.allow_vectorless, &home)?;
             let text = std::fs::read_to_string(&file).map_err(|e| {
                 CliError::invalid(format!(
                     "cannot read {}: {e} (expected a readable file)",
                     file.display()
                 ))
             })?;
+            let mut notes = Vec::new();
             let turns = match format {
                 IngestFormat::Locomo => {
                     if scope.is_some() {
@@ -294,7 +316,7 @@ fn run(cli: Cli) -> CliResult<u8> {
                 IngestFormat::Jsonl => {
                     let (scope, owner) =
                         ingest::parse_scope(scope.as_deref().unwrap_or("life:chat"))?;
-                    ingest::parse_jsonl(&text, &scope, &owner)?
+                    ingest::parse_jsonl_noting(&text, &scope, &owner, &mut notes)?
                 }
             };
             let clock = PinnedClock::wall();
@@ -307,28 +329,45 @@ fn run(cli: Cli) -> CliResult<u8> {
             let started = std::time::Instant::now();
             engine.bulk_mode()?;
             let bar = ingest::progress(turns.len() as u64, "ingest", json_mode);
-            let formed = ingest::form_turns(&engine.system, &clock, &turns, &bar)?;
+            let mut report = ingest::form_turns(&engine.system, &clock, &turns, &bar)?;
             bar.finish_and_clear();
+            report.warnings.splice(0..0, notes);
             let secs = started.elapsed().as_secs_f64();
-            let v = json!({"home": home.display().to_string(), "turns": turns.len(), "formed": formed,
+            let v = json!({"home": home.display().to_string(), "turns": turns.len(),
+                           "formed": report.formed, "already_stored": report.already,
+                           "warnings": report.warnings,
                            "seconds": (secs * 1000.0).round() / 1000.0});
+            if !json_mode {
+                for w in &report.warnings {
+                    eprintln!("warning: {}", text::escape(w));
+                }
+            }
             emit(
                 json_mode,
                 &v,
                 &format!(
-                    "ingested {} turns into {} ({} newly formed) in {:.2} s\n",
+                    "ingested {} turns into {}: {} newly formed, {} already stored, in {:.2} s\n",
                     turns.len(),
                     home.display(),
-                    formed,
+                    report.formed,
+                    report.already,
                     secs
                 ),
             )?;
             Ok(0)
         }
         Command::Query { home, args } => {
-            let spec = embedder_spec(emb, "offline")?;
             let q = args.to_query()?;
             require_existing_home(&home)?;
+            if let Some(scope) = &args.scope {
+                match scope.split_once(':') {
+                    Some((sc, ow)) => home::require_stream(&home, &sc.to_lowercase(), ow)?,
+                    None => home::require_scope(&home, &scope.to_lowercase())?,
+                }
+            }
+            let facts = home::read_facts(&home)?;
+            let pin = facts.as_ref().and_then(|f| f.pin.as_ref());
+            let spec = embedder::resolve(emb, "offline", pin, false, true, &home)?;
             let clock = PinnedClock::wall();
             let engine = home::open_to_read(
                 &HomeSpec::Sqlite(home),
@@ -338,7 +377,12 @@ fn run(cli: Cli) -> CliResult<u8> {
             )?;
             let rows = engine.system.query(&q)?;
             let v = json!({"assertions": rows.iter().map(am_triples::TripleAssertion::to_dict).collect::<Vec<_>>()});
-            let human: String = rows.iter().map(|a| query::render(a) + "\n").collect();
+            let marks = query::marks(&engine.system, &rows, &clock.now())?;
+            let human: String = rows
+                .iter()
+                .zip(&marks)
+                .map(|(a, m)| query::render(a, m) + "\n")
+                .collect();
             emit(json_mode, &v, &human)?;
             Ok(0)
         }
@@ -354,10 +398,16 @@ fn run(cli: Cli) -> CliResult<u8> {
             scope,
             k,
             commit,
+            used,
             cue,
         } => {
-            let spec = embedder_spec(emb, "offline")?;
             let (scope, owner) = ingest::parse_scope(&scope)?;
+            if commit && used.is_none() {
+                return Err(CliError::invalid(
+                    "--commit strengthens only what was used: name it with --used POSITIONS|IDS \
+                     (shelf positions or record ids, e.g. --used 1,3); run without --commit first to see the shelf",
+                ));
+            }
             if k == 0 {
                 return Err(CliError::invalid("--k must be a shelf size >= 1, got 0"));
             }
@@ -367,26 +417,37 @@ fn run(cli: Cli) -> CliResult<u8> {
                 ));
             }
             require_existing_home(&home)?;
+            home::require_stream(&home, &scope, &owner)?;
+            let facts = home::read_facts(&home)?;
+            let pin = facts.as_ref().and_then(|f| f.pin.as_ref());
+            let spec = embedder::resolve(emb, "offline", pin, false, true, &home)?;
+            // One instant for the read and, with --used, its journaled repeat.
             let clock = PinnedClock::wall();
+            clock.set_iso(&clock.now())?;
             let engine = home::open_to_read(
                 &HomeSpec::Sqlite(home),
                 spec.build()?,
                 &clock,
                 am_system::ReconstructConfig::default(),
             )?;
-            let r = recall::recall(
-                &engine.system,
-                &scope,
-                &owner,
-                &cue,
-                k,
-                commit.then_some(usize::MAX),
-                None,
-            )?;
+            let mut r = recall::recall(&engine.system, &scope, &owner, &cue, k, None, None)?;
+            if let Some(used) = used {
+                // Checked against the shelf before anything is journaled; the
+                // journaled read then sees the same home and builds the same shelf.
+                let ids = recall::resolve_used(&r.result, &used)?;
+                r = recall::recall(&engine.system, &scope, &owner, &cue, k, Some(0), None)?;
+                r.commit = Some(recall::commit_use(
+                    &engine.system,
+                    &scope,
+                    &owner,
+                    &r.result.trace_id,
+                    &ids,
+                )?);
+            }
             if !json_mode {
                 // In JSON the warnings are part of the result.
                 for w in recall::notable_warnings(&r) {
-                    eprintln!("warning: {w}");
+                    eprintln!("warning: {}", text::escape(w));
                 }
             }
             emit(json_mode, &recall::to_json(&r), &recall::render(&r))?;
@@ -435,7 +496,15 @@ fn run(cli: Cli) -> CliResult<u8> {
             task_queue,
             script,
         } => {
-            let spec = embedder_spec(emb, "none")?;
+            let spec = match home.as_ref().filter(|_| !memory) {
+                Some(path) => {
+                    home::check_home_path(path)?;
+                    let facts = home::read_facts(path)?;
+                    let pin = facts.as_ref().and_then(|f| f.pin.as_ref());
+                    embedder::resolve(emb, "none", pin, true, cli.allow_vectorless, path)?
+                }
+                None => embedder_spec(emb, "none")?,
+            };
             if task_queue {
                 return Err(CliError::engine(
                     am_triples::ErrorKind::Unsupported,

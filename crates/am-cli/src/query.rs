@@ -143,17 +143,72 @@ impl QueryArgs {
     }
 }
 
-/// One assertion as a human-readable line.
-pub fn render(a: &TripleAssertion) -> String {
+/// The marks `am query` prints before a row: `closed (<kind>)` when the
+/// journal holds a closure of it, `window ended <valid_until>` when its
+/// validity window ended at or before `now` (`valid until <t>` when it ends
+/// later), `hidden` when its record's folded binding in its stream is
+/// `search_state = hidden`. Ranked recall skips closed and hidden records;
+/// a query shows every row, marked.
+///
+/// # Errors
+/// The journal's failure.
+pub fn marks(
+    system: &am_system::MemorySystem,
+    rows: &[TripleAssertion],
+    now: &str,
+) -> CliResult<Vec<Vec<String>>> {
+    let subjects: Vec<String> = rows.iter().map(|a| a.subject.clone()).collect();
+    let bindings = system.journal().fold_bindings_for(&subjects, None)?;
+    let mut out = Vec::with_capacity(rows.len());
+    for a in rows {
+        let mut m = Vec::new();
+        if let Some(id) = &a.assertion_id {
+            let closures = system.journal().closures(&am_journal::ClosureFilter {
+                assertion_id: Some(id.clone()),
+                limit: 1,
+                ..am_journal::ClosureFilter::default()
+            })?;
+            if let Some(c) = closures.first() {
+                m.push(format!("closed ({})", c.kind));
+            }
+        }
+        if let Some(until) = &a.valid_until {
+            let ended = am_triples::timestamp::parse_timestamp(until)
+                .ok()
+                .zip(am_triples::timestamp::parse_timestamp(now).ok())
+                .is_some_and(|(u, n)| u <= n);
+            m.push(if ended {
+                format!("window ended {until}")
+            } else {
+                format!("valid until {until}")
+            });
+        }
+        let owner = a.owner_id.as_deref().unwrap_or("");
+        if bindings.get(&a.subject).is_some_and(|bs| {
+            bs.iter()
+                .any(|b| b.scope == a.scope && b.owner_id == owner && b.search_state == "hidden")
+        }) {
+            m.push("hidden".to_owned());
+        }
+        out.push(m);
+    }
+    Ok(out)
+}
+
+/// One assertion as a human-readable line, its marks first (stored text
+/// escaped for the terminal).
+pub fn render(a: &TripleAssertion, marks: &[String]) -> String {
+    use crate::text::escape;
+    let marks: String = marks.iter().map(|m| format!("[{m}] ")).collect();
     format!(
-        "{}  {} {} {}  [{}:{}]  {}",
-        a.assertion_id.as_deref().unwrap_or("-"),
-        a.subject,
-        a.predicate,
-        a.object,
-        a.scope,
-        a.owner_id.as_deref().unwrap_or(""),
-        a.observed_at
+        "{marks}{}  {} {} {}  [{}:{}]  {}",
+        escape(a.assertion_id.as_deref().unwrap_or("-")),
+        escape(&a.subject),
+        escape(&a.predicate),
+        escape(&a.object),
+        escape(&a.scope),
+        escape(a.owner_id.as_deref().unwrap_or("")),
+        escape(&a.observed_at)
     )
 }
 

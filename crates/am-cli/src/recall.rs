@@ -1,12 +1,18 @@
 //! `am recall`: one reconstruction of a cue in one `(scope, owner)` stream,
-//! printed as a shelf (admission, title, digest, cues), and with `--commit`
-//! the host's commit of that use and what it deposited.
+//! printed as a shelf (position, date, score, admission in words, title,
+//! digest, labelled components, cues; what was dropped and why), and with
+//! `--used` the host's commit of that use and what it deposited. Stored text
+//! is escaped for the terminal ([`crate::text::escape`]); JSON is exact.
 
 use crate::error::{CliError, CliResult};
 use am_journal::EventFilter;
 use am_system::verbs::{CommitSelection, Reconstruct};
-use am_system::{ActiveMemorySnapshot, MemorySystem, RecallBudget, ReconstructionResult, Stimulus};
+use am_system::{
+    ActiveMemorySnapshot, Admission, MemorySystem, RecallBudget, ReconstructionResult, Stimulus,
+};
+use am_triples::{TripleAssertion, TripleQuery};
 use serde_json::{Value, json};
+use std::collections::HashMap;
 
 /// One recall: the shelf, and what a commit of every deposited handle wrote.
 #[derive(Debug, Clone)]
@@ -15,6 +21,11 @@ pub struct Recall {
     pub result: ReconstructionResult,
     /// The snapshot and the events the commit deposited (`--commit`).
     pub commit: Option<(ActiveMemorySnapshot, Vec<am_journal::MemoryEvent>)>,
+    /// The stored rows of the shelf's handles and of the candidates dropped
+    /// for the token budget, by id (their date, title and size for the text).
+    pub rows: HashMap<String, TripleAssertion>,
+    /// The token budget the shelf was built under.
+    pub token_budget: usize,
 }
 
 /// Reconstruct `cue` in `(scope, owner)` with a shelf of `k`; with
@@ -62,10 +73,68 @@ pub fn recall(
     } else {
         Some(commit_use(system, scope, owner, &result.trace_id, &used)?)
     };
+    let mut wanted: Vec<String> = result.handles.iter().map(|h| h.record_id.clone()).collect();
+    wanted.extend(
+        result
+            .dropped
+            .iter()
+            .filter(|d| d.reason == am_system::seam::DROP_BUDGET_EXHAUSTED)
+            .map(|d| d.record_id.clone()),
+    );
+    let rows = system
+        .query(&TripleQuery {
+            assertion_ids: Some(wanted),
+            limit: 0,
+            ..TripleQuery::default()
+        })?
+        .into_iter()
+        .filter_map(|a| a.assertion_id.clone().map(|id| (id, a)))
+        .collect();
     Ok(Recall {
         result,
         commit: done,
+        rows,
+        token_budget: budget.token_budget,
     })
+}
+
+/// Which shelf handles `--used` names: 1-based shelf positions or record ids
+/// shown on the shelf, comma-separated, in the order given (duplicates once).
+///
+/// # Errors
+/// Bad input for an empty item, a position outside the shelf, or an id that
+/// is not on it.
+pub fn resolve_used(r: &ReconstructionResult, used: &str) -> CliResult<Vec<String>> {
+    let n = r.handles.len();
+    let mut out: Vec<String> = Vec::new();
+    for item in used.split(',').map(str::trim) {
+        let id = if let Ok(pos) = item.parse::<usize>() {
+            match pos.checked_sub(1).and_then(|i| r.handles.get(i)) {
+                Some(h) => h.record_id.clone(),
+                None => {
+                    return Err(CliError::invalid(format!(
+                        "--used {item}: no such shelf position (this shelf holds positions 1 to {n}); nothing was journaled"
+                    )));
+                }
+            }
+        } else if item.is_empty() {
+            return Err(CliError::invalid(format!(
+                "--used {used:?}: expected comma-separated shelf positions or record ids, got an empty item"
+            )));
+        } else if r.handles.iter().any(|h| h.record_id == item) {
+            item.to_owned()
+        } else {
+            return Err(CliError::invalid(format!(
+                "--used {}: not a record id on this shelf (expected a shelf position 1 to {n} or an id it shows); \
+                 nothing was journaled",
+                crate::text::escape(item)
+            )));
+        };
+        if !out.contains(&id) {
+            out.push(id);
+        }
+    }
+    Ok(out)
 }
 
 /// Commit `used` as the use of the journaled read `trace_id`, and read back
@@ -105,7 +174,6 @@ fn shorten(s: &str, n: usize) -> String {
     }
 }
 
-/// The shelf as human-readable lines.
 /// The warnings a reader of the text output should see on stderr: every
 /// `#FALLBACK` of the read but the keyword channel's standing label of its
 /// token-scan configuration (printed on every default recall, it says
@@ -118,20 +186,140 @@ pub fn notable_warnings(r: &Recall) -> impl Iterator<Item = &str> {
         .filter(|w| !w.starts_with("#FALLBACK: keyword channel v1 = token scan"))
 }
 
+/// An admission label in words (the component that seated the handle).
+pub fn admission_words(a: Admission) -> &'static str {
+    match a {
+        Admission::Stimulus => "matched the cue",
+        Admission::Stm => "recently used (short-term memory)",
+        Admission::Both => "matched the cue and recently used",
+        Admission::SelfCore => "who the entity is (identity core)",
+        Admission::Historical => "historical",
+    }
+}
+
+/// A drop reason in words.
+fn drop_words(reason: &str) -> &'static str {
+    match reason {
+        "budget_exhausted" => "over the token budget",
+        "below_shelf" => "below the shelf (the shelf was full)",
+        "duplicate_digest" => "the same text as a record shown",
+        "newest_seat_yielded" => "gave its seat to a stronger match",
+        _ => "dropped",
+    }
+}
+
+/// The date part of a stored timestamp (`YYYY-MM-DD HH:MM`).
+fn short_date(ts: &str) -> String {
+    match (ts.get(..10), ts.get(11..16)) {
+        (Some(d), Some(t)) => format!("{d} {t}"),
+        _ => ts.to_owned(),
+    }
+}
+
+/// The shelf as human-readable lines: per handle its position, date, final
+/// score (the best channel's relevance, which orders the shelf), admission
+/// in words and label, title, digest, and labelled components (what the cue
+/// matched: the channels' relevance; what is recently used: the trail
+/// activation; who it involves), then what was dropped and why.
 pub fn render(r: &Recall) -> String {
+    use crate::text::escape;
     let mut out = String::new();
     if r.result.handles.is_empty() {
         out.push_str("  (nothing recalled)\n");
     }
     for (i, h) in r.result.handles.iter().enumerate() {
+        let row = r.rows.get(&h.record_id);
+        let date = row.map_or_else(|| "-".to_owned(), |a| short_date(&a.observed_at));
+        let score = h.relevance.iter().map(|(_, v)| *v).fold(0.0_f64, f64::max);
+        let matched: Vec<String> = h
+            .relevance
+            .iter()
+            .map(|(k, v)| format!("{k} {v:.2}"))
+            .collect();
+        let matched = if matched.is_empty() {
+            "nothing".to_owned()
+        } else {
+            matched.join(", ")
+        };
+        let who = row
+            .and_then(|a| a.attributes.get("participants"))
+            .and_then(Value::as_array)
+            .map(|p| {
+                p.iter()
+                    .filter_map(Value::as_str)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            })
+            .filter(|p| !p.is_empty())
+            .unwrap_or_else(|| "-".to_owned());
         out.push_str(&format!(
-            "  {}. [{}] {}\n     {}\n     cues: {}\n",
+            "  {}. {date}  score {score:.2}  {} [{}]\n     {}\n     {}\n     cue matched: {matched} | recently used: activation {:.3} (trail {:.3} + spread {:.3}) | who: {}\n     cues: {}\n     id: {}\n",
             i + 1,
+            admission_words(h.admission),
             h.admission.as_str(),
-            h.title.as_deref().unwrap_or("(untitled)"),
-            shorten(&h.digest, 160),
-            h.cues.join("; ")
+            escape(h.title.as_deref().unwrap_or("(untitled)")),
+            escape(&shorten(&h.digest, 160)),
+            h.activation.total,
+            h.activation.base_level,
+            h.activation.spread,
+            escape(&who),
+            escape(&h.cues.join("; ")),
+            escape(&h.record_id),
         ));
+    }
+    if !r.result.dropped.is_empty() {
+        let mut counts: Vec<(&str, usize)> = Vec::new();
+        for d in &r.result.dropped {
+            match counts.iter_mut().find(|(k, _)| *k == d.reason) {
+                Some(slot) => slot.1 += 1,
+                None => counts.push((&d.reason, 1)),
+            }
+        }
+        let parts: Vec<String> = counts
+            .iter()
+            .map(|(k, n)| format!("{n} {} ({k})", drop_words(k)))
+            .collect();
+        out.push_str(&format!(
+            "  dropped {} candidates: {}\n",
+            r.result.dropped.len(),
+            parts.join(", ")
+        ));
+        for d in r
+            .result
+            .dropped
+            .iter()
+            .filter(|d| d.reason == am_system::seam::DROP_BUDGET_EXHAUSTED)
+        {
+            let (title, tokens) = r.rows.get(&d.record_id).map_or_else(
+                || ("(unknown)".to_owned(), 0),
+                |a| {
+                    (
+                        a.attributes
+                            .get("title")
+                            .and_then(Value::as_str)
+                            .unwrap_or("(untitled)")
+                            .to_owned(),
+                        am_triples::token_estimate(&a.object),
+                    )
+                },
+            );
+            let why = if tokens > r.token_budget {
+                format!(
+                    "its text is about {tokens} tokens, more than the whole token budget of {}: no shelf can show it",
+                    r.token_budget
+                )
+            } else {
+                format!(
+                    "its text (about {tokens} tokens) did not fit in what was left of the token budget of {}",
+                    r.token_budget
+                )
+            };
+            out.push_str(&format!(
+                "    not shown: {} (score {:.2}): {why}\n",
+                escape(&title),
+                d.score
+            ));
+        }
     }
     if let Some((snap, events)) = &r.commit {
         let selected = events.iter().filter(|e| e.kind == "selected").count();
@@ -141,7 +329,7 @@ pub fn render(r: &Recall) -> String {
             .handles
             .iter()
             .filter(|h| snap.used_record_ids.contains(&h.record_id))
-            .map(|h| format!("{:?}", shorten(&h.digest, 48)))
+            .map(|h| escape(&format!("{:?}", shorten(&h.digest, 48))))
             .collect();
         out.push_str(&format!(
             "  commit of the use of {}: snapshot {} at seq {} deposited {selected} selected and {pairs} co_selected events\n",
@@ -150,7 +338,9 @@ pub fn render(r: &Recall) -> String {
             snap.seq
         ));
     } else if !r.result.handles.is_empty() {
-        out.push_str("  (not committed: nothing deposited)\n");
+        out.push_str(
+            "  (not committed: nothing deposited; --used 1,3 commits the positions you used)\n",
+        );
     }
     out
 }

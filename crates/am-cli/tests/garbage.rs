@@ -265,7 +265,7 @@ fn refusals_against_a_home_leave_its_bytes_unchanged() {
         ),
         (
             vec!["recall", "--home", h, "--scope", "global:x", "cue"],
-            "escalation",
+            "no such scope",
         ),
         (
             vec!["exec", "--home", h, "--clock", "yesterday"],

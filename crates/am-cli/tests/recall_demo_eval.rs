@@ -40,7 +40,7 @@ fn recall_prints_a_shelf_of_at_most_k_and_writes_nothing_without_commit() {
 }
 
 #[test]
-fn recall_with_commit_deposits_one_selected_event_per_used_handle() {
+fn recall_with_commit_used_deposits_one_selected_event_per_used_handle() {
     let dir = tempfile::tempdir().unwrap();
     let home = demo_home(dir.path());
     let h = home.to_str().unwrap();
@@ -53,6 +53,8 @@ fn recall_with_commit_deposits_one_selected_event_per_used_handle() {
         "--k",
         "2",
         "--commit",
+        "--used",
+        "1",
         "hiking in Scotland",
         "--json",
     ]);
