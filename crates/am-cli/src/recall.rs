@@ -201,7 +201,7 @@ pub fn admission_words(a: Admission) -> &'static str {
 fn drop_words(reason: &str) -> &'static str {
     match reason {
         "budget_exhausted" => "over the token budget",
-        "below_shelf" => "below the shelf (the shelf was full)",
+        "below_shelf" => "below the shelf, which was full",
         "duplicate_digest" => "the same text as a record shown",
         "newest_seat_yielded" => "gave its seat to a stronger match",
         _ => "dropped",
