@@ -143,6 +143,10 @@ enum Command {
         /// Open the home with the task queue (refused: not built in this port).
         #[arg(long)]
         task_queue: bool,
+        /// Open an existing SQLite file that is not an AbstractMemory home
+        /// (it gains the store's and journal's tables).
+        #[arg(long)]
+        force: bool,
         /// The script file, or - for standard input (the default).
         script: Option<String>,
     },
@@ -494,12 +498,14 @@ fn run(cli: Cli) -> CliResult<u8> {
             memory,
             clock,
             task_queue,
+            force,
             script,
         } => {
             let spec = match home.as_ref().filter(|_| !memory) {
                 Some(path) => {
                     home::check_home_path(path)?;
                     let facts = home::read_facts(path)?;
+                    home::refuse_foreign(path, facts.as_ref(), force)?;
                     let pin = facts.as_ref().and_then(|f| f.pin.as_ref());
                     embedder::resolve(emb, "none", pin, true, cli.allow_vectorless, path)?
                 }

@@ -183,6 +183,12 @@ fn ingest_refuses_a_sqlite_file_of_another_application_unless_forced() {
         out.stderr
     );
     assert_eq!(fingerprint(&db), before, "the refused ingest wrote");
+    let exec = am_with_input(
+        &["exec", "--home", db.to_str().unwrap(), "-"],
+        "{\"op\": \"current_seq\"}\n",
+    );
+    exec.assert_refused(2, "not an AbstractMemory home");
+    assert_eq!(fingerprint(&db), before, "the refused exec wrote");
     let forced = ingest(&db, &conv, &["--force"]);
     assert_eq!(forced.code, 0, "{}", forced.stderr);
     assert_eq!(forced.json()["formed"], 43);
