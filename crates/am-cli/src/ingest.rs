@@ -161,7 +161,7 @@ pub fn form_turns(
         }
         report.warnings.extend(oversized_warning(t));
         clock.set(t.at);
-        system
+        let formed = system
             .remember(&Remember::new(
                 t.record.clone(),
                 &t.scope,
@@ -169,6 +169,12 @@ pub fn form_turns(
                 &t.idempotency_key,
             ))
             .map_err(|e| CliError::from(e).context(&format!("turn {}", t.idempotency_key)))?;
+        // What the write raised (a vectorless row, a first-write pin), once each.
+        for w in formed.warnings {
+            if !report.warnings.contains(&w) {
+                report.warnings.push(w);
+            }
+        }
         report.formed += 1;
         bar.inc(1);
     }

@@ -733,3 +733,28 @@ fn ingest_names_the_fields_it_does_not_store() {
         "{w}"
     );
 }
+
+#[test]
+fn an_exec_remember_with_a_reused_key_and_other_content_answers_a_warning_naming_the_key() {
+    let script = r#"{"op": "remember", "record": {"kind": "episode", "title": "a", "digest": "first text"}, "scope": "life", "owner_id": "o", "idempotency_key": "k-1"}
+{"op": "remember", "record": {"kind": "episode", "title": "a", "digest": "first text"}, "scope": "life", "owner_id": "o", "idempotency_key": "k-1"}
+{"op": "remember", "record": {"kind": "episode", "title": "a", "digest": "other text"}, "scope": "life", "owner_id": "o", "idempotency_key": "k-1"}
+"#;
+    let out = am_with_input(&["exec", "--memory", "-"], script);
+    let lines: Vec<Value> = out
+        .stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let reuse = |v: &Value| {
+        v["warnings"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+            .any(|w| w.contains("\"k-1\"") && w.contains("NOT formed"))
+    };
+    assert!(!reuse(&lines[1]), "a true replay warned: {}", out.stdout);
+    assert!(reuse(&lines[2]), "no key-reuse warning: {}", out.stdout);
+    assert_eq!(lines[2]["ok"], lines[0]["ok"], "the stored record is kept");
+}

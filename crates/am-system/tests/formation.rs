@@ -98,7 +98,10 @@ fn a_supplied_key_reused_for_different_content_warns_naming_the_key_and_keeps_th
             .unwrap();
         assert_eq!(replay.value, first);
         assert!(
-            !replay.warnings.iter().any(|w| w.contains("idempotency_key")),
+            !replay
+                .warnings
+                .iter()
+                .any(|w| w.contains("idempotency_key")),
             "[{}] a replay warned: {:?}",
             s.name,
             replay.warnings
