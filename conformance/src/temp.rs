@@ -87,6 +87,9 @@ impl<S: TripleStore> TripleStore for TempStore<S> {
     fn commit_guard(&self) -> Option<am_triples::CommitGuard> {
         self.store.commit_guard()
     }
+    fn write_fence(&self) -> am_triples::WriteFence {
+        self.store.write_fence()
+    }
 }
 
 /// A [`StoreFactory`] whose every store is opened by `open(dir, embedder, pin)`

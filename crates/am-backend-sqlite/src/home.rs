@@ -68,6 +68,9 @@ pub fn refuse_non_sqlite(path: &Path) -> Result<()> {
 pub struct SqliteHome {
     path: PathBuf,
     conn: SharedConn,
+    /// Held by every write transaction of the home's views from before the
+    /// guard to after the COMMIT; a write barrier holds it.
+    write_lock: Arc<am_triples::WriteLock>,
 }
 
 impl SqliteHome {
@@ -95,6 +98,7 @@ impl SqliteHome {
         // larger than rusqlite's default 16 keeps their statements prepared.
         conn.set_prepared_statement_cache_capacity(STATEMENT_CACHE_CAPACITY);
         Ok(SqliteHome {
+            write_lock: am_triples::WriteLock::new(format!("the write lock of {}", path.display())),
             path,
             conn: Arc::new(Mutex::new(conn)),
         })
@@ -105,8 +109,76 @@ impl SqliteHome {
         &self.path
     }
 
+    /// The home's in-process write lock (re-entrant): every write
+    /// transaction of its views holds it around the connection's
+    /// transaction, guard and COMMIT included.
+    pub fn write_lock(&self) -> &Arc<am_triples::WriteLock> {
+        &self.write_lock
+    }
+
+    /// What a write barrier holds to cover this home's writers: its write
+    /// lock, then the file's write lock (`BEGIN IMMEDIATE` on a connection of
+    /// the barrier's own).
+    pub fn write_fence(&self) -> am_triples::WriteFence {
+        am_triples::WriteFence {
+            locks: vec![self.write_lock.clone()],
+            files: vec![Arc::new(HomeFile(self.path.clone()))],
+            uncovered: None,
+        }
+    }
+
     /// The shared connection (store, journal and graph views lock it per operation).
     pub fn conn(&self) -> SharedConn {
         Arc::clone(&self.conn)
+    }
+}
+
+/// The home file as a barrier's [`am_triples::FileLock`].
+struct HomeFile(PathBuf);
+
+/// An open `BEGIN IMMEDIATE` of a barrier, on its own connection; ROLLBACK on drop.
+struct FileHold(Connection);
+
+impl Drop for FileHold {
+    fn drop(&mut self) {
+        // It wrote nothing; a failing ROLLBACK still releases the lock when
+        // the connection closes right after.
+        let _ = self.0.execute_batch("ROLLBACK");
+    }
+}
+
+impl am_triples::FileLock for HomeFile {
+    fn path(&self) -> &Path {
+        &self.0
+    }
+
+    fn lock(&self, deadline: Option<std::time::Instant>) -> am_triples::Result<Box<dyn Send>> {
+        let storage = |e: rusqlite::Error| {
+            am_triples::Error::Storage(format!("write barrier on {}: {e}", self.0.display()))
+        };
+        let conn = Connection::open(&self.0).map_err(storage)?;
+        loop {
+            let wait = match deadline {
+                None => Duration::from_secs(1),
+                Some(d) => {
+                    let left = d.saturating_duration_since(std::time::Instant::now());
+                    if left.is_zero() {
+                        return Err(am_triples::Error::Timeout(format!(
+                            "the write lock of the file {}",
+                            self.0.display()
+                        )));
+                    }
+                    left.min(Duration::from_secs(1))
+                }
+            };
+            conn.busy_timeout(wait).map_err(storage)?;
+            match conn.execute_batch("BEGIN IMMEDIATE") {
+                Ok(()) => return Ok(Box::new(FileHold(conn))),
+                Err(rusqlite::Error::SqliteFailure(f, _))
+                    if f.code == rusqlite::ErrorCode::DatabaseBusy
+                        || f.code == rusqlite::ErrorCode::DatabaseLocked => {}
+                Err(e) => return Err(storage(e)),
+            }
+        }
     }
 }

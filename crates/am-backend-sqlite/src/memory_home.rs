@@ -175,6 +175,9 @@ impl MemoryHome for SqliteMemoryHome {
         point: CommitPoint,
         body: &mut dyn FnMut(&mut dyn HomeTx) -> HomeResult<()>,
     ) -> HomeResult<()> {
+        // The home's write lock around the whole transaction (a write
+        // barrier waits for it), then the connection.
+        let _write = self.sqlite_store.home().write_lock().write();
         let shared = self.sqlite_store.home().conn();
         let mut conn = shared
             .lock()

@@ -147,6 +147,11 @@ enum Command {
         /// (it gains the store's and journal's tables).
         #[arg(long)]
         force: bool,
+        /// A commit guard that refuses every memory write while PATH exists
+        /// (a Stop a test or a host's shell script can raise): refused lines
+        /// answer with error kind Refused naming the commit point.
+        #[arg(long, value_name = "PATH")]
+        guard_file: Option<PathBuf>,
         /// The script file, or - for standard input (the default).
         script: Option<String>,
     },
@@ -499,6 +504,7 @@ fn run(cli: Cli) -> CliResult<u8> {
             clock,
             task_queue,
             force,
+            guard_file,
             script,
         } => {
             let spec = match home.as_ref().filter(|_| !memory) {
@@ -543,6 +549,9 @@ fn run(cli: Cli) -> CliResult<u8> {
                 )),
             };
             let mut session = exec::Session::open(home_spec, spec.build()?, clock)?;
+            if let Some(path) = guard_file {
+                session.guard_with_file(path)?;
+            }
             let stdout = std::io::stdout();
             let mut out = stdout.lock();
             session

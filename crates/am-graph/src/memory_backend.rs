@@ -220,6 +220,9 @@ impl GraphBackend for MemoryBackend {
         &self,
         body: &mut dyn FnMut(&mut dyn GraphTx) -> BackendResult<()>,
     ) -> BackendResult<()> {
+        // The store's write lock first (the writers' nesting order, which a
+        // write barrier takes too), for the whole revision.
+        let _write = self.store.write_lock().write();
         let mut guard = lock(&self.state);
         let mut tx = MemTx {
             store: &self.store,

@@ -277,8 +277,22 @@ impl MemoryHome for PairHome {
         if staged.rows.is_empty() && staged.bindings.is_empty() {
             return Ok(());
         }
-        // Once per outermost transaction: the guard(s) before the first
-        // write, not again by the writes below.
+        // The store's then the journal's write locks (the writers' nesting
+        // order, which a write barrier takes too) across the guard and the
+        // writes; once per outermost transaction: the guard(s) before the
+        // first write, not again by the writes below.
+        let store_fence = self.store.write_fence();
+        let journal_fence = self.journal.write_fence();
+        let mut locks: Vec<&std::sync::Arc<am_triples::WriteLock>> = Vec::new();
+        for l in store_fence.locks.iter().chain(&journal_fence.locks) {
+            if !locks.iter().any(|k| std::sync::Arc::ptr_eq(k, l)) {
+                locks.push(l);
+            }
+        }
+        let _held: Vec<_> = locks
+            .into_iter()
+            .map(am_triples::WriteLock::write)
+            .collect();
         check_guards(&*self.store, &*self.journal, point)?;
         CommitGuard::passed(|| self.apply(staged))
     }

@@ -73,7 +73,7 @@ pub trait MemoryJournal: Send + Sync + std::any::Any {
     /// `InvalidInput` for an invalid binding (nothing appended); `Storage`.
     fn append_bindings(&self, bindings: &[ScopeBinding]) -> Result<Vec<ScopeBinding>> {
         normalize_all(bindings, ScopeBinding::normalized)?;
-        once_guarded(self.commit_guard(), || {
+        once_guarded(self.commit_guard(), self.write_fence(), || {
             bindings.iter().map(|b| self.append_binding(b)).collect()
         })
     }
@@ -162,7 +162,7 @@ pub trait MemoryJournal: Send + Sync + std::any::Any {
     ) -> Result<(Vec<MemoryEvent>, ActiveMemorySnapshot)> {
         normalize_all(events, MemoryEvent::normalized)?;
         snapshot.normalized()?;
-        once_guarded(self.commit_guard(), || {
+        once_guarded(self.commit_guard(), self.write_fence(), || {
             let stored = if events.is_empty() {
                 Vec::new()
             } else {
@@ -192,7 +192,7 @@ pub trait MemoryJournal: Send + Sync + std::any::Any {
         listed: &[MemoryEvent],
     ) -> Result<(ReconstructionTrace, Vec<MemoryEvent>)> {
         normalize_all(listed, MemoryEvent::normalized)?;
-        once_guarded(self.commit_guard(), || {
+        once_guarded(self.commit_guard(), self.write_fence(), || {
             let stored = self.append_trace(trace)?;
             let events = if listed.is_empty() {
                 Vec::new()
@@ -234,6 +234,11 @@ pub trait MemoryJournal: Send + Sync + std::any::Any {
     /// The installed commit guard, if any.
     fn commit_guard(&self) -> Option<am_triples::CommitGuard> {
         None
+    }
+    /// What a write barrier holds to cover this journal's writers (see
+    /// `TripleStore::write_fence`); the default covers nothing.
+    fn write_fence(&self) -> am_triples::WriteFence {
+        am_triples::WriteFence::uncovered(std::any::type_name::<Self>())
     }
     /// Understanding versions, oldest first.
     ///
@@ -640,11 +645,20 @@ pub fn normalize_all<T>(items: &[T], f: impl Fn(&T) -> Result<T>) -> Result<Vec<
 }
 
 /// Run the appends of one multi-record call as one outermost transaction:
-/// the guard (if any) is called once, before them, and not again by them.
+/// under the journal's write locks, the guard (if any) called once, before
+/// them, and not again by them.
 fn once_guarded<T>(
     guard: Option<am_triples::CommitGuard>,
+    fence: am_triples::WriteFence,
     appends: impl FnOnce() -> Result<T>,
 ) -> Result<T> {
+    // The journal's write locks for the whole call, so a barrier sees it as
+    // one transaction (the appends inside re-enter them).
+    let _held: Vec<_> = fence
+        .locks
+        .iter()
+        .map(am_triples::WriteLock::write)
+        .collect();
     match guard {
         None => appends(),
         Some(g) => {

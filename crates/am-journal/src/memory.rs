@@ -67,6 +67,9 @@ impl State {
 pub struct InMemoryJournal {
     state: Mutex<State>,
     guard: am_triples::GuardSlot,
+    /// Held by every append from before the guard to after the change; a
+    /// write barrier holds it.
+    write_lock: std::sync::Arc<am_triples::WriteLock>,
 }
 
 impl std::fmt::Debug for InMemoryJournal {
@@ -114,6 +117,7 @@ impl InMemoryJournal {
         InMemoryJournal {
             state: Mutex::new(state),
             guard: am_triples::GuardSlot::new(),
+            write_lock: am_triples::WriteLock::new("the write lock of an InMemoryJournal"),
         }
     }
 
@@ -157,8 +161,16 @@ impl MemoryJournal for InMemoryJournal {
         self.guard.get().cloned()
     }
 
+    fn write_fence(&self) -> am_triples::WriteFence {
+        am_triples::WriteFence {
+            locks: vec![self.write_lock.clone()],
+            ..am_triples::WriteFence::default()
+        }
+    }
+
     fn append_events(&self, events: &[MemoryEvent]) -> Result<Vec<MemoryEvent>> {
         let items = normalize_all(events, MemoryEvent::normalized)?;
+        let _write = self.write_lock.write();
         let mut st = self.lock();
         self.guard.check(am_triples::CommitPoint::Journal)?;
         let mut out = Vec::with_capacity(items.len());
@@ -210,6 +222,7 @@ impl MemoryJournal for InMemoryJournal {
 
     fn append_bindings(&self, bindings: &[ScopeBinding]) -> Result<Vec<ScopeBinding>> {
         let items = normalize_all(bindings, ScopeBinding::normalized)?;
+        let _write = self.write_lock.write();
         let mut st = self.lock();
         self.guard.check(am_triples::CommitPoint::Journal)?;
         Ok(items
@@ -220,6 +233,7 @@ impl MemoryJournal for InMemoryJournal {
 
     fn append_binding(&self, binding: &ScopeBinding) -> Result<ScopeBinding> {
         let b = binding.normalized()?;
+        let _write = self.write_lock.write();
         let mut st = self.lock();
         self.guard.check(am_triples::CommitPoint::Journal)?;
         Ok(Self::push_binding(&mut st, b))
@@ -286,6 +300,7 @@ impl MemoryJournal for InMemoryJournal {
 
     fn append_closure(&self, closure: &ClosureRecord) -> Result<ClosureRecord> {
         let mut c = closure.normalized()?;
+        let _write = self.write_lock.write();
         let mut st = self.lock();
         self.guard.check(am_triples::CommitPoint::Journal)?;
         let supplied = c.closure_id.trim();
@@ -315,6 +330,7 @@ impl MemoryJournal for InMemoryJournal {
 
     fn append_trace(&self, trace: &ReconstructionTrace) -> Result<ReconstructionTrace> {
         let mut t = trace.normalized()?;
+        let _write = self.write_lock.write();
         let mut st = self.lock();
         self.guard.check(am_triples::CommitPoint::Journal)?;
         if !t.trace_id.is_empty()
@@ -343,6 +359,7 @@ impl MemoryJournal for InMemoryJournal {
 
     fn append_snapshot(&self, snapshot: &ActiveMemorySnapshot) -> Result<ActiveMemorySnapshot> {
         let mut s = snapshot.normalized()?;
+        let _write = self.write_lock.write();
         let mut st = self.lock();
         self.guard.check(am_triples::CommitPoint::Journal)?;
         if !s.snapshot_id.is_empty()
@@ -371,6 +388,7 @@ impl MemoryJournal for InMemoryJournal {
 
     fn append_valence(&self, events: &[ValenceEvent]) -> Result<Vec<ValenceEvent>> {
         let items = normalize_all(events, ValenceEvent::normalized)?;
+        let _write = self.write_lock.write();
         let mut st = self.lock();
         self.guard.check(am_triples::CommitPoint::Journal)?;
         let mut out = Vec::with_capacity(items.len());
@@ -410,6 +428,7 @@ impl MemoryJournal for InMemoryJournal {
 
     fn append_version(&self, version: &UnderstandingVersion) -> Result<UnderstandingVersion> {
         let mut v = version.normalized()?;
+        let _write = self.write_lock.write();
         let mut st = self.lock();
         self.guard.check(am_triples::CommitPoint::Journal)?;
         if let Some(&i) = st.versions_by_id.get(&v.version_id) {

@@ -34,7 +34,7 @@ pub use seam::{
     ActivationParts, Admission, BudgetSpent, DroppedEntry, EdgeView, MemoryHandle, OrderedMap,
     Payload, ReconstructionResult, Stimulus, StmTrailEdge, View, WalkedEdge,
 };
-pub use system::{Ablation, Clock, MemorySystem, SystemOptions};
+pub use system::{Ablation, Clock, MemorySystem, SystemOptions, write_barrier};
 pub use system_use::{AccessCounts, StoredActivation};
 pub use verbs::{
     Activation, Attenuate, Bind, CloseAssertions, CloseRecord, CommitSelection, Reconstruct,

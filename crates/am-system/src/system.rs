@@ -260,6 +260,37 @@ impl MemorySystem {
         &self.journal
     }
 
+    /// The write barrier (api.md "Write barrier"), the bumper's half of the
+    /// Stop fence: while the returned hold lives, every write transaction of
+    /// this system's store and journal whose commit guard has passed has
+    /// committed, none commits, and every later one calls its guard after the
+    /// block. It takes, in order, the store's and the journal's in-process
+    /// write locks, then one `BEGIN IMMEDIATE` per distinct SQLite file (on a
+    /// connection of its own: it waits for every other connection's write
+    /// transaction, in this process or another, and holds off new ones); it
+    /// writes nothing. Dropping the hold releases them in reverse. Re-entrant
+    /// within one thread. A store or journal without those locks (LanceDB) is
+    /// named in `uncovered`, with a `#FALLBACK` warning in the hold's
+    /// `warnings`. Keep the block short: a writer of
+    /// another process waits at most its busy timeout (5 s). A memory write
+    /// on the barrier's own thread inside the block is not supported.
+    ///
+    /// # Errors
+    /// Kind `Timeout` ([`am_triples::Error::BarrierTimeout`], naming the lock or
+    /// file a writer still holds) when `timeout` elapses, everything acquired
+    /// released; `InvalidInput` when taken inside a memory write transaction
+    /// of its own thread (it would wait for itself).
+    pub fn write_barrier(
+        &self,
+        timeout: Option<std::time::Duration>,
+    ) -> Result<am_triples::BarrierHold> {
+        let hold = am_triples::barrier::acquire(
+            &[self.store.write_fence(), self.journal.write_fence()],
+            timeout,
+        )?;
+        Ok(hold)
+    }
+
     /// The home the system's multi-part writes commit through.
     pub fn home(&self) -> &Arc<dyn MemoryHome> {
         &self.home
@@ -810,4 +841,15 @@ pub(crate) fn unknown_id(id: &str) -> Error {
         "unknown record id {id:?}: neither a store assertion id (handle.record_id) nor a graph record id \
          (an ex:… subject with a dcterms:abstract digest assertion, as remember_many returns)"
     ))
+}
+
+/// The module form of [`MemorySystem::write_barrier`].
+///
+/// # Errors
+/// As [`MemorySystem::write_barrier`].
+pub fn write_barrier(
+    system: &MemorySystem,
+    timeout: Option<std::time::Duration>,
+) -> Result<am_triples::BarrierHold> {
+    system.write_barrier(timeout)
 }

@@ -73,6 +73,10 @@ pub enum Error {
     /// transaction was rolled back. Carries the guard's own error.
     #[error(transparent)]
     GuardRefused(crate::guard::GuardRefusal),
+    /// A write barrier's timeout elapsed (kind `Timeout`); it names the lock
+    /// or file a writer still held.
+    #[error(transparent)]
+    BarrierTimeout(crate::barrier::WriteBarrierTimeout),
 }
 
 impl Error {
@@ -89,6 +93,7 @@ impl Error {
             Error::Refused(_) => ErrorKind::Refused,
             Error::Timeout(_) => ErrorKind::Timeout,
             Error::GuardRefused(_) => ErrorKind::Refused,
+            Error::BarrierTimeout(_) => ErrorKind::Timeout,
         }
     }
 
@@ -119,6 +124,7 @@ impl Error {
             Error::Refused(m) => Error::Refused(format!("{prefix}: {m}")),
             Error::Timeout(m) => Error::Timeout(format!("{prefix}: {m}")),
             Error::GuardRefused(r) => Error::GuardRefused(r),
+            Error::BarrierTimeout(t) => Error::BarrierTimeout(t),
         }
     }
 
@@ -136,6 +142,7 @@ impl Error {
             Error::Refused(m) => Error::Refused(format!("{m} {suffix}")),
             Error::Timeout(m) => Error::Timeout(format!("{m} {suffix}")),
             Error::GuardRefused(r) => Error::GuardRefused(r),
+            Error::BarrierTimeout(t) => Error::BarrierTimeout(t),
         }
     }
 }

@@ -18,6 +18,7 @@
 //! ```
 
 pub mod assertion;
+pub mod barrier;
 pub mod embed;
 pub mod error;
 pub mod guard;
@@ -30,6 +31,7 @@ pub mod timestamp;
 pub mod vector;
 
 pub use assertion::{JsonMap, TripleAssertion, canonicalize_term};
+pub use barrier::{BarrierHold, FileLock, WriteBarrierTimeout, WriteFence, WriteLock};
 pub use embed::TextEmbedder;
 pub use error::{Error, ErrorKind, Result};
 pub use guard::{CommitGuard, CommitPoint, GuardError, GuardRefusal, GuardSlot};

@@ -39,6 +39,9 @@ pub struct InMemoryTripleStore {
     vector_column: String,
     state: Mutex<State>,
     guard: crate::guard::GuardSlot,
+    /// Held by every write (and by the in-memory graph's transactions) from
+    /// before the guard to after the change; a write barrier holds it.
+    write_lock: Arc<crate::WriteLock>,
 }
 
 impl std::fmt::Debug for InMemoryTripleStore {
@@ -57,6 +60,7 @@ impl InMemoryTripleStore {
             vector_column: crate::query::DEFAULT_VECTOR_COLUMN.to_owned(),
             state: Mutex::new(State::default()),
             guard: crate::guard::GuardSlot::new(),
+            write_lock: crate::WriteLock::new("the write lock of an InMemoryTripleStore"),
         }
     }
 
@@ -92,6 +96,13 @@ impl InMemoryTripleStore {
         self.state
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// The store's write lock (re-entrant): a writer that commits this
+    /// store's rows in a transaction of its own (the in-memory graph) holds
+    /// it for the whole transaction, as the store's own writes do.
+    pub fn write_lock(&self) -> &Arc<crate::WriteLock> {
+        &self.write_lock
     }
 
     /// Number of stored rows.
@@ -141,6 +152,13 @@ impl TripleStore for InMemoryTripleStore {
         self.guard.get().cloned()
     }
 
+    fn write_fence(&self) -> crate::WriteFence {
+        crate::WriteFence {
+            locks: vec![self.write_lock.clone()],
+            ..crate::WriteFence::default()
+        }
+    }
+
     fn add(&self, assertions: &[TripleAssertion]) -> Result<Vec<String>> {
         let mut pending = assertions
             .iter()
@@ -171,6 +189,7 @@ impl TripleStore for InMemoryTripleStore {
             .iter()
             .filter_map(|a| a.assertion_id.clone())
             .collect();
+        let _write = self.write_lock.write();
         let mut st = self.lock();
         // The commit guard, under the write lock, before the first change.
         if !pending.is_empty() {
@@ -300,6 +319,7 @@ impl TripleStore for InMemoryTripleStore {
 
     fn close_assertion(&self, assertion_id: &str, valid_until: &str) -> Result<bool> {
         let (id, end) = store::window_args(assertion_id, valid_until)?;
+        let _write = self.write_lock.write();
         let mut st = self.lock();
         let Some(&pos) = st.by_id.get(&id) else {
             return Ok(false);
@@ -317,6 +337,7 @@ impl TripleStore for InMemoryTripleStore {
 
     fn narrow_assertion(&self, assertion_id: &str, valid_until: &str) -> Result<bool> {
         let (id, end) = store::window_args(assertion_id, valid_until)?;
+        let _write = self.write_lock.write();
         let mut st = self.lock();
         let Some(&pos) = st.by_id.get(&id) else {
             return Ok(false);

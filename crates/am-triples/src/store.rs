@@ -232,6 +232,14 @@ pub trait TripleStore: Send + Sync {
     fn commit_guard(&self) -> Option<crate::CommitGuard> {
         None
     }
+
+    /// What a write barrier holds to cover this store's writers
+    /// ([`crate::barrier`]): the in-process locks its write transactions
+    /// hold and the files whose write lock covers other connections. The
+    /// default covers nothing (the type is named in `BarrierHold::uncovered`).
+    fn write_fence(&self) -> crate::WriteFence {
+        crate::WriteFence::uncovered(std::any::type_name::<Self>())
+    }
 }
 
 /// Validate `close_assertion`/`narrow_assertion` arguments; returns the trimmed id

@@ -47,6 +47,9 @@ impl SqliteGraphBackend {
         &self,
         body: &mut dyn FnMut(&mut dyn GraphTx) -> BackendResult<()>,
     ) -> BackendResult<()> {
+        // The home's write lock around the whole revision (a write barrier
+        // waits for it), then the connection.
+        let _write = self.store.home().write_lock().write();
         let conn = self.conn();
         let mut guard = lock(&conn);
         let tx = guard

@@ -65,6 +65,9 @@ pub struct SQLiteJournal {
     cache: Arc<Mutex<CountCache>>,
     /// The host's commit guard (shared by clones of the handle).
     guard: Arc<am_triples::GuardSlot>,
+    /// What a write barrier holds: the home's write lock (held by every
+    /// append) and its file.
+    fence: am_triples::WriteFence,
 }
 
 impl SQLiteJournal {
@@ -74,18 +77,32 @@ impl SQLiteJournal {
     /// # Errors
     /// `Storage` when SQLite fails.
     pub fn open(home: &SqliteHome) -> Result<Self> {
-        Self::from_conn(home.conn())
+        Self::with_fence(home.conn(), home.write_fence())
     }
 
-    /// Open the journal over a home's shared connection (see [`SQLiteJournal::open`]).
+    /// Open the journal over a home's shared connection (see [`SQLiteJournal::open`]),
+    /// with a write lock of its own: a write barrier through this handle holds
+    /// that lock and no file ([`SQLiteJournal::open`] shares the home's lock and
+    /// file).
     ///
     /// # Errors
     /// `Storage` when SQLite fails.
     pub fn from_conn(conn: SharedConn) -> Result<Self> {
+        let fence = am_triples::WriteFence {
+            locks: vec![am_triples::WriteLock::new(
+                "the write lock of a SQLiteJournal connection",
+            )],
+            ..am_triples::WriteFence::default()
+        };
+        Self::with_fence(conn, fence)
+    }
+
+    fn with_fence(conn: SharedConn, fence: am_triples::WriteFence) -> Result<Self> {
         let journal = SQLiteJournal {
             conn,
             cache: Arc::new(Mutex::new(CountCache::new())),
             guard: Arc::new(am_triples::GuardSlot::new()),
+            fence,
         };
         let mut guard = journal.lock();
         let tx = guard
@@ -117,6 +134,9 @@ impl SQLiteJournal {
     /// this handle last committed, and describes the new mark only once the
     /// commit succeeded (a failure leaves it marked invalid).
     fn write<T>(&self, f: impl FnOnce(&Connection, &mut CountCache) -> Result<T>) -> Result<T> {
+        // The home's write lock around the whole append (a write barrier
+        // waits for it), then the connection.
+        let _write = self.fence.locks.first().map(am_triples::WriteLock::write);
         let mut guard = self.lock();
         let tx = guard
             .transaction_with_behavior(TransactionBehavior::Immediate)
@@ -280,6 +300,10 @@ impl MemoryJournal for SQLiteJournal {
 
     fn commit_guard(&self) -> Option<am_triples::CommitGuard> {
         self.guard.get().cloned()
+    }
+
+    fn write_fence(&self) -> am_triples::WriteFence {
+        self.fence.clone()
     }
 
     fn append_events(&self, events: &[MemoryEvent]) -> Result<Vec<MemoryEvent>> {

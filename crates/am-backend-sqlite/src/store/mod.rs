@@ -381,6 +381,7 @@ impl SQLiteTripleStore {
         if let Some(e) = &embedder {
             pin.check_embedder(e.as_ref())?;
         }
+        let _write = self.home.write_lock().write();
         let changed = self.with_conn(|c| {
             let tx = c.transaction_with_behavior(TransactionBehavior::Immediate)?;
             let count: i64 =
@@ -808,5 +809,9 @@ impl TripleStore for SQLiteTripleStore {
 
     fn commit_guard(&self) -> Option<am_triples::CommitGuard> {
         self.guard.get().cloned()
+    }
+
+    fn write_fence(&self) -> am_triples::WriteFence {
+        self.home.write_fence()
     }
 }

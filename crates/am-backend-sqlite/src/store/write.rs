@@ -156,6 +156,7 @@ impl SQLiteTripleStore {
         if prepared.is_empty() {
             return Ok(Vec::new());
         }
+        let _write = self.home.write_lock().write();
         let inserted = self.with_conn(|c| {
             let tx = c.transaction_with_behavior(TransactionBehavior::Immediate)?;
             let inserted = self.insert_prepared_in(&tx, &prepared)?;
@@ -534,6 +535,7 @@ impl SQLiteTripleStore {
         point: am_triples::CommitPoint,
         rule: impl FnOnce(Option<&str>) -> am_triples::Result<Option<String>>,
     ) -> Result<bool> {
+        let _write = self.home.write_lock().write();
         self.with_conn(|c| {
             let tx = c.transaction_with_behavior(TransactionBehavior::Immediate)?;
             let changed = self.change_window_in(&tx, id, rule)?;

@@ -26,6 +26,8 @@ pub struct Session {
     engine: Option<Engine>,
     /// The warnings the current op's result carried (see [`Session::warned`]).
     raised: RefCell<Vec<String>>,
+    /// The commit guard of `--guard-file`, installed again on a reopen.
+    guard: Option<am_triples::CommitGuard>,
 }
 
 impl Session {
@@ -50,7 +52,35 @@ impl Session {
             clock,
             engine: Some(engine),
             raised: RefCell::new(Vec::new()),
+            guard: None,
         })
+    }
+
+    /// Guard every memory write of the session with a commit guard that
+    /// refuses while `path` exists (`am exec --guard-file PATH`): a refused
+    /// op answers with error kind `Refused`, its message naming the commit
+    /// point and the file.
+    ///
+    /// # Errors
+    /// As `install_commit_guard` (a store or journal that cannot call one).
+    pub fn guard_with_file(&mut self, path: std::path::PathBuf) -> CliResult<()> {
+        let guard = am_triples::CommitGuard::new(move |_point| {
+            if path.exists() {
+                Err(format!("the guard file {} exists (Stop)", path.display()).into())
+            } else {
+                Ok(())
+            }
+        });
+        self.install_guard(&guard)?;
+        self.guard = Some(guard);
+        Ok(())
+    }
+
+    fn install_guard(&self, guard: &am_triples::CommitGuard) -> CliResult<()> {
+        let system = &self.engine()?.system;
+        system.store().install_commit_guard(guard)?;
+        system.journal().install_commit_guard(guard)?;
+        Ok(())
     }
 
     /// The open engine.
@@ -102,6 +132,9 @@ impl Session {
         )?;
         let seq = engine.system.current_seq()?;
         self.engine = Some(engine);
+        if let Some(g) = self.guard.clone() {
+            self.install_guard(&g)?;
+        }
         Ok(seq)
     }
 

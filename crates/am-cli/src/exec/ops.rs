@@ -19,6 +19,7 @@ use serde_json::{Value, json};
 pub const OPS: &[&str] = &[
     "clock",
     "reopen",
+    "write_barrier",
     "add",
     "query",
     "close_assertion",
@@ -62,6 +63,13 @@ fn list<T: Serialize>(items: &[T]) -> CliResult<Value> {
 // The arguments of the ops whose verb takes two arguments or fewer (the
 // engine's own arguments structs cover the others). Each refuses an argument
 // the verb does not take, as the engine's structs do.
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct WriteBarrierArgs {
+    #[serde(default)]
+    timeout_s: Option<f64>,
+}
 
 /// An op without arguments.
 #[derive(Deserialize)]
@@ -173,6 +181,22 @@ pub fn dispatch(s: &mut Session, op: &str, a: Args) -> CliResult<Value> {
                 }
             }
             Ok(json!({"now": s.clock().now()}))
+        }
+        "write_barrier" => {
+            let WriteBarrierArgs { timeout_s } = a.parse()?;
+            let timeout = match timeout_s {
+                None => None,
+                Some(t) if t.is_finite() && t >= 0.0 => Some(std::time::Duration::from_secs_f64(t)),
+                Some(t) => {
+                    return Err(CliError::invalid(format!(
+                        "timeout_s must be a non-negative number of seconds (or null: wait), got {t}"
+                    )));
+                }
+            };
+            // Taken and released at once: the answer says what it held.
+            let hold = s.engine()?.system.write_barrier(timeout)?;
+            s.raised.borrow_mut().extend(hold.warnings.iter().cloned());
+            Ok(json!({"locks": hold.locks, "files": hold.files, "uncovered": hold.uncovered}))
         }
         "reopen" => {
             let NoArgs {} = a.parse()?;

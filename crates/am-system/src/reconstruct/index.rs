@@ -728,6 +728,9 @@ impl TripleStore for IndexedStore<'_> {
     fn commit_guard(&self) -> Option<am_triples::CommitGuard> {
         self.inner.commit_guard()
     }
+    fn write_fence(&self) -> am_triples::WriteFence {
+        self.inner.write_fence()
+    }
 }
 
 #[cfg(test)]
