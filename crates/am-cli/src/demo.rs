@@ -120,7 +120,7 @@ pub fn run(home_path: Option<PathBuf>, quiet: bool) -> CliResult<(String, Value)
     {
         text.push_str(&format!(
             "  {} carries activation {:.3} from the committed use\n",
-            h.title.as_deref().unwrap_or("(untitled)"),
+            crate::text::escape(h.title.as_deref().unwrap_or("(untitled)")),
             h.activation.base_level
         ));
     }

@@ -309,9 +309,14 @@ pub fn parse_jsonl_noting(
 /// what it got without echoing a whole file).
 pub fn excerpt(text: &str) -> String {
     const MAX: usize = 80;
+    // Escaped: an error message is printed to a terminal.
     match text.char_indices().nth(MAX) {
-        Some((i, _)) => format!("{}… ({} bytes in all)", &text[..i], text.len()),
-        None => text.to_owned(),
+        Some((i, _)) => format!(
+            "{}… ({} bytes in all)",
+            crate::text::escape(&text[..i]),
+            text.len()
+        ),
+        None => crate::text::escape(text),
     }
 }
 
