@@ -1,6 +1,6 @@
 //! Repository tasks: `cargo xtask conformance [--backend NAME]`, `cargo xtask tidy`,
 //! `cargo xtask test` (the README's test command), `cargo xtask bench [--quick] [--no-lance] [--only BENCH] [--profile NAME]`
-//! and `cargo xtask soak [--trials N]` (crash trials).
+//! `cargo xtask soak [--trials N]` (crash trials) and `cargo xtask badinput`.
 //!
 //! `conformance` runs each backend crate's single `tests/conformance.rs` and prints
 //! one line per check and backend; `tidy` checks the layering and the `//!` docs
@@ -8,6 +8,7 @@
 //! virtual environment exists, exports `AM_ORACLE_PYTHON`, and runs
 //! `cargo test --workspace`.
 
+mod badinput;
 mod bench;
 mod conformance;
 mod oracle;
@@ -26,6 +27,7 @@ tasks:
   test [ARGS...]                 ensure the oracle venv, then cargo test --workspace ARGS
   bench [--quick] [--no-lance] [--only BENCH] [--profile NAME]
                                  run the benches with targets; print ours vs target vs Python 0.3.2
+  badinput                       the am exec bad-input catalogue (each refused, the home unchanged)
   soak [--trials N] [--writes N] [--seed N] [VERB...]
                                  crash trials: SIGKILLed writers, the home checked (default 1000 per verb)
   protoc                         print the vendored protoc for a plain cargo (empty if PATH has one)
@@ -48,6 +50,7 @@ fn main() -> Result<()> {
         "test" => oracle::test(rest),
         "bench" => bench::run(rest),
         "soak" => soak::run(rest),
+        "badinput" => badinput::run(rest),
         "protoc" => {
             // The PROTOC a plain `cargo` needs on this machine (empty when the
             // machine has its own): `export PROTOC="$(cargo xtask protoc)"`.

@@ -1,0 +1,1228 @@
+//! The bad-input catalogue of `am exec` (issue 23 §6): well over 150 lines a
+//! host might send by mistake or malice (malformed JSON, unknown ops and
+//! arguments, missing required ones, wrong types, out-of-range and
+//! non-finite numbers, oversized and blank strings, timestamps that are not
+//! timestamps, ids of the other namespace or of nothing, scope/owner
+//! mistakes), each run against a fresh copy of a home that holds records, a
+//! trace and a revision. Every one must be answered with an error of some
+//! kind (no crash, no panic, exit code 0 or 2) and leave the home's bytes
+//! unchanged (the file and its WAL hashed before and after).
+//!
+//! Inputs found accepted, as 0.3.2 accepts them, and so not in the
+//! catalogue: a `valid_until` before `valid_from` and a confidence outside
+//! 0..1 on `add` and in a record; `close_assertion` / `narrow_assertion` of
+//! an unknown id (answer `false`); a negative `assertions_after` cursor; a
+//! negative `deadline_s` (not enforced); `commit_selection` on a trace the
+//! journal does not hold (foreign traces are allowed) or with a negative
+//! token estimate; `bind` with a blank scope; `close_record` naming unknown
+//! replacement ids; `apply_revision` with no ops (the spec is silent; it
+//! records an empty revision).
+//!
+//! `cargo xtask badinput` runs this test and prints the count and any case
+//! that was accepted, crashed or changed the home.
+
+mod common;
+
+use serde_json::{Value, json};
+use sha2::{Digest, Sha256};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+const CLOCK: &str = "2026-01-01T00:00:00Z";
+
+/// Every op of docs/exec.md.
+const OPS: &[&str] = &[
+    "clock",
+    "reopen",
+    "add",
+    "query",
+    "close_assertion",
+    "narrow_assertion",
+    "assertions_after",
+    "embedding_pin",
+    "remember_many",
+    "remember",
+    "reconstruct",
+    "commit_selection",
+    "reinforce",
+    "attenuate",
+    "refocus",
+    "activation",
+    "access_counts",
+    "payload",
+    "bind",
+    "close_assertions",
+    "close_record",
+    "current_seq",
+    "seq_at",
+    "events",
+    "bindings",
+    "closures",
+    "traces",
+    "snapshots",
+    "valence_events",
+    "versions",
+    "selected_count",
+    "pair_selected_count",
+    "apply_revision",
+    "history",
+    "sources_of",
+    "names_ref",
+    "derived_from_source",
+    "revisions",
+    "repair",
+    "replay_into",
+];
+
+/// Ops with a required argument: the call with none is refused.
+const NEED_ARGS: &[&str] = &[
+    "add",
+    "close_assertion",
+    "narrow_assertion",
+    "remember_many",
+    "remember",
+    "reconstruct",
+    "commit_selection",
+    "reinforce",
+    "attenuate",
+    "refocus",
+    "payload",
+    "bind",
+    "close_assertions",
+    "close_record",
+    "seq_at",
+    "selected_count",
+    "pair_selected_count",
+    "apply_revision",
+    "history",
+    "sources_of",
+    "names_ref",
+    "derived_from_source",
+    "replay_into",
+];
+
+fn line(v: Value) -> String {
+    v.to_string()
+}
+
+fn with(op: &str, args: Value) -> String {
+    let mut m = args.as_object().cloned().unwrap_or_default();
+    m.insert("op".into(), json!(op));
+    Value::Object(m).to_string()
+}
+
+fn assertion() -> Value {
+    json!({"subject": "ex:ada", "predicate": "knows", "object": "ex:bo", "scope": "life", "owner_id": "demo"})
+}
+
+fn record() -> Value {
+    json!({"kind": "episode", "title": "Ada", "digest": "Ada signed the lease."})
+}
+
+fn revision() -> Value {
+    json!({"revision_id": "rev-x", "scope": "life", "owner_id": "demo", "cause": "ingest",
+           "occurred_at": "2026-01-05T09:00:00Z",
+           "ops": [{"op": "assert", "payload": {"assertion_id": "gx", "subject": "ex:a",
+                                               "predicate": "p", "object": "ex:b"}}],
+           "provenance": {"sources": [{"kind": "artifact", "artifact_id": "n1"}], "actor": "t"}})
+}
+
+fn patched(mut base: Value, key: &str, value: Value) -> Value {
+    base[key] = value;
+    base
+}
+
+/// The catalogue: `(name, line)`.
+fn catalogue(ids: &Ids) -> Vec<(String, String)> {
+    let mut c: Vec<(String, String)> = Vec::new();
+    let mut push = |name: &str, l: String| c.push((name.to_owned(), l));
+
+    // Malformed lines.
+    for (n, raw) in [
+        ("not json", "this is not json"),
+        ("open brace", "{"),
+        ("trailing comma", r#"{"op": "current_seq",}"#),
+        ("array", "[1, 2]"),
+        ("string", r#""current_seq""#),
+        ("number", "42"),
+        ("null", "null"),
+        ("op is a number", r#"{"op": 5}"#),
+        ("op is null", r#"{"op": null}"#),
+        ("no op", "{}"),
+        ("unknown op", r#"{"op": "forget_everything"}"#),
+        ("missing colon", r#"{"op" "add"}"#),
+        ("NaN literal", r#"{"op": "clock", "advance_s": NaN}"#),
+        (
+            "Infinity literal",
+            r#"{"op": "clock", "advance_s": Infinity}"#,
+        ),
+        ("single quotes", "{'op': 'current_seq'}"),
+        ("op with spaces", r#"{"op": " add "}"#),
+        ("op upper case", r#"{"op": "ADD"}"#),
+        (
+            "duplicate op key",
+            r#"{"op": "current_seq", "op": "forget"}"#,
+        ),
+        (
+            "unterminated string",
+            r#"{"op": "add", "assertions": [{"subject": "x}]}"#,
+        ),
+        (
+            "nested too deep",
+            &format!(
+                "{{\"op\": \"query\", \"q\": {}{}}}",
+                "[".repeat(200),
+                "]".repeat(200)
+            ),
+        ),
+    ] {
+        push(&format!("malformed: {n}"), raw.to_owned());
+    }
+
+    // An argument no op takes.
+    for op in OPS {
+        push(
+            &format!("{op}: unknown argument"),
+            with(op, json!({"frobnicate": 1})),
+        );
+    }
+    // The required arguments missing.
+    for op in NEED_ARGS {
+        push(&format!("{op}: no arguments"), with(op, json!({})));
+    }
+
+    // Layer 1.
+    push(
+        "add: assertions not a list",
+        with("add", json!({"assertions": "x"})),
+    );
+    push(
+        "add: an assertion is a number",
+        with("add", json!({"assertions": [1]})),
+    );
+    push(
+        "add: subject a number",
+        with(
+            "add",
+            json!({"assertions": [patched(assertion(), "subject", json!(5))]}),
+        ),
+    );
+    push(
+        "add: blank subject",
+        with(
+            "add",
+            json!({"assertions": [patched(assertion(), "subject", json!("   "))]}),
+        ),
+    );
+    push(
+        "add: blank predicate",
+        with(
+            "add",
+            json!({"assertions": [patched(assertion(), "predicate", json!(""))]}),
+        ),
+    );
+    push(
+        "add: no object",
+        with(
+            "add",
+            json!({"assertions": [{"subject": "a", "predicate": "p"}]}),
+        ),
+    );
+    push(
+        "add: observed_at not a timestamp",
+        with(
+            "add",
+            json!({"assertions": [patched(assertion(), "observed_at", json!("yesterday"))]}),
+        ),
+    );
+    push(
+        "add: valid_from month 13",
+        with(
+            "add",
+            json!({"assertions": [patched(assertion(), "valid_from", json!("2026-13-45T00:00:00Z"))]}),
+        ),
+    );
+    push(
+        "add: confidence a string",
+        with(
+            "add",
+            json!({"assertions": [patched(assertion(), "confidence", json!("high"))]}),
+        ),
+    );
+    push("add: confidence 1e999", r#"{"op": "add", "assertions": [{"subject": "a", "predicate": "p", "object": "o", "confidence": 1e999}]}"#.to_owned());
+    push(
+        "add: attributes a list",
+        with(
+            "add",
+            json!({"assertions": [patched(assertion(), "attributes", json!([1]))]}),
+        ),
+    );
+    push(
+        "add: provenance a string",
+        with(
+            "add",
+            json!({"assertions": [patched(assertion(), "provenance", json!("me"))]}),
+        ),
+    );
+    push(
+        "add: unknown assertion field",
+        with(
+            "add",
+            json!({"assertions": [patched(assertion(), "colour", json!("red"))]}),
+        ),
+    );
+    push(
+        "add: one good, one bad",
+        with(
+            "add",
+            json!({"assertions": [assertion(), patched(assertion(), "observed_at", json!("noon"))]}),
+        ),
+    );
+    push(
+        "add: scope a list",
+        with(
+            "add",
+            json!({"assertions": [patched(assertion(), "scope", json!(["life"]))]}),
+        ),
+    );
+    push(
+        "add: owner a number",
+        with(
+            "add",
+            json!({"assertions": [patched(assertion(), "owner_id", json!(7))]}),
+        ),
+    );
+    push("query: q a number", with("query", json!({"q": 5})));
+    push(
+        "query: unknown query field",
+        with("query", json!({"q": {"colour": "red"}})),
+    );
+    push(
+        "query: limit a string",
+        with("query", json!({"q": {"limit": "ten"}})),
+    );
+    push(
+        "query: limit a float",
+        with("query", json!({"q": {"limit": 1.5}})),
+    );
+    push(
+        "query: since not a timestamp",
+        with("query", json!({"q": {"since": "last week"}})),
+    );
+    push(
+        "query: until not a timestamp",
+        with("query", json!({"q": {"until": "2026-02-30T00:00:00Z"}})),
+    );
+    push(
+        "query: active_at not a timestamp",
+        with("query", json!({"q": {"active_at": "now"}})),
+    );
+    push(
+        "query: order sideways",
+        with("query", json!({"q": {"order": "sideways"}})),
+    );
+    push(
+        "query: min_confidence a string",
+        with("query", json!({"q": {"min_confidence": "x"}})),
+    );
+    push(
+        "query: query_vector with a string",
+        with("query", json!({"q": {"query_vector": ["a"]}})),
+    );
+    push(
+        "query: query_vector empty",
+        with("query", json!({"q": {"query_vector": []}})),
+    );
+    push(
+        "query: query_vector 1e999",
+        r#"{"op": "query", "q": {"query_vector": [1e999]}}"#.to_owned(),
+    );
+    push(
+        "query: query_vector zero",
+        with("query", json!({"q": {"query_vector": [0.0, 0.0]}})),
+    );
+    push(
+        "query: query_text without an embedder",
+        with("query", json!({"q": {"query_text": "lease"}})),
+    );
+    push(
+        "query: assertion_ids a string",
+        with("query", json!({"q": {"assertion_ids": "x"}})),
+    );
+    push(
+        "close_assertion: valid_until not a timestamp",
+        with(
+            "close_assertion",
+            json!({"assertion_id": ids.assertion, "valid_until": "soon"}),
+        ),
+    );
+    push(
+        "close_assertion: id a number",
+        with(
+            "close_assertion",
+            json!({"assertion_id": 5, "valid_until": CLOCK}),
+        ),
+    );
+    push(
+        "close_assertion: no valid_until",
+        with("close_assertion", json!({"assertion_id": ids.assertion})),
+    );
+    push(
+        "narrow_assertion: valid_until not a timestamp",
+        with(
+            "narrow_assertion",
+            json!({"assertion_id": ids.assertion, "valid_until": "later"}),
+        ),
+    );
+    push(
+        "assertions_after: cursor a string",
+        with("assertions_after", json!({"cursor": "x"})),
+    );
+    push(
+        "assertions_after: limit 0",
+        with("assertions_after", json!({"limit": 0})),
+    );
+    push(
+        "assertions_after: limit negative",
+        with("assertions_after", json!({"limit": -1})),
+    );
+    push(
+        "assertions_after: limit a bool",
+        with("assertions_after", json!({"limit": true})),
+    );
+
+    // The engine.
+    push(
+        "clock: now not a timestamp",
+        with("clock", json!({"now": "noon"})),
+    );
+    push(
+        "clock: advance_s negative",
+        with("clock", json!({"advance_s": -1})),
+    );
+    push(
+        "clock: advance_s a string",
+        with("clock", json!({"advance_s": "1"})),
+    );
+    push(
+        "clock: advance_s 1e999",
+        r#"{"op": "clock", "advance_s": 1e999}"#.to_owned(),
+    );
+    push(
+        "clock: both now and advance_s",
+        with("clock", json!({"now": CLOCK, "advance_s": 1})),
+    );
+    push(
+        "seq_at: not a timestamp",
+        with("seq_at", json!({"iso_ts": "abc"})),
+    );
+    push("seq_at: a number", with("seq_at", json!({"iso_ts": 5})));
+
+    // Formation.
+    let rm = |r: Value| {
+        with(
+            "remember_many",
+            json!({"records": [r], "scope": "life", "owner_id": "demo", "idempotency_key": "bad"}),
+        )
+    };
+    push(
+        "remember_many: unknown kind",
+        rm(patched(record(), "kind", json!("gossip"))),
+    );
+    push(
+        "remember_many: blank title",
+        rm(patched(record(), "title", json!(" "))),
+    );
+    push(
+        "remember_many: blank digest",
+        rm(patched(record(), "digest", json!(""))),
+    );
+    push(
+        "remember_many: title a number",
+        rm(patched(record(), "title", json!(3))),
+    );
+    push(
+        "remember_many: unknown record field",
+        rm(patched(record(), "mood", json!("sad"))),
+    );
+    push(
+        "remember_many: edges not pairs",
+        rm(patched(record(), "edges", json!(["derived_from"]))),
+    );
+    push(
+        "remember_many: edge to itself",
+        rm(patched(
+            record(),
+            "edges",
+            json!([["derived_from", "local:0"]]),
+        )),
+    );
+    push(
+        "remember_many: edge out of range",
+        rm(patched(
+            record(),
+            "edges",
+            json!([["derived_from", "local:9"]]),
+        )),
+    );
+    push(
+        "remember_many: edge local:x",
+        rm(patched(
+            record(),
+            "edges",
+            json!([["derived_from", "local:x"]]),
+        )),
+    );
+    push(
+        "remember_many: summary without edges",
+        rm(patched(record(), "kind", json!("summary"))),
+    );
+    push(
+        "remember_many: keywords a string",
+        rm(patched(record(), "keywords", json!("pool"))),
+    );
+    push(
+        "remember_many: participants numbers",
+        rm(patched(record(), "participants", json!([1, 2]))),
+    );
+    push(
+        "remember_many: records not a list",
+        with(
+            "remember_many",
+            json!({"records": {}, "scope": "life", "owner_id": "demo", "idempotency_key": "bad"}),
+        ),
+    );
+    push(
+        "remember_many: empty records",
+        with(
+            "remember_many",
+            json!({"records": [], "scope": "life", "owner_id": "demo", "idempotency_key": "bad"}),
+        ),
+    );
+    push(
+        "remember_many: blank scope",
+        with(
+            "remember_many",
+            json!({"records": [record()], "scope": " ", "owner_id": "demo", "idempotency_key": "bad"}),
+        ),
+    );
+    push(
+        "remember_many: blank idempotency_key",
+        with(
+            "remember_many",
+            json!({"records": [record()], "scope": "life", "owner_id": "demo", "idempotency_key": ""}),
+        ),
+    );
+    push(
+        "remember_many: no owner_id",
+        with(
+            "remember_many",
+            json!({"records": [record()], "scope": "life", "idempotency_key": "bad"}),
+        ),
+    );
+    push(
+        "remember_many: one good one bad",
+        with(
+            "remember_many",
+            json!({"records": [record(), patched(record(), "kind", json!("gossip"))], "scope": "life", "owner_id": "demo", "idempotency_key": "bad"}),
+        ),
+    );
+    push(
+        "remember: record a list",
+        with(
+            "remember",
+            json!({"record": [], "scope": "life", "owner_id": "demo", "idempotency_key": "bad"}),
+        ),
+    );
+    push(
+        "remember: unknown kind",
+        with(
+            "remember",
+            json!({"record": patched(record(), "kind", json!("x")), "scope": "life", "owner_id": "demo", "idempotency_key": "bad"}),
+        ),
+    );
+
+    // Recall.
+    let rc = |extra: Value| {
+        let mut m = json!({"stimulus": {"cue_text": "lease"}, "scopes": [["life", "demo"]], "trace_id": "bad-trace"});
+        for (k, v) in extra.as_object().unwrap() {
+            m[k] = v.clone();
+        }
+        with("reconstruct", m)
+    };
+    push("reconstruct: empty scope ladder", rc(json!({"scopes": []})));
+    push(
+        "reconstruct: blank scope",
+        rc(json!({"scopes": [["", "demo"]]})),
+    );
+    push(
+        "reconstruct: scope pair of three",
+        rc(json!({"scopes": [["life", "demo", "x"]]})),
+    );
+    push(
+        "reconstruct: scopes a string",
+        rc(json!({"scopes": "life"})),
+    );
+    push(
+        "reconstruct: broad scope without a reason",
+        rc(json!({"scopes": [["global", ""]]})),
+    );
+    push(
+        "reconstruct: view sideways",
+        rc(json!({"view": "sideways"})),
+    );
+    push("reconstruct: blank trace_id", rc(json!({"trace_id": "  "})));
+    push(
+        "reconstruct: stimulus a string",
+        rc(json!({"stimulus": "lease"})),
+    );
+    push(
+        "reconstruct: unknown stimulus field",
+        rc(json!({"stimulus": {"cue_text": "x", "mood": 1}})),
+    );
+    push(
+        "reconstruct: cue_text a number",
+        rc(json!({"stimulus": {"cue_text": 5}})),
+    );
+    push(
+        "reconstruct: as_of beyond the journal",
+        rc(json!({"stimulus": {"cue_text": "x", "as_of": 999_999}})),
+    );
+    push(
+        "reconstruct: as_of negative",
+        rc(json!({"stimulus": {"cue_text": "x", "as_of": -1}})),
+    );
+    push(
+        "reconstruct: as_of a float",
+        rc(json!({"stimulus": {"cue_text": "x", "as_of": 1.5}})),
+    );
+    push(
+        "reconstruct: pattern not an object",
+        rc(json!({"stimulus": {"cue_text": "x", "patterns": [5]}})),
+    );
+    push(
+        "reconstruct: embedding with a string",
+        rc(json!({"stimulus": {"cue_text": "x", "embedding": ["a"]}})),
+    );
+    push("reconstruct: embedding 1e999", r#"{"op": "reconstruct", "stimulus": {"cue_text": "x", "embedding": [1e999]}, "scopes": [["life", "demo"]]}"#.to_owned());
+    push(
+        "reconstruct: unknown budget field",
+        rc(json!({"budget": {"colour": 1}})),
+    );
+    push(
+        "reconstruct: shelf_size negative",
+        rc(json!({"budget": {"shelf_size": -1}})),
+    );
+    push(
+        "reconstruct: shelf_size a string",
+        rc(json!({"budget": {"shelf_size": "12"}})),
+    );
+    push(
+        "reconstruct: token_budget negative",
+        rc(json!({"budget": {"token_budget": -5}})),
+    );
+    push(
+        "reconstruct: self_fraction above 0.9",
+        rc(json!({"budget": {"self_fraction": 2.0}})),
+    );
+    push(
+        "reconstruct: self_fraction negative",
+        rc(json!({"budget": {"self_fraction": -0.1}})),
+    );
+    push(
+        "reconstruct: stm_fraction above 1",
+        rc(json!({"budget": {"stm_fraction": 1.5}})),
+    );
+    push(
+        "reconstruct: stm_fraction negative",
+        rc(json!({"budget": {"stm_fraction": -0.5}})),
+    );
+    push(
+        "reconstruct: max_hops negative",
+        rc(json!({"budget": {"max_hops": -1}})),
+    );
+    push(
+        "reconstruct: max_edges a float",
+        rc(json!({"budget": {"max_edges": 1.5}})),
+    );
+    push(
+        "reconstruct: min_activation a string",
+        rc(json!({"budget": {"min_activation": "high"}})),
+    );
+    push(
+        "reconstruct: journal a string",
+        rc(json!({"journal": "yes"})),
+    );
+    push(
+        "commit_selection: blank trace",
+        with(
+            "commit_selection",
+            json!({"trace_id": "", "used_record_ids": [ids.record]}),
+        ),
+    );
+    push(
+        "commit_selection: id not in the trace",
+        with(
+            "commit_selection",
+            json!({"trace_id": "tr-1", "used_record_ids": ["nope"]}),
+        ),
+    );
+    push(
+        "commit_selection: used ids a string",
+        with(
+            "commit_selection",
+            json!({"trace_id": "tr-1", "used_record_ids": ids.record}),
+        ),
+    );
+    push(
+        "commit_selection: token estimate a string",
+        with(
+            "commit_selection",
+            json!({"trace_id": "tr-1", "used_record_ids": [ids.record], "prompt_token_estimate": "many"}),
+        ),
+    );
+
+    // Deliberate acts, bindings, closures.
+    for op in ["reinforce", "attenuate"] {
+        let act = |extra: Value| {
+            let mut m = json!({"record_id": ids.record, "reason": "matters", "scope": "life", "owner_id": "demo"});
+            for (k, v) in extra.as_object().unwrap() {
+                m[k] = v.clone();
+            }
+            with(op, m)
+        };
+        push(
+            &format!("{op}: unknown record"),
+            act(json!({"record_id": "nope"})),
+        );
+        push(&format!("{op}: blank reason"), act(json!({"reason": " "})));
+        push(
+            &format!("{op}: weight a string"),
+            act(json!({"weight": "heavy"})),
+        );
+        push(
+            &format!("{op}: weight 1e999"),
+            format!(
+                r#"{{"op": "{op}", "record_id": "{}", "reason": "r", "scope": "life", "owner_id": "demo", "weight": 1e999}}"#,
+                ids.record
+            ),
+        );
+        push(
+            &format!("{op}: ttl_activity negative"),
+            act(json!({"ttl_activity": -1})),
+        );
+        push(&format!("{op}: blank scope"), act(json!({"scope": ""})));
+        push(
+            &format!("{op}: provenance a list"),
+            act(json!({"provenance": [1]})),
+        );
+    }
+    push(
+        "refocus: blank reason",
+        with(
+            "refocus",
+            json!({"reason": "", "scope": "life", "owner_id": "demo"}),
+        ),
+    );
+    push(
+        "refocus: blank scope",
+        with(
+            "refocus",
+            json!({"reason": "shift", "scope": " ", "owner_id": "demo"}),
+        ),
+    );
+    push(
+        "refocus: weight (not taken)",
+        with(
+            "refocus",
+            json!({"reason": "shift", "scope": "life", "owner_id": "demo", "weight": 3}),
+        ),
+    );
+    let b = |extra: Value| {
+        let mut m = json!({"record_id": ids.record, "scope": "life", "owner_id": "demo", "search_state": "hidden"});
+        for (k, v) in extra.as_object().unwrap() {
+            m[k] = v.clone();
+        }
+        with("bind", m)
+    };
+    push(
+        "bind: unknown search_state",
+        b(json!({"search_state": "invisible"})),
+    );
+    push(
+        "bind: unknown prompt_state",
+        b(json!({"search_state": "indexed", "prompt_state": "loud"})),
+    );
+    push(
+        "bind: hidden and active",
+        b(json!({"prompt_state": "active"})),
+    );
+    push("bind: unknown lifecycle", b(json!({"lifecycle": "zombie"})));
+    push("bind: blank record id", b(json!({"record_id": ""})));
+    push("bind: search_state a number", b(json!({"search_state": 1})));
+    push(
+        "close_assertions: unknown kind",
+        with(
+            "close_assertions",
+            json!({"assertion_ids": [ids.assertion], "kind": "erase", "reason": "x"}),
+        ),
+    );
+    push(
+        "close_assertions: ids a string",
+        with(
+            "close_assertions",
+            json!({"assertion_ids": ids.assertion, "kind": "retract", "reason": "x"}),
+        ),
+    );
+    push(
+        "close_assertions: empty ids",
+        with(
+            "close_assertions",
+            json!({"assertion_ids": [], "kind": "retract", "reason": "x"}),
+        ),
+    );
+    push(
+        "close_assertions: unknown id",
+        with(
+            "close_assertions",
+            json!({"assertion_ids": ["nope"], "kind": "retract", "reason": "x"}),
+        ),
+    );
+    push(
+        "close_assertions: supersede without replacement",
+        with(
+            "close_assertions",
+            json!({"assertion_ids": [ids.assertion], "kind": "supersede", "reason": "x"}),
+        ),
+    );
+    push(
+        "close_record: unknown record",
+        with("close_record", json!({"record_id": "nope", "reason": "x"})),
+    );
+    push(
+        "close_record: unknown kind",
+        with(
+            "close_record",
+            json!({"record_id": ids.record, "reason": "x", "kind": "erase"}),
+        ),
+    );
+    push(
+        "close_record: blank reason",
+        with(
+            "close_record",
+            json!({"record_id": ids.record, "reason": ""}),
+        ),
+    );
+    push(
+        "payload: unknown record",
+        with("payload", json!({"record_id": "nope"})),
+    );
+    push(
+        "payload: unknown tier",
+        with(
+            "payload",
+            json!({"record_id": ids.record, "tier": "everything"}),
+        ),
+    );
+    push(
+        "activation: record_ids a string",
+        with(
+            "activation",
+            json!({"record_ids": "x", "scope": "life", "owner_id": "demo"}),
+        ),
+    );
+    push(
+        "activation: at_seq a string",
+        with(
+            "activation",
+            json!({"scope": "life", "owner_id": "demo", "at_seq": "now"}),
+        ),
+    );
+    push(
+        "access_counts: pairs of one",
+        with("access_counts", json!({"record_ids": [], "pairs": [["a"]]})),
+    );
+    push(
+        "access_counts: record_ids a number",
+        with("access_counts", json!({"record_ids": 5})),
+    );
+
+    // The journal's readers.
+    push(
+        "events: limit a string",
+        with("events", json!({"limit": "all"})),
+    );
+    push(
+        "events: kinds a string",
+        with("events", json!({"kinds": "selected"})),
+    );
+    push(
+        "events: since_seq a float",
+        with("events", json!({"since_seq": 0.5})),
+    );
+    push(
+        "bindings: fold a string",
+        with("bindings", json!({"fold": "yes"})),
+    );
+    push(
+        "closures: until_seq a string",
+        with("closures", json!({"until_seq": "x"})),
+    );
+    push(
+        "traces: limit a float",
+        with("traces", json!({"limit": 2.5})),
+    );
+    push(
+        "snapshots: trace_id a number",
+        with("snapshots", json!({"trace_id": 5})),
+    );
+    push(
+        "valence_events: target_id a list",
+        with("valence_events", json!({"target_id": ["x"]})),
+    );
+    push(
+        "versions: field a number",
+        with("versions", json!({"field": 1})),
+    );
+    push(
+        "selected_count: record_id a number",
+        with("selected_count", json!({"record_id": 5})),
+    );
+    push(
+        "pair_selected_count: pair of one",
+        with("pair_selected_count", json!({"pair": ["a"]})),
+    );
+
+    // The memory graph.
+    let rv = |key: &str, value: Value| {
+        with(
+            "apply_revision",
+            json!({"revision": patched(patched(revision(), "revision_id", json!("rev-bad")), key, value)}),
+        )
+    };
+    push(
+        "apply_revision: revision a string",
+        with("apply_revision", json!({"revision": "rev"})),
+    );
+    push(
+        "apply_revision: blank revision_id",
+        rv("revision_id", json!("")),
+    );
+    push("apply_revision: unknown cause", rv("cause", json!("whim")));
+    push(
+        "apply_revision: occurred_at not a timestamp",
+        rv("occurred_at", json!("yesterday")),
+    );
+    push("apply_revision: ops not a list", rv("ops", json!({})));
+    push(
+        "apply_revision: unknown op",
+        rv("ops", json!([{"op": "delete", "payload": {}}])),
+    );
+    push(
+        "apply_revision: assert without subject",
+        rv(
+            "ops",
+            json!([{"op": "assert", "payload": {"predicate": "p", "object": "o"}}]),
+        ),
+    );
+    push(
+        "apply_revision: close of nothing",
+        rv(
+            "ops",
+            json!([{"op": "close", "payload": {"assertion_id": "nope", "valid_until": CLOCK, "kind": "retract", "reason": "x"}}]),
+        ),
+    );
+    push(
+        "apply_revision: provenance without sources",
+        rv("provenance", json!({"actor": "t"})),
+    );
+    push(
+        "apply_revision: source of unknown kind",
+        rv(
+            "provenance",
+            json!({"sources": [{"kind": "rumour"}], "actor": "t"}),
+        ),
+    );
+    push(
+        "apply_revision: recorded_at not a timestamp",
+        rv("recorded_at", json!("then")),
+    );
+    push(
+        "apply_revision: replay a string",
+        with(
+            "apply_revision",
+            json!({"revision": revision(), "replay": "yes"}),
+        ),
+    );
+    push(
+        "history: limit 0",
+        with("history", json!({"memory_id": ids.assertion, "limit": 0})),
+    );
+    push(
+        "history: limit negative",
+        with("history", json!({"memory_id": ids.assertion, "limit": -3})),
+    );
+    push(
+        "history: memory_id a number",
+        with("history", json!({"memory_id": 7})),
+    );
+    push(
+        "sources_of: limit a float",
+        with(
+            "sources_of",
+            json!({"memory_id": ids.assertion, "limit": 1.5}),
+        ),
+    );
+    push(
+        "sources_of: transitive a string",
+        with(
+            "sources_of",
+            json!({"memory_id": ids.assertion, "transitive": "yes"}),
+        ),
+    );
+    push(
+        "names_ref: ref a string",
+        with("names_ref", json!({"ref": "x", "owner_ids": ["demo"]})),
+    );
+    push(
+        "names_ref: ref of unknown kind",
+        with(
+            "names_ref",
+            json!({"ref": {"kind": "rumour"}, "owner_ids": ["demo"]}),
+        ),
+    );
+    push(
+        "names_ref: owner_ids a string",
+        with(
+            "names_ref",
+            json!({"ref": {"kind": "artifact", "artifact_id": "n1"}, "owner_ids": "demo"}),
+        ),
+    );
+    push(
+        "derived_from_source: ref without id",
+        with("derived_from_source", json!({"ref": {"kind": "artifact"}})),
+    );
+    push(
+        "revisions: cursor a number",
+        with("revisions", json!({"after": 5})),
+    );
+    push(
+        "revisions: cursor garbage",
+        with("revisions", json!({"after": "not-a-cursor"})),
+    );
+    push("revisions: limit 0", with("revisions", json!({"limit": 0})));
+    push(
+        "repair: limit negative",
+        with("repair", json!({"limit": -1})),
+    );
+    push(
+        "replay_into: target_home a number",
+        with("replay_into", json!({"target_home": 5})),
+    );
+    push(
+        "replay_into: target_home blank",
+        with("replay_into", json!({"target_home": ""})),
+    );
+
+    // Oversized strings.
+    let big = "x".repeat(2_000_000);
+    push(
+        "add: a 2 MB subject with a bad timestamp",
+        with(
+            "add",
+            json!({"assertions": [{"subject": big, "predicate": "p", "object": "o", "observed_at": "never"}]}),
+        ),
+    );
+    push(
+        "reconstruct: a 2 MB trace_id of blanks",
+        rc(json!({"trace_id": " ".repeat(2_000_000)})),
+    );
+    let _ = line(json!(null));
+    c
+}
+
+/// Ids the template home holds.
+struct Ids {
+    record: String,
+    assertion: String,
+}
+
+fn hash(path: &Path) -> String {
+    let mut h = Sha256::new();
+    for suffix in ["", "-wal"] {
+        let p = PathBuf::from(format!("{}{suffix}", path.display()));
+        if let Ok(bytes) = std::fs::read(&p) {
+            h.update(suffix.as_bytes());
+            h.update(&bytes);
+        }
+    }
+    format!("{:x}", h.finalize())
+}
+
+fn exec(home: &Path, input: &str) -> (i32, String, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_am"))
+        .args([
+            "exec",
+            "--home",
+            home.to_str().unwrap(),
+            "--clock",
+            CLOCK,
+            "-",
+        ])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the am binary runs");
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn copy_home(from: &Path, to: &Path) {
+    for suffix in ["", "-wal", "-shm"] {
+        let f = PathBuf::from(format!("{}{suffix}", from.display()));
+        let t = PathBuf::from(format!("{}{suffix}", to.display()));
+        let _ = std::fs::remove_file(&t);
+        if f.exists() {
+            std::fs::copy(&f, &t).unwrap();
+        }
+    }
+}
+
+/// A home with records, a layer-1 row, a journaled recall and a revision.
+fn template(dir: &Path) -> (PathBuf, Ids) {
+    let home = dir.join("template.sqlite3");
+    let script = [
+        json!({"op": "remember_many", "records": [record(), {"kind": "lesson", "title": "Lease", "digest": "Read the lease first.", "edges": [["derived_from", "local:0"]]}], "scope": "life", "owner_id": "demo", "idempotency_key": "t1"}),
+        json!({"op": "add", "assertions": [patched(assertion(), "assertion_id", json!("a1"))]}),
+        json!({"op": "reconstruct", "stimulus": {"cue_text": "lease"}, "scopes": [["life", "demo"]], "trace_id": "tr-1"}),
+        json!({"op": "apply_revision", "revision": revision()}),
+    ]
+    .iter()
+    .map(Value::to_string)
+    .collect::<Vec<_>>()
+    .join("\n");
+    let (code, out, err) = exec(&home, &script);
+    assert_eq!(code, 0, "the template script failed: {out}\n{err}");
+    let answers: Vec<Value> = out
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    for a in &answers {
+        assert!(a.get("ok").is_some(), "template step refused: {a}");
+    }
+    let recall = &answers[2]["ok"]["handles"];
+    let record = recall[0]["record_id"].as_str().unwrap().to_owned();
+    (
+        home,
+        Ids {
+            record,
+            assertion: "a1".into(),
+        },
+    )
+}
+
+#[test]
+fn every_bad_exec_input_is_refused_with_an_error_kind_and_leaves_the_home_unchanged() {
+    let dir = tempfile::tempdir().unwrap();
+    let (template, ids) = template(dir.path());
+    // The control: a read leaves the bytes as they were.
+    let control = dir.path().join("control.sqlite3");
+    copy_home(&template, &control);
+    let before = hash(&control);
+    let (code, out, _) = exec(&control, r#"{"op": "current_seq"}"#);
+    assert_eq!(code, 0, "{out}");
+    assert_eq!(
+        hash(&control),
+        before,
+        "a plain read changed the home's bytes"
+    );
+
+    let cases = catalogue(&ids);
+    let mut names: Vec<&str> = cases.iter().map(|(n, _)| n.as_str()).collect();
+    names.sort_unstable();
+    names.dedup();
+    assert_eq!(names.len(), cases.len(), "case names are unique");
+    assert!(
+        cases.len() >= 150,
+        "the catalogue holds {} cases",
+        cases.len()
+    );
+    let mut accepted: Vec<String> = Vec::new();
+    let mut crashed: Vec<String> = Vec::new();
+    let mut changed: Vec<String> = Vec::new();
+    let mut kinds: std::collections::BTreeMap<String, usize> = Default::default();
+    for (i, (name, input)) in cases.iter().enumerate() {
+        let home = dir.path().join(format!("case-{i}.sqlite3"));
+        copy_home(&template, &home);
+        let before = hash(&home);
+        let (code, out, err) = exec(&home, input);
+        if !(code == 0 || code == 2) || err.contains("panicked") {
+            crashed.push(format!(
+                "{name}: exit {code}: {}",
+                err.lines().last().unwrap_or("")
+            ));
+        } else {
+            match out
+                .lines()
+                .next()
+                .and_then(|l| serde_json::from_str::<Value>(l).ok())
+            {
+                Some(a) if a["error"]["kind"].as_str().is_some_and(|k| !k.is_empty()) => {
+                    *kinds
+                        .entry(a["error"]["kind"].as_str().unwrap().to_owned())
+                        .or_default() += 1;
+                }
+                other => accepted.push(format!(
+                    "{name}: {}",
+                    other.map_or("no answer".into(), |a| a
+                        .to_string()
+                        .chars()
+                        .take(200)
+                        .collect::<String>())
+                )),
+            }
+        }
+        if hash(&home) != before {
+            changed.push(name.clone());
+        }
+        for suffix in ["", "-wal", "-shm"] {
+            let _ = std::fs::remove_file(format!("{}{suffix}", home.display()));
+        }
+    }
+    println!(
+        "badinput: {} cases, {} refused ({kinds:?}), {} accepted, {} crashed, {} changed the home",
+        cases.len(),
+        cases.len() - accepted.len() - crashed.len(),
+        accepted.len(),
+        crashed.len(),
+        changed.len()
+    );
+    for a in &accepted {
+        println!("  ACCEPTED {a}");
+    }
+    for c in &crashed {
+        println!("  CRASHED  {c}");
+    }
+    for c in &changed {
+        println!("  CHANGED  {c}");
+    }
+    assert!(
+        accepted.is_empty() && crashed.is_empty() && changed.is_empty(),
+        "{} accepted, {} crashed, {} changed the home (listed above)",
+        accepted.len(),
+        crashed.len(),
+        changed.len()
+    );
+}
