@@ -8,6 +8,11 @@
 //! virtual environment exists, exports `AM_ORACLE_PYTHON`, and runs
 //! `cargo test --workspace`.
 
+#![allow(
+    unreachable_pub,
+    reason = "a binary exports nothing: its modules' `pub` is crate-wide by construction"
+)]
+
 mod badinput;
 mod bench;
 mod conformance;

@@ -4,6 +4,11 @@
 //! Exit codes: 0 ok, 2 bad input, 1 a failure outside the caller's control.
 //! Every command takes `--embedder` and `--json`.
 
+#![allow(
+    unreachable_pub,
+    reason = "a binary exports nothing: its modules' `pub` is crate-wide by construction"
+)]
+
 mod demo;
 mod embedder;
 mod error;

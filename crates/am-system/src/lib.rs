@@ -12,7 +12,7 @@ pub mod formation;
 pub mod ids;
 pub mod kinds;
 pub mod outcome;
-pub mod reconstruct;
+mod reconstruct;
 pub mod records;
 pub mod seam;
 pub mod selection;

@@ -22,10 +22,10 @@ use std::path::Path;
 use std::sync::Arc;
 
 /// The record time every test graph stamps.
-pub const RECORDED: &str = "2026-02-01T10:00:00.000000+00:00";
+pub(crate) const RECORDED: &str = "2026-02-01T10:00:00.000000+00:00";
 
 /// One mind's handles.
-pub struct Mind {
+pub(crate) struct Mind {
     pub store: Arc<LanceDBTripleStore>,
     pub journal: Arc<SQLiteJournal>,
     pub graph: MemoryGraph,
@@ -35,12 +35,12 @@ pub struct Mind {
 
 /// Open the mind under `dir` (created on first use), with `hook` as the
 /// graph's commit failpoint.
-pub fn open_mind(dir: &Path, hook: Option<CommitHook>) -> Mind {
+pub(crate) fn open_mind(dir: &Path, hook: Option<CommitHook>) -> Mind {
     open_mind_with(dir, hook, Arc::new(HashEmbedder::new(8, "hash-8")))
 }
 
 /// As [`open_mind`] with another embedder.
-pub fn open_mind_with(
+pub(crate) fn open_mind_with(
     dir: &Path,
     hook: Option<CommitHook>,
     embedder: Arc<dyn TextEmbedder>,
@@ -72,11 +72,11 @@ pub fn open_mind_with(
     }
 }
 
-pub fn step(run: &str, seq: i64) -> SourceRef {
+pub(crate) fn step(run: &str, seq: i64) -> SourceRef {
     SourceRef::step(run, seq).expect("a valid step ref")
 }
 
-pub fn prov(sources: Vec<SourceRef>, parents: &[&str]) -> Provenance {
+pub(crate) fn prov(sources: Vec<SourceRef>, parents: &[&str]) -> Provenance {
     Provenance::new(
         sources,
         parents.iter().map(|s| (*s).to_owned()).collect(),
@@ -85,23 +85,23 @@ pub fn prov(sources: Vec<SourceRef>, parents: &[&str]) -> Provenance {
     .expect("a valid provenance")
 }
 
-pub fn claim(id: &str, s: &str, p: &str, o: &str) -> RevisionOp {
+pub(crate) fn claim(id: &str, s: &str, p: &str, o: &str) -> RevisionOp {
     let mut a = AssertOp::claim(s, p, o);
     a.assertion.assertion_id = Some(id.to_owned());
     RevisionOp::Assert(a)
 }
 
-pub fn derived(id: &str, o: &str, parents: &[&str]) -> RevisionOp {
+pub(crate) fn derived(id: &str, o: &str, parents: &[&str]) -> RevisionOp {
     let mut a = AssertOp::claim("ex:dana", "ex:note", o);
     a.assertion.assertion_id = Some(id.to_owned());
     RevisionOp::Assert(a.with_provenance(prov(vec![], parents)))
 }
 
-pub fn close(id: &str, until: &str) -> RevisionOp {
+pub(crate) fn close(id: &str, until: &str) -> RevisionOp {
     RevisionOp::Close(CloseOp::new(id, until, CloseKind::Retract, "wrong"))
 }
 
-pub fn rev_as(id: &str, cause: &str, ops: Vec<RevisionOp>, p: Provenance) -> Revision {
+pub(crate) fn rev_as(id: &str, cause: &str, ops: Vec<RevisionOp>, p: Provenance) -> Revision {
     Revision::new(RevisionDraft {
         revision_id: id.into(),
         scope: "global".into(),
@@ -116,12 +116,12 @@ pub fn rev_as(id: &str, cause: &str, ops: Vec<RevisionOp>, p: Provenance) -> Rev
     .expect("a valid revision")
 }
 
-pub fn rev(id: &str, ops: Vec<RevisionOp>, p: Provenance) -> Revision {
+pub(crate) fn rev(id: &str, ops: Vec<RevisionOp>, p: Provenance) -> Revision {
     rev_as(id, "ingest", ops, p)
 }
 
 /// The first revision: two memories from a step, one derived from them.
-pub fn r1() -> Revision {
+pub(crate) fn r1() -> Revision {
     rev(
         "r1",
         vec![
@@ -135,7 +135,7 @@ pub fn r1() -> Revision {
 
 /// The second revision: every kind of projection at once (a new row, a close
 /// of an older row, history, provenance and lineage rows).
-pub fn r2() -> Revision {
+pub(crate) fn r2() -> Revision {
     rev(
         "r2",
         vec![
@@ -148,7 +148,7 @@ pub fn r2() -> Revision {
 }
 
 /// The third revision: a re-observation of an open claim.
-pub fn r3() -> Revision {
+pub(crate) fn r3() -> Revision {
     rev(
         "r3",
         vec![claim("c9", "ex:dana", "schema:knows", "ex:bob")],
@@ -157,7 +157,7 @@ pub fn r3() -> Revision {
 }
 
 /// Every table of the mind and the journal's closures and seq.
-pub fn dump(m: &Mind) -> BTreeMap<String, Vec<String>> {
+pub(crate) fn dump(m: &Mind) -> BTreeMap<String, Vec<String>> {
     let mut out = m.probe.dump_tables().expect("dump the tables");
     let closures = m
         .journal

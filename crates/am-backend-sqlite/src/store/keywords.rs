@@ -47,9 +47,9 @@ use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
 use std::collections::HashMap;
 
 /// `keyword_engine()` when the in-process mirror answered.
-pub const KEYWORD_ENGINE_MIRROR: &str = "fts5-mirror";
+pub(super) const KEYWORD_ENGINE_MIRROR: &str = "fts5-mirror";
 /// `keyword_engine()` when the FTS5 query answered.
-pub const KEYWORD_ENGINE_SQL: &str = "fts5-sql";
+pub(super) const KEYWORD_ENGINE_SQL: &str = "fts5-sql";
 
 /// FTS5's cap on a token's bytes (`FTS5_MAX_TOKEN_SIZE`): longer tokens are cut.
 const MAX_TOKEN_BYTES: usize = 32768;
@@ -62,7 +62,7 @@ const TOKENIZER_TABLE: &str = "am_keyword_unicode61";
 
 /// The in-process mirror of one table's FTS5 keyword index.
 #[derive(Debug, Default)]
-pub struct KeywordCache {
+pub(super) struct KeywordCache {
     /// Rows above this rowid are not mirrored yet.
     high_water: i64,
     rowids: Vec<i64>,
@@ -237,7 +237,7 @@ impl KeywordCache {
     /// `Storage` when SQLite fails.
     /// The caller must not be inside a transaction (`conn.is_autocommit()`):
     /// rows a transaction has not committed are never mirrored.
-    pub fn refresh(
+    pub(super) fn refresh(
         cache: &mut Option<KeywordCache>,
         conn: &mut Connection,
         table: &str,
@@ -395,7 +395,7 @@ impl KeywordCache {
 
     /// Bytes held: 20 per row (rowid, scope and owner ids, token count), 8 per posting, each
     /// term and interned string once.
-    pub fn bytes(&self) -> usize {
+    pub(super) fn bytes(&self) -> usize {
         self.rowids.capacity() * 8
             + (self.scopes.capacity() + self.owners.capacity() + self.lens.capacity()) * 4
             + self
@@ -412,7 +412,7 @@ impl KeywordCache {
     /// newest rowid first, at most `limit`. `None` when the mirror cannot
     /// answer exactly (a defect, or a term `unicode61` would not read as one
     /// ASCII token): SQL answers.
-    pub fn rank(
+    pub(super) fn rank(
         &self,
         terms: &[String],
         scope: &str,

@@ -7,18 +7,18 @@ use rusqlite::types::ValueRef;
 use std::collections::HashMap;
 
 /// The id of a cell no `= ?` text filter matches (NULL or a non-text value).
-pub const NEVER: u32 = u32::MAX;
+pub(super) const NEVER: u32 = u32::MAX;
 
 /// Each distinct text cell once, numbered in first-seen order.
 #[derive(Debug, Default)]
-pub struct Names {
+pub(super) struct Names {
     ids: HashMap<String, u32>,
 }
 
 impl Names {
     /// The id of a `scope`/`owner_id` cell: text is interned, anything else is
     /// [`NEVER`].
-    pub fn intern(&mut self, cell: ValueRef<'_>) -> u32 {
+    pub(super) fn intern(&mut self, cell: ValueRef<'_>) -> u32 {
         let ValueRef::Text(bytes) = cell else {
             return NEVER;
         };
@@ -38,7 +38,7 @@ impl Names {
     /// The filter id of `value`: `Some(None)` for no filter, `Some(Some(id))`
     /// for a held value, `None` when no interned cell equals it (the filter
     /// selects nothing).
-    pub fn filter(&self, value: Option<&str>) -> Option<Option<u32>> {
+    pub(super) fn filter(&self, value: Option<&str>) -> Option<Option<u32>> {
         match value {
             None => Some(None),
             Some(v) => self.ids.get(v).map(|id| Some(*id)),
@@ -46,7 +46,7 @@ impl Names {
     }
 
     /// Bytes held by the strings (plus 8 per entry for its id and slot).
-    pub fn bytes(&self) -> usize {
+    pub(super) fn bytes(&self) -> usize {
         self.ids.keys().map(|k| k.len() + 8).sum()
     }
 }

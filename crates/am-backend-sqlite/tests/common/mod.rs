@@ -14,7 +14,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 /// each whitespace token of the lowercased text; bucket `h[0] % 16`, sign from
 /// `h[1] & 1`), L2-normalized, reporting `tiny-hash-bow-16`.
 #[derive(Debug, Clone)]
-pub struct TinyEmbedder {
+pub(crate) struct TinyEmbedder {
     pub model: Option<String>,
     pub dim: usize,
 }
@@ -30,7 +30,7 @@ impl Default for TinyEmbedder {
 
 impl TinyEmbedder {
     /// The vector of one text, computed in f64 as Python does, then narrowed.
-    pub fn embed_f64(&self, text: &str) -> Vec<f64> {
+    pub(crate) fn embed_f64(&self, text: &str) -> Vec<f64> {
         let mut v = vec![0.0f64; self.dim];
         for tok in text.to_lowercase().split_whitespace() {
             let h = Sha256::digest(tok.as_bytes());
@@ -59,7 +59,7 @@ impl TextEmbedder for TinyEmbedder {
 
 /// An embedder that fails (as an unreachable endpoint does) while `failing` is set.
 #[derive(Debug, Default)]
-pub struct FlakyEmbedder {
+pub(crate) struct FlakyEmbedder {
     pub failing: AtomicBool,
 }
 
@@ -79,7 +79,7 @@ impl TextEmbedder for FlakyEmbedder {
 
 /// An embedder returning a fixed vector for every text.
 #[derive(Debug, Clone)]
-pub struct ConstEmbedder(pub Vec<f32>);
+pub(crate) struct ConstEmbedder(pub Vec<f32>);
 
 impl TextEmbedder for ConstEmbedder {
     fn embed_texts(&self, texts: &[String]) -> Result<Vec<Vec<f32>>> {
@@ -87,44 +87,44 @@ impl TextEmbedder for ConstEmbedder {
     }
 }
 
-pub fn tiny() -> Arc<dyn TextEmbedder> {
+pub(crate) fn tiny() -> Arc<dyn TextEmbedder> {
     Arc::new(TinyEmbedder::default())
 }
 
-pub fn home_path(dir: &tempfile::TempDir) -> PathBuf {
+pub(crate) fn home_path(dir: &tempfile::TempDir) -> PathBuf {
     dir.path().join("home.sqlite3")
 }
 
-pub fn open(path: &Path, embedder: Option<Arc<dyn TextEmbedder>>) -> SQLiteTripleStore {
+pub(crate) fn open(path: &Path, embedder: Option<Arc<dyn TextEmbedder>>) -> SQLiteTripleStore {
     SQLiteTripleStore::open(path, embedder, SqliteStoreOptions::default()).expect("open store")
 }
 
 /// Every byte of the main file (a WAL home checkpointed on its last close).
-pub fn bytes(path: &Path) -> Vec<u8> {
+pub(crate) fn bytes(path: &Path) -> Vec<u8> {
     std::fs::read(path).expect("read home")
 }
 
 /// Checkpoint the WAL into the main file so byte comparisons see everything.
-pub fn checkpoint(path: &Path) {
+pub(crate) fn checkpoint(path: &Path) {
     let c = rusqlite::Connection::open(path).expect("open");
     c.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()))
         .expect("checkpoint");
 }
 
 /// One raw SQL value read off the file with a separate connection.
-pub fn raw_i64(path: &Path, sql: &str) -> i64 {
+pub(crate) fn raw_i64(path: &Path, sql: &str) -> i64 {
     let c = rusqlite::Connection::open(path).expect("open");
     c.query_row(sql, [], |r| r.get(0)).expect("query")
 }
 
-pub fn raw_opt_text(path: &Path, sql: &str) -> Option<String> {
+pub(crate) fn raw_opt_text(path: &Path, sql: &str) -> Option<String> {
     let c = rusqlite::Connection::open(path).expect("open");
     c.query_row(sql, [], |r| r.get(0)).ok()
 }
 
 /// Every table of the file (SQLite's own excepted), each row's every column
 /// (rowid first), in rowid order.
-pub fn dump_tables(path: &Path) -> Vec<(String, Vec<Vec<rusqlite::types::Value>>)> {
+pub(crate) fn dump_tables(path: &Path) -> Vec<(String, Vec<Vec<rusqlite::types::Value>>)> {
     let c = rusqlite::Connection::open(path).unwrap();
     let mut names: Vec<(String, String)> = c
         .prepare(

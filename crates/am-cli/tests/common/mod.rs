@@ -9,7 +9,7 @@ use std::process::{Command, Stdio};
 
 /// What one `am` run answered.
 #[derive(Debug)]
-pub struct Out {
+pub(crate) struct Out {
     /// The exit code (-1 when killed by a signal).
     pub code: i32,
     /// Standard output.
@@ -20,13 +20,13 @@ pub struct Out {
 
 impl Out {
     /// Standard output parsed as one JSON value.
-    pub fn json(&self) -> serde_json::Value {
+    pub(crate) fn json(&self) -> serde_json::Value {
         serde_json::from_str(self.stdout.trim())
             .unwrap_or_else(|e| panic!("stdout is not one JSON value ({e}): {}", self.stdout))
     }
 
     /// Assert a clean refusal: the exit code, a message on stderr, no panic.
-    pub fn assert_refused(&self, code: i32, needle: &str) {
+    pub(crate) fn assert_refused(&self, code: i32, needle: &str) {
         assert_eq!(self.code, code, "exit code; stderr: {}", self.stderr);
         assert!(!self.stderr.contains("panicked"), "panic: {}", self.stderr);
         assert!(
@@ -38,7 +38,7 @@ impl Out {
 }
 
 /// Run `am args...` with `stdin` as standard input.
-pub fn am_with_input(args: &[&str], stdin: &str) -> Out {
+pub(crate) fn am_with_input(args: &[&str], stdin: &str) -> Out {
     let mut child = Command::new(env!("CARGO_BIN_EXE_am"))
         .args(args)
         .stdin(Stdio::piped())
@@ -61,17 +61,17 @@ pub fn am_with_input(args: &[&str], stdin: &str) -> Out {
 }
 
 /// Run `am args...` with empty standard input.
-pub fn am(args: &[&str]) -> Out {
+pub(crate) fn am(args: &[&str]) -> Out {
     am_with_input(args, "")
 }
 
 /// The shipped demo conversation.
-pub fn demo_conversation() -> PathBuf {
+pub(crate) fn demo_conversation() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("data/demo-conversation.jsonl")
 }
 
 /// The bytes and modification time of a file.
-pub fn fingerprint(path: &Path) -> (Vec<u8>, std::time::SystemTime) {
+pub(crate) fn fingerprint(path: &Path) -> (Vec<u8>, std::time::SystemTime) {
     let bytes = std::fs::read(path).expect("the file reads");
     let mtime = std::fs::metadata(path)
         .and_then(|m| m.modified())
@@ -80,13 +80,13 @@ pub fn fingerprint(path: &Path) -> (Vec<u8>, std::time::SystemTime) {
 }
 
 /// A home holding the demo conversation (ingested with the offline embedder).
-pub fn demo_home(dir: &Path) -> PathBuf {
+pub(crate) fn demo_home(dir: &Path) -> PathBuf {
     demo_home_with(dir, "home.sqlite3", "offline")
 }
 
 /// A home `name` in `dir` holding the demo conversation in `life:demo`,
 /// ingested with `embedder`.
-pub fn demo_home_with(dir: &Path, name: &str, embedder: &str) -> PathBuf {
+pub(crate) fn demo_home_with(dir: &Path, name: &str, embedder: &str) -> PathBuf {
     let home = dir.join(name);
     let conv = demo_conversation();
     let out = am(&[

@@ -6,7 +6,7 @@ use serde_json::Value;
 const DEFAULT_LOCOMO: &str = "/work/shared/fixtures/locomo/locomo-dev.json";
 
 /// Every turn's text, in file order (samples, then sessions by number, then turns).
-pub fn locomo_turns() -> Vec<String> {
+pub(crate) fn locomo_turns() -> Vec<String> {
     let path = std::env::var("AM_LOCOMO").unwrap_or_else(|_| DEFAULT_LOCOMO.to_owned());
     let raw = std::fs::read_to_string(&path)
         .unwrap_or_else(|e| panic!("cannot read the LoCoMo dev file {path}: {e} (set AM_LOCOMO)"));

@@ -14,7 +14,7 @@ use std::time::Duration;
 
 /// One request as the server read it.
 #[derive(Debug, Clone)]
-pub struct Request {
+pub(crate) struct Request {
     pub method: String,
     pub path: String,
     /// Header names lowercased.
@@ -23,7 +23,7 @@ pub struct Request {
 }
 
 impl Request {
-    pub fn header(&self, name: &str) -> Option<&str> {
+    pub(crate) fn header(&self, name: &str) -> Option<&str> {
         let name = name.to_ascii_lowercase();
         self.headers
             .iter()
@@ -31,12 +31,12 @@ impl Request {
             .map(|(_, v)| v.as_str())
     }
 
-    pub fn json(&self) -> Value {
+    pub(crate) fn json(&self) -> Value {
         serde_json::from_slice(&self.body).expect("request body is JSON")
     }
 
     /// The `input` list of the request body.
-    pub fn inputs(&self) -> Vec<String> {
+    pub(crate) fn inputs(&self) -> Vec<String> {
         self.json()["input"]
             .as_array()
             .expect("input is a list")
@@ -47,7 +47,7 @@ impl Request {
 }
 
 /// What the server answers.
-pub enum Reply {
+pub(crate) enum Reply {
     /// A status and a JSON body.
     Json(u16, Value),
     /// A status and a raw body sent as `application/json`.
@@ -59,7 +59,7 @@ pub enum Reply {
 type Handler = dyn Fn(&Request) -> Reply + Send + Sync;
 
 /// The running server; dropping it stops it.
-pub struct TestServer {
+pub(crate) struct TestServer {
     addr: SocketAddr,
     requests: Arc<Mutex<Vec<Request>>>,
     stop: Arc<AtomicBool>,
@@ -67,7 +67,7 @@ pub struct TestServer {
 }
 
 impl TestServer {
-    pub fn start(handler: impl Fn(&Request) -> Reply + Send + Sync + 'static) -> Self {
+    pub(crate) fn start(handler: impl Fn(&Request) -> Reply + Send + Sync + 'static) -> Self {
         let listener = TcpListener::bind("127.0.0.1:0").expect("bind 127.0.0.1");
         let addr = listener.local_addr().unwrap();
         let requests = Arc::new(Mutex::new(Vec::new()));
@@ -98,11 +98,11 @@ impl TestServer {
     }
 
     /// `http://127.0.0.1:<port>`
-    pub fn url(&self) -> String {
+    pub(crate) fn url(&self) -> String {
         format!("http://{}", self.addr)
     }
 
-    pub fn requests(&self) -> Vec<Request> {
+    pub(crate) fn requests(&self) -> Vec<Request> {
         self.requests.lock().unwrap().clone()
     }
 }
@@ -201,7 +201,7 @@ fn fnv(bytes: &[u8], seed: u64) -> u64 {
 
 /// The deterministic vector the server returns for `text`: `dim` values in
 /// [-1, 1) on a 1/1000 grid (exact through JSON), never all zero.
-pub fn vector_for(text: &str, dim: usize) -> Vec<f32> {
+pub(crate) fn vector_for(text: &str, dim: usize) -> Vec<f32> {
     (0..dim)
         .map(|i| {
             let h = fnv(text.as_bytes(), i as u64 + 1);
@@ -213,7 +213,7 @@ pub fn vector_for(text: &str, dim: usize) -> Vec<f32> {
 
 /// OpenAI-shaped reply rows for `inputs` with dimension `dim(i)` for input `i`,
 /// shuffled (sorted by a hash of the text) and placed by `index`.
-pub fn rows(inputs: &[String], dim: impl Fn(usize) -> usize) -> Vec<Value> {
+pub(crate) fn rows(inputs: &[String], dim: impl Fn(usize) -> usize) -> Vec<Value> {
     reply_order(inputs)
         .into_iter()
         .map(|i| json!({"object": "embedding", "index": i, "embedding": vector_for(&inputs[i], dim(i))}))
@@ -221,14 +221,14 @@ pub fn rows(inputs: &[String], dim: impl Fn(usize) -> usize) -> Vec<Value> {
 }
 
 /// The order in which [`rows`] lists the inputs' positions.
-pub fn reply_order(inputs: &[String]) -> Vec<usize> {
+pub(crate) fn reply_order(inputs: &[String]) -> Vec<usize> {
     let mut order: Vec<usize> = (0..inputs.len()).collect();
     order.sort_by_key(|&i| fnv(inputs[i].as_bytes(), 99));
     order
 }
 
 /// A well-formed, shuffled OpenAI reply of dimension `dim` echoing the model.
-pub fn openai_ok(req: &Request, dim: usize) -> Reply {
+pub(crate) fn openai_ok(req: &Request, dim: usize) -> Reply {
     let body = req.json();
     let inputs = req.inputs();
     Reply::Json(
@@ -243,7 +243,7 @@ pub fn openai_ok(req: &Request, dim: usize) -> Reply {
 }
 
 /// A well-formed, shuffled gateway reply of dimension `dim`, naming `model` if given.
-pub fn gateway_ok(req: &Request, dim: usize, model: Option<&str>) -> Reply {
+pub(crate) fn gateway_ok(req: &Request, dim: usize, model: Option<&str>) -> Reply {
     let inputs = req.inputs();
     let mut body = json!({"data": rows(&inputs, |_| dim)});
     if let Some(m) = model {
@@ -253,16 +253,16 @@ pub fn gateway_ok(req: &Request, dim: usize, model: Option<&str>) -> Reply {
 }
 
 /// `n` distinct texts.
-pub fn texts(n: usize) -> Vec<String> {
+pub(crate) fn texts(n: usize) -> Vec<String> {
     (0..n).map(|i| format!("text number {i}")).collect()
 }
 
 /// A port on 127.0.0.1 where nothing listens (bound, then released).
-pub fn dead_url() -> String {
+pub(crate) fn dead_url() -> String {
     let l = TcpListener::bind("127.0.0.1:0").unwrap();
     let addr = l.local_addr().unwrap();
     drop(l);
     format!("http://{addr}")
 }
 
-pub mod pin_checks;
+pub(crate) mod pin_checks;

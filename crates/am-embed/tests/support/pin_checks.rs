@@ -15,12 +15,12 @@ use std::sync::Arc;
 use std::time::Duration;
 
 /// Opens a fresh store with `embedder` under the creation pin `pin`.
-pub type Opener<'a> = &'a dyn Fn(
+pub(crate) type Opener<'a> = &'a dyn Fn(
     Option<Arc<dyn TextEmbedder>>,
     EmbeddingPin,
 ) -> am_triples::Result<Box<dyn TripleStore>>;
 
-pub const MODEL: &str = "text-embedding-test";
+pub(crate) const MODEL: &str = "text-embedding-test";
 
 /// The error of an open that must fail.
 fn refused(r: am_triples::Result<Box<dyn TripleStore>>) -> am_triples::Error {
@@ -30,7 +30,7 @@ fn refused(r: am_triples::Result<Box<dyn TripleStore>>) -> am_triples::Error {
     }
 }
 
-pub fn pin(model: &str, dim: usize) -> EmbeddingPin {
+pub(crate) fn pin(model: &str, dim: usize) -> EmbeddingPin {
     build_pin(Some(model), Some(dim), "creation", None).unwrap()
 }
 
@@ -47,7 +47,7 @@ fn assertions() -> Vec<TripleAssertion> {
 
 /// The store holds no row: no structured hit, an empty change feed, and the
 /// pin it was created with.
-pub fn assert_nothing_stored(store: &dyn TripleStore, pin_before: &EmbeddingPin) {
+pub(crate) fn assert_nothing_stored(store: &dyn TripleStore, pin_before: &EmbeddingPin) {
     let all = store
         .query(&TripleQuery {
             limit: 0,
@@ -64,7 +64,7 @@ pub fn assert_nothing_stored(store: &dyn TripleStore, pin_before: &EmbeddingPin)
     assert_eq!(after.dimension, pin_before.dimension);
 }
 
-pub fn an_embedder_whose_model_contradicts_the_pin_is_refused_at_open(open: Opener<'_>) {
+pub(crate) fn an_embedder_whose_model_contradicts_the_pin_is_refused_at_open(open: Opener<'_>) {
     let server = TestServer::start(|r| openai_ok(r, 8));
     let err = refused(open(Some(http(&server)), pin("another-model", 8)));
     assert_eq!(err.kind(), ErrorKind::Refused, "{err}");
@@ -76,7 +76,7 @@ pub fn an_embedder_whose_model_contradicts_the_pin_is_refused_at_open(open: Open
     assert!(server.requests().is_empty(), "nothing is embedded at open");
 }
 
-pub fn an_embedder_whose_declared_dimension_contradicts_the_pin_is_refused_at_open(
+pub(crate) fn an_embedder_whose_declared_dimension_contradicts_the_pin_is_refused_at_open(
     open: Opener<'_>,
 ) {
     let server = TestServer::start(|r| openai_ok(r, 8));
@@ -89,7 +89,7 @@ pub fn an_embedder_whose_declared_dimension_contradicts_the_pin_is_refused_at_op
     assert!(err.to_string().contains("384"), "{err}");
 }
 
-pub fn the_offline_embedder_is_refused_under_another_models_pin(open: Opener<'_>) {
+pub(crate) fn the_offline_embedder_is_refused_under_another_models_pin(open: Opener<'_>) {
     let e: Arc<dyn TextEmbedder> = Arc::new(OfflineEmbedder::new().unwrap());
     let err = refused(open(Some(Arc::clone(&e)), pin(MODEL, 64)));
     assert_eq!(err.kind(), ErrorKind::Refused, "{err}");
@@ -97,7 +97,7 @@ pub fn the_offline_embedder_is_refused_under_another_models_pin(open: Opener<'_>
     assert_eq!(err.kind(), ErrorKind::Refused, "{err}");
 }
 
-pub fn a_matching_http_embedder_stores_its_vectors_and_ranks_by_them(open: Opener<'_>) {
+pub(crate) fn a_matching_http_embedder_stores_its_vectors_and_ranks_by_them(open: Opener<'_>) {
     let server = TestServer::start(|r| openai_ok(r, 8));
     let store = open(Some(http(&server)), pin(MODEL, 8)).unwrap();
     let input = assertions();
@@ -120,7 +120,7 @@ pub fn a_matching_http_embedder_stores_its_vectors_and_ranks_by_them(open: Opene
     assert_eq!(hits[0].assertion_id.as_ref(), Some(&ids[1]));
 }
 
-pub fn a_wrong_dimension_reply_is_refused_and_nothing_is_stored(open: Opener<'_>) {
+pub(crate) fn a_wrong_dimension_reply_is_refused_and_nothing_is_stored(open: Opener<'_>) {
     let server = TestServer::start(|r| openai_ok(r, 4));
     let p = pin(MODEL, 8);
     let store = open(Some(http(&server)), p.clone()).unwrap();
@@ -132,7 +132,7 @@ pub fn a_wrong_dimension_reply_is_refused_and_nothing_is_stored(open: Opener<'_>
     assert_nothing_stored(store.as_ref(), &p);
 }
 
-pub fn a_wrong_dimension_query_vector_is_refused_at_read(open: Opener<'_>) {
+pub(crate) fn a_wrong_dimension_query_vector_is_refused_at_read(open: Opener<'_>) {
     let server = TestServer::start(|r| openai_ok(r, 4));
     let store = open(Some(http(&server)), pin(MODEL, 8)).unwrap();
     let err = store
@@ -144,7 +144,7 @@ pub fn a_wrong_dimension_query_vector_is_refused_at_read(open: Opener<'_>) {
     assert_eq!(err.kind(), ErrorKind::DimensionMismatch, "{err}");
 }
 
-pub fn an_http_failure_during_add_names_the_pin_and_stores_nothing(open: Opener<'_>) {
+pub(crate) fn an_http_failure_during_add_names_the_pin_and_stores_nothing(open: Opener<'_>) {
     let server = TestServer::start(|_| {
         Reply::Json(
             400,
@@ -164,7 +164,7 @@ pub fn an_http_failure_during_add_names_the_pin_and_stores_nothing(open: Opener<
     assert_nothing_stored(store.as_ref(), &p);
 }
 
-pub fn a_timeout_during_add_stores_nothing(open: Opener<'_>) {
+pub(crate) fn a_timeout_during_add_stores_nothing(open: Opener<'_>) {
     let server = TestServer::start(|_| Reply::Stall);
     let e = OpenAICompatTextEmbedder::builder(format!("{}/v1", server.url()), MODEL)
         .timeout(Duration::from_millis(300))
@@ -177,7 +177,7 @@ pub fn a_timeout_during_add_stores_nothing(open: Opener<'_>) {
     assert_nothing_stored(store.as_ref(), &p);
 }
 
-pub fn a_wrong_vector_count_during_add_stores_nothing(open: Opener<'_>) {
+pub(crate) fn a_wrong_vector_count_during_add_stores_nothing(open: Opener<'_>) {
     let server = TestServer::start(|r| {
         let inputs = r.inputs();
         Reply::Json(200, json!({"data": rows(&inputs[1..], |_| 8)}))
@@ -189,7 +189,7 @@ pub fn a_wrong_vector_count_during_add_stores_nothing(open: Opener<'_>) {
     assert_nothing_stored(store.as_ref(), &p);
 }
 
-pub fn a_mixed_dimension_reply_during_add_stores_nothing(open: Opener<'_>) {
+pub(crate) fn a_mixed_dimension_reply_during_add_stores_nothing(open: Opener<'_>) {
     let server = TestServer::start(|r| {
         let inputs = r.inputs();
         Reply::Json(200, json!({"data": rows(&inputs, |i| 8 + i)}))
@@ -201,7 +201,7 @@ pub fn a_mixed_dimension_reply_during_add_stores_nothing(open: Opener<'_>) {
     assert_nothing_stored(store.as_ref(), &p);
 }
 
-pub fn the_offline_embedder_under_its_own_pin_ranks_related_text_first(open: Opener<'_>) {
+pub(crate) fn the_offline_embedder_under_its_own_pin_ranks_related_text_first(open: Opener<'_>) {
     let e: Arc<dyn TextEmbedder> = Arc::new(OfflineEmbedder::new().unwrap());
     let store = open(Some(e), pin("minishlab/potion-base-2M", 64)).unwrap();
     store

@@ -5,7 +5,7 @@ use am_system::MemoryRecordInput;
 
 /// A batch of `n` typed records (every third a lesson), each with two keywords
 /// and, after the first, one `follows` edge to its previous sibling.
-pub fn batch(n: usize, salt: u64) -> Vec<MemoryRecordInput> {
+pub(crate) fn batch(n: usize, salt: u64) -> Vec<MemoryRecordInput> {
     (0..n)
         .map(|i| {
             let r = MemoryRecordInput::new(

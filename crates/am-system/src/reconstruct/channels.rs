@@ -23,9 +23,9 @@ use std::collections::{BTreeMap, BTreeSet};
 
 /// Over-fetch headroom cap: how many extra rows a bounded fetch may request so
 /// excluded rows cannot shadow eligible ones.
-pub const EXCLUSION_OVERFETCH_CAP: usize = 256;
+pub(crate) const EXCLUSION_OVERFETCH_CAP: usize = 256;
 /// Below this many scored rows the vector median estimates nothing.
-pub const MEDIAN_MIN_POPULATION: usize = 5;
+pub(crate) const MEDIAN_MIN_POPULATION: usize = 5;
 /// Keys a serialized exact pattern may carry into a query.
 const EXACT_PATTERN_KEYS: &[&str] = &[
     "subject",
@@ -39,7 +39,7 @@ const EXACT_PATTERN_KEYS: &[&str] = &[
 
 /// One channel hit.
 #[derive(Debug, Clone, PartialEq)]
-pub struct ChannelResult {
+pub(crate) struct ChannelResult {
     /// The assertion id.
     pub record_id: String,
     /// `exact` | `keyword` | `vector` | `participants`.
@@ -52,7 +52,7 @@ pub struct ChannelResult {
 
 /// A channel's output: hits, rows it fetched (discoveries), whether it ran.
 #[derive(Debug, Default)]
-pub struct ChannelOutput {
+pub(crate) struct ChannelOutput {
     /// Hits, in channel order.
     pub results: Vec<ChannelResult>,
     /// Rows the channel fetched, by id.
@@ -165,7 +165,7 @@ fn scoped(mut q: TripleQuery, scope: &str, owner: &str, limit: usize) -> TripleQ
 ///
 /// # Errors
 /// The store's or journal's failure other than a refused pattern.
-pub fn run_exact(
+pub(crate) fn run_exact(
     store: &dyn TripleStore,
     folds: &Folds<'_>,
     stimulus: &Stimulus,
@@ -290,7 +290,7 @@ fn median(values: &mut [f64]) -> f64 {
 }
 
 /// Python's `f"{x:.3g}"`.
-pub fn format_g3(x: f64) -> String {
+pub(crate) fn format_g3(x: f64) -> String {
     if x == 0.0 {
         return "0".into();
     }
@@ -313,7 +313,7 @@ pub fn format_g3(x: f64) -> String {
 }
 
 /// The knobs of the vector channel.
-pub struct VectorKnobs {
+pub(crate) struct VectorKnobs {
     /// Absolute floor.
     pub floor: f64,
     /// Median margin.
@@ -331,7 +331,7 @@ pub struct VectorKnobs {
 /// # Errors
 /// The journal's failure from the exclusion fold.
 #[allow(clippy::too_many_arguments)] // The pipeline's inputs, passed once.
-pub fn run_vector(
+pub(crate) fn run_vector(
     store: &dyn TripleStore,
     folds: &Folds<'_>,
     stimulus: &Stimulus,
@@ -455,7 +455,7 @@ pub fn run_vector(
 
 /// The participants channel over the universe: `|shared| / |wanted|` for
 /// candidates whose `attributes.participants` intersect the stimulus's.
-pub fn run_participants(
+pub(crate) fn run_participants(
     stimulus: &Stimulus,
     universe: &BTreeMap<&str, &TripleAssertion>,
 ) -> ChannelOutput {
@@ -509,7 +509,7 @@ pub fn run_participants(
 /// labelled as the token-scan fallback.
 /// `index` (when given) serves each row's token set precomputed; a row it
 /// does not hold is tokenized here, with the same result.
-pub fn run_keyword(
+pub(crate) fn run_keyword(
     cue_text: &str,
     universe: &BTreeMap<&str, &TripleAssertion>,
     discovery: Option<Vec<TripleAssertion>>,

@@ -20,13 +20,13 @@ use am_triples::{TripleAssertion, TripleQuery, TripleStore};
 use std::cell::RefCell;
 
 /// The closed ids and per-record binding folds at one anchor.
-pub type CachedFolds = (HashSet<String>, HashMap<String, Vec<ScopeBinding>>);
+pub(crate) type CachedFolds = (HashSet<String>, HashMap<String, Vec<ScopeBinding>>);
 
 /// The display string of an unbound record.
-pub const DEFAULT_BINDING: &str = "indexed+inactive";
+pub(crate) const DEFAULT_BINDING: &str = "indexed+inactive";
 
 /// The folds of one reconstruction, anchored at `as_of`.
-pub struct Folds<'a> {
+pub(crate) struct Folds<'a> {
     store: &'a dyn TripleStore,
     journal: &'a dyn MemoryJournal,
     pairs: &'a [(String, String)],
@@ -42,7 +42,7 @@ pub struct Folds<'a> {
 
 /// Whether assertion `a` lives in the searched pair `(scope, owner)` (an empty
 /// owner matches every owner, as a store query with no owner does).
-pub fn in_pair(a: &TripleAssertion, scope: &str, owner: &str) -> bool {
+pub(crate) fn in_pair(a: &TripleAssertion, scope: &str, owner: &str) -> bool {
     a.scope == scope && (owner.is_empty() || a.owner_id.as_deref().unwrap_or("") == owner)
 }
 
@@ -57,7 +57,7 @@ impl<'a> Folds<'a> {
     /// `cached` (the recall index's folds at `as_of`: closed ids and binding
     /// folds per record id) replaces the closure read and seeds the binding
     /// cache; [`Folds::into_parts`] hands both back, grown by this call.
-    pub fn load(
+    pub(crate) fn load(
         store: &'a dyn TripleStore,
         journal: &'a dyn MemoryJournal,
         pairs: &'a [(String, String)],
@@ -134,13 +134,8 @@ impl<'a> Folds<'a> {
     }
 
     /// The closed ids and the binding folds read so far (for the recall index).
-    pub fn into_parts(self) -> CachedFolds {
+    pub(crate) fn into_parts(self) -> CachedFolds {
         (self.closed, self.bindings.into_inner())
-    }
-
-    /// How many ids the closure fold excludes.
-    pub fn closed_count(&self) -> usize {
-        self.closed.len()
     }
 
     /// The over-fetch headroom of this read: how many assertion ids the
@@ -157,7 +152,7 @@ impl<'a> Folds<'a> {
     ///
     /// # Errors
     /// The store's failure.
-    pub fn exclusion_headroom(
+    pub(crate) fn exclusion_headroom(
         &self,
         hidden: &HashSet<(String, String, String)>,
         cap: usize,
@@ -210,7 +205,7 @@ impl<'a> Folds<'a> {
     ///
     /// # Errors
     /// The journal's failure.
-    pub fn hidden_keys_at(
+    pub(crate) fn hidden_keys_at(
         journal: &dyn MemoryJournal,
         as_of: i64,
     ) -> Result<HashSet<(String, String, String)>> {
@@ -254,7 +249,10 @@ impl<'a> Folds<'a> {
     ///
     /// # Errors
     /// The journal's failure.
-    pub fn prime<'r>(&self, rows: impl IntoIterator<Item = &'r TripleAssertion>) -> Result<()> {
+    pub(crate) fn prime<'r>(
+        &self,
+        rows: impl IntoIterator<Item = &'r TripleAssertion>,
+    ) -> Result<()> {
         let mut wanted: Vec<String> = Vec::new();
         {
             let cache = self.bindings.borrow();
@@ -284,7 +282,7 @@ impl<'a> Folds<'a> {
     ///
     /// # Errors
     /// The journal's failure.
-    pub fn excluded(&self, a: &TripleAssertion) -> Result<bool> {
+    pub(crate) fn excluded(&self, a: &TripleAssertion) -> Result<bool> {
         let Some(rid) = a.assertion_id.as_deref() else {
             return Ok(true);
         };
@@ -324,7 +322,7 @@ impl<'a> Folds<'a> {
     ///
     /// # Errors
     /// The store's failure.
-    pub fn row(&self, id: &str) -> Result<Option<TripleAssertion>> {
+    pub(crate) fn row(&self, id: &str) -> Result<Option<TripleAssertion>> {
         if let Some(r) = self.rows.borrow().get(id) {
             return Ok(r.clone());
         }
@@ -341,42 +339,11 @@ impl<'a> Folds<'a> {
         Ok(row)
     }
 
-    /// Prime the row cache with one batched id read.
-    ///
-    /// # Errors
-    /// The store's failure.
-    pub fn prime_rows(&self, ids: &[String]) -> Result<()> {
-        let wanted: Vec<String> = ids
-            .iter()
-            .filter(|i| !self.rows.borrow().contains_key(*i))
-            .cloned()
-            .collect();
-        if wanted.is_empty() {
-            return Ok(());
-        }
-        let rows = self.store.query(&TripleQuery {
-            assertion_ids: Some(wanted.clone()),
-            limit: 0,
-            ..TripleQuery::default()
-        })?;
-        self.prime(&rows)?;
-        let mut cache = self.rows.borrow_mut();
-        for id in wanted {
-            cache.insert(id, None);
-        }
-        for a in rows {
-            if let Some(id) = a.assertion_id.clone() {
-                cache.insert(id, Some(a));
-            }
-        }
-        Ok(())
-    }
-
     /// Whether an id (no row at hand) is excluded: closed, or its row is.
     ///
     /// # Errors
     /// The store's or journal's failure.
-    pub fn excluded_id(&self, id: &str) -> Result<bool> {
+    pub(crate) fn excluded_id(&self, id: &str) -> Result<bool> {
         if self.closed.contains(id) {
             return Ok(true);
         }
@@ -392,7 +359,7 @@ impl<'a> Folds<'a> {
     ///
     /// # Errors
     /// The journal's failure.
-    pub fn binding_display(&self, a: &TripleAssertion) -> Result<String> {
+    pub(crate) fn binding_display(&self, a: &TripleAssertion) -> Result<String> {
         let scope = a.scope.as_str();
         let owner = a.owner_id.as_deref().unwrap_or("");
         if !self.pairs.iter().any(|(s, o)| s == scope && o == owner) {
@@ -422,7 +389,7 @@ impl<'a> Folds<'a> {
     ///
     /// # Errors
     /// The journal's failure.
-    pub fn prompt_active(&self) -> Result<Vec<(String, String, String)>> {
+    pub(crate) fn prompt_active(&self) -> Result<Vec<(String, String, String)>> {
         let mut out = Vec::new();
         for (scope, owner) in self.pairs {
             for b in self.journal.bindings(&BindingFilter {

@@ -5,6 +5,6 @@
 //! iteration order is as unspecified as before and nothing reads it unsorted.
 
 /// `std::collections::HashMap` with foldhash's per-process seeded hasher.
-pub type HashMap<K, V> = std::collections::HashMap<K, V, foldhash::fast::RandomState>;
+pub(crate) type HashMap<K, V> = std::collections::HashMap<K, V, foldhash::fast::RandomState>;
 /// `std::collections::HashSet` with foldhash's per-process seeded hasher.
-pub type HashSet<K> = std::collections::HashSet<K, foldhash::fast::RandomState>;
+pub(crate) type HashSet<K> = std::collections::HashSet<K, foldhash::fast::RandomState>;

@@ -50,11 +50,11 @@ use std::sync::OnceLock;
 use crate::attention::ActivationScore;
 
 /// The most rows the index mirrors; a larger home is read from the store.
-pub const MAX_INDEXED_ROWS: usize = 300_000;
+pub(crate) const MAX_INDEXED_ROWS: usize = 300_000;
 /// The longest journal tail replayed into the caches; longer resets them.
-pub const MAX_JOURNAL_TAIL: i64 = 4096;
+pub(crate) const MAX_JOURNAL_TAIL: i64 = 4096;
 /// The most record ids whose binding folds are cached.
-pub const MAX_CACHED_BINDING_IDS: usize = 200_000;
+pub(crate) const MAX_CACHED_BINDING_IDS: usize = 200_000;
 /// Change-feed page size while following the store.
 const FEED_PAGE: usize = 1000;
 
@@ -70,7 +70,7 @@ struct IndexedRow {
 /// A row's keyword tokens, each once, ordered by [`RecallIndex::token_hash`]
 /// then text, so a cue token is looked up by comparing hashes (the text only
 /// where they are equal).
-pub struct TokenSet {
+pub(crate) struct TokenSet {
     hashes: Box<[u64]>,
     tokens: Box<[String]>,
 }
@@ -78,7 +78,7 @@ pub struct TokenSet {
 impl TokenSet {
     /// Whether `token`, whose [`RecallIndex::token_hash`] is `hash`, is one
     /// of the row's tokens.
-    pub fn contains(&self, token: &str, hash: u64) -> bool {
+    pub(crate) fn contains(&self, token: &str, hash: u64) -> bool {
         let start = self.hashes.partition_point(|h| *h < hash);
         self.hashes[start..]
             .iter()
@@ -115,7 +115,7 @@ enum StoreState {
 
 /// The journal folds at `seq`.
 #[derive(Default)]
-pub struct JournalCache {
+pub(crate) struct JournalCache {
     seq: Option<i64>,
     closed: HashSet<String>,
     bindings: HashMap<String, Vec<ScopeBinding>>,
@@ -128,7 +128,7 @@ pub struct JournalCache {
 }
 
 /// The activation fold's output for one scope ladder.
-pub type ActivationInputs = (
+pub(crate) type ActivationInputs = (
     std::collections::HashMap<String, ActivationScore>,
     std::collections::HashMap<(String, String), f64>,
 );
@@ -140,7 +140,7 @@ struct CachedActivation {
 
 /// The recall index of one `MemorySystem` (behind its mutex).
 #[derive(Default)]
-pub struct RecallIndex {
+pub(crate) struct RecallIndex {
     state: StoreState,
     cursor: i64,
     rows: Vec<IndexedRow>,
@@ -190,7 +190,7 @@ impl RecallIndex {
     /// Bring the store index up to the store's head (building it on the
     /// second recall). Errors of the feed turn the index off for this call's
     /// system (the store answers instead), never fail the recall.
-    pub fn refresh_store(&mut self, store: &dyn TripleStore) {
+    pub(crate) fn refresh_store(&mut self, store: &dyn TripleStore) {
         match self.state {
             StoreState::Off => return,
             StoreState::Cold => {
@@ -381,7 +381,7 @@ impl RecallIndex {
     /// The position range (inclusive) holding every indexed row of `scope`
     /// (canonical) and `owner_id` (`None`: any owner), or `None` when the
     /// index is not built or holds no such row.
-    pub fn position_range(&self, scope: &str, owner_id: Option<&str>) -> Option<(i64, i64)> {
+    pub(crate) fn position_range(&self, scope: &str, owner_id: Option<&str>) -> Option<(i64, i64)> {
         if !self.active() {
             return None;
         }
@@ -398,7 +398,7 @@ impl RecallIndex {
 
     /// The indexed rows at these positions, in this order; `None` when a
     /// position is not indexed.
-    pub fn rows_at(&self, positions: &[i64]) -> Option<Vec<TripleAssertion>> {
+    pub(crate) fn rows_at(&self, positions: &[i64]) -> Option<Vec<TripleAssertion>> {
         positions
             .iter()
             .map(|pos| {
@@ -410,7 +410,7 @@ impl RecallIndex {
 
     /// The keyword token set of the indexed row with this id, when that row
     /// is exactly `a` (ids held by one row only).
-    pub fn tokens(&self, a: &TripleAssertion) -> Option<&TokenSet> {
+    pub(crate) fn tokens(&self, a: &TripleAssertion) -> Option<&TokenSet> {
         if !self.active() {
             return None;
         }
@@ -435,7 +435,7 @@ impl RecallIndex {
     }
 
     /// The hash [`TokenSet::contains`] takes for `token`.
-    pub fn token_hash(&self, token: &str) -> u64 {
+    pub(crate) fn token_hash(&self, token: &str) -> u64 {
         use std::hash::BuildHasher;
         self.token_hasher.hash_one(token)
     }
@@ -445,7 +445,7 @@ impl RecallIndex {
     ///
     /// # Errors
     /// The journal's failure.
-    pub fn refresh_journal(
+    pub(crate) fn refresh_journal(
         &mut self,
         journal: &dyn MemoryJournal,
         current: i64,
@@ -522,7 +522,7 @@ impl RecallIndex {
     /// writer's record in the range, an idempotent replay returning older
     /// seqs, caches elsewhere) leaves the caches as they are, and the next
     /// refresh replays the tail as before.
-    pub fn advance_past_own_audit(&mut self, from: i64, appended: &mut [i64]) {
+    pub(crate) fn advance_past_own_audit(&mut self, from: i64, appended: &mut [i64]) {
         if self.journal.seq != Some(from) || appended.is_empty() {
             return;
         }
@@ -542,7 +542,7 @@ impl RecallIndex {
     ///
     /// # Errors
     /// The journal's failure.
-    pub fn hidden_keys(
+    pub(crate) fn hidden_keys(
         &mut self,
         journal: &dyn MemoryJournal,
         seq: i64,
@@ -560,7 +560,7 @@ impl RecallIndex {
     /// one recall; `None` when the caches are not at `seq`. Give them back
     /// with [`RecallIndex::restore_folds`]; a recall that fails keeps them
     /// taken, which resets the caches on the next refresh.
-    pub fn take_folds(&mut self, seq: i64) -> Option<super::folds::CachedFolds> {
+    pub(crate) fn take_folds(&mut self, seq: i64) -> Option<super::folds::CachedFolds> {
         if self.journal.seq != Some(seq) {
             return None;
         }
@@ -573,7 +573,7 @@ impl RecallIndex {
 
     /// Take the cached `selected_count` answers at `seq` (empty when the
     /// caches are elsewhere); give them back with [`RecallIndex::restore_counts`].
-    pub fn take_counts(&mut self, seq: i64) -> HashMap<String, u64> {
+    pub(crate) fn take_counts(&mut self, seq: i64) -> HashMap<String, u64> {
         if self.journal.seq == Some(seq) {
             std::mem::take(&mut self.journal.selected_counts)
         } else {
@@ -583,14 +583,14 @@ impl RecallIndex {
 
     /// Give back the `selected_count` answers at `seq` (dropped when the
     /// caches moved meanwhile, or past [`MAX_CACHED_BINDING_IDS`] ids).
-    pub fn restore_counts(&mut self, seq: i64, counts: HashMap<String, u64>) {
+    pub(crate) fn restore_counts(&mut self, seq: i64, counts: HashMap<String, u64>) {
         if self.journal.seq == Some(seq) && counts.len() <= MAX_CACHED_BINDING_IDS {
             self.journal.selected_counts = counts;
         }
     }
 
     /// Give back the folds taken at `seq`.
-    pub fn restore_folds(
+    pub(crate) fn restore_folds(
         &mut self,
         seq: i64,
         closed: HashSet<String>,
@@ -602,7 +602,7 @@ impl RecallIndex {
     }
 
     /// The cached activation inputs of this scope ladder at the caches' seq.
-    pub fn activation(&self, pairs: &[(String, String)]) -> Option<ActivationInputs> {
+    pub(crate) fn activation(&self, pairs: &[(String, String)]) -> Option<ActivationInputs> {
         self.journal
             .activation
             .as_ref()
@@ -611,7 +611,11 @@ impl RecallIndex {
     }
 
     /// Remember the activation inputs of this scope ladder at the caches' seq.
-    pub fn store_activation(&mut self, pairs: &[(String, String)], inputs: &ActivationInputs) {
+    pub(crate) fn store_activation(
+        &mut self,
+        pairs: &[(String, String)],
+        inputs: &ActivationInputs,
+    ) {
         self.journal.activation = Some(CachedActivation {
             pairs: pairs.to_vec(),
             inputs: inputs.clone(),
@@ -621,7 +625,7 @@ impl RecallIndex {
 
 /// The store as one recall sees it: structured queries the index can answer
 /// come from the index, everything else from the store.
-pub struct IndexedStore<'a> {
+pub(crate) struct IndexedStore<'a> {
     /// The system's store.
     pub inner: &'a dyn TripleStore,
     /// The refreshed index.
@@ -631,7 +635,7 @@ pub struct IndexedStore<'a> {
 impl<'a> IndexedStore<'a> {
     /// A structured query's rows by reference when the index answers it
     /// (exactly the rows `query` would copy), else `None`: ask `query`.
-    pub fn query_refs(&self, q: &TripleQuery) -> Option<Vec<&'a TripleAssertion>> {
+    pub(crate) fn query_refs(&self, q: &TripleQuery) -> Option<Vec<&'a TripleAssertion>> {
         self.index.answer_refs(q)
     }
 }

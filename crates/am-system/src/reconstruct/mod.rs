@@ -8,13 +8,13 @@
 //! "Reconstruction: the union working set", "Presence is not use";
 //! memory-system.md "One graph, emergent working memory"; algorithms.md §3–7, §9.
 
-pub mod channels;
-pub mod folds;
-pub mod hash;
-pub mod index;
+pub(crate) mod channels;
+pub(crate) mod folds;
+pub(crate) mod hash;
+pub(crate) mod index;
 mod pipeline;
-pub mod shelf;
-pub mod spreading;
+pub(crate) mod shelf;
+pub(crate) mod spreading;
 mod trace;
 
 use crate::error::{Error, Result};
@@ -28,7 +28,7 @@ use serde_json::Value;
 
 /// Normalize a scope ladder: scopes trimmed and lowercased, owners trimmed,
 /// blank scopes and duplicates dropped, order kept (narrow → broad).
-pub fn normalize_scopes(scopes: &[(&str, &str)]) -> Vec<(String, String)> {
+pub(crate) fn normalize_scopes(scopes: &[(&str, &str)]) -> Vec<(String, String)> {
     let mut out: Vec<(String, String)> = Vec::new();
     for (s, o) in scopes {
         let pair = (s.trim().to_lowercase(), o.trim().to_owned());

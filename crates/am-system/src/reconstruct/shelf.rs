@@ -17,7 +17,7 @@ use serde_json::Value;
 use std::cmp::Ordering;
 
 /// Fixed channel precedence (cue order, trace channel sort).
-pub const CHANNEL_ORDER: &[&str] = &[
+pub(crate) const CHANNEL_ORDER: &[&str] = &[
     "exact",
     "keyword",
     "vector",
@@ -28,7 +28,7 @@ pub const CHANNEL_ORDER: &[&str] = &[
 
 /// One record's accumulation cell across the pipeline stages.
 #[derive(Debug, Clone)]
-pub struct Candidate {
+pub(crate) struct Candidate {
     /// The assertion (a digest or a plain triple; never an edge).
     pub assertion: TripleAssertion,
     /// Its assertion id.
@@ -43,7 +43,7 @@ pub struct Candidate {
 
 impl Candidate {
     /// Fusion v1: the max channel score (0 when unmatched).
-    pub fn fused(&self) -> f64 {
+    pub(crate) fn fused(&self) -> f64 {
         self.relevance
             .iter()
             .map(|(_, v)| *v)
@@ -54,14 +54,14 @@ impl Candidate {
     }
 
     /// Whether any channel scored it.
-    pub fn channel_matched(&self) -> bool {
+    pub(crate) fn channel_matched(&self) -> bool {
         !self.relevance.is_empty()
     }
 }
 
 /// Whether an assertion may be a shelf member: it has an id, and it is neither
 /// a record edge (edges conduct, never members) nor bookkeeping.
-pub fn memberable(a: &TripleAssertion) -> bool {
+pub(crate) fn memberable(a: &TripleAssertion) -> bool {
     a.assertion_id.as_deref().is_some_and(|s| !s.is_empty())
         && !json_truthy(a.attributes.get("record_edge"))
         && !json_truthy(a.attributes.get("bookkeeping"))
@@ -70,7 +70,7 @@ pub fn memberable(a: &TripleAssertion) -> bool {
 /// The 0.3.2 member order: channel-matched first, exact hits first, then
 /// `fused + boost(base)/1000` descending, kind rank, `observed_at` descending,
 /// record id ascending.
-pub fn order_members(
+pub(crate) fn order_members(
     universe: &HashMap<String, Candidate>,
     base_of: &dyn Fn(&str) -> f64,
     boost: &dyn Fn(f64) -> f64,
@@ -110,7 +110,7 @@ pub fn order_members(
 /// One dropped candidate as the trace stores it (`duplicate_of` only on
 /// `duplicate_digest` drops).
 #[derive(Debug, Clone, PartialEq)]
-pub struct Drop {
+pub(crate) struct Drop {
     /// The candidate.
     pub record_id: String,
     /// Its fused score (base activation for STM drops; 0 for self drops).
@@ -132,7 +132,7 @@ impl Drop {
     }
 
     /// The JSON object form (`{record_id, score, reason[, duplicate_of]}`).
-    pub fn to_json(&self) -> JsonMap {
+    pub(crate) fn to_json(&self) -> JsonMap {
         let mut m = JsonMap::new();
         m.insert("record_id".into(), Value::String(self.record_id.clone()));
         m.insert("score".into(), Value::from(self.score));
@@ -146,7 +146,7 @@ impl Drop {
 
 /// What the union fill hands back.
 #[derive(Debug, Default)]
-pub struct FillResult {
+pub(crate) struct FillResult {
     /// Self block, then STM block, then stimulus block.
     pub handle_order: Vec<String>,
     /// Record → admission label.
@@ -164,7 +164,7 @@ pub struct FillResult {
 }
 
 /// The inputs of [`fill_shelf`] besides the universe.
-pub struct FillInputs<'a> {
+pub(crate) struct FillInputs<'a> {
     /// The member order.
     pub ordered: &'a [String],
     /// Self members, in seat order.
@@ -193,7 +193,7 @@ fn py_round(x: f64) -> usize {
 }
 
 /// `max(1, round(fraction × shelf))` capped at the shelf, 0 when the fraction is 0.
-pub fn fraction_slots(fraction: f64, shelf: usize) -> usize {
+pub(crate) fn fraction_slots(fraction: f64, shelf: usize) -> usize {
     if fraction > 0.0 {
         shelf.min(py_round(fraction * shelf as f64).max(1))
     } else {
@@ -205,7 +205,7 @@ pub fn fraction_slots(fraction: f64, shelf: usize) -> usize {
 /// newest-seat guarantee when `newest_seats > 0`). `resolve_stm` turns a hot id that is not in the
 /// universe into a member (or `None` when it is unresolvable in the searched
 /// pairs, an edge, or excluded); it inserts it into `universe` itself.
-pub fn fill_shelf(
+pub(crate) fn fill_shelf(
     universe: &mut HashMap<String, Candidate>,
     inp: &FillInputs<'_>,
     resolve_stm: &mut dyn FnMut(&str) -> Option<Candidate>,
@@ -661,7 +661,7 @@ impl<'u, 'i> Fill<'u, 'i> {
 }
 
 /// Everything a handle carries besides its candidate.
-pub struct HandleParts<'a> {
+pub(crate) struct HandleParts<'a> {
     /// Base activation.
     pub base_level: f64,
     /// `spread: via … from …` cues.
@@ -686,7 +686,11 @@ fn attr_nonblank<'a>(attrs: &'a JsonMap, key: &str) -> Option<&'a str> {
 }
 
 /// Build one handle (algorithms.md §7 `build_handle`).
-pub fn build_handle(c: &Candidate, p: HandleParts<'_>, config: &ReconstructConfig) -> MemoryHandle {
+pub(crate) fn build_handle(
+    c: &Candidate,
+    p: HandleParts<'_>,
+    config: &ReconstructConfig,
+) -> MemoryHandle {
     let a = &c.assertion;
     let attrs = &a.attributes;
     let mut cues: Vec<String> = Vec::new();
@@ -764,7 +768,7 @@ pub fn build_handle(c: &Candidate, p: HandleParts<'_>, config: &ReconstructConfi
 
 /// The canonical self-block order: `KIND_RANKS` (not the configured ranks),
 /// then record id.
-pub fn self_order_key(kind: &str) -> i64 {
+pub(crate) fn self_order_key(kind: &str) -> i64 {
     kinds::KIND_RANKS
         .iter()
         .find(|(k, _)| *k == kind)

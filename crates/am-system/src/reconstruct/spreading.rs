@@ -58,7 +58,7 @@ fn pair_query(scope: &str, owner: &str, limit: usize) -> TripleQuery {
 ///
 /// # Errors
 /// The store's failure.
-pub fn fetch_by_ids(
+pub(crate) fn fetch_by_ids(
     store: &dyn TripleStore,
     ids: &[String],
     scope: &str,
@@ -155,7 +155,7 @@ fn neighbors<'s>(
 
 /// One walk's output: spread per reached record (sorted by id) and the edges taken.
 #[derive(Debug, Default)]
-pub struct Spread {
+pub(crate) struct Spread {
     /// Record → accumulated spread.
     pub scores: BTreeMap<String, f64>,
     /// Accepted edges, in walk order.
@@ -169,7 +169,7 @@ pub struct Spread {
 /// # Errors
 /// The store's or journal's failure.
 #[allow(clippy::too_many_arguments)] // The walk's read context, passed once.
-pub fn spread_activation(
+pub(crate) fn spread_activation(
     store: &IndexedStore<'_>,
     folds: &Folds<'_>,
     seeds: &BTreeMap<String, f64>,

@@ -11,11 +11,11 @@ use am_triples::{InMemoryTripleStore, TripleQuery, TripleStore};
 use std::sync::Arc;
 
 /// The pinned clock every test system uses.
-pub const PINNED_NOW: &str = "2026-03-01T12:00:00.000000+00:00";
+pub(crate) const PINNED_NOW: &str = "2026-03-01T12:00:00.000000+00:00";
 
 /// One stack: its name, the system, and the temporary directory that must
 /// outlive it (SQLite only).
-pub struct Stack {
+pub(crate) struct Stack {
     pub name: &'static str,
     pub system: MemorySystem,
     pub store: Arc<dyn TripleStore>,
@@ -31,7 +31,7 @@ fn options(mut o: SystemOptions) -> SystemOptions {
 }
 
 /// The in-memory pair.
-pub fn memory_stack(o: SystemOptions) -> Stack {
+pub(crate) fn memory_stack(o: SystemOptions) -> Stack {
     let store: Arc<dyn TripleStore> = Arc::new(InMemoryTripleStore::new(None));
     let journal: Arc<dyn MemoryJournal> = Arc::new(InMemoryJournal::new());
     let system = MemorySystem::with_options(store.clone(), journal.clone(), options(o)).unwrap();
@@ -45,7 +45,7 @@ pub fn memory_stack(o: SystemOptions) -> Stack {
 }
 
 /// The SQLite store and journal in one home file.
-pub fn sqlite_stack(o: SystemOptions) -> Stack {
+pub(crate) fn sqlite_stack(o: SystemOptions) -> Stack {
     let dir = tempfile::tempdir().unwrap();
     let home = SqliteHome::open(dir.path().join("home.sqlite3")).unwrap();
     let memory_home =
@@ -63,12 +63,12 @@ pub fn sqlite_stack(o: SystemOptions) -> Stack {
 }
 
 /// Run `check` on both stacks with default options.
-pub fn on_both(check: impl Fn(&Stack)) {
+pub(crate) fn on_both(check: impl Fn(&Stack)) {
     on_both_with(SystemOptions::default, check);
 }
 
 /// Run `check` on both stacks with the options `make` builds.
-pub fn on_both_with(make: impl Fn() -> SystemOptions, check: impl Fn(&Stack)) {
+pub(crate) fn on_both_with(make: impl Fn() -> SystemOptions, check: impl Fn(&Stack)) {
     for stack in [memory_stack(make()), sqlite_stack(make())] {
         check(&stack);
     }
@@ -77,20 +77,20 @@ pub fn on_both_with(make: impl Fn() -> SystemOptions, check: impl Fn(&Stack)) {
 /// What "nothing was written" compares: every store row and the journal's
 /// high-water mark.
 #[derive(Debug, PartialEq)]
-pub struct Written {
+pub(crate) struct Written {
     rows: Vec<String>,
     seq: i64,
 }
 
 impl Written {
     /// How many journal records were appended since `earlier`.
-    pub fn seq_delta(&self, earlier: &Written) -> i64 {
+    pub(crate) fn seq_delta(&self, earlier: &Written) -> i64 {
         self.seq - earlier.seq
     }
 }
 
 /// The current store rows (ids) and journal seq.
-pub fn written(s: &Stack) -> Written {
+pub(crate) fn written(s: &Stack) -> Written {
     let mut rows: Vec<String> = s
         .store
         .query(&TripleQuery {
@@ -110,7 +110,7 @@ pub fn written(s: &Stack) -> Written {
 
 /// Assert `result` is an error of `kind` whose message contains every needle,
 /// and that nothing was written since `before`.
-pub fn assert_refused<T: std::fmt::Debug>(
+pub(crate) fn assert_refused<T: std::fmt::Debug>(
     s: &Stack,
     before: &Written,
     result: am_system::Result<T>,
@@ -133,20 +133,20 @@ pub fn assert_refused<T: std::fmt::Debug>(
 
 /// The gate of a [`GatedJournal`]: called with an append's family before it
 /// reaches the real journal; an error fails that append.
-pub type Gate = Box<dyn Fn(&str) -> am_journal::Result<()> + Send + Sync>;
+pub(crate) type Gate = Box<dyn Fn(&str) -> am_journal::Result<()> + Send + Sync>;
 
 /// A real journal behind a gate called before every append with its family
 /// (`events`, `binding`, `closure`, `trace`, `snapshot`, `valence`, `version`):
 /// the tests' fault injection (a failure, or another writer's append landing
 /// in the middle of an operation). Reads go straight to the real journal.
-pub struct GatedJournal {
+pub(crate) struct GatedJournal {
     inner: Arc<dyn MemoryJournal>,
     gate: Gate,
 }
 
 impl GatedJournal {
     /// `inner` behind `gate`.
-    pub fn new(
+    pub(crate) fn new(
         inner: Arc<dyn MemoryJournal>,
         gate: impl Fn(&str) -> am_journal::Result<()> + Send + Sync + 'static,
     ) -> Self {
