@@ -113,34 +113,29 @@ impl Error {
     /// The same error (same kind) with `prefix: ` before its message, to name the
     /// field or item it concerns ("observed_at: expected ..., got ...").
     pub fn with_prefix(self, prefix: &str) -> Self {
-        match self {
-            Error::InvalidInput(m) => Error::InvalidInput(format!("{prefix}: {m}")),
-            Error::NotFound(m) => Error::NotFound(format!("{prefix}: {m}")),
-            Error::Unsupported(m) => Error::Unsupported(format!("{prefix}: {m}")),
-            Error::Conflict(m) => Error::Conflict(format!("{prefix}: {m}")),
-            Error::DimensionMismatch(m) => Error::DimensionMismatch(format!("{prefix}: {m}")),
-            Error::Embedder(m) => Error::Embedder(format!("{prefix}: {m}")),
-            Error::Storage(m) => Error::Storage(format!("{prefix}: {m}")),
-            Error::Refused(m) => Error::Refused(format!("{prefix}: {m}")),
-            Error::Timeout(m) => Error::Timeout(format!("{prefix}: {m}")),
-            Error::GuardRefused(r) => Error::GuardRefused(r),
-            Error::BarrierTimeout(t) => Error::BarrierTimeout(t),
-        }
+        self.map_message(|m| format!("{prefix}: {m}"))
     }
 
     /// The same error with `suffix` appended to its message (used to name the
     /// store's embedding pin on embed-time failures).
     pub fn with_suffix(self, suffix: &str) -> Self {
+        self.map_message(|m| format!("{m} {suffix}"))
+    }
+
+    /// The same error (same kind) with its message rewritten by `f`; the
+    /// structured refusals (a guard's, a barrier's timeout) carry no message
+    /// and stay as they are.
+    fn map_message(self, f: impl FnOnce(String) -> String) -> Self {
         match self {
-            Error::InvalidInput(m) => Error::InvalidInput(format!("{m} {suffix}")),
-            Error::NotFound(m) => Error::NotFound(format!("{m} {suffix}")),
-            Error::Unsupported(m) => Error::Unsupported(format!("{m} {suffix}")),
-            Error::Conflict(m) => Error::Conflict(format!("{m} {suffix}")),
-            Error::DimensionMismatch(m) => Error::DimensionMismatch(format!("{m} {suffix}")),
-            Error::Embedder(m) => Error::Embedder(format!("{m} {suffix}")),
-            Error::Storage(m) => Error::Storage(format!("{m} {suffix}")),
-            Error::Refused(m) => Error::Refused(format!("{m} {suffix}")),
-            Error::Timeout(m) => Error::Timeout(format!("{m} {suffix}")),
+            Error::InvalidInput(m) => Error::InvalidInput(f(m)),
+            Error::NotFound(m) => Error::NotFound(f(m)),
+            Error::Unsupported(m) => Error::Unsupported(f(m)),
+            Error::Conflict(m) => Error::Conflict(f(m)),
+            Error::DimensionMismatch(m) => Error::DimensionMismatch(f(m)),
+            Error::Embedder(m) => Error::Embedder(f(m)),
+            Error::Storage(m) => Error::Storage(f(m)),
+            Error::Refused(m) => Error::Refused(f(m)),
+            Error::Timeout(m) => Error::Timeout(f(m)),
             Error::GuardRefused(r) => Error::GuardRefused(r),
             Error::BarrierTimeout(t) => Error::BarrierTimeout(t),
         }
