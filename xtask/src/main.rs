@@ -1,6 +1,7 @@
 //! Repository tasks: `cargo xtask conformance [--backend NAME]`, `cargo xtask tidy`,
 //! `cargo xtask test` (the README's test command), `cargo xtask bench [--quick] [--no-lance] [--only BENCH] [--profile NAME]`
-//! `cargo xtask soak [--trials N]` (crash trials) and `cargo xtask badinput`.
+//! `cargo xtask soak [--trials N]` (crash trials), `cargo xtask badinput` and
+//! `cargo xtask fuzz [--minutes N]`.
 //!
 //! `conformance` runs each backend crate's single `tests/conformance.rs` and prints
 //! one line per check and backend; `tidy` checks the layering and the `//!` docs
@@ -16,6 +17,7 @@
 mod badinput;
 mod bench;
 mod conformance;
+mod fuzz;
 mod oracle;
 mod soak;
 mod tidy;
@@ -33,6 +35,7 @@ tasks:
   bench [--quick] [--no-lance] [--only BENCH] [--profile NAME]
                                  run the benches with targets; print ours vs target vs Python 0.3.2
   badinput                       the am exec bad-input catalogue (each refused, the home unchanged)
+  fuzz [--minutes N]             the parser fuzz targets, N minutes each (default 1)
   soak [--trials N] [--writes N] [--seed N] [VERB...]
                                  crash trials: SIGKILLed writers, the home checked (default 1000 per verb)
   protoc                         print the vendored protoc for a plain cargo (empty if PATH has one)
@@ -56,6 +59,7 @@ fn main() -> Result<()> {
         "bench" => bench::run(rest),
         "soak" => soak::run(rest),
         "badinput" => badinput::run(rest),
+        "fuzz" => fuzz::run(rest),
         "protoc" => {
             // The PROTOC a plain `cargo` needs on this machine (empty when the
             // machine has its own): `export PROTOC="$(cargo xtask protoc)"`.
