@@ -467,14 +467,15 @@ fn the_commit_points_are_a_closed_set_of_distinct_names() {
             "store.close_assertion",
             "store.narrow_assertion",
             "store.replace_vectors",
-            "graph"
+            "graph",
+            "graph.mark_journal_applied"
         ]
     );
     let used: std::collections::BTreeSet<&str> =
         VERBS.iter().map(|(_, p, _, _)| p.as_str()).collect();
     for p in names {
         assert!(
-            used.contains(p) || p == "store.replace_vectors",
+            used.contains(p) || p == "store.replace_vectors" || p == "graph.mark_journal_applied",
             "{p} has no write verb in VERBS"
         );
     }
@@ -501,4 +502,58 @@ fn a_second_different_guard_is_refused_and_the_same_guard_again_is_not() {
         s.store.install_commit_guard(&same).unwrap();
         s.journal.install_commit_guard(&same).unwrap();
     }
+}
+
+/// A graph whose journal lives in another file: the revision commits at
+/// `graph`, its closures at `journal`, and the autocommit bookkeeping write
+/// that marks them applied at `graph.mark_journal_applied`.
+#[test]
+fn an_off_file_graph_marks_its_closures_applied_at_graph_mark_journal_applied() {
+    use am_backend_sqlite::journal::SQLiteJournal;
+    use am_graph::{CloseKind, CloseOp};
+    let host = Host::default();
+    let dir = tempfile::tempdir().unwrap();
+    let store = Arc::new(
+        SQLiteTripleStore::open(
+            dir.path().join("a.sqlite3"),
+            None,
+            SqliteStoreOptions::default(),
+        )
+        .unwrap(),
+    );
+    let journal_home = SqliteHome::open(dir.path().join("b.sqlite3")).unwrap();
+    let journal = Arc::new(SQLiteJournal::open(&journal_home).unwrap());
+    let graph = open_graph(store.clone(), Some(journal.clone())).unwrap();
+    let guard = host.guard();
+    store.install_commit_guard(&guard).unwrap();
+    journal.install_commit_guard(&guard).unwrap();
+    assert!(
+        graph
+            .apply_revision(&revision("m1"), false)
+            .unwrap()
+            .applied
+    );
+    host.take();
+    let closing = Revision::new(RevisionDraft {
+        revision_id: "m2".into(),
+        scope: "global".into(),
+        owner_id: Some("person:ada".into()),
+        cause: "ingest".into(),
+        occurred_at: "2026-01-05T09:00:00Z".into(),
+        ops: vec![RevisionOp::Close(CloseOp::new(
+            "m1",
+            "2026-01-06T00:00:00Z",
+            CloseKind::Retract,
+            "wrong",
+        ))],
+        provenance: revision("m1").provenance().clone(),
+        recorded_at: None,
+        summary: None,
+    })
+    .unwrap();
+    assert!(graph.apply_revision(&closing, false).unwrap().applied);
+    assert_eq!(
+        host.take(),
+        ["graph", "journal", "graph.mark_journal_applied"]
+    );
 }

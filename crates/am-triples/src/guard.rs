@@ -46,6 +46,10 @@ pub enum CommitPoint {
     StoreReplaceVectors,
     /// A memory graph revision (`graph`).
     Graph,
+    /// The SQLite graph's autocommit bookkeeping write marking a revision's
+    /// closures appended to a journal in another file
+    /// (`graph.mark_journal_applied`).
+    GraphMarkJournalApplied,
 }
 
 impl CommitPoint {
@@ -57,6 +61,7 @@ impl CommitPoint {
         CommitPoint::StoreNarrowAssertion,
         CommitPoint::StoreReplaceVectors,
         CommitPoint::Graph,
+        CommitPoint::GraphMarkJournalApplied,
     ];
 
     /// The wire name the guard receives.
@@ -68,6 +73,7 @@ impl CommitPoint {
             CommitPoint::StoreNarrowAssertion => "store.narrow_assertion",
             CommitPoint::StoreReplaceVectors => "store.replace_vectors",
             CommitPoint::Graph => "graph",
+            CommitPoint::GraphMarkJournalApplied => "graph.mark_journal_applied",
         }
     }
 }

@@ -308,6 +308,12 @@ impl GraphBackend for SqliteGraphBackend {
 
     fn mark_journal_applied(&self, revision_id: &str) -> BackendResult<()> {
         let sql = sql::mark_journal_applied(&self.tables);
+        // An autocommit write: under the home's write lock (a barrier on this
+        // handle covers it), the guard before the statement takes the file's
+        // write lock.
+        let _write = self.store.home().write_lock().write();
+        self.store
+            .check_commit_guard(am_triples::CommitPoint::GraphMarkJournalApplied)?;
         self.read(|c| {
             c.prepare_cached(&sql)
                 .and_then(|mut s| s.execute([revision_id]))
