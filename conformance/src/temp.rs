@@ -78,6 +78,17 @@ impl<S: TripleStore> TripleStore for TempStore<S> {
         self.store
             .keyword_positions(tokens, scope, owner_id, limit, positions)
     }
+    fn keyword_scores(
+        &self,
+        tokens: &[String],
+        scope: &str,
+        owner_id: Option<&str>,
+        limit: usize,
+        positions: (i64, i64),
+    ) -> am_triples::Result<Option<Vec<(i64, f64)>>> {
+        self.store
+            .keyword_scores(tokens, scope, owner_id, limit, positions)
+    }
     fn take_warnings(&self) -> Vec<String> {
         self.store.take_warnings()
     }

@@ -129,6 +129,21 @@ fn fts5(
     limit: usize,
     range: (i64, i64),
 ) -> Vec<i64> {
+    fts5_scored(path, tokens, scope, owner, limit, range)
+        .into_iter()
+        .map(|(r, _)| r)
+        .collect()
+}
+
+/// [`fts5`] with each row's `-bm25()`.
+fn fts5_scored(
+    path: &Path,
+    tokens: &[String],
+    scope: &str,
+    owner: Option<&str>,
+    limit: usize,
+    range: (i64, i64),
+) -> Vec<(i64, f64)> {
     let terms: Vec<String> = tokens
         .iter()
         .map(|t| t.trim().replace('"', ""))
@@ -154,15 +169,17 @@ fn fts5(
     };
     let mut stmt = conn
         .prepare(&format!(
-            "SELECT t.rowid FROM triples_fts f CROSS JOIN triples t ON t.rowid = f.rowid \
+            "SELECT t.rowid, -bm25(triples_fts) FROM triples_fts f CROSS JOIN triples t ON t.rowid = f.rowid \
              WHERE triples_fts MATCH ? AND f.rowid >= ? AND f.rowid <= ? AND t.scope = ? \
              {owner_clause} ORDER BY bm25(triples_fts), t.rowid DESC LIMIT {limit}"
         ))
         .unwrap();
-    stmt.query_map(params_from_iter(params.iter()), |r| r.get(0))
-        .unwrap()
-        .collect::<rusqlite::Result<Vec<i64>>>()
-        .unwrap()
+    stmt.query_map(params_from_iter(params.iter()), |r| {
+        Ok((r.get(0)?, r.get(1)?))
+    })
+    .unwrap()
+    .collect::<rusqlite::Result<Vec<(i64, f64)>>>()
+    .unwrap()
 }
 
 fn max_rowid(path: &Path) -> i64 {
@@ -214,6 +231,17 @@ fn compare(
         );
         let expected_engine = if other { "fts5-sql" } else { "fts5-mirror" };
         assert_eq!(store.keyword_engine(), expected_engine, "tokens {tokens:?}");
+        // The scored read: the same rows, each with FTS5's own -bm25() double.
+        let scored = store
+            .keyword_scores(&tokens, scope, owner, limit, range)
+            .unwrap()
+            .unwrap();
+        let theirs_scored = fts5_scored(path, &tokens, scope, owner, limit, range);
+        assert_eq!(scored.len(), theirs_scored.len(), "tokens {tokens:?}");
+        for ((r1, s1), (r2, s2)) in scored.iter().zip(&theirs_scored) {
+            assert_eq!(r1, r2, "tokens {tokens:?}");
+            assert_eq!(s1.to_bits(), s2.to_bits(), "tokens {tokens:?} row {r1}");
+        }
         nonempty += usize::from(!theirs.is_empty());
     }
     nonempty

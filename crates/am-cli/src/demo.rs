@@ -31,7 +31,11 @@ pub const RECALL_AT: &str = "2026-06-13T09:00:00Z";
 ///
 /// # Errors
 /// Bad input for an unusable `--home`; the engine's failure.
-pub fn run(home_path: Option<PathBuf>, quiet: bool) -> CliResult<(String, Value)> {
+pub fn run(
+    home_path: Option<PathBuf>,
+    profile: crate::eval::Profile,
+    quiet: bool,
+) -> CliResult<(String, Value)> {
     let tmp;
     let path = match home_path {
         Some(p) => p,
@@ -48,7 +52,7 @@ pub fn run(home_path: Option<PathBuf>, quiet: bool) -> CliResult<(String, Value)
         &HomeSpec::Sqlite(path.clone()),
         embedder,
         &clock,
-        am_system::ReconstructConfig::default(),
+        profile.config(),
     )?;
     let turns = ingest::parse_jsonl(CONVERSATION, SCOPE.0, SCOPE.1)?;
     engine.bulk_mode()?;

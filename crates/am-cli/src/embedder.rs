@@ -1,6 +1,7 @@
 //! The `--embedder` spec: `offline` (the bundled potion-base-2M), `none`,
 //! `openai:<base_url>#<model>` (an OpenAI-compatible `/embeddings` server) or
-//! `gateway:<base_url>` (an AbstractGateway).
+//! `gateway:<base_url>` (an AbstractGateway), and with the `minilm` feature
+//! `minilm:<model dir>` (all-MiniLM-L6-v2 through candle).
 
 use crate::error::{CliError, CliResult};
 use am_triples::{EmbeddingPin, TextEmbedder};
@@ -25,6 +26,11 @@ pub enum EmbedderSpec {
     Gateway {
         /// The gateway's base URL.
         base_url: String,
+    },
+    /// all-MiniLM-L6-v2 from a model directory (feature `minilm`).
+    MiniLm {
+        /// The model directory.
+        dir: String,
     },
 }
 
@@ -70,6 +76,17 @@ impl EmbedderSpec {
                 base_url: url.to_owned(),
             });
         }
+        if let Some(dir) = s.strip_prefix("minilm:") {
+            let dir = dir.trim();
+            if dir.is_empty() || !cfg!(feature = "minilm") {
+                return Err(CliError::invalid(format!(
+                    "--embedder {spec:?}: expected minilm:<model directory>, in an am built with --features minilm"
+                )));
+            }
+            return Ok(EmbedderSpec::MiniLm {
+                dir: dir.to_owned(),
+            });
+        }
         Err(CliError::invalid(format!(
             "unknown --embedder {spec:?}: {EXPECTED}"
         )))
@@ -89,6 +106,16 @@ impl EmbedderSpec {
             EmbedderSpec::Gateway { base_url } => Some(Arc::new(
                 am_embed::AbstractGatewayTextEmbedder::new(base_url.clone())?,
             )),
+            #[cfg(feature = "minilm")]
+            EmbedderSpec::MiniLm { dir } => {
+                Some(Arc::new(am_embed::MiniLmEmbedder::from_dir(dir)?))
+            }
+            #[cfg(not(feature = "minilm"))]
+            EmbedderSpec::MiniLm { dir } => {
+                return Err(CliError::invalid(format!(
+                    "--embedder minilm:{dir}: this am was built without the minilm feature"
+                )));
+            }
         })
     }
 }
@@ -174,7 +201,8 @@ pub fn resolve(
             .as_deref()
             .is_some_and(|m| m != model)
             .then(|| model.clone()),
-        EmbedderSpec::Gateway { .. } => None,
+        // The store refuses an embedder contradicting its pin at open.
+        EmbedderSpec::Gateway { .. } | EmbedderSpec::MiniLm { .. } => None,
     };
     if let Some(theirs) = clash {
         return Err(CliError::invalid(format!(

@@ -4,14 +4,19 @@
 //! normalized evidence is one question; `reconstruct(Stimulus(question),
 //! [("life", sample_id)], RecallBudget(shelf_size=k, token_budget=100000,
 //! stm_fraction=0), journal=false)`; recall@k, hit@k and per-question latency,
-//! per k and per configuration (keyword discovery off / on).
+//! per k, per LoCoMo category and per configuration: the hybrid profile
+//! (`ReconstructConfig::hybrid`, what `am` uses), the spec's default with
+//! keyword discovery off / on, and two peers expressed in the hybrid
+//! profile's terms (plain BM25; BM25 + dense cosine by reciprocal rank, k = 60).
 
 use crate::error::{CliError, CliResult};
 use crate::home::{self, HomeSpec, PinnedClock};
 use crate::ingest;
 use crate::locomo::{self, Sample};
 use am_system::verbs::Reconstruct;
-use am_system::{MemorySystem, RecallBudget, ReconstructConfig, Stimulus, SystemOptions};
+use am_system::{
+    Fusion, HybridConfig, MemorySystem, RecallBudget, ReconstructConfig, Stimulus, SystemOptions,
+};
 use am_triples::{TextEmbedder, TripleQuery};
 use serde_json::{Value, json};
 use std::collections::{BTreeMap, HashMap};
@@ -28,6 +33,133 @@ pub enum Discovery {
     /// Both, default first.
     Both,
 }
+
+/// The reconstruct profile `am recall` and `am demo` use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Profile {
+    /// The hybrid retrieval profile (`ReconstructConfig::hybrid`; the best
+    /// measured on LoCoMo, docs/retrieval.md).
+    Hybrid,
+    /// The spec's default `ReconstructConfig`.
+    Spec,
+}
+
+impl Profile {
+    /// The profile's `ReconstructConfig`.
+    pub fn config(self) -> ReconstructConfig {
+        match self {
+            Profile::Hybrid => ReconstructConfig::hybrid(),
+            Profile::Spec => ReconstructConfig::default(),
+        }
+    }
+}
+
+/// Which profiles to run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Profiles {
+    /// The hybrid profile only.
+    Hybrid,
+    /// The spec's default only (with `--discovery`).
+    Spec,
+    /// The hybrid profile and the spec's default.
+    Both,
+    /// Both, and the peers (plain BM25; BM25 + dense RRF k = 60).
+    All,
+}
+
+/// The configurations of a run: (name, config), in report order.
+///
+/// # Errors
+/// Bad input for a `--hybrid` override that is not a `HybridConfig` object.
+pub fn configurations(
+    profiles: Profiles,
+    discovery: Discovery,
+    hybrid: Option<&str>,
+) -> CliResult<Vec<(String, ReconstructConfig)>> {
+    let mut tuned = HybridConfig::default();
+    if let Some(text) = hybrid {
+        let mut v = serde_json::to_value(&tuned)
+            .map_err(|e| CliError::failure(format!("cannot serialize HybridConfig: {e}")))?;
+        let patch: Value = serde_json::from_str(text).map_err(|e| {
+            CliError::invalid(format!(
+                "--hybrid expects a JSON object of HybridConfig fields (e.g. '{{\"rrf_k\": 60}}'), got {text:?} ({e})"
+            ))
+        })?;
+        let Value::Object(patch) = patch else {
+            return Err(CliError::invalid(format!(
+                "--hybrid expects a JSON object of HybridConfig fields, got {text:?}"
+            )));
+        };
+        for (k, x) in patch {
+            v[k] = x;
+        }
+        tuned = serde_json::from_value(v)
+            .map_err(|e| CliError::invalid(format!("--hybrid {text:?}: {e}")))?;
+    }
+    let mut out: Vec<(String, ReconstructConfig)> = Vec::new();
+    if matches!(profiles, Profiles::Hybrid | Profiles::Both | Profiles::All) {
+        out.push((
+            "hybrid".into(),
+            ReconstructConfig {
+                hybrid: Some(tuned),
+                ..ReconstructConfig::default()
+            },
+        ));
+    }
+    if matches!(profiles, Profiles::Spec | Profiles::Both | Profiles::All) {
+        if matches!(discovery, Discovery::Off | Discovery::Both) {
+            out.push(("default".into(), ReconstructConfig::default()));
+        }
+        if matches!(discovery, Discovery::On | Discovery::Both) {
+            out.push((
+                "keyword_discovery".into(),
+                ReconstructConfig {
+                    keyword_discovery: true,
+                    ..ReconstructConfig::default()
+                },
+            ));
+        }
+    }
+    if profiles == Profiles::All {
+        let peer = |h: HybridConfig| ReconstructConfig {
+            hybrid: Some(h),
+            ..ReconstructConfig::default()
+        };
+        let plain = HybridConfig {
+            stopwords: false,
+            neighbour_weight: 0.0,
+            ..HybridConfig::default()
+        };
+        out.push((
+            "peer_bm25".into(),
+            peer(HybridConfig {
+                vector_weight: 0.0,
+                ..plain.clone()
+            }),
+        ));
+        out.push((
+            "peer_bm25_dense_rrf60".into(),
+            peer(HybridConfig {
+                fusion: Fusion::Rrf,
+                rrf_k: 60.0,
+                keyword_weight: 1.0,
+                vector_weight: 1.0,
+                ..plain
+            }),
+        ));
+    }
+    Ok(out)
+}
+
+/// The report groups: categories 1-4 together, then each category.
+const GROUPS: &[(&str, &str)] = &[
+    ("1-4", "categories_1_4"),
+    ("1", "category_1"),
+    ("2", "category_2"),
+    ("3", "category_3"),
+    ("4", "category_4"),
+    ("5", "category_5"),
+];
 
 /// Parse `--k 5,10`: positive shelf sizes, deduplicated, ascending.
 ///
@@ -104,7 +236,7 @@ fn round4(x: f64) -> f64 {
 pub fn run(
     data: &Value,
     ks: &[usize],
-    discovery: Discovery,
+    configs: Vec<(String, ReconstructConfig)>,
     embedder: Option<Arc<dyn TextEmbedder>>,
     quiet: bool,
 ) -> CliResult<Value> {
@@ -129,11 +261,6 @@ pub fn run(
     bar.finish_and_clear();
     let ingest_s = started.elapsed().as_secs_f64();
     let dia = dia_ids(&engine.system, &samples)?;
-    let configs: Vec<(&str, bool)> = match discovery {
-        Discovery::Off => vec![("default", false)],
-        Discovery::On => vec![("keyword_discovery", true)],
-        Discovery::Both => vec![("default", false), ("keyword_discovery", true)],
-    };
     let asked: usize = samples
         .iter()
         .flat_map(|s| &s.questions)
@@ -144,31 +271,25 @@ pub fn run(
     let mut warnings: Vec<(String, String, usize)> = Vec::new();
     let digits = regex::Regex::new(r"\d+(\.\d+)?")
         .map_err(|e| CliError::failure(format!("the warning pattern does not compile: {e}")))?;
-    for (name, kd) in configs {
+    for (name, config) in configs {
         let system = MemorySystem::over_home_with_options(
             Arc::clone(engine.system.home()),
             SystemOptions {
                 embedder: embedder.clone(),
-                reconstruct_config: ReconstructConfig {
-                    keyword_discovery: kd,
-                    ..ReconstructConfig::default()
-                },
+                reconstruct_config: config,
                 clock: Some(clock.as_clock()),
                 ..SystemOptions::default()
             },
         )?;
-        // (k, group) -> tally; group "1-4" or "5".
-        let mut tallies: BTreeMap<(usize, &str), Tally> = BTreeMap::new();
-        let bar = ingest::progress((asked * ks.len()) as u64, name, quiet);
+        // (k, group) -> tally; group "1-4" or the category.
+        let mut tallies: BTreeMap<(usize, String), Tally> = BTreeMap::new();
+        let bar = ingest::progress((asked * ks.len()) as u64, &name, quiet);
         for s in &samples {
             for q in s.questions.iter().filter(|q| !q.evidence.is_empty()) {
-                let group = if q.category == 5 {
-                    "5"
-                } else if (1..=4).contains(&q.category) {
-                    "1-4"
-                } else {
+                if !(1..=5).contains(&q.category) {
                     continue;
-                };
+                }
+                let category = q.category.to_string();
                 for &k in ks {
                     let budget = RecallBudget {
                         shelf_size: k,
@@ -206,11 +327,17 @@ pub fn run(
                         .iter()
                         .filter(|e| got.contains(&e.as_str()))
                         .count();
-                    let t = tallies.entry((k, group)).or_default();
-                    t.n += 1;
-                    t.recall_sum += found as f64 / q.evidence.len() as f64;
-                    t.hits += usize::from(found > 0);
-                    t.latencies_ms.push(ms);
+                    let mut groups = vec![category.clone()];
+                    if q.category <= 4 {
+                        groups.push("1-4".into());
+                    }
+                    for g in groups {
+                        let t = tallies.entry((k, g)).or_default();
+                        t.n += 1;
+                        t.recall_sum += found as f64 / q.evidence.len() as f64;
+                        t.hits += usize::from(found > 0);
+                        t.latencies_ms.push(ms);
+                    }
                     bar.inc(1);
                 }
             }
@@ -218,15 +345,20 @@ pub fn run(
         bar.finish_and_clear();
         let mut per_k = serde_json::Map::new();
         for &k in ks {
-            per_k.insert(
-                k.to_string(),
-                json!({
-                    "categories_1_4": tallies.get(&(k, "1-4")).cloned().unwrap_or_default().to_json(),
-                    "category_5": tallies.get(&(k, "5")).cloned().unwrap_or_default().to_json(),
-                }),
-            );
+            let mut groups = serde_json::Map::new();
+            for (g, key) in GROUPS {
+                groups.insert(
+                    (*key).to_owned(),
+                    tallies
+                        .get(&(k, (*g).to_owned()))
+                        .cloned()
+                        .unwrap_or_default()
+                        .to_json(),
+                );
+            }
+            per_k.insert(k.to_string(), Value::Object(groups));
         }
-        report.insert(name.to_owned(), Value::Object(per_k));
+        report.insert(name, Value::Object(per_k));
     }
     Ok(json!({
         "samples": samples.len(),
@@ -271,14 +403,16 @@ pub fn render(report: &Value) -> String {
         report["questions"],
         report["ingest_seconds"].as_f64().unwrap_or(0.0)
     );
-    out.push_str("configuration      k   group  questions  recall@k  hit@k   median ms  p95 ms\n");
+    out.push_str(
+        "configuration          k   group  questions  recall@k  hit@k   median ms  p95 ms\n",
+    );
     if let Some(configs) = report["configurations"].as_object() {
         for (name, per_k) in configs {
             for (k, groups) in per_k.as_object().into_iter().flatten() {
-                for (label, key) in [("1-4", "categories_1_4"), ("5", "category_5")] {
-                    let t = &groups[key];
+                for (label, key) in GROUPS {
+                    let t = &groups[*key];
                     out.push_str(&format!(
-                        "{name:<18} {k:>3}  {label:<5}  {:>9}  {:>8.3}  {:>6.3}  {:>9.3}  {:>6.3}\n",
+                        "{name:<22} {k:>3}  {label:<5}  {:>9}  {:>8.3}  {:>6.3}  {:>9.3}  {:>6.3}\n",
                         t["questions"],
                         t["recall"].as_f64().unwrap_or(0.0),
                         t["hit"].as_f64().unwrap_or(0.0),

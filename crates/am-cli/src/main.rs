@@ -120,6 +120,10 @@ enum Command {
         /// (implies --commit).
         #[arg(long, value_name = "POSITIONS|IDS")]
         used: Option<String>,
+        /// The reconstruct profile: hybrid (keyword BM25 + vector + neighbours,
+        /// docs/retrieval.md) or spec (the spec's default).
+        #[arg(long, value_enum, default_value = "hybrid")]
+        profile: eval::Profile,
         /// The cue text.
         cue: String,
     },
@@ -128,6 +132,9 @@ enum Command {
         /// Keep the home at this SQLite path (default: a temporary directory).
         #[arg(long)]
         home: Option<PathBuf>,
+        /// The reconstruct profile: hybrid or spec (the spec's default).
+        #[arg(long, value_enum, default_value = "hybrid")]
+        profile: eval::Profile,
     },
     /// Retrieval quality on a benchmark.
     Eval {
@@ -172,9 +179,17 @@ enum EvalBench {
         /// Shelf sizes, comma-separated.
         #[arg(long, default_value = "5,10")]
         k: String,
-        /// Which configurations to run.
+        /// Which configurations of the spec's default to run.
         #[arg(long, value_enum, default_value = "both")]
         discovery: eval::Discovery,
+        /// Which profiles to run: hybrid (what `am` uses), spec, both, or all
+        /// (both and the peers: plain BM25, BM25 + dense RRF k = 60).
+        #[arg(long, value_enum, default_value = "all")]
+        profile: eval::Profiles,
+        /// Override hybrid profile knobs, a JSON object of HybridConfig
+        /// fields (e.g. '{"neighbour_weight": 0}'); for ablations.
+        #[arg(long)]
+        hybrid: Option<String>,
     },
 }
 
@@ -241,7 +256,7 @@ fn new_home(command: &Command) -> Option<PathBuf> {
             memory: false,
             ..
         } => Some(home),
-        Command::Demo { home } => home.as_ref(),
+        Command::Demo { home, .. } => home.as_ref(),
         _ => None,
     }?;
     (!path.as_os_str().is_empty() && !path.exists()).then(|| path.clone())
@@ -413,6 +428,7 @@ fn run(cli: Cli) -> CliResult<u8> {
             k,
             commit,
             used,
+            profile,
             cue,
         } => {
             let (scope, owner) = ingest::parse_scope(&scope)?;
@@ -442,7 +458,7 @@ fn run(cli: Cli) -> CliResult<u8> {
                 &HomeSpec::Sqlite(home),
                 spec.build()?,
                 &clock,
-                am_system::ReconstructConfig::default(),
+                profile.config(),
             )?;
             let mut r = recall::recall(&engine.system, &scope, &owner, &cue, k, None, None)?;
             if let Some(used) = used {
@@ -467,7 +483,7 @@ fn run(cli: Cli) -> CliResult<u8> {
             emit(json_mode, &recall::to_json(&r), &recall::render(&r))?;
             Ok(0)
         }
-        Command::Demo { home } => {
+        Command::Demo { home, profile } => {
             if let Some(e) = emb
                 && EmbedderSpec::parse(e)? != EmbedderSpec::Offline
             {
@@ -478,15 +494,23 @@ fn run(cli: Cli) -> CliResult<u8> {
             if let Some(h) = &home {
                 home::check_home_path(h)?;
             }
-            let (text, report) = demo::run(home, json_mode)?;
+            let (text, report) = demo::run(home, profile, json_mode)?;
             emit(json_mode, &report, &text)?;
             Ok(0)
         }
         Command::Eval {
-            bench: EvalBench::Locomo { data, k, discovery },
+            bench:
+                EvalBench::Locomo {
+                    data,
+                    k,
+                    discovery,
+                    profile,
+                    hybrid,
+                },
         } => {
             let spec = embedder_spec(emb, "offline")?;
             let ks = eval::parse_ks(&k)?;
+            let configs = eval::configurations(profile, discovery, hybrid.as_deref())?;
             let text = std::fs::read_to_string(&data).map_err(|e| {
                 CliError::invalid(format!(
                     "cannot read --data {}: {e} (expected the LoCoMo JSON file)",
@@ -499,7 +523,7 @@ fn run(cli: Cli) -> CliResult<u8> {
                     data.display()
                 ))
             })?;
-            let report = eval::run(&v, &ks, discovery, spec.build()?, json_mode)?;
+            let report = eval::run(&v, &ks, configs, spec.build()?, json_mode)?;
             emit(json_mode, &report, &eval::render(&report))?;
             Ok(0)
         }

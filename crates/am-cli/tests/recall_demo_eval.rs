@@ -184,11 +184,28 @@ fn eval_locomo_reports_recall_hit_and_latency_per_k_and_configuration() {
     assert_eq!(v["turns"], 5);
     // The item whose evidence names no turn is dropped; category 5 stays apart.
     assert_eq!(v["questions"], 4);
-    for config in ["default", "keyword_discovery"] {
+    // The hybrid profile, the spec's default both ways, and the two peers.
+    let names: Vec<&String> = v["configurations"].as_object().unwrap().keys().collect();
+    assert_eq!(names.len(), 5, "{names:?}");
+    for config in [
+        "hybrid",
+        "default",
+        "keyword_discovery",
+        "peer_bm25",
+        "peer_bm25_dense_rrf60",
+    ] {
         for k in ["1", "5"] {
             let main = &v["configurations"][config][k]["categories_1_4"];
             assert_eq!(main["questions"], 3, "{config} k={k}");
             assert_eq!(v["configurations"][config][k]["category_5"]["questions"], 1);
+            // Per category: two of category 1 (one dropped), one of 2, one of 4.
+            for (cat, n) in [("1", 1), ("2", 1), ("3", 0), ("4", 1)] {
+                assert_eq!(
+                    v["configurations"][config][k][format!("category_{cat}")]["questions"],
+                    n,
+                    "{config} k={k} category {cat}"
+                );
+            }
             let r = main["recall"].as_f64().unwrap();
             let hit = main["hit"].as_f64().unwrap();
             assert!(
@@ -212,13 +229,65 @@ fn eval_locomo_reports_recall_hit_and_latency_per_k_and_configuration() {
         "5",
         "--discovery",
         "off",
+        "--profile",
+        "spec",
     ]);
     assert_eq!(human.code, 0, "{}", human.stderr);
     assert!(human.stdout.contains("recall@k"), "{}", human.stdout);
     assert!(
-        !human.stdout.contains("keyword_discovery"),
+        !human.stdout.contains("keyword_discovery") && !human.stdout.contains("hybrid"),
         "{}",
         human.stdout
+    );
+    // A hybrid override that is not a HybridConfig object is refused.
+    for bad in ["[1]", "{\"rrf\": 1}", "not json"] {
+        let out = am(&[
+            "eval",
+            "locomo",
+            "--data",
+            data.to_str().unwrap(),
+            "--profile",
+            "hybrid",
+            "--hybrid",
+            bad,
+        ]);
+        assert_eq!(out.code, 2, "{bad}: {}", out.stderr);
+        assert!(out.stderr.contains("--hybrid"), "{bad}: {}", out.stderr);
+    }
+}
+
+#[test]
+fn recall_uses_the_hybrid_profile_by_default_and_the_spec_default_on_request() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = demo_home(dir.path());
+    let h = home.to_str().unwrap();
+    let cues = |extra: &[&str]| -> Vec<String> {
+        let mut args = vec!["recall", "--home", h, "--scope", "life:demo", "--json"];
+        args.extend_from_slice(extra);
+        args.push("aphids on the beans");
+        let out = am(&args);
+        assert_eq!(out.code, 0, "{}", out.stderr);
+        out.json()["reconstruction"]["handles"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .flat_map(|h| h["cues"].as_array().unwrap().clone())
+            .map(|c| c.as_str().unwrap().to_owned())
+            .collect()
+    };
+    let hybrid = cues(&[]);
+    assert!(
+        hybrid.iter().any(|c| c.starts_with("keyword: bm25 ")),
+        "{hybrid:?}"
+    );
+    let spec = cues(&["--profile", "spec"]);
+    assert!(
+        spec.iter().any(|c| c.starts_with("keyword: matched ")),
+        "{spec:?}"
+    );
+    assert!(
+        !spec.iter().any(|c| c.starts_with("keyword: bm25 ")),
+        "{spec:?}"
     );
 }
 

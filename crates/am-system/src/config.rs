@@ -152,6 +152,10 @@ pub struct ReconstructConfig {
     pub shelf_dedup_identical_digests: bool,
     /// The keyword channel also searches the store's keyword index.
     pub keyword_discovery: bool,
+    /// The hybrid retrieval profile's knobs ([`ReconstructConfig::hybrid`]);
+    /// `None` (the spec's default) runs the spec's channels and fusion.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hybrid: Option<HybridConfig>,
 }
 
 impl Default for ReconstructConfig {
@@ -174,11 +178,25 @@ impl Default for ReconstructConfig {
             newest_seat_guarantee: 0,
             shelf_dedup_identical_digests: true,
             keyword_discovery: false,
+            hybrid: None,
         }
     }
 }
 
 impl ReconstructConfig {
+    /// The hybrid retrieval profile: the spec's default with [`HybridConfig`]'s
+    /// candidate gathering and fusion (see `docs/retrieval.md` for what each
+    /// ingredient measures on the LoCoMo dev split). Everything the spec
+    /// states about reconstruction still holds: reads are pure, relevance
+    /// admits and activation only reorders, `as_of` reproduces, degraded
+    /// paths are labelled `#FALLBACK`.
+    pub fn hybrid() -> Self {
+        ReconstructConfig {
+            hybrid: Some(HybridConfig::default()),
+            ..ReconstructConfig::default()
+        }
+    }
+
     /// The kind of a row: `attributes.record_kind` (trimmed, lowercased) or
     /// `default_kind`.
     pub fn kind_of(&self, assertion: &TripleAssertion) -> String {
@@ -194,6 +212,74 @@ impl ReconstructConfig {
             .get(kind)
             .copied()
             .unwrap_or(self.default_kind_rank)
+    }
+}
+
+/// How the hybrid profile fuses its ranked channels.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Fusion {
+    /// Reciprocal rank: `Σ weight / (rrf_k + rank)` over the keyword and
+    /// vector rankings (rank 1 = best).
+    Rrf,
+    /// Weighted sum of the per-cue normalized scores (BM25 / max BM25;
+    /// cosine min-max over the vector top-k).
+    WeightedSum,
+}
+
+/// The knobs of the hybrid retrieval profile ([`ReconstructConfig::hybrid`]):
+/// how candidates are gathered from the indexes and how the channel scores
+/// are computed and fused. The defaults are the measured best on the LoCoMo
+/// dev split (`docs/retrieval.md`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct HybridConfig {
+    /// Newest rows of each searched pair gathered as candidates (at most
+    /// `RecallBudget::max_candidates`).
+    pub newest_window: usize,
+    /// Rows taken from the keyword index (BM25 best first) per searched pair.
+    pub keyword_top_k: usize,
+    /// Rows taken from the vector ranking (cosine best first) per searched pair.
+    pub vector_top_k: usize,
+    /// Shortest cue token searched (the spec default's token scan keeps 4).
+    pub min_token_len: usize,
+    /// Drop English function words from the cue before the keyword search
+    /// (query side only; a cue of nothing but stopwords searches them all).
+    pub stopwords: bool,
+    /// The fusion rule.
+    pub fusion: Fusion,
+    /// `k` of reciprocal-rank fusion.
+    pub rrf_k: f64,
+    /// Weight of the keyword channel in the fusion.
+    pub keyword_weight: f64,
+    /// Weight of the vector channel in the fusion.
+    pub vector_weight: f64,
+    /// Share of a strong match's fused score given to its conversational
+    /// neighbours (0 = off).
+    pub neighbour_weight: f64,
+    /// The best-fused matches whose neighbours are boosted.
+    pub neighbour_seeds: usize,
+    /// Records formed within this many seconds of each other, adjacent in the
+    /// pair's formation order, are neighbours.
+    pub neighbour_gap_s: f64,
+}
+
+impl Default for HybridConfig {
+    fn default() -> Self {
+        HybridConfig {
+            newest_window: 16,
+            keyword_top_k: 64,
+            vector_top_k: 64,
+            min_token_len: 1,
+            stopwords: true,
+            fusion: Fusion::WeightedSum,
+            rrf_k: 20.0,
+            keyword_weight: 1.0,
+            vector_weight: 0.5,
+            neighbour_weight: 0.5,
+            neighbour_seeds: 5,
+            neighbour_gap_s: 900.0,
+        }
     }
 }
 

@@ -23,8 +23,8 @@ pub mod verbs;
 pub use am_journal::ActiveMemorySnapshot;
 pub use config::{
     AttentionConfig, ENTITY_CONTEXT_ACCEPTABLE, ENTITY_CONTEXT_FLOOR, ENTITY_CONTEXT_RECOMMENDED,
-    ENTITY_RECALL_CANDIDATE_CAP, RecallBudget, ReconstructConfig, SELF_FRACTION_FLOOR,
-    SpreadParams, entity_recall_budget,
+    ENTITY_RECALL_CANDIDATE_CAP, Fusion, HybridConfig, RecallBudget, ReconstructConfig,
+    SELF_FRACTION_FLOOR, SpreadParams, entity_recall_budget,
 };
 pub use error::{Error, Result};
 pub use formation::{FormationPlan, build_formation_plan, diary_entry_hash};

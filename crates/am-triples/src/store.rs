@@ -204,6 +204,26 @@ pub trait TripleStore: Send + Sync {
         Ok(None)
     }
 
+    /// [`TripleStore::keyword_positions`] with each row's BM25 score: the same
+    /// positions in the same order, each with its score as a positive number
+    /// (higher is better; FTS5's `-bm25()`), so a caller can weigh rare terms
+    /// and normalize per cue. `Ok(None)` when the store cannot answer this way
+    /// (the default).
+    ///
+    /// # Errors
+    /// As `query_keywords`.
+    fn keyword_scores(
+        &self,
+        tokens: &[String],
+        scope: &str,
+        owner_id: Option<&str>,
+        limit: usize,
+        positions: (i64, i64),
+    ) -> Result<Option<Vec<(i64, f64)>>> {
+        let _ = (tokens, scope, owner_id, limit, positions);
+        Ok(None)
+    }
+
     /// Drain the `#FALLBACK` warnings the store has raised since the last call
     /// (first-write pins, scan fallbacks). Layer 2 copies them into its results.
     fn take_warnings(&self) -> Vec<String> {

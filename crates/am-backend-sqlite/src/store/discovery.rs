@@ -50,6 +50,26 @@ impl SQLiteTripleStore {
         limit: usize,
         range: (i64, i64),
     ) -> Result<Vec<i64>> {
+        Ok(self
+            .keyword_scored(tokens, scope, owner_id, limit, range)?
+            .into_iter()
+            .map(|(r, _)| r)
+            .collect())
+    }
+
+    /// [`SQLiteTripleStore::keyword_rowids`] with each row's BM25 score
+    /// (`-bm25()`, positive, higher is better).
+    ///
+    /// # Errors
+    /// `Storage` on SQLite failure (no FTS5 table included).
+    pub(super) fn keyword_scored(
+        &self,
+        tokens: &[String],
+        scope: &str,
+        owner_id: Option<&str>,
+        limit: usize,
+        range: (i64, i64),
+    ) -> Result<Vec<(i64, f64)>> {
         let terms = match_terms(tokens);
         if terms.is_empty() || limit == 0 || range.0 > range.1 {
             return Ok(Vec::new());
@@ -83,7 +103,7 @@ impl SQLiteTripleStore {
     }
 }
 
-/// `keyword_rowids` by the FTS5 query itself.
+/// `keyword_scored` by the FTS5 query itself.
 fn sql_rowids(
     c: &Connection,
     table: &str,
@@ -92,7 +112,7 @@ fn sql_rowids(
     owner: Option<&str>,
     limit: usize,
     range: (i64, i64),
-) -> Result<Vec<i64>> {
+) -> Result<Vec<(i64, f64)>> {
     let mut params: Vec<rusqlite::types::Value> = vec![
         matcher.to_owned().into(),
         range.0.into(),
@@ -112,13 +132,15 @@ fn sql_rowids(
     // MATCH once per row (two orders of magnitude slower, same answer).
     let limit_sql = i64::try_from(limit).unwrap_or(i64::MAX);
     let mut stmt = c.prepare_cached(&format!(
-        "SELECT t.rowid FROM {table}_fts f CROSS JOIN {table} t ON t.rowid = f.rowid \
+        "SELECT t.rowid, -bm25({table}_fts) FROM {table}_fts f CROSS JOIN {table} t ON t.rowid = f.rowid \
          WHERE {table}_fts MATCH ? AND f.rowid >= ? AND f.rowid <= ? \
          AND t.scope = ? {owner_clause} \
          ORDER BY bm25({table}_fts), t.rowid DESC LIMIT {limit_sql}"
     ))?;
     let rows = stmt
-        .query_map(params_from_iter(params.iter()), |r| r.get::<_, i64>(0))?
+        .query_map(params_from_iter(params.iter()), |r| {
+            Ok((r.get::<_, i64>(0)?, r.get::<_, f64>(1)?))
+        })?
         .collect::<rusqlite::Result<Vec<_>>>()?;
     Ok(rows)
 }

@@ -411,7 +411,8 @@ impl KeywordCache {
     /// discovery's `match_terms`, one phrase each), best BM25 first, ties
     /// newest rowid first, at most `limit`. `None` when the mirror cannot
     /// answer exactly (a defect, or a term `unicode61` would not read as one
-    /// ASCII token): SQL answers.
+    /// ASCII token): SQL answers. Each rowid comes with its BM25 score as a
+    /// positive number (FTS5's `-bm25()`, the same double).
     pub(super) fn rank(
         &self,
         terms: &[String],
@@ -419,7 +420,7 @@ impl KeywordCache {
         owner_id: Option<&str>,
         limit: usize,
         range: (i64, i64),
-    ) -> Option<Vec<i64>> {
+    ) -> Option<Vec<(i64, f64)>> {
         if self.defect.is_some() {
             return None;
         }
@@ -485,7 +486,7 @@ impl KeywordCache {
         // ORDER BY bm25 (= −score), rowid DESC.
         scored.sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(b.1.cmp(&a.1)));
         scored.truncate(limit);
-        Some(scored.into_iter().map(|(_, r)| r).collect())
+        Some(scored.into_iter().map(|(s, r)| (r, -s)).collect())
     }
 }
 

@@ -799,6 +799,19 @@ impl TripleStore for SQLiteTripleStore {
         )?))
     }
 
+    fn keyword_scores(
+        &self,
+        tokens: &[String],
+        scope: &str,
+        owner_id: Option<&str>,
+        limit: usize,
+        positions: (i64, i64),
+    ) -> am_triples::Result<Option<Vec<(i64, f64)>>> {
+        Ok(Some(self.keyword_scored(
+            tokens, scope, owner_id, limit, positions,
+        )?))
+    }
+
     fn take_warnings(&self) -> Vec<String> {
         std::mem::take(&mut *lock(&self.warnings))
     }

@@ -322,6 +322,46 @@ pub(crate) struct VectorKnobs {
     pub span: f64,
 }
 
+/// The vector channel's query: the stimulus embedding, else the system
+/// embedder on the cue, else the store's own `query_text`; `None` (an empty
+/// cue, or the embedder failed: warned `#FALLBACK`) when there is none.
+pub(crate) fn vector_query(
+    store: &dyn TripleStore,
+    stimulus: &Stimulus,
+    embedder: Option<&dyn TextEmbedder>,
+    warnings: &mut Vec<String>,
+) -> Option<TripleQuery> {
+    let mut base = TripleQuery::default();
+    if let Some(v) = &stimulus.embedding {
+        base.query_vector = Some(v.iter().map(|x| *x as f32).collect());
+    } else if !stimulus.cue_text.is_empty()
+        && let Some(e) = embedder
+    {
+        match e.embed_texts(std::slice::from_ref(&stimulus.cue_text)) {
+            Ok(mut v) if !v.is_empty() => base.query_vector = Some(v.swap_remove(0)),
+            Ok(_) => {
+                warnings.push(format!(
+                    "#FALLBACK: vector channel unavailable: the embedder returned no vector{}",
+                    pin_suffix(store)
+                ));
+                return None;
+            }
+            Err(err) => {
+                warnings.push(format!(
+                    "#FALLBACK: vector channel unavailable: {err}{}",
+                    pin_suffix(store)
+                ));
+                return None;
+            }
+        }
+    } else if !stimulus.cue_text.is_empty() {
+        base.query_text = Some(stimulus.cue_text.clone());
+    } else {
+        return None;
+    }
+    Some(base)
+}
+
 /// The vector channel. Query vector: the stimulus embedding, else the system
 /// embedder on the cue, else the store's own `query_text`. Any embed or store
 /// failure (a `DimensionMismatch` included) degrades the channel to a
@@ -342,34 +382,9 @@ pub(crate) fn run_vector(
     headroom: usize,
     warnings: &mut Vec<String>,
 ) -> Result<ChannelOutput> {
-    let mut base = TripleQuery::default();
-    if let Some(v) = &stimulus.embedding {
-        base.query_vector = Some(v.iter().map(|x| *x as f32).collect());
-    } else if !stimulus.cue_text.is_empty()
-        && let Some(e) = embedder
-    {
-        match e.embed_texts(std::slice::from_ref(&stimulus.cue_text)) {
-            Ok(mut v) if !v.is_empty() => base.query_vector = Some(v.swap_remove(0)),
-            Ok(_) => {
-                warnings.push(format!(
-                    "#FALLBACK: vector channel unavailable: the embedder returned no vector{}",
-                    pin_suffix(store)
-                ));
-                return Ok(ChannelOutput::default());
-            }
-            Err(err) => {
-                warnings.push(format!(
-                    "#FALLBACK: vector channel unavailable: {err}{}",
-                    pin_suffix(store)
-                ));
-                return Ok(ChannelOutput::default());
-            }
-        }
-    } else if !stimulus.cue_text.is_empty() {
-        base.query_text = Some(stimulus.cue_text.clone());
-    } else {
+    let Some(base) = vector_query(store, stimulus, embedder, warnings) else {
         return Ok(ChannelOutput::default());
-    }
+    };
     let limit = budget.max_candidates.max(1);
     let fetch_limit = limit + headroom;
     let mut raw_scores: BTreeMap<String, f64> = BTreeMap::new();

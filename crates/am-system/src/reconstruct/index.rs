@@ -434,6 +434,55 @@ impl RecallIndex {
         )
     }
 
+    /// The rows formed next to the indexed row with this id in its own
+    /// (scope, owner) pair's order (`observed_at`, then position): the nearest
+    /// newer and the nearest older row that `keep` accepts, looking at most
+    /// `reach` rows each way. Empty when the index does not hold the id once.
+    pub(crate) fn neighbours(
+        &self,
+        rid: &str,
+        reach: usize,
+        keep: &dyn Fn(&TripleAssertion) -> bool,
+    ) -> Vec<&TripleAssertion> {
+        if !self.active() {
+            return Vec::new();
+        }
+        let Some(&n) = self.unique_ids.get(rid) else {
+            return Vec::new();
+        };
+        let a = &self.rows[n as usize].assertion;
+        let Some(pair) = self
+            .pairs
+            .get(&(a.scope.clone(), a.owner_id.clone().unwrap_or_default()))
+        else {
+            return Vec::new();
+        };
+        let rows = &self.rows;
+        let target = sort_key(rows, n);
+        let Ok(at) = pair
+            .order
+            .binary_search_by(|i| target.cmp(&sort_key(rows, *i)))
+        else {
+            return Vec::new();
+        };
+        let mut out = Vec::with_capacity(2);
+        let newer = pair.order[..at].iter().rev().take(reach);
+        if let Some(i) = newer
+            .map(|i| &rows[*i as usize].assertion)
+            .find(|r| keep(r))
+        {
+            out.push(i);
+        }
+        let older = pair.order[at + 1..].iter().take(reach);
+        if let Some(i) = older
+            .map(|i| &rows[*i as usize].assertion)
+            .find(|r| keep(r))
+        {
+            out.push(i);
+        }
+        out
+    }
+
     /// The hash [`TokenSet::contains`] takes for `token`.
     pub(crate) fn token_hash(&self, token: &str) -> u64 {
         use std::hash::BuildHasher;
@@ -720,6 +769,18 @@ impl TripleStore for IndexedStore<'_> {
     ) -> am_triples::Result<Option<Vec<i64>>> {
         self.inner
             .keyword_positions(tokens, scope, owner_id, limit, positions)
+    }
+
+    fn keyword_scores(
+        &self,
+        tokens: &[String],
+        scope: &str,
+        owner_id: Option<&str>,
+        limit: usize,
+        positions: (i64, i64),
+    ) -> am_triples::Result<Option<Vec<(i64, f64)>>> {
+        self.inner
+            .keyword_scores(tokens, scope, owner_id, limit, positions)
     }
 
     fn take_warnings(&self) -> Vec<String> {

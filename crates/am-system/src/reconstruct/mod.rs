@@ -11,6 +11,7 @@
 pub(crate) mod channels;
 pub(crate) mod folds;
 pub(crate) mod hash;
+pub(crate) mod hybrid;
 pub(crate) mod index;
 mod pipeline;
 pub(crate) mod shelf;

@@ -20,7 +20,7 @@ use super::index::{ActivationInputs, IndexedStore, RecallIndex};
 use super::shelf::{
     self, Candidate, FillInputs, FillResult, HandleParts, build_handle, fill_shelf, memberable,
 };
-use super::{spreading, trace};
+use super::{hybrid, spreading, trace};
 use crate::attention::{ActivationScore, activation_inputs};
 use crate::config::{RecallBudget, ReconstructConfig, SpreadParams};
 use crate::error::Result;
@@ -62,7 +62,7 @@ struct Caches {
 
 /// Admit `a` to the universe (unless unmemberable or excluded) and return its
 /// candidate; an owned row moves in, a borrowed one is cloned only when new.
-fn add_candidate<'u>(
+pub(super) fn add_candidate<'u>(
     universe: &'u mut HashMap<String, Candidate>,
     a: Cow<'_, TripleAssertion>,
     folds: &Folds<'_>,
@@ -83,6 +83,7 @@ fn add_candidate<'u>(
                 relevance: Default::default(),
                 details: HashMap::default(),
                 spread: 0.0,
+                fused_score: None,
             },
         );
     }
@@ -91,7 +92,7 @@ fn add_candidate<'u>(
 
 /// Apply a channel's scores; a found row new to the universe moves in (the
 /// output's `found` is drained: nothing reads it afterwards).
-fn apply_channel(
+pub(super) fn apply_channel(
     universe: &mut HashMap<String, Candidate>,
     out: &mut ChannelOutput,
     folds: &Folds<'_>,
@@ -119,7 +120,9 @@ fn apply_channel(
     Ok(())
 }
 
-fn universe_rows(universe: &HashMap<String, Candidate>) -> BTreeMap<&str, &TripleAssertion> {
+pub(super) fn universe_rows(
+    universe: &HashMap<String, Candidate>,
+) -> BTreeMap<&str, &TripleAssertion> {
     universe
         .iter()
         .map(|(k, c)| (k.as_str(), &c.assertion))
@@ -342,7 +345,15 @@ impl<'a> Recall<'a> {
         if !self.gather {
             return Ok(());
         }
-        let cap = self.call.budget.max_candidates;
+        // The hybrid profile gathers from the indexes and keeps a shorter
+        // newest window (`HybridConfig::newest_window`).
+        let cap = self
+            .config
+            .hybrid
+            .as_ref()
+            .map_or(self.call.budget.max_candidates, |h| {
+                h.newest_window.min(self.call.budget.max_candidates)
+            });
         for (scope, owner) in self.call.pairs {
             let q = TripleQuery {
                 scope: Some(scope.clone()),
@@ -369,7 +380,29 @@ impl<'a> Recall<'a> {
     fn run_channels(&mut self) -> Result<()> {
         let (call, store) = (self.call, self.store as &dyn TripleStore);
         let (stimulus, pairs, budget) = (call.stimulus, call.pairs, call.budget);
-        if self.gather && self.run_channels {
+        if self.gather
+            && self.run_channels
+            && let Some(profile) = &self.config.hybrid
+        {
+            let inputs = hybrid::HybridInputs {
+                store,
+                inner: self.sys.store.as_ref(),
+                index: self.index,
+                folds: &self.folds,
+                stimulus,
+                pairs,
+                budget,
+                embedder: self.sys.embedder.as_deref(),
+                headroom: self.headroom,
+            };
+            hybrid::run(
+                &inputs,
+                profile,
+                &mut self.universe,
+                &mut self.channels_run,
+                &mut self.warnings,
+            )?;
+        } else if self.gather && self.run_channels {
             let mut exact = channels::run_exact(
                 store,
                 &self.folds,
@@ -735,6 +768,7 @@ impl<'a> Recall<'a> {
                 relevance: Default::default(),
                 details: HashMap::default(),
                 spread: 0.0,
+                fused_score: None,
             })
         };
         fill_shelf(&mut self.universe, &inputs, &mut resolve)

@@ -24,6 +24,7 @@ pub(crate) const CHANNEL_ORDER: &[&str] = &[
     "participants",
     "concept",
     "orientation",
+    "neighbour",
 ];
 
 /// One record's accumulation cell across the pipeline stages.
@@ -39,11 +40,18 @@ pub(crate) struct Candidate {
     pub details: HashMap<String, Vec<String>>,
     /// The spread this stimulus gave it (max over pairs).
     pub spread: f64,
+    /// The fused score a profile's own fusion gave it (the hybrid profile);
+    /// `None`: fusion v1.
+    pub fused_score: Option<f64>,
 }
 
 impl Candidate {
-    /// Fusion v1: the max channel score (0 when unmatched).
+    /// Fusion v1: the max channel score (0 when unmatched), unless a
+    /// profile's fusion set [`Candidate::fused_score`].
     pub(crate) fn fused(&self) -> f64 {
+        if let Some(f) = self.fused_score {
+            return f;
+        }
         self.relevance
             .iter()
             .map(|(_, v)| *v)
@@ -795,6 +803,7 @@ mod tests {
                 relevance,
                 details: HashMap::default(),
                 spread: 0.0,
+                fused_score: None,
             },
         )
     }
