@@ -93,7 +93,7 @@ impl TextEmbedder for HashEmbedder {
         if let Some(needle) = &self.failing_on
             && let Some(t) = texts.iter().find(|t| t.contains(needle.as_str()))
         {
-            return Err(am_triples::Error::Embedder(format!(
+            return Err(am_triples::Error::embedder(format!(
                 "hash embedder: expected a text without {needle:?}, got {t:?}"
             )));
         }

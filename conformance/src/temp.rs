@@ -154,7 +154,7 @@ impl<F> TempDirFactory<F> {
         F: Fn(&Path, Option<Arc<dyn TextEmbedder>>, Option<EmbeddingPin>) -> am_triples::Result<S>,
     {
         let dir = tempfile::tempdir().map_err(|e| {
-            am_triples::Error::Storage(format!("cannot create a temporary directory: {e}"))
+            am_triples::Error::storage(format!("cannot create a temporary directory: {e}"))
         })?;
         let store = (self.0)(dir.path(), embedder, pin)?;
         Ok(Box::new(TempStore { store, _dir: dir }))

@@ -27,7 +27,7 @@ impl TextEmbedder for Precomputed {
             .iter()
             .map(|t| {
                 self.by_text.get(t).cloned().ok_or_else(|| {
-                    am_triples::Error::Embedder(format!("no precomputed vector for {t:?}"))
+                    am_triples::Error::embedder(format!("no precomputed vector for {t:?}"))
                 })
             })
             .collect()

@@ -62,11 +62,11 @@ impl Runtime {
                 let _ = stop_rx.recv();
                 rt.shutdown_background();
             })
-            .map_err(|e| Error::Storage(format!("cannot start the LanceDB runtime thread: {e}")))?;
+            .map_err(|e| Error::storage(format!("cannot start the LanceDB runtime thread: {e}")))?;
         let handle = ready_rx
             .recv()
-            .map_err(|_| Error::Storage("the LanceDB runtime thread exited at start".into()))?
-            .map_err(|e| Error::Storage(format!("cannot build the LanceDB runtime: {e}")))?;
+            .map_err(|_| Error::storage("the LanceDB runtime thread exited at start"))?
+            .map_err(|e| Error::storage(format!("cannot build the LanceDB runtime: {e}")))?;
         Ok(Runtime {
             handle,
             stop: Some(stop_tx),
@@ -87,9 +87,8 @@ impl Runtime {
         self.handle.spawn(async move {
             let _ = tx.send(fut.await);
         });
-        rx.recv().map_err(|_| {
-            Error::Storage("a LanceDB task ended without an answer (it panicked)".into())
-        })?
+        rx.recv()
+            .map_err(|_| Error::storage("a LanceDB task ended without an answer (it panicked)"))?
     }
 }
 

@@ -100,13 +100,13 @@ pub fn check_schema(schema: &Schema, table: &str, vector_column: &str) -> Result
         match schema.field_with_name(name) {
             Ok(f) if f.data_type() == ty => {}
             Ok(f) => {
-                return Err(Error::Refused(format!(
+                return Err(Error::refused(format!(
                     "LanceDB table {table:?}: column {name:?} must be {ty}, got {}",
                     f.data_type()
                 )));
             }
             Err(_) => {
-                return Err(Error::Refused(format!(
+                return Err(Error::refused(format!(
                     "LanceDB table {table:?} lacks the column {name:?} this store needs \
                      (tables written by AbstractMemory 0.3.x have no insertion-order column `seq`)"
                 )));
@@ -120,14 +120,14 @@ pub fn check_schema(schema: &Schema, table: &str, vector_column: &str) -> Result
                 match schema.field_with_name(NORM2) {
                     Ok(n2) if n2.data_type() == &DataType::Float64 => {}
                     _ => {
-                        return Err(Error::Refused(format!(
+                        return Err(Error::refused(format!(
                             "LanceDB table {table:?} has a vector column but no Float64 column {NORM2:?}"
                         )));
                     }
                 }
                 Ok(usize::try_from(*n).ok())
             }
-            other => Err(Error::Refused(format!(
+            other => Err(Error::refused(format!(
                 "LanceDB table {table:?}: vector column {vector_column:?} must be \
                  FixedSizeList<Float32>, got {other}"
             ))),
@@ -196,7 +196,7 @@ pub fn to_batch(rows: &[NewRow<'_>], schema: &SchemaRef) -> Result<RecordBatch> 
     ];
     if let Some(field) = schema.fields().get(COLUMNS.len()) {
         let DataType::FixedSizeList(item, dim) = field.data_type() else {
-            return Err(Error::Storage(format!(
+            return Err(Error::storage(format!(
                 "vector column {:?} is not a FixedSizeList",
                 field.name()
             )));
@@ -215,7 +215,7 @@ pub fn to_batch(rows: &[NewRow<'_>], schema: &SchemaRef) -> Result<RecordBatch> 
                     b.append(true);
                 }
                 Some(v) => {
-                    return Err(Error::DimensionMismatch(format!(
+                    return Err(Error::dimension_mismatch(format!(
                         "vector of dimension {} for a column of dimension {width} (zero rows written)",
                         v.len()
                     )));
@@ -234,7 +234,7 @@ pub fn to_batch(rows: &[NewRow<'_>], schema: &SchemaRef) -> Result<RecordBatch> 
         ));
     }
     RecordBatch::try_new(schema.clone(), columns)
-        .map_err(|e| Error::Storage(format!("cannot build the Arrow batch: {e}")))
+        .map_err(|e| Error::storage(format!("cannot build the Arrow batch: {e}")))
 }
 
 /// One stored row read back: its insertion position, the assertion, and the
@@ -253,7 +253,7 @@ pub struct StoredRow {
 fn text_at<'a>(batch: &'a RecordBatch, column: &str, i: usize) -> Result<Option<&'a str>> {
     let a = batch
         .column_by_name(column)
-        .ok_or_else(|| Error::Storage(format!("LanceDB answer lacks the column {column:?}")))?;
+        .ok_or_else(|| Error::storage(format!("LanceDB answer lacks the column {column:?}")))?;
     if a.is_null(i) {
         return Ok(None);
     }
@@ -263,7 +263,7 @@ fn text_at<'a>(batch: &'a RecordBatch, column: &str, i: usize) -> Result<Option<
     if let Some(s) = a.as_string_opt::<i64>() {
         return Ok(Some(s.value(i)));
     }
-    Err(Error::Storage(format!(
+    Err(Error::storage(format!(
         "LanceDB column {column:?} is {}, expected text",
         a.data_type()
     )))
@@ -271,13 +271,13 @@ fn text_at<'a>(batch: &'a RecordBatch, column: &str, i: usize) -> Result<Option<
 
 fn required<'a>(batch: &'a RecordBatch, column: &str, i: usize) -> Result<&'a str> {
     text_at(batch, column, i)?
-        .ok_or_else(|| Error::Storage(format!("LanceDB column {column:?} holds a null")))
+        .ok_or_else(|| Error::storage(format!("LanceDB column {column:?} holds a null")))
 }
 
 fn json_map(raw: &str, column: &str) -> Result<JsonMap> {
     match serde_json::from_str::<serde_json::Value>(raw) {
         Ok(serde_json::Value::Object(m)) => Ok(m),
-        Ok(_) | Err(_) => Err(Error::Storage(format!(
+        Ok(_) | Err(_) => Err(Error::storage(format!(
             "LanceDB column {column:?} holds {raw:?}, expected a JSON object"
         ))),
     }
@@ -293,7 +293,7 @@ pub fn from_batch(batch: &RecordBatch, vector_column: &str) -> Result<Vec<Stored
     let seq = batch
         .column_by_name(SEQ)
         .and_then(|a| a.as_primitive_opt::<Int64Type>())
-        .ok_or_else(|| Error::Storage("LanceDB answer lacks the Int64 column seq".into()))?;
+        .ok_or_else(|| Error::storage("LanceDB answer lacks the Int64 column seq"))?;
     let confidence = batch
         .column_by_name("confidence")
         .and_then(|a| a.as_primitive_opt::<Float64Type>());
@@ -328,7 +328,7 @@ pub fn from_batch(batch: &RecordBatch, vector_column: &str) -> Result<Vec<Stored
                 let values = list.value(i);
                 let floats = values
                     .as_primitive_opt::<Float32Type>()
-                    .ok_or_else(|| Error::Storage("LanceDB vector column is not float32".into()))?;
+                    .ok_or_else(|| Error::storage("LanceDB vector column is not float32"))?;
                 Some(floats.values().to_vec())
             }
             _ => None,

@@ -81,7 +81,7 @@ pub async fn knn(
     columns: Vec<String>,
 ) -> Result<Vec<RecordBatch>> {
     let storage = |what: &'static str| {
-        move |e: lancedb::Error| Error::Storage(format!("LanceDB {what}: {e}"))
+        move |e: lancedb::Error| Error::storage(format!("LanceDB {what}: {e}"))
     };
     table
         .query()
@@ -115,7 +115,7 @@ pub fn decode_knn(
         let d = b
             .column_by_name("_distance")
             .and_then(|a| a.as_primitive_opt::<Float32Type>())
-            .ok_or_else(|| Error::Storage("LanceDB vector search answer lacks _distance".into()))?;
+            .ok_or_else(|| Error::storage("LanceDB vector search answer lacks _distance"))?;
         distances.extend(d.iter().map(|x| x.unwrap_or(f32::NAN)));
         rows.extend(schema::from_batch(b, vector_column)?);
     }

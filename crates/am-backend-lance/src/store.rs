@@ -101,7 +101,7 @@ impl std::fmt::Debug for LanceDBTripleStore {
 }
 
 pub(crate) fn storage(what: &str) -> impl FnOnce(lancedb::Error) -> Error + '_ {
-    move |e| Error::Storage(format!("LanceDB {what}: {e}"))
+    move |e| Error::storage(format!("LanceDB {what}: {e}"))
 }
 
 /// `[A-Za-z_][A-Za-z0-9_]*`, or `InvalidInput` naming `what`.
@@ -187,8 +187,8 @@ async fn read_meta(meta: &Table, key: &str) -> Result<(Option<String>, i64)> {
             .column_by_name(SEQ)
             .and_then(|a| a.as_primitive_opt::<Int64Type>());
         let (Some(keys), Some(values), Some(seqs)) = (keys, values, seqs) else {
-            return Err(Error::Storage(
-                "LanceDB meta table lacks its key/value/seq columns".into(),
+            return Err(Error::storage(
+                "LanceDB meta table lacks its key/value/seq columns",
             ));
         };
         for i in 0..b.num_rows() {
@@ -405,7 +405,7 @@ impl LanceDBTripleStore {
                 Arc::new(Int64Array::from(vec![st.next_meta_seq])),
             ],
         )
-        .map_err(|e| Error::Storage(format!("cannot build the pin batch: {e}")))?;
+        .map_err(|e| Error::storage(format!("cannot build the pin batch: {e}")))?;
         let meta = st.meta.clone();
         let conn = self.conn.clone();
         let name = format!("{}_meta", self.table_name);
@@ -621,7 +621,7 @@ impl LanceDBTripleStore {
             if let Some(v) = st.vector_dim
                 && v != d
             {
-                return Err(Error::DimensionMismatch(format!(
+                return Err(Error::dimension_mismatch(format!(
                     "write refused: vectors of dimension {d}, the table's vector column {:?} holds {v} (zero rows written)",
                     self.vector_column
                 )));

@@ -30,7 +30,7 @@ type Handles = (
 );
 
 fn storage(e: impl std::fmt::Display) -> am_graph::Error {
-    am_graph::Error::Storage(e.to_string())
+    am_graph::Error::storage(e.to_string())
 }
 
 impl GraphFactory for Lance {

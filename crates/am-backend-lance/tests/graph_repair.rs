@@ -29,7 +29,7 @@ const POINTS: [CommitPoint; 6] = [
 fn crash_at(at: CommitPoint, armed: Arc<AtomicBool>) -> CommitHook {
     Arc::new(move |p| {
         if p == at && armed.swap(false, Ordering::SeqCst) {
-            Err(am_triples::Error::Storage(format!(
+            Err(am_triples::Error::storage(format!(
                 "injected crash at {p:?}"
             )))
         } else {

@@ -1,42 +1,114 @@
-//! The SQLite backend's error enum, mapped onto the shared `ErrorKind`.
+//! The SQLite backend's error: the shared [`am_triples::Error`], wrapped so that
+//! `?` converts a `rusqlite::Error` into it inside this crate (the orphan rule
+//! keeps that conversion out of `am-triples`, which knows nothing of SQL).
+//!
+//! [`sqlite`] is the one mapping of a SQLite failure: kind `Storage`, the
+//! extended result code as the context pair `sqlite_code`, and the
+//! `rusqlite::Error` kept as the source.
 
 use am_triples::ErrorKind;
 
-/// Errors of the SQLite home, its store and its journal.
-#[derive(Debug, thiserror::Error)]
-#[non_exhaustive]
-pub enum Error {
-    /// A layer-1 error (invalid input, dimension mismatch, embedder, ...).
-    #[error(transparent)]
-    Triples(#[from] am_triples::Error),
-    /// SQLite itself failed.
-    #[error("sqlite: {0}")]
-    Sqlite(#[from] rusqlite::Error),
-    /// The file is not a home this code can open (not SQLite, a newer schema).
-    #[error("refused: {0}")]
-    Refused(String),
-}
+/// The context key holding SQLite's extended result code (e.g. `2067` for
+/// `SQLITE_CONSTRAINT_UNIQUE`).
+pub const SQLITE_CODE: &str = "sqlite_code";
+
+/// Errors of the SQLite home, its store and its journal: the shared error.
+///
+/// It dereferences to [`am_triples::Error`] (`kind()`, `message()`,
+/// `context()`) and converts into it losslessly.
+pub struct Error(am_triples::Error);
 
 impl Error {
     /// The shared kind of this error.
     pub fn kind(&self) -> ErrorKind {
-        match self {
-            Error::Triples(e) => e.kind(),
-            Error::Sqlite(_) => ErrorKind::Storage,
-            Error::Refused(_) => ErrorKind::Refused,
-        }
+        self.0.kind()
+    }
+
+    /// [`ErrorKind::Refused`]: the file is not a home this code can open (not
+    /// SQLite, a newer schema).
+    pub fn refused(message: impl Into<String>) -> Self {
+        Error(am_triples::Error::refused(message))
+    }
+
+    /// The shared error inside.
+    pub fn into_inner(self) -> am_triples::Error {
+        self.0
+    }
+}
+
+/// Map a SQLite failure into the shared error: kind `Storage`, message
+/// `sqlite: <SQLite's text>`, the extended result code as context
+/// [`SQLITE_CODE`] when SQLite reported one, and the `rusqlite::Error` as the
+/// source.
+pub fn sqlite(e: rusqlite::Error) -> am_triples::Error {
+    let code = e.sqlite_error().map(|f| f.extended_code);
+    let err = am_triples::Error::from_source(ErrorKind::Storage, "sqlite", e);
+    match code {
+        Some(c) => err.with_context(SQLITE_CODE, c.to_string()),
+        None => err,
+    }
+}
+
+impl std::ops::Deref for Error {
+    type Target = am_triples::Error;
+    fn deref(&self) -> &am_triples::Error {
+        &self.0
+    }
+}
+
+impl From<rusqlite::Error> for Error {
+    fn from(e: rusqlite::Error) -> Self {
+        Error(sqlite(e))
+    }
+}
+
+impl From<am_triples::Error> for Error {
+    fn from(e: am_triples::Error) -> Self {
+        Error(e)
     }
 }
 
 impl From<Error> for am_triples::Error {
     fn from(e: Error) -> Self {
-        match e {
-            Error::Triples(t) => t,
-            Error::Sqlite(s) => am_triples::Error::Storage(s.to_string()),
-            Error::Refused(r) => am_triples::Error::Refused(r),
-        }
+        e.0
+    }
+}
+
+impl std::fmt::Display for Error {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Display::fmt(&self.0, f)
+    }
+}
+
+impl std::fmt::Debug for Error {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Debug::fmt(&self.0, f)
+    }
+}
+
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        std::error::Error::source(&self.0)
     }
 }
 
 /// The SQLite backend's result type.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_sqlite_failure_keeps_its_extended_code_and_source() {
+        let conn = rusqlite::Connection::open_in_memory().unwrap();
+        conn.execute_batch("CREATE TABLE t (x UNIQUE); INSERT INTO t VALUES (1);")
+            .unwrap();
+        let raw = conn.execute("INSERT INTO t VALUES (1)", []).unwrap_err();
+        let e: Error = raw.into();
+        assert_eq!(e.kind(), ErrorKind::Storage);
+        assert_eq!(e.context_value(SQLITE_CODE), Some("2067"));
+        let inner = e.into_inner();
+        assert!(inner.source_as::<rusqlite::Error>().is_some());
+    }
+}

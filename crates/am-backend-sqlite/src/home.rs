@@ -47,7 +47,7 @@ pub fn refuse_non_sqlite(path: &Path) -> Result<()> {
     };
     let mut head = Vec::with_capacity(16);
     f.by_ref().take(16).read_to_end(&mut head).map_err(|e| {
-        Error::Triples(am_triples::Error::Storage(format!(
+        Error::from(am_triples::Error::storage(format!(
             "{}: {e}",
             path.display()
         )))
@@ -55,7 +55,7 @@ pub fn refuse_non_sqlite(path: &Path) -> Result<()> {
     if head.is_empty() || head.as_slice() == SQLITE_HEADER {
         return Ok(());
     }
-    Err(Error::Refused(format!(
+    Err(Error::refused(format!(
         "{} is not an SQLite home: expected the header {:?}, got {:?} (the file was left unchanged)",
         path.display(),
         String::from_utf8_lossy(SQLITE_HEADER),
@@ -154,7 +154,7 @@ impl am_triples::FileLock for HomeFile {
 
     fn lock(&self, deadline: Option<std::time::Instant>) -> am_triples::Result<Box<dyn Send>> {
         let storage = |e: rusqlite::Error| {
-            am_triples::Error::Storage(format!("write barrier on {}: {e}", self.0.display()))
+            am_triples::Error::storage(format!("write barrier on {}: {e}", self.0.display()))
         };
         let conn = Connection::open(&self.0).map_err(storage)?;
         loop {
@@ -163,7 +163,7 @@ impl am_triples::FileLock for HomeFile {
                 Some(d) => {
                     let left = d.saturating_duration_since(std::time::Instant::now());
                     if left.is_zero() {
-                        return Err(am_triples::Error::Timeout(format!(
+                        return Err(am_triples::Error::timeout(format!(
                             "the write lock of the file {}",
                             self.0.display()
                         )));

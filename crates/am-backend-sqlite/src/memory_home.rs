@@ -59,7 +59,7 @@ impl SqliteMemoryHome {
     /// naming both files.
     pub fn new(store: Arc<SQLiteTripleStore>, journal: Arc<SQLiteJournal>) -> Result<Self> {
         if !Arc::ptr_eq(&journal.conn(), &store.home().conn()) {
-            return Err(Error::Triples(am_triples::Error::invalid(format!(
+            return Err(Error::from(am_triples::Error::invalid(format!(
                 "a SQLite memory home needs its store and journal on one SqliteHome connection, got a store \
                  of {} and a journal on another connection",
                 store.home().path().display()
@@ -85,9 +85,7 @@ impl SqliteMemoryHome {
         options: crate::SqliteStoreOptions,
     ) -> Result<Self> {
         let store = Arc::new(SQLiteTripleStore::with_home(home, embedder, options)?);
-        let journal = Arc::new(
-            SQLiteJournal::open(home).map_err(|e| Error::Triples(am_triples::Error::from(e)))?,
-        );
+        let journal = Arc::new(SQLiteJournal::open(home).map_err(Error::from)?);
         Self::new(store, journal)
     }
 
@@ -133,9 +131,7 @@ impl JournalTx for SqliteHomeTx<'_> {
             .append_bindings_in(self.conn, bindings)
             .map(|_| ())
             .map_err(|e| {
-                let kind = e.kind();
-                let e = am_triples::Error::from(e);
-                if kind == am_triples::ErrorKind::InvalidInput {
+                if e.kind() == am_triples::ErrorKind::InvalidInput {
                     e
                 } else {
                     e.with_prefix("journal append_bindings (the transaction's other writes were rolled back too)")
@@ -184,7 +180,7 @@ impl MemoryHome for SqliteMemoryHome {
             .unwrap_or_else(std::sync::PoisonError::into_inner);
         let tx = conn
             .transaction_with_behavior(TransactionBehavior::Immediate)
-            .map_err(|e| am_triples::Error::from(Error::from(e)))?;
+            .map_err(crate::error::sqlite)?;
         let mut open = SqliteHomeTx {
             conn: &tx,
             store: &self.sqlite_store,
@@ -197,8 +193,7 @@ impl MemoryHome for SqliteMemoryHome {
         // The commit guard(s), inside the transaction, right before COMMIT:
         // the store's, and the journal's when it is another guard.
         check_guards(&*self.store, &*self.journal, point)?;
-        tx.commit()
-            .map_err(|e| am_triples::Error::from(Error::from(e)))?;
+        tx.commit().map_err(crate::error::sqlite)?;
         drop(conn);
         self.sqlite_store.record_warnings(warnings);
         Ok(())

@@ -11,9 +11,9 @@ struct Sqlite;
 
 impl JournalFactory for Sqlite {
     fn open(&self) -> am_journal::Result<OpenJournal> {
-        let dir = tempfile::tempdir().map_err(|e| am_journal::Error::Storage(e.to_string()))?;
+        let dir = tempfile::tempdir().map_err(|e| am_journal::Error::storage(e.to_string()))?;
         let home = SqliteHome::open(dir.path().join("home.sqlite3"))
-            .map_err(|e| am_journal::Error::Storage(e.to_string()))?;
+            .map_err(|e| am_journal::Error::storage(e.to_string()))?;
         let journal = SQLiteJournal::open(&home)?;
         Ok(OpenJournal {
             journal: Box::new(journal),

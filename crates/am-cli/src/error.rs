@@ -1,9 +1,11 @@
 //! The command's error: a message naming what was expected and what arrived,
-//! the shared [`ErrorKind`] when the engine reported one, and the exit code.
+//! the shared [`ErrorKind`], and the exit code mapped from the kind.
 //!
-//! Exit codes: 0 ok, 2 bad input (the caller can fix it: a malformed argument,
-//! an unknown id, a file that is not a home, a contradicting embedder), 1 a
-//! failure outside the caller's control (storage, embedder transport, a bug).
+//! Exit codes: 0 ok, 2 bad input (the kind is
+//! [`caller_at_fault`](ErrorKind::caller_at_fault): a malformed argument, an
+//! unknown id, a file that is not a home, a contradicting embedder), 1 a
+//! failure outside the caller's control (storage, embedder transport, a bug:
+//! kind `Internal`).
 
 use am_triples::ErrorKind;
 
@@ -15,8 +17,8 @@ pub const EXIT_FAILURE: u8 = 1;
 /// A refusal or failure of one `am` command.
 #[derive(Debug, Clone)]
 pub struct CliError {
-    /// The engine's error kind, when the engine reported the error.
-    pub kind: Option<ErrorKind>,
+    /// The error's kind (`Internal` for a failure of the command itself).
+    pub kind: ErrorKind,
     /// The process exit code (1 or 2).
     pub code: u8,
     /// What was expected and what arrived.
@@ -31,33 +33,34 @@ impl std::fmt::Display for CliError {
 
 impl std::error::Error for CliError {}
 
-/// The exit code of an engine error kind: the caller's input (2) or not (1).
+/// The exit code of an error kind: the caller's input (2) or not (1).
 pub fn code_of(kind: ErrorKind) -> u8 {
-    match kind {
-        ErrorKind::Storage | ErrorKind::Embedder | ErrorKind::Timeout => EXIT_FAILURE,
-        _ => EXIT_BAD_INPUT,
+    if kind.caller_at_fault() {
+        EXIT_BAD_INPUT
+    } else {
+        EXIT_FAILURE
     }
 }
 
 /// The `ErrorKind` name as exec answers it (`InvalidInput`, `NotFound`, ...).
-pub fn kind_name(kind: Option<ErrorKind>) -> String {
-    kind.map_or_else(|| "Internal".to_owned(), |k| k.to_string())
+pub fn kind_name(kind: ErrorKind) -> &'static str {
+    kind.name()
 }
 
 impl CliError {
     /// A bad-input refusal (exit 2, kind `InvalidInput`).
     pub fn invalid(message: impl Into<String>) -> Self {
         CliError {
-            kind: Some(ErrorKind::InvalidInput),
+            kind: ErrorKind::InvalidInput,
             code: EXIT_BAD_INPUT,
             message: message.into(),
         }
     }
 
-    /// A failure outside the caller's control (exit 1, no engine kind).
+    /// A failure outside the caller's control (exit 1, kind `Internal`).
     pub fn failure(message: impl Into<String>) -> Self {
         CliError {
-            kind: None,
+            kind: ErrorKind::Internal,
             code: EXIT_FAILURE,
             message: message.into(),
         }
@@ -66,7 +69,7 @@ impl CliError {
     /// An engine error of `kind` with `message`.
     pub fn engine(kind: ErrorKind, message: impl Into<String>) -> Self {
         CliError {
-            kind: Some(kind),
+            kind,
             code: code_of(kind),
             message: message.into(),
         }
@@ -80,20 +83,10 @@ impl CliError {
     }
 }
 
+/// Every library crate's error (the store's, the journal's, the graph's, layer
+/// 2's) is the shared `am_triples::Error`.
 impl From<am_triples::Error> for CliError {
     fn from(e: am_triples::Error) -> Self {
-        CliError::engine(e.kind(), e.to_string())
-    }
-}
-
-impl From<am_system::Error> for CliError {
-    fn from(e: am_system::Error) -> Self {
-        CliError::engine(e.kind(), e.to_string())
-    }
-}
-
-impl From<am_journal::Error> for CliError {
-    fn from(e: am_journal::Error) -> Self {
         CliError::engine(e.kind(), e.to_string())
     }
 }
@@ -112,7 +105,7 @@ impl From<am_embed::Error> for CliError {
 
 impl From<rusqlite::Error> for CliError {
     fn from(e: rusqlite::Error) -> Self {
-        CliError::engine(ErrorKind::Storage, format!("sqlite: {e}"))
+        am_backend_sqlite::error::sqlite(e).into()
     }
 }
 

@@ -208,7 +208,7 @@ fn main() -> ExitCode {
                     .trim_start_matches("error: ");
                 eprintln!(
                     "{}",
-                    json!({"error": {"kind": kind_name(Some(am_triples::ErrorKind::InvalidInput)), "message": message}})
+                    json!({"error": {"kind": kind_name(am_triples::ErrorKind::InvalidInput), "message": message}})
                 );
                 return ExitCode::from(2);
             }

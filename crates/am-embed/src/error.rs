@@ -1,4 +1,4 @@
-//! The embedders' error enum: one variant per way an embedder can fail, each
+//! The embedders' structured error: one variant per way an embedder can fail, each
 //! mapped onto the shared [`am_triples::ErrorKind`].
 //!
 //! Messages name the endpoint (and model) and what was expected and what arrived,
@@ -140,14 +140,13 @@ impl Error {
     }
 }
 
+/// Through the `TextEmbedder` trait an embedder's error becomes the shared
+/// error: its [`kind`](Error::kind), its text as the message, and the
+/// structured error itself as the source (`source_as::<am_embed::Error>()`
+/// gives back the HTTP status, the endpoint, the counts).
 impl From<Error> for am_triples::Error {
     fn from(e: Error) -> Self {
-        let msg = e.to_string();
-        match e.kind() {
-            ErrorKind::InvalidInput => am_triples::Error::InvalidInput(msg),
-            ErrorKind::Timeout => am_triples::Error::Timeout(msg),
-            _ => am_triples::Error::Embedder(msg),
-        }
+        am_triples::Error::from_source(e.kind(), "", e)
     }
 }
 
@@ -182,6 +181,7 @@ mod tests {
             assert_eq!(e.kind(), kind);
             let shared: am_triples::Error = e.into();
             assert_eq!(shared.kind(), kind);
+            assert!(shared.source_as::<Error>().is_some(), "{shared}");
         }
     }
 }

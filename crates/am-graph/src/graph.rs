@@ -133,7 +133,7 @@ impl MemoryGraph {
     /// # Errors
     /// As [`MemoryGraph::new`].
     pub fn from_any(store: &AnyStore, journal: Option<GraphJournal>) -> Result<Self> {
-        let backend = backend_for(store, journal.as_ref()).map_err(map_backend)?;
+        let backend = backend_for(store, journal.as_ref())?;
         Ok(Self::with_backend(backend, journal))
     }
 
@@ -236,17 +236,17 @@ impl MemoryGraph {
                     failure = Some(e);
                     // The connector rolls back on any error; the engine's own
                     // error is returned below.
-                    Err(am_triples::Error::Conflict(msg))
+                    Err(am_triples::Error::conflict(msg))
                 }
             }
         });
         if let Some(e) = failure {
             return Err(e);
         }
-        res.map_err(map_backend)?;
+        res?;
         let Some(applied) = outcome else {
-            return Err(Error::Storage(
-                "the connector committed without running the revision".into(),
+            return Err(Error::storage(
+                "the connector committed without running the revision",
             ));
         };
         let Applied {
@@ -275,7 +275,7 @@ impl MemoryGraph {
             .backend
             .logged_outcome(revision_id, crate::limits::MAX_READ_LIMIT * 100)?
         else {
-            return Err(Error::NotFound(format!(
+            return Err(Error::not_found(format!(
                 "revision {revision_id:?} is not in the log"
             )));
         };
@@ -381,7 +381,7 @@ impl MemoryGraph {
             return Ok(0);
         }
         let Some(j) = &self.journal else {
-            return Err(Error::Refused(format!(
+            return Err(Error::refused(format!(
                 "{} revision(s) await their closures (journal_applied = 0, oldest {:?}) and no \
                  journal is attached: open the graph with its journal to repair",
                 pending.len(),
@@ -405,11 +405,6 @@ fn push_once(v: &mut Vec<String>, id: &str) {
     if !v.iter().any(|x| x == id) {
         v.push(id.to_owned());
     }
-}
-
-/// Map a connector error into the graph's error, keeping its kind.
-pub(crate) fn map_backend(e: am_triples::Error) -> Error {
-    Error::Triples(e)
 }
 
 /// What one applied transaction produced.
@@ -474,8 +469,10 @@ impl<'a> Apply<'a> {
             rev.recorded_at().to_owned()
         } else {
             let now = (self.graph.clock)();
-            timestamp::normalize_timestamp(&now)
-                .map_err(|e| Error::Storage(format!("the graph's clock returned {now:?}: {e}")))?
+            timestamp::normalize_timestamp(&now).map_err(|e| {
+                e.with_kind(am_triples::ErrorKind::Storage)
+                    .with_prefix(&format!("the graph's clock returned {now:?}"))
+            })?
         };
         self.check_lineage(tx)?;
         self.check_close_cause()?;
@@ -784,7 +781,7 @@ impl<'a> Apply<'a> {
         // An id the graph already holds: the same claim is a skip, another is refused.
         if tx.memory_known(&id)?.is_some() {
             let Some(stored) = tx.stored(&id)? else {
-                return Err(Error::Storage(format!(
+                return Err(Error::storage(format!(
                     "memory {id:?} is in the graph but its row is missing"
                 )));
             };
@@ -818,7 +815,7 @@ impl<'a> Apply<'a> {
             }
             let previous = if exists {
                 let Some(stored) = tx.stored(&id)? else {
-                    return Err(Error::Storage(format!("row {id:?} vanished")));
+                    return Err(Error::storage(format!("row {id:?} vanished")));
                 };
                 if let Some(diff) = differs_but_provenance(&stored, a) {
                     return Err(Error::invalid(format!(
@@ -1171,9 +1168,9 @@ fn assert_detail(a: &TripleAssertion, own: &Provenance) -> JsonMap {
 /// `Storage` when the logged JSON does not parse; the revision's own rules.
 pub fn revision_from_row(row: &RevisionRow) -> Result<(Revision, Adoptions)> {
     let ops: Value = serde_json::from_str(&row.ops_json)
-        .map_err(|e| Error::Storage(format!("revision {:?}: ops_json: {e}", row.revision_id)))?;
+        .map_err(|e| Error::storage(format!("revision {:?}: ops_json: {e}", row.revision_id)))?;
     let provenance: Value = serde_json::from_str(&row.provenance_json).map_err(|e| {
-        Error::Storage(format!(
+        Error::storage(format!(
             "revision {:?}: provenance_json: {e}",
             row.revision_id
         ))

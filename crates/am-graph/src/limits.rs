@@ -25,7 +25,7 @@ pub const MAX_LINEAGE_VISITS: usize = 1000;
 /// [`MAX_READ_LIMIT`].
 ///
 /// # Errors
-/// [`Error::InvalidInput`] for `0` or a negative ("limit must be a positive int, got 0").
+/// `InvalidInput` for `0` or a negative ("limit must be a positive int, got 0").
 ///
 /// # Examples
 /// ```
@@ -49,7 +49,7 @@ pub fn check_read_limit(limit: i64) -> Result<usize> {
 /// [`MAX_READ_LIMIT`]. A JSON integer beyond `i64` is clamped too.
 ///
 /// # Errors
-/// [`Error::InvalidInput`] for `0`, a negative, a bool, a float, or any other
+/// `InvalidInput` for `0`, a negative, a bool, a float, or any other
 /// JSON value ("limit must be a positive int, got true").
 pub fn check_read_limit_json(limit: &Value) -> Result<usize> {
     match limit {

@@ -157,8 +157,8 @@ pub fn factory(
     let store = Arc::clone(store)
         .downcast::<InMemoryTripleStore>()
         .map_err(|_| {
-            am_triples::Error::Unsupported(
-                "the in-memory graph connector expected an InMemoryTripleStore".into(),
+            am_triples::Error::unsupported(
+                "the in-memory graph connector expected an InMemoryTripleStore",
             )
         })?;
     Ok(Box::new(MemoryBackend::new(store)))
@@ -607,7 +607,7 @@ impl GraphTx for MemTx<'_> {
 
     fn set_provenance(&mut self, assertion_id: &str, provenance: &JsonMap) -> BackendResult<()> {
         let Some(row) = self.row(assertion_id)? else {
-            return Err(am_triples::Error::NotFound(format!(
+            return Err(am_triples::Error::not_found(format!(
                 "set_provenance: no row {assertion_id}"
             )));
         };
@@ -742,7 +742,7 @@ impl GraphTx for MemTx<'_> {
 
     fn insert_revision(&mut self, row: &RevisionRow) -> BackendResult<i64> {
         if self.state.revision_pos.contains_key(&row.revision_id) {
-            return Err(am_triples::Error::Conflict(format!(
+            return Err(am_triples::Error::conflict(format!(
                 "revision {} is already in the log",
                 row.revision_id
             )));

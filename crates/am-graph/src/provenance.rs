@@ -61,8 +61,8 @@ impl Provenance {
     /// Duplicate sources collapse on their key, the first kept.
     ///
     /// # Errors
-    /// [`Error::InvalidInput`] for a blank actor or a blank `derived_from` id;
-    /// [`Error::InvalidSourceRef`] for two refs to one key with different digests.
+    /// `InvalidInput` for a blank actor or a blank `derived_from` id;
+    /// `InvalidSourceRef` for two refs to one key with different digests.
     ///
     /// # Examples
     /// ```
@@ -196,10 +196,10 @@ impl Provenance {
     /// Strict parse of the graph shape. `null` values are absent.
     ///
     /// # Errors
-    /// [`Error::ProvenanceRequired`] for a key outside [`PROVENANCE_KEYS`] (a
+    /// `ProvenanceRequired` for a key outside [`PROVENANCE_KEYS`] (a
     /// legacy flat key from [`LEGACY_KEYS`] names `Provenance::from_legacy` in
-    /// the message) or a non-object; [`Error::InvalidSourceRef`] for a malformed
-    /// source; [`Error::InvalidInput`] for a missing or blank `actor` or a
+    /// the message) or a non-object; `InvalidSourceRef` for a malformed
+    /// source; `InvalidInput` for a missing or blank `actor` or a
     /// mistyped field.
     pub fn from_dict(value: &Value) -> Result<Provenance> {
         let obj = value.as_object().ok_or_else(|| {
@@ -273,8 +273,8 @@ impl Provenance {
     /// (first wins on duplicates).
     ///
     /// # Errors
-    /// [`Error::InvalidInput`] when `flat` is not an object or a kept graph key
-    /// is mistyped; [`Error::InvalidSourceRef`] when a kept `sources` entry is
+    /// `InvalidInput` when `flat` is not an object or a kept graph key
+    /// is mistyped; `InvalidSourceRef` when a kept `sources` entry is
     /// malformed or a lifted id makes a malformed ref (blank after trimming).
     pub fn from_legacy(flat: &Value, actor: Option<&str>) -> Result<Provenance> {
         let obj = flat.as_object().ok_or_else(|| {
@@ -388,7 +388,7 @@ impl<'de> serde::Deserialize<'de> for Provenance {
 /// digests differ.
 ///
 /// # Errors
-/// [`Error::InvalidSourceRef`] on conflicting digests.
+/// `InvalidSourceRef` on conflicting digests.
 pub fn dedupe_sources(sources: Vec<SourceRef>) -> Result<Vec<SourceRef>> {
     let mut out: Vec<SourceRef> = Vec::with_capacity(sources.len());
     let mut keys: Vec<String> = Vec::with_capacity(sources.len());

@@ -163,7 +163,7 @@ impl MemoryGraph {
             .iter()
             .map(|o| o.map(str::trim).unwrap_or_default().to_owned())
             .collect();
-        Ok(self.backend().names_ref(&ref_match(source), &owners)?)
+        self.backend().names_ref(&ref_match(source), &owners)
     }
 
     /// Memory ids grounded in `source`: those that name it, then everything

@@ -82,7 +82,7 @@ pub fn backend_for(
             .find(|(t, _, _)| *t == id)
             .map(|(_, _, f)| f)
             .ok_or_else(|| {
-                am_triples::Error::Unsupported(format!(
+                am_triples::Error::unsupported(format!(
                     "no graph connector is registered for this store type; expected one of {:?} \
                      (register one with am_graph::register_backend)",
                     registered_backends()

@@ -92,7 +92,7 @@ impl CloseKind {
     /// Parse a wire name.
     ///
     /// # Errors
-    /// [`Error::InvalidInput`] for a name outside [`CLOSE_KINDS`].
+    /// `InvalidInput` for a name outside [`CLOSE_KINDS`].
     pub fn parse(name: &str) -> Result<CloseKind> {
         Ok(match name {
             "retract" => CloseKind::Retract,
@@ -207,8 +207,8 @@ impl AssertOp {
     /// memory's own, parsed strictly.
     ///
     /// # Errors
-    /// [`Error::InvalidInput`] as `TripleAssertion::from_dict` refuses;
-    /// [`Error::ProvenanceRequired`] / [`Error::InvalidSourceRef`] as
+    /// `InvalidInput` as `TripleAssertion::from_dict` refuses;
+    /// `ProvenanceRequired` / `InvalidSourceRef` as
     /// [`Provenance::from_dict`] refuses.
     pub fn from_dict(payload: &Value) -> Result<AssertOp> {
         let obj = payload.as_object().ok_or_else(|| {
@@ -371,7 +371,7 @@ impl CloseOp {
     /// Parse a `close` payload (`null` is absent; `replacement_ids` defaults to `[]`).
     ///
     /// # Errors
-    /// [`Error::InvalidInput`] for a non-object, an unknown key, a missing or
+    /// `InvalidInput` for a non-object, an unknown key, a missing or
     /// mistyped field, or a `kind` outside [`CLOSE_KINDS`].
     pub fn from_dict(payload: &Value) -> Result<CloseOp> {
         let obj = payload_object(payload, "close", &CLOSE_PAYLOAD_KEYS)?;
@@ -463,7 +463,7 @@ impl NarrowOp {
     /// Parse a `narrow` payload.
     ///
     /// # Errors
-    /// [`Error::InvalidInput`] for a non-object, an unknown key, or a missing or
+    /// `InvalidInput` for a non-object, an unknown key, or a missing or
     /// mistyped field.
     pub fn from_dict(payload: &Value) -> Result<NarrowOp> {
         let obj = payload_object(payload, "narrow", &NARROW_PAYLOAD_KEYS)?;
@@ -544,7 +544,7 @@ impl RevisionOp {
     /// Parse `{"op", "payload"}`.
     ///
     /// # Errors
-    /// [`Error::InvalidInput`] for a non-object, an unknown key, an op outside
+    /// `InvalidInput` for a non-object, an unknown key, an op outside
     /// [`REVISION_OPS`], or a malformed payload (see each payload's `from_dict`).
     pub fn from_dict(value: &Value) -> Result<RevisionOp> {
         let obj = value.as_object().ok_or_else(|| {
@@ -581,7 +581,7 @@ impl RevisionOp {
     /// Parse a list of ops (the log's `ops_json`).
     ///
     /// # Errors
-    /// As [`RevisionOp::from_dict`], prefixed with `ops[i]`; [`Error::InvalidInput`]
+    /// As [`RevisionOp::from_dict`], prefixed with `ops[i]`; `InvalidInput`
     /// when `value` is not a list.
     pub fn list_from_json(value: &Value) -> Result<Vec<RevisionOp>> {
         let items = value.as_array().ok_or_else(|| {
@@ -667,8 +667,8 @@ impl Revision {
     /// revision replays identically).
     ///
     /// # Errors
-    /// [`Error::InvalidInput`] naming the field (`ops[2].valid_until: ...`);
-    /// [`Error::ProvenanceRequired`] / [`Error::InvalidSourceRef`] for an
+    /// `InvalidInput` naming the field (`ops[2].valid_until: ...`);
+    /// `ProvenanceRequired` / `InvalidSourceRef` for an
     /// assert's malformed own provenance. Groundedness is NOT checked here: see
     /// [`Revision::check_provenance`].
     ///
@@ -808,7 +808,7 @@ impl Revision {
     /// `apply_revision` does with the store's clock).
     ///
     /// # Errors
-    /// [`Error::InvalidInput`] when `recorded_at` is not a timestamp.
+    /// `InvalidInput` when `recorded_at` is not a timestamp.
     pub fn with_recorded_at(&self, recorded_at: &str) -> Result<Revision> {
         let mut r = self.clone();
         r.recorded_at = required_time(recorded_at, "recorded_at")?;
@@ -829,7 +829,7 @@ impl Revision {
     /// provenance, else the revision's) must name a source or a `derived_from`.
     ///
     /// # Errors
-    /// [`Error::ProvenanceRequired`] naming the revision or the op.
+    /// `ProvenanceRequired` naming the revision or the op.
     pub fn check_provenance(&self) -> Result<()> {
         if !self.provenance.is_grounded() {
             return Err(Error::provenance_required(format!(
@@ -877,7 +877,7 @@ impl Revision {
     /// is absent; `recorded_at` absent is now; `ops` absent is `[]`.
     ///
     /// # Errors
-    /// [`Error::InvalidInput`] for a non-object, an unknown key, a missing or
+    /// `InvalidInput` for a non-object, an unknown key, a missing or
     /// mistyped field; the provenance as [`Provenance::from_dict`]; then every
     /// rule of [`Revision::new`].
     pub fn from_dict(value: &Value) -> Result<Revision> {
@@ -1049,7 +1049,7 @@ impl RevisionResult {
     /// Parse the JSON object form.
     ///
     /// # Errors
-    /// [`Error::InvalidInput`] when a field is missing or mistyped.
+    /// `InvalidInput` when a field is missing or mistyped.
     pub fn from_dict(value: &Value) -> Result<RevisionResult> {
         serde_json::from_value(value.clone())
             .map_err(|e| Error::invalid(format!("malformed revision result: {e}")))
@@ -1072,7 +1072,7 @@ fn required_time(value: &str, field: &str) -> Result<String> {
             "{field} must be an ISO-8601 timestamp, got {value:?}"
         )));
     }
-    timestamp::normalize_timestamp(value).map_err(|e| Error::invalid(format!("{field}: {e}")))
+    timestamp::normalize_timestamp(value).map_err(|e| e.with_prefix(field))
 }
 
 fn payload_object<'a>(value: &'a Value, what: &str, keys: &[&str]) -> Result<&'a JsonMap> {

@@ -64,7 +64,7 @@ impl SourceKind {
     /// Parse a wire name.
     ///
     /// # Errors
-    /// [`Error::InvalidSourceRef`] for a name outside [`SOURCE_KINDS`].
+    /// `InvalidSourceRef` for a name outside [`SOURCE_KINDS`].
     pub fn parse(name: &str) -> Result<SourceKind> {
         Ok(match name {
             "run" => SourceKind::Run,
@@ -184,7 +184,7 @@ impl SourceRef {
     /// Build and validate a ref of `kind`.
     ///
     /// # Errors
-    /// [`Error::InvalidSourceRef`] when a required field is missing, a present id
+    /// `InvalidSourceRef` when a required field is missing, a present id
     /// is blank, `seq` is below 1, a field belongs to another kind (an `artifact`
     /// with a `seq`), `digest` is not 64 hex digits, or a `run`/`step` names a
     /// synthetic run id ([`is_synthetic_run_id`]).
@@ -408,7 +408,7 @@ impl SourceRef {
     /// Build from a JSON object (a plain dict on the wire). `null` is absent.
     ///
     /// # Errors
-    /// [`Error::InvalidSourceRef`] for a non-object, a missing or unknown `kind`,
+    /// `InvalidSourceRef` for a non-object, a missing or unknown `kind`,
     /// an unknown key, a field another kind owns, an id that is not a string, a
     /// `seq` that is not a JSON integer (a bool, `3.0`, a string are refused), and
     /// every rule of [`SourceRef::new`].
@@ -505,7 +505,7 @@ impl<'de> serde::Deserialize<'de> for SourceRef {
 /// new revision's). A digest on only one side, or refs with different keys, pass.
 ///
 /// # Errors
-/// [`Error::InvalidSourceRef`] naming the key and both digests.
+/// `InvalidSourceRef` naming the key and both digests.
 pub fn check_digest_agreement(a: &SourceRef, b: &SourceRef) -> Result<()> {
     if let (Some(da), Some(db)) = (a.digest(), b.digest())
         && da != db

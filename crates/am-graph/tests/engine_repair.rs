@@ -46,8 +46,8 @@ impl MemoryJournal for FlakyJournal {
     }
     fn append_closure(&self, c: &ClosureRecord) -> Result<ClosureRecord> {
         if self.fail.load(Ordering::SeqCst) {
-            return Err(am_journal::Error::Storage(
-                "injected: the journal's disk is gone".into(),
+            return Err(am_journal::Error::storage(
+                "injected: the journal's disk is gone",
             ));
         }
         self.inner.append_closure(c)
@@ -297,7 +297,7 @@ fn the_most_recently_registered_connector_wins() {
             InMemoryTripleStore::new(None),
         ))))
     });
-    register_backend::<Custom>(|_, _| Err(am_triples::Error::Refused("the second factory".into())));
+    register_backend::<Custom>(|_, _| Err(am_triples::Error::refused("the second factory")));
     let store: am_graph::registry::AnyStore = Arc::new(Custom);
     let err = backend_for(&store, None).err().unwrap();
     assert_eq!(err.kind(), ErrorKind::Refused);

@@ -18,14 +18,35 @@ fn invalid_source_ref_is_a_value_error() {
     assert_eq!(e.kind(), ErrorKind::InvalidInput);
     assert!(e.is_invalid_source_ref());
     assert!(!Error::invalid("x").is_invalid_source_ref());
-    assert!(e.to_string().starts_with("InvalidSourceRef"), "{e}");
+    assert!(e.to_string().starts_with("invalid source reference"), "{e}");
+}
+
+#[test]
+fn display_texts_name_no_python_exception_class() {
+    for e in [
+        Error::invalid_ref("x"),
+        Error::provenance_required("x"),
+        Error::invalid("x"),
+        Error::unsupported("x"),
+    ] {
+        let text = e.to_string();
+        for class in [
+            "InvalidSourceRef",
+            "ProvenanceRequired",
+            "ValueError",
+            "NotImplementedError",
+            "RuntimeError",
+        ] {
+            assert!(!text.contains(class), "{text}");
+        }
+    }
 }
 
 #[test]
 fn errors_of_the_store_and_journal_keep_their_kind() {
-    let t: Error = am_triples::Error::DimensionMismatch("d".into()).into();
+    let t: Error = am_triples::Error::dimension_mismatch("d");
     assert_eq!(t.kind(), ErrorKind::DimensionMismatch);
-    let j: Error = am_journal::Error::Storage("s".into()).into();
+    let j: Error = am_journal::Error::storage("s");
     assert_eq!(j.kind(), ErrorKind::Storage);
 }
 

@@ -123,7 +123,7 @@ impl ScopeBinding {
     /// `hidden` with `active` refused; `observed_at` canonical.
     ///
     /// # Errors
-    /// [`Error::InvalidInput`] naming the field and the value.
+    /// `InvalidInput` naming the field and the value.
     pub fn normalized(&self) -> Result<Self> {
         let mut b = self.clone();
         let rid = b.record_id.trim();

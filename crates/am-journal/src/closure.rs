@@ -85,7 +85,7 @@ impl ClosureRecord {
     /// blank replacement ids dropped; `observed_at` canonical.
     ///
     /// # Errors
-    /// [`Error::InvalidInput`] naming the rule and the value.
+    /// `InvalidInput` naming the rule and the value.
     pub fn normalized(&self) -> Result<Self> {
         let mut c = self.clone();
         let aid = c.assertion_id.trim();

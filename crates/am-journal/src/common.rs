@@ -37,13 +37,13 @@ pub fn hash_hex(text: &str, n: usize) -> String {
 /// text form `YYYY-MM-DDTHH:MM:SS.ffffff+00:00`.
 ///
 /// # Errors
-/// [`Error::InvalidInput`] naming the value when it is not a timestamp.
+/// `InvalidInput` naming the value when it is not a timestamp.
 pub fn canonical_observed_at(value: &str) -> Result<String> {
     let raw = value.trim();
     if raw.is_empty() {
         return Ok(String::new());
     }
-    am_triples::timestamp::normalize_timestamp(raw).map_err(Error::from)
+    am_triples::timestamp::normalize_timestamp(raw)
 }
 
 /// Fill a blank `observed_at` with now (canonical UTC form).
@@ -67,7 +67,7 @@ pub fn fill_id(value: &mut String) {
 /// (`,` and `:`), no key sorting (insertion order kept), non-ASCII kept as UTF-8.
 ///
 /// # Errors
-/// [`Error::InvalidInput`] when the value cannot be encoded.
+/// `InvalidInput` when the value cannot be encoded.
 pub fn json_dump<T: serde::Serialize + ?Sized>(value: &T) -> Result<String> {
     serde_json::to_string(value)
         .map_err(|e| Error::invalid(format!("cannot encode a JSON column: {e}")))
@@ -76,7 +76,7 @@ pub fn json_dump<T: serde::Serialize + ?Sized>(value: &T) -> Result<String> {
 /// Decode a `*_json` column; a NULL or empty cell is `default`.
 ///
 /// # Errors
-/// [`Error::Storage`] naming the column when the cell is not valid JSON of the expected shape.
+/// `Storage` naming the column when the cell is not valid JSON of the expected shape.
 pub fn json_load<T: serde::de::DeserializeOwned>(
     raw: Option<&str>,
     column: &str,
@@ -85,7 +85,7 @@ pub fn json_load<T: serde::de::DeserializeOwned>(
     match raw {
         None | Some("") => Ok(default),
         Some(s) => serde_json::from_str(s).map_err(|e| {
-            Error::Storage(format!("column {column} holds malformed JSON ({e}): {s:?}"))
+            Error::storage(format!("column {column} holds malformed JSON ({e}): {s:?}"))
         }),
     }
 }
@@ -93,7 +93,7 @@ pub fn json_load<T: serde::de::DeserializeOwned>(
 /// Require a non-blank string, returning it trimmed.
 ///
 /// # Errors
-/// [`Error::InvalidInput`] naming `what` when the value is blank.
+/// `InvalidInput` naming `what` when the value is blank.
 pub fn require_text(value: &str, what: &str) -> Result<String> {
     let v = value.trim();
     if v.is_empty() {

@@ -193,7 +193,7 @@ impl MemoryEvent {
     /// default; `ttl_activity` positive; `observed_at` canonical UTC.
     ///
     /// # Errors
-    /// [`Error::InvalidInput`] naming the rule and the value that broke it.
+    /// `InvalidInput` naming the rule and the value that broke it.
     pub fn normalized(&self) -> Result<Self> {
         let mut e = self.clone();
         let kind = e.kind.trim().to_lowercase();

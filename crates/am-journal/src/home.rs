@@ -95,7 +95,7 @@ impl std::fmt::Debug for PreparedBatch {
 ///   ([`check_guards`]: the store's, then the journal's when it is another)
 ///   are called once per transaction, with `point`, after `body` and before
 ///   the commit (nothing staged: not called). A refusal lands nothing and
-///   returns [`am_triples::Error::GuardRefused`]; the writes inside do not
+///   returns [`Error::guard_refusal`](am_triples::Error::guard_refusal); the writes inside do not
 ///   call the guard again.
 pub trait MemoryHome: Send + Sync {
     /// The home's triple store.
@@ -344,7 +344,7 @@ impl PairHome {
 /// guard (`MemorySystem` installs one guard on both).
 ///
 /// # Errors
-/// [`am_triples::Error::GuardRefused`] of the first guard that refuses.
+/// [`Error::guard_refusal`](am_triples::Error::guard_refusal) of the first guard that refuses.
 pub fn check_guards(
     store: &dyn TripleStore,
     journal: &dyn MemoryJournal,

@@ -220,7 +220,7 @@ pub trait MemoryJournal: Send + Sync + std::any::Any {
     /// Install the host's commit guard: from now on every append calls it
     /// immediately before its COMMIT with [`am_triples::CommitPoint::Journal`],
     /// once per outermost transaction (a multi-record append calls it once); a
-    /// refusal appends nothing and returns [`Error::GuardRefused`]. Installing
+    /// refusal appends nothing and returns [`Error::guard_refusal`](am_triples::Error::guard_refusal). Installing
     /// the same guard again is a no-op.
     ///
     /// # Errors
@@ -229,7 +229,9 @@ pub trait MemoryJournal: Send + Sync + std::any::Any {
     /// installed already.
     fn install_commit_guard(&self, guard: &am_triples::CommitGuard) -> Result<()> {
         let _ = guard;
-        Err(am_triples::guard::unsupported_guard(std::any::type_name::<Self>()).into())
+        Err(am_triples::guard::unsupported_guard(std::any::type_name::<
+            Self,
+        >()))
     }
     /// The installed commit guard, if any.
     fn commit_guard(&self) -> Option<am_triples::CommitGuard> {

@@ -6,7 +6,7 @@
 use crate::binding::{ScopeBinding, fold_bindings};
 use crate::closure::ClosureRecord;
 use crate::common::{fill_id, fill_observed_at};
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::event::MemoryEvent;
 use crate::journal::{
     BindingFilter, ClosureFilter, EventFilter, JournalRecord, MemoryJournal, TraceFilter,
@@ -154,7 +154,7 @@ impl InMemoryJournal {
 
 impl MemoryJournal for InMemoryJournal {
     fn install_commit_guard(&self, guard: &am_triples::CommitGuard) -> Result<()> {
-        Ok(self.guard.install(guard, "this InMemoryJournal")?)
+        self.guard.install(guard, "this InMemoryJournal")
     }
 
     fn commit_guard(&self) -> Option<am_triples::CommitGuard> {
@@ -528,7 +528,7 @@ impl MemoryJournal for InMemoryJournal {
     }
 
     fn seq_at(&self, iso_ts: &str) -> Result<i64> {
-        let ts = am_triples::timestamp::normalize_timestamp(iso_ts).map_err(Error::from)?;
+        let ts = am_triples::timestamp::normalize_timestamp(iso_ts)?;
         let st = self.lock();
         let best = st
             .events

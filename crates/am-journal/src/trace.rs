@@ -98,7 +98,7 @@ impl ReconstructionTrace {
     /// `observed_at` canonical.
     ///
     /// # Errors
-    /// [`crate::Error::InvalidInput`] when `observed_at` is not a timestamp.
+    /// `InvalidInput` when `observed_at` is not a timestamp.
     pub fn normalized(&self) -> Result<Self> {
         let mut t = self.clone();
         t.trace_id = t.trace_id.trim().to_string();
@@ -171,7 +171,7 @@ impl ActiveMemorySnapshot {
     /// Normalise: `observed_at` canonical.
     ///
     /// # Errors
-    /// [`crate::Error::InvalidInput`] when `observed_at` is not a timestamp.
+    /// `InvalidInput` when `observed_at` is not a timestamp.
     pub fn normalized(&self) -> Result<Self> {
         let mut s = self.clone();
         s.snapshot_id = s.snapshot_id.trim().to_string();

@@ -122,7 +122,7 @@ impl ValenceEvent {
     /// `provenance.factor` in 0..=1; blank value refs dropped.
     ///
     /// # Errors
-    /// [`Error::InvalidInput`] naming the rule and the value.
+    /// `InvalidInput` naming the rule and the value.
     pub fn normalized(&self) -> Result<Self> {
         let mut e = self.clone();
         let tid = e.target_id.trim();

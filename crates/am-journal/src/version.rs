@@ -166,7 +166,7 @@ impl UnderstandingVersion {
     /// `understood_at` canonical; a blank `version_id` derived.
     ///
     /// # Errors
-    /// [`Error::InvalidInput`] naming the rule and the value.
+    /// `InvalidInput` naming the rule and the value.
     pub fn normalized(&self) -> Result<Self> {
         let mut v = self.clone();
         for (what, value) in [

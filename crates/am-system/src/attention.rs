@@ -42,7 +42,7 @@ pub fn scoring_window(
     filter.kinds = scoring_kinds();
     filter.until_seq = Some(until_seq);
     filter.limit = config.window_limit.max(1);
-    Ok(journal.events(&filter)?)
+    journal.events(&filter)
 }
 
 /// Derived (never stored) activation of one record.
@@ -144,7 +144,7 @@ fn signed_one_decimal(x: f64) -> String {
 /// refocus holds a rank slot). Records in first-touched order.
 ///
 /// # Errors
-/// [`Error::InvalidInput`] for an event without a journal-assigned seq.
+/// `InvalidInput` for an event without a journal-assigned seq.
 pub fn compute_activation(
     events: &[MemoryEvent],
     config: &AttentionConfig,
@@ -195,7 +195,7 @@ pub fn compute_activation(
 /// clamp, keyed by the sorted pair.
 ///
 /// # Errors
-/// [`Error::InvalidInput`] for an event without a journal-assigned seq.
+/// `InvalidInput` for an event without a journal-assigned seq.
 pub fn compute_trail_activation(
     events: &[MemoryEvent],
     config: &AttentionConfig,

@@ -340,7 +340,7 @@ impl RecallBudget {
     /// `stm_fraction` within 0.0..=1.0, finite floats).
     ///
     /// # Errors
-    /// [`Error::InvalidInput`] naming the field, the allowed range and the value.
+    /// `InvalidInput` naming the field, the allowed range and the value.
     pub fn validate(&self) -> Result<()> {
         if !(0.0..=0.9).contains(&self.self_fraction) {
             return Err(Error::invalid(format!(
@@ -384,7 +384,7 @@ impl RecallBudget {
 /// (`self_fraction` stays 0: the host's posture sets it).
 ///
 /// # Errors
-/// [`Error::InvalidInput`] for `context_window < 1`, `shelf_size < 1`, or a
+/// `InvalidInput` for `context_window < 1`, `shelf_size < 1`, or a
 /// `token_fraction` outside `(0, 0.5]`.
 ///
 /// # Examples

@@ -58,7 +58,7 @@ pub fn diary_entry_hash(title: &str, digest: &str, observed_at: &str) -> String 
 /// value is normalized to canonical UTC.
 ///
 /// # Errors
-/// [`Error::InvalidInput`] for an empty key, scope or batch, any record
+/// `InvalidInput` for an empty key, scope or batch, any record
 /// refused by [`MemoryRecordInput::validated`], a malformed or out-of-range
 /// `local:<i>` target, a record edge-referencing itself, or a clock value that
 /// is not a timestamp.
@@ -101,7 +101,7 @@ pub fn build_formation_plan(
         .collect();
     let now = || -> Result<String> {
         am_triples::timestamp::normalize_timestamp(&clock())
-            .map_err(|e| Error::invalid(format!("the system clock gave a non-timestamp: {e}")))
+            .map_err(|e| e.with_prefix("the system clock gave a non-timestamp"))
     };
 
     let mut assertions = Vec::new();

@@ -128,7 +128,7 @@ impl MemoryRecordInput {
     /// notes (an `applies_when` without recall tokens) are pushed to `warnings`.
     ///
     /// # Errors
-    /// [`Error::InvalidInput`] naming the rule, what was expected and what
+    /// `InvalidInput` naming the rule, what was expected and what
     /// arrived: unknown kind; empty title (unless pending) or digest; a
     /// malformed edge; a summary without edges; a value without a valid
     /// `value_class`; a diary breaking the formation rules; a malformed lesson

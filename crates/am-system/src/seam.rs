@@ -379,7 +379,7 @@ impl View {
     /// Parse `"shelf"` / `"working_set"`.
     ///
     /// # Errors
-    /// [`crate::Error::InvalidInput`] naming both valid views and what arrived.
+    /// `InvalidInput` naming both valid views and what arrived.
     pub fn parse(s: &str) -> crate::Result<View> {
         match s {
             "shelf" => Ok(View::Shelf),

@@ -15,7 +15,7 @@ use std::collections::HashMap;
 /// Trim and de-duplicate used ids in first-seen order.
 ///
 /// # Errors
-/// [`Error::InvalidInput`] when nothing is left (an empty commit deposits nothing).
+/// `InvalidInput` when nothing is left (an empty commit deposits nothing).
 pub fn normalize_used_ids(used: &[String]) -> Result<Vec<String>> {
     let mut out: Vec<String> = Vec::new();
     for raw in used {

@@ -43,7 +43,7 @@ impl Ablation {
     /// Parse `"recency_embedding"` / `"recency"` (trimmed, any case); blank is `None`.
     ///
     /// # Errors
-    /// [`Error::InvalidInput`] naming the valid arms and what arrived.
+    /// `InvalidInput` naming the valid arms and what arrived.
     pub fn parse(s: &str) -> Result<Option<Ablation>> {
         match s.trim().to_lowercase().as_str() {
             "" => Ok(None),
@@ -171,9 +171,9 @@ impl MemorySystem {
     /// A system with options over `home`.
     ///
     /// # Errors
-    /// [`Error::Unsupported`] for `task_queue: true` (this port has no memory
+    /// `Unsupported` for `task_queue: true` (this port has no memory
     /// task queue yet), and for a `commit_guard` on a store or journal type
-    /// whose writes cannot call one (naming the type); [`Error::InvalidInput`]
+    /// whose writes cannot call one (naming the type); `InvalidInput`
     /// for an invalid `RecallBudget`-free config (a zero `window_limit`), and
     /// for a `commit_guard` on a store or journal that already has a different
     /// one.
@@ -182,8 +182,8 @@ impl MemorySystem {
         options: SystemOptions,
     ) -> Result<Self> {
         if options.task_queue {
-            return Err(Error::Unsupported(
-                "task_queue=true: the memory task queue is not built in this port yet; open the home without it".into(),
+            return Err(Error::unsupported(
+                "task_queue=true: the memory task queue is not built in this port yet; open the home without it",
             ));
         }
         if options.attention_config.window_limit == 0 {
@@ -276,7 +276,7 @@ impl MemorySystem {
     /// on the barrier's own thread inside the block is not supported.
     ///
     /// # Errors
-    /// Kind `Timeout` ([`am_triples::Error::BarrierTimeout`], naming the lock or
+    /// Kind `Timeout` ([`am_triples::Error::barrier_timeout`], naming the lock or
     /// file a writer still holds) when `timeout` elapses, everything acquired
     /// released; `InvalidInput` when taken inside a memory write transaction
     /// of its own thread (it would wait for itself).
@@ -329,10 +329,10 @@ impl MemorySystem {
     /// Now, from the injected clock, normalized to canonical UTC.
     ///
     /// # Errors
-    /// [`Error::InvalidInput`] when the clock returns a non-timestamp.
+    /// `InvalidInput` when the clock returns a non-timestamp.
     pub fn now(&self) -> Result<String> {
         am_triples::timestamp::normalize_timestamp(&(self.clock)())
-            .map_err(|e| Error::invalid(format!("the system clock gave a non-timestamp: {e}")))
+            .map_err(|e| e.with_prefix("the system clock gave a non-timestamp"))
     }
 
     /// Record a `#FALLBACK` (or other) warning for the host to drain.
@@ -368,7 +368,7 @@ impl MemorySystem {
     /// equal pair, an empty window, is allowed). Nothing is written on a refusal.
     ///
     /// # Errors
-    /// [`Error::InvalidInput`] naming the assertion's index and both times;
+    /// `InvalidInput` naming the assertion's index and both times;
     /// the store's refusal.
     pub fn add(&self, assertions: &[TripleAssertion]) -> Result<Vec<String>> {
         use am_triples::timestamp::parse_timestamp;
@@ -383,7 +383,7 @@ impl MemorySystem {
                 )));
             }
         }
-        Ok(self.store.add(assertions)?)
+        self.store.add(assertions)
     }
 
     /// Layer-1 read passthrough. Direct id lookups bypass closure and binding
@@ -392,7 +392,7 @@ impl MemorySystem {
     /// # Errors
     /// The store's refusal.
     pub fn query(&self, q: &TripleQuery) -> Result<Vec<TripleAssertion>> {
-        Ok(self.store.query(q)?)
+        self.store.query(q)
     }
 
     /// Journal passthrough: the highest seq observed at or before `iso_ts`.
@@ -400,7 +400,7 @@ impl MemorySystem {
     /// # Errors
     /// The journal's refusal (a non-timestamp).
     pub fn seq_at(&self, iso_ts: &str) -> Result<i64> {
-        Ok(self.journal.seq_at(iso_ts)?)
+        self.journal.seq_at(iso_ts)
     }
 
     /// Journal passthrough: the current high-water mark (the `as_of` of a read now).
@@ -408,7 +408,7 @@ impl MemorySystem {
     /// # Errors
     /// The journal's storage error.
     pub fn current_seq(&self) -> Result<i64> {
-        Ok(self.journal.current_seq()?)
+        self.journal.current_seq()
     }
 
     /// Release the journal; the store stays open (it is caller-owned).
@@ -462,7 +462,7 @@ impl MemorySystem {
     /// in input order, blanks skipped, duplicates kept once.
     ///
     /// # Errors
-    /// [`Error::NotFound`] naming the id and both namespaces for an id that
+    /// `NotFound` naming the id and both namespaces for an id that
     /// resolves in neither; the store's refusal.
     pub fn resolve_assertion_ids(&self, ids: &[String]) -> Result<Vec<(String, String)>> {
         Ok(self.resolve_with_rows(ids)?.0)
@@ -512,7 +512,7 @@ impl MemorySystem {
     /// Resolve one id (either namespace) to its digest assertion id.
     ///
     /// # Errors
-    /// [`Error::NotFound`] naming both namespaces; the store's refusal.
+    /// `NotFound` naming both namespaces; the store's refusal.
     pub fn resolve_assertion_id(&self, id: &str) -> Result<String> {
         let trimmed = id.trim();
         if trimmed.is_empty() {
@@ -544,7 +544,7 @@ impl MemorySystem {
     /// as its [`Warned::warnings`].
     ///
     /// # Errors
-    /// [`Error::InvalidInput`] for any refused record (see
+    /// `InvalidInput` for any refused record (see
     /// [`MemoryRecordInput::validated`](crate::MemoryRecordInput::validated)), an empty key, scope or batch, a bad
     /// `local:` target, or a `pending` field (a pending title or summary is
     /// stored only beside its authoring task, and this home has no task queue).
@@ -635,9 +635,9 @@ impl MemorySystem {
     /// projections add `entry_id`. Explicit id reads bypass folds.
     ///
     /// # Errors
-    /// [`Error::InvalidInput`] for an empty id, an unknown tier, or `raw` on a
-    /// record without `payload_ref`; [`Error::Unsupported`] for the reserved
-    /// tiers `summary` / `compact`; [`Error::NotFound`] for an id in neither namespace.
+    /// `InvalidInput` for an empty id, an unknown tier, or `raw` on a
+    /// record without `payload_ref`; `Unsupported` for the reserved
+    /// tiers `summary` / `compact`; `NotFound` for an id in neither namespace.
     pub fn payload(&self, record_id: &str, tier: &str) -> Result<Payload> {
         let rid = record_id.trim();
         if rid.is_empty() {
@@ -647,7 +647,7 @@ impl MemorySystem {
         }
         let requested = tier.trim().to_lowercase();
         if requested == "summary" || requested == "compact" {
-            return Err(Error::Unsupported(format!(
+            return Err(Error::unsupported(format!(
                 "payload tier {requested:?} is reserved and not served; use 'digest' or 'raw' (attributes.payload_ref)"
             )));
         }
@@ -700,7 +700,7 @@ impl MemorySystem {
     /// assertion. A supplied `binding_id` makes replays no-ops returning the original.
     ///
     /// # Errors
-    /// [`Error::NotFound`] for an id in neither namespace; the journal's
+    /// `NotFound` for an id in neither namespace; the journal's
     /// refusal of an invalid binding (unknown state, `hidden` + `active`, ...).
     pub fn bind(&self, args: &Bind) -> Result<ScopeBinding> {
         self.resolve_assertion_id(&args.record_id)?;
@@ -718,7 +718,7 @@ impl MemorySystem {
             binding_id: args.binding_id.clone().unwrap_or_default(),
             seq: -1,
         };
-        Ok(self.journal.append_binding(&binding)?)
+        self.journal.append_binding(&binding)
     }
 
     /// Append one closure per assertion (`retract` | `supersede` |
@@ -726,8 +726,8 @@ impl MemorySystem {
     /// Returns the closure ids.
     ///
     /// # Errors
-    /// [`Error::InvalidInput`] for no ids, an unknown kind, an empty reason, a
-    /// supersede or merge without replacements; [`Error::NotFound`] for an id
+    /// `InvalidInput` for no ids, an unknown kind, an empty reason, a
+    /// supersede or merge without replacements; `NotFound` for an id
     /// in neither namespace.
     pub fn close_assertions(&self, args: &CloseAssertions) -> Result<Vec<String>> {
         let CloseAssertions {
@@ -760,7 +760,6 @@ impl MemorySystem {
                     ..ClosureRecord::default()
                 }
                 .normalized()
-                .map_err(Error::from)
             })
             .collect::<Result<Vec<_>>>()?;
         let mut out = Vec::with_capacity(records.len());
@@ -775,7 +774,7 @@ impl MemorySystem {
     /// so replays dedupe. Returns the closure ids, digest first.
     ///
     /// # Errors
-    /// [`Error::NotFound`] for an id in neither namespace; [`Error::InvalidInput`]
+    /// `NotFound` for an id in neither namespace; `InvalidInput`
     /// for an unknown kind, an empty reason, a supersede without replacements.
     pub fn close_record(&self, args: &CloseRecord) -> Result<Vec<String>> {
         let CloseRecord {
@@ -821,7 +820,6 @@ impl MemorySystem {
                     ..ClosureRecord::default()
                 }
                 .normalized()
-                .map_err(Error::from)
             })
             .collect::<Result<Vec<_>>>()?;
         let mut out = Vec::with_capacity(records.len());
@@ -837,7 +835,7 @@ pub(crate) type Resolved = (Vec<(String, String)>, HashMap<String, TripleAsserti
 
 /// The error for an id that resolves in neither namespace.
 pub(crate) fn unknown_id(id: &str) -> Error {
-    Error::NotFound(format!(
+    Error::not_found(format!(
         "unknown record id {id:?}: neither a store assertion id (handle.record_id) nor a graph record id \
          (an ex:… subject with a dcterms:abstract digest assertion, as remember_many returns)"
     ))

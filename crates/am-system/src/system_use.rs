@@ -63,8 +63,8 @@ impl MemorySystem {
     /// returns a `#FALLBACK` warning with the snapshot, in [`Warned::warnings`]). Ids of both namespaces are accepted.
     ///
     /// # Errors
-    /// [`Error::InvalidInput`] for an empty trace id or used set;
-    /// [`Error::NotFound`] for an id in neither namespace; journal failures.
+    /// `InvalidInput` for an empty trace id or used set;
+    /// `NotFound` for an id in neither namespace; journal failures.
     pub fn commit_selection(&self, args: &CommitSelection) -> Result<Warned<ActiveMemorySnapshot>> {
         let CommitSelection {
             trace_id,
@@ -112,7 +112,7 @@ impl MemorySystem {
             .filter(|r| !fetched.contains_key(*r))
             .collect();
         if !missing.is_empty() {
-            return Err(Error::NotFound(format!(
+            return Err(Error::not_found(format!(
                 "commit_selection: record ids not found in the store: {missing:?}; only records that \
                  actually entered the context may be committed"
             )));
@@ -262,10 +262,7 @@ impl MemorySystem {
             .into_iter()
             .next()
             .map(|e| e.event_id)
-            .ok_or_else(|| Error::Journal {
-                kind: am_triples::ErrorKind::Storage,
-                message: "the journal returned no event for one append".into(),
-            })
+            .ok_or_else(|| Error::internal("the journal returned no event for one append"))
     }
 
     /// Deliberate strengthen: one `pinned` event (weight clamped 1..=25 by the
@@ -273,8 +270,8 @@ impl MemorySystem {
     /// replay return the original id and write nothing.
     ///
     /// # Errors
-    /// [`Error::InvalidInput`] for an empty reason or a non-finite weight or a
-    /// non-positive TTL; [`Error::NotFound`] for an id in neither namespace.
+    /// `InvalidInput` for an empty reason or a non-finite weight or a
+    /// non-positive TTL; `NotFound` for an id in neither namespace.
     pub fn reinforce(&self, act: &Reinforce) -> Result<String> {
         self.deliberate("pinned", act)
     }
@@ -294,7 +291,7 @@ impl MemorySystem {
     /// Returns the event id.
     ///
     /// # Errors
-    /// [`Error::InvalidInput`] for an empty reason or scope.
+    /// `InvalidInput` for an empty reason or scope.
     pub fn refocus(&self, act: &Refocus) -> Result<String> {
         require_reason("refocus", &act.reason)?;
         let event = MemoryEvent {
@@ -324,7 +321,7 @@ impl MemorySystem {
     /// events; without ids, every in-window scored record. Writes nothing.
     ///
     /// # Errors
-    /// [`Error::NotFound`] for an id in neither namespace; the journal's
+    /// `NotFound` for an id in neither namespace; the journal's
     /// refusal of an invalid anchor (negative or past the high-water mark).
     pub fn activation(&self, args: &Activation) -> Result<OrderedMap<StoredActivation>> {
         let Activation {
@@ -386,7 +383,7 @@ impl MemorySystem {
     /// namespace, keyed as passed; a known id without deposits reads 0. Writes nothing.
     ///
     /// # Errors
-    /// [`Error::NotFound`] for an id in neither namespace.
+    /// `NotFound` for an id in neither namespace.
     pub fn access_counts(
         &self,
         record_ids: &[String],

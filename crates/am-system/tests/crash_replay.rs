@@ -19,7 +19,7 @@ fn fail_once(family: &'static str, nth: i64) -> common::GatedJournal {
     let countdown = AtomicI64::new(nth);
     common::GatedJournal::new(Arc::new(InMemoryJournal::new()), move |f| {
         if f == family && countdown.fetch_sub(1, Ordering::SeqCst) == 1 {
-            return Err(am_journal::Error::Storage(format!(
+            return Err(am_journal::Error::storage(format!(
                 "injected failure on a {f} append"
             )));
         }

@@ -215,7 +215,7 @@ impl TripleAssertion {
     /// defaults to now, and every timestamp is normalized to canonical UTC.
     ///
     /// # Errors
-    /// [`Error::InvalidInput`] when a timestamp is not a timestamp, or the
+    /// `InvalidInput` when a timestamp is not a timestamp, or the
     /// confidence is not finite.
     pub fn canonicalized(&self) -> Result<TripleAssertion> {
         let literal = self.is_literal();
@@ -267,7 +267,7 @@ impl TripleAssertion {
     /// never dropped.
     ///
     /// # Errors
-    /// [`Error::InvalidInput`] naming the missing, mistyped or unknown field.
+    /// `InvalidInput` naming the missing, mistyped or unknown field.
     pub fn from_dict(value: &Value) -> Result<TripleAssertion> {
         let obj = value
             .as_object()

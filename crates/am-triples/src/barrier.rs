@@ -304,7 +304,7 @@ impl Drop for BarrierHold {
 /// their locks in order, then their files in order, each distinct one once.
 ///
 /// # Errors
-/// [`Error::BarrierTimeout`] when `timeout` elapses (everything acquired is
+/// [`Error::barrier_timeout`] when `timeout` elapses (everything acquired is
 /// released); `InvalidInput` when this thread is inside a memory write
 /// transaction on one of the locks (the barrier would wait for itself).
 pub fn acquire(fences: &[WriteFence], timeout: Option<Duration>) -> Result<BarrierHold> {
@@ -337,7 +337,7 @@ pub fn acquire(fences: &[WriteFence], timeout: Option<Duration>) -> Result<Barri
         )));
     }
     let timed_out = |waiting_for: String| {
-        Error::BarrierTimeout(WriteBarrierTimeout {
+        Error::barrier_timeout(WriteBarrierTimeout {
             waiting_for,
             timeout: timeout.unwrap_or_default(),
         })
@@ -370,11 +370,12 @@ pub fn acquire(fences: &[WriteFence], timeout: Option<Duration>) -> Result<Barri
         if FILES_HELD.with(|h| h.borrow().contains(&path)) {
             continue; // this thread's outer barrier holds it
         }
-        let token = f.lock(deadline).map_err(|e| match e {
-            Error::Timeout(_) => {
+        let token = f.lock(deadline).map_err(|e| {
+            if e.kind() == crate::ErrorKind::Timeout {
                 timed_out(format!("the write lock of the file {}", path.display()))
+            } else {
+                e
             }
-            other => other,
         })?;
         FILES_HELD.with(|h| h.borrow_mut().push(path.clone()));
         hold.held_files.push(HeldFile {

@@ -9,7 +9,7 @@
 //! calls it, whoever writes (the facade, a `MemoryGraph` over the same store
 //! and journal, layer-1 writes, the journal's appends), once per outermost
 //! transaction. A refusal rolls the transaction back; the caller receives
-//! [`crate::Error::GuardRefused`] carrying the guard's own error unchanged
+//! [`Error::guard_refusal`](crate::Error::guard_refusal) carrying the guard's own error unchanged
 //! ([`GuardRefusal::source_error`], downcast it to the host's type).
 //!
 //! The commit points are a closed set, [`CommitPoint`]; `tests/commit_guard.rs`
@@ -155,13 +155,13 @@ impl CommitGuard {
     /// outer transaction whose guard already passed ([`CommitGuard::passed`]).
     ///
     /// # Errors
-    /// [`Error::GuardRefused`] carrying the guard's error.
+    /// [`Error::guard_refusal`](crate::Error::guard_refusal) carrying the guard's error.
     pub fn check(&self, point: CommitPoint) -> Result<()> {
         if PASSED.with(Cell::get) > 0 {
             return Ok(());
         }
         (self.0)(point.as_str()).map_err(|e| {
-            Error::GuardRefused(GuardRefusal {
+            Error::guard_refused(GuardRefusal {
                 point,
                 source: Arc::from(e),
             })
@@ -221,7 +221,7 @@ impl GuardSlot {
     /// Call the installed guard for `point` (`Ok` when none is installed).
     ///
     /// # Errors
-    /// [`Error::GuardRefused`].
+    /// [`Error::guard_refusal`](crate::Error::guard_refusal).
     #[inline]
     pub fn check(&self, point: CommitPoint) -> Result<()> {
         match self.0.get() {
@@ -233,7 +233,7 @@ impl GuardSlot {
 
 /// The refusal of a store or journal type whose writes cannot call a guard.
 pub fn unsupported_guard(type_name: &str) -> Error {
-    Error::Unsupported(format!(
+    Error::unsupported(format!(
         "{type_name} cannot call a commit guard before its commits; a guarded MemorySystem needs a store \
          and journal that can (the in-memory pair, the SQLite home, LanceDB)"
     ))

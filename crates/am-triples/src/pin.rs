@@ -37,7 +37,7 @@ pub struct EmbeddingPin {
 /// Build a normalized pin. At least one of `model_id` / `dimension` must be present.
 ///
 /// # Errors
-/// [`Error::InvalidInput`] when both are absent or the dimension is 0.
+/// `InvalidInput` when both are absent or the dimension is 0.
 pub fn build_pin(
     model_id: Option<&str>,
     dimension: Option<usize>,
@@ -80,7 +80,7 @@ pub fn build_pin(
 /// Spec: stores.md "Embedding-space pin".
 ///
 /// # Errors
-/// [`Error::Refused`] naming both pins, or the embedder and the pin.
+/// `Refused` naming both pins, or the embedder and the pin.
 pub fn check_at_open(
     stored: Option<&EmbeddingPin>,
     declared: Option<&EmbeddingPin>,
@@ -90,7 +90,7 @@ pub fn check_at_open(
         let model_clash = matches!((&s.model_id, &d.model_id), (Some(a), Some(b)) if a != b);
         let dim_clash = matches!((s.dimension, d.dimension), (Some(a), Some(b)) if a != b);
         if model_clash || dim_clash {
-            return Err(Error::Refused(format!(
+            return Err(Error::refused(format!(
                 "embedding-space mismatch: the store is pinned to {} but the declared pin says {} — \
                  no silent mixing of embedding spaces (open it with the pinned embedder; this port has no \
                  re-embed pass yet, so a home changes model only by forming its records again in a new home)",
@@ -110,7 +110,7 @@ pub fn check_at_open(
 /// the caller's `pinned_at` (the moment the operator chose the space) when given.
 ///
 /// # Errors
-/// [`Error::InvalidInput`] as [`build_pin`].
+/// `InvalidInput` as [`build_pin`].
 pub fn declared_pin(declared: Option<&EmbeddingPin>) -> Result<Option<EmbeddingPin>> {
     let Some(p) = declared else {
         return Ok(None);
@@ -141,10 +141,10 @@ impl EmbeddingPin {
     /// Parse a stored pin.
     ///
     /// # Errors
-    /// [`Error::Storage`] when the stored text is not a pin.
+    /// `Storage` when the stored text is not a pin.
     pub fn from_json(s: &str) -> Result<EmbeddingPin> {
         serde_json::from_str(s)
-            .map_err(|e| Error::Storage(format!("malformed embedding pin {s:?}: {e}")))
+            .map_err(|e| Error::storage(format!("malformed embedding pin {s:?}: {e}")))
     }
 
     /// One-line rendering for error text: `model@dimd (source, claimed by X)`.
@@ -176,12 +176,12 @@ impl EmbeddingPin {
     /// Refuse an embedder whose known identity contradicts this pin (at open).
     ///
     /// # Errors
-    /// [`Error::Refused`] naming both identities.
+    /// `Refused` naming both identities.
     pub fn check_embedder(&self, embedder: &dyn TextEmbedder) -> Result<()> {
         if let (Some(pinned), Some(model)) = (&self.model_id, embedder.model_id())
             && pinned != &model
         {
-            return Err(Error::Refused(format!(
+            return Err(Error::refused(format!(
                 "embedder model {model:?} contradicts the store's embedding pin {} — one store is one embedding space; \
                  open it with the pinned embedder (this port has no re-embed pass yet, so a home changes model \
                  only by forming its records again in a new home)",
@@ -191,7 +191,7 @@ impl EmbeddingPin {
         if let (Some(pinned), Some(dim)) = (self.dimension, embedder.dimension())
             && pinned != dim
         {
-            return Err(Error::Refused(format!(
+            return Err(Error::refused(format!(
                 "embedder dimension {dim} contradicts the store's embedding pin {}",
                 Self::note(Some(self))
             )));
@@ -202,10 +202,10 @@ impl EmbeddingPin {
     /// Refuse a write batch whose vectors have another dimension than the pin.
     ///
     /// # Errors
-    /// [`Error::DimensionMismatch`].
+    /// `DimensionMismatch`.
     pub fn check_add_dimension(&self, dim: usize) -> Result<()> {
         match self.dimension {
-            Some(p) if p != dim => Err(Error::DimensionMismatch(format!(
+            Some(p) if p != dim => Err(Error::dimension_mismatch(format!(
                 "write refused: vectors of dimension {dim}, store pinned to {} (zero rows written)",
                 Self::note(Some(self))
             ))),
@@ -216,10 +216,10 @@ impl EmbeddingPin {
     /// Refuse a query vector whose dimension contradicts the pin.
     ///
     /// # Errors
-    /// [`Error::DimensionMismatch`].
+    /// `DimensionMismatch`.
     pub fn check_query_dimension(&self, dim: usize) -> Result<()> {
         match self.dimension {
-            Some(p) if p != dim => Err(Error::DimensionMismatch(format!(
+            Some(p) if p != dim => Err(Error::dimension_mismatch(format!(
                 "query vector of dimension {dim}, store pinned to {}",
                 Self::note(Some(self))
             ))),
@@ -231,7 +231,7 @@ impl EmbeddingPin {
 /// Check that every vector of one write batch has the same dimension; returns it.
 ///
 /// # Errors
-/// [`Error::DimensionMismatch`] for a mixed batch; [`Error::InvalidInput`] for a
+/// `DimensionMismatch` for a mixed batch; `InvalidInput` for a
 /// vector that is empty, zero, NaN or infinite.
 pub fn batch_dimension(vectors: &[Vec<f32>]) -> Result<Option<usize>> {
     let mut dim = None;
@@ -240,7 +240,7 @@ pub fn batch_dimension(vectors: &[Vec<f32>]) -> Result<Option<usize>> {
         match dim {
             None => dim = Some(v.len()),
             Some(d) if d != v.len() => {
-                return Err(Error::DimensionMismatch(format!(
+                return Err(Error::dimension_mismatch(format!(
                     "one write batch mixes dimensions {d} and {} (vector {i})",
                     v.len()
                 )));

@@ -128,7 +128,7 @@ impl TripleQuery {
     /// `min_score` becomes `None`.
     ///
     /// # Errors
-    /// [`crate::Error::InvalidInput`] for a timestamp that is not a timestamp, or a query
+    /// `InvalidInput` for a timestamp that is not a timestamp, or a query
     /// vector that is empty or holds a zero norm, NaN or infinity.
     pub fn canonicalized(&self) -> Result<TripleQuery> {
         let term = |v: &Option<String>| {

@@ -94,8 +94,8 @@ pub trait TripleStore: Send + Sync {
     /// `Unsupported` when the store does not offer it.
     fn close_assertion(&self, assertion_id: &str, valid_until: &str) -> Result<bool> {
         let _ = (assertion_id, valid_until);
-        Err(Error::Unsupported(
-            "close_assertion is not offered by this store".into(),
+        Err(Error::unsupported(
+            "close_assertion is not offered by this store",
         ))
     }
 
@@ -107,8 +107,8 @@ pub trait TripleStore: Send + Sync {
     /// `Unsupported` when the store does not offer it.
     fn narrow_assertion(&self, assertion_id: &str, valid_until: &str) -> Result<bool> {
         let _ = (assertion_id, valid_until);
-        Err(Error::Unsupported(
-            "narrow_assertion is not offered by this store".into(),
+        Err(Error::unsupported(
+            "narrow_assertion is not offered by this store",
         ))
     }
 
@@ -125,8 +125,8 @@ pub trait TripleStore: Send + Sync {
         limit: usize,
     ) -> Result<FeedPage> {
         let _ = (cursor, scope, owner_id, limit);
-        Err(Error::Unsupported(
-            "assertions_after is not offered by this store".into(),
+        Err(Error::unsupported(
+            "assertions_after is not offered by this store",
         ))
     }
 
@@ -177,8 +177,8 @@ pub trait TripleStore: Send + Sync {
         limit: usize,
     ) -> Result<Vec<TripleAssertion>> {
         let _ = (tokens, scope, owner_id, limit);
-        Err(Error::Unsupported(
-            "query_keywords: this store has no keyword index".into(),
+        Err(Error::unsupported(
+            "query_keywords: this store has no keyword index",
         ))
     }
 
@@ -233,7 +233,7 @@ pub trait TripleStore: Send + Sync {
     /// Install the host's commit guard: from now on every write transaction of
     /// this store calls it immediately before its COMMIT, once per outermost
     /// transaction, with the commit point ([`crate::CommitPoint`]); a refusal
-    /// rolls the write back and returns [`crate::Error::GuardRefused`].
+    /// rolls the write back and returns [`Error::guard_refusal`](crate::Error::guard_refusal).
     /// Installing the same guard again is a no-op.
     ///
     /// # Errors
@@ -350,7 +350,7 @@ pub fn embedded_batch(out: Vec<Vec<f32>>) -> Result<EmbeddedBatch> {
         match dimension {
             None => dimension = Some(v.len()),
             Some(d) if d != v.len() => {
-                return Err(Error::DimensionMismatch(format!(
+                return Err(Error::dimension_mismatch(format!(
                     "one write batch mixes dimensions {d} and {} (vector {i})",
                     v.len()
                 )));
@@ -426,7 +426,7 @@ pub fn embed_rows(
         Err(e) => return Err(e.with_suffix(&EmbeddingPin::failure_suffix(pin()?.as_ref()))),
     };
     if out.len() != asked.len() {
-        return Err(Error::Embedder(format!(
+        return Err(Error::embedder(format!(
             "embedder returned {} vectors for {} texts (zero rows written)",
             out.len(),
             asked.len()
@@ -474,14 +474,16 @@ pub fn resolve_query_vector(
         .embed_texts(std::slice::from_ref(text))
         .map_err(|e| e.with_suffix(&EmbeddingPin::failure_suffix(pin)))?;
     if out.len() != 1 {
-        return Err(Error::Embedder(format!(
+        return Err(Error::embedder(format!(
             "expected 1 query vector, got {}",
             out.len()
         )));
     }
     let v = out.remove(0);
-    crate::vector::validate_vector(&v)
-        .map_err(|e| Error::Embedder(format!("query embedding: {e}")))?;
+    crate::vector::validate_vector(&v).map_err(|e| {
+        e.with_kind(crate::ErrorKind::Embedder)
+            .with_prefix("query embedding")
+    })?;
     Ok(Some(v))
 }
 

@@ -3,7 +3,7 @@
 //! Every timestamp a write carries is parsed (RFC 3339 / ISO 8601; a naive value is
 //! UTC; `Z` accepted) and rendered as `YYYY-MM-DDTHH:MM:SS.ffffff+00:00`, so string
 //! order equals instant order ("Our rules", spec README). Anything else is
-//! [`Error::InvalidInput`].
+//! `InvalidInput`.
 
 use crate::error::{Error, Result};
 use time::{Date, Month, OffsetDateTime, PrimitiveDateTime, Time, UtcOffset};
@@ -56,7 +56,7 @@ pub fn format_utc(t: OffsetDateTime) -> String {
 /// microseconds are truncated. A value without an offset is UTC.
 ///
 /// # Errors
-/// [`Error::InvalidInput`] naming the value when it is not a timestamp.
+/// `InvalidInput` naming the value when it is not a timestamp.
 pub fn parse_timestamp(value: &str) -> Result<OffsetDateTime> {
     parse_inner(value.trim()).ok_or_else(|| {
         Error::invalid(format!(
@@ -68,7 +68,7 @@ pub fn parse_timestamp(value: &str) -> Result<OffsetDateTime> {
 /// Parse and render in the canonical UTC form.
 ///
 /// # Errors
-/// [`Error::InvalidInput`] when `value` is not a timestamp.
+/// `InvalidInput` when `value` is not a timestamp.
 pub fn normalize_timestamp(value: &str) -> Result<String> {
     parse_timestamp(value).map(format_utc)
 }
@@ -76,7 +76,7 @@ pub fn normalize_timestamp(value: &str) -> Result<String> {
 /// Normalize an optional timestamp; an empty or blank string is `None`.
 ///
 /// # Errors
-/// [`Error::InvalidInput`] when a non-empty value is not a timestamp.
+/// `InvalidInput` when a non-empty value is not a timestamp.
 pub fn normalize_optional(value: Option<&str>) -> Result<Option<String>> {
     match value.map(str::trim) {
         None | Some("") => Ok(None),

@@ -40,7 +40,7 @@ pub fn cosine_of<T: Copy + Into<f64>>(a: &[T], b: &[T]) -> f64 {
 /// Refuse vectors that cannot be ranked: empty, zero-norm, NaN or infinite.
 ///
 /// # Errors
-/// [`Error::InvalidInput`] naming the defect.
+/// `InvalidInput` naming the defect.
 pub fn validate_vector(v: &[f32]) -> Result<()> {
     if v.is_empty() {
         return Err(Error::invalid(
@@ -63,7 +63,7 @@ pub fn validate_vector(v: &[f32]) -> Result<()> {
 /// Convert f64 values (from JSON) to f32, refusing values f32 cannot hold.
 ///
 /// # Errors
-/// [`Error::InvalidInput`] for a non-finite value or one outside f32's range.
+/// `InvalidInput` for a non-finite value or one outside f32's range.
 pub fn to_f32_vector(values: &[f64]) -> Result<Vec<f32>> {
     values
         .iter()

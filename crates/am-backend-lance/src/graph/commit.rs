@@ -61,10 +61,9 @@ impl LanceGraphBackend {
     /// Log, then project, one staged revision.
     fn commit_locked(&self, st: &mut MindState, stage: &Stage) -> Result<()> {
         let Some(rev) = &stage.revision else {
-            return Err(Error::Storage(
+            return Err(Error::internal(
                 "a LanceDB graph transaction staged writes but logged no revision \
-                 (the log row is what a repair re-derives them from); nothing written"
-                    .into(),
+                 (the log row is what a repair re-derives them from); nothing written",
             ));
         };
         let json = stage.to_json();
@@ -118,7 +117,7 @@ impl LanceGraphBackend {
             }
             if let Some(p) = &u.provenance {
                 let text = serde_json::to_string(p).map_err(|e| {
-                    Error::Storage(format!("provenance of {}: {e}", u.assertion_id))
+                    Error::storage(format!("provenance of {}: {e}", u.assertion_id))
                 })?;
                 self.store
                     .set_column(&u.assertion_id, "provenance_json", &text)?;

@@ -317,7 +317,7 @@ fn open_mind(store: &LanceDBTripleStore, tables: &GraphTables) -> Result<(MindSt
                         match have.field_with_name(f.name()) {
                             Ok(h) if h.data_type() == f.data_type() => {}
                             _ => {
-                                return Err(Error::Storage(format!(
+                                return Err(Error::storage(format!(
                                     "LanceDB graph table {name:?} lacks the column {:?} of type {} \
                                      (a table this connector did not write)",
                                     f.name(),
@@ -343,7 +343,7 @@ fn open_mind(store: &LanceDBTripleStore, tables: &GraphTables) -> Result<(MindSt
         Ok((handles, created))
     })?;
     let mut it = handles.into_iter();
-    let missing = || Error::Storage("a graph table handle is missing".into());
+    let missing = || Error::storage("a graph table handle is missing");
     let revisions = it.next().ok_or_else(missing)?;
     let provenance = it.next().ok_or_else(missing)?;
     let derivations = it.next().ok_or_else(missing)?;
@@ -402,7 +402,7 @@ pub fn factory(
     let store = Arc::clone(store)
         .downcast::<LanceDBTripleStore>()
         .map_err(|_| {
-            Error::Unsupported("the LanceDB graph connector expected a LanceDBTripleStore".into())
+            Error::unsupported("the LanceDB graph connector expected a LanceDBTripleStore")
         })?;
     Ok(Box::new(LanceGraphBackend::open(store, journal)?))
 }

@@ -214,7 +214,7 @@ impl Stage {
     /// `Storage` when `text` is not a stage this connector wrote.
     pub fn from_json(text: &str, revision: &RevisionRow) -> Result<Stage> {
         let j: StageJson = serde_json::from_str(text).map_err(|e| {
-            Error::Storage(format!(
+            Error::storage(format!(
                 "the log row of revision {:?} carries no readable stage_json: {e}",
                 revision.revision_id
             ))
@@ -226,7 +226,7 @@ impl Stage {
         for r in j.rows {
             rows.push(
                 TripleAssertion::from_dict(&r.assertion).map_err(|e| {
-                    Error::Storage(format!("a staged row of revision {rid:?}: {e}"))
+                    Error::storage(format!("a staged row of revision {rid:?}: {e}"))
                 })?,
             );
             texts.push(r.text);

@@ -202,11 +202,11 @@ pub fn to_batch(columns: &[Column], rows: &[Vec<Cell>]) -> Result<RecordBatch> {
         arrays.push(array);
     }
     RecordBatch::try_new(schema(columns), arrays)
-        .map_err(|e| Error::Storage(format!("cannot build a graph table batch: {e}")))
+        .map_err(|e| Error::storage(format!("cannot build a graph table batch: {e}")))
 }
 
 fn bad_cell(column: &str, cell: Option<&Cell>) -> Error {
-    Error::Storage(format!(
+    Error::storage(format!(
         "graph column {column:?} cannot hold the cell {cell:?}"
     ))
 }
@@ -227,10 +227,10 @@ pub fn from_batches(
         let mut cols: Vec<Vec<Cell>> = Vec::with_capacity(width);
         for (name, kind) in columns.iter().take(width) {
             let a = b.column_by_name(name).ok_or_else(|| {
-                Error::Storage(format!("LanceDB graph answer lacks the column {name:?}"))
+                Error::storage(format!("LanceDB graph answer lacks the column {name:?}"))
             })?;
             let mistyped = || {
-                Error::Storage(format!(
+                Error::storage(format!(
                     "LanceDB graph column {name:?} is {}, expected {kind:?}",
                     a.data_type()
                 ))
@@ -392,7 +392,7 @@ pub fn derivation_from(c: &[Cell]) -> (i64, DerivationRow) {
 
 fn json(text: &str, what: &str) -> Result<Value> {
     serde_json::from_str(text)
-        .map_err(|e| Error::Storage(format!("LanceDB graph column {what} is not JSON: {e}")))
+        .map_err(|e| Error::storage(format!("LanceDB graph column {what} is not JSON: {e}")))
 }
 
 #[cfg(test)]

@@ -86,7 +86,7 @@ impl<'a> LanceTx<'a> {
     /// A committed row or, failing that, `NotFound` naming `what`.
     fn require_committed(&self, id: &str, what: &str) -> BackendResult<()> {
         if self.committed_row(id)?.is_none() {
-            return Err(Error::NotFound(format!(
+            return Err(Error::not_found(format!(
                 "{what}: expected a stored row {id:?}, found none"
             )));
         }
@@ -411,7 +411,7 @@ impl GraphTx for LanceTx<'_> {
 
     fn insert_revision(&mut self, row: &RevisionRow) -> BackendResult<i64> {
         if self.revision_seq(&row.revision_id)?.is_some() {
-            return Err(Error::Conflict(format!(
+            return Err(Error::conflict(format!(
                 "revision {} is already in the log",
                 row.revision_id
             )));
@@ -421,7 +421,7 @@ impl GraphTx for LanceTx<'_> {
         // The engine hands the final row; a second insert in one transaction
         // would need a second log row, which the engine never asks for.
         if self.stage.revision.is_some() {
-            return Err(Error::Conflict(format!(
+            return Err(Error::conflict(format!(
                 "revision {} is a second log row in one transaction",
                 row.revision_id
             )));

@@ -62,10 +62,8 @@ impl std::fmt::Debug for SqliteGraphBackend {
 /// The digest predicate the graph resolves a record's graph id with.
 const DIGEST: &str = am_graph::DIGEST_PREDICATE;
 
-/// A SQLite failure at the connector boundary.
-fn storage_err(e: rusqlite::Error) -> am_triples::Error {
-    am_triples::Error::Storage(e.to_string())
-}
+/// A SQLite failure at the connector boundary (source and code kept).
+use crate::error::sqlite as storage_err;
 
 fn lock(conn: &SharedConn) -> MutexGuard<'_, Connection> {
     // A transaction rolls back when dropped, so a poisoned lock holds nothing torn.
@@ -175,8 +173,8 @@ pub fn factory(
     let store = Arc::clone(store)
         .downcast::<SQLiteTripleStore>()
         .map_err(|_| {
-            am_triples::Error::Unsupported(
-                "the SQLite graph connector expected a SQLiteTripleStore".into(),
+            am_triples::Error::unsupported(
+                "the SQLite graph connector expected a SQLiteTripleStore",
             )
         })?;
     Ok(Box::new(SqliteGraphBackend::open(store, journal)?))

@@ -16,7 +16,7 @@ use serde_json::Value;
 
 fn json(text: &str, what: &str) -> BackendResult<Value> {
     serde_json::from_str(text)
-        .map_err(|e| am_triples::Error::Storage(format!("{what} is not JSON: {e}")))
+        .map_err(|e| am_triples::Error::storage(format!("{what} is not JSON: {e}")))
 }
 
 /// The newest digest assertion of the graph whose subject is `subject`.

@@ -20,7 +20,6 @@ use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
 use serde_json::Value;
 use std::sync::Arc;
 
-/// A SQLite error as the connector reports it.
 /// The store's prepared rows, one batch per assertion (so any subset can be
 /// inserted).
 pub(super) struct SqlitePrepared(pub(super) Vec<store::write::PreparedRows>);
@@ -172,7 +171,7 @@ impl GraphTx for SqliteTx<'_> {
             .map_err(storage_err)?;
         text.map(|t| {
             serde_json::from_str(&t)
-                .map_err(|e| am_triples::Error::Storage(format!("ref_json of {memory_id}: {e}")))
+                .map_err(|e| am_triples::Error::storage(format!("ref_json of {memory_id}: {e}")))
         })
         .transpose()
     }
@@ -257,7 +256,7 @@ impl GraphTx for SqliteTx<'_> {
             .and_then(|mut s| s.execute(params![text.as_ref(), assertion_id]))
             .map_err(storage_err)?;
         if n == 0 {
-            return Err(am_triples::Error::NotFound(format!(
+            return Err(am_triples::Error::not_found(format!(
                 "set_provenance: no row {assertion_id}"
             )));
         }
@@ -287,11 +286,7 @@ impl GraphTx for SqliteTx<'_> {
         let Some(j) = self.journal else {
             return Ok(false);
         };
-        j.append_closures_in(self.conn, std::slice::from_ref(closure))
-            .map_err(|e| match e.kind() {
-                am_triples::ErrorKind::InvalidInput => am_triples::Error::invalid(e.to_string()),
-                _ => am_triples::Error::Storage(e.to_string()),
-            })?;
+        j.append_closures_in(self.conn, std::slice::from_ref(closure))?;
         Ok(true)
     }
 
@@ -354,7 +349,7 @@ impl GraphTx for SqliteTx<'_> {
 
     fn insert_revision(&mut self, row: &RevisionRow) -> BackendResult<i64> {
         if self.revision_seq(&row.revision_id)?.is_some() {
-            return Err(am_triples::Error::Conflict(format!(
+            return Err(am_triples::Error::conflict(format!(
                 "revision {} is already in the log",
                 row.revision_id
             )));

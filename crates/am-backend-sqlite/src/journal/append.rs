@@ -137,7 +137,7 @@ fn stored_events(conn: &Connection, ids: &[&str]) -> Result<HashMap<String, Memo
         return Ok(out);
     }
     let keys = serde_json::to_string(ids)
-        .map_err(|e| am_journal::Error::Storage(format!("cannot encode event ids: {e}")))?;
+        .map_err(|e| am_journal::Error::storage(format!("cannot encode event ids: {e}")))?;
     let mut stmt = conn
         .prepare_cached(
             // A join, not `IN (SELECT ...)`: the IN form builds an ephemeral

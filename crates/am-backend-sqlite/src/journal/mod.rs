@@ -295,7 +295,7 @@ impl SQLiteJournal {
 
 impl MemoryJournal for SQLiteJournal {
     fn install_commit_guard(&self, guard: &am_triples::CommitGuard) -> Result<()> {
-        Ok(self.guard.install(guard, "this SQLiteJournal")?)
+        self.guard.install(guard, "this SQLiteJournal")
     }
 
     fn commit_guard(&self) -> Option<am_triples::CommitGuard> {
@@ -452,8 +452,7 @@ impl MemoryJournal for SQLiteJournal {
     }
 
     fn seq_at(&self, iso_ts: &str) -> Result<i64> {
-        let ts =
-            am_triples::timestamp::normalize_timestamp(iso_ts).map_err(am_journal::Error::from)?;
+        let ts = am_triples::timestamp::normalize_timestamp(iso_ts)?;
         self.read(|c| read::seq_at(c, &ts))
     }
 

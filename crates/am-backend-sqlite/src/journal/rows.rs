@@ -12,10 +12,8 @@ use am_triples::JsonMap;
 use rusqlite::{Connection, Row};
 use serde_json::Value;
 
-/// Map a SQLite error into the journal's `Storage` error.
-pub(crate) fn storage(e: rusqlite::Error) -> am_journal::Error {
-    am_journal::Error::Storage(format!("sqlite: {e}"))
-}
+/// Map a SQLite error into the journal's `Storage` error (source and code kept).
+pub(crate) use crate::error::sqlite as storage;
 
 fn text(row: &Row<'_>, col: &str) -> Result<String> {
     row.get::<_, String>(col).map_err(storage)
@@ -62,7 +60,7 @@ fn event_insert_sql(n: usize) -> &'static str {
 /// transaction then rolls back, so nothing of the batch is written.
 pub(crate) fn check_inserted(table: &str, inserted: usize, expected: usize) -> Result<()> {
     if inserted != expected {
-        return Err(am_journal::Error::Storage(format!(
+        return Err(am_journal::Error::storage(format!(
             "{table}: expected to insert {expected} rows, SQLite inserted {inserted} \
              (a seq or id collision; nothing of this append is written)"
         )));

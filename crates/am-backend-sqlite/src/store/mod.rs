@@ -113,13 +113,11 @@ impl std::fmt::Debug for SQLiteTripleStore {
 /// "attempt to write a readonly database"); other errors already say what they
 /// refuse.
 fn naming_path(e: Error, path: &Path) -> Error {
-    match e {
-        Error::Sqlite(s) => Error::Triples(am_triples::Error::Storage(format!(
-            "cannot open the SQLite home {}: {s}",
-            path.display()
-        ))),
-        other => other,
+    if e.source_as::<rusqlite::Error>().is_some() {
+        let prefix = format!("cannot open the SQLite home {}", path.display());
+        return Error::from(e.into_inner().with_prefix(&prefix));
     }
+    e
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -245,7 +243,7 @@ impl SQLiteTripleStore {
     /// (the graph, the memory home) that commit this store's rows.
     ///
     /// # Errors
-    /// [`am_triples::Error::GuardRefused`].
+    /// [`Error::guard_refusal`](am_triples::Error::guard_refusal).
     #[inline]
     pub fn check_commit_guard(&self, point: am_triples::CommitPoint) -> am_triples::Result<()> {
         self.guard.check(point)
@@ -389,7 +387,7 @@ impl SQLiteTripleStore {
                     r.get(0)
                 })?;
             if usize::try_from(count).ok() != Some(expected_row_count) {
-                return Err(Error::Triples(am_triples::Error::Conflict(format!(
+                return Err(Error::from(am_triples::Error::conflict(format!(
                     "vector swap refused: the store changed mid-pass ({count} rows now, \
                      {expected_row_count} expected); nothing was written"
                 ))));
@@ -543,9 +541,9 @@ impl SQLiteTripleStore {
         let ranked = {
             let mut cache = lock(&self.cache);
             MatrixCache::refresh(&mut cache, &conn, &self.table)?;
-            let c = cache.as_ref().ok_or_else(|| {
-                am_triples::Error::Storage("vector cache missing after refresh".into())
-            })?;
+            let c = cache
+                .as_ref()
+                .ok_or_else(|| am_triples::Error::storage("vector cache missing after refresh"))?;
             let scan_reason = match (c.defect(), c.dim()) {
                 (Some(d), _) => Some(format!(
                     "the store holds a vector the float32 matrix cannot score exactly ({d})"

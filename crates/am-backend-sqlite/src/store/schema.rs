@@ -60,12 +60,12 @@ pub fn checked_table(table_name: Option<&str>) -> Result<String> {
         .next()
         .is_some_and(|c| c.is_ascii_alphabetic() || c == '_');
     if !(first_ok && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')) {
-        return Err(Error::Triples(am_triples::Error::invalid(format!(
+        return Err(Error::from(am_triples::Error::invalid(format!(
             "table_name must match [A-Za-z_][A-Za-z0-9_]* (got {t:?}); it is interpolated into SQL identifiers"
         ))));
     }
     if let Some(clash) = table_name_clash(t) {
-        return Err(Error::Triples(am_triples::Error::invalid(format!(
+        return Err(Error::from(am_triples::Error::invalid(format!(
             "table_name {t:?} clashes with {clash}; choose a name that is not another \
              store's sidecar or keyword index"
         ))));
@@ -168,7 +168,7 @@ pub fn refuse_unknown(conn: &Connection, table: &str) -> Result<()> {
     if let Some(v) = meta_get(conn, table, META_SCHEMA_VERSION)? {
         let declared = v.trim().parse::<i64>().ok();
         if declared.is_none_or(|d| d > STORE_SCHEMA_VERSION) {
-            return Err(Error::Refused(format!(
+            return Err(Error::refused(format!(
                 "{table}_meta declares store schema_version {v:?}, this code knows up to {STORE_SCHEMA_VERSION}; \
                  open the home with a newer AbstractMemory (nothing was written)"
             )));
@@ -177,7 +177,7 @@ pub fn refuse_unknown(conn: &Connection, table: &str) -> Result<()> {
     if let Some(v) = meta_get(conn, table, META_VECTOR_ENCODING)?
         && v != VECTOR_ENCODING_F32_BLOB
     {
-        return Err(Error::Refused(format!(
+        return Err(Error::refused(format!(
             "{table}_meta declares vector_encoding {v:?}, this code knows only {VECTOR_ENCODING_F32_BLOB:?} \
              (nothing was written)"
         )));

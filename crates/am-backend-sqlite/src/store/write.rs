@@ -226,7 +226,7 @@ impl SQLiteTripleStore {
             return Ok(HashSet::new());
         }
         let list = serde_json::to_string(ids)
-            .map_err(|e| am_triples::Error::Storage(format!("id list: {e}")))?;
+            .map_err(|e| am_triples::Error::storage(format!("id list: {e}")))?;
         self.with_conn(|c| {
             let mut stmt = c.prepare_cached(&format!(
                 "SELECT assertion_id FROM {} WHERE assertion_id IN (SELECT value FROM json_each(?1))",

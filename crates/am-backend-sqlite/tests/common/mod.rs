@@ -66,8 +66,8 @@ pub(crate) struct FlakyEmbedder {
 impl TextEmbedder for FlakyEmbedder {
     fn embed_texts(&self, texts: &[String]) -> Result<Vec<Vec<f32>>> {
         if self.failing.load(Ordering::Relaxed) {
-            return Err(am_triples::Error::Embedder(
-                "HTTP 400: model 'tiny-hash-bow-16' not found".into(),
+            return Err(am_triples::Error::embedder(
+                "HTTP 400: model 'tiny-hash-bow-16' not found",
             ));
         }
         TinyEmbedder::default().embed_texts(texts)

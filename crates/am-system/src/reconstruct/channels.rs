@@ -191,7 +191,7 @@ pub(crate) fn run_exact(
                     warnings.push(format!("#FALLBACK: exact pattern failed ({desc}): {e}"));
                     break;
                 }
-                Err(e) => return Err(e.into()),
+                Err(e) => return Err(e),
             };
             folds.prime(&rows)?;
             let mut kept = 0;

@@ -149,7 +149,7 @@ fn keyword_pair(
     let rows = match inp.inner.query_keywords(terms, scope, owner, limit) {
         Ok(rows) => rows,
         Err(e) if e.kind() == am_triples::ErrorKind::Unsupported => return Ok(None),
-        Err(e) => return Err(e.into()),
+        Err(e) => return Err(e),
     };
     // The same rows in the same order, with their scores (the contract of
     // `keyword_positions` over every position).

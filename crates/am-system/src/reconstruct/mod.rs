@@ -59,7 +59,7 @@ impl MemorySystem {
     /// the journaled read replay-safe (the trace and `listed` ids derive from it).
     ///
     /// # Errors
-    /// [`Error::InvalidInput`] (nothing written) for an empty scope ladder, a
+    /// `InvalidInput` (nothing written) for an empty scope ladder, a
     /// blank supplied `trace_id`, a broad scope without `escalation_reason`,
     /// an `as_of` outside `0..=current_seq`, or an invalid budget; the store's
     /// or journal's failure.

@@ -524,7 +524,7 @@ impl<'a> Recall<'a> {
                     );
                     return Ok(None);
                 }
-                Err(e) => return Err(e.into()),
+                Err(e) => return Err(e),
             }
         }
         Ok(Some(rows))
