@@ -13,7 +13,6 @@ use am_triples::{JsonMap, TripleAssertion, timestamp};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
-use std::fmt;
 
 /// Why a revision was made.
 pub const REVISION_CAUSES: [&str; 9] = [
@@ -32,7 +31,7 @@ pub const REVISION_CAUSES: [&str; 9] = [
 pub const REVISION_OPS: [&str; 3] = ["assert", "close", "narrow"];
 
 /// The kinds of a `close` op (the journal's closure kinds).
-pub const CLOSE_KINDS: [&str; 4] = ["retract", "supersede", "reinterpreted", "merged"];
+pub const CLOSE_KINDS: [&str; 4] = CloseKind::NAMES;
 
 /// The causes that may adopt a store row never asserted through the graph.
 pub const ADOPTING_CAUSES: [&str; 2] = ["import", "migration"];
@@ -65,59 +64,10 @@ pub fn derive_assertion_id(revision_id: &str, index: usize) -> String {
     )
 }
 
-/// The kind of a `close` op; its wire name is one of [`CLOSE_KINDS`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum CloseKind {
-    /// The claim was wrong.
-    Retract,
-    /// A later claim replaces it (`replacement_ids` required).
-    Supersede,
-    /// The writer no longer reads its source this way.
-    Reinterpreted,
-    /// Merged into another memory (`replacement_ids` required).
-    Merged,
-}
-
-impl CloseKind {
-    /// The wire name.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            CloseKind::Retract => "retract",
-            CloseKind::Supersede => "supersede",
-            CloseKind::Reinterpreted => "reinterpreted",
-            CloseKind::Merged => "merged",
-        }
-    }
-
-    /// Parse a wire name.
-    ///
-    /// # Errors
-    /// `InvalidInput` for a name outside [`CLOSE_KINDS`].
-    pub fn parse(name: &str) -> Result<CloseKind> {
-        Ok(match name {
-            "retract" => CloseKind::Retract,
-            "supersede" => CloseKind::Supersede,
-            "reinterpreted" => CloseKind::Reinterpreted,
-            "merged" => CloseKind::Merged,
-            other => {
-                return Err(Error::invalid(format!(
-                    "close kind must be one of {CLOSE_KINDS:?}, got {other:?}"
-                )));
-            }
-        })
-    }
-
-    /// Whether this kind requires `replacement_ids` (`supersede`, `merged`).
-    pub fn requires_replacements(self) -> bool {
-        matches!(self, CloseKind::Supersede | CloseKind::Merged)
-    }
-}
-
-impl fmt::Display for CloseKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
+/// The kind of a `close` op: the journal's [`ClosureKind`](am_journal::ClosureKind)
+/// (one vocabulary for the op and the closure record it writes); its wire name
+/// is one of [`CLOSE_KINDS`].
+pub use am_journal::ClosureKind as CloseKind;
 
 /// The payload of an `assert` op: one claim, and its own provenance if it has one.
 ///

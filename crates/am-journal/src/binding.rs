@@ -9,27 +9,68 @@ use am_triples::JsonMap;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 
-/// `search_state` values: `indexed` | `hidden`.
-pub const SEARCH_STATES: [&str; 2] = ["hidden", "indexed"];
-/// `prompt_state` values: `active` | `inactive` (`hidden` implies `inactive`).
-pub const PROMPT_STATES: [&str; 2] = ["active", "inactive"];
-/// `lifecycle` values.
-pub const LIFECYCLES: [&str; 6] = [
-    "inactive_candidate",
-    "none",
-    "promoted",
-    "rejected",
-    "reviewed",
-    "superseded",
-];
-/// `source` values.
-pub const BINDING_SOURCES: [&str; 5] = [
-    "election",
-    "maintenance",
-    "operator",
-    "remember",
-    "revision",
-];
+am_triples::vocabulary! {
+    /// A binding's `search_state`: whether retrieval may rank the record.
+    pub enum SearchState("search_state") {
+        /// Out of ranked retrieval.
+        Hidden = "hidden",
+        /// Rankable (the default).
+        Indexed = "indexed",
+    }
+}
+
+am_triples::vocabulary! {
+    /// A binding's `prompt_state` (`hidden` implies `inactive`).
+    pub enum PromptState("prompt_state") {
+        /// Shown in the prompt.
+        Active = "active",
+        /// Not shown (the default).
+        Inactive = "inactive",
+    }
+}
+
+am_triples::vocabulary! {
+    /// A binding's `lifecycle`.
+    pub enum Lifecycle("lifecycle") {
+        /// Held back, a candidate for later.
+        InactiveCandidate = "inactive_candidate",
+        /// No lifecycle state (the default).
+        None = "none",
+        /// Promoted.
+        Promoted = "promoted",
+        /// Rejected.
+        Rejected = "rejected",
+        /// Reviewed.
+        Reviewed = "reviewed",
+        /// Superseded.
+        Superseded = "superseded",
+    }
+}
+
+am_triples::vocabulary! {
+    /// What wrote a binding (`source`).
+    pub enum BindingSource("source") {
+        /// An election.
+        Election = "election",
+        /// A maintenance pass.
+        Maintenance = "maintenance",
+        /// The operator (the default).
+        Operator = "operator",
+        /// Formation (`remember`).
+        Remember = "remember",
+        /// A graph revision.
+        Revision = "revision",
+    }
+}
+
+/// `search_state` values: `indexed` | `hidden` ([`SearchState`]).
+pub const SEARCH_STATES: [&str; 2] = SearchState::NAMES;
+/// `prompt_state` values: `active` | `inactive` ([`PromptState`]).
+pub const PROMPT_STATES: [&str; 2] = PromptState::NAMES;
+/// `lifecycle` values ([`Lifecycle`]).
+pub const LIFECYCLES: [&str; 6] = Lifecycle::NAMES;
+/// `source` values ([`BindingSource`]).
+pub const BINDING_SOURCES: [&str; 5] = BindingSource::NAMES;
 
 /// One visibility event; the latest `seq` per `(record_id, scope, owner_id)` wins.
 ///

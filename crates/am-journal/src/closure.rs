@@ -8,8 +8,31 @@ use crate::error::{Error, Result};
 use am_triples::JsonMap;
 use serde::{Deserialize, Serialize};
 
-/// The closure kinds a [`ClosureRecord`] accepts (`abstractmemory.journal.CLOSURE_KINDS`).
-pub const CLOSURE_KINDS: [&str; 4] = ["merged", "reinterpreted", "retract", "supersede"];
+am_triples::vocabulary! {
+    /// How an assertion's belief ended: the kind of a [`ClosureRecord`] and of
+    /// the graph's `close` op (`am_graph::CloseKind` is this type).
+    pub enum ClosureKind("close kind") {
+        /// The claim was wrong.
+        Retract = "retract",
+        /// A later claim replaces it (`replacement_ids` required).
+        Supersede = "supersede",
+        /// The writer no longer reads its source this way.
+        Reinterpreted = "reinterpreted",
+        /// Merged into another memory (`replacement_ids` required).
+        Merged = "merged",
+    }
+}
+
+impl ClosureKind {
+    /// Whether this kind requires `replacement_ids` (`supersede`, `merged`).
+    pub fn requires_replacements(self) -> bool {
+        matches!(self, ClosureKind::Supersede | ClosureKind::Merged)
+    }
+}
+
+/// The closure kinds a [`ClosureRecord`] accepts (`abstractmemory.journal.CLOSURE_KINDS`):
+/// the wire names of [`ClosureKind`].
+pub const CLOSURE_KINDS: [&str; 4] = ClosureKind::NAMES;
 
 /// One belief-lifecycle record: the assertion leaves ranked retrieval but stays in
 /// the store and in history.
@@ -21,7 +44,9 @@ pub const CLOSURE_KINDS: [&str; 4] = ["merged", "reinterpreted", "retract", "sup
 pub struct ClosureRecord {
     /// The assertion closed (required).
     pub assertion_id: String,
-    /// One of [`CLOSURE_KINDS`].
+    /// One of [`CLOSURE_KINDS`] as written (folded to the [`ClosureKind`]'s
+    /// wire name by [`normalized`](ClosureRecord::normalized); read it typed
+    /// with [`closure_kind`](ClosureRecord::closure_kind)).
     pub kind: String,
     /// Mandatory, non-empty.
     pub reason: String,
@@ -66,6 +91,15 @@ impl ClosureRecord {
         }
     }
 
+    /// The kind, typed.
+    ///
+    /// # Errors
+    /// `InvalidInput` for a kind outside [`CLOSURE_KINDS`] (a record not yet
+    /// [`normalized`](ClosureRecord::normalized)).
+    pub fn closure_kind(&self) -> Result<ClosureKind> {
+        ClosureKind::parse(&self.kind)
+    }
+
     /// The same closure naming `ids` as replacements.
     #[must_use]
     pub fn with_replacements(mut self, ids: &[&str]) -> Self {
@@ -96,14 +130,13 @@ impl ClosureRecord {
             )));
         }
         c.assertion_id = aid.to_string();
-        let kind = c.kind.trim().to_lowercase();
-        if !CLOSURE_KINDS.contains(&kind.as_str()) {
-            return Err(Error::invalid(format!(
+        let kind = ClosureKind::parse(&c.kind.trim().to_lowercase()).map_err(|_| {
+            Error::invalid(format!(
                 "ClosureRecord.kind must be one of {CLOSURE_KINDS:?}, got {:?}",
                 self.kind
-            )));
-        }
-        c.kind = kind;
+            ))
+        })?;
+        c.kind = kind.as_str().to_owned();
         if c.reason.trim().is_empty() {
             return Err(Error::invalid(format!(
                 "ClosureRecord requires a non-empty reason, got {:?}",
@@ -116,7 +149,7 @@ impl ClosureRecord {
             .map(|s| s.trim().to_string())
             .filter(|s| !s.is_empty())
             .collect();
-        if matches!(c.kind.as_str(), "supersede" | "merged") && c.replacement_ids.is_empty() {
+        if kind.requires_replacements() && c.replacement_ids.is_empty() {
             return Err(Error::invalid(format!(
                 "{} closures require replacement_ids, got {:?}",
                 c.kind, self.replacement_ids

@@ -31,12 +31,15 @@ pub mod event;
 pub mod home;
 pub mod journal;
 pub mod memory;
+pub mod task;
 pub mod trace;
 pub mod valence;
 pub mod version;
 
-pub use binding::{ScopeBinding, fold_bindings};
-pub use closure::{CLOSURE_KINDS, ClosureRecord};
+pub use binding::{
+    BindingSource, Lifecycle, PromptState, ScopeBinding, SearchState, fold_bindings,
+};
+pub use closure::{CLOSURE_KINDS, ClosureKind, ClosureRecord};
 pub use error::{Error, Result};
 pub use event::{ATTENTION_KINDS, AUDIT_KINDS, DECAY_MARKER_KINDS, MemoryEvent};
 pub use home::{HomeTx, JournalTx, MemoryHome, PairHome, PreparedBatch, StoreTx};
@@ -45,6 +48,7 @@ pub use journal::{
     ValenceFilter, VersionFilter,
 };
 pub use memory::InMemoryJournal;
+pub use task::{TASK_KINDS, TaskKind, WINDOWS, Window};
 pub use trace::{ActiveMemorySnapshot, ReconstructionTrace};
 pub use valence::{VALENCE_KINDS, ValenceEvent};
-pub use version::{UnderstandingVersion, understanding_version_id};
+pub use version::{AuthorKind, RewriteCause, UnderstandingVersion, understanding_version_id};

@@ -15,24 +15,55 @@ use serde_json::Value;
 /// The fields a version reads: `digest`, `card`, `narration`, `title`, `target`,
 /// and `pending` (the declarations and re-arms of `declare_pending` / `rearm_pending`).
 pub const VERSION_FIELDS: [&str; 6] = ["card", "digest", "narration", "pending", "target", "title"];
-/// Author kinds (`AUTHOR_KINDS`, plus `unrecorded` for readings whose row names no origin).
-pub const AUTHOR_KINDS: [&str; 5] = [
-    "capability-model",
-    "entity-mind",
-    "mechanical",
-    "operator",
-    "unrecorded",
-];
-/// Rewrite causes (`REWRITE_CAUSES`).
-pub const REWRITE_CAUSES: [&str; 7] = [
-    "backfill",
-    "evidence",
-    "formation",
-    "operator",
-    "repair",
-    "revert",
-    "ripple",
-];
+am_triples::vocabulary! {
+    /// Who authored a reading (the spec's `AUTHOR_KINDS`, plus `unrecorded`
+    /// for a version row that names no origin; [`AuthorKind::AUTHORS`] is the
+    /// spec's four, the kinds a caller may name).
+    pub enum AuthorKind("author kind") {
+        /// A capability model (a summaries or understanding model).
+        CapabilityModel = "capability-model",
+        /// The entity's own mind.
+        EntityMind = "entity-mind",
+        /// Mechanical words (no model read it).
+        Mechanical = "mechanical",
+        /// The operator.
+        Operator = "operator",
+        /// A reading whose row names no origin (never named by a caller).
+        Unrecorded = "unrecorded",
+    }
+}
+
+impl AuthorKind {
+    /// The spec's `AUTHOR_KINDS`: who may author a reading (sorted).
+    pub const AUTHORS: [&'static str; 4] =
+        ["capability-model", "entity-mind", "mechanical", "operator"];
+}
+
+am_triples::vocabulary! {
+    /// Why a reading was rewritten (`REWRITE_CAUSES`).
+    pub enum RewriteCause("rewrite cause") {
+        /// A backfill of old mechanical words.
+        Backfill = "backfill",
+        /// New evidence.
+        Evidence = "evidence",
+        /// Formation (the first authored reading).
+        Formation = "formation",
+        /// The operator.
+        Operator = "operator",
+        /// A repair.
+        Repair = "repair",
+        /// A revert to an earlier version.
+        Revert = "revert",
+        /// A ripple through connected memories.
+        Ripple = "ripple",
+    }
+}
+
+/// Author kinds ([`AuthorKind`]: the spec's `AUTHOR_KINDS`, plus `unrecorded`
+/// for readings whose row names no origin).
+pub const AUTHOR_KINDS: [&str; 5] = AuthorKind::NAMES;
+/// Rewrite causes (`REWRITE_CAUSES`, [`RewriteCause`]).
+pub const REWRITE_CAUSES: [&str; 7] = RewriteCause::NAMES;
 
 /// The deterministic id of version `version` of `field` of the record whose digest
 /// assertion is `assertion_id`: `H(assertion_id|field|version|understanding)[:32]`

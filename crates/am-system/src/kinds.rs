@@ -104,7 +104,7 @@ pub const LESSON_EVIDENCE_CLASSES: &[&str] = &[
 pub const INSTRUCTION_CATEGORIES: &[&str] = &["instruction", "process", "rule"];
 
 /// Who may author a reading (`AUTHOR_KINDS`).
-pub const AUTHOR_KINDS: &[&str] = &["capability-model", "entity-mind", "mechanical", "operator"];
+pub const AUTHOR_KINDS: &[&str] = &am_journal::AuthorKind::AUTHORS;
 
 /// The fields a record may form pending (`PENDING_FIELDS`).
 pub const PENDING_FIELDS: &[&str] = &["summary", "title"];

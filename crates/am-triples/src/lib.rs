@@ -29,6 +29,7 @@ pub mod store;
 pub mod text;
 pub mod timestamp;
 pub mod vector;
+pub mod vocab;
 
 pub use assertion::{JsonMap, TripleAssertion, canonicalize_term};
 pub use barrier::{BarrierHold, FileLock, WriteBarrierTimeout, WriteFence, WriteLock};

@@ -1,0 +1,150 @@
+//! Closed vocabularies: the [`vocabulary!`](crate::vocabulary) macro that makes
+//! a spec's list of wire names a `#[non_exhaustive]` enum.
+//!
+//! Each generated enum has its wire names (`as_str`, `NAMES`, `Display`),
+//! one parser (`parse`, refusing any other name with `InvalidInput` naming the
+//! vocabulary and what arrived), `FromStr`, and serde through the wire name, so
+//! a struct field of the enum reads and writes the spec's JSON. Each vocabulary
+//! is defined once, in the lowest crate that needs it.
+
+/// Define a closed vocabulary as a `#[non_exhaustive]` enum with wire names.
+///
+/// ```
+/// am_triples::vocabulary! {
+///     /// A colour.
+///     pub enum Colour("colour") {
+///         /// Red.
+///         Red = "red",
+///         /// Dark blue.
+///         DarkBlue = "dark_blue",
+///     }
+/// }
+/// assert_eq!(Colour::parse("dark_blue").unwrap(), Colour::DarkBlue);
+/// assert_eq!(Colour::Red.as_str(), "red");
+/// assert_eq!(serde_json::to_string(&Colour::DarkBlue).unwrap(), "\"dark_blue\"");
+/// assert_eq!(Colour::NAMES, ["red", "dark_blue"]);
+/// assert_eq!(
+///     Colour::parse("green").unwrap_err().to_string(),
+///     "invalid input: colour must be one of [\"red\", \"dark_blue\"], got \"green\""
+/// );
+/// ```
+#[macro_export]
+macro_rules! vocabulary {
+    (
+        $(#[$meta:meta])*
+        $vis:vis enum $name:ident($what:literal) {
+            $( $(#[$vmeta:meta])* $variant:ident = $wire:literal ),+ $(,)?
+        }
+    ) => {
+        $(#[$meta])*
+        #[non_exhaustive]
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        $vis enum $name {
+            $( $(#[$vmeta])* $variant ),+
+        }
+
+        impl $name {
+            /// Every member, in the order of [`NAMES`](Self::NAMES).
+            pub const ALL: [$name; [$($wire),+].len()] = [$($name::$variant),+];
+            /// Every wire name, in the order the spec's messages list them.
+            pub const NAMES: [&'static str; [$($wire),+].len()] = [$($wire),+];
+
+            /// The wire name.
+            pub const fn as_str(self) -> &'static str {
+                match self {
+                    $($name::$variant => $wire),+
+                }
+            }
+
+            /// Parse a wire name (exactly; callers that accept other spellings
+            /// trim or fold first).
+            ///
+            /// # Errors
+            /// `InvalidInput` naming the vocabulary's names and what arrived.
+            pub fn parse(name: &str) -> $crate::Result<$name> {
+                match name {
+                    $($wire => Ok($name::$variant),)+
+                    other => Err($crate::Error::invalid(format!(
+                        "{} must be one of {:?}, got {:?}",
+                        $what,
+                        $name::NAMES,
+                        other
+                    ))),
+                }
+            }
+        }
+
+        impl ::std::fmt::Display for $name {
+            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                f.write_str(self.as_str())
+            }
+        }
+
+        impl ::std::str::FromStr for $name {
+            type Err = $crate::Error;
+            fn from_str(s: &str) -> $crate::Result<$name> {
+                $name::parse(s)
+            }
+        }
+
+        impl $crate::vocab::__serde::Serialize for $name {
+            fn serialize<S: $crate::vocab::__serde::Serializer>(
+                &self,
+                s: S,
+            ) -> ::std::result::Result<S::Ok, S::Error> {
+                s.serialize_str(self.as_str())
+            }
+        }
+
+        impl<'de> $crate::vocab::__serde::Deserialize<'de> for $name {
+            fn deserialize<D: $crate::vocab::__serde::Deserializer<'de>>(
+                d: D,
+            ) -> ::std::result::Result<$name, D::Error> {
+                let s = <::std::borrow::Cow<'de, str> as $crate::vocab::__serde::Deserialize>::deserialize(d)?;
+                $name::parse(&s).map_err(|e| {
+                    <D::Error as $crate::vocab::__serde::de::Error>::custom(e.message())
+                })
+            }
+        }
+    };
+}
+
+#[doc(hidden)]
+pub use serde as __serde;
+
+#[cfg(test)]
+#[allow(
+    unreachable_pub,
+    reason = "the macro makes public items; this test enum is private to the module"
+)]
+mod tests {
+    crate::vocabulary! {
+        /// A test vocabulary.
+        pub enum Sample("sample") {
+            /// One.
+            One = "one",
+            /// Two words.
+            TwoWords = "two_words",
+        }
+    }
+
+    #[test]
+    fn serde_uses_the_wire_names() {
+        assert_eq!(
+            serde_json::to_string(&Sample::TwoWords).unwrap(),
+            "\"two_words\""
+        );
+        let s: Sample = serde_json::from_str("\"one\"").unwrap();
+        assert_eq!(s, Sample::One);
+        let e = serde_json::from_str::<Sample>("\"three\"").unwrap_err();
+        assert!(e.to_string().contains("sample must be one of"), "{e}");
+    }
+
+    #[test]
+    fn every_name_round_trips() {
+        for (v, n) in Sample::ALL.iter().zip(Sample::NAMES) {
+            assert_eq!(v.as_str(), n);
+            assert_eq!(Sample::parse(n).unwrap(), *v);
+        }
+    }
+}
