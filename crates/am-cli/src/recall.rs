@@ -208,6 +208,98 @@ fn drop_words(reason: &str) -> &'static str {
     }
 }
 
+/// Why a dropped candidate is not on the shelf, in words that are true of it.
+///
+/// The shelf labels every candidate left unseated after the first token
+/// overflow `budget_exhausted` (0.3.2's rule), even one that would have fit in
+/// what was left: that one was left off because the shelf filled with stronger
+/// matches, and the text says so (`below_shelf` words) instead of blaming its
+/// size.
+enum DropCause {
+    /// Larger than the whole token budget: no shelf can show it.
+    LargerThanBudget(usize),
+    /// Did not fit in what was left of the budget.
+    DidNotFit(usize),
+    /// Any other reason, as the shelf labelled it.
+    Labelled(&'static str),
+}
+
+fn drop_cause(r: &Recall, d: &am_system::DroppedEntry) -> DropCause {
+    if d.reason != am_system::seam::DROP_BUDGET_EXHAUSTED {
+        return DropCause::Labelled(match d.reason.as_str() {
+            "below_shelf" => "below_shelf",
+            "duplicate_digest" => "duplicate_digest",
+            "newest_seat_yielded" => "newest_seat_yielded",
+            _ => "dropped",
+        });
+    }
+    let Some(row) = r.rows.get(&d.record_id) else {
+        return DropCause::Labelled("budget_exhausted");
+    };
+    let tokens = am_triples::token_estimate(&row.object);
+    let spent = &r.result.budget_spent;
+    let left = spent.token_budget.saturating_sub(spent.tokens_used);
+    if tokens > r.token_budget {
+        DropCause::LargerThanBudget(tokens)
+    } else if tokens > left {
+        DropCause::DidNotFit(tokens)
+    } else {
+        // It would have fit: the shelf was full of stronger matches.
+        DropCause::Labelled("below_shelf")
+    }
+}
+
+/// The dropped candidates: a count per true cause, then one line per
+/// candidate its size kept off the shelf.
+fn render_drops(r: &Recall, out: &mut String) {
+    use crate::text::escape;
+    let causes: Vec<DropCause> = r.result.dropped.iter().map(|d| drop_cause(r, d)).collect();
+    let mut counts: Vec<(&str, usize)> = Vec::new();
+    for c in &causes {
+        let key = match c {
+            DropCause::LargerThanBudget(_) | DropCause::DidNotFit(_) => "budget_exhausted",
+            DropCause::Labelled(k) => k,
+        };
+        match counts.iter_mut().find(|(k, _)| *k == key) {
+            Some(slot) => slot.1 += 1,
+            None => counts.push((key, 1)),
+        }
+    }
+    let parts: Vec<String> = counts
+        .iter()
+        .map(|(k, n)| format!("{n} {} ({k})", drop_words(k)))
+        .collect();
+    out.push_str(&format!(
+        "  dropped {} candidates: {}\n",
+        r.result.dropped.len(),
+        parts.join(", ")
+    ));
+    for (d, cause) in r.result.dropped.iter().zip(&causes) {
+        let why = match cause {
+            DropCause::LargerThanBudget(tokens) => format!(
+                "its text is about {tokens} tokens, more than the whole token budget of {}: no shelf can show it",
+                r.token_budget
+            ),
+            DropCause::DidNotFit(tokens) => format!(
+                "its text (about {tokens} tokens) did not fit in what was left of the token budget of {}",
+                r.token_budget
+            ),
+            DropCause::Labelled(_) => continue,
+        };
+        let title = r
+            .rows
+            .get(&d.record_id)
+            .and_then(|a| a.attributes.get("title"))
+            .and_then(Value::as_str)
+            .unwrap_or("(untitled)");
+        out.push_str(&format!(
+            "    not shown: {} (score {:.2}): {why}\n",
+            escape(title),
+            d.score
+        ));
+    }
+}
+
 /// The date part of a stored timestamp (`YYYY-MM-DD HH:MM`).
 fn short_date(ts: &str) -> String {
     match (ts.get(..10), ts.get(11..16)) {
@@ -217,7 +309,8 @@ fn short_date(ts: &str) -> String {
 }
 
 /// The shelf as human-readable lines: per handle its position, date, final
-/// score (the best channel's relevance, which orders the shelf), admission
+/// score (the best channel's relevance; the shelf lists the identity block,
+/// then short-term memory, then the cue's matches), admission
 /// in words and label, title, digest, and labelled components (what the cue
 /// matched: the channels' relevance; what is recently used: the trail
 /// activation; who it involves), then what was dropped and why.
@@ -268,58 +361,7 @@ pub fn render(r: &Recall) -> String {
         ));
     }
     if !r.result.dropped.is_empty() {
-        let mut counts: Vec<(&str, usize)> = Vec::new();
-        for d in &r.result.dropped {
-            match counts.iter_mut().find(|(k, _)| *k == d.reason) {
-                Some(slot) => slot.1 += 1,
-                None => counts.push((&d.reason, 1)),
-            }
-        }
-        let parts: Vec<String> = counts
-            .iter()
-            .map(|(k, n)| format!("{n} {} ({k})", drop_words(k)))
-            .collect();
-        out.push_str(&format!(
-            "  dropped {} candidates: {}\n",
-            r.result.dropped.len(),
-            parts.join(", ")
-        ));
-        for d in r
-            .result
-            .dropped
-            .iter()
-            .filter(|d| d.reason == am_system::seam::DROP_BUDGET_EXHAUSTED)
-        {
-            let (title, tokens) = r.rows.get(&d.record_id).map_or_else(
-                || ("(unknown)".to_owned(), 0),
-                |a| {
-                    (
-                        a.attributes
-                            .get("title")
-                            .and_then(Value::as_str)
-                            .unwrap_or("(untitled)")
-                            .to_owned(),
-                        am_triples::token_estimate(&a.object),
-                    )
-                },
-            );
-            let why = if tokens > r.token_budget {
-                format!(
-                    "its text is about {tokens} tokens, more than the whole token budget of {}: no shelf can show it",
-                    r.token_budget
-                )
-            } else {
-                format!(
-                    "its text (about {tokens} tokens) did not fit in what was left of the token budget of {}",
-                    r.token_budget
-                )
-            };
-            out.push_str(&format!(
-                "    not shown: {} (score {:.2}): {why}\n",
-                escape(&title),
-                d.score
-            ));
-        }
+        render_drops(r, &mut out);
     }
     if let Some((snap, events)) = &r.commit {
         let selected = events.iter().filter(|e| e.kind == "selected").count();

@@ -366,6 +366,108 @@ fn ingest_warns_of_a_turn_over_the_token_budget_and_recall_says_why_it_is_not_sh
     );
 }
 
+#[test]
+fn one_oversized_turn_does_not_make_recall_blame_the_budget_for_every_other_drop() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("mixed.sqlite3");
+    let huge = "The walrus colony on the northern beach grew again this year. ".repeat(300);
+    let notes: Vec<String> = (0..30)
+        .map(|i| format!("Note {i} about the walrus colony on the beach."))
+        .collect();
+    let stamps: Vec<String> = (0..30)
+        .map(|i| format!("2026-07-01T10:{:02}:00Z", i + 1))
+        .collect();
+    // The oversized turn is the newest, so the shelf meets it first (ties in
+    // keyword overlap go to the newest) and every note after it is labelled
+    // `budget_exhausted` by the shelf's rule.
+    let mut turns: Vec<(&str, &str, &str, &str)> = notes
+        .iter()
+        .zip(&stamps)
+        .map(|(note, at)| ("Bo", note.as_str(), at.as_str(), "1"))
+        .collect();
+    turns.push(("Ada", huge.as_str(), "2026-07-01T11:00:00Z", "1"));
+    let file = chat(dir.path(), "mixed.jsonl", &turns);
+    assert_eq!(ingest(&home, &file, &[]).code, 0);
+    let recall = am(&[
+        "recall",
+        "--home",
+        home.to_str().unwrap(),
+        "--scope",
+        "life:demo",
+        "walrus colony",
+    ]);
+    assert_eq!(recall.code, 0, "{}", recall.stderr);
+    let json = am(&[
+        "--json",
+        "recall",
+        "--home",
+        home.to_str().unwrap(),
+        "--scope",
+        "life:demo",
+        "walrus colony",
+    ])
+    .json();
+    let labelled = json["reconstruction"]["dropped"]
+        .as_array()
+        .expect("a dropped list")
+        .iter()
+        .filter(|d| d["reason"] == "budget_exhausted")
+        .count();
+    assert!(
+        labelled > 1,
+        "the shelf labels the notes budget_exhausted: {json}"
+    );
+    let out = &recall.stdout;
+    // The oversized turn is named with its true cause, once.
+    assert_eq!(out.matches("not shown:").count(), 1, "{out}");
+    assert!(
+        out.contains("more than the whole token budget of 2400"),
+        "{out}"
+    );
+    // The short notes were left off because the shelf was full, and the text
+    // says so instead of blaming their size.
+    assert!(!out.contains("did not fit in what was left"), "{out}");
+    assert!(
+        out.contains("below the shelf, which was full (below_shelf)"),
+        "{out}"
+    );
+}
+
+#[test]
+fn recall_warnings_name_no_internal_backlog_number() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("plain.sqlite3");
+    let file = chat(
+        dir.path(),
+        "plain.jsonl",
+        &[(
+            "Ada",
+            "The walrus colony grew.",
+            "2026-07-01T10:00:00Z",
+            "1",
+        )],
+    );
+    assert_eq!(ingest(&home, &file, &[]).code, 0);
+    for cue in ["walrus colony", "x"] {
+        let recall = am(&[
+            "--json",
+            "recall",
+            "--home",
+            home.to_str().unwrap(),
+            "--scope",
+            "life:demo",
+            cue,
+        ]);
+        assert_eq!(recall.code, 0, "{}", recall.stderr);
+        assert!(
+            !recall.stdout.contains("0019") && !recall.stderr.contains("0019"),
+            "{cue}: {}{}",
+            recall.stdout,
+            recall.stderr
+        );
+    }
+}
+
 // -- recall output ----------------------------------------------------------------
 
 const HOSTILE: &str = "clear\u{1b}[2J screen \u{202e}desrever\u{202c} bell\u{7} cr\rline";

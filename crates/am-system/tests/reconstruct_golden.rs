@@ -74,6 +74,10 @@ fn golden_read(s: &Stack) -> Value {
 }
 
 /// Replace the store-worded tail of the vector channel's warning.
+fn text_is(w: &Value, text: &str) -> bool {
+    w.as_str() == Some(text)
+}
+
 fn normalize_store_warning(v: &mut Value) {
     let prefix = "#FALLBACK: vector channel unavailable: ";
     if let Some(ws) = v.get_mut("warnings").and_then(Value::as_array_mut) {
@@ -86,6 +90,15 @@ fn normalize_store_warning(v: &mut Value) {
                     "the vector warning should carry the store's refusal: {text}"
                 );
                 *w = Value::String(format!("{prefix}<store refusal>"));
+            } else if text_is(
+                w,
+                "#FALLBACK: keyword channel v1 = token scan (FTS5 lands with 0019)",
+            ) {
+                // A deliberate difference from 0.3.2 (issue 25): this port's
+                // wording names no internal backlog number.
+                *w = Value::String(
+                    "#FALLBACK: keyword channel v1 = token scan over the gathered candidates (keyword discovery through the home's FTS5 index is off)".into(),
+                );
             }
         }
     }

@@ -277,7 +277,16 @@ fn system_ops(s: &mut Session, op: &str, a: Args) -> CliResult<Value> {
     match op {
         "remember_many" => s.warned(sys.remember_many(&a.parse::<RememberMany>()?)?),
         "remember" => s.warned(sys.remember(&a.parse::<Remember>()?)?),
-        "reconstruct" => Ok(sys.reconstruct(&a.parse::<Reconstruct>()?)?.to_dict()),
+        "reconstruct" => {
+            // The result keeps its own `warnings` (the spec's dict); the
+            // degraded paths also reach the answer line's `warnings`, where a
+            // script looks for them (docs/exec.md).
+            let result = sys.reconstruct(&a.parse::<Reconstruct>()?)?;
+            s.raised
+                .borrow_mut()
+                .extend(result.warnings.iter().cloned());
+            Ok(result.to_dict())
+        }
         "commit_selection" => s.warned(sys.commit_selection(&a.parse::<CommitSelection>()?)?),
         "reinforce" => Ok(json!(sys.reinforce(&a.parse::<Reinforce>()?)?)),
         "attenuate" => Ok(json!(sys.attenuate(&a.parse::<Reinforce>()?)?)),
@@ -542,6 +551,27 @@ mod tests {
             next.get("warnings").is_none(),
             "a warning travels once: {next}"
         );
+    }
+
+    #[test]
+    fn a_reconstruct_answer_lifts_its_fallback_warnings_beside_ok() {
+        let mut s = session();
+        form(&mut s);
+        let a = answer(
+            &mut s,
+            &json!({"op": "reconstruct", "stimulus": {"cue_text": "lease", "embedding": [1.0, 2.0]},
+                    "scopes": [["life", "demo"]]}),
+        );
+        let inner = a["ok"]["warnings"]
+            .as_array()
+            .expect("the result's warnings");
+        assert!(
+            inner
+                .iter()
+                .any(|w| w.as_str().unwrap().starts_with("#FALLBACK")),
+            "{a}"
+        );
+        assert_eq!(a["warnings"].as_array(), Some(inner), "{a}");
     }
 
     #[test]

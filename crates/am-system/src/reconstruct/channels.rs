@@ -536,7 +536,7 @@ pub(crate) fn run_keyword(
     if tokens.is_empty() {
         if !cue_text.trim().is_empty() {
             warnings.push(
-                "#FALLBACK: keyword channel: cue produced no indexable tokens (non-Latin scripts need FTS5/0019)"
+                "#FALLBACK: keyword channel: cue produced no indexable tokens (the token scan reads words of 4 or more characters; keyword discovery through the home's FTS5 index finds shorter ones)"
                     .into(),
             );
         }
@@ -560,7 +560,7 @@ pub(crate) fn run_keyword(
         return out;
     }
     if !discovery_ran {
-        warnings.push("#FALLBACK: keyword channel v1 = token scan (FTS5 lands with 0019)".into());
+        warnings.push("#FALLBACK: keyword channel v1 = token scan over the gathered candidates (keyword discovery through the home's FTS5 index is off)".into());
     }
     let total = tokens.len();
     let hashes: Vec<u64> = index.map_or_else(Vec::new, |i| {
