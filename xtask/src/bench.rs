@@ -545,7 +545,51 @@ pub fn locomo_rows(report: &Value) -> Result<Vec<[String; 6]>> {
             String::new(),
         ]);
     }
+    rows.extend(hybrid_rows(report));
     Ok(rows)
+}
+
+/// The hybrid profile's rows (issue 24's targets, categories 1-4): median
+/// < 1 ms and p95 < 2 ms per question, recall@10 >= 0.63 and recall@5 >= 0.53;
+/// none when the report has no `hybrid` configuration (an older `am`).
+fn hybrid_rows(report: &Value) -> Vec<[String; 6]> {
+    let mut rows = Vec::new();
+    let hybrid = &report["configurations"]["hybrid"];
+    for (k, min_recall) in [("10", 0.63), ("5", 0.53)] {
+        let t = &hybrid[k]["categories_1_4"];
+        let (Some(median), Some(p95), Some(recall)) = (
+            t["median_ms"].as_f64(),
+            t["p95_ms"].as_f64(),
+            t["recall"].as_f64(),
+        ) else {
+            continue;
+        };
+        rows.push([
+            format!("eval locomo hybrid k={k}: median per question"),
+            fmt_ns(median * MS),
+            "< 1 ms".to_owned(),
+            yes_no(median < 1.0),
+            String::new(),
+            String::new(),
+        ]);
+        rows.push([
+            format!("eval locomo hybrid k={k}: p95 per question"),
+            fmt_ns(p95 * MS),
+            "< 2 ms".to_owned(),
+            yes_no(p95 < 2.0),
+            String::new(),
+            String::new(),
+        ]);
+        rows.push([
+            format!("eval locomo hybrid: recall@{k} (cat. 1-4)"),
+            format!("{recall:.3}"),
+            format!(">= {min_recall:.2}"),
+            yes_no(at_three_decimals(recall) >= at_three_decimals(min_recall)),
+            String::new(),
+            String::new(),
+        ]);
+    }
+    rows
 }
 
 /// A recall in thousandths, rounded as it is printed (`{:.3}`).
@@ -649,12 +693,12 @@ pub fn run(args: &[String]) -> Result<()> {
         eprintln!("(am eval locomo skipped: --only)");
     } else if am.exists() && data.exists() {
         eprintln!(
-            "== {} --json eval locomo --data {} --k 10",
+            "== {} --json eval locomo --data {} --k 5,10",
             am.display(),
             data.display()
         );
         let out = Command::new(&am)
-            .args(["--json", "eval", "locomo", "--k", "10", "--data"])
+            .args(["--json", "eval", "locomo", "--k", "5,10", "--data"])
             .arg(&data)
             .output()
             .with_context(|| format!("running {}", am.display()))?;
@@ -842,6 +886,34 @@ mod tests {
         assert_eq!(rows[1][1], "0.410");
         assert_eq!(rows[1][3], "yes");
         assert!(locomo_rows(&serde_json::json!({})).is_err());
+    }
+
+    #[test]
+    fn the_hybrid_profile_rows_carry_issue_24s_targets() {
+        let report = serde_json::json!({"configurations": {
+            "default": {"10": {"categories_1_4": {"median_ms": 0.5, "recall": 0.33}}},
+            "keyword_discovery": {"10": {"categories_1_4": {"median_ms": 0.8, "recall": 0.47}}},
+            "hybrid": {
+                "10": {"categories_1_4": {"median_ms": 0.76, "p95_ms": 2.5, "recall": 0.653}},
+                "5": {"categories_1_4": {"median_ms": 1.2, "p95_ms": 1.3, "recall": 0.529}},
+            },
+        }});
+        let rows = locomo_rows(&report).unwrap();
+        assert_eq!(rows.len(), 10);
+        let verdict = |label: &str| {
+            rows.iter()
+                .find(|r| r[0] == label)
+                .map(|r| r[3].clone())
+                .unwrap_or_else(|| panic!("no row {label}"))
+        };
+        assert_eq!(
+            verdict("eval locomo hybrid k=10: median per question"),
+            "yes"
+        );
+        assert_eq!(verdict("eval locomo hybrid k=10: p95 per question"), "NO");
+        assert_eq!(verdict("eval locomo hybrid: recall@10 (cat. 1-4)"), "yes");
+        assert_eq!(verdict("eval locomo hybrid k=5: median per question"), "NO");
+        assert_eq!(verdict("eval locomo hybrid: recall@5 (cat. 1-4)"), "NO");
     }
 
     #[test]
