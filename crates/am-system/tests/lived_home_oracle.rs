@@ -65,35 +65,6 @@ fn build(shape: &str, seed: u64, dir: &Path) -> Value {
     serde_json::from_slice(&out.stdout).expect("the generator printed JSON")
 }
 
-/// Remove what 0.5.2 words or keeps differently (see the module doc).
-fn normalize(v: &mut Value) {
-    match v {
-        Value::String(text) if text.starts_with("#FALLBACK: vector channel unavailable: ") => {
-            *text = "#FALLBACK: vector channel unavailable: <store refusal>".into();
-        }
-        // A deliberate difference from 0.3.2: this port's keyword-channel
-        // warnings name no internal backlog number (issue 25); the oracle's
-        // two wordings are mapped to ours before comparing.
-        Value::String(text) if text.starts_with("#FALLBACK: keyword channel") => {
-            *text = text
-                .replace(
-                    "v1 = token scan (FTS5 lands with 0019)",
-                    "v1 = token scan over the gathered candidates (keyword discovery through the home's FTS5 index is off)",
-                )
-                .replace(
-                    "no indexable tokens (non-Latin scripts need FTS5/0019)",
-                    "no indexable tokens (the token scan reads words of 4 or more characters; keyword discovery through the home's FTS5 index finds shorter ones)",
-                );
-        }
-        Value::Array(items) => items.iter_mut().for_each(normalize),
-        Value::Object(m) => {
-            m.remove("duplicate_of");
-            m.values_mut().for_each(normalize);
-        }
-        _ => {}
-    }
-}
-
 /// Compare every key of 0.3.2's dict with ours; push one line per difference.
 fn compare(what: &str, ours: &Value, theirs: &Value, diffs: &mut Vec<String>) {
     let (Some(o), Some(t)) = (ours.as_object(), theirs.as_object()) else {
@@ -113,7 +84,7 @@ fn compare(what: &str, ours: &Value, theirs: &Value, diffs: &mut Vec<String>) {
 fn run_shape(shape: &str, seed: u64) {
     let dir = tempfile::tempdir().unwrap();
     let mut oracle = build(shape, seed, dir.path());
-    normalize(&mut oracle);
+    common::normalize_oracle(&mut oracle);
     let pinned = oracle["pinned"].as_str().unwrap().to_owned();
     let home = SqliteHome::open(dir.path().join("rust.sqlite3")).unwrap();
     let store: Arc<dyn TripleStore> =
@@ -187,7 +158,7 @@ fn run_shape(shape: &str, seed: u64) {
             })
             .unwrap_or_else(|e| panic!("[{shape}/{seed}] recall {name}: {e}"));
         let mut ours = result.to_dict();
-        normalize(&mut ours);
+        common::normalize_oracle(&mut ours);
         compare(
             &format!("[{shape}/{seed}] {name} result"),
             &ours,
@@ -204,7 +175,7 @@ fn run_shape(shape: &str, seed: u64) {
                 .unwrap()
                 .remove(0);
             let mut ours = serde_json::to_value(&trace).unwrap();
-            normalize(&mut ours);
+            common::normalize_oracle(&mut ours);
             compare(
                 &format!("[{shape}/{seed}] {name} trace"),
                 &ours,

@@ -371,42 +371,13 @@ fn rust_session(s: &Stack) -> Value {
            "current_seq": sys.current_seq().unwrap()})
 }
 
-/// Replace the store-worded tail of the vector channel's warning, everywhere.
-fn normalize(v: &mut Value) {
-    match v {
-        Value::String(text) if text.starts_with("#FALLBACK: vector channel unavailable: ") => {
-            *text = "#FALLBACK: vector channel unavailable: <store refusal>".into();
-        }
-        // A deliberate difference from 0.3.2: this port's keyword-channel
-        // warnings name no internal backlog number (issue 25); the oracle's
-        // two wordings are mapped to ours before comparing.
-        Value::String(text) if text.starts_with("#FALLBACK: keyword channel") => {
-            *text = text
-                .replace(
-                    "v1 = token scan (FTS5 lands with 0019)",
-                    "v1 = token scan over the gathered candidates (keyword discovery through the home's FTS5 index is off)",
-                )
-                .replace(
-                    "no indexable tokens (non-Latin scripts need FTS5/0019)",
-                    "no indexable tokens (the token scan reads words of 4 or more characters; keyword discovery through the home's FTS5 index finds shorter ones)",
-                );
-        }
-        Value::Array(items) => items.iter_mut().for_each(normalize),
-        Value::Object(m) => {
-            m.remove("duplicate_of");
-            m.values_mut().for_each(normalize);
-        }
-        _ => {}
-    }
-}
-
 #[test]
 fn scripted_recall_session_matches_abstractmemory_0_3_2() {
     let mut oracle = oracle_output();
-    normalize(&mut oracle);
+    common::normalize_oracle(&mut oracle);
     on_both(|s| {
         let mut got = rust_session(s);
-        normalize(&mut got);
+        common::normalize_oracle(&mut got);
         for key in ["ids", "global_ids", "later_ids", "current_seq"] {
             assert_eq!(got[key], oracle[key], "[{}] {key}", s.name);
         }
