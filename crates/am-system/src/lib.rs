@@ -6,6 +6,7 @@
 //! Spec: api.md "Layer 2: the MemorySystem facade"; memory-system.md.
 
 pub mod attention;
+pub mod authoring;
 pub mod config;
 pub mod error;
 pub mod formation;
@@ -21,6 +22,10 @@ mod system_use;
 pub mod verbs;
 
 pub use am_journal::ActiveMemorySnapshot;
+pub use authoring::{
+    Author, AuthorContext, AuthorError, AuthorField, Authored, AuthoringDecision, AuthoringFailure,
+    AuthoringFailureReason, AuthoringReceipt, author_or_pend,
+};
 pub use config::{
     AttentionConfig, ENTITY_CONTEXT_ACCEPTABLE, ENTITY_CONTEXT_FLOOR, ENTITY_CONTEXT_RECOMMENDED,
     ENTITY_RECALL_CANDIDATE_CAP, Fusion, HybridConfig, RecallBudget, ReconstructConfig,
