@@ -1,6 +1,6 @@
 //! Repository tasks: `cargo xtask conformance [--backend NAME]`, `cargo xtask tidy`,
 //! `cargo xtask test` (the README's test command), `cargo xtask bench [--quick] [--no-lance] [--only BENCH] [--profile NAME]`
-//! `cargo xtask soak [--trials N]` (crash trials), `cargo xtask badinput` and
+//! `cargo xtask soak [--trials N]` (crash trials, many writers), `cargo xtask badinput` and
 //! `cargo xtask fuzz [--minutes N]`.
 //!
 //! `conformance` runs each backend crate's single `tests/conformance.rs` and prints
@@ -36,8 +36,9 @@ tasks:
                                  run the benches with targets; print ours vs target vs Python 0.3.2
   badinput                       the am exec bad-input catalogue (each refused, the home unchanged)
   fuzz [--minutes N]             the parser fuzz targets, N minutes each (default 1)
-  soak [--trials N] [--writes N] [--seed N] [VERB...]
-                                 crash trials: SIGKILLed writers, the home checked (default 1000 per verb)
+  soak [--trials N] [--writes N] [--seed N] [--many-writes N] [VERB...]
+                                 crash trials: SIGKILLed writers, the home checked (default 1000 per verb),
+                                 then 4 writer processes x N writes on one home (default 10000; VERB many_writers)
   protoc                         print the vendored protoc for a plain cargo (empty if PATH has one)
 ";
 

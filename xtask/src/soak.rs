@@ -1,8 +1,13 @@
-//! `cargo xtask soak [--trials N] [--writes N] [--seed N] [VERB...]`: the crash
-//! trials of `am-cli/tests/crash_trials.rs` with more trials than CI runs (a
-//! writer process SIGKILLed at random moments, the home reopened and checked).
+//! `cargo xtask soak [--trials N] [--writes N] [--seed N] [--many-writes N] [VERB...]`:
+//! the crash trials of `am-cli/tests/crash_trials.rs` with more trials than CI
+//! runs (a writer process SIGKILLed at random moments, the home reopened and
+//! checked), then the many-writers run of `am-cli/tests/many_writers.rs` at
+//! its full size (4 writer processes × 10,000 mixed writes on one home, 2
+//! reader processes polling the change feeds).
 //! Prints, per verb, the trials, how many kills landed mid-script, the
-//! acknowledged writes checked, torn units and lost acknowledged writes.
+//! acknowledged writes checked, torn units and lost acknowledged writes; then
+//! the many-writers figures (writes/s, p50/p99/max latency per verb, errors,
+//! lost writes). `VERB` names crash-trial verbs, or `many_writers`.
 
 use crate::workspace::cargo;
 use anyhow::{Result, bail};
@@ -15,6 +20,7 @@ pub fn run(args: &[String]) -> Result<()> {
     let mut trials = "1000".to_owned();
     let mut writes: Option<String> = None;
     let mut seed = "1".to_owned();
+    let mut many_writes = "10000".to_owned();
     let mut verbs: Vec<String> = Vec::new();
     let mut it = args.iter();
     while let Some(a) = it.next() {
@@ -28,24 +34,43 @@ pub fn run(args: &[String]) -> Result<()> {
             "--trials" => trials = value("--trials")?,
             "--writes" => writes = Some(value("--writes")?),
             "--seed" => seed = value("--seed")?,
+            "--many-writes" => many_writes = value("--many-writes")?,
             v if !v.starts_with('-') => verbs.push(v.to_owned()),
             other => bail!(
-                "unknown soak argument {other:?} (usage: soak [--trials N] [--writes N] [--seed N] [VERB...])"
+                "unknown soak argument {other:?} (usage: soak [--trials N] [--writes N] [--seed N] \
+                 [--many-writes N] [VERB...])"
             ),
         }
     }
-    let mut cmd = cargo();
-    cmd.args(["test", "-p", "am-cli", "--test", "crash_trials", "--"])
-        .args(&verbs)
-        .env("AM_CRASH_TRIALS", &trials)
-        .env("AM_CRASH_SEED", &seed);
-    if let Some(w) = writes {
-        cmd.env("AM_CRASH_WRITES", w);
+    // No verb named: everything. Otherwise the crash-trial verbs named, and
+    // the many-writers run when `many_writers` is among them.
+    let all = verbs.is_empty();
+    let many = all || verbs.iter().any(|v| v == "many_writers");
+    verbs.retain(|v| v != "many_writers");
+    if all || !verbs.is_empty() {
+        let mut cmd = cargo();
+        cmd.args(["test", "-p", "am-cli", "--test", "crash_trials", "--"])
+            .args(&verbs)
+            .env("AM_CRASH_TRIALS", &trials)
+            .env("AM_CRASH_SEED", &seed);
+        if let Some(w) = writes {
+            cmd.env("AM_CRASH_WRITES", w);
+        }
+        println!("crash trials: {trials} per verb, seed {seed}");
+        let status = cmd.status()?;
+        if !status.success() {
+            bail!("the crash trials failed ({status})");
+        }
     }
-    println!("crash trials: {trials} per verb, seed {seed}");
-    let status = cmd.status()?;
-    if !status.success() {
-        bail!("the crash trials failed ({status})");
+    if many {
+        println!("many writers: 4 processes x {many_writes} writes, 2 readers");
+        let status = cargo()
+            .args(["test", "-p", "am-cli", "--test", "many_writers"])
+            .env("AM_MANY_WRITES", &many_writes)
+            .status()?;
+        if !status.success() {
+            bail!("the many-writers run failed ({status})");
+        }
     }
     Ok(())
 }
