@@ -9,7 +9,7 @@
 
 use crate::config::{AttentionConfig, ReconstructConfig, SpreadParams};
 use crate::error::{Error, Result};
-use crate::formation::{DIGEST_PREDICATE, build_formation_plan};
+use crate::formation::build_formation_plan;
 use crate::ids;
 use crate::outcome::Warned;
 use crate::seam::Payload;
@@ -433,28 +433,7 @@ impl MemorySystem {
     /// # Errors
     /// The store's refusal.
     pub fn resolve_digest_assertion(&self, id: &str) -> Result<Option<TripleAssertion>> {
-        let rid = id.trim();
-        if rid.is_empty() {
-            return Ok(None);
-        }
-        let by_id = self.store.query(&TripleQuery {
-            assertion_ids: Some(vec![rid.to_owned()]),
-            limit: 1,
-            ..TripleQuery::default()
-        })?;
-        if let Some(row) = by_id
-            .into_iter()
-            .find(|a| a.assertion_id.as_deref() == Some(rid))
-        {
-            return Ok(Some(row));
-        }
-        let by_subject = self.store.query(&TripleQuery {
-            subject: Some(rid.to_owned()),
-            predicate: Some(DIGEST_PREDICATE.to_owned()),
-            limit: 1,
-            ..TripleQuery::default()
-        })?;
-        Ok(by_subject.into_iter().next())
+        crate::lookup::resolve_digest_assertion(self.store.as_ref(), id)
     }
 
     /// Map ids of either namespace (digest assertion ids or `ex:` graph ids) to
