@@ -101,6 +101,13 @@ impl<S: TripleStore> TripleStore for TempStore<S> {
     fn write_fence(&self) -> am_triples::WriteFence {
         self.store.write_fence()
     }
+    /// The wrapper owns its store (no `Arc` to hand on), and the checks
+    /// open no home transaction: it joins none.
+    fn transaction_peer(
+        self: std::sync::Arc<Self>,
+    ) -> Option<std::sync::Arc<dyn std::any::Any + Send + Sync>> {
+        None
+    }
 }
 
 /// A [`StoreFactory`] whose every store is opened by `open(dir, embedder, pin)`

@@ -73,6 +73,40 @@ impl SqliteMemoryHome {
         })
     }
 
+    /// The one-transaction home of a store and a journal handed over as
+    /// trait objects (`MemoryJournal::shared_home`, which
+    /// `MemorySystem::new` / `with_options` ask first): `store` and `journal`
+    /// stay the home's views (a forwarding wrapper keeps its reads and single
+    /// writes), while a transaction writes `sqlite_store` and
+    /// `sqlite_journal` directly on the store's connection. `None` when they
+    /// live in two files. Two connections of one file share a transaction
+    /// too: it runs on the store's connection (the journal's appends inside
+    /// it are plain SQL over the same tables), and SQLite's file lock
+    /// serializes it with the journal connection's own appends.
+    pub fn joined(
+        store: Arc<dyn TripleStore>,
+        sqlite_store: Arc<SQLiteTripleStore>,
+        journal: Arc<dyn MemoryJournal>,
+        sqlite_journal: Arc<SQLiteJournal>,
+    ) -> Option<Self> {
+        let store_conn = sqlite_store.home().conn();
+        let journal_conn = sqlite_journal.conn();
+        let shared = Arc::ptr_eq(&store_conn, &journal_conn) || {
+            let journal_path = journal_conn
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .path()
+                .map(std::path::PathBuf::from);
+            same_file(sqlite_store.home().path(), journal_path.as_deref())
+        };
+        shared.then_some(SqliteMemoryHome {
+            sqlite_store,
+            sqlite_journal,
+            store,
+            journal,
+        })
+    }
+
     /// The default store (`triples`, [`crate::SqliteStoreOptions`]'s defaults
     /// with `embedder`) and the journal of `home`, as one memory home.
     ///
@@ -97,6 +131,22 @@ impl SqliteMemoryHome {
     /// The journal as its concrete type.
     pub fn sqlite_journal(&self) -> &Arc<SQLiteJournal> {
         &self.sqlite_journal
+    }
+}
+
+/// Whether `store_path` and `journal_path` (a connection's main database
+/// file; `None` or empty for an in-memory or temporary database) name one
+/// existing file.
+fn same_file(store_path: &std::path::Path, journal_path: Option<&std::path::Path>) -> bool {
+    let Some(journal_path) = journal_path.filter(|p| !p.as_os_str().is_empty()) else {
+        return false;
+    };
+    match (
+        std::fs::canonicalize(store_path),
+        std::fs::canonicalize(journal_path),
+    ) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
     }
 }
 

@@ -26,7 +26,7 @@
 //! more and prints the figures this prints.
 
 use am_backend_sqlite::journal::SQLiteJournal;
-use am_backend_sqlite::{SQLiteTripleStore, SqliteHome, SqliteMemoryHome, SqliteStoreOptions};
+use am_backend_sqlite::{SQLiteTripleStore, SqliteHome, SqliteStoreOptions};
 use am_system::{
     CommitSelection, MemoryRecordInput, MemorySystem, Reconstruct, RememberMany, Stimulus,
     SystemOptions,
@@ -73,14 +73,14 @@ fn open_store(home: &SqliteHome, upgrade: bool) -> Arc<SQLiteTripleStore> {
 fn open_system(home: &SqliteHome) -> (Arc<SQLiteTripleStore>, Arc<SQLiteJournal>, MemorySystem) {
     let store = open_store(home, false);
     let journal = Arc::new(SQLiteJournal::open(home).expect("open the journal"));
-    // The SQLite memory home, as `am` opens it: a formation's rows and
-    // bindings commit in one transaction. (`MemorySystem::with_options` over
-    // the same pair builds a `PairHome`, which adds the rows and then appends
-    // the bindings: a kill between the two leaves a torn formation.)
-    let memory_home =
-        SqliteMemoryHome::new(store.clone(), journal.clone()).expect("open the memory home");
-    let system = MemorySystem::over_home_with_options(
-        Arc::new(memory_home),
+    // A host's constructor over the store and journal of one file: it finds
+    // their one-transaction home (`MemoryJournal::shared_home`, the
+    // `SqliteMemoryHome` `am` opens), so a formation's rows and bindings
+    // commit together and a kill between them tears nothing. (Before, this
+    // path built a two-step `PairHome`: a soak tore 14 formations.)
+    let system = MemorySystem::with_options(
+        store.clone(),
+        journal.clone(),
         SystemOptions {
             clock: Some(Arc::new(|| NOW.to_owned())),
             ..SystemOptions::default()

@@ -133,20 +133,63 @@ impl std::fmt::Debug for MemorySystem {
     }
 }
 
+/// The home of a store and a journal handed over separately: the journal's
+/// one-transaction home with the store when they can share one
+/// ([`MemoryJournal::shared_home`]: a SQLite store and journal of one file),
+/// else a [`PairHome`]. When the pair still lives in one file (a store
+/// wrapper that offers no `TripleStore::transaction_peer`), formation would
+/// commit its rows and its bindings in two steps: the `#FALLBACK` warning
+/// returned says so.
+fn home_of(
+    store: Arc<dyn TripleStore>,
+    journal: Arc<dyn MemoryJournal>,
+) -> (Arc<dyn MemoryHome>, Option<String>) {
+    if let Some(home) = journal.clone().shared_home(store.clone()) {
+        return (home, None);
+    }
+    let canonical = |p: &std::path::Path| std::fs::canonicalize(p).ok();
+    let journal_files: Vec<_> = journal
+        .write_fence()
+        .files
+        .iter()
+        .filter_map(|f| canonical(f.path()))
+        .collect();
+    let shared_file = store
+        .write_fence()
+        .files
+        .iter()
+        .filter_map(|f| canonical(f.path()))
+        .find(|p| journal_files.contains(p));
+    let warning = shared_file.map(|p| {
+        format!(
+            "#FALLBACK: the store and the journal share the file {} but no transaction (the store type offers no \
+             transaction peer): a formation commits its rows and its bindings in two steps; open the home as one \
+             MemoryHome (MemorySystem::over_home) to form atomically",
+            p.display()
+        )
+    });
+    (Arc::new(PairHome::new(store, journal)), warning)
+}
+
 fn default_clock() -> Clock {
     Arc::new(am_triples::timestamp::now_utc)
 }
 
 impl MemorySystem {
     /// A system with every default (no embedder, the spec's configs, broad
-    /// scopes `{"global"}`, the wall clock) over `store` and `journal` as a
-    /// [`PairHome`] (no shared transaction; see [`MemorySystem::over_home`]
-    /// for a home that writes them in one).
+    /// scopes `{"global"}`, the wall clock) over `store` and `journal`: in
+    /// ONE transaction per formation when they can share one
+    /// ([`MemoryJournal::shared_home`]: a SQLite store and journal of one
+    /// file, on one connection or two), else as a [`PairHome`] (two steps,
+    /// with a `#FALLBACK` warning when the two still share a file; see
+    /// [`MemorySystem::over_home`] to pass a home).
     pub fn new(store: Arc<dyn TripleStore>, journal: Arc<dyn MemoryJournal>) -> Self {
-        Self::build(
-            Arc::new(PairHome::new(store, journal)),
-            SystemOptions::default(),
-        )
+        let (home, warning) = home_of(store, journal);
+        let system = Self::build(home, SystemOptions::default());
+        if let Some(w) = warning {
+            system.warn(w);
+        }
+        system
     }
 
     /// A system with every default over `home` (e.g.
@@ -156,7 +199,8 @@ impl MemorySystem {
         Self::build(home, SystemOptions::default())
     }
 
-    /// A system with options over `store` and `journal` as a [`PairHome`].
+    /// A system with options over `store` and `journal`, in the home
+    /// [`MemorySystem::new`] picks.
     ///
     /// # Errors
     /// As [`MemorySystem::over_home_with_options`].
@@ -165,7 +209,12 @@ impl MemorySystem {
         journal: Arc<dyn MemoryJournal>,
         options: SystemOptions,
     ) -> Result<Self> {
-        Self::over_home_with_options(Arc::new(PairHome::new(store, journal)), options)
+        let (home, warning) = home_of(store, journal);
+        let system = Self::over_home_with_options(home, options)?;
+        if let Some(w) = warning {
+            system.warn(w);
+        }
+        Ok(system)
     }
 
     /// A system with options over `home`.

@@ -49,16 +49,55 @@ struct Home {
     system: MemorySystem,
 }
 
+/// How a test opens its system over one SQLite file.
+#[derive(Debug, Clone, Copy)]
+enum Opening {
+    /// `MemorySystem::over_home_with_options(SqliteMemoryHome::new(..))`, as `am` opens it.
+    OverHome,
+    /// `MemorySystem::with_options(store, journal)` on one `SqliteHome`.
+    WithOptions,
+    /// `MemorySystem::new(store, journal)` on one `SqliteHome`.
+    New,
+    /// `MemorySystem::with_options` with the journal on a second connection
+    /// (`SqliteHome::open` twice) of the same file.
+    TwoConnections,
+}
+
+const OPENINGS: [Opening; 4] = [
+    Opening::OverHome,
+    Opening::WithOptions,
+    Opening::New,
+    Opening::TwoConnections,
+];
+
 fn sqlite_home(embedder: Option<Arc<dyn TextEmbedder>>) -> Home {
+    sqlite_home_opened(embedder, Opening::OverHome)
+}
+
+fn sqlite_home_opened(embedder: Option<Arc<dyn TextEmbedder>>, opening: Opening) -> Home {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("home.sqlite3");
     let home = SqliteHome::open(&path).unwrap();
     let store = Arc::new(
         SQLiteTripleStore::with_home(&home, embedder, SqliteStoreOptions::default()).unwrap(),
     );
-    let journal = Arc::new(SQLiteJournal::open(&home).unwrap());
-    let memory_home = Arc::new(SqliteMemoryHome::new(store.clone(), journal.clone()).unwrap());
-    let system = MemorySystem::over_home_with_options(memory_home, options()).unwrap();
+    let journal = match opening {
+        Opening::TwoConnections => {
+            Arc::new(SQLiteJournal::open(&SqliteHome::open(&path).unwrap()).unwrap())
+        }
+        _ => Arc::new(SQLiteJournal::open(&home).unwrap()),
+    };
+    let system = match opening {
+        Opening::OverHome => {
+            let memory_home =
+                Arc::new(SqliteMemoryHome::new(store.clone(), journal.clone()).unwrap());
+            MemorySystem::over_home_with_options(memory_home, options()).unwrap()
+        }
+        Opening::WithOptions | Opening::TwoConnections => {
+            MemorySystem::with_options(store.clone(), journal.clone(), options()).unwrap()
+        }
+        Opening::New => MemorySystem::new(store.clone(), journal.clone()),
+    };
     Home {
         _dir: dir,
         store,
@@ -98,9 +137,19 @@ fn bindings(j: &dyn MemoryJournal) -> Vec<ScopeBinding> {
     j.bindings(&BindingFilter::default()).unwrap()
 }
 
+/// Every way of opening a system over one SQLite file forms atomically:
+/// `MemorySystem::new` / `with_options` find the one-transaction home
+/// (`MemoryJournal::shared_home`) instead of a two-step `PairHome`, so a
+/// failure between the rows and the bindings tears no batch.
 #[test]
 fn a_failing_journal_append_rolls_back_the_store_rows_of_the_formation() {
-    let h = sqlite_home(None);
+    for opening in OPENINGS {
+        a_failing_journal_append_rolls_back_the_store_rows_on(opening);
+    }
+}
+
+fn a_failing_journal_append_rolls_back_the_store_rows_on(opening: Opening) {
+    let h = sqlite_home_opened(None, opening);
     h.system
         .remember_many(&RememberMany::new(
             batch()[..1].to_vec(),
@@ -124,14 +173,21 @@ fn a_failing_journal_append_rolls_back_the_store_rows_of_the_formation() {
         .unwrap_err();
     assert!(
         err.to_string().contains("refused by the test trigger"),
-        "{err}"
+        "{opening:?}: {err}"
     );
-    assert!(err.to_string().contains("rolled back"), "{err}");
-    assert_eq!(raw_count(&h, "triples"), rows_before);
-    assert_eq!(raw_count(&h, "triples_fts"), rows_before);
-    assert_eq!(raw_count(&h, "memj_bindings"), bindings_before);
-    assert_eq!(h.journal.current_seq().unwrap(), seq_before);
-    assert_eq!(all_rows(&*h.store).len() as i64, rows_before);
+    assert!(
+        err.to_string().contains("rolled back"),
+        "{opening:?}: {err}"
+    );
+    assert_eq!(raw_count(&h, "triples"), rows_before, "{opening:?}");
+    assert_eq!(raw_count(&h, "triples_fts"), rows_before, "{opening:?}");
+    assert_eq!(
+        raw_count(&h, "memj_bindings"),
+        bindings_before,
+        "{opening:?}"
+    );
+    assert_eq!(h.journal.current_seq().unwrap(), seq_before, "{opening:?}");
+    assert_eq!(all_rows(&*h.store).len() as i64, rows_before, "{opening:?}");
     // With the journal writable again, the same call forms everything once.
     execute(&h, "DROP TRIGGER refuse_bindings;");
     let ids = h
@@ -139,10 +195,59 @@ fn a_failing_journal_append_rolls_back_the_store_rows_of_the_formation() {
         .remember_many(&RememberMany::new(batch().to_vec(), "session", "s1", "k1"))
         .unwrap()
         .value;
-    assert_eq!(ids.len(), 2);
+    assert_eq!(ids.len(), 2, "{opening:?}");
     // Two digests and one edge; two bindings.
-    assert_eq!(raw_count(&h, "triples"), rows_before + 3);
-    assert_eq!(raw_count(&h, "memj_bindings"), bindings_before + 2);
+    assert_eq!(raw_count(&h, "triples"), rows_before + 3, "{opening:?}");
+    assert_eq!(
+        raw_count(&h, "memj_bindings"),
+        bindings_before + 2,
+        "{opening:?}"
+    );
+}
+
+/// A store wrapper that forwards its reads, writes and fence but offers no
+/// transaction peer: its system cannot form in one transaction.
+struct Opaque(Arc<SQLiteTripleStore>);
+
+impl TripleStore for Opaque {
+    fn capabilities(&self) -> am_triples::Capabilities {
+        self.0.capabilities()
+    }
+    fn add(&self, a: &[TripleAssertion]) -> am_triples::Result<Vec<String>> {
+        self.0.add(a)
+    }
+    fn query(&self, q: &TripleQuery) -> am_triples::Result<Vec<TripleAssertion>> {
+        self.0.query(q)
+    }
+    fn close(&self) -> am_triples::Result<()> {
+        self.0.close()
+    }
+    fn write_fence(&self) -> am_triples::WriteFence {
+        self.0.write_fence()
+    }
+}
+
+#[test]
+fn a_pair_of_one_file_that_cannot_share_a_transaction_warns_that_formation_takes_two_steps() {
+    let h = sqlite_home(None);
+    let opaque: Arc<dyn TripleStore> = Arc::new(Opaque(h.store.clone()));
+    let system = MemorySystem::with_options(opaque, h.journal.clone(), options()).unwrap();
+    let warnings = system.take_warnings();
+    assert!(
+        warnings
+            .iter()
+            .any(|w| w.starts_with("#FALLBACK") && w.contains("two steps")),
+        "{warnings:?}"
+    );
+    // The peered pair of the same file opens without that warning.
+    let system = MemorySystem::with_options(h.store.clone(), h.journal.clone(), options()).unwrap();
+    assert!(
+        !system
+            .take_warnings()
+            .iter()
+            .any(|w| w.contains("two steps")),
+        "a pair sharing a transaction does not warn"
+    );
 }
 
 #[test]

@@ -260,6 +260,19 @@ pub trait TripleStore: Send + Sync {
     fn write_fence(&self) -> crate::WriteFence {
         crate::WriteFence::uncovered(std::any::type_name::<Self>())
     }
+
+    /// This store as its backend's concrete type, for a journal that can
+    /// write it and itself in ONE transaction
+    /// (`am_journal::MemoryJournal::shared_home`: the SQLite journal and a
+    /// SQLite store of the same file). The SQLite store returns itself; a
+    /// forwarding wrapper returns its inner store's peer when it holds one
+    /// (and then a shared transaction writes the inner store directly). The
+    /// default, `None`, joins no other type's transaction.
+    fn transaction_peer(
+        self: std::sync::Arc<Self>,
+    ) -> Option<std::sync::Arc<dyn std::any::Any + Send + Sync>> {
+        None
+    }
 }
 
 /// Validate `close_assertion`/`narrow_assertion` arguments; returns the trimmed id

@@ -306,6 +306,20 @@ impl MemoryJournal for SQLiteJournal {
         self.fence.clone()
     }
 
+    fn shared_home(
+        self: Arc<Self>,
+        store: Arc<dyn am_triples::TripleStore>,
+    ) -> Option<Arc<dyn am_journal::MemoryHome>> {
+        let sqlite = store
+            .clone()
+            .transaction_peer()?
+            .downcast::<crate::SQLiteTripleStore>()
+            .ok()?;
+        let journal: Arc<dyn MemoryJournal> = self.clone();
+        crate::SqliteMemoryHome::joined(store, sqlite, journal, self)
+            .map(|h| Arc::new(h) as Arc<dyn am_journal::MemoryHome>)
+    }
+
     fn append_events(&self, events: &[MemoryEvent]) -> Result<Vec<MemoryEvent>> {
         let items = normalize_all(events, MemoryEvent::normalized)?;
         if items.is_empty() {

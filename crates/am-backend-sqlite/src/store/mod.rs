@@ -825,4 +825,8 @@ impl TripleStore for SQLiteTripleStore {
     fn write_fence(&self) -> am_triples::WriteFence {
         self.home.write_fence()
     }
+
+    fn transaction_peer(self: Arc<Self>) -> Option<Arc<dyn std::any::Any + Send + Sync>> {
+        Some(self)
+    }
 }

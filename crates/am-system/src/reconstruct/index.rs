@@ -796,6 +796,13 @@ impl TripleStore for IndexedStore<'_> {
     fn write_fence(&self) -> am_triples::WriteFence {
         self.inner.write_fence()
     }
+    /// A recall's borrowed view joins no home transaction (it holds its
+    /// store by reference, and writes nothing through a home).
+    fn transaction_peer(
+        self: std::sync::Arc<Self>,
+    ) -> Option<std::sync::Arc<dyn std::any::Any + Send + Sync>> {
+        None
+    }
 }
 
 #[cfg(test)]
