@@ -58,6 +58,19 @@ impl<S: TripleStore> TripleStore for TempStore<S> {
     fn embedding_pin(&self) -> am_triples::Result<Option<EmbeddingPin>> {
         self.store.embedding_pin()
     }
+    fn prepare_digest_rewrite(
+        &self,
+        rewrite: &am_triples::DigestRewrite,
+    ) -> am_triples::Result<am_triples::PreparedRewrite> {
+        self.store.prepare_digest_rewrite(rewrite)
+    }
+    fn apply_digest_rewrite(
+        &self,
+        prepared: &am_triples::PreparedRewrite,
+        point: am_triples::CommitPoint,
+    ) -> am_triples::Result<()> {
+        self.store.apply_digest_rewrite(prepared, point)
+    }
     fn query_keywords(
         &self,
         tokens: &[String],

@@ -5,7 +5,7 @@
 //! on this machine class (from the issue texts) and the ratio to it.
 //!
 //! The benches: `am-backend-sqlite` `store` and `journal`, `am-system`
-//! `reconstruct` and `formation`, `am-embed` `offline`; then, when the release
+//! `reconstruct`, `formation` and `understanding`, `am-embed` `offline`; then, when the release
 //! `am` binary and the LoCoMo dev split exist, `am --json eval locomo` for the
 //! per-question median latency. Only estimates written by this run are read, so
 //! a bench that failed shows as "not run", never as an old figure.
@@ -33,6 +33,7 @@ const BENCHES: &[(&str, &str)] = &[
     ("am-backend-sqlite", "journal"),
     ("am-system", "reconstruct"),
     ("am-system", "formation"),
+    ("am-system", "understanding"),
     ("am-embed", "offline"),
 ];
 
@@ -216,6 +217,33 @@ pub const FIGURES: &[Figure] = &[
         },
         target: "<= 0.2 ms",
         python: Some((3.1 * MS, "3.1 ms")),
+    },
+    Figure {
+        label: "system: rewrite_digest, 50,000 records (no embedding)",
+        id: "rewrite_digest/sqlite_home_50000_records",
+        kind: Kind::Latency {
+            max_ns: Some(1.0 * MS),
+        },
+        target: "<= 1 ms",
+        python: None,
+    },
+    Figure {
+        label: "system: versions of a record with 100 versions",
+        id: "versions/sqlite_home_100_versions",
+        kind: Kind::Latency {
+            max_ns: Some(0.2 * MS),
+        },
+        target: "<= 0.2 ms",
+        python: None,
+    },
+    Figure {
+        label: "system: current_of through 10 supersede hops",
+        id: "current_of/sqlite_home_10_hops",
+        kind: Kind::Latency {
+            max_ns: Some(0.2 * MS),
+        },
+        target: "<= 0.2 ms",
+        python: None,
     },
     Figure {
         label: "embed: offline potion-base-2M, LoCoMo dev turns",

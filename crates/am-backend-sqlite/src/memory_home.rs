@@ -8,12 +8,15 @@
 use crate::error::{Error, Result};
 use crate::journal::SQLiteJournal;
 use crate::store::SQLiteTripleStore;
+use crate::store::rewrite::RewrittenRow;
 use crate::store::write::PreparedRows;
 use am_journal::home::{HomeResult, check_guards};
 use am_journal::{
     HomeTx, JournalTx, MemoryHome, MemoryJournal, PreparedBatch, ScopeBinding, StoreTx,
+    UnderstandingVersion,
 };
 use am_triples::CommitPoint;
+use am_triples::rewrite::{DigestRewrite, PreparedRewrite};
 use am_triples::{TripleAssertion, TripleStore};
 use rusqlite::{Connection, TransactionBehavior};
 use std::sync::Arc;
@@ -28,7 +31,8 @@ use std::sync::Arc;
 ///   body and runs it inside ONE `BEGIN IMMEDIATE` transaction: every write
 ///   issued through its [`HomeTx`] commits in one COMMIT when `body` returns
 ///   `Ok`, and a `body` error (a failing write included) rolls all of them back
-///   (rows, keyword rows, a first-write pin, journal records, `memj_seq`).
+///   (rows, keyword rows, a first-write pin, journal records, `memj_seq`,
+///   a digest row rewritten in place with its keyword entry and vector).
 ///   Warnings of the added rows (a first-write pin's `#FALLBACK`) reach the
 ///   store's `take_warnings` only after the COMMIT.
 /// - The body must not call the home's views ([`MemoryHome::store`],
@@ -157,6 +161,8 @@ struct SqliteHomeTx<'a> {
     journal: &'a SQLiteJournal,
     /// Warnings of the rows added, reported after the COMMIT.
     warnings: Vec<String>,
+    /// Rows rewritten in place, whose caches are patched after the COMMIT.
+    rewritten: Vec<RewrittenRow>,
 }
 
 impl StoreTx for SqliteHomeTx<'_> {
@@ -173,6 +179,12 @@ impl StoreTx for SqliteHomeTx<'_> {
         }
         Ok(rows.ids.clone())
     }
+
+    fn rewrite_digest(&mut self, rewrite: &PreparedRewrite) -> HomeResult<()> {
+        let done = self.store.rewrite_row_in(self.conn, rewrite)?;
+        self.rewritten.push(done);
+        Ok(())
+    }
 }
 
 impl JournalTx for SqliteHomeTx<'_> {
@@ -187,6 +199,17 @@ impl JournalTx for SqliteHomeTx<'_> {
                     e.with_prefix("journal append_bindings (the transaction's other writes were rolled back too)")
                 }
             })
+    }
+
+    fn append_versions(&mut self, versions: &[UnderstandingVersion]) -> HomeResult<()> {
+        let checked = versions
+            .iter()
+            .map(UnderstandingVersion::normalized)
+            .collect::<am_journal::Result<Vec<_>>>()?;
+        for v in &checked {
+            self.journal.append_version_in(self.conn, v)?;
+        }
+        Ok(())
     }
 }
 
@@ -216,6 +239,14 @@ impl MemoryHome for SqliteMemoryHome {
         Ok(PreparedBatch::new(ids, Box::new(prepared)))
     }
 
+    fn check_rewrite(&self) -> HomeResult<()> {
+        Ok(())
+    }
+
+    fn prepare_rewrite(&self, rewrite: &DigestRewrite) -> HomeResult<PreparedRewrite> {
+        Ok(self.sqlite_store.prepare_rewrite_row(rewrite)?)
+    }
+
     fn transaction(
         &self,
         point: CommitPoint,
@@ -236,16 +267,21 @@ impl MemoryHome for SqliteMemoryHome {
             store: &self.sqlite_store,
             journal: &self.sqlite_journal,
             warnings: Vec::new(),
+            rewritten: Vec::new(),
         };
         // On an error `tx` drops here and rolls everything back.
         body(&mut open)?;
         let warnings = std::mem::take(&mut open.warnings);
+        let rewritten = std::mem::take(&mut open.rewritten);
         // The commit guard(s), inside the transaction, right before COMMIT:
         // the store's, and the journal's when it is another guard.
         check_guards(&*self.store, &*self.journal, point)?;
         tx.commit().map_err(crate::error::sqlite)?;
         drop(conn);
         self.sqlite_store.record_warnings(warnings);
+        for done in rewritten {
+            self.sqlite_store.after_rewrite(done);
+        }
         Ok(())
     }
 }

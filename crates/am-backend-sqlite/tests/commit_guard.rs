@@ -21,8 +21,8 @@ use am_journal::{
 };
 use am_triples::pin::{PIN_SOURCE_CREATION, build_pin};
 use am_triples::{
-    CommitGuard, CommitPoint, ErrorKind, InMemoryTripleStore, TripleAssertion, TripleQuery,
-    TripleStore,
+    CommitGuard, CommitPoint, DigestRewrite, ErrorKind, InMemoryTripleStore, TripleAssertion,
+    TripleQuery, TripleStore,
 };
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -344,7 +344,87 @@ const VERBS: &[(&str, CommitPoint, Verb, Verb)] = &[
             })
         },
     ),
+    (
+        "home.transaction (a digest rewrite with its version)",
+        CommitPoint::UnderstandingDigest,
+        |s| s.store.add(&[digest_row("d1")]).map(|_| ()),
+        |s| {
+            let p = s
+                .home
+                .prepare_rewrite(&rewrite_of(s, "d1", "Measure, then size.")?)?;
+            let v = UnderstandingVersion::new(
+                "ex:lesson-d1",
+                "d1",
+                "digest",
+                1,
+                Some("Measure, then size."),
+                ("operator", "ada"),
+                "operator",
+            );
+            s.home
+                .transaction(CommitPoint::UnderstandingDigest, &mut |tx| {
+                    tx.journal().append_versions(std::slice::from_ref(&v))?;
+                    tx.store().rewrite_digest(&p)
+                })
+        },
+    ),
+    (
+        "store.apply_digest_rewrite",
+        CommitPoint::UnderstandingTitle,
+        |s| s.store.add(&[digest_row("d2")]).map(|_| ()),
+        |s| {
+            let p = s
+                .store
+                .prepare_digest_rewrite(&rewrite_of(s, "d2", "Other words.")?)?;
+            s.store
+                .apply_digest_rewrite(&p, CommitPoint::UnderstandingTitle)
+        },
+    ),
+    (
+        "store.apply_digest_rewrite (a narration)",
+        CommitPoint::UnderstandingNarration,
+        |s| s.store.add(&[digest_row("d3")]).map(|_| ()),
+        |s| {
+            let p = s
+                .store
+                .prepare_digest_rewrite(&rewrite_of(s, "d3", "Narrated.")?)?;
+            s.store
+                .apply_digest_rewrite(&p, CommitPoint::UnderstandingNarration)
+        },
+    ),
 ];
+
+/// A record's digest row (the one row a rewrite may change in place).
+fn digest_row(id: &str) -> TripleAssertion {
+    let mut a = TripleAssertion::new_literal(
+        &format!("ex:lesson-{id}"),
+        "dcterms:abstract",
+        "Pools exhaust.",
+    )
+    .with_id(id);
+    a.attributes.insert("record_kind".into(), "lesson".into());
+    a.attributes.insert("title".into(), "Pools".into());
+    a
+}
+
+/// A rewrite of the stored digest row `id` to `text`.
+fn rewrite_of(s: &Stack, id: &str, text: &str) -> am_triples::Result<DigestRewrite> {
+    let current = s
+        .store
+        .query(&TripleQuery {
+            assertion_ids: Some(vec![id.to_owned()]),
+            limit: 1,
+            ..TripleQuery::default()
+        })?
+        .remove(0);
+    Ok(DigestRewrite {
+        assertion_id: id.to_owned(),
+        expected_object: current.object.clone(),
+        expected_attributes: current.attributes.clone(),
+        object: text.to_owned(),
+        attributes: current.attributes,
+    })
+}
 
 /// What a refused write must leave unchanged: the rows, the journal seq, and
 /// on SQLite the bytes of the file and of its WAL.
@@ -461,7 +541,10 @@ fn the_commit_points_are_a_closed_set_of_distinct_names() {
             "store.narrow_assertion",
             "store.replace_vectors",
             "graph",
-            "graph.mark_journal_applied"
+            "graph.mark_journal_applied",
+            "understanding.digest",
+            "understanding.title",
+            "understanding.narration"
         ]
     );
     let used: std::collections::BTreeSet<&str> =

@@ -446,6 +446,7 @@ fn open_with_pin(
             embedder,
             clock: Some(clock.as_clock()),
             reconstruct_config: config,
+            source_validator: Some(source_validator()),
             ..SystemOptions::default()
         },
     )?;
@@ -453,6 +454,14 @@ fn open_with_pin(
         system,
         sqlite,
         memory,
+    })
+}
+
+/// The understanding verbs' `SourceRef` validation: the memory graph's own
+/// (`am_graph::SourceRef::from_dict`, normalized back to its dict).
+pub fn source_validator() -> am_system::SourceValidator {
+    std::sync::Arc::new(|v: &serde_json::Value| {
+        am_graph::SourceRef::from_dict(v).map(|s| s.to_dict())
     })
 }
 

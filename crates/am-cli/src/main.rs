@@ -21,6 +21,7 @@ mod locomo;
 mod query;
 mod recall;
 mod text;
+mod versions;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use embedder::EmbedderSpec;
@@ -99,6 +100,19 @@ enum Command {
         /// The SQLite home (must exist).
         #[arg(long)]
         home: PathBuf,
+    },
+    /// A record's readings oldest first, with who wrote each (its
+    /// understanding versions). Read-only.
+    Versions {
+        /// The SQLite home (must exist).
+        #[arg(long)]
+        home: PathBuf,
+        /// The field (default the record's own: `digest`, `card` for a card;
+        /// also `title`, `narration`, `target`, `pending`).
+        #[arg(long)]
+        field: Option<String>,
+        /// The record: its graph id (`ex:…`) or its digest assertion id.
+        record_id: String,
     },
     /// Reconstruct a cue in one stream and print the shelf; --commit deposits the use.
     Recall {
@@ -413,6 +427,28 @@ fn run(cli: Cli) -> CliResult<u8> {
                 .map(|(a, m)| query::render(a, m) + "\n")
                 .collect();
             emit(json_mode, &v, &human)?;
+            Ok(0)
+        }
+        Command::Versions {
+            home,
+            field,
+            record_id,
+        } => {
+            require_existing_home(&home)?;
+            let facts = home::read_facts(&home)?;
+            let pin = facts.as_ref().and_then(|f| f.pin.as_ref());
+            let spec = embedder::resolve(emb, "offline", pin, false, true, &home)?;
+            let clock = PinnedClock::wall();
+            let engine = home::open_to_read(
+                &HomeSpec::Sqlite(home),
+                spec.build()?,
+                &clock,
+                am_system::ReconstructConfig::default(),
+            )?;
+            let list = engine.system.versions(&record_id, field.as_deref())?;
+            let v = serde_json::to_value(&list)
+                .map_err(|e| CliError::failure(format!("cannot encode the answer: {e}")))?;
+            emit(json_mode, &v, &versions::render(&record_id, &list))?;
             Ok(0)
         }
         Command::Inspect { home } => {

@@ -30,7 +30,8 @@
 //! Spec: api.md `remember_many` ("Formation (typed records)"); architecture.md
 //! "A write is one transaction or nothing".
 
-use crate::{MemoryJournal, ScopeBinding};
+use crate::{MemoryJournal, ScopeBinding, UnderstandingVersion};
+use am_triples::rewrite::{DigestRewrite, PreparedRewrite};
 use am_triples::{CommitGuard, CommitPoint, TripleAssertion, TripleQuery, TripleStore};
 use std::any::Any;
 use std::collections::HashSet;
@@ -112,6 +113,37 @@ pub trait MemoryHome: Send + Sync {
     /// `Embedder`); nothing is written.
     fn prepare_rows(&self, rows: &[TripleAssertion]) -> HomeResult<PreparedBatch>;
 
+    /// Whether this home can rewrite a digest row in place together with its
+    /// journal's version rows (checked by the understanding verbs before they
+    /// read anything).
+    ///
+    /// # Errors
+    /// As [`MemoryHome::prepare_rewrite`] refuses a home: `Unsupported` (the
+    /// default), `InvalidInput` for a durable store whose journal lives elsewhere.
+    fn check_rewrite(&self) -> HomeResult<()> {
+        Err(am_triples::Error::unsupported(
+            "this home cannot rewrite a digest row in place",
+        ))
+    }
+
+    /// Make a digest-row rewrite ready for a later
+    /// [`MemoryHome::transaction`] (outside any transaction: the new canonical
+    /// text, the vector computed with the store's own embedder; no write).
+    /// Spec: stores.md "Shared behavior", the one mutable cell.
+    ///
+    /// # Errors
+    /// `Unsupported` when the home's store cannot rewrite a row in place (the
+    /// default; a LanceDB store); `InvalidInput` when the store is durable but
+    /// shares no transaction with the journal (a SQLite store whose journal
+    /// lives in another file: the row and its version would not commit
+    /// together); as `TripleStore::prepare_digest_rewrite` otherwise.
+    fn prepare_rewrite(&self, rewrite: &DigestRewrite) -> HomeResult<PreparedRewrite> {
+        let _ = rewrite;
+        Err(am_triples::Error::unsupported(
+            "this home cannot rewrite a digest row in place",
+        ))
+    }
+
     /// Run `body` as one unit of work over the home; see the trait's
     /// `# Contract` and the implementation's.
     ///
@@ -149,6 +181,21 @@ pub trait StoreTx {
     /// the stored pin; `Storage`. The transaction's body should return the
     /// error, so nothing of the transaction lands.
     fn add(&mut self, rows: &PreparedBatch) -> HomeResult<Vec<String>>;
+
+    /// Rewrite one digest row in place in this transaction (a rewrite the same
+    /// home prepared): its object, attributes, canonical text, keyword entry
+    /// and vector. The stored row must still be the one the rewrite expected.
+    ///
+    /// # Errors
+    /// `Conflict` when the stored row changed since it was read, `NotFound`
+    /// when it is gone; `Unsupported` for a home without the capability (the
+    /// default); `Storage`. The body should return the error.
+    fn rewrite_digest(&mut self, rewrite: &PreparedRewrite) -> HomeResult<()> {
+        let _ = rewrite;
+        Err(am_triples::Error::unsupported(
+            "this home cannot rewrite a digest row in place",
+        ))
+    }
 }
 
 /// The journal's writes inside a home transaction.
@@ -164,6 +211,20 @@ pub trait JournalTx {
     /// # Errors
     /// `InvalidInput` for an invalid binding; `Storage`.
     fn append_bindings(&mut self, bindings: &[ScopeBinding]) -> HomeResult<()>;
+
+    /// Append understanding versions in this transaction, validated first
+    /// (`InvalidInput`, nothing written), idempotent by `version_id`, as
+    /// `MemoryJournal::append_version`.
+    ///
+    /// # Errors
+    /// `InvalidInput` for an invalid version; `Unsupported` for a home
+    /// without it (the default); `Storage`.
+    fn append_versions(&mut self, versions: &[UnderstandingVersion]) -> HomeResult<()> {
+        let _ = versions;
+        Err(am_triples::Error::unsupported(
+            "this home's transaction cannot append understanding versions",
+        ))
+    }
 }
 
 /// A home over any store and journal, which share no transaction (the
@@ -182,6 +243,11 @@ pub trait JournalTx {
 ///   the rows were added leaves those rows (the store is append-only: nothing
 ///   can be taken back) and returns the error; callers use deterministic ids, so
 ///   replaying the transaction writes nothing twice.
+/// - Digest rewrites: each staged rewrite's row is checked against what it
+///   expected before anything is written (`Conflict`, nothing written); the
+///   version rows are appended after the bindings, and the rows rewritten
+///   last. A durable store ([`Capabilities::persistent`](am_triples::Capabilities))
+///   is refused a rewrite (`InvalidInput`): its journal shares no transaction.
 #[derive(Clone)]
 pub struct PairHome {
     store: Arc<dyn TripleStore>,
@@ -209,6 +275,8 @@ struct PairRows(Vec<TripleAssertion>);
 struct PairStaged {
     rows: Vec<TripleAssertion>,
     bindings: Vec<Vec<ScopeBinding>>,
+    versions: Vec<UnderstandingVersion>,
+    rewrites: Vec<PreparedRewrite>,
 }
 
 impl StoreTx for PairStaged {
@@ -221,6 +289,11 @@ impl StoreTx for PairStaged {
         self.rows.extend(assertions.iter().cloned());
         Ok(rows.ids.clone())
     }
+
+    fn rewrite_digest(&mut self, rewrite: &PreparedRewrite) -> HomeResult<()> {
+        self.rewrites.push(rewrite.clone());
+        Ok(())
+    }
 }
 
 impl JournalTx for PairStaged {
@@ -229,6 +302,13 @@ impl JournalTx for PairStaged {
             b.normalized()?;
         }
         self.bindings.push(bindings.to_vec());
+        Ok(())
+    }
+
+    fn append_versions(&mut self, versions: &[UnderstandingVersion]) -> HomeResult<()> {
+        for v in versions {
+            self.versions.push(v.normalized()?);
+        }
         Ok(())
     }
 }
@@ -267,6 +347,29 @@ impl MemoryHome for PairHome {
         Ok(PreparedBatch::new(ids, Box::new(PairRows(canonical))))
     }
 
+    fn check_rewrite(&self) -> HomeResult<()> {
+        let caps = self.store.capabilities();
+        if !caps.digest_rewrite {
+            return Err(am_triples::Error::unsupported(
+                "this store cannot rewrite a record's digest row in place (no digest_rewrite capability; \
+                 LanceDB: backlog 0059); nothing written",
+            ));
+        }
+        if caps.persistent {
+            return Err(am_triples::Error::invalid(
+                "a digest rewrite needs the store and its journal in one transaction: this durable store's \
+                 journal lives elsewhere (open the journal on the store's own file, the entity-home \
+                 deployment); nothing written",
+            ));
+        }
+        Ok(())
+    }
+
+    fn prepare_rewrite(&self, rewrite: &DigestRewrite) -> HomeResult<PreparedRewrite> {
+        self.check_rewrite()?;
+        self.store.prepare_digest_rewrite(rewrite)
+    }
+
     fn transaction(
         &self,
         point: CommitPoint,
@@ -274,7 +377,11 @@ impl MemoryHome for PairHome {
     ) -> HomeResult<()> {
         let mut staged = PairStaged::default();
         body(&mut staged)?;
-        if staged.rows.is_empty() && staged.bindings.is_empty() {
+        if staged.rows.is_empty()
+            && staged.bindings.is_empty()
+            && staged.versions.is_empty()
+            && staged.rewrites.is_empty()
+        {
             return Ok(());
         }
         // The store's then the journal's write locks (the writers' nesting
@@ -293,14 +400,25 @@ impl MemoryHome for PairHome {
             .into_iter()
             .map(am_triples::WriteLock::write)
             .collect();
+        // A rewrite whose row moved since it was read is refused before
+        // anything is written (under the locks, so no writer of this process
+        // can move it between this check and the write).
+        for r in &staged.rewrites {
+            let current = self.store.query(&TripleQuery {
+                assertion_ids: Some(vec![r.rewrite.assertion_id.clone()]),
+                limit: 1,
+                ..TripleQuery::default()
+            })?;
+            am_triples::rewrite::check_expected(current.first(), &r.rewrite)?;
+        }
         check_guards(&*self.store, &*self.journal, point)?;
-        CommitGuard::passed(|| self.apply(staged))
+        CommitGuard::passed(|| self.apply(staged, point))
     }
 }
 
 impl PairHome {
     /// Write a transaction's staged writes (the contract's order).
-    fn apply(&self, staged: PairStaged) -> HomeResult<()> {
+    fn apply(&self, staged: PairStaged, point: CommitPoint) -> HomeResult<()> {
         if !staged.rows.is_empty() {
             // Rows already stored are not added (nor embedded) again.
             let existing: HashSet<String> = self
@@ -334,6 +452,15 @@ impl PairHome {
         }
         for bindings in &staged.bindings {
             self.journal.append_bindings(bindings)?;
+        }
+        // The version rows before the row they describe: a failure between
+        // the two leaves the row as it was, and the deterministic version ids
+        // make the retry append nothing twice.
+        for v in &staged.versions {
+            self.journal.append_version(v)?;
+        }
+        for r in &staged.rewrites {
+            self.store.apply_digest_rewrite(r, point)?;
         }
         Ok(())
     }

@@ -150,7 +150,7 @@ pub fn build_formation_plan(
         // read the wall clock only to be overwritten); the store canonicalizes
         // them at its write boundary.
         let owner_id = (!owner.is_empty()).then(|| owner.to_owned());
-        assertions.push(TripleAssertion {
+        let mut digest = TripleAssertion {
             subject: rid.clone(),
             predicate: DIGEST_PREDICATE.to_owned(),
             object: r.digest.clone(),
@@ -163,7 +163,13 @@ pub fn build_formation_plan(
             provenance: provenance.clone(),
             attributes: attrs,
             assertion_id: Some(ids::digest_assertion_id(key, position)),
-        });
+        };
+        // The formation reading (version 0), when the caller stamped none and
+        // its author is known (api.md `reading_provenance`).
+        if let Some(stamp) = crate::reading::formation_reading(&digest) {
+            digest.attributes.insert("understanding".into(), stamp);
+        }
+        assertions.push(digest);
         for (relation, raw_target) in &r.edges {
             let target = edge_target(raw_target, position, &record_ids)?;
             let mut edge_attrs = JsonMap::new();

@@ -14,6 +14,7 @@ pub mod ids;
 pub mod kinds;
 pub mod lookup;
 pub mod outcome;
+pub mod reading;
 mod reconstruct;
 pub mod records;
 pub mod replay;
@@ -21,6 +22,7 @@ pub mod seam;
 pub mod selection;
 pub mod system;
 mod system_use;
+pub mod understanding;
 pub mod verbs;
 
 pub use am_journal::ActiveMemorySnapshot;
@@ -36,6 +38,10 @@ pub use config::{
 pub use error::{Error, Result};
 pub use formation::{FormationPlan, build_formation_plan, diary_entry_hash};
 pub use outcome::{Outcome, Reason, UnderstandingResult, Warned};
+pub use reading::{
+    ENTITY_WORDS_KINDS, ReadingProvenance, SourceValidator, UnderstandingFields,
+    reading_provenance, understanding_fields,
+};
 pub use records::MemoryRecordInput;
 pub use seam::{
     ActivationParts, Admission, BudgetSpent, DroppedEntry, EdgeView, MemoryHandle, OrderedMap,
@@ -43,10 +49,12 @@ pub use seam::{
 };
 pub use system::{Ablation, Clock, MemorySystem, SystemOptions, write_barrier};
 pub use system_use::{AccessCounts, StoredActivation};
+pub use understanding::{CurrentOf, DreamReading, RecordUnderstanding, VersionView};
 pub use verbs::{
     Activation, Attenuate, Bind, CloseAssertions, CloseRecord, CommitSelection, Reconstruct,
     Refocus, Reinforce, Remember, RememberMany,
 };
+pub use verbs::{NarrateDream, Retitle, RevertDigest, RewriteDigest};
 
 // The reconstruction pipeline (`MemorySystem::reconstruct`, its channels,
 // spreading and the shelf) lives in `src/reconstruct/`.

@@ -88,6 +88,10 @@ pub struct SystemOptions {
     /// the write back and the caller receives the guard's error
     /// ([`Error::guard_refusal`]).
     pub commit_guard: Option<am_triples::CommitGuard>,
+    /// The host's validation of a ledger `SourceRef` dict for the
+    /// understanding verbs' `sources` (`am` passes the memory graph's own);
+    /// `None`: a source must be an object with a non-empty string `kind`.
+    pub source_validator: Option<crate::reading::SourceValidator>,
 }
 
 /// The layer-2 memory system. See the crate docs and api.md "Layer 2".
@@ -122,6 +126,8 @@ pub struct MemorySystem {
     pub(crate) warnings: Mutex<Vec<String>>,
     /// The recall index `reconstruct` keeps fresh (reconstruct/index.rs).
     pub(crate) recall_index: Mutex<crate::reconstruct::index::RecallIndex>,
+    /// The host's `SourceRef` validation (understanding verbs).
+    pub(crate) source_validator: Option<crate::reading::SourceValidator>,
 }
 
 impl std::fmt::Debug for MemorySystem {
@@ -287,6 +293,7 @@ impl MemorySystem {
             ablation: options.ablation,
             warnings: Mutex::new(Vec::new()),
             recall_index: Mutex::default(),
+            source_validator: options.source_validator,
         };
         // What the store and journal raised before this system existed (a
         // volatile journal, an upgrade note) is reported by `take_warnings`,

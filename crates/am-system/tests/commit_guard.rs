@@ -11,7 +11,10 @@
 mod common;
 
 use am_journal::InMemoryJournal;
-use am_system::{Bind, MemoryRecordInput, MemorySystem, RememberMany, SystemOptions};
+use am_system::{
+    Bind, MemoryRecordInput, MemorySystem, NarrateDream, RememberMany, Retitle, RewriteDigest,
+    SystemOptions,
+};
 use am_triples::{
     Capabilities, CommitGuard, ErrorKind, InMemoryTripleStore, TripleAssertion, TripleQuery,
     TripleStore,
@@ -86,6 +89,55 @@ fn a_guarded_system_reports_one_commit_point_per_facade_write() {
                 .add(&[TripleAssertion::new("x", "y", "z")])
                 .unwrap();
             assert_eq!(host.take(), ["store.add"], "{}: add", s.name);
+            let operator = serde_json::json!({"kind": "operator", "id": "ada"})
+                .as_object()
+                .unwrap()
+                .clone();
+            let cause = serde_json::json!("operator");
+            s.system
+                .rewrite_digest(&RewriteDigest::new(
+                    &ids[0],
+                    "Measure, then size.",
+                    operator.clone(),
+                    cause.clone(),
+                    0,
+                ))
+                .unwrap();
+            assert_eq!(
+                host.take(),
+                ["understanding.digest"],
+                "{}: rewrite_digest",
+                s.name
+            );
+            s.system
+                .retitle(&Retitle::new(
+                    &ids[0],
+                    "Measured pools",
+                    operator.clone(),
+                    cause.clone(),
+                    0,
+                ))
+                .unwrap();
+            assert_eq!(host.take(), ["understanding.title"], "{}: retitle", s.name);
+            let dream = s
+                .system
+                .remember_many(&RememberMany::new(
+                    vec![MemoryRecordInput::new("dream", "Night", "Tensions.")],
+                    "session",
+                    "s1",
+                    "k2",
+                ))
+                .unwrap();
+            host.take();
+            s.system
+                .narrate_dream(&NarrateDream::new(&dream[0], "I dreamt.", operator))
+                .unwrap();
+            assert_eq!(
+                host.take(),
+                ["understanding.narration"],
+                "{}: narrate_dream",
+                s.name
+            );
         },
     );
 }

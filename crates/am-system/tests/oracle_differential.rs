@@ -112,9 +112,19 @@ fn rust_session(s: &Stack) -> Value {
     let assertions: Vec<Value> = rows
         .iter()
         .map(|a| {
+            // A deliberate difference: 0.5.2's remember_many stamps the
+            // formation reading (`attributes.understanding`, version 0) when
+            // the author is known (api.md `reading_provenance`); 0.3.2 has
+            // none. The stamp must be exactly that reading.
+            let mut attributes = a.attributes.clone();
+            if let Some(stamp) = attributes.remove("understanding") {
+                let mut bare = a.clone();
+                bare.attributes = attributes.clone();
+                assert_eq!(Some(stamp), am_system::reading::formation_reading(&bare));
+            }
             json!({"assertion_id": a.assertion_id, "subject": a.subject, "predicate": a.predicate,
                    "object": a.object, "scope": a.scope, "owner_id": a.owner_id,
-                   "confidence": a.confidence, "attributes": a.attributes, "provenance": a.provenance,
+                   "confidence": a.confidence, "attributes": attributes, "provenance": a.provenance,
                    "observed_at": if a.predicate == "dcterms:abstract" { json!(a.observed_at) } else { Value::Null }})
         })
         .collect();

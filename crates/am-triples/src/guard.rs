@@ -50,6 +50,15 @@ pub enum CommitPoint {
     /// closures appended to a journal in another file
     /// (`graph.mark_journal_applied`).
     GraphMarkJournalApplied,
+    /// An understanding verb's in-place rewrite of a record's digest or card
+    /// text with its version rows (`understanding.digest`).
+    UnderstandingDigest,
+    /// An understanding verb's in-place retitle with its version row
+    /// (`understanding.title`).
+    UnderstandingTitle,
+    /// `narrate_dream`'s narration beside a dream's summary
+    /// (`understanding.narration`).
+    UnderstandingNarration,
 }
 
 impl CommitPoint {
@@ -62,6 +71,9 @@ impl CommitPoint {
         CommitPoint::StoreReplaceVectors,
         CommitPoint::Graph,
         CommitPoint::GraphMarkJournalApplied,
+        CommitPoint::UnderstandingDigest,
+        CommitPoint::UnderstandingTitle,
+        CommitPoint::UnderstandingNarration,
     ];
 
     /// The wire name the guard receives.
@@ -74,6 +86,9 @@ impl CommitPoint {
             CommitPoint::StoreReplaceVectors => "store.replace_vectors",
             CommitPoint::Graph => "graph",
             CommitPoint::GraphMarkJournalApplied => "graph.mark_journal_applied",
+            CommitPoint::UnderstandingDigest => "understanding.digest",
+            CommitPoint::UnderstandingTitle => "understanding.title",
+            CommitPoint::UnderstandingNarration => "understanding.narration",
         }
     }
 }

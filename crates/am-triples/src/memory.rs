@@ -401,6 +401,58 @@ impl TripleStore for InMemoryTripleStore {
         Ok(self.lock().pin.clone())
     }
 
+    fn prepare_digest_rewrite(
+        &self,
+        rewrite: &crate::rewrite::DigestRewrite,
+    ) -> Result<crate::rewrite::PreparedRewrite> {
+        let (current, vectored, pin) = {
+            let st = self.lock();
+            let row = st
+                .by_id
+                .get(rewrite.assertion_id.trim())
+                .map(|&p| &st.rows[p]);
+            (
+                row.map(|r| r.assertion.clone()),
+                row.is_some_and(|r| r.vector.is_some()),
+                st.pin.clone(),
+            )
+        };
+        crate::rewrite::prepare_rewrite(
+            self.embedder.as_deref(),
+            pin.as_ref(),
+            current.as_ref(),
+            vectored,
+            rewrite,
+        )
+    }
+
+    fn apply_digest_rewrite(
+        &self,
+        prepared: &crate::rewrite::PreparedRewrite,
+        point: crate::CommitPoint,
+    ) -> Result<()> {
+        let _write = self.write_lock.write();
+        let mut st = self.lock();
+        let pos = st.by_id.get(prepared.rewrite.assertion_id.trim()).copied();
+        crate::rewrite::check_expected(pos.map(|p| &st.rows[p].assertion), &prepared.rewrite)?;
+        let Some(pos) = pos else {
+            return Err(Error::internal("a checked row has a position"));
+        };
+        // The commit guard, under the write lock, before the change.
+        self.guard.check(point)?;
+        let row = &mut st.rows[pos];
+        row.assertion.object.clone_from(&prepared.rewrite.object);
+        row.assertion
+            .attributes
+            .clone_from(&prepared.rewrite.attributes);
+        match &prepared.vector {
+            crate::rewrite::VectorChange::Keep => {}
+            crate::rewrite::VectorChange::Set(v) => row.vector = Some(v.clone()),
+            crate::rewrite::VectorChange::Clear => row.vector = None,
+        }
+        Ok(())
+    }
+
     fn take_warnings(&self) -> Vec<String> {
         std::mem::take(&mut self.lock().warnings)
     }

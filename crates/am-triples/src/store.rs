@@ -61,7 +61,10 @@ pub const DEFAULT_FEED_LIMIT: usize = 1000;
 ///   caller's zero-norm query vector is refused. An embedder's zero vector for a
 ///   row at write (a text with no known token) stores that row without a
 ///   vector, with one `#FALLBACK` warning per batch ([`embedded_batch`]).
-/// - There is no delete. The only in-place changes are the window ones below.
+/// - There is no delete. The only in-place changes are the window ones below
+///   and, with the `digest_rewrite` capability, a record digest row's reading
+///   ([`TripleStore::apply_digest_rewrite`]: object, attributes, canonical text,
+///   keyword entry, vector; never its id, terms, scope, owner or times).
 pub trait TripleStore: Send + Sync {
     /// What this store offers.
     fn capabilities(&self) -> Capabilities;
@@ -143,6 +146,45 @@ pub trait TripleStore: Send + Sync {
     fn rank_positions(&self, q: &TripleQuery) -> Result<Option<Vec<(i64, f64)>>> {
         let _ = q;
         Ok(None)
+    }
+
+    /// Make a digest-row rewrite ready outside any transaction
+    /// ([`crate::rewrite::prepare_rewrite`]: the new canonical text, and its
+    /// vector computed with this store's own embedder). Writes nothing.
+    ///
+    /// # Errors
+    /// `Unsupported` when the store has no `digest_rewrite` capability (the
+    /// default); `NotFound` / `Conflict` for a row that is not stored or
+    /// differs from the expected one; `Embedder`, `DimensionMismatch`.
+    fn prepare_digest_rewrite(
+        &self,
+        rewrite: &crate::rewrite::DigestRewrite,
+    ) -> Result<crate::rewrite::PreparedRewrite> {
+        let _ = rewrite;
+        Err(Error::unsupported(
+            "digest rewrite in place is not offered by this store (no digest_rewrite capability)",
+        ))
+    }
+
+    /// Apply a prepared digest-row rewrite as one write of its own (its own
+    /// transaction, its commit guard called at `point`): the row's `object`,
+    /// `attributes`, canonical text, keyword entry and vector. A home
+    /// transaction writes it through `StoreTx` instead, with the journal's
+    /// version rows.
+    ///
+    /// # Errors
+    /// `Unsupported` without the capability (the default); `Conflict` when the
+    /// stored row differs from the expected one, `NotFound` when it is gone;
+    /// the guard's refusal. Nothing is written on error.
+    fn apply_digest_rewrite(
+        &self,
+        prepared: &crate::rewrite::PreparedRewrite,
+        point: crate::CommitPoint,
+    ) -> Result<()> {
+        let _ = (prepared, point);
+        Err(Error::unsupported(
+            "digest rewrite in place is not offered by this store (no digest_rewrite capability)",
+        ))
     }
 
     /// The stored vector of one assertion, if any.

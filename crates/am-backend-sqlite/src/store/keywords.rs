@@ -29,9 +29,11 @@
 //! handle: SQL answers, the same rows, only slower. A read made while the
 //! home's connection is inside a transaction is answered by SQL (the mirror
 //! holds committed rows only). Like the vector matrix cache, the mirror takes
-//! a row's text, scope and owner as written once: nothing in this port or in
-//! AbstractMemory 0.3.2 changes them in place; a writer that does so with raw
-//! SQL while keeping FTS5's totals is not detected.
+//! a row's scope and owner as written once. Its text changes in place only
+//! through a digest rewrite (`rewrite.rs`), which bumps `fts_generation` in
+//! its transaction: a mirror built at another generation rebuilds, and the
+//! writing handle patches its own ([`KeywordCache::patch_row`]). A writer
+//! that changes text with raw SQL while keeping FTS5's totals is not detected.
 //!
 //! The text of a row is read as FTS5 reads it (`CAST(text AS BLOB)`: a BLOB
 //! or a number as its text, bytes that are not UTF-8 as they are) and terms
@@ -63,6 +65,9 @@ const TOKENIZER_TABLE: &str = "am_keyword_unicode61";
 /// The in-process mirror of one table's FTS5 keyword index.
 #[derive(Debug, Default)]
 pub(super) struct KeywordCache {
+    /// The `fts_generation` the mirror was built at (a digest rewrite of
+    /// another handle moves it: the mirror rebuilds).
+    generation: i64,
     /// Rows above this rowid are not mirrored yet.
     high_water: i64,
     rowids: Vec<i64>,
@@ -249,6 +254,10 @@ impl KeywordCache {
     }
 
     fn refresh_in(cache: &mut Option<KeywordCache>, conn: &Connection, table: &str) -> Result<()> {
+        let generation = schema::meta_int(conn, table, schema::META_FTS_GENERATION)?;
+        if cache.as_ref().is_some_and(|c| c.generation != generation) {
+            *cache = None;
+        }
         let c = match cache {
             Some(c) => c,
             None => cache.insert(Self::new(conn, table)?),
@@ -272,7 +281,10 @@ impl KeywordCache {
     }
 
     fn new(conn: &Connection, table: &str) -> Result<Self> {
-        let mut cache = KeywordCache::default();
+        let mut cache = KeywordCache {
+            generation: schema::meta_int(conn, table, schema::META_FTS_GENERATION)?,
+            ..KeywordCache::default()
+        };
         let sql: Option<String> = conn
             .query_row(
                 "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?1",
@@ -295,9 +307,68 @@ impl KeywordCache {
 
     fn fail(&mut self, why: String) {
         *self = KeywordCache {
+            generation: self.generation,
             defect: Some(why),
             ..KeywordCache::default()
         };
+    }
+
+    /// Patch one row after this handle's committed digest rewrite moved
+    /// `fts_generation` from `generation`: its postings, length and the
+    /// totals replaced from the `old` indexed text to the `new` one (empty:
+    /// not indexed). The mirror then stands at the new generation. A mirror
+    /// built at another generation, or a row whose text the mirror does not
+    /// read itself (SQLite tokenizes it), is left to rebuild.
+    pub(super) fn patch_row(&mut self, generation: i64, rowid: i64, old: &[u8], new: &[u8]) {
+        if self.generation != generation {
+            return;
+        }
+        if self.defect.is_none() && rowid <= self.high_water && !self.patch(rowid, old, new) {
+            return;
+        }
+        self.generation = generation + 1;
+    }
+
+    fn patch(&mut self, rowid: i64, old: &[u8], new: &[u8]) -> bool {
+        let (Some(old), Some(new)) = (plain_text(old), plain_text(new)) else {
+            return false;
+        };
+        // Only a row mirrored before and after (a digest stays indexed).
+        let (Ok(i), false, false) = (
+            self.rowids.binary_search(&rowid),
+            old.is_empty(),
+            new.is_empty(),
+        ) else {
+            return false;
+        };
+        let (Ok(row), Ok(len)) = (u32::try_from(i), u32::try_from(runs(new).count())) else {
+            return false;
+        };
+        let counts = |text: &str| {
+            let mut m: HashMap<String, u32> = HashMap::new();
+            for t in runs(text) {
+                *m.entry(t.to_ascii_lowercase()).or_default() += 1;
+            }
+            m
+        };
+        for term in counts(old).keys() {
+            if let Some(list) = self.postings.get_mut(term.as_str()) {
+                if let Ok(j) = list.binary_search_by_key(&row, |(r, _)| *r) {
+                    list.remove(j);
+                }
+                if list.is_empty() {
+                    self.postings.remove(term.as_str());
+                }
+            }
+        }
+        for (term, n) in counts(new) {
+            let list = self.postings.entry(term.into_boxed_str()).or_default();
+            let j = list.partition_point(|(r, _)| *r < row);
+            list.insert(j, (row, n));
+        }
+        self.total_tokens += i64::from(len) - i64::from(self.lens[i]);
+        self.lens[i] = len;
+        true
     }
 
     /// Mirror the indexed rows in `(high_water, to]`: the rows

@@ -12,6 +12,7 @@ mod names;
 pub mod pin;
 mod rank_read;
 pub mod read;
+pub mod rewrite;
 pub mod schema;
 pub mod sql;
 pub mod vectors;
@@ -637,7 +638,7 @@ impl TripleStore for SQLiteTripleStore {
             narrow_assertion: true,
             change_feed: true,
             vector_search: true,
-            digest_rewrite: false,
+            digest_rewrite: true,
             persistent: true,
             cross_process_writers: true,
         }
@@ -770,6 +771,21 @@ impl TripleStore for SQLiteTripleStore {
 
     fn embedding_pin(&self) -> am_triples::Result<Option<EmbeddingPin>> {
         Ok(self.load_pin()?)
+    }
+
+    fn prepare_digest_rewrite(
+        &self,
+        rewrite: &am_triples::DigestRewrite,
+    ) -> am_triples::Result<am_triples::PreparedRewrite> {
+        Ok(self.prepare_rewrite_row(rewrite)?)
+    }
+
+    fn apply_digest_rewrite(
+        &self,
+        prepared: &am_triples::PreparedRewrite,
+        point: am_triples::CommitPoint,
+    ) -> am_triples::Result<()> {
+        Ok(self.apply_rewrite(prepared, point)?)
     }
 
     fn query_keywords(

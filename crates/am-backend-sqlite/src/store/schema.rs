@@ -22,6 +22,9 @@ pub const META_SCHEMA_VERSION: &str = "schema_version";
 pub const META_EMBEDDING_PIN: &str = "embedding_pin";
 /// Meta key: the FTS5 keyword index's rowid high-water.
 pub const META_FTS_HIGH_WATER: &str = "fts_high_water";
+/// Meta key: bumped whenever a keyword entry is replaced in place (a digest
+/// rewrite), so every handle's keyword mirror rebuilds.
+pub const META_FTS_GENERATION: &str = "fts_generation";
 /// Meta key: the JSON→BLOB upgrade's rowid cursor.
 pub const META_VECTOR_BLOB_HIGH_WATER: &str = "vector_blob_high_water";
 /// Meta key: the vector encoding once the upgrade is complete.

@@ -178,6 +178,74 @@ impl MatrixCache {
         self.owners.push(owner);
     }
 
+    /// Patch one row after this handle's committed digest rewrite moved
+    /// `vector_generation` from `generation`: its vector replaced, removed
+    /// (`None`) or inserted in rowid order. The cache then stands at the new
+    /// generation. A cache built at another generation, or a patch that could
+    /// not be exact (a defect, another dimension), is left to rebuild.
+    pub fn patch_row(
+        &mut self,
+        generation: i64,
+        rowid: i64,
+        v: Option<&[f32]>,
+        scope: &str,
+        owner_id: Option<&str>,
+    ) {
+        if self.generation != generation || self.defect.is_some() {
+            return;
+        }
+        if rowid <= self.high_water && !self.patch(rowid, v, scope, owner_id) {
+            return;
+        }
+        self.generation = generation + 1;
+    }
+
+    fn patch(
+        &mut self,
+        rowid: i64,
+        v: Option<&[f32]>,
+        scope: &str,
+        owner_id: Option<&str>,
+    ) -> bool {
+        if let Some(v) = v
+            && (self.dim.is_some_and(|d| d != v.len()) || v.iter().any(|x| !x.is_finite()))
+        {
+            return false;
+        }
+        let norm = |v: &[f32]| v.iter().map(|x| f64::from(*x) * f64::from(*x)).sum::<f64>();
+        match (self.rowids.binary_search(&rowid), v) {
+            (Ok(i), Some(v)) => {
+                let d = v.len();
+                self.data[i * d..(i + 1) * d].copy_from_slice(v);
+                self.sq_norms[i] = norm(v);
+            }
+            (Ok(i), None) => {
+                let d = self.dim.unwrap_or(0);
+                self.data.drain(i * d..(i + 1) * d);
+                self.rowids.remove(i);
+                self.sq_norms.remove(i);
+                self.scopes.remove(i);
+                self.owners.remove(i);
+            }
+            (Err(i), Some(v)) => {
+                let d = v.len();
+                let s = self.names.intern(ValueRef::Text(scope.as_bytes()));
+                let o = match owner_id {
+                    Some(o) => self.names.intern(ValueRef::Text(o.as_bytes())),
+                    None => self.names.intern(ValueRef::Null),
+                };
+                self.dim = Some(d);
+                self.data.splice(i * d..i * d, v.iter().copied());
+                self.rowids.insert(i, rowid);
+                self.sq_norms.insert(i, norm(v));
+                self.scopes.insert(i, s);
+                self.owners.insert(i, o);
+            }
+            (Err(_), None) => {}
+        }
+        true
+    }
+
     /// Why the matrix cannot score exactly (the scan serves), if it cannot.
     pub fn defect(&self) -> Option<&str> {
         self.defect.as_deref()

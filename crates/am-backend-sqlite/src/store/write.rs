@@ -112,7 +112,7 @@ pub struct InsertedRows {
 /// Whether AbstractMemory 0.3.2's keyword index takes a row: any non-null
 /// `attributes.record_edge` or `attributes.bookkeeping` keeps it out (the
 /// `json_extract(...) IS NULL` test of `schema::sync_fts_index`).
-fn keyword_indexed(a: &TripleAssertion) -> bool {
+pub(super) fn keyword_indexed(a: &TripleAssertion) -> bool {
     let absent = |k: &str| matches!(a.attributes.get(k), None | Some(Value::Null));
     absent("record_edge") && absent("bookkeeping")
 }
@@ -133,7 +133,7 @@ fn canonical_batch(assertions: &[TripleAssertion]) -> Result<Vec<TripleAssertion
 }
 
 /// Refuse a connection that is not inside a transaction.
-fn require_transaction(tx: &Connection, what: &str) -> Result<()> {
+pub(super) fn require_transaction(tx: &Connection, what: &str) -> Result<()> {
     if tx.is_autocommit() {
         return Err(am_triples::Error::invalid(format!(
             "{what} expects the home's connection inside an open transaction (BEGIN IMMEDIATE, \

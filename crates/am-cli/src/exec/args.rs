@@ -24,6 +24,11 @@ impl Args {
         }
     }
 
+    /// Whether the line names argument `key` (a JSON `null` is absent).
+    pub fn has(&self, key: &str) -> bool {
+        self.map.get(key).is_some_and(|v| !v.is_null())
+    }
+
     /// The arguments as the struct `T` the verb takes: the one adapter every
     /// op goes through. Top-level nulls are absent (the keyword's default).
     ///

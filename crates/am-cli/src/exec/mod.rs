@@ -5,6 +5,7 @@
 mod args;
 mod graph;
 mod ops;
+mod understanding;
 
 use crate::error::{CliError, CliResult, kind_name};
 use crate::home::{self, Engine, HomeSpec, PinnedClock};

@@ -50,6 +50,14 @@ pub const OPS: &[&str] = &[
     "versions",
     "selected_count",
     "pair_selected_count",
+    "rewrite_digest",
+    "retitle",
+    "narrate_dream",
+    "revert_digest",
+    "current_of",
+    "record_understanding",
+    "understanding_fields",
+    "reading_provenance",
 ];
 
 pub(super) fn to_json<T: Serialize>(v: &T) -> CliResult<Value> {
@@ -316,6 +324,12 @@ fn system_ops(s: &mut Session, op: &str, a: Args) -> CliResult<Value> {
         "seq_at" => {
             let SeqAtArgs { iso_ts } = a.parse()?;
             Ok(json!(sys.seq_at(&iso_ts)?))
+        }
+        "versions" if super::understanding::is_system_versions(&a) => {
+            super::understanding::understanding_op(sys, op, a)
+        }
+        op if super::understanding::OPS.contains(&op) => {
+            super::understanding::understanding_op(sys, op, a)
         }
         _ => journal_ops(s, op, a),
     }

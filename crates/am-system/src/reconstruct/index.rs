@@ -748,6 +748,19 @@ impl TripleStore for IndexedStore<'_> {
     fn embedding_pin(&self) -> am_triples::Result<Option<EmbeddingPin>> {
         self.inner.embedding_pin()
     }
+    fn prepare_digest_rewrite(
+        &self,
+        rewrite: &am_triples::DigestRewrite,
+    ) -> am_triples::Result<am_triples::PreparedRewrite> {
+        self.inner.prepare_digest_rewrite(rewrite)
+    }
+    fn apply_digest_rewrite(
+        &self,
+        prepared: &am_triples::PreparedRewrite,
+        point: am_triples::CommitPoint,
+    ) -> am_triples::Result<()> {
+        self.inner.apply_digest_rewrite(prepared, point)
+    }
 
     fn query_keywords(
         &self,

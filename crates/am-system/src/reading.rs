@@ -1,0 +1,385 @@
+//! Who wrote a record's reading: the one derivation of a reading's
+//! provenance ([`reading_provenance`]), the pure provenance read the display
+//! blocks use ([`understanding_fields`]), and the one validation of the
+//! provenance arguments the understanding verbs take ([`validate_provenance`]).
+//!
+//! Spec: api.md "Understanding: in-place rewrites and versions"
+//! (`reading_provenance`, `understanding_fields`, "Provenance arguments");
+//! memory-system.md "Understanding: a reading can change, its history stays".
+
+use crate::error::{Error, Result};
+use am_journal::{AuthorKind, RewriteCause};
+use am_triples::{JsonMap, TripleAssertion};
+use serde::Serialize;
+use serde_json::{Value, json};
+use std::sync::Arc;
+
+/// The kinds whose words are the entity's own (`ENTITY_WORDS_KINDS`): a row of
+/// one of them that nobody stamped reads as written by the entity's mind.
+pub const ENTITY_WORDS_KINDS: &[&str] = &[
+    "diary",
+    "interest",
+    "lesson",
+    "observation",
+    "purpose",
+    "question",
+    "realization",
+    "trait",
+    "value",
+];
+
+/// A host's validation of one ledger `SourceRef` dict: the normalized dict,
+/// or an `InvalidInput` error naming what is wrong. `am` passes the memory
+/// graph's own (`am_graph::SourceRef::from_dict`), so the rule lives once;
+/// without one a source must be a JSON object with a non-empty string `kind`.
+pub type SourceValidator = Arc<dyn Fn(&Value) -> Result<Value> + Send + Sync>;
+
+/// Who wrote a reading, when and why: `{author, reader, understood_at, cause}`
+/// (an unknown value is absent, never guessed).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ReadingProvenance {
+    /// `{kind, id}`; kind `unrecorded` (no id) when the row names no origin.
+    pub author: JsonMap,
+    /// `{provider, model, thinking}` when a model wrote it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reader: Option<JsonMap>,
+    /// When it was written.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub understood_at: Option<String>,
+    /// Why (`formation` for a row nobody stamped).
+    pub cause: Value,
+    /// The ledger sources the stamp names (empty when none).
+    #[serde(skip)]
+    pub sources: Vec<Value>,
+}
+
+fn author(kind: &str, id: Option<&str>) -> JsonMap {
+    let mut m = JsonMap::new();
+    m.insert("kind".into(), Value::String(kind.to_owned()));
+    if let Some(id) = id {
+        m.insert("id".into(), Value::String(id.to_owned()));
+    }
+    m
+}
+
+fn attr_str<'a>(a: &'a TripleAssertion, key: &str) -> Option<&'a str> {
+    match a.attributes.get(key) {
+        Some(Value::String(s)) if !s.trim().is_empty() => Some(s.as_str()),
+        _ => None,
+    }
+}
+
+/// The one derivation of who wrote a record's current reading. The row's own
+/// stamp (`attributes.understanding`) wins; a row nobody stamped reads as its
+/// formation reading (`cause` `formation`, `understood_at` its `observed_at`),
+/// its author from its origin: a `mechanical*` `digest_method` gives
+/// `mechanical` (id the method); a spark identity record
+/// (`attributes.spark_version`) `operator` (id `spark-v<N>`); a row whose
+/// provenance names the operator as `actor` `operator` (id its `source`); a
+/// kind in [`ENTITY_WORDS_KINDS`] `entity-mind` (id the owner); anything else
+/// `unrecorded`.
+pub fn reading_provenance(a: &TripleAssertion) -> ReadingProvenance {
+    if let Some(Value::Object(stamp)) = a.attributes.get("understanding") {
+        let obj = |k: &str| match stamp.get(k) {
+            Some(Value::Object(m)) => Some(m.clone()),
+            _ => None,
+        };
+        return ReadingProvenance {
+            author: obj("author").unwrap_or_else(|| author(AuthorKind::Unrecorded.as_str(), None)),
+            reader: obj("reader"),
+            understood_at: stamp
+                .get("understood_at")
+                .and_then(Value::as_str)
+                .map(str::to_owned),
+            cause: stamp
+                .get("cause")
+                .cloned()
+                .unwrap_or_else(|| json!("formation")),
+            sources: match stamp.get("sources") {
+                Some(Value::Array(v)) => v.clone(),
+                _ => Vec::new(),
+            },
+        };
+    }
+    let kind = attr_str(a, "record_kind").unwrap_or("");
+    let method = attr_str(a, "digest_method");
+    let spark = a.attributes.get("spark_version").filter(|v| !v.is_null());
+    let operator_actor = a.provenance.get("actor").and_then(Value::as_str) == Some("operator");
+    let who = if let Some(m) = method.filter(|m| m.starts_with("mechanical")) {
+        author(AuthorKind::Mechanical.as_str(), Some(m))
+    } else if let Some(v) = spark {
+        let n = match v {
+            Value::String(s) => s.clone(),
+            other => other.to_string(),
+        };
+        author(AuthorKind::Operator.as_str(), Some(&format!("spark-v{n}")))
+    } else if operator_actor {
+        let source = a
+            .provenance
+            .get("source")
+            .and_then(Value::as_str)
+            .unwrap_or("operator");
+        author(AuthorKind::Operator.as_str(), Some(source))
+    } else if ENTITY_WORDS_KINDS.contains(&kind) {
+        author(AuthorKind::EntityMind.as_str(), a.owner_id.as_deref())
+    } else {
+        author(AuthorKind::Unrecorded.as_str(), None)
+    };
+    ReadingProvenance {
+        author: who,
+        reader: None,
+        understood_at: Some(a.observed_at.clone()),
+        cause: json!("formation"),
+        sources: Vec::new(),
+    }
+}
+
+/// The formation reading `remember_many` stamps on a record the caller did
+/// not stamp (`attributes.understanding`, version 0): `None` when the row is
+/// stamped already or its author is not known ([`reading_provenance`] gives
+/// `unrecorded`).
+pub fn formation_reading(a: &TripleAssertion) -> Option<Value> {
+    if a.attributes.contains_key("understanding") {
+        return None;
+    }
+    let p = reading_provenance(a);
+    if p.author.get("kind").and_then(Value::as_str) == Some(AuthorKind::Unrecorded.as_str()) {
+        return None;
+    }
+    let mut m = JsonMap::new();
+    m.insert("field".into(), json!("digest"));
+    m.insert("version".into(), json!(0));
+    m.insert("author".into(), Value::Object(p.author));
+    m.insert("sources".into(), Value::Array(Vec::new()));
+    m.insert("cause".into(), p.cause);
+    m.insert("understood_at".into(), json!(a.observed_at));
+    Some(Value::Object(m))
+}
+
+/// The pure provenance read of a record's current reading (the replay display
+/// blocks' fields): unknown values are absent.
+#[derive(Debug, Clone, PartialEq, Default, Serialize)]
+pub struct UnderstandingFields {
+    /// How the current words were produced.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub digest_method: Option<String>,
+    /// 0 = never rewritten.
+    pub digest_version: i64,
+    /// 1 = never rewritten.
+    pub version_count: i64,
+    /// `{kind, id}` of the current reading.
+    pub authored_by: JsonMap,
+    /// The model that wrote it, when one did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reader: Option<JsonMap>,
+    /// When it was written.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub understood_at: Option<String>,
+    /// Why.
+    pub cause: Value,
+    /// A card's key.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub target: Option<Value>,
+    /// A card's key type.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub target_type: Option<Value>,
+    /// A card's revision.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub card_revision: Option<Value>,
+    /// A card's evidence count.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub source_count: Option<Value>,
+    /// A dream: whether it has a narration.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub narrated: Option<bool>,
+    /// A dream: its narration version.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub narration_version: Option<i64>,
+    /// A superseded record's replacement.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub replaced_by: Option<String>,
+}
+
+/// An integer attribute (0 when absent or not an integer).
+pub(crate) fn attr_version(a: &TripleAssertion, key: &str) -> i64 {
+    a.attributes.get(key).and_then(Value::as_i64).unwrap_or(0)
+}
+
+/// `understanding_fields(assertion, *, version_count=None, replaced_by=None)`:
+/// the pure provenance read, through [`reading_provenance`]. Without
+/// `version_count` it is `digest_version + 1` (every version is kept).
+pub fn understanding_fields(
+    a: &TripleAssertion,
+    version_count: Option<i64>,
+    replaced_by: Option<&str>,
+) -> UnderstandingFields {
+    let prov = reading_provenance(a);
+    let digest_version = attr_version(a, "digest_version");
+    let kind = attr_str(a, "record_kind").unwrap_or("");
+    let get = |k: &str| a.attributes.get(k).filter(|v| !v.is_null()).cloned();
+    let mut out = UnderstandingFields {
+        digest_method: attr_str(a, "digest_method").map(str::to_owned),
+        digest_version,
+        version_count: version_count.unwrap_or(digest_version + 1),
+        authored_by: prov.author,
+        reader: prov.reader,
+        understood_at: prov.understood_at,
+        cause: prov.cause,
+        replaced_by: replaced_by.map(str::to_owned),
+        ..UnderstandingFields::default()
+    };
+    if kind == "world_model" {
+        out.target = get("target");
+        out.target_type = get("target_type");
+        out.card_revision = get("revision").or_else(|| get("card_revision"));
+        out.source_count = get("source_count");
+    }
+    if kind == "dream" {
+        out.narrated = Some(attr_str(a, "narration").is_some());
+        out.narration_version = Some(attr_version(a, "narration_version"));
+    }
+    out
+}
+
+/// Validated provenance arguments of one understanding write.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ValidProvenance {
+    /// `{kind, id}`.
+    pub author: JsonMap,
+    /// `{provider, model, thinking}`.
+    pub reader: Option<JsonMap>,
+    /// Normalized ledger `SourceRef` dicts.
+    pub sources: Vec<Value>,
+    /// The cause as given (a name, or a mapping with its extra keys).
+    pub cause: Value,
+}
+
+impl ValidProvenance {
+    /// The cause's name.
+    pub fn cause_name(&self) -> &str {
+        match &self.cause {
+            Value::String(s) => s,
+            Value::Object(m) => m.get("cause").and_then(Value::as_str).unwrap_or(""),
+            _ => "",
+        }
+    }
+}
+
+/// The author `{kind, id}` (kind one of the spec's four `AUTHOR_KINDS`, id a
+/// non-empty string).
+///
+/// # Errors
+/// `InvalidInput` naming `what` and what arrived.
+pub fn validate_author(what: &str, a: &JsonMap) -> Result<JsonMap> {
+    let kind = a.get("kind").and_then(Value::as_str).unwrap_or("");
+    if !AuthorKind::AUTHORS.contains(&kind) {
+        return Err(Error::invalid(format!(
+            "{what}.kind must be one of {:?}, got {:?}",
+            AuthorKind::AUTHORS,
+            a.get("kind")
+        )));
+    }
+    match a.get("id").and_then(Value::as_str) {
+        Some(id) if !id.trim().is_empty() => {}
+        _ => {
+            return Err(Error::invalid(format!(
+                "{what}.id must be a non-empty string, got {:?}",
+                a.get("id")
+            )));
+        }
+    }
+    Ok(a.clone())
+}
+
+/// The one validation of the understanding verbs' provenance arguments
+/// (api.md "Provenance arguments"): `author` `{kind, id}` with kind in
+/// `AUTHOR_KINDS`; a model author (`entity-mind`, `capability-model`) also a
+/// `reader` `{provider, model, thinking}` and at least one ledger `SourceRef`
+/// in `sources`; every source validated by `validator` (the host's, else an
+/// object with a non-empty string `kind`); `cause` one of `REWRITE_CAUSES`
+/// or `{"cause": <one of them>, ...}` whose other keys are kept verbatim.
+///
+/// # Errors
+/// `InvalidInput` naming the argument, the rule and what arrived.
+pub fn validate_provenance(
+    author: &JsonMap,
+    reader: Option<&JsonMap>,
+    sources: &[Value],
+    cause: &Value,
+    validator: Option<&SourceValidator>,
+) -> Result<ValidProvenance> {
+    let author = validate_author("author", author)?;
+    let kind = author.get("kind").and_then(Value::as_str).unwrap_or("");
+    let model =
+        kind == AuthorKind::EntityMind.as_str() || kind == AuthorKind::CapabilityModel.as_str();
+    if let Some(r) = reader {
+        for key in ["provider", "model", "thinking"] {
+            if !r.contains_key(key) {
+                return Err(Error::invalid(format!(
+                    "reader must be {{provider, model, thinking}}, got {} without {key:?}",
+                    Value::Object(r.clone())
+                )));
+            }
+        }
+        for key in ["provider", "model"] {
+            if r.get(key)
+                .and_then(Value::as_str)
+                .is_none_or(|s| s.trim().is_empty())
+            {
+                return Err(Error::invalid(format!(
+                    "reader.{key} must be a non-empty string, got {:?}",
+                    r.get(key)
+                )));
+            }
+        }
+    }
+    if model && reader.is_none() {
+        return Err(Error::invalid(format!(
+            "a model author ({kind}) must pass reader = {{provider, model, thinking}}, got none"
+        )));
+    }
+    let mut checked = Vec::with_capacity(sources.len());
+    for (i, s) in sources.iter().enumerate() {
+        let v = match validator {
+            Some(f) => f(s).map_err(|e| e.with_prefix(&format!("sources[{i}]")))?,
+            None => match s {
+                Value::Object(m)
+                    if m.get("kind")
+                        .and_then(Value::as_str)
+                        .is_some_and(|k| !k.trim().is_empty()) =>
+                {
+                    s.clone()
+                }
+                other => {
+                    return Err(Error::invalid(format!(
+                        "sources[{i}] must be a ledger SourceRef dict with a kind, got {other}"
+                    )));
+                }
+            },
+        };
+        checked.push(v);
+    }
+    if model && checked.is_empty() {
+        return Err(Error::invalid(format!(
+            "a model author ({kind}) must name at least one ledger SourceRef in sources (the step of its \
+             call), got none"
+        )));
+    }
+    let name = match cause {
+        Value::String(s) => Some(s.as_str()),
+        Value::Object(m) => m.get("cause").and_then(Value::as_str),
+        _ => None,
+    };
+    if name.is_none_or(|n| RewriteCause::parse(n).is_err()) {
+        return Err(Error::invalid(format!(
+            "cause must be one of {:?} or {{\"cause\": ..., ...}}, got {cause}",
+            RewriteCause::NAMES
+        )));
+    }
+    Ok(ValidProvenance {
+        author,
+        reader: reader.cloned(),
+        sources: checked,
+        cause: cause.clone(),
+    })
+}

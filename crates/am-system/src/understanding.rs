@@ -1,0 +1,1146 @@
+//! The understanding verbs of `MemorySystem`: a record's reading rewritten in
+//! place while its ids, edges, usage and journal stay (`rewrite_digest`,
+//! `retitle`, `narrate_dream`, `revert_digest`), and the reads of its history
+//! (`versions`, `current_of`, `record_understanding`).
+//!
+//! Every write follows the verb pattern: validate the arguments (a bad value
+//! is `Err(InvalidInput)`), read the record and decide the spec's refusals
+//! (an `Ok` result naming its reason, nothing written), prepare the row's new
+//! canonical text and vector outside any transaction
+//! (`MemoryHome::prepare_rewrite`), then ONE `MemoryHome::transaction`
+//! appending the version rows and rewriting the row. No verb here writes an
+//! attention event.
+//!
+//! Spec: api.md "Understanding: in-place rewrites and versions";
+//! memory-system.md "Understanding: a reading can change, its history stays".
+
+use crate::error::{Error, Result};
+use crate::kinds::UNDERSTANDING_PROTECTED_KINDS;
+use crate::outcome::{Outcome, Reason, UnderstandingResult};
+use crate::reading::{
+    ReadingProvenance, UnderstandingFields, ValidProvenance, attr_version, reading_provenance,
+    understanding_fields, validate_author, validate_provenance,
+};
+use crate::system::{MemorySystem, unknown_id};
+use crate::verbs::{NarrateDream, Retitle, RevertDigest, RewriteDigest};
+use am_journal::{ClosureFilter, UnderstandingVersion, VersionFilter};
+use am_triples::text::{is_record_digest, py_str};
+use am_triples::{CommitPoint, DigestRewrite, ErrorKind, JsonMap, TripleAssertion};
+use serde::Serialize;
+use serde_json::{Value, json};
+
+/// How many closures `current_of` follows before it stops (a longer chain is
+/// reported as it stands, never looped).
+pub const CURRENT_OF_MAX_HOPS: usize = 256;
+
+/// A record the verbs act on: its digest row and ids.
+struct Target {
+    row: TripleAssertion,
+    assertion_id: String,
+    graph_id: String,
+    kind: String,
+}
+
+/// The closure standing on a record: its kind and its replacement's graph id.
+struct Closed {
+    kind: String,
+    replaced_by: Option<String>,
+}
+
+/// One version as `versions` reads it: the `UnderstandingVersion` and whether
+/// it is the record's current reading of its field.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct VersionView {
+    /// The version row.
+    #[serde(flatten)]
+    pub version: UnderstandingVersion,
+    /// Whether it is the current reading.
+    pub current: bool,
+}
+
+/// `current_of`'s answer: `{record_id, graph_id, current_id,
+/// current_assertion_id, hops, chain, closed}`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CurrentOf {
+    /// The id as passed.
+    pub record_id: String,
+    /// The record's graph id.
+    pub graph_id: String,
+    /// The live record's graph id (the end of the chain).
+    pub current_id: String,
+    /// The live record's digest assertion id.
+    pub current_assertion_id: String,
+    /// Closures followed.
+    pub hops: usize,
+    /// The graph ids from the record to the end, both included.
+    pub chain: Vec<String>,
+    /// The end's closure kind when it is retracted or reinterpreted (no
+    /// replacement), else `None`.
+    pub closed: Option<String>,
+}
+
+/// `record_understanding`'s answer: the record read a host serves, with the
+/// current reading's provenance (`understanding_fields`) and, for a dream,
+/// its narration and signals.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RecordUnderstanding {
+    /// The id as passed.
+    pub record_id: String,
+    /// The graph id.
+    pub graph_id: String,
+    /// The digest assertion id.
+    pub assertion_id: String,
+    /// The record kind.
+    pub kind: String,
+    /// The title (`None` while pending).
+    pub title: Option<String>,
+    /// The digest.
+    pub digest: String,
+    /// The keywords.
+    pub keywords: Vec<String>,
+    /// The host artifact of the verbatim, if any.
+    pub payload_ref: Option<String>,
+    /// When it was observed.
+    pub observed_at: String,
+    /// The standing closure's kind, if any.
+    pub closed: Option<String>,
+    /// The live record (`current_of`).
+    pub current_id: String,
+    /// The current reading's provenance.
+    #[serde(flatten)]
+    pub understanding: UnderstandingFields,
+    /// A dream's narration and signals (absent for other kinds).
+    #[serde(flatten)]
+    pub dream: Option<DreamReading>,
+}
+
+/// A dream's narration beside its summary.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct DreamReading {
+    /// The narration, if any.
+    pub narration: Option<String>,
+    /// Who narrated (`{kind, id}`).
+    pub narration_by: Option<Value>,
+    /// The model that narrated.
+    pub narration_reader: Option<Value>,
+    /// When.
+    pub narrated_at: Option<String>,
+    /// The night's signals (as stored).
+    pub signals: Value,
+}
+
+fn attr_text(a: &TripleAssertion, key: &str) -> Option<String> {
+    match a.attributes.get(key) {
+        Some(Value::String(s)) if !s.is_empty() => Some(s.clone()),
+        _ => None,
+    }
+}
+
+fn keywords_of(a: &TripleAssertion) -> Vec<String> {
+    match a.attributes.get("keywords") {
+        Some(Value::Array(v)) => v.iter().map(py_str).collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// The attribute holding a field's current version.
+fn version_key(field: &str) -> &'static str {
+    match field {
+        "title" => "title_version",
+        "narration" => "narration_version",
+        "target" => "target_version",
+        "pending" => "pending_version",
+        _ => "digest_version",
+    }
+}
+
+/// A record's own versioned field: `card` for a world-model card, else `digest`.
+fn own_field(kind: &str) -> &'static str {
+    if kind == "world_model" {
+        "card"
+    } else {
+        "digest"
+    }
+}
+
+/// The provenance stamp a row carries for its current reading of a field.
+fn stamp(field: &str, version: i64, r: &ValidProvenance, understood_at: &str) -> Value {
+    let mut m = JsonMap::new();
+    m.insert("field".into(), json!(field));
+    m.insert("version".into(), json!(version));
+    m.insert("author".into(), Value::Object(r.author.clone()));
+    if let Some(reader) = &r.reader {
+        m.insert("reader".into(), Value::Object(reader.clone()));
+    }
+    m.insert("sources".into(), Value::Array(r.sources.clone()));
+    m.insert("cause".into(), r.cause.clone());
+    m.insert("understood_at".into(), json!(understood_at));
+    Value::Object(m)
+}
+
+/// The provenance of the title a row holds: its `title_provenance` stamp, else
+/// the row's reading.
+fn title_provenance(a: &TripleAssertion) -> ReadingProvenance {
+    match a.attributes.get("title_provenance") {
+        Some(Value::Object(_)) => {
+            let mut probe = a.clone();
+            probe.attributes.insert(
+                "understanding".into(),
+                a.attributes
+                    .get("title_provenance")
+                    .cloned()
+                    .unwrap_or(Value::Null),
+            );
+            reading_provenance(&probe)
+        }
+        _ => reading_provenance(a),
+    }
+}
+
+/// A version row of `t`.
+fn version_of(
+    t: &Target,
+    field: &str,
+    version: i64,
+    text: Option<String>,
+    reading: (&ValidProvenance, &str),
+) -> UnderstandingVersion {
+    let (r, understood_at) = reading;
+    UnderstandingVersion {
+        record_id: t.graph_id.clone(),
+        assertion_id: t.assertion_id.clone(),
+        version,
+        field: field.to_owned(),
+        text,
+        title: attr_text(&t.row, "title"),
+        keywords: keywords_of(&t.row),
+        author: r.author.clone(),
+        reader: r.reader.clone(),
+        sources: r.sources.clone(),
+        cause: r.cause.clone(),
+        understood_at: understood_at.to_owned(),
+        ..UnderstandingVersion::default()
+    }
+}
+
+/// A reading's provenance as a version or stamp carries it.
+fn as_valid(p: ReadingProvenance) -> (ValidProvenance, Option<String>) {
+    (
+        ValidProvenance {
+            author: p.author,
+            reader: p.reader,
+            sources: p.sources,
+            cause: p.cause,
+        },
+        p.understood_at,
+    )
+}
+
+/// Version 0 of `field` (`digest` / `card` or `title`): the reading the row
+/// holds now, with the provenance of whoever wrote it.
+fn original(t: &Target, field: &str) -> UnderstandingVersion {
+    let title = field == "title";
+    let (r, at) = as_valid(if title {
+        title_provenance(&t.row)
+    } else {
+        reading_provenance(&t.row)
+    });
+    let at = at.unwrap_or_else(|| t.row.observed_at.clone());
+    let text = if title {
+        attr_text(&t.row, "title")
+    } else {
+        Some(t.row.object.clone())
+    };
+    let mut v = version_of(t, field, 0, text, (&r, &at));
+    if !title {
+        v.digest_method = attr_text(&t.row, "digest_method");
+    }
+    v
+}
+
+/// What one understanding write changes, planned before anything is written.
+struct Write {
+    versions: Vec<UnderstandingVersion>,
+    object: String,
+    attributes: JsonMap,
+    point: CommitPoint,
+    /// The main version's id (its seq is read back into the result).
+    version_id: String,
+    field: String,
+}
+
+impl MemorySystem {
+    /// The record `record_id` names (graph id or digest assertion id), when
+    /// it is a formed record.
+    fn understanding_target(&self, record_id: &str) -> Result<Option<Target>> {
+        let Some(row) = self.resolve_digest_assertion(record_id)? else {
+            return Ok(None);
+        };
+        if !is_record_digest(&row) {
+            return Ok(None);
+        }
+        let Some(assertion_id) = row.assertion_id.clone() else {
+            return Ok(None);
+        };
+        Ok(Some(Target {
+            assertion_id,
+            graph_id: row.subject.clone(),
+            kind: attr_text(&row, "record_kind").unwrap_or_default(),
+            row,
+        }))
+    }
+
+    /// The newest closure of an assertion, with its replacement's graph id.
+    fn standing_closure(&self, assertion_id: &str) -> Result<Option<Closed>> {
+        let newest = self
+            .journal
+            .closures(&ClosureFilter {
+                assertion_id: Some(assertion_id.to_owned()),
+                limit: 1,
+                ..ClosureFilter::default()
+            })?
+            .into_iter()
+            .next();
+        let Some(c) = newest else {
+            return Ok(None);
+        };
+        let replaced_by = match c.replacement_ids.first() {
+            Some(r) => Some(match self.resolve_digest_assertion(r)? {
+                Some(row) => row.subject,
+                None => r.clone(),
+            }),
+            None => None,
+        };
+        Ok(Some(Closed {
+            kind: c.kind,
+            replaced_by,
+        }))
+    }
+
+    fn result_for(
+        t: Option<&Target>,
+        record_id: &str,
+        field: &str,
+        outcome: Outcome,
+    ) -> UnderstandingResult {
+        let mut r = UnderstandingResult::new(outcome, record_id.trim(), field);
+        if let Some(t) = t {
+            r.assertion_id = Some(t.assertion_id.clone());
+            r.version = Some(attr_version(&t.row, version_key(field)));
+        }
+        r
+    }
+
+    /// The refusals every write shares, in the spec's order: the task queue
+    /// (`task_id` needs one), a standing closure.
+    fn shared_refusals(
+        &self,
+        t: &Target,
+        record_id: &str,
+        field: &str,
+        task_id: Option<&str>,
+    ) -> Result<Option<UnderstandingResult>> {
+        if task_id.is_some_and(|s| !s.trim().is_empty()) {
+            return Ok(Some(Self::result_for(
+                Some(t),
+                record_id,
+                field,
+                Outcome::Refused(Reason::NoTaskQueue),
+            )));
+        }
+        if let Some(c) = self.standing_closure(&t.assertion_id)? {
+            let mut r =
+                Self::result_for(Some(t), record_id, field, Outcome::Refused(Reason::Closed));
+            r.replaced_by = c.replaced_by;
+            return Ok(Some(r));
+        }
+        Ok(None)
+    }
+
+    /// Apply a planned write in ONE home transaction (version rows, then the
+    /// row with its keyword entry and vector) and complete the result.
+    fn write_understanding(
+        &self,
+        t: &Target,
+        w: Write,
+        mut result: UnderstandingResult,
+    ) -> Result<UnderstandingResult> {
+        let rewrite = DigestRewrite {
+            assertion_id: t.assertion_id.clone(),
+            expected_object: t.row.object.clone(),
+            expected_attributes: t.row.attributes.clone(),
+            object: w.object,
+            attributes: w.attributes,
+        };
+        let refuse = |mut r: UnderstandingResult, reason: Reason| {
+            r.outcome = Outcome::Refused(reason);
+            r.version = Some(attr_version(&t.row, version_key(&w.field)));
+            r.previous_version = None;
+            r.captured_original = None;
+            Ok(r)
+        };
+        let prepared = match self.home.prepare_rewrite(&rewrite) {
+            Ok(p) => p,
+            Err(e) if e.kind() == ErrorKind::Embedder => {
+                return refuse(result, Reason::EmbedderUnavailable);
+            }
+            Err(e) if e.kind() == ErrorKind::Conflict => return refuse(result, Reason::Stale),
+            Err(e) => return Err(e),
+        };
+        let versions = w.versions;
+        match self.home.transaction(w.point, &mut |tx| {
+            tx.journal().append_versions(&versions)?;
+            tx.store().rewrite_digest(&prepared)
+        }) {
+            Ok(()) => {}
+            Err(e) if e.kind() == ErrorKind::Conflict => return refuse(result, Reason::Stale),
+            Err(e) => return Err(e),
+        }
+        let stored = self.journal.versions(&VersionFilter {
+            assertion_id: Some(t.assertion_id.clone()),
+            field: Some(w.field.clone()),
+            ..VersionFilter::default()
+        })?;
+        result.seq = stored
+            .iter()
+            .find(|v| v.version_id == w.version_id)
+            .map(|v| v.seq);
+        result.version_id = Some(w.version_id);
+        result.vector_rewritten = Some(prepared.vector_rewritten());
+        result.outcome = Outcome::Applied;
+        Ok(result)
+    }
+
+    /// The new title's version rows and attributes (`retitle`, and a rewrite
+    /// or revert that changes the title): version 0 captured at the first
+    /// retitle, then the next version with `reading`.
+    fn title_change(
+        t: &Target,
+        title: &str,
+        reading: (&ValidProvenance, &str),
+        attributes: &mut JsonMap,
+        versions: &mut Vec<UnderstandingVersion>,
+    ) -> i64 {
+        let current = attr_version(&t.row, "title_version");
+        if current == 0 {
+            versions.push(original(t, "title"));
+        }
+        let next = current + 1;
+        let mut v = version_of(t, "title", next, Some(title.to_owned()), reading);
+        v.title = Some(title.to_owned());
+        versions.push(v);
+        attributes.insert("title".into(), json!(title));
+        attributes.insert("title_version".into(), json!(next));
+        attributes.insert(
+            "title_provenance".into(),
+            stamp("title", next, reading.0, reading.1),
+        );
+        next
+    }
+
+    /// Replace a record's digest in place (api.md `rewrite_digest`): the new
+    /// text (and optionally title and keywords) become the row's reading, the
+    /// previous one stays as a version (version 0, the original, captured at
+    /// the first rewrite with the provenance of whoever wrote it), and recall
+    /// finds the new words (keyword index, vector) and no longer the old.
+    /// One home transaction: version rows, row, keyword entry, vector.
+    ///
+    /// Refusals (nothing written): `unknown_record`, `no_task_queue` (a
+    /// `task_id` on a home without a task queue), `closed` (with
+    /// `replaced_by`), `protected_kind`, `use_narrate_dream`,
+    /// `use_author_world_model`, `consolidation_record`, `empty_text`,
+    /// `empty_title`, `stale`, `embedder_unavailable`. Byte-identical text,
+    /// title and keywords: `unchanged`, nothing written.
+    ///
+    /// # Errors
+    /// `InvalidInput` for bad provenance arguments (see
+    /// [`validate_provenance`]) or a non-finite magnitude, and for a durable
+    /// store whose journal lives elsewhere; `Unsupported` for a store that
+    /// cannot rewrite in place (LanceDB); the store's or journal's failure.
+    pub fn rewrite_digest(&self, args: &RewriteDigest) -> Result<UnderstandingResult> {
+        let reading = validate_provenance(
+            &args.author,
+            args.reader.as_ref(),
+            &args.sources,
+            &args.cause,
+            self.source_validator.as_ref(),
+        )?;
+        if let Some(m) = args.magnitude
+            && !m.is_finite()
+        {
+            return Err(Error::invalid(format!("magnitude must be finite, got {m}")));
+        }
+        if args.digest_method.trim().is_empty() {
+            return Err(Error::invalid(
+                "digest_method must be a non-empty label, got an empty one",
+            ));
+        }
+        self.home.check_rewrite()?;
+        let (rid, field) = (args.record_id.as_str(), "digest");
+        let Some(t) = self.understanding_target(rid)? else {
+            return Ok(Self::result_for(
+                None,
+                rid,
+                field,
+                Outcome::Refused(Reason::UnknownRecord),
+            ));
+        };
+        let refused = |reason| {
+            Ok(Self::result_for(
+                Some(&t),
+                rid,
+                field,
+                Outcome::Refused(reason),
+            ))
+        };
+        if let Some(r) = self.shared_refusals(&t, rid, field, args.task_id.as_deref())? {
+            return Ok(r);
+        }
+        if UNDERSTANDING_PROTECTED_KINDS.contains(&t.kind.as_str()) {
+            return refused(Reason::ProtectedKind);
+        }
+        match t.kind.as_str() {
+            "dream" => return refused(Reason::UseNarrateDream),
+            "world_model" => return refused(Reason::UseAuthorWorldModel),
+            _ => {}
+        }
+        if attr_text(&t.row, "summary_role").as_deref() == Some("re-understanding")
+            && reading.cause_name() != "operator"
+        {
+            return refused(Reason::ConsolidationRecord);
+        }
+        if args.text.trim().is_empty() {
+            return refused(Reason::EmptyText);
+        }
+        if args.title.as_deref().is_some_and(|s| s.trim().is_empty()) {
+            return refused(Reason::EmptyTitle);
+        }
+        let current = attr_version(&t.row, "digest_version");
+        if args.expected_version != current {
+            return refused(Reason::Stale);
+        }
+        let keywords: Option<Vec<String>> = args.keywords.as_ref().map(|k| {
+            k.iter()
+                .map(|s| s.trim().to_owned())
+                .filter(|s| !s.is_empty())
+                .collect()
+        });
+        let current_title = attr_text(&t.row, "title");
+        let new_title = args
+            .title
+            .as_deref()
+            .filter(|s| current_title.as_deref() != Some(*s));
+        let new_keywords = keywords.as_ref().filter(|k| **k != keywords_of(&t.row));
+        if args.text == t.row.object && new_title.is_none() && new_keywords.is_none() {
+            return Ok(Self::result_for(
+                Some(&t),
+                rid,
+                field,
+                Outcome::Unchanged(None),
+            ));
+        }
+        let at = match &args.understood_at {
+            Some(s) => am_triples::timestamp::normalize_timestamp(s)?,
+            None => self.now()?,
+        };
+        let mut versions = Vec::new();
+        let mut attributes = t.row.attributes.clone();
+        if current == 0 {
+            versions.push(original(&t, field));
+        }
+        let mut extra = JsonMap::new();
+        if let Some(title) = new_title {
+            let tv = Self::title_change(&t, title, (&reading, &at), &mut attributes, &mut versions);
+            extra.insert("title_version".into(), json!(tv));
+        }
+        if let Some(k) = &keywords {
+            attributes.insert("keywords".into(), json!(k));
+        }
+        let next = current + 1;
+        let mut v = version_of(&t, field, next, Some(args.text.clone()), (&reading, &at));
+        v.title = new_title.map(str::to_owned).or(current_title);
+        if let Some(k) = &keywords {
+            v.keywords.clone_from(k);
+        }
+        v.digest_method = Some(args.digest_method.trim().to_owned());
+        v.derived_from.clone_from(&args.derived_from);
+        v.magnitude = args.magnitude;
+        let v = v.normalized()?;
+        let version_id = v.version_id.clone();
+        versions.push(v);
+        // The title keeps the provenance of whoever wrote it: pinned before
+        // the row's reading stamp changes to the new digest's.
+        if !attributes.contains_key("title_provenance") {
+            let (r, at) = as_valid(title_provenance(&t.row));
+            let at = at.unwrap_or_else(|| t.row.observed_at.clone());
+            attributes.insert("title_provenance".into(), stamp("title", 0, &r, &at));
+        }
+        attributes.insert("digest_version".into(), json!(next));
+        attributes.insert("digest_method".into(), json!(args.digest_method.trim()));
+        let mut st = stamp(field, next, &reading, &at);
+        if let Value::Object(m) = &mut st {
+            m.insert("digest_method".into(), json!(args.digest_method.trim()));
+            if !args.derived_from.is_empty() {
+                m.insert("derived_from".into(), json!(args.derived_from));
+            }
+        }
+        attributes.insert("understanding".into(), st);
+        let mut result = Self::result_for(Some(&t), rid, field, Outcome::Applied);
+        result.version = Some(next);
+        result.previous_version = Some(current);
+        result.captured_original = Some(current == 0);
+        result.extra = extra;
+        self.write_understanding(
+            &t,
+            Write {
+                versions,
+                object: args.text.clone(),
+                attributes,
+                point: CommitPoint::UnderstandingDigest,
+                version_id,
+                field: field.to_owned(),
+            },
+            result,
+        )
+    }
+
+    /// Change ONLY a record's title, in place, for every kind (api.md
+    /// `retitle`): the body, keywords and digest reading stay byte-identical;
+    /// `title`, `title_version` and `title_provenance` change, and so do the
+    /// canonical text, the keyword entry and the vector. The first retitle
+    /// keeps the title it replaces as version 0 of field `title`.
+    ///
+    /// Refusals: `unknown_record`, `no_task_queue`, `closed`, `empty_title`,
+    /// `hash_chained` (an owner-direct diary entry whose `entry_hash` attests
+    /// its title), `stale`, `embedder_unavailable`; the same title:
+    /// `unchanged`.
+    ///
+    /// # Errors
+    /// As [`MemorySystem::rewrite_digest`].
+    pub fn retitle(&self, args: &Retitle) -> Result<UnderstandingResult> {
+        let reading = validate_provenance(
+            &args.author,
+            args.reader.as_ref(),
+            &args.sources,
+            &args.cause,
+            self.source_validator.as_ref(),
+        )?;
+        self.home.check_rewrite()?;
+        let (rid, field) = (args.record_id.as_str(), "title");
+        let Some(t) = self.understanding_target(rid)? else {
+            return Ok(Self::result_for(
+                None,
+                rid,
+                field,
+                Outcome::Refused(Reason::UnknownRecord),
+            ));
+        };
+        let refused = |reason| {
+            Ok(Self::result_for(
+                Some(&t),
+                rid,
+                field,
+                Outcome::Refused(reason),
+            ))
+        };
+        if let Some(r) = self.shared_refusals(&t, rid, field, args.task_id.as_deref())? {
+            return Ok(r);
+        }
+        if args.title.trim().is_empty() {
+            return refused(Reason::EmptyTitle);
+        }
+        let owner_direct =
+            t.row.provenance.get("source").and_then(Value::as_str) == Some("owner-direct");
+        if t.kind == "diary" && owner_direct && attr_text(&t.row, "entry_hash").is_some() {
+            return refused(Reason::HashChained);
+        }
+        let current = attr_version(&t.row, "title_version");
+        if args.expected_version != current {
+            return refused(Reason::Stale);
+        }
+        if attr_text(&t.row, "title").as_deref() == Some(args.title.as_str()) {
+            return Ok(Self::result_for(
+                Some(&t),
+                rid,
+                field,
+                Outcome::Unchanged(None),
+            ));
+        }
+        let at = match &args.understood_at {
+            Some(s) => am_triples::timestamp::normalize_timestamp(s)?,
+            None => self.now()?,
+        };
+        let mut versions = Vec::new();
+        let mut attributes = t.row.attributes.clone();
+        let next = Self::title_change(
+            &t,
+            &args.title,
+            (&reading, &at),
+            &mut attributes,
+            &mut versions,
+        );
+        let version_id = versions
+            .last()
+            .map(|v| v.normalized().map(|n| n.version_id))
+            .transpose()?
+            .unwrap_or_default();
+        let mut result = Self::result_for(Some(&t), rid, field, Outcome::Applied);
+        result.version = Some(next);
+        result.previous_version = Some(current);
+        result.captured_original = Some(current == 0);
+        self.write_understanding(
+            &t,
+            Write {
+                versions,
+                object: t.row.object.clone(),
+                attributes,
+                point: CommitPoint::UnderstandingTitle,
+                version_id,
+                field: field.to_owned(),
+            },
+            result,
+        )
+    }
+
+    /// Store a narration beside a dream's mechanical summary (api.md
+    /// `narrate_dream`): `narration`, `narration_version` and
+    /// `narration_provenance` on the row; the digest, the signals, the keyword
+    /// entry and the vector are untouched. The first narration is version 1
+    /// of field `narration`.
+    ///
+    /// Refusals: `unknown_record`, `no_task_queue`, `closed`, `not_a_dream`,
+    /// `empty_text`, `stale`; the same narration: `unchanged`.
+    ///
+    /// # Errors
+    /// As [`MemorySystem::rewrite_digest`].
+    pub fn narrate_dream(&self, args: &NarrateDream) -> Result<UnderstandingResult> {
+        let reading = validate_provenance(
+            &args.author,
+            args.reader.as_ref(),
+            &args.sources,
+            &args.cause,
+            self.source_validator.as_ref(),
+        )?;
+        self.home.check_rewrite()?;
+        let (rid, field) = (args.dream_id.as_str(), "narration");
+        let Some(t) = self.understanding_target(rid)? else {
+            return Ok(Self::result_for(
+                None,
+                rid,
+                field,
+                Outcome::Refused(Reason::UnknownRecord),
+            ));
+        };
+        let refused = |reason| {
+            Ok(Self::result_for(
+                Some(&t),
+                rid,
+                field,
+                Outcome::Refused(reason),
+            ))
+        };
+        if let Some(r) = self.shared_refusals(&t, rid, field, args.task_id.as_deref())? {
+            return Ok(r);
+        }
+        if t.kind != "dream" {
+            return refused(Reason::NotADream);
+        }
+        if args.text.trim().is_empty() {
+            return refused(Reason::EmptyText);
+        }
+        let current = attr_version(&t.row, "narration_version");
+        if args.expected_version != current {
+            return refused(Reason::Stale);
+        }
+        if attr_text(&t.row, "narration").as_deref() == Some(args.text.as_str()) {
+            return Ok(Self::result_for(
+                Some(&t),
+                rid,
+                field,
+                Outcome::Unchanged(None),
+            ));
+        }
+        let at = match &args.understood_at {
+            Some(s) => am_triples::timestamp::normalize_timestamp(s)?,
+            None => self.now()?,
+        };
+        let next = current + 1;
+        let v =
+            version_of(&t, field, next, Some(args.text.clone()), (&reading, &at)).normalized()?;
+        let version_id = v.version_id.clone();
+        let mut attributes = t.row.attributes.clone();
+        attributes.insert("narration".into(), json!(args.text));
+        attributes.insert("narration_version".into(), json!(next));
+        attributes.insert(
+            "narration_provenance".into(),
+            stamp(field, next, &reading, &at),
+        );
+        let mut result = Self::result_for(Some(&t), rid, field, Outcome::Applied);
+        result.version = Some(next);
+        result.previous_version = Some(current);
+        result.captured_original = Some(false);
+        self.write_understanding(
+            &t,
+            Write {
+                versions: vec![v],
+                object: t.row.object.clone(),
+                attributes,
+                point: CommitPoint::UnderstandingNarration,
+                version_id,
+                field: field.to_owned(),
+            },
+            result,
+        )
+    }
+
+    /// Restore an earlier reading as a NEW version (api.md `revert_digest`):
+    /// cause `{cause: "revert", reverted_to, by, reason?}`, the restored words
+    /// keeping the author and reader that wrote them; nothing is erased. A
+    /// digest version restores its title too, unless the record was retitled
+    /// since its current reading. `field="title"` restores a title.
+    ///
+    /// Refusals: `unknown_record`, `closed`, `use_rekey_world_model`
+    /// (`field="target"`), `not_revertible` (`field="pending"`),
+    /// `protected_kind` (a digest of the entity's own act), `stale`,
+    /// `unknown_version`, `null_title`, `embedder_unavailable`; restoring the
+    /// words the record holds: `unchanged`.
+    ///
+    /// # Errors
+    /// `InvalidInput` for a bad `by` or a field outside the versioned fields;
+    /// as [`MemorySystem::rewrite_digest`] otherwise.
+    pub fn revert_digest(&self, args: &RevertDigest) -> Result<UnderstandingResult> {
+        let by = match &args.by {
+            Some(b) => validate_author("by", b)?,
+            None => {
+                let mut m = JsonMap::new();
+                m.insert("kind".into(), json!("operator"));
+                m.insert("id".into(), json!("operator"));
+                m
+            }
+        };
+        self.home.check_rewrite()?;
+        let rid = args.record_id.as_str();
+        let Some(t) = self.understanding_target(rid)? else {
+            let field = args.field.as_deref().unwrap_or("digest");
+            return Ok(Self::result_for(
+                None,
+                rid,
+                field,
+                Outcome::Refused(Reason::UnknownRecord),
+            ));
+        };
+        let field = match args.field.as_deref().map(|f| f.trim().to_lowercase()) {
+            None => own_field(&t.kind).to_owned(),
+            Some(f) if am_journal::version::VERSION_FIELDS.contains(&f.as_str()) => f,
+            Some(f) => {
+                return Err(Error::invalid(format!(
+                    "revert_digest field must be one of {:?}, got {f:?}",
+                    am_journal::version::VERSION_FIELDS
+                )));
+            }
+        };
+        let field = field.as_str();
+        let refused = |reason| {
+            Ok(Self::result_for(
+                Some(&t),
+                rid,
+                field,
+                Outcome::Refused(reason),
+            ))
+        };
+        match field {
+            "target" => return refused(Reason::UseRekeyWorldModel),
+            "pending" => return refused(Reason::NotRevertible),
+            _ => {}
+        }
+        if let Some(r) = self.shared_refusals(&t, rid, field, None)? {
+            return Ok(r);
+        }
+        let body = field == "digest" || field == "card";
+        if body && UNDERSTANDING_PROTECTED_KINDS.contains(&t.kind.as_str()) {
+            return refused(Reason::ProtectedKind);
+        }
+        let current = attr_version(&t.row, version_key(field));
+        if args.expected_version != current {
+            return refused(Reason::Stale);
+        }
+        let history = self.journal.versions(&VersionFilter {
+            assertion_id: Some(t.assertion_id.clone()),
+            field: Some(field.to_owned()),
+            ..VersionFilter::default()
+        })?;
+        let Some(target) = history.iter().find(|v| v.version == args.to_version) else {
+            return refused(Reason::UnknownVersion);
+        };
+        let Some(words) = target.text.clone() else {
+            return refused(Reason::NullTitle);
+        };
+        let holds = match field {
+            "title" => attr_text(&t.row, "title"),
+            "narration" => attr_text(&t.row, "narration"),
+            _ => Some(t.row.object.clone()),
+        };
+        if holds.as_deref() == Some(words.as_str()) {
+            return Ok(Self::result_for(
+                Some(&t),
+                rid,
+                field,
+                Outcome::Unchanged(None),
+            ));
+        }
+        let mut cause = JsonMap::new();
+        cause.insert("cause".into(), json!("revert"));
+        cause.insert("reverted_to".into(), json!(args.to_version));
+        cause.insert("by".into(), Value::Object(by));
+        if let Some(reason) = &args.reason {
+            cause.insert("reason".into(), json!(reason));
+        }
+        let reading = ValidProvenance {
+            author: target.author.clone(),
+            reader: target.reader.clone(),
+            sources: target.sources.clone(),
+            cause: Value::Object(cause),
+        };
+        let at = self.now()?;
+        let next = current + 1;
+        let mut versions = Vec::new();
+        let mut attributes = t.row.attributes.clone();
+        let mut object = t.row.object.clone();
+        let mut extra = JsonMap::new();
+        let point;
+        let mut v = version_of(&t, field, next, Some(words.clone()), (&reading, &at));
+        match field {
+            "title" => {
+                point = CommitPoint::UnderstandingTitle;
+                v.title = Some(words.clone());
+                attributes.insert("title".into(), json!(words));
+                attributes.insert("title_version".into(), json!(next));
+                attributes.insert("title_provenance".into(), stamp(field, next, &reading, &at));
+            }
+            "narration" => {
+                point = CommitPoint::UnderstandingNarration;
+                attributes.insert("narration".into(), json!(words));
+                attributes.insert("narration_version".into(), json!(next));
+                attributes.insert(
+                    "narration_provenance".into(),
+                    stamp(field, next, &reading, &at),
+                );
+            }
+            _ => {
+                point = CommitPoint::UnderstandingDigest;
+                object.clone_from(&words);
+                // The title comes back with the words, unless the record was
+                // retitled since its current reading (that title stays).
+                let reading_title = history
+                    .iter()
+                    .find(|h| h.version == current)
+                    .and_then(|h| h.title.clone());
+                let current_title = attr_text(&t.row, "title");
+                if reading_title == current_title
+                    && let Some(old_title) = target.title.as_deref()
+                    && current_title.as_deref() != Some(old_title)
+                {
+                    let tv = Self::title_change(
+                        &t,
+                        old_title,
+                        (&reading, &at),
+                        &mut attributes,
+                        &mut versions,
+                    );
+                    extra.insert("title_version".into(), json!(tv));
+                }
+                v.title = attr_text_of(&attributes, "title");
+                v.keywords.clone_from(&target.keywords);
+                v.digest_method.clone_from(&target.digest_method);
+                if target.keywords.is_empty() {
+                    attributes.remove("keywords");
+                } else {
+                    attributes.insert("keywords".into(), json!(target.keywords));
+                }
+                match &target.digest_method {
+                    Some(m) => attributes.insert("digest_method".into(), json!(m)),
+                    None => attributes.remove("digest_method"),
+                };
+                attributes.insert("digest_version".into(), json!(next));
+                let mut st = stamp(field, next, &reading, &at);
+                if let (Value::Object(m), Some(dm)) = (&mut st, &target.digest_method) {
+                    m.insert("digest_method".into(), json!(dm));
+                }
+                attributes.insert("understanding".into(), st);
+            }
+        }
+        let v = v.normalized()?;
+        let version_id = v.version_id.clone();
+        versions.push(v);
+        let mut result = Self::result_for(Some(&t), rid, field, Outcome::Applied);
+        result.version = Some(next);
+        result.previous_version = Some(current);
+        result.captured_original = Some(false);
+        result.extra = extra;
+        self.write_understanding(
+            &t,
+            Write {
+                versions,
+                object,
+                attributes,
+                point,
+                version_id,
+                field: field.to_owned(),
+            },
+            result,
+        )
+    }
+
+    /// Every reading of a record's `field`, oldest first, each with `current`
+    /// (api.md `versions`). `field` defaults to the record's own (`digest`, or
+    /// `card` for a world-model card). A record never rewritten returns `[]`.
+    ///
+    /// # Errors
+    /// `NotFound` for an id in neither namespace; `InvalidInput` for a field
+    /// outside the versioned fields.
+    pub fn versions(&self, record_id: &str, field: Option<&str>) -> Result<Vec<VersionView>> {
+        let t = self
+            .understanding_target(record_id)?
+            .ok_or_else(|| unknown_id(record_id.trim()))?;
+        let field = match field.map(|f| f.trim().to_lowercase()) {
+            None => own_field(&t.kind).to_owned(),
+            Some(f) if am_journal::version::VERSION_FIELDS.contains(&f.as_str()) => f,
+            Some(f) => {
+                return Err(Error::invalid(format!(
+                    "versions field must be one of {:?}, got {f:?}",
+                    am_journal::version::VERSION_FIELDS
+                )));
+            }
+        };
+        let current = attr_version(&t.row, version_key(&field));
+        Ok(self
+            .journal
+            .versions(&VersionFilter {
+                assertion_id: Some(t.assertion_id.clone()),
+                field: Some(field),
+                ..VersionFilter::default()
+            })?
+            .into_iter()
+            .map(|v| VersionView {
+                current: v.version == current,
+                version: v,
+            })
+            .collect())
+    }
+
+    /// Follow supersede and merge closures to the live record (api.md
+    /// `current_of`): `closed` names a retract / reinterpreted end. A chain
+    /// that loops or runs past [`CURRENT_OF_MAX_HOPS`] stops where it stands.
+    ///
+    /// # Errors
+    /// `NotFound` for an id in neither namespace.
+    pub fn current_of(&self, record_id: &str) -> Result<CurrentOf> {
+        let t = self
+            .understanding_target(record_id)?
+            .ok_or_else(|| unknown_id(record_id.trim()))?;
+        let mut chain = vec![t.graph_id.clone()];
+        let mut at = (t.graph_id.clone(), t.assertion_id.clone());
+        let mut closed = None;
+        while chain.len() <= CURRENT_OF_MAX_HOPS {
+            let Some(c) = self.standing_closure(&at.1)? else {
+                break;
+            };
+            let next = match &c.replaced_by {
+                Some(r) if c.kind == "supersede" || c.kind == "merged" => {
+                    self.understanding_target(r)?
+                }
+                _ => None,
+            };
+            let Some(n) = next else {
+                closed = Some(c.kind);
+                break;
+            };
+            if chain.contains(&n.graph_id) {
+                break;
+            }
+            chain.push(n.graph_id.clone());
+            at = (n.graph_id, n.assertion_id);
+        }
+        Ok(CurrentOf {
+            record_id: record_id.trim().to_owned(),
+            graph_id: t.graph_id,
+            current_id: at.0,
+            current_assertion_id: at.1,
+            hops: chain.len() - 1,
+            chain,
+            closed,
+        })
+    }
+
+    /// The record read a host serves (api.md `record_understanding`), with the
+    /// current reading's provenance; dreams add their narration and signals.
+    ///
+    /// # Errors
+    /// `NotFound` for an id in neither namespace; `InvalidInput` for a diary
+    /// record (the book is its door).
+    pub fn record_understanding(&self, record_id: &str) -> Result<RecordUnderstanding> {
+        let t = self
+            .understanding_target(record_id)?
+            .ok_or_else(|| unknown_id(record_id.trim()))?;
+        if t.kind == "diary" {
+            return Err(Error::invalid(format!(
+                "record_understanding does not read diary records ({}): the diary book is their door",
+                t.graph_id
+            )));
+        }
+        let standing = self.standing_closure(&t.assertion_id)?;
+        let current = self.current_of(&t.assertion_id)?;
+        let count = self
+            .journal
+            .versions(&VersionFilter {
+                assertion_id: Some(t.assertion_id.clone()),
+                field: Some(own_field(&t.kind).to_owned()),
+                ..VersionFilter::default()
+            })?
+            .len();
+        let version_count = i64::try_from(count.max(1)).unwrap_or(i64::MAX);
+        let replaced_by = standing.as_ref().and_then(|c| c.replaced_by.clone());
+        let dream = (t.kind == "dream").then(|| {
+            let prov = t.row.attributes.get("narration_provenance");
+            let pick = |k: &str| prov.and_then(|p| p.get(k)).cloned();
+            DreamReading {
+                narration: attr_text(&t.row, "narration"),
+                narration_by: pick("author"),
+                narration_reader: pick("reader"),
+                narrated_at: pick("understood_at").and_then(|v| v.as_str().map(str::to_owned)),
+                signals: t
+                    .row
+                    .attributes
+                    .get("signals")
+                    .cloned()
+                    .unwrap_or(Value::Null),
+            }
+        });
+        Ok(RecordUnderstanding {
+            record_id: record_id.trim().to_owned(),
+            graph_id: t.graph_id.clone(),
+            assertion_id: t.assertion_id.clone(),
+            kind: t.kind.clone(),
+            title: attr_text(&t.row, "title"),
+            digest: t.row.object.clone(),
+            keywords: keywords_of(&t.row),
+            payload_ref: attr_text(&t.row, "payload_ref"),
+            observed_at: t.row.observed_at.clone(),
+            closed: standing.map(|c| c.kind),
+            current_id: current.current_id,
+            understanding: understanding_fields(
+                &t.row,
+                Some(version_count),
+                replaced_by.as_deref(),
+            ),
+            dream,
+        })
+    }
+}
+
+fn attr_text_of(attributes: &JsonMap, key: &str) -> Option<String> {
+    match attributes.get(key) {
+        Some(Value::String(s)) if !s.is_empty() => Some(s.clone()),
+        _ => None,
+    }
+}
