@@ -67,6 +67,8 @@ pub enum Capability {
     VectorSearch,
     /// Data survives the process.
     Persistent,
+    /// A record digest row's reading is rewritten in place.
+    DigestRewrite,
 }
 
 impl Capability {
@@ -78,6 +80,7 @@ impl Capability {
             Capability::ChangeFeed => caps.change_feed,
             Capability::VectorSearch => caps.vector_search,
             Capability::Persistent => caps.persistent,
+            Capability::DigestRewrite => caps.digest_rewrite,
         }
     }
 }

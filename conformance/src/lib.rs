@@ -36,6 +36,7 @@ pub mod embedder;
 pub mod graph;
 pub mod harness;
 pub mod journal;
+pub mod rewrites;
 pub mod stores;
 pub mod temp;
 pub mod vectors;

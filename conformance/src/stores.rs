@@ -8,6 +8,10 @@
 
 use crate::check;
 use crate::harness::{Check, CheckResult, StoreFactory, ensure, ensure_eq, expect_kind, ok};
+use crate::rewrites::{
+    digest_rewrite_refuses_a_row_that_is_not_a_record_digest,
+    digest_rewrite_refuses_a_row_that_moved, digest_rewrite_replaces_the_reading_in_place,
+};
 use am_triples::{ErrorKind, Order, TripleAssertion, TripleQuery, TripleStore};
 use serde_json::Value;
 
@@ -72,6 +76,12 @@ pub fn checks() -> Vec<Check<dyn StoreFactory>> {
         check!(change_feed_filters_by_scope_and_owner, ChangeFeed),
         check!(change_feed_cursor_stays_when_nothing_is_new, ChangeFeed),
         check!(change_feed_zero_limit_is_invalid_input, ChangeFeed),
+        check!(digest_rewrite_replaces_the_reading_in_place, DigestRewrite),
+        check!(digest_rewrite_refuses_a_row_that_moved, DigestRewrite),
+        check!(
+            digest_rewrite_refuses_a_row_that_is_not_a_record_digest,
+            DigestRewrite
+        ),
     ]
 }
 

@@ -24,6 +24,8 @@ enum Flaw {
     IgnoresMinScore,
     /// `narrow_assertion` also widens.
     NarrowWidens,
+    /// A digest rewrite ignores the row it expected (no compare-and-set).
+    RewriteIgnoresExpected,
 }
 
 struct Flawed {
@@ -119,6 +121,35 @@ impl TripleStore for Flawed {
         self.inner.stored_vector(id)
     }
 
+    fn prepare_digest_rewrite(
+        &self,
+        rewrite: &am_triples::DigestRewrite,
+    ) -> am_triples::Result<am_triples::PreparedRewrite> {
+        self.inner.prepare_digest_rewrite(rewrite)
+    }
+    fn apply_digest_rewrite(
+        &self,
+        prepared: &am_triples::PreparedRewrite,
+        point: am_triples::CommitPoint,
+    ) -> am_triples::Result<()> {
+        if self.flaw != Flaw::RewriteIgnoresExpected {
+            return self.inner.apply_digest_rewrite(prepared, point);
+        }
+        let current = self.inner.query(&TripleQuery {
+            assertion_ids: Some(vec![prepared.rewrite.assertion_id.clone()]),
+            limit: 1,
+            ..TripleQuery::default()
+        })?;
+        let mut blind = prepared.clone();
+        if let Some(row) = current.first() {
+            blind.rewrite.expected_object.clone_from(&row.object);
+            blind
+                .rewrite
+                .expected_attributes
+                .clone_from(&row.attributes);
+        }
+        self.inner.apply_digest_rewrite(&blind, point)
+    }
     fn embedding_pin(&self) -> am_triples::Result<Option<EmbeddingPin>> {
         self.inner.embedding_pin()
     }
@@ -222,5 +253,14 @@ fn narrow_check_rejects_a_widening_narrow() {
         Flaw::NarrowWidens,
         stores::narrow_assertion_never_widens_comparing_instants,
         "narrow_assertion_never_widens_comparing_instants",
+    );
+}
+
+#[test]
+fn rewrite_check_rejects_a_rewrite_without_its_compare_and_set() {
+    rejects(
+        Flaw::RewriteIgnoresExpected,
+        am_conformance::rewrites::digest_rewrite_refuses_a_row_that_moved,
+        "digest_rewrite_refuses_a_row_that_moved",
     );
 }

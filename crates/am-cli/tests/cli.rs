@@ -161,3 +161,56 @@ fn inspect_counts_records_per_kind_and_assertions_per_scope() {
     );
     assert_eq!(r["embedding_pin"], serde_json::Value::Null);
 }
+
+#[test]
+fn versions_prints_a_records_readings_oldest_first_with_who_wrote_each() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("home.sqlite3");
+    let home_s = home.to_str().unwrap();
+    let form = r#"{"id": 1, "op": "remember_many", "records": [{"kind": "lesson", "title": "Soil first", "digest": "Test the soil before planting."}], "scope": "life", "owner_id": "demo", "idempotency_key": "v-1"}"#;
+    // The answer names the record; rewrite it by that id.
+    let out = common::am_with_input(&["exec", "--home", home_s, "-"], form);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let first: serde_json::Value =
+        serde_json::from_str(out.stdout.lines().next().unwrap()).unwrap();
+    let id = first["ok"][0].as_str().unwrap().to_owned();
+    let rewrite = format!(
+        r#"{{"id": 2, "op": "rewrite_digest", "record_id": "{id}", "text": "Test the soil, then plant beans.", "author": {{"kind": "operator", "id": "ada"}}, "cause": "operator", "expected_version": 0}}"#
+    );
+    let out = common::am_with_input(&["exec", "--home", home_s, "-"], &rewrite);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(
+        out.stdout.contains(r#""outcome":"applied""#),
+        "{}",
+        out.stdout
+    );
+    let before = std::fs::read(&home).unwrap();
+    let text = am(&["versions", "--home", home_s, &id]);
+    assert_eq!(text.code, 0, "{}", text.stderr);
+    let lines: Vec<&str> = text.stdout.lines().collect();
+    assert!(
+        lines[0].starts_with("v0 digest ") && lines[0].contains("by entity-mind:demo"),
+        "{}",
+        text.stdout
+    );
+    assert_eq!(lines[1], "    Test the soil before planting.");
+    assert!(
+        lines[2].starts_with("v1 digest [current] ") && lines[2].contains("by operator:ada"),
+        "{}",
+        text.stdout
+    );
+    assert_eq!(lines[3], "    Test the soil, then plant beans.");
+    let json = am(&["versions", "--home", home_s, &id, "--json"]).json();
+    assert_eq!(json.as_array().map(Vec::len), Some(2));
+    assert_eq!(
+        (json[0]["current"].as_bool(), json[1]["current"].as_bool()),
+        (Some(false), Some(true))
+    );
+    assert_eq!(
+        std::fs::read(&home).unwrap(),
+        before,
+        "versions is read-only"
+    );
+    let unknown = am(&["versions", "--home", home_s, "ex:nothing"]);
+    assert_ne!(unknown.code, 0);
+}
