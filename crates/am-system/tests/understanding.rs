@@ -858,6 +858,10 @@ fn a_fault_at_any_step_of_the_sqlite_rewrite_leaves_the_home_byte_identical() {
             "seq counter",
             "CREATE TRIGGER fault BEFORE UPDATE ON memj_seq BEGIN SELECT RAISE(ABORT, 'injected'); END",
         ),
+        (
+            "keyword index",
+            "CREATE TRIGGER fault BEFORE INSERT ON triples_fts_data BEGIN SELECT RAISE(ABORT, 'injected'); END",
+        ),
     ];
     for (step, trigger) in steps {
         let s = sqlite(true);
@@ -871,7 +875,11 @@ fn a_fault_at_any_step_of_the_sqlite_rewrite_leaves_the_home_byte_identical() {
             .system
             .rewrite_digest(&rewrite(&ids[0], "Quantum lattices hum.", 0))
             .expect_err(step);
-        assert!(err.to_string().contains("injected"), "{step}: {err}");
+        // FTS5 reports its shadow table's abort as a constraint failure.
+        let fired = err.to_string().contains("injected")
+            || (step == "keyword index" && err.to_string().contains("constraint failed"));
+        assert!(fired, "{step}: {err}");
+        assert_eq!(err.kind(), ErrorKind::Storage, "{step}: {err}");
         assert_eq!(state(&s, &ids[0]), before, "{step} left a torn write");
     }
     // The embedder fails before the transaction: a refusal, nothing written.
@@ -923,4 +931,88 @@ fn a_fault_at_any_step_of_the_sqlite_rewrite_leaves_the_home_byte_identical() {
     assert_eq!(refusal.point().as_str(), "understanding.digest");
     assert_eq!(bytes(), before);
     let _ = mh;
+}
+
+#[test]
+fn a_digest_revert_restores_its_title_unless_the_record_was_retitled_since() {
+    for s in both(false) {
+        let ids = form(&s, vec![lesson(), lesson_b()]);
+        // Rewritten with a new title, then reverted: the old title comes back.
+        let mut args = rewrite(&ids[0], "Measure first.", 0);
+        args.title = Some("Measured pools".into());
+        s.system.rewrite_digest(&args).unwrap();
+        let r = s
+            .system
+            .revert_digest(&RevertDigest::new(&ids[0], 0, 1))
+            .unwrap();
+        assert_eq!(
+            r.extra.get("title_version"),
+            Some(&json!(2)),
+            "[{}]",
+            s.name
+        );
+        let row = s.system.resolve_digest_assertion(&ids[0]).unwrap().unwrap();
+        assert_eq!(row.attributes["title"], json!("Pool sizing"));
+        // Retitled after its rewrite: the revert keeps that title.
+        let mut args = rewrite(&ids[1], "Second reading.", 0);
+        args.title = Some("Second title".into());
+        s.system.rewrite_digest(&args).unwrap();
+        s.system
+            .retitle(&Retitle::new(
+                &ids[1],
+                "Chosen title",
+                operator(),
+                json!("operator"),
+                1,
+            ))
+            .unwrap();
+        let r = s
+            .system
+            .revert_digest(&RevertDigest::new(&ids[1], 0, 1))
+            .unwrap();
+        assert_eq!(r.outcome, Outcome::Applied);
+        assert_eq!(r.extra.get("title_version"), None);
+        let row = s.system.resolve_digest_assertion(&ids[1]).unwrap().unwrap();
+        assert_eq!(row.attributes["title"], json!("Chosen title"));
+        assert_eq!(row.object, "Backups rot unless restored.");
+    }
+}
+
+fn lesson_b() -> MemoryRecordInput {
+    MemoryRecordInput::new("lesson", "Backups", "Backups rot unless restored.")
+}
+
+#[test]
+fn retitle_does_not_refuse_a_protected_kind_and_rewrites_its_vector() {
+    for s in both(true) {
+        let ids = form(
+            &s,
+            vec![
+                MemoryRecordInput::new("value", "Candour", "I say what I see.")
+                    .with_attribute("value_class", "core"),
+            ],
+        );
+        let before = state(&s, &ids[0]);
+        let r = s
+            .system
+            .retitle(&Retitle::new(
+                &ids[0],
+                "Candour, always",
+                operator(),
+                json!("repair"),
+                0,
+            ))
+            .unwrap();
+        assert_eq!(r.outcome, Outcome::Applied, "[{}] {r:?}", s.name);
+        assert_eq!(r.vector_rewritten, Some(true));
+        let row = s.system.resolve_digest_assertion(&ids[0]).unwrap().unwrap();
+        assert_eq!(row.object, "I say what I see.", "the body is untouched");
+        assert_ne!(state(&s, &ids[0]).vector, before.vector);
+        // Its body stays protected.
+        let body = s
+            .system
+            .rewrite_digest(&rewrite(&ids[0], "Other words.", 0))
+            .unwrap();
+        assert_eq!(body.outcome, Outcome::Refused(Reason::ProtectedKind));
+    }
 }
