@@ -146,6 +146,34 @@ pub fn doc_problems(ws: &Workspace) -> Vec<String> {
         .collect()
 }
 
+/// The words the recall pipeline never names: valence never touches
+/// retrieval (memory-system.md "Valence: how experience felt"), so no file of
+/// `am-system/src/reconstruct/` may refer to the valence code or its family.
+const RECALL_NEVER_NAMES: &[&str] = &["valence", "gradation", "feelings"];
+
+/// Files of the recall pipeline that name the valence code.
+pub fn valence_problems(ws: &Workspace) -> Vec<String> {
+    let mut files = Vec::new();
+    rust_files(
+        &ws.root.join("crates/am-system/src/reconstruct"),
+        &mut files,
+    );
+    files.sort();
+    let mut out = Vec::new();
+    for f in files {
+        let text = std::fs::read_to_string(&f)
+            .unwrap_or_default()
+            .to_lowercase();
+        for word in RECALL_NEVER_NAMES.iter().filter(|w| text.contains(**w)) {
+            let shown = f.strip_prefix(&ws.root).unwrap_or(&f).display().to_string();
+            out.push(format!(
+                "{shown}: the recall pipeline names {word:?}; valence never touches retrieval"
+            ));
+        }
+    }
+    out
+}
+
 /// Every tidy problem of the workspace.
 ///
 /// # Errors
@@ -155,6 +183,7 @@ pub fn problems() -> Result<Vec<String>> {
     let mut all = layering_problems(&ws.packages);
     all.extend(lint_problems(&ws.packages));
     all.extend(doc_problems(&ws));
+    all.extend(valence_problems(&ws));
     Ok(all)
 }
 
@@ -202,6 +231,28 @@ mod tests {
             "tidy problems:\n{}",
             problems.join("\n")
         );
+    }
+
+    #[test]
+    fn a_recall_module_naming_valence_is_a_problem() {
+        let root = std::env::temp_dir().join(format!("am-tidy-valence-{}", std::process::id()));
+        let dir = root.join("crates/am-system/src/reconstruct");
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("clean.rs"), "//! Clean.\nfn f() {}\n").unwrap();
+        let ws = Workspace {
+            root: root.clone(),
+            packages: Vec::new(),
+        };
+        assert!(valence_problems(&ws).is_empty());
+        std::fs::write(
+            dir.join("leak.rs"),
+            "//! Leak.\nuse crate::valence::Gradation;\n",
+        )
+        .unwrap();
+        let found = valence_problems(&ws);
+        std::fs::remove_dir_all(&root).unwrap();
+        assert_eq!(found.len(), 2, "{found:?}");
+        assert!(found[0].contains("leak.rs"), "{found:?}");
     }
 
     #[test]

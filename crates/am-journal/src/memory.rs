@@ -416,7 +416,12 @@ impl MemoryJournal for InMemoryJournal {
         let st = self.lock();
         check_anchor("since_seq", f.since_seq, st.seq)?;
         check_anchor("until_seq", f.until_seq, st.seq)?;
-        let it = st.valence.iter().rev().filter(|e| {
+        // The family is seq-ascending: a tail read (`since_seq`) starts at
+        // its first event instead of scanning the whole family.
+        let start = f
+            .since_seq
+            .map_or(0, |lo| st.valence.partition_point(|e| e.seq < lo));
+        let it = st.valence[start..].iter().rev().filter(|e| {
             e.scope == f.scope
                 && e.owner_id == f.owner_id
                 && f.target_id.as_ref().is_none_or(|t| &e.target_id == t)

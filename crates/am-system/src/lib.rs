@@ -23,6 +23,7 @@ pub mod selection;
 pub mod system;
 mod system_use;
 pub mod understanding;
+pub mod valence;
 pub mod verbs;
 
 pub use am_journal::ActiveMemorySnapshot;
@@ -50,6 +51,10 @@ pub use seam::{
 pub use system::{Ablation, Clock, MemorySystem, SystemOptions, write_barrier};
 pub use system_use::{AccessCounts, StoredActivation};
 pub use understanding::{CurrentOf, DreamReading, RecordUnderstanding, VersionView};
+pub use valence::{
+    Appraise, BreakBond, FeelingsAbout, Gradation, GradationConfig, GradationScore, HealScar,
+    StimulusFeelings, compute_gradation, feelings_about, stimulus_feelings,
+};
 pub use verbs::{
     Activation, Attenuate, Bind, CloseAssertions, CloseRecord, CommitSelection, Reconstruct,
     Refocus, Reinforce, Remember, RememberMany,

@@ -92,6 +92,8 @@ pub struct SystemOptions {
     /// understanding verbs' `sources` (`am` passes the memory graph's own);
     /// `None`: a source must be an object with a non-empty string `kind`.
     pub source_validator: Option<crate::reading::SourceValidator>,
+    /// The gradation fold's tunables (api.md "Valence and gradation").
+    pub gradation_config: crate::valence::GradationConfig,
 }
 
 /// The layer-2 memory system. See the crate docs and api.md "Layer 2".
@@ -128,6 +130,10 @@ pub struct MemorySystem {
     pub(crate) recall_index: Mutex<crate::reconstruct::index::RecallIndex>,
     /// The host's `SourceRef` validation (understanding verbs).
     pub(crate) source_validator: Option<crate::reading::SourceValidator>,
+    /// The gradation tunables (`SystemOptions::gradation_config`).
+    pub(crate) gradation: crate::valence::GradationConfig,
+    /// The valence streams `gradation` keeps fresh (valence/index.rs).
+    pub(crate) valence_index: Mutex<crate::valence::index::ValenceIndex>,
 }
 
 impl std::fmt::Debug for MemorySystem {
@@ -246,6 +252,7 @@ impl MemorySystem {
                 "AttentionConfig.window_limit must be a positive number of events, got 0",
             ));
         }
+        options.gradation_config.validate()?;
         if let Some(guard) = &options.commit_guard {
             home.store().install_commit_guard(guard)?;
             home.journal().install_commit_guard(guard)?;
@@ -294,6 +301,8 @@ impl MemorySystem {
             warnings: Mutex::new(Vec::new()),
             recall_index: Mutex::default(),
             source_validator: options.source_validator,
+            gradation: options.gradation_config,
+            valence_index: Mutex::default(),
         };
         // What the store and journal raised before this system existed (a
         // volatile journal, an upgrade note) is reported by `take_warnings`,

@@ -3,6 +3,7 @@
 //! line is read; a pinned, steppable clock; `reopen` to test durability.
 
 mod args;
+mod entity;
 mod graph;
 mod ops;
 mod understanding;
@@ -190,10 +191,14 @@ impl Session {
                 ));
             }
         };
-        if !ops::OPS.contains(&op.as_str()) && !graph::GRAPH_OPS.contains(&op.as_str()) {
+        if !ops::OPS.contains(&op.as_str())
+            && !graph::GRAPH_OPS.contains(&op.as_str())
+            && !entity::ENTITY_OPS.contains(&op.as_str())
+        {
             let e = CliError::invalid(format!(
-                "unknown op {op:?}; known ops: {}, {}",
+                "unknown op {op:?}; known ops: {}, {}, {}",
                 ops::OPS.join(", "),
+                entity::ENTITY_OPS.join(", "),
                 graph::GRAPH_OPS.join(", ")
             ));
             return Some((error_line(id, Value::String(op), &e), true));
@@ -202,6 +207,8 @@ impl Session {
         let answer = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             if graph::GRAPH_OPS.contains(&op.as_str()) {
                 graph::dispatch(self, &op, args)
+            } else if entity::ENTITY_OPS.contains(&op.as_str()) {
+                entity::dispatch(self, &op, args)
             } else {
                 ops::dispatch(self, &op, args)
             }
