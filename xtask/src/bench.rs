@@ -34,6 +34,7 @@ const BENCHES: &[(&str, &str)] = &[
     ("am-system", "reconstruct"),
     ("am-system", "formation"),
     ("am-system", "understanding"),
+    ("am-system", "observe"),
     ("am-embed", "offline"),
 ];
 
@@ -95,6 +96,43 @@ const US: f64 = 1e3;
 
 /// Every figure with a target or a Python baseline in the issues (3, 4, 5, 6, 7).
 pub const FIGURES: &[Figure] = &[
+    Figure {
+        label: "export_replay, enriched, 100k journal records",
+        id: "observe/export_replay_100k_enriched",
+        kind: Kind::Rate {
+            min_per_s: Some(100_000.0),
+            unit: "envelopes",
+        },
+        target: ">= 100,000 envelopes/s",
+        python: None,
+    },
+    Figure {
+        label: "replay tail poll, nothing new",
+        id: "observe/tail_poll_nothing_new",
+        kind: Kind::Latency {
+            max_ns: Some(0.1 * MS),
+        },
+        target: "<= 0.1 ms",
+        python: None,
+    },
+    Figure {
+        label: "explain_recall",
+        id: "observe/explain_recall",
+        kind: Kind::Latency {
+            max_ns: Some(5.0 * MS),
+        },
+        target: "<= 5 ms",
+        python: None,
+    },
+    Figure {
+        label: "recent_records",
+        id: "observe/recent_records",
+        kind: Kind::Latency {
+            max_ns: Some(2.0 * MS),
+        },
+        target: "<= 2 ms",
+        python: None,
+    },
     Figure {
         label: "store: add, batches of 500 (50k x 384-d)",
         id: "store/add_batch_of_500",

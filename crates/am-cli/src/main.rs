@@ -18,6 +18,7 @@ mod home;
 mod ingest;
 mod inspect;
 mod locomo;
+mod observe;
 mod query;
 mod recall;
 mod text;
@@ -155,6 +156,39 @@ enum Command {
         #[command(subcommand)]
         bench: EvalBench,
     },
+    /// The replay stream of a home as JSON lines (seq order); --follow tails
+    /// it while other processes write. Read-only.
+    Replay {
+        /// The SQLite home (must exist).
+        home: PathBuf,
+        /// Start after this seq (exclusive).
+        #[arg(long, default_value_t = 0)]
+        since: i64,
+        /// Stop at this seq (inclusive; default: the high-water mark, or
+        /// never with --follow).
+        #[arg(long)]
+        until: Option<i64>,
+        /// Families to stream (repeatable): event, binding, closure, trace,
+        /// snapshot, valence (the default six), revision, host.
+        #[arg(long = "family")]
+        families: Vec<String>,
+        /// Keep polling for new records until SIGINT or stdout closes.
+        #[arg(long)]
+        follow: bool,
+        /// The poll interval of --follow, in milliseconds.
+        #[arg(long, default_value_t = 250)]
+        poll_ms: u64,
+    },
+    /// Why did (or didn't) a record surface in a recall? Read-only.
+    Explain {
+        /// The SQLite home (must exist).
+        home: PathBuf,
+        /// The record (graph id or digest row id).
+        record_id: String,
+        /// The recall to explain (default: the newest).
+        #[arg(long)]
+        trace: Option<String>,
+    },
     /// Drive the engine with JSON lines (docs/exec.md).
     Exec {
         /// A SQLite home (created when missing).
@@ -278,6 +312,18 @@ fn new_home(command: &Command) -> Option<PathBuf> {
 
 fn embedder_spec(cli_value: Option<&str>, default: &str) -> CliResult<EmbedderSpec> {
     EmbedderSpec::parse(cli_value.unwrap_or(default))
+}
+
+/// Open an existing home for a pure read (`replay`, `explain`, `card`): no
+/// embedder, no pin declared, the wall clock.
+fn open_for_observing(home: &std::path::Path) -> CliResult<home::Engine> {
+    require_existing_home(home)?;
+    home::open_to_read(
+        &HomeSpec::Sqlite(home.to_path_buf()),
+        None,
+        &PinnedClock::wall(),
+        am_system::ReconstructConfig::default(),
+    )
 }
 
 /// Print `value` as one JSON line, or `human` when not in JSON mode.
@@ -449,6 +495,40 @@ fn run(cli: Cli) -> CliResult<u8> {
             let v = serde_json::to_value(&list)
                 .map_err(|e| CliError::failure(format!("cannot encode the answer: {e}")))?;
             emit(json_mode, &v, &versions::render(&record_id, &list))?;
+            Ok(0)
+        }
+        Command::Replay {
+            home,
+            since,
+            until,
+            families,
+            follow,
+            poll_ms,
+        } => {
+            embedder_spec(emb, "none")?;
+            let engine = open_for_observing(&home)?;
+            observe::replay(
+                &engine.system,
+                &observe::ReplayArgs {
+                    since,
+                    until,
+                    families,
+                    follow,
+                    poll: std::time::Duration::from_millis(poll_ms.max(1)),
+                },
+            )
+        }
+        Command::Explain {
+            home,
+            record_id,
+            trace,
+        } => {
+            embedder_spec(emb, "none")?;
+            let engine = open_for_observing(&home)?;
+            let x = observe::explain(&engine.system, &record_id, trace.as_deref())?;
+            let v = serde_json::to_value(&x)
+                .map_err(|e| CliError::failure(format!("cannot encode the answer: {e}")))?;
+            emit(json_mode, &v, &observe::render_explanation(&x))?;
             Ok(0)
         }
         Command::Inspect { home } => {

@@ -7,7 +7,9 @@
 
 pub mod attention;
 pub mod authoring;
+pub mod card;
 pub mod config;
+pub mod diagnostics;
 pub mod error;
 pub mod formation;
 pub mod ids;

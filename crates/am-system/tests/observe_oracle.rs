@@ -201,3 +201,251 @@ fn the_replay_stream_matches_abstractmemory_0_3_2_on_both_stacks() {
         "the diary entry entered a snapshot and was sealed"
     );
 }
+
+/// The mechanism a diagnosis sentence names (0.3.2's wording and ours
+/// differ by design: the sentences are our own; the mechanisms must agree).
+fn mechanism(sentence: &str) -> &'static str {
+    let table: [(&[&str], &str); 7] = [
+        (&["no digest row exists", "names no record"], "unformed"),
+        (&["is CLOSED", "it is closed"], "closed"),
+        (&["binding is HIDDEN", "a hidden binding"], "hidden"),
+        (
+            &["it is stored under scope", "it lives in scope"],
+            "other_scope",
+        ),
+        (
+            &["NO formation keywords and", "keyword channel cannot match"],
+            "no_keyword",
+        ),
+        (&["NO stored vector", "no stored vector"], "no_vector"),
+        (
+            &["no structural barrier", "nothing structural"],
+            "no_barrier",
+        ),
+    ];
+    for (needles, code) in table {
+        if needles.iter().any(|n| sentence.contains(n)) {
+            return code;
+        }
+    }
+    panic!("a diagnosis sentence names no known mechanism: {sentence:?}")
+}
+
+/// Sentences replaced by the mechanisms (or channels) they name; every other
+/// free-text note of ours removed with 0.3.2's, after checking it is there.
+fn sentences_to_codes(v: &mut Value) {
+    match v {
+        Value::Object(m) => {
+            if let Some(Value::Array(rs)) = m.get_mut("reasons") {
+                for r in rs.iter_mut() {
+                    *r = json!(mechanism(r.as_str().unwrap()));
+                }
+            }
+            if let Some(Value::Array(cs)) = m.get_mut("channels_reachable") {
+                for c in cs.iter_mut() {
+                    let first = c.as_str().unwrap().split(' ').next().unwrap().to_owned();
+                    *c = json!(first);
+                }
+            }
+            for key in ["note", "rank_note"] {
+                match m.get(key) {
+                    Some(Value::String(_)) => {
+                        m.insert(key.into(), json!("<sentence>"));
+                    }
+                    Some(Value::Array(a)) => {
+                        let n = a.len();
+                        m.insert(key.into(), json!(n));
+                    }
+                    _ => {}
+                }
+            }
+            m.values_mut().for_each(sentences_to_codes);
+        }
+        Value::Array(a) => a.iter_mut().for_each(sentences_to_codes),
+        _ => {}
+    }
+}
+
+#[test]
+fn the_recall_diagnostics_match_abstractmemory_0_3_2_on_both_stacks() {
+    use am_system::diagnostics::{
+        OriginDiversity, RecallHistory, RecentRecords, absence_diagnosis, explain_recall,
+        origin_diversity, recall_history, recent_records, stable_render_order,
+    };
+    use am_system::verbs::Reconstruct;
+    use am_system::{MemorySystem, RecallBudget, Stimulus, SystemOptions};
+
+    let dir = tempfile::tempdir().unwrap();
+    let oracle = build(7, dir.path());
+    let stacks = open(dir.path());
+    let probes: Vec<String> = oracle["probes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p.as_str().unwrap().to_owned())
+        .collect();
+    let named: Vec<String> = oracle["named_traces"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p.as_str().unwrap().to_owned())
+        .collect();
+    let hw = oracle["final_seq"].as_i64().unwrap();
+    let pairs = [("session", "s1"), ("session", "s2"), ("project", "p1")];
+    let cmp = |what: String, mut ours: Value, theirs: &Value| {
+        let mut theirs = theirs.clone();
+        sentences_to_codes(&mut ours);
+        sentences_to_codes(&mut theirs);
+        assert_eq!(ours, theirs, "{what}");
+    };
+    for (stack, store, journal) in &stacks.pairs {
+        let (store, journal) = (store.as_ref(), journal.as_ref());
+        for rid in &probes {
+            let ours = recall_history(journal, Some(store), &RecallHistory::new(rid)).unwrap();
+            cmp(
+                format!("[{stack}] recall_history {rid}"),
+                serde_json::to_value(&ours).unwrap(),
+                &oracle["history"][rid],
+            );
+            let ours = explain_recall(store, journal, rid, None).unwrap();
+            cmp(
+                format!("[{stack}] explain_recall {rid} newest"),
+                serde_json::to_value(&ours).unwrap(),
+                &oracle["explain"][rid]["newest"],
+            );
+            for tid in &named {
+                let ours = explain_recall(store, journal, rid, Some(tid)).unwrap();
+                cmp(
+                    format!("[{stack}] explain_recall {rid} {tid}"),
+                    serde_json::to_value(&ours).unwrap(),
+                    &oracle["explain"][rid][tid],
+                );
+            }
+            for (s, o) in pairs {
+                let ours = absence_diagnosis(store, journal, rid, (s, o)).unwrap();
+                cmp(
+                    format!("[{stack}] absence_diagnosis {rid} {s}/{o}"),
+                    serde_json::to_value(&ours).unwrap(),
+                    &oracle["absence"][format!("{rid}|{s}|{o}")],
+                );
+            }
+        }
+        for rid in &probes[..4] {
+            let ours = recall_history(
+                journal,
+                Some(store),
+                &RecallHistory {
+                    limit_traces: 5,
+                    until_seq: Some(hw / 2),
+                    ..RecallHistory::new(rid)
+                },
+            )
+            .unwrap();
+            cmp(
+                format!("[{stack}] recall_history window {rid}"),
+                serde_json::to_value(&ours).unwrap(),
+                &oracle["history_window"][rid],
+            );
+        }
+        let since = "2026-01-05T09:00:00.000000+00:00";
+        let recent = |scopes: &[(&str, &str)], limit: usize, kinds: Option<Vec<String>>, as_of| {
+            let args = RecentRecords {
+                limit,
+                kinds,
+                as_of,
+                ..RecentRecords::new(scopes, since)
+            };
+            serde_json::to_value(recent_records(store, journal, &args).unwrap()).unwrap()
+        };
+        for (name, ours) in [
+            ("all", recent(&pairs, 10, None, None)),
+            (
+                "kinds",
+                recent(
+                    &pairs,
+                    24,
+                    Some(vec!["lesson".into(), "Episode".into()]),
+                    None,
+                ),
+            ),
+            ("as_of", recent(&pairs[..1], 5, None, Some(hw / 2))),
+            ("wide", recent(&pairs, 500, None, None)),
+        ] {
+            cmp(
+                format!("[{stack}] recent_records {name}"),
+                ours,
+                &oracle["recent"][name],
+            );
+        }
+        let pinned = "2026-06-01T12:00:00.000000+00:00";
+        let system = MemorySystem::with_options(
+            store_arc(&stacks, stack),
+            journal_arc(&stacks, stack),
+            SystemOptions {
+                clock: Some(Arc::new(move || pinned.to_owned())),
+                ..SystemOptions::default()
+            },
+        )
+        .unwrap();
+        for shelf in oracle["shelves"].as_array().unwrap() {
+            let pair = (
+                shelf["pair"][0].as_str().unwrap(),
+                shelf["pair"][1].as_str().unwrap(),
+            );
+            let r = system
+                .reconstruct(&Reconstruct {
+                    budget: RecallBudget {
+                        self_fraction: 0.2,
+                        ..RecallBudget::default()
+                    },
+                    journal: false,
+                    ..Reconstruct::new(Stimulus::new(shelf["cue"].as_str().unwrap()), &[pair])
+                })
+                .unwrap();
+            let ids: Vec<&str> = r.handles.iter().map(|h| h.record_id.as_str()).collect();
+            let theirs: Vec<&str> = shelf["handles"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|h| h.as_str().unwrap())
+                .collect();
+            assert_eq!(ids, theirs, "[{stack}] the shelf of {shelf}");
+            let what = format!("[{stack}] origin_diversity {pair:?} {}", shelf["cue"]);
+            let plain = origin_diversity(&OriginDiversity::new(r.handles.clone())).unwrap();
+            cmp(
+                what.clone(),
+                serde_json::to_value(&plain).unwrap(),
+                &shelf["origin"],
+            );
+            let tight = origin_diversity(&OriginDiversity {
+                min_counted: 1,
+                dominance_floor: 0.3,
+                labels: Some([("remember".to_owned(), "formation".to_owned())].into()),
+                ..OriginDiversity::new(r.handles.clone())
+            })
+            .unwrap();
+            cmp(
+                what,
+                serde_json::to_value(&tight).unwrap(),
+                &shelf["origin_tight"],
+            );
+            let render: Vec<Value> = stable_render_order(&r.handles)
+                .into_iter()
+                .map(|(h, rank)| json!([h.record_id, rank]))
+                .collect();
+            assert_eq!(
+                Value::Array(render),
+                shelf["render"],
+                "[{stack}] render order"
+            );
+        }
+    }
+}
+
+fn store_arc(s: &Stacks, name: &str) -> Arc<dyn TripleStore> {
+    s.pairs.iter().find(|p| p.0 == name).unwrap().1.clone()
+}
+
+fn journal_arc(s: &Stacks, name: &str) -> Arc<dyn MemoryJournal> {
+    s.pairs.iter().find(|p| p.0 == name).unwrap().2.clone()
+}

@@ -5,6 +5,7 @@
 mod args;
 mod entity;
 mod graph;
+mod observe;
 mod ops;
 mod understanding;
 
@@ -194,12 +195,14 @@ impl Session {
         if !ops::OPS.contains(&op.as_str())
             && !graph::GRAPH_OPS.contains(&op.as_str())
             && !entity::ENTITY_OPS.contains(&op.as_str())
+            && !observe::OBSERVE_OPS.contains(&op.as_str())
         {
             let e = CliError::invalid(format!(
-                "unknown op {op:?}; known ops: {}, {}, {}",
+                "unknown op {op:?}; known ops: {}, {}, {}, {}",
                 ops::OPS.join(", "),
                 entity::ENTITY_OPS.join(", "),
-                graph::GRAPH_OPS.join(", ")
+                graph::GRAPH_OPS.join(", "),
+                observe::OBSERVE_OPS.join(", ")
             ));
             return Some((error_line(id, Value::String(op), &e), true));
         }
@@ -209,6 +212,8 @@ impl Session {
                 graph::dispatch(self, &op, args)
             } else if entity::ENTITY_OPS.contains(&op.as_str()) {
                 entity::dispatch(self, &op, args)
+            } else if observe::OBSERVE_OPS.contains(&op.as_str()) {
+                observe::dispatch(self, &op, args)
             } else {
                 ops::dispatch(self, &op, args)
             }

@@ -76,6 +76,10 @@ def main() -> None:
     for pair in lh.PAIRS:
         probes.extend(formed[pair][:3])
     probes.extend(diary)
+    # Closed and hidden records, so every mechanism of the diagnosis is read.
+    probes.extend(c.assertion_id for c in journal.closures(limit=3))
+    probes.extend(b.record_id for b in journal.bindings(fold=True) if b.search_state == "hidden")
+    probes = list(dict.fromkeys(probes))[:24]
     probes.append("ex:memory-never-formed")
     traces = [t.trace_id for t in journal.traces(limit=0)]
     named = [traces[-1], traces[len(traces) // 2]] if traces else []
