@@ -21,9 +21,10 @@
 
 use crate::error::Result;
 use crate::lookup::{attr_str, is_formed, is_private, pending_fields, resolve_digest_assertion};
+use crate::reading::{UnderstandingFields, reading_provenance, understanding_fields};
 use crate::system::MemorySystem;
 use am_journal::journal::check_anchor;
-use am_journal::{JournalRecord, MemoryJournal, TraceFilter};
+use am_journal::{ClosureFilter, JournalRecord, MemoryJournal, TraceFilter};
 use am_triples::text::{handle_digest, token_estimate};
 use am_triples::{JsonMap, TripleAssertion, TripleQuery, TripleStore};
 use serde::{Deserialize, Serialize};
@@ -170,6 +171,10 @@ pub struct RecordDisplay {
     /// The current digest text (binding and revision envelopes only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub digest: Option<String>,
+    /// The current reading's provenance (formed records only:
+    /// `understanding_fields`, with `replaced_by` for a superseded record).
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    pub reading: Option<UnderstandingFields>,
 }
 
 /// The redacted display block of a diary record: topology and act frame, no words.
@@ -188,6 +193,13 @@ pub struct DiaryDisplay {
     /// The fields still pending, when any.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub pending: Vec<String>,
+    /// Who wrote the entry (`{kind, id}`).
+    pub authored_by: JsonMap,
+    /// When.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub understood_at: Option<String>,
+    /// Why.
+    pub cause: Value,
     /// The resolution claim (a graph id or an entry id).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub resolves: Option<String>,
@@ -270,6 +282,9 @@ pub struct ReplayStream<'a> {
     hi: i64,
     page: VecDeque<JournalRecord>,
     memo: Memo,
+    /// The first replacement of each superseded assertion (read once, when
+    /// a display block first needs it).
+    superseded: Option<HashMap<String, String>>,
     failed: bool,
 }
 
@@ -341,6 +356,7 @@ pub fn export_replay<'a>(
         hi: args.until_seq.unwrap_or(hw),
         page: VecDeque::new(),
         memo: Memo::default(),
+        superseded: None,
         failed: false,
     })
 }
@@ -380,6 +396,33 @@ impl ReplayStream<'_> {
     /// once the stream is exhausted).
     pub fn cursor(&self) -> i64 {
         self.cursor
+    }
+
+    /// The record a superseded row was replaced by (its supersession's first
+    /// replacement), from the closures read once per stream.
+    fn replaced_by(&mut self, a: &TripleAssertion) -> Result<Option<String>> {
+        if attr_str(a, "record_kind").is_none() {
+            return Ok(None);
+        }
+        if self.superseded.is_none() {
+            let mut map = HashMap::new();
+            let mut closures = self.journal.closures(&ClosureFilter {
+                assertion_id: None,
+                until_seq: None,
+                limit: 0,
+            })?;
+            closures.sort_by_key(|c| c.seq);
+            for c in closures {
+                if c.kind == "supersede"
+                    && let Some(first) = c.replacement_ids.first()
+                {
+                    map.entry(c.assertion_id).or_insert_with(|| first.clone());
+                }
+            }
+            self.superseded = Some(map);
+        }
+        let id = a.assertion_id.as_deref().unwrap_or_default();
+        Ok(self.superseded.as_ref().and_then(|m| m.get(id).cloned()))
     }
 
     /// Read pages until one holds records or the bound is reached.
@@ -531,7 +574,8 @@ impl ReplayStream<'_> {
                     let mut members = Vec::new();
                     for id in [a, b] {
                         if let Some(row) = self.memo.resolve(store, id)? {
-                            members.push(display_block(&row, id));
+                            let replaced = self.replaced_by(&row)?;
+                            members.push(display_block(&row, id, replaced.as_deref()));
                         }
                     }
                     return Ok(
@@ -555,7 +599,8 @@ impl ReplayStream<'_> {
         let Some(row) = self.memo.resolve(store, &rid)? else {
             return Ok(None);
         };
-        let mut block = display_block(&row, &rid);
+        let replaced = self.replaced_by(&row)?;
+        let mut block = display_block(&row, &rid, replaced.as_deref());
         if with_edges {
             let edges = self.memo.edges(store, &row)?;
             match &mut block {
@@ -704,17 +749,25 @@ fn correlation(r: &JournalRecord) -> (Option<String>, Option<String>, Option<Str
 /// The display block of `a`, named by `requested_id`: a diary record redacted
 /// to its act frame, any other record `{record_id, kind, title, token_estimate,
 /// graph_id, ...}`.
-fn display_block(a: &TripleAssertion, requested_id: &str) -> ReplayDisplay {
+fn display_block(
+    a: &TripleAssertion,
+    requested_id: &str,
+    replaced_by: Option<&str>,
+) -> ReplayDisplay {
     let kind = attr_str(a, "record_kind");
     let pending = pending_fields(a);
     let owned = |k: &str| attr_str(a, k).map(str::to_owned);
     if kind == Some("diary") {
+        let who = reading_provenance(a);
         return ReplayDisplay::Diary(DiaryDisplay {
             redacted: "diary",
             graph_id: a.subject.clone(),
             diary_type: owned("diary_type"),
             entry_id: owned("entry_id"),
             pending,
+            authored_by: who.author,
+            understood_at: who.understood_at,
+            cause: who.cause,
             resolves: owned("resolves"),
             resolves_status: owned("resolves_status"),
             resolved_record_id: owned("resolved_record_id"),
@@ -754,6 +807,9 @@ fn display_block(a: &TripleAssertion, requested_id: &str) -> ReplayDisplay {
         signals,
         edges: None,
         digest: None,
+        reading: kind
+            .is_some()
+            .then(|| understanding_fields(a, None, replaced_by)),
     })
 }
 

@@ -12,6 +12,12 @@
 //!   stream": "`binding` and `revision` envelopes also carry the current
 //!   `digest` text"); 0.3.2's do not. Ours is checked against the row, then
 //!   removed before comparing.
+//! - Display blocks of formed records carry the current reading's provenance
+//!   (`understanding_fields`: `digest_method`, `digest_version`,
+//!   `version_count`, `authored_by`, `reader`, `understood_at`, `cause`, and
+//!   `replaced_by` for a superseded record), diary blocks `authored_by`,
+//!   `understood_at` and `cause` (api.md "Replay stream"); 0.3.2 has none.
+//!   Ours are checked present, then removed before comparing.
 //! - A snapshot's display row of a diary record is sealed to its id and token
 //!   estimate (no diary words leave through any family); 0.3.2 streams it
 //!   verbatim. Ours is checked to be sealed, then 0.3.2's row is sealed the
@@ -102,8 +108,49 @@ fn open(dir: &Path) -> Stacks {
     }
 }
 
+/// The 0.5.2 reading-provenance keys of a display block.
+const READING_KEYS: [&str; 14] = [
+    "digest_method",
+    "digest_version",
+    "version_count",
+    "authored_by",
+    "reader",
+    "understood_at",
+    "cause",
+    "target",
+    "target_type",
+    "card_revision",
+    "source_count",
+    "narrated",
+    "narration_version",
+    "replaced_by",
+];
+
+/// Remove (after checking it) the reading provenance of one display block.
+fn strip_reading(name: &str, block: &mut Value) {
+    let Some(b) = block.as_object_mut() else {
+        return;
+    };
+    if let Some(Value::Array(pair)) = b.get_mut("pair") {
+        pair.iter_mut().for_each(|m| strip_reading(name, m));
+        return;
+    }
+    if b.contains_key("graph_id") && !b.get("kind").is_some_and(|k| k == "memory") {
+        assert!(
+            b.get("authored_by").is_some_and(Value::is_object) && b.contains_key("cause"),
+            "[{name}] a formed record's block names who wrote its reading: {block}"
+        );
+    }
+    for k in READING_KEYS {
+        b.remove(k);
+    }
+}
+
 /// Apply the deliberate differences (module doc) to one envelope pair.
 fn reconcile(name: &str, ours: &mut Value, theirs: &mut Value, diary_ids: &[String]) {
+    if let Some(d) = ours.get_mut("display") {
+        strip_reading(name, d);
+    }
     if ours["family"] == "binding"
         && let Some(d) = ours.get_mut("display").and_then(Value::as_object_mut)
         && d.get("redacted").is_none()

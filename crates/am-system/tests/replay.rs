@@ -389,6 +389,10 @@ fn enrichment_resolves_records_both_pair_members_and_formation_edges_never_fabri
             binding["display"]["edges"],
             json!([{"relation": "derived_from", "target_graph_id": ids[0]}])
         );
+        assert_eq!(binding["display"]["digest_version"], 0, "never rewritten");
+        assert_eq!(binding["display"]["version_count"], 1);
+        assert_eq!(binding["display"]["cause"], "formation");
+        assert_eq!(binding["display"]["authored_by"]["kind"], "entity-mind");
         assert_eq!(
             binding["display"]["token_estimate"],
             "Restart the pool first.".chars().count() / 4 + 1
@@ -561,8 +565,10 @@ fn diary_display_blocks_are_redacted_to_topology_and_act_frame() {
         let private = formation(&ids[0]);
         assert_eq!(
             private["display"],
-            json!({"redacted": "diary", "graph_id": ids[0], "diary_type": "question", "entry_id": "entry-1"}),
-            "[{}]",
+            json!({"redacted": "diary", "graph_id": ids[0], "diary_type": "question", "entry_id": "entry-1",
+                   "authored_by": {"kind": "entity-mind", "id": "e1"},
+                   "understood_at": common::PINNED_NOW, "cause": "formation"}),
+            "[{}] topology, act frame and who wrote it, when and why",
             s.name
         );
         let resolving = formation(&ids[1]);
@@ -582,5 +588,33 @@ fn diary_display_blocks_are_redacted_to_topology_and_act_frame() {
         for row in rows.iter().filter(|r| r["redacted"] != "diary") {
             assert_eq!(row["digest"], "We cleaned the pool.", "{row}");
         }
+    });
+}
+
+#[test]
+fn a_superseded_records_display_block_names_its_replacement() {
+    on_both(|s| {
+        let ids = live(s);
+        s.system
+            .close_record(
+                &CloseRecord::new(&ids[0], "supersede", "newer").replaced_by(&[ids[2].clone()]),
+            )
+            .unwrap();
+        let envs = json_of(&all(s, &ExportReplay::default()));
+        let closure = envs
+            .iter()
+            .rev()
+            .find(|v| v["family"] == "closure" && v["payload"]["kind"] == "supersede")
+            .expect("the supersession");
+        assert!(
+            closure["display"]["replaced_by"].is_string(),
+            "[{}] {closure}",
+            s.name
+        );
+        let untouched = envs
+            .iter()
+            .find(|v| v["family"] == "binding" && v["payload"]["record_id"] == ids[2].as_str())
+            .unwrap();
+        assert!(untouched["display"].get("replaced_by").is_none());
     });
 }
