@@ -41,10 +41,11 @@ struct Target {
     kind: String,
 }
 
-/// The closure standing on a record: its kind and its replacement's graph id.
+/// The closure standing on a record: its kind and its first replacement, as
+/// the closure names it (either id namespace).
 struct Closed {
     kind: String,
-    replaced_by: Option<String>,
+    replacement: Option<String>,
 }
 
 /// One version as `versions` reads it: the `UnderstandingVersion` and whether
@@ -290,7 +291,7 @@ impl MemorySystem {
         }))
     }
 
-    /// The newest closure of an assertion, with its replacement's graph id.
+    /// The newest closure of an assertion.
     fn standing_closure(&self, assertion_id: &str) -> Result<Option<Closed>> {
         let newest = self
             .journal
@@ -304,17 +305,45 @@ impl MemorySystem {
         let Some(c) = newest else {
             return Ok(None);
         };
-        let replaced_by = match c.replacement_ids.first() {
-            Some(r) => Some(match self.resolve_digest_assertion(r)? {
-                Some(row) => row.subject,
-                None => r.clone(),
-            }),
-            None => None,
-        };
         Ok(Some(Closed {
+            replacement: c.replacement_ids.first().cloned(),
             kind: c.kind,
-            replaced_by,
         }))
+    }
+
+    /// The graph id of a closure's replacement (as named when it resolves to
+    /// no record).
+    fn replaced_by(&self, c: &Closed) -> Result<Option<String>> {
+        match &c.replacement {
+            Some(r) => Ok(Some(match self.replacement_target(r)? {
+                Some(t) => t.graph_id,
+                None => r.clone(),
+            })),
+            None => Ok(None),
+        }
+    }
+
+    /// A closure's replacement record: replacements are usually graph ids, so
+    /// the subject is probed first (one read), then either namespace.
+    fn replacement_target(&self, id: &str) -> Result<Option<Target>> {
+        let by_subject = self.store.query(&am_triples::TripleQuery {
+            subject: Some(id.trim().to_owned()),
+            predicate: Some(crate::formation::DIGEST_PREDICATE.to_owned()),
+            limit: 1,
+            ..am_triples::TripleQuery::default()
+        })?;
+        if let Some(row) = by_subject.into_iter().next()
+            && is_record_digest(&row)
+            && let Some(assertion_id) = row.assertion_id.clone()
+        {
+            return Ok(Some(Target {
+                assertion_id,
+                graph_id: row.subject.clone(),
+                kind: attr_text(&row, "record_kind").unwrap_or_default(),
+                row,
+            }));
+        }
+        self.understanding_target(id)
     }
 
     fn result_for(
@@ -351,7 +380,7 @@ impl MemorySystem {
         if let Some(c) = self.standing_closure(&t.assertion_id)? {
             let mut r =
                 Self::result_for(Some(t), record_id, field, Outcome::Refused(Reason::Closed));
-            r.replaced_by = c.replaced_by;
+            r.replaced_by = self.replaced_by(&c)?;
             return Ok(Some(r));
         }
         Ok(None)
@@ -1045,9 +1074,9 @@ impl MemorySystem {
             let Some(c) = self.standing_closure(&at.1)? else {
                 break;
             };
-            let next = match &c.replaced_by {
+            let next = match &c.replacement {
                 Some(r) if c.kind == "supersede" || c.kind == "merged" => {
-                    self.understanding_target(r)?
+                    self.replacement_target(r)?
                 }
                 _ => None,
             };
@@ -1099,7 +1128,10 @@ impl MemorySystem {
             })?
             .len();
         let version_count = i64::try_from(count.max(1)).unwrap_or(i64::MAX);
-        let replaced_by = standing.as_ref().and_then(|c| c.replaced_by.clone());
+        let replaced_by = match &standing {
+            Some(c) => self.replaced_by(c)?,
+            None => None,
+        };
         let dream = (t.kind == "dream").then(|| {
             let prov = t.row.attributes.get("narration_provenance");
             let pick = |k: &str| prov.and_then(|p| p.get(k)).cloned();

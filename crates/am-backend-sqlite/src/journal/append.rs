@@ -383,7 +383,10 @@ pub(crate) fn version(
 ) -> Result<UnderstandingVersion> {
     if let Some(orig) = find(
         conn,
-        "SELECT * FROM memj_versions WHERE version_id = ?1",
+        &format!(
+            "SELECT {} FROM memj_versions WHERE version_id = ?1",
+            rows::VERSION_COLUMNS
+        ),
         &v.version_id,
         rows::row_to_version,
     )? {

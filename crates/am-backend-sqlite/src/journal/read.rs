@@ -224,7 +224,8 @@ pub(crate) fn versions(conn: &Connection, f: &VersionFilter) -> Result<Vec<Under
     }
     w.cmp("seq", "<=", f.until_seq);
     let sql = format!(
-        "SELECT * FROM memj_versions{} ORDER BY seq ASC{}",
+        "SELECT {} FROM memj_versions{} ORDER BY seq ASC{}",
+        rows::VERSION_COLUMNS,
         w.sql(),
         limit_sql(f.limit)
     );
@@ -317,7 +318,10 @@ pub(crate) fn revisions(
     ];
     select(
         conn,
-        "SELECT * FROM memj_versions WHERE seq > ?1 AND seq <= ?2 ORDER BY seq ASC",
+        &format!(
+            "SELECT {} FROM memj_versions WHERE seq > ?1 AND seq <= ?2 ORDER BY seq ASC",
+            rows::VERSION_COLUMNS
+        ),
         &p,
         rows::row_to_version,
     )

@@ -433,25 +433,54 @@ pub(crate) fn insert_version(conn: &rusqlite::Connection, v: &UnderstandingVersi
 }
 
 /// Decode a `memj_versions` row.
+/// The columns of `memj_versions` in the order [`row_to_version`] reads them
+/// by position (a by-name lookup per cell showed in `versions` reads).
+pub(crate) const VERSION_COLUMNS: &str = "seq, version_id, record_id, assertion_id, version, field, \
+     text, title, keywords_json, digest_method, author_json, reader_json, sources_json, \
+     derived_from_json, cause_json, magnitude, task_id, understood_at";
+
+/// One `memj_versions` row selected with [`VERSION_COLUMNS`].
 pub(crate) fn row_to_version(r: &Row<'_>) -> Result<UnderstandingVersion> {
+    let s = |i: usize| -> Result<String> { r.get::<_, String>(i).map_err(storage) };
+    let o = |i: usize| -> Result<Option<String>> { r.get::<_, Option<String>>(i).map_err(storage) };
+    // JSON is parsed from the borrowed cell, never copied first.
+    fn j<T: serde::de::DeserializeOwned>(
+        r: &Row<'_>,
+        i: usize,
+        col: &str,
+        default: T,
+    ) -> Result<T> {
+        let cell = r.get_ref(i).map_err(storage)?;
+        let raw = match cell {
+            rusqlite::types::ValueRef::Null => None,
+            other => Some(other.as_str().map_err(|e| {
+                storage(rusqlite::Error::FromSqlConversionFailure(
+                    i,
+                    other.data_type(),
+                    Box::new(e),
+                ))
+            })?),
+        };
+        json_load(raw, col, default)
+    }
     Ok(UnderstandingVersion {
-        record_id: text(r, "record_id")?,
-        assertion_id: text(r, "assertion_id")?,
-        version: r.get("version").map_err(storage)?,
-        field: text(r, "field")?,
-        text: opt_text(r, "text")?,
-        title: opt_text(r, "title")?,
-        keywords: json(r, "keywords_json", Vec::new())?,
-        digest_method: opt_text(r, "digest_method")?,
-        author: json(r, "author_json", JsonMap::new())?,
-        reader: json(r, "reader_json", None)?,
-        sources: json(r, "sources_json", Vec::new())?,
-        derived_from: json(r, "derived_from_json", Vec::new())?,
-        cause: json(r, "cause_json", Value::Null)?,
-        magnitude: r.get("magnitude").map_err(storage)?,
-        task_id: opt_text(r, "task_id")?,
-        understood_at: text(r, "understood_at")?,
-        version_id: text(r, "version_id")?,
-        seq: r.get("seq").map_err(storage)?,
+        seq: r.get(0).map_err(storage)?,
+        version_id: s(1)?,
+        record_id: s(2)?,
+        assertion_id: s(3)?,
+        version: r.get(4).map_err(storage)?,
+        field: s(5)?,
+        text: o(6)?,
+        title: o(7)?,
+        keywords: j(r, 8, "keywords_json", Vec::new())?,
+        digest_method: o(9)?,
+        author: j(r, 10, "author_json", JsonMap::new())?,
+        reader: j(r, 11, "reader_json", None)?,
+        sources: j(r, 12, "sources_json", Vec::new())?,
+        derived_from: j(r, 13, "derived_from_json", Vec::new())?,
+        cause: j(r, 14, "cause_json", Value::Null)?,
+        magnitude: r.get(15).map_err(storage)?,
+        task_id: o(16)?,
+        understood_at: s(17)?,
     })
 }
