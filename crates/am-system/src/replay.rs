@@ -227,9 +227,9 @@ pub enum ReplayDisplay {
         pair: Vec<ReplayDisplay>,
     },
     /// A non-diary record.
-    Record(RecordDisplay),
+    Record(Box<RecordDisplay>),
     /// A diary record, redacted.
-    Diary(DiaryDisplay),
+    Diary(Box<DiaryDisplay>),
 }
 
 /// One envelope of the stream.
@@ -759,7 +759,7 @@ fn display_block(
     let owned = |k: &str| attr_str(a, k).map(str::to_owned);
     if kind == Some("diary") {
         let who = reading_provenance(a);
-        return ReplayDisplay::Diary(DiaryDisplay {
+        return ReplayDisplay::Diary(Box::new(DiaryDisplay {
             redacted: "diary",
             graph_id: a.subject.clone(),
             diary_type: owned("diary_type"),
@@ -777,7 +777,7 @@ fn display_block(
                 owned("resolved_title")
             },
             edges: None,
-        });
+        }));
     }
     let formed = is_formed(a);
     let title = if pending.iter().any(|f| f == "title") {
@@ -796,7 +796,7 @@ fn display_block(
         (Some("dream"), Some(s @ Value::Array(_))) => Some(s.clone()),
         _ => None,
     };
-    ReplayDisplay::Record(RecordDisplay {
+    ReplayDisplay::Record(Box::new(RecordDisplay {
         record_id: requested_id.to_owned(),
         kind: kind.unwrap_or("memory").to_owned(),
         title,
@@ -810,7 +810,7 @@ fn display_block(
         reading: kind
             .is_some()
             .then(|| understanding_fields(a, None, replaced_by)),
-    })
+    }))
 }
 
 /// The per-stream lookups: resolved rows, formation edges and trace pairs.
