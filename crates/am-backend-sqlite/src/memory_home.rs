@@ -12,14 +12,15 @@ use crate::store::rewrite::RewrittenRow;
 use crate::store::write::PreparedRows;
 use am_journal::home::{HomeResult, check_guards};
 use am_journal::{
-    HomeTx, JournalTx, MemoryHome, MemoryJournal, PreparedBatch, ScopeBinding, StoreTx,
-    UnderstandingVersion,
+    HomeTx, JournalTx, MemoryHome, MemoryJournal, PreparedBatch, ScopeBinding, StoreTx, TaskReads,
+    TasksTx, UnderstandingVersion,
 };
 use am_triples::CommitPoint;
 use am_triples::rewrite::{DigestRewrite, PreparedRewrite};
 use am_triples::{TripleAssertion, TripleStore};
 use rusqlite::{Connection, TransactionBehavior};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// A store and a journal over one [`crate::SqliteHome`] connection.
 ///
@@ -44,6 +45,8 @@ pub struct SqliteMemoryHome {
     sqlite_journal: Arc<SQLiteJournal>,
     store: Arc<dyn TripleStore>,
     journal: Arc<dyn MemoryJournal>,
+    /// Whether the `memq_*` tables are open ([`MemoryHome::open_task_queue`]).
+    tasks: Arc<AtomicBool>,
 }
 
 impl std::fmt::Debug for SqliteMemoryHome {
@@ -74,6 +77,7 @@ impl SqliteMemoryHome {
             journal: journal.clone(),
             sqlite_store: store,
             sqlite_journal: journal,
+            tasks: Arc::new(AtomicBool::new(false)),
         })
     }
 
@@ -108,6 +112,7 @@ impl SqliteMemoryHome {
             sqlite_journal,
             store,
             journal,
+            tasks: Arc::new(AtomicBool::new(false)),
         })
     }
 
@@ -163,6 +168,8 @@ struct SqliteHomeTx<'a> {
     warnings: Vec<String>,
     /// Rows rewritten in place, whose caches are patched after the COMMIT.
     rewritten: Vec<RewrittenRow>,
+    /// The queue's rows (when the home's queue is open).
+    tasks: Option<crate::tasks::SqlTasks<'a>>,
 }
 
 impl StoreTx for SqliteHomeTx<'_> {
@@ -220,6 +227,12 @@ impl HomeTx for SqliteHomeTx<'_> {
     fn journal(&mut self) -> &mut dyn JournalTx {
         self
     }
+    fn tasks(&mut self) -> HomeResult<&mut dyn TasksTx> {
+        match &mut self.tasks {
+            Some(t) => Ok(t),
+            None => Err(am_journal::home::no_task_queue()),
+        }
+    }
 }
 
 impl MemoryHome for SqliteMemoryHome {
@@ -268,6 +281,10 @@ impl MemoryHome for SqliteMemoryHome {
             journal: &self.sqlite_journal,
             warnings: Vec::new(),
             rewritten: Vec::new(),
+            tasks: self
+                .tasks
+                .load(Ordering::Acquire)
+                .then_some(crate::tasks::SqlTasks { conn: &tx }),
         };
         // On an error `tx` drops here and rolls everything back.
         body(&mut open)?;
@@ -283,5 +300,38 @@ impl MemoryHome for SqliteMemoryHome {
             self.sqlite_store.after_rewrite(done);
         }
         Ok(())
+    }
+
+    fn has_task_queue(&self) -> bool {
+        self.tasks.load(Ordering::Acquire)
+    }
+
+    fn open_task_queue(&self) -> HomeResult<()> {
+        if self.has_task_queue() {
+            return Ok(());
+        }
+        let _write = self.sqlite_store.home().write_lock().write();
+        let shared = self.sqlite_store.home().conn();
+        let conn = shared
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        crate::tasks::create(&conn)?;
+        self.tasks.store(true, Ordering::Release);
+        Ok(())
+    }
+
+    fn read_tasks(&self, body: &mut dyn FnMut(&dyn TaskReads) -> HomeResult<()>) -> HomeResult<()> {
+        if !self.has_task_queue() {
+            return Err(am_journal::home::no_task_queue());
+        }
+        let shared = self.sqlite_store.home().conn();
+        let mut conn = shared
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        // One snapshot for the whole read.
+        let tx = conn
+            .transaction_with_behavior(rusqlite::TransactionBehavior::Deferred)
+            .map_err(crate::error::sqlite)?;
+        body(&crate::tasks::SqlTasks { conn: &tx })
     }
 }

@@ -86,7 +86,11 @@ fn memory_stack(host: &Host) -> Stack {
         host,
         Stack {
             name: "memory",
-            home: Arc::new(PairHome::new(dyn_store.clone(), dyn_journal.clone())),
+            home: Arc::new(PairHome::with_task_queue(
+                dyn_store.clone(),
+                dyn_journal.clone(),
+                Arc::new(am_journal::InMemoryTaskQueue::new()),
+            )),
             store: dyn_store,
             journal: dyn_journal,
             graph,
@@ -101,6 +105,7 @@ fn sqlite_stack(host: &Host) -> Stack {
     let path = dir.path().join("home.sqlite3");
     let home = SqliteHome::open(&path).unwrap();
     let memory_home = SqliteMemoryHome::open(&home, None, SqliteStoreOptions::default()).unwrap();
+    memory_home.open_task_queue().unwrap();
     let store = memory_home.sqlite_store().clone();
     let journal = memory_home.sqlite_journal().clone();
     let graph = open_graph(store.clone(), Some(journal.clone())).unwrap();
@@ -392,6 +397,16 @@ const VERBS: &[(&str, CommitPoint, Verb, Verb)] = &[
                 .apply_digest_rewrite(&p, CommitPoint::UnderstandingNarration)
         },
     ),
+    (
+        "home.transaction tasks",
+        CommitPoint::TasksEnqueue,
+        |_| Ok(()),
+        |s| {
+            s.home.transaction(CommitPoint::TasksEnqueue, &mut |tx| {
+                tx.tasks()?.put(&task_row("t1"))
+            })
+        },
+    ),
 ];
 
 /// A record's digest row (the one row a rewrite may change in place).
@@ -424,6 +439,20 @@ fn rewrite_of(s: &Stack, id: &str, text: &str) -> am_triples::Result<DigestRewri
         object: text.to_owned(),
         attributes: current.attributes,
     })
+}
+
+/// A task row for the queue's write path.
+fn task_row(id: &str) -> am_journal::TaskRow {
+    serde_json::from_value(serde_json::json!({
+        "task_id": id, "kind": "digest.rewrite", "capability": "summaries", "target_id": "ex:r1",
+        "assertion_id": "", "scope": "session", "owner_id": "s1", "basis": "ex:r1@v0",
+        "basis_version": 0, "strength": 0.5, "cause": "backfill", "priority": 50, "depends_on": [],
+        "not_before": null, "windows": [], "cost_hint": null, "max_attempts": 3, "attempts": 0,
+        "status": "pending", "holder": null, "lease_until": null, "ripple_id": null, "hop": null,
+        "result": null, "error": null, "superseded_by": null,
+        "created_at": "2026-01-01T00:00:00.000000+00:00", "updated_at": "2026-01-01T00:00:00.000000+00:00"
+    }))
+    .unwrap()
 }
 
 /// What a refused write must leave unchanged: the rows, the journal seq, and
@@ -544,14 +573,26 @@ fn the_commit_points_are_a_closed_set_of_distinct_names() {
             "graph.mark_journal_applied",
             "understanding.digest",
             "understanding.title",
-            "understanding.narration"
+            "understanding.narration",
+            "tasks.form_with_tasks",
+            "tasks.enqueue",
+            "tasks.claim",
+            "tasks.ack",
+            "tasks.release",
+            "tasks.supersede",
+            "tasks.prioritize"
         ]
     );
     let used: std::collections::BTreeSet<&str> =
         VERBS.iter().map(|(_, p, _, _)| p.as_str()).collect();
     for p in names {
         assert!(
-            used.contains(p) || p == "store.replace_vectors" || p == "graph.mark_journal_applied",
+            used.contains(p)
+                || p == "store.replace_vectors"
+                || p == "graph.mark_journal_applied"
+                // The queue's verbs (am-system/tests/task_queue.rs) and
+                // formation with tasks commit through home transactions.
+                || p.starts_with("tasks."),
             "{p} has no write verb in VERBS"
         );
     }

@@ -384,7 +384,29 @@ pub fn open(
     config: ReconstructConfig,
 ) -> CliResult<Engine> {
     let pin = creation_pin(embedder.as_ref(), clock)?;
-    open_with_pin(spec, embedder, pin, clock, config)
+    open_with_pin(spec, embedder, pin, clock, (config, false))
+}
+
+/// [`open`] with the memory task queue when `task_queue` (`am exec
+/// --task-queue`, `am tasks`): the SQLite home's `memq_*` tables are created
+/// when missing.
+///
+/// # Errors
+/// As [`open`].
+pub fn open_queued(
+    spec: &HomeSpec,
+    embedder: Option<Arc<dyn TextEmbedder>>,
+    clock: &PinnedClock,
+    task_queue: bool,
+) -> CliResult<Engine> {
+    let pin = creation_pin(embedder.as_ref(), clock)?;
+    open_with_pin(
+        spec,
+        embedder,
+        pin,
+        clock,
+        (ReconstructConfig::default(), task_queue),
+    )
 }
 
 /// Open an existing home to read it (`query`, `recall`): no pin is declared,
@@ -399,7 +421,7 @@ pub fn open_to_read(
     clock: &PinnedClock,
     config: ReconstructConfig,
 ) -> CliResult<Engine> {
-    open_with_pin(spec, embedder, None, clock, config)
+    open_with_pin(spec, embedder, None, clock, (config, false))
 }
 
 fn open_with_pin(
@@ -407,7 +429,7 @@ fn open_with_pin(
     embedder: Option<Arc<dyn TextEmbedder>>,
     pin: Option<EmbeddingPin>,
     clock: &PinnedClock,
-    config: ReconstructConfig,
+    (config, task_queue): (ReconstructConfig, bool),
 ) -> CliResult<Engine> {
     let mut memory = None;
     let (memory_home, sqlite): (Arc<dyn MemoryHome>, _) = match spec {
@@ -447,6 +469,7 @@ fn open_with_pin(
             clock: Some(clock.as_clock()),
             reconstruct_config: config,
             source_validator: Some(source_validator()),
+            task_queue,
             ..SystemOptions::default()
         },
     )?;

@@ -200,7 +200,8 @@ enum Command {
         /// Pin the engine clock to this instant (ISO 8601).
         #[arg(long)]
         clock: Option<String>,
-        /// Open the home with the task queue (refused: not built in this port).
+        /// Open the home with its memory task queue (the `tasks.*` ops; a
+        /// SQLite home gains the `memq_*` tables).
         #[arg(long)]
         task_queue: bool,
         /// Open an existing SQLite file that is not an AbstractMemory home
@@ -662,12 +663,6 @@ fn run(cli: Cli) -> CliResult<u8> {
                 }
                 None => embedder_spec(emb, "none")?,
             };
-            if task_queue {
-                return Err(CliError::engine(
-                    am_triples::ErrorKind::Unsupported,
-                    "--task-queue: the memory task queue is not built in this port yet; run without it",
-                ));
-            }
             let clock = match clock {
                 Some(c) => PinnedClock::pinned_at(&c)?,
                 None => PinnedClock::wall(),
@@ -693,7 +688,8 @@ fn run(cli: Cli) -> CliResult<u8> {
                     })?,
                 )),
             };
-            let mut session = exec::Session::open(home_spec, spec.build()?, clock)?;
+            let mut session =
+                exec::Session::open_queued(home_spec, spec.build()?, clock, task_queue)?;
             if let Some(path) = guard_file {
                 session.guard_with_file(path)?;
             }

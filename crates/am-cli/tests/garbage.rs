@@ -271,7 +271,6 @@ fn refusals_against_a_home_leave_its_bytes_unchanged() {
             vec!["exec", "--home", h, "--clock", "yesterday"],
             "timestamp",
         ),
-        (vec!["exec", "--home", h, "--task-queue"], "task queue"),
         (
             vec!["exec", "--home", h, "no-such-script.jsonl"],
             "cannot open script",

@@ -30,6 +30,8 @@
 //! Spec: api.md `remember_many` ("Formation (typed records)"); architecture.md
 //! "A write is one transaction or nothing".
 
+use crate::task::{TaskReads, TasksTx};
+use crate::task_memory::{InMemoryTaskQueue, MemTasksTx};
 use crate::{MemoryJournal, ScopeBinding, UnderstandingVersion};
 use am_triples::rewrite::{DigestRewrite, PreparedRewrite};
 use am_triples::{CommitGuard, CommitPoint, TripleAssertion, TripleQuery, TripleStore};
@@ -155,6 +157,38 @@ pub trait MemoryHome: Send + Sync {
         point: CommitPoint,
         body: &mut dyn FnMut(&mut dyn HomeTx) -> HomeResult<()>,
     ) -> HomeResult<()>;
+
+    /// Whether the home's task queue is open (its transactions offer
+    /// [`HomeTx::tasks`]).
+    fn has_task_queue(&self) -> bool {
+        false
+    }
+
+    /// Open the home's task queue (the SQLite home creates its `memq_*`
+    /// tables; idempotent).
+    ///
+    /// # Errors
+    /// `Unsupported` for a home that keeps no queue; `Storage`.
+    fn open_task_queue(&self) -> HomeResult<()> {
+        Err(no_task_queue())
+    }
+
+    /// Run `body` over the queue's rows, outside any transaction (one
+    /// consistent read).
+    ///
+    /// # Errors
+    /// `Unsupported` without a queue; `body`'s error; `Storage`.
+    fn read_tasks(&self, body: &mut dyn FnMut(&dyn TaskReads) -> HomeResult<()>) -> HomeResult<()> {
+        let _ = body;
+        Err(no_task_queue())
+    }
+}
+
+/// The refusal of a queue write or read on a home without a task queue.
+pub fn no_task_queue() -> am_triples::Error {
+    am_triples::Error::unsupported(
+        "this home has no memory task queue: open it with MemorySystem(task_queue=True)",
+    )
 }
 
 /// The views of one open [`MemoryHome::transaction`] (a task queue view will
@@ -164,6 +198,14 @@ pub trait HomeTx {
     fn store(&mut self) -> &mut dyn StoreTx;
     /// The journal's writes inside this transaction.
     fn journal(&mut self) -> &mut dyn JournalTx;
+    /// The task queue's rows inside this transaction (its reads see the
+    /// transaction's own writes).
+    ///
+    /// # Errors
+    /// `Unsupported` when the home has no task queue.
+    fn tasks(&mut self) -> HomeResult<&mut dyn TasksTx> {
+        Err(no_task_queue())
+    }
 }
 
 /// The store's writes inside a home transaction.
@@ -236,6 +278,12 @@ pub trait JournalTx {
 ///   another home, an invalid binding: `InvalidInput`, nothing staged) and
 ///   staged; nothing is written while `body` runs.
 /// - `body` returns `Err`: nothing is written.
+/// - With a task queue ([`PairHome::with_task_queue`]): the queue's rows are
+///   locked from the body's first [`HomeTx::tasks`] call to the end of the
+///   transaction and written in place; a body error, a guard refusal or a
+///   failing store `add` undoes exactly this transaction's queue writes. A
+///   journal append failing after the rows were added keeps them (a record
+///   never loses its task).
 /// - `body` returns `Ok`: the staged store rows are written first, in one
 ///   `TripleStore::add` of the rows not stored yet (all-or-nothing), then the
 ///   staged journal appends in the order issued, each all-or-nothing. A failing
@@ -252,6 +300,7 @@ pub trait JournalTx {
 pub struct PairHome {
     store: Arc<dyn TripleStore>,
     journal: Arc<dyn MemoryJournal>,
+    tasks: Option<Arc<InMemoryTaskQueue>>,
 }
 
 impl std::fmt::Debug for PairHome {
@@ -263,7 +312,29 @@ impl std::fmt::Debug for PairHome {
 impl PairHome {
     /// A home over `store` and `journal`.
     pub fn new(store: Arc<dyn TripleStore>, journal: Arc<dyn MemoryJournal>) -> Self {
-        PairHome { store, journal }
+        PairHome {
+            store,
+            journal,
+            tasks: None,
+        }
+    }
+
+    /// A home over `store` and `journal` keeping `tasks` as its queue.
+    pub fn with_task_queue(
+        store: Arc<dyn TripleStore>,
+        journal: Arc<dyn MemoryJournal>,
+        tasks: Arc<InMemoryTaskQueue>,
+    ) -> Self {
+        PairHome {
+            store,
+            journal,
+            tasks: Some(tasks),
+        }
+    }
+
+    /// The home's in-memory queue, if it keeps one.
+    pub fn task_queue(&self) -> Option<&Arc<InMemoryTaskQueue>> {
+        self.tasks.as_ref()
     }
 }
 
@@ -272,14 +343,16 @@ struct PairRows(Vec<TripleAssertion>);
 
 /// The writes a [`PairHome`] transaction stages.
 #[derive(Default)]
-struct PairStaged {
+struct PairStaged<'a> {
     rows: Vec<TripleAssertion>,
     bindings: Vec<Vec<ScopeBinding>>,
     versions: Vec<UnderstandingVersion>,
     rewrites: Vec<PreparedRewrite>,
+    queue: Option<&'a InMemoryTaskQueue>,
+    tasks: Option<MemTasksTx<'a>>,
 }
 
-impl StoreTx for PairStaged {
+impl StoreTx for PairStaged<'_> {
     fn add(&mut self, rows: &PreparedBatch) -> HomeResult<Vec<String>> {
         let Some(PairRows(assertions)) = rows.payload::<PairRows>() else {
             return Err(am_triples::Error::invalid(
@@ -296,7 +369,7 @@ impl StoreTx for PairStaged {
     }
 }
 
-impl JournalTx for PairStaged {
+impl JournalTx for PairStaged<'_> {
     fn append_bindings(&mut self, bindings: &[ScopeBinding]) -> HomeResult<()> {
         for b in bindings {
             b.normalized()?;
@@ -313,12 +386,18 @@ impl JournalTx for PairStaged {
     }
 }
 
-impl HomeTx for PairStaged {
+impl HomeTx for PairStaged<'_> {
     fn store(&mut self) -> &mut dyn StoreTx {
         self
     }
     fn journal(&mut self) -> &mut dyn JournalTx {
         self
+    }
+    fn tasks(&mut self) -> HomeResult<&mut dyn TasksTx> {
+        let Some(queue) = self.queue else {
+            return Err(no_task_queue());
+        };
+        Ok(self.tasks.get_or_insert_with(|| queue.begin()))
     }
 }
 
@@ -375,12 +454,24 @@ impl MemoryHome for PairHome {
         point: CommitPoint,
         body: &mut dyn FnMut(&mut dyn HomeTx) -> HomeResult<()>,
     ) -> HomeResult<()> {
-        let mut staged = PairStaged::default();
-        body(&mut staged)?;
+        let mut staged = PairStaged {
+            queue: self.tasks.as_deref(),
+            ..PairStaged::default()
+        };
+        let ran = body(&mut staged);
+        let tasks = staged.tasks.take();
+        if let Err(e) = ran {
+            if let Some(t) = tasks {
+                t.rollback();
+            }
+            return Err(e);
+        }
+        let tasks_wrote = tasks.as_ref().is_some_and(MemTasksTx::wrote);
         if staged.rows.is_empty()
             && staged.bindings.is_empty()
             && staged.versions.is_empty()
             && staged.rewrites.is_empty()
+            && !tasks_wrote
         {
             return Ok(());
         }
@@ -402,23 +493,64 @@ impl MemoryHome for PairHome {
             .collect();
         // A rewrite whose row moved since it was read is refused before
         // anything is written (under the locks, so no writer of this process
-        // can move it between this check and the write).
-        for r in &staged.rewrites {
-            let current = self.store.query(&TripleQuery {
-                assertion_ids: Some(vec![r.rewrite.assertion_id.clone()]),
-                limit: 1,
-                ..TripleQuery::default()
-            })?;
-            am_triples::rewrite::check_expected(current.first(), &r.rewrite)?;
+        // can move it between this check and the write); a refusal or a guard
+        // refusal undoes this transaction's queue writes.
+        let checked = (|| {
+            for r in &staged.rewrites {
+                let current = self.store.query(&TripleQuery {
+                    assertion_ids: Some(vec![r.rewrite.assertion_id.clone()]),
+                    limit: 1,
+                    ..TripleQuery::default()
+                })?;
+                am_triples::rewrite::check_expected(current.first(), &r.rewrite)?;
+            }
+            check_guards(&*self.store, &*self.journal, point)
+        })();
+        if let Err(e) = checked {
+            if let Some(t) = tasks {
+                t.rollback();
+            }
+            return Err(e);
         }
-        check_guards(&*self.store, &*self.journal, point)?;
-        CommitGuard::passed(|| self.apply(staged, point))
+        let mut rows_added = false;
+        let applied = CommitGuard::passed(|| self.apply(staged, point, &mut rows_added));
+        if applied.is_err()
+            && !rows_added
+            && let Some(t) = tasks
+        {
+            t.rollback();
+        }
+        applied
+    }
+
+    fn has_task_queue(&self) -> bool {
+        self.tasks.is_some()
+    }
+
+    fn open_task_queue(&self) -> HomeResult<()> {
+        if self.tasks.is_some() {
+            Ok(())
+        } else {
+            Err(no_task_queue())
+        }
+    }
+
+    fn read_tasks(&self, body: &mut dyn FnMut(&dyn TaskReads) -> HomeResult<()>) -> HomeResult<()> {
+        match &self.tasks {
+            Some(q) => q.read(body),
+            None => Err(no_task_queue()),
+        }
     }
 }
 
 impl PairHome {
     /// Write a transaction's staged writes (the contract's order).
-    fn apply(&self, staged: PairStaged, point: CommitPoint) -> HomeResult<()> {
+    fn apply(
+        &self,
+        staged: PairStaged<'_>,
+        point: CommitPoint,
+        rows_added: &mut bool,
+    ) -> HomeResult<()> {
         if !staged.rows.is_empty() {
             // Rows already stored are not added (nor embedded) again.
             let existing: HashSet<String> = self
@@ -449,6 +581,7 @@ impl PairHome {
             if !missing.is_empty() {
                 self.store.add(&missing)?;
             }
+            *rows_added = true;
         }
         for bindings in &staged.bindings {
             self.journal.append_bindings(bindings)?;

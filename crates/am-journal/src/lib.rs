@@ -32,6 +32,7 @@ pub mod home;
 pub mod journal;
 pub mod memory;
 pub mod task;
+pub mod task_memory;
 pub mod trace;
 pub mod valence;
 pub mod version;
@@ -48,7 +49,11 @@ pub use journal::{
     ValenceFilter, VersionFilter,
 };
 pub use memory::InMemoryJournal;
-pub use task::{TASK_KINDS, TaskKind, WINDOWS, Window};
+pub use task::{
+    CAPABILITIES, TASK_KINDS, TASK_STATUSES, TaskFilter, TaskKind, TaskLogRow, TaskReads, TaskRow,
+    TaskStatus, TasksTx, WINDOWS, Window, WindowRow,
+};
+pub use task_memory::InMemoryTaskQueue;
 pub use trace::{ActiveMemorySnapshot, ReconstructionTrace};
 pub use valence::{VALENCE_KINDS, ValenceEvent};
 pub use version::{AuthorKind, RewriteCause, UnderstandingVersion, understanding_version_id};

@@ -24,6 +24,7 @@ pub mod seam;
 pub mod selection;
 pub mod system;
 mod system_use;
+pub mod tasks;
 pub mod understanding;
 pub mod valence;
 pub mod verbs;
@@ -52,6 +53,7 @@ pub use seam::{
 };
 pub use system::{Ablation, Clock, MemorySystem, SystemOptions, write_barrier};
 pub use system_use::{AccessCounts, StoredActivation};
+pub use tasks::TaskQueue;
 pub use understanding::{CurrentOf, DreamReading, RecordUnderstanding, VersionView};
 pub use valence::{
     Appraise, BreakBond, FeelingsAbout, Gradation, GradationConfig, GradationScore, HealScar,

@@ -74,7 +74,9 @@ pub struct SystemOptions {
     pub broad_scopes: Option<Vec<String>>,
     /// Read-side evaluation arm.
     pub ablation: Option<Ablation>,
-    /// Open the home's memory task queue (not built in this port: refused).
+    /// Open the home's memory task queue (`system.tasks()`): the in-memory
+    /// pair gets an `InMemoryTaskQueue`, a given home opens its own
+    /// (`MemoryHome::open_task_queue`; the SQLite home's `memq_*` tables).
     pub task_queue: bool,
     /// A selector hook: accepted for signature stability, unused (the shelf
     /// is heuristic); supplying one raises a `#FALLBACK` warning.
@@ -155,6 +157,7 @@ impl std::fmt::Debug for MemorySystem {
 fn home_of(
     store: Arc<dyn TripleStore>,
     journal: Arc<dyn MemoryJournal>,
+    task_queue: bool,
 ) -> (Arc<dyn MemoryHome>, Option<String>) {
     if let Some(home) = journal.clone().shared_home(store.clone()) {
         return (home, None);
@@ -180,7 +183,16 @@ fn home_of(
             p.display()
         )
     });
-    (Arc::new(PairHome::new(store, journal)), warning)
+    let home = if task_queue {
+        PairHome::with_task_queue(
+            store,
+            journal,
+            Arc::new(am_journal::InMemoryTaskQueue::new()),
+        )
+    } else {
+        PairHome::new(store, journal)
+    };
+    (Arc::new(home), warning)
 }
 
 fn default_clock() -> Clock {
@@ -196,7 +208,7 @@ impl MemorySystem {
     /// with a `#FALLBACK` warning when the two still share a file; see
     /// [`MemorySystem::over_home`] to pass a home).
     pub fn new(store: Arc<dyn TripleStore>, journal: Arc<dyn MemoryJournal>) -> Self {
-        let (home, warning) = home_of(store, journal);
+        let (home, warning) = home_of(store, journal, false);
         let system = Self::build(home, SystemOptions::default());
         if let Some(w) = warning {
             system.warn(w);
@@ -221,7 +233,7 @@ impl MemorySystem {
         journal: Arc<dyn MemoryJournal>,
         options: SystemOptions,
     ) -> Result<Self> {
-        let (home, warning) = home_of(store, journal);
+        let (home, warning) = home_of(store, journal, options.task_queue);
         let system = Self::over_home_with_options(home, options)?;
         if let Some(w) = warning {
             system.warn(w);
@@ -232,8 +244,8 @@ impl MemorySystem {
     /// A system with options over `home`.
     ///
     /// # Errors
-    /// `Unsupported` for `task_queue: true` (this port has no memory
-    /// task queue yet), and for a `commit_guard` on a store or journal type
+    /// `Unsupported` for `task_queue: true` on a home that keeps no queue,
+    /// and for a `commit_guard` on a store or journal type
     /// whose writes cannot call one (naming the type); `InvalidInput`
     /// for an invalid `RecallBudget`-free config (a zero `window_limit`), and
     /// for a `commit_guard` on a store or journal that already has a different
@@ -243,9 +255,7 @@ impl MemorySystem {
         options: SystemOptions,
     ) -> Result<Self> {
         if options.task_queue {
-            return Err(Error::unsupported(
-                "task_queue=true: the memory task queue is not built in this port yet; open the home without it",
-            ));
+            home.open_task_queue()?;
         }
         if options.attention_config.window_limit == 0 {
             return Err(Error::invalid(

@@ -20,11 +20,10 @@ fn pair() -> (Arc<InMemoryTripleStore>, Arc<InMemoryJournal>) {
 }
 
 #[test]
-fn a_home_opened_with_a_task_queue_is_refused_until_the_queue_exists() {
+fn a_task_queue_on_a_home_that_keeps_none_is_refused() {
     let (store, journal) = pair();
-    let err = MemorySystem::with_options(
-        store,
-        journal,
+    let err = MemorySystem::over_home_with_options(
+        std::sync::Arc::new(am_journal::PairHome::new(store.clone(), journal.clone())),
         SystemOptions {
             task_queue: true,
             ..SystemOptions::default()
@@ -32,7 +31,18 @@ fn a_home_opened_with_a_task_queue_is_refused_until_the_queue_exists() {
     )
     .unwrap_err();
     assert_eq!(err.kind(), ErrorKind::Unsupported);
-    assert!(err.to_string().contains("task queue"));
+    assert!(err.to_string().contains("task queue"), "{err}");
+    // The in-memory pair built by with_options keeps one.
+    let system = MemorySystem::with_options(
+        store,
+        journal,
+        SystemOptions {
+            task_queue: true,
+            ..SystemOptions::default()
+        },
+    )
+    .unwrap();
+    assert!(system.tasks().is_ok());
 }
 
 #[test]

@@ -59,6 +59,22 @@ pub enum CommitPoint {
     /// `narrate_dream`'s narration beside a dream's summary
     /// (`understanding.narration`).
     UnderstandingNarration,
+    /// Records formed with the tasks they owe, in one transaction
+    /// (`tasks.form_with_tasks`).
+    TasksFormWithTasks,
+    /// The task queue's `enqueue` (`tasks.enqueue`).
+    TasksEnqueue,
+    /// The task queue's `claim` (`tasks.claim`).
+    TasksClaim,
+    /// The task queue's `ack` (`tasks.ack`).
+    TasksAck,
+    /// The task queue's `release` (`tasks.release`).
+    TasksRelease,
+    /// The task queue's `supersede_stale` / `supersede_target`
+    /// (`tasks.supersede`).
+    TasksSupersede,
+    /// The task queue's `prioritize` (`tasks.prioritize`).
+    TasksPrioritize,
 }
 
 impl CommitPoint {
@@ -74,6 +90,13 @@ impl CommitPoint {
         CommitPoint::UnderstandingDigest,
         CommitPoint::UnderstandingTitle,
         CommitPoint::UnderstandingNarration,
+        CommitPoint::TasksFormWithTasks,
+        CommitPoint::TasksEnqueue,
+        CommitPoint::TasksClaim,
+        CommitPoint::TasksAck,
+        CommitPoint::TasksRelease,
+        CommitPoint::TasksSupersede,
+        CommitPoint::TasksPrioritize,
     ];
 
     /// The wire name the guard receives.
@@ -89,6 +112,13 @@ impl CommitPoint {
             CommitPoint::UnderstandingDigest => "understanding.digest",
             CommitPoint::UnderstandingTitle => "understanding.title",
             CommitPoint::UnderstandingNarration => "understanding.narration",
+            CommitPoint::TasksFormWithTasks => "tasks.form_with_tasks",
+            CommitPoint::TasksEnqueue => "tasks.enqueue",
+            CommitPoint::TasksClaim => "tasks.claim",
+            CommitPoint::TasksAck => "tasks.ack",
+            CommitPoint::TasksRelease => "tasks.release",
+            CommitPoint::TasksSupersede => "tasks.supersede",
+            CommitPoint::TasksPrioritize => "tasks.prioritize",
         }
     }
 }

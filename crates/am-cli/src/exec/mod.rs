@@ -7,6 +7,7 @@ mod entity;
 mod graph;
 mod observe;
 mod ops;
+mod tasks;
 mod understanding;
 
 use crate::error::{CliError, CliResult, kind_name};
@@ -31,19 +32,36 @@ pub struct Session {
     raised: RefCell<Vec<String>>,
     /// The commit guard of `--guard-file`, installed again on a reopen.
     guard: Option<am_triples::CommitGuard>,
+    /// Whether the home was opened with its task queue (`--task-queue`).
+    task_queue: bool,
 }
 
 impl Session {
-    /// Open the home.
+    /// Open the home without its task queue (the unit tests' sessions).
     ///
     /// # Errors
     /// As [`home::open`].
+    #[cfg(test)]
     pub fn open(
         spec: HomeSpec,
         embedder: Option<Arc<dyn TextEmbedder>>,
         clock: PinnedClock,
     ) -> CliResult<Self> {
-        let engine = home::open(&spec, embedder.clone(), &clock, Default::default())?;
+        Self::open_queued(spec, embedder, clock, false)
+    }
+
+    /// Open the home, with its memory task queue when `task_queue`
+    /// (`am exec --task-queue`: the `tasks.*` ops).
+    ///
+    /// # Errors
+    /// As [`home::open`].
+    pub fn open_queued(
+        spec: HomeSpec,
+        embedder: Option<Arc<dyn TextEmbedder>>,
+        clock: PinnedClock,
+        task_queue: bool,
+    ) -> CliResult<Self> {
+        let engine = home::open_queued(&spec, embedder.clone(), &clock, task_queue)?;
         // What opening the home raised (a volatile in-memory journal, an
         // upgrade note) belongs to no op's answer: it goes to standard error.
         for w in engine.system.take_warnings() {
@@ -56,6 +74,7 @@ impl Session {
             engine: Some(engine),
             raised: RefCell::new(Vec::new()),
             guard: None,
+            task_queue,
         })
     }
 
@@ -127,11 +146,11 @@ impl Session {
             e.system.close()?;
             e.system.store().close()?;
         }
-        let engine = home::open(
+        let engine = home::open_queued(
             &self.spec,
             self.embedder.clone(),
             &self.clock,
-            Default::default(),
+            self.task_queue,
         )?;
         let seq = engine.system.current_seq()?;
         self.engine = Some(engine);
@@ -196,13 +215,15 @@ impl Session {
             && !graph::GRAPH_OPS.contains(&op.as_str())
             && !entity::ENTITY_OPS.contains(&op.as_str())
             && !observe::OBSERVE_OPS.contains(&op.as_str())
+            && !tasks::TASK_OPS.contains(&op.as_str())
         {
             let e = CliError::invalid(format!(
-                "unknown op {op:?}; known ops: {}, {}, {}, {}",
+                "unknown op {op:?}; known ops: {}, {}, {}, {}, {}",
                 ops::OPS.join(", "),
                 entity::ENTITY_OPS.join(", "),
                 graph::GRAPH_OPS.join(", "),
-                observe::OBSERVE_OPS.join(", ")
+                observe::OBSERVE_OPS.join(", "),
+                tasks::TASK_OPS.join(", ")
             ));
             return Some((error_line(id, Value::String(op), &e), true));
         }
@@ -214,6 +235,8 @@ impl Session {
                 entity::dispatch(self, &op, args)
             } else if observe::OBSERVE_OPS.contains(&op.as_str()) {
                 observe::dispatch(self, &op, args)
+            } else if tasks::TASK_OPS.contains(&op.as_str()) {
+                tasks::dispatch(self, &op, args)
             } else {
                 ops::dispatch(self, &op, args)
             }

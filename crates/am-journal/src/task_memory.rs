@@ -1,0 +1,259 @@
+//! `InMemoryTaskQueue`: the in-memory pair's task rows, written inside a
+//! [`crate::PairHome`] transaction and rolled back with it.
+//!
+//! The rows live under one mutex. A transaction that touches the queue
+//! holds that mutex from its first queue read or write to its end, writes
+//! in place and keeps an undo log: when the body fails, the guard refuses or
+//! the store's add fails, the undo log restores exactly what this
+//! transaction changed (nobody else could change anything meanwhile).
+//!
+//! Spec: api.md "The memory task queue" ("a private in-memory database for
+//! the in-memory store"), "Formation (typed records)" (the in-memory pair's
+//! rollback rule).
+
+use crate::home::HomeResult;
+use crate::task::{
+    TaskFilter, TaskKind, TaskLogRow, TaskReads, TaskRow, TasksTx, Window, WindowRow,
+};
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Mutex, MutexGuard};
+
+/// The rows of an in-memory queue.
+#[derive(Debug, Default)]
+pub(crate) struct MemTasks {
+    order: Vec<String>,
+    rows: HashMap<String, TaskRow>,
+    log: Vec<TaskLogRow>,
+    windows: Vec<WindowRow>,
+}
+
+impl TaskReads for MemTasks {
+    fn task(&self, task_id: &str) -> HomeResult<Option<TaskRow>> {
+        Ok(self.rows.get(task_id).cloned())
+    }
+
+    fn tasks(&self, filter: &TaskFilter) -> HomeResult<Vec<TaskRow>> {
+        let mut out = Vec::new();
+        for id in &self.order {
+            if let Some(t) = self.rows.get(id)
+                && filter.matches(t)
+            {
+                out.push(t.clone());
+                if filter.limit > 0 && out.len() >= filter.limit {
+                    break;
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    fn log(&self, task_id: &str) -> HomeResult<Vec<TaskLogRow>> {
+        Ok(self
+            .log
+            .iter()
+            .filter(|r| r.task_id == task_id)
+            .cloned()
+            .collect())
+    }
+
+    fn done_of_kind(&self, kind: TaskKind, limit: usize) -> HomeResult<Vec<TaskRow>> {
+        let mut done: Vec<&TaskRow> = self
+            .rows
+            .values()
+            .filter(|t| t.kind == kind && t.status == crate::TaskStatus::Done)
+            .collect();
+        done.sort_by(|a, b| {
+            b.updated_at
+                .cmp(&a.updated_at)
+                .then_with(|| b.task_id.cmp(&a.task_id))
+        });
+        Ok(done
+            .into_iter()
+            .take(if limit == 0 { usize::MAX } else { limit })
+            .cloned()
+            .collect())
+    }
+
+    fn windows(&self, holder: Option<&str>, window: Option<Window>) -> HomeResult<Vec<WindowRow>> {
+        Ok(latest_windows(self.windows.iter(), holder, window))
+    }
+}
+
+/// The latest row of each `(holder, window)` among `rows` (in `seq` order),
+/// oldest first.
+pub(crate) fn latest_windows<'a>(
+    rows: impl Iterator<Item = &'a WindowRow>,
+    holder: Option<&str>,
+    window: Option<Window>,
+) -> Vec<WindowRow> {
+    let mut latest: Vec<WindowRow> = Vec::new();
+    for r in rows {
+        if holder.is_some_and(|h| h != r.holder) || window.is_some_and(|w| w != r.window) {
+            continue;
+        }
+        latest.retain(|l| !(l.holder == r.holder && l.window == r.window));
+        latest.push(r.clone());
+    }
+    latest
+}
+
+/// The in-memory pair's task queue (a [`crate::PairHome`] made with
+/// [`crate::PairHome::with_task_queue`]).
+#[derive(Debug, Default)]
+pub struct InMemoryTaskQueue {
+    state: Mutex<MemTasks>,
+    /// Fail the n-th `put` from now (0: no fault).
+    fault_at: AtomicUsize,
+}
+
+impl InMemoryTaskQueue {
+    /// An empty queue.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Fault injection for crash-consistency tests: the `nth` task write
+    /// from now (1 = the next) fails with `Storage`, failing its
+    /// transaction. Injects nothing once it fired.
+    pub fn inject_put_fault(&self, nth: usize) {
+        self.fault_at.store(nth, Ordering::SeqCst);
+    }
+
+    pub(crate) fn lock(&self) -> MutexGuard<'_, MemTasks> {
+        self.state
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Run `body` over the rows (outside any transaction).
+    ///
+    /// # Errors
+    /// `body`'s.
+    pub fn read(&self, body: &mut dyn FnMut(&dyn TaskReads) -> HomeResult<()>) -> HomeResult<()> {
+        let g = self.lock();
+        body(&*g)
+    }
+
+    /// Open a transaction's view: the rows locked until it ends.
+    pub(crate) fn begin(&self) -> MemTasksTx<'_> {
+        MemTasksTx {
+            rows: self.lock(),
+            queue: self,
+            undo: Vec::new(),
+            log_len: None,
+            windows_len: None,
+        }
+    }
+}
+
+/// What a transaction changed, to undo it.
+#[derive(Debug)]
+enum Undo {
+    /// A row stored over `previous` (`None`: it was new, and queued last).
+    Put {
+        id: String,
+        previous: Option<TaskRow>,
+    },
+}
+
+/// A transaction's view of an [`InMemoryTaskQueue`].
+#[derive(Debug)]
+pub(crate) struct MemTasksTx<'a> {
+    rows: MutexGuard<'a, MemTasks>,
+    queue: &'a InMemoryTaskQueue,
+    undo: Vec<Undo>,
+    log_len: Option<usize>,
+    windows_len: Option<usize>,
+}
+
+impl MemTasksTx<'_> {
+    /// Whether the transaction wrote anything.
+    pub(crate) fn wrote(&self) -> bool {
+        !self.undo.is_empty() || self.log_len.is_some() || self.windows_len.is_some()
+    }
+
+    /// Undo every write of this transaction, newest first.
+    pub(crate) fn rollback(mut self) {
+        while let Some(Undo::Put { id, previous }) = self.undo.pop() {
+            match previous {
+                Some(p) => {
+                    self.rows.rows.insert(id, p);
+                }
+                None => {
+                    self.rows.rows.remove(&id);
+                    if self.rows.order.last() == Some(&id) {
+                        self.rows.order.pop();
+                    } else {
+                        self.rows.order.retain(|x| *x != id);
+                    }
+                }
+            }
+        }
+        if let Some(n) = self.log_len {
+            self.rows.log.truncate(n);
+        }
+        if let Some(n) = self.windows_len {
+            self.rows.windows.truncate(n);
+        }
+    }
+}
+
+impl TaskReads for MemTasksTx<'_> {
+    fn task(&self, task_id: &str) -> HomeResult<Option<TaskRow>> {
+        self.rows.task(task_id)
+    }
+    fn tasks(&self, filter: &TaskFilter) -> HomeResult<Vec<TaskRow>> {
+        self.rows.tasks(filter)
+    }
+    fn log(&self, task_id: &str) -> HomeResult<Vec<TaskLogRow>> {
+        self.rows.log(task_id)
+    }
+    fn done_of_kind(&self, kind: TaskKind, limit: usize) -> HomeResult<Vec<TaskRow>> {
+        self.rows.done_of_kind(kind, limit)
+    }
+    fn windows(&self, holder: Option<&str>, window: Option<Window>) -> HomeResult<Vec<WindowRow>> {
+        self.rows.windows(holder, window)
+    }
+}
+
+impl TasksTx for MemTasksTx<'_> {
+    fn put(&mut self, task: &TaskRow) -> HomeResult<()> {
+        let fault = self.queue.fault_at.load(Ordering::SeqCst);
+        if fault > 0 {
+            self.queue.fault_at.store(fault - 1, Ordering::SeqCst);
+            if fault == 1 {
+                return Err(am_triples::Error::storage(
+                    "injected fault: the in-memory task queue refused a task write",
+                ));
+            }
+        }
+        let previous = self.rows.rows.insert(task.task_id.clone(), task.clone());
+        if previous.is_none() {
+            self.rows.order.push(task.task_id.clone());
+        }
+        self.undo.push(Undo::Put {
+            id: task.task_id.clone(),
+            previous,
+        });
+        Ok(())
+    }
+
+    fn append_log(&mut self, row: &TaskLogRow) -> HomeResult<()> {
+        let n = self.rows.log.len();
+        self.log_len.get_or_insert(n);
+        let mut r = row.clone();
+        r.seq = i64::try_from(n).unwrap_or(i64::MAX) + 1;
+        self.rows.log.push(r);
+        Ok(())
+    }
+
+    fn put_window(&mut self, row: &WindowRow) -> HomeResult<()> {
+        let n = self.rows.windows.len();
+        self.windows_len.get_or_insert(n);
+        let mut r = row.clone();
+        r.seq = i64::try_from(n).unwrap_or(i64::MAX) + 1;
+        self.rows.windows.push(r);
+        Ok(())
+    }
+}
