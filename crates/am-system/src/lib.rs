@@ -10,12 +10,15 @@ pub mod authoring;
 pub mod card;
 pub mod config;
 pub mod diagnostics;
+pub mod diary;
 pub mod error;
 pub mod formation;
+pub mod identity;
 pub mod ids;
 pub mod kinds;
 pub mod lookup;
 pub mod outcome;
+mod pair_folds;
 pub mod reading;
 mod reconstruct;
 pub mod records;
@@ -39,8 +42,16 @@ pub use config::{
     ENTITY_RECALL_CANDIDATE_CAP, Fusion, HybridConfig, RecallBudget, ReconstructConfig,
     SELF_FRACTION_FLOOR, SpreadParams, entity_recall_budget,
 };
+pub use diary::{
+    ChainReport, DiaryRead, TriggeredCommitment, TriggeredCommitments, open_commitments,
+    open_ideas, open_problems, open_questions, triggered_commitments, verify_diary_chain,
+};
 pub use error::{Error, Result};
 pub use formation::{FormationPlan, build_formation_plan, diary_entry_hash};
+pub use identity::{
+    DEFAULT_SPARK_TEMPLATE, Engram, EngramResult, SHARED_VULNERABILITY_STATEMENT, SelfRecords,
+    canonical_spark_hash, is_legacy_birth_label, lint_spark,
+};
 pub use outcome::{Outcome, Reason, UnderstandingResult, Warned};
 pub use reading::{
     ENTITY_WORDS_KINDS, ReadingProvenance, SourceValidator, UnderstandingFields,

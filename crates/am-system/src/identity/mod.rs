@@ -1,0 +1,605 @@
+//! Identity: the spark (template, lint, hash), the engram pass that turns a
+//! spark into the prompt-active identity core, the folded identity read
+//! `self_records`, and the legacy birth-label predicate.
+//!
+//! Spec: api.md "Identity: spark, engram, self core, floors";
+//! memory-system.md "Identity: present by right, not by recall"; operator.md
+//! §1.
+
+pub mod spark;
+
+pub use spark::{
+    DEFAULT_SPARK_TEMPLATE, SHARED_VULNERABILITY_STATEMENT, SPARK_KEYS, canonical_spark_hash,
+    lint_spark,
+};
+
+use crate::authoring::{Author, AuthorContext, AuthorField, AuthoringReceipt, author_or_pend};
+use crate::error::{Error, Result};
+use crate::formation::{DIGEST_PREDICATE, build_formation_plan};
+use crate::ids;
+use crate::kinds::kind_rank;
+use crate::records::MemoryRecordInput;
+use crate::system::MemorySystem;
+use am_journal::ScopeBinding;
+use am_triples::{JsonMap, TripleAssertion, TripleQuery};
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+use std::collections::HashSet;
+
+/// The kinds of the identity core `self_records` reads (the self seats).
+pub const SELF_CORE_KINDS: [&str; 3] = ["value", "purpose", "trait"];
+
+/// The title prefix of the engram marker record (a `claim` kept as
+/// bookkeeping), one per spark version: `spark-engram v<N>`.
+pub const ENGRAM_MARKER_PREFIX: &str = "spark-engram v";
+
+/// The stems of the legacy birth labels (`<stem>-<ordinal>`).
+pub const LEGACY_BIRTH_LABEL_STEMS: [&str; 4] = ["value", "purpose", "trait", "limit"];
+
+/// Whether `title` is a legacy birth label: the WHOLE title is
+/// `<stem>-<ordinal>`, `stem` one of [`LEGACY_BIRTH_LABEL_STEMS`] exactly
+/// (lowercase), one hyphen, `ordinal` one or more ASCII digits (no sign,
+/// padding, spaces or suffix). Such titles were written for unnamed spark
+/// items until 2026-11-10; a host's sleep repair treats them as placeholders.
+/// They count only on `value` / `purpose` / `trait` records carrying
+/// `attributes.spark_version` (see [`is_legacy_birth_label_record`]).
+///
+/// ```
+/// use am_system::identity::is_legacy_birth_label;
+/// assert!(is_legacy_birth_label("trait-0"));
+/// assert!(is_legacy_birth_label("limit-12"));
+/// assert!(!is_legacy_birth_label("Trait-0"));
+/// assert!(!is_legacy_birth_label("trait-0 "));
+/// assert!(!is_legacy_birth_label("my trait-0"));
+/// assert!(!is_legacy_birth_label("value-"));
+/// assert!(!is_legacy_birth_label("value-+1"));
+/// ```
+pub fn is_legacy_birth_label(title: &str) -> bool {
+    let Some((stem, ordinal)) = title.split_once('-') else {
+        return false;
+    };
+    LEGACY_BIRTH_LABEL_STEMS.contains(&stem)
+        && !ordinal.is_empty()
+        && ordinal.bytes().all(|b| b.is_ascii_digit())
+}
+
+/// Whether a stored row is an identity record whose title is a legacy birth
+/// label: kind `value`, `purpose` or `trait`, `attributes.spark_version`
+/// present, and [`is_legacy_birth_label`] of its title.
+pub fn is_legacy_birth_label_record(a: &TripleAssertion) -> bool {
+    let kind = a
+        .attributes
+        .get("record_kind")
+        .and_then(Value::as_str)
+        .unwrap_or("");
+    SELF_CORE_KINDS.contains(&kind)
+        && a.attributes
+            .get("spark_version")
+            .is_some_and(|v| !v.is_null())
+        && a.attributes
+            .get("title")
+            .and_then(Value::as_str)
+            .is_some_and(is_legacy_birth_label)
+}
+
+fn self_scope() -> String {
+    "self".to_owned()
+}
+
+/// The arguments of [`MemorySystem::engram`]: `engram(system, spark, *,
+/// scope="self", owner_id, spark_artifact_ref=None, author=None)` (the
+/// author is the verb's second argument: a callable is not data).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Engram {
+    /// The spark document (six keys; an optional `spark` key is its version,
+    /// default 1).
+    pub spark: JsonMap,
+    /// The scope of the core (default `self`).
+    #[serde(default = "self_scope")]
+    pub scope: String,
+    /// The entity.
+    pub owner_id: String,
+    /// The attested spark document, kept as every record's `payload_ref`.
+    #[serde(default)]
+    pub spark_artifact_ref: Option<String>,
+}
+
+impl Engram {
+    /// Engram `spark` for `owner_id` in scope `self`.
+    pub fn new(spark: JsonMap, owner_id: &str) -> Self {
+        Engram {
+            spark,
+            scope: self_scope(),
+            owner_id: owner_id.to_owned(),
+            spark_artifact_ref: None,
+        }
+    }
+}
+
+/// The graph ids an engram formed, per spark section.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct EngramRecordIds {
+    /// `values` → `value` records.
+    pub values: Vec<String>,
+    /// `purposes` → `purpose` records.
+    pub purposes: Vec<String>,
+    /// `traits` → `trait` records.
+    pub traits: Vec<String>,
+    /// `honesty` → `trait` records with `trait_class = "limit"`.
+    pub honesty: Vec<String>,
+}
+
+/// What one engram produced or found (`EngramResult`): JSON `{record_ids,
+/// binding_ids, warnings, created, authoring}`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct EngramResult {
+    /// The identity records per section, in spark order.
+    pub record_ids: EngramRecordIds,
+    /// The prompt-active self bindings, in record order.
+    pub binding_ids: Vec<String>,
+    /// The lint's warnings and what formation raised.
+    pub warnings: Vec<String>,
+    /// `false` when this spark was already engrammed (a replay: nothing new).
+    pub created: bool,
+    /// The titles authored at birth, and why any was not (empty on a replay).
+    pub authoring: AuthoringReceipt,
+}
+
+/// The arguments of [`MemorySystem::self_records`]: `self_records(*, scope,
+/// owner_id, spark_version=None)`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SelfRecords {
+    /// The core's scope.
+    pub scope: String,
+    /// The entity.
+    pub owner_id: String,
+    /// Only records of this spark version.
+    #[serde(default)]
+    pub spark_version: Option<i64>,
+    /// The anchor of the binding and closure folds (`None`: now); the entity
+    /// card's identity-at-T.
+    #[serde(default)]
+    pub as_of: Option<i64>,
+}
+
+impl SelfRecords {
+    /// The current core of `owner_id` in `scope`.
+    pub fn new(scope: &str, owner_id: &str) -> Self {
+        SelfRecords {
+            scope: scope.to_owned(),
+            owner_id: owner_id.to_owned(),
+            spark_version: None,
+            as_of: None,
+        }
+    }
+}
+
+/// The spark's version: its `spark` key (a positive integer or its text),
+/// default 1.
+fn spark_version(spark: &JsonMap) -> Result<i64> {
+    let bad = |v: &Value| {
+        Error::invalid(format!(
+            "spark[\"spark\"] is the spark's version, a positive integer, got {v}"
+        ))
+    };
+    match spark.get("spark") {
+        None | Some(Value::Null) => Ok(1),
+        Some(Value::Bool(false)) => Ok(1),
+        Some(v @ Value::Number(n)) => match n.as_i64() {
+            Some(0) => Ok(1),
+            Some(i) => Ok(i),
+            None => Err(bad(v)),
+        },
+        Some(v @ Value::String(s)) => match s.trim().parse::<i64>() {
+            Ok(0) => Ok(1),
+            Ok(i) => Ok(i),
+            Err(_) if s.is_empty() => Ok(1),
+            Err(_) => Err(bad(v)),
+        },
+        Some(v) => Err(bad(v)),
+    }
+}
+
+/// One planned identity record: its section, position in the batch and the
+/// record itself.
+struct Birth {
+    section: &'static str,
+    record: MemoryRecordInput,
+    /// Whether the title must be authored (an unnamed item not yet formed).
+    unnamed: bool,
+}
+
+const SECTIONS: [(&str, &str); 4] = [
+    ("values", "value"),
+    ("purposes", "purpose"),
+    ("traits", "trait"),
+    ("honesty", "trait"),
+];
+
+impl MemorySystem {
+    /// Turn a linted spark into the identity core: one `value` / `purpose` /
+    /// `trait` record per item (honesty items are traits with `trait_class =
+    /// "limit"`; each carries `precedence` = its ordinal and
+    /// `spark_version`), a bookkeeping marker claim `spark-engram v<N>`
+    /// holding the spark's hash, and a prompt-active self binding per
+    /// record; all in ONE transaction of the home. An item's `name` is its
+    /// title as given (`title_provenance`: operator `spark-v<N>`); an unnamed
+    /// item's title is authored by `author` before anything forms. Idempotent
+    /// by [`canonical_spark_hash`]: the same spark again is a no-op
+    /// (`created: false`).
+    ///
+    /// # Errors
+    /// `InvalidInput`, writing nothing, for lint errors; a spark of a version
+    /// already engrammed with other content; a higher version while an
+    /// earlier version's core is still prompt-active; an unnamed item whose
+    /// title was not authored (this home has no task queue to hold a pending
+    /// title); a malformed version; and every formation refusal.
+    pub fn engram(&self, args: &Engram, author: Option<&dyn Author>) -> Result<EngramResult> {
+        let issues = lint_spark(&args.spark, true);
+        let (errors, lint_warnings): (Vec<String>, Vec<String>) =
+            issues.into_iter().partition(|i| i.starts_with("ERROR"));
+        if !errors.is_empty() {
+            return Err(Error::invalid(format!(
+                "engram refused: the spark has lint errors:\n{}",
+                errors.join("\n")
+            )));
+        }
+        let version = spark_version(&args.spark)?;
+        let hash = canonical_spark_hash(&args.spark);
+        let owner = args.owner_id.trim();
+        let key = format!("engram|{owner}|spark-v{version}|{}", &hash[..16]);
+        let marker_title = format!("{ENGRAM_MARKER_PREFIX}{version}");
+
+        // The version guards read the pair's marker claims.
+        let mut existing: Option<TripleAssertion> = None;
+        let mut prior_versions: Vec<i64> = Vec::new();
+        for a in self.store.query(&TripleQuery {
+            scope: Some(args.scope.clone()),
+            owner_id: Some(owner.to_owned()),
+            limit: 0,
+            ..TripleQuery::default()
+        })? {
+            if a.attributes.get("record_kind").and_then(Value::as_str) != Some("claim") {
+                continue;
+            }
+            let title = a
+                .attributes
+                .get("title")
+                .and_then(Value::as_str)
+                .unwrap_or("");
+            if title == marker_title {
+                existing = Some(a);
+            } else if title.starts_with(ENGRAM_MARKER_PREFIX)
+                && let Some(v) = a.attributes.get("spark_version").and_then(as_int)
+            {
+                prior_versions.push(v);
+            }
+        }
+        if let Some(marker) = &existing {
+            let prior = marker
+                .attributes
+                .get("spark_hash")
+                .and_then(Value::as_str)
+                .unwrap_or("");
+            if prior != hash {
+                return Err(Error::invalid(format!(
+                    "engram refused: spark v{version} is already engrammed for {owner:?} with other content \
+                     (hash {} there, {} here); a spark is kept for life, and identity changes by the entity's \
+                     own revision of its records, never by rewriting the spark",
+                    &prior[..prior.len().min(16)],
+                    &hash[..16]
+                )));
+            }
+        }
+        prior_versions.sort_unstable();
+        prior_versions.dedup();
+        for prior in prior_versions.into_iter().filter(|p| *p < version) {
+            let core = self.self_records(&SelfRecords {
+                spark_version: Some(prior),
+                ..SelfRecords::new(&args.scope, owner)
+            })?;
+            if !core.is_empty() {
+                return Err(Error::invalid(format!(
+                    "engram refused: the v{prior} core of {owner:?} is engrammed and still prompt-active; \
+                     engramming v{version} is an exceptional repair that first retires the v{prior} records \
+                     (close them and bind them inactive)"
+                )));
+            }
+        }
+
+        let now = self.now()?;
+        let mut marker_attrs = JsonMap::new();
+        marker_attrs.insert("spark_hash".into(), json!(hash));
+        marker_attrs.insert("spark_version".into(), json!(version));
+        marker_attrs.insert("bookkeeping".into(), json!(true));
+        let marker = MemoryRecordInput {
+            attributes: marker_attrs,
+            payload_ref: args.spark_artifact_ref.clone(),
+            ..MemoryRecordInput::new(
+                "claim",
+                &marker_title,
+                &format!(
+                    "Engram marker of spark v{version} for {owner}; spark hash {}.",
+                    &hash[..16]
+                ),
+            )
+        };
+        let mut births: Vec<Birth> = Vec::new();
+        for (section, kind) in SECTIONS {
+            for (ordinal, item) in spark::section_items(&args.spark, section)
+                .into_iter()
+                .filter_map(Value::as_object)
+                .enumerate()
+            {
+                let mut attributes = JsonMap::new();
+                attributes.insert("precedence".into(), json!(ordinal));
+                attributes.insert("spark_version".into(), json!(version));
+                if section == "values" {
+                    let class = match item.get("class") {
+                        Some(Value::String(s)) => s.clone(),
+                        None | Some(Value::Null) => String::new(),
+                        Some(other) => other.to_string(),
+                    };
+                    attributes.insert("value_class".into(), json!(class));
+                }
+                if section == "honesty" {
+                    attributes.insert("trait_class".into(), json!("limit"));
+                }
+                let statement = match item.get("statement") {
+                    Some(Value::String(s)) => s.clone(),
+                    None | Some(Value::Null) => String::new(),
+                    Some(other) => other.to_string(),
+                };
+                let name = match item.get("name") {
+                    Some(Value::String(s)) => s.trim().to_owned(),
+                    None | Some(Value::Null) => String::new(),
+                    Some(other) => other.to_string(),
+                };
+                let unnamed = name.is_empty();
+                if !unnamed {
+                    let mut stamp = JsonMap::new();
+                    stamp.insert(
+                        "author".into(),
+                        json!({"kind": "operator", "id": format!("spark-v{version}")}),
+                    );
+                    stamp.insert("sources".into(), json!([]));
+                    stamp.insert("cause".into(), json!("formation"));
+                    stamp.insert("version".into(), json!(0));
+                    stamp.insert("understood_at".into(), json!(now));
+                    attributes.insert("title_provenance".into(), Value::Object(stamp));
+                }
+                let mut record = MemoryRecordInput::new(kind, &name, &statement);
+                record.attributes = attributes;
+                record.payload_ref = args.spark_artifact_ref.clone();
+                births.push(Birth {
+                    section,
+                    record,
+                    unnamed,
+                });
+            }
+        }
+
+        // Titles of unnamed items: a record already formed keeps its stored
+        // title (a replay never asks the author again); the others are
+        // authored now, before anything is written.
+        let mut authoring = AuthoringReceipt::default();
+        for (i, b) in births.iter_mut().enumerate().filter(|(_, b)| b.unnamed) {
+            let position = i + 1; // the marker rides position 0
+            let record_id = ids::record_id_for(&b.record.kind, &key, position);
+            if let Some(title) = self.stored_title(&record_id)? {
+                b.record.title = Some(title);
+                continue;
+            }
+            let context = AuthorContext {
+                pass: "engram".into(),
+                record_kind: b.record.kind.clone(),
+                scope: args.scope.clone(),
+                owner_id: owner.to_owned(),
+                fields: vec![AuthorField::Title],
+                title: None,
+                source_ids: Vec::new(),
+                attributes: b.record.attributes.clone(),
+            };
+            b.record.title = None;
+            let decision = author_or_pend(author, &mut b.record, &context, &now);
+            if let Some(failure) = &decision.failure {
+                return Err(Error::invalid(format!(
+                    "engram refused before writing anything: {} item {} has no name and its title was not \
+                     authored ({}: {}); a pending title needs the home's task queue (MemorySystem(task_queue=True)), \
+                     which this home was not opened with",
+                    b.section,
+                    i,
+                    failure.reason.as_str(),
+                    failure.message
+                )));
+            }
+            authoring.absorb(decision.receipt(&record_id, &b.record.kind, "engram"));
+        }
+
+        let mut inputs = vec![marker];
+        inputs.extend(births.iter().map(|b| b.record.clone()));
+        let clock = self.clock.clone();
+        let plan = build_formation_plan(&inputs, &args.scope, owner, &key, None, &*clock)?;
+        let mut record_ids = EngramRecordIds::default();
+        let mut bindings: Vec<ScopeBinding> = Vec::new();
+        for (i, b) in births.iter().enumerate() {
+            let position = i + 1;
+            let gid = plan.record_ids[position].clone();
+            match b.section {
+                "values" => record_ids.values.push(gid.clone()),
+                "purposes" => record_ids.purposes.push(gid.clone()),
+                "traits" => record_ids.traits.push(gid.clone()),
+                _ => record_ids.honesty.push(gid.clone()),
+            }
+            bindings.push(ScopeBinding {
+                record_id: gid,
+                scope: args.scope.clone(),
+                owner_id: owner.to_owned(),
+                search_state: "indexed".into(),
+                prompt_state: "active".into(),
+                lifecycle: "promoted".into(),
+                source: "operator".into(),
+                reason: Some(format!("engram spark v{version}")),
+                observed_at: now.clone(),
+                provenance: JsonMap::new(),
+                binding_id: ids::derived_hex(&format!("{key}|{position}|self-binding"), 32),
+                seq: -1,
+            });
+        }
+        let rows = self.home.prepare_rows(&plan.assertions)?;
+        self.home
+            .transaction(am_triples::CommitPoint::StoreAdd, &mut |tx| {
+                tx.store().add(&rows)?;
+                tx.journal().append_bindings(&plan.bindings)?;
+                tx.journal().append_bindings(&bindings)
+            })?;
+        let binding_ids = bindings.into_iter().map(|b| b.binding_id).collect();
+        let mut warnings = lint_warnings;
+        warnings.extend(plan.warnings);
+        warnings.extend(self.store.take_warnings());
+        warnings.extend(self.journal.take_warnings());
+        let created = existing.is_none();
+        Ok(EngramResult {
+            record_ids,
+            binding_ids,
+            warnings,
+            created,
+            authoring: if created {
+                authoring
+            } else {
+                AuthoringReceipt::default()
+            },
+        })
+    }
+
+    /// The stored title of a formed record's digest, if it stands.
+    fn stored_title(&self, record_id: &str) -> Result<Option<String>> {
+        let rows = self.store.query(&TripleQuery {
+            subject: Some(record_id.to_owned()),
+            predicate: Some(DIGEST_PREDICATE.to_owned()),
+            limit: 1,
+            ..TripleQuery::default()
+        })?;
+        Ok(rows.into_iter().next().and_then(|a| {
+            a.attributes
+                .get("title")
+                .and_then(Value::as_str)
+                .map(str::to_owned)
+        }))
+    }
+
+    /// The folded identity core (`self_records`): the digest rows of the
+    /// pair's prompt-active records (latest binding per record is `indexed`
+    /// and `active`), neither closed nor hidden, of the kinds `value`,
+    /// `purpose` and `trait` (optionally of one `spark_version`), ordered by
+    /// kind rank, then `precedence` (missing: last), then record id.
+    ///
+    /// # Errors
+    /// `InvalidInput` for an anchor outside the journal; the store's or
+    /// journal's failure.
+    pub fn self_records(&self, args: &SelfRecords) -> Result<Vec<TripleAssertion>> {
+        let scope = args.scope.trim().to_lowercase();
+        let owner = args.owner_id.trim().to_owned();
+        let current = self.journal.current_seq()?;
+        am_journal::journal::check_anchor("as_of", args.as_of, current)?;
+        let as_of = args.as_of.unwrap_or(current);
+        let folds = crate::pair_folds::PairFolds::load(
+            &*self.store,
+            &*self.journal,
+            &scope,
+            &owner,
+            as_of,
+        )?;
+        let pair_query = |q: TripleQuery| TripleQuery {
+            scope: Some(scope.clone()),
+            owner_id: (!owner.is_empty()).then(|| owner.clone()),
+            ..q
+        };
+        let mut out: Vec<TripleAssertion> = Vec::new();
+        let mut seen: HashSet<String> = HashSet::new();
+        for b in folds
+            .bindings
+            .iter()
+            .filter(|b| b.search_state == "indexed" && b.prompt_state == "active")
+        {
+            let by_id = self.store.query(&pair_query(TripleQuery {
+                assertion_ids: Some(vec![b.record_id.clone()]),
+                limit: 1,
+                ..TripleQuery::default()
+            }))?;
+            let row = match by_id.into_iter().next() {
+                Some(a) => Some(a),
+                None => self
+                    .store
+                    .query(&pair_query(TripleQuery {
+                        subject: Some(b.record_id.clone()),
+                        limit: 0,
+                        ..TripleQuery::default()
+                    }))?
+                    .into_iter()
+                    .find(|a| a.attributes.contains_key("record_kind") && a.assertion_id.is_some()),
+            };
+            let Some(a) = row else { continue };
+            let Some(id) = a.assertion_id.clone() else {
+                continue;
+            };
+            if folds.excludes(&id) || seen.contains(&id) {
+                continue;
+            }
+            let kind = a
+                .attributes
+                .get("record_kind")
+                .and_then(Value::as_str)
+                .unwrap_or("");
+            if !SELF_CORE_KINDS.contains(&kind) {
+                continue;
+            }
+            if let Some(want) = args.spark_version
+                && a.attributes.get("spark_version").and_then(as_int) != Some(want)
+            {
+                continue;
+            }
+            seen.insert(id);
+            out.push(a);
+        }
+        let precedence = |a: &TripleAssertion| {
+            a.attributes
+                .get("precedence")
+                .and_then(as_int)
+                .unwrap_or(1_000_000)
+        };
+        out.sort_by(|a, b| {
+            let rank = |x: &TripleAssertion| {
+                kind_rank(
+                    x.attributes
+                        .get("record_kind")
+                        .and_then(Value::as_str)
+                        .unwrap_or(""),
+                )
+            };
+            rank(a)
+                .cmp(&rank(b))
+                .then_with(|| precedence(a).cmp(&precedence(b)))
+                .then_with(|| a.subject.cmp(&b.subject))
+                .then_with(|| a.assertion_id.cmp(&b.assertion_id))
+        });
+        Ok(out)
+    }
+}
+
+/// An attribute read as Python's `int(v)` would: an integral number or the
+/// text of one.
+fn as_int(v: &Value) -> Option<i64> {
+    match v {
+        Value::Number(n) => n.as_i64().or_else(|| {
+            n.as_f64()
+                .filter(|f| f.is_finite())
+                .map(|f| f.trunc() as i64)
+        }),
+        Value::String(s) => s.trim().parse().ok(),
+        Value::Bool(b) => Some(i64::from(*b)),
+        _ => None,
+    }
+}

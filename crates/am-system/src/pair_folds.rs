@@ -1,0 +1,88 @@
+//! The journal folds of one `(scope, owner)` pair at an anchor, as the
+//! identity and diary reads apply them: the folded bindings (latest per
+//! record), the closed assertion ids, and the assertion ids a latest-hidden
+//! binding excludes in its pair (the bound id and every row whose subject it
+//! is). 0.3.2's `folds.binding_states` + `closure_exclusions` for one pair.
+//!
+//! (The recall pipeline keeps its own, cached and per candidate, in
+//! `reconstruct/folds.rs`.)
+
+use crate::error::Result;
+use am_journal::{BindingFilter, ClosureFilter, MemoryJournal, ScopeBinding};
+use am_triples::{TripleQuery, TripleStore};
+use std::collections::HashSet;
+
+/// The folds of one pair at one anchor.
+pub(crate) struct PairFolds {
+    /// The pair's bindings, folded latest-wins per record.
+    pub bindings: Vec<ScopeBinding>,
+    /// Every closed assertion id (closures are not per pair).
+    pub closed: HashSet<String>,
+    /// The pair's rows excluded by a latest-hidden binding.
+    pub hidden: HashSet<String>,
+}
+
+impl PairFolds {
+    /// Read the folds of `(scope, owner)` at `as_of`.
+    ///
+    /// # Errors
+    /// The store's or journal's failure.
+    pub(crate) fn load(
+        store: &dyn TripleStore,
+        journal: &dyn MemoryJournal,
+        scope: &str,
+        owner: &str,
+        as_of: i64,
+    ) -> Result<Self> {
+        let bindings = journal.bindings(&BindingFilter {
+            record_id: None,
+            scope: Some(scope.to_owned()),
+            owner_id: Some(owner.to_owned()),
+            fold: true,
+            until_seq: Some(as_of),
+        })?;
+        let closed = journal
+            .closures(&ClosureFilter {
+                assertion_id: None,
+                until_seq: Some(as_of),
+                limit: 0,
+            })?
+            .into_iter()
+            .map(|c| c.assertion_id)
+            .collect();
+        let mut hidden = HashSet::new();
+        for b in bindings.iter().filter(|b| b.search_state == "hidden") {
+            let pair = |q: TripleQuery| TripleQuery {
+                scope: Some(b.scope.clone()),
+                owner_id: (!b.owner_id.is_empty()).then(|| b.owner_id.clone()),
+                ..q
+            };
+            for q in [
+                TripleQuery {
+                    assertion_ids: Some(vec![b.record_id.clone()]),
+                    limit: 1,
+                    ..TripleQuery::default()
+                },
+                TripleQuery {
+                    subject: Some(b.record_id.clone()),
+                    limit: 0,
+                    ..TripleQuery::default()
+                },
+            ] {
+                for a in store.query(&pair(q))? {
+                    hidden.extend(a.assertion_id);
+                }
+            }
+        }
+        Ok(PairFolds {
+            bindings,
+            closed,
+            hidden,
+        })
+    }
+
+    /// Whether `id` (an assertion id or a subject) is closed or hidden.
+    pub(crate) fn excludes(&self, id: &str) -> bool {
+        self.closed.contains(id) || self.hidden.contains(id)
+    }
+}
