@@ -12,6 +12,40 @@ use am_triples::ErrorKind;
 /// `SQLITE_CONSTRAINT_UNIQUE`).
 pub const SQLITE_CODE: &str = "sqlite_code";
 
+/// The context key naming the home file a storage failure happened in.
+pub const HOME: &str = "home";
+
+/// Name the home file on a `Storage` failure that does not name it yet
+/// (SQLite's own text does not: "database or disk is full"). Every entry
+/// point of the home's views (the store's connection, the journal's reads and
+/// appends, the memory home's and the graph's transactions) passes its
+/// errors through here, so a failure of a host with several homes says which.
+///
+/// A write SQLite refused because the home is read-only for this process
+/// (`SQLITE_READONLY` and its extended codes) becomes kind `Refused`, saying
+/// so: retrying the same write cannot help.
+pub fn at_home(e: am_triples::Error, conn: &rusqlite::Connection) -> am_triples::Error {
+    let Some(path) = conn.path().filter(|p| !p.is_empty()) else {
+        return e;
+    };
+    if e.kind() != ErrorKind::Storage || e.context_value(HOME).is_some() {
+        return e;
+    }
+    let read_only = e
+        .context_value(SQLITE_CODE)
+        .and_then(|c| c.parse::<i32>().ok())
+        .is_some_and(|c| c & 0xff == rusqlite::ffi::SQLITE_READONLY);
+    let e = if read_only {
+        e.with_kind(ErrorKind::Refused).with_prefix(&format!(
+            "the home {path} is read-only here (its file or its directory is not writable by this \
+             process): writes are refused, nothing was written"
+        ))
+    } else {
+        e
+    };
+    e.with_context(HOME, path)
+}
+
 /// Errors of the SQLite home, its store and its journal: the shared error.
 ///
 /// It dereferences to [`am_triples::Error`] (`kind()`, `message()`,

@@ -71,6 +71,8 @@ pub struct SqliteHome {
     /// Held by every write transaction of the home's views from before the
     /// guard to after the COMMIT; a write barrier holds it.
     write_lock: Arc<am_triples::WriteLock>,
+    /// Opened read-only: the file or its directory is not writable here.
+    read_only: bool,
 }
 
 impl SqliteHome {
@@ -79,6 +81,12 @@ impl SqliteHome {
     /// cache ([`PAGE_CACHE_KIB`]) and a 64 MiB WAL autocheckpoint
     /// ([`WAL_AUTOCHECKPOINT_PAGES`]).
     ///
+    /// An existing home this process cannot write (its file's mode, a
+    /// read-only mount, a directory it may not create the WAL in) opens
+    /// read-only instead ([`SqliteHome::read_only`],
+    /// [`open_read_only_connection`]): reads answer, writes are refused with
+    /// kind `Refused` naming the home, nothing is created beside the file.
+    ///
     /// # Errors
     /// `Refused` for an existing file that is not an SQLite database (checked
     /// before SQLite touches it, so its bytes stay unchanged); `Storage` when
@@ -86,9 +94,20 @@ impl SqliteHome {
     pub fn open(path: impl AsRef<Path>) -> Result<Self> {
         let path = path.as_ref().to_path_buf();
         refuse_non_sqlite(&path)?;
+        if not_writable(&path) {
+            return Self::open_read_only(path);
+        }
         let conn = Connection::open(&path)?;
         conn.busy_timeout(BUSY_TIMEOUT)?;
-        conn.pragma_update(None, "journal_mode", "wal")?;
+        match conn.pragma_update(None, "journal_mode", "wal") {
+            // The file is writable but its directory is not: SQLite cannot
+            // create the WAL and its index beside it.
+            Err(e) if path.is_file() && is_read_only_directory(&e) => {
+                drop(conn);
+                return Self::open_read_only(path);
+            }
+            other => other?,
+        }
         conn.pragma_update(None, "synchronous", "NORMAL")?;
         // A 64 MiB page cache keeps the indexes of a large home hot for writes
         // and reads (SQLite's default is 2 MiB); memory is only used as pages load.
@@ -97,11 +116,32 @@ impl SqliteHome {
         // The store, journal and graph views share this connection; a cache
         // larger than rusqlite's default 16 keeps their statements prepared.
         conn.set_prepared_statement_cache_capacity(STATEMENT_CACHE_CAPACITY);
-        Ok(SqliteHome {
+        Ok(Self::over(path, conn, false))
+    }
+
+    fn over(path: PathBuf, conn: Connection, read_only: bool) -> Self {
+        SqliteHome {
             write_lock: am_triples::WriteLock::new(format!("the write lock of {}", path.display())),
             path,
             conn: Arc::new(Mutex::new(conn)),
-        })
+            read_only,
+        }
+    }
+
+    /// A home whose file or directory this process cannot write
+    /// ([`open_read_only_connection`]): every read answers, every write is
+    /// refused (kind `Refused`, naming the home), nothing is created beside
+    /// the file.
+    fn open_read_only(path: PathBuf) -> Result<Self> {
+        let conn = open_read_only_connection(&path)?;
+        conn.set_prepared_statement_cache_capacity(STATEMENT_CACHE_CAPACITY);
+        Ok(Self::over(path, conn, true))
+    }
+
+    /// Whether the home was opened read-only (its file or its directory is
+    /// not writable by this process).
+    pub fn read_only(&self) -> bool {
+        self.read_only
     }
 
     /// The file this home lives in.
@@ -130,6 +170,117 @@ impl SqliteHome {
     /// The shared connection (store, journal and graph views lock it per operation).
     pub fn conn(&self) -> SharedConn {
         Arc::clone(&self.conn)
+    }
+}
+
+/// Whether `path` is an existing file this process may not open for writing
+/// (its mode, a read-only mount). Opening for writing changes nothing.
+fn not_writable(path: &Path) -> bool {
+    match std::fs::OpenOptions::new().write(true).open(path) {
+        Ok(_) => false,
+        Err(e) => matches!(
+            e.kind(),
+            std::io::ErrorKind::PermissionDenied | std::io::ErrorKind::ReadOnlyFilesystem
+        ),
+    }
+}
+
+/// `SQLITE_READONLY | (6 << 8)`: a file cannot be created in the directory.
+const SQLITE_READONLY_DIRECTORY: i32 = 1544;
+
+/// SQLite's answer for a WAL home whose directory it may not create files in
+/// (`SQLITE_READONLY_DIRECTORY`, or `SQLITE_CANTOPEN` for the index).
+fn is_read_only_directory(e: &rusqlite::Error) -> bool {
+    e.sqlite_error().is_some_and(|f| {
+        f.extended_code == SQLITE_READONLY_DIRECTORY || f.code == rusqlite::ErrorCode::CannotOpen
+    })
+}
+
+/// Open the home at `path` for reading only, creating nothing beside it.
+///
+/// A home closed cleanly has no `-wal` beside it: it is opened `immutable`
+/// (SQLite reads the file as it is, without the shared-memory index it could
+/// not create in a read-only directory, and takes no lock). A home with a
+/// `-wal` (a writer is open, or one stopped without closing) is opened
+/// `mode=ro`, which reads the committed frames of the WAL through its
+/// existing index.
+///
+/// # Errors
+/// `Storage` naming the file when SQLite cannot open or read it.
+pub fn open_read_only_connection(path: &Path) -> Result<Connection> {
+    use rusqlite::OpenFlags;
+    let mut wal = path.as_os_str().to_owned();
+    wal.push("-wal");
+    let mode = if Path::new(&wal).exists() {
+        "mode=ro"
+    } else {
+        "mode=ro&immutable=1"
+    };
+    // A URI path: `%`, `?` and `#` would end or escape it.
+    let mut uri = String::from("file:");
+    for ch in path.to_string_lossy().chars() {
+        match ch {
+            '%' => uri.push_str("%25"),
+            '?' => uri.push_str("%3f"),
+            '#' => uri.push_str("%23"),
+            c => uri.push(c),
+        }
+    }
+    uri.push('?');
+    uri.push_str(mode);
+    let opened = Connection::open_with_flags(
+        &uri,
+        OpenFlags::SQLITE_OPEN_READ_ONLY
+            | OpenFlags::SQLITE_OPEN_URI
+            | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )
+    .and_then(|conn| {
+        conn.busy_timeout(BUSY_TIMEOUT)?;
+        // Make SQLite read the header and schema now, so a file it cannot
+        // read fails here.
+        conn.query_row("SELECT COUNT(*) FROM sqlite_master", [], |r| {
+            r.get::<_, i64>(0)
+        })?;
+        Ok(conn)
+    });
+    opened.map_err(|e| {
+        Error::from(crate::error::sqlite(e).with_prefix(&format!(
+            "cannot read the read-only home {}",
+            path.display()
+        )))
+    })
+}
+
+/// Open the home at `path` for a read-only look (`am inspect`, the facts read
+/// before a write): `SQLITE_OPEN_READ_ONLY`, or, when the file or its
+/// directory is not writable here, [`open_read_only_connection`], so that
+/// nothing is created beside a read-only home.
+///
+/// # Errors
+/// `Storage` naming the file when SQLite cannot open or read it.
+pub fn open_reader(path: &Path) -> Result<Connection> {
+    use rusqlite::OpenFlags;
+    if not_writable(path) {
+        return open_read_only_connection(path);
+    }
+    let opened = Connection::open_with_flags(
+        path,
+        OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )
+    .and_then(|conn| {
+        conn.busy_timeout(BUSY_TIMEOUT)?;
+        conn.query_row("SELECT COUNT(*) FROM sqlite_master", [], |r| {
+            r.get::<_, i64>(0)
+        })?;
+        Ok(conn)
+    });
+    match opened {
+        Ok(conn) => Ok(conn),
+        Err(e) if is_read_only_directory(&e) => open_read_only_connection(path),
+        Err(e) => Err(Error::from(
+            crate::error::sqlite(e)
+                .with_prefix(&format!("cannot read the home {}", path.display())),
+        )),
     }
 }
 

@@ -272,6 +272,27 @@ impl MemoryHome for SqliteMemoryHome {
         let mut conn = shared
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let (warnings, rewritten) = self
+            .transaction_in(&mut conn, point, body)
+            .map_err(|e| crate::error::at_home(e, &conn))?;
+        drop(conn);
+        self.sqlite_store.record_warnings(warnings);
+        for done in rewritten {
+            self.sqlite_store.after_rewrite(done);
+        }
+        Ok(())
+    }
+}
+
+impl SqliteMemoryHome {
+    /// The body of [`MemoryHome::transaction`] on the locked connection;
+    /// returns the warnings the writes raised and the rows it rewrote.
+    fn transaction_in(
+        &self,
+        conn: &mut rusqlite::Connection,
+        point: CommitPoint,
+        body: &mut dyn FnMut(&mut dyn HomeTx) -> HomeResult<()>,
+    ) -> HomeResult<(Vec<String>, Vec<RewrittenRow>)> {
         let tx = conn
             .transaction_with_behavior(TransactionBehavior::Immediate)
             .map_err(crate::error::sqlite)?;
@@ -294,12 +315,7 @@ impl MemoryHome for SqliteMemoryHome {
         // the store's, and the journal's when it is another guard.
         check_guards(&*self.store, &*self.journal, point)?;
         tx.commit().map_err(crate::error::sqlite)?;
-        drop(conn);
-        self.sqlite_store.record_warnings(warnings);
-        for done in rewritten {
-            self.sqlite_store.after_rewrite(done);
-        }
-        Ok(())
+        Ok((warnings, rewritten))
     }
 
     fn has_task_queue(&self) -> bool {

@@ -9,7 +9,7 @@ use am_backend_sqlite::store::schema::{
     META_EMBEDDING_PIN, META_SCHEMA_VERSION, META_VECTOR_ENCODING,
 };
 use am_backend_sqlite::store::vectors::ENGINE_MATRIX;
-use rusqlite::{Connection, OpenFlags, OptionalExtension};
+use rusqlite::{Connection, OptionalExtension};
 use serde_json::{Map, Value, json};
 use std::path::Path;
 
@@ -40,26 +40,21 @@ pub fn open_read_only(path: &Path) -> CliResult<Connection> {
         )));
     }
     refuse_non_sqlite(path).map_err(CliError::from)?;
-    let conn = Connection::open_with_flags(
-        path,
-        OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
-    )
-    .map_err(|e| CliError::from(e).context(&format!("--home {}", path.display())))?;
-    conn.busy_timeout(std::time::Duration::from_secs(5))?;
-    // A header check passes for a truncated file: make SQLite read the schema now.
-    conn.query_row("SELECT COUNT(*) FROM sqlite_master", [], |r| {
-        r.get::<_, i64>(0)
-    })
-    .map_err(|e| {
+    // Read-only (nothing is created beside a home whose file or directory is
+    // not writable here); SQLite reads the schema now, so a truncated file
+    // with a valid header fails here.
+    am_backend_sqlite::home::open_reader(path).map_err(|e| {
+        let why = e
+            .source_as::<rusqlite::Error>()
+            .map_or_else(|| e.message().to_owned(), ToString::to_string);
         CliError::engine(
             am_triples::ErrorKind::Refused,
             format!(
-                "--home {} is not a readable SQLite home: {e}",
+                "--home {} is not a readable SQLite home: {why}",
                 path.display()
             ),
         )
-    })?;
-    Ok(conn)
+    })
 }
 
 /// Formed records per kind, from the digest rows' graph ids (`ex:{kind}-…`,

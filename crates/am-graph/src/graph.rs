@@ -232,15 +232,35 @@ impl MemoryGraph {
                     Ok(())
                 }
                 Err(e) => {
-                    let msg = e.to_string();
+                    let stand_in = e
+                        .context()
+                        .iter()
+                        .fold(Error::new(e.kind(), e.message()), |s, (k, v)| {
+                            s.with_context(k, v.clone())
+                        });
                     failure = Some(e);
                     // The connector rolls back on any error; the engine's own
                     // error is returned below.
-                    Err(am_triples::Error::conflict(msg))
+                    Err(stand_in)
                 }
             }
         });
-        if let Some(e) = failure {
+        if let Some(mut e) = failure {
+            if let Err(outer) = res {
+                // The connector judged the failure again on the way out (a
+                // write into a read-only home is refused): its error stands,
+                // with the engine's as its source.
+                if outer.kind() != e.kind() {
+                    return Err(outer.with_source(e));
+                }
+                // What it added (the home it failed in) stays on the
+                // engine's own error.
+                for (key, value) in outer.context() {
+                    if e.context_value(key).is_none() {
+                        e = e.with_context(key, value.clone());
+                    }
+                }
+            }
             return Err(e);
         }
         res?;

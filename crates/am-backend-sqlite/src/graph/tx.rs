@@ -51,7 +51,22 @@ impl SqliteGraphBackend {
         let _write = self.store.home().write_lock().write();
         let conn = self.conn();
         let mut guard = lock(&conn);
-        let tx = guard
+        let warnings = self
+            .transaction_in(&mut guard, body)
+            .map_err(|e| crate::error::at_home(e, &guard))?;
+        drop(guard);
+        self.store.record_warnings(warnings);
+        Ok(())
+    }
+
+    /// The body of [`Self::run_transaction`] on the locked connection;
+    /// returns the warnings the revision raised.
+    fn transaction_in(
+        &self,
+        conn: &mut Connection,
+        body: &mut dyn FnMut(&mut dyn GraphTx) -> BackendResult<()>,
+    ) -> BackendResult<Vec<String>> {
+        let tx = conn
             .transaction_with_behavior(TransactionBehavior::Immediate)
             .map_err(storage_err)?;
         let mut t = SqliteTx {
@@ -68,9 +83,7 @@ impl SqliteGraphBackend {
         self.store
             .check_commit_guard(am_triples::CommitPoint::Graph)?;
         tx.commit().map_err(storage_err)?;
-        drop(guard);
-        self.store.record_warnings(warnings);
-        Ok(())
+        Ok(warnings)
     }
 }
 

@@ -73,11 +73,26 @@ pub struct SQLiteJournal {
 impl SQLiteJournal {
     /// Open the journal of `home`: create the missing `memj_*` tables and indexes
     /// (idempotent; no other table is touched) and catch the count logs up.
+    /// A read-only home ([`SqliteHome::read_only`]) is opened as it is.
     ///
     /// # Errors
     /// `Storage` when SQLite fails.
     pub fn open(home: &SqliteHome) -> Result<Self> {
+        if home.read_only() {
+            // Nothing may be written: the tables are read as they are (the
+            // count logs answer exactly however far behind they are).
+            return Ok(Self::handle(home.conn(), home.write_fence()));
+        }
         Self::with_fence(home.conn(), home.write_fence())
+    }
+
+    fn handle(conn: SharedConn, fence: am_triples::WriteFence) -> Self {
+        SQLiteJournal {
+            conn,
+            cache: Arc::new(Mutex::new(CountCache::new())),
+            guard: Arc::new(am_triples::GuardSlot::new()),
+            fence,
+        }
     }
 
     /// Open the journal over a home's shared connection (see [`SQLiteJournal::open`]),
@@ -98,12 +113,7 @@ impl SQLiteJournal {
     }
 
     fn with_fence(conn: SharedConn, fence: am_triples::WriteFence) -> Result<Self> {
-        let journal = SQLiteJournal {
-            conn,
-            cache: Arc::new(Mutex::new(CountCache::new())),
-            guard: Arc::new(am_triples::GuardSlot::new()),
-            fence,
-        };
+        let journal = Self::handle(conn, fence);
         let mut guard = journal.lock();
         let tx = guard
             .transaction_with_behavior(TransactionBehavior::Immediate)
@@ -138,12 +148,21 @@ impl SQLiteJournal {
         // waits for it), then the connection.
         let _write = self.fence.locks.first().map(am_triples::WriteLock::write);
         let mut guard = self.lock();
+        let out = Self::write_in(&mut guard, &self.cache, &self.guard, f);
+        out.map_err(|e| crate::error::at_home(e, &guard))
+    }
+
+    fn write_in<T>(
+        guard: &mut Connection,
+        cache: &Mutex<CountCache>,
+        commit_guard: &am_triples::GuardSlot,
+        f: impl FnOnce(&Connection, &mut CountCache) -> Result<T>,
+    ) -> Result<T> {
         let tx = guard
             .transaction_with_behavior(TransactionBehavior::Immediate)
             .map_err(storage)?;
         // Lock order: the connection, then the cache.
-        let mut cache = self
-            .cache
+        let mut cache = cache
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
         cache.begin(append::current_seq(&tx)?);
@@ -151,7 +170,7 @@ impl SQLiteJournal {
         let hw = append::current_seq(&tx)?;
         // The commit guard, inside the transaction, right before COMMIT; a
         // refusal drops `tx` (ROLLBACK) and leaves the cache unsettled.
-        self.guard.check(am_triples::CommitPoint::Journal)?;
+        commit_guard.check(am_triples::CommitPoint::Journal)?;
         tx.commit().map_err(storage)?;
         cache.settle(hw);
         Ok(out)
@@ -159,7 +178,7 @@ impl SQLiteJournal {
 
     fn read<T>(&self, f: impl FnOnce(&Connection) -> Result<T>) -> Result<T> {
         let guard = self.lock();
-        f(&guard)
+        f(&guard).map_err(|e| crate::error::at_home(e, &guard))
     }
 
     /// Append events inside the caller's open transaction on this home's connection

@@ -270,7 +270,7 @@ impl SQLiteTripleStore {
     fn with_conn<T>(&self, f: impl FnOnce(&mut Connection) -> Result<T>) -> Result<T> {
         let conn = self.home.conn();
         let mut guard = lock(&conn);
-        f(&mut guard)
+        f(&mut guard).map_err(|e| Error::from(crate::error::at_home(e.into_inner(), &guard)))
     }
 
     /// Bytes held by this handle's keyword mirror (0 before the first keyword
