@@ -442,6 +442,142 @@ pub fn author_or_pend(
     }
 }
 
+/// One record a pass asks to form authored or pending: the record (its
+/// `digest` the pass's provisional body, its `title` the one it already
+/// carries, if any), the fields wanted from the author, and the records the
+/// body was composed from.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AuthoredRecord {
+    /// The record as the pass composed it.
+    pub record: MemoryRecordInput,
+    /// What the author is asked for.
+    pub fields: Vec<AuthorField>,
+    /// The records the body was composed from (`context.source_ids`).
+    pub source_ids: Vec<String>,
+}
+
+/// `form_authored_or_pending`'s arguments: a pass's records and where they
+/// form (`remember_many`'s scope, owner, key and turn).
+#[derive(Debug, Clone, PartialEq)]
+pub struct FormAuthored {
+    /// The pass forming them (`context.pass` and the receipt's `pass`).
+    pub pass: String,
+    /// The records.
+    pub records: Vec<AuthoredRecord>,
+    /// Their scope.
+    pub scope: String,
+    /// Their owner.
+    pub owner_id: String,
+    /// The batch key their ids derive from.
+    pub idempotency_key: String,
+    /// The host's turn.
+    pub turn_id: Option<String>,
+}
+
+/// What `form_authored_or_pending` formed: the graph ids, the `authoring`
+/// receipt (empty for records that already stood) and the formation's
+/// warnings.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FormedAuthored {
+    /// The graph ids, in order.
+    pub record_ids: Vec<String>,
+    /// The receipt.
+    pub authoring: AuthoringReceipt,
+    /// What the formation raised.
+    pub warnings: Vec<String>,
+}
+
+impl crate::MemorySystem {
+    /// Form a pass's records authored or pending: the one step every forming
+    /// pass calls, so no pass drifts. For each record that does not stand yet
+    /// the host's `author` is asked for its wanted fields
+    /// ([`author_or_pend`]); what it delivered is stored with its provenance,
+    /// the rest forms pending with the recorded failure and its task, all in
+    /// one `remember_many` (one transaction with the tasks). A record that
+    /// already stands (a re-run or a replay) is never authored again: it is
+    /// formed as stored (a no-op) and is absent from the receipt.
+    ///
+    /// # Errors
+    /// As [`crate::MemorySystem::remember_many`]: a field left pending on a
+    /// home without a task queue refuses the whole batch before anything is
+    /// written.
+    pub fn form_authored_or_pending(
+        &self,
+        args: &FormAuthored,
+        author: Option<&dyn Author>,
+    ) -> crate::Result<FormedAuthored> {
+        let key = args.idempotency_key.trim();
+        let aids: Vec<String> = (0..args.records.len())
+            .map(|i| crate::ids::digest_assertion_id(key, i))
+            .collect();
+        let standing: std::collections::HashMap<String, am_triples::TripleAssertion> = self
+            .store
+            .query(&am_triples::TripleQuery {
+                assertion_ids: Some(aids.clone()),
+                limit: 0,
+                ..am_triples::TripleQuery::default()
+            })?
+            .into_iter()
+            .filter_map(|a| a.assertion_id.clone().map(|id| (id, a)))
+            .collect();
+        let now = am_triples::timestamp::normalize_timestamp(&(self.clock)())?;
+        let mut records = Vec::with_capacity(args.records.len());
+        let mut decisions = Vec::with_capacity(args.records.len());
+        for (item, aid) in args.records.iter().zip(&aids) {
+            let mut record = item.record.clone();
+            if let Some(row) = standing.get(aid) {
+                // Formed as stored, so the replay writes nothing.
+                record.title = row
+                    .attributes
+                    .get("title")
+                    .and_then(Value::as_str)
+                    .map(str::to_owned);
+                record.digest.clone_from(&row.object);
+                record.pending = ["title", "summary"]
+                    .iter()
+                    .filter(|f| {
+                        row.attributes
+                            .get("pending")
+                            .and_then(|p| p.get(**f))
+                            .and_then(Value::as_bool)
+                            .unwrap_or(false)
+                    })
+                    .map(|f| (*f).to_owned())
+                    .collect();
+                decisions.push(None);
+            } else {
+                let context = AuthorContext {
+                    pass: args.pass.clone(),
+                    record_kind: record.kind.clone(),
+                    scope: args.scope.clone(),
+                    owner_id: args.owner_id.clone(),
+                    fields: item.fields.clone(),
+                    title: record.title.clone().filter(|t| !t.trim().is_empty()),
+                    source_ids: item.source_ids.clone(),
+                    attributes: record.attributes.clone(),
+                };
+                decisions.push(Some(author_or_pend(author, &mut record, &context, &now)));
+            }
+            records.push(record);
+        }
+        let formed = self.remember_many(&crate::RememberMany {
+            turn_id: args.turn_id.clone(),
+            ..crate::RememberMany::new(records, &args.scope, &args.owner_id, key)
+        })?;
+        let mut authoring = AuthoringReceipt::default();
+        for ((d, id), item) in decisions.iter().zip(&formed.value).zip(&args.records) {
+            if let Some(d) = d {
+                authoring.absorb(d.receipt(id, &item.record.kind, &args.pass));
+            }
+        }
+        Ok(FormedAuthored {
+            record_ids: formed.value,
+            authoring,
+            warnings: formed.warnings,
+        })
+    }
+}
+
 /// Mark `failure.fields` of `record` pending, with the failure.
 fn pend(record: &mut MemoryRecordInput, failure: &AuthoringFailure) {
     for f in &failure.fields {

@@ -116,6 +116,25 @@ pub fn build_formation_plan(
             "title".into(),
             r.title.clone().map_or(Value::Null, Value::String),
         );
+        // A pending field's marker (`attributes.pending`); its task is
+        // queued in the formation's transaction (`remember_many`).
+        if !r.pending.is_empty() {
+            let mut marker = JsonMap::new();
+            marker.insert(
+                "title".into(),
+                Value::Bool(r.pending.iter().any(|f| f == "title")),
+            );
+            marker.insert(
+                "summary".into(),
+                Value::Bool(r.pending.iter().any(|f| f == "summary")),
+            );
+            marker.insert("since".into(), Value::String(observed_at.clone()));
+            marker.insert("attempts".into(), Value::from(0));
+            if let Some(f) = &r.pending_failure {
+                marker.insert("failure".into(), Value::Object(f.clone()));
+            }
+            attrs.insert("pending".into(), Value::Object(marker));
+        }
         for (name, values) in [
             ("intents", &r.intents),
             ("outcomes", &r.outcomes),

@@ -34,8 +34,9 @@ pub mod verbs;
 
 pub use am_journal::ActiveMemorySnapshot;
 pub use authoring::{
-    Author, AuthorContext, AuthorError, AuthorField, Authored, AuthoringDecision, AuthoringFailure,
-    AuthoringFailureReason, AuthoringReceipt, author_or_pend,
+    Author, AuthorContext, AuthorError, AuthorField, Authored, AuthoredRecord, AuthoringDecision,
+    AuthoringFailure, AuthoringFailureReason, AuthoringReceipt, FormAuthored, FormedAuthored,
+    author_or_pend,
 };
 pub use config::{
     AttentionConfig, ENTITY_CONTEXT_ACCEPTABLE, ENTITY_CONTEXT_FLOOR, ENTITY_CONTEXT_RECOMMENDED,

@@ -600,8 +600,14 @@ impl MemorySystem {
     /// # Errors
     /// `InvalidInput` for any refused record (see
     /// [`MemoryRecordInput::validated`](crate::MemoryRecordInput::validated)), an empty key, scope or batch, a bad
-    /// `local:` target, or a `pending` field (a pending title or summary is
-    /// stored only beside its authoring task, and this home has no task queue).
+    /// `local:` target, or a `pending` field on a home without a task queue
+    /// (a pending title or summary is stored only beside its authoring task).
+    /// On a home with a task queue the records' `attributes.pending` markers
+    /// and the tasks they owe (a pending field's `title.author` /
+    /// `digest.author`, a `MECHANICAL_DIGEST_METHODS` record's
+    /// `digest.rewrite`, a summary's waiting on what it summarizes) commit in
+    /// the same transaction (`tasks.form_with_tasks`); a failed queue write
+    /// leaves no record behind.
     /// Nothing is written on any refusal. The store's or journal's failure.
     pub fn remember_many(&self, args: &RememberMany) -> Result<Warned<Vec<String>>> {
         let RememberMany {
@@ -615,17 +621,32 @@ impl MemorySystem {
         let clock = self.clock.clone();
         let plan =
             build_formation_plan(records, scope, owner_id, idempotency_key, turn_id, &*clock)?;
-        if let Some((i, r)) = records
-            .iter()
-            .enumerate()
-            .find(|(_, r)| r.pending.iter().any(|f| !f.trim().is_empty()))
+        let queued = self.home.has_task_queue();
+        if !queued
+            && let Some((i, r)) = records
+                .iter()
+                .enumerate()
+                .find(|(_, r)| r.pending.iter().any(|f| !f.trim().is_empty()))
         {
             return Err(Error::invalid(format!(
                 "record {i} forms with pending={:?}, but a pending title or summary is stored only beside its \
-                 authoring task: open the home with MemorySystem(task_queue=True) (this port has no task queue yet)",
+                 authoring task: open the home with MemorySystem(task_queue=True)",
                 r.pending
             )));
         }
+        // The tasks the records owe (a pending field's authoring, a
+        // mechanical digest's rewrite), queued in the same transaction.
+        let owed = if queued {
+            let now = am_triples::timestamp::normalize_timestamp(&clock())?;
+            crate::tasks::formation::owed_tasks(&plan, &now)
+        } else {
+            Vec::new()
+        };
+        let point = if owed.is_empty() {
+            am_triples::CommitPoint::StoreAdd
+        } else {
+            am_triples::CommitPoint::TasksFormWithTasks
+        };
         // A supplied key already used for different content: the stored
         // records are kept (replays are no-ops), and the caller is told.
         let digest_ids: Vec<String> = plan
@@ -647,11 +668,14 @@ impl MemorySystem {
         // deterministic, so a replay after a failure between the two appends
         // nothing twice).
         let rows = self.home.prepare_rows(&plan.assertions)?;
-        self.home
-            .transaction(am_triples::CommitPoint::StoreAdd, &mut |tx| {
-                tx.store().add(&rows)?;
-                tx.journal().append_bindings(&plan.bindings)
-            })?;
+        self.home.transaction(point, &mut |tx| {
+            tx.store().add(&rows)?;
+            tx.journal().append_bindings(&plan.bindings)?;
+            if !owed.is_empty() {
+                crate::tasks::formation::enqueue_owed(tx.tasks()?, &owed)?;
+            }
+            Ok(())
+        })?;
         // The formation notes, a supplied key reused for other content, then
         // what the write itself raised (a vectorless row, the pin recorded at
         // the first embedded write).

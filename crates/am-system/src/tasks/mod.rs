@@ -28,6 +28,7 @@
 //! Spec: api.md "The memory task queue: understanding in the background".
 
 pub mod args;
+pub(crate) mod formation;
 pub mod gate;
 mod select;
 
@@ -36,6 +37,7 @@ pub use args::{
     LeftOutReason, ListTasks, Prioritize, Refusal, Release, ReleaseOutcome, ReleaseResult,
     SelectForWindow, SelectedTask, SelectionRef, TaskCounts, TaskRef, WindowSelection,
 };
+pub use formation::MECHANICAL_DIGEST_METHODS;
 pub use gate::{
     CHANGE_MAGNITUDE, COMMUNITY_PRIORITY, DECAY, DEFAULT_PRIORITY, DEFAULT_TASK_SECONDS,
     FORMATION_PRIORITY, GATE_FLOOR, GATE_K, GATE_THETA, Gate, MAX_HOPS, PENDING_TASK_KINDS,

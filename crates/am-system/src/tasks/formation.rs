@@ -1,0 +1,170 @@
+//! The tasks a formation owes, queued in the formation's own transaction:
+//! a pending field's `title.author` / `digest.author`, a labelled-mechanical
+//! record's `digest.rewrite`; a summary's authoring or rewrite waits for the
+//! pending rewrites of the records it summarizes.
+//!
+//! Spec: api.md "Formation (typed records)" (one transaction with the
+//! tasks), "The memory task queue" (enqueue sites, `PENDING_TASK_KINDS`,
+//! `FORMATION_PRIORITY`).
+
+use super::gate::{DEFAULT_PRIORITY, pending_priority};
+use super::{PlannedEnqueue, enqueue_in, task_id};
+use crate::error::Result;
+use crate::formation::{DIGEST_PREDICATE, FormationPlan};
+use am_journal::{TaskFilter, TaskKind, TaskRow, TaskStatus, TasksTx};
+use serde_json::{Value, json};
+
+/// The digest methods that count as mechanical words (debt a
+/// `digest.rewrite` owes), as 0.3.2 names them.
+pub const MECHANICAL_DIGEST_METHODS: [&str; 4] = [
+    "mechanical-floor-v1",
+    "mechanical-flow-v1",
+    "mechanical-v1",
+    "mechanical-v2",
+];
+
+/// One task a formation owes.
+#[derive(Debug, Clone)]
+pub(crate) struct Owed {
+    plan: PlannedEnqueue,
+    /// The graph ids the record summarizes (its `summarizes` edges).
+    summarizes: Vec<String>,
+}
+
+/// The tasks `plan`'s records owe, formed at `now` (pure).
+pub(crate) fn owed_tasks(plan: &FormationPlan, now: &str) -> Vec<Owed> {
+    let mut out: Vec<Owed> = Vec::new();
+    for a in plan
+        .assertions
+        .iter()
+        .filter(|a| a.predicate == DIGEST_PREDICATE)
+    {
+        let aid = a.assertion_id.clone().unwrap_or_default();
+        let kind = a
+            .attributes
+            .get("record_kind")
+            .and_then(Value::as_str)
+            .unwrap_or("");
+        let pending = a.attributes.get("pending");
+        let flag = |f: &str| {
+            pending
+                .and_then(|p| p.get(f))
+                .and_then(Value::as_bool)
+                .unwrap_or(false)
+        };
+        let mechanical = a
+            .attributes
+            .get("digest_method")
+            .and_then(Value::as_str)
+            .is_some_and(|m| MECHANICAL_DIGEST_METHODS.contains(&m));
+        let summarizes: Vec<String> = plan
+            .assertions
+            .iter()
+            .filter(|e| {
+                e.subject == a.subject
+                    && e.predicate == "summarizes"
+                    && e.attributes.contains_key("record_edge")
+            })
+            .map(|e| e.object.clone())
+            .collect();
+        let mut owe = |kind_: TaskKind, basis: String, priority: i64| {
+            out.push(Owed {
+                plan: PlannedEnqueue {
+                    row: row(a, &aid, kind_, basis, priority, now),
+                    current_version: None,
+                },
+                summarizes: if matches!(kind_, TaskKind::DigestAuthor | TaskKind::DigestRewrite) {
+                    summarizes.clone()
+                } else {
+                    Vec::new()
+                },
+            });
+        };
+        if flag("title") {
+            owe(
+                TaskKind::TitleAuthor,
+                format!("{aid}@pending-title"),
+                pending_priority(kind),
+            );
+        }
+        if flag("summary") {
+            owe(
+                TaskKind::DigestAuthor,
+                format!("{aid}@pending-summary"),
+                pending_priority(kind),
+            );
+        } else if mechanical {
+            owe(
+                TaskKind::DigestRewrite,
+                format!("{aid}@v0"),
+                DEFAULT_PRIORITY,
+            );
+        }
+    }
+    // A summary waits for what it summarizes: queue it last.
+    out.sort_by_key(|o| !o.summarizes.is_empty());
+    out
+}
+
+fn row(
+    a: &am_triples::TripleAssertion,
+    aid: &str,
+    kind: TaskKind,
+    basis: String,
+    priority: i64,
+    now: &str,
+) -> TaskRow {
+    TaskRow {
+        task_id: task_id(kind, &a.subject, &basis),
+        kind,
+        capability: kind.capability().to_owned(),
+        target_id: a.subject.clone(),
+        assertion_id: aid.to_owned(),
+        scope: a.scope.clone(),
+        owner_id: a.owner_id.clone().unwrap_or_default(),
+        basis,
+        basis_version: 0,
+        strength: 1.0,
+        cause: json!("formation"),
+        priority,
+        depends_on: Vec::new(),
+        not_before: None,
+        windows: Vec::new(),
+        cost_hint: None,
+        max_attempts: 3,
+        attempts: 0,
+        status: TaskStatus::Pending,
+        holder: None,
+        lease_until: None,
+        ripple_id: None,
+        hop: None,
+        result: None,
+        error: None,
+        superseded_by: None,
+        created_at: now.to_owned(),
+        updated_at: now.to_owned(),
+    }
+}
+
+/// Queue `owed` in the formation's transaction (idempotent: a replay finds
+/// every task already queued). A summary's task depends on the live
+/// `digest.rewrite` / `digest.author` tasks of the records it summarizes.
+pub(crate) fn enqueue_owed(tx: &mut dyn TasksTx, owed: &[Owed]) -> Result<()> {
+    for o in owed {
+        let mut plan = o.plan.clone();
+        for target in &o.summarizes {
+            for t in tx.tasks(&TaskFilter {
+                target_id: Some(target.clone()),
+                ..TaskFilter::live()
+            })? {
+                if matches!(t.kind, TaskKind::DigestRewrite | TaskKind::DigestAuthor)
+                    && !plan.row.depends_on.contains(&t.task_id)
+                {
+                    plan.row.depends_on.push(t.task_id);
+                }
+            }
+        }
+        enqueue_in(tx, &plan)?;
+    }
+    Ok(())
+}

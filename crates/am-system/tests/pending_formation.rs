@@ -1,0 +1,435 @@
+//! Pending formation: `remember_many` with `pending = ["title"]` /
+//! `["summary"]` on a home with a task queue forms the record with its
+//! `attributes.pending` marker and queues the tasks it owes in the SAME
+//! transaction; a failed queue write leaves no record behind; a home without
+//! a queue refuses before writing anything. Both stacks, identical answers.
+//!
+//! Spec: api.md "Formation (typed records)", "The memory task queue"
+//! (enqueue sites), "Authored with the record".
+
+use am_backend_sqlite::{SQLiteTripleStore, SqliteHome, SqliteMemoryHome, SqliteStoreOptions};
+use am_journal::{InMemoryJournal, InMemoryTaskQueue, MemoryJournal, PairHome, TaskKind};
+use am_system::tasks::{FORMATION_PRIORITY, ListTasks, task_id};
+use am_system::{
+    AuthorContext, AuthorError, AuthorField, Authored, AuthoredRecord, AuthoringFailureReason,
+    FormAuthored, MemoryRecordInput, MemorySystem, RememberMany, SystemOptions,
+};
+use am_triples::{CommitGuard, ErrorKind, InMemoryTripleStore, TripleQuery, TripleStore};
+use serde_json::{Value, json};
+use std::sync::{Arc, Mutex};
+
+const NOW: &str = "2026-03-01T12:00:00.000000+00:00";
+
+struct Stack {
+    name: &'static str,
+    system: MemorySystem,
+    store: Arc<dyn TripleStore>,
+    journal: Arc<dyn MemoryJournal>,
+    /// Make the next queue write fail (a real SQLite trigger, or the
+    /// in-memory queue's fault injection).
+    fail_queue: Box<dyn Fn(bool)>,
+    _dir: Option<tempfile::TempDir>,
+}
+
+fn options(guard: Option<CommitGuard>) -> SystemOptions {
+    SystemOptions {
+        task_queue: true,
+        clock: Some(Arc::new(|| NOW.to_owned())),
+        commit_guard: guard,
+        ..SystemOptions::default()
+    }
+}
+
+fn memory(guard: Option<CommitGuard>) -> Stack {
+    let store: Arc<dyn TripleStore> = Arc::new(InMemoryTripleStore::new(None));
+    let journal: Arc<dyn MemoryJournal> = Arc::new(InMemoryJournal::new());
+    let queue = Arc::new(InMemoryTaskQueue::new());
+    let home = Arc::new(PairHome::with_task_queue(
+        store.clone(),
+        journal.clone(),
+        queue.clone(),
+    ));
+    let system = MemorySystem::over_home_with_options(home, options(guard)).unwrap();
+    Stack {
+        name: "memory",
+        system,
+        store,
+        journal,
+        fail_queue: Box::new(move |on| queue.inject_put_fault(usize::from(on))),
+        _dir: None,
+    }
+}
+
+fn sqlite(guard: Option<CommitGuard>) -> Stack {
+    let dir = tempfile::tempdir().unwrap();
+    let home = SqliteHome::open(dir.path().join("home.sqlite3")).unwrap();
+    let mh = Arc::new(SqliteMemoryHome::open(&home, None, SqliteStoreOptions::default()).unwrap());
+    let sqlite_store: Arc<SQLiteTripleStore> = mh.sqlite_store().clone();
+    let store: Arc<dyn TripleStore> = sqlite_store.clone();
+    let journal: Arc<dyn MemoryJournal> = mh.sqlite_journal().clone();
+    let system = MemorySystem::over_home_with_options(mh, options(guard)).unwrap();
+    Stack {
+        name: "sqlite",
+        system,
+        store,
+        journal,
+        fail_queue: Box::new(move |on| {
+            let sql = if on {
+                "CREATE TRIGGER fail_queue BEFORE INSERT ON memq_tasks \
+                 BEGIN SELECT RAISE(ABORT, 'injected queue fault'); END;"
+            } else {
+                "DROP TRIGGER fail_queue;"
+            };
+            sqlite_store
+                .home()
+                .conn()
+                .lock()
+                .unwrap()
+                .execute_batch(sql)
+                .unwrap();
+        }),
+        _dir: Some(dir),
+    }
+}
+
+fn both(check: impl Fn(&Stack) -> Value) -> Value {
+    let a = check(&memory(None));
+    let b = check(&sqlite(None));
+    assert_eq!(a, b, "the two stacks answered differently");
+    a
+}
+
+fn form(s: &Stack, records: Vec<MemoryRecordInput>, key: &str) -> am_system::Result<Vec<String>> {
+    s.system
+        .remember_many(&RememberMany::new(records, "session", "s1", key))
+        .map(|w| w.value)
+}
+
+fn untitled(kind: &str, digest: &str) -> MemoryRecordInput {
+    let mut r = MemoryRecordInput::new(kind, "", digest).with_pending(&["title"]);
+    r.title = None;
+    r
+}
+
+fn digest_row(s: &Stack, graph_id: &str) -> am_triples::TripleAssertion {
+    s.system
+        .resolve_digest_assertion(graph_id)
+        .unwrap()
+        .unwrap()
+}
+
+fn all_tasks(s: &Stack) -> Vec<am_journal::TaskRow> {
+    s.system
+        .tasks()
+        .unwrap()
+        .tasks(&ListTasks::default())
+        .unwrap()
+}
+
+fn rows(s: &Stack) -> usize {
+    s.store
+        .query(&TripleQuery {
+            limit: 0,
+            ..TripleQuery::default()
+        })
+        .unwrap()
+        .len()
+}
+
+#[test]
+fn a_pending_title_forms_untitled_with_its_marker_and_its_title_author_task() {
+    both(|s| {
+        let ids = form(
+            s,
+            vec![untitled("episode", "The pool ran dry at noon.")],
+            "k1",
+        )
+        .unwrap();
+        let row = digest_row(s, &ids[0]);
+        assert_eq!(row.attributes["title"], Value::Null);
+        assert_eq!(row.object, "The pool ran dry at noon.");
+        let marker = &row.attributes["pending"];
+        assert_eq!(
+            *marker,
+            json!({"title": true, "summary": false, "since": NOW, "attempts": 0})
+        );
+        let tasks = all_tasks(s);
+        assert_eq!(tasks.len(), 1, "[{}]", s.name);
+        let t = &tasks[0];
+        let aid = row.assertion_id.clone().unwrap();
+        assert_eq!(t.kind, TaskKind::TitleAuthor);
+        assert_eq!(t.target_id, ids[0]);
+        assert_eq!(t.assertion_id, aid);
+        assert_eq!(t.basis, format!("{aid}@pending-title"));
+        assert_eq!(t.priority, FORMATION_PRIORITY);
+        assert_eq!(t.strength, 1.0);
+        assert_eq!(t.capability, "summaries");
+        assert_eq!(
+            t.task_id,
+            task_id(
+                TaskKind::TitleAuthor,
+                &ids[0],
+                &format!("{aid}@pending-title")
+            )
+        );
+        json!([marker, t])
+    });
+}
+
+#[test]
+fn a_pending_summary_queues_digest_author_and_never_a_rewrite_beside_it() {
+    both(|s| {
+        let r = MemoryRecordInput::new("episode", "Pool", "Provisional body.")
+            .with_pending(&["summary"])
+            .with_attribute("digest_method", "mechanical-v2");
+        let ids = form(s, vec![r], "k1").unwrap();
+        let kinds: Vec<TaskKind> = all_tasks(s).iter().map(|t| t.kind).collect();
+        assert_eq!(kinds, [TaskKind::DigestAuthor], "[{}]", s.name);
+        let row = digest_row(s, &ids[0]);
+        assert_eq!(row.attributes["pending"]["summary"], true);
+        assert_eq!(row.attributes["title"], "Pool");
+        json!(kinds)
+    });
+}
+
+#[test]
+fn a_labelled_mechanical_record_owes_one_digest_rewrite_and_a_summary_waits_for_it() {
+    both(|s| {
+        let episode = MemoryRecordInput::new("episode", "Pool", "Pool ran dry.")
+            .with_attribute("digest_method", "mechanical-v2");
+        let mut summary = MemoryRecordInput::new("summary", "Day", "A day of pools.")
+            .with_attribute("digest_method", "mechanical-v1");
+        summary.edges = vec![("summarizes".into(), "local:0".into())];
+        let ids = form(s, vec![episode, summary], "k1").unwrap();
+        let tasks = all_tasks(s);
+        assert_eq!(tasks.len(), 2, "[{}]", s.name);
+        let rewrite = tasks.iter().find(|t| t.target_id == ids[0]).unwrap();
+        let summary = tasks.iter().find(|t| t.target_id == ids[1]).unwrap();
+        assert_eq!(rewrite.kind, TaskKind::DigestRewrite);
+        assert_eq!(summary.kind, TaskKind::DigestRewrite);
+        assert_eq!(summary.depends_on, std::slice::from_ref(&rewrite.task_id));
+        json!(tasks)
+    });
+}
+
+#[test]
+fn a_replayed_pending_formation_writes_nothing_twice() {
+    both(|s| {
+        let batch = || vec![untitled("episode", "The pool ran dry.")];
+        form(s, batch(), "k1").unwrap();
+        let seq = s.journal.current_seq().unwrap();
+        let (n, tasks) = (rows(s), all_tasks(s));
+        let log = s.system.tasks().unwrap().log(&tasks[0].task_id).unwrap();
+        form(s, batch(), "k1").unwrap();
+        assert_eq!(s.journal.current_seq().unwrap(), seq);
+        assert_eq!(rows(s), n);
+        assert_eq!(all_tasks(s), tasks);
+        assert_eq!(
+            s.system.tasks().unwrap().log(&tasks[0].task_id).unwrap(),
+            log
+        );
+        json!(tasks.len())
+    });
+}
+
+#[test]
+fn a_recorded_authoring_failure_rides_the_marker() {
+    both(|s| {
+        let mut r = untitled("dream", "The night's composition.");
+        let mut failure = am_triples::JsonMap::new();
+        failure.insert("reason".into(), json!("author_raised"));
+        failure.insert("error_class".into(), json!("Timeout"));
+        failure.insert("message".into(), json!("the reader timed out"));
+        failure.insert("at".into(), json!(NOW));
+        failure.insert("fields".into(), json!(["title"]));
+        r.pending_failure = Some(failure);
+        let ids = form(s, vec![r], "k1").unwrap();
+        let marker = digest_row(s, &ids[0]).attributes["pending"].clone();
+        assert_eq!(marker["failure"]["reason"], "author_raised");
+        assert_eq!(marker["failure"]["error_class"], "Timeout");
+        marker
+    });
+}
+
+#[test]
+fn a_failed_enqueue_leaves_no_record_behind() {
+    for s in [memory(None), sqlite(None)] {
+        let (n, seq) = (rows(&s), s.journal.current_seq().unwrap());
+        (s.fail_queue)(true);
+        let err = form(&s, vec![untitled("episode", "The pool ran dry.")], "k1").unwrap_err();
+        (s.fail_queue)(false);
+        assert_eq!(err.kind(), ErrorKind::Storage, "[{}] {err}", s.name);
+        assert_eq!(rows(&s), n, "[{}] a record without its task", s.name);
+        assert_eq!(s.journal.current_seq().unwrap(), seq, "[{}]", s.name);
+        assert!(all_tasks(&s).is_empty(), "[{}]", s.name);
+        // The same formation then lands whole.
+        form(&s, vec![untitled("episode", "The pool ran dry.")], "k1").unwrap();
+        assert_eq!(all_tasks(&s).len(), 1, "[{}]", s.name);
+        assert!(rows(&s) > n);
+    }
+}
+
+#[test]
+fn formation_with_tasks_commits_at_tasks_form_with_tasks() {
+    let calls: Arc<Mutex<Vec<String>>> = Arc::default();
+    let guard = || {
+        let c = calls.clone();
+        CommitGuard::new(move |p| {
+            c.lock().unwrap().push(p.to_owned());
+            Ok(())
+        })
+    };
+    for s in [memory(Some(guard())), sqlite(Some(guard()))] {
+        calls.lock().unwrap().clear();
+        form(&s, vec![untitled("episode", "Pending.")], "k1").unwrap();
+        form(
+            &s,
+            vec![MemoryRecordInput::new("episode", "Plain", "Plain.")],
+            "k2",
+        )
+        .unwrap();
+        assert_eq!(
+            *calls.lock().unwrap(),
+            ["tasks.form_with_tasks", "store.add"],
+            "[{}]",
+            s.name
+        );
+    }
+}
+
+#[test]
+fn a_home_without_a_task_queue_refuses_pending_formation_before_writing() {
+    let store: Arc<dyn TripleStore> = Arc::new(InMemoryTripleStore::new(None));
+    let journal: Arc<dyn MemoryJournal> = Arc::new(InMemoryJournal::new());
+    let system = MemorySystem::new(store.clone(), journal.clone());
+    let err = system
+        .remember_many(&RememberMany::new(
+            vec![untitled("episode", "x")],
+            "session",
+            "s1",
+            "k1",
+        ))
+        .unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::InvalidInput);
+    assert!(err.to_string().contains("task_queue=True"), "{err}");
+    assert_eq!(journal.current_seq().unwrap(), 0);
+    assert!(
+        store
+            .query(&TripleQuery {
+                limit: 0,
+                ..TripleQuery::default()
+            })
+            .unwrap()
+            .is_empty()
+    );
+}
+
+fn operator() -> am_triples::JsonMap {
+    let mut m = am_triples::JsonMap::new();
+    m.insert("kind".into(), json!("operator"));
+    m.insert("id".into(), json!("op"));
+    m
+}
+
+fn dream_pass(fields: &[AuthorField]) -> FormAuthored {
+    let mut record = MemoryRecordInput::new("dream", "", "The night's composition.");
+    record.title = None;
+    FormAuthored {
+        pass: "dream_pass".into(),
+        records: vec![AuthoredRecord {
+            record,
+            fields: fields.to_vec(),
+            source_ids: vec!["ex:episode-1".into()],
+        }],
+        scope: "session".into(),
+        owner_id: "s1".into(),
+        idempotency_key: "night-1".into(),
+        turn_id: None,
+    }
+}
+
+#[test]
+fn an_authored_field_is_stored_with_its_provenance_and_owes_no_task() {
+    both(|s| {
+        let calls = Mutex::new(0);
+        let author =
+            |kind: &str, body: &str, ctx: &AuthorContext| -> Result<Authored, AuthorError> {
+                *calls.lock().unwrap() += 1;
+                assert_eq!((kind, body), ("dream", "The night's composition."));
+                assert_eq!(ctx.pass, "dream_pass");
+                assert_eq!(ctx.source_ids, ["ex:episode-1"]);
+                Ok(Authored {
+                    title: Some("A night of rivers".into()),
+                    summary: Some("Rivers ran through the night.".into()),
+                    author: operator(),
+                    ..Authored::default()
+                })
+            };
+        let args = dream_pass(&[AuthorField::Title, AuthorField::Summary]);
+        let out = s
+            .system
+            .form_authored_or_pending(&args, Some(&author))
+            .unwrap();
+        let row = digest_row(s, &out.record_ids[0]);
+        assert_eq!(row.attributes["title"], "A night of rivers");
+        assert_eq!(row.object, "Rivers ran through the night.");
+        assert_eq!(row.attributes["title_provenance"]["cause"], "formation");
+        assert_eq!(row.attributes["digest_method"], "authored-v1");
+        assert!(!row.attributes.contains_key("pending"));
+        assert!(all_tasks(s).is_empty(), "[{}]", s.name);
+        assert_eq!(out.authoring.authored.len(), 1);
+        assert!(out.authoring.failures.is_empty());
+        // A replay never asks the author again, and its receipt is empty.
+        let again = s
+            .system
+            .form_authored_or_pending(&args, Some(&author))
+            .unwrap();
+        assert_eq!(*calls.lock().unwrap(), 1);
+        assert!(again.authoring.is_empty());
+        assert_eq!(again.record_ids, out.record_ids);
+        assert!(again.warnings.is_empty(), "{:?}", again.warnings);
+        json!(out.authoring)
+    });
+}
+
+#[test]
+fn a_failed_author_forms_pending_with_the_failure_its_tasks_and_a_receipt_line() {
+    both(|s| {
+        let author = |_: &str, _: &str, _: &AuthorContext| -> Result<Authored, AuthorError> {
+            Err(AuthorError::new("Timeout", "the reader timed out"))
+        };
+        let args = dream_pass(&[AuthorField::Title, AuthorField::Summary]);
+        let out = s
+            .system
+            .form_authored_or_pending(&args, Some(&author))
+            .unwrap();
+        let row = digest_row(s, &out.record_ids[0]);
+        assert_eq!(row.attributes["title"], Value::Null);
+        assert_eq!(
+            row.attributes["pending"]["failure"]["reason"],
+            "author_raised"
+        );
+        let mut kinds: Vec<TaskKind> = all_tasks(s).iter().map(|t| t.kind).collect();
+        kinds.sort();
+        assert_eq!(kinds, [TaskKind::TitleAuthor, TaskKind::DigestAuthor]);
+        let f = &out.authoring.failures[0];
+        assert_eq!(f.reason, AuthoringFailureReason::AuthorRaised);
+        assert_eq!(f.error_class.as_deref(), Some("Timeout"));
+        // Without an author: no_author_supplied, and a replay stays quiet.
+        let none = s.system.form_authored_or_pending(&args, None).unwrap();
+        assert!(none.authoring.is_empty());
+        json!(out.authoring.failures)
+    });
+}
+
+#[test]
+fn a_field_left_pending_on_a_home_without_a_queue_refuses_the_whole_batch() {
+    let store: Arc<dyn TripleStore> = Arc::new(InMemoryTripleStore::new(None));
+    let journal: Arc<dyn MemoryJournal> = Arc::new(InMemoryJournal::new());
+    let system = MemorySystem::new(store.clone(), journal.clone());
+    let err = system
+        .form_authored_or_pending(&dream_pass(&[AuthorField::Title]), None)
+        .unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::InvalidInput);
+    assert_eq!(journal.current_seq().unwrap(), 0);
+}
