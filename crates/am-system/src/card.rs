@@ -1,6 +1,7 @@
-//! The entity identity card's gather and the sections that read only the
-//! journal and the formed records: `age_and_context`, `current_state`,
-//! `key_moments` and `discoveries`, each with its `provenance` string.
+//! The entity identity card's gather and the sections that read the journal,
+//! the formed records and the gradation: `age_and_context`, `current_state`,
+//! `likes_dislikes`, `key_moments` and `discoveries`, each with its
+//! `provenance` string.
 //!
 //! The card is about the entity, derived from its data, and composing it is a
 //! pure read. Two axes, as the spec splits them: history (counts, firsts,
@@ -9,10 +10,9 @@
 //! anchors every journal signal and record existence: a record existed at
 //! `T` when it had a binding at or before `T` (formation binds every record).
 //!
-//! Not here yet: `identity` (the folded self core), `likes_dislikes`
-//! (gradation) and `questions` (the diary's resolution convention) read the
-//! identity, valence and diary family (issue 21); `entity_card` composes all
-//! sections once those reads exist.
+//! Not here yet: `identity` (the folded self core) and `questions` (the
+//! diary's resolution convention) read the identity and diary family (issue
+//! 21); `entity_card` composes all sections once those reads exist.
 //!
 //! Spec: api.md "Entity identity card"; memory-system.md "Observability: the
 //! replay stream and the identity card"; operator.md §2.
@@ -511,4 +511,104 @@ pub fn discoveries(g: &CardGather) -> Discoveries {
         unresolved_dreams: unresolved,
         provenance,
     }
+}
+
+/// One target of `likes_dislikes`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct StandingEntry {
+    /// The appraised target.
+    pub target: String,
+    /// A record-backed target's title as formed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// Presented net standing.
+    pub net: f64,
+    /// The G⁺ channel.
+    pub positive: f64,
+    /// The G⁻ channel.
+    pub negative: f64,
+    /// Positive appraisals.
+    pub positive_count: u64,
+    /// Negative appraisals.
+    pub negative_count: u64,
+    /// An unhealed scar caps the presentation at ≤ 0.
+    pub scarred: bool,
+    /// An unbroken bond floors it at ≥ 0.
+    pub bonded: bool,
+}
+
+/// `likes_dislikes`: the top targets by G⁺ and by G⁻, reported separately
+/// (one target may stand in both lists: ambivalence is kept).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct LikesDislikes {
+    /// The strongest positive channels.
+    pub likes: Vec<StandingEntry>,
+    /// The strongest negative channels.
+    pub dislikes: Vec<StandingEntry>,
+    /// Targets appraised at all.
+    pub targets_total: usize,
+    /// Where the section comes from.
+    pub provenance: String,
+}
+
+/// The `likes_dislikes` section of `g`: gradation over the ladder's valence
+/// at the anchor, the `top_n` targets of each channel (ties: more
+/// appraisals, then the target), record-backed targets titled.
+///
+/// # Errors
+/// The gradation's refusal (a config out of range); the store's failure.
+pub fn likes_dislikes(
+    g: &CardGather,
+    store: &dyn TripleStore,
+    config: &crate::valence::GradationConfig,
+    top_n: usize,
+) -> Result<LikesDislikes> {
+    let grades = crate::valence::compute_gradation(&g.valence, config)?;
+    let pick = |channel: fn(&crate::valence::GradationScore) -> (f64, u64)| {
+        let mut t: Vec<&String> = grades
+            .keys()
+            .filter(|k| channel(&grades[*k]).0 > 0.0)
+            .collect();
+        t.sort_by(|a, b| {
+            let (sa, na) = channel(&grades[*a]);
+            let (sb, nb) = channel(&grades[*b]);
+            sb.total_cmp(&sa).then(nb.cmp(&na)).then(a.cmp(b))
+        });
+        t.truncate(top_n);
+        t
+    };
+    let likes = pick(|s| (s.positive, s.positive_count));
+    let dislikes = pick(|s| (s.negative, s.negative_count));
+    let entry = |t: &String| -> Result<StandingEntry> {
+        let s = &grades[t];
+        let title = crate::lookup::resolve_digest_assertion(store, t)?
+            .and_then(|a| attr_str(&a, "title").map(str::to_owned));
+        Ok(StandingEntry {
+            target: t.clone(),
+            title,
+            net: s.net,
+            positive: s.positive,
+            negative: s.negative,
+            positive_count: s.positive_count,
+            negative_count: s.negative_count,
+            scarred: s.scarred,
+            bonded: s.bonded,
+        })
+    };
+    let provenance = if grades.is_empty() {
+        "no valence event at this anchor: nothing felt yet".to_owned()
+    } else {
+        format!(
+            "gradation over {} valence events in {} scope pair(s); the top {top_n} of each \
+             channel, G+ and G- reported apart (one target may stand in both)",
+            g.valence.len(),
+            g.pairs.len()
+        )
+    };
+    Ok(LikesDislikes {
+        likes: likes.into_iter().map(entry).collect::<Result<_>>()?,
+        dislikes: dislikes.into_iter().map(entry).collect::<Result<_>>()?,
+        targets_total: grades.len(),
+        provenance,
+    })
 }

@@ -30,6 +30,7 @@ use am_triples::{JsonMap, TripleAssertion, TripleQuery, TripleStore};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::{HashMap, VecDeque};
+use std::sync::Arc;
 
 /// The stream's name, in every envelope.
 pub const REPLAY_STREAM: &str = "abstractmemory.replay";
@@ -77,7 +78,7 @@ pub const RESERVED_FAMILIES: [ReplayFamily; 1] = [ReplayFamily::Host];
 /// Seqs read per journal page.
 const PAGE_SEQS: i64 = 1024;
 /// Lookups the per-stream memo holds before it is emptied.
-const MEMO_CAP: usize = 16_384;
+const MEMO_CAP: usize = 65_536;
 
 fn yes() -> bool {
     true
@@ -641,14 +642,14 @@ impl Iterator for ReplayStream<'_> {
     }
 }
 
-fn pair_of(row: Option<TripleAssertion>) -> (String, String) {
+fn pair_of(row: Option<Arc<TripleAssertion>>) -> (String, String) {
     row.map_or_else(
         || (String::new(), String::new()),
-        |a| (a.scope, a.owner_id.unwrap_or_default()),
+        |a| (a.scope.clone(), a.owner_id.clone().unwrap_or_default()),
     )
 }
 
-fn is_diary(row: Option<TripleAssertion>) -> bool {
+fn is_diary(row: Option<Arc<TripleAssertion>>) -> bool {
     row.is_some_and(|a| attr_str(&a, "record_kind") == Some("diary"))
 }
 
@@ -818,7 +819,7 @@ fn display_block(
 /// at its seq, so a memo is exact; it is emptied at [`MEMO_CAP`] entries.
 #[derive(Default)]
 struct Memo {
-    rows: HashMap<String, Option<TripleAssertion>>,
+    rows: HashMap<String, Option<Arc<TripleAssertion>>>,
     edges: HashMap<(String, String, String), Option<Vec<EdgeRef>>>,
     traces: HashMap<String, (String, String)>,
 }
@@ -832,12 +833,16 @@ impl Memo {
         }
     }
 
-    fn resolve(&mut self, store: &dyn TripleStore, id: &str) -> Result<Option<TripleAssertion>> {
+    fn resolve(
+        &mut self,
+        store: &dyn TripleStore,
+        id: &str,
+    ) -> Result<Option<Arc<TripleAssertion>>> {
         if let Some(r) = self.rows.get(id) {
             return Ok(r.clone());
         }
         self.bound();
-        let row = resolve_digest_assertion(store, id)?;
+        let row = resolve_digest_assertion(store, id)?.map(Arc::new);
         self.rows.insert(id.to_owned(), row.clone());
         Ok(row)
     }

@@ -10,7 +10,9 @@ use am_journal::ValenceEvent;
 use am_system::MemoryRecordInput;
 use am_system::card::{
     CardGather, KEY_MOMENT_MAGNITUDE, age_and_context, current_state, discoveries, key_moments,
+    likes_dislikes,
 };
+use am_system::valence::GradationConfig;
 use am_system::verbs::{CloseRecord, RememberMany};
 use common::{Stack, on_both, written};
 use serde_json::{Value, json};
@@ -88,6 +90,7 @@ fn sections(s: &Stack, as_of: Option<i64>) -> Value {
         "current_state": current_state(&g, 200).unwrap(),
         "key_moments": key_moments(&g, s.journal.as_ref(), KEY_MOMENT_MAGNITUDE).unwrap(),
         "discoveries": discoveries(&g),
+        "likes_dislikes": likes_dislikes(&g, s.store.as_ref(), &GradationConfig::default(), 5).unwrap(),
     })
 }
 
@@ -231,5 +234,33 @@ fn composing_the_sections_writes_nothing() {
         let before = written(s);
         let _ = sections(s, None);
         assert_eq!(written(s), before, "[{}]", s.name);
+    });
+}
+
+#[test]
+fn likes_and_dislikes_report_the_two_channels_apart_with_record_titles() {
+    on_both(|s| {
+        let (ids, anchor) = life(s);
+        let v = sections(s, None)["likes_dislikes"].clone();
+        assert_eq!(v["likes"][0]["target"], ids[0].as_str(), "[{}] {v}", s.name);
+        assert_eq!(
+            v["likes"][0]["title"], "Garden",
+            "a record-backed target is titled"
+        );
+        assert_eq!(v["dislikes"][0]["target"], ids[2].as_str());
+        assert_eq!(v["dislikes"][1]["target"], "person:ada");
+        assert!(
+            v["dislikes"][1].get("title").is_none(),
+            "a free target has no title"
+        );
+        assert_eq!(v["targets_total"], 3);
+        let g = CardGather::load(s.store.as_ref(), s.journal.as_ref(), &pairs(), None).unwrap();
+        let one = likes_dislikes(&g, s.store.as_ref(), &GradationConfig::default(), 1).unwrap();
+        assert_eq!((one.likes.len(), one.dislikes.len()), (1, 1));
+        let before = sections(s, Some(anchor))["likes_dislikes"].clone();
+        assert_eq!(
+            before["targets_total"], 2,
+            "the flood had not happened at the anchor"
+        );
     });
 }
