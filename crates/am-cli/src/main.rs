@@ -11,6 +11,7 @@
 
 mod demo;
 mod embedder;
+mod entity;
 mod error;
 mod eval;
 mod exec;
@@ -178,6 +179,46 @@ enum Command {
         /// The poll interval of --follow, in milliseconds.
         #[arg(long, default_value_t = 250)]
         poll_ms: u64,
+    },
+    /// The folded identity core of an entity (operator.md §1). Read-only.
+    Identity {
+        /// The SQLite home (must exist).
+        home: PathBuf,
+        /// The entity (`entity:<name>`).
+        #[arg(long)]
+        owner: String,
+        /// The identity scope.
+        #[arg(long, default_value = "self")]
+        scope: String,
+    },
+    /// The gradation table, or the why-walk for one TARGET (operator.md §4).
+    /// Read-only.
+    Feelings {
+        /// The SQLite home (must exist).
+        home: PathBuf,
+        /// One target (`person:ada`, `tool:web_search`, a record id).
+        target: Option<String>,
+        /// The entity.
+        #[arg(long)]
+        owner: String,
+        /// The valence scope.
+        #[arg(long, default_value = "self")]
+        scope: String,
+    },
+    /// Open questions, problems, ideas and commitments; `--verify` audits
+    /// the hash chain and exits 1 on a break (operator.md §3, §6). Read-only.
+    Diary {
+        /// The SQLite home (must exist).
+        home: PathBuf,
+        /// The entity.
+        #[arg(long)]
+        owner: String,
+        /// The diary scope.
+        #[arg(long, default_value = "diary")]
+        scope: String,
+        /// Check the owner-direct content-hash chain.
+        #[arg(long)]
+        verify: bool,
     },
     /// Why did (or didn't) a record surface in a recall? Read-only.
     Explain {
@@ -531,6 +572,37 @@ fn run(cli: Cli) -> CliResult<u8> {
                 .map_err(|e| CliError::failure(format!("cannot encode the answer: {e}")))?;
             emit(json_mode, &v, &observe::render_explanation(&x))?;
             Ok(0)
+        }
+        Command::Identity { home, owner, scope } => {
+            embedder_spec(emb, "none")?;
+            let engine = open_for_observing(&home)?;
+            let (v, t) = entity::identity(&engine.system, &scope, &owner)?;
+            emit(json_mode, &v, &t)?;
+            Ok(0)
+        }
+        Command::Feelings {
+            home,
+            target,
+            owner,
+            scope,
+        } => {
+            embedder_spec(emb, "none")?;
+            let engine = open_for_observing(&home)?;
+            let (v, t) = entity::feelings(&engine.system, &scope, &owner, target.as_deref())?;
+            emit(json_mode, &v, &t)?;
+            Ok(0)
+        }
+        Command::Diary {
+            home,
+            owner,
+            scope,
+            verify,
+        } => {
+            embedder_spec(emb, "none")?;
+            let engine = open_for_observing(&home)?;
+            let (v, t, broken) = entity::diary(&engine.system, &scope, &owner, verify)?;
+            emit(json_mode, &v, &t)?;
+            Ok(u8::from(broken))
         }
         Command::Inspect { home } => {
             embedder_spec(emb, "none")?;
