@@ -268,6 +268,45 @@ struct Write {
     /// The main version's id (its seq is read back into the result).
     version_id: String,
     field: String,
+    /// The tasks this write settles (`task_id=`, a pending field's live
+    /// authoring tasks), completed in the same transaction.
+    settle: Settle,
+}
+
+/// What a write settles on the task queue.
+#[derive(Default)]
+struct Settle {
+    /// The task the caller names.
+    task_id: Option<String>,
+    /// The pending field this write authors (`title` / `summary`), whose
+    /// live `title.author` / `digest.author` tasks it completes.
+    pending: Option<&'static str>,
+}
+
+/// Whether the row's pending marker names `field` (`title` / `summary`).
+fn is_pending(row: &TripleAssertion, field: &str) -> bool {
+    row.attributes
+        .get("pending")
+        .and_then(|p| p.get(field))
+        .and_then(Value::as_bool)
+        .unwrap_or(false)
+}
+
+/// Clear `field` from the marker in `attributes` (the whole marker once no
+/// field is pending).
+fn clear_pending(attributes: &mut JsonMap, field: &str) {
+    let empty = match attributes.get_mut("pending") {
+        Some(Value::Object(m)) => {
+            m.insert(field.to_owned(), Value::Bool(false));
+            !["title", "summary"]
+                .iter()
+                .any(|f| m.get(*f).and_then(Value::as_bool).unwrap_or(false))
+        }
+        _ => false,
+    };
+    if empty {
+        attributes.remove("pending");
+    }
 }
 
 impl MemorySystem {
@@ -369,7 +408,7 @@ impl MemorySystem {
         field: &str,
         task_id: Option<&str>,
     ) -> Result<Option<UnderstandingResult>> {
-        if task_id.is_some_and(|s| !s.trim().is_empty()) {
+        if task_id.is_some_and(|s| !s.trim().is_empty()) && !self.home.has_task_queue() {
             return Ok(Some(Self::result_for(
                 Some(t),
                 record_id,
@@ -416,10 +455,31 @@ impl MemorySystem {
             Err(e) if e.kind() == ErrorKind::Conflict => return refuse(result, Reason::Stale),
             Err(e) => return Err(e),
         };
-        let versions = w.versions;
+        let mut versions = w.versions;
+        if let Some(id) = w
+            .settle
+            .task_id
+            .as_deref()
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+        {
+            for v in &mut versions {
+                if v.task_id.is_none() {
+                    v.task_id = Some(id.to_owned());
+                }
+            }
+        }
+        let settle = self.settling(t, &w.settle)?;
+        let now = self.now()?;
+        let done = json!({"outcome": "applied", "field": w.field, "version_id": w.version_id});
+        let mut completed: Vec<String> = Vec::new();
         match self.home.transaction(w.point, &mut |tx| {
             tx.journal().append_versions(&versions)?;
-            tx.store().rewrite_digest(&prepared)
+            tx.store().rewrite_digest(&prepared)?;
+            if !settle.is_empty() {
+                completed = crate::tasks::complete_in(tx.tasks()?, &settle, &now, &done)?;
+            }
+            Ok(())
         }) {
             Ok(()) => {}
             Err(e) if e.kind() == ErrorKind::Conflict => return refuse(result, Reason::Stale),
@@ -437,7 +497,48 @@ impl MemorySystem {
         result.version_id = Some(w.version_id);
         result.vector_rewritten = Some(prepared.vector_rewritten());
         result.outcome = Outcome::Applied;
+        if let Some(f) = w.settle.pending {
+            result.extra.insert("pending_cleared".into(), json!([f]));
+        }
+        if !completed.is_empty() {
+            result
+                .extra
+                .insert("tasks_completed".into(), json!(completed));
+        }
         Ok(result)
+    }
+
+    /// The live tasks a write settles: the named task and, for a pending
+    /// field, the record's live authoring tasks of that field.
+    fn settling(&self, t: &Target, s: &Settle) -> Result<Vec<String>> {
+        let mut ids: Vec<String> = s
+            .task_id
+            .iter()
+            .map(|i| i.trim().to_owned())
+            .filter(|i| !i.is_empty())
+            .collect();
+        if let Some(field) = s.pending
+            && self.home.has_task_queue()
+        {
+            let kind = if field == "title" {
+                am_journal::TaskKind::TitleAuthor
+            } else {
+                am_journal::TaskKind::DigestAuthor
+            };
+            let q = self.tasks()?;
+            for target in [&t.graph_id, &t.assertion_id] {
+                for task in q.tasks(&crate::tasks::ListTasks {
+                    kind: Some(kind),
+                    target_id: Some(target.clone()),
+                    ..crate::tasks::ListTasks::default()
+                })? {
+                    if task.status.is_live() && !ids.contains(&task.task_id) {
+                        ids.push(task.task_id);
+                    }
+                }
+            }
+        }
+        Ok(ids)
     }
 
     /// The new title's version rows and attributes (`retitle`, and a rewrite
@@ -560,7 +661,12 @@ impl MemorySystem {
             .as_deref()
             .filter(|s| current_title.as_deref() != Some(*s));
         let new_keywords = keywords.as_ref().filter(|k| **k != keywords_of(&t.row));
-        if args.text == t.row.object && new_title.is_none() && new_keywords.is_none() {
+        let pending_summary = is_pending(&t.row, "summary");
+        if args.text == t.row.object
+            && new_title.is_none()
+            && new_keywords.is_none()
+            && !pending_summary
+        {
             return Ok(Self::result_for(
                 Some(&t),
                 rid,
@@ -614,6 +720,9 @@ impl MemorySystem {
             }
         }
         attributes.insert("understanding".into(), st);
+        if pending_summary {
+            clear_pending(&mut attributes, "summary");
+        }
         let mut result = Self::result_for(Some(&t), rid, field, Outcome::Applied);
         result.version = Some(next);
         result.previous_version = Some(current);
@@ -628,6 +737,10 @@ impl MemorySystem {
                 point: CommitPoint::UnderstandingDigest,
                 version_id,
                 field: field.to_owned(),
+                settle: Settle {
+                    task_id: args.task_id.clone(),
+                    pending: pending_summary.then_some("summary"),
+                },
             },
             result,
         )
@@ -713,6 +826,10 @@ impl MemorySystem {
             .map(|v| v.normalized().map(|n| n.version_id))
             .transpose()?
             .unwrap_or_default();
+        let pending_title = is_pending(&t.row, "title");
+        if pending_title {
+            clear_pending(&mut attributes, "title");
+        }
         let mut result = Self::result_for(Some(&t), rid, field, Outcome::Applied);
         result.version = Some(next);
         result.previous_version = Some(current);
@@ -726,6 +843,10 @@ impl MemorySystem {
                 point: CommitPoint::UnderstandingTitle,
                 version_id,
                 field: field.to_owned(),
+                settle: Settle {
+                    task_id: args.task_id.clone(),
+                    pending: pending_title.then_some("title"),
+                },
             },
             result,
         )
@@ -817,6 +938,10 @@ impl MemorySystem {
                 point: CommitPoint::UnderstandingNarration,
                 version_id,
                 field: field.to_owned(),
+                settle: Settle {
+                    task_id: args.task_id.clone(),
+                    pending: None,
+                },
             },
             result,
         )
@@ -1015,6 +1140,7 @@ impl MemorySystem {
                 point,
                 version_id,
                 field: field.to_owned(),
+                settle: Settle::default(),
             },
             result,
         )

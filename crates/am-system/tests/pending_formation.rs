@@ -433,3 +433,84 @@ fn a_field_left_pending_on_a_home_without_a_queue_refuses_the_whole_batch() {
     assert_eq!(err.kind(), ErrorKind::InvalidInput);
     assert_eq!(journal.current_seq().unwrap(), 0);
 }
+
+/// The drainer's loop: form pending, select, claim, author, settle through the
+/// understanding verb with `task_id`, on both stacks.
+#[test]
+fn retitle_and_rewrite_digest_with_task_id_settle_the_task_and_clear_the_marker() {
+    use am_system::tasks::{Ack, Claim, ClaimTasks, SelectForWindow};
+    use am_system::{Retitle, RewriteDigest};
+    both(|s| {
+        let r =
+            untitled("episode", "The pool ran dry at noon.").with_pending(&["title", "summary"]);
+        let ids = form(s, vec![r], "k1").unwrap();
+        let q = s.system.tasks().unwrap();
+        let sel = q.select_for_window(&SelectForWindow::new(600.0)).unwrap();
+        assert_eq!(sel.tasks.len(), 2, "[{}]", s.name);
+        let claimed = q
+            .claim(&Claim::new(ClaimTasks::from(&sel), "drainer"))
+            .unwrap();
+        let title_task = claimed
+            .claimed
+            .iter()
+            .find(|t| t.kind == TaskKind::TitleAuthor)
+            .unwrap()
+            .task_id
+            .clone();
+        let retitled = s
+            .system
+            .retitle(&Retitle {
+                task_id: Some(title_task.clone()),
+                ..Retitle::new(&ids[0], "The dry pool", operator(), json!("formation"), 0)
+            })
+            .unwrap();
+        let rj = serde_json::to_value(&retitled).unwrap();
+        assert_eq!(rj["outcome"], "applied", "[{}] {rj}", s.name);
+        assert_eq!(rj["pending_cleared"], json!(["title"]));
+        assert_eq!(
+            q.task(&title_task).unwrap().unwrap().status,
+            am_journal::TaskStatus::Done
+        );
+        let acked = q
+            .ack(&Ack {
+                task_id: title_task.clone(),
+                holder: "drainer".into(),
+                result: json!({}),
+                now: None,
+            })
+            .unwrap();
+        assert_eq!(acked.reason.as_deref(), Some("already_done"));
+        let row = digest_row(s, &ids[0]);
+        assert_eq!(row.attributes["pending"]["title"], false);
+        assert_eq!(row.attributes["pending"]["summary"], true);
+        // Byte-identical words settling a pending summary are applied, not
+        // unchanged; the marker goes, and the digest.author task completes
+        // without naming it.
+        let rewritten = s
+            .system
+            .rewrite_digest(&RewriteDigest::new(
+                &ids[0],
+                "The pool ran dry at noon.",
+                operator(),
+                json!("formation"),
+                0,
+            ))
+            .unwrap();
+        let wj = serde_json::to_value(&rewritten).unwrap();
+        assert_eq!(wj["outcome"], "applied", "[{}] {wj}", s.name);
+        assert_eq!(wj["pending_cleared"], json!(["summary"]));
+        let row = digest_row(s, &ids[0]);
+        assert!(
+            !row.attributes.contains_key("pending"),
+            "{:?}",
+            row.attributes
+        );
+        assert_eq!(row.attributes["title"], "The dry pool");
+        assert!(
+            all_tasks(s)
+                .iter()
+                .all(|t| t.status == am_journal::TaskStatus::Done)
+        );
+        json!([rj["pending_cleared"], wj["pending_cleared"]])
+    });
+}

@@ -218,6 +218,38 @@ pub(crate) fn enqueue_in(tx: &mut dyn TasksTx, plan: &PlannedEnqueue) -> Result<
     Ok(out)
 }
 
+/// Complete the live tasks among `ids` in `tx` (an understanding verb's
+/// settlement, in its own transaction): status `done` with `result`, one
+/// `completed` log row each. Returns the ids completed.
+pub(crate) fn complete_in(
+    tx: &mut dyn TasksTx,
+    ids: &[String],
+    now: &str,
+    result: &Value,
+) -> Result<Vec<String>> {
+    let mut out = Vec::new();
+    for id in ids {
+        let Some(mut t) = tx.task(id)? else { continue };
+        if !effective(&t, now).is_live() {
+            continue;
+        }
+        t.status = TaskStatus::Done;
+        t.result = Some(result.clone());
+        t.lease_until = None;
+        t.updated_at = now.to_owned();
+        tx.put(&t)?;
+        tx.append_log(&log_row(
+            id,
+            now,
+            "completed",
+            t.holder.as_deref(),
+            result.clone(),
+        ))?;
+        out.push(id.clone());
+    }
+    Ok(out)
+}
+
 /// The version of `kind`'s field on a record row's attributes.
 fn current_version(kind: TaskKind, attributes: &am_triples::JsonMap) -> Option<i64> {
     let key = match kind {
