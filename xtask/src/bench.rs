@@ -341,6 +341,67 @@ pub const LANCE_FIGURES: &[Figure] = &[
     },
 ];
 
+/// A commit guard's cost (issue 18): a bench with a trivial guard installed
+/// beside the same bench without one, both from the same run.
+#[derive(Debug, Clone, Copy)]
+pub struct Overhead {
+    /// What is compared.
+    pub label: &'static str,
+    /// The criterion id of the guarded bench.
+    pub guarded_id: &'static str,
+    /// The criterion id of the same bench without a guard.
+    pub base_id: &'static str,
+    /// The largest slowdown allowed, in percent of the unguarded median.
+    pub max_pct: f64,
+}
+
+/// The guard overheads the issues bound ("not measurable on the `add` and
+/// `remember_many` benches (<= 2 %), measured side by side").
+pub const OVERHEADS: &[Overhead] = &[
+    Overhead {
+        label: "commit guard: store add 500, trivial guard vs none",
+        guarded_id: "store/add_batch_of_500_trivial_guard",
+        base_id: "store/add_batch_of_500",
+        max_pct: 2.0,
+    },
+    Overhead {
+        label: "commit guard: remember_many 100, trivial guard vs none",
+        guarded_id: "remember_many/sqlite_home_batch_100_trivial_guard",
+        base_id: "remember_many/sqlite_home_batch_100",
+        max_pct: 2.0,
+    },
+];
+
+/// One overhead row: the guarded median's change against the unguarded one.
+pub fn overhead_row(
+    o: &Overhead,
+    guarded: Option<&Estimate>,
+    base: Option<&Estimate>,
+) -> [String; 6] {
+    let (ours, met) = match (guarded, base) {
+        (Some(g), Some(b)) if b.median_ns > 0.0 => {
+            let pct = (g.median_ns / b.median_ns - 1.0) * 100.0;
+            (
+                format!(
+                    "{pct:+.1} % ({} vs {})",
+                    fmt_ns(g.median_ns),
+                    fmt_ns(b.median_ns)
+                ),
+                yes_no(pct <= o.max_pct),
+            )
+        }
+        _ => ("not run".to_owned(), String::new()),
+    };
+    [
+        o.label.to_owned(),
+        ours,
+        format!("<= +{:.0} %", o.max_pct),
+        met,
+        String::new(),
+        String::new(),
+    ]
+}
+
 /// The figures of a run, in table order: with `lance`, the LanceDB store's rows
 /// follow the SQLite store's.
 pub fn figures(lance: bool) -> Vec<&'static Figure> {
@@ -752,6 +813,18 @@ pub fn run(args: &[String]) -> Result<()> {
         .filter(|f| only.is_empty() || lookup(&estimates, f.id).is_some())
         .map(|f| row(f, lookup(&estimates, f.id)))
         .collect();
+    rows.extend(
+        OVERHEADS
+            .iter()
+            .filter(|o| only.is_empty() || lookup(&estimates, o.guarded_id).is_some())
+            .map(|o| {
+                overhead_row(
+                    o,
+                    lookup(&estimates, o.guarded_id),
+                    lookup(&estimates, o.base_id),
+                )
+            }),
+    );
     let am = target.join("release").join("am");
     let data =
         std::env::var_os("AM_LOCOMO").map_or_else(|| PathBuf::from(LOCOMO_DEV), PathBuf::from);
@@ -919,6 +992,24 @@ mod tests {
         assert_eq!(r[5], "24x");
 
         assert_eq!(row(subject, None)[1], "not run");
+    }
+
+    #[test]
+    fn an_overhead_row_compares_the_guarded_median_to_the_unguarded_one() {
+        let o = &OVERHEADS[0];
+        let est = |ns| Estimate {
+            median_ns: ns,
+            elements: Some(500.0),
+        };
+        let r = overhead_row(o, Some(&est(1_010_000.0)), Some(&est(1_000_000.0)));
+        assert_eq!(r[0], o.label);
+        assert!(r[1].starts_with("+1.0 %"), "{r:?}");
+        assert_eq!(r[2], "<= +2 %");
+        assert_eq!(r[3], "yes");
+        let r = overhead_row(o, Some(&est(1_030_000.0)), Some(&est(1_000_000.0)));
+        assert_eq!(r[3], "NO", "{r:?}");
+        let r = overhead_row(o, None, Some(&est(1_000_000.0)));
+        assert_eq!((r[1].as_str(), r[3].as_str()), ("not run", ""));
     }
 
     #[test]

@@ -78,6 +78,10 @@ pub struct LanceDBTripleStore {
     vector_column: String,
     embedder: Option<Arc<dyn TextEmbedder>>,
     state: Mutex<State>,
+    /// The host's commit guard (docs/stores.md "LanceDB and the Stop
+    /// fence": called before the table's commits, which no transaction
+    /// wraps).
+    guard: am_triples::GuardSlot,
 }
 
 struct State {
@@ -101,7 +105,7 @@ impl std::fmt::Debug for LanceDBTripleStore {
 }
 
 pub(crate) fn storage(what: &str) -> impl FnOnce(lancedb::Error) -> Error + '_ {
-    move |e| Error::storage(format!("LanceDB {what}: {e}"))
+    move |e| Error::storage(format!("LanceDB {what}: {e}")).with_source(e)
 }
 
 /// `[A-Za-z_][A-Za-z0-9_]*`, or `InvalidInput` naming `what`.
@@ -282,6 +286,7 @@ impl LanceDBTripleStore {
             table_name,
             vector_column,
             embedder,
+            guard: am_triples::GuardSlot::new(),
             state: Mutex::new(State {
                 table,
                 meta,
@@ -405,7 +410,7 @@ impl LanceDBTripleStore {
                 Arc::new(Int64Array::from(vec![st.next_meta_seq])),
             ],
         )
-        .map_err(|e| Error::storage(format!("cannot build the pin batch: {e}")))?;
+        .map_err(|e| Error::storage(format!("cannot build the pin batch: {e}")).with_source(e))?;
         let meta = st.meta.clone();
         let conn = self.conn.clone();
         let name = format!("{}_meta", self.table_name);
@@ -685,6 +690,14 @@ impl LanceDBTripleStore {
             });
             seq += 1;
         }
+        // The commit guard, under the store's lock, immediately before this
+        // add's first LanceDB commit (the table write, a new vector column,
+        // the pin). LanceDB has no transaction around them to roll back, so
+        // the guard stands before its commits (a refusal writes nothing);
+        // a write barrier cannot hold them off (docs/stores.md).
+        if !rows.is_empty() || new_pin.is_some() {
+            self.guard.check(am_triples::CommitPoint::StoreAdd)?;
+        }
         let want_dim = st.vector_dim.or(dim).or_else(|| {
             st.pin
                 .as_ref()
@@ -918,6 +931,14 @@ impl TripleStore for LanceDBTripleStore {
 
     fn take_warnings(&self) -> Vec<String> {
         std::mem::take(&mut self.lock().warnings)
+    }
+
+    fn install_commit_guard(&self, guard: &am_triples::CommitGuard) -> Result<()> {
+        self.guard.install(guard, "this LanceDBTripleStore")
+    }
+
+    fn commit_guard(&self) -> Option<am_triples::CommitGuard> {
+        self.guard.get().cloned()
     }
 }
 

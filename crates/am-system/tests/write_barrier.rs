@@ -1,5 +1,5 @@
-//! The write barrier on both stacks (the in-memory pair and the SQLite home),
-//! with real threads: a commit whose guard passed lands before the block, a
+//! The write barrier on three stacks (the in-memory pair, the SQLite home,
+//! and a SQLite store and journal in two files), with real threads: a commit whose guard passed lands before the block, a
 //! writer that starts during the block is refused by its guard, the barrier
 //! times out naming the lock or file a writer still holds, re-enters within
 //! one thread, and refuses to be taken inside a write transaction of its own
@@ -11,7 +11,7 @@ mod common;
 
 use am_system::{MemoryRecordInput, MemorySystem, RememberMany, SystemOptions};
 use am_triples::{CommitGuard, ErrorKind, TripleQuery};
-use common::{Stack, memory_stack, sqlite_stack};
+use common::{Stack, memory_stack, sqlite_stack, two_files_stack};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex, OnceLock, Weak};
@@ -79,7 +79,12 @@ fn stacks(fence: &Arc<Fence>) -> Vec<(Stack, Arc<Fence>)> {
     let a = Arc::new(Fence::default());
     let _ = fence;
     let b = Arc::new(Fence::default());
-    vec![(memory_stack(make(&a)), a), (sqlite_stack(make(&b)), b)]
+    let c = Arc::new(Fence::default());
+    vec![
+        (memory_stack(make(&a)), a),
+        (sqlite_stack(make(&b)), b),
+        (two_files_stack(make(&c)), c),
+    ]
 }
 
 fn form(system: &MemorySystem, key: &str) -> am_system::Result<Vec<String>> {
@@ -181,6 +186,24 @@ fn the_barrier_names_what_it_holds_and_writes_nothing() {
                 assert_eq!(hold.files.len(), 1);
                 assert!(hold.files[0].ends_with("home.sqlite3"), "{:?}", hold.files);
             }
+            "two_files" => {
+                // The writers' nesting order: the store's home, then the
+                // journal's; then the files in the same order.
+                assert_eq!(hold.locks.len(), 2, "{:?}", hold.locks);
+                assert!(hold.locks[0].contains("store.sqlite3"), "{:?}", hold.locks);
+                assert!(
+                    hold.locks[1].contains("journal.sqlite3"),
+                    "{:?}",
+                    hold.locks
+                );
+                assert_eq!(hold.files.len(), 2, "{:?}", hold.files);
+                assert!(hold.files[0].ends_with("store.sqlite3"), "{:?}", hold.files);
+                assert!(
+                    hold.files[1].ends_with("journal.sqlite3"),
+                    "{:?}",
+                    hold.files
+                );
+            }
             _ => {
                 assert_eq!(
                     hold.locks,
@@ -254,6 +277,41 @@ fn the_sqlite_barrier_times_out_naming_the_file_another_connection_holds() {
     assert!(err.to_string().contains("home.sqlite3"), "{err}");
     other.execute_batch("ROLLBACK").unwrap();
     drop(other);
+    drop(
+        s.system
+            .write_barrier(Some(Duration::from_secs(5)))
+            .unwrap(),
+    );
+}
+
+/// Two files: the barrier waits for each file's writers; another connection
+/// holding the journal's file (as another process appending would) is named.
+#[test]
+fn the_two_files_barrier_times_out_naming_the_journal_file_another_connection_holds() {
+    let s = two_files_stack(SystemOptions::default());
+    form(&s.system, "k").unwrap();
+    let hold = s.system.write_barrier(None).unwrap();
+    let journal_path = std::path::PathBuf::from(&hold.files[1]);
+    drop(hold);
+    let other_home = am_backend_sqlite::SqliteHome::open(&journal_path).unwrap();
+    let conn = other_home.conn();
+    let other = conn.lock().unwrap();
+    other.execute_batch("BEGIN IMMEDIATE").unwrap();
+    let seq = s.journal.current_seq().unwrap();
+    let err = s
+        .system
+        .write_barrier(Some(Duration::from_millis(100)))
+        .unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Timeout);
+    assert!(err.to_string().contains("journal.sqlite3"), "{err}");
+    // Everything acquired (both locks, the store's file) was released: the
+    // store's file takes a write while the journal's is still held elsewhere.
+    s.store
+        .add(&[am_triples::TripleAssertion::new("ex:a", "ex:b", "ex:c").with_id("x1")])
+        .unwrap();
+    other.execute_batch("ROLLBACK").unwrap();
+    drop(other);
+    assert_eq!(s.journal.current_seq().unwrap(), seq);
     drop(
         s.system
             .write_barrier(Some(Duration::from_secs(5)))

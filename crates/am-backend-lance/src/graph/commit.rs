@@ -18,7 +18,7 @@ use super::tables::{self, Cell};
 use super::tx::{LancePrepared, LanceTx};
 use super::{CommitPoint, LanceGraphBackend, MindState, eq, refresh_counters};
 use am_graph::backend::{BackendResult, GraphTx, PreparedRows};
-use am_triples::{Error, Result, TripleAssertion};
+use am_triples::{Error, Result, TripleAssertion, TripleStore};
 
 impl LanceGraphBackend {
     pub(super) fn prepare(&self, assertions: &[TripleAssertion]) -> BackendResult<PreparedRows> {
@@ -48,7 +48,20 @@ impl LanceGraphBackend {
         if stage.is_empty() {
             return Ok(());
         }
-        self.commit_locked(&mut st, &stage)
+        // The commit guard, under the mind's lock, immediately before the
+        // log row (the revision's first LanceDB commit); once: the
+        // projection's store writes do not call it again.
+        self.check_guard(am_triples::CommitPoint::Graph)?;
+        am_triples::CommitGuard::passed(|| self.commit_locked(&mut st, &stage))
+    }
+
+    /// Call the store's commit guard (the one `MemorySystem` installs on the
+    /// mind's store) for a graph write at `point`.
+    pub(super) fn check_guard(&self, point: am_triples::CommitPoint) -> Result<()> {
+        match self.store.commit_guard() {
+            Some(g) => g.check(point),
+            None => Ok(()),
+        }
     }
 
     fn hook(&self, point: CommitPoint) -> Result<()> {
@@ -117,7 +130,7 @@ impl LanceGraphBackend {
             }
             if let Some(p) = &u.provenance {
                 let text = serde_json::to_string(p).map_err(|e| {
-                    Error::storage(format!("provenance of {}: {e}", u.assertion_id))
+                    Error::storage(format!("provenance of {}: {e}", u.assertion_id)).with_source(e)
                 })?;
                 self.store
                     .set_column(&u.assertion_id, "provenance_json", &text)?;
@@ -173,11 +186,20 @@ impl LanceGraphBackend {
         )?;
         rows.sort_by_key(|r| r[0].as_int());
         let mut done = 0;
-        for cells in &rows {
-            let (rev, _, json) = tables::revision_from(cells);
-            let stage = Stage::from_json(json.as_deref().unwrap_or_default(), &rev)?;
-            self.project(st, &stage, true)?;
-            done += 1;
+        if !rows.is_empty() {
+            // Finishing a logged revision writes: the guard is called once,
+            // at `graph`, before the first projection (a refused repair
+            // leaves the revision logged, to be finished later).
+            self.check_guard(am_triples::CommitPoint::Graph)?;
+            am_triples::CommitGuard::passed(|| -> Result<()> {
+                for cells in &rows {
+                    let (rev, _, json) = tables::revision_from(cells);
+                    let stage = Stage::from_json(json.as_deref().unwrap_or_default(), &rev)?;
+                    self.project(st, &stage, true)?;
+                    done += 1;
+                }
+                Ok(())
+            })?;
         }
         refresh_counters(&self.store, st)?;
         Ok(done)

@@ -297,6 +297,9 @@ impl GraphBackend for LanceGraphBackend {
 
     fn mark_journal_applied(&self, revision_id: &str) -> BackendResult<()> {
         let st = self.lock();
+        // The bookkeeping write is a LanceDB commit of its own: the guard
+        // first, under the mind's lock (as the SQLite connector's autocommit).
+        self.check_guard(am_triples::CommitPoint::GraphMarkJournalApplied)?;
         self.update(
             &st.revisions,
             format!(

@@ -62,6 +62,33 @@ pub(crate) fn sqlite_stack(o: SystemOptions) -> Stack {
     }
 }
 
+/// The SQLite store and the SQLite journal in two files (`store.sqlite3`,
+/// `journal.sqlite3`): `MemorySystem::with_options` builds a `PairHome`, and
+/// a write barrier holds both homes' locks and both files.
+pub(crate) fn two_files_stack(o: SystemOptions) -> Stack {
+    let dir = tempfile::tempdir().unwrap();
+    let store_home = SqliteHome::open(dir.path().join("store.sqlite3")).unwrap();
+    let journal_home = SqliteHome::open(dir.path().join("journal.sqlite3")).unwrap();
+    let store: Arc<dyn TripleStore> = Arc::new(
+        am_backend_sqlite::SQLiteTripleStore::with_home(
+            &store_home,
+            None,
+            SqliteStoreOptions::default(),
+        )
+        .unwrap(),
+    );
+    let journal: Arc<dyn MemoryJournal> =
+        Arc::new(am_backend_sqlite::journal::SQLiteJournal::open(&journal_home).unwrap());
+    let system = MemorySystem::with_options(store.clone(), journal.clone(), options(o)).unwrap();
+    Stack {
+        name: "two_files",
+        system,
+        store,
+        journal,
+        _dir: Some(dir),
+    }
+}
+
 /// Run `check` on both stacks with default options.
 pub(crate) fn on_both(check: impl Fn(&Stack)) {
     on_both_with(SystemOptions::default, check);
