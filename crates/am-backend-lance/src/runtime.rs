@@ -62,7 +62,10 @@ impl Runtime {
                 let _ = stop_rx.recv();
                 rt.shutdown_background();
             })
-            .map_err(|e| Error::storage(format!("cannot start the LanceDB runtime thread: {e}")))?;
+            .map_err(|e| {
+                Error::storage(format!("cannot start the LanceDB runtime thread: {e}"))
+                    .with_source(e)
+            })?;
         let handle = ready_rx
             .recv()
             .map_err(|_| Error::storage("the LanceDB runtime thread exited at start"))?

@@ -234,7 +234,7 @@ pub fn to_batch(rows: &[NewRow<'_>], schema: &SchemaRef) -> Result<RecordBatch> 
         ));
     }
     RecordBatch::try_new(schema.clone(), columns)
-        .map_err(|e| Error::storage(format!("cannot build the Arrow batch: {e}")))
+        .map_err(|e| Error::storage(format!("cannot build the Arrow batch: {e}")).with_source(e))
 }
 
 /// One stored row read back: its insertion position, the assertion, and the

@@ -81,7 +81,7 @@ pub async fn knn(
     columns: Vec<String>,
 ) -> Result<Vec<RecordBatch>> {
     let storage = |what: &'static str| {
-        move |e: lancedb::Error| Error::storage(format!("LanceDB {what}: {e}"))
+        move |e: lancedb::Error| Error::storage(format!("LanceDB {what}: {e}")).with_source(e)
     };
     table
         .query()

@@ -23,6 +23,9 @@ pub struct CliError {
     pub code: u8,
     /// What was expected and what arrived.
     pub message: String,
+    /// The engine's error this one was made from (kind, context and its own
+    /// source kept), when there is one.
+    pub source: Option<std::sync::Arc<dyn std::error::Error + Send + Sync + 'static>>,
 }
 
 impl std::fmt::Display for CliError {
@@ -31,7 +34,13 @@ impl std::fmt::Display for CliError {
     }
 }
 
-impl std::error::Error for CliError {}
+impl std::error::Error for CliError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.source
+            .as_deref()
+            .map(|e| e as &(dyn std::error::Error + 'static))
+    }
+}
 
 /// The exit code of an error kind: the caller's input (2) or not (1).
 pub fn code_of(kind: ErrorKind) -> u8 {
@@ -54,6 +63,7 @@ impl CliError {
             kind: ErrorKind::InvalidInput,
             code: EXIT_BAD_INPUT,
             message: message.into(),
+            source: None,
         }
     }
 
@@ -63,6 +73,7 @@ impl CliError {
             kind: ErrorKind::Internal,
             code: EXIT_FAILURE,
             message: message.into(),
+            source: None,
         }
     }
 
@@ -72,7 +83,15 @@ impl CliError {
             kind,
             code: code_of(kind),
             message: message.into(),
+            source: None,
         }
+    }
+
+    /// The same error keeping `source` (the engine error it was made from).
+    #[must_use]
+    pub fn with_source(mut self, source: impl std::error::Error + Send + Sync + 'static) -> Self {
+        self.source = Some(std::sync::Arc::new(source));
+        self
     }
 
     /// The same error with `context: ` in front of its message.
@@ -87,19 +106,19 @@ impl CliError {
 /// 2's) is the shared `am_triples::Error`.
 impl From<am_triples::Error> for CliError {
     fn from(e: am_triples::Error) -> Self {
-        CliError::engine(e.kind(), e.to_string())
+        CliError::engine(e.kind(), e.to_string()).with_source(e)
     }
 }
 
 impl From<am_backend_sqlite::Error> for CliError {
     fn from(e: am_backend_sqlite::Error) -> Self {
-        CliError::engine(e.kind(), e.to_string())
+        CliError::engine(e.kind(), e.to_string()).with_source(e)
     }
 }
 
 impl From<am_embed::Error> for CliError {
     fn from(e: am_embed::Error) -> Self {
-        CliError::engine(e.kind(), e.to_string())
+        CliError::engine(e.kind(), e.to_string()).with_source(e)
     }
 }
 
@@ -111,3 +130,22 @@ impl From<rusqlite::Error> for CliError {
 
 /// The command's result type.
 pub type CliResult<T> = Result<T, CliError>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_engine_error_keeps_its_kind_its_message_and_itself_as_the_source() {
+        let e = am_triples::Error::storage("disk full").with_context("path", "/h");
+        let cli = CliError::from(e);
+        assert_eq!(cli.kind, ErrorKind::Storage);
+        assert_eq!(cli.code, EXIT_FAILURE);
+        let source = std::error::Error::source(&cli).expect("the engine error");
+        let engine = source
+            .downcast_ref::<am_triples::Error>()
+            .expect("the engine error's own type");
+        assert_eq!(engine.context_value("path"), Some("/h"));
+        assert!(std::error::Error::source(&CliError::invalid("x")).is_none());
+    }
+}

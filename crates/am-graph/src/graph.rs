@@ -573,7 +573,11 @@ impl<'a> Apply<'a> {
                 });
             }
         }
-        let mut memo: HashMap<String, bool> = HashMap::new();
+        let mut walk = LineageWalk {
+            tx,
+            local: &local,
+            memo: HashMap::new(),
+        };
         for (i, op) in rev.ops().iter().enumerate() {
             if let RevisionOp::Assert(a) = op {
                 let p = rev.assert_provenance(i).unwrap_or(rev.provenance());
@@ -585,10 +589,7 @@ impl<'a> Apply<'a> {
                              reaches no ledger source)"
                         )));
                     }
-                    self.check_parent(
-                        tx,
-                        &local,
-                        &mut memo,
+                    walk.check_parent(
                         parent,
                         a.assertion.owner_id.as_deref(),
                         &format!("ops[{i}]: memory {id:?}"),
@@ -598,10 +599,7 @@ impl<'a> Apply<'a> {
             }
         }
         for parent in rev.provenance().derived_from() {
-            self.check_parent(
-                tx,
-                &local,
-                &mut memo,
+            walk.check_parent(
                 parent,
                 rev.owner_id(),
                 &format!("revision {:?}", rev.revision_id()),
@@ -610,27 +608,38 @@ impl<'a> Apply<'a> {
         }
         Ok(())
     }
+}
 
-    #[allow(clippy::too_many_arguments, reason = "one recursive walk's state")]
+/// One revision's lineage check: the walk's transaction, the revision's own
+/// memories, and what it has proven grounded so far.
+struct LineageWalk<'w, 'l> {
+    tx: &'w mut dyn GraphTx,
+    local: &'w HashMap<String, Local<'l>>,
+    /// Parents already proven to reach a ledger source.
+    memo: HashMap<String, bool>,
+}
+
+impl LineageWalk<'_, '_> {
+    /// `parent` (named by `who`, of `owner`) reaches a ledger source, with
+    /// no cycle through `path`, no self-derivation and no other owner.
     fn check_parent(
-        &self,
-        tx: &mut dyn GraphTx,
-        local: &HashMap<String, Local<'_>>,
-        memo: &mut HashMap<String, bool>,
+        &mut self,
         parent: &str,
         owner: Option<&str>,
         who: &str,
         path: &mut Vec<String>,
     ) -> Result<()> {
+        // The revision's memories outlive this borrow of the walk.
+        let local = self.local;
         let mut parent_owner: Option<Option<String>> = None;
         let mut grounded_in_graph = false;
-        if let Some(k) = tx.memory_known(parent)? {
+        if let Some(k) = self.tx.memory_known(parent)? {
             parent_owner = Some(k.owner_id);
             grounded_in_graph = true;
         } else if let Some(l) = local.get(parent) {
             parent_owner = Some(l.owner.clone());
-        } else if let Some(d) = tx.digest_assertion_for(parent)?
-            && let Some(k) = tx.memory_known(&d)?
+        } else if let Some(d) = self.tx.digest_assertion_for(parent)?
+            && let Some(k) = self.tx.memory_known(&d)?
         {
             parent_owner = Some(k.owner_id);
             grounded_in_graph = true;
@@ -658,7 +667,7 @@ impl<'a> Apply<'a> {
                 path.join(" -> ")
             )));
         }
-        if memo.get(parent) == Some(&true) {
+        if self.memo.get(parent) == Some(&true) {
             return Ok(());
         }
         let Some(l) = local.get(parent) else {
@@ -677,21 +686,15 @@ impl<'a> Apply<'a> {
                      ledger source)"
                 )));
             }
-            self.check_parent(
-                tx,
-                local,
-                memo,
-                gp,
-                l.owner.as_deref(),
-                &format!("memory {parent:?}"),
-                path,
-            )?;
+            self.check_parent(gp, l.owner.as_deref(), &format!("memory {parent:?}"), path)?;
         }
         path.pop();
-        memo.insert(parent.to_owned(), true);
+        self.memo.insert(parent.to_owned(), true);
         Ok(())
     }
+}
 
+impl<'a> Apply<'a> {
     /// A revision whose ops are all close/narrow must cite a source, or a memory
     /// other than the ones it changes.
     fn check_close_cause(&self) -> Result<()> {

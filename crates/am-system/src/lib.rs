@@ -60,8 +60,9 @@ pub use reading::{
 };
 pub use records::MemoryRecordInput;
 pub use seam::{
-    ActivationParts, Admission, BudgetSpent, DroppedEntry, EdgeView, MemoryHandle, OrderedMap,
-    Payload, ReconstructionResult, Stimulus, StmTrailEdge, View, WalkedEdge,
+    ActivationParts, Admission, BudgetSpent, DropReason, DroppedEntry, EdgeView, MemoryHandle,
+    OrderedMap, Payload, PayloadTier, ReconstructionResult, Stimulus, StmTrailEdge, StopReason,
+    View, WalkedEdge,
 };
 pub use system::{Ablation, Clock, MemorySystem, SystemOptions, write_barrier};
 pub use system_use::{AccessCounts, StoredActivation};

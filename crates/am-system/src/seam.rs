@@ -256,8 +256,75 @@ pub struct ActivationParts {
     pub total: f64,
 }
 
-fn default_tiers() -> Vec<String> {
-    vec!["digest".to_owned()]
+am_triples::vocabulary! {
+    /// A payload tier a handle can be read at (`MemoryHandle::payload_tiers`,
+    /// `Payload::tier`; `MemorySystem::payload`). The spec's reserved tiers
+    /// (`summary`, `compact`) are refused by `payload`, never served.
+    pub enum PayloadTier("payload tier") {
+        /// The canonical text the handle carries.
+        Digest = "digest",
+        /// The host artifact reference (`attributes.payload_ref`).
+        Raw = "raw",
+    }
+}
+
+am_triples::vocabulary! {
+    /// Why a candidate did not take a seat (`DroppedEntry::reason`).
+    pub enum DropReason("drop reason") {
+        /// A byte-identical digest already took a seat.
+        DuplicateDigest = "duplicate_digest",
+        /// The token budget ran out at some point of the fill.
+        BudgetExhausted = "budget_exhausted",
+        /// The shelf filled before this candidate.
+        BelowShelf = "below_shelf",
+        /// An identity member past the self cap.
+        SelfCapped = "self_capped",
+        /// An STM member past the STM cap.
+        StmCapped = "stm_capped",
+        /// Below `min_activation` in the working-set view.
+        BelowMinActivation = "below_min_activation",
+        /// A newest-seat candidate found no seat it could take.
+        NewestSeatNoEvictable = "newest_seat_no_evictable",
+        /// A newest-seat candidate did not fit the tokens even after an eviction.
+        NewestSeatCapped = "newest_seat_capped",
+        /// A seat given up to a newest-seat candidate.
+        NewestSeatYielded = "newest_seat_yielded",
+    }
+}
+
+am_triples::vocabulary! {
+    /// Why a reconstruction's fill stopped (`ReconstructionResult::stop_reason`).
+    pub enum StopReason("stop reason") {
+        /// The shelf took what it wanted.
+        Enough = "enough",
+        /// The token budget ran out.
+        BudgetExhausted = "budget_exhausted",
+        /// No candidate was found and nothing was seated.
+        NoCandidates = "no_candidates",
+    }
+}
+
+/// These vocabularies compare equal to their wire names, so code and tests
+/// written against the earlier string fields keep reading
+/// (`r.stop_reason == "enough"`).
+macro_rules! eq_wire_name {
+    ($($name:ident),+) => {$(
+        impl PartialEq<str> for $name {
+            fn eq(&self, other: &str) -> bool {
+                self.as_str() == other
+            }
+        }
+        impl PartialEq<&str> for $name {
+            fn eq(&self, other: &&str) -> bool {
+                self.as_str() == *other
+            }
+        }
+    )+};
+}
+eq_wire_name!(PayloadTier, DropReason, StopReason);
+
+fn default_tiers() -> Vec<PayloadTier> {
+    vec![PayloadTier::Digest]
 }
 
 /// One scored memory of a reconstruction.
@@ -290,7 +357,7 @@ pub struct MemoryHandle {
     pub provenance: JsonMap,
     /// Payload tiers reachable through `payload`.
     #[serde(default = "default_tiers")]
-    pub payload_tiers: Vec<String>,
+    pub payload_tiers: Vec<PayloadTier>,
     /// How the handle entered the working set.
     pub admission: Admission,
 }
@@ -341,17 +408,17 @@ pub enum EdgeView {
 }
 
 /// Drop reason: a byte-identical digest already took a seat.
-pub const DROP_DUPLICATE_DIGEST: &str = "duplicate_digest";
+pub const DROP_DUPLICATE_DIGEST: DropReason = DropReason::DuplicateDigest;
 /// Drop reason: the token budget ran out at some point of the fill.
-pub const DROP_BUDGET_EXHAUSTED: &str = "budget_exhausted";
+pub const DROP_BUDGET_EXHAUSTED: DropReason = DropReason::BudgetExhausted;
 /// Drop reason: the shelf filled before this candidate.
-pub const DROP_BELOW_SHELF: &str = "below_shelf";
+pub const DROP_BELOW_SHELF: DropReason = DropReason::BelowShelf;
 /// Drop reason: an identity member past the self cap.
-pub const DROP_SELF_CAPPED: &str = "self_capped";
+pub const DROP_SELF_CAPPED: DropReason = DropReason::SelfCapped;
 /// Drop reason: an STM member past the STM cap.
-pub const DROP_STM_CAPPED: &str = "stm_capped";
+pub const DROP_STM_CAPPED: DropReason = DropReason::StmCapped;
 /// Drop reason: below `min_activation` in the working-set view.
-pub const DROP_BELOW_MIN_ACTIVATION: &str = "below_min_activation";
+pub const DROP_BELOW_MIN_ACTIVATION: DropReason = DropReason::BelowMinActivation;
 
 /// A candidate that did not take a seat, with why.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -360,8 +427,8 @@ pub struct DroppedEntry {
     pub record_id: String,
     /// Its fused score (0.0 for capped identity members).
     pub score: f64,
-    /// One of the `DROP_*` reasons.
-    pub reason: String,
+    /// Why it did not take a seat.
+    pub reason: DropReason,
 }
 
 /// Which view a reconstruction returns.
@@ -395,8 +462,8 @@ fn default_route() -> String {
     "heuristic".to_owned()
 }
 
-fn default_stop() -> String {
-    "enough".to_owned()
+fn default_stop() -> StopReason {
+    StopReason::Enough
 }
 
 /// The output of one reconstruction: one call, two views.
@@ -421,7 +488,7 @@ pub struct ReconstructionResult {
     pub selector_route: String,
     /// Why the fill stopped.
     #[serde(default = "default_stop")]
-    pub stop_reason: String,
+    pub stop_reason: StopReason,
     /// `#FALLBACK` notes of degraded paths.
     #[serde(default)]
     pub warnings: Vec<String>,
@@ -439,8 +506,8 @@ pub struct ReconstructionResult {
 pub struct Payload {
     /// The record as the caller named it.
     pub record_id: String,
-    /// `digest` or `raw`.
-    pub tier: String,
+    /// The tier read.
+    pub tier: PayloadTier,
     /// The host artifact reference (`raw` only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub payload_ref: Option<String>,

@@ -745,7 +745,7 @@ impl MemorySystem {
             let content = handle_digest(&a);
             return Ok(Payload {
                 record_id: rid.to_owned(),
-                tier: "digest".into(),
+                tier: crate::seam::PayloadTier::Digest,
                 payload_ref: None,
                 token_estimate: Some(token_estimate(&content)),
                 content: Some(content),
@@ -762,7 +762,7 @@ impl MemorySystem {
         };
         Ok(Payload {
             record_id: rid.to_owned(),
-            tier: "raw".into(),
+            tier: crate::seam::PayloadTier::Raw,
             payload_ref: Some(payload_ref),
             content: None,
             token_estimate: None,

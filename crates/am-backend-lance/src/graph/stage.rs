@@ -218,17 +218,16 @@ impl Stage {
                 "the log row of revision {:?} carries no readable stage_json: {e}",
                 revision.revision_id
             ))
+            .with_source(e)
         })?;
         let rid = &revision.revision_id;
         let mut rows = Vec::with_capacity(j.rows.len());
         let mut texts = Vec::with_capacity(j.rows.len());
         let mut vectors = Vec::with_capacity(j.rows.len());
         for r in j.rows {
-            rows.push(
-                TripleAssertion::from_dict(&r.assertion).map_err(|e| {
-                    Error::storage(format!("a staged row of revision {rid:?}: {e}"))
-                })?,
-            );
+            rows.push(TripleAssertion::from_dict(&r.assertion).map_err(|e| {
+                Error::storage(format!("a staged row of revision {rid:?}: {e}")).with_source(e)
+            })?);
             texts.push(r.text);
             vectors.push(r.vector);
         }

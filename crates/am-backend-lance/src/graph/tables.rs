@@ -201,8 +201,9 @@ pub fn to_batch(columns: &[Column], rows: &[Vec<Cell>]) -> Result<RecordBatch> {
         };
         arrays.push(array);
     }
-    RecordBatch::try_new(schema(columns), arrays)
-        .map_err(|e| Error::storage(format!("cannot build a graph table batch: {e}")))
+    RecordBatch::try_new(schema(columns), arrays).map_err(|e| {
+        Error::storage(format!("cannot build a graph table batch: {e}")).with_source(e)
+    })
 }
 
 fn bad_cell(column: &str, cell: Option<&Cell>) -> Error {
@@ -391,8 +392,9 @@ pub fn derivation_from(c: &[Cell]) -> (i64, DerivationRow) {
 }
 
 fn json(text: &str, what: &str) -> Result<Value> {
-    serde_json::from_str(text)
-        .map_err(|e| Error::storage(format!("LanceDB graph column {what} is not JSON: {e}")))
+    serde_json::from_str(text).map_err(|e| {
+        Error::storage(format!("LanceDB graph column {what} is not JSON: {e}")).with_source(e)
+    })
 }
 
 #[cfg(test)]

@@ -35,13 +35,22 @@ impl Args {
     /// # Errors
     /// Bad input (`InvalidInput`) naming the op and the unknown, missing or
     /// mistyped argument, as serde reports it (`unknown field "colour",
-    /// expected one of ...`).
+    /// expected one of ...`); a mistyped value is named by its path in the
+    /// line (`argument budget.token_budget: invalid type: string "x",
+    /// expected usize`).
     pub fn parse<T: DeserializeOwned>(self) -> CliResult<T> {
         let mut map = self.map;
         map.retain(|_, v| !v.is_null());
-        serde_json::from_value(Value::Object(map)).map_err(|e| {
+        serde_path_to_error::deserialize(Value::Object(map)).map_err(|e| {
+            let path = e.path().to_string();
+            let inner = e.into_inner();
+            let what = if path == "." {
+                inner.to_string()
+            } else {
+                format!("argument {path}: {inner}")
+            };
             CliError::invalid(format!(
-                "{}: {e} (see docs/exec.md for its arguments)",
+                "{}: {what} (see docs/exec.md for its arguments)",
                 self.op
             ))
         })

@@ -36,7 +36,7 @@ pub const GRAPH_OPS: &[&str] = &[
 ];
 
 fn graph_err(e: am_graph::Error) -> CliError {
-    CliError::engine(e.kind(), e.to_string())
+    CliError::engine(e.kind(), e.to_string()).with_source(e)
 }
 
 fn open(s: &Session) -> CliResult<MemoryGraph> {

@@ -312,8 +312,13 @@ pub(crate) fn format_g3(x: f64) -> String {
     }
 }
 
-/// The knobs of the vector channel.
-pub(crate) struct VectorKnobs {
+/// The vector channel's settings for one call: the embedder, the exclusion
+/// headroom, and the score knobs.
+pub(crate) struct VectorKnobs<'e> {
+    /// The system embedder the cue is embedded with (else the store's own).
+    pub embedder: Option<&'e dyn TextEmbedder>,
+    /// Extra rows each pair's query fetches for the ones exclusion drops.
+    pub headroom: usize,
     /// Absolute floor.
     pub floor: f64,
     /// Median margin.
@@ -370,18 +375,16 @@ pub(crate) fn vector_query(
 ///
 /// # Errors
 /// The journal's failure from the exclusion fold.
-#[allow(clippy::too_many_arguments)] // The pipeline's inputs, passed once.
 pub(crate) fn run_vector(
     store: &dyn TripleStore,
     folds: &Folds<'_>,
     stimulus: &Stimulus,
     pairs: &[(String, String)],
     budget: &RecallBudget,
-    embedder: Option<&dyn TextEmbedder>,
-    knobs: &VectorKnobs,
-    headroom: usize,
+    knobs: &VectorKnobs<'_>,
     warnings: &mut Vec<String>,
 ) -> Result<ChannelOutput> {
+    let (embedder, headroom) = (knobs.embedder, knobs.headroom);
     let Some(base) = vector_query(store, stimulus, embedder, warnings) else {
         return Ok(ChannelOutput::default());
     };

@@ -27,7 +27,7 @@ use crate::error::Result;
 use crate::ids;
 use crate::seam::{
     Admission, BudgetSpent, DroppedEntry, EdgeView, MemoryHandle, ReconstructionResult, Stimulus,
-    StmTrailEdge, View, WalkedEdge,
+    StmTrailEdge, StopReason, View, WalkedEdge,
 };
 use crate::system::{Ablation, MemorySystem};
 use am_journal::ReconstructionTrace;
@@ -417,6 +417,8 @@ impl<'a> Recall<'a> {
                 apply_channel(&mut self.universe, &mut exact, &self.folds)?;
             }
             let knobs = VectorKnobs {
+                embedder: self.sys.embedder.as_deref(),
+                headroom: self.headroom,
                 floor: self.config.vector_floor,
                 margin: self.config.vector_margin,
                 span: self.config.confidence_span,
@@ -427,9 +429,7 @@ impl<'a> Recall<'a> {
                 stimulus,
                 pairs,
                 budget,
-                self.sys.embedder.as_deref(),
                 &knobs,
-                self.headroom,
                 &mut self.warnings,
             )?;
             if vector.ran {
@@ -557,18 +557,20 @@ impl<'a> Recall<'a> {
                     .filter_map(|rid| self.universe.get(rid).map(|c| (rid.as_str(), &c.assertion)))
                     .collect();
                 let walk = spreading::spread_activation(
-                    self.store,
-                    &self.folds,
+                    &spreading::Walk {
+                        store: self.store,
+                        folds: &self.folds,
+                        scope,
+                        owner,
+                        headroom: self.headroom,
+                    },
                     &seeds,
                     &known,
-                    scope,
-                    owner,
                     &SpreadParams {
                         max_edges: remaining,
                         ..self.params.clone()
                     },
                     &self.trails,
-                    self.headroom,
                 )?;
                 self.edges.extend(walk.edges);
                 if self.working_set {
@@ -827,11 +829,11 @@ impl<'a> Recall<'a> {
     ) -> (ReconstructionResult, Vec<shelf::Drop>) {
         let budget = self.call.budget;
         let stop_reason = if !self.had_candidates && fill.handles == 0 {
-            "no_candidates"
+            StopReason::NoCandidates
         } else if fill.token_exhausted {
-            "budget_exhausted"
+            StopReason::BudgetExhausted
         } else {
-            "enough"
+            StopReason::Enough
         };
         let mut warnings = std::mem::take(&mut self.warnings);
         let mut seen = hash::HashSet::default();
@@ -872,11 +874,11 @@ impl<'a> Recall<'a> {
                 .map(|d| DroppedEntry {
                     record_id: d.record_id.clone(),
                     score: d.score,
-                    reason: d.reason.to_owned(),
+                    reason: d.reason,
                 })
                 .collect(),
             selector_route: "heuristic".into(),
-            stop_reason: stop_reason.into(),
+            stop_reason,
             warnings,
             budget_spent,
         };

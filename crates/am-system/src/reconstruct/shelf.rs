@@ -9,7 +9,7 @@
 use super::hash::{HashMap, HashSet};
 use crate::config::{RecallBudget, ReconstructConfig};
 use crate::kinds;
-use crate::seam::{ActivationParts, Admission, MemoryHandle, OrderedMap};
+use crate::seam::{ActivationParts, Admission, DropReason, MemoryHandle, OrderedMap, PayloadTier};
 use am_triples::assertion::json_truthy;
 use am_triples::text::{bound_title, display_title, handle_digest};
 use am_triples::{JsonMap, TripleAssertion, token_estimate};
@@ -124,13 +124,13 @@ pub(crate) struct Drop {
     /// Its fused score (base activation for STM drops; 0 for self drops).
     pub score: f64,
     /// The reason.
-    pub reason: &'static str,
+    pub reason: DropReason,
     /// The seated record whose digest it repeats.
     pub duplicate_of: Option<String>,
 }
 
 impl Drop {
-    fn new(record_id: &str, score: f64, reason: &'static str) -> Self {
+    fn new(record_id: &str, score: f64, reason: DropReason) -> Self {
         Drop {
             record_id: record_id.to_owned(),
             score,
@@ -144,7 +144,10 @@ impl Drop {
         let mut m = JsonMap::new();
         m.insert("record_id".into(), Value::String(self.record_id.clone()));
         m.insert("score".into(), Value::from(self.score));
-        m.insert("reason".into(), Value::String(self.reason.to_owned()));
+        m.insert(
+            "reason".into(),
+            Value::String(self.reason.as_str().to_owned()),
+        );
         if let Some(d) = &self.duplicate_of {
             m.insert("duplicate_of".into(), Value::String(d.clone()));
         }
@@ -390,7 +393,9 @@ impl<'u, 'i> Fill<'u, 'i> {
                 if self.self_placed.is_empty() {
                     if self.r.tokens_used + estimate > self.total_tokens {
                         self.r.token_exhausted = true;
-                        self.r.dropped.push(Drop::new(rid, 0.0, "self_capped"));
+                        self.r
+                            .dropped
+                            .push(Drop::new(rid, 0.0, DropReason::SelfCapped));
                         continue;
                     }
                 } else if self_tokens_used + estimate
@@ -398,7 +403,9 @@ impl<'u, 'i> Fill<'u, 'i> {
                         .self_tokens_cap
                         .min(self.total_tokens.saturating_sub(self.r.tokens_used))
                 {
-                    self.r.dropped.push(Drop::new(rid, 0.0, "self_capped"));
+                    self.r
+                        .dropped
+                        .push(Drop::new(rid, 0.0, DropReason::SelfCapped));
                     continue;
                 }
                 self.self_placed.push(rid.clone());
@@ -481,7 +488,7 @@ impl<'u, 'i> Fill<'u, 'i> {
                         .entry(rid.clone())
                         .or_insert(owner)
                         .clone();
-                    let mut d = Drop::new(rid, (inp.base_of)(rid), "duplicate_digest");
+                    let mut d = Drop::new(rid, (inp.base_of)(rid), DropReason::DuplicateDigest);
                     d.duplicate_of = Some(owner);
                     self.r.dropped.push(d);
                     self.dup_dropped.insert(rid.clone());
@@ -490,7 +497,7 @@ impl<'u, 'i> Fill<'u, 'i> {
                 if stm_tokens_used + estimate > stm_token_cap {
                     self.r
                         .dropped
-                        .push(Drop::new(rid, (inp.base_of)(rid), "stm_capped"));
+                        .push(Drop::new(rid, (inp.base_of)(rid), DropReason::StmCapped));
                     continue;
                 }
                 self.stm_placed.push(rid.clone());
@@ -551,7 +558,7 @@ impl<'u, 'i> Fill<'u, 'i> {
                     self.r.dropped.push(Drop::new(
                         rid,
                         self.universe[rid].fused(),
-                        "newest_seat_no_evictable",
+                        DropReason::NewestSeatNoEvictable,
                     ));
                     continue;
                 };
@@ -561,7 +568,7 @@ impl<'u, 'i> Fill<'u, 'i> {
                 self.r.dropped.push(Drop::new(
                     rid,
                     self.universe[rid].fused(),
-                    "newest_seat_capped",
+                    DropReason::NewestSeatCapped,
                 ));
                 continue;
             }
@@ -578,7 +585,7 @@ impl<'u, 'i> Fill<'u, 'i> {
                 self.r.dropped.push(Drop::new(
                     &victim,
                     self.universe[&victim].fused(),
-                    "newest_seat_yielded",
+                    DropReason::NewestSeatYielded,
                 ));
                 self.newest_evicted.insert(victim);
             }
@@ -608,15 +615,15 @@ impl<'u, 'i> Fill<'u, 'i> {
                         .cloned()
                         .unwrap_or_default()
                 });
-                let mut d = Drop::new(rid, fused, "duplicate_digest");
+                let mut d = Drop::new(rid, fused, DropReason::DuplicateDigest);
                 d.duplicate_of = Some(owner);
                 self.r.dropped.push(d);
                 continue;
             }
             let reason = if self.r.token_exhausted {
-                "budget_exhausted"
+                DropReason::BudgetExhausted
             } else {
-                "below_shelf"
+                DropReason::BelowShelf
             };
             self.r.dropped.push(Drop::new(rid, fused, reason));
         }
@@ -725,9 +732,9 @@ pub(crate) fn build_handle(
         None => display_title(a),
     };
     let payload_tiers = if attr_nonblank(attrs, "payload_ref").is_some() {
-        vec!["digest".to_owned(), "raw".to_owned()]
+        vec![PayloadTier::Digest, PayloadTier::Raw]
     } else {
-        vec!["digest".to_owned()]
+        vec![PayloadTier::Digest]
     };
     let mut prov = JsonMap::new();
     prov.insert("observed_at".into(), Value::String(a.observed_at.clone()));
@@ -850,7 +857,7 @@ mod tests {
                 .iter()
                 .map(|d| (d.record_id.as_str(), d.reason))
                 .collect::<Vec<_>>(),
-            [("b", "newest_seat_yielded")]
+            [("b", DropReason::NewestSeatYielded)]
         );
     }
 }

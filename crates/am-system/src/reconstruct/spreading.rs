@@ -84,17 +84,36 @@ pub(crate) fn fetch_by_ids(
 /// shared by several sources is read once.
 type TermCache<'s> = HashMap<(bool, String), Vec<Cow<'s, TripleAssertion>>>;
 
-#[allow(clippy::too_many_arguments)] // The walk's read context, passed once.
+/// What one walk reads through: the store (and the recall index behind
+/// it), the folds that exclude, the `(scope, owner)` pair walked, and the
+/// exclusion over-fetch headroom of its term queries.
+#[derive(Clone, Copy)]
+pub(crate) struct Walk<'a, 's, 'f> {
+    /// The store, through the recall index.
+    pub store: &'a IndexedStore<'s>,
+    /// The call's folds (bindings, closures, exclusions).
+    pub folds: &'a Folds<'f>,
+    /// The pair's scope.
+    pub scope: &'a str,
+    /// The pair's owner.
+    pub owner: &'a str,
+    /// Extra rows each term query fetches for the ones exclusion drops.
+    pub headroom: usize,
+}
+
 fn neighbors<'s>(
-    store: &IndexedStore<'s>,
-    folds: &Folds<'_>,
+    walk: &Walk<'_, 's, '_>,
     source: &TripleAssertion,
-    scope: &str,
-    owner: &str,
     fan_out_cap: usize,
-    headroom: usize,
     cache: &mut TermCache<'s>,
 ) -> Result<Vec<TripleAssertion>> {
+    let Walk {
+        store,
+        folds,
+        scope,
+        owner,
+        headroom,
+    } = *walk;
     let source_id = source.assertion_id.as_deref().unwrap_or("");
     let per_query = fan_out_cap.max(1) + 1 + headroom;
     // Fill the cache first, then read every term's rows from it by reference:
@@ -168,18 +187,20 @@ pub(crate) struct Spread {
 ///
 /// # Errors
 /// The store's or journal's failure.
-#[allow(clippy::too_many_arguments)] // The walk's read context, passed once.
 pub(crate) fn spread_activation(
-    store: &IndexedStore<'_>,
-    folds: &Folds<'_>,
+    walk: &Walk<'_, '_, '_>,
     seeds: &BTreeMap<String, f64>,
     known: &HashMap<&str, &TripleAssertion>,
-    scope: &str,
-    owner: &str,
     params: &SpreadParams,
     trails: &std::collections::HashMap<(String, String), f64>,
-    headroom: usize,
 ) -> Result<Spread> {
+    let Walk {
+        store,
+        folds,
+        scope,
+        owner,
+        ..
+    } = *walk;
     let mut out = Spread::default();
     if params.max_hops == 0 || params.max_edges == 0 || seeds.is_empty() {
         return Ok(out);
@@ -243,16 +264,7 @@ pub(crate) fn spread_activation(
                 continue;
             }
             let mut reached: HashSet<String> = HashSet::default();
-            for n in neighbors(
-                store,
-                folds,
-                source,
-                scope,
-                owner,
-                params.fan_out_cap,
-                headroom,
-                &mut term_cache,
-            )? {
+            for n in neighbors(walk, source, params.fan_out_cap, &mut term_cache)? {
                 let target = n.assertion_id.clone().unwrap_or_default();
                 if target.is_empty() {
                     continue;

@@ -123,7 +123,7 @@ pub(super) fn build_trace(p: TraceParts<'_>) -> ReconstructionTrace {
         budgets: p.budget.to_dict().as_object().cloned().unwrap_or_default(),
         budget_spent: p.result.budget_spent.to_map(),
         selector_route: "heuristic".into(),
-        stop_reason: p.result.stop_reason.clone(),
+        stop_reason: p.result.stop_reason.as_str().to_owned(),
         warnings: p.result.warnings.clone(),
         admissions,
         observed_at: String::new(),
