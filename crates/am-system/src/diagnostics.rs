@@ -338,11 +338,10 @@ pub struct AbsenceDiagnosis {
 
 /// The closed ids and the hidden rows (materialized: a latest-hidden binding
 /// in a pair excludes the rows of that pair whose id or subject is the bound
-/// id), with the folded binding keys of the pairs, at `as_of`.
+/// id) at `as_of`.
 pub(crate) struct Exclusions {
     pub closed: HashSet<String>,
     pub hidden: HashSet<String>,
-    pub bound: HashSet<(String, String, String)>,
 }
 
 impl Exclusions {
@@ -362,7 +361,6 @@ impl Exclusions {
             .map(|c| c.assertion_id)
             .collect();
         let mut hidden = HashSet::new();
-        let mut bound = HashSet::new();
         for (scope, owner) in pairs {
             for b in journal.bindings(&BindingFilter {
                 record_id: None,
@@ -371,7 +369,6 @@ impl Exclusions {
                 fold: true,
                 until_seq: Some(as_of),
             })? {
-                bound.insert((b.record_id.clone(), b.scope.clone(), b.owner_id.clone()));
                 if b.search_state != "hidden" {
                     continue;
                 }
@@ -396,11 +393,7 @@ impl Exclusions {
                 }
             }
         }
-        Ok(Exclusions {
-            closed,
-            hidden,
-            bound,
-        })
+        Ok(Exclusions { closed, hidden })
     }
 }
 
@@ -439,28 +432,56 @@ pub fn absence_diagnosis(
     };
     let graph_id = a.subject.clone();
     let aid = a.assertion_id.clone().unwrap_or_default();
-    let pairs = vec![(scope.clone(), owner.clone())];
-    let ex = Exclusions::load(store, journal, &pairs, journal.current_seq()?)?;
+    // The record's own folds only (bounded by its two ids, never a read of
+    // the pair's every binding): closed when either id has a closure; hidden
+    // when a latest binding in this pair on either id is hidden and the row
+    // lives in the pair (0.3.2's materialization of a hidden binding).
+    let mut closed = false;
+    for id in [&aid, &graph_id] {
+        if !id.is_empty()
+            && !journal
+                .closures(&ClosureFilter {
+                    assertion_id: Some(id.clone()),
+                    until_seq: None,
+                    limit: 1,
+                })?
+                .is_empty()
+        {
+            closed = true;
+        }
+    }
+    let ids: Vec<String> = [aid.clone(), graph_id.clone()]
+        .into_iter()
+        .filter(|i| !i.is_empty())
+        .collect();
+    let folded = journal.fold_bindings_for(&ids, None)?;
+    let in_pair = |b: &am_journal::ScopeBinding| b.scope == scope && b.owner_id == owner;
+    let lives_here = a.scope == scope
+        && (owner.is_empty() || a.owner_id.as_deref().unwrap_or_default() == owner);
+    let hidden = lives_here
+        && folded
+            .values()
+            .flatten()
+            .any(|b| in_pair(b) && b.search_state == "hidden");
+    let bound = folded
+        .get(&graph_id)
+        .is_some_and(|bs| bs.iter().any(in_pair));
     let mut reasons = Vec::new();
     let mut channels = Vec::new();
-    if ex.closed.contains(&graph_id) || ex.closed.contains(&aid) {
+    if closed {
         reasons.push(
             "it is closed (retracted or superseded): the closure fold keeps it out of recall"
                 .to_owned(),
         );
     }
-    if ex.hidden.contains(&aid) || ex.hidden.contains(&graph_id) {
+    if hidden {
         reasons.push(
             "a hidden binding in this pair keeps it out of ranked retrieval (bind it with \
              search_state \"indexed\" to bring it back)"
                 .to_owned(),
         );
     }
-    if !ex
-        .bound
-        .contains(&(graph_id.clone(), scope.clone(), owner.clone()))
-        && a.scope != scope
-    {
+    if !bound && a.scope != scope {
         reasons.push(format!(
             "it lives in scope {:?}, not {scope:?}: a recall whose ladder lacks its pair cannot reach it",
             a.scope
