@@ -315,39 +315,6 @@ impl MemoryHome for SqliteMemoryHome {
         }
         Ok(())
     }
-
-    fn has_task_queue(&self) -> bool {
-        self.tasks.load(Ordering::Acquire)
-    }
-
-    fn open_task_queue(&self) -> HomeResult<()> {
-        if self.has_task_queue() {
-            return Ok(());
-        }
-        let _write = self.sqlite_store.home().write_lock().write();
-        let shared = self.sqlite_store.home().conn();
-        let conn = shared
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        crate::tasks::create(&conn)?;
-        self.tasks.store(true, Ordering::Release);
-        Ok(())
-    }
-
-    fn read_tasks(&self, body: &mut dyn FnMut(&dyn TaskReads) -> HomeResult<()>) -> HomeResult<()> {
-        if !self.has_task_queue() {
-            return Err(am_journal::home::no_task_queue());
-        }
-        let shared = self.sqlite_store.home().conn();
-        let mut conn = shared
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        // One snapshot for the whole read.
-        let tx = conn
-            .transaction_with_behavior(rusqlite::TransactionBehavior::Deferred)
-            .map_err(crate::error::sqlite)?;
-        body(&crate::tasks::SqlTasks { conn: &tx })
-    }
 }
 
 impl SqliteMemoryHome {
