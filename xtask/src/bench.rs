@@ -34,6 +34,7 @@ const BENCHES: &[(&str, &str)] = &[
     ("am-system", "reconstruct"),
     ("am-system", "formation"),
     ("am-system", "understanding"),
+    ("am-system", "tasks"),
     ("am-system", "observe"),
     ("am-embed", "offline"),
 ];
@@ -96,6 +97,45 @@ const US: f64 = 1e3;
 
 /// Every figure with a target or a Python baseline in the issues (3, 4, 5, 6, 7).
 pub const FIGURES: &[Figure] = &[
+    Figure {
+        label: "tasks: select_for_window, 10,000 live tasks",
+        id: "tasks/select_for_window_10000_live",
+        kind: Kind::Latency {
+            max_ns: Some(5.0 * MS),
+        },
+        target: "<= 5 ms",
+        python: None,
+    },
+    Figure {
+        label: "tasks: enqueue of 1,000 tasks in one call",
+        id: "tasks/enqueue_1000_one_call",
+        kind: Kind::Rate {
+            min_per_s: Some(20_000.0),
+            unit: "tasks",
+        },
+        target: ">= 20,000 tasks/s",
+        python: None,
+    },
+    Figure {
+        label: "tasks: remember_many plain, batches of 100 (queued home)",
+        id: "tasks/remember_many_plain_batch_100",
+        kind: Kind::Rate {
+            min_per_s: None,
+            unit: "records",
+        },
+        target: "baseline of the pending figure",
+        python: None,
+    },
+    Figure {
+        label: "tasks: remember_many pending titles, batches of 100",
+        id: "tasks/remember_many_pending_batch_100",
+        kind: Kind::Rate {
+            min_per_s: None,
+            unit: "records",
+        },
+        target: ">= plain / 1.5",
+        python: None,
+    },
     Figure {
         label: "export_replay, enriched, 100k journal records",
         id: "observe/export_replay_100k_enriched",
