@@ -43,7 +43,7 @@ struct Target {
 
 /// The closure standing on a record: its kind and its first replacement, as
 /// the closure names it (either id namespace).
-struct Closed {
+pub(crate) struct Closed {
     kind: String,
     replacement: Option<String>,
 }
@@ -331,7 +331,7 @@ impl MemorySystem {
     }
 
     /// The newest closure of an assertion.
-    fn standing_closure(&self, assertion_id: &str) -> Result<Option<Closed>> {
+    pub(crate) fn standing_closure(&self, assertion_id: &str) -> Result<Option<Closed>> {
         let newest = self
             .journal
             .closures(&ClosureFilter {

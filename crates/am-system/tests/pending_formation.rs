@@ -514,3 +514,63 @@ fn retitle_and_rewrite_digest_with_task_id_settle_the_task_and_clear_the_marker(
         json!([rj["pending_cleared"], wj["pending_cleared"]])
     });
 }
+
+#[test]
+fn pending_records_lists_what_rearm_would_rearm_or_what_has_a_live_task() {
+    use am_system::tasks::{Claim, PendingRecords};
+    both(|s| {
+        let ids = form(
+            s,
+            vec![
+                untitled("episode", "First."),
+                MemoryRecordInput::new("episode", "Plain", "Plain."),
+            ],
+            "k1",
+        )
+        .unwrap();
+        let all = s
+            .system
+            .pending_records(&PendingRecords {
+                live_task: None,
+                ..PendingRecords::default()
+            })
+            .unwrap();
+        assert_eq!(all.len(), 1, "[{}]", s.name);
+        assert_eq!(all[0].record_id, ids[0]);
+        assert_eq!(all[0].fields, ["title"]);
+        assert!(all[0].live["title"].is_some());
+        // Its task is live: not among the records to re-arm.
+        assert!(
+            s.system
+                .pending_records(&PendingRecords::default())
+                .unwrap()
+                .is_empty()
+        );
+        // Its task runs out (max_attempts claims): now it is.
+        let q = s.system.tasks().unwrap();
+        let tid = all[0].live["title"].clone().unwrap();
+        for now in [
+            "2026-03-01T12:00:00Z",
+            "2026-03-01T13:00:00Z",
+            "2026-03-01T14:00:00Z",
+        ] {
+            q.claim(&Claim {
+                now: Some(now.into()),
+                ..Claim::new(vec![tid.clone()], "h")
+            })
+            .unwrap();
+        }
+        q.claim(&Claim {
+            now: Some("2026-03-01T15:00:00Z".into()),
+            ..Claim::new(vec![tid.clone()], "h")
+        })
+        .unwrap();
+        let rearm = s
+            .system
+            .pending_records(&PendingRecords::default())
+            .unwrap();
+        assert_eq!(rearm.len(), 1, "[{}]", s.name);
+        assert_eq!(rearm[0].unowned, ["title"]);
+        json!(rearm)
+    });
+}

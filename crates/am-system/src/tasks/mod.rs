@@ -30,6 +30,7 @@
 pub mod args;
 pub(crate) mod formation;
 pub mod gate;
+pub mod reads;
 mod select;
 
 pub use args::{
@@ -44,6 +45,7 @@ pub use gate::{
     RECENT_COST_SAMPLES, RELATION_WEIGHTS, RIPPLE_BUDGET, RIPPLE_WINDOW_CAP, activation,
     pending_priority,
 };
+pub use reads::{PendingRecord, PendingRecords};
 
 use crate::error::{Error, Result};
 use crate::system::MemorySystem;
