@@ -36,6 +36,7 @@ const BENCHES: &[(&str, &str)] = &[
     ("am-system", "understanding"),
     ("am-system", "tasks"),
     ("am-system", "observe"),
+    ("am-system", "entity"),
     ("am-embed", "offline"),
 ];
 
@@ -295,6 +296,34 @@ pub const FIGURES: &[Figure] = &[
         },
         target: "<= 0.2 ms",
         python: Some((3.1 * MS, "3.1 ms")),
+    },
+    Figure {
+        label: "system: gradation of one target, 100,000 events / 10,000 targets",
+        id: "gradation/sqlite_home_100000_events_one_target",
+        kind: Kind::Latency {
+            max_ns: Some(1.0 * MS),
+        },
+        target: "<= 1 ms",
+        python: None,
+    },
+    Figure {
+        label: "system: gradation of every target, 100,000 events",
+        id: "gradation/sqlite_home_100000_events_all_targets",
+        kind: Kind::Latency {
+            max_ns: Some(200.0 * MS),
+        },
+        target: "<= 200 ms",
+        python: None,
+    },
+    Figure {
+        label: "system: verify_diary_chain, 100,000 entries",
+        id: "verify_diary_chain/sqlite_home_100000_entries",
+        kind: Kind::Rate {
+            min_per_s: Some(100_000.0),
+            unit: "entries",
+        },
+        target: ">= 100,000 entries/s",
+        python: None,
     },
     Figure {
         label: "system: rewrite_digest, 50,000 records (no embedding)",

@@ -186,3 +186,77 @@ fn self_records_fold_closures_and_order_by_kind_then_precedence() {
         assert_eq!(then.len(), 6, "the core as of before the closure");
     });
 }
+
+#[test]
+fn on_a_home_with_a_task_queue_an_unauthored_birth_forms_pending_with_its_task() {
+    use std::sync::Arc;
+    let options = || am_system::SystemOptions {
+        task_queue: true,
+        ..am_system::SystemOptions::default()
+    };
+    let memory = {
+        let store: Arc<dyn am_triples::TripleStore> =
+            Arc::new(am_triples::InMemoryTripleStore::new(None));
+        let journal: Arc<dyn am_journal::MemoryJournal> =
+            Arc::new(am_journal::InMemoryJournal::new());
+        let queue = Arc::new(am_journal::InMemoryTaskQueue::new());
+        let home = Arc::new(am_journal::PairHome::with_task_queue(store, journal, queue));
+        am_system::MemorySystem::over_home_with_options(home, options()).unwrap()
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let sqlite = {
+        let home = am_backend_sqlite::SqliteHome::open(dir.path().join("home.sqlite3")).unwrap();
+        let mh = Arc::new(
+            am_backend_sqlite::SqliteMemoryHome::open(
+                &home,
+                None,
+                am_backend_sqlite::SqliteStoreOptions::default(),
+            )
+            .unwrap(),
+        );
+        am_system::MemorySystem::over_home_with_options(mh, options()).unwrap()
+    };
+    for sys in [&memory, &sqlite] {
+        let r = sys
+            .engram(
+                &Engram::new(DEFAULT_SPARK_TEMPLATE(), "entity:castor"),
+                None,
+            )
+            .unwrap();
+        assert!(r.created);
+        assert_eq!(r.authoring.failures.len(), 3, "{:?}", r.authoring);
+        assert!(
+            r.authoring
+                .failures
+                .iter()
+                .all(|f| f.reason.as_str() == "no_author_supplied")
+        );
+        let core = sys
+            .self_records(&SelfRecords::new("self", "entity:castor"))
+            .unwrap();
+        assert_eq!(core.len(), 6);
+        let pending: Vec<_> = core
+            .iter()
+            .filter(|a| a.attributes.contains_key("pending"))
+            .collect();
+        assert_eq!(
+            pending.len(),
+            3,
+            "the unnamed purpose, trait and honesty item"
+        );
+        assert!(
+            pending
+                .iter()
+                .all(|a| a.attributes.get("title").is_none_or(Value::is_null))
+        );
+        let counts = sys.tasks().unwrap().counts().unwrap();
+        let titles: usize = counts
+            .by_kind
+            .get("title.author")
+            .map_or(0, |m| m.values().sum());
+        assert_eq!(
+            titles, 3,
+            "one title.author task per pending birth title: {counts:?}"
+        );
+    }
+}

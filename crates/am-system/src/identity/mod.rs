@@ -226,7 +226,10 @@ impl MemorySystem {
     /// holding the spark's hash, and a prompt-active self binding per
     /// record; all in ONE transaction of the home. An item's `name` is its
     /// title as given (`title_provenance`: operator `spark-v<N>`); an unnamed
-    /// item's title is authored by `author` before anything forms. Idempotent
+    /// item's title is authored by `author` before anything forms, and when
+    /// it is not (no author, a failure, an unusable answer) the record forms
+    /// pending with its `title.author` task on a home with a task queue, and
+    /// the whole birth is refused on one without. Idempotent
     /// by [`canonical_spark_hash`]: the same spark again is a no-op
     /// (`created: false`).
     ///
@@ -234,8 +237,9 @@ impl MemorySystem {
     /// `InvalidInput`, writing nothing, for lint errors; a spark of a version
     /// already engrammed with other content; a higher version while an
     /// earlier version's core is still prompt-active; an unnamed item whose
-    /// title was not authored (this home has no task queue to hold a pending
-    /// title); a malformed version; and every formation refusal.
+    /// title was not authored on a home without a task queue (a pending title
+    /// is stored only beside its task); a malformed version; and every
+    /// formation refusal.
     pub fn engram(&self, args: &Engram, author: Option<&dyn Author>) -> Result<EngramResult> {
         let issues = lint_spark(&args.spark, true);
         let (errors, lint_warnings): (Vec<String>, Vec<String>) =
@@ -404,7 +408,9 @@ impl MemorySystem {
             };
             b.record.title = None;
             let decision = author_or_pend(author, &mut b.record, &context, &now);
-            if let Some(failure) = &decision.failure {
+            if let Some(failure) = &decision.failure
+                && !self.home.has_task_queue()
+            {
                 return Err(Error::invalid(format!(
                     "engram refused before writing anything: {} item {} has no name and its title was not \
                      authored ({}: {}); a pending title needs the home's task queue (MemorySystem(task_queue=True)), \
@@ -448,13 +454,28 @@ impl MemorySystem {
                 seq: -1,
             });
         }
+        // A pending birth title owes its `title.author` task, queued in the
+        // same transaction (only a home with a task queue gets here with one).
+        let owed = if self.home.has_task_queue() {
+            crate::tasks::formation::owed_tasks(&plan, &now)
+        } else {
+            Vec::new()
+        };
+        let point = if owed.is_empty() {
+            am_triples::CommitPoint::StoreAdd
+        } else {
+            am_triples::CommitPoint::TasksFormWithTasks
+        };
         let rows = self.home.prepare_rows(&plan.assertions)?;
-        self.home
-            .transaction(am_triples::CommitPoint::StoreAdd, &mut |tx| {
-                tx.store().add(&rows)?;
-                tx.journal().append_bindings(&plan.bindings)?;
-                tx.journal().append_bindings(&bindings)
-            })?;
+        self.home.transaction(point, &mut |tx| {
+            tx.store().add(&rows)?;
+            tx.journal().append_bindings(&plan.bindings)?;
+            tx.journal().append_bindings(&bindings)?;
+            if !owed.is_empty() {
+                crate::tasks::formation::enqueue_owed(tx.tasks()?, &owed)?;
+            }
+            Ok(())
+        })?;
         let binding_ids = bindings.into_iter().map(|b| b.binding_id).collect();
         let mut warnings = lint_warnings;
         warnings.extend(plan.warnings);

@@ -274,9 +274,10 @@ pub(crate) fn fold_target(
         .map(|e| e.seq)
         .max();
     let mut s = GradationScore::neutral();
-    let mut reasons: Vec<String> = Vec::new();
+    // The events that contribute a reason, in walk order; only the last
+    // [`MAX_CONTRIBUTIONS`] are written out (a long stream formats five).
+    let mut reasons: Vec<(&ValenceEvent, Option<f64>)> = Vec::new();
     for e in stream {
-        let reason = e.reason.as_deref().unwrap_or("");
         match e.kind.as_str() {
             "scar" => {
                 if !resolutions.healed(&e.event_id, anchor) {
@@ -295,7 +296,7 @@ pub(crate) fn fold_target(
                 {
                     s.positive *= f;
                     s.negative *= f;
-                    reasons.push(format!("revalued x{} {reason}", fmt_g(f)));
+                    reasons.push((e, Some(f)));
                 }
             }
             "healing" | "break" => {}
@@ -308,8 +309,7 @@ pub(crate) fn fold_target(
                     s.negative = (s.negative + m).min(clamp);
                     s.negative_count += 1;
                 }
-                let sign = if e.sign > 0 { '+' } else { '-' };
-                reasons.push(format!("{sign}{} {reason}", fmt_g(m)));
+                reasons.push((e, None));
             }
         }
     }
@@ -325,7 +325,16 @@ pub(crate) fn fold_target(
         .iter()
         .rev()
         .take(MAX_CONTRIBUTIONS)
-        .cloned()
+        .map(|(e, revalued)| {
+            let reason = e.reason.as_deref().unwrap_or("");
+            match revalued {
+                Some(f) => format!("revalued x{} {reason}", fmt_g(*f)),
+                None => {
+                    let sign = if e.sign > 0 { '+' } else { '-' };
+                    format!("{sign}{} {reason}", fmt_g(e.magnitude))
+                }
+            }
+        })
         .collect();
     s
 }
