@@ -10,7 +10,8 @@ use super::{Args, Session};
 use crate::error::{CliError, CliResult};
 use am_journal::Window;
 use am_system::tasks::{
-    Ack, Claim, Enqueue, EnqueueMany, ListTasks, Prioritize, Release, SelectForWindow,
+    Ack, Claim, Enqueue, EnqueueMany, ListTasks, PendingRecords, Prioritize, Release,
+    SelectForWindow,
 };
 use serde::Deserialize;
 use serde_json::Value;
@@ -32,6 +33,7 @@ pub const TASK_OPS: &[&str] = &[
     "tasks.supersede_stale",
     "tasks.supersede_target",
     "tasks.prioritize",
+    "pending_records",
 ];
 
 #[derive(Deserialize)]
@@ -115,6 +117,9 @@ pub fn dispatch(s: &mut Session, op: &str, a: Args) -> CliResult<Value> {
             super::ops::to_json(&q.supersede_target(&target_id, &reason)?)
         }
         "tasks.prioritize" => super::ops::to_json(&q.prioritize(&a.parse::<Prioritize>()?)?),
+        "pending_records" => {
+            super::ops::to_json(&system.pending_records(&a.parse::<PendingRecords>()?)?)
+        }
         other => Err(CliError::invalid(format!("unknown task op {other:?}"))),
     }?;
     Ok(v)
