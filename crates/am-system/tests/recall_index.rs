@@ -423,3 +423,82 @@ fn keyword_discovery_served_from_the_index_equals_the_stores_discovery() {
     );
     assert_eq!(r, read(&open_discovery(&path), "zither", "s1"));
 }
+
+fn rewrite(s: &MemorySystem, id: &str, text: &str) {
+    let author = serde_json::json!({"kind": "operator", "id": "ada"});
+    let r = s
+        .rewrite_digest(&am_system::verbs::RewriteDigest::new(
+            id,
+            text,
+            author.as_object().unwrap().clone(),
+            serde_json::json!("operator"),
+            0,
+        ))
+        .unwrap();
+    assert_eq!(r.outcome, am_system::Outcome::Applied, "{r:?}");
+}
+
+fn found_by_keyword(r: &ReconstructionResult, title: &str) -> bool {
+    r.handles.iter().any(|h| {
+        h.title.as_deref() == Some(title) && h.relevance.get("keyword").is_some_and(|k| *k > 0.0)
+    })
+}
+
+/// api.md `rewrite_digest` / memory-system.md "Understanding": "recall finds
+/// the new words through the keyword index and the vector, and no longer the
+/// old ones", also for a system whose recall index was warm before the
+/// rewrite, whichever handle on the home wrote it.
+#[test]
+fn recall_finds_the_new_words_and_no_longer_the_old_ones_through_a_warm_recall_index() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("home.sqlite3");
+    let first = open(&path);
+    let second = open(&path);
+    let ids = form(&first);
+    for s in [&first, &second] {
+        // Two recalls each: both systems' indexes are built and warm.
+        recall(s, "soup lunch");
+        assert!(found_by_keyword(&recall(s, "soup lunch"), "Lunch"));
+    }
+    rewrite(&first, &ids[2], "Ada ate ramen at the quay.");
+    for (name, s) in [("writer", &first), ("second handle", &second)] {
+        assert!(
+            found_by_keyword(&recall(s, "ramen quay"), "Lunch"),
+            "[{name}] found by its new words: {:?}",
+            titles(&recall(s, "ramen quay"))
+        );
+        assert!(
+            !found_by_keyword(&recall(s, "soup"), "Lunch"),
+            "[{name}] no longer found by its old words"
+        );
+    }
+    let fresh = open(&path);
+    for cue in ["ramen quay", "soup lunch", "database pool"] {
+        assert_eq!(
+            recall(&first, cue),
+            recall(&fresh, cue),
+            "writer, cue {cue:?}"
+        );
+        assert_eq!(
+            recall(&second, cue),
+            recall(&fresh, cue),
+            "second, cue {cue:?}"
+        );
+    }
+    // The in-memory pair, warm before its rewrite, answers the same way.
+    let memory = MemorySystem::with_options(
+        Arc::new(am_triples::InMemoryTripleStore::new(None)),
+        Arc::new(am_journal::InMemoryJournal::new()),
+        SystemOptions {
+            clock: Some(Arc::new(|| common::PINNED_NOW.to_owned())),
+            ..SystemOptions::default()
+        },
+    )
+    .unwrap();
+    let ids = form(&memory);
+    recall(&memory, "soup lunch");
+    assert!(found_by_keyword(&recall(&memory, "soup lunch"), "Lunch"));
+    rewrite(&memory, &ids[2], "Ada ate ramen at the quay.");
+    assert!(found_by_keyword(&recall(&memory, "ramen quay"), "Lunch"));
+    assert!(!found_by_keyword(&recall(&memory, "soup"), "Lunch"));
+}

@@ -7,7 +7,12 @@
 //! Freshness. The store side follows the change feed (`assertions_after`
 //! over the whole home, one rowid-range read per recall when nothing is new),
 //! so rows written by another handle or process are indexed before the recall
-//! reads. Rows are append-only for everything the pipeline reads: the only
+//! reads. A digest row rewritten in place (the understanding verbs: object,
+//! attributes, canonical text) keeps its feed position, so the index follows
+//! the journal's understanding versions instead (appended in the rewrite's
+//! own transaction): each recall re-reads the rows named by the versions
+//! since its last check ([`RecallIndex::refresh_rewrites`]). Otherwise rows
+//! are append-only for everything the pipeline reads: the only other
 //! in-place store changes are validity windows (`close_assertion` /
 //! `narrow_assertion`: read only by queries with `active_at`, which the index
 //! never answers), vector rewrites (the vector channel always asks the store)
@@ -143,6 +148,10 @@ struct CachedActivation {
 pub(crate) struct RecallIndex {
     state: StoreState,
     cursor: i64,
+    /// The journal seq through which the mirrored rows carry every digest
+    /// rewrite (an understanding version's row re-read); `None` before the
+    /// first refresh.
+    rewrites_seq: Option<i64>,
     rows: Vec<IndexedRow>,
     /// Assertion id → row number, for ids held by exactly one row.
     unique_ids: HashMap<String, u32>,
@@ -233,6 +242,117 @@ impl RecallIndex {
                 p.dirty = false;
             }
         }
+    }
+
+    /// Bring the mirrored rows up to the digest rewrites committed through
+    /// `head` (the journal's seq, read before this recall's store refresh):
+    /// every understanding version appended since the last check names a row
+    /// rewritten in place (its object, attributes and canonical text), which
+    /// the change feed never hands on again. Each such row is re-read from
+    /// the store and replaced, with its object posting and its token set; an
+    /// id held by several rows, or a row whose identity moved, rebuilds the
+    /// index. A failing read turns the index off (the store answers).
+    pub(crate) fn refresh_rewrites(
+        &mut self,
+        store: &dyn TripleStore,
+        journal: &dyn MemoryJournal,
+        head: i64,
+    ) {
+        let seen = self.rewrites_seq.replace(head);
+        let Some(seen) = seen.filter(|s| *s < head) else {
+            return;
+        };
+        if !self.active() {
+            return;
+        }
+        let versions = match journal.revision_records(seen, Some(head)) {
+            Ok(v) => v,
+            Err(_) => {
+                self.disable();
+                return;
+            }
+        };
+        let mut ids: Vec<String> = versions.into_iter().map(|v| v.assertion_id).collect();
+        ids.sort_unstable();
+        ids.dedup();
+        for id in ids {
+            if self.duplicate_ids.contains(&id) {
+                self.rebuild(store, head);
+                return;
+            }
+            let Some(n) = self.unique_ids.get(&id).copied() else {
+                continue;
+            };
+            let fresh = match store.query(&TripleQuery {
+                assertion_ids: Some(vec![id]),
+                limit: 1,
+                ..TripleQuery::default()
+            }) {
+                Ok(rows) => rows.into_iter().next(),
+                Err(_) => {
+                    self.disable();
+                    return;
+                }
+            };
+            let Some(fresh) = fresh else {
+                self.rebuild(store, head);
+                return;
+            };
+            if !self.replace_row(n, fresh) {
+                self.rebuild(store, head);
+                return;
+            }
+        }
+    }
+
+    /// Replace row `n` by its rewritten self; `false` (nothing changed) when
+    /// more than its object, attributes or text moved.
+    fn replace_row(&mut self, n: u32, fresh: TripleAssertion) -> bool {
+        let old = &self.rows[n as usize].assertion;
+        if old.subject != fresh.subject
+            || old.predicate != fresh.predicate
+            || old.scope != fresh.scope
+            || old.owner_id != fresh.owner_id
+            || old.observed_at != fresh.observed_at
+            || old.assertion_id != fresh.assertion_id
+        {
+            return false;
+        }
+        let key = (
+            fresh.scope.clone(),
+            fresh.owner_id.clone().unwrap_or_default(),
+        );
+        let Some(pair) = self.pairs.get_mut(&key) else {
+            return false;
+        };
+        if old.object != fresh.object {
+            if let Some(list) = pair.by_object.get_mut(&old.object) {
+                list.retain(|i| *i != n);
+                if list.is_empty() {
+                    pair.by_object.remove(&old.object);
+                }
+            }
+            let list = pair.by_object.entry(fresh.object.clone()).or_default();
+            let at = list.partition_point(|i| *i < n);
+            list.insert(at, n);
+        }
+        let row = &mut self.rows[n as usize];
+        row.assertion = fresh;
+        row.tokens = OnceLock::new();
+        true
+    }
+
+    /// Drop the mirrored rows and read them again from the store (the
+    /// journal caches stay).
+    fn rebuild(&mut self, store: &dyn TripleStore, head: i64) {
+        *self = RecallIndex {
+            state: StoreState::On,
+            journal: std::mem::take(&mut self.journal),
+            token_hasher: self.token_hasher.clone(),
+            rewrites_seq: Some(head),
+            ..RecallIndex::default()
+        };
+        self.refresh_store(store);
     }
 
     fn disable(&mut self) {

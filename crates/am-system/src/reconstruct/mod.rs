@@ -138,6 +138,7 @@ impl MemorySystem {
             view,
             as_of,
             anchored,
+            head: current,
             trace_id: &tid,
             want_trace: journal,
         })?;

@@ -45,6 +45,9 @@ pub(super) struct Call<'a> {
     pub(super) as_of: i64,
     /// An explicit anchor below the current seq: no cache is read or written.
     pub(super) anchored: bool,
+    /// The journal's seq when the call began (read before the recall index
+    /// is refreshed): the index catches up with the rewrites through it.
+    pub(super) head: i64,
     pub(super) trace_id: &'a str,
     pub(super) want_trace: bool,
 }
@@ -146,6 +149,7 @@ impl MemorySystem {
         // Entry: a read at the current seq (never an explicit anchor below
         // it) is served by the journal caches.
         index.refresh_store(self.store.as_ref());
+        index.refresh_rewrites(self.store.as_ref(), self.journal.as_ref(), call.head);
         let mut caches = Caches::default();
         if call.anchored {
             caches.hidden = Folds::hidden_keys_at(self.journal.as_ref(), call.as_of)?;
