@@ -595,6 +595,7 @@ impl MemorySystem {
             &args.cause,
             self.source_validator.as_ref(),
         )?;
+        let given_at = understood_at(args.understood_at.as_deref())?;
         if let Some(m) = args.magnitude
             && !m.is_finite()
         {
@@ -674,8 +675,8 @@ impl MemorySystem {
                 Outcome::Unchanged(None),
             ));
         }
-        let at = match &args.understood_at {
-            Some(s) => am_triples::timestamp::normalize_timestamp(s)?,
+        let at = match given_at {
+            Some(s) => s,
             None => self.now()?,
         };
         let mut versions = Vec::new();
@@ -767,6 +768,7 @@ impl MemorySystem {
             &args.cause,
             self.source_validator.as_ref(),
         )?;
+        let given_at = understood_at(args.understood_at.as_deref())?;
         self.home.check_rewrite()?;
         let (rid, field) = (args.record_id.as_str(), "title");
         let Some(t) = self.understanding_target(rid)? else {
@@ -808,8 +810,8 @@ impl MemorySystem {
                 Outcome::Unchanged(None),
             ));
         }
-        let at = match &args.understood_at {
-            Some(s) => am_triples::timestamp::normalize_timestamp(s)?,
+        let at = match given_at {
+            Some(s) => s,
             None => self.now()?,
         };
         let mut versions = Vec::new();
@@ -871,6 +873,7 @@ impl MemorySystem {
             &args.cause,
             self.source_validator.as_ref(),
         )?;
+        let given_at = understood_at(args.understood_at.as_deref())?;
         self.home.check_rewrite()?;
         let (rid, field) = (args.dream_id.as_str(), "narration");
         let Some(t) = self.understanding_target(rid)? else {
@@ -910,8 +913,8 @@ impl MemorySystem {
                 Outcome::Unchanged(None),
             ));
         }
-        let at = match &args.understood_at {
-            Some(s) => am_triples::timestamp::normalize_timestamp(s)?,
+        let at = match given_at {
+            Some(s) => s,
             None => self.now()?,
         };
         let next = current + 1;
@@ -1294,6 +1297,14 @@ impl MemorySystem {
             dream,
         })
     }
+}
+
+/// A verb's `understood_at`, normalized before anything is read (a value
+/// that is not a timestamp is a malformed call, whatever the record's state).
+fn understood_at(given: Option<&str>) -> Result<Option<String>> {
+    given
+        .map(am_triples::timestamp::normalize_timestamp)
+        .transpose()
 }
 
 fn attr_text_of(attributes: &JsonMap, key: &str) -> Option<String> {

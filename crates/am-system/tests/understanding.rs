@@ -786,6 +786,64 @@ fn bad_provenance_arguments_are_errors_and_write_nothing() {
     }
 }
 
+/// api.md "Provenance arguments (validated; a bad value raises
+/// `ValueError`)": an `understood_at` that is not a timestamp is a malformed
+/// call whatever the record's state (unknown, stale, unchanged words), never
+/// an answer that hides it, and nothing is written.
+#[test]
+fn an_understood_at_that_is_not_a_timestamp_is_an_error_whatever_the_records_state() {
+    for s in both(false) {
+        let ids = form(&s, vec![lesson()]);
+        let dream = form(
+            &s,
+            vec![MemoryRecordInput::new("dream", "Night", "Seeds and soil.")],
+        );
+        let before = state(&s, &ids[0]);
+        let bad = Some("yesterday".to_owned());
+        let same = "Connection pools exhaust under sustained load.";
+        let rewrites = [
+            RewriteDigest::new("ex:nothing", "x", operator(), json!("operator"), 0),
+            RewriteDigest::new(&ids[0], "x", operator(), json!("operator"), 7),
+            RewriteDigest::new(&ids[0], same, operator(), json!("operator"), 0),
+            RewriteDigest::new(&ids[0], "x", operator(), json!("operator"), 0),
+        ];
+        for (i, r) in rewrites.into_iter().enumerate() {
+            let args = RewriteDigest {
+                understood_at: bad.clone(),
+                ..r
+            };
+            let err = s
+                .system
+                .rewrite_digest(&args)
+                .expect_err(&format!("[{}] rewrite case {i}", s.name));
+            assert_eq!(err.kind(), ErrorKind::InvalidInput, "[{}] {err}", s.name);
+        }
+        let retitles = [
+            Retitle::new(&ids[0], "Pool sizing", operator(), json!("repair"), 0),
+            Retitle::new(&ids[0], "Sizing", operator(), json!("repair"), 3),
+        ];
+        for (i, r) in retitles.into_iter().enumerate() {
+            let args = Retitle {
+                understood_at: bad.clone(),
+                ..r
+            };
+            let err = s
+                .system
+                .retitle(&args)
+                .expect_err(&format!("[{}] retitle case {i}", s.name));
+            assert_eq!(err.kind(), ErrorKind::InvalidInput, "[{}] {err}", s.name);
+        }
+        let narrate = NarrateDream {
+            understood_at: bad.clone(),
+            expected_version: 5,
+            ..NarrateDream::new(&dream[0], "I dreamt.", operator())
+        };
+        let err = s.system.narrate_dream(&narrate).expect_err("narrate");
+        assert_eq!(err.kind(), ErrorKind::InvalidInput, "[{}] {err}", s.name);
+        assert_eq!(state(&s, &ids[0]), before, "[{}] wrote", s.name);
+    }
+}
+
 #[test]
 fn a_store_that_cannot_rewrite_in_place_is_unsupported_and_a_journal_elsewhere_is_invalid() {
     // A SQLite store whose journal lives in another file (here: in memory).
