@@ -443,3 +443,31 @@ fn one_store_serves_plain_threads_concurrently() {
         (1..=20).collect::<Vec<i64>>()
     );
 }
+
+#[test]
+fn a_digest_rewrite_in_place_is_refused_unsupported_and_writes_nothing() {
+    // Spec (api.md "Understanding", "Backends"): LanceDB offers no in-place
+    // digest-row rewrite; the understanding verbs refuse it as not implemented.
+    let dir = tempfile::tempdir().unwrap();
+    let e = HashEmbedder::new(8, "hash").anonymous();
+    let s = open(&dir, Some(Arc::new(e)));
+    assert!(!s.capabilities().digest_rewrite);
+    let mut row = TripleAssertion::new("ex:r1", "digest", "Old words.").with_id("d1");
+    row.attributes
+        .insert("kind".into(), Value::String("episode".into()));
+    s.add(&[row]).unwrap();
+    let before = all(&s);
+    let vector_before = s.stored_vector("d1").unwrap();
+    let stored = &before[0];
+    let rewrite = am_triples::DigestRewrite {
+        assertion_id: "d1".into(),
+        expected_object: stored.object.clone(),
+        expected_attributes: stored.attributes.clone(),
+        object: "New words.".into(),
+        attributes: stored.attributes.clone(),
+    };
+    let err = s.prepare_digest_rewrite(&rewrite).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Unsupported, "{err}");
+    assert_eq!(all(&s), before, "nothing written");
+    assert_eq!(s.stored_vector("d1").unwrap(), vector_before);
+}
