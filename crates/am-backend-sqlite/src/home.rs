@@ -99,7 +99,7 @@ impl SqliteHome {
         }
         let conn = Connection::open(&path)?;
         conn.busy_timeout(BUSY_TIMEOUT)?;
-        match conn.pragma_update(None, "journal_mode", "wal") {
+        match set_wal(&conn) {
             // The file is writable but its directory is not: SQLite cannot
             // create the WAL and its index beside it.
             Err(e) if path.is_file() && is_read_only_directory(&e) => {
@@ -194,6 +194,37 @@ fn is_read_only_directory(e: &rusqlite::Error) -> bool {
     e.sqlite_error().is_some_and(|f| {
         f.extended_code == SQLITE_READONLY_DIRECTORY || f.code == rusqlite::ErrorCode::CannotOpen
     })
+}
+
+/// Switch the connection to WAL. SQLite answers `SQLITE_BUSY` to this pragma
+/// without calling the busy handler while another process is creating or
+/// converting the same file (a deadlock it refuses to wait on), so the
+/// switch is retried here for up to the busy timeout. A file already in WAL
+/// mode is left as it is (the mode is persistent).
+fn set_wal(conn: &Connection) -> rusqlite::Result<()> {
+    let started = std::time::Instant::now();
+    loop {
+        let attempt = conn
+            .query_row("PRAGMA journal_mode", [], |r| r.get::<_, String>(0))
+            .and_then(|mode| {
+                if mode.eq_ignore_ascii_case("wal") {
+                    Ok(())
+                } else {
+                    conn.pragma_update(None, "journal_mode", "wal")
+                }
+            });
+        match attempt {
+            Err(rusqlite::Error::SqliteFailure(e, _))
+                if matches!(
+                    e.code,
+                    rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked
+                ) && started.elapsed() < BUSY_TIMEOUT =>
+            {
+                std::thread::sleep(std::time::Duration::from_millis(5));
+            }
+            other => return other,
+        }
+    }
 }
 
 /// Open the home at `path` for reading only, creating nothing beside it.
