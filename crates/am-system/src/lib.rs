@@ -76,7 +76,7 @@ pub use verbs::{
     Activation, Attenuate, Bind, CloseAssertions, CloseRecord, CommitSelection, Reconstruct,
     Refocus, Reinforce, Remember, RememberMany,
 };
-pub use verbs::{NarrateDream, Retitle, RevertDigest, RewriteDigest};
+pub use verbs::{DeclarePending, NarrateDream, RearmPending, Retitle, RevertDigest, RewriteDigest};
 
 // The reconstruction pipeline (`MemorySystem::reconstruct`, its channels,
 // spreading and the shelf) lives in `src/reconstruct/`.

@@ -29,6 +29,8 @@ use am_triples::{CommitPoint, DigestRewrite, ErrorKind, JsonMap, TripleAssertion
 use serde::Serialize;
 use serde_json::{Value, json};
 
+mod pending;
+
 /// How many closures `current_of` follows before it stops (a longer chain is
 /// reported as it stands, never looped).
 pub const CURRENT_OF_MAX_HOPS: usize = 256;
@@ -271,6 +273,17 @@ struct Write {
     /// The tasks this write settles (`task_id=`, a pending field's live
     /// authoring tasks), completed in the same transaction.
     settle: Settle,
+    /// What the write queues or supersedes (`declare_pending`,
+    /// `rearm_pending`), in the same transaction.
+    queue: Vec<QueueOp>,
+}
+
+/// One queue write an understanding write carries.
+enum QueueOp {
+    /// Queue a task (the enqueue rules: idempotent by id).
+    Enqueue(Box<crate::tasks::PlannedEnqueue>),
+    /// Supersede these live tasks, with this reason.
+    Supersede(Vec<String>, &'static str),
 }
 
 /// What a write settles on the task queue.
@@ -281,6 +294,73 @@ struct Settle {
     /// The pending field this write authors (`title` / `summary`), whose
     /// live `title.author` / `digest.author` tasks it completes.
     pending: Option<&'static str>,
+}
+
+/// The provenance arguments a verb passes to [`MemorySystem::begin_rewrite`].
+struct ReadingArgs<'a> {
+    author: &'a JsonMap,
+    reader: Option<&'a JsonMap>,
+    sources: &'a [Value],
+    cause: &'a Value,
+    understood_at: Option<&'a str>,
+}
+
+/// What every understanding write starts from: the validated reading (when
+/// the verb takes one), the record and the ids the result names.
+struct Begun<'a> {
+    t: Target,
+    rid: &'a str,
+    field: &'static str,
+    reading: ValidProvenance,
+    given_at: Option<String>,
+}
+
+/// The reading a write records: the verb's provenance arguments (validated
+/// by [`MemorySystem::begin_rewrite`]) or one the engine composed itself
+/// (a mechanical declaration).
+enum ReadingIn<'a> {
+    Args(ReadingArgs<'a>),
+    Ready(ValidProvenance),
+}
+
+impl Begun<'_> {
+    /// The result refusing this write with `reason` (nothing written).
+    fn refused(&self, reason: Reason) -> UnderstandingResult {
+        MemorySystem::result_for(
+            Some(&self.t),
+            self.rid,
+            self.field,
+            Outcome::Refused(reason),
+        )
+    }
+
+    /// The result of a write that changes nothing.
+    fn unchanged(&self) -> UnderstandingResult {
+        MemorySystem::result_for(
+            Some(&self.t),
+            self.rid,
+            self.field,
+            Outcome::Unchanged(None),
+        )
+    }
+
+    /// The result of a write that changes nothing, for the spec's `reason`.
+    fn unchanged_because(&self, reason: Reason) -> UnderstandingResult {
+        MemorySystem::result_for(
+            Some(&self.t),
+            self.rid,
+            self.field,
+            Outcome::Unchanged(Some(reason)),
+        )
+    }
+
+    /// The result of a write applied as version `next` over `current`.
+    fn applied(&self, next: i64, current: i64) -> UnderstandingResult {
+        let mut r = MemorySystem::result_for(Some(&self.t), self.rid, self.field, Outcome::Applied);
+        r.version = Some(next);
+        r.previous_version = Some(current);
+        r
+    }
 }
 
 /// Whether the row's pending marker names `field` (`title` / `summary`).
@@ -399,16 +479,62 @@ impl MemorySystem {
         r
     }
 
+    /// The preamble every understanding write shares, in order: the reading's
+    /// provenance and `understood_at` validated (a bad value is `Err`), the
+    /// home's rewrite check, the record (`unknown_record`), then the shared
+    /// refusals (`no_task_queue` when `needs_queue`, `closed`). `Err(result)`
+    /// is a refusal to return as it stands.
+    fn begin_rewrite<'a>(
+        &self,
+        rid: &'a str,
+        field: &'static str,
+        needs_queue: bool,
+        reading: ReadingIn<'_>,
+    ) -> Result<std::result::Result<Begun<'a>, UnderstandingResult>> {
+        let (reading, given_at) = match reading {
+            ReadingIn::Args(a) => (
+                validate_provenance(
+                    a.author,
+                    a.reader,
+                    a.sources,
+                    a.cause,
+                    self.source_validator.as_ref(),
+                )?,
+                understood_at(a.understood_at)?,
+            ),
+            ReadingIn::Ready(r) => (r, None),
+        };
+        self.home.check_rewrite()?;
+        let Some(t) = self.understanding_target(rid)? else {
+            return Ok(Err(Self::result_for(
+                None,
+                rid,
+                field,
+                Outcome::Refused(Reason::UnknownRecord),
+            )));
+        };
+        if let Some(r) = self.shared_refusals(&t, rid, field, needs_queue)? {
+            return Ok(Err(r));
+        }
+        Ok(Ok(Begun {
+            t,
+            rid,
+            field,
+            reading,
+            given_at,
+        }))
+    }
+
     /// The refusals every write shares, in the spec's order: the task queue
-    /// (`task_id` needs one), a standing closure.
+    /// (`needs_queue`: a `task_id`, or a verb that queues), a standing closure.
     fn shared_refusals(
         &self,
         t: &Target,
         record_id: &str,
         field: &str,
-        task_id: Option<&str>,
+        needs_queue: bool,
     ) -> Result<Option<UnderstandingResult>> {
-        if task_id.is_some_and(|s| !s.trim().is_empty()) && !self.home.has_task_queue() {
+        if needs_queue && !self.home.has_task_queue() {
             return Ok(Some(Self::result_for(
                 Some(t),
                 record_id,
@@ -479,6 +605,16 @@ impl MemorySystem {
             if !settle.is_empty() {
                 completed = crate::tasks::complete_in(tx.tasks()?, &settle, &now, &done)?;
             }
+            for op in &w.queue {
+                match op {
+                    QueueOp::Enqueue(plan) => {
+                        crate::tasks::enqueue_in(tx.tasks()?, plan)?;
+                    }
+                    QueueOp::Supersede(ids, reason) => {
+                        crate::tasks::supersede_in(tx.tasks()?, ids, reason, &now)?;
+                    }
+                }
+            }
             Ok(())
         }) {
             Ok(()) => {}
@@ -496,7 +632,6 @@ impl MemorySystem {
             .map(|v| v.seq);
         result.version_id = Some(w.version_id);
         result.vector_rewritten = Some(prepared.vector_rewritten());
-        result.outcome = Outcome::Applied;
         if let Some(f) = w.settle.pending {
             result.extra.insert("pending_cleared".into(), json!([f]));
         }
@@ -506,6 +641,25 @@ impl MemorySystem {
                 .insert("tasks_completed".into(), json!(completed));
         }
         Ok(result)
+    }
+
+    /// Whether `v` (a `field` version of `t`) is a provisional digest: the
+    /// body a pending summary was formed with, or a reading a
+    /// `declare_pending` made provisional (its version row names it).
+    fn is_provisional(&self, t: &Target, field: &str, v: &UnderstandingVersion) -> Result<bool> {
+        if v.cause.get("provisional") == Some(&Value::Bool(true)) {
+            return Ok(true);
+        }
+        let marked = json!({"field": field, "version": v.version});
+        Ok(self
+            .journal
+            .versions(&VersionFilter {
+                assertion_id: Some(t.assertion_id.clone()),
+                field: Some("pending".to_owned()),
+                ..VersionFilter::default()
+            })?
+            .iter()
+            .any(|p| p.cause.get("provisional") == Some(&marked)))
     }
 
     /// The live tasks a write settles: the named task and, for a pending
@@ -588,14 +742,6 @@ impl MemorySystem {
     /// store whose journal lives elsewhere; `Unsupported` for a store that
     /// cannot rewrite in place (LanceDB); the store's or journal's failure.
     pub fn rewrite_digest(&self, args: &RewriteDigest) -> Result<UnderstandingResult> {
-        let reading = validate_provenance(
-            &args.author,
-            args.reader.as_ref(),
-            &args.sources,
-            &args.cause,
-            self.source_validator.as_ref(),
-        )?;
-        let given_at = understood_at(args.understood_at.as_deref())?;
         if let Some(m) = args.magnitude
             && !m.is_finite()
         {
@@ -606,27 +752,23 @@ impl MemorySystem {
                 "digest_method must be a non-empty label, got an empty one",
             ));
         }
-        self.home.check_rewrite()?;
-        let (rid, field) = (args.record_id.as_str(), "digest");
-        let Some(t) = self.understanding_target(rid)? else {
-            return Ok(Self::result_for(
-                None,
-                rid,
-                field,
-                Outcome::Refused(Reason::UnknownRecord),
-            ));
+        let b = match self.begin_rewrite(
+            args.record_id.as_str(),
+            "digest",
+            wants_queue(args.task_id.as_deref()),
+            ReadingIn::Args(ReadingArgs {
+                author: &args.author,
+                reader: args.reader.as_ref(),
+                sources: &args.sources,
+                cause: &args.cause,
+                understood_at: args.understood_at.as_deref(),
+            }),
+        )? {
+            Ok(b) => b,
+            Err(refusal) => return Ok(refusal),
         };
-        let refused = |reason| {
-            Ok(Self::result_for(
-                Some(&t),
-                rid,
-                field,
-                Outcome::Refused(reason),
-            ))
-        };
-        if let Some(r) = self.shared_refusals(&t, rid, field, args.task_id.as_deref())? {
-            return Ok(r);
-        }
+        let (t, rid, field, reading) = (&b.t, b.rid, b.field, &b.reading);
+        let refused = |reason| Ok(b.refused(reason));
         if UNDERSTANDING_PROTECTED_KINDS.contains(&t.kind.as_str()) {
             return refused(Reason::ProtectedKind);
         }
@@ -668,32 +810,33 @@ impl MemorySystem {
             && new_keywords.is_none()
             && !pending_summary
         {
-            return Ok(Self::result_for(
-                Some(&t),
-                rid,
-                field,
-                Outcome::Unchanged(None),
-            ));
+            return Ok(b.unchanged());
         }
-        let at = match given_at {
+        let at = match b.given_at.clone() {
             Some(s) => s,
             None => self.now()?,
         };
         let mut versions = Vec::new();
         let mut attributes = t.row.attributes.clone();
         if current == 0 {
-            versions.push(original(&t, field));
+            let mut v0 = original(t, field);
+            if pending_summary {
+                // The body a pending summary was formed with is provisional:
+                // `revert_digest` never restores it.
+                v0.cause = provisional_cause(&v0.cause);
+            }
+            versions.push(v0);
         }
         let mut extra = JsonMap::new();
         if let Some(title) = new_title {
-            let tv = Self::title_change(&t, title, (&reading, &at), &mut attributes, &mut versions);
+            let tv = Self::title_change(t, title, (reading, &at), &mut attributes, &mut versions);
             extra.insert("title_version".into(), json!(tv));
         }
         if let Some(k) = &keywords {
             attributes.insert("keywords".into(), json!(k));
         }
         let next = current + 1;
-        let mut v = version_of(&t, field, next, Some(args.text.clone()), (&reading, &at));
+        let mut v = version_of(t, field, next, Some(args.text.clone()), (reading, &at));
         v.title = new_title.map(str::to_owned).or(current_title);
         if let Some(k) = &keywords {
             v.keywords.clone_from(k);
@@ -713,7 +856,7 @@ impl MemorySystem {
         }
         attributes.insert("digest_version".into(), json!(next));
         attributes.insert("digest_method".into(), json!(args.digest_method.trim()));
-        let mut st = stamp(field, next, &reading, &at);
+        let mut st = stamp(field, next, reading, &at);
         if let Value::Object(m) = &mut st {
             m.insert("digest_method".into(), json!(args.digest_method.trim()));
             if !args.derived_from.is_empty() {
@@ -724,13 +867,13 @@ impl MemorySystem {
         if pending_summary {
             clear_pending(&mut attributes, "summary");
         }
-        let mut result = Self::result_for(Some(&t), rid, field, Outcome::Applied);
+        let mut result = Self::result_for(Some(t), rid, field, Outcome::Applied);
         result.version = Some(next);
         result.previous_version = Some(current);
         result.captured_original = Some(current == 0);
         result.extra = extra;
         self.write_understanding(
-            &t,
+            t,
             Write {
                 versions,
                 object: args.text.clone(),
@@ -742,6 +885,7 @@ impl MemorySystem {
                     task_id: args.task_id.clone(),
                     pending: pending_summary.then_some("summary"),
                 },
+                queue: Vec::new(),
             },
             result,
         )
@@ -761,35 +905,23 @@ impl MemorySystem {
     /// # Errors
     /// As [`MemorySystem::rewrite_digest`].
     pub fn retitle(&self, args: &Retitle) -> Result<UnderstandingResult> {
-        let reading = validate_provenance(
-            &args.author,
-            args.reader.as_ref(),
-            &args.sources,
-            &args.cause,
-            self.source_validator.as_ref(),
-        )?;
-        let given_at = understood_at(args.understood_at.as_deref())?;
-        self.home.check_rewrite()?;
-        let (rid, field) = (args.record_id.as_str(), "title");
-        let Some(t) = self.understanding_target(rid)? else {
-            return Ok(Self::result_for(
-                None,
-                rid,
-                field,
-                Outcome::Refused(Reason::UnknownRecord),
-            ));
+        let b = match self.begin_rewrite(
+            args.record_id.as_str(),
+            "title",
+            wants_queue(args.task_id.as_deref()),
+            ReadingIn::Args(ReadingArgs {
+                author: &args.author,
+                reader: args.reader.as_ref(),
+                sources: &args.sources,
+                cause: &args.cause,
+                understood_at: args.understood_at.as_deref(),
+            }),
+        )? {
+            Ok(b) => b,
+            Err(refusal) => return Ok(refusal),
         };
-        let refused = |reason| {
-            Ok(Self::result_for(
-                Some(&t),
-                rid,
-                field,
-                Outcome::Refused(reason),
-            ))
-        };
-        if let Some(r) = self.shared_refusals(&t, rid, field, args.task_id.as_deref())? {
-            return Ok(r);
-        }
+        let (t, rid, field, reading) = (&b.t, b.rid, b.field, &b.reading);
+        let refused = |reason| Ok(b.refused(reason));
         if args.title.trim().is_empty() {
             return refused(Reason::EmptyTitle);
         }
@@ -803,23 +935,18 @@ impl MemorySystem {
             return refused(Reason::Stale);
         }
         if attr_text(&t.row, "title").as_deref() == Some(args.title.as_str()) {
-            return Ok(Self::result_for(
-                Some(&t),
-                rid,
-                field,
-                Outcome::Unchanged(None),
-            ));
+            return Ok(b.unchanged());
         }
-        let at = match given_at {
+        let at = match b.given_at.clone() {
             Some(s) => s,
             None => self.now()?,
         };
         let mut versions = Vec::new();
         let mut attributes = t.row.attributes.clone();
         let next = Self::title_change(
-            &t,
+            t,
             &args.title,
-            (&reading, &at),
+            (reading, &at),
             &mut attributes,
             &mut versions,
         );
@@ -832,12 +959,12 @@ impl MemorySystem {
         if pending_title {
             clear_pending(&mut attributes, "title");
         }
-        let mut result = Self::result_for(Some(&t), rid, field, Outcome::Applied);
+        let mut result = Self::result_for(Some(t), rid, field, Outcome::Applied);
         result.version = Some(next);
         result.previous_version = Some(current);
         result.captured_original = Some(current == 0);
         self.write_understanding(
-            &t,
+            t,
             Write {
                 versions,
                 object: t.row.object.clone(),
@@ -849,6 +976,7 @@ impl MemorySystem {
                     task_id: args.task_id.clone(),
                     pending: pending_title.then_some("title"),
                 },
+                queue: Vec::new(),
             },
             result,
         )
@@ -866,35 +994,23 @@ impl MemorySystem {
     /// # Errors
     /// As [`MemorySystem::rewrite_digest`].
     pub fn narrate_dream(&self, args: &NarrateDream) -> Result<UnderstandingResult> {
-        let reading = validate_provenance(
-            &args.author,
-            args.reader.as_ref(),
-            &args.sources,
-            &args.cause,
-            self.source_validator.as_ref(),
-        )?;
-        let given_at = understood_at(args.understood_at.as_deref())?;
-        self.home.check_rewrite()?;
-        let (rid, field) = (args.dream_id.as_str(), "narration");
-        let Some(t) = self.understanding_target(rid)? else {
-            return Ok(Self::result_for(
-                None,
-                rid,
-                field,
-                Outcome::Refused(Reason::UnknownRecord),
-            ));
+        let b = match self.begin_rewrite(
+            args.dream_id.as_str(),
+            "narration",
+            wants_queue(args.task_id.as_deref()),
+            ReadingIn::Args(ReadingArgs {
+                author: &args.author,
+                reader: args.reader.as_ref(),
+                sources: &args.sources,
+                cause: &args.cause,
+                understood_at: args.understood_at.as_deref(),
+            }),
+        )? {
+            Ok(b) => b,
+            Err(refusal) => return Ok(refusal),
         };
-        let refused = |reason| {
-            Ok(Self::result_for(
-                Some(&t),
-                rid,
-                field,
-                Outcome::Refused(reason),
-            ))
-        };
-        if let Some(r) = self.shared_refusals(&t, rid, field, args.task_id.as_deref())? {
-            return Ok(r);
-        }
+        let (t, rid, field, reading) = (&b.t, b.rid, b.field, &b.reading);
+        let refused = |reason| Ok(b.refused(reason));
         if t.kind != "dream" {
             return refused(Reason::NotADream);
         }
@@ -906,34 +1022,28 @@ impl MemorySystem {
             return refused(Reason::Stale);
         }
         if attr_text(&t.row, "narration").as_deref() == Some(args.text.as_str()) {
-            return Ok(Self::result_for(
-                Some(&t),
-                rid,
-                field,
-                Outcome::Unchanged(None),
-            ));
+            return Ok(b.unchanged());
         }
-        let at = match given_at {
+        let at = match b.given_at.clone() {
             Some(s) => s,
             None => self.now()?,
         };
         let next = current + 1;
-        let v =
-            version_of(&t, field, next, Some(args.text.clone()), (&reading, &at)).normalized()?;
+        let v = version_of(t, field, next, Some(args.text.clone()), (reading, &at)).normalized()?;
         let version_id = v.version_id.clone();
         let mut attributes = t.row.attributes.clone();
         attributes.insert("narration".into(), json!(args.text));
         attributes.insert("narration_version".into(), json!(next));
         attributes.insert(
             "narration_provenance".into(),
-            stamp(field, next, &reading, &at),
+            stamp(field, next, reading, &at),
         );
-        let mut result = Self::result_for(Some(&t), rid, field, Outcome::Applied);
+        let mut result = Self::result_for(Some(t), rid, field, Outcome::Applied);
         result.version = Some(next);
         result.previous_version = Some(current);
         result.captured_original = Some(false);
         self.write_understanding(
-            &t,
+            t,
             Write {
                 versions: vec![v],
                 object: t.row.object.clone(),
@@ -945,6 +1055,7 @@ impl MemorySystem {
                     task_id: args.task_id.clone(),
                     pending: None,
                 },
+                queue: Vec::new(),
             },
             result,
         )
@@ -1010,7 +1121,7 @@ impl MemorySystem {
             "pending" => return refused(Reason::NotRevertible),
             _ => {}
         }
-        if let Some(r) = self.shared_refusals(&t, rid, field, None)? {
+        if let Some(r) = self.shared_refusals(&t, rid, field, false)? {
             return Ok(r);
         }
         let body = field == "digest" || field == "card";
@@ -1029,6 +1140,9 @@ impl MemorySystem {
         let Some(target) = history.iter().find(|v| v.version == args.to_version) else {
             return refused(Reason::UnknownVersion);
         };
+        if body && self.is_provisional(&t, field, target)? {
+            return refused(Reason::ProvisionalSummary);
+        }
         let Some(words) = target.text.clone() else {
             return refused(Reason::NullTitle);
         };
@@ -1144,6 +1258,7 @@ impl MemorySystem {
                 version_id,
                 field: field.to_owned(),
                 settle: Settle::default(),
+                queue: Vec::new(),
             },
             result,
         )
@@ -1297,6 +1412,26 @@ impl MemorySystem {
             dream,
         })
     }
+}
+
+/// `cause` marked provisional (`{"cause": ..., "provisional": true}`, its
+/// other keys kept).
+fn provisional_cause(cause: &Value) -> Value {
+    let mut m = match cause {
+        Value::Object(m) => m.clone(),
+        other => {
+            let mut m = JsonMap::new();
+            m.insert("cause".into(), other.clone());
+            m
+        }
+    };
+    m.insert("provisional".into(), Value::Bool(true));
+    Value::Object(m)
+}
+
+/// Whether a verb's `task_id` needs the task queue (a blank one names none).
+fn wants_queue(task_id: Option<&str>) -> bool {
+    task_id.is_some_and(|s| !s.trim().is_empty())
 }
 
 /// A verb's `understood_at`, normalized before anything is read (a value

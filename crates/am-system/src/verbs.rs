@@ -704,6 +704,71 @@ impl RevertDigest {
     }
 }
 
+fn pending_fields() -> Vec<String> {
+    vec!["title".into(), "summary".into()]
+}
+
+fn repair() -> String {
+    "repair".into()
+}
+
+/// The arguments of [`crate::MemorySystem::declare_pending`]:
+/// `declare_pending(record_id, *, fields=("title", "summary"),
+/// cause="repair", reason=None)`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DeclarePending {
+    /// The record: its graph id or its digest assertion id.
+    pub record_id: String,
+    /// The fields declared pending (`PENDING_FIELDS`, non-empty).
+    #[serde(default = "pending_fields")]
+    pub fields: Vec<String>,
+    /// A cause in `REWRITE_CAUSES` (default `repair`).
+    #[serde(default = "repair")]
+    pub cause: String,
+    /// Why, recorded in the declaration's cause.
+    #[serde(default)]
+    pub reason: Option<String>,
+}
+
+impl DeclarePending {
+    /// Declare `record_id`'s title and summary pending, cause `repair`.
+    pub fn new(record_id: &str) -> Self {
+        DeclarePending {
+            record_id: record_id.to_owned(),
+            fields: pending_fields(),
+            cause: repair(),
+            reason: None,
+        }
+    }
+}
+
+/// The arguments of [`crate::MemorySystem::rearm_pending`]:
+/// `rearm_pending(record_id, *, cause="repair", reason=None)`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RearmPending {
+    /// The record: its graph id or its digest assertion id.
+    pub record_id: String,
+    /// A cause in `REWRITE_CAUSES` (default `repair`).
+    #[serde(default = "repair")]
+    pub cause: String,
+    /// Why, recorded in the re-arm's cause.
+    #[serde(default)]
+    pub reason: Option<String>,
+}
+
+impl RearmPending {
+    /// Re-arm `record_id`'s exhausted pending fields, cause `repair`.
+    pub fn new(record_id: &str) -> Self {
+        RearmPending {
+            record_id: record_id.to_owned(),
+            cause: repair(),
+            reason: None,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -54,6 +54,8 @@ pub const OPS: &[&str] = &[
     "retitle",
     "narrate_dream",
     "revert_digest",
+    "declare_pending",
+    "rearm_pending",
     "current_of",
     "record_understanding",
     "understanding_fields",

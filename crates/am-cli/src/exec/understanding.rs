@@ -1,5 +1,6 @@
 //! The exec ops of the understanding verbs (docs/exec.md "Understanding"):
-//! `rewrite_digest`, `retitle`, `narrate_dream`, `revert_digest`, `versions`
+//! `rewrite_digest`, `retitle`, `narrate_dream`, `revert_digest`,
+//! `declare_pending`, `rearm_pending`, `versions`
 //! (the system's, with `current`; the journal's reader when the line names
 //! `assertion_id`, `until_seq` or `limit`), `current_of`,
 //! `record_understanding`, `understanding_fields`, `reading_provenance`.
@@ -8,7 +9,9 @@
 use super::Args;
 use super::ops::to_json;
 use crate::error::{CliError, CliResult};
-use am_system::verbs::{NarrateDream, Retitle, RevertDigest, RewriteDigest};
+use am_system::verbs::{
+    DeclarePending, NarrateDream, RearmPending, Retitle, RevertDigest, RewriteDigest,
+};
 use am_system::{MemorySystem, reading_provenance, understanding_fields};
 use serde::Deserialize;
 use serde_json::Value;
@@ -19,6 +22,8 @@ pub(super) const OPS: &[&str] = &[
     "retitle",
     "narrate_dream",
     "revert_digest",
+    "declare_pending",
+    "rearm_pending",
     "current_of",
     "record_understanding",
     "understanding_fields",
@@ -75,6 +80,8 @@ pub(super) fn understanding_op(sys: &MemorySystem, op: &str, a: Args) -> CliResu
         "retitle" => to_json(&sys.retitle(&a.parse::<Retitle>()?)?),
         "narrate_dream" => to_json(&sys.narrate_dream(&a.parse::<NarrateDream>()?)?),
         "revert_digest" => to_json(&sys.revert_digest(&a.parse::<RevertDigest>()?)?),
+        "declare_pending" => to_json(&sys.declare_pending(&a.parse::<DeclarePending>()?)?),
+        "rearm_pending" => to_json(&sys.rearm_pending(&a.parse::<RearmPending>()?)?),
         "versions" => {
             let VersionsArgs { record_id, field } = a.parse()?;
             to_json(&sys.versions(&record_id, field.as_deref())?)

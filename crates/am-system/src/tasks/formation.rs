@@ -106,7 +106,9 @@ pub(crate) fn owed_tasks(plan: &FormationPlan, now: &str) -> Vec<Owed> {
     out
 }
 
-fn row(
+/// Formation's task row for a record's digest row `a` (strength 1.0,
+/// `basis_version` 0, cause `formation`).
+pub(crate) fn row(
     a: &am_triples::TripleAssertion,
     aid: &str,
     kind: TaskKind,

@@ -252,6 +252,37 @@ pub(crate) fn complete_in(
     Ok(out)
 }
 
+/// Supersede the live tasks among `ids` in `tx` (with `reason`), one
+/// `superseded` log row each. Returns the ids superseded.
+pub(crate) fn supersede_in(
+    tx: &mut dyn TasksTx,
+    ids: &[String],
+    reason: &str,
+    now: &str,
+) -> Result<Vec<String>> {
+    let mut out = Vec::new();
+    for id in ids {
+        let Some(mut t) = tx.task(id)? else { continue };
+        if !effective(&t, now).is_live() {
+            continue;
+        }
+        t.status = TaskStatus::Superseded;
+        t.error = Some(json!({"reason": reason}));
+        t.lease_until = None;
+        t.updated_at = now.to_owned();
+        tx.put(&t)?;
+        tx.append_log(&log_row(
+            id,
+            now,
+            "superseded",
+            None,
+            json!({"reason": reason}),
+        ))?;
+        out.push(id.clone());
+    }
+    Ok(out)
+}
+
 /// The version of `kind`'s field on a record row's attributes.
 fn current_version(kind: TaskKind, attributes: &am_triples::JsonMap) -> Option<i64> {
     let key = match kind {
@@ -927,27 +958,7 @@ impl<'a> TaskQueue<'a> {
             return Ok(Vec::new());
         }
         self.write(CommitPoint::TasksSupersede, |tx| {
-            let mut out = Vec::new();
-            for id in ids {
-                let Some(mut t) = tx.task(id)? else { continue };
-                if !effective(&t, now).is_live() {
-                    continue;
-                }
-                t.status = TaskStatus::Superseded;
-                t.error = Some(json!({"reason": reason}));
-                t.lease_until = None;
-                t.updated_at = now.to_owned();
-                tx.put(&t)?;
-                tx.append_log(&log_row(
-                    id,
-                    now,
-                    "superseded",
-                    None,
-                    json!({"reason": reason}),
-                ))?;
-                out.push(id.clone());
-            }
-            Ok(out)
+            supersede_in(tx, ids, reason, now)
         })
     }
 
