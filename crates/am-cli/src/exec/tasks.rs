@@ -10,8 +10,8 @@ use super::{Args, Session};
 use crate::error::{CliError, CliResult};
 use am_journal::Window;
 use am_system::tasks::{
-    Ack, Claim, Enqueue, EnqueueMany, ListTasks, PendingRecords, Prioritize, Release,
-    SelectForWindow,
+    Ack, Claim, Enqueue, EnqueueDebt, EnqueueMany, ListTasks, PendingRecords, Prioritize, Release,
+    SelectForWindow, TaskPacket, UnderstandingDebt,
 };
 use serde::Deserialize;
 use serde_json::Value;
@@ -34,6 +34,9 @@ pub const TASK_OPS: &[&str] = &[
     "tasks.supersede_target",
     "tasks.prioritize",
     "pending_records",
+    "understanding_debt",
+    "enqueue_debt",
+    "task_packet",
 ];
 
 #[derive(Deserialize)]
@@ -120,6 +123,11 @@ pub fn dispatch(s: &mut Session, op: &str, a: Args) -> CliResult<Value> {
         "pending_records" => {
             super::ops::to_json(&system.pending_records(&a.parse::<PendingRecords>()?)?)
         }
+        "understanding_debt" => {
+            super::ops::to_json(&system.understanding_debt(&a.parse::<UnderstandingDebt>()?)?)
+        }
+        "enqueue_debt" => super::ops::to_json(&system.enqueue_debt(&a.parse::<EnqueueDebt>()?)?),
+        "task_packet" => super::ops::to_json(&system.task_packet(&a.parse::<TaskPacket>()?)?),
         other => Err(CliError::invalid(format!("unknown task op {other:?}"))),
     }?;
     Ok(v)

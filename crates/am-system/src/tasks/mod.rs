@@ -28,6 +28,7 @@
 //! Spec: api.md "The memory task queue: understanding in the background".
 
 pub mod args;
+pub mod debt;
 pub(crate) mod formation;
 pub mod gate;
 pub mod reads;
@@ -37,6 +38,9 @@ pub use args::{
     Ack, AckResult, Claim, ClaimResult, ClaimTasks, Enqueue, EnqueueMany, EnqueueResult, LeftOut,
     LeftOutReason, ListTasks, Prioritize, Refusal, Release, ReleaseOutcome, ReleaseResult,
     SelectForWindow, SelectedTask, SelectionRef, TaskCounts, TaskRef, WindowSelection,
+};
+pub use debt::{
+    DebtReport, DebtTask, EnqueueDebt, EnqueueDebtReport, TaskPacket, UnderstandingDebt,
 };
 pub use formation::MECHANICAL_DIGEST_METHODS;
 pub use gate::{

@@ -1,0 +1,606 @@
+//! The drainer's other reads on `MemorySystem`: `understanding_debt` (what
+//! is still mechanical or pending), `enqueue_debt` (the backfill: one task
+//! per debt record that has none, strength from lived use) and
+//! `task_packet` (everything a reader needs for one task, whole items
+//! only).
+//!
+//! Choices the spec leaves open (ours): a record owes `title.author` /
+//! `digest.author` per pending field, else `card.author` (a world-model
+//! card) or `digest.rewrite` (any other kind outside
+//! `UNDERSTANDING_PROTECTED_KINDS`) while its `digest_method` is in
+//! `MECHANICAL_DIGEST_METHODS` (plus `methods`); closed records owe
+//! nothing. `oldest_pending` is the oldest live task (`{task_id, kind,
+//! target_id, created_at}`). The backfill's basis is formation's
+//! (`<assertion id>@pending-<field>`, the next free `@<k>` once used) for a
+//! pending field and `<assertion id>@v<version>` (`basis_version` the
+//! record's version) for a rewrite. A packet counts tokens with
+//! `token_estimate` (the target's title and digest first, then each item's
+//! title and digest); `sources` are the records a summary `summarizes`,
+//! `evidence` a card's record edges, `mentions` a dream's.
+//!
+//! Spec: api.md "The memory task queue" ("On `MemorySystem`":
+//! `understanding_debt`, `enqueue_debt`, `task_packet`).
+
+use super::formation::{MECHANICAL_DIGEST_METHODS, row};
+use super::gate::pending_priority;
+use super::{PlannedEnqueue, task_id};
+use crate::error::{Error, Result};
+use crate::formation::DIGEST_PREDICATE;
+use crate::kinds::UNDERSTANDING_PROTECTED_KINDS;
+use crate::system::MemorySystem;
+use am_journal::{TaskKind, TaskRow};
+use am_triples::{CommitPoint, TripleAssertion, TripleQuery};
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
+
+/// `understanding_debt(*, scopes, methods=None)`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct UnderstandingDebt {
+    /// `[(scope, owner_id)]`.
+    pub scopes: Vec<(String, String)>,
+    /// More digest methods counted as mechanical words.
+    #[serde(default)]
+    pub methods: Option<Vec<String>>,
+}
+
+/// `understanding_debt`'s answer.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DebtReport {
+    /// `{task kind: {record kind: n}}`.
+    pub debt: BTreeMap<String, BTreeMap<String, usize>>,
+    /// Every debt item.
+    pub total: usize,
+    /// The debt items no live task owns.
+    pub unqueued: usize,
+    /// The queue: `{kind: {status: n}}`.
+    pub queue: BTreeMap<String, BTreeMap<String, usize>>,
+    /// `{capability: n}` over the debt.
+    pub by_capability: BTreeMap<String, usize>,
+    /// The oldest live task, if any.
+    pub oldest_pending: Option<Value>,
+    /// The digest methods counted as mechanical.
+    pub methods: Vec<String>,
+}
+
+fn backfill() -> String {
+    "backfill".into()
+}
+
+fn ninety() -> i64 {
+    90
+}
+
+fn yes() -> bool {
+    true
+}
+
+/// `enqueue_debt(*, scopes, cause="backfill", priority=90, dry_run=True,
+/// methods=None, kinds=None)`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EnqueueDebt {
+    /// `[(scope, owner_id)]`.
+    pub scopes: Vec<(String, String)>,
+    /// The tasks' cause (default `backfill`).
+    #[serde(default = "backfill")]
+    pub cause: String,
+    /// The tasks' priority (default 90).
+    #[serde(default = "ninety")]
+    pub priority: i64,
+    /// Report without writing (the default).
+    #[serde(default = "yes")]
+    pub dry_run: bool,
+    /// More digest methods counted as mechanical words.
+    #[serde(default)]
+    pub methods: Option<Vec<String>>,
+    /// Only these task kinds.
+    #[serde(default)]
+    pub kinds: Option<Vec<TaskKind>>,
+}
+
+impl EnqueueDebt {
+    /// A dry run over `scopes` with the spec's defaults.
+    pub fn new(scopes: Vec<(String, String)>) -> Self {
+        EnqueueDebt {
+            scopes,
+            cause: backfill(),
+            priority: ninety(),
+            dry_run: true,
+            methods: None,
+            kinds: None,
+        }
+    }
+}
+
+/// One task `enqueue_debt` queues (or would).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DebtTask {
+    /// Its id.
+    pub task_id: String,
+    /// Its kind.
+    pub kind: TaskKind,
+    /// The record (graph id).
+    pub target_id: String,
+    /// Its record kind.
+    pub record_kind: String,
+    /// The record's selected count.
+    pub selected: u64,
+    /// `0.1 + 0.9 · ln(1 + n) / ln(1 + n_max)`.
+    pub strength: f64,
+}
+
+/// `enqueue_debt`'s answer.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct EnqueueDebtReport {
+    /// Whether nothing was written.
+    pub dry_run: bool,
+    /// The tasks queued (or that would be), strongest first.
+    pub tasks: Vec<DebtTask>,
+    /// How many were queued (0 on a dry run).
+    pub enqueued: usize,
+    /// Debt items that already have a live task.
+    pub already_queued: usize,
+    /// `{kind: n}` over `tasks`.
+    pub by_kind: BTreeMap<String, usize>,
+    /// The highest selected count among them (the strength's scale).
+    pub n_max: u64,
+}
+
+fn default_budget() -> usize {
+    56_000
+}
+
+/// `task_packet(task_id, *, token_budget=56000)`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TaskPacket {
+    /// The task.
+    pub task_id: String,
+    /// Tokens the packet may hold (default 56,000).
+    #[serde(default = "default_budget")]
+    pub token_budget: usize,
+}
+
+impl TaskPacket {
+    /// The packet of `task_id` with the default budget.
+    pub fn new(task_id: &str) -> Self {
+        TaskPacket {
+            task_id: task_id.to_owned(),
+            token_budget: default_budget(),
+        }
+    }
+}
+
+/// The live tasks' `(kind, target)` pairs.
+type LivePairs = HashSet<(TaskKind, String)>;
+
+/// One debt item: a record and the task kind it owes.
+struct Item {
+    kind: TaskKind,
+    field: Option<&'static str>,
+    row: TripleAssertion,
+    aid: String,
+    record_kind: String,
+}
+
+fn text(a: &TripleAssertion, key: &str) -> String {
+    a.attributes
+        .get(key)
+        .and_then(Value::as_str)
+        .unwrap_or("")
+        .to_owned()
+}
+
+fn methods_of(extra: Option<&Vec<String>>) -> Vec<String> {
+    let mut m: BTreeSet<String> = MECHANICAL_DIGEST_METHODS
+        .iter()
+        .map(|s| (*s).to_owned())
+        .collect();
+    for s in extra.into_iter().flatten() {
+        let s = s.trim();
+        if !s.is_empty() {
+            m.insert(s.to_owned());
+        }
+    }
+    m.into_iter().collect()
+}
+
+fn flag(a: &TripleAssertion, field: &str) -> bool {
+    a.attributes
+        .get("pending")
+        .and_then(|p| p.get(field))
+        .and_then(Value::as_bool)
+        .unwrap_or(false)
+}
+
+impl MemorySystem {
+    /// The debt items of `scopes`: every live record's owed kinds.
+    fn debt_items(&self, scopes: &[(String, String)], methods: &[String]) -> Result<Vec<Item>> {
+        if scopes.is_empty() {
+            return Err(Error::invalid(
+                "the debt reads need scopes: a non-empty list of (scope, owner_id)",
+            ));
+        }
+        let mut out = Vec::new();
+        for (scope, owner) in scopes {
+            let rows = self.store.query(&TripleQuery {
+                predicate: Some(DIGEST_PREDICATE.to_owned()),
+                scope: Some(scope.trim().to_lowercase()),
+                owner_id: Some(owner.trim().to_owned()),
+                limit: 0,
+                ..TripleQuery::default()
+            })?;
+            for r in rows {
+                if !am_triples::text::is_record_digest(&r) {
+                    continue;
+                }
+                let aid = r.assertion_id.clone().unwrap_or_default();
+                if self.standing_closure(&aid)?.is_some() {
+                    continue;
+                }
+                let record_kind = text(&r, "record_kind");
+                let mut owed: Vec<(TaskKind, Option<&'static str>)> = Vec::new();
+                if flag(&r, "title") {
+                    owed.push((TaskKind::TitleAuthor, Some("title")));
+                }
+                if flag(&r, "summary") {
+                    owed.push((TaskKind::DigestAuthor, Some("summary")));
+                } else if methods.contains(&text(&r, "digest_method"))
+                    && !UNDERSTANDING_PROTECTED_KINDS.contains(&record_kind.as_str())
+                {
+                    owed.push(if record_kind == "world_model" {
+                        (TaskKind::CardAuthor, None)
+                    } else {
+                        (TaskKind::DigestRewrite, None)
+                    });
+                }
+                for (kind, field) in owed {
+                    out.push(Item {
+                        kind,
+                        field,
+                        row: r.clone(),
+                        aid: aid.clone(),
+                        record_kind: record_kind.clone(),
+                    });
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// The live tasks as `(kind, target)` pairs (either id namespace).
+    fn live_pairs(&self) -> Result<(LivePairs, Vec<TaskRow>)> {
+        let all = self.tasks()?.tasks(&super::ListTasks::default())?;
+        let mut live = HashSet::new();
+        for t in &all {
+            if t.status.is_live() {
+                live.insert((t.kind, t.target_id.clone()));
+                if !t.assertion_id.is_empty() {
+                    live.insert((t.kind, t.assertion_id.clone()));
+                }
+            }
+        }
+        Ok((live, all))
+    }
+
+    /// `understanding_debt`: a pure read of what is still mechanical or
+    /// pending in `scopes`, and the queue beside it.
+    ///
+    /// # Errors
+    /// `InvalidInput` without a task queue or without scopes; the store's,
+    /// journal's or queue's read failure.
+    pub fn understanding_debt(&self, args: &UnderstandingDebt) -> Result<DebtReport> {
+        let q = self.tasks()?;
+        let methods = methods_of(args.methods.as_ref());
+        let items = self.debt_items(&args.scopes, &methods)?;
+        let (live, all) = self.live_pairs()?;
+        let mut debt: BTreeMap<String, BTreeMap<String, usize>> = BTreeMap::new();
+        let mut by_capability: BTreeMap<String, usize> = BTreeMap::new();
+        let mut unqueued = 0;
+        for i in &items {
+            *debt
+                .entry(i.kind.as_str().to_owned())
+                .or_default()
+                .entry(i.record_kind.clone())
+                .or_default() += 1;
+            *by_capability
+                .entry(i.kind.capability().to_owned())
+                .or_default() += 1;
+            if !live.contains(&(i.kind, i.row.subject.clone()))
+                && !live.contains(&(i.kind, i.aid.clone()))
+            {
+                unqueued += 1;
+            }
+        }
+        let oldest_pending = all
+            .iter()
+            .filter(|t| t.status.is_live())
+            .min_by(|a, b| {
+                a.created_at
+                    .cmp(&b.created_at)
+                    .then(a.task_id.cmp(&b.task_id))
+            })
+            .map(|t| {
+                json!({"task_id": t.task_id, "kind": t.kind.as_str(),
+                       "target_id": t.target_id, "created_at": t.created_at})
+            });
+        Ok(DebtReport {
+            debt,
+            total: items.len(),
+            unqueued,
+            queue: q.counts()?.by_kind,
+            by_capability,
+            oldest_pending,
+            methods,
+        })
+    }
+
+    /// `enqueue_debt`: the backfill, one task per debt record that has none,
+    /// strength from lived use (`0.1 + 0.9 · ln(1 + n) / ln(1 + n_max)` over
+    /// the records' selected counts), strongest first; a dry run (the
+    /// default) writes nothing. One transaction.
+    ///
+    /// # Errors
+    /// `InvalidInput` without a task queue or without scopes, or for a cause
+    /// outside `REWRITE_CAUSES`; the home's failure.
+    pub fn enqueue_debt(&self, args: &EnqueueDebt) -> Result<EnqueueDebtReport> {
+        self.tasks()?;
+        let cause = args.cause.trim().to_lowercase();
+        if !am_journal::version::REWRITE_CAUSES.contains(&cause.as_str()) {
+            return Err(Error::invalid(format!(
+                "enqueue_debt cause must be one of {:?}, got {:?}",
+                am_journal::version::REWRITE_CAUSES,
+                args.cause
+            )));
+        }
+        let methods = methods_of(args.methods.as_ref());
+        let items = self.debt_items(&args.scopes, &methods)?;
+        let (live, all) = self.live_pairs()?;
+        let known: HashSet<&str> = all.iter().map(|t| t.task_id.as_str()).collect();
+        let mut already = 0;
+        let mut wanted: Vec<(Item, u64)> = Vec::new();
+        for i in items {
+            if args.kinds.as_ref().is_some_and(|k| !k.contains(&i.kind)) {
+                continue;
+            }
+            if live.contains(&(i.kind, i.row.subject.clone()))
+                || live.contains(&(i.kind, i.aid.clone()))
+            {
+                already += 1;
+                continue;
+            }
+            // Usage is journaled on the digest assertion id.
+            let n = self.journal.selected_count(&i.aid, None)?;
+            wanted.push((i, n));
+        }
+        let n_max = wanted.iter().map(|(_, n)| *n).max().unwrap_or(0);
+        let now = self.now()?;
+        let mut plans: Vec<(DebtTask, PlannedEnqueue)> = Vec::new();
+        for (i, n) in wanted {
+            let strength = if n_max == 0 {
+                0.1
+            } else {
+                #[allow(clippy::cast_precision_loss)]
+                let (n, m) = (n as f64, n_max as f64);
+                0.1 + 0.9 * (1.0 + n).ln() / (1.0 + m).ln()
+            };
+            let (basis, version) = match i.field {
+                Some(f) => {
+                    let first = format!("{}@pending-{f}", i.aid);
+                    let basis = if known.contains(task_id(i.kind, &i.row.subject, &first).as_str())
+                    {
+                        (1..)
+                            .map(|k| format!("{first}@{k}"))
+                            .find(|b| !known.contains(task_id(i.kind, &i.row.subject, b).as_str()))
+                            .unwrap_or(first)
+                    } else {
+                        first
+                    };
+                    (basis, 0)
+                }
+                None => {
+                    let v = i
+                        .row
+                        .attributes
+                        .get("digest_version")
+                        .and_then(Value::as_i64)
+                        .unwrap_or(0);
+                    (format!("{}@v{v}", i.aid), v)
+                }
+            };
+            let priority = if i.field.is_some() {
+                pending_priority(&i.record_kind).min(args.priority)
+            } else {
+                args.priority
+            };
+            let mut r = row(&i.row, &i.aid, i.kind, basis, priority, &now);
+            r.strength = strength;
+            r.basis_version = version;
+            r.cause = json!({"cause": cause, "backfill": true});
+            plans.push((
+                DebtTask {
+                    task_id: r.task_id.clone(),
+                    kind: i.kind,
+                    target_id: i.row.subject.clone(),
+                    record_kind: i.record_kind.clone(),
+                    selected: n,
+                    strength,
+                },
+                PlannedEnqueue {
+                    row: r,
+                    current_version: None,
+                },
+            ));
+        }
+        plans.sort_by(|a, b| {
+            b.0.strength
+                .total_cmp(&a.0.strength)
+                .then_with(|| a.0.task_id.cmp(&b.0.task_id))
+        });
+        let mut enqueued = 0;
+        if !args.dry_run && !plans.is_empty() {
+            let mut n = 0;
+            self.home
+                .transaction(CommitPoint::TasksEnqueue, &mut |tx| {
+                    n = 0;
+                    let t = tx.tasks()?;
+                    for (_, p) in &plans {
+                        if super::enqueue_in(t, p)?.enqueued {
+                            n += 1;
+                        }
+                    }
+                    Ok(())
+                })?;
+            enqueued = n;
+        }
+        let mut by_kind: BTreeMap<String, usize> = BTreeMap::new();
+        for (d, _) in &plans {
+            *by_kind.entry(d.kind.as_str().to_owned()).or_default() += 1;
+        }
+        Ok(EnqueueDebtReport {
+            dry_run: args.dry_run,
+            tasks: plans.into_iter().map(|(d, _)| d).collect(),
+            enqueued,
+            already_queued: already,
+            by_kind,
+            n_max,
+        })
+    }
+
+    /// `task_packet`: everything a reader needs for one task: the task, the
+    /// target's `record_understanding` (a diary target redacted: its words
+    /// come through the book by `entry_id`), `expected_version` for the
+    /// compare-and-set, the `verbatim` reference, and its `sources`
+    /// (summary), `evidence` (card) or `mentions` (dream), newest first. An
+    /// item that does not fit `token_budget` is left out whole (`left_out`);
+    /// no text is cut. `target_state`: `live`, `closed` or `gone`.
+    ///
+    /// # Errors
+    /// `InvalidInput` without a task queue; `NotFound` for an unknown task;
+    /// the store's, journal's or queue's read failure.
+    pub fn task_packet(&self, args: &TaskPacket) -> Result<Value> {
+        let q = self.tasks()?;
+        let task = q.task(args.task_id.trim())?.ok_or_else(|| {
+            Error::not_found(format!("task_packet: no task {:?}", args.task_id.trim()))
+        })?;
+        let mut out = serde_json::Map::new();
+        out.insert("task_id".into(), json!(task.task_id));
+        out.insert("kind".into(), json!(task.kind.as_str()));
+        out.insert("token_budget".into(), json!(args.token_budget));
+        let target = if task.assertion_id.is_empty() {
+            self.resolve_digest_assertion(&task.target_id)?
+        } else {
+            self.resolve_digest_assertion(&task.assertion_id)?
+                .or(self.resolve_digest_assertion(&task.target_id)?)
+        };
+        let Some(row) = target.filter(am_triples::text::is_record_digest) else {
+            out.insert(
+                "task".into(),
+                serde_json::to_value(&task)
+                    .map_err(|e| Error::internal(format!("task_packet: cannot encode: {e}")))?,
+            );
+            out.insert("target".into(), Value::Null);
+            out.insert("target_state".into(), json!("gone"));
+            out.insert("left_out".into(), json!([]));
+            return Ok(Value::Object(out));
+        };
+        let aid = row.assertion_id.clone().unwrap_or_default();
+        let closed = self.standing_closure(&aid)?;
+        let kind = text(&row, "record_kind");
+        let version_key = match task.kind {
+            TaskKind::TitleAuthor => "title_version",
+            TaskKind::DreamNarrate => "narration_version",
+            _ => "digest_version",
+        };
+        let expected = row
+            .attributes
+            .get(version_key)
+            .and_then(Value::as_i64)
+            .unwrap_or(0);
+        let mut used = 0usize;
+        let target_value = if kind == "diary" {
+            json!({"record_id": row.subject, "graph_id": row.subject, "assertion_id": aid,
+                   "kind": kind, "entry_id": row.attributes.get("entry_id"),
+                   "redacted": "diary"})
+        } else {
+            let u = self.record_understanding(&row.subject)?;
+            used += am_triples::text::token_estimate(&u.digest)
+                + u.title
+                    .as_deref()
+                    .map_or(0, am_triples::text::token_estimate);
+            serde_json::to_value(&u)
+                .map_err(|e| Error::internal(format!("task_packet: cannot encode: {e}")))?
+        };
+        out.insert(
+            "task".into(),
+            serde_json::to_value(&task)
+                .map_err(|e| Error::internal(format!("task_packet: cannot encode: {e}")))?,
+        );
+        out.insert("target".into(), target_value);
+        out.insert(
+            "target_state".into(),
+            json!(if closed.is_some() { "closed" } else { "live" }),
+        );
+        out.insert("expected_version".into(), json!(expected));
+        out.insert(
+            "verbatim".into(),
+            json!({"payload_ref": row.attributes.get("payload_ref"),
+                   "entry_id": row.attributes.get("entry_id")}),
+        );
+        let key = match kind.as_str() {
+            "world_model" => "evidence",
+            "dream" => "mentions",
+            _ => "sources",
+        };
+        let mut items: Vec<TripleAssertion> = Vec::new();
+        for e in self.store.query(&TripleQuery {
+            subject: Some(row.subject.clone()),
+            limit: 0,
+            ..TripleQuery::default()
+        })? {
+            let edge = am_triples::text::is_record_edge(&e);
+            let wanted = match key {
+                "sources" => edge && e.predicate == "summarizes",
+                _ => edge,
+            };
+            if !wanted {
+                continue;
+            }
+            if let Some(r) = self.resolve_digest_assertion(&e.object)?
+                && text(&r, "record_kind") != "diary"
+                && !items.iter().any(|i| i.subject == r.subject)
+            {
+                items.push(r);
+            }
+        }
+        items.sort_by(|a, b| {
+            b.observed_at
+                .cmp(&a.observed_at)
+                .then_with(|| a.subject.cmp(&b.subject))
+        });
+        let mut kept = Vec::new();
+        let mut left_out = Vec::new();
+        for r in items {
+            let title = r.attributes.get("title").and_then(Value::as_str);
+            let tokens = am_triples::text::token_estimate(&r.object)
+                + title.map_or(0, am_triples::text::token_estimate);
+            let item = json!({"record_id": r.subject, "assertion_id": r.assertion_id,
+                              "kind": text(&r, "record_kind"), "title": title,
+                              "digest": r.object, "observed_at": r.observed_at,
+                              "tokens": tokens});
+            if used + tokens <= args.token_budget {
+                used += tokens;
+                kept.push(item);
+            } else {
+                left_out.push(json!({"record_id": r.subject, "tokens": tokens,
+                                     "reason": "over_budget"}));
+            }
+        }
+        out.insert(key.into(), Value::Array(kept));
+        out.insert("left_out".into(), Value::Array(left_out));
+        out.insert("tokens".into(), json!(used));
+        Ok(Value::Object(out))
+    }
+}
