@@ -22,6 +22,7 @@ mod locomo;
 mod observe;
 mod query;
 mod recall;
+mod tasks;
 mod text;
 mod versions;
 
@@ -115,6 +116,26 @@ enum Command {
         field: Option<String>,
         /// The record: its graph id (`ex:…`) or its digest assertion id.
         record_id: String,
+    },
+    /// The memory task queue: counts by kind and status, the live tasks, the
+    /// next window's selection (and what it leaves out, and why) and, per
+    /// --scope, the understanding debt. Reads only.
+    Tasks {
+        /// The SQLite home (must exist).
+        #[arg(long)]
+        home: PathBuf,
+        /// The window's budget in seconds.
+        #[arg(long, default_value_t = 120.0)]
+        budget_s: f64,
+        /// The Mind's sensitivity (the gate's input, with each task's strength).
+        #[arg(long, default_value_t = 1.0)]
+        sensitivity: f64,
+        /// The window: turn | visit | nap | cycle | night | idle.
+        #[arg(long, default_value = "turn")]
+        window: String,
+        /// A stream whose debt is read, as SCOPE:OWNER (repeatable).
+        #[arg(long)]
+        scope: Vec<String>,
     },
     /// Reconstruct a cue in one stream and print the shelf; --commit deposits the use.
     Recall {
@@ -537,6 +558,35 @@ fn run(cli: Cli) -> CliResult<u8> {
             let v = serde_json::to_value(&list)
                 .map_err(|e| CliError::failure(format!("cannot encode the answer: {e}")))?;
             emit(json_mode, &v, &versions::render(&record_id, &list))?;
+            Ok(0)
+        }
+        Command::Tasks {
+            home,
+            budget_s,
+            sensitivity,
+            window,
+            scope,
+        } => {
+            require_existing_home(&home)?;
+            embedder_spec(emb, "none")?;
+            let window: am_journal::Window = serde_json::from_value(json!(window.trim()))
+                .map_err(|e| CliError::invalid(format!("--window: {e}")))?;
+            let scopes = scope
+                .iter()
+                .map(|s| ingest::parse_scope(s))
+                .collect::<CliResult<Vec<_>>>()?;
+            let clock = PinnedClock::wall();
+            let engine = home::open_queued(&HomeSpec::Sqlite(home), None, &clock, true)?;
+            let v = tasks::report(
+                &engine.system,
+                &tasks::TasksArgs {
+                    budget_s,
+                    sensitivity,
+                    window,
+                    scopes,
+                },
+            )?;
+            emit(json_mode, &v, &tasks::render(&v))?;
             Ok(0)
         }
         Command::Replay {

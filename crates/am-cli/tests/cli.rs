@@ -214,3 +214,61 @@ fn versions_prints_a_records_readings_oldest_first_with_who_wrote_each() {
     let unknown = am(&["versions", "--home", home_s, "ex:nothing"]);
     assert_ne!(unknown.code, 0);
 }
+
+#[test]
+fn tasks_prints_the_queue_counts_live_tasks_the_next_window_and_the_debt() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("home.sqlite3");
+    let home_s = home.to_str().unwrap();
+    let form = r#"{"id": 1, "op": "remember_many", "records": [{"kind": "episode", "title": null, "digest": "Untitled so far.", "pending": ["title"]}, {"kind": "lesson", "title": "Pools", "digest": "pools: load", "attributes": {"digest_method": "mechanical-v1"}}], "scope": "life", "owner_id": "demo", "idempotency_key": "t-1"}"#;
+    let out = common::am_with_input(&["exec", "--home", home_s, "--task-queue", "-"], form);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(out.stdout.contains(r#""ok":["#), "{}", out.stdout);
+    let before = std::fs::read(&home).unwrap();
+    let text = am(&[
+        "tasks",
+        "--home",
+        home_s,
+        "--budget-s",
+        "30",
+        "--sensitivity",
+        "1.0",
+        "--scope",
+        "life:demo",
+    ]);
+    assert_eq!(text.code, 0, "{}", text.stderr);
+    let t = &text.stdout;
+    assert!(t.starts_with("tasks: 2 total, 2 live\n"), "{t}");
+    assert!(t.contains("  title.author: pending 1\n"), "{t}");
+    assert!(t.contains("  digest.rewrite: pending 1\n"), "{t}");
+    assert!(t.contains("live tasks: 2\n"), "{t}");
+    assert!(
+        t.contains("next turn window (budget 30.0 s, sensitivity 1.0): 1 selected"),
+        "{t}"
+    );
+    assert!(
+        t.contains(": over_budget\n"),
+        "one task left out for the budget: {t}"
+    );
+    assert!(t.contains("debt: 2 total, 0 unqueued\n"), "{t}");
+    let json = am(&[
+        "tasks",
+        "--home",
+        home_s,
+        "--budget-s",
+        "30",
+        "--scope",
+        "life:demo",
+        "--json",
+    ])
+    .json();
+    assert_eq!(json["counts"]["live"], 2);
+    assert_eq!(json["live"].as_array().map(Vec::len), Some(2));
+    assert_eq!(json["selection"]["tasks"].as_array().map(Vec::len), Some(1));
+    assert_eq!(json["selection"]["left_out"][0]["reason"], "over_budget");
+    assert_eq!(json["debt"]["total"], 2);
+    assert_eq!(std::fs::read(&home).unwrap(), before, "am tasks only reads");
+    let bad = am(&["tasks", "--home", home_s, "--window", "weekend"]);
+    assert_ne!(bad.code, 0);
+    assert!(bad.stderr.contains("--window"), "{}", bad.stderr);
+}
