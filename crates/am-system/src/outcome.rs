@@ -6,9 +6,9 @@
 //! A spec refusal is not an error: the verb answers `Ok` with
 //! [`Outcome::Refused`] naming its [`Reason`], having written nothing. A
 //! malformed call (an unknown cause, a field outside the spec's list) is an
-//! `Err` of kind `InvalidInput`. The verbs themselves (`rewrite_digest`,
-//! `retitle`, `declare_pending`, `rearm_pending`, `narrate_dream`,
-//! `revert_digest`) are not built yet; they return this type.
+//! `Err` of kind `InvalidInput`. The verbs (`rewrite_digest`, `retitle`,
+//! `declare_pending`, `rearm_pending`, `narrate_dream`, `revert_digest`)
+//! return this type.
 //!
 //! [`Warned`] carries the warnings a verb raised with its result, so a caller
 //! never drains another thread's warnings from shared state.

@@ -732,9 +732,12 @@ impl MemorySystem {
     /// Refusals (nothing written): `unknown_record`, `no_task_queue` (a
     /// `task_id` on a home without a task queue), `closed` (with
     /// `replaced_by`), `protected_kind`, `use_narrate_dream`,
-    /// `use_author_world_model`, `consolidation_record`, `empty_text`,
-    /// `empty_title`, `stale`, `embedder_unavailable`. Byte-identical text,
-    /// title and keywords: `unchanged`, nothing written.
+    /// `use_author_world_model`, `card_keywords` (`keywords=` on a pending
+    /// card), `consolidation_record`, `empty_text`, `empty_title`, `stale`,
+    /// `embedder_unavailable`. Byte-identical text, title and keywords:
+    /// `unchanged`, nothing written. A PENDING summary is taken here for
+    /// every kind that forms one: a dream's in place, a card's as its own
+    /// field (`card`), a PUBLIC diary projection's (the diary summary rule).
     ///
     /// # Errors
     /// `InvalidInput` for bad provenance arguments (see
@@ -752,7 +755,7 @@ impl MemorySystem {
                 "digest_method must be a non-empty label, got an empty one",
             ));
         }
-        let b = match self.begin_rewrite(
+        let mut b = match self.begin_rewrite(
             args.record_id.as_str(),
             "digest",
             wants_queue(args.task_id.as_deref()),
@@ -767,14 +770,28 @@ impl MemorySystem {
             Ok(b) => b,
             Err(refusal) => return Ok(refusal),
         };
+        // A pending summary is taken here whatever the kind that forms one:
+        // a card's through its own field (`card`), a dream's in place, a
+        // PUBLIC diary projection's (the diary summary rule).
+        let pending_summary = is_pending(&b.t.row, "summary");
+        if b.t.kind == "world_model" && pending_summary {
+            b.field = "card";
+        }
         let (t, rid, field, reading) = (&b.t, b.rid, b.field, &b.reading);
         let refused = |reason| Ok(b.refused(reason));
         if UNDERSTANDING_PROTECTED_KINDS.contains(&t.kind.as_str()) {
-            return refused(Reason::ProtectedKind);
+            let public_projection = t.kind == "diary"
+                && pending_summary
+                && crate::records::diary_summary_refusal(&t.row.attributes, &t.row.provenance)
+                    .is_none();
+            if !public_projection {
+                return refused(Reason::ProtectedKind);
+            }
         }
         match t.kind.as_str() {
-            "dream" => return refused(Reason::UseNarrateDream),
-            "world_model" => return refused(Reason::UseAuthorWorldModel),
+            "dream" if !pending_summary => return refused(Reason::UseNarrateDream),
+            "world_model" if !pending_summary => return refused(Reason::UseAuthorWorldModel),
+            "world_model" if args.keywords.is_some() => return refused(Reason::CardKeywords),
             _ => {}
         }
         if attr_text(&t.row, "summary_role").as_deref() == Some("re-understanding")
@@ -804,7 +821,6 @@ impl MemorySystem {
             .as_deref()
             .filter(|s| current_title.as_deref() != Some(*s));
         let new_keywords = keywords.as_ref().filter(|k| **k != keywords_of(&t.row));
-        let pending_summary = is_pending(&t.row, "summary");
         if args.text == t.row.object
             && new_title.is_none()
             && new_keywords.is_none()

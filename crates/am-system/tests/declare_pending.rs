@@ -779,3 +779,78 @@ fn rearm_pending_is_unchanged_not_pending_or_live_task_and_refuses_unknown_and_c
         json!(out)
     });
 }
+
+#[test]
+fn a_pending_summary_of_a_dream_a_card_or_a_public_diary_projection_is_taken_by_rewrite_digest() {
+    both(false, |s| {
+        let ids = form(
+            s,
+            vec![
+                MemoryRecordInput::new("dream", "Night", "Tensions of the day.")
+                    .with_attribute("signals", json!({"tension": 0.4})),
+                MemoryRecordInput::new("world_model", "Pools", "What I know of pools."),
+                MemoryRecordInput::new("diary", "Tuesday", "A page of the book.")
+                    .with_provenance("source", "diary-projection")
+                    .with_attribute("entry_id", "entry-1")
+                    .with_pending(&["summary"]),
+                MemoryRecordInput::new("diary", "Owner note", "My own words.")
+                    .with_provenance("source", "owner-direct"),
+            ],
+        );
+        let (dream, card, public, owner) = (&ids[0], &ids[1], &ids[2], &ids[3]);
+        let words = |id: &str, text: &str| {
+            s.system
+                .rewrite_digest(&RewriteDigest::new(
+                    id,
+                    text,
+                    operator(),
+                    json!("repair"),
+                    0,
+                ))
+                .unwrap()
+        };
+        // Not pending: the spec's refusals stand.
+        assert_eq!(
+            words(dream, "Other.").outcome,
+            Outcome::Refused(Reason::UseNarrateDream)
+        );
+        assert_eq!(
+            words(card, "Other.").outcome,
+            Outcome::Refused(Reason::UseAuthorWorldModel)
+        );
+        let mut out = Vec::new();
+        // The public projection formed pending; the dream and the card are
+        // declared so.
+        for id in [dream, card] {
+            let d = declare(s, id, &["summary"]);
+            assert_eq!(d.outcome, Outcome::Applied, "[{}] {d:?}", s.name);
+        }
+        assert_eq!(
+            declare(s, owner, &["summary"]).outcome,
+            Outcome::Refused(Reason::ProtectedKind)
+        );
+        // A pending card's keywords are its evidence facets.
+        let r = writes_nothing(s, Outcome::Refused(Reason::CardKeywords), || {
+            let mut a = RewriteDigest::new(card, "Pools run dry.", operator(), json!("repair"), 0);
+            a.keywords = Some(vec!["pools".into()]);
+            s.system.rewrite_digest(&a).unwrap()
+        });
+        out.push(r);
+        for (id, text, field) in [
+            (dream, "The day's tensions, read.", "digest"),
+            (card, "Pools run dry under load.", "card"),
+            (public, "Tuesday, in a line.", "digest"),
+        ] {
+            let r = json_of(&words(id, text));
+            assert_eq!(r["outcome"], "applied", "[{}] {r}", s.name);
+            assert_eq!(r["field"], field);
+            assert_eq!(r["pending_cleared"], json!(["summary"]));
+            assert_eq!(row(s, id).object, text);
+            out.push(r);
+        }
+        // The dream's signals stay.
+        assert_eq!(row(s, dream).attributes["signals"], json!({"tension": 0.4}));
+        assert_eq!(s.system.versions(card, None).unwrap().len(), 2);
+        json!(out)
+    });
+}
