@@ -5,7 +5,7 @@
 
 use crate::error::{CliError, CliResult};
 use am_backend_sqlite::{SQLiteTripleStore, SqliteHome, SqliteMemoryHome, SqliteStoreOptions};
-use am_journal::{InMemoryJournal, MemoryHome, MemoryJournal, PairHome};
+use am_journal::{InMemoryJournal, InMemoryTaskQueue, MemoryHome, MemoryJournal, PairHome};
 use am_system::{Clock, MemorySystem, ReconstructConfig, SystemOptions};
 use am_triples::timestamp::{format_utc, parse_timestamp};
 use am_triples::{EmbeddingPin, InMemoryTripleStore, TextEmbedder, build_pin};
@@ -440,7 +440,17 @@ fn open_with_pin(
             });
             memory = Some(Arc::clone(&store));
             let journal: Arc<dyn MemoryJournal> = Arc::new(InMemoryJournal::new());
-            (Arc::new(PairHome::new(store, journal)), None)
+            if task_queue {
+                // `--memory --task-queue`: the in-memory pair keeps its
+                // queue beside it, with the same answers as the SQLite home's.
+                let queue = Arc::new(InMemoryTaskQueue::new());
+                (
+                    Arc::new(PairHome::with_task_queue(store, journal, queue)),
+                    None,
+                )
+            } else {
+                (Arc::new(PairHome::new(store, journal)), None)
+            }
         }
         HomeSpec::Sqlite(path) => {
             check_home_path(path)?;

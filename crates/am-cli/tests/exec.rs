@@ -94,3 +94,31 @@ fn exec_answers_each_line_before_reading_the_next() {
     assert_eq!(second.trim(), r#"{"id":2,"op":"seq_at","ok":0}"#);
     assert!(child.wait().unwrap().success());
 }
+
+#[test]
+fn the_pending_loop_answers_alike_on_the_in_memory_pair_and_the_sqlite_home() {
+    let script = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/exec/pending.jsonl"),
+    )
+    .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("home.sqlite3");
+    let run = |stack: &[&str]| {
+        let mut args = vec!["exec", "--clock", "2026-01-01T00:00:00Z", "--task-queue"];
+        args.extend_from_slice(stack);
+        args.push("-");
+        let out = common::am_with_input(&args, &script);
+        assert_eq!(out.code, 0, "{stack:?}: {}", out.stderr);
+        out.stdout
+    };
+    let memory = run(&["--memory"]);
+    let sqlite = run(&["--home", home.to_str().unwrap()]);
+    assert!(
+        memory.contains(r#""op":"declare_pending","ok":{"applied":true"#),
+        "{memory}"
+    );
+    assert_eq!(
+        memory, sqlite,
+        "the two stacks answer alike through am exec"
+    );
+}
