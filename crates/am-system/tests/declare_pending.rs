@@ -854,3 +854,65 @@ fn a_pending_summary_of_a_dream_a_card_or_a_public_diary_projection_is_taken_by_
         json!(out)
     });
 }
+
+#[test]
+fn a_declaration_whose_task_write_fails_leaves_no_marker_and_no_version() {
+    // The in-memory pair, its queue failing its next put.
+    let store: Arc<dyn TripleStore> = Arc::new(InMemoryTripleStore::new(None));
+    let journal: Arc<dyn MemoryJournal> = Arc::new(InMemoryJournal::new());
+    let queue = Arc::new(InMemoryTaskQueue::new());
+    let home = Arc::new(PairHome::with_task_queue(
+        store.clone(),
+        journal.clone(),
+        queue.clone(),
+    ));
+    let mem = Stack {
+        name: "memory",
+        system: MemorySystem::over_home_with_options(home, options(true)).unwrap(),
+        store,
+        journal,
+        path: None,
+        fail: Arc::new(AtomicBool::new(false)),
+        _dir: tempfile::tempdir().unwrap(),
+    };
+    let sq = sqlite(false, true);
+    for s in [&mem, &sq] {
+        let ids = form(s, vec![lesson()]);
+        let before = state(s);
+        if s.name == "memory" {
+            queue.inject_put_fault(1);
+        } else {
+            let p = s.path.as_ref().unwrap();
+            rusqlite::Connection::open(p)
+                .unwrap()
+                .execute_batch(
+                    "CREATE TRIGGER fail_queue BEFORE INSERT ON memq_tasks \
+                     BEGIN SELECT RAISE(ABORT, 'injected queue fault'); END;",
+                )
+                .unwrap();
+        }
+        let before = State {
+            bytes: None,
+            ..before
+        };
+        assert!(
+            s.system
+                .declare_pending(&DeclarePending::new(&ids[0]))
+                .is_err(),
+            "[{}] the failed task write fails the declaration",
+            s.name
+        );
+        let after = State {
+            bytes: None,
+            ..state(s)
+        };
+        assert_eq!(after, before, "[{}] the row moved without its task", s.name);
+        assert!(!row(s, &ids[0]).attributes.contains_key("pending"));
+        assert!(
+            s.system
+                .versions(&ids[0], Some("pending"))
+                .unwrap()
+                .is_empty()
+        );
+    }
+}
