@@ -134,7 +134,7 @@ impl MemorySystem {
             }
             by_field.insert(field, rows);
         }
-        Ok(by_field).map(|by_field| Authoring { by_field })
+        Ok(Authoring { by_field })
     }
 
     /// The live body tasks a declared summary supersedes (`digest.rewrite`,
