@@ -58,6 +58,9 @@ impl<S: TripleStore> TripleStore for TempStore<S> {
     fn embedding_pin(&self) -> am_triples::Result<Option<EmbeddingPin>> {
         self.store.embedding_pin()
     }
+    fn embeds_on_add(&self) -> Option<bool> {
+        self.store.embeds_on_add()
+    }
     fn prepare_digest_rewrite(
         &self,
         rewrite: &am_triples::DigestRewrite,

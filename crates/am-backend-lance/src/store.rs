@@ -929,6 +929,10 @@ impl TripleStore for LanceDBTripleStore {
         Ok(self.lock().pin.clone())
     }
 
+    fn embeds_on_add(&self) -> Option<bool> {
+        Some(self.embedder.is_some())
+    }
+
     fn take_warnings(&self) -> Vec<String> {
         std::mem::take(&mut self.lock().warnings)
     }

@@ -13,7 +13,10 @@
 //!   formation reading);
 //! - an unnamed item is refused on a home without a task queue (0.3.2 wrote
 //!   a `<stem>-<ordinal>` label), before anything is written;
-//! - `EngramResult` carries `authoring` (empty here: every item is named).
+//! - `EngramResult` carries `authoring` (empty here: every item is named);
+//! - a vectorless birth under a pinned embedding space is refused as 0.3.2
+//!   refuses it, but before anything is written (0.3.2 forms the records,
+//!   then raises).
 
 mod common;
 
@@ -234,4 +237,37 @@ fn an_unnamed_unauthored_birth_is_refused_before_anything_is_written() {
         );
         // Deliberate difference: 0.3.2 formed it with the label `purpose-0`.
     });
+}
+
+#[test]
+fn a_vectorless_birth_under_a_pin_is_refused_as_0_3_2_refuses_it_but_writes_nothing() {
+    let want = oracle();
+    let w = &want["vectorless_birth"];
+    assert_eq!(w["error"], "ValueError", "{w}");
+    assert_eq!(w["vectorless"], true, "{w}");
+    // Deliberate difference: 0.3.2 had already formed the marker and the six
+    // identity records when it raised.
+    assert_eq!(w["rows_written"], 7, "{w}");
+    let pin = am_triples::pin::build_pin(
+        Some("minishlab/potion-base-2M"),
+        Some(64),
+        am_triples::pin::PIN_SOURCE_CREATION,
+        None,
+    )
+    .unwrap();
+    let store: std::sync::Arc<dyn am_triples::TripleStore> =
+        std::sync::Arc::new(am_triples::InMemoryTripleStore::with_pin(None, pin).unwrap());
+    let journal: std::sync::Arc<dyn am_journal::MemoryJournal> =
+        std::sync::Arc::new(am_journal::InMemoryJournal::new());
+    let system = am_system::MemorySystem::new(store.clone(), journal.clone());
+    let s = Stack::over("memory", store, journal, system);
+    let before = written(&s);
+    assert_refused(
+        &s,
+        &before,
+        s.system
+            .engram(&Engram::new(spark("named"), "entity:castor"), None),
+        am_triples::ErrorKind::InvalidInput,
+        &["vectorless"],
+    );
 }

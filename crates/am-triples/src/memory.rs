@@ -401,6 +401,10 @@ impl TripleStore for InMemoryTripleStore {
         Ok(self.lock().pin.clone())
     }
 
+    fn embeds_on_add(&self) -> Option<bool> {
+        Some(self.embedder.is_some())
+    }
+
     fn prepare_digest_rewrite(
         &self,
         rewrite: &crate::rewrite::DigestRewrite,

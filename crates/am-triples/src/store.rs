@@ -204,6 +204,16 @@ pub trait TripleStore: Send + Sync {
         Ok(None)
     }
 
+    /// Whether `add` embeds the rows it stores: `Some(true)` when the store
+    /// has an embedder (a non-edge row gets a vector, unless its text embeds
+    /// to the zero vector), `Some(false)` when it has none (every row is
+    /// stored vectorless), `None` when the store cannot say (the default).
+    /// Layer 2 asks it before a write that must not be vectorless (an
+    /// engram under a pin).
+    fn embeds_on_add(&self) -> Option<bool> {
+        None
+    }
+
     /// Keyword discovery over the store's keyword index: rows of `scope` (and
     /// `owner_id`; `None` is any owner) matching any of `tokens`, best match
     /// first, at most `limit`. Reconstruction's keyword channel uses it when

@@ -773,6 +773,10 @@ impl TripleStore for SQLiteTripleStore {
         Ok(self.load_pin()?)
     }
 
+    fn embeds_on_add(&self) -> Option<bool> {
+        Some(self.embedder().is_some())
+    }
+
     fn prepare_digest_rewrite(
         &self,
         rewrite: &am_triples::DigestRewrite,

@@ -385,6 +385,11 @@ impl MemorySystem {
             }
         }
 
+        if let Some(first) = births.first() {
+            let probe = ids::record_id_for(&first.record.kind, &key, 1);
+            self.refuse_a_vectorless_birth(&probe, owner)?;
+        }
+
         // Titles of unnamed items: a record already formed keeps its stored
         // title (a replay never asks the author again); the others are
         // authored now, before anything is written.
@@ -416,8 +421,14 @@ impl MemorySystem {
                      authored ({}: {}); a pending title needs the home's task queue (MemorySystem(task_queue=True)), \
                      which this home was not opened with",
                     b.section,
-                    i,
-                    failure.reason.as_str(),
+                    b.record
+                        .attributes
+                        .get("precedence")
+                        .unwrap_or(&Value::Null),
+                    match &failure.error_class {
+                        Some(class) => format!("{} {class}", failure.reason.as_str()),
+                        None => failure.reason.as_str().to_owned(),
+                    },
                     failure.message
                 )));
             }
@@ -493,6 +504,45 @@ impl MemorySystem {
                 AuthoringReceipt::default()
             },
         })
+    }
+
+    /// Birth strictness: under a pinned embedding space the identity core
+    /// must be vectored. Refused (before anything is written) when the
+    /// birth's first identity record already stands without a vector (a
+    /// replay of a vectorless birth: the replay writes nothing and could
+    /// never re-vector it) or does not stand yet and the store will store it
+    /// vectorless (it has no embedder). A pinless store passes: a vectorless
+    /// home is a legal, deliberate mode; the pin declares that vectors were
+    /// expected. (0.3.2 forms the records first and refuses after; the
+    /// spec's refusals write nothing, so ours decides first.)
+    fn refuse_a_vectorless_birth(&self, probe_record_id: &str, owner: &str) -> Result<()> {
+        let Some(pin) = self.store.embedding_pin()? else {
+            return Ok(());
+        };
+        let digest = self.store.query(&TripleQuery {
+            subject: Some(probe_record_id.to_owned()),
+            predicate: Some(DIGEST_PREDICATE.to_owned()),
+            limit: 1,
+            ..TripleQuery::default()
+        })?;
+        let vectorless = match digest.first().and_then(|a| a.assertion_id.as_deref()) {
+            Some(id) => self.store.stored_vector(id)?.is_none(),
+            None => self.store.embeds_on_add() == Some(false),
+        };
+        if !vectorless {
+            return Ok(());
+        }
+        let model = pin.model_id.as_deref().unwrap_or("an unnamed model");
+        Err(Error::invalid(format!(
+            "engram refused before writing anything: the identity core of {owner:?} would be vectorless under \
+             this home's pinned embedding space ({model}); {}. An entity's core is vectored at birth: open the \
+             home with its pinned embedder, or repair a vectorless core with the operator's re-embedding",
+            if digest.is_empty() {
+                "the store has no embedder to vector it"
+            } else {
+                "it was born without vectors, and a replay writes nothing, so it cannot re-vector it"
+            }
+        )))
     }
 
     /// The stored title of a formed record's digest, if it stands.

@@ -868,6 +868,9 @@ impl TripleStore for IndexedStore<'_> {
     fn embedding_pin(&self) -> am_triples::Result<Option<EmbeddingPin>> {
         self.inner.embedding_pin()
     }
+    fn embeds_on_add(&self) -> Option<bool> {
+        self.inner.embeds_on_add()
+    }
     fn prepare_digest_rewrite(
         &self,
         rewrite: &am_triples::DigestRewrite,

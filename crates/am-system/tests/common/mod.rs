@@ -23,6 +23,25 @@ pub(crate) struct Stack {
     _dir: Option<tempfile::TempDir>,
 }
 
+impl Stack {
+    /// A stack over a system the test built itself (its directory, if any,
+    /// kept alive by the test).
+    pub(crate) fn over(
+        name: &'static str,
+        store: Arc<dyn TripleStore>,
+        journal: Arc<dyn MemoryJournal>,
+        system: MemorySystem,
+    ) -> Stack {
+        Stack {
+            name,
+            system,
+            store,
+            journal,
+            _dir: None,
+        }
+    }
+}
+
 fn options(mut o: SystemOptions) -> SystemOptions {
     if o.clock.is_none() {
         o.clock = Some(Arc::new(|| PINNED_NOW.to_owned()));

@@ -54,4 +54,14 @@ out["rows"] = sorted([[a.assertion_id, a.subject, a.predicate, a.object,
                        {k: v for k, v in a.attributes.items()}] for a in rows], key=lambda r: r[0])
 out["bindings"] = [[b.binding_id, b.record_id, b.search_state, b.prompt_state, b.lifecycle, b.source, b.reason]
                    for b in system.journal.bindings(scope="self", owner_id="entity:castor", fold=False)]
+# Birth strictness: a pinned store without an embedder stores the core
+# vectorless; 0.3.2 forms the records, then refuses (ValueError).
+pinned = InMemoryTripleStore(embedding_pin={"model_id": "minishlab/potion-base-2M", "dimension": 64})
+strict = MemorySystem(store=pinned, journal=InMemoryJournal(), clock=lambda: PINNED)
+try:
+    engram(strict, sparks["named"], owner_id="entity:castor")
+    out["vectorless_birth"] = {"ok": True}
+except Exception as e:  # noqa: BLE001
+    out["vectorless_birth"] = {"error": type(e).__name__, "vectorless": "VECTORLESS" in str(e),
+                               "rows_written": len(pinned.query(TripleQuery(limit=0)))}
 json.dump(out, sys.stdout, default=str, ensure_ascii=False)
