@@ -117,3 +117,143 @@ fn the_three_operator_reads_on_a_demo_home() {
     // Without --verify the read does not judge the chain.
     assert_eq!(am(&["diary", home, "--owner", "entity:castor"]).0, 0);
 }
+
+/// The answers of `am exec` for `script` on `home` (with `flags`), one JSON
+/// value per line.
+fn exec_answers(home: &str, flags: &[&str], script: &str) -> Vec<Value> {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_am"))
+        .args(["exec", "--home", home])
+        .args(flags)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(script.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+/// A spark whose purpose, trait and honesty item have no `name`.
+fn unnamed_spark() -> Value {
+    serde_json::json!({"name": "Castor", "origin": "Born in a community garden.",
+        "values": [{"name": "shared_vulnerability", "class": "core", "statement": "Protect the shared substrate and repair harm done to it."},
+                   {"name": "curiosity", "class": "revisable", "statement": "Ask about what you do not understand yet."}],
+        "purposes": [{"statement": "Help the gardeners keep their plots alive."}],
+        "traits": [{"statement": "Wait for the answer before acting."}],
+        "honesty": [{"statement": "Report failures as they happened."}]})
+}
+
+/// docs/exec.md "The scripted author": `engram`'s `author` is the
+/// callable's answers in call order; a returned title is the birth title
+/// (with its provenance), a `raises` answer and a call past the last answer
+/// form pending with `author_raised` on a `--task-queue` home, and the
+/// receipt names each. Through the real binary on a real file.
+#[test]
+fn engram_takes_a_scripted_author_through_the_binary() {
+    let dir = tempfile::tempdir().unwrap();
+    let queued = dir.path().join("queued.sqlite3");
+    let line = serde_json::json!({"op": "engram", "owner_id": "entity:castor", "spark": unnamed_spark(),
+        "author": [{"title": "Gardener's helper", "author": {"kind": "operator", "id": "op:ada"}},
+                   {"raises": {"error_class": "Timeout", "message": "the reader did not answer"}}]});
+    let answers = exec_answers(
+        queued.to_str().unwrap(),
+        &["--task-queue"],
+        &format!("{line}\n"),
+    );
+    let r = &answers[0]["ok"];
+    assert_eq!(r["created"], true, "{}", answers[0]);
+    let authored = r["authoring"]["authored"].as_array().unwrap();
+    assert_eq!(authored.len(), 1, "{r}");
+    assert_eq!(authored[0]["record_id"], r["record_ids"]["purposes"][0]);
+    let failures = r["authoring"]["failures"].as_array().unwrap();
+    assert_eq!(failures.len(), 2, "{r}");
+    assert_eq!(failures[0]["record_id"], r["record_ids"]["traits"][0]);
+    assert_eq!(failures[0]["reason"], "author_raised");
+    assert_eq!(failures[0]["error_class"], "Timeout");
+    assert_eq!(failures[1]["record_id"], r["record_ids"]["honesty"][0]);
+    assert_eq!(failures[1]["reason"], "author_raised");
+    assert_eq!(failures[1]["error_class"], "ExecAuthorExhausted");
+    let (code, json) = am(&[
+        "--json",
+        "identity",
+        queued.to_str().unwrap(),
+        "--owner",
+        "entity:castor",
+    ]);
+    assert_eq!(code, 0, "{json}");
+    let v: Value = serde_json::from_str(&json).unwrap();
+    let helper = v["records"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["subject"] == r["record_ids"]["purposes"][0])
+        .expect("the purpose in the core")
+        .clone();
+    assert_eq!(helper["attributes"]["title"], "Gardener's helper");
+    assert_eq!(
+        helper["attributes"]["title_provenance"]["author"],
+        serde_json::json!({"kind": "operator", "id": "op:ada"})
+    );
+
+    // Without a task queue a fully answered birth forms; one answer short
+    // is refused before anything is written; a malformed author is refused.
+    let plain = dir.path().join("plain.sqlite3");
+    let plain = plain.to_str().unwrap();
+    let who = serde_json::json!({"kind": "operator", "id": "op:ada"});
+    let short = serde_json::json!({"op": "engram", "owner_id": "entity:pollux", "spark": unnamed_spark(),
+        "author": [{"title": "Helper", "author": who}, {"title": "Patient", "author": who}]});
+    let bad = serde_json::json!({"op": "engram", "owner_id": "entity:pollux", "spark": unnamed_spark(),
+        "author": [{"titel": "typo", "author": who}]});
+    let full = serde_json::json!({"op": "engram", "owner_id": "entity:castor", "spark": unnamed_spark(),
+        "author": [{"title": "Helper", "author": who}, {"title": "Patient", "author": who},
+                   {"title": "Candid", "author": who}, {"title": "Unused", "author": who}]});
+    let seq = serde_json::json!({"op": "current_seq"});
+    let answers = exec_answers(
+        plain,
+        &[],
+        &format!("{seq}\n{short}\n{bad}\n{seq}\n{full}\n"),
+    );
+    assert_eq!(
+        answers[1]["error"]["kind"], "InvalidInput",
+        "{}",
+        answers[1]
+    );
+    assert!(
+        answers[1]["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("ExecAuthorExhausted"),
+        "{}",
+        answers[1]
+    );
+    assert_eq!(
+        answers[2]["error"]["kind"], "InvalidInput",
+        "{}",
+        answers[2]
+    );
+    assert_eq!(answers[3]["ok"], answers[0]["ok"], "a refusal wrote");
+    let r = &answers[4]["ok"];
+    assert_eq!(
+        r["authoring"]["authored"].as_array().unwrap().len(),
+        3,
+        "{}",
+        answers[4]
+    );
+    assert!(
+        answers[4]["warnings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|w| w.as_str().unwrap().contains("1 answer(s)")),
+        "{}",
+        answers[4]
+    );
+}

@@ -29,6 +29,18 @@ impl Args {
         self.map.get(key).is_some_and(|v| !v.is_null())
     }
 
+    /// Remove argument `key` from the line and return it (a JSON `null` is
+    /// absent): for an argument an op reads itself before the rest goes
+    /// through [`Args::parse`] (`engram`'s scripted `author`).
+    pub fn take(&mut self, key: &str) -> Option<Value> {
+        self.map.remove(key).filter(|v| !v.is_null())
+    }
+
+    /// The op this line names.
+    pub fn op(&self) -> &str {
+        &self.op
+    }
+
     /// The arguments as the struct `T` the verb takes: the one adapter every
     /// op goes through. Top-level nulls are absent (the keyword's default).
     ///

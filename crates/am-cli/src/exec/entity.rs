@@ -6,6 +6,7 @@
 //! `triggered_commitments`, `verify_diary_chain`). Each reads the very arguments struct the engine's
 //! verb or read takes; docs/exec.md lists them.
 
+use super::author::ScriptedAuthor;
 use super::{Args, Session};
 use crate::error::{CliError, CliResult};
 use am_system::diary::{self, DiaryRead, TriggeredCommitments};
@@ -113,9 +114,24 @@ pub fn dispatch(s: &mut Session, op: &str, a: Args) -> CliResult<Value> {
             Ok(json!(canonical_spark_hash(&spark)))
         }
         "engram" => {
-            // A callable cannot travel in a line: an unnamed item is refused
-            // (its title would have to be authored by the host).
-            let r = sys.engram(&a.parse::<Engram>()?, None)?;
+            // A callable cannot travel in a line: the line's `author` is the
+            // callable's answers, scripted (exec/author.rs).
+            let mut a = a;
+            let author = match a.take("author") {
+                Some(v) => Some(ScriptedAuthor::from_value(a.op(), v)?),
+                None => None,
+            };
+            let args = a.parse::<Engram>()?;
+            let r = sys.engram(&args, author.as_ref().map(|x| x as &dyn am_system::Author))?;
+            if let Some(unused) = author
+                .as_ref()
+                .map(ScriptedAuthor::unused)
+                .filter(|n| *n > 0)
+            {
+                s.raised.borrow_mut().push(format!(
+                    "engram: {unused} answer(s) of the line's author were not used (the engine asks once per unnamed item not yet formed)"
+                ));
+            }
             super::ops::to_json(&r)
         }
         "self_records" => Ok(rows(&sys.self_records(&a.parse::<SelfRecords>()?)?)),

@@ -3,6 +3,7 @@
 //! line is read; a pinned, steppable clock; `reopen` to test durability.
 
 mod args;
+mod author;
 mod entity;
 mod graph;
 mod observe;
