@@ -13,7 +13,7 @@
 //! "Diary: what the entity elects to remember"; operator.md §3 and §6.
 
 use crate::error::{Error, Result};
-use crate::formation::diary_entry_hash;
+use crate::formation::diary_entry_hash_hex;
 use crate::outcome::Warned;
 use crate::pair_folds::PairFolds;
 use crate::seam::Stimulus;
@@ -251,9 +251,91 @@ pub struct ChainReport {
     pub entries: usize,
 }
 
+/// The rows a chain audit reads per change-feed page.
+const CHAIN_PAGE: usize = 4096;
+
+/// What the chain audit keeps of one diary row: its chain position, its
+/// identity, and its claims, the hash already checked. The row itself is
+/// dropped as soon as it is read.
+struct Link {
+    observed_at: String,
+    assertion_id: Option<String>,
+    subject: String,
+    /// Whether the claimed `entry_hash` recomputes (`None`: no claim).
+    hash_holds: Option<bool>,
+    /// The claimed `entry_hash` as text (0.3.2's `str(claimed)`).
+    claim: Option<String>,
+    /// The claimed `prev_entry_hash` as text.
+    pointer: Option<String>,
+}
+
+/// A claim's text: a JSON string as it is, anything else as its JSON text.
+fn claim_text(v: Value) -> String {
+    match v {
+        Value::String(s) => s,
+        other => other.to_string(),
+    }
+}
+
+/// The link of a diary row (`attributes.record_kind = "diary"`), else `None`.
+fn link(mut a: TripleAssertion) -> Option<Link> {
+    if attr_str(&a, "record_kind") != Some("diary") {
+        return None;
+    }
+    let claimed = a.attributes.remove("entry_hash").filter(|v| !v.is_null());
+    let hash_holds = claimed.as_ref().map(|claim| {
+        let title = attr_str(&a, "title").unwrap_or("");
+        let recomputed = diary_entry_hash_hex(title, &a.object, &a.observed_at);
+        claim.as_str().map(str::as_bytes) == Some(&recomputed[..])
+    });
+    let pointer = a
+        .attributes
+        .remove("prev_entry_hash")
+        .filter(|v| !v.is_null())
+        .map(claim_text);
+    Some(Link {
+        observed_at: a.observed_at,
+        assertion_id: a.assertion_id,
+        subject: a.subject,
+        hash_holds,
+        claim: claimed.map(claim_text),
+        pointer,
+    })
+}
+
+/// The links of every diary row of the pair. A store with a change feed is
+/// read a page at a time (each page's rows dropped once linked, so the
+/// audit never holds the pair's rows, only their links); any other store
+/// through one query.
+fn chain_links(store: &dyn TripleStore, scope: &str, owner: &str) -> Result<Vec<Link>> {
+    if scope.trim().is_empty() {
+        return Err(Error::invalid(format!(
+            "a diary read needs a non-empty scope, got {scope:?}"
+        )));
+    }
+    let owner = (!owner.trim().is_empty()).then(|| owner.trim());
+    if !store.capabilities().change_feed {
+        return Ok(diary_rows(store, scope, owner.unwrap_or(""))?
+            .into_iter()
+            .filter_map(link)
+            .collect());
+    }
+    let mut links = Vec::new();
+    let mut cursor = 0;
+    loop {
+        let page = store.assertions_after(cursor, Some(scope), owner, CHAIN_PAGE)?;
+        let full = page.rows.len() == CHAIN_PAGE;
+        links.extend(page.rows.into_iter().filter_map(|(_, a)| link(a)));
+        if !full || page.next_cursor <= cursor {
+            return Ok(links);
+        }
+        cursor = page.next_cursor;
+    }
+}
+
 /// Audit the pair's content-hash chain: in chain order (`observed_at`, then
 /// assertion id), an entry claiming `entry_hash` must hash to it
-/// ([`diary_entry_hash`] of its title, digest and stored time), and an entry
+/// ([`crate::diary_entry_hash`] of its title, digest and stored time), and an entry
 /// claiming `prev_entry_hash` must name the last claimed hash before it.
 /// Entries that claim neither fail nothing (a book projection attests
 /// through the book). `break_at` names the first entry that fails.
@@ -265,41 +347,32 @@ pub fn verify_diary_chain(
     scope: &str,
     owner_id: &str,
 ) -> Result<ChainReport> {
-    let mut rows = diary_rows(store, scope, owner_id)?;
-    oldest_first(&mut rows);
-    let entries = rows.len();
-    let mut prev: Option<String> = None;
-    for a in &rows {
-        let claimed = a.attributes.get("entry_hash").filter(|v| !v.is_null());
-        if let Some(claim) = claimed {
-            let title = attr_str(a, "title").unwrap_or("");
-            let recomputed = diary_entry_hash(title, &a.object, &a.observed_at);
-            if Some(recomputed.as_str()) != claim.as_str() {
-                return Ok(ChainReport {
-                    intact: false,
-                    break_at: Some(a.subject.clone()),
-                    entries,
-                });
-            }
-        }
-        if let Some(pointer) = a.attributes.get("prev_entry_hash").filter(|v| !v.is_null()) {
-            let pointer = match pointer {
-                Value::String(s) => s.clone(),
-                other => other.to_string(),
-            };
-            if pointer != prev.as_deref().unwrap_or("") {
-                return Ok(ChainReport {
-                    intact: false,
-                    break_at: Some(a.subject.clone()),
-                    entries,
-                });
-            }
-        }
-        if let Some(claim) = claimed {
-            prev = Some(match claim {
-                Value::String(s) => s.clone(),
-                other => other.to_string(),
+    let mut links = chain_links(store, scope, owner_id)?;
+    // 0.3.2's `(observed_at or "", assertion_id or "")`.
+    links.sort_by(|a, b| {
+        a.observed_at.cmp(&b.observed_at).then_with(|| {
+            a.assertion_id
+                .as_deref()
+                .unwrap_or("")
+                .cmp(b.assertion_id.as_deref().unwrap_or(""))
+        })
+    });
+    let entries = links.len();
+    let mut prev: Option<&str> = None;
+    for l in &links {
+        let broken = l.hash_holds == Some(false)
+            || l.pointer
+                .as_deref()
+                .is_some_and(|p| p != prev.unwrap_or(""));
+        if broken {
+            return Ok(ChainReport {
+                intact: false,
+                break_at: Some(l.subject.clone()),
+                entries,
             });
+        }
+        if let Some(claim) = &l.claim {
+            prev = Some(claim);
         }
     }
     Ok(ChainReport {

@@ -46,9 +46,30 @@ impl FormationPlan {
 ///
 /// Spec: api.md "Diary formation rules"; 0.3.2's `diary.diary_entry_hash`.
 pub fn diary_entry_hash(title: &str, digest: &str, observed_at: &str) -> String {
-    hex::encode(Sha256::digest(
-        format!("{title}\n{digest}\n{observed_at}").as_bytes(),
-    ))
+    let hex = diary_entry_hash_hex(title, digest, observed_at);
+    // Lowercase ASCII hex digits only.
+    String::from_utf8_lossy(&hex).into_owned()
+}
+
+/// [`diary_entry_hash`] as its 64 lowercase hex bytes, on the stack: the
+/// payload is fed to the hasher in its three parts (no joined copy), and
+/// the hex written through a table (no allocation; the chain audit
+/// compares it with the claimed text directly).
+pub(crate) fn diary_entry_hash_hex(title: &str, digest: &str, observed_at: &str) -> [u8; 64] {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let sum = Sha256::new()
+        .chain_update(title.as_bytes())
+        .chain_update(b"\n")
+        .chain_update(digest.as_bytes())
+        .chain_update(b"\n")
+        .chain_update(observed_at.as_bytes())
+        .finalize();
+    let mut out = [0u8; 64];
+    for (i, b) in sum.iter().enumerate() {
+        out[2 * i] = HEX[usize::from(b >> 4)];
+        out[2 * i + 1] = HEX[usize::from(b & 0x0f)];
+    }
+    out
 }
 
 /// Validate and encode a batch.
