@@ -91,7 +91,7 @@ impl CardGather {
         let current = journal.current_seq()?;
         let anchor = as_of.unwrap_or(current);
         am_journal::journal::check_anchor("as_of", Some(anchor), current)?;
-        let ex = Exclusions::load(store, journal, &norm, anchor)?;
+        let ex = Exclusions::load_pairs(store, journal, &norm, anchor)?;
         let mut history_by_pair = Vec::new();
         let mut lifecycle_of = HashMap::new();
         let mut valence = Vec::new();
@@ -142,7 +142,7 @@ impl CardGather {
             .iter()
             .filter(|a| {
                 let id = a.assertion_id.as_deref().unwrap_or_default();
-                !ex.closed.contains(id) && !ex.hidden.contains(id)
+                !ex.excludes(id)
             })
             .cloned()
             .collect();

@@ -21,7 +21,7 @@ use crate::formation::DIGEST_PREDICATE;
 use crate::lookup::{attr_str, resolve_digest_assertion, truthy};
 use crate::seam::{Admission, MemoryHandle, OrderedMap};
 use crate::system::MemorySystem;
-use am_journal::{BindingFilter, ClosureFilter, MemoryJournal, ReconstructionTrace, TraceFilter};
+use am_journal::{ClosureFilter, MemoryJournal, ReconstructionTrace, TraceFilter};
 use am_triples::text::{RECALL_MIN_TOKEN_LEN, handle_digest, tokenize};
 use am_triples::{JsonMap, TripleAssertion, TripleQuery, TripleStore};
 use serde::{Deserialize, Serialize};
@@ -338,64 +338,8 @@ pub struct AbsenceDiagnosis {
 
 /// The closed ids and the hidden rows (materialized: a latest-hidden binding
 /// in a pair excludes the rows of that pair whose id or subject is the bound
-/// id) at `as_of`.
-pub(crate) struct Exclusions {
-    pub closed: HashSet<String>,
-    pub hidden: HashSet<String>,
-}
-
-impl Exclusions {
-    pub(crate) fn load(
-        store: &dyn TripleStore,
-        journal: &dyn MemoryJournal,
-        pairs: &[(String, String)],
-        as_of: i64,
-    ) -> Result<Self> {
-        let closed = journal
-            .closures(&ClosureFilter {
-                assertion_id: None,
-                until_seq: Some(as_of),
-                limit: 0,
-            })?
-            .into_iter()
-            .map(|c| c.assertion_id)
-            .collect();
-        let mut hidden = HashSet::new();
-        for (scope, owner) in pairs {
-            for b in journal.bindings(&BindingFilter {
-                record_id: None,
-                scope: Some(scope.clone()),
-                owner_id: Some(owner.clone()),
-                fold: true,
-                until_seq: Some(as_of),
-            })? {
-                if b.search_state != "hidden" {
-                    continue;
-                }
-                let in_pair = |q: TripleQuery| TripleQuery {
-                    scope: Some(b.scope.clone()),
-                    owner_id: (!b.owner_id.is_empty()).then(|| b.owner_id.clone()),
-                    ..q
-                };
-                for q in [
-                    in_pair(TripleQuery {
-                        assertion_ids: Some(vec![b.record_id.clone()]),
-                        limit: 1,
-                        ..TripleQuery::default()
-                    }),
-                    in_pair(TripleQuery {
-                        subject: Some(b.record_id.clone()),
-                        limit: 0,
-                        ..TripleQuery::default()
-                    }),
-                ] {
-                    hidden.extend(store.query(&q)?.into_iter().filter_map(|a| a.assertion_id));
-                }
-            }
-        }
-        Ok(Exclusions { closed, hidden })
-    }
-}
+/// id) at an anchor: the pair folds' one reader.
+pub(crate) use crate::pair_folds::PairFolds as Exclusions;
 
 /// The structural reasons `record_id` may be unreachable in `(scope,
 /// owner_id)`, checked in mechanism order: existence, closure, a hidden
@@ -1291,7 +1235,7 @@ pub fn recent_records(
         }
         None => journal.current_seq()?,
     };
-    let ex = Exclusions::load(store, journal, &pairs, seq)?;
+    let ex = Exclusions::load_pairs(store, journal, &pairs, seq)?;
     let excluded_len = ex.closed.union(&ex.hidden).count();
     let fetch = args.limit + excluded_len.min(200) + 1;
     let mut rows = Vec::new();
@@ -1340,8 +1284,7 @@ fn recent_row(
 ) -> Option<RecentRecord> {
     let rid = a.assertion_id.as_deref().filter(|r| !r.is_empty())?;
     let kind = attr_str(a, "record_kind")?.to_lowercase();
-    let excluded = |id: &str| ex.closed.contains(id) || ex.hidden.contains(id);
-    if excluded(rid) || excluded(&a.subject) {
+    if ex.excludes(rid) || ex.excludes(&a.subject) {
         return None;
     }
     if ["bookkeeping", "record_edge", "maintenance_candidate"]

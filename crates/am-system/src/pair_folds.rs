@@ -1,5 +1,5 @@
-//! The journal folds of one `(scope, owner)` pair at an anchor, as the
-//! identity and diary reads apply them: the folded bindings (latest per
+//! The journal folds of `(scope, owner)` pairs at an anchor, as the
+//! identity, diary and diagnostics reads and the identity card apply them: the folded bindings (latest per
 //! record), the closed assertion ids, and the assertion ids a latest-hidden
 //! binding excludes in its pair (the bound id and every row whose subject it
 //! is). 0.3.2's `folds.binding_states` + `closure_exclusions` for one pair.
@@ -34,13 +34,38 @@ impl PairFolds {
         owner: &str,
         as_of: i64,
     ) -> Result<Self> {
-        let bindings = journal.bindings(&BindingFilter {
-            record_id: None,
-            scope: Some(scope.to_owned()),
-            owner_id: Some(owner.to_owned()),
-            fold: true,
-            until_seq: Some(as_of),
-        })?;
+        Self::load_pairs(
+            store,
+            journal,
+            &[(scope.to_owned(), owner.to_owned())],
+            as_of,
+        )
+    }
+
+    /// Read the folds of several `(scope, owner)` pairs at one anchor: their
+    /// bindings (each pair folded on its own, in pair order), every closed id,
+    /// and the rows each pair's latest-hidden bindings exclude in that pair.
+    /// The one reader of these folds (the diary and identity reads, the
+    /// diagnostics and the card).
+    ///
+    /// # Errors
+    /// The store's or journal's failure.
+    pub(crate) fn load_pairs(
+        store: &dyn TripleStore,
+        journal: &dyn MemoryJournal,
+        pairs: &[(String, String)],
+        as_of: i64,
+    ) -> Result<Self> {
+        let mut bindings = Vec::new();
+        for (scope, owner) in pairs {
+            bindings.extend(journal.bindings(&BindingFilter {
+                record_id: None,
+                scope: Some(scope.clone()),
+                owner_id: Some(owner.clone()),
+                fold: true,
+                until_seq: Some(as_of),
+            })?);
+        }
         let closed = journal
             .closures(&ClosureFilter {
                 assertion_id: None,
