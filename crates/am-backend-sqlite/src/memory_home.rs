@@ -19,8 +19,8 @@ use am_triples::CommitPoint;
 use am_triples::rewrite::{DigestRewrite, PreparedRewrite};
 use am_triples::{TripleAssertion, TripleStore};
 use rusqlite::{Connection, TransactionBehavior};
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 
 /// A store and a journal over one [`crate::SqliteHome`] connection.
 ///
@@ -47,6 +47,8 @@ pub struct SqliteMemoryHome {
     journal: Arc<dyn MemoryJournal>,
     /// Whether the `memq_*` tables are open ([`MemoryHome::open_task_queue`]).
     tasks: Arc<AtomicBool>,
+    /// The queue's live set, kept in process (`crate::tasks::TaskCache`).
+    task_cache: Arc<Mutex<crate::tasks::TaskCache>>,
 }
 
 impl std::fmt::Debug for SqliteMemoryHome {
@@ -78,6 +80,7 @@ impl SqliteMemoryHome {
             sqlite_store: store,
             sqlite_journal: journal,
             tasks: Arc::new(AtomicBool::new(false)),
+            task_cache: Arc::default(),
         })
     }
 
@@ -113,6 +116,7 @@ impl SqliteMemoryHome {
             store,
             journal,
             tasks: Arc::new(AtomicBool::new(false)),
+            task_cache: Arc::default(),
         })
     }
 
@@ -290,7 +294,7 @@ impl MemoryHome for SqliteMemoryHome {
         let tx = conn
             .transaction_with_behavior(rusqlite::TransactionBehavior::Deferred)
             .map_err(crate::error::sqlite)?;
-        body(&crate::tasks::SqlTasks { conn: &tx })
+        body(&crate::tasks::SqlTasks::new(&tx, &self.task_cache, false))
     }
 
     fn transaction(
@@ -338,7 +342,7 @@ impl SqliteMemoryHome {
             tasks: self
                 .tasks
                 .load(Ordering::Acquire)
-                .then_some(crate::tasks::SqlTasks { conn: &tx }),
+                .then(|| crate::tasks::SqlTasks::new(&tx, &self.task_cache, true)),
         };
         // On an error `tx` drops here and rolls everything back.
         body(&mut open)?;
@@ -347,7 +351,18 @@ impl SqliteMemoryHome {
         // The commit guard(s), inside the transaction, right before COMMIT:
         // the store's, and the journal's when it is another guard.
         check_guards(&*self.store, &*self.journal, point)?;
+        let staged = match open.tasks.take() {
+            Some(t) => t.finish()?,
+            None => None,
+        };
+        drop(open);
         tx.commit().map_err(crate::error::sqlite)?;
+        if let Some(staged) = staged {
+            self.task_cache
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .apply(staged);
+        }
         Ok((warnings, rewritten))
     }
 }

@@ -7,15 +7,31 @@
 //! Layout (ours; 0.3.2 has no queue): the columns a read filters or orders
 //! on, then the whole task as JSON (`task_json`, the spec's task dict).
 //!
+//! The live tasks are also kept in process ([`TaskCache`], one per
+//! `SqliteMemoryHome` and its clones): decoded once, answering the reads of
+//! the live set (`select_for_window`, an enqueue's same-target read, a
+//! live task's probe) without touching `task_json`. It is valid while the
+//! file's queue generation (`memq_meta.generation`, bumped by a trigger on
+//! every `memq_tasks` insert, update or delete, whoever writes: another
+//! handle, another connection, another process, plain SQL) is the one it
+//! was built or last advanced at; each read or write transaction reads the
+//! generation first, inside its snapshot, and rebuilds the set when it
+//! moved. A transaction's own writes are staged beside it (its reads see
+//! them) and join it only after its COMMIT; a rollback drops them.
+//!
 //! Spec: api.md "The memory task queue: understanding in the background".
 
 use crate::error::sqlite;
 use am_journal::home::HomeResult;
+use am_journal::task_index::{LiveTasks, decode_task, encode_task, live_only};
 use am_journal::{
     TaskFilter, TaskKind, TaskLogRow, TaskReads, TaskRow, TasksTx, Window, WindowRow,
 };
 use rusqlite::{Connection, OptionalExtension, params};
 use serde_json::Value;
+use std::cell::OnceCell;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, MutexGuard};
 
 /// The queue's schema (idempotent).
 pub const SCHEMA: &str = "
@@ -65,24 +81,221 @@ CREATE TABLE IF NOT EXISTS memq_maintenance (
 );
 ";
 
-/// Create the queue's tables on `conn` (idempotent).
+/// The queue's generation (idempotent; a home whose queue predates it gains
+/// it on the next writable open): one counter every change of `memq_tasks`
+/// advances, by trigger, so an in-process cache of the rows can tell it is
+/// still current ([`TaskCache`]).
+pub const GENERATION_SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS memq_meta (
+    key TEXT PRIMARY KEY,
+    value INTEGER NOT NULL
+) WITHOUT ROWID;
+INSERT OR IGNORE INTO memq_meta (key, value) VALUES ('generation', 0);
+CREATE TRIGGER IF NOT EXISTS memq_tasks_generation_insert AFTER INSERT ON memq_tasks
+BEGIN UPDATE memq_meta SET value = value + 1 WHERE key = 'generation'; END;
+CREATE TRIGGER IF NOT EXISTS memq_tasks_generation_update AFTER UPDATE ON memq_tasks
+BEGIN UPDATE memq_meta SET value = value + 1 WHERE key = 'generation'; END;
+CREATE TRIGGER IF NOT EXISTS memq_tasks_generation_delete AFTER DELETE ON memq_tasks
+BEGIN UPDATE memq_meta SET value = value + 1 WHERE key = 'generation'; END;
+";
+
+/// Create the queue's tables on `conn` (idempotent). A read-only
+/// connection creates nothing new (its reads go without the cache when the
+/// file has no generation).
 ///
 /// # Errors
 /// `Storage`.
 pub fn create(conn: &Connection) -> HomeResult<()> {
-    conn.execute_batch(SCHEMA).map_err(sqlite)
+    conn.execute_batch(SCHEMA).map_err(sqlite)?;
+    if !conn.is_readonly(rusqlite::MAIN_DB).unwrap_or(true) {
+        conn.execute_batch(GENERATION_SCHEMA).map_err(sqlite)?;
+    }
+    Ok(())
+}
+
+/// The in-process live set of one home's queue: see the module docs.
+#[derive(Debug, Default)]
+pub struct TaskCache {
+    /// The queue generation `live` reflects (`None`: not built).
+    generation: Option<i64>,
+    live: LiveTasks,
+}
+
+/// The file's queue generation, read in the caller's snapshot (`None` when
+/// the file has none: a read-only home whose queue predates it).
+fn read_generation(conn: &Connection) -> HomeResult<Option<i64>> {
+    match conn
+        .prepare_cached("SELECT value FROM memq_meta WHERE key = 'generation'")
+        .and_then(|mut s| s.query_row([], |r| r.get::<_, i64>(0)).optional())
+    {
+        Ok(g) => Ok(g),
+        Err(rusqlite::Error::SqliteFailure(_, Some(m))) if m.contains("no such table") => Ok(None),
+        Err(e) => Err(sqlite(e)),
+    }
+}
+
+/// The live rows of `conn`'s queue, decoded.
+fn load_live(conn: &Connection) -> HomeResult<LiveTasks> {
+    let mut stmt = conn
+        .prepare_cached(
+            "SELECT rowid, task_json FROM memq_tasks WHERE status IN ('pending', 'deferred', 'leased') \
+             ORDER BY rowid",
+        )
+        .map_err(sqlite)?;
+    let rows = stmt
+        .query_map([], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?)))
+        .map_err(sqlite)?;
+    let mut live = LiveTasks::new();
+    for row in rows {
+        let (rowid, json) = row.map_err(sqlite)?;
+        live.set(rowid, Arc::new(decode_task(&json)?));
+    }
+    Ok(live)
+}
+
+/// What a committed transaction changed in the queue, to join the cache.
+#[derive(Debug)]
+pub(crate) struct StagedTasks {
+    from: i64,
+    to: i64,
+    rows: Vec<(i64, Arc<TaskRow>)>,
+}
+
+impl TaskCache {
+    /// Join a committed transaction's rows (or forget the set when it is not
+    /// at the generation the transaction started from).
+    pub(crate) fn apply(&mut self, staged: StagedTasks) {
+        if self.generation != Some(staged.from) {
+            self.generation = None;
+            return;
+        }
+        for (rowid, row) in staged.rows {
+            self.live.set(rowid, row);
+        }
+        self.generation = Some(staged.to);
+    }
 }
 
 /// The task rows of one connection (inside a home transaction, or a read
-/// outside one).
+/// outside one), with the home's live-set cache.
 pub struct SqlTasks<'a> {
     pub(crate) conn: &'a Connection,
+    cache: &'a Mutex<TaskCache>,
+    /// The generation this transaction started at, once read; `Some(None)`:
+    /// the cache is off for it (the file has no generation).
+    start: OnceCell<Option<i64>>,
+    /// This transaction's writes: task id to (rowid, row).
+    staged: HashMap<String, (i64, Arc<TaskRow>)>,
+    /// Whether this is a write transaction (its targeted reads rebuild a
+    /// stale cache: the many reads of an `enqueue_many` then use it).
+    writing: bool,
 }
 
-fn decode(json: &str) -> HomeResult<TaskRow> {
-    serde_json::from_str(json).map_err(|e| {
-        am_triples::Error::storage(format!("memq_tasks.task_json is not a task row: {e}"))
-    })
+impl<'a> SqlTasks<'a> {
+    /// The rows of `conn` (in its current transaction, a write one when
+    /// `writing`) with `cache`.
+    pub(crate) fn new(conn: &'a Connection, cache: &'a Mutex<TaskCache>, writing: bool) -> Self {
+        SqlTasks {
+            conn,
+            cache,
+            start: OnceCell::new(),
+            staged: HashMap::new(),
+            writing,
+        }
+    }
+
+    /// The generation this transaction started at (read once, first).
+    fn start(&self) -> HomeResult<Option<i64>> {
+        if let Some(s) = self.start.get() {
+            return Ok(*s);
+        }
+        let g = read_generation(self.conn)?;
+        let _ = self.start.set(g);
+        Ok(g)
+    }
+
+    fn lock(&self) -> MutexGuard<'a, TaskCache> {
+        self.cache
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// The cache, current for this transaction's snapshot, or `None` when
+    /// it is off or stale and not to be rebuilt (`reload` false).
+    fn current(&self, reload: bool) -> HomeResult<Option<MutexGuard<'a, TaskCache>>> {
+        let Some(g) = self.start()? else {
+            return Ok(None);
+        };
+        let mut cache = self.lock();
+        if cache.generation != Some(g) {
+            // Rebuilt only before this transaction's own first write: the
+            // set must hold what generation `g` holds, whatever becomes of
+            // the transaction.
+            if !reload || !self.staged.is_empty() {
+                return Ok(None);
+            }
+            cache.live = load_live(self.conn)?;
+            cache.generation = Some(g);
+        }
+        Ok(Some(cache))
+    }
+
+    /// The live rows passing `filter` (a live-only filter), the cache's
+    /// with this transaction's writes over them, in queue order.
+    fn live_rows(&self, filter: &TaskFilter) -> HomeResult<Option<Vec<Arc<TaskRow>>>> {
+        if !live_only(filter) {
+            return Ok(None);
+        }
+        // A read of the whole live set rebuilds a stale cache; a targeted
+        // one only inside a write transaction (else SQL answers it).
+        let reload = filter.target_id.is_none() || self.writing;
+        let Some(cache) = self.current(reload)? else {
+            return Ok(None);
+        };
+        let unbounded = TaskFilter {
+            limit: 0,
+            ..filter.clone()
+        };
+        let mut rows = cache.live.select(&unbounded).unwrap_or_default();
+        drop(cache);
+        if !self.staged.is_empty() {
+            rows.retain(|(_, r)| !self.staged.contains_key(&r.task_id));
+            rows.extend(
+                self.staged
+                    .values()
+                    .filter(|(_, r)| unbounded.matches(r))
+                    .cloned(),
+            );
+            rows.sort_by_key(|(rowid, _)| *rowid);
+        }
+        if filter.limit > 0 {
+            rows.truncate(filter.limit);
+        }
+        Ok(Some(rows.into_iter().map(|(_, r)| r).collect()))
+    }
+
+    /// This transaction's queue writes, for the cache once it commits
+    /// (`None` when it wrote none or the cache is off). Reads the
+    /// generation the writes advanced the file to.
+    ///
+    /// # Errors
+    /// `Storage`.
+    pub(crate) fn finish(self) -> HomeResult<Option<StagedTasks>> {
+        let Some(Some(from)) = self.start.get().copied() else {
+            return Ok(None);
+        };
+        if self.staged.is_empty() {
+            return Ok(None);
+        }
+        let Some(to) = read_generation(self.conn)? else {
+            return Ok(None);
+        };
+        Ok(Some(StagedTasks {
+            from,
+            to,
+            rows: self.staged.into_values().collect(),
+        }))
+    }
 }
 
 fn json_text(v: &impl serde::Serialize) -> HomeResult<String> {
@@ -97,15 +310,37 @@ fn decode_values(text: &str, what: &str) -> HomeResult<Vec<Value>> {
 
 impl TaskReads for SqlTasks<'_> {
     fn task(&self, task_id: &str) -> HomeResult<Option<TaskRow>> {
+        if let Some((_, row)) = self.staged.get(task_id) {
+            return Ok(Some(TaskRow::clone(row)));
+        }
+        if let Some(cache) = self.current(false)?
+            && let Some((_, row)) = cache.live.get(task_id)
+        {
+            return Ok(Some(TaskRow::clone(row)));
+        }
         let json: Option<String> = self
             .conn
             .prepare_cached("SELECT task_json FROM memq_tasks WHERE task_id = ?1")
             .and_then(|mut s| s.query_row([task_id], |r| r.get(0)).optional())
             .map_err(sqlite)?;
-        json.as_deref().map(decode).transpose()
+        json.as_deref().map(decode_task).transpose()
+    }
+
+    fn live(&self) -> HomeResult<Vec<Arc<TaskRow>>> {
+        match self.live_rows(&TaskFilter::live())? {
+            Some(rows) => Ok(rows),
+            None => Ok(self
+                .tasks(&TaskFilter::live())?
+                .into_iter()
+                .map(Arc::new)
+                .collect()),
+        }
     }
 
     fn tasks(&self, filter: &TaskFilter) -> HomeResult<Vec<TaskRow>> {
+        if let Some(rows) = self.live_rows(filter)? {
+            return Ok(rows.into_iter().map(Arc::unwrap_or_clone).collect());
+        }
         let mut sql = String::from("SELECT task_json FROM memq_tasks WHERE 1 = 1");
         let mut args: Vec<String> = Vec::new();
         if let Some(st) = &filter.statuses {
@@ -146,7 +381,7 @@ impl TaskReads for SqlTasks<'_> {
             .map_err(sqlite)?;
         let mut out = Vec::new();
         for json in rows {
-            out.push(decode(&json.map_err(sqlite)?)?);
+            out.push(decode_task(&json.map_err(sqlite)?)?);
         }
         Ok(out)
     }
@@ -207,7 +442,7 @@ impl TaskReads for SqlTasks<'_> {
             .map_err(sqlite)?;
         let mut out = Vec::new();
         for json in rows {
-            out.push(decode(&json.map_err(sqlite)?)?);
+            out.push(decode_task(&json.map_err(sqlite)?)?);
         }
         Ok(out)
     }
@@ -256,15 +491,19 @@ impl TaskReads for SqlTasks<'_> {
 
 impl TasksTx for SqlTasks<'_> {
     fn put(&mut self, t: &TaskRow) -> HomeResult<()> {
-        self.conn
+        // The generation this transaction starts from, before its first write.
+        self.start()?;
+        let json = encode_task(t)?;
+        let rowid: i64 = self
+            .conn
             .prepare_cached(
                 "INSERT INTO memq_tasks (task_id, kind, target_id, scope, owner_id, status, priority, ripple_id, \
                  created_at, updated_at, task_json) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11) \
                  ON CONFLICT(task_id) DO UPDATE SET status = excluded.status, priority = excluded.priority, \
-                 updated_at = excluded.updated_at, task_json = excluded.task_json",
+                 updated_at = excluded.updated_at, task_json = excluded.task_json RETURNING rowid",
             )
             .and_then(|mut s| {
-                s.execute(params![
+                s.query_row(params![
                     t.task_id,
                     t.kind.as_str(),
                     t.target_id,
@@ -275,10 +514,12 @@ impl TasksTx for SqlTasks<'_> {
                     t.ripple_id,
                     t.created_at,
                     t.updated_at,
-                    json_text(t).unwrap_or_default(),
-                ])
+                    json,
+                ], |r| r.get(0))
             })
             .map_err(sqlite)?;
+        self.staged
+            .insert(t.task_id.clone(), (rowid, Arc::new(t.clone())));
         Ok(())
     }
 

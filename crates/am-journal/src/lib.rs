@@ -32,6 +32,7 @@ pub mod home;
 pub mod journal;
 pub mod memory;
 pub mod task;
+pub mod task_index;
 pub mod task_memory;
 pub mod trace;
 pub mod valence;

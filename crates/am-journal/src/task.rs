@@ -13,6 +13,7 @@
 use crate::home::HomeResult;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use std::sync::Arc;
 
 am_triples::vocabulary! {
     /// What a queued task asks for (`TASK_KINDS`), in the spec's order.
@@ -255,7 +256,8 @@ impl TaskFilter {
 ///
 /// # Contract
 /// - `tasks` returns the tasks passing the filter in queue order (the order
-///   they were first stored), at most `limit` (0: all).
+///   they were first stored), at most `limit` (0: all); `live` returns
+///   `tasks(&TaskFilter::live())`'s rows.
 /// - `task` returns the row stored under that id, the transaction's latest
 ///   write of it included.
 /// - `log` returns a task's log rows oldest first; `done_of_kind` the `done`
@@ -273,6 +275,19 @@ pub trait TaskReads {
     /// # Errors
     /// `Storage`.
     fn tasks(&self, filter: &TaskFilter) -> HomeResult<Vec<TaskRow>>;
+    /// The live tasks (`pending`, `deferred`, `leased` as stored) in queue
+    /// order, shared: a store with a live index answers without copying a
+    /// row (the default copies [`TaskReads::tasks`]'s answer).
+    ///
+    /// # Errors
+    /// `Storage`.
+    fn live(&self) -> HomeResult<Vec<Arc<TaskRow>>> {
+        Ok(self
+            .tasks(&TaskFilter::live())?
+            .into_iter()
+            .map(Arc::new)
+            .collect())
+    }
     /// A task's log, oldest first.
     ///
     /// # Errors

@@ -15,37 +15,83 @@ use crate::home::HomeResult;
 use crate::task::{
     TaskFilter, TaskKind, TaskLogRow, TaskReads, TaskRow, TasksTx, Window, WindowRow,
 };
+use crate::task_index::{LiveTasks, recent_first};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard};
 
 /// The rows of an in-memory queue.
 #[derive(Debug, Default)]
 pub(crate) struct MemTasks {
+    /// Task ids in queue order (a task's position is its index here).
     order: Vec<String>,
-    rows: HashMap<String, TaskRow>,
+    /// Every task, with its position.
+    rows: HashMap<String, (i64, Arc<TaskRow>)>,
+    /// The live ones, indexed (the reads of the live set never scan the
+    /// settled tasks).
+    live: LiveTasks,
     log: Vec<TaskLogRow>,
     windows: Vec<WindowRow>,
 }
 
+impl MemTasks {
+    /// Store `row` (a new task goes last in queue order); returns the row it
+    /// replaced.
+    fn store(&mut self, row: TaskRow) -> Option<TaskRow> {
+        let row = Arc::new(row);
+        let pos = match self.rows.get(&row.task_id) {
+            Some((pos, _)) => *pos,
+            None => {
+                self.order.push(row.task_id.clone());
+                i64::try_from(self.order.len() - 1).unwrap_or(i64::MAX)
+            }
+        };
+        self.live.set(pos, row.clone());
+        self.rows
+            .insert(row.task_id.clone(), (pos, row))
+            .map(|(_, old)| Arc::unwrap_or_clone(old))
+    }
+
+    /// Forget the task `id` (undoing its first store).
+    fn forget(&mut self, id: &str) {
+        self.rows.remove(id);
+        self.live.remove(id);
+        if self.order.last().map(String::as_str) == Some(id) {
+            self.order.pop();
+        } else {
+            self.order.retain(|x| x != id);
+        }
+    }
+}
+
 impl TaskReads for MemTasks {
     fn task(&self, task_id: &str) -> HomeResult<Option<TaskRow>> {
-        Ok(self.rows.get(task_id).cloned())
+        Ok(self.rows.get(task_id).map(|(_, r)| TaskRow::clone(r)))
     }
 
     fn tasks(&self, filter: &TaskFilter) -> HomeResult<Vec<TaskRow>> {
+        if let Some(live) = self.live.select(filter) {
+            return Ok(live
+                .into_iter()
+                .map(|(_, r)| Arc::unwrap_or_clone(r))
+                .collect());
+        }
         let mut out = Vec::new();
         for id in &self.order {
-            if let Some(t) = self.rows.get(id)
+            if let Some((_, t)) = self.rows.get(id)
                 && filter.matches(t)
             {
-                out.push(t.clone());
+                out.push(TaskRow::clone(t));
                 if filter.limit > 0 && out.len() >= filter.limit {
                     break;
                 }
             }
         }
         Ok(out)
+    }
+
+    fn live(&self) -> HomeResult<Vec<Arc<TaskRow>>> {
+        Ok(self.live.iter().map(|(_, r)| r.clone()).collect())
     }
 
     fn log(&self, task_id: &str) -> HomeResult<Vec<TaskLogRow>> {
@@ -61,13 +107,10 @@ impl TaskReads for MemTasks {
         let mut done: Vec<&TaskRow> = self
             .rows
             .values()
+            .map(|(_, r)| &**r)
             .filter(|t| t.kind == kind && t.status == crate::TaskStatus::Done)
             .collect();
-        done.sort_by(|a, b| {
-            b.updated_at
-                .cmp(&a.updated_at)
-                .then_with(|| b.task_id.cmp(&a.task_id))
-        });
+        done.sort_by(|a, b| recent_first(a, b));
         Ok(done
             .into_iter()
             .take(if limit == 0 { usize::MAX } else { limit })
@@ -178,16 +221,9 @@ impl MemTasksTx<'_> {
         while let Some(Undo::Put { id, previous }) = self.undo.pop() {
             match previous {
                 Some(p) => {
-                    self.rows.rows.insert(id, p);
+                    self.rows.store(p);
                 }
-                None => {
-                    self.rows.rows.remove(&id);
-                    if self.rows.order.last() == Some(&id) {
-                        self.rows.order.pop();
-                    } else {
-                        self.rows.order.retain(|x| *x != id);
-                    }
-                }
+                None => self.rows.forget(&id),
             }
         }
         if let Some(n) = self.log_len {
@@ -205,6 +241,9 @@ impl TaskReads for MemTasksTx<'_> {
     }
     fn tasks(&self, filter: &TaskFilter) -> HomeResult<Vec<TaskRow>> {
         self.rows.tasks(filter)
+    }
+    fn live(&self) -> HomeResult<Vec<Arc<TaskRow>>> {
+        self.rows.live()
     }
     fn log(&self, task_id: &str) -> HomeResult<Vec<TaskLogRow>> {
         self.rows.log(task_id)
@@ -228,10 +267,7 @@ impl TasksTx for MemTasksTx<'_> {
                 ));
             }
         }
-        let previous = self.rows.rows.insert(task.task_id.clone(), task.clone());
-        if previous.is_none() {
-            self.rows.order.push(task.task_id.clone());
-        }
+        let previous = self.rows.store(task.clone());
         self.undo.push(Undo::Put {
             id: task.task_id.clone(),
             previous,

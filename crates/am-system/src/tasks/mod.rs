@@ -59,6 +59,7 @@ use am_journal::{
 use am_triples::{CommitPoint, TripleAssertion};
 use serde_json::{Value, json};
 use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
 
 /// A host's `cost_of(task) -> seconds` (`None`: no opinion).
 pub type CostOf = dyn Fn(&TaskRow) -> Option<f64>;
@@ -322,11 +323,24 @@ impl<'a> TaskQueue<'a> {
                 out.insert(id, a);
             }
         }
+        // The graph ids the id read did not find: their digest row by subject
+        // (the by-id half of `resolve_digest_assertion` was the read above).
         for k in wanted {
             if out.contains_key(&k) || !k.starts_with("ex:") {
                 continue;
             }
-            if let Some(row) = self.sys.resolve_digest_assertion(&k)? {
+            if let Some(row) = self
+                .sys
+                .store
+                .query(&am_triples::TripleQuery {
+                    subject: Some(k.clone()),
+                    predicate: Some(crate::formation::DIGEST_PREDICATE.to_owned()),
+                    limit: 1,
+                    ..am_triples::TripleQuery::default()
+                })?
+                .into_iter()
+                .next()
+            {
                 out.insert(k, row);
             }
         }
@@ -501,16 +515,18 @@ impl<'a> TaskQueue<'a> {
         }
         let now = self.now(args.now.as_deref())?;
         let (live, live_deps, medians) = self.read(|r| {
-            let live: Vec<TaskRow> = r
-                .tasks(&TaskFilter::live())?
+            let live: Vec<(Arc<TaskRow>, TaskStatus)> = r
+                .live()?
                 .into_iter()
-                .map(|t| view(t, &now))
-                .filter(|t| t.status.is_live())
+                .filter_map(|t| {
+                    let s = effective(&t, &now);
+                    s.is_live().then_some((t, s))
+                })
                 .collect();
             let mut deps: HashSet<String> = HashSet::new();
             let mut seen: HashSet<&str> = HashSet::new();
-            let live_ids: HashSet<&str> = live.iter().map(|t| t.task_id.as_str()).collect();
-            for t in &live {
+            let live_ids: HashSet<&str> = live.iter().map(|(t, _)| t.task_id.as_str()).collect();
+            for (t, _) in &live {
                 for d in &t.depends_on {
                     if !seen.insert(d.as_str()) {
                         continue;
@@ -526,7 +542,7 @@ impl<'a> TaskQueue<'a> {
                 }
             }
             let mut medians: HashMap<TaskKind, Option<f64>> = HashMap::new();
-            for t in &live {
+            for (t, _) in &live {
                 if t.cost_hint.is_none() && !medians.contains_key(&t.kind) {
                     medians.insert(t.kind, kind_median(r, t.kind)?);
                 }

@@ -16,11 +16,13 @@ use super::args::{LeftOut, LeftOutReason, SelectForWindow, SelectedTask, WindowS
 use super::gate::{GATE_FLOOR, Gate, RIPPLE_WINDOW_CAP, activation};
 use am_journal::{TaskKind, TaskRow, TaskStatus};
 use std::collections::{BTreeMap, HashSet};
+use std::sync::Arc;
 
 /// What the selection reads besides the live tasks.
 pub(crate) struct SelectionInputs<'a> {
-    /// The live tasks, in queue order, their statuses as of `now`.
-    pub live: &'a [TaskRow],
+    /// The live tasks, in queue order, with their statuses as of `now`
+    /// (the rows as stored: a selected task is copied with its status).
+    pub live: &'a [(Arc<TaskRow>, TaskStatus)],
     /// The dependency ids still live.
     pub live_deps: &'a HashSet<String>,
     /// Each task's cost, in seconds, by task id.
@@ -33,7 +35,7 @@ pub(crate) struct SelectionInputs<'a> {
 pub(crate) fn decide(args: &SelectForWindow, input: &SelectionInputs<'_>) -> WindowSelection {
     let mut left_out: Vec<LeftOut> = Vec::new();
     let mut candidates: Vec<(usize, f64, f64)> = Vec::new();
-    for (i, t) in input.live.iter().enumerate() {
+    for (i, (t, status)) in input.live.iter().enumerate() {
         let act = activation(t.strength, args.sensitivity);
         let cost = (input.cost)(t);
         let reason = if args
@@ -51,7 +53,7 @@ pub(crate) fn decide(args: &SelectForWindow, input: &SelectionInputs<'_>) -> Win
             Some(LeftOutReason::Filtered)
         } else if !t.windows.is_empty() && !t.windows.contains(&args.window) {
             Some(LeftOutReason::Window)
-        } else if t.status == TaskStatus::Leased {
+        } else if *status == TaskStatus::Leased {
             Some(LeftOutReason::Leased)
         } else if t.not_before.as_deref().is_some_and(|nb| nb > input.now) {
             Some(LeftOutReason::NotBefore)
@@ -68,7 +70,7 @@ pub(crate) fn decide(args: &SelectForWindow, input: &SelectionInputs<'_>) -> Win
         }
     }
     candidates.sort_by(|a, b| {
-        let (ta, tb) = (&input.live[a.0], &input.live[b.0]);
+        let (ta, tb) = (&input.live[a.0].0, &input.live[b.0].0);
         ta.priority
             .cmp(&tb.priority)
             .then(b.1.total_cmp(&a.1))
@@ -78,7 +80,7 @@ pub(crate) fn decide(args: &SelectForWindow, input: &SelectionInputs<'_>) -> Win
     let mut planned = 0.0;
     let mut ripples = 0usize;
     for (i, act, cost) in candidates {
-        let t = &input.live[i];
+        let (t, status) = &input.live[i];
         let reason = if tasks.len() >= args.hard_cap {
             Some(LeftOutReason::HardCap)
         } else if t.kind == TaskKind::RippleReconsider && ripples >= RIPPLE_WINDOW_CAP {
@@ -96,8 +98,10 @@ pub(crate) fn decide(args: &SelectForWindow, input: &SelectionInputs<'_>) -> Win
         if t.kind == TaskKind::RippleReconsider {
             ripples += 1;
         }
+        let mut task = TaskRow::clone(t);
+        task.status = *status;
         tasks.push(SelectedTask {
-            task: t.clone(),
+            task,
             activation: act,
             cost,
         });
