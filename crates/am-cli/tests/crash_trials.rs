@@ -18,7 +18,12 @@
 //!
 //! Verbs: `add`, `remember_many`, `commit_selection` (with its journaled
 //! recall), `apply_revision`, the 0.3.x JSON→BLOB vector `upgrade` at open,
-//! `replace_vectors` (a whole-table vector swap: all of one generation).
+//! `replace_vectors` (a whole-table vector swap: all of one generation),
+//! `remember_pending` (a formation with pending titles and summaries whose
+//! `title.author` / `digest.author` tasks commit in its transaction: no
+//! record without its tasks, no task without its record) and `task_queue`
+//! (the queue's writes in turn: `enqueue_many`, `claim`, one `ack` per
+//! task; the queue's log and rowids gap-free).
 //!
 //! `AM_CRASH_TRIALS` (default 4) trials per verb, `AM_CRASH_WRITES` (default
 //! 30) writes per script, `AM_CRASH_SEED` the seed,
@@ -47,6 +52,8 @@ const VERBS: &[&str] = &[
     "apply_revision",
     "upgrade",
     "replace_vectors",
+    "remember_pending",
+    "task_queue",
 ];
 const SCOPE: &str = "crash";
 const OWNER: &str = "w";
@@ -71,6 +78,13 @@ fn open_store(home: &SqliteHome, upgrade: bool) -> Arc<SQLiteTripleStore> {
 }
 
 fn open_system(home: &SqliteHome) -> (Arc<SQLiteTripleStore>, Arc<SQLiteJournal>, MemorySystem) {
+    open_system_queued(home, false)
+}
+
+fn open_system_queued(
+    home: &SqliteHome,
+    task_queue: bool,
+) -> (Arc<SQLiteTripleStore>, Arc<SQLiteJournal>, MemorySystem) {
     let store = open_store(home, false);
     let journal = Arc::new(SQLiteJournal::open(home).expect("open the journal"));
     // A host's constructor over the store and journal of one file: it finds
@@ -83,6 +97,7 @@ fn open_system(home: &SqliteHome) -> (Arc<SQLiteTripleStore>, Arc<SQLiteJournal>
         journal.clone(),
         SystemOptions {
             clock: Some(Arc::new(|| NOW.to_owned())),
+            task_queue,
             ..SystemOptions::default()
         },
     )
@@ -120,6 +135,73 @@ fn records(i: usize) -> Vec<MemoryRecordInput> {
         MemoryRecordInput::new("decision", &format!("Size {i}"), "Raise the pool to forty."),
         MemoryRecordInput::new("memory", &format!("Lunch {i}"), "Ada had soup for lunch."),
     ]
+}
+
+/// `records(i)` with the episode's and the decision's titles pending and the
+/// memory's summary pending: their tasks are queued in the formation.
+fn pending_records(i: usize) -> Vec<MemoryRecordInput> {
+    let mut r = records(i);
+    for k in [0, 2] {
+        r[k].title = None;
+        r[k].pending = vec!["title".into()];
+    }
+    r[3].pending = vec!["summary".into()];
+    r
+}
+
+/// Tasks per `enqueue_many` of the `task_queue` script.
+const QUEUE_BATCH: usize = 4;
+/// Writes per batch of the `task_queue` script: its enqueue, its claim, one
+/// ack per task.
+const QUEUE_WRITES: usize = 2 + QUEUE_BATCH;
+
+fn queue_target(batch: usize, t: usize) -> String {
+    format!("ex:crash-task-{batch}-{t}")
+}
+
+fn queue_task_id(batch: usize, t: usize) -> String {
+    am_system::tasks::task_id(
+        am_journal::TaskKind::DigestRewrite,
+        &queue_target(batch, t),
+        &format!("{}@v0", queue_target(batch, t)),
+    )
+}
+
+/// Write `k` of the `task_queue` script (each one transaction).
+fn queue_write(q: &am_system::tasks::TaskQueue<'_>, k: usize) {
+    let (batch, step) = (k / QUEUE_WRITES, k % QUEUE_WRITES);
+    match step {
+        0 => {
+            let tasks: Vec<am_system::tasks::Enqueue> = (0..QUEUE_BATCH)
+                .map(|t| {
+                    am_system::tasks::Enqueue::new(
+                        am_journal::TaskKind::DigestRewrite,
+                        &queue_target(batch, t),
+                        (SCOPE, OWNER),
+                        &format!("{}@v0", queue_target(batch, t)),
+                        0.9,
+                        "backfill",
+                    )
+                })
+                .collect();
+            q.enqueue_many(&tasks).expect("enqueue_many");
+        }
+        1 => {
+            let ids: Vec<String> = (0..QUEUE_BATCH).map(|t| queue_task_id(batch, t)).collect();
+            q.claim(&am_system::tasks::Claim::new(ids, "crash-drainer"))
+                .expect("claim");
+        }
+        _ => {
+            let id = queue_task_id(batch, step - 2);
+            q.ack(&am_system::tasks::Ack {
+                task_id: id,
+                holder: "crash-drainer".into(),
+                result: serde_json::json!({"outcome": "done", "seconds": 1.0}),
+                now: None,
+            })
+            .expect("ack");
+        }
+    }
 }
 
 fn revision(i: usize) -> am_graph::Revision {
@@ -169,6 +251,31 @@ fn helper(verb: &str, path: &Path, n: usize) {
                     .expect("remember_many")
                     .value;
                 say(&format!("ack {i} {}", ids.join(",")));
+            }
+        }
+        "remember_pending" => {
+            let (_, _, system) = open_system_queued(&home, true);
+            for i in 0..n {
+                say(&format!("begin {i}"));
+                let ids = system
+                    .remember_many(&RememberMany::new(
+                        pending_records(i),
+                        SCOPE,
+                        OWNER,
+                        &format!("rp-{i}"),
+                    ))
+                    .expect("remember_many with pending fields")
+                    .value;
+                say(&format!("ack {i} {}", ids.join(",")));
+            }
+        }
+        "task_queue" => {
+            let (_, _, system) = open_system_queued(&home, true);
+            let q = system.tasks().expect("the task queue");
+            for k in 0..n {
+                say(&format!("begin {k}"));
+                queue_write(&q, k);
+                say(&format!("ack {k}"));
             }
         }
         "commit_selection" => {
@@ -355,9 +462,23 @@ fn units(verb: &str, path: &Path, reference_ids: &[Vec<String>], n: usize) -> Un
                 );
                 u.insert(format!("add {i}"), k);
             }
-            "remember_many" => {
+            "remember_many" | "remember_pending" => {
                 let mut k = 0;
                 for id in &reference_ids[i] {
+                    if has("memq_tasks") {
+                        // The record's tasks and their `enqueued` rows.
+                        k += count(
+                            &c,
+                            "SELECT COUNT(*) FROM memq_tasks WHERE target_id = ?1",
+                            &[id],
+                        );
+                        k += count(
+                            &c,
+                            "SELECT COUNT(*) FROM memq_log WHERE event = 'enqueued' AND task_id IN \
+                             (SELECT task_id FROM memq_tasks WHERE target_id = ?1)",
+                            &[id],
+                        );
+                    }
                     k += count(&c, "SELECT COUNT(*) FROM triples WHERE subject = ?1", &[id]);
                     k += count(
                         &c,
@@ -366,7 +487,58 @@ fn units(verb: &str, path: &Path, reference_ids: &[Vec<String>], n: usize) -> Un
                         &[id],
                     );
                 }
-                u.insert(format!("remember_many {i}"), k);
+                u.insert(format!("{verb} {i}"), k);
+            }
+            "task_queue" => {
+                let (batch, step) = (i / QUEUE_WRITES, i % QUEUE_WRITES);
+                let ids: Vec<String> = match step {
+                    0 | 1 => (0..QUEUE_BATCH).map(|t| queue_task_id(batch, t)).collect(),
+                    _ => vec![queue_task_id(batch, step - 2)],
+                };
+                let mut k = 0;
+                for id in ids.iter().filter(|_| has("memq_tasks")) {
+                    k += match step {
+                        // The row and its `enqueued` log row.
+                        0 => {
+                            count(
+                                &c,
+                                "SELECT COUNT(*) FROM memq_tasks WHERE task_id = ?1",
+                                &[id],
+                            ) + count(
+                                &c,
+                                "SELECT COUNT(*) FROM memq_log WHERE task_id = ?1 AND event = 'enqueued'",
+                                &[id],
+                            )
+                        }
+                        // The attempt it spent and its `claimed` log row.
+                        1 => {
+                            count(
+                                &c,
+                                "SELECT COUNT(*) FROM memq_tasks WHERE task_id = ?1 AND \
+                                 json_extract(task_json, '$.attempts') = 1",
+                                &[id],
+                            ) + count(
+                                &c,
+                                "SELECT COUNT(*) FROM memq_log WHERE task_id = ?1 AND event = 'claimed'",
+                                &[id],
+                            )
+                        }
+                        // The settled row and its `acked` log row.
+                        _ => {
+                            count(
+                                &c,
+                                "SELECT COUNT(*) FROM memq_tasks WHERE task_id = ?1 AND status = 'done' \
+                                 AND json_extract(task_json, '$.status') = 'done'",
+                                &[id],
+                            ) + count(
+                                &c,
+                                "SELECT COUNT(*) FROM memq_log WHERE task_id = ?1 AND event = 'acked'",
+                                &[id],
+                            )
+                        }
+                    };
+                }
+                u.insert(format!("task_queue {i}"), k);
             }
             "commit_selection" => {
                 let t = format!("t{i}");
@@ -451,7 +623,12 @@ fn gap_free(path: &Path) -> Result<(), String> {
             seqs.len()
         ));
     }
-    for (t, col) in [("triples", "rowid"), ("memg_revisions", "seq")] {
+    for (t, col) in [
+        ("triples", "rowid"),
+        ("memg_revisions", "seq"),
+        ("memq_tasks", "rowid"),
+        ("memq_log", "seq"),
+    ] {
         let exists: i64 = c
             .query_row(
                 "SELECT COUNT(*) FROM sqlite_master WHERE name = ?1",
@@ -470,6 +647,46 @@ fn gap_free(path: &Path) -> Result<(), String> {
         if n != max.unwrap_or(0) {
             return Err(format!("{t}.{col}: {n} rows but the highest is {max:?}"));
         }
+    }
+    Ok(())
+}
+
+/// No record without its tasks, no task without its record: every stored
+/// digest row marked pending has a `title.author` / `digest.author` task per
+/// pending field, and every such task's record row is stored.
+fn pending_owned(path: &Path) -> Result<(), String> {
+    let c = Connection::open(path).unwrap();
+    let has_queue: i64 = c
+        .query_row(
+            "SELECT COUNT(*) FROM sqlite_master WHERE name = 'memq_tasks'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    if has_queue == 0 {
+        return Ok(());
+    }
+    let orphan_records = count(
+        &c,
+        "SELECT COUNT(*) FROM triples t WHERE json_extract(t.attributes_json, '$.pending.title') = 1 AND NOT EXISTS \
+         (SELECT 1 FROM memq_tasks q WHERE json_extract(q.task_json, '$.assertion_id') = t.assertion_id AND q.kind = 'title.author')",
+        &[],
+    ) + count(
+        &c,
+        "SELECT COUNT(*) FROM triples t WHERE json_extract(t.attributes_json, '$.pending.summary') = 1 AND NOT EXISTS \
+         (SELECT 1 FROM memq_tasks q WHERE json_extract(q.task_json, '$.assertion_id') = t.assertion_id AND q.kind = 'digest.author')",
+        &[],
+    );
+    let orphan_tasks = count(
+        &c,
+        "SELECT COUNT(*) FROM memq_tasks q WHERE q.kind IN ('title.author', 'digest.author') AND NOT EXISTS \
+         (SELECT 1 FROM triples t WHERE t.assertion_id = json_extract(q.task_json, '$.assertion_id'))",
+        &[],
+    );
+    if orphan_records + orphan_tasks > 0 {
+        return Err(format!(
+            "{orphan_records} pending fields without their task, {orphan_tasks} tasks without their record"
+        ));
     }
     Ok(())
 }
@@ -622,19 +839,20 @@ fn trials_of(verb: &str, trials: usize, rng: &mut Rng, dir: &Path) -> Figures {
     let reference = dir.join(format!("{verb}-reference.sqlite3"));
     copy_home(&start, &reference);
     let clean = spawn_helper(verb, &reference, n, None);
-    let reference_ids: Vec<Vec<String>> = if verb == "remember_many" {
+    let reference_ids: Vec<Vec<String>> = if verb == "remember_many" || verb == "remember_pending" {
         // Re-derive each batch's ids: a formation replay returns them.
         let home = SqliteHome::open(&reference).unwrap();
-        let (_, _, system) = open_system(&home);
+        let pending = verb == "remember_pending";
+        let (_, _, system) = open_system_queued(&home, pending);
         (0..n)
             .map(|i| {
+                let (records, key) = if pending {
+                    (pending_records(i), format!("rp-{i}"))
+                } else {
+                    (records(i), format!("rm-{i}"))
+                };
                 system
-                    .remember_many(&RememberMany::new(
-                        records(i),
-                        SCOPE,
-                        OWNER,
-                        &format!("rm-{i}"),
-                    ))
+                    .remember_many(&RememberMany::new(records, SCOPE, OWNER, &key))
                     .unwrap()
                     .value
             })
@@ -738,6 +956,10 @@ fn trials_of(verb: &str, trials: usize, rng: &mut Rng, dir: &Path) -> Figures {
         if let Err(e) = gap_free(&home) {
             fail(e);
         }
+        if let Err(e) = pending_owned(&home) {
+            f.torn += 1;
+            fail(e);
+        }
         // Replay the killed script to completion, then once more.
         if verb != "replace_vectors" {
             spawn_helper(verb, &home, n, None);
@@ -760,6 +982,9 @@ fn trials_of(verb: &str, trials: usize, rng: &mut Rng, dir: &Path) -> Figures {
                 fail("a second replay wrote something".into());
             }
             if let Err(e) = gap_free(&home) {
+                fail(format!("after the replays: {e}"));
+            }
+            if let Err(e) = pending_owned(&home) {
                 fail(format!("after the replays: {e}"));
             }
         }
