@@ -31,76 +31,116 @@ use std::process::{Command, Stdio};
 
 const CLOCK: &str = "2026-01-01T00:00:00Z";
 
-/// Every op of docs/exec.md.
-const OPS: &[&str] = &[
-    "clock",
-    "reopen",
-    "add",
-    "query",
-    "close_assertion",
-    "narrow_assertion",
-    "assertions_after",
-    "embedding_pin",
-    "remember_many",
-    "remember",
-    "reconstruct",
-    "commit_selection",
-    "reinforce",
-    "attenuate",
-    "refocus",
-    "activation",
-    "access_counts",
-    "payload",
-    "bind",
-    "close_assertions",
-    "close_record",
-    "current_seq",
-    "seq_at",
-    "events",
-    "bindings",
-    "closures",
-    "traces",
-    "snapshots",
-    "valence_events",
-    "versions",
-    "selected_count",
-    "pair_selected_count",
-    "apply_revision",
-    "history",
-    "sources_of",
-    "names_ref",
-    "derived_from_source",
-    "revisions",
-    "repair",
-    "replay_into",
-];
+/// The ops `am exec` knows, derived from the binary's own op tables (its
+/// unknown-op answer lists them), so an op added to `exec` is in the
+/// catalogue without anyone copying its name here; the ops with a required
+/// argument (docs/exec.md marks it in bold, checked by the newcomer test);
+/// the ops of the task queue (refused without `--task-queue`, so run with
+/// it).
+struct Ops {
+    known: Vec<String>,
+    need_args: Vec<String>,
+    no_args: Vec<String>,
+    queued: Vec<String>,
+}
 
-/// Ops with a required argument: the call with none is refused.
-const NEED_ARGS: &[&str] = &[
-    "add",
-    "close_assertion",
-    "narrow_assertion",
-    "remember_many",
-    "remember",
-    "reconstruct",
-    "commit_selection",
-    "reinforce",
-    "attenuate",
-    "refocus",
-    "payload",
-    "bind",
-    "close_assertions",
-    "close_record",
-    "seq_at",
-    "selected_count",
-    "pair_selected_count",
-    "apply_revision",
-    "history",
-    "sources_of",
-    "names_ref",
-    "derived_from_source",
-    "replay_into",
-];
+/// The op rows of docs/exec.md: `(op, arguments column)`.
+fn docs_rows() -> Vec<(String, String)> {
+    let docs = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/exec.md"))
+        .expect("docs/exec.md");
+    let mut rows = Vec::new();
+    let mut in_ops = false;
+    for l in docs.lines() {
+        if l.starts_with("| op |") {
+            in_ops = true;
+        } else if !l.starts_with('|') {
+            in_ops = false;
+        } else if in_ops
+            && let Some(rest) = l.strip_prefix("| `")
+            && let Some((op, rest)) = rest.split_once("` |")
+        {
+            let args = rest.split(" | ").next().unwrap_or("").trim().to_owned();
+            rows.push((op.to_owned(), args));
+        }
+    }
+    rows
+}
+
+fn ops(dir: &Path) -> Ops {
+    let scratch = dir.join("ops-scratch.sqlite3");
+    let (_, out, _) = exec_with(&scratch, r#"{"op": "no_such_op"}"#, false);
+    let answer: Value = serde_json::from_str(out.lines().next().expect("an answer")).unwrap();
+    let message = answer["error"]["message"]
+        .as_str()
+        .expect("an unknown-op error");
+    let (_, list) = message
+        .split_once("known ops: ")
+        .expect("the unknown-op answer lists the known ops");
+    let mut known: Vec<String> = Vec::new();
+    for op in list.split(", ").map(str::trim) {
+        if !known.iter().any(|k| k == op) {
+            known.push(op.to_owned());
+        }
+    }
+    assert!(
+        known.len() >= 80,
+        "only {} ops listed: {message}",
+        known.len()
+    );
+    let rows = docs_rows();
+    let row = |op: &str| rows.iter().find(|(o, _)| o == op).map(|(_, a)| a.clone());
+    // An op listed twice (`versions`) requires an argument when every row
+    // of it marks one.
+    let need_args: Vec<String> = known
+        .iter()
+        .filter(|op| {
+            let mut of = rows.iter().filter(|(o, _)| o == *op).peekable();
+            of.peek().is_some() && of.all(|(_, a)| a.contains("**`"))
+        })
+        .cloned()
+        .collect();
+    let no_args: Vec<String> = known
+        .iter()
+        .filter(|op| row(op).is_some_and(|a| a.starts_with('—') || a == "none" || a.is_empty()))
+        .cloned()
+        .collect();
+    // The queue's ops: refused on a home opened without its queue (before
+    // their arguments are read; any other op refuses the unknown one).
+    let script: String = known
+        .iter()
+        .map(|op| json!({"op": op, "frobnicate": 1}).to_string() + "\n")
+        .collect();
+    let (_, out, _) = exec_with(&scratch, &script, false);
+    let queued: Vec<String> = out
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|a| {
+            a["error"]["message"]
+                .as_str()
+                .is_some_and(|m| m.contains("no memory task queue"))
+        })
+        .filter_map(|a| a["op"].as_str().map(str::to_owned))
+        .collect();
+    assert!(
+        queued.iter().any(|o| o == "tasks.enqueue"),
+        "no op answered as a queue op: {out}"
+    );
+    Ops {
+        known,
+        need_args,
+        no_args,
+        queued,
+    }
+}
+
+/// The op a catalogue line names (`None` for a malformed line).
+fn op_of(line: &str) -> Option<String> {
+    serde_json::from_str::<Value>(line)
+        .ok()?
+        .get("op")?
+        .as_str()
+        .map(str::to_owned)
+}
 
 fn line(v: Value) -> String {
     v.to_string()
@@ -133,8 +173,11 @@ fn patched(mut base: Value, key: &str, value: Value) -> Value {
     base
 }
 
-/// The catalogue: `(name, line)`.
-fn catalogue(ids: &Ids) -> Vec<(String, String)> {
+/// The catalogue: `(name, line)`. The cases every op gets (an unknown
+/// argument; no arguments when it requires one) are named `{op}: unknown
+/// argument` and `{op}: no arguments`; every other case is written for its
+/// op.
+fn catalogue(ids: &Ids, ops: &Ops) -> Vec<(String, String)> {
     let mut c: Vec<(String, String)> = Vec::new();
     let mut push = |name: &str, l: String| c.push((name.to_owned(), l));
 
@@ -181,14 +224,14 @@ fn catalogue(ids: &Ids) -> Vec<(String, String)> {
     }
 
     // An argument no op takes.
-    for op in OPS {
+    for op in &ops.known {
         push(
             &format!("{op}: unknown argument"),
             with(op, json!({"frobnicate": 1})),
         );
     }
     // The required arguments missing.
-    for op in NEED_ARGS {
+    for op in &ops.need_args {
         push(&format!("{op}: no arguments"), with(op, json!({})));
     }
 
@@ -1038,8 +1081,592 @@ fn catalogue(ids: &Ids) -> Vec<(String, String)> {
         "reconstruct: a 2 MB trace_id of blanks",
         rc(json!({"trace_id": " ".repeat(2_000_000)})),
     );
+    more_cases(ids, &mut push);
     let _ = line(json!(null));
     c
+}
+
+/// The cases of the ops the first catalogue lacked: the task queue's (run
+/// with `--task-queue`), the understanding, valence, identity, diary and
+/// diagnostics families, and the barrier.
+#[allow(clippy::too_many_lines)] // one table
+fn more_cases(ids: &Ids, push: &mut dyn FnMut(&str, String)) {
+    let enq = || {
+        json!({"kind": "digest.rewrite", "target_id": ids.record, "scope": "life", "owner_id": "demo",
+               "basis": "b1", "strength": 0.5, "cause": "backfill"})
+    };
+    let e = |key: &str, v: Value| with("tasks.enqueue", patched(enq(), key, v));
+    let cases: Vec<(&str, String)> = vec![
+        (
+            "tasks.enqueue: unknown kind",
+            e("kind", json!("title.write")),
+        ),
+        ("tasks.enqueue: kind a number", e("kind", json!(3))),
+        ("tasks.enqueue: strength 1.5", e("strength", json!(1.5))),
+        (
+            "tasks.enqueue: strength negative",
+            e("strength", json!(-0.1)),
+        ),
+        (
+            "tasks.enqueue: strength a string",
+            e("strength", json!("high")),
+        ),
+        (
+            "tasks.enqueue: strength 1e999",
+            with("tasks.enqueue", enq()).replace("0.5", "1e999"),
+        ),
+        (
+            "tasks.enqueue: blank target_id",
+            e("target_id", json!("   ")),
+        ),
+        ("tasks.enqueue: blank basis", e("basis", json!(""))),
+        ("tasks.enqueue: blank scope", e("scope", json!(" "))),
+        ("tasks.enqueue: max_attempts 0", e("max_attempts", json!(0))),
+        (
+            "tasks.enqueue: max_attempts negative",
+            e("max_attempts", json!(-2)),
+        ),
+        (
+            "tasks.enqueue: cost_hint negative",
+            e("cost_hint", json!(-1.0)),
+        ),
+        (
+            "tasks.enqueue: basis_version negative",
+            e("basis_version", json!(-1)),
+        ),
+        ("tasks.enqueue: cause a number", e("cause", json!(5))),
+        ("tasks.enqueue: cause blank", e("cause", json!("  "))),
+        (
+            "tasks.enqueue: cause a mapping without cause",
+            e("cause", json!({"why": "x"})),
+        ),
+        (
+            "tasks.enqueue: unknown window",
+            e("windows", json!(["weekend"])),
+        ),
+        (
+            "tasks.enqueue: dream.narrate in a turn window",
+            with(
+                "tasks.enqueue",
+                patched(
+                    patched(enq(), "kind", json!("dream.narrate")),
+                    "windows",
+                    json!(["turn"]),
+                ),
+            ),
+        ),
+        (
+            "tasks.enqueue: not_before not a timestamp",
+            e("not_before", json!("tomorrow")),
+        ),
+        (
+            "tasks.enqueue: now not a timestamp",
+            e("now", json!("noon")),
+        ),
+        ("tasks.enqueue: priority a float", e("priority", json!(1.5))),
+        (
+            "tasks.enqueue: depends_on a string",
+            e("depends_on", json!("t1")),
+        ),
+        ("tasks.enqueue: hop a string", e("hop", json!("one"))),
+        (
+            "tasks.enqueue_many: tasks a string",
+            with("tasks.enqueue_many", json!({"tasks": "x"})),
+        ),
+        (
+            "tasks.enqueue_many: one good, one bad",
+            with(
+                "tasks.enqueue_many",
+                json!({"tasks": [enq(), patched(enq(), "strength", json!(2.0))]}),
+            ),
+        ),
+        (
+            "tasks.enqueue_many: a task missing its basis",
+            with(
+                "tasks.enqueue_many",
+                json!({"tasks": [{"kind": "digest.rewrite", "target_id": "ex:x",
+                "scope": "life", "owner_id": "demo", "strength": 0.5, "cause": "c"}]}),
+            ),
+        ),
+        (
+            "tasks.select_for_window: budget negative",
+            with("tasks.select_for_window", json!({"budget_seconds": -1})),
+        ),
+        (
+            "tasks.select_for_window: budget a string",
+            with("tasks.select_for_window", json!({"budget_seconds": "lots"})),
+        ),
+        (
+            "tasks.select_for_window: budget 1e999",
+            r#"{"op": "tasks.select_for_window", "budget_seconds": 1e999}"#.to_owned(),
+        ),
+        (
+            "tasks.select_for_window: sensitivity negative",
+            with(
+                "tasks.select_for_window",
+                json!({"budget_seconds": 60, "sensitivity": -1}),
+            ),
+        ),
+        (
+            "tasks.select_for_window: unknown window",
+            with(
+                "tasks.select_for_window",
+                json!({"budget_seconds": 60, "window": "weekend"}),
+            ),
+        ),
+        (
+            "tasks.select_for_window: unknown capability",
+            with(
+                "tasks.select_for_window",
+                json!({"budget_seconds": 60, "capabilities": ["dreams"]}),
+            ),
+        ),
+        (
+            "tasks.select_for_window: unknown kind",
+            with(
+                "tasks.select_for_window",
+                json!({"budget_seconds": 60, "kinds": ["nap.take"]}),
+            ),
+        ),
+        (
+            "tasks.select_for_window: cost_of negative",
+            with(
+                "tasks.select_for_window",
+                json!({"budget_seconds": 60, "cost_of": {"digest.rewrite": -1}}),
+            ),
+        ),
+        (
+            "tasks.select_for_window: cost_of of an unknown kind",
+            with(
+                "tasks.select_for_window",
+                json!({"budget_seconds": 60, "cost_of": {"nap.take": 1}}),
+            ),
+        ),
+        (
+            "tasks.select_for_window: hard_cap negative",
+            with(
+                "tasks.select_for_window",
+                json!({"budget_seconds": 60, "hard_cap": -1}),
+            ),
+        ),
+        (
+            "tasks.select_for_window: scopes a string",
+            with(
+                "tasks.select_for_window",
+                json!({"budget_seconds": 60, "scopes": "life"}),
+            ),
+        ),
+        (
+            "tasks.select_for_window: now not a timestamp",
+            with(
+                "tasks.select_for_window",
+                json!({"budget_seconds": 60, "now": "later"}),
+            ),
+        ),
+        (
+            "tasks.claim: blank holder",
+            with("tasks.claim", json!({"tasks": ["t1"], "holder": " "})),
+        ),
+        (
+            "tasks.claim: lease 0",
+            with(
+                "tasks.claim",
+                json!({"tasks": ["t1"], "holder": "d", "lease_seconds": 0}),
+            ),
+        ),
+        (
+            "tasks.claim: lease negative",
+            with(
+                "tasks.claim",
+                json!({"tasks": ["t1"], "holder": "d", "lease_seconds": -5}),
+            ),
+        ),
+        (
+            "tasks.claim: tasks a number",
+            with("tasks.claim", json!({"tasks": 5, "holder": "d"})),
+        ),
+        (
+            "tasks.claim: unknown window",
+            with(
+                "tasks.claim",
+                json!({"tasks": ["t1"], "holder": "d", "window": "weekend"}),
+            ),
+        ),
+        (
+            "tasks.claim: now not a timestamp",
+            with(
+                "tasks.claim",
+                json!({"tasks": ["t1"], "holder": "d", "now": "x"}),
+            ),
+        ),
+        (
+            "tasks.ack: blank holder",
+            with("tasks.ack", json!({"task_id": "t1", "holder": ""})),
+        ),
+        (
+            "tasks.ack: task_id a number",
+            with("tasks.ack", json!({"task_id": 5, "holder": "d"})),
+        ),
+        (
+            "tasks.ack: now not a timestamp",
+            with(
+                "tasks.ack",
+                json!({"task_id": "t1", "holder": "d", "now": "soon"}),
+            ),
+        ),
+        (
+            "tasks.release: blank holder",
+            with(
+                "tasks.release",
+                json!({"task_id": "t1", "holder": " ", "outcome": "retry", "reason": "r"}),
+            ),
+        ),
+        (
+            "tasks.release: blank reason",
+            with(
+                "tasks.release",
+                json!({"task_id": "t1", "holder": "d", "outcome": "retry", "reason": ""}),
+            ),
+        ),
+        (
+            "tasks.release: unknown outcome",
+            with(
+                "tasks.release",
+                json!({"task_id": "t1", "holder": "d", "outcome": "abandon", "reason": "r"}),
+            ),
+        ),
+        (
+            "tasks.release: until not a timestamp",
+            with(
+                "tasks.release",
+                json!({"task_id": "t1", "holder": "d", "outcome": "defer", "reason": "r", "until": "soon"}),
+            ),
+        ),
+        (
+            "tasks.left_out: unknown window",
+            with("tasks.left_out", json!({"window": "weekend"})),
+        ),
+        (
+            "tasks.left_out: holder a number",
+            with("tasks.left_out", json!({"holder": 5})),
+        ),
+        (
+            "tasks.task: task_id a number",
+            with("tasks.task", json!({"task_id": 5})),
+        ),
+        (
+            "tasks.tasks: unknown status",
+            with("tasks.tasks", json!({"status": "dead"})),
+        ),
+        (
+            "tasks.tasks: unknown kind",
+            with("tasks.tasks", json!({"kind": "nap.take"})),
+        ),
+        (
+            "tasks.tasks: limit negative",
+            with("tasks.tasks", json!({"limit": -1})),
+        ),
+        (
+            "tasks.tasks: now not a timestamp",
+            with("tasks.tasks", json!({"now": "x"})),
+        ),
+        (
+            "tasks.log: task_id a list",
+            with("tasks.log", json!({"task_id": ["t1"]})),
+        ),
+        (
+            "tasks.cost_of: an unknown task",
+            with("tasks.cost_of", json!({"task_id": "no-such-task"})),
+        ),
+        (
+            "tasks.cost_of: task_id a number",
+            with("tasks.cost_of", json!({"task_id": 5})),
+        ),
+        (
+            "tasks.supersede_target: blank target",
+            with(
+                "tasks.supersede_target",
+                json!({"target_id": " ", "reason": "r"}),
+            ),
+        ),
+        (
+            "tasks.supersede_target: blank reason",
+            with(
+                "tasks.supersede_target",
+                json!({"target_id": ids.record, "reason": ""}),
+            ),
+        ),
+        (
+            "tasks.prioritize: blank reason",
+            with(
+                "tasks.prioritize",
+                json!({"target_ids": [ids.record], "kinds": ["digest.rewrite"], "priority": 1, "reason": " "}),
+            ),
+        ),
+        (
+            "tasks.prioritize: unknown kind",
+            with(
+                "tasks.prioritize",
+                json!({"target_ids": [ids.record], "kinds": ["nap.take"], "priority": 1, "reason": "r"}),
+            ),
+        ),
+        (
+            "tasks.prioritize: priority a string",
+            with(
+                "tasks.prioritize",
+                json!({"target_ids": [ids.record], "kinds": ["digest.rewrite"], "priority": "high", "reason": "r"}),
+            ),
+        ),
+        (
+            "tasks.prioritize: target_ids a string",
+            with(
+                "tasks.prioritize",
+                json!({"target_ids": ids.record, "kinds": ["digest.rewrite"], "priority": 1, "reason": "r"}),
+            ),
+        ),
+        (
+            "tasks.prioritize: now not a timestamp",
+            with(
+                "tasks.prioritize",
+                json!({"target_ids": [ids.record], "kinds": ["digest.rewrite"], "priority": 1, "reason": "r", "now": "x"}),
+            ),
+        ),
+        (
+            "pending_records: scopes a string",
+            with("pending_records", json!({"scopes": "life"})),
+        ),
+        (
+            "pending_records: a scope without its owner",
+            with("pending_records", json!({"scopes": [["life"]]})),
+        ),
+        (
+            "pending_records: live_task a string",
+            with("pending_records", json!({"live_task": "yes"})),
+        ),
+        (
+            "write_barrier: timeout a string",
+            with("write_barrier", json!({"timeout_s": "long"})),
+        ),
+        (
+            "reinforce: weight an object",
+            with(
+                "reinforce",
+                json!({"record_id": ids.record, "reason": "r", "scope": "life", "owner_id": "demo", "weight": {"w": 1}}),
+            ),
+        ),
+        (
+            "reinforce: record_id a number",
+            with(
+                "reinforce",
+                json!({"record_id": 5, "reason": "r", "scope": "life", "owner_id": "demo"}),
+            ),
+        ),
+        (
+            "attenuate: scope a number",
+            with(
+                "attenuate",
+                json!({"record_id": ids.record, "reason": "r", "scope": 5, "owner_id": "demo"}),
+            ),
+        ),
+        (
+            "rewrite_digest: record_id a number",
+            with(
+                "rewrite_digest",
+                json!({"record_id": 5, "text": "t", "author": {"kind": "agent", "id": "a"}, "cause": "formation", "expected_version": 0}),
+            ),
+        ),
+        (
+            "rewrite_digest: expected_version a string",
+            with(
+                "rewrite_digest",
+                json!({"record_id": ids.record, "text": "t", "author": {"kind": "agent", "id": "a"}, "cause": "formation", "expected_version": "zero"}),
+            ),
+        ),
+        (
+            "retitle: title a number",
+            with(
+                "retitle",
+                json!({"record_id": ids.record, "title": 7, "author": {"kind": "agent", "id": "a"}, "cause": "formation", "expected_version": 0}),
+            ),
+        ),
+        (
+            "narrate_dream: dream_id a list",
+            with(
+                "narrate_dream",
+                json!({"dream_id": [], "text": "t", "author": {"kind": "agent", "id": "a"}}),
+            ),
+        ),
+        (
+            "revert_digest: to_version a string",
+            with(
+                "revert_digest",
+                json!({"record_id": ids.record, "to_version": "first", "expected_version": 1}),
+            ),
+        ),
+        (
+            "current_of: record_id a number",
+            with("current_of", json!({"record_id": 5})),
+        ),
+        (
+            "record_understanding: record_id a list",
+            with("record_understanding", json!({"record_id": [ids.record]})),
+        ),
+        (
+            "understanding_fields: version_count a string",
+            with(
+                "understanding_fields",
+                json!({"record_id": ids.record, "version_count": "many"}),
+            ),
+        ),
+        (
+            "reading_provenance: record_id a number",
+            with("reading_provenance", json!({"record_id": 5})),
+        ),
+        (
+            "appraise: sign a string",
+            with(
+                "appraise",
+                json!({"target_id": ids.record, "sign": "up", "scope": "life", "owner_id": "demo"}),
+            ),
+        ),
+        (
+            "heal_scar: scar_event_id a number",
+            with(
+                "heal_scar",
+                json!({"scar_event_id": 5, "reason": "r", "scope": "life", "owner_id": "demo"}),
+            ),
+        ),
+        (
+            "break_bond: bond_event_id a number",
+            with(
+                "break_bond",
+                json!({"bond_event_id": 5, "reason": "r", "scope": "life", "owner_id": "demo"}),
+            ),
+        ),
+        (
+            "gradation: at_seq a string",
+            with(
+                "gradation",
+                json!({"scope": "life", "owner_id": "demo", "at_seq": "latest"}),
+            ),
+        ),
+        (
+            "feelings_about: scope_pairs a string",
+            with(
+                "feelings_about",
+                json!({"target": ids.record, "scope_pairs": "life"}),
+            ),
+        ),
+        (
+            "stimulus_feelings: stimulus a string",
+            with(
+                "stimulus_feelings",
+                json!({"stimulus": "lease", "scope_pairs": [["life", "demo"]]}),
+            ),
+        ),
+        (
+            "lint_spark: spark a number",
+            with("lint_spark", json!({"spark": 5})),
+        ),
+        (
+            "canonical_spark_hash: spark a list",
+            with("canonical_spark_hash", json!({"spark": [1]})),
+        ),
+        (
+            "engram: spark a number",
+            with("engram", json!({"spark": 5, "owner_id": "demo"})),
+        ),
+        (
+            "self_records: scope a number",
+            with("self_records", json!({"scope": 5, "owner_id": "demo"})),
+        ),
+        (
+            "open_questions: limit negative",
+            with(
+                "open_questions",
+                json!({"scope": "life", "owner_id": "demo", "limit": -1}),
+            ),
+        ),
+        (
+            "open_problems: journal a string",
+            with(
+                "open_problems",
+                json!({"scope": "life", "owner_id": "demo", "journal": "yes"}),
+            ),
+        ),
+        (
+            "open_ideas: owner_id a number",
+            with("open_ideas", json!({"scope": "life", "owner_id": 5})),
+        ),
+        (
+            "open_commitments: limit a float",
+            with(
+                "open_commitments",
+                json!({"scope": "life", "owner_id": "demo", "limit": 1.5}),
+            ),
+        ),
+        (
+            "triggered_commitments: stimulus a number",
+            with(
+                "triggered_commitments",
+                json!({"stimulus": 5, "scope": "life", "owner_id": "demo"}),
+            ),
+        ),
+        (
+            "verify_diary_chain: scope a list",
+            with(
+                "verify_diary_chain",
+                json!({"scope": [], "owner_id": "demo"}),
+            ),
+        ),
+        (
+            "export_replay: since_seq a string",
+            with("export_replay", json!({"since_seq": "start"})),
+        ),
+        (
+            "recall_history: limit_traces negative",
+            with(
+                "recall_history",
+                json!({"record_id": ids.record, "limit_traces": -1}),
+            ),
+        ),
+        (
+            "explain_recall: record_id a number",
+            with("explain_recall", json!({"record_id": 5})),
+        ),
+        (
+            "absence_diagnosis: record_id a number",
+            with(
+                "absence_diagnosis",
+                json!({"record_id": 5, "scope": "life"}),
+            ),
+        ),
+        (
+            "origin_diversity: handles a string",
+            with("origin_diversity", json!({"handles": "h"})),
+        ),
+        (
+            "stable_render_order: handles a number",
+            with("stable_render_order", json!({"handles": 5})),
+        ),
+        (
+            "recent_records: since not a timestamp",
+            with(
+                "recent_records",
+                json!({"scopes": [["life", "demo"]], "since": "last week"}),
+            ),
+        ),
+        (
+            "recent_records: scopes a string",
+            with(
+                "recent_records",
+                json!({"scopes": "life", "since": "2026-01-01T00:00:00Z"}),
+            ),
+        ),
+    ];
+    for (name, l) in cases {
+        push(name, l);
+    }
 }
 
 /// Ids the template home holds.
@@ -1061,15 +1688,18 @@ fn hash(path: &Path) -> String {
 }
 
 fn exec(home: &Path, input: &str) -> (i32, String, String) {
+    exec_with(home, input, false)
+}
+
+/// `am exec` over `home`, with its task queue when `queued`.
+fn exec_with(home: &Path, input: &str, queued: bool) -> (i32, String, String) {
+    let mut args = vec!["exec", "--home", home.to_str().unwrap(), "--clock", CLOCK];
+    if queued {
+        args.push("--task-queue");
+    }
+    args.push("-");
     let mut child = Command::new(env!("CARGO_BIN_EXE_am"))
-        .args([
-            "exec",
-            "--home",
-            home.to_str().unwrap(),
-            "--clock",
-            CLOCK,
-            "-",
-        ])
+        .args(&args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -1108,12 +1738,15 @@ fn template(dir: &Path) -> (PathBuf, Ids) {
         json!({"op": "add", "assertions": [patched(assertion(), "assertion_id", json!("a1"))]}),
         json!({"op": "reconstruct", "stimulus": {"cue_text": "lease"}, "scopes": [["life", "demo"]], "trace_id": "tr-1"}),
         json!({"op": "apply_revision", "revision": revision()}),
+        json!({"op": "tasks.enqueue", "kind": "digest.rewrite", "target_id": "ex:t", "scope": "life",
+               "owner_id": "demo", "basis": "b0", "strength": 0.8, "cause": "backfill"}),
     ]
     .iter()
     .map(Value::to_string)
     .collect::<Vec<_>>()
     .join("\n");
-    let (code, out, err) = exec(&home, &script);
+    // Opened with its queue: the `memq_*` tables exist before any case runs.
+    let (code, out, err) = exec_with(&home, &script, true);
     assert_eq!(code, 0, "the template script failed: {out}\n{err}");
     let answers: Vec<Value> = out
         .lines()
@@ -1148,12 +1781,24 @@ fn every_bad_exec_input_is_refused_with_an_error_kind_and_leaves_the_home_unchan
         before,
         "a plain read changed the home's bytes"
     );
+    let (code, out, _) = exec_with(&control, r#"{"op": "tasks.counts"}"#, true);
+    assert_eq!(code, 0, "{out}");
+    assert_eq!(
+        hash(&control),
+        before,
+        "opening the queue and reading it changed the home's bytes"
+    );
 
-    let cases = catalogue(&ids);
+    let ops = ops(dir.path());
+    let cases = catalogue(&ids, &ops);
     let mut names: Vec<&str> = cases.iter().map(|(n, _)| n.as_str()).collect();
     names.sort_unstable();
-    names.dedup();
-    assert_eq!(names.len(), cases.len(), "case names are unique");
+    let twice: Vec<&str> = names
+        .windows(2)
+        .filter(|w| w[0] == w[1])
+        .map(|w| w[0])
+        .collect();
+    assert!(twice.is_empty(), "case names are unique: {twice:?}");
     assert!(
         cases.len() >= 150,
         "the catalogue holds {} cases",
@@ -1167,7 +1812,8 @@ fn every_bad_exec_input_is_refused_with_an_error_kind_and_leaves_the_home_unchan
         let home = dir.path().join(format!("case-{i}.sqlite3"));
         copy_home(&template, &home);
         let before = hash(&home);
-        let (code, out, err) = exec(&home, input);
+        let queued = op_of(input).is_some_and(|op| ops.queued.contains(&op));
+        let (code, out, err) = exec_with(&home, input, queued);
         if !(code == 0 || code == 2) || err.contains("panicked") {
             crashed.push(format!(
                 "{name}: exit {code}: {}",
@@ -1225,4 +1871,39 @@ fn every_bad_exec_input_is_refused_with_an_error_kind_and_leaves_the_home_unchan
         crashed.len(),
         changed.len()
     );
+}
+
+#[test]
+fn every_exec_op_has_a_bad_input_case_of_its_own() {
+    let dir = tempfile::tempdir().unwrap();
+    let ops = ops(dir.path());
+    let ids = Ids {
+        record: "ex:episode-x".into(),
+        assertion: "a1".into(),
+    };
+    let cases = catalogue(&ids, &ops);
+    let generated =
+        |name: &str| name.ends_with(": unknown argument") || name.ends_with(": no arguments");
+    let missing: Vec<&String> = ops
+        .known
+        .iter()
+        .filter(|op| !ops.no_args.contains(op))
+        .filter(|op| {
+            !cases
+                .iter()
+                .any(|(name, l)| !generated(name) && op_of(l).as_deref() == Some(op.as_str()))
+        })
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "ops taking arguments with no bad-input case written for them (add one to badinput.rs): {missing:?}"
+    );
+    for op in &ops.known {
+        assert!(
+            cases
+                .iter()
+                .any(|(name, _)| *name == format!("{op}: unknown argument")),
+            "{op} has no unknown-argument case"
+        );
+    }
 }
