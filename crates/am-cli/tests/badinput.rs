@@ -1444,6 +1444,65 @@ fn more_cases(ids: &Ids, push: &mut dyn FnMut(&str, String)) {
             with("pending_records", json!({"live_task": "yes"})),
         ),
         (
+            "declare_pending: record_id a number",
+            with("declare_pending", json!({"record_id": 5})),
+        ),
+        (
+            "declare_pending: fields a string",
+            with(
+                "declare_pending",
+                json!({"record_id": ids.record, "fields": "title"}),
+            ),
+        ),
+        (
+            "rearm_pending: record_id a list",
+            with("rearm_pending", json!({"record_id": [ids.record]})),
+        ),
+        (
+            "rearm_pending: reason a number",
+            with(
+                "rearm_pending",
+                json!({"record_id": ids.record, "reason": 5}),
+            ),
+        ),
+        (
+            "understanding_debt: scopes a string",
+            with("understanding_debt", json!({"scopes": "life"})),
+        ),
+        (
+            "understanding_debt: methods a string",
+            with(
+                "understanding_debt",
+                json!({"scopes": [["life", "demo"]], "methods": "mechanical-v1"}),
+            ),
+        ),
+        (
+            "enqueue_debt: scopes a string",
+            with("enqueue_debt", json!({"scopes": "life", "dry_run": false})),
+        ),
+        (
+            "enqueue_debt: priority a string",
+            with(
+                "enqueue_debt",
+                json!({"scopes": [["life", "demo"]], "priority": "high", "dry_run": false}),
+            ),
+        ),
+        (
+            "enqueue_debt: dry_run a string",
+            with(
+                "enqueue_debt",
+                json!({"scopes": [["life", "demo"]], "dry_run": "no"}),
+            ),
+        ),
+        (
+            "task_packet: task_id a number",
+            with("task_packet", json!({"task_id": 5})),
+        ),
+        (
+            "task_packet: token_budget negative",
+            with("task_packet", json!({"task_id": "t1", "token_budget": -1})),
+        ),
+        (
             "write_barrier: timeout a string",
             with("write_barrier", json!({"timeout_s": "long"})),
         ),
