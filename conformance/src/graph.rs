@@ -281,7 +281,7 @@ fn refused(g: &OpenGraph, r: &Revision, kind: ErrorKind) -> Result<String, Strin
 fn events(g: &OpenGraph, id: &str) -> Result<Vec<String>, String> {
     Ok(g_ok("history", g.graph.history(id, 200))?
         .iter()
-        .map(|h| h["event"].as_str().unwrap_or_default().to_owned())
+        .map(|h| h.event.clone())
         .collect())
 }
 
@@ -384,14 +384,10 @@ pub fn applied_revision_is_logged_with_history_and_sources(f: &dyn GraphFactory)
     )?;
     let h = g_ok("history", g.graph.history("c1", 200))?;
     ensure_eq("history length", h.len(), 1)?;
-    ensure_eq("event", h[0]["event"].clone(), json!("asserted"))?;
-    ensure_eq(
-        "revision",
-        h[0]["revision_id"].clone(),
-        json!("note-1-extract"),
-    )?;
-    ensure_eq("cause", h[0]["cause"].clone(), json!("ingest"))?;
-    ensure_eq("at", h[0]["at"].clone(), json!(out.recorded_at))?;
+    ensure_eq("event", json!(h[0].event), json!("asserted"))?;
+    ensure_eq("revision", json!(h[0].revision_id), json!("note-1-extract"))?;
+    ensure_eq("cause", json!(h[0].cause), json!("ingest"))?;
+    ensure_eq("at", json!(h[0].at), json!(out.recorded_at))?;
     let s = g_ok("sources_of", g.graph.sources_of("c1", true, 200))?;
     ensure_eq(
         "sources",
@@ -595,12 +591,12 @@ pub fn close_ends_an_open_window_and_writes_its_closure(f: &dyn GraphFactory) ->
     let h = g_ok("history", g.graph.history("c1", 200))?;
     ensure_eq(
         "closed detail window_closed",
-        h[1]["detail"]["window_closed"].clone(),
+        h[1].detail["window_closed"].clone(),
         json!(true),
     )?;
     ensure_eq(
         "closed detail closure_id",
-        h[1]["detail"]["closure_id"].clone(),
+        h[1].detail["closure_id"].clone(),
         json!(cs[0].closure_id),
     )
 }
@@ -634,7 +630,7 @@ pub fn close_ends_a_later_window_at_the_close(f: &dyn GraphFactory) -> CheckResu
     let h = g_ok("history", g.graph.history("c1", 200))?;
     ensure_eq(
         "previous_valid_until",
-        h[1]["detail"]["previous_valid_until"].clone(),
+        h[1].detail["previous_valid_until"].clone(),
         json!("2026-12-01T00:00:00.000000+00:00"),
     )
 }
@@ -669,7 +665,7 @@ pub fn close_keeps_an_end_already_before_it(f: &dyn GraphFactory) -> CheckResult
     let h = g_ok("history", g.graph.history("c1", 200))?;
     ensure_eq(
         "window_closed",
-        h[1]["detail"]["window_closed"].clone(),
+        h[1].detail["window_closed"].clone(),
         json!(false),
     )?;
     ensure_eq("closures", closures(&g, "c1")?.len(), 1)
@@ -768,12 +764,12 @@ pub fn narrow_moves_a_closed_window_earlier(f: &dyn GraphFactory) -> CheckResult
     )?;
     ensure_eq(
         "previous_valid_until",
-        h[2]["detail"]["previous_valid_until"].clone(),
+        h[2].detail["previous_valid_until"].clone(),
         json!("2026-03-01T00:00:00.000000+00:00"),
     )?;
     ensure_eq(
         "reason",
-        h[2]["detail"]["reason"].clone(),
+        h[2].detail["reason"].clone(),
         json!("earlier note"),
     )
 }
@@ -902,10 +898,10 @@ pub fn import_adopts_a_store_row_and_keeps_its_old_provenance(f: &dyn GraphFacto
     )?;
     ensure_eq("rows", all_rows(&g)?.len(), 1)?;
     let h = g_ok("history", g.graph.history("legacy", 200))?;
-    ensure_eq("adopted", h[0]["detail"]["adopted"].clone(), json!(true))?;
+    ensure_eq("adopted", h[0].detail["adopted"].clone(), json!(true))?;
     ensure_eq(
         "previous_provenance",
-        h[0]["detail"]["previous_provenance"].clone(),
+        h[0].detail["previous_provenance"].clone(),
         json!({"run_id": "run-7"}),
     )?;
     apply(

@@ -95,7 +95,7 @@ fn repair_projections_reports_each_half_projected_revision_once() {
     assert_eq!(m.graph.backend().repair_projections().unwrap(), 0);
     let history = m.graph.history("d1", 200).unwrap();
     assert_eq!(history.len(), 1);
-    assert_eq!(history[0]["event"], "asserted");
+    assert_eq!(history[0].event, "asserted");
 }
 
 #[test]

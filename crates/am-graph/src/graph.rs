@@ -94,7 +94,7 @@ pub type Adoptions = HashMap<usize, JsonMap>;
 /// let out = graph.apply_revision(&rev, false).unwrap();
 /// assert!(out.applied);
 /// assert_eq!(out.assertion_ids, vec!["c1".to_string()]);
-/// assert_eq!(graph.history("c1", 200).unwrap()[0]["event"], "asserted");
+/// assert_eq!(graph.history("c1", 200).unwrap()[0].event, "asserted");
 /// ```
 pub struct MemoryGraph {
     backend: Box<dyn GraphBackend>,

@@ -44,6 +44,7 @@ pub use limits::{
     check_read_limit, check_read_limit_json,
 };
 pub use provenance::{LEGACY_KEYS, PROVENANCE_KEYS, Provenance, dedupe_sources};
+pub use reads::{HistoryEntry, LabelledSource};
 pub use revision::{
     ADOPTING_CAUSES, AssertOp, CLOSE_KINDS, CloseKind, CloseOp, DIGEST_PREDICATE, NarrowOp,
     REVISION_CAUSES, REVISION_OPS, Revision, RevisionDraft, RevisionOp, RevisionResult, SkippedOp,

@@ -13,7 +13,7 @@ use crate::limits::{MAX_LINEAGE_VISITS, MAX_READ_LIMIT, check_read_limit};
 use crate::revision::Revision;
 use crate::source::{SourceKind, SourceRef};
 use serde::Serialize;
-use serde_json::{Value, json};
+use serde_json::Value;
 use std::collections::{HashSet, VecDeque};
 
 /// A source as `sources_of(..., labelled = true)` reports it: the ref, whether it
@@ -33,6 +33,23 @@ pub struct LabelledSource {
     pub revision_id: String,
 }
 
+/// One event of a memory's lifecycle as [`MemoryGraph::history`] reports it;
+/// its serde JSON is the spec's dict `{event, at, revision_id, cause, detail}`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct HistoryEntry {
+    /// `asserted`, `re-observed`, `closed` or `narrowed`
+    /// ([`events`](crate::graph::events)).
+    pub event: String,
+    /// Record time of the revision that caused the event (canonical UTC).
+    pub at: String,
+    /// The revision that caused it.
+    pub revision_id: String,
+    /// That revision's cause (`ingest`, `correction`, ...).
+    pub cause: String,
+    /// The event's detail: open-ended per event (see [`MemoryGraph::history`]).
+    pub detail: Value,
+}
+
 fn ref_match(r: &SourceRef) -> RefMatch {
     match (r.kind(), r.run_id()) {
         (SourceKind::Run, Some(run)) => RefMatch::Run(run.to_owned()),
@@ -41,9 +58,9 @@ fn ref_match(r: &SourceRef) -> RefMatch {
 }
 
 impl MemoryGraph {
-    /// The memory's lifecycle in record order, at most `limit` events:
-    /// `{event: "asserted" | "re-observed" | "closed" | "narrowed", at, revision_id,
-    /// cause, detail}`. `detail` holds the terms, window and sources of an
+    /// The memory's lifecycle in record order, at most `limit` events
+    /// ([`HistoryEntry`]: `{event: "asserted" | "re-observed" | "closed" |
+    /// "narrowed", at, revision_id, cause, detail}`). `detail` holds the terms, window and sources of an
     /// assertion (`adopted` and `previous_provenance` for an adoption), the close
     /// payload with `closure_id`, `window_closed`, `previous_valid_until` and
     /// `row_valid_until`, or `valid_until`, `previous_valid_until` and `reason` of
@@ -52,7 +69,7 @@ impl MemoryGraph {
     ///
     /// # Errors
     /// `InvalidInput` for a limit below 1; `Storage`.
-    pub fn history(&self, memory_id: &str, limit: i64) -> Result<Vec<Value>> {
+    pub fn history(&self, memory_id: &str, limit: i64) -> Result<Vec<HistoryEntry>> {
         let limit = check_read_limit(limit)?;
         let Some(id) = self.backend().resolve(memory_id.trim())? else {
             return Ok(Vec::new());
@@ -61,14 +78,12 @@ impl MemoryGraph {
             .backend()
             .history(&id, limit)?
             .into_iter()
-            .map(|(h, cause)| {
-                json!({
-                    "event": h.event,
-                    "at": h.at,
-                    "revision_id": h.revision_id,
-                    "cause": cause,
-                    "detail": h.detail,
-                })
+            .map(|(h, cause)| HistoryEntry {
+                event: h.event,
+                at: h.at,
+                revision_id: h.revision_id,
+                cause,
+                detail: h.detail,
             })
             .collect())
     }

@@ -220,7 +220,7 @@ fn without_a_journal_a_close_writes_no_closure_and_awaits_nothing() {
     assert_eq!(out.closed, vec!["c1".to_owned()]);
     assert!(graph.backend().pending_journal(10).unwrap().is_empty());
     let h = graph.history("c1", 10).unwrap();
-    assert_eq!(h[1]["event"], "closed");
+    assert_eq!(h[1].event, "closed");
     assert_eq!(graph.repair(1000).unwrap(), 0);
 }
 

@@ -323,6 +323,35 @@ macro_rules! eq_wire_name {
 }
 eq_wire_name!(PayloadTier, DropReason, StopReason);
 
+impl PayloadTier {
+    /// The tier a caller asked `payload` for, as the spec reads its `tier`
+    /// keyword (trimmed, any case): parsed once at the boundary, so
+    /// [`MemorySystem::payload`](crate::MemorySystem::payload) takes the enum.
+    ///
+    /// # Errors
+    /// `Unsupported` for the reserved tiers `summary` / `compact`;
+    /// `InvalidInput` for any other name.
+    ///
+    /// ```
+    /// use am_system::PayloadTier;
+    /// assert_eq!(PayloadTier::requested(" Raw ").unwrap(), PayloadTier::Raw);
+    /// assert!(PayloadTier::requested("summary").is_err());
+    /// ```
+    pub fn requested(tier: &str) -> crate::Result<PayloadTier> {
+        let requested = tier.trim().to_lowercase();
+        match requested.as_str() {
+            "digest" => Ok(PayloadTier::Digest),
+            "raw" => Ok(PayloadTier::Raw),
+            "summary" | "compact" => Err(crate::Error::unsupported(format!(
+                "payload tier {requested:?} is reserved and not served; use 'digest' or 'raw' (attributes.payload_ref)"
+            ))),
+            _ => Err(crate::Error::invalid(format!(
+                "unknown payload tier {tier:?}: expected 'digest' or 'raw' (reserved: 'compact', 'summary')"
+            ))),
+        }
+    }
+}
+
 fn default_tiers() -> Vec<PayloadTier> {
     vec![PayloadTier::Digest]
 }

@@ -12,7 +12,7 @@ use crate::error::{Error, Result};
 use crate::formation::build_formation_plan;
 use crate::ids;
 use crate::outcome::Warned;
-use crate::seam::Payload;
+use crate::seam::{Payload, PayloadTier};
 use crate::verbs::{Bind, CloseAssertions, CloseRecord, Remember, RememberMany};
 use am_journal::{ClosureRecord, MemoryHome, MemoryJournal, PairHome, ScopeBinding};
 use am_triples::text::{handle_digest, is_record_edge};
@@ -712,27 +712,18 @@ impl MemorySystem {
     /// token_estimate: null}` (the package never fetches verbatim). Diary
     /// projections add `entry_id`. Explicit id reads bypass folds.
     ///
+    /// The tier is parsed at the boundary ([`PayloadTier::requested`] refuses
+    /// an unknown name and the reserved `summary` / `compact`).
+    ///
     /// # Errors
-    /// `InvalidInput` for an empty id, an unknown tier, or `raw` on a
-    /// record without `payload_ref`; `Unsupported` for the reserved
-    /// tiers `summary` / `compact`; `NotFound` for an id in neither namespace.
-    pub fn payload(&self, record_id: &str, tier: &str) -> Result<Payload> {
+    /// `InvalidInput` for an empty id or `raw` on a record without
+    /// `payload_ref`; `NotFound` for an id in neither namespace.
+    pub fn payload(&self, record_id: &str, tier: PayloadTier) -> Result<Payload> {
         let rid = record_id.trim();
         if rid.is_empty() {
             return Err(Error::invalid(
                 "payload requires a non-empty record_id, got an empty one",
             ));
-        }
-        let requested = tier.trim().to_lowercase();
-        if requested == "summary" || requested == "compact" {
-            return Err(Error::unsupported(format!(
-                "payload tier {requested:?} is reserved and not served; use 'digest' or 'raw' (attributes.payload_ref)"
-            )));
-        }
-        if requested != "digest" && requested != "raw" {
-            return Err(Error::invalid(format!(
-                "unknown payload tier {tier:?}: expected 'digest' or 'raw' (reserved: 'compact', 'summary')"
-            )));
         }
         let a = self
             .resolve_digest_assertion(rid)?
@@ -741,11 +732,11 @@ impl MemorySystem {
             Some(Value::String(e)) if !e.trim().is_empty() => Some(e.trim().to_owned()),
             _ => None,
         };
-        if requested == "digest" {
+        if tier == PayloadTier::Digest {
             let content = handle_digest(&a);
             return Ok(Payload {
                 record_id: rid.to_owned(),
-                tier: crate::seam::PayloadTier::Digest,
+                tier: PayloadTier::Digest,
                 payload_ref: None,
                 token_estimate: Some(token_estimate(&content)),
                 content: Some(content),
@@ -762,7 +753,7 @@ impl MemorySystem {
         };
         Ok(Payload {
             record_id: rid.to_owned(),
-            tier: crate::seam::PayloadTier::Raw,
+            tier: PayloadTier::Raw,
             payload_ref: Some(payload_ref),
             content: None,
             token_estimate: None,

@@ -12,8 +12,8 @@ use am_system::verbs::{
     Remember, RememberMany,
 };
 use am_system::{
-    Admission, AttentionConfig, MemoryRecordInput as R, RecallBudget, ReconstructionResult,
-    Stimulus, SystemOptions, View, ids,
+    Admission, AttentionConfig, MemoryRecordInput as R, PayloadTier, RecallBudget,
+    ReconstructionResult, Stimulus, SystemOptions, View, ids,
 };
 use am_triples::ErrorKind::InvalidInput;
 use am_triples::TextEmbedder;
@@ -403,7 +403,7 @@ fn a_hidden_binding_removes_a_record_from_ranked_retrieval_in_that_pair_only() {
         );
         assert!(!handle_ids(&r).contains(&aids[0].as_str()), "[{}]", s.name);
         // Id lookups still see it.
-        assert!(s.system.payload(&aids[0], "digest").is_ok());
+        assert!(s.system.payload(&aids[0], PayloadTier::Digest).is_ok());
         // Hidden in another pair vetoes nothing here.
         s.system
             .bind(&Bind::new(&gid, "session", "other", "indexed"))

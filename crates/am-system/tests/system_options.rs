@@ -6,7 +6,9 @@ mod common;
 
 use am_journal::InMemoryJournal;
 use am_system::verbs::{CommitSelection, Remember};
-use am_system::{Ablation, AttentionConfig, MemoryRecordInput, MemorySystem, SystemOptions};
+use am_system::{
+    Ablation, AttentionConfig, MemoryRecordInput, MemorySystem, PayloadTier, SystemOptions,
+};
 use am_triples::{ErrorKind, InMemoryTripleStore, TripleAssertion, TripleQuery};
 use common::{on_both, on_both_with};
 use serde_json::json;
@@ -203,7 +205,7 @@ fn payload_of_a_diary_projection_carries_its_entry_id() {
             ))
             .unwrap()
             .value;
-        let p = s.system.payload(&gid, "digest").unwrap();
+        let p = s.system.payload(&gid, PayloadTier::Digest).unwrap();
         assert_eq!(p.entry_id.as_deref(), Some("entry-7"));
         assert_eq!(
             serde_json::to_value(&p).unwrap()["entry_id"],

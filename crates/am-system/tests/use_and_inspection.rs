@@ -11,7 +11,7 @@ use am_system::verbs::{
     Activation, Attenuate, Bind, CloseAssertions, CloseRecord, CommitSelection, Refocus, Reinforce,
     Remember, RememberMany,
 };
-use am_system::{AttentionConfig, MemoryRecordInput, SystemOptions, ids};
+use am_system::{AttentionConfig, MemoryRecordInput, PayloadTier, SystemOptions, ids};
 use am_triples::ErrorKind::{InvalidInput, NotFound, Unsupported};
 use common::{Stack, assert_refused, on_both, on_both_with, written};
 use serde_json::json;
@@ -296,7 +296,7 @@ fn an_unknown_id_is_refused_naming_both_namespaces_and_writes_nothing() {
         assert_refused(
             s,
             &before,
-            s.system.payload("nope", "digest"),
+            s.system.payload("nope", PayloadTier::Digest),
             NotFound,
             &both,
         );
@@ -536,14 +536,14 @@ fn payload_serves_the_digest_and_raw_tiers_and_refuses_the_rest() {
             ))
             .unwrap()
             .value;
-        let d = s.system.payload(&gid, "digest").unwrap();
+        let d = s.system.payload(&gid, PayloadTier::Digest).unwrap();
         assert_eq!(
             serde_json::to_value(&d).unwrap(),
             json!({"record_id": gid, "tier": "digest", "content": "The digest.", "token_estimate": 3})
         );
         let r = s
             .system
-            .payload(&ids::digest_assertion_id("k", 0), "raw")
+            .payload(&ids::digest_assertion_id("k", 0), PayloadTier::Raw)
             .unwrap();
         assert_eq!(
             serde_json::to_value(&r).unwrap(),
@@ -554,14 +554,14 @@ fn payload_serves_the_digest_and_raw_tiers_and_refuses_the_rest() {
         assert_refused(
             s,
             &before,
-            s.system.payload(&gid, "summary"),
+            PayloadTier::requested("summary").and_then(|t| s.system.payload(&gid, t)),
             Unsupported,
             &["summary"],
         );
         assert_refused(
             s,
             &before,
-            s.system.payload(&gid, "verbatim"),
+            PayloadTier::requested("verbatim").and_then(|t| s.system.payload(&gid, t)),
             InvalidInput,
             &["verbatim", "digest"],
         );

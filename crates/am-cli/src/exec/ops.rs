@@ -314,7 +314,14 @@ fn system_ops(s: &mut Session, op: &str, a: Args) -> CliResult<Value> {
         }
         "payload" => {
             let PayloadArgs { record_id, tier } = a.parse()?;
-            to_json(&sys.payload(&record_id, &tier)?)
+            // An empty id is refused before the tier is read, as the spec's
+            // payload checks its arguments in that order.
+            let tier = if record_id.trim().is_empty() {
+                am_system::PayloadTier::Digest
+            } else {
+                am_system::PayloadTier::requested(&tier)?
+            };
+            to_json(&sys.payload(&record_id, tier)?)
         }
         "bind" => to_json(&sys.bind(&a.parse::<Bind>()?)?),
         "close_assertions" => Ok(json!(sys.close_assertions(&a.parse::<CloseAssertions>()?)?)),
