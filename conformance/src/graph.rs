@@ -1167,7 +1167,9 @@ pub fn record_time_is_the_graphs_clock_and_replay_keeps_the_logged_one(
         guard,
     } = g;
     let g = OpenGraph {
-        graph: graph.with_clock(Arc::new(|| "2030-01-02T03:04:05Z".to_owned())),
+        graph: graph.with_clock(am_triples::fixed_clock(
+            am_triples::Timestamp::parse("2030-01-02T03:04:05Z").map_err(|e| e.to_string())?,
+        )),
         store,
         journal,
         guard,

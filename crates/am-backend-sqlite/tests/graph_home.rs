@@ -178,7 +178,9 @@ fn replay_into_an_empty_home_reproduces_triples_keyword_index_graph_tables_and_c
                 ),
                 graph.journal().cloned(),
             )
-            .with_clock(Arc::new(move || clock_at.clone()));
+            .with_clock(am_triples::fixed_clock(
+                am_triples::Timestamp::parse(&clock_at).unwrap(),
+            ));
             assert!(g.apply_revision(r, false).unwrap().applied);
         }
         let (_bs, _bj, target) = open_home(&b_path);

@@ -7,6 +7,7 @@ use crate::error::{CliError, CliResult};
 use am_backend_sqlite::{SQLiteTripleStore, SqliteHome, SqliteMemoryHome, SqliteStoreOptions};
 use am_journal::{InMemoryJournal, InMemoryTaskQueue, MemoryHome, MemoryJournal, PairHome};
 use am_system::{Clock, MemorySystem, ReconstructConfig, SystemOptions};
+use am_triples::Timestamp;
 use am_triples::timestamp::{format_utc, parse_timestamp};
 use am_triples::{EmbeddingPin, InMemoryTripleStore, TextEmbedder, build_pin};
 use rusqlite::OptionalExtension;
@@ -90,13 +91,23 @@ impl PinnedClock {
 
     /// Now, in the canonical UTC text form.
     pub fn now(&self) -> String {
-        format_utc(self.lock().unwrap_or_else(OffsetDateTime::now_utc))
+        self.timestamp().canonical()
+    }
+
+    /// Now (the pinned instant, or the wall clock's).
+    pub fn timestamp(&self) -> Timestamp {
+        // A pinned instant is within 1..=9999 (set_iso parses it, advance
+        // refuses to pass 9999), so the wall clock answers only when nothing
+        // is pinned.
+        (*self.lock())
+            .and_then(|t| Timestamp::from_datetime(t).ok())
+            .unwrap_or_else(Timestamp::now)
     }
 
     /// The clock as the system's injectable [`Clock`].
     pub fn as_clock(&self) -> Clock {
         let me = self.clone();
-        Arc::new(move || me.now())
+        Arc::new(move || me.timestamp())
     }
 }
 

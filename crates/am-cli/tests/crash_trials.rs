@@ -96,7 +96,9 @@ fn open_system_queued(
         store.clone(),
         journal.clone(),
         SystemOptions {
-            clock: Some(Arc::new(|| NOW.to_owned())),
+            clock: Some(am_triples::fixed_clock(
+                am_triples::Timestamp::parse(NOW).unwrap(),
+            )),
             task_queue,
             ..SystemOptions::default()
         },

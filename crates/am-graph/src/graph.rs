@@ -26,8 +26,8 @@ use std::any::Any;
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
-/// The record-time clock: returns the current instant as canonical UTC text.
-pub type Clock = Arc<dyn Fn() -> String + Send + Sync>;
+/// The record-time clock (`am_triples::Clock`): answers the current instant.
+pub use am_triples::Clock;
 
 /// History event names.
 pub mod events {
@@ -112,7 +112,7 @@ impl std::fmt::Debug for MemoryGraph {
 }
 
 fn default_clock() -> Clock {
-    Arc::new(timestamp::now_utc)
+    am_triples::wall_clock()
 }
 
 impl MemoryGraph {
@@ -146,8 +146,7 @@ impl MemoryGraph {
         }
     }
 
-    /// The same graph with another record-time clock (tests); the clock's text is
-    /// normalized to canonical UTC.
+    /// The same graph with another record-time clock (tests).
     #[must_use]
     pub fn with_clock(mut self, clock: Clock) -> Self {
         self.clock = clock;
@@ -488,11 +487,7 @@ impl<'a> Apply<'a> {
         let recorded_at = if self.replay {
             rev.recorded_at().to_owned()
         } else {
-            let now = (self.graph.clock)();
-            timestamp::normalize_timestamp(&now).map_err(|e| {
-                e.with_kind(am_triples::ErrorKind::Storage)
-                    .with_prefix(&format!("the graph's clock returned {now:?}"))
-            })?
+            (self.graph.clock)().canonical()
         };
         self.check_lineage(tx)?;
         self.check_close_cause()?;

@@ -520,7 +520,7 @@ impl crate::MemorySystem {
             .into_iter()
             .filter_map(|a| a.assertion_id.clone().map(|id| (id, a)))
             .collect();
-        let now = am_triples::timestamp::normalize_timestamp(&(self.clock)())?;
+        let now = (self.clock)().canonical();
         let mut records = Vec::with_capacity(args.records.len());
         let mut decisions = Vec::with_capacity(args.records.len());
         for (item, aid) in args.records.iter().zip(&aids) {

@@ -75,21 +75,19 @@ pub(crate) fn diary_entry_hash_hex(title: &str, digest: &str, observed_at: &str)
 /// Validate and encode a batch.
 ///
 /// `clock` is called once per record: the digest's `observed_at` (which the
-/// diary chain hash covers), shared by the record's edges and binding; its
-/// value is normalized to canonical UTC.
+/// diary chain hash covers), shared by the record's edges and binding.
 ///
 /// # Errors
 /// `InvalidInput` for an empty key, scope or batch, any record
 /// refused by [`MemoryRecordInput::validated`], a malformed or out-of-range
-/// `local:<i>` target, a record edge-referencing itself, or a clock value that
-/// is not a timestamp.
+/// `local:<i>` target, or a record edge-referencing itself.
 pub fn build_formation_plan(
     records: &[MemoryRecordInput],
     scope: &str,
     owner_id: &str,
     idempotency_key: &str,
     turn_id: Option<&str>,
-    clock: &dyn Fn() -> String,
+    clock: &dyn Fn() -> am_triples::Timestamp,
 ) -> Result<FormationPlan> {
     let key = idempotency_key.trim();
     if key.is_empty() {
@@ -120,10 +118,7 @@ pub fn build_formation_plan(
         .enumerate()
         .map(|(i, r)| ids::record_id_for(&r.kind, key, i))
         .collect();
-    let now = || -> Result<String> {
-        am_triples::timestamp::normalize_timestamp(&clock())
-            .map_err(|e| e.with_prefix("the system clock gave a non-timestamp"))
-    };
+    let now = || -> Result<String> { Ok(clock().canonical()) };
 
     let mut assertions = Vec::new();
     let mut bindings = Vec::new();
@@ -344,8 +339,8 @@ fn edge_target(target: &str, position: usize, record_ids: &[String]) -> Result<S
 mod tests {
     use super::*;
 
-    fn clock() -> String {
-        "2026-01-02T03:04:05Z".to_owned()
+    fn clock() -> am_triples::Timestamp {
+        am_triples::Timestamp::parse("2026-01-02T03:04:05Z").unwrap()
     }
 
     #[test]

@@ -17,15 +17,15 @@ use crate::verbs::{Bind, CloseAssertions, CloseRecord, Remember, RememberMany};
 use am_journal::{ClosureRecord, MemoryHome, MemoryJournal, PairHome, ScopeBinding};
 use am_triples::text::{handle_digest, is_record_edge};
 use am_triples::{
-    JsonMap, TextEmbedder, TripleAssertion, TripleQuery, TripleStore, token_estimate,
+    JsonMap, TextEmbedder, Timestamp, TripleAssertion, TripleQuery, TripleStore, token_estimate,
 };
 use serde_json::Value;
 use std::collections::{BTreeSet, HashMap};
 use std::sync::{Arc, Mutex};
 
-/// An injectable clock: returns the current time as timestamp text (normalized
-/// to canonical UTC where it is stored).
-pub type Clock = Arc<dyn Fn() -> String + Send + Sync>;
+/// An injectable clock: answers the current instant as a [`Timestamp`]
+/// (`am_triples::Clock`; [`am_triples::fixed_clock`] pins one).
+pub use am_triples::Clock;
 
 /// The scopes whose search needs an `escalation_reason` by default.
 pub const DEFAULT_BROAD_SCOPES: &[&str] = &["global"];
@@ -196,7 +196,7 @@ fn home_of(
 }
 
 fn default_clock() -> Clock {
-    Arc::new(am_triples::timestamp::now_utc)
+    am_triples::wall_clock()
 }
 
 impl MemorySystem {
@@ -401,13 +401,18 @@ impl MemorySystem {
         self.ablation
     }
 
-    /// Now, from the injected clock, normalized to canonical UTC.
+    /// Now, from the injected clock, in the canonical UTC text form.
     ///
     /// # Errors
-    /// `InvalidInput` when the clock returns a non-timestamp.
+    /// None today (the clock answers a [`Timestamp`]); the `Result` stays for
+    /// the callers written against the text clock.
     pub fn now(&self) -> Result<String> {
-        am_triples::timestamp::normalize_timestamp(&(self.clock)())
-            .map_err(|e| e.with_prefix("the system clock gave a non-timestamp"))
+        Ok((self.clock)().canonical())
+    }
+
+    /// Now, from the injected clock.
+    pub fn now_timestamp(&self) -> Timestamp {
+        (self.clock)()
     }
 
     /// Record a `#FALLBACK` (or other) warning for the host to drain.
@@ -637,7 +642,7 @@ impl MemorySystem {
         // The tasks the records owe (a pending field's authoring, a
         // mechanical digest's rewrite), queued in the same transaction.
         let owed = if queued {
-            let now = am_triples::timestamp::normalize_timestamp(&clock())?;
+            let now = clock().canonical();
             crate::tasks::formation::owed_tasks(&plan, &now)
         } else {
             Vec::new()

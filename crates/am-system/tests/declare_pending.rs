@@ -63,7 +63,9 @@ struct Stack {
 fn options(queue: bool) -> SystemOptions {
     SystemOptions {
         task_queue: queue,
-        clock: Some(Arc::new(|| NOW.to_owned())),
+        clock: Some(am_triples::fixed_clock(
+            am_triples::Timestamp::parse(NOW).unwrap(),
+        )),
         ..SystemOptions::default()
     }
 }

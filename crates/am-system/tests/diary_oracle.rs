@@ -167,7 +167,9 @@ fn diary_reads_answer_as_0_3_2_does_on_both_stacks() {
         let clock = Arc::new(Mutex::new(String::from("2026-03-01T00:00:00.000000+00:00")));
         let c = clock.clone();
         let s = make(SystemOptions {
-            clock: Some(Arc::new(move || c.lock().unwrap().clone())),
+            clock: Some(Arc::new(move || {
+                am_triples::Timestamp::parse(&c.lock().unwrap()).unwrap()
+            })),
             ..SystemOptions::default()
         });
         let (ids, got) = run(&s, &clock, &steps);

@@ -32,7 +32,9 @@ struct Stack {
 fn options() -> SystemOptions {
     SystemOptions {
         task_queue: true,
-        clock: Some(Arc::new(|| NOW.to_owned())),
+        clock: Some(am_triples::fixed_clock(
+            am_triples::Timestamp::parse(NOW).unwrap(),
+        )),
         ..SystemOptions::default()
     }
 }

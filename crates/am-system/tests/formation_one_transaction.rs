@@ -20,7 +20,6 @@ use am_system::verbs::RememberMany;
 use am_system::{MemoryRecordInput, MemorySystem, SystemOptions};
 use am_triples::{CommitPoint, ErrorKind};
 use am_triples::{InMemoryTripleStore, TextEmbedder, TripleAssertion, TripleQuery, TripleStore};
-use common::PINNED_NOW;
 use std::sync::Arc;
 
 fn batch() -> Vec<MemoryRecordInput> {
@@ -37,7 +36,7 @@ fn batch() -> Vec<MemoryRecordInput> {
 
 fn options() -> SystemOptions {
     SystemOptions {
-        clock: Some(Arc::new(|| PINNED_NOW.to_owned())),
+        clock: Some(common::pinned_clock()),
         ..SystemOptions::default()
     }
 }

@@ -198,7 +198,7 @@ fn queued_systems() -> (
     use std::sync::Arc;
     let options = || am_system::SystemOptions {
         task_queue: true,
-        clock: Some(Arc::new(|| common::PINNED_NOW.to_owned())),
+        clock: Some(common::pinned_clock()),
         ..am_system::SystemOptions::default()
     };
     let memory = {
@@ -293,7 +293,7 @@ fn a_vectorless_birth_under_a_pinned_embedding_space_is_refused_and_writes_nothi
         .unwrap()
     };
     let clock = || am_system::SystemOptions {
-        clock: Some(Arc::new(|| common::PINNED_NOW.to_owned())),
+        clock: Some(common::pinned_clock()),
         ..am_system::SystemOptions::default()
     };
     // The in-memory pair and the SQLite home, each pinned, neither with an

@@ -94,7 +94,9 @@ fn run_shape(shape: &str, seed: u64) {
         store,
         journal.clone(),
         SystemOptions {
-            clock: Some(Arc::new(move || pinned.clone())),
+            clock: Some(am_triples::fixed_clock(
+                am_triples::Timestamp::parse(&pinned).unwrap(),
+            )),
             ..SystemOptions::default()
         },
     )

@@ -429,7 +429,9 @@ fn the_recall_diagnostics_match_abstractmemory_0_3_2_on_both_stacks() {
             store_arc(&stacks, stack),
             journal_arc(&stacks, stack),
             SystemOptions {
-                clock: Some(Arc::new(move || pinned.to_owned())),
+                clock: Some(am_triples::fixed_clock(
+                    am_triples::Timestamp::parse(pinned).unwrap(),
+                )),
                 ..SystemOptions::default()
             },
         )

@@ -34,7 +34,9 @@ struct Stack {
 fn options(guard: Option<CommitGuard>) -> SystemOptions {
     SystemOptions {
         task_queue: true,
-        clock: Some(Arc::new(|| NOW.to_owned())),
+        clock: Some(am_triples::fixed_clock(
+            am_triples::Timestamp::parse(NOW).unwrap(),
+        )),
         commit_guard: guard,
         ..SystemOptions::default()
     }

@@ -34,7 +34,7 @@ fn open_with(path: &Path, reconstruct_config: am_system::ReconstructConfig) -> M
     MemorySystem::over_home_with_options(
         Arc::new(memory_home),
         SystemOptions {
-            clock: Some(Arc::new(|| common::PINNED_NOW.to_owned())),
+            clock: Some(common::pinned_clock()),
             reconstruct_config,
             ..SystemOptions::default()
         },
@@ -268,7 +268,7 @@ fn a_record_closed_between_a_journaled_recall_and_its_trace_is_excluded_by_the_n
             store,
             journal.clone(),
             SystemOptions {
-                clock: Some(Arc::new(|| common::PINNED_NOW.to_owned())),
+                clock: Some(common::pinned_clock()),
                 ..SystemOptions::default()
             },
         )
@@ -490,7 +490,7 @@ fn recall_finds_the_new_words_and_no_longer_the_old_ones_through_a_warm_recall_i
         Arc::new(am_triples::InMemoryTripleStore::new(None)),
         Arc::new(am_journal::InMemoryJournal::new()),
         SystemOptions {
-            clock: Some(Arc::new(|| common::PINNED_NOW.to_owned())),
+            clock: Some(common::pinned_clock()),
             ..SystemOptions::default()
         },
     )

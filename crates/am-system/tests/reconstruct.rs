@@ -861,7 +861,7 @@ fn embedded_stack(which: &str) -> EmbeddedStack {
     use am_triples::{InMemoryTripleStore, TripleStore};
     let e: Arc<dyn TextEmbedder> = Arc::new(am_embed::OfflineEmbedder::new().unwrap());
     let mut o = embedder_options();
-    o.clock = Some(Arc::new(|| common::PINNED_NOW.to_owned()));
+    o.clock = Some(common::pinned_clock());
     let (store, journal, dir): (Arc<dyn TripleStore>, Arc<dyn MemoryJournal>, _) =
         if which == "memory" {
             (

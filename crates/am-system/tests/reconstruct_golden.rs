@@ -17,7 +17,6 @@ use am_system::{RecallBudget, Stimulus, View};
 use am_triples::TripleAssertion;
 use common::{Stack, on_both_with};
 use serde_json::{Value, json};
-use std::sync::Arc;
 
 const PINNED: &str = "2026-07-06T00:00:00.000000+00:00";
 
@@ -111,7 +110,9 @@ fn golden_working_set_scenario_matches_0_3_2_value_for_value() {
     normalize_store_warning(&mut golden);
     on_both_with(
         || am_system::SystemOptions {
-            clock: Some(Arc::new(|| PINNED.to_owned())),
+            clock: Some(am_triples::fixed_clock(
+                am_triples::Timestamp::parse(PINNED).unwrap(),
+            )),
             ..Default::default()
         },
         |s| {

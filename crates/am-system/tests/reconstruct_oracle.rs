@@ -348,7 +348,7 @@ fn rust_session(s: &Stack) -> Value {
                     newest_seat_guarantee: 2,
                     ..am_system::ReconstructConfig::default()
                 },
-                clock: Some(std::sync::Arc::new(|| common::PINNED_NOW.to_owned())),
+                clock: Some(common::pinned_clock()),
                 ..am_system::SystemOptions::default()
             },
         )

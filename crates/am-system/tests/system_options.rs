@@ -98,7 +98,9 @@ fn ablation_arms_parse_and_unknown_arms_are_refused() {
 fn the_injected_clock_stamps_formation_and_commits() {
     on_both_with(
         || SystemOptions {
-            clock: Some(Arc::new(|| "2030-01-02T03:04:05Z".to_owned())),
+            clock: Some(am_triples::fixed_clock(
+                am_triples::Timestamp::parse("2030-01-02T03:04:05Z").unwrap(),
+            )),
             ..SystemOptions::default()
         },
         |s| {

@@ -64,7 +64,7 @@ struct Stack {
 
 fn options() -> SystemOptions {
     SystemOptions {
-        clock: Some(Arc::new(|| PINNED_NOW.to_owned())),
+        clock: Some(common::pinned_clock()),
         source_validator: Some(Arc::new(|v: &Value| {
             am_graph::SourceRef::from_dict(v).map(|s| s.to_dict())
         })),

@@ -43,3 +43,4 @@ pub use query::{Order, TripleQuery};
 pub use rewrite::{DigestRewrite, PreparedRewrite, VectorChange};
 pub use store::{Capabilities, FeedPage, TripleStore};
 pub use text::{CANONICAL_TEXT_VERSION, canonical_text, token_estimate};
+pub use timestamp::{Clock, Timestamp, fixed_clock, wall_clock};

@@ -3,14 +3,15 @@
 //! Every timestamp a write carries is parsed (RFC 3339 / ISO 8601; a naive value is
 //! UTC; `Z` accepted) and rendered as `YYYY-MM-DDTHH:MM:SS.ffffff+00:00`, so string
 //! order equals instant order ("Our rules", spec README). Anything else is
-//! `InvalidInput`.
+//! `InvalidInput`. [`Timestamp`] is such an instant parsed once, and
+//! [`Clock`] the injectable clock that answers one.
 
 use crate::error::{Error, Result};
 use time::{Date, Month, OffsetDateTime, PrimitiveDateTime, Time, UtcOffset};
 
 /// Now, as the canonical UTC text form (microsecond precision).
 pub fn now_utc() -> String {
-    format_utc(OffsetDateTime::now_utc())
+    Timestamp::now().canonical()
 }
 
 /// Render an instant in the canonical form `2026-01-01T00:00:00.000000+00:00`.
@@ -245,6 +246,153 @@ fn parse_inner(s: &str) -> Option<OffsetDateTime> {
         .assume_offset(offset)
         .checked_to_offset(UtcOffset::UTC)?;
     (1..=9999).contains(&utc.year()).then_some(utc)
+}
+
+/// An instant in the canonical UTC form: microsecond precision, years
+/// 1..=9999, parsed once at the boundary (an exec line, an arguments struct,
+/// the engine's clock) so verbs compare and order instants instead of
+/// re-parsing text.
+///
+/// Its text (`Display`, serde) is the canonical `YYYY-MM-DDTHH:MM:SS.ffffff+00:00`,
+/// so a JSON field of this type reads any accepted form and writes the spec's
+/// string; order is instant order.
+///
+/// ```
+/// use am_triples::Timestamp;
+/// let t = Timestamp::parse("2026-01-01T02:30:00.5+02:00").unwrap();
+/// assert_eq!(t.to_string(), "2026-01-01T00:30:00.500000+00:00");
+/// assert_eq!(serde_json::to_value(t).unwrap(), "2026-01-01T00:30:00.500000+00:00");
+/// let back: Timestamp = serde_json::from_value("2026-01-01T00:30:00.5Z".into()).unwrap();
+/// assert_eq!(back, t);
+/// assert!(Timestamp::parse("tomorrow").is_err());
+/// ```
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Timestamp(OffsetDateTime);
+
+impl Timestamp {
+    /// Now (the wall clock), truncated to microseconds.
+    pub fn now() -> Timestamp {
+        let t = OffsetDateTime::now_utc();
+        Timestamp(t.replace_nanosecond(t.microsecond() * 1000).unwrap_or(t))
+    }
+
+    /// Parse any accepted form ([`parse_timestamp`]).
+    ///
+    /// # Errors
+    /// `InvalidInput` naming the value when it is not a timestamp.
+    pub fn parse(value: &str) -> Result<Timestamp> {
+        parse_timestamp(value).map(Timestamp)
+    }
+
+    /// Parse an optional value; an empty or blank string is `None`
+    /// (as [`normalize_optional`]).
+    ///
+    /// # Errors
+    /// `InvalidInput` when a non-empty value is not a timestamp.
+    pub fn parse_optional(value: Option<&str>) -> Result<Option<Timestamp>> {
+        match value.map(str::trim) {
+            None | Some("") => Ok(None),
+            Some(v) => Timestamp::parse(v).map(Some),
+        }
+    }
+
+    /// The instant as a UTC `OffsetDateTime` (for arithmetic).
+    pub fn as_datetime(self) -> OffsetDateTime {
+        self.0
+    }
+
+    /// The instant `t` (any offset) in UTC, truncated to microseconds.
+    ///
+    /// # Errors
+    /// `InvalidInput` when its UTC year falls outside 1..=9999.
+    pub fn from_datetime(t: OffsetDateTime) -> Result<Timestamp> {
+        let utc = t.to_offset(UtcOffset::UTC);
+        if !(1..=9999).contains(&utc.year()) {
+            return Err(Error::invalid(format!(
+                "a timestamp's year must be within 1..=9999, got {}",
+                utc.year()
+            )));
+        }
+        Ok(Timestamp(
+            utc.replace_nanosecond(utc.microsecond() * 1000)
+                .unwrap_or(utc),
+        ))
+    }
+
+    /// The canonical text form (`Display`).
+    pub fn canonical(self) -> String {
+        format_utc(self.0)
+    }
+}
+
+impl std::fmt::Display for Timestamp {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&format_utc(self.0))
+    }
+}
+
+impl std::fmt::Debug for Timestamp {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Timestamp({})", format_utc(self.0))
+    }
+}
+
+impl std::str::FromStr for Timestamp {
+    type Err = Error;
+
+    fn from_str(s: &str) -> Result<Timestamp> {
+        Timestamp::parse(s)
+    }
+}
+
+impl From<Timestamp> for String {
+    fn from(t: Timestamp) -> String {
+        t.canonical()
+    }
+}
+
+impl PartialEq<str> for Timestamp {
+    fn eq(&self, other: &str) -> bool {
+        format_utc(self.0) == other
+    }
+}
+
+impl PartialEq<&str> for Timestamp {
+    fn eq(&self, other: &&str) -> bool {
+        format_utc(self.0) == *other
+    }
+}
+
+impl serde::Serialize for Timestamp {
+    fn serialize<S: serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> std::result::Result<S::Ok, S::Error> {
+        serializer.serialize_str(&format_utc(self.0))
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Timestamp {
+    fn deserialize<D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> std::result::Result<Self, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        Timestamp::parse(&text).map_err(serde::de::Error::custom)
+    }
+}
+
+/// An injectable clock: the engine's and the graph's record time, as a
+/// [`Timestamp`] (so no verb re-parses what a clock said).
+pub type Clock = std::sync::Arc<dyn Fn() -> Timestamp + Send + Sync>;
+
+/// The wall clock ([`Timestamp::now`]).
+pub fn wall_clock() -> Clock {
+    std::sync::Arc::new(Timestamp::now)
+}
+
+/// A clock that always answers `at` (tests, replays, a pinned host clock).
+pub fn fixed_clock(at: Timestamp) -> Clock {
+    std::sync::Arc::new(move || at)
 }
 
 #[cfg(test)]

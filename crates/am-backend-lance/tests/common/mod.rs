@@ -61,8 +61,9 @@ pub(crate) fn open_mind_with(
     if let Some(h) = hook {
         backend = backend.with_commit_hook(h);
     }
-    let graph = MemoryGraph::with_backend(Box::new(backend), Some(gj))
-        .with_clock(Arc::new(|| RECORDED.to_owned()));
+    let graph = MemoryGraph::with_backend(Box::new(backend), Some(gj)).with_clock(
+        am_triples::fixed_clock(am_triples::Timestamp::parse(RECORDED).unwrap()),
+    );
     let probe = LanceGraphBackend::open(Arc::clone(&store), None).expect("probe connector");
     Mind {
         store,

@@ -350,7 +350,7 @@ impl<'a> TaskQueue<'a> {
     fn now(&self, over: Option<&str>) -> Result<String> {
         match over {
             Some(n) => Ok(am_triples::timestamp::normalize_timestamp(n)?),
-            None => Ok((self.sys.clock)()),
+            None => Ok((self.sys.clock)().canonical()),
         }
     }
 

@@ -13,6 +13,11 @@ use std::sync::Arc;
 /// The pinned clock every test system uses.
 pub(crate) const PINNED_NOW: &str = "2026-03-01T12:00:00.000000+00:00";
 
+/// The engine clock pinned at [`PINNED_NOW`].
+pub(crate) fn pinned_clock() -> am_triples::Clock {
+    am_triples::fixed_clock(am_triples::Timestamp::parse(PINNED_NOW).unwrap())
+}
+
 /// One stack: its name, the system, and the temporary directory that must
 /// outlive it (SQLite only).
 pub(crate) struct Stack {
@@ -44,7 +49,7 @@ impl Stack {
 
 fn options(mut o: SystemOptions) -> SystemOptions {
     if o.clock.is_none() {
-        o.clock = Some(Arc::new(|| PINNED_NOW.to_owned()));
+        o.clock = Some(pinned_clock());
     }
     o
 }
