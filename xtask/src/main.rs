@@ -35,8 +35,9 @@ tasks:
   bench [--quick] [--no-lance] [--only BENCH] [--profile NAME]
                                  run the benches with targets; print ours vs target vs Python 0.3.2
   badinput                       the am exec bad-input catalogue (each refused, the home unchanged)
-  fuzz [--minutes N]             the parser fuzz targets, N minutes each (default 1)
-  soak [--trials N] [--writes N] [--seed N] [--many-writes N] [VERB...]
+  fuzz [--release] [--minutes N] [TARGET...]
+                                 the parser fuzz targets, N minutes each (default 1)
+  soak [--release] [--trials N] [--writes N] [--seed N] [--many-writes N] [VERB...]
                                  crash trials: SIGKILLed writers, the home checked (default 1000 per verb),
                                  then 4 writer processes x N writes on one home (default 10000; VERB many_writers)
   protoc                         print the vendored protoc for a plain cargo (empty if PATH has one)

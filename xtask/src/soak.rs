@@ -1,4 +1,4 @@
-//! `cargo xtask soak [--trials N] [--writes N] [--seed N] [--many-writes N] [VERB...]`:
+//! `cargo xtask soak [--release] [--trials N] [--writes N] [--seed N] [--many-writes N] [VERB...]`:
 //! the crash trials of `am-cli/tests/crash_trials.rs` with more trials than CI
 //! runs (a writer process SIGKILLed at random moments, the home reopened and
 //! checked), then the many-writers run of `am-cli/tests/many_writers.rs` at
@@ -7,7 +7,8 @@
 //! Prints, per verb, the trials, how many kills landed mid-script, the
 //! acknowledged writes checked, torn units and lost acknowledged writes; then
 //! the many-writers figures (writes/s, p50/p99/max latency per verb, errors,
-//! lost writes). `VERB` names crash-trial verbs, or `many_writers`.
+//! lost writes). `VERB` names crash-trial verbs, or `many_writers`; `--release`
+//! builds and runs the trials optimized (the full run's figures are taken so).
 
 use crate::workspace::cargo;
 use anyhow::{Result, bail};
@@ -22,6 +23,7 @@ pub fn run(args: &[String]) -> Result<()> {
     let mut seed = "1".to_owned();
     let mut many_writes = "10000".to_owned();
     let mut verbs: Vec<String> = Vec::new();
+    let mut release = false;
     let mut it = args.iter();
     while let Some(a) = it.next() {
         let mut value = |name: &str| -> Result<String> {
@@ -31,13 +33,14 @@ pub fn run(args: &[String]) -> Result<()> {
             }
         };
         match a.as_str() {
+            "--release" => release = true,
             "--trials" => trials = value("--trials")?,
             "--writes" => writes = Some(value("--writes")?),
             "--seed" => seed = value("--seed")?,
             "--many-writes" => many_writes = value("--many-writes")?,
             v if !v.starts_with('-') => verbs.push(v.to_owned()),
             other => bail!(
-                "unknown soak argument {other:?} (usage: soak [--trials N] [--writes N] [--seed N] \
+                "unknown soak argument {other:?} (usage: soak [--release] [--trials N] [--writes N] [--seed N] \
                  [--many-writes N] [VERB...])"
             ),
         }
@@ -49,7 +52,11 @@ pub fn run(args: &[String]) -> Result<()> {
     verbs.retain(|v| v != "many_writers");
     if all || !verbs.is_empty() {
         let mut cmd = cargo();
-        cmd.args(["test", "-p", "am-cli", "--test", "crash_trials", "--"])
+        cmd.arg("test");
+        if release {
+            cmd.arg("--release");
+        }
+        cmd.args(["-p", "am-cli", "--test", "crash_trials", "--"])
             .args(&verbs)
             .env("AM_CRASH_TRIALS", &trials)
             .env("AM_CRASH_SEED", &seed);
@@ -64,8 +71,13 @@ pub fn run(args: &[String]) -> Result<()> {
     }
     if many {
         println!("many writers: 4 processes x {many_writes} writes, 2 readers");
-        let status = cargo()
-            .args(["test", "-p", "am-cli", "--test", "many_writers"])
+        let mut cmd = cargo();
+        cmd.arg("test");
+        if release {
+            cmd.arg("--release");
+        }
+        let status = cmd
+            .args(["-p", "am-cli", "--test", "many_writers"])
             .env("AM_MANY_WRITES", &many_writes)
             .status()?;
         if !status.success() {
