@@ -21,9 +21,11 @@
 //! `replace_vectors` (a whole-table vector swap: all of one generation),
 //! `remember_pending` (a formation with pending titles and summaries whose
 //! `title.author` / `digest.author` tasks commit in its transaction: no
-//! record without its tasks, no task without its record) and `task_queue`
+//! record without its tasks, no task without its record), `task_queue`
 //! (the queue's writes in turn: `enqueue_many`, `claim`, one `ack` per
-//! task; the queue's log and rowids gap-free).
+//! task; the queue's log and rowids gap-free) and `rewrite_digest` (an
+//! understanding rewrite in place: the digest row, the captured original and
+//! the new version together, or none of them).
 //!
 //! `AM_CRASH_TRIALS` (default 4) trials per verb, `AM_CRASH_WRITES` (default
 //! 30) writes per script, `AM_CRASH_SEED` the seed,
@@ -33,8 +35,8 @@
 use am_backend_sqlite::journal::SQLiteJournal;
 use am_backend_sqlite::{SQLiteTripleStore, SqliteHome, SqliteStoreOptions};
 use am_system::{
-    CommitSelection, MemoryRecordInput, MemorySystem, Reconstruct, RememberMany, Stimulus,
-    SystemOptions,
+    CommitSelection, MemoryRecordInput, MemorySystem, Reconstruct, RememberMany, RewriteDigest,
+    Stimulus, SystemOptions,
 };
 use am_triples::{TripleAssertion, TripleStore};
 use rusqlite::Connection;
@@ -54,6 +56,7 @@ const VERBS: &[&str] = &[
     "replace_vectors",
     "remember_pending",
     "task_queue",
+    "rewrite_digest",
 ];
 const SCOPE: &str = "crash";
 const OWNER: &str = "w";
@@ -222,6 +225,14 @@ fn revision(i: usize) -> am_graph::Revision {
     .expect("a valid revision")
 }
 
+/// The digest note `i` is formed with, and the one `rewrite_digest` writes.
+fn first_reading(i: usize) -> String {
+    format!("The first reading of note {i}.")
+}
+fn rewritten(i: usize) -> String {
+    format!("Rewritten note {i}: restart the pool first.")
+}
+
 fn generation_vector(g: usize, row: usize) -> Vec<f32> {
     (0..DIM)
         .map(|k| 1.0 + (g * 7 + row * 3 + k) as f32 / 1000.0)
@@ -348,6 +359,35 @@ fn helper(verb: &str, path: &Path, n: usize) {
                     .replace_vectors(&vectors, &pin, ids.len(), None)
                     .expect("replace_vectors");
                 say(&format!("ack {g}"));
+            }
+        }
+        "rewrite_digest" => {
+            let (_, _, system) = open_system(&home);
+            // Idempotent setup: n notes in one formation.
+            let notes: Vec<MemoryRecordInput> = (0..n)
+                .map(|i| MemoryRecordInput::new("memory", &format!("Note {i}"), &first_reading(i)))
+                .collect();
+            let ids = system
+                .remember_many(&RememberMany::new(notes, SCOPE, OWNER, "setup"))
+                .expect("setup")
+                .value;
+            let mut author = serde_json::Map::new();
+            author.insert("kind".into(), "operator".into());
+            author.insert("id".into(), "crash-trials".into());
+            for (i, id) in ids.iter().enumerate() {
+                say(&format!("begin {i}"));
+                // Applied once; a replay of a landed one is refused `stale`
+                // (an answer, not an error) and writes nothing.
+                system
+                    .rewrite_digest(&RewriteDigest::new(
+                        id,
+                        &rewritten(i),
+                        author.clone(),
+                        "operator".into(),
+                        0,
+                    ))
+                    .expect("rewrite_digest");
+                say(&format!("ack {i}"));
             }
         }
         other => panic!("unknown verb {other}"),
@@ -582,6 +622,25 @@ fn units(verb: &str, path: &Path, reference_ids: &[Vec<String>], n: usize) -> Un
                     }
                 }
                 u.insert(format!("apply_revision {i}"), k);
+            }
+            "rewrite_digest" => {
+                // The digest row in place, the captured original (version 0)
+                // and the new version (1).
+                let k = count(
+                    &c,
+                    "SELECT COUNT(*) FROM triples WHERE object = ?1",
+                    &[&rewritten(i)],
+                ) + if has("memj_versions") {
+                    count(
+                        &c,
+                        "SELECT COUNT(*) FROM memj_versions WHERE (version = 0 AND text = ?1) \
+                         OR (version = 1 AND text = ?2)",
+                        &[&first_reading(i), &rewritten(i)],
+                    )
+                } else {
+                    0
+                };
+                u.insert(format!("rewrite_digest {i}"), k);
             }
             _ => {}
         }
