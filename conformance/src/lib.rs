@@ -34,6 +34,7 @@
 
 pub mod embedder;
 pub mod graph;
+pub mod guard;
 pub mod harness;
 pub mod journal;
 pub mod rewrites;
@@ -43,6 +44,7 @@ pub mod vectors;
 pub mod workload;
 
 pub use embedder::HashEmbedder;
+pub use guard::{RecordingGuard, Stopped};
 pub use harness::{Capability, Check, CheckResult, StoreFactory};
 pub use temp::{TempDirFactory, TempStore};
 

@@ -17,57 +17,22 @@
 mod common;
 
 use am_backend_lance::graph::{CommitHook, CommitPoint as Failpoint};
+use am_conformance::RecordingGuard;
+use am_conformance::guard::{assert_refused_at, files_under, names};
 use am_journal::{MemoryHome, MemoryJournal, PairHome, ScopeBinding};
-use am_triples::{CommitGuard, CommitPoint, ErrorKind, TripleAssertion, TripleStore};
+use am_triples::{CommitPoint, ErrorKind, TripleAssertion, TripleStore};
 use common::{Mind, dump, open_mind, r1, r2};
 use std::collections::BTreeMap;
 use std::path::Path;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
 
-/// The host's own error type, which must reach the caller unchanged.
-#[derive(Debug)]
-struct Stopped(String);
+type Host = RecordingGuard;
 
-impl std::fmt::Display for Stopped {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "stopped by the operator at {}", self.0)
-    }
-}
-
-impl std::error::Error for Stopped {}
-
-/// A guard that records every call and refuses while `refuse` is set.
-#[derive(Clone, Default)]
-struct Host {
-    calls: Arc<Mutex<Vec<String>>>,
-    refuse: Arc<AtomicBool>,
-}
-
-impl Host {
-    fn guard(&self) -> CommitGuard {
-        let host = self.clone();
-        CommitGuard::new(move |point| {
-            host.calls.lock().unwrap().push(point.to_owned());
-            if host.refuse.load(Ordering::SeqCst) {
-                Err(Box::new(Stopped(point.to_owned())))
-            } else {
-                Ok(())
-            }
-        })
-    }
-
-    fn take(&self) -> Vec<String> {
-        std::mem::take(&mut *self.calls.lock().unwrap())
-    }
-
-    /// Install this host's guard on the mind's store and journal (what
-    /// `MemorySystem` with `commit_guard` does).
-    fn install(&self, m: &Mind) {
-        let guard = self.guard();
-        m.store.install_commit_guard(&guard).unwrap();
-        m.journal.install_commit_guard(&guard).unwrap();
-    }
+/// Install `host`'s guard on the mind's store and journal (what
+/// `MemorySystem` with `commit_guard` does).
+fn install(host: &Host, m: &Mind) {
+    host.install(m.store.as_ref(), m.journal.as_ref());
 }
 
 fn row(id: &str) -> TripleAssertion {
@@ -126,27 +91,10 @@ const VERBS: &[(&str, &[CommitPoint], Verb, Verb)] = &[
     ),
 ];
 
-/// Every file under `dir` with its bytes.
-fn files(dir: &Path) -> BTreeMap<String, Vec<u8>> {
-    let mut out = BTreeMap::new();
-    let mut todo = vec![dir.to_path_buf()];
-    while let Some(d) = todo.pop() {
-        for e in std::fs::read_dir(&d).unwrap() {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                todo.push(p);
-            } else {
-                out.insert(p.display().to_string(), std::fs::read(&p).unwrap());
-            }
-        }
-    }
-    out
-}
-
 /// What a refused write must leave unchanged: every table and the journal
 /// (rows, closures, seq), and every file of the mind and of the journal.
 fn state(m: &Mind, dir: &Path) -> (BTreeMap<String, Vec<String>>, BTreeMap<String, Vec<u8>>) {
-    (dump(m), files(dir))
+    (dump(m), files_under(dir))
 }
 
 #[test]
@@ -155,12 +103,11 @@ fn every_lancedb_write_verb_calls_the_guard_once_per_commit_point() {
         let dir = tempfile::tempdir().unwrap();
         let m = open_mind(dir.path(), None);
         let host = Host::default();
-        host.install(&m);
+        install(&host, &m);
         setup(&m).unwrap();
         host.take();
         run(&m).unwrap_or_else(|e| panic!("{verb}: {e}"));
-        let want: Vec<String> = points.iter().map(|p| p.as_str().to_owned()).collect();
-        assert_eq!(host.take(), want, "{verb}");
+        assert_eq!(host.take(), names(points), "{verb}");
     }
 }
 
@@ -170,22 +117,13 @@ fn a_refusal_at_every_lancedb_commit_point_writes_nothing_and_returns_the_guards
         let dir = tempfile::tempdir().unwrap();
         let m = open_mind(dir.path(), None);
         let host = Host::default();
-        host.install(&m);
+        install(&host, &m);
         setup(&m).unwrap();
         let before = state(&m, dir.path());
-        host.refuse.store(true, Ordering::SeqCst);
+        host.refuse(true);
         let err = run(&m).expect_err(verb);
-        host.refuse.store(false, Ordering::SeqCst);
-        assert_eq!(err.kind(), ErrorKind::Refused, "{verb}: {err}");
-        let refusal = err
-            .guard_refusal()
-            .unwrap_or_else(|| panic!("{verb}: not a guard refusal: {err}"));
-        assert_eq!(refusal.point(), points[0], "{verb}");
-        let host_error = refusal
-            .source_error()
-            .downcast_ref::<Stopped>()
-            .expect("the guard's own error type");
-        assert_eq!(host_error.0, points[0].as_str());
+        host.refuse(false);
+        assert_refused_at(&err, points[0], verb);
         assert!(
             state(&m, dir.path()) == before,
             "{verb} wrote through a refusal"
@@ -211,36 +149,88 @@ fn crash_at(at: Failpoint, armed: Arc<AtomicBool>) -> CommitHook {
 #[test]
 fn repairing_a_half_projected_revision_calls_the_guard_at_graph_and_a_refusal_writes_nothing() {
     let dir = tempfile::tempdir().unwrap();
-    {
-        let armed = Arc::new(AtomicBool::new(false));
-        let m = open_mind(
-            dir.path(),
-            Some(crash_at(Failpoint::AfterLog, armed.clone())),
-        );
-        m.graph.apply_revision(&r1(), false).unwrap();
-        armed.store(true, Ordering::SeqCst);
-        m.graph.apply_revision(&r2(), false).unwrap_err();
-    }
+    crash_mid_revision(dir.path());
     let m = open_mind(dir.path(), None);
     let host = Host::default();
-    host.install(&m);
+    install(&host, &m);
     let before = state(&m, dir.path());
-    host.refuse.store(true, Ordering::SeqCst);
+    host.refuse(true);
     let err = m.graph.repair(1000).unwrap_err();
-    assert_eq!(err.kind(), ErrorKind::Refused, "{err}");
-    assert_eq!(err.guard_refusal().unwrap().point(), CommitPoint::Graph);
+    assert_refused_at(&err, CommitPoint::Graph, "a repair");
     assert!(
         state(&m, dir.path()) == before,
         "a refused repair wrote nothing"
     );
-    host.refuse.store(false, Ordering::SeqCst);
+    host.refuse(false);
     host.take();
     assert_eq!(m.graph.repair(1000).unwrap(), 1);
     assert_eq!(
-        host.take().first().map(String::as_str),
-        Some("graph"),
-        "the repair's projections call the guard once, at graph, first"
+        host.take(),
+        ["graph", "journal", "graph.mark_journal_applied"],
+        "once per outermost transaction: the projections' repair (at graph), the closure's \
+         append, the bookkeeping write"
     );
+}
+
+/// Leave a half-projected revision in the mind under `dir`: `r1` applied,
+/// then `r2` interrupted after its log row.
+fn crash_mid_revision(dir: &Path) {
+    let armed = Arc::new(AtomicBool::new(false));
+    let m = open_mind(dir, Some(crash_at(Failpoint::AfterLog, armed.clone())));
+    m.graph.apply_revision(&r1(), false).unwrap();
+    armed.store(true, Ordering::SeqCst);
+    m.graph.apply_revision(&r2(), false).unwrap_err();
+}
+
+/// A revision of its own (new memory, no closes).
+fn later() -> am_graph::Revision {
+    common::rev(
+        "r9",
+        vec![common::claim("c99", "ex:erin", "ex:likes", "ex:tea")],
+        common::prov(vec![common::step("run-99", 1)], &[]),
+    )
+}
+
+/// Once per outermost transaction: the next revision after a crash repairs
+/// the half-projected one first, under the same lock and inside the same
+/// outermost transaction, so the guard is called once for both (before the
+/// repair's first write), not once for the repair and again for the
+/// revision.
+#[test]
+fn a_repair_inside_a_later_revision_calls_the_guard_once() {
+    let dir = tempfile::tempdir().unwrap();
+    crash_mid_revision(dir.path());
+    let m = open_mind(dir.path(), None);
+    let host = Host::default();
+    install(&host, &m);
+    assert!(m.graph.apply_revision(&later(), false).unwrap().applied);
+    assert_eq!(
+        host.take(),
+        ["graph"],
+        "one outermost transaction (the repair and the revision), one guard call"
+    );
+    assert_eq!(m.graph.repair(1000).unwrap(), 1, "r2's closure was left");
+    assert_eq!(host.take(), ["journal", "graph.mark_journal_applied"]);
+}
+
+/// A refusal of that transaction refuses both halves: the repair writes
+/// nothing and neither does the revision; the guard was asked once.
+#[test]
+fn a_refused_revision_after_a_crash_repairs_nothing_and_asks_the_guard_once() {
+    let dir = tempfile::tempdir().unwrap();
+    crash_mid_revision(dir.path());
+    let m = open_mind(dir.path(), None);
+    let host = Host::default();
+    install(&host, &m);
+    let before = state(&m, dir.path());
+    host.refuse(true);
+    let err = m.graph.apply_revision(&later(), false).unwrap_err();
+    assert_refused_at(&err, CommitPoint::Graph, "the revision after a crash");
+    assert_eq!(host.take(), ["graph"]);
+    assert!(state(&m, dir.path()) == before, "a refusal wrote nothing");
+    host.refuse(false);
+    assert!(m.graph.apply_revision(&later(), false).unwrap().applied);
+    assert_eq!(host.take(), ["graph"]);
 }
 
 #[test]

@@ -12,6 +12,8 @@
 
 use am_backend_sqlite::graph::open_graph;
 use am_backend_sqlite::{SQLiteTripleStore, SqliteHome, SqliteMemoryHome, SqliteStoreOptions};
+use am_conformance::RecordingGuard;
+use am_conformance::guard::assert_refused_at;
 use am_graph::graph::MemoryGraph;
 use am_graph::registry::GraphJournal;
 use am_graph::{AssertOp, Provenance, Revision, RevisionDraft, RevisionOp, SourceRef};
@@ -21,50 +23,14 @@ use am_journal::{
 };
 use am_triples::pin::{PIN_SOURCE_CREATION, build_pin};
 use am_triples::{
-    CommitGuard, CommitPoint, DigestRewrite, ErrorKind, InMemoryTripleStore, TripleAssertion,
-    TripleQuery, TripleStore,
+    CommitPoint, DigestRewrite, ErrorKind, InMemoryTripleStore, TripleAssertion, TripleQuery,
+    TripleStore,
 };
 use std::collections::HashMap;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
-/// The host's own error type, which must reach the caller unchanged.
-#[derive(Debug)]
-struct Stopped(String);
-
-impl std::fmt::Display for Stopped {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "stopped by the operator at {}", self.0)
-    }
-}
-
-impl std::error::Error for Stopped {}
-
-/// A guard that records every call and refuses while `refuse` is set.
-#[derive(Clone, Default)]
-struct Host {
-    calls: Arc<Mutex<Vec<String>>>,
-    refuse: Arc<AtomicBool>,
-}
-
-impl Host {
-    fn guard(&self) -> CommitGuard {
-        let host = self.clone();
-        CommitGuard::new(move |point| {
-            host.calls.lock().unwrap().push(point.to_owned());
-            if host.refuse.load(Ordering::SeqCst) {
-                Err(Box::new(Stopped(point.to_owned())))
-            } else {
-                Ok(())
-            }
-        })
-    }
-
-    fn take(&self) -> Vec<String> {
-        std::mem::take(&mut *self.calls.lock().unwrap())
-    }
-}
+type Host = RecordingGuard;
 
 struct Stack {
     name: &'static str,
@@ -124,9 +90,7 @@ fn sqlite_stack(host: &Host) -> Stack {
 }
 
 fn guard_stack(host: &Host, stack: Stack) -> Stack {
-    let guard = host.guard();
-    stack.store.install_commit_guard(&guard).unwrap();
-    stack.journal.install_commit_guard(&guard).unwrap();
+    host.install(stack.store.as_ref(), stack.journal.as_ref());
     stack
 }
 
@@ -455,9 +419,10 @@ fn task_row(id: &str) -> am_journal::TaskRow {
     .unwrap()
 }
 
-/// What a refused write must leave unchanged: the rows, the journal seq, and
-/// on SQLite the bytes of the file and of its WAL.
-type State = (String, i64, Option<(Vec<u8>, Vec<u8>)>);
+/// What a refused write must leave unchanged: the rows, the change feed (its
+/// rows and cursor), the journal seq, and on SQLite the bytes of the file and
+/// of its WAL.
+type State = (String, String, i64, Option<(Vec<u8>, Vec<u8>)>);
 
 fn state(s: &Stack) -> State {
     let rows = s
@@ -474,7 +439,13 @@ fn state(s: &Stack) -> State {
             std::fs::read(wal).unwrap_or_default(),
         )
     });
-    (format!("{rows:?}"), s.journal.current_seq().unwrap(), bytes)
+    let feed = s.store.assertions_after(0, None, None, 1_000_000).unwrap();
+    (
+        format!("{rows:?}"),
+        format!("{feed:?}"),
+        s.journal.current_seq().unwrap(),
+        bytes,
+    )
 }
 
 fn stacks(host: &Host) -> Vec<Stack> {
@@ -506,19 +477,10 @@ fn a_refusal_at_every_commit_point_writes_nothing_and_returns_the_guards_error()
         for s in stacks(&host) {
             setup(&s).unwrap();
             let before = state(&s);
-            host.refuse.store(true, Ordering::SeqCst);
+            host.refuse(true);
             let err = run(&s).expect_err(verb);
-            host.refuse.store(false, Ordering::SeqCst);
-            assert_eq!(err.kind(), ErrorKind::Refused, "{} {verb}: {err}", s.name);
-            let refusal = err
-                .guard_refusal()
-                .unwrap_or_else(|| panic!("{} {verb}: not a guard refusal: {err}", s.name));
-            assert_eq!(refusal.point(), *point, "{} {verb}", s.name);
-            let host_error = refusal
-                .source_error()
-                .downcast_ref::<Stopped>()
-                .expect("the guard's own error type");
-            assert_eq!(host_error.0, point.as_str());
+            host.refuse(false);
+            assert_refused_at(&err, *point, &format!("{} {verb}", s.name));
             assert_eq!(
                 state(&s),
                 before,
@@ -540,7 +502,7 @@ fn the_sqlite_vector_swap_calls_the_guard_at_store_replace_vectors() {
     let pin = build_pin(Some("hash-2"), Some(2), PIN_SOURCE_CREATION, None).unwrap();
     let vectors: HashMap<String, Vec<f32>> = [("v1".to_owned(), vec![1.0, 0.5])].into();
     host.take();
-    host.refuse.store(true, Ordering::SeqCst);
+    host.refuse(true);
     let before = state(&s);
     let err = sqlite.replace_vectors(&vectors, &pin, 1, None).unwrap_err();
     assert_eq!(
@@ -550,7 +512,7 @@ fn the_sqlite_vector_swap_calls_the_guard_at_store_replace_vectors() {
     );
     assert_eq!(state(&s), before);
     assert!(sqlite.stored_vector("v1").unwrap().is_none());
-    host.refuse.store(false, Ordering::SeqCst);
+    host.refuse(false);
     assert_eq!(sqlite.replace_vectors(&vectors, &pin, 1, None).unwrap(), 1);
     assert_eq!(
         host.take(),
@@ -641,9 +603,7 @@ fn an_off_file_graph_marks_its_closures_applied_at_graph_mark_journal_applied() 
     let journal_home = SqliteHome::open(dir.path().join("b.sqlite3")).unwrap();
     let journal = Arc::new(SQLiteJournal::open(&journal_home).unwrap());
     let graph = open_graph(store.clone(), Some(journal.clone())).unwrap();
-    let guard = host.guard();
-    store.install_commit_guard(&guard).unwrap();
-    journal.install_commit_guard(&guard).unwrap();
+    host.install(store.as_ref(), journal.as_ref());
     assert!(
         graph
             .apply_revision(&revision("m1"), false)
@@ -673,4 +633,171 @@ fn an_off_file_graph_marks_its_closures_applied_at_graph_mark_journal_applied() 
         host.take(),
         ["graph", "journal", "graph.mark_journal_applied"]
     );
+}
+
+/// A revision that closes `closed` (its closure is the journal's to append).
+fn closing(id: &str, closed: &str) -> Revision {
+    use am_graph::{CloseKind, CloseOp};
+    Revision::new(RevisionDraft {
+        revision_id: id.into(),
+        scope: "global".into(),
+        owner_id: Some("person:ada".into()),
+        cause: "ingest".into(),
+        occurred_at: "2026-01-05T09:00:00Z".into(),
+        ops: vec![RevisionOp::Close(CloseOp::new(
+            closed,
+            "2026-01-06T00:00:00Z",
+            CloseKind::Retract,
+            "wrong",
+        ))],
+        provenance: revision(closed).provenance().clone(),
+        recorded_at: None,
+        summary: None,
+    })
+    .unwrap()
+}
+
+/// Every graph whose closures the journal appends after the revision's
+/// commit, so that `repair` has something to finish: the in-memory pair and
+/// a SQLite store with its journal in another file. Each with its recorder
+/// installed on its store and journal, and the directory it lives in.
+fn repairable_graphs() -> Vec<(&'static str, MemoryGraph, Host, tempfile::TempDir)> {
+    use am_backend_sqlite::journal::SQLiteJournal;
+    let dir = tempfile::tempdir().unwrap();
+    let host = Host::default();
+    let memory = memory_stack(&host);
+    let mut out = vec![("memory", memory.graph, host, dir)];
+    let dir = tempfile::tempdir().unwrap();
+    let store = Arc::new(
+        SQLiteTripleStore::open(
+            dir.path().join("a.sqlite3"),
+            None,
+            SqliteStoreOptions::default(),
+        )
+        .unwrap(),
+    );
+    let journal_home = SqliteHome::open(dir.path().join("b.sqlite3")).unwrap();
+    let journal = Arc::new(SQLiteJournal::open(&journal_home).unwrap());
+    let graph = open_graph(store.clone(), Some(journal.clone())).unwrap();
+    let host = Host::default();
+    host.install(store.as_ref(), journal.as_ref());
+    out.push(("sqlite, journal in another file", graph, host, dir));
+    out
+}
+
+/// Once per outermost transaction, also where a crash left work behind: a
+/// revision whose closures never reached the journal (here the guard refused
+/// them) is finished by `repair` in one journal append per closure and one
+/// bookkeeping write, each calling the guard once; the next revision calls it
+/// once (it runs no repair inside it); a repair with nothing left calls it
+/// never.
+#[test]
+fn a_repair_calls_the_guard_once_per_outermost_transaction() {
+    for (name, graph, host, _dir) in repairable_graphs() {
+        assert!(
+            graph
+                .apply_revision(&revision("p1"), false)
+                .unwrap()
+                .applied
+        );
+        host.refuse_only(&[CommitPoint::Journal]);
+        host.take();
+        let err = graph
+            .apply_revision(&closing("p2", "p1"), false)
+            .unwrap_err();
+        assert_refused_at(&err, CommitPoint::Journal, name);
+        assert_eq!(
+            host.take(),
+            ["graph", "journal"],
+            "{name}: the revision committed"
+        );
+        assert_eq!(
+            graph.backend().pending_journal(10).unwrap().len(),
+            1,
+            "{name}"
+        );
+        host.refuse(false);
+        assert_eq!(graph.repair(1000).unwrap(), 1, "{name}");
+        assert_eq!(
+            host.take(),
+            ["journal", "graph.mark_journal_applied"],
+            "{name}: the repair's two transactions"
+        );
+        assert!(
+            graph
+                .apply_revision(&revision("p3"), false)
+                .unwrap()
+                .applied
+        );
+        assert_eq!(host.take(), ["graph"], "{name}: the next revision");
+        assert_eq!(graph.repair(1000).unwrap(), 0, "{name}");
+        assert_eq!(
+            host.take(),
+            Vec::<String>::new(),
+            "{name}: nothing to repair"
+        );
+    }
+    // Where the closures commit with the revision, nothing is ever left to
+    // repair, and a repair calls no guard.
+    let host = Host::default();
+    let s = sqlite_stack(&host);
+    assert!(
+        s.graph
+            .apply_revision(&revision("p1"), false)
+            .unwrap()
+            .applied
+    );
+    host.take();
+    assert!(
+        s.graph
+            .apply_revision(&closing("p2", "p1"), false)
+            .unwrap()
+            .applied
+    );
+    assert_eq!(host.take(), ["graph"], "closures in the revision's commit");
+    assert_eq!(s.graph.repair(1000).unwrap(), 0);
+    assert_eq!(host.take(), Vec::<String>::new());
+}
+
+/// The first of the spec's two SQLite autocommit commit points: in this port
+/// a pinless store's first embedded write stores its pin inside the `add`'s
+/// own transaction, so it commits at `store.add` under the one guard call
+/// and the home's write lock (a barrier on any handle or process covers it),
+/// and a refusal writes neither the pin nor the rows.
+#[test]
+fn a_pinless_stores_first_embedded_write_pins_inside_its_guarded_add() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("old.sqlite3");
+    // A home created without an embedder has no pin.
+    SQLiteTripleStore::open(&path, None, SqliteStoreOptions::default()).unwrap();
+    let embedder: Arc<dyn am_triples::TextEmbedder> =
+        Arc::new(am_conformance::HashEmbedder::new(8, "hash-8"));
+    let store =
+        SQLiteTripleStore::open(&path, Some(embedder), SqliteStoreOptions::default()).unwrap();
+    assert!(store.embedding_pin().unwrap().is_none(), "a pinless store");
+    let host = Host::default();
+    store.install_commit_guard(&host.guard()).unwrap();
+    let wal = PathBuf::from(format!("{}-wal", path.display()));
+    let bytes = || {
+        (
+            std::fs::read(&path).unwrap(),
+            std::fs::read(&wal).unwrap_or_default(),
+        )
+    };
+    let before = bytes();
+    host.refuse(true);
+    let err = store.add(&[row("p1")]).unwrap_err();
+    assert_refused_at(&err, CommitPoint::StoreAdd, "the first embedded write");
+    assert_eq!(host.take(), ["store.add"]);
+    assert!(store.embedding_pin().unwrap().is_none(), "no pin written");
+    assert_eq!(bytes(), before, "nothing written");
+    host.refuse(false);
+    store.add(&[row("p1")]).unwrap();
+    assert_eq!(
+        host.take(),
+        ["store.add"],
+        "rows and pin: one commit, one call"
+    );
+    let pin = store.embedding_pin().unwrap().expect("the first-write pin");
+    assert_eq!(pin.source, am_triples::pin::PIN_SOURCE_FIRST_WRITE);
 }

@@ -400,6 +400,14 @@ impl GraphBackend for MemoryBackend {
     }
 
     fn mark_journal_applied(&self, revision_id: &str) -> BackendResult<()> {
+        // A write of the graph's tables of its own (the SQLite connector's
+        // autocommit bookkeeping write): under the store's write lock (the
+        // writers' nesting order, which a barrier takes too), the guard
+        // first.
+        let _write = self.store.write_lock().write();
+        if let Some(g) = self.store.commit_guard() {
+            g.check(am_triples::CommitPoint::GraphMarkJournalApplied)?;
+        }
         let mut st = lock(&self.state);
         if let Some(&pos) = st.revision_pos.get(revision_id) {
             st.revisions[pos].journal_applied = true;

@@ -350,6 +350,13 @@ impl MemorySystem {
     /// another process waits at most its busy timeout (5 s). A memory write
     /// on the barrier's own thread inside the block is not supported.
     ///
+    /// The spec's two SQLite autocommit commit points: a pinless store's
+    /// first-write pin commits inside its `add`'s transaction in this port
+    /// (covered like any `add`); an off-file graph's `mark_journal_applied`
+    /// calls the guard under the home's write lock, so a barrier on the same
+    /// handle covers it, while through another handle or process one such
+    /// write whose guard passed may land after the bump.
+    ///
     /// # Errors
     /// Kind `Timeout` ([`am_triples::Error::barrier_timeout`], naming the lock or
     /// file a writer still holds) when `timeout` elapses, everything acquired

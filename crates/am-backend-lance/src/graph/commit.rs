@@ -34,11 +34,12 @@ impl LanceGraphBackend {
         body: &mut dyn FnMut(&mut dyn GraphTx) -> BackendResult<()>,
     ) -> BackendResult<()> {
         let mut st = self.lock();
-        if st.needs_repair {
-            // A revision an earlier commit left half-projected is finished
-            // before anything is staged over it.
-            self.repair_locked(&mut st)?;
-        }
+        // A revision an earlier commit left half-projected is finished before
+        // anything is staged over it, inside this outermost transaction: its
+        // repair calls the guard (at `graph`, before its first write), and
+        // then the revision's own commit does not call it again (once per
+        // outermost transaction).
+        let guarded = st.needs_repair && self.repair_locked(&mut st)? > 0;
         let stage = {
             let mut tx = LanceTx::new(self, &st);
             // On an error the stage is dropped: nothing was written.
@@ -49,9 +50,12 @@ impl LanceGraphBackend {
             return Ok(());
         }
         // The commit guard, under the mind's lock, immediately before the
-        // log row (the revision's first LanceDB commit); once: the
-        // projection's store writes do not call it again.
-        self.check_guard(am_triples::CommitPoint::Graph)?;
+        // log row (the revision's first LanceDB commit) unless the repair
+        // above already called it; once: the projection's store writes do
+        // not call it again.
+        if !guarded {
+            self.check_guard(am_triples::CommitPoint::Graph)?;
+        }
         am_triples::CommitGuard::passed(|| self.commit_locked(&mut st, &stage))
     }
 
