@@ -5,7 +5,11 @@
 //! on this machine class (from the issue texts) and the ratio to it.
 //!
 //! The benches: `am-backend-sqlite` `store` and `journal`, `am-system`
-//! `reconstruct`, `formation` and `understanding`, `am-embed` `offline`; then, when the release
+//! `reconstruct`, `formation`, `understanding`, `tasks`, `observe`, `entity` and
+//! `guard_cost` (the commit guard's cost in instructions, counted by callgrind
+//! when valgrind is installed: its rows print each guarded count beside the
+//! unguarded one against the 2 % target, beside the criterion medians'
+//! guarded/unguarded pairs), `am-embed` `offline`; then, when the release
 //! `am` binary and the LoCoMo dev split exist, `am --json eval locomo` for the
 //! per-question median latency. Only estimates written by this run are read, so
 //! a bench that failed shows as "not run", never as an old figure.
@@ -37,6 +41,7 @@ const BENCHES: &[(&str, &str)] = &[
     ("am-system", "tasks"),
     ("am-system", "observe"),
     ("am-system", "entity"),
+    ("am-system", "guard_cost"),
     ("am-embed", "offline"),
 ];
 
@@ -440,6 +445,82 @@ pub const OVERHEADS: &[Overhead] = &[
         max_pct: 2.0,
     },
 ];
+
+/// The guarded/unguarded pair of the LanceDB store's `add` (with `lance`).
+pub const LANCE_OVERHEADS: &[Overhead] = &[Overhead {
+    label: "commit guard: lance store add 500, trivial guard vs none",
+    guarded_id: "lance_store/add_batch_of_500_trivial_guard",
+    base_id: "lance_store/add_batch_of_500",
+    max_pct: 2.0,
+}];
+
+/// The file `am-system`'s `guard_cost` bench writes its callgrind counts to.
+pub const GUARD_COST_FILE: &str = "guard_cost.json";
+
+/// What each `guard_cost` workload counts (its rows' labels).
+fn guard_cost_label(workload: &str) -> String {
+    match workload {
+        "add" => "commit guard, instructions (callgrind): store add, 10 x 500 rows".to_owned(),
+        "remember_many" => {
+            "commit guard, instructions (callgrind): remember_many, 10 x 100 records".to_owned()
+        }
+        other => format!("commit guard, instructions (callgrind): {other}"),
+    }
+}
+
+/// The rows of the `guard_cost` bench's instruction counts (`<target>/`
+/// [`GUARD_COST_FILE`]), when this run wrote it (modified after `since`):
+/// each workload's guarded count beside its unguarded one, against the 2 %
+/// target.
+///
+/// # Errors
+/// When the file is present but not the bench's JSON.
+pub fn guard_cost_rows(path: &Path, since: Option<SystemTime>) -> Result<Vec<[String; 6]>> {
+    if !path.exists() {
+        return Ok(Vec::new());
+    }
+    if let Some(since) = since
+        && std::fs::metadata(path)?.modified()? < since
+    {
+        return Ok(Vec::new());
+    }
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+    let v: Value = serde_json::from_str(&text)
+        .with_context(|| format!("{}: not the guard_cost bench's JSON", path.display()))?;
+    let rows = v.as_array().with_context(|| {
+        format!(
+            "{}: expected a list of {{workload, guarded, unguarded, overhead_pct}}, got {v}",
+            path.display()
+        )
+    })?;
+    rows.iter()
+        .map(|r| {
+            let (Some(workload), Some(guarded), Some(base), Some(pct)) = (
+                r["workload"].as_str(),
+                r["guarded"].as_u64(),
+                r["unguarded"].as_u64(),
+                r["overhead_pct"].as_f64(),
+            ) else {
+                bail!(
+                    "{}: expected {{workload, guarded, unguarded, overhead_pct}}, got {r}",
+                    path.display()
+                );
+            };
+            let in_guard = r["in_guard"]
+                .as_u64()
+                .map_or(String::new(), |n| format!("; {n} in the guard calls"));
+            Ok([
+                guard_cost_label(workload),
+                format!("{pct:+.3} % ({guarded} vs {base} instructions{in_guard})"),
+                "<= +2 %".to_owned(),
+                yes_no(pct <= 2.0),
+                String::new(),
+                String::new(),
+            ])
+        })
+        .collect()
+}
 
 /// One overhead row: the guarded median's change against the unguarded one.
 pub fn overhead_row(
@@ -885,6 +966,7 @@ pub fn run(args: &[String]) -> Result<()> {
     rows.extend(
         OVERHEADS
             .iter()
+            .chain(if lance { LANCE_OVERHEADS } else { &[] })
             .filter(|o| only.is_empty() || lookup(&estimates, o.guarded_id).is_some())
             .map(|o| {
                 overhead_row(
@@ -894,6 +976,10 @@ pub fn run(args: &[String]) -> Result<()> {
                 )
             }),
     );
+    rows.extend(guard_cost_rows(
+        &target.join(GUARD_COST_FILE),
+        Some(started),
+    )?);
     let am = target.join("release").join("am");
     let data =
         std::env::var_os("AM_LOCOMO").map_or_else(|| PathBuf::from(LOCOMO_DEV), PathBuf::from);
@@ -1079,6 +1165,43 @@ mod tests {
         assert_eq!(r[3], "NO", "{r:?}");
         let r = overhead_row(o, None, Some(&est(1_000_000.0)));
         assert_eq!((r[1].as_str(), r[3].as_str()), ("not run", ""));
+    }
+
+    #[test]
+    fn the_guard_cost_rows_put_each_guarded_count_beside_the_unguarded_one() {
+        let dir = std::env::temp_dir().join(format!("xtask-guard-cost-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join(GUARD_COST_FILE);
+        assert!(guard_cost_rows(&path, None).unwrap().is_empty(), "not run");
+        std::fs::write(
+            &path,
+            r#"[{"workload": "add", "guarded": 1000100, "unguarded": 1000000, "overhead_pct": 0.01,
+                 "in_guard": 380},
+                {"workload": "remember_many", "guarded": 103, "unguarded": 100, "overhead_pct": 3.0}]"#,
+        )
+        .unwrap();
+        let rows = guard_cost_rows(&path, None).unwrap();
+        assert_eq!(rows.len(), 2);
+        assert!(rows[0][0].contains("store add"), "{rows:?}");
+        assert_eq!(
+            rows[0][1],
+            "+0.010 % (1000100 vs 1000000 instructions; 380 in the guard calls)"
+        );
+        assert_eq!(
+            (rows[0][2].as_str(), rows[0][3].as_str()),
+            ("<= +2 %", "yes")
+        );
+        assert_eq!(rows[1][3], "NO", "{rows:?}");
+        let later = SystemTime::now() + std::time::Duration::from_secs(60);
+        assert!(
+            guard_cost_rows(&path, Some(later)).unwrap().is_empty(),
+            "an earlier run's file is not this run's figure"
+        );
+        std::fs::write(&path, r#"[{"workload": "add"}]"#).unwrap();
+        let err = guard_cost_rows(&path, None).unwrap_err().to_string();
+        assert!(err.contains("expected {workload"), "{err}");
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
