@@ -3,7 +3,9 @@
 //! (`am_conformance::workload`) so `cargo xtask bench` prints the two side by side: a subject read, a scope+owner "latest
 //! 50" read, a warm vector query (limit 10), opening a 50k-row store, and `add`
 //! in batches of 500 (vectors precomputed, so embedding time is excluded; run
-//! after the reads, since every batch grows the table).
+//! after the reads, since every batch grows the table), and the same `add` on a
+//! copy of the 50k-row store whose store carries a trivial commit guard
+//! (`add_batch_of_500_trivial_guard`, issue 18's <= 2 % beside `add_batch_of_500`).
 //!
 //! The criterion ids are the SQLite bench's under the group `lance_store`
 //! (`lance_store/subject_read`, ...). No JSON->BLOB upgrade: LanceDB stores
@@ -20,6 +22,7 @@
 use am_backend_lance::{LanceDBTripleStore, LanceStoreOptions};
 use am_triples::{TextEmbedder, TripleStore};
 use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
+use std::path::Path;
 use std::sync::Arc;
 
 use am_conformance::workload::{
@@ -53,6 +56,9 @@ fn benches(c: &mut Criterion) {
     let embedder = embedder_for(0..ROWS + EXTRA_BATCHES * BATCH);
     let rate = build_store(&uri, embedder.clone());
     println!("lance_store/add_50k_in_batches_of_500: {rate:.0} rows/s (one pass)");
+    // The guarded add's store: the same 50k rows, before any benched add.
+    let guarded_uri = dir.path().join("kg-guarded").to_string_lossy().into_owned();
+    copy_dir(Path::new(&uri), Path::new(&guarded_uri));
 
     let store = open(&uri, Some(embedder.clone()));
     let mut g = c.benchmark_group("lance_store");
@@ -94,8 +100,38 @@ fn benches(c: &mut Criterion) {
             BatchSize::PerIteration,
         );
     });
-    g.finish();
     store.close().expect("close");
+    // Side by side (issue 18: a trivial commit guard costs at most 2 % of
+    // `add`): the same batches on a copy of the 50k-row store taken before any
+    // benched add, whose store carries a guard that always passes.
+    let guarded = open(&guarded_uri, Some(embedder));
+    guarded
+        .install_commit_guard(&am_triples::CommitGuard::new(|_| Ok(())))
+        .expect("install the guard");
+    let mut next = ROWS;
+    g.bench_function("add_batch_of_500_trivial_guard", |b| {
+        b.iter_batched(
+            || next_batch(&mut next),
+            |rows| guarded.add(&rows).expect("add"),
+            BatchSize::PerIteration,
+        );
+    });
+    g.finish();
+    guarded.close().expect("close");
+}
+
+/// Copy the directory `from` (a closed LanceDB store) to `to`.
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).expect("create the copy");
+    for entry in std::fs::read_dir(from).expect("list the store") {
+        let entry = entry.expect("a directory entry");
+        let target = to.join(entry.file_name());
+        if entry.file_type().expect("a file type").is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).expect("copy a file");
+        }
+    }
 }
 
 criterion_group!(store_benches, benches);
