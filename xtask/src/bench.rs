@@ -457,6 +457,80 @@ pub const LANCE_OVERHEADS: &[Overhead] = &[Overhead {
 /// The file `am-system`'s `guard_cost` bench writes its callgrind counts to.
 pub const GUARD_COST_FILE: &str = "guard_cost.json";
 
+/// The file the `store` and `formation` benches write their interleaved
+/// guarded/unguarded medians to (`am_conformance::side_by_side::FILE`).
+pub const SIDE_BY_SIDE_FILE: &str = "guard_side_by_side.json";
+
+/// What each interleaved side-by-side workload times (its rows' labels).
+fn side_by_side_label(workload: &str) -> String {
+    match workload {
+        "store_add_500" => {
+            "commit guard, wall clock interleaved: store add 500, trivial guard vs none".to_owned()
+        }
+        "remember_many_100" => {
+            "commit guard, wall clock interleaved: remember_many 100, trivial guard vs none"
+                .to_owned()
+        }
+        other => format!("commit guard, wall clock interleaved: {other}"),
+    }
+}
+
+/// The rows of the benches' interleaved side-by-side medians (`<target>/`
+/// [`SIDE_BY_SIDE_FILE`]) when this run wrote it (modified after `since`):
+/// each workload's guarded median beside its unguarded one, against 2 %.
+///
+/// # Errors
+/// When the file is present but not the benches' JSON.
+pub fn side_by_side_rows(path: &Path, since: Option<SystemTime>) -> Result<Vec<[String; 6]>> {
+    if !path.exists() {
+        return Ok(Vec::new());
+    }
+    if let Some(since) = since
+        && std::fs::metadata(path)?.modified()? < since
+    {
+        return Ok(Vec::new());
+    }
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+    let v: Value = serde_json::from_str(&text)
+        .with_context(|| format!("{}: not the side-by-side JSON", path.display()))?;
+    let rows = v.as_array().with_context(|| {
+        format!(
+            "{}: expected a list of {{workload, rounds, guarded_ns, unguarded_ns, change_pct}}, got {v}",
+            path.display()
+        )
+    })?;
+    rows.iter()
+        .map(|r| {
+            let (Some(workload), Some(rounds), Some(g), Some(b), Some(pct), Some(control)) = (
+                r["workload"].as_str(),
+                r["rounds"].as_u64(),
+                r["guarded_ns"].as_f64(),
+                r["unguarded_ns"].as_f64(),
+                r["change_pct"].as_f64(),
+                r["control_pct"].as_f64(),
+            ) else {
+                bail!(
+                    "{}: expected {{workload, rounds, guarded_ns, unguarded_ns, change_pct, control_pct}}, got {r}",
+                    path.display()
+                );
+            };
+            Ok([
+                side_by_side_label(workload),
+                format!(
+                    "{pct:+.2} % ({} vs {} medians, {rounds} rounds each; A/A control {control:+.2} %)",
+                    fmt_ns(g),
+                    fmt_ns(b)
+                ),
+                "<= +2 %, or within the A/A spread".to_owned(),
+                yes_no(r["not_measurable"].as_bool().unwrap_or(pct <= 2.0)),
+                String::new(),
+                String::new(),
+            ])
+        })
+        .collect()
+}
+
 /// What each `guard_cost` workload counts (its rows' labels).
 fn guard_cost_label(workload: &str) -> String {
     match workload {
@@ -980,6 +1054,10 @@ pub fn run(args: &[String]) -> Result<()> {
         &target.join(GUARD_COST_FILE),
         Some(started),
     )?);
+    rows.extend(side_by_side_rows(
+        &target.join(SIDE_BY_SIDE_FILE),
+        Some(started),
+    )?);
     let am = target.join("release").join("am");
     let data =
         std::env::var_os("AM_LOCOMO").map_or_else(|| PathBuf::from(LOCOMO_DEV), PathBuf::from);
@@ -1200,6 +1278,47 @@ mod tests {
         );
         std::fs::write(&path, r#"[{"workload": "add"}]"#).unwrap();
         let err = guard_cost_rows(&path, None).unwrap_err().to_string();
+        assert!(err.contains("expected {workload"), "{err}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn the_side_by_side_rows_put_each_guarded_median_beside_the_unguarded_one() {
+        let dir = std::env::temp_dir().join(format!("xtask-side-by-side-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join(SIDE_BY_SIDE_FILE);
+        assert!(
+            side_by_side_rows(&path, None).unwrap().is_empty(),
+            "not run"
+        );
+        std::fs::write(
+            &path,
+            r#"[{"workload": "store_add_500", "rounds": 100, "guarded_ns": 5050000.0,
+                 "unguarded_ns": 5000000.0, "change_pct": 1.0, "control_pct": -0.5,
+                 "not_measurable": true},
+                {"workload": "remember_many_100", "rounds": 200, "guarded_ns": 3.0,
+                 "unguarded_ns": 2.0, "change_pct": 50.0, "control_pct": 0.0,
+                 "not_measurable": false}]"#,
+        )
+        .unwrap();
+        let rows = side_by_side_rows(&path, None).unwrap();
+        assert_eq!(rows.len(), 2);
+        assert!(rows[0][0].contains("store add 500"), "{rows:?}");
+        assert!(rows[0][1].starts_with("+1.00 % ("), "{rows:?}");
+        assert!(
+            rows[0][1].ends_with("100 rounds each; A/A control -0.50 %)"),
+            "{rows:?}"
+        );
+        assert_eq!(
+            (rows[0][2].as_str(), rows[0][3].as_str()),
+            ("<= +2 %, or within the A/A spread", "yes")
+        );
+        assert_eq!(rows[1][3], "NO", "{rows:?}");
+        let later = SystemTime::now() + std::time::Duration::from_secs(60);
+        assert!(side_by_side_rows(&path, Some(later)).unwrap().is_empty());
+        std::fs::write(&path, r#"[{"workload": "store_add_500"}]"#).unwrap();
+        let err = side_by_side_rows(&path, None).unwrap_err().to_string();
         assert!(err.contains("expected {workload"), "{err}");
         std::fs::remove_dir_all(&dir).unwrap();
     }

@@ -31,6 +31,47 @@ fn build_home(path: &Path, embedder: Arc<Precomputed>) -> f64 {
     rate
 }
 
+/// Issue 18's wall-clock side by side, drift-proof: three fresh 50k-row
+/// homes (unguarded, an unguarded A/A control, one with a trivial guard) fed
+/// the same batches in interleaved rounds (they grow in lockstep), each
+/// variant's median `add` of 500 rows.
+fn side_by_side(dir: &Path, embedder: &Arc<Precomputed>) {
+    let open = |name: &str| {
+        let path = dir.join(name);
+        build_home(&path, embedder.clone());
+        SQLiteTripleStore::open(&path, Some(embedder.clone()), SqliteStoreOptions::default())
+            .expect("open")
+    };
+    // Two unguarded homes, built and fed alike: on this machine their medians
+    // have differed by up to 35 % (one of them, whichever, runs slow for the
+    // whole run), so a guard's cost is read against both.
+    let (base, control, guarded) = (
+        open("abba-base.sqlite3"),
+        open("abba-control.sqlite3"),
+        open("abba-guarded.sqlite3"),
+    );
+    guarded
+        .install_commit_guard(&am_triples::CommitGuard::new(|_| Ok(())))
+        .expect("install the guard");
+    let vq = vector_query();
+    for s in [&base, &control, &guarded] {
+        s.query(&vq).expect("warm the matrix cache");
+    }
+    let next = std::cell::RefCell::new([ROWS; 3]);
+    let add = |k: usize, s: &SQLiteTripleStore| {
+        let rows = next_batch(&mut next.borrow_mut()[k]);
+        s.add(&rows).expect("add");
+    };
+    // Fewer rounds than EXTRA_BATCHES: every batch is a real insert.
+    let pair = am_conformance::side_by_side::interleave(
+        EXTRA_BATCHES / 2,
+        |_| add(0, &base),
+        |_| add(1, &control),
+        |_| add(2, &guarded),
+    );
+    am_conformance::side_by_side::record("store_add_500", &pair);
+}
+
 fn benches(c: &mut Criterion) {
     let dir = tempfile::tempdir().expect("tempdir");
     let path = dir.path().join("home.sqlite3");
@@ -110,6 +151,7 @@ fn benches(c: &mut Criterion) {
         );
     });
     drop(guarded);
+    side_by_side(dir.path(), &embedder);
 
     g.sample_size(10);
     g.throughput(Throughput::Elements(ROWS as u64));

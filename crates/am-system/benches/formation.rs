@@ -54,7 +54,42 @@ fn home_with(options: SystemOptions) -> (tempfile::TempDir, MemorySystem) {
     (dir, system)
 }
 
+/// Issue 18's wall-clock side by side, drift-proof: three fresh homes
+/// (unguarded, an unguarded A/A control, one whose store and journal carry a
+/// trivial guard) fed the same batches in interleaved rounds (they grow in
+/// lockstep), each variant's median `remember_many` of 100 records.
+fn side_by_side() {
+    let (_base_dir, base) = home();
+    let (_control_dir, control) = home();
+    let (_guarded_dir, guarded) = home_with(SystemOptions {
+        commit_guard: Some(am_triples::CommitGuard::new(|_| Ok(()))),
+        ..SystemOptions::default()
+    });
+    let form = |system: &MemorySystem, k: usize| {
+        let records = batch(BATCH, k as u64);
+        black_box(
+            system
+                .remember_many(&RememberMany::new(
+                    records.to_vec(),
+                    "session",
+                    "s1",
+                    &format!("key-{k}"),
+                ))
+                .unwrap()
+                .value,
+        );
+    };
+    let pair = am_conformance::side_by_side::interleave(
+        200,
+        |k| form(&base, k),
+        |k| form(&control, k),
+        |k| form(&guarded, k),
+    );
+    am_conformance::side_by_side::record("remember_many_100", &pair);
+}
+
 fn remember_many(c: &mut Criterion) {
+    side_by_side();
     let (_dir, system) = home();
     let counter = AtomicU64::new(0);
     let mut g = c.benchmark_group("remember_many");

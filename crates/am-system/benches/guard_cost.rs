@@ -30,7 +30,7 @@ use am_system::verbs::RememberMany;
 use am_system::{MemorySystem, SystemOptions};
 use am_triples::{CommitGuard, TripleAssertion, TripleStore};
 use std::hint::black_box;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 use std::sync::Arc;
 
@@ -205,18 +205,6 @@ fn guard_instructions(text: &str) -> u64 {
     total
 }
 
-/// `<target>` of this binary (`<target>/<profile>/deps/guard_cost-*`).
-fn target_dir(exe: &Path) -> PathBuf {
-    std::env::var_os("CARGO_TARGET_DIR").map_or_else(
-        || {
-            exe.ancestors()
-                .nth(3)
-                .map_or_else(|| PathBuf::from("."), Path::to_path_buf)
-        },
-        PathBuf::from,
-    )
-}
-
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     if let Some(i) = args.iter().position(|a| a == "--measure") {
@@ -230,7 +218,7 @@ fn main() {
     // Under `cargo bench` (criterion's arguments are ignored): every
     // workload, guarded and unguarded, each under callgrind.
     let exe = std::env::current_exe().expect("this binary's path");
-    let result_file = target_dir(&exe).join("guard_cost.json");
+    let result_file = am_conformance::side_by_side::target_dir(&exe).join("guard_cost.json");
     let _ = std::fs::remove_file(&result_file);
     if Command::new("valgrind").arg("--version").output().is_err() {
         println!("guard_cost: valgrind is not installed; the instruction counts were not measured");
