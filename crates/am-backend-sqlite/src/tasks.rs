@@ -186,6 +186,8 @@ pub struct SqlTasks<'a> {
     start: OnceCell<Option<i64>>,
     /// This transaction's writes: task id to (rowid, row).
     staged: HashMap<String, (i64, Arc<TaskRow>)>,
+    /// The staged task ids by target.
+    staged_targets: HashMap<String, Vec<String>>,
     /// Whether this is a write transaction (its targeted reads rebuild a
     /// stale cache: the many reads of an `enqueue_many` then use it).
     writing: bool,
@@ -200,6 +202,7 @@ impl<'a> SqlTasks<'a> {
             cache,
             start: OnceCell::new(),
             staged: HashMap::new(),
+            staged_targets: HashMap::new(),
             writing,
         }
     }
@@ -260,12 +263,24 @@ impl<'a> SqlTasks<'a> {
         drop(cache);
         if !self.staged.is_empty() {
             rows.retain(|(_, r)| !self.staged.contains_key(&r.task_id));
-            rows.extend(
-                self.staged
-                    .values()
-                    .filter(|(_, r)| unbounded.matches(r))
-                    .cloned(),
-            );
+            match &unbounded.target_id {
+                // A targeted read looks at that target's staged rows only.
+                Some(t) => rows.extend(
+                    self.staged_targets
+                        .get(t)
+                        .into_iter()
+                        .flatten()
+                        .filter_map(|id| self.staged.get(id))
+                        .filter(|(_, r)| unbounded.matches(r))
+                        .cloned(),
+                ),
+                None => rows.extend(
+                    self.staged
+                        .values()
+                        .filter(|(_, r)| unbounded.matches(r))
+                        .cloned(),
+                ),
+            }
             rows.sort_by_key(|(rowid, _)| *rowid);
         }
         if filter.limit > 0 {
@@ -518,8 +533,16 @@ impl TasksTx for SqlTasks<'_> {
                 ], |r| r.get(0))
             })
             .map_err(sqlite)?;
-        self.staged
-            .insert(t.task_id.clone(), (rowid, Arc::new(t.clone())));
+        if self
+            .staged
+            .insert(t.task_id.clone(), (rowid, Arc::new(t.clone())))
+            .is_none()
+        {
+            self.staged_targets
+                .entry(t.target_id.clone())
+                .or_default()
+                .push(t.task_id.clone());
+        }
         Ok(())
     }
 
