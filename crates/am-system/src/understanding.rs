@@ -97,6 +97,11 @@ pub struct RecordUnderstanding {
     pub kind: String,
     /// The title (`None` while pending).
     pub title: Option<String>,
+    /// The fields still being written (`title`, `summary`: the
+    /// `attributes.pending` marker's), absent when none, so an app shows
+    /// "being written…".
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub pending: Vec<String>,
     /// The digest.
     pub digest: String,
     /// The keywords.
@@ -1379,6 +1384,7 @@ impl MemorySystem {
         }
         let standing = self.standing_closure(&t.assertion_id)?;
         let current = self.current_of(&t.assertion_id)?;
+        let pending = crate::lookup::pending_fields(&t.row);
         let count = self
             .journal
             .versions(&VersionFilter {
@@ -1413,7 +1419,12 @@ impl MemorySystem {
             graph_id: t.graph_id.clone(),
             assertion_id: t.assertion_id.clone(),
             kind: t.kind.clone(),
-            title: attr_text(&t.row, "title"),
+            title: if pending.iter().any(|f| f == "title") {
+                None
+            } else {
+                attr_text(&t.row, "title")
+            },
+            pending,
             digest: t.row.object.clone(),
             keywords: keywords_of(&t.row),
             payload_ref: attr_text(&t.row, "payload_ref"),

@@ -918,3 +918,158 @@ fn a_declaration_whose_task_write_fails_leaves_no_marker_and_no_version() {
         );
     }
 }
+
+/// A second handle on the same home, and the first handle's clock that lets
+/// it write once, when armed: another writer moving the row between the
+/// declaration's read and its write.
+struct Interleaved {
+    first: MemorySystem,
+    second: Arc<std::sync::OnceLock<MemorySystem>>,
+    armed: Arc<AtomicBool>,
+    path: Option<PathBuf>,
+    _dir: tempfile::TempDir,
+}
+
+/// The first handle's clock: `NOW`, and once armed, the second handle's
+/// retitle of `target` before it answers.
+fn interleaving_options(
+    second: &Arc<std::sync::OnceLock<MemorySystem>>,
+    armed: &Arc<AtomicBool>,
+    target: &Arc<std::sync::Mutex<String>>,
+) -> SystemOptions {
+    let (second, armed, target) = (second.clone(), armed.clone(), target.clone());
+    SystemOptions {
+        task_queue: true,
+        clock: Some(Arc::new(move || {
+            if armed.swap(false, Ordering::SeqCst) {
+                let id = target.lock().unwrap().clone();
+                let r = second
+                    .get()
+                    .unwrap()
+                    .retitle(&Retitle::new(
+                        &id,
+                        "Another writer's title",
+                        operator(),
+                        json!("repair"),
+                        0,
+                    ))
+                    .unwrap();
+                assert_eq!(r.outcome, Outcome::Applied, "the other writer wrote");
+            }
+            NOW.to_owned()
+        })),
+        ..SystemOptions::default()
+    }
+}
+
+#[test]
+fn declare_pending_refuses_stale_when_another_writer_moves_the_row_between_read_and_write() {
+    let target = Arc::new(std::sync::Mutex::new(String::new()));
+    // The in-memory pair: two systems over one home.
+    let store: Arc<dyn TripleStore> = Arc::new(InMemoryTripleStore::new(None));
+    let journal: Arc<dyn MemoryJournal> = Arc::new(InMemoryJournal::new());
+    let home = Arc::new(PairHome::with_task_queue(
+        store.clone(),
+        journal.clone(),
+        Arc::new(InMemoryTaskQueue::new()),
+    ));
+    let (second, armed) = (
+        Arc::new(std::sync::OnceLock::new()),
+        Arc::new(AtomicBool::new(false)),
+    );
+    let mem = Interleaved {
+        first: MemorySystem::over_home_with_options(
+            home.clone(),
+            interleaving_options(&second, &armed, &target),
+        )
+        .unwrap(),
+        second: second.clone(),
+        armed,
+        path: None,
+        _dir: tempfile::tempdir().unwrap(),
+    };
+    let _ = mem
+        .second
+        .set(MemorySystem::over_home_with_options(home, options(true)).unwrap());
+    // The SQLite home: two handles (two connections) on one file.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("home.sqlite3");
+    let open = |p: &PathBuf| {
+        let h = SqliteHome::open(p).unwrap();
+        Arc::new(SqliteMemoryHome::open(&h, None, SqliteStoreOptions::default()).unwrap())
+    };
+    let (second, armed) = (
+        Arc::new(std::sync::OnceLock::new()),
+        Arc::new(AtomicBool::new(false)),
+    );
+    let sq = Interleaved {
+        first: MemorySystem::over_home_with_options(
+            open(&path),
+            interleaving_options(&second, &armed, &target),
+        )
+        .unwrap(),
+        second: second.clone(),
+        armed,
+        path: Some(path.clone()),
+        _dir: dir,
+    };
+    let _ = sq
+        .second
+        .set(MemorySystem::over_home_with_options(open(&path), options(true)).unwrap());
+    let mut answers = Vec::new();
+    for (name, s) in [("memory", &mem), ("sqlite", &sq)] {
+        let _ = &s.path;
+        for fields in [&["title"][..], &["summary"][..], &["title", "summary"][..]] {
+            let ids = s
+                .first
+                .remember_many(&RememberMany::new(
+                    vec![lesson()],
+                    "session",
+                    "s1",
+                    &format!("turn-{}", fields.join("-")),
+                ))
+                .unwrap()
+                .into_value();
+            *target.lock().unwrap() = ids[0].clone();
+            s.armed.store(true, Ordering::SeqCst);
+            let r = s
+                .first
+                .declare_pending(&DeclarePending {
+                    fields: fields.iter().map(|f| (*f).to_owned()).collect(),
+                    ..DeclarePending::new(&ids[0])
+                })
+                .unwrap();
+            assert!(
+                !s.armed.load(Ordering::SeqCst),
+                "[{name}] the other writer ran"
+            );
+            assert_eq!(r.outcome, Outcome::Refused(Reason::Stale), "[{name}] {r:?}");
+            let v = json_of(&r);
+            assert_eq!(v["applied"], json!(false));
+            assert!(v.get("seq").is_none() && v.get("version_id").is_none());
+            // What stands is the other writer's row: no marker, no task, no
+            // declaration in the journal.
+            let now = s.first.resolve_digest_assertion(&ids[0]).unwrap().unwrap();
+            assert_eq!(now.attributes["title"], json!("Another writer's title"));
+            assert!(!now.attributes.contains_key("pending"), "[{name}]");
+            let q = s.first.tasks().unwrap();
+            assert!(
+                q.tasks(&ListTasks::default()).unwrap().is_empty(),
+                "[{name}]"
+            );
+            assert!(
+                s.first
+                    .versions(&ids[0], Some("pending"))
+                    .unwrap()
+                    .is_empty(),
+                "[{name}]"
+            );
+            answers.push(json!([fields, v["reason"], v["outcome"]]));
+        }
+    }
+    assert_eq!(
+        answers[..3],
+        answers[3..],
+        "the two stacks answered differently"
+    );
+}

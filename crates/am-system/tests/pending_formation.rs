@@ -576,3 +576,143 @@ fn pending_records_lists_what_rearm_would_rearm_or_what_has_a_live_task() {
         json!(rearm)
     });
 }
+
+#[test]
+fn each_claim_of_an_authoring_task_is_mirrored_into_the_markers_attempts() {
+    use am_system::tasks::{Claim, ClaimTasks, Release, ReleaseOutcome};
+    let later = "2026-03-01T13:00:00.000000+00:00";
+    both(|s| {
+        let r =
+            untitled("episode", "The pool ran dry at noon.").with_pending(&["title", "summary"]);
+        let ids = form(s, vec![r], "k1").unwrap();
+        let attempts = || digest_row(s, &ids[0]).attributes["pending"]["attempts"].clone();
+        assert_eq!(attempts(), json!(0));
+        let q = s.system.tasks().unwrap();
+        let of = |kind: TaskKind| {
+            all_tasks(s)
+                .into_iter()
+                .find(|t| t.kind == kind)
+                .unwrap()
+                .task_id
+        };
+        let (title, summary) = (of(TaskKind::TitleAuthor), of(TaskKind::DigestAuthor));
+        let claim = |id: &str, now: Option<&str>| {
+            let mut c = Claim::new(ClaimTasks::Ids(vec![id.to_owned()]), "drainer");
+            c.now = now.map(str::to_owned);
+            let out = q.claim(&c).unwrap();
+            assert_eq!(out.claimed.len(), 1, "[{}] {out:?}", s.name);
+        };
+        let mut seen = Vec::new();
+        claim(&title, None);
+        seen.push(attempts());
+        q.release(&Release::new(
+            &title,
+            "drainer",
+            ReleaseOutcome::Retry,
+            "model_error",
+        ))
+        .unwrap();
+        claim(&title, None);
+        seen.push(attempts());
+        // The other field's first claim does not lower it (the highest claim
+        // count of the record's authoring tasks).
+        claim(&summary, None);
+        seen.push(attempts());
+        // An expired lease claimed again is a claim too.
+        claim(&title, Some(later));
+        seen.push(attempts());
+        assert_eq!(
+            seen,
+            vec![json!(1), json!(2), json!(2), json!(3)],
+            "[{}]",
+            s.name
+        );
+        // Only the marker moved: the words, the title and the flags stand.
+        let row = digest_row(s, &ids[0]);
+        assert_eq!(row.object, "The pool ran dry at noon.");
+        assert_eq!(row.attributes["title"], Value::Null);
+        assert_eq!(row.attributes["pending"]["title"], true);
+        assert_eq!(row.attributes["pending"]["summary"], true);
+        assert_eq!(row.attributes["pending"]["since"], NOW);
+        json!(seen)
+    });
+}
+
+#[test]
+fn a_claim_of_a_task_that_is_not_a_pending_fields_authoring_leaves_the_row_alone() {
+    use am_system::tasks::{Claim, ClaimTasks};
+    both(|s| {
+        let mut r = MemoryRecordInput::new("episode", "Dry pool", "The pool ran dry at noon.");
+        r = r.with_attribute("digest_method", "mechanical-v1");
+        let ids = form(s, vec![r], "k1").unwrap();
+        let before = digest_row(s, &ids[0]);
+        let t = all_tasks(s);
+        assert_eq!(t.len(), 1);
+        assert_eq!(t[0].kind, TaskKind::DigestRewrite);
+        let q = s.system.tasks().unwrap();
+        let out = q
+            .claim(&Claim::new(
+                ClaimTasks::Ids(vec![t[0].task_id.clone()]),
+                "drainer",
+            ))
+            .unwrap();
+        assert_eq!(out.claimed.len(), 1);
+        assert_eq!(digest_row(s, &ids[0]), before, "[{}]", s.name);
+        json!(out.claimed[0].attempts)
+    });
+}
+
+#[test]
+fn record_understanding_and_display_blocks_carry_pending_while_being_written() {
+    use am_system::Retitle;
+    use am_system::replay::ExportReplay;
+    both(|s| {
+        let r =
+            untitled("episode", "The pool ran dry at noon.").with_pending(&["title", "summary"]);
+        let ids = form(s, vec![r], "k1").unwrap();
+        let display = || -> Vec<Value> {
+            s.system
+                .export_replay(&ExportReplay::default())
+                .unwrap()
+                .map(|e| serde_json::to_value(e.unwrap()).unwrap())
+                .filter_map(|e| e.get("display").cloned())
+                .filter(|d| d.get("graph_id") == Some(&json!(ids[0])))
+                .collect()
+        };
+        let u = serde_json::to_value(s.system.record_understanding(&ids[0]).unwrap()).unwrap();
+        assert_eq!(
+            u["pending"],
+            json!(["title", "summary"]),
+            "[{}] {u}",
+            s.name
+        );
+        assert_eq!(u["title"], Value::Null);
+        let blocks = display();
+        assert!(!blocks.is_empty(), "[{}]", s.name);
+        for d in &blocks {
+            assert_eq!(
+                d["pending"],
+                json!(["title", "summary"]),
+                "[{}] {d}",
+                s.name
+            );
+            assert!(d.get("title").is_none_or(Value::is_null), "{d}");
+        }
+        s.system
+            .retitle(&Retitle::new(
+                &ids[0],
+                "The dry pool",
+                operator(),
+                json!("formation"),
+                0,
+            ))
+            .unwrap();
+        let u2 = serde_json::to_value(s.system.record_understanding(&ids[0]).unwrap()).unwrap();
+        assert_eq!(u2["pending"], json!(["summary"]), "[{}] {u2}", s.name);
+        assert_eq!(u2["title"], "The dry pool");
+        for d in display() {
+            assert_eq!(d["pending"], json!(["summary"]), "[{}] {d}", s.name);
+        }
+        json!([u["pending"], u2["pending"]])
+    });
+}

@@ -31,6 +31,7 @@ pub mod args;
 pub mod debt;
 pub(crate) mod formation;
 pub mod gate;
+mod mirror;
 pub mod reads;
 mod select;
 
@@ -571,7 +572,9 @@ impl<'a> TaskQueue<'a> {
     /// `claim`: lease a selection (its window and `left_out` are recorded)
     /// or a list of task ids. Each claim spends one attempt; an expired
     /// lease returns the task; a task claimed `max_attempts` times without
-    /// settling fails (`refused` with `max_attempts`).
+    /// settling fails (`refused` with `max_attempts`). Each claim of a
+    /// pending record's `title.author` / `digest.author` is mirrored into
+    /// its marker's `attempts` in the same transaction.
     ///
     /// # Errors
     /// `InvalidInput` for an empty holder, a lease that is not a positive
@@ -606,109 +609,140 @@ impl<'a> TaskQueue<'a> {
                 unique.push(id);
             }
         }
-        self.write(CommitPoint::TasksClaim, |tx| {
-            let mut out = ClaimResult::default();
-            for id in &unique {
-                let refuse = |reason: &str| Refusal {
-                    task_id: id.clone(),
-                    reason: reason.to_owned(),
-                };
-                let Some(mut t) = tx.task(id)? else {
-                    out.refused.push(refuse("unknown_task"));
-                    continue;
-                };
-                let expired = t.status == TaskStatus::Leased && effective(&t, &now) != t.status;
-                let status = effective(&t, &now);
-                if status == TaskStatus::Failed && expired {
-                    t.status = TaskStatus::Failed;
-                    t.error = Some(json!({"reason": "max_attempts", "attempts": t.attempts}));
-                    t.lease_until = None;
-                    t.updated_at = now.clone();
-                    tx.put(&t)?;
-                    tx.append_log(&log_row(
-                        id,
-                        &now,
-                        "failed",
-                        None,
-                        json!({"reason": "max_attempts", "attempts": t.attempts}),
-                    ))?;
-                    out.refused.push(refuse("max_attempts"));
-                    continue;
-                }
-                if !status.is_live() {
-                    out.refused.push(refuse(status.as_str()));
-                    continue;
-                }
-                if status == TaskStatus::Leased {
-                    out.refused.push(refuse("leased"));
-                    continue;
-                }
-                if t.not_before.as_deref().is_some_and(|nb| nb > now.as_str()) {
-                    out.refused.push(refuse("not_before"));
-                    continue;
-                }
-                let mut blocked = false;
-                for d in &t.depends_on {
-                    if tx.task(d)?.is_some_and(|x| effective(&x, &now).is_live()) {
-                        blocked = true;
-                        break;
+        // A row another writer moved between the mirror's read and the
+        // claim's write fails the transaction (`Conflict`): read again.
+        let mut tries = 0;
+        loop {
+            let mirrors = self.plan_mirrors(&unique, &now)?;
+            let ran = self.claim_in(&unique, &mirrors, (holder, &now, &until), window, &left_out);
+            match ran {
+                Err(e) if e.kind() == am_triples::ErrorKind::Conflict && tries < 3 => tries += 1,
+                other => return other,
+            }
+        }
+    }
+
+    /// `claim`'s transaction: the claims of `unique`, the window row, the
+    /// markers' `attempts` mirrored.
+    fn claim_in(
+        &self,
+        unique: &[String],
+        mirrors: &[mirror::Mirror],
+        (holder, now, until): (&str, &String, &String),
+        window: Option<Window>,
+        left_out: &[Value],
+    ) -> Result<ClaimResult> {
+        let (now, until) = (now.clone(), until.clone());
+        let mut result = None;
+        self.sys
+            .home
+            .transaction(CommitPoint::TasksClaim, &mut |home| {
+                let tx = home.tasks()?;
+                let mut out = ClaimResult::default();
+                for id in unique {
+                    let refuse = |reason: &str| Refusal {
+                        task_id: id.clone(),
+                        reason: reason.to_owned(),
+                    };
+                    let Some(mut t) = tx.task(id)? else {
+                        out.refused.push(refuse("unknown_task"));
+                        continue;
+                    };
+                    let expired = t.status == TaskStatus::Leased && effective(&t, &now) != t.status;
+                    let status = effective(&t, &now);
+                    if status == TaskStatus::Failed && expired {
+                        t.status = TaskStatus::Failed;
+                        t.error = Some(json!({"reason": "max_attempts", "attempts": t.attempts}));
+                        t.lease_until = None;
+                        t.updated_at = now.clone();
+                        tx.put(&t)?;
+                        tx.append_log(&log_row(
+                            id,
+                            &now,
+                            "failed",
+                            None,
+                            json!({"reason": "max_attempts", "attempts": t.attempts}),
+                        ))?;
+                        out.refused.push(refuse("max_attempts"));
+                        continue;
                     }
-                }
-                if blocked {
-                    out.refused.push(refuse("blocked"));
-                    continue;
-                }
-                if t.attempts >= t.max_attempts {
-                    t.status = TaskStatus::Failed;
-                    t.error = Some(json!({"reason": "max_attempts", "attempts": t.attempts}));
+                    if !status.is_live() {
+                        out.refused.push(refuse(status.as_str()));
+                        continue;
+                    }
+                    if status == TaskStatus::Leased {
+                        out.refused.push(refuse("leased"));
+                        continue;
+                    }
+                    if t.not_before.as_deref().is_some_and(|nb| nb > now.as_str()) {
+                        out.refused.push(refuse("not_before"));
+                        continue;
+                    }
+                    let mut blocked = false;
+                    for d in &t.depends_on {
+                        if tx.task(d)?.is_some_and(|x| effective(&x, &now).is_live()) {
+                            blocked = true;
+                            break;
+                        }
+                    }
+                    if blocked {
+                        out.refused.push(refuse("blocked"));
+                        continue;
+                    }
+                    if t.attempts >= t.max_attempts {
+                        t.status = TaskStatus::Failed;
+                        t.error = Some(json!({"reason": "max_attempts", "attempts": t.attempts}));
+                        t.updated_at = now.clone();
+                        tx.put(&t)?;
+                        tx.append_log(&log_row(
+                            id,
+                            &now,
+                            "failed",
+                            None,
+                            json!({"reason": "max_attempts", "attempts": t.attempts}),
+                        ))?;
+                        out.refused.push(refuse("max_attempts"));
+                        continue;
+                    }
+                    if expired {
+                        tx.append_log(&log_row(
+                            id,
+                            &now,
+                            "expired",
+                            t.holder.as_deref(),
+                            json!({"lease_until": t.lease_until}),
+                        ))?;
+                    }
+                    t.attempts += 1;
+                    t.status = TaskStatus::Leased;
+                    t.holder = Some(holder.to_owned());
+                    t.lease_until = Some(until.clone());
                     t.updated_at = now.clone();
                     tx.put(&t)?;
                     tx.append_log(&log_row(
                         id,
                         &now,
-                        "failed",
-                        None,
-                        json!({"reason": "max_attempts", "attempts": t.attempts}),
+                        "claimed",
+                        Some(holder),
+                        json!({"attempt": t.attempts, "lease_until": until, "window": window}),
                     ))?;
-                    out.refused.push(refuse("max_attempts"));
-                    continue;
+                    out.claimed.push(t);
                 }
-                if expired {
-                    tx.append_log(&log_row(
-                        id,
-                        &now,
-                        "expired",
-                        t.holder.as_deref(),
-                        json!({"lease_until": t.lease_until}),
-                    ))?;
+                if let Some(w) = window {
+                    tx.put_window(&WindowRow {
+                        seq: 0,
+                        holder: holder.to_owned(),
+                        window: w,
+                        at: now.clone(),
+                        claimed: out.claimed.iter().map(|t| t.task_id.clone()).collect(),
+                        left_out: left_out.to_vec(),
+                    })?;
                 }
-                t.attempts += 1;
-                t.status = TaskStatus::Leased;
-                t.holder = Some(holder.to_owned());
-                t.lease_until = Some(until.clone());
-                t.updated_at = now.clone();
-                tx.put(&t)?;
-                tx.append_log(&log_row(
-                    id,
-                    &now,
-                    "claimed",
-                    Some(holder),
-                    json!({"attempt": t.attempts, "lease_until": until, "window": window}),
-                ))?;
-                out.claimed.push(t);
-            }
-            if let Some(w) = window {
-                tx.put_window(&WindowRow {
-                    seq: 0,
-                    holder: holder.to_owned(),
-                    window: w,
-                    at: now.clone(),
-                    claimed: out.claimed.iter().map(|t| t.task_id.clone()).collect(),
-                    left_out: left_out.clone(),
-                })?;
-            }
-            Ok(out)
-        })
+                mirror::apply_mirrors(home, mirrors, &out.claimed)?;
+                result = Some(out);
+                Ok(())
+            })?;
+        result.ok_or_else(|| Error::internal("a task transaction returned nothing"))
     }
 
     /// `ack`: settle a task leased by `holder` as done with its `result`. A
