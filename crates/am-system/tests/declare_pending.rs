@@ -956,7 +956,7 @@ fn interleaving_options(
                     .unwrap();
                 assert_eq!(r.outcome, Outcome::Applied, "the other writer wrote");
             }
-            NOW.to_owned()
+            am_triples::Timestamp::parse(NOW).unwrap()
         })),
         ..SystemOptions::default()
     }
