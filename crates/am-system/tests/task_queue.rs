@@ -843,3 +843,559 @@ fn every_queue_write_reports_its_tasks_commit_point_and_a_refusal_writes_nothing
         assert!(take().is_empty());
     }
 }
+
+// ---------------------------------------------------------------------------
+// The declared constants and defaults, pinned to the spec's values.
+
+#[test]
+fn the_declared_vocabularies_are_the_specs_task_kinds_windows_and_capabilities() {
+    use am_journal::{CAPABILITIES, TASK_KINDS, WINDOWS};
+    assert_eq!(
+        TASK_KINDS,
+        [
+            "title.author",
+            "digest.author",
+            "digest.rewrite",
+            "card.author",
+            "dream.narrate",
+            "ripple.reconsider",
+            "ripple.consolidate",
+        ]
+    );
+    assert_eq!(WINDOWS, ["turn", "visit", "nap", "cycle", "night", "idle"]);
+    assert_eq!(CAPABILITIES, ["summaries", "understanding"]);
+    // The capability in parentheses of each kind.
+    let capability: Vec<(&str, &str)> = TASK_KINDS
+        .iter()
+        .map(|k| {
+            let kind: TaskKind = k.parse().unwrap();
+            (*k, kind.capability())
+        })
+        .collect();
+    assert_eq!(
+        capability,
+        [
+            ("title.author", "summaries"),
+            ("digest.author", "summaries"),
+            ("digest.rewrite", "summaries"),
+            ("card.author", "summaries"),
+            ("dream.narrate", "understanding"),
+            ("ripple.reconsider", "understanding"),
+            ("ripple.consolidate", "understanding"),
+        ]
+    );
+    // The window-only kinds.
+    let only: Vec<(&str, Option<&[Window]>)> = TASK_KINDS
+        .iter()
+        .map(|k| (*k, k.parse::<TaskKind>().unwrap().window_only()))
+        .filter(|(_, w)| w.is_some())
+        .collect();
+    assert_eq!(
+        only,
+        [
+            ("dream.narrate", Some(&[Window::Night, Window::Nap][..])),
+            ("ripple.consolidate", Some(&[Window::Night][..])),
+        ]
+    );
+}
+
+#[test]
+fn the_priorities_are_formation_5_community_3_and_pending_priority_says_which() {
+    use am_system::tasks::{COMMUNITY_PRIORITY, FORMATION_PRIORITY, pending_priority};
+    assert_eq!(FORMATION_PRIORITY, 5);
+    assert_eq!(COMMUNITY_PRIORITY, 3);
+    assert_eq!(pending_priority("community"), 3);
+    for kind in ["episode", "world_model", "dream", "summary", "lesson"] {
+        assert_eq!(pending_priority(kind), 5, "{kind}");
+    }
+    // Ahead of every rewrite: a task queued without a priority that is not
+    // a formation task waits behind both.
+    assert!(am_system::tasks::DEFAULT_PRIORITY > FORMATION_PRIORITY);
+}
+
+#[test]
+fn the_gate_constants_are_activation_gates_values() {
+    use am_system::tasks::{
+        CHANGE_MAGNITUDE, DECAY, GATE_K, GATE_THETA, MAX_HOPS, RELATION_WEIGHTS, RIPPLE_BUDGET,
+        activation,
+    };
+    assert_eq!(
+        (GATE_K, GATE_THETA, GATE_FLOOR, DECAY),
+        (6.0, 0.5, 0.1, 0.5)
+    );
+    assert_eq!((MAX_HOPS, RIPPLE_BUDGET, RIPPLE_WINDOW_CAP), (2, 20, 20));
+    assert_eq!(
+        CHANGE_MAGNITUDE,
+        [
+            ("unchanged", 0.0),
+            ("refined", 0.25),
+            ("revised", 0.6),
+            ("overturned", 1.0)
+        ]
+    );
+    let mut weights: Vec<(&str, f64)> = RELATION_WEIGHTS.to_vec();
+    weights.sort_by(|a, b| a.0.cmp(b.0));
+    assert_eq!(
+        weights,
+        [
+            ("answers", 0.75),
+            ("continues", 0.5),
+            ("derived_from", 1.0),
+            ("from_session", 0.5),
+            ("mentions", 0.25),
+            ("part_of", 0.75),
+            ("refines", 1.0),
+            ("reflected_in", 0.5),
+            ("summarizes", 1.0),
+            ("supports", 0.75),
+        ]
+    );
+    // 1 / (1 + e^-6(sensitivity·strength − 0.5)), written out here.
+    for (strength, sensitivity) in [(0.0, 1.0), (0.3, 1.0), (0.5, 1.0), (1.0, 1.0), (0.4, 2.5)] {
+        let want = 1.0 / (1.0 + (-6.0f64 * (sensitivity * strength - 0.5)).exp());
+        assert!(
+            (activation(strength, sensitivity) - want).abs() < 1e-12,
+            "{strength} {sensitivity}"
+        );
+    }
+    // The floor is reached at a potential of 0.134 (the ripple's words).
+    assert!(activation(0.134, 1.0) >= GATE_FLOOR);
+    assert!(activation(0.133, 1.0) < GATE_FLOOR);
+    // DEFAULT_TASK_SECONDS: the spec names it, not its value; ours is 30 s
+    // (docs/tasks.md's `am tasks` example plans 30.0 s a task).
+    assert_eq!(DEFAULT_TASK_SECONDS, 30.0);
+}
+
+#[test]
+fn the_methods_defaults_are_the_specs() {
+    // enqueue: assertion_id="", basis_version=0, priority=None,
+    // depends_on=(), not_before=None, windows=None, cost_hint=None,
+    // max_attempts=3, ripple_id=None, hop=None, now=None.
+    let e: Enqueue = serde_json::from_value(json!({
+        "kind": "digest.rewrite", "target_id": "ex:a", "scope": "session",
+        "owner_id": "s1", "basis": "ex:a@v0", "strength": 0.5, "cause": "backfill"
+    }))
+    .unwrap();
+    let want = Enqueue::new(
+        TaskKind::DigestRewrite,
+        "ex:a",
+        ("session", "s1"),
+        "ex:a@v0",
+        0.5,
+        "backfill",
+    );
+    assert_eq!(e, want);
+    assert_eq!(
+        (
+            e.assertion_id.as_str(),
+            e.basis_version,
+            e.priority,
+            e.depends_on.len(),
+            e.max_attempts
+        ),
+        ("", 0, None, 0, 3)
+    );
+    assert!(e.not_before.is_none() && e.windows.is_none() && e.cost_hint.is_none());
+    assert!(e.ripple_id.is_none() && e.hop.is_none() && e.now.is_none());
+    // select_for_window: sensitivity=1.0, window="turn", scopes=None,
+    // kinds=None, capabilities=None, hard_cap=64, cost_of=None.
+    let s: SelectForWindow = serde_json::from_value(json!({"budget_seconds": 120.0})).unwrap();
+    assert_eq!(s, SelectForWindow::new(120.0));
+    assert_eq!(
+        (s.sensitivity, s.window, s.hard_cap),
+        (1.0, Window::Turn, 64)
+    );
+    assert!(s.scopes.is_none() && s.kinds.is_none() && s.capabilities.is_none());
+    assert!(s.cost_of.is_none());
+    // claim: lease_seconds=600, window=None.
+    let c: Claim = serde_json::from_value(json!({"tasks": ["t1"], "holder": "h"})).unwrap();
+    assert_eq!(c, Claim::new(vec!["t1".to_owned()], "h"));
+    assert_eq!((c.lease_seconds, c.window), (600.0, None));
+    // release: until=None, detail=None.
+    let r: Release = serde_json::from_value(
+        json!({"task_id": "t1", "holder": "h", "outcome": "skip", "reason": "why"}),
+    )
+    .unwrap();
+    assert_eq!(r, Release::new("t1", "h", ReleaseOutcome::Skip, "why"));
+    // tasks: status=None, kind=None, target_id=None, ripple_id=None, limit=0.
+    let l: ListTasks = serde_json::from_value(json!({})).unwrap();
+    assert_eq!(l, ListTasks::default());
+    assert_eq!(l.limit, 0);
+    assert!(l.status.is_none() && l.kind.is_none());
+    assert!(l.target_id.is_none() && l.ripple_id.is_none());
+    // prioritize: dry_run=False.
+    let p: Prioritize = serde_json::from_value(
+        json!({"target_ids": ["ex:a"], "kinds": ["title.author"], "priority": 3, "reason": "r"}),
+    )
+    .unwrap();
+    assert!(!p.dry_run);
+}
+
+#[test]
+fn a_selection_answers_the_specs_keys_and_the_gate_it_used() {
+    let keys = |v: &Value| -> BTreeSet<String> {
+        v.as_object()
+            .unwrap()
+            .keys()
+            .cloned()
+            .collect::<BTreeSet<_>>()
+    };
+    let set = |k: &[&str]| -> BTreeSet<String> { k.iter().map(|s| (*s).to_owned()).collect() };
+    both(|_, q| {
+        q.enqueue(&task(TaskKind::DigestRewrite, "ex:strong", 0.9))
+            .unwrap();
+        q.enqueue(&task(TaskKind::DigestRewrite, "ex:weak", 0.0))
+            .unwrap();
+        let sel = q.select_for_window(&SelectForWindow::new(600.0)).unwrap();
+        let v = serde_json::to_value(&sel).unwrap();
+        assert_eq!(
+            keys(&v),
+            set(&[
+                "window",
+                "budget_seconds",
+                "sensitivity",
+                "hard_cap",
+                "gate",
+                "at",
+                "tasks",
+                "planned_seconds",
+                "left_out",
+                "left_out_counts"
+            ])
+        );
+        assert_eq!(v["gate"], json!({"k": 6.0, "theta": 0.5, "floor": 0.1}));
+        assert_eq!(v["at"], PINNED_NOW, "the engine clock");
+        // A selected task: the task plus its activation and cost.
+        let t = &v["tasks"][0];
+        assert!(t.get("activation").is_some() && t.get("cost").is_some());
+        assert_eq!(t["task_id"], json!(sel.tasks[0].task.task_id));
+        assert_eq!(
+            keys(&v["left_out"][0]),
+            set(&[
+                "task_id",
+                "kind",
+                "target_id",
+                "reason",
+                "activation",
+                "cost_seconds"
+            ])
+        );
+        assert_eq!(v["left_out_counts"], json!({"below_gate": 1}));
+        assert_eq!(v["planned_seconds"], json!(DEFAULT_TASK_SECONDS));
+        v
+    });
+}
+
+#[test]
+fn a_topics_authoring_task_waits_at_community_priority_ahead_of_every_other_pending_record() {
+    both(|s, q| {
+        let mut topic = MemoryRecordInput::new("community", "", "Members: the garden, the pool.");
+        topic.title = None;
+        let mut episode = MemoryRecordInput::new("episode", "", "Ada took plot 14.");
+        episode.title = None;
+        s.system
+            .remember_many(&RememberMany::new(
+                vec![
+                    episode.with_pending(&["title"]),
+                    topic.with_pending(&["title"]),
+                ],
+                "session",
+                "s1",
+                "k1",
+            ))
+            .unwrap();
+        let mut got: Vec<(i64, f64)> = q
+            .tasks(&ListTasks::default())
+            .unwrap()
+            .iter()
+            .map(|t| (t.priority, t.strength))
+            .collect();
+        got.sort_by_key(|(p, _)| *p);
+        assert_eq!(got, [(3, 1.0), (5, 1.0)], "[{}]", s.name);
+        // A window with room for one names the topic first.
+        let sel = q
+            .select_for_window(&SelectForWindow::new(DEFAULT_TASK_SECONDS))
+            .unwrap();
+        assert_eq!(sel.tasks.len(), 1);
+        assert_eq!(sel.tasks[0].task.priority, 3);
+        json!(got)
+    });
+}
+
+// ---------------------------------------------------------------------------
+// task, tasks, log, counts.
+
+/// Run `check` on both stacks with an engine clock the test moves.
+fn both_clocked(check: impl Fn(&Stack, TaskQueue<'_>, &Mutex<String>) -> Value) -> Value {
+    let run = |make: fn(SystemOptions) -> Stack| {
+        let clock = Arc::new(Mutex::new(PINNED_NOW.to_owned()));
+        let c = clock.clone();
+        let s = make(SystemOptions {
+            task_queue: true,
+            clock: Some(Arc::new(move || {
+                am_triples::Timestamp::parse(&c.lock().unwrap()).unwrap()
+            })),
+            ..SystemOptions::default()
+        });
+        check(&s, s.system.tasks().unwrap(), &clock)
+    };
+    let a = run(memory_stack);
+    let b = run(sqlite_stack);
+    assert_eq!(a, b, "the two stacks answered differently");
+    a
+}
+
+#[test]
+fn task_answers_the_task_as_it_reads_now_or_none() {
+    both_clocked(|_, q, clock| {
+        assert_eq!(q.task("no-such-task").unwrap(), None);
+        let mut once = task(TaskKind::DigestRewrite, "ex:once", 0.9);
+        once.max_attempts = 1;
+        let once = q.enqueue(&once).unwrap().task_id;
+        let twice = q
+            .enqueue(&task(TaskKind::DigestRewrite, "ex:twice", 0.9))
+            .unwrap()
+            .task_id;
+        let fresh = q.task(&twice).unwrap().unwrap();
+        assert_eq!(
+            Some(&fresh),
+            q.tasks(&ListTasks::default())
+                .unwrap()
+                .iter()
+                .find(|t| t.task_id == twice)
+        );
+        assert_eq!((fresh.status, fresh.attempts), (TaskStatus::Pending, 0));
+        // Claimed at the engine clock (no `now=`): leased for 600 s.
+        q.claim(&Claim::new(vec![once.clone(), twice.clone()], "h"))
+            .unwrap();
+        let leased = q.task(&twice).unwrap().unwrap();
+        assert_eq!(leased.status, TaskStatus::Leased);
+        assert_eq!(leased.holder.as_deref(), Some("h"));
+        // The engine clock passes the lease's end: the task reads as
+        // returned, or as failed once it spent max_attempts.
+        *clock.lock().unwrap() = LATER.to_owned();
+        let back = q.task(&twice).unwrap().unwrap();
+        assert_eq!((back.status, back.attempts), (TaskStatus::Pending, 1));
+        assert_eq!(q.task(&once).unwrap().unwrap().status, TaskStatus::Failed);
+        json!([fresh, leased, back])
+    });
+}
+
+#[test]
+fn tasks_filters_by_status_kind_target_and_ripple_in_queue_order_and_limit_keeps_the_first() {
+    both(|_, q| {
+        let a = q
+            .enqueue(&task(TaskKind::DigestRewrite, "ex:a", 0.9))
+            .unwrap()
+            .task_id;
+        let b = q
+            .enqueue(&task(TaskKind::TitleAuthor, "ex:b", 0.9))
+            .unwrap()
+            .task_id;
+        let mut c = task(TaskKind::RippleReconsider, "ex:c", 0.9);
+        c.ripple_id = Some("r1".into());
+        c.hop = Some(1);
+        let c = q.enqueue(&c).unwrap().task_id;
+        let mut d = task(TaskKind::RippleReconsider, "ex:d", 0.9);
+        d.ripple_id = Some("r2".into());
+        let d = q.enqueue(&d).unwrap().task_id;
+        let list = |args: ListTasks| -> Vec<String> {
+            q.tasks(&args)
+                .unwrap()
+                .into_iter()
+                .map(|t| t.task_id)
+                .collect()
+        };
+        // Default: every task, in queue order.
+        assert_eq!(
+            list(ListTasks::default()),
+            [a.clone(), b.clone(), c.clone(), d.clone()]
+        );
+        assert_eq!(
+            list(ListTasks {
+                kind: Some(TaskKind::DigestRewrite),
+                ..ListTasks::default()
+            }),
+            [a.clone()]
+        );
+        assert_eq!(
+            list(ListTasks {
+                target_id: Some("ex:b".into()),
+                ..ListTasks::default()
+            }),
+            [b.clone()]
+        );
+        assert_eq!(
+            list(ListTasks {
+                ripple_id: Some("r1".into()),
+                ..ListTasks::default()
+            }),
+            [c.clone()]
+        );
+        assert_eq!(
+            list(ListTasks {
+                kind: Some(TaskKind::RippleReconsider),
+                ripple_id: Some("r2".into()),
+                ..ListTasks::default()
+            }),
+            [d.clone()]
+        );
+        assert!(
+            list(ListTasks {
+                kind: Some(TaskKind::TitleAuthor),
+                target_id: Some("ex:a".into()),
+                ..ListTasks::default()
+            })
+            .is_empty()
+        );
+        // limit keeps the first n; 0 is all.
+        assert_eq!(
+            list(ListTasks {
+                limit: 2,
+                ..ListTasks::default()
+            }),
+            [a.clone(), b.clone()]
+        );
+        // status reads as of `now`: a lease that ended reads pending.
+        claim_ids(q, &[&b], "h", PINNED_NOW);
+        let by_status = |status, now: &str| {
+            list(ListTasks {
+                status: Some(status),
+                now: Some(now.to_owned()),
+                ..ListTasks::default()
+            })
+        };
+        assert_eq!(by_status(TaskStatus::Leased, PINNED_NOW), [b.clone()]);
+        assert_eq!(
+            by_status(TaskStatus::Pending, PINNED_NOW),
+            [a.clone(), c.clone(), d.clone()]
+        );
+        assert!(by_status(TaskStatus::Leased, LATER).is_empty());
+        assert_eq!(by_status(TaskStatus::Pending, LATER).len(), 4);
+        // The status filter applies before the limit.
+        assert_eq!(
+            list(ListTasks {
+                status: Some(TaskStatus::Pending),
+                limit: 1,
+                now: Some(PINNED_NOW.into()),
+                ..ListTasks::default()
+            }),
+            [a.clone()]
+        );
+        json!([a, b, c, d])
+    });
+}
+
+#[test]
+fn log_is_every_transition_of_that_task_oldest_first_with_its_holder_and_particulars() {
+    both(|_, q| {
+        assert!(q.log("no-such-task").unwrap().is_empty());
+        let id = q
+            .enqueue(&task(TaskKind::DigestRewrite, "ex:a", 0.9))
+            .unwrap()
+            .task_id;
+        let other = q
+            .enqueue(&task(TaskKind::DigestRewrite, "ex:other", 0.9))
+            .unwrap()
+            .task_id;
+        claim_ids(q, &[&id, &other], "h", PINNED_NOW);
+        q.release(&Release {
+            now: Some(PINNED_NOW.into()),
+            ..Release::new(&id, "h", ReleaseOutcome::Retry, "timeout")
+        })
+        .unwrap();
+        claim_ids(q, &[&id], "h2", LATER);
+        q.ack(&Ack {
+            task_id: id.clone(),
+            holder: "h2".into(),
+            result: json!({"outcome": "unchanged", "seconds": 3.0}),
+            now: Some(LATER.into()),
+        })
+        .unwrap();
+        let log = q.log(&id).unwrap();
+        assert!(log.iter().all(|r| r.task_id == id), "only that task's rows");
+        let events: Vec<(&str, Option<&str>, &str)> = log
+            .iter()
+            .map(|r| (r.event.as_str(), r.holder.as_deref(), r.at.as_str()))
+            .collect();
+        assert_eq!(
+            events,
+            [
+                ("enqueued", None, PINNED_NOW),
+                ("claimed", Some("h"), PINNED_NOW),
+                ("released", Some("h"), PINNED_NOW),
+                ("claimed", Some("h2"), LATER),
+                ("acked", Some("h2"), LATER),
+            ]
+        );
+        assert!(log.windows(2).all(|w| w[0].seq < w[1].seq), "oldest first");
+        assert_eq!(log[1].detail["attempt"], 1);
+        assert_eq!(log[3].detail["attempt"], 2);
+        assert_eq!(
+            log[1].detail["lease_until"],
+            "2026-03-01T12:10:00.000000+00:00"
+        );
+        // The other task's log is its own.
+        let theirs: Vec<String> = q
+            .log(&other)
+            .unwrap()
+            .into_iter()
+            .map(|r| r.event)
+            .collect();
+        assert_eq!(theirs, ["enqueued", "claimed"]);
+        json!(
+            log.iter()
+                .map(|r| json!([r.event, r.holder, r.at, r.detail]))
+                .collect::<Vec<_>>()
+        )
+    });
+}
+
+#[test]
+fn counts_answers_total_live_by_status_and_by_kind_as_of_the_engine_clock() {
+    both_clocked(|_, q, clock| {
+        let empty = serde_json::to_value(q.counts().unwrap()).unwrap();
+        assert_eq!(
+            empty,
+            json!({"total": 0, "live": 0, "by_status": {}, "by_kind": {}})
+        );
+        let a = q
+            .enqueue(&task(TaskKind::DigestRewrite, "ex:a", 0.9))
+            .unwrap()
+            .task_id;
+        let b = q
+            .enqueue(&task(TaskKind::TitleAuthor, "ex:b", 0.9))
+            .unwrap()
+            .task_id;
+        let skip = q
+            .enqueue(&task(TaskKind::DigestRewrite, "ex:c", 0.9))
+            .unwrap()
+            .task_id;
+        q.claim(&Claim::new(vec![a, b, skip.clone()], "h")).unwrap();
+        q.release(&Release::new(
+            &skip,
+            "h",
+            ReleaseOutcome::Skip,
+            "over_context",
+        ))
+        .unwrap();
+        let now = serde_json::to_value(q.counts().unwrap()).unwrap();
+        assert_eq!(
+            now,
+            json!({
+                "total": 3, "live": 2,
+                "by_status": {"leased": 2, "skipped": 1},
+                "by_kind": {
+                    "digest.rewrite": {"leased": 1, "skipped": 1},
+                    "title.author": {"leased": 1}
+                }
+            })
+        );
+        // The leases end on the engine clock: the tasks count as pending.
+        *clock.lock().unwrap() = LATER.to_owned();
+        let later = serde_json::to_value(q.counts().unwrap()).unwrap();
+        assert_eq!(later["by_status"], json!({"pending": 2, "skipped": 1}));
+        assert_eq!(later["live"], 2);
+        json!([empty, now, later])
+    });
+}
