@@ -657,7 +657,12 @@ fn fields_outside_pending_fields_none_or_a_cause_outside_rewrite_causes_raise() 
 /// Run `tid` out of attempts: three claims whose leases expire, then a
 /// fourth claim that fails it.
 fn exhaust(s: &Stack, tid: &str) {
-    let q = s.system.tasks().unwrap();
+    exhaust_on(&s.system, tid);
+}
+
+/// [`exhaust`] on one system.
+fn exhaust_on(system: &MemorySystem, tid: &str) {
+    let q = system.tasks().unwrap();
     for now in [
         "2026-03-01T12:00:00Z",
         "2026-03-01T13:00:00Z",
@@ -962,9 +967,9 @@ fn interleaving_options(
     }
 }
 
-#[test]
-fn declare_pending_refuses_stale_when_another_writer_moves_the_row_between_read_and_write() {
-    let target = Arc::new(std::sync::Mutex::new(String::new()));
+/// Both stacks with a second handle each, the first handle's clock
+/// interleaving the second's retitle of `target` once armed.
+fn interleaved(target: &Arc<std::sync::Mutex<String>>) -> [(&'static str, Interleaved); 2] {
     // The in-memory pair: two systems over one home.
     let store: Arc<dyn TripleStore> = Arc::new(InMemoryTripleStore::new(None));
     let journal: Arc<dyn MemoryJournal> = Arc::new(InMemoryJournal::new());
@@ -980,7 +985,7 @@ fn declare_pending_refuses_stale_when_another_writer_moves_the_row_between_read_
     let mem = Interleaved {
         first: MemorySystem::over_home_with_options(
             home.clone(),
-            interleaving_options(&second, &armed, &target),
+            interleaving_options(&second, &armed, target),
         )
         .unwrap(),
         second: second.clone(),
@@ -1005,7 +1010,7 @@ fn declare_pending_refuses_stale_when_another_writer_moves_the_row_between_read_
     let sq = Interleaved {
         first: MemorySystem::over_home_with_options(
             open(&path),
-            interleaving_options(&second, &armed, &target),
+            interleaving_options(&second, &armed, target),
         )
         .unwrap(),
         second: second.clone(),
@@ -1016,8 +1021,15 @@ fn declare_pending_refuses_stale_when_another_writer_moves_the_row_between_read_
     let _ = sq
         .second
         .set(MemorySystem::over_home_with_options(open(&path), options(true)).unwrap());
+    [("memory", mem), ("sqlite", sq)]
+}
+
+#[test]
+fn declare_pending_refuses_stale_when_another_writer_moves_the_row_between_read_and_write() {
+    let target = Arc::new(std::sync::Mutex::new(String::new()));
+    let stacks = interleaved(&target);
     let mut answers = Vec::new();
-    for (name, s) in [("memory", &mem), ("sqlite", &sq)] {
+    for (name, s) in &stacks {
         let _ = &s.path;
         for fields in [&["title"][..], &["summary"][..], &["title", "summary"][..]] {
             let ids = s
@@ -1072,4 +1084,118 @@ fn declare_pending_refuses_stale_when_another_writer_moves_the_row_between_read_
         answers[3..],
         "the two stacks answered differently"
     );
+}
+
+#[test]
+fn rearm_pending_refuses_stale_when_another_writer_moves_the_row_between_read_and_write() {
+    let target = Arc::new(std::sync::Mutex::new(String::new()));
+    let stacks = interleaved(&target);
+    let mut answers = Vec::new();
+    for (name, s) in &stacks {
+        // A pending summary whose only task ran out.
+        let ids = s
+            .first
+            .remember_many(&RememberMany::new(
+                vec![lesson().with_pending(&["summary"])],
+                "session",
+                "s1",
+                "turn-rearm",
+            ))
+            .unwrap()
+            .into_value();
+        let q = s.first.tasks().unwrap();
+        let ran_out = q.tasks(&ListTasks::default()).unwrap()[0].task_id.clone();
+        exhaust_on(&s.first, &ran_out);
+        let before = s.first.resolve_digest_assertion(&ids[0]).unwrap().unwrap();
+        *target.lock().unwrap() = ids[0].clone();
+        s.armed.store(true, Ordering::SeqCst);
+        let r = s.first.rearm_pending(&RearmPending::new(&ids[0])).unwrap();
+        assert!(
+            !s.armed.load(Ordering::SeqCst),
+            "[{name}] the other writer ran"
+        );
+        assert_eq!(r.outcome, Outcome::Refused(Reason::Stale), "[{name}] {r:?}");
+        let v = json_of(&r);
+        assert_eq!(v["applied"], json!(false));
+        assert!(v.get("seq").is_none() && v.get("version_id").is_none());
+        // What stands is the other writer's row with the marker as it was:
+        // no re-arm counted, no task queued, no re-arm in the journal.
+        let now = s.first.resolve_digest_assertion(&ids[0]).unwrap().unwrap();
+        assert_eq!(now.attributes["title"], json!("Another writer's title"));
+        assert_eq!(
+            now.attributes["pending"], before.attributes["pending"],
+            "[{name}]"
+        );
+        assert!(now.attributes["pending"].get("rearmed").is_none());
+        let all = q.tasks(&ListTasks::default()).unwrap();
+        assert_eq!(all.len(), 1, "[{name}] no new task");
+        assert_eq!(all[0].status, TaskStatus::Failed);
+        assert!(
+            s.first
+                .versions(&ids[0], Some("pending"))
+                .unwrap()
+                .is_empty(),
+            "[{name}]"
+        );
+        answers.push(json!([v["reason"], v["outcome"]]));
+    }
+    assert_eq!(
+        answers[0], answers[1],
+        "the two stacks answered differently"
+    );
+}
+
+/// `card_rekey` is a documented no-op until world-model cards land: an
+/// interest whose title is declared pending (or re-armed) moves no card and
+/// its result carries no `card_rekey`.
+#[test]
+fn an_interests_declared_title_moves_no_card_and_answers_no_card_rekey_until_cards_land() {
+    both(false, |s| {
+        let ids = form(
+            s,
+            vec![
+                MemoryRecordInput::new("interest", "Gardening", "I want to grow tomatoes."),
+                lesson(),
+            ],
+        );
+        let interest = aid(s, &ids[0]);
+        let others = || -> String {
+            let rows = s
+                .store
+                .query(&TripleQuery {
+                    limit: 0,
+                    ..TripleQuery::default()
+                })
+                .unwrap();
+            format!(
+                "{:?}",
+                rows.iter()
+                    .filter(|r| r.assertion_id.as_deref() != Some(interest.as_str()))
+                    .collect::<Vec<_>>()
+            )
+        };
+        let before = others();
+        let r = declare(s, &ids[0], &["title"]);
+        let j = json_of(&r);
+        assert_eq!(j["outcome"], "applied", "[{}] {j}", s.name);
+        assert_eq!(j["title_version"], json!(1), "the title was declared");
+        assert!(j.get("card_rekey").is_none(), "[{}] {j}", s.name);
+        assert_eq!(others(), before, "[{}] no other row moved", s.name);
+        assert!(
+            s.system
+                .record_understanding(&ids[0])
+                .unwrap()
+                .title
+                .is_none()
+        );
+        // Its task runs out and is re-armed: still no card moves.
+        let title = tasks(s)[0].task_id.clone();
+        exhaust(s, &title);
+        let r = s.system.rearm_pending(&RearmPending::new(&ids[0])).unwrap();
+        let k = json_of(&r);
+        assert_eq!(k["outcome"], "rearmed", "[{}] {k}", s.name);
+        assert!(k.get("card_rekey").is_none(), "[{}] {k}", s.name);
+        assert_eq!(others(), before, "[{}] no other row moved", s.name);
+        json!([j, k])
+    });
 }
