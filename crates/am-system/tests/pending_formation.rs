@@ -716,3 +716,154 @@ fn record_understanding_and_display_blocks_carry_pending_while_being_written() {
         json!([u["pending"], u2["pending"]])
     });
 }
+
+/// `invalid_result` end to end: an author answer whose provenance is
+/// refused (a mechanical author, a model author without its reader and
+/// ledger source) forms the record pending for every wanted field; one
+/// whose wanted field is missing or empty stores what was authored and
+/// forms the rest pending. The failure rides the marker, its tasks are
+/// queued, the receipt carries it.
+#[test]
+fn an_unusable_author_result_forms_pending_invalid_result_with_its_tasks_and_receipt() {
+    both(|s| {
+        let answers: Vec<(&str, Authored)> = vec![
+            (
+                "mechanical",
+                Authored {
+                    title: Some("A night of rivers".into()),
+                    summary: Some("Rivers ran through the night.".into()),
+                    author: json!({"kind": "mechanical", "id": "pass"})
+                        .as_object()
+                        .unwrap()
+                        .clone(),
+                    ..Authored::default()
+                },
+            ),
+            (
+                "model-without-reader",
+                Authored {
+                    title: Some("A night of rivers".into()),
+                    summary: Some("Rivers ran through the night.".into()),
+                    author: json!({"kind": "capability-model", "id": "m"})
+                        .as_object()
+                        .unwrap()
+                        .clone(),
+                    ..Authored::default()
+                },
+            ),
+            (
+                "empty-summary",
+                Authored {
+                    title: Some("A night of rivers".into()),
+                    summary: Some("  ".into()),
+                    author: operator(),
+                    ..Authored::default()
+                },
+            ),
+            (
+                "missing-title",
+                Authored {
+                    summary: Some("Rivers ran through the night.".into()),
+                    author: operator(),
+                    ..Authored::default()
+                },
+            ),
+        ];
+        let mut out = Vec::new();
+        for (name, answer) in answers {
+            let author = move |_: &str,
+                               _: &str,
+                               _: &AuthorContext|
+                  -> Result<Authored, AuthorError> { Ok(answer.clone()) };
+            let args = FormAuthored {
+                idempotency_key: format!("night-{name}"),
+                ..dream_pass(&[AuthorField::Title, AuthorField::Summary])
+            };
+            let before = all_tasks(s).len();
+            let r = s
+                .system
+                .form_authored_or_pending(&args, Some(&author))
+                .unwrap();
+            let id = &r.record_ids[0];
+            let row = digest_row(s, id);
+            let marker = &row.attributes["pending"];
+            let failure = &marker["failure"];
+            assert_eq!(failure["reason"], "invalid_result", "[{}] {name}", s.name);
+            assert_eq!(failure["error_class"], Value::Null, "[{}] {name}", s.name);
+            assert!(
+                failure["message"].as_str().is_some_and(|m| !m.is_empty()),
+                "[{}] {name}",
+                s.name
+            );
+            assert_eq!(failure["at"], NOW);
+            let (left, authored): (&[&str], &[AuthorField]) = match name {
+                "empty-summary" => (&["summary"], &[AuthorField::Title]),
+                "missing-title" => (&["title"], &[AuthorField::Summary]),
+                _ => (&["title", "summary"], &[]),
+            };
+            assert_eq!(failure["fields"], json!(left), "[{}] {name}", s.name);
+            for f in ["title", "summary"] {
+                assert_eq!(
+                    marker[f],
+                    json!(left.contains(&f)),
+                    "[{}] {name} {f}",
+                    s.name
+                );
+            }
+            // What was authored stands with its provenance; the rest waits.
+            if authored.contains(&AuthorField::Title) {
+                assert_eq!(row.attributes["title"], "A night of rivers");
+                assert!(row.attributes.contains_key("title_provenance"));
+            } else {
+                assert_eq!(row.attributes["title"], Value::Null, "[{}] {name}", s.name);
+                assert!(!row.attributes.contains_key("title_provenance"));
+            }
+            if authored.contains(&AuthorField::Summary) {
+                assert_eq!(row.object, "Rivers ran through the night.");
+                assert_eq!(row.attributes["digest_method"], "authored-v1");
+            } else {
+                assert_eq!(
+                    row.object, "The night's composition.",
+                    "[{}] {name}",
+                    s.name
+                );
+            }
+            // One authoring task per field left pending.
+            let mut kinds: Vec<TaskKind> = all_tasks(s)
+                .iter()
+                .filter(|t| &t.target_id == id)
+                .map(|t| t.kind)
+                .collect();
+            kinds.sort();
+            let mut want: Vec<TaskKind> = left
+                .iter()
+                .map(|f| {
+                    if *f == "title" {
+                        TaskKind::TitleAuthor
+                    } else {
+                        TaskKind::DigestAuthor
+                    }
+                })
+                .collect();
+            want.sort();
+            assert_eq!(kinds, want, "[{}] {name}", s.name);
+            assert_eq!(all_tasks(s).len(), before + left.len());
+            // The receipt.
+            assert_eq!(r.authoring.failures.len(), 1, "[{}] {name}", s.name);
+            let f = &r.authoring.failures[0];
+            assert_eq!(f.reason, AuthoringFailureReason::InvalidResult);
+            assert_eq!((&f.record_id, f.error_class.as_deref()), (id, None));
+            assert_eq!(json!(f.fields), json!(left));
+            assert_eq!(
+                r.authoring
+                    .authored
+                    .iter()
+                    .flat_map(|a| a.fields.clone())
+                    .collect::<Vec<_>>(),
+                authored
+            );
+            out.push(json!([name, failure, r.authoring]));
+        }
+        json!(out)
+    });
+}
