@@ -57,7 +57,7 @@ fn ids(s: &WindowSelection) -> Vec<String> {
 fn reasons(s: &WindowSelection) -> Vec<(String, LeftOutReason)> {
     s.left_out
         .iter()
-        .map(|l| (l.target_id.clone(), l.reason))
+        .map(|l| (l.target_id().to_owned(), l.reason))
         .collect()
 }
 
@@ -415,7 +415,7 @@ fn every_live_task_is_selected_or_left_out_with_exactly_one_reason() {
             })
             .unwrap();
         let mut seen: Vec<String> = ids(&sel);
-        seen.extend(sel.left_out.iter().map(|l| l.task_id.clone()));
+        seen.extend(sel.left_out.iter().map(|l| l.task_id().to_owned()));
         let unique: BTreeSet<&String> = seen.iter().collect();
         assert_eq!(unique.len(), seen.len(), "a task was listed twice");
         let live: BTreeSet<String> = q
@@ -1397,5 +1397,100 @@ fn counts_answers_total_live_by_status_and_by_kind_as_of_the_engine_clock() {
         assert_eq!(later["by_status"], json!({"pending": 2, "skipped": 1}));
         assert_eq!(later["live"], 2);
         json!([empty, now, later])
+    });
+}
+
+/// The walk over the candidates is in run order (priority, activation
+/// higher first, queue order) across however many tasks it walks; the
+/// `hard_cap` tail is listed in queue order.
+#[test]
+fn the_selection_walks_candidates_in_run_order_and_lists_the_hard_cap_tail_in_queue_order() {
+    use am_system::tasks::activation;
+    let n = 700usize;
+    let spec = |i: usize| -> (i64, f64, f64) {
+        let priority = [50, 5, 90, 5, 50][i % 5];
+        let strength = 0.2 + ((i * 37) % 80) as f64 / 100.0;
+        let cost = 1.0 + ((i * 7) % 13) as f64;
+        (priority, strength, cost)
+    };
+    let enqueue_all = |q: TaskQueue<'_>| -> Vec<String> {
+        let batch: Vec<Enqueue> = (0..n)
+            .map(|i| {
+                let (priority, strength, cost) = spec(i);
+                let mut e = task(TaskKind::DigestRewrite, &format!("ex:w{i}"), strength);
+                e.priority = Some(priority);
+                e.cost_hint = Some(cost);
+                e
+            })
+            .collect();
+        q.enqueue_many(&batch)
+            .unwrap()
+            .into_iter()
+            .map(|r| r.task_id)
+            .collect()
+    };
+    both(|_, q| {
+        let queued = enqueue_all(q);
+        // The reference: every candidate fully ordered, then walked.
+        let mut order: Vec<usize> = (0..n).collect();
+        order.sort_by(|&a, &b| {
+            let (pa, sa, _) = spec(a);
+            let (pb, sb, _) = spec(b);
+            pa.cmp(&pb)
+                .then(activation(sb, 1.0).total_cmp(&activation(sa, 1.0)))
+                .then(a.cmp(&b))
+        });
+        // A budget that never fills the cap: the walk crosses every chunk.
+        let budget = 400.0;
+        let (mut planned, mut taken, mut over) = (0.0, Vec::new(), Vec::new());
+        for &i in &order {
+            let cost = spec(i).2;
+            if planned + cost > budget {
+                over.push(queued[i].clone());
+            } else {
+                planned += cost;
+                taken.push(queued[i].clone());
+            }
+        }
+        // Under the default cap of 64, so every candidate is walked (the
+        // walk orders its prefix in chunks from 256).
+        assert!(taken.len() < 64, "{}", taken.len());
+        let sel = q.select_for_window(&SelectForWindow::new(budget)).unwrap();
+        assert_eq!(ids(&sel), taken);
+        let left: Vec<String> = sel
+            .left_out
+            .iter()
+            .map(|l| l.task_id().to_owned())
+            .collect();
+        assert_eq!(left, over);
+        assert_eq!(sel.planned_seconds, planned);
+        // A cap of 10 with room for all: the 10 first in run order, the
+        // rest `hard_cap` in queue order.
+        let capped = q
+            .select_for_window(&SelectForWindow {
+                hard_cap: 10,
+                ..SelectForWindow::new(1e9)
+            })
+            .unwrap();
+        let first: Vec<String> = order[..10].iter().map(|&i| queued[i].clone()).collect();
+        assert_eq!(ids(&capped), first);
+        let mut rest: Vec<usize> = order[10..].to_vec();
+        rest.sort_unstable();
+        let tail: Vec<String> = rest.iter().map(|&i| queued[i].clone()).collect();
+        assert_eq!(
+            capped
+                .left_out
+                .iter()
+                .map(|l| l.task_id().to_owned())
+                .collect::<Vec<_>>(),
+            tail
+        );
+        assert!(
+            capped
+                .left_out
+                .iter()
+                .all(|l| l.reason == LeftOutReason::HardCap)
+        );
+        json!([ids(&sel), ids(&capped)])
     });
 }

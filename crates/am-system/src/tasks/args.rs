@@ -9,6 +9,7 @@ use am_journal::{TaskKind, TaskRow, TaskStatus, Window};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 fn three() -> i64 {
     3
@@ -230,15 +231,14 @@ pub struct SelectedTask {
     pub cost: f64,
 }
 
-/// One task a selection left out, and why.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// One task a selection left out, and why: serialized as `{task_id, kind,
+/// target_id, reason, activation, cost_seconds}`. The task is shared with
+/// the queue's live set (a selection of 10,000 live tasks copies none of
+/// their ids).
+#[derive(Debug, Clone, PartialEq)]
 pub struct LeftOut {
     /// The task.
-    pub task_id: String,
-    /// Its kind.
-    pub kind: TaskKind,
-    /// Its target.
-    pub target_id: String,
+    task: Arc<TaskRow>,
     /// The one reason.
     pub reason: LeftOutReason,
     /// Its activation.
@@ -247,9 +247,60 @@ pub struct LeftOut {
     pub cost_seconds: f64,
 }
 
+impl LeftOut {
+    /// `task` left out for `reason`.
+    pub(crate) fn new(
+        task: Arc<TaskRow>,
+        reason: LeftOutReason,
+        activation: f64,
+        cost_seconds: f64,
+    ) -> Self {
+        LeftOut {
+            task,
+            reason,
+            activation,
+            cost_seconds,
+        }
+    }
+
+    /// The task's id.
+    pub fn task_id(&self) -> &str {
+        &self.task.task_id
+    }
+
+    /// Its kind.
+    pub fn kind(&self) -> TaskKind {
+        self.task.kind
+    }
+
+    /// Its target.
+    pub fn target_id(&self) -> &str {
+        &self.task.target_id
+    }
+
+    /// The task as the selection read it.
+    pub fn task(&self) -> &TaskRow {
+        &self.task
+    }
+}
+
+impl Serialize for LeftOut {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut m = s.serialize_struct("LeftOut", 6)?;
+        m.serialize_field("task_id", &self.task.task_id)?;
+        m.serialize_field("kind", &self.task.kind)?;
+        m.serialize_field("target_id", &self.task.target_id)?;
+        m.serialize_field("reason", &self.reason)?;
+        m.serialize_field("activation", &self.activation)?;
+        m.serialize_field("cost_seconds", &self.cost_seconds)?;
+        m.end()
+    }
+}
+
 /// `select_for_window`'s answer: `{window, budget_seconds, sensitivity,
 /// hard_cap, gate, at, tasks, planned_seconds, left_out, left_out_counts}`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct WindowSelection {
     /// The window.
     pub window: Window,

@@ -10,6 +10,13 @@
 //! what is left of the budget (else `over_budget`; a cheaper task after it
 //! may still fit).
 //!
+//! `left_out` lists the tasks in that order: the ones left out before the
+//! candidates in queue order, then the candidates the walk left out in run
+//! order, then (once the selection holds `hard_cap` tasks) the `hard_cap`
+//! ones in queue order (ours: the spec orders no `left_out`; the tail is
+//! never ordered by run order, so a small window over a large queue orders
+//! only the prefix it walks).
+//!
 //! Spec: api.md "The memory task queue" (`select_for_window`).
 
 use super::args::{LeftOut, LeftOutReason, SelectForWindow, SelectedTask, WindowSelection};
@@ -31,10 +38,16 @@ pub(crate) struct SelectionInputs<'a> {
     pub now: &'a str,
 }
 
+/// A candidate's run-order keys and cost: (priority, activation, queue
+/// position, cost).
+type Candidate = (i64, f64, usize, f64);
+
 /// Decide a window's selection.
 pub(crate) fn decide(args: &SelectForWindow, input: &SelectionInputs<'_>) -> WindowSelection {
-    let mut left_out: Vec<LeftOut> = Vec::new();
-    let mut candidates: Vec<(usize, f64, f64)> = Vec::new();
+    let mut left_out: Vec<LeftOut> = Vec::with_capacity(input.live.len());
+    // (priority, activation, queue position, cost): the run order's keys
+    // beside each candidate, so the sort reads no row.
+    let mut candidates: Vec<Candidate> = Vec::with_capacity(input.live.len());
     for (i, (t, status)) in input.live.iter().enumerate() {
         let act = activation(t.strength, args.sensitivity);
         let cost = (input.cost)(t);
@@ -66,24 +79,44 @@ pub(crate) fn decide(args: &SelectForWindow, input: &SelectionInputs<'_>) -> Win
         };
         match reason {
             Some(r) => left_out.push(left(t, r, act, cost)),
-            None => candidates.push((i, act, cost)),
+            None => candidates.push((t.priority, act, i, cost)),
         }
     }
-    candidates.sort_by(|a, b| {
-        let (ta, tb) = (&input.live[a.0].0, &input.live[b.0].0);
-        ta.priority
-            .cmp(&tb.priority)
-            .then(b.1.total_cmp(&a.1))
-            .then(a.0.cmp(&b.0))
-    });
+    // Run order: priority (lower first), activation (higher first), queue
+    // position (distinct, so an unstable sort gives the one order). Only
+    // the prefix the walk reaches is ordered, in growing chunks: once
+    // `hard_cap` tasks are selected every candidate left is `hard_cap`,
+    // listed in queue order without being ordered (a window of 64 out of
+    // 10,000 live tasks orders a few hundred).
+    let run_order =
+        |a: &Candidate, b: &Candidate| a.0.cmp(&b.0).then(b.1.total_cmp(&a.1)).then(a.2.cmp(&b.2));
+    let in_queue_order = candidates.clone();
+    let mut walked = vec![false; input.live.len()];
+    let mut ordered = 0usize;
+    let mut chunk = args.hard_cap.saturating_mul(4).clamp(64, 4096);
     let mut tasks: Vec<SelectedTask> = Vec::new();
     let mut planned = 0.0;
     let mut ripples = 0usize;
-    for (i, act, cost) in candidates {
+    let mut capped = false;
+    for p in 0..candidates.len() {
+        if tasks.len() >= args.hard_cap {
+            capped = true;
+            break;
+        }
+        if p == ordered {
+            let end = ordered.saturating_add(chunk).min(candidates.len());
+            let rest = &mut candidates[ordered..];
+            if end < ordered + rest.len() {
+                rest.select_nth_unstable_by(end - ordered - 1, run_order);
+            }
+            candidates[ordered..end].sort_unstable_by(run_order);
+            ordered = end;
+            chunk = chunk.saturating_mul(2);
+        }
+        let (_, act, i, cost) = candidates[p];
+        walked[i] = true;
         let (t, status) = &input.live[i];
-        let reason = if tasks.len() >= args.hard_cap {
-            Some(LeftOutReason::HardCap)
-        } else if t.kind == TaskKind::RippleReconsider && ripples >= RIPPLE_WINDOW_CAP {
+        let reason = if t.kind == TaskKind::RippleReconsider && ripples >= RIPPLE_WINDOW_CAP {
             Some(LeftOutReason::RippleWindowCap)
         } else if planned + cost > args.budget_seconds {
             Some(LeftOutReason::OverBudget)
@@ -106,12 +139,25 @@ pub(crate) fn decide(args: &SelectForWindow, input: &SelectionInputs<'_>) -> Win
             cost,
         });
     }
-    let mut left_out_counts: BTreeMap<String, usize> = BTreeMap::new();
-    for l in &left_out {
-        *left_out_counts
-            .entry(l.reason.as_str().to_owned())
-            .or_default() += 1;
+    if capped {
+        for &(_, act, i, cost) in &in_queue_order {
+            if !walked[i] {
+                left_out.push(left(&input.live[i].0, LeftOutReason::HardCap, act, cost));
+            }
+        }
     }
+    // Counted per reason first (no key allocated per left-out task).
+    let mut counts: Vec<(LeftOutReason, usize)> = Vec::new();
+    for l in &left_out {
+        match counts.iter_mut().find(|(r, _)| *r == l.reason) {
+            Some((_, n)) => *n += 1,
+            None => counts.push((l.reason, 1)),
+        }
+    }
+    let left_out_counts: BTreeMap<String, usize> = counts
+        .into_iter()
+        .map(|(r, n)| (r.as_str().to_owned(), n))
+        .collect();
     WindowSelection {
         window: args.window,
         budget_seconds: args.budget_seconds,
@@ -126,13 +172,6 @@ pub(crate) fn decide(args: &SelectForWindow, input: &SelectionInputs<'_>) -> Win
     }
 }
 
-fn left(t: &TaskRow, reason: LeftOutReason, activation: f64, cost: f64) -> LeftOut {
-    LeftOut {
-        task_id: t.task_id.clone(),
-        kind: t.kind,
-        target_id: t.target_id.clone(),
-        reason,
-        activation,
-        cost_seconds: cost,
-    }
+fn left(t: &Arc<TaskRow>, reason: LeftOutReason, activation: f64, cost: f64) -> LeftOut {
+    LeftOut::new(t.clone(), reason, activation, cost)
 }
