@@ -910,7 +910,7 @@ fn the_priorities_are_formation_5_community_3_and_pending_priority_says_which() 
     }
     // Ahead of every rewrite: a task queued without a priority that is not
     // a formation task waits behind both.
-    assert!(am_system::tasks::DEFAULT_PRIORITY > FORMATION_PRIORITY);
+    const { assert!(am_system::tasks::DEFAULT_PRIORITY > FORMATION_PRIORITY) };
 }
 
 #[test]
@@ -1216,21 +1216,21 @@ fn tasks_filters_by_status_kind_target_and_ripple_in_queue_order_and_limit_keeps
                 kind: Some(TaskKind::DigestRewrite),
                 ..ListTasks::default()
             }),
-            [a.clone()]
+            std::slice::from_ref(&a)
         );
         assert_eq!(
             list(ListTasks {
                 target_id: Some("ex:b".into()),
                 ..ListTasks::default()
             }),
-            [b.clone()]
+            std::slice::from_ref(&b)
         );
         assert_eq!(
             list(ListTasks {
                 ripple_id: Some("r1".into()),
                 ..ListTasks::default()
             }),
-            [c.clone()]
+            std::slice::from_ref(&c)
         );
         assert_eq!(
             list(ListTasks {
@@ -1238,7 +1238,7 @@ fn tasks_filters_by_status_kind_target_and_ripple_in_queue_order_and_limit_keeps
                 ripple_id: Some("r2".into()),
                 ..ListTasks::default()
             }),
-            [d.clone()]
+            std::slice::from_ref(&d)
         );
         assert!(
             list(ListTasks {
@@ -1265,7 +1265,10 @@ fn tasks_filters_by_status_kind_target_and_ripple_in_queue_order_and_limit_keeps
                 ..ListTasks::default()
             })
         };
-        assert_eq!(by_status(TaskStatus::Leased, PINNED_NOW), [b.clone()]);
+        assert_eq!(
+            by_status(TaskStatus::Leased, PINNED_NOW),
+            std::slice::from_ref(&b)
+        );
         assert_eq!(
             by_status(TaskStatus::Pending, PINNED_NOW),
             [a.clone(), c.clone(), d.clone()]
@@ -1280,7 +1283,7 @@ fn tasks_filters_by_status_kind_target_and_ripple_in_queue_order_and_limit_keeps
                 now: Some(PINNED_NOW.into()),
                 ..ListTasks::default()
             }),
-            [a.clone()]
+            std::slice::from_ref(&a)
         );
         json!([a, b, c, d])
     });

@@ -132,7 +132,7 @@ impl TaskQueue<'_> {
                 Ok(p) => p,
                 // A home that rewrites no row in place keeps no marker to mirror.
                 Err(e) if e.kind() == ErrorKind::Unsupported => continue,
-                Err(e) => return Err(e.into()),
+                Err(e) => return Err(e),
             };
             out.push(Mirror { expects, prepared });
         }
