@@ -101,3 +101,63 @@ fn fold_bindings_for_an_anchor_beyond_the_high_water_mark_is_invalid_input() {
     assert!(err.to_string().contains(&hw.to_string()), "{err}");
     assert_eq!(j.current_seq().unwrap(), hw, "nothing written");
 }
+
+/// What the pair fold filtered to `hidden` answers (the trait's default).
+fn hidden_by_fold(
+    j: &SQLiteJournal,
+    scope: &str,
+    owner: &str,
+    until: Option<i64>,
+) -> Vec<ScopeBinding> {
+    j.bindings(&BindingFilter {
+        scope: Some(scope.to_owned()),
+        owner_id: Some(owner.to_owned()),
+        until_seq: until,
+        ..BindingFilter::default()
+    })
+    .unwrap()
+    .into_iter()
+    .filter(|b| b.search_state == "hidden")
+    .collect()
+}
+
+#[test]
+fn hidden_bindings_equals_the_pair_fold_filtered_to_hidden_at_every_anchor() {
+    let (_dir, j) = open();
+    bind(&j, "r1", "session", "s1", "indexed", "inactive");
+    bind(&j, "r1", "session", "s1", "hidden", "inactive");
+    bind(&j, "r2", "session", "s1", "hidden", "inactive");
+    bind(&j, "r1", "session", "s2", "hidden", "inactive");
+    bind(&j, "r3", "session", "s1", "indexed", "active");
+    bind(&j, "r2", "session", "s1", "indexed", "inactive");
+    bind(&j, "r3", "session", "s1", "hidden", "inactive");
+    bind(&j, "r1", "session", "s1", "indexed", "inactive");
+    bind(&j, "r4", "global", "", "hidden", "inactive");
+    let hw = j.current_seq().unwrap();
+    for until in (0..=hw).map(Some).chain([None]) {
+        for (scope, owner) in [
+            ("session", "s1"),
+            ("session", "s2"),
+            ("global", ""),
+            ("other", "x"),
+        ] {
+            assert_eq!(
+                j.hidden_bindings(scope, owner, until).unwrap(),
+                hidden_by_fold(&j, scope, owner, until),
+                "{scope}/{owner} at {until:?}"
+            );
+        }
+    }
+    let now = j.hidden_bindings(" Session ", " s1 ", None).unwrap();
+    assert_eq!(
+        now.iter().map(|b| b.record_id.as_str()).collect::<Vec<_>>(),
+        ["r3"],
+        "scope and owner are normalized; a restored record is not hidden"
+    );
+    assert_eq!(
+        j.hidden_bindings("session", "s1", Some(hw + 1))
+            .unwrap_err()
+            .kind(),
+        ErrorKind::InvalidInput
+    );
+}

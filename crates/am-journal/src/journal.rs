@@ -113,6 +113,35 @@ pub trait MemoryJournal: Send + Sync + std::any::Any {
         }
         Ok(out)
     }
+    /// The latest-hidden bindings of one `(scope, owner_id)` pair as of
+    /// `until_seq`: exactly the bindings of `bindings(&BindingFilter { scope,
+    /// owner_id, fold: true, until_seq, .. })` whose `search_state` is
+    /// `hidden`, oldest first (scope and owner normalized as the filter
+    /// normalizes them). The exclusion folds read it; a journal with an
+    /// index answers it without reading the pair's other bindings.
+    ///
+    /// The default filters [`MemoryJournal::bindings`].
+    ///
+    /// # Errors
+    /// `InvalidInput` for an invalid anchor; `Storage`.
+    fn hidden_bindings(
+        &self,
+        scope: &str,
+        owner_id: &str,
+        until_seq: Option<i64>,
+    ) -> Result<Vec<ScopeBinding>> {
+        Ok(self
+            .bindings(&BindingFilter {
+                record_id: None,
+                scope: Some(scope.to_owned()),
+                owner_id: Some(owner_id.to_owned()),
+                fold: true,
+                until_seq,
+            })?
+            .into_iter()
+            .filter(|b| b.search_state == "hidden")
+            .collect())
+    }
     /// Append one closure.
     ///
     /// # Errors

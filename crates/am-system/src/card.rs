@@ -91,7 +91,7 @@ impl CardGather {
         let current = journal.current_seq()?;
         let anchor = as_of.unwrap_or(current);
         am_journal::journal::check_anchor("as_of", Some(anchor), current)?;
-        let ex = Exclusions::load_pairs(store, journal, &norm, anchor)?;
+        let ex = Exclusions::load_exclusions(store, journal, &norm, anchor)?;
         let mut history_by_pair = Vec::new();
         let mut lifecycle_of = HashMap::new();
         let mut valence = Vec::new();

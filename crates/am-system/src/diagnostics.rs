@@ -1235,7 +1235,7 @@ pub fn recent_records(
         }
         None => journal.current_seq()?,
     };
-    let ex = Exclusions::load_pairs(store, journal, &pairs, seq)?;
+    let ex = Exclusions::load_exclusions(store, journal, &pairs, seq)?;
     let excluded_len = ex.closed.union(&ex.hidden).count();
     let fetch = args.limit + excluded_len.min(200) + 1;
     let mut rows = Vec::new();

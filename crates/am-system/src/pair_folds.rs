@@ -66,6 +66,49 @@ impl PairFolds {
                 until_seq: Some(as_of),
             })?);
         }
+        let hidden: Vec<&ScopeBinding> =
+            bindings.iter().filter(|b| b.search_state == "hidden").collect();
+        let (closed, hidden) = Self::exclusions(store, journal, hidden, as_of)?;
+        Ok(PairFolds {
+            bindings,
+            closed,
+            hidden,
+        })
+    }
+
+    /// The exclusions alone (closed ids and hidden rows, `bindings` left
+    /// empty) of several pairs at one anchor, reading only each pair's
+    /// latest-hidden bindings (`MemoryJournal::hidden_bindings`, an index probe
+    /// on the SQLite journal) instead of folding all of them.
+    ///
+    /// # Errors
+    /// The store's or journal's failure.
+    pub(crate) fn load_exclusions(
+        store: &dyn TripleStore,
+        journal: &dyn MemoryJournal,
+        pairs: &[(String, String)],
+        as_of: i64,
+    ) -> Result<Self> {
+        let mut hidden_bindings = Vec::new();
+        for (scope, owner) in pairs {
+            hidden_bindings.extend(journal.hidden_bindings(scope, owner, Some(as_of))?);
+        }
+        let (closed, hidden) = Self::exclusions(store, journal, hidden_bindings.iter().collect(), as_of)?;
+        Ok(PairFolds {
+            bindings: Vec::new(),
+            closed,
+            hidden,
+        })
+    }
+
+    /// Every closed id at `as_of`, and the rows the given latest-hidden
+    /// bindings exclude in their pairs (the bound id and its subject rows).
+    fn exclusions(
+        store: &dyn TripleStore,
+        journal: &dyn MemoryJournal,
+        hidden_bindings: Vec<&ScopeBinding>,
+        as_of: i64,
+    ) -> Result<(HashSet<String>, HashSet<String>)> {
         let closed = journal
             .closures(&ClosureFilter {
                 assertion_id: None,
@@ -76,7 +119,7 @@ impl PairFolds {
             .map(|c| c.assertion_id)
             .collect();
         let mut hidden = HashSet::new();
-        for b in bindings.iter().filter(|b| b.search_state == "hidden") {
+        for b in hidden_bindings {
             let pair = |q: TripleQuery| TripleQuery {
                 scope: Some(b.scope.clone()),
                 owner_id: (!b.owner_id.is_empty()).then(|| b.owner_id.clone()),
@@ -99,11 +142,7 @@ impl PairFolds {
                 }
             }
         }
-        Ok(PairFolds {
-            bindings,
-            closed,
-            hidden,
-        })
+        Ok((closed, hidden))
     }
 
     /// Whether `id` (an assertion id or a subject) is closed or hidden.

@@ -376,6 +376,29 @@ impl MemoryJournal for SQLiteJournal {
         self.read(|c| batch::fold_bindings_for(c, record_ids, until_seq))
     }
 
+    fn hidden_bindings(
+        &self,
+        scope: &str,
+        owner_id: &str,
+        until_seq: Option<i64>,
+    ) -> Result<Vec<ScopeBinding>> {
+        let f = BindingFilter {
+            scope: Some(scope.to_owned()),
+            owner_id: Some(owner_id.to_owned()),
+            until_seq,
+            ..BindingFilter::default()
+        }
+        .normalized();
+        self.read(|c| {
+            read::hidden_bindings(
+                c,
+                f.scope.as_deref().unwrap_or_default(),
+                f.owner_id.as_deref().unwrap_or_default(),
+                f.until_seq,
+            )
+        })
+    }
+
     fn append_closure(&self, closure: &ClosureRecord) -> Result<ClosureRecord> {
         let item = closure.normalized()?;
         self.write(|c, k| append::closures(c, vec![item], k))

@@ -146,6 +146,33 @@ pub(crate) fn bindings(conn: &Connection, f: &BindingFilter) -> Result<Vec<Scope
     })
 }
 
+/// The latest-hidden bindings of one pair at `until_seq`: the hidden
+/// bindings from the partial index `idx_memj_bindings_hidden`, each kept when
+/// it is its key's latest binding at the anchor (one probe of
+/// `idx_memj_bindings_fold`), oldest first.
+pub(crate) fn hidden_bindings(
+    conn: &Connection,
+    scope: &str,
+    owner_id: &str,
+    until_seq: Option<i64>,
+) -> Result<Vec<ScopeBinding>> {
+    anchors(conn, None, until_seq)?;
+    let until = until_seq.unwrap_or(i64::MAX);
+    select(
+        conn,
+        "SELECT * FROM memj_bindings b WHERE b.scope = ?1 AND b.owner_id = ?2 \
+         AND b.search_state = 'hidden' AND b.seq <= ?3 \
+         AND b.seq = (SELECT MAX(m.seq) FROM memj_bindings m WHERE m.record_id = b.record_id \
+         AND m.scope = b.scope AND m.owner_id = b.owner_id AND m.seq <= ?3) ORDER BY b.seq ASC",
+        &[
+            SqlValue::from(scope.to_owned()),
+            SqlValue::from(owner_id.to_owned()),
+            SqlValue::from(until),
+        ],
+        rows::row_to_binding,
+    )
+}
+
 pub(crate) fn closures(conn: &Connection, f: &ClosureFilter) -> Result<Vec<ClosureRecord>> {
     anchors(conn, None, f.until_seq)?;
     let mut w = Where::default();

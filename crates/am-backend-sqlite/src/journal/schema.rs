@@ -26,6 +26,8 @@ const PY_DDL: &[&str] = &[
           prompt_state TEXT NOT NULL, lifecycle TEXT NOT NULL, source TEXT NOT NULL,
           reason TEXT, observed_at TEXT NOT NULL, provenance_json TEXT)",
     "CREATE INDEX IF NOT EXISTS idx_memj_bindings_fold ON memj_bindings(record_id, scope, owner_id, seq)",
+    "CREATE INDEX IF NOT EXISTS idx_memj_bindings_hidden ON memj_bindings(scope, owner_id, seq) \
+     WHERE search_state = 'hidden'",
     "CREATE TABLE IF NOT EXISTS memj_closures (
           seq INTEGER PRIMARY KEY, closure_id TEXT NOT NULL, assertion_id TEXT NOT NULL,
           kind TEXT NOT NULL, reason TEXT NOT NULL, replacement_ids_json TEXT NOT NULL,
