@@ -1,7 +1,7 @@
-//! The entity identity card's gather and the sections that read the journal,
-//! the formed records and the gradation: `age_and_context`, `current_state`,
-//! `likes_dislikes`, `key_moments` and `discoveries`, each with its
-//! `provenance` string.
+//! The entity identity card: the gather of a home's ladder at an anchor and
+//! every section (`identity`, `age_and_context`, `current_state`,
+//! `likes_dislikes`, `questions`, `problems`, `key_moments`, `discoveries`,
+//! `lessons`), each with its `provenance` string.
 //!
 //! The card is about the entity, derived from its data, and composing it is a
 //! pure read. Two axes, as the spec splits them: history (counts, firsts,
@@ -10,9 +10,9 @@
 //! anchors every journal signal and record existence: a record existed at
 //! `T` when it had a binding at or before `T` (formation binds every record).
 //!
-//! Not here yet: `identity` (the folded self core) and `questions` (the
-//! diary's resolution convention) read the identity and diary family (issue
-//! 21); `entity_card` composes all sections once those reads exist.
+//! The composition is [`identity_card`] over a store and journal (0.3.2's
+//! module function) and [`crate::MemorySystem::entity_card`]; beside the
+//! spec's seven sections it carries 0.3.2's `problems` and `lessons`.
 //!
 //! Spec: api.md "Entity identity card"; memory-system.md "Observability: the
 //! replay stream and the identity card"; operator.md §2.
@@ -57,6 +57,19 @@ pub struct CardGather {
     pub assertion_rows: HashSet<String>,
 }
 
+/// The ladder normalized as 0.3.2 normalizes it: scope trimmed and
+/// lowercased, owner trimmed, blank scopes and repeats dropped, order kept.
+pub fn normalize_pairs(pairs: &[(String, String)]) -> Vec<(String, String)> {
+    let mut norm: Vec<(String, String)> = Vec::new();
+    for (s, o) in pairs {
+        let p = (s.trim().to_lowercase(), o.trim().to_owned());
+        if !p.0.is_empty() && !norm.contains(&p) {
+            norm.push(p);
+        }
+    }
+    norm
+}
+
 fn chrono_key(a: &TripleAssertion) -> (String, String) {
     (
         a.observed_at.clone(),
@@ -76,13 +89,7 @@ impl CardGather {
         pairs: &[(String, String)],
         as_of: Option<i64>,
     ) -> Result<Self> {
-        let mut norm: Vec<(String, String)> = Vec::new();
-        for (s, o) in pairs {
-            let p = (s.trim().to_lowercase(), o.trim().to_owned());
-            if !p.0.is_empty() && !norm.contains(&p) {
-                norm.push(p);
-            }
-        }
+        let norm = normalize_pairs(pairs);
         if norm.is_empty() {
             return Err(Error::invalid(
                 "the identity card needs at least one (scope, owner_id) pair with a non-empty scope, got none",
@@ -282,16 +289,15 @@ pub fn current_state(g: &CardGather, window: usize) -> Result<CurrentState> {
         g.valence.iter().filter(|e| e.kind == "appraisal").collect();
     let start = appraisals.len().saturating_sub(window);
     let recent = &appraisals[start..];
+    // Folded from +0.0: an empty `Sum` of f64 is -0.0, which would print.
     let positive: f64 = recent
         .iter()
         .filter(|e| e.sign > 0)
-        .map(|e| e.magnitude)
-        .sum();
+        .fold(0.0, |acc, e| acc + e.magnitude);
     let negative: f64 = recent
         .iter()
         .filter(|e| e.sign < 0)
-        .map(|e| e.magnitude)
-        .sum();
+        .fold(0.0, |acc, e| acc + e.magnitude);
     let mut strongest: Vec<&&ValenceEvent> = recent.iter().collect();
     strongest.sort_by(|a, b| {
         b.magnitude
@@ -435,6 +441,10 @@ pub struct InterestBrief {
     /// The book's entry id, when it carries one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub entry_id: Option<String>,
+    /// The fields still pending (a record formed before its words were
+    /// authored), when any: never a placeholder title.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub pending: Vec<String>,
     /// Whether a believed record `explores` it.
     pub explored: bool,
 }
@@ -452,6 +462,26 @@ pub struct Discoveries {
     pub unresolved_dreams: usize,
     /// Where the section comes from.
     pub provenance: String,
+    /// The standing dreams' signals, summarized (absent when none carries
+    /// any).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dreams_signals_brief: Option<DreamSignalsBrief>,
+}
+
+/// A bounded summary of the standing dreams' signals: counts, kinds and felt
+/// tones, never fragments.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct DreamSignalsBrief {
+    /// Signals across the standing dreams.
+    pub count: usize,
+    /// Always `"signals"`: `count` counts signals, not dreams.
+    pub unit: &'static str,
+    /// Standing dreams carrying at least one signal.
+    pub dreams: usize,
+    /// The signals' kinds, sorted.
+    pub kinds: Vec<String>,
+    /// The signals' felt tones, sorted.
+    pub felt_tones: Vec<String>,
 }
 
 /// The `discoveries` section of `g` (belief axis).
@@ -479,21 +509,51 @@ pub fn discoveries(g: &CardGather) -> Discoveries {
             statement: a.object.clone(),
             observed_at: a.observed_at.clone(),
             entry_id: attr_str(a, "entry_id").map(str::to_owned),
+            pending: crate::lookup::pending_fields(a),
             explored,
         });
     }
     let explored = interests.iter().filter(|i| i.explored).count();
-    let unresolved = g
-        .believed
-        .iter()
-        .filter(|a| {
-            attr_str(a, "record_kind") == Some("dream")
-                && matches!(
-                    attr_str(a, "continuation_state"),
-                    Some("unresolved" | "continued")
-                )
-        })
-        .count();
+    let mut unresolved = 0;
+    let (mut signal_count, mut signal_dreams) = (0, 0);
+    let mut kinds: std::collections::BTreeSet<String> = std::collections::BTreeSet::new();
+    let mut tones: std::collections::BTreeSet<String> = std::collections::BTreeSet::new();
+    for a in &g.believed {
+        if attr_str(a, "record_kind") != Some("dream")
+            || !matches!(
+                a.attributes
+                    .get("continuation_state")
+                    .and_then(Value::as_str),
+                Some("unresolved" | "continued")
+            )
+        {
+            continue;
+        }
+        unresolved += 1;
+        let signals: Vec<&serde_json::Map<String, Value>> = a
+            .attributes
+            .get("signals")
+            .and_then(Value::as_array)
+            .map(|v| v.iter().filter_map(Value::as_object).collect())
+            .unwrap_or_default();
+        if !signals.is_empty() {
+            signal_dreams += 1;
+        }
+        for sig in signals {
+            signal_count += 1;
+            if let Some(k) = sig.get("kind").filter(|k| crate::lookup::truthy(Some(*k))) {
+                kinds.insert(py_str(k));
+            }
+            if let Some(t) = sig
+                .get("felt")
+                .and_then(Value::as_object)
+                .and_then(|f| f.get("tone"))
+                .filter(|t| crate::lookup::truthy(Some(*t)))
+            {
+                tones.insert(py_str(t));
+            }
+        }
+    }
     let provenance = if interests.is_empty() && unresolved == 0 {
         "no interest and no unresolved dream at this anchor".to_owned()
     } else {
@@ -510,6 +570,21 @@ pub fn discoveries(g: &CardGather) -> Discoveries {
         interests,
         unresolved_dreams: unresolved,
         provenance,
+        dreams_signals_brief: (signal_count > 0).then(|| DreamSignalsBrief {
+            count: signal_count,
+            unit: "signals",
+            dreams: signal_dreams,
+            kinds: kinds.into_iter().collect(),
+            felt_tones: tones.into_iter().collect(),
+        }),
+    }
+}
+
+/// A JSON value as text: a string as itself, anything else as its JSON.
+fn py_str(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
     }
 }
 
@@ -611,4 +686,444 @@ pub fn likes_dislikes(
         targets_total: grades.len(),
         provenance,
     })
+}
+
+// -- identity, questions, problems, lessons ------------------------------------
+
+/// One formed record as the card briefs it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct RowBrief {
+    /// The record's graph id.
+    pub record_id: String,
+    /// Its kind.
+    pub kind: String,
+    /// Its title as formed (`""` when it has none).
+    pub title: String,
+    /// Its digest.
+    pub statement: String,
+    /// When it was observed.
+    pub observed_at: String,
+    /// The book's entry id, when it carries one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub entry_id: Option<String>,
+    /// The fields still pending, when any (never a placeholder title).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub pending: Vec<String>,
+    /// The entries that resolve it (a resolved question or problem), sorted.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub resolved_by: Option<Vec<String>>,
+}
+
+fn row_brief(a: &TripleAssertion) -> RowBrief {
+    RowBrief {
+        record_id: a.subject.clone(),
+        kind: attr_str(a, "record_kind").unwrap_or_default().to_owned(),
+        title: attr_str(a, "title").unwrap_or_default().to_owned(),
+        statement: a.object.clone(),
+        observed_at: a.observed_at.clone(),
+        entry_id: attr_str(a, "entry_id").map(str::to_owned),
+        pending: crate::lookup::pending_fields(a),
+        resolved_by: None,
+    }
+}
+
+/// One item of the identity core.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct IdentityItem {
+    /// Its title.
+    pub title: String,
+    /// Its statement (the digest).
+    pub statement: String,
+    /// A value's class, when it carries one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub value_class: Option<Value>,
+    /// A trait's class (`limit` for honesty items), when it carries one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub trait_class: Option<Value>,
+}
+
+/// `identity`: the folded self core at the anchor.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct IdentitySection {
+    /// The owner identity string (display names live in the host's manifest).
+    pub name: String,
+    /// The highest spark version among the core's records.
+    pub spark_version: Option<i64>,
+    /// The values, in identity order.
+    pub values: Vec<IdentityItem>,
+    /// The purposes.
+    pub purposes: Vec<IdentityItem>,
+    /// The traits.
+    pub traits: Vec<IdentityItem>,
+    /// Where the section comes from.
+    pub provenance: String,
+}
+
+/// The `identity` section: [`crate::identity::self_records`] of every pair
+/// of the ladder at the anchor (first appearance kept), by kind.
+///
+/// # Errors
+/// The store's or journal's failure.
+pub fn identity(
+    g: &CardGather,
+    store: &dyn TripleStore,
+    journal: &dyn MemoryJournal,
+    owner: &str,
+) -> Result<IdentitySection> {
+    let mut core: Vec<TripleAssertion> = Vec::new();
+    let mut seen: HashSet<String> = HashSet::new();
+    for (scope, pair_owner) in &g.pairs {
+        let args = crate::identity::SelfRecords {
+            as_of: Some(g.anchor),
+            ..crate::identity::SelfRecords::new(scope, pair_owner)
+        };
+        for a in crate::identity::self_records(store, journal, &args)? {
+            if seen.insert(a.assertion_id.clone().unwrap_or_default()) {
+                core.push(a);
+            }
+        }
+    }
+    let mut out = IdentitySection {
+        name: owner.to_owned(),
+        spark_version: None,
+        values: Vec::new(),
+        purposes: Vec::new(),
+        traits: Vec::new(),
+        provenance: String::new(),
+    };
+    for a in &core {
+        let kind = a
+            .attributes
+            .get("record_kind")
+            .and_then(Value::as_str)
+            .unwrap_or("");
+        let class = |k: &str| {
+            a.attributes
+                .get(k)
+                .filter(|v| crate::lookup::truthy(Some(*v)))
+                .cloned()
+        };
+        let mut item = IdentityItem {
+            title: attr_str(a, "title").unwrap_or_default().to_owned(),
+            statement: a.object.clone(),
+            value_class: None,
+            trait_class: None,
+        };
+        match kind {
+            "value" => {
+                item.value_class = class("value_class");
+                out.values.push(item);
+            }
+            "purpose" => out.purposes.push(item),
+            "trait" => {
+                item.trait_class = class("trait_class");
+                out.traits.push(item);
+            }
+            _ => continue,
+        }
+        if let Some(v) = a
+            .attributes
+            .get("spark_version")
+            .and_then(crate::identity::as_int)
+        {
+            out.spark_version = Some(out.spark_version.map_or(v, |cur| cur.max(v)));
+        }
+    }
+    out.provenance = if core.is_empty() {
+        "no prompt-active identity record at this anchor (no engram yet, or an anchor before \
+         it); the name is the home's owner identity string"
+            .to_owned()
+    } else {
+        format!(
+            "the folded self core: {} prompt-active identity record(s) read by self_records \
+             (binding and closure folds at the anchor); the name is the home's owner identity \
+             string, display names are the host's",
+            core.len()
+        )
+    };
+    Ok(out)
+}
+
+/// `questions` (or `problems`): the diary entries of one `diary_type`, open
+/// or resolved by a believed entry's `answers` / `resolves` reference (either
+/// id namespace), oldest first.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct OpenResolved {
+    /// Entries no believed entry resolves.
+    pub open: Vec<RowBrief>,
+    /// Entries some believed entry resolves, with `resolved_by`.
+    pub resolved: Vec<RowBrief>,
+    /// Where the section comes from.
+    pub provenance: String,
+}
+
+fn open_resolved(g: &CardGather, diary_type: &str) -> (Vec<RowBrief>, Vec<RowBrief>) {
+    let diary: Vec<&TripleAssertion> = g
+        .believed
+        .iter()
+        .filter(|a| a.attributes.get("record_kind").and_then(Value::as_str) == Some("diary"))
+        .collect();
+    let mut resolved_by: HashMap<&str, Vec<&str>> = HashMap::new();
+    for a in &diary {
+        for key in ["answers", "resolves"] {
+            if let Some(r) = attr_str(a, key) {
+                resolved_by.entry(r).or_default().push(a.subject.as_str());
+            }
+        }
+    }
+    let (mut open, mut resolved) = (Vec::new(), Vec::new());
+    for a in diary
+        .iter()
+        .filter(|a| a.attributes.get("diary_type").and_then(Value::as_str) == Some(diary_type))
+    {
+        let entry = match a.attributes.get("entry_id") {
+            None | Some(Value::Null) => String::new(),
+            Some(v) => py_str(v).trim().to_owned(),
+        };
+        let mut resolvers: Vec<&str> = [a.subject.as_str(), entry.as_str()]
+            .into_iter()
+            .filter(|r| !r.is_empty())
+            .flat_map(|r| resolved_by.get(r).into_iter().flatten().copied())
+            .collect();
+        resolvers.sort_unstable();
+        resolvers.dedup();
+        let mut brief = row_brief(a);
+        if resolvers.is_empty() {
+            open.push(brief);
+        } else {
+            brief.resolved_by = Some(resolvers.into_iter().map(str::to_owned).collect());
+            resolved.push(brief);
+        }
+    }
+    (open, resolved)
+}
+
+/// The `questions` section of `g` (belief axis): `diary_type = "question"`.
+pub fn questions(g: &CardGather) -> OpenResolved {
+    let (open, resolved) = open_resolved(g, "question");
+    let provenance = if open.is_empty() && resolved.is_empty() {
+        "no diary question at this anchor".to_owned()
+    } else {
+        format!(
+            "{} open and {} resolved diary question(s) (diary_type \"question\"; resolved when a \
+             believed entry's answers or resolves names it, by graph id or entry id; closure and \
+             hidden folds applied)",
+            open.len(),
+            resolved.len()
+        )
+    };
+    OpenResolved {
+        open,
+        resolved,
+        provenance,
+    }
+}
+
+/// The `problems` section of `g` (belief axis): `diary_type = "problem"`, the
+/// same resolution convention (a problem is something wrong, not a question).
+pub fn problems(g: &CardGather) -> OpenResolved {
+    let (open, resolved) = open_resolved(g, "problem");
+    let provenance = if open.is_empty() && resolved.is_empty() {
+        "no diary problem at this anchor".to_owned()
+    } else {
+        format!(
+            "{} open and {} repaired diary problem(s) (diary_type \"problem\"; repaired when a \
+             believed entry's answers or resolves names it, by graph id or entry id; closure and \
+             hidden folds applied)",
+            open.len(),
+            resolved.len()
+        )
+    };
+    OpenResolved {
+        open,
+        resolved,
+        provenance,
+    }
+}
+
+/// `lessons`: the believed lessons, newest first, the [`KEY_MOMENTS_BOUND`]
+/// newest shown.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Lessons {
+    /// The newest lessons.
+    pub lessons: Vec<RowBrief>,
+    /// Believed lessons in all.
+    pub total: usize,
+    /// Where the section comes from.
+    pub provenance: String,
+}
+
+/// The `lessons` section of `g` (belief axis).
+pub fn lessons(g: &CardGather) -> Lessons {
+    let mut rows: Vec<&TripleAssertion> = g
+        .believed
+        .iter()
+        .filter(|a| a.attributes.get("record_kind").and_then(Value::as_str) == Some("lesson"))
+        .collect();
+    rows.sort_by(|a, b| (&b.observed_at, &b.subject).cmp(&(&a.observed_at, &a.subject)));
+    let provenance = if rows.is_empty() {
+        "no lesson at this anchor: nothing distilled yet".to_owned()
+    } else {
+        format!(
+            "{} believed lesson(s), newest first, the {KEY_MOMENTS_BOUND} newest shown; a count \
+             that only grows, never a ratio",
+            rows.len()
+        )
+    };
+    Lessons {
+        lessons: rows
+            .iter()
+            .take(KEY_MOMENTS_BOUND)
+            .map(|a| row_brief(a))
+            .collect(),
+        total: rows.len(),
+        provenance,
+    }
+}
+
+// -- the composed card ---------------------------------------------------------
+
+fn default_window() -> usize {
+    200
+}
+
+fn default_top_n() -> usize {
+    5
+}
+
+/// The arguments of the identity card: `entity_card(*, scope_pairs,
+/// owner_id, current_window_events=200, top_n=5, as_of=None)`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EntityCard {
+    /// The home's scope ladder (JSON `[[scope, owner_id], ...]`), for example
+    /// `[["self", eid], ["diary", eid], ["life", eid]]`.
+    pub scope_pairs: Vec<(String, String)>,
+    /// The entity (the card's `identity.name`).
+    pub owner_id: String,
+    /// The trailing window of `current_state`, in appraisal events (≥ 1).
+    #[serde(default = "default_window")]
+    pub current_window_events: usize,
+    /// Targets per channel in `likes_dislikes`.
+    #[serde(default = "default_top_n")]
+    pub top_n: usize,
+    /// The journal seq the card describes (`None` = the head).
+    #[serde(default)]
+    pub as_of: Option<i64>,
+}
+
+impl EntityCard {
+    /// The card of `owner_id` over `scope_pairs`, the spec's defaults.
+    pub fn new(scope_pairs: &[(&str, &str)], owner_id: &str) -> Self {
+        EntityCard {
+            scope_pairs: scope_pairs
+                .iter()
+                .map(|(s, o)| ((*s).to_owned(), (*o).to_owned()))
+                .collect(),
+            owner_id: owner_id.to_owned(),
+            current_window_events: default_window(),
+            top_n: default_top_n(),
+            as_of: None,
+        }
+    }
+}
+
+/// The identity card: every section, each with its `provenance`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct IdentityCard {
+    /// The entity.
+    pub owner_id: String,
+    /// The seq the card describes.
+    pub as_of_seq: i64,
+    /// The normalized ladder.
+    pub scope_pairs: Vec<(String, String)>,
+    /// The folded self core.
+    pub identity: IdentitySection,
+    /// Age and accumulated context.
+    pub age_and_context: AgeAndContext,
+    /// The trailing window over recent appraisals.
+    pub current_state: CurrentState,
+    /// G⁺ and G⁻, apart.
+    pub likes_dislikes: LikesDislikes,
+    /// Open and resolved diary questions.
+    pub questions: OpenResolved,
+    /// Open and repaired diary problems.
+    pub problems: OpenResolved,
+    /// Strong feelings and firsts.
+    pub key_moments: KeyMoments,
+    /// Open interests and unresolved dreams.
+    pub discoveries: Discoveries,
+    /// Distilled lessons.
+    pub lessons: Lessons,
+}
+
+/// Compose the identity card over a store and journal (api.md "Entity
+/// identity card": the module function `identity_card(store, journal, *,
+/// scope_pairs, owner_id, ...)`). One pure read: nothing is written or
+/// deposited. `as_of` anchors the journal signals and record existence (a
+/// record existed at `T` when it was bound by `T`): a card at `T` describes
+/// the entity at `T`, and a question answered after `T` reads open. `config`
+/// drives the `likes_dislikes` fold and the key-moment floor (its
+/// `break_magnitude`).
+///
+/// # Errors
+/// `InvalidInput` for an empty ladder, a blank owner, a window of 0 or an
+/// anchor outside the journal's axis; the store's or journal's failure.
+pub fn identity_card(
+    store: &dyn TripleStore,
+    journal: &dyn MemoryJournal,
+    args: &EntityCard,
+    config: &crate::valence::GradationConfig,
+) -> Result<IdentityCard> {
+    let pairs = normalize_pairs(&args.scope_pairs);
+    if pairs.is_empty() {
+        return Err(Error::invalid(
+            "entity_card needs at least one (scope, owner_id) pair with a non-empty scope (an \
+             empty ladder describes nobody), got none",
+        ));
+    }
+    let owner = args.owner_id.trim();
+    if owner.is_empty() {
+        return Err(Error::invalid(
+            "entity_card needs a non-empty owner_id (the entity), got a blank one",
+        ));
+    }
+    if args.current_window_events < 1 {
+        return Err(Error::invalid(format!(
+            "current_window_events must be >= 1 (current is a window; an empty window \
+             describes nothing), got {}",
+            args.current_window_events
+        )));
+    }
+    let g = CardGather::load(store, journal, &pairs, args.as_of)?;
+    Ok(IdentityCard {
+        owner_id: owner.to_owned(),
+        as_of_seq: g.anchor,
+        identity: identity(&g, store, journal, owner)?,
+        age_and_context: age_and_context(&g),
+        current_state: current_state(&g, args.current_window_events)?,
+        likes_dislikes: likes_dislikes(&g, store, config, args.top_n)?,
+        questions: questions(&g),
+        problems: problems(&g),
+        key_moments: key_moments(&g, journal, config.break_magnitude)?,
+        discoveries: discoveries(&g),
+        lessons: lessons(&g),
+        scope_pairs: g.pairs,
+    })
+}
+
+impl crate::system::MemorySystem {
+    /// The identity card of this system's home ([`identity_card`] with the
+    /// system's gradation config). A pure read.
+    ///
+    /// # Errors
+    /// As [`identity_card`].
+    pub fn entity_card(&self, args: &EntityCard) -> Result<IdentityCard> {
+        identity_card(
+            self.store().as_ref(),
+            self.journal().as_ref(),
+            args,
+            &self.gradation,
+        )
+    }
 }

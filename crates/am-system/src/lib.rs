@@ -51,7 +51,7 @@ pub use error::{Error, Result};
 pub use formation::{FormationPlan, build_formation_plan, diary_entry_hash};
 pub use identity::{
     DEFAULT_SPARK_TEMPLATE, Engram, EngramResult, SHARED_VULNERABILITY_STATEMENT, SelfRecords,
-    canonical_spark_hash, is_legacy_birth_label, lint_spark,
+    canonical_spark_hash, is_legacy_birth_label, lint_spark, self_records,
 };
 pub use outcome::{Outcome, Reason, UnderstandingResult, Warned};
 pub use reading::{

@@ -172,6 +172,15 @@ pub struct RecordDisplay {
     /// The current digest text (binding and revision envelopes only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub digest: Option<String>,
+    /// A community record's stable topic key (`attributes.community_key`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub community_key: Option<String>,
+    /// A community record's version (`attributes.basis.version_seq`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub version_seq: Option<Value>,
+    /// A community record's member count (`attributes.size`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub size: Option<Value>,
     /// The current reading's provenance (formed records only:
     /// `understanding_fields`, with `replaced_by` for a superseded record).
     #[serde(flatten, skip_serializing_if = "Option::is_none")]
@@ -603,7 +612,18 @@ impl ReplayStream<'_> {
         let replaced = self.replaced_by(&row)?;
         let mut block = display_block(&row, &rid, replaced.as_deref());
         if with_edges {
-            let edges = self.memo.edges(store, &row)?;
+            let mut edges = self.memo.edges(store, &row)?;
+            if attr_str(&row, "record_kind") == Some("community") {
+                // A topic's binding draws its revision chain, never an edge
+                // per member.
+                edges = edges
+                    .map(|e| {
+                        e.into_iter()
+                            .filter(|x| x.relation == "refines")
+                            .collect::<Vec<_>>()
+                    })
+                    .filter(|e| !e.is_empty());
+            }
             match &mut block {
                 ReplayDisplay::Record(r) => r.edges = edges,
                 ReplayDisplay::Diary(d) => d.edges = edges,
@@ -793,6 +813,10 @@ fn display_block(
             None => None,
         }
     };
+    // A topic's display keys ride only a community record, and only when
+    // the record carries them (communities are formed by a pass this
+    // package does not run yet): absent, never made up.
+    let community = kind == Some("community");
     let signals = match (kind, a.attributes.get("signals")) {
         (Some("dream"), Some(s @ Value::Array(_))) => Some(s.clone()),
         _ => None,
@@ -808,6 +832,20 @@ fn display_block(
         signals,
         edges: None,
         digest: None,
+        community_key: community.then(|| owned("community_key")).flatten(),
+        version_seq: community
+            .then(|| {
+                a.attributes
+                    .get("basis")
+                    .and_then(Value::as_object)
+                    .and_then(|b| b.get("version_seq"))
+                    .filter(|v| v.is_number())
+                    .cloned()
+            })
+            .flatten(),
+        size: community
+            .then(|| a.attributes.get("size").filter(|v| v.is_number()).cloned())
+            .flatten(),
         reading: kind
             .is_some()
             .then(|| understanding_fields(a, None, replaced_by)),

@@ -20,8 +20,8 @@ use crate::ids;
 use crate::kinds::kind_rank;
 use crate::records::MemoryRecordInput;
 use crate::system::MemorySystem;
-use am_journal::ScopeBinding;
-use am_triples::{JsonMap, TripleAssertion, TripleQuery};
+use am_journal::{MemoryJournal, ScopeBinding};
+use am_triples::{JsonMap, TripleAssertion, TripleQuery, TripleStore};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use std::collections::HashSet;
@@ -561,108 +561,113 @@ impl MemorySystem {
         }))
     }
 
-    /// The folded identity core (`self_records`): the digest rows of the
-    /// pair's prompt-active records (latest binding per record is `indexed`
-    /// and `active`), neither closed nor hidden, of the kinds `value`,
-    /// `purpose` and `trait` (optionally of one `spark_version`), ordered by
-    /// kind rank, then `precedence` (missing: last), then record id.
+    /// [`self_records`] over this system's store and journal.
     ///
     /// # Errors
-    /// `InvalidInput` for an anchor outside the journal; the store's or
-    /// journal's failure.
+    /// As [`self_records`].
     pub fn self_records(&self, args: &SelfRecords) -> Result<Vec<TripleAssertion>> {
-        let scope = args.scope.trim().to_lowercase();
-        let owner = args.owner_id.trim().to_owned();
-        let current = self.journal.current_seq()?;
-        am_journal::journal::check_anchor("as_of", args.as_of, current)?;
-        let as_of = args.as_of.unwrap_or(current);
-        let folds = crate::pair_folds::PairFolds::load(
-            &*self.store,
-            &*self.journal,
-            &scope,
-            &owner,
-            as_of,
-        )?;
-        let pair_query = |q: TripleQuery| TripleQuery {
-            scope: Some(scope.clone()),
-            owner_id: (!owner.is_empty()).then(|| owner.clone()),
-            ..q
-        };
-        let mut out: Vec<TripleAssertion> = Vec::new();
-        let mut seen: HashSet<String> = HashSet::new();
-        for b in folds
-            .bindings
-            .iter()
-            .filter(|b| b.search_state == "indexed" && b.prompt_state == "active")
-        {
-            let by_id = self.store.query(&pair_query(TripleQuery {
-                assertion_ids: Some(vec![b.record_id.clone()]),
-                limit: 1,
-                ..TripleQuery::default()
-            }))?;
-            let row = match by_id.into_iter().next() {
-                Some(a) => Some(a),
-                None => self
-                    .store
-                    .query(&pair_query(TripleQuery {
-                        subject: Some(b.record_id.clone()),
-                        limit: 0,
-                        ..TripleQuery::default()
-                    }))?
-                    .into_iter()
-                    .find(|a| a.attributes.contains_key("record_kind") && a.assertion_id.is_some()),
-            };
-            let Some(a) = row else { continue };
-            let Some(id) = a.assertion_id.clone() else {
-                continue;
-            };
-            if folds.excludes(&id) || seen.contains(&id) {
-                continue;
-            }
-            let kind = a
-                .attributes
-                .get("record_kind")
-                .and_then(Value::as_str)
-                .unwrap_or("");
-            if !SELF_CORE_KINDS.contains(&kind) {
-                continue;
-            }
-            if let Some(want) = args.spark_version
-                && a.attributes.get("spark_version").and_then(as_int) != Some(want)
-            {
-                continue;
-            }
-            seen.insert(id);
-            out.push(a);
-        }
-        let precedence = |a: &TripleAssertion| {
-            a.attributes
-                .get("precedence")
-                .and_then(as_int)
-                .unwrap_or(1_000_000)
-        };
-        out.sort_by(|a, b| {
-            let rank = |x: &TripleAssertion| {
-                kind_rank(
-                    x.attributes
-                        .get("record_kind")
-                        .and_then(Value::as_str)
-                        .unwrap_or(""),
-                )
-            };
-            rank(a)
-                .cmp(&rank(b))
-                .then_with(|| precedence(a).cmp(&precedence(b)))
-                .then_with(|| a.subject.cmp(&b.subject))
-                .then_with(|| a.assertion_id.cmp(&b.assertion_id))
-        });
-        Ok(out)
+        self_records(&*self.store, &*self.journal, args)
     }
+}
+
+/// The folded identity core (`self_records`): the digest rows of the
+/// pair's prompt-active records (latest binding per record is `indexed`
+/// and `active`), neither closed nor hidden, of the kinds `value`,
+/// `purpose` and `trait` (optionally of one `spark_version`), ordered by
+/// kind rank, then `precedence` (missing: last), then record id.
+///
+/// # Errors
+/// `InvalidInput` for an anchor outside the journal; the store's or
+/// journal's failure.
+pub fn self_records(
+    store: &dyn TripleStore,
+    journal: &dyn MemoryJournal,
+    args: &SelfRecords,
+) -> Result<Vec<TripleAssertion>> {
+    let scope = args.scope.trim().to_lowercase();
+    let owner = args.owner_id.trim().to_owned();
+    let current = journal.current_seq()?;
+    am_journal::journal::check_anchor("as_of", args.as_of, current)?;
+    let as_of = args.as_of.unwrap_or(current);
+    let folds = crate::pair_folds::PairFolds::load(store, journal, &scope, &owner, as_of)?;
+    let pair_query = |q: TripleQuery| TripleQuery {
+        scope: Some(scope.clone()),
+        owner_id: (!owner.is_empty()).then(|| owner.clone()),
+        ..q
+    };
+    let mut out: Vec<TripleAssertion> = Vec::new();
+    let mut seen: HashSet<String> = HashSet::new();
+    for b in folds
+        .bindings
+        .iter()
+        .filter(|b| b.search_state == "indexed" && b.prompt_state == "active")
+    {
+        let by_id = store.query(&pair_query(TripleQuery {
+            assertion_ids: Some(vec![b.record_id.clone()]),
+            limit: 1,
+            ..TripleQuery::default()
+        }))?;
+        let row = match by_id.into_iter().next() {
+            Some(a) => Some(a),
+            None => store
+                .query(&pair_query(TripleQuery {
+                    subject: Some(b.record_id.clone()),
+                    limit: 0,
+                    ..TripleQuery::default()
+                }))?
+                .into_iter()
+                .find(|a| a.attributes.contains_key("record_kind") && a.assertion_id.is_some()),
+        };
+        let Some(a) = row else { continue };
+        let Some(id) = a.assertion_id.clone() else {
+            continue;
+        };
+        if folds.excludes(&id) || seen.contains(&id) {
+            continue;
+        }
+        let kind = a
+            .attributes
+            .get("record_kind")
+            .and_then(Value::as_str)
+            .unwrap_or("");
+        if !SELF_CORE_KINDS.contains(&kind) {
+            continue;
+        }
+        if let Some(want) = args.spark_version
+            && a.attributes.get("spark_version").and_then(as_int) != Some(want)
+        {
+            continue;
+        }
+        seen.insert(id);
+        out.push(a);
+    }
+    let precedence = |a: &TripleAssertion| {
+        a.attributes
+            .get("precedence")
+            .and_then(as_int)
+            .unwrap_or(1_000_000)
+    };
+    out.sort_by(|a, b| {
+        let rank = |x: &TripleAssertion| {
+            kind_rank(
+                x.attributes
+                    .get("record_kind")
+                    .and_then(Value::as_str)
+                    .unwrap_or(""),
+            )
+        };
+        rank(a)
+            .cmp(&rank(b))
+            .then_with(|| precedence(a).cmp(&precedence(b)))
+            .then_with(|| a.subject.cmp(&b.subject))
+            .then_with(|| a.assertion_id.cmp(&b.assertion_id))
+    });
+    Ok(out)
 }
 
 /// An attribute read as Python's `int(v)` would: an integral number or the
 /// text of one.
-fn as_int(v: &Value) -> Option<i64> {
+pub(crate) fn as_int(v: &Value) -> Option<i64> {
     match v {
         Value::Number(n) => n.as_i64().or_else(|| {
             n.as_f64()

@@ -364,3 +364,25 @@ pub(crate) fn normalize_oracle(v: &mut serde_json::Value) {
         _ => {}
     }
 }
+
+/// The bytes of every file of the stack's home directory (the SQLite file
+/// and its WAL; not the `-shm` index, whose read marks readers set), by
+/// name; empty for the in-memory pair.
+pub(crate) fn home_bytes(s: &Stack) -> Vec<(String, Vec<u8>)> {
+    let Some(dir) = &s._dir else {
+        return Vec::new();
+    };
+    let mut files: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(Result::unwrap)
+        .filter(|e| !e.file_name().to_string_lossy().ends_with("-shm"))
+        .map(|e| {
+            (
+                e.file_name().to_string_lossy().into_owned(),
+                std::fs::read(e.path()).unwrap(),
+            )
+        })
+        .collect();
+    files.sort();
+    files
+}
