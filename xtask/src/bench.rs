@@ -180,6 +180,15 @@ pub const FIGURES: &[Figure] = &[
         python: None,
     },
     Figure {
+        label: "entity_card, 100k records + 100k valence events",
+        id: "card/entity_card_100k_records_100k_valence",
+        kind: Kind::Latency {
+            max_ns: Some(50.0 * MS),
+        },
+        target: "<= 50 ms",
+        python: None,
+    },
+    Figure {
         label: "store: add, batches of 500 (50k x 384-d)",
         id: "store/add_batch_of_500",
         kind: Kind::Rate {

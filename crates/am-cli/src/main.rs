@@ -9,6 +9,7 @@
     reason = "a binary exports nothing: its modules' `pub` is crate-wide by construction"
 )]
 
+mod card;
 mod demo;
 mod embedder;
 mod entity;
@@ -200,6 +201,29 @@ enum Command {
         /// The poll interval of --follow, in milliseconds.
         #[arg(long, default_value_t = 250)]
         poll_ms: u64,
+    },
+    /// The entity identity card: identity, age, current state, likes and
+    /// dislikes, questions, problems, key moments, discoveries and lessons,
+    /// each with its source (operator.md §2). Read-only.
+    Card {
+        /// The SQLite home (must exist).
+        home: PathBuf,
+        /// The entity (`entity:<name>`).
+        #[arg(long)]
+        owner: String,
+        /// The journal seq the card describes (default: now).
+        #[arg(long)]
+        as_of: Option<i64>,
+        /// A scope of the ladder, narrow to broad (repeatable; default
+        /// `self`, `diary`, `life`), each paired with --owner.
+        #[arg(long = "scope")]
+        scopes: Vec<String>,
+        /// The trailing window of the current state, in appraisals.
+        #[arg(long, default_value_t = 200)]
+        window: usize,
+        /// Targets per channel of likes and dislikes.
+        #[arg(long, default_value_t = 5)]
+        top: usize,
     },
     /// The folded identity core of an entity (operator.md §1). Read-only.
     Identity {
@@ -621,6 +645,20 @@ fn run(cli: Cli) -> CliResult<u8> {
             let v = serde_json::to_value(&x)
                 .map_err(|e| CliError::failure(format!("cannot encode the answer: {e}")))?;
             emit(json_mode, &v, &observe::render_explanation(&x))?;
+            Ok(0)
+        }
+        Command::Card {
+            home,
+            owner,
+            as_of,
+            scopes,
+            window,
+            top,
+        } => {
+            embedder_spec(emb, "none")?;
+            let engine = open_for_observing(&home)?;
+            let (v, t) = card::card(&engine.system, &owner, &scopes, as_of, window, top)?;
+            emit(json_mode, &v, &t)?;
             Ok(0)
         }
         Command::Identity { home, owner, scope } => {

@@ -1,9 +1,11 @@
-//! The observability ops of `am exec`: the replay stream and the recall
-//! diagnostics (docs/exec.md, "Observing a mind"). All are pure reads.
+//! The observability ops of `am exec`: the replay stream, the identity card
+//! and the recall diagnostics (docs/exec.md, "Observing a mind"). All are
+//! pure reads.
 
 use super::ops::to_json;
 use super::{Args, Session};
 use crate::error::{CliError, CliResult};
+use am_system::card::EntityCard;
 use am_system::diagnostics::{
     OriginDiversity, RecallHistory, RecentRecords, absence_diagnosis, explain_recall,
     origin_diversity, stable_render_order,
@@ -22,6 +24,7 @@ pub const OBSERVE_OPS: &[&str] = &[
     "origin_diversity",
     "stable_render_order",
     "recent_records",
+    "entity_card",
 ];
 
 #[derive(Deserialize)]
@@ -94,6 +97,7 @@ pub fn dispatch(s: &mut Session, op: &str, a: Args) -> CliResult<Value> {
             Ok(Value::Array(ordered))
         }
         "recent_records" => to_json(&sys.recent_records(&a.parse::<RecentRecords>()?)?),
+        "entity_card" => to_json(&sys.entity_card(&a.parse::<EntityCard>()?)?),
         other => Err(CliError::invalid(format!("unknown op {other:?}"))),
     }
 }
@@ -153,6 +157,7 @@ mod tests {
             json!({"op": "origin_diversity", "handles": handles, "min_counted": 1}),
             json!({"op": "stable_render_order", "handles": handles}),
             json!({"op": "recent_records", "scopes": [["life", "demo"]], "since": "2025-01-01T00:00:00Z"}),
+            json!({"op": "entity_card", "scope_pairs": [["life", "demo"]], "owner_id": "demo"}),
         ];
         for line in &lines {
             let a = answer(&mut s, line);
