@@ -83,7 +83,7 @@ fn home() -> (tempfile::TempDir, MemorySystem) {
             .iter()
             .map(|i| {
                 let t = i % TARGETS;
-                let target = if t % 10 == 0 {
+                let target = if t.is_multiple_of(10) {
                     ids[t].clone()
                 } else {
                     format!("person:{t}")
