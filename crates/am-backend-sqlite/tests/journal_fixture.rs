@@ -228,6 +228,7 @@ fn memj_tables_are_created_exactly_as_python_creates_them() {
                 "memj_pair_log",
                 "memj_count_logs",
                 "idx_memj_events_scoring",
+                "idx_memj_bindings_hidden",
             ]
             .iter()
             .any(|t| s.contains(t))

@@ -259,6 +259,22 @@ fn counters_and_the_record_fold_answer_from_indexes() {
         &[&"session", &"s1", &"selected", &5],
     );
     assert!(window.contains("idx_memj_events_scoring"), "{window}");
+    // hidden_bindings reads the partial index and probes the fold index per
+    // hidden binding, never scanning the pair's bindings.
+    let hidden = plan(
+        &conn,
+        "SELECT * FROM memj_bindings b WHERE b.scope = ?1 AND b.owner_id = ?2 \
+         AND b.search_state = 'hidden' AND b.seq <= ?3 \
+         AND b.seq = (SELECT MAX(m.seq) FROM memj_bindings m WHERE m.record_id = b.record_id \
+         AND m.scope = b.scope AND m.owner_id = b.owner_id AND m.seq <= ?3) ORDER BY b.seq ASC",
+        &[&"session", &"s1", &5],
+    );
+    assert!(
+        hidden.contains("idx_memj_bindings_hidden")
+            && hidden.contains("idx_memj_bindings_fold")
+            && !hidden.contains("SCAN"),
+        "{hidden}"
+    );
 }
 
 #[test]

@@ -66,8 +66,10 @@ impl PairFolds {
                 until_seq: Some(as_of),
             })?);
         }
-        let hidden: Vec<&ScopeBinding> =
-            bindings.iter().filter(|b| b.search_state == "hidden").collect();
+        let hidden: Vec<&ScopeBinding> = bindings
+            .iter()
+            .filter(|b| b.search_state == "hidden")
+            .collect();
         let (closed, hidden) = Self::exclusions(store, journal, hidden, as_of)?;
         Ok(PairFolds {
             bindings,
@@ -93,7 +95,8 @@ impl PairFolds {
         for (scope, owner) in pairs {
             hidden_bindings.extend(journal.hidden_bindings(scope, owner, Some(as_of))?);
         }
-        let (closed, hidden) = Self::exclusions(store, journal, hidden_bindings.iter().collect(), as_of)?;
+        let (closed, hidden) =
+            Self::exclusions(store, journal, hidden_bindings.iter().collect(), as_of)?;
         Ok(PairFolds {
             bindings: Vec::new(),
             closed,
