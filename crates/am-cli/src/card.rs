@@ -105,7 +105,7 @@ fn brief(r: &RowBrief) -> String {
 fn open_resolved(t: &mut String, label: &str, verb: &str, o: &OpenResolved) {
     let _ = writeln!(
         t,
-        "{label:<9}{} open, {} {verb}",
+        "{label:<8} {} open, {} {verb}",
         o.open.len(),
         o.resolved.len()
     );

@@ -257,3 +257,86 @@ fn engram_takes_a_scripted_author_through_the_binary() {
         answers[4]
     );
 }
+
+#[test]
+fn am_card_renders_every_section_and_answers_as_the_exec_op_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("home.sqlite3");
+    let home = home.to_str().unwrap();
+    let demo: Vec<&str> = include_str!("entity_demo.jsonl").lines().collect();
+    // The engram and the appraisals first: the anchor before any diary entry.
+    exec(home, &demo[..5].join("\n"));
+    let before_diary = exec_answers(home, &[], r#"{"op": "current_seq"}"#)[0]["ok"]
+        .as_i64()
+        .unwrap();
+    exec(home, &demo[5..].join("\n"));
+
+    let (code, text) = am(&["card", home, "--owner", "entity:castor"]);
+    assert_eq!(code, 0, "{text}");
+    for head in [
+        "card     entity:castor",
+        "identity entity:castor",
+        "age      8 records, 2 diary entries",
+        "state    net +4",
+        "likes    2",
+        "dislikes 1",
+        "questions 1 open, 0 resolved",
+        "problems 0 open",
+        "moments  4 (of 4)",
+        "discover 0 interest(s)",
+        "lessons  0",
+    ] {
+        assert!(text.lines().any(|l| l.starts_with(head)), "{head}: {text}");
+    }
+    assert!(
+        text.contains("person:ada") && text.contains("tool:web_search"),
+        "{text}"
+    );
+    // Every section names its source (likes and dislikes share one).
+    assert_eq!(text.matches("source: ").count(), 9, "{text}");
+
+    // --json is the exec op's card, and the read deposits nothing.
+    let seq = exec_answers(home, &[], r#"{"op": "current_seq"}"#)[0]["ok"].clone();
+    let (code, json) = am(&["--json", "card", home, "--owner", "entity:castor"]);
+    assert_eq!(code, 0);
+    let cli: Value = serde_json::from_str(&json).unwrap();
+    let op = exec_answers(
+        home,
+        &[],
+        r#"{"op": "entity_card", "scope_pairs": [["self", "entity:castor"], ["diary", "entity:castor"], ["life", "entity:castor"]], "owner_id": "entity:castor"}"#,
+    );
+    assert_eq!(cli, op[0]["ok"]);
+    assert_eq!(cli["questions"]["open"].as_array().unwrap().len(), 1);
+    assert_eq!(
+        exec_answers(home, &[], r#"{"op": "current_seq"}"#)[0]["ok"],
+        seq
+    );
+
+    // --as-of anchors record existence: before the diary, no question yet.
+    let anchor = before_diary.to_string();
+    let (code, json) = am(&[
+        "--json",
+        "card",
+        home,
+        "--owner",
+        "entity:castor",
+        "--as-of",
+        &anchor,
+    ]);
+    assert_eq!(code, 0, "{json}");
+    let then: Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(
+        then["questions"]["open"].as_array().unwrap().len(),
+        0,
+        "{json}"
+    );
+    assert_eq!(then["age_and_context"]["records_total"], 6, "{json}");
+
+    // Refusals exit non-zero: a blank owner, an anchor past the journal.
+    assert_ne!(am(&["card", home, "--owner", " "]).0, 0);
+    let past = (seq.as_i64().unwrap() + 100).to_string();
+    assert_ne!(
+        am(&["card", home, "--owner", "entity:castor", "--as-of", &past]).0,
+        0
+    );
+}
