@@ -4,7 +4,7 @@
 //!
 //! The home: an engrammed identity core in `self`, 100,000 records in `life`
 //! (batches of 1,000, every third a lesson, one `follows` edge each after the
-//! first), 200 diary questions in `diary` (every other one answered), and
+//! first), 200 private diary questions in `diary` (every other one answered), and
 //! 100,000 appraisals over 10,000 targets (one in ten a record).
 //!
 //! `cargo bench -p am-system --bench card`.
@@ -67,7 +67,9 @@ fn home() -> (tempfile::TempDir, MemorySystem) {
         .map(|i| {
             let r = MemoryRecordInput::new("diary", &format!("Q{i}"), &format!("Question {i}?"))
                 .with_provenance("source", "diary-projection")
-                .with_attribute("entry_id", format!("entry-{i}"));
+                .with_attribute("entry_id", format!("entry-{i}"))
+                // Private: a public projection's summary must be authored.
+                .with_attribute("private", true);
             if i % 2 == 0 {
                 r.with_attribute("diary_type", "question")
             } else {
