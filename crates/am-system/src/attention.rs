@@ -30,7 +30,7 @@ pub fn scoring_kinds() -> Vec<String> {
 /// only, at most `config.window_limit` events. A bounded index read.
 ///
 /// # Errors
-/// The journal's error (an invalid anchor, a blank scope) as [`Error::Journal`].
+/// The journal's error (an invalid anchor, a blank scope), its kind kept.
 pub fn scoring_window(
     journal: &dyn MemoryJournal,
     scope: &str,
