@@ -1,7 +1,8 @@
 //! A read-only home (issue 23 §5): a home whose file, or whose directory, this
-//! process may not write. Every read answers (`query`, `recall`, `inspect`,
+//! process may not write. Every read answers (`query`, `recall`, `inspect`, `replay`,
 //! and the read ops of `am exec`: `query`, an unjournaled `reconstruct`,
-//! `assertions_after`, `current_seq`, the journal readers, `revisions`);
+//! `assertions_after`, `current_seq`, the journal readers, `revisions`,
+//! `export_replay`, `tasks.counts`);
 //! every write is refused with kind `Refused` naming the home; the home's
 //! bytes are unchanged and nothing is created beside the file.
 //!
@@ -163,6 +164,8 @@ const READS: &[&str] = &[
     r#"{"op": "selected_count", "record_id": "nothing"}"#,
     r#"{"op": "revisions", "limit": 10}"#,
     r#"{"op": "history", "memory_id": "ex:pool"}"#,
+    r#"{"op": "export_replay"}"#,
+    r#"{"op": "tasks.counts"}"#,
 ];
 
 const WRITES: &[&str] = &[
@@ -170,6 +173,8 @@ const WRITES: &[&str] = &[
     r#"{"op": "remember_many", "scope": "ro", "owner_id": "r", "idempotency_key": "k2", "records": [{"kind": "memory", "title": "Lunch", "digest": "Ada had soup."}]}"#,
     r#"{"op": "reconstruct", "stimulus": {"cue_text": "pool"}, "scopes": [["ro", "r"]], "trace_id": "t2"}"#,
     r#"{"op": "refocus", "reason": "test", "scope": "ro", "owner_id": "r"}"#,
+    r#"{"op": "appraise", "target_id": "ex:pool", "sign": -1, "magnitude": 2, "reason": "test", "scope": "ro", "owner_id": "r"}"#,
+    r#"{"op": "tasks.enqueue", "kind": "digest.rewrite", "target_id": "ex:pool", "scope": "ro", "owner_id": "r", "basis": "ex:pool@v0", "strength": 0.5, "cause": "test"}"#,
     r#"{"op": "apply_revision", "revision": {"revision_id": "rev-2", "scope": "ro", "owner_id": "r", "cause": "ingest", "occurred_at": "2026-01-05T09:00:00Z", "ops": [{"op": "assert", "payload": {"subject": "ex:lake", "predicate": "schema:name", "object": "the lake"}}], "provenance": {"sources": [{"kind": "artifact", "artifact_id": "note-2"}], "actor": "test"}}}"#,
 ];
 
@@ -224,6 +229,16 @@ fn check_read_only(f: &Fixture) {
         i.status.success(),
         "am inspect: {}",
         String::from_utf8_lossy(&i.stderr)
+    );
+    let rp = am(f, &["replay", home], "");
+    assert!(
+        rp.status.success(),
+        "am replay: {}",
+        String::from_utf8_lossy(&rp.stderr)
+    );
+    assert!(
+        String::from_utf8_lossy(&rp.stdout).lines().count() > 0,
+        "am replay streamed nothing"
     );
     // The exec reads, then the writes.
     let script: Vec<&str> = READS.iter().chain(WRITES).copied().collect();
