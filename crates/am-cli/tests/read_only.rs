@@ -2,7 +2,7 @@
 //! process may not write. Every read answers (`query`, `recall`, `inspect`, `replay`,
 //! and the read ops of `am exec`: `query`, an unjournaled `reconstruct`,
 //! `assertions_after`, `current_seq`, the journal readers, `revisions`,
-//! `export_replay`, `tasks.counts`);
+//! `export_replay`, `tasks.counts` with `--task-queue`);
 //! every write is refused with kind `Refused` naming the home; the home's
 //! bytes are unchanged and nothing is created beside the file.
 //!
@@ -77,6 +77,8 @@ fn fixture() -> Fixture {
                "provenance": {"sources": [{"kind": "artifact", "artifact_id": "note-1"}],
                               "actor": "test"}}}),
     ];
+    // With the task queue, so the home holds its `memq_*` tables and
+    // `tasks.counts` has something to read.
     let out = Command::new(env!("CARGO_BIN_EXE_am"))
         .args([
             "exec",
@@ -84,6 +86,7 @@ fn fixture() -> Fixture {
             home.to_str().unwrap(),
             "--embedder",
             "none",
+            "--task-queue",
         ])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -244,7 +247,7 @@ fn check_read_only(f: &Fixture) {
     let script: Vec<&str> = READS.iter().chain(WRITES).copied().collect();
     let e = am(
         f,
-        &["exec", "--home", home, "--embedder", "none"],
+        &["exec", "--home", home, "--embedder", "none", "--task-queue"],
         &script.join("\n"),
     );
     let answers: Vec<Value> = String::from_utf8_lossy(&e.stdout)
