@@ -23,9 +23,15 @@
 //! `title.author` / `digest.author` tasks commit in its transaction: no
 //! record without its tasks, no task without its record), `task_queue`
 //! (the queue's writes in turn: `enqueue_many`, `claim`, one `ack` per
-//! task; the queue's log and rowids gap-free) and `rewrite_digest` (an
-//! understanding rewrite in place: the digest row, the captured original and
-//! the new version together, or none of them).
+//! task; the queue's log and rowids gap-free), and the understanding verbs,
+//! each a rewrite in place whose row and version rows land together or not
+//! at all: `rewrite_digest` (the digest row, the captured original version 0
+//! and the new version 1), `retitle` (the row's title and title version, the
+//! captured original title as version 0 of field `title`, the new title as
+//! version 1), `narrate_dream` (the dream row's narration and its version,
+//! version 1 of field `narration`) and `revert_digest` (over notes rewritten
+//! once: the row back at its first reading as digest version 2, and that
+//! version 2).
 //!
 //! `AM_CRASH_TRIALS` (default 4) trials per verb, `AM_CRASH_WRITES` (default
 //! 30) writes per script, `AM_CRASH_SEED` the seed,
@@ -34,6 +40,7 @@
 
 use am_backend_sqlite::journal::SQLiteJournal;
 use am_backend_sqlite::{SQLiteTripleStore, SqliteHome, SqliteStoreOptions};
+use am_system::verbs::{NarrateDream, Retitle, RevertDigest};
 use am_system::{
     CommitSelection, MemoryRecordInput, MemorySystem, Reconstruct, RememberMany, RewriteDigest,
     Stimulus, SystemOptions,
@@ -57,6 +64,9 @@ const VERBS: &[&str] = &[
     "remember_pending",
     "task_queue",
     "rewrite_digest",
+    "retitle",
+    "narrate_dream",
+    "revert_digest",
 ];
 const SCOPE: &str = "crash";
 const OWNER: &str = "w";
@@ -232,6 +242,37 @@ fn first_reading(i: usize) -> String {
 fn rewritten(i: usize) -> String {
     format!("Rewritten note {i}: restart the pool first.")
 }
+/// The title note `i` is formed with, and the one `retitle` writes.
+fn first_title(i: usize) -> String {
+    format!("Note {i}")
+}
+fn retitled(i: usize) -> String {
+    format!("Retitled note {i}")
+}
+/// The narration `narrate_dream` stores beside dream `i`'s summary.
+fn narration(i: usize) -> String {
+    format!("I dreamt of pool {i} overflowing.")
+}
+
+/// The author of every understanding write of the script.
+fn operator() -> serde_json::Map<String, serde_json::Value> {
+    let mut author = serde_json::Map::new();
+    author.insert("kind".into(), "operator".into());
+    author.insert("id".into(), "crash-trials".into());
+    author
+}
+
+/// Idempotent setup of the understanding verbs: `n` notes (or dreams) in one
+/// formation; a replay returns the same ids and writes nothing.
+fn setup_notes(system: &MemorySystem, n: usize, kind: &str) -> Vec<String> {
+    let notes: Vec<MemoryRecordInput> = (0..n)
+        .map(|i| MemoryRecordInput::new(kind, &first_title(i), &first_reading(i)))
+        .collect();
+    system
+        .remember_many(&RememberMany::new(notes, SCOPE, OWNER, "setup"))
+        .expect("setup")
+        .value
+}
 
 fn generation_vector(g: usize, row: usize) -> Vec<f32> {
     (0..DIM)
@@ -363,17 +404,7 @@ fn helper(verb: &str, path: &Path, n: usize) {
         }
         "rewrite_digest" => {
             let (_, _, system) = open_system(&home);
-            // Idempotent setup: n notes in one formation.
-            let notes: Vec<MemoryRecordInput> = (0..n)
-                .map(|i| MemoryRecordInput::new("memory", &format!("Note {i}"), &first_reading(i)))
-                .collect();
-            let ids = system
-                .remember_many(&RememberMany::new(notes, SCOPE, OWNER, "setup"))
-                .expect("setup")
-                .value;
-            let mut author = serde_json::Map::new();
-            author.insert("kind".into(), "operator".into());
-            author.insert("id".into(), "crash-trials".into());
+            let ids = setup_notes(&system, n, "memory");
             for (i, id) in ids.iter().enumerate() {
                 say(&format!("begin {i}"));
                 // Applied once; a replay of a landed one is refused `stale`
@@ -382,11 +413,54 @@ fn helper(verb: &str, path: &Path, n: usize) {
                     .rewrite_digest(&RewriteDigest::new(
                         id,
                         &rewritten(i),
-                        author.clone(),
+                        operator(),
                         "operator".into(),
                         0,
                     ))
                     .expect("rewrite_digest");
+                say(&format!("ack {i}"));
+            }
+        }
+        "retitle" => {
+            let (_, _, system) = open_system(&home);
+            let ids = setup_notes(&system, n, "memory");
+            for (i, id) in ids.iter().enumerate() {
+                say(&format!("begin {i}"));
+                // The first retitle: captures the formed title as version 0.
+                system
+                    .retitle(&Retitle::new(
+                        id,
+                        &retitled(i),
+                        operator(),
+                        "operator".into(),
+                        0,
+                    ))
+                    .expect("retitle");
+                say(&format!("ack {i}"));
+            }
+        }
+        "narrate_dream" => {
+            let (_, _, system) = open_system(&home);
+            let ids = setup_notes(&system, n, "dream");
+            for (i, id) in ids.iter().enumerate() {
+                say(&format!("begin {i}"));
+                system
+                    .narrate_dream(&NarrateDream::new(id, &narration(i), operator()))
+                    .expect("narrate_dream");
+                say(&format!("ack {i}"));
+            }
+        }
+        "revert_digest" => {
+            // The template holds the notes, each rewritten once (version 1);
+            // the setup replay only returns their ids.
+            let (_, _, system) = open_system(&home);
+            let ids = setup_notes(&system, n, "memory");
+            for (i, id) in ids.iter().enumerate() {
+                say(&format!("begin {i}"));
+                // Version 0 restored as version 2; a replay is `stale`.
+                system
+                    .revert_digest(&RevertDigest::new(id, 0, 1))
+                    .expect("revert_digest");
                 say(&format!("ack {i}"));
             }
         }
@@ -642,6 +716,68 @@ fn units(verb: &str, path: &Path, reference_ids: &[Vec<String>], n: usize) -> Un
                 };
                 u.insert(format!("rewrite_digest {i}"), k);
             }
+            "retitle" => {
+                // The row in place (its title and title version), the
+                // captured original title (version 0) and the new one (1).
+                let k = count(
+                    &c,
+                    "SELECT COUNT(*) FROM triples WHERE json_extract(attributes_json, '$.title') = ?1 \
+                     AND json_extract(attributes_json, '$.title_version') = 1",
+                    &[&retitled(i)],
+                ) + if has("memj_versions") {
+                    count(
+                        &c,
+                        "SELECT COUNT(*) FROM memj_versions WHERE field = 'title' AND \
+                         ((version = 0 AND text = ?1) OR (version = 1 AND text = ?2))",
+                        &[&first_title(i), &retitled(i)],
+                    )
+                } else {
+                    0
+                };
+                u.insert(format!("retitle {i}"), k);
+            }
+            "narrate_dream" => {
+                // The row in place (narration and its version) and version 1
+                // of field `narration` (a first narration captures no
+                // version 0: there was none).
+                let k = count(
+                    &c,
+                    "SELECT COUNT(*) FROM triples WHERE json_extract(attributes_json, '$.narration') = ?1 \
+                     AND json_extract(attributes_json, '$.narration_version') = 1",
+                    &[&narration(i)],
+                ) + if has("memj_versions") {
+                    count(
+                        &c,
+                        "SELECT COUNT(*) FROM memj_versions WHERE field = 'narration' AND version = 1 \
+                         AND text = ?1",
+                        &[&narration(i)],
+                    )
+                } else {
+                    0
+                };
+                u.insert(format!("narrate_dream {i}"), k);
+            }
+            "revert_digest" => {
+                // The row back at the first reading as version 2, and the
+                // new version 2 (version 0, captured by the template's
+                // rewrite, is restored, never rewritten).
+                let k = count(
+                    &c,
+                    "SELECT COUNT(*) FROM triples WHERE object = ?1 \
+                     AND json_extract(attributes_json, '$.digest_version') = 2",
+                    &[&first_reading(i)],
+                ) + if has("memj_versions") {
+                    count(
+                        &c,
+                        "SELECT COUNT(*) FROM memj_versions WHERE field = 'digest' AND version = 2 \
+                         AND text = ?1",
+                        &[&first_reading(i)],
+                    )
+                } else {
+                    0
+                };
+                u.insert(format!("revert_digest {i}"), k);
+            }
             _ => {}
         }
     }
@@ -804,7 +940,7 @@ fn vector_cells(path: &Path) -> Vec<(String, Option<Vec<u8>>)> {
 }
 
 /// The starting home of a verb.
-fn template(verb: &str, dir: &Path) -> PathBuf {
+fn template(verb: &str, dir: &Path, n: usize) -> PathBuf {
     let path = dir.join(format!("{verb}-template.sqlite3"));
     let home = SqliteHome::open(&path).unwrap();
     match verb {
@@ -842,6 +978,22 @@ fn template(verb: &str, dir: &Path) -> PathBuf {
                 )
                 .unwrap();
                 c.execute_batch("PRAGMA wal_checkpoint(TRUNCATE)").unwrap();
+            }
+        }
+        "revert_digest" => {
+            // The notes, each rewritten once: version 0 captured, version 1
+            // the row's reading.
+            let (_, _, system) = open_system(&home);
+            for (i, id) in setup_notes(&system, n, "memory").iter().enumerate() {
+                system
+                    .rewrite_digest(&RewriteDigest::new(
+                        id,
+                        &rewritten(i),
+                        operator(),
+                        "operator".into(),
+                        0,
+                    ))
+                    .unwrap();
             }
         }
         _ => {
@@ -887,7 +1039,6 @@ impl Rng {
 
 fn trials_of(verb: &str, trials: usize, rng: &mut Rng, dir: &Path) -> Figures {
     let mut f = Figures::default();
-    let start = template(verb, dir);
     let writes = std::env::var("AM_CRASH_WRITES")
         .ok()
         .and_then(|t| t.parse().ok())
@@ -896,6 +1047,7 @@ fn trials_of(verb: &str, trials: usize, rng: &mut Rng, dir: &Path) -> Figures {
         "upgrade" => 1,
         _ => writes,
     };
+    let start = template(verb, dir, n);
     // The clean reference run.
     let reference = dir.join(format!("{verb}-reference.sqlite3"));
     copy_home(&start, &reference);
