@@ -99,18 +99,36 @@ CREATE TRIGGER IF NOT EXISTS memq_tasks_generation_delete AFTER DELETE ON memq_t
 BEGIN UPDATE memq_meta SET value = value + 1 WHERE key = 'generation'; END;
 ";
 
-/// Create the queue's tables on `conn` (idempotent). A read-only
-/// connection creates nothing new (its reads go without the cache when the
-/// file has no generation).
+/// Create the queue's tables on `conn` (idempotent), in ONE transaction (the
+/// caller's, or a `BEGIN IMMEDIATE` of its own when there is none): a process
+/// killed while a home gains its queue leaves the whole schema or none of it
+/// (the crash trials found `memq_tasks` without `memq_log` when each
+/// statement committed alone). A read-only connection creates nothing new
+/// (its reads go without the cache when the file has no generation).
 ///
 /// # Errors
 /// `Storage`.
 pub fn create(conn: &Connection) -> HomeResult<()> {
-    conn.execute_batch(SCHEMA).map_err(sqlite)?;
-    if !conn.is_readonly(rusqlite::MAIN_DB).unwrap_or(true) {
-        conn.execute_batch(GENERATION_SCHEMA).map_err(sqlite)?;
+    if conn.is_readonly(rusqlite::MAIN_DB).unwrap_or(true) {
+        return conn.execute_batch(SCHEMA).map_err(sqlite);
     }
-    Ok(())
+    let own = conn.is_autocommit();
+    if own {
+        conn.execute_batch("BEGIN IMMEDIATE").map_err(sqlite)?;
+    }
+    let created = conn
+        .execute_batch(SCHEMA)
+        .and_then(|()| conn.execute_batch(GENERATION_SCHEMA));
+    if !own {
+        return created.map_err(sqlite);
+    }
+    match created {
+        Ok(()) => conn.execute_batch("COMMIT").map_err(sqlite),
+        Err(e) => {
+            let _ = conn.execute_batch("ROLLBACK");
+            Err(sqlite(e))
+        }
+    }
 }
 
 /// The in-process live set of one home's queue: see the module docs.
