@@ -581,7 +581,7 @@ fn units(verb: &str, path: &Path, reference_ids: &[Vec<String>], n: usize) -> Un
             "remember_many" | "remember_pending" => {
                 let mut k = 0;
                 for id in &reference_ids[i] {
-                    if has("memq_tasks") {
+                    if has_queue(&c) {
                         // The record's tasks and their `enqueued` rows.
                         k += count(
                             &c,
@@ -612,7 +612,7 @@ fn units(verb: &str, path: &Path, reference_ids: &[Vec<String>], n: usize) -> Un
                     _ => vec![queue_task_id(batch, step - 2)],
                 };
                 let mut k = 0;
-                for id in ids.iter().filter(|_| has("memq_tasks")) {
+                for id in ids.iter().filter(|_| has_queue(&c)) {
                     k += match step {
                         // The row and its `enqueued` log row.
                         0 => {
@@ -846,6 +846,45 @@ fn gap_free(path: &Path) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// The task queue's tables, as a home gains them: all at once.
+const QUEUE_TABLES: &[&str] = &[
+    "memq_log",
+    "memq_maintenance",
+    "memq_meta",
+    "memq_tasks",
+    "memq_windows",
+];
+
+fn queue_tables(c: &Connection) -> Vec<String> {
+    c.prepare(
+        "SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'memq_%' ORDER BY name",
+    )
+    .unwrap()
+    .query_map([], |r| r.get(0))
+    .unwrap()
+    .collect::<Result<_, _>>()
+    .unwrap()
+}
+
+/// Whether the home holds the whole queue schema (a torn one is reported by
+/// [`queue_schema_whole`]; its rows are not counted).
+fn has_queue(c: &Connection) -> bool {
+    queue_tables(c) == QUEUE_TABLES
+}
+
+/// The queue's schema is all there or absent: a home killed while it gains
+/// its queue has none of the `memq_*` tables or every one.
+fn queue_schema_whole(path: &Path) -> Result<(), String> {
+    let have = queue_tables(&Connection::open(path).unwrap());
+    if have.is_empty() || have == QUEUE_TABLES {
+        Ok(())
+    } else {
+        Err(format!(
+            "a torn task-queue schema: {have:?} of {QUEUE_TABLES:?}"
+        ))
+    }
 }
 
 /// No record without its tasks, no task without its record: every stored
@@ -1167,6 +1206,10 @@ fn trials_of(verb: &str, trials: usize, rng: &mut Rng, dir: &Path) -> Figures {
             }
         }
         if let Err(e) = gap_free(&home) {
+            fail(e);
+        }
+        if let Err(e) = queue_schema_whole(&home) {
+            f.torn += 1;
             fail(e);
         }
         if let Err(e) = pending_owned(&home) {
