@@ -25,6 +25,9 @@ pub(crate) struct Stack {
     pub system: MemorySystem,
     pub store: Arc<dyn TripleStore>,
     pub journal: Arc<dyn MemoryJournal>,
+    /// The store as its concrete type, for a `MemoryGraph` over it
+    /// ([`graph_of`]); `None` for a stack a test built itself.
+    pub graph_store: Option<am_graph::registry::AnyStore>,
     _dir: Option<tempfile::TempDir>,
 }
 
@@ -42,9 +45,24 @@ impl Stack {
             system,
             store,
             journal,
+            graph_store: None,
             _dir: None,
         }
     }
+}
+
+/// The memory graph over a stack's store and journal (the one the system
+/// writes: a revision and a formation land in the same rows).
+pub(crate) fn graph_of(s: &Stack) -> am_graph::MemoryGraph {
+    am_backend_sqlite::graph::register();
+    am_graph::MemoryGraph::from_any(
+        s.graph_store.as_ref().expect("a stack built by common"),
+        Some(am_graph::registry::GraphJournal::from_dyn(
+            s.journal.clone(),
+        )),
+    )
+    .expect("open the graph")
+    .with_clock(pinned_clock())
 }
 
 fn options(mut o: SystemOptions) -> SystemOptions {
@@ -56,7 +74,8 @@ fn options(mut o: SystemOptions) -> SystemOptions {
 
 /// The in-memory pair.
 pub(crate) fn memory_stack(o: SystemOptions) -> Stack {
-    let store: Arc<dyn TripleStore> = Arc::new(InMemoryTripleStore::new(None));
+    let concrete = Arc::new(InMemoryTripleStore::new(None));
+    let store: Arc<dyn TripleStore> = concrete.clone();
     let journal: Arc<dyn MemoryJournal> = Arc::new(InMemoryJournal::new());
     let system = MemorySystem::with_options(store.clone(), journal.clone(), options(o)).unwrap();
     Stack {
@@ -64,6 +83,7 @@ pub(crate) fn memory_stack(o: SystemOptions) -> Stack {
         system,
         store,
         journal,
+        graph_store: Some(concrete),
         _dir: None,
     }
 }
@@ -76,12 +96,14 @@ pub(crate) fn sqlite_stack(o: SystemOptions) -> Stack {
         Arc::new(SqliteMemoryHome::open(&home, None, SqliteStoreOptions::default()).unwrap());
     let store: Arc<dyn TripleStore> = memory_home.sqlite_store().clone();
     let journal: Arc<dyn MemoryJournal> = memory_home.sqlite_journal().clone();
+    let graph_store: am_graph::registry::AnyStore = memory_home.sqlite_store().clone();
     let system = MemorySystem::over_home_with_options(memory_home, options(o)).unwrap();
     Stack {
         name: "sqlite",
         system,
         store,
         journal,
+        graph_store: Some(graph_store),
         _dir: Some(dir),
     }
 }
@@ -93,7 +115,7 @@ pub(crate) fn two_files_stack(o: SystemOptions) -> Stack {
     let dir = tempfile::tempdir().unwrap();
     let store_home = SqliteHome::open(dir.path().join("store.sqlite3")).unwrap();
     let journal_home = SqliteHome::open(dir.path().join("journal.sqlite3")).unwrap();
-    let store: Arc<dyn TripleStore> = Arc::new(
+    let concrete = Arc::new(
         am_backend_sqlite::SQLiteTripleStore::with_home(
             &store_home,
             None,
@@ -101,6 +123,7 @@ pub(crate) fn two_files_stack(o: SystemOptions) -> Stack {
         )
         .unwrap(),
     );
+    let store: Arc<dyn TripleStore> = concrete.clone();
     let journal: Arc<dyn MemoryJournal> =
         Arc::new(am_backend_sqlite::journal::SQLiteJournal::open(&journal_home).unwrap());
     let system = MemorySystem::with_options(store.clone(), journal.clone(), options(o)).unwrap();
@@ -109,6 +132,7 @@ pub(crate) fn two_files_stack(o: SystemOptions) -> Stack {
         system,
         store,
         journal,
+        graph_store: Some(concrete),
         _dir: Some(dir),
     }
 }
