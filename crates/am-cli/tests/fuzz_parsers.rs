@@ -8,7 +8,10 @@
 //!
 //! A target runs 64 cases by default (CI); `AM_FUZZ_SECONDS` makes every
 //! target run batches of fresh cases until that many seconds have passed
-//! (`cargo xtask fuzz --minutes N`).
+//! (`cargo xtask fuzz --minutes N`). Every case runs on its own thread
+//! under a time bound (`AM_FUZZ_HANG_SECONDS`, default 30 s): a case still
+//! running then fails the target as a hang, so "no hang" is checked, not
+//! implied.
 
 use am_graph::{Provenance, Revision, RevisionOp, SourceRef};
 use am_system::{MemoryRecordInput, Stimulus};
@@ -19,6 +22,7 @@ use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
 use serde_json::{Map, Value};
 use std::io::Write;
 use std::process::{Command, Stdio};
+use std::sync::{Arc, mpsc};
 use std::time::{Duration, Instant};
 
 /// Field names the parsers know, so generated objects reach past the first check.
@@ -199,13 +203,68 @@ fn damaged(base: Value) -> BoxedStrategy<Value> {
     .boxed()
 }
 
+/// How long one case may run before it counts as a hang
+/// (`AM_FUZZ_HANG_SECONDS`, default 30: a debug build's `am exec` child on a
+/// loaded 2-core machine answers a case in well under a second).
+fn hang_limit() -> Duration {
+    Duration::from_secs(
+        std::env::var("AM_FUZZ_HANG_SECONDS")
+            .ok()
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(30),
+    )
+}
+
+/// Run one case of `check` on its own thread and wait at most `limit`: a case
+/// still running then fails as a hang (its thread is left behind; the target
+/// fails), a panic fails as a panic, and otherwise the case's own answer.
+fn bounded<T: Send + 'static>(
+    limit: Duration,
+    check: &Arc<impl Fn(T) -> Result<(), TestCaseError> + Send + Sync + 'static>,
+    value: T,
+) -> Result<(), TestCaseError> {
+    let (tx, rx) = mpsc::channel();
+    let check = Arc::clone(check);
+    std::thread::spawn(move || {
+        let _ = tx.send(check(value));
+    });
+    match rx.recv_timeout(limit) {
+        Ok(answer) => answer,
+        Err(mpsc::RecvTimeoutError::Timeout) => Err(TestCaseError::fail(format!(
+            "a hang: the case was still running after {limit:?}"
+        ))),
+        Err(mpsc::RecvTimeoutError::Disconnected) => Err(TestCaseError::fail(
+            "the case panicked (its message is above)",
+        )),
+    }
+}
+
+#[test]
+fn a_case_still_running_after_the_limit_fails_as_a_hang() {
+    let slow = Arc::new(|ms: u64| {
+        std::thread::sleep(Duration::from_millis(ms));
+        Ok(())
+    });
+    let hang = bounded(Duration::from_millis(50), &slow, 5_000).unwrap_err();
+    assert!(hang.to_string().contains("a hang"), "{hang}");
+    assert!(bounded(Duration::from_secs(5), &slow, 1).is_ok());
+    let panics = Arc::new(|_: u64| -> Result<(), TestCaseError> { panic!("boom") });
+    let panicked = bounded(Duration::from_secs(5), &panics, 0).unwrap_err();
+    assert!(panicked.to_string().contains("panicked"), "{panicked}");
+    let refuses = Arc::new(|_: u64| Err(TestCaseError::fail("no")));
+    assert!(bounded(Duration::from_secs(5), &refuses, 0).is_err());
+}
+
 /// Run `check` over `strategy`: the default case count, or batches of fresh
 /// cases until `AM_FUZZ_SECONDS` have passed. Returns the cases run.
-fn fuzz<T: std::fmt::Debug>(
+fn fuzz<T: std::fmt::Debug + Send + 'static>(
     name: &str,
     strategy: impl Strategy<Value = T>,
-    check: impl Fn(T) -> Result<(), TestCaseError>,
+    check: impl Fn(T) -> Result<(), TestCaseError> + Send + Sync + 'static,
 ) {
+    let limit = hang_limit();
+    let check = Arc::new(check);
+    let check = move |v: T| bounded(limit, &check, v);
     let budget = std::env::var("AM_FUZZ_SECONDS")
         .ok()
         .and_then(|s| s.parse::<u64>().ok())
@@ -220,6 +279,9 @@ fn fuzz<T: std::fmt::Debug>(
         let config = Config {
             cases: 64,
             failure_persistence: None,
+            // A hang found is shrunk for at most a minute, not case by case
+            // at `hang_limit` each.
+            max_shrink_time: 60_000,
             ..Config::default()
         };
         let mut runner =
