@@ -1679,6 +1679,20 @@ fn more_cases(ids: &Ids, push: &mut dyn FnMut(&str, String)) {
             ),
         ),
         (
+            "entity_card: scope_pairs a string",
+            with(
+                "entity_card",
+                json!({"scope_pairs": "life", "owner_id": "demo"}),
+            ),
+        ),
+        (
+            "entity_card: top_n negative",
+            with(
+                "entity_card",
+                json!({"scope_pairs": [["life", "demo"]], "owner_id": "demo", "top_n": -1}),
+            ),
+        ),
+        (
             "export_replay: since_seq a string",
             with("export_replay", json!({"since_seq": "start"})),
         ),
