@@ -23,7 +23,17 @@
 //! `title.author` / `digest.author` tasks commit in its transaction: no
 //! record without its tasks, no task without its record), `task_queue`
 //! (the queue's writes in turn: `enqueue_many`, `claim`, one `ack` per
-//! task; the queue's log and rowids gap-free), and the understanding verbs,
+//! task; the queue's log and rowids gap-free), `task_release` (the queue's
+//! other writes, per batch: `enqueue_many`, `claim`, `release` as retry (at
+//! its one allowed attempt: failed), defer and skip, `prioritize`,
+//! `supersede_target`, a `rewrite_digest` that moves a task's target past
+//! its basis, `supersede_stale`; each write's task rows in their new state
+//! and their `memq_log` rows), `declare_pending` (a note's summary declared
+//! pending: the row's `attributes.pending` marker and `pending_version` 1,
+//! the version row of field `pending`, the queued `digest.author` task and
+//! its log row), `rearm_pending` (over notes declared pending whose task was
+//! superseded: the marker re-armed at `pending_version` 2, version 2 of field
+//! `pending`, the new live task and its log row), and the understanding verbs,
 //! each a rewrite in place whose row and version rows land together or not
 //! at all: `rewrite_digest` (the digest row, the captured original version 0
 //! and the new version 1), `retitle` (the row's title and title version, the
@@ -34,15 +44,15 @@
 //! version 2).
 //!
 //! `AM_CRASH_TRIALS` (default 50, what CI runs: the issue's "CI runs 50
-//! trials per verb"; the 12 verbs take about 75 s in the debug build on 2
-//! shared cores at load 2, commit_selection a third of it) trials per verb,
+//! trials per verb"; the 15 verbs take about 60 s in the debug build on 2
+//! shared cores at load 1 to 2) trials per verb,
 //! `AM_CRASH_WRITES` (default 30) writes per script, `AM_CRASH_SEED` the seed,
 //! arguments after `--` name verbs to run; `cargo xtask soak --trials N` runs
 //! more and prints the figures this prints.
 
 use am_backend_sqlite::journal::SQLiteJournal;
 use am_backend_sqlite::{SQLiteTripleStore, SqliteHome, SqliteStoreOptions};
-use am_system::verbs::{NarrateDream, Retitle, RevertDigest};
+use am_system::verbs::{DeclarePending, NarrateDream, RearmPending, Retitle, RevertDigest};
 use am_system::{
     CommitSelection, MemoryRecordInput, MemorySystem, Reconstruct, RememberMany, RewriteDigest,
     Stimulus, SystemOptions,
@@ -65,6 +75,9 @@ const VERBS: &[&str] = &[
     "replace_vectors",
     "remember_pending",
     "task_queue",
+    "task_release",
+    "declare_pending",
+    "rearm_pending",
     "rewrite_digest",
     "retitle",
     "narrate_dream",
@@ -224,6 +237,129 @@ fn queue_write(q: &am_system::tasks::TaskQueue<'_>, k: usize) {
     }
 }
 
+/// Writes per batch of the `task_release` script: its enqueue (tasks 0 to 3
+/// on plain targets, task 4 a `digest.rewrite` of note `batch` at its
+/// version 0), its claim (tasks 0 to 3), a retry release (task 0, one
+/// attempt allowed: failed), a defer release (task 1), a skip release (task
+/// 2), a prioritize (tasks 1 and 3), a supersede_target (task 3), a
+/// rewrite_digest of note `batch` (its digest at version 1) and a
+/// supersede_stale (task 4, its basis now behind).
+const RELEASE_WRITES: usize = 9;
+/// The priority the `task_release` tasks are enqueued at and moved up to.
+const RELEASE_PRIORITY: (i64, i64) = (50, 10);
+
+/// Write `k` of the `task_release` script (each one transaction; a replay of
+/// a landed one is refused or finds nothing to move and writes nothing).
+fn release_write(
+    system: &MemorySystem,
+    q: &am_system::tasks::TaskQueue<'_>,
+    notes: &[(String, String)],
+    k: usize,
+) {
+    use am_system::tasks::{Release, ReleaseOutcome};
+    let (batch, step) = (k / RELEASE_WRITES, k % RELEASE_WRITES);
+    let release = |t: usize, outcome: ReleaseOutcome, until: Option<&str>| {
+        let mut r = Release::new(&queue_task_id(batch, t), "crash-drainer", outcome, "crash");
+        r.until = until.map(str::to_owned);
+        q.release(&r).expect("release");
+    };
+    match step {
+        0 => {
+            let tasks: Vec<am_system::tasks::Enqueue> = (0..QUEUE_BATCH)
+                .map(|t| {
+                    let mut e = am_system::tasks::Enqueue::new(
+                        am_journal::TaskKind::DigestRewrite,
+                        &queue_target(batch, t),
+                        (SCOPE, OWNER),
+                        &format!("{}@v0", queue_target(batch, t)),
+                        0.9,
+                        "backfill",
+                    );
+                    e.priority = Some(RELEASE_PRIORITY.0);
+                    if t == 0 {
+                        e.max_attempts = 1;
+                    }
+                    e
+                })
+                .chain(std::iter::once({
+                    let (graph_id, assertion_id) = &notes[batch];
+                    let mut e = am_system::tasks::Enqueue::new(
+                        am_journal::TaskKind::DigestRewrite,
+                        graph_id,
+                        (SCOPE, OWNER),
+                        &format!("{graph_id}@v0"),
+                        0.9,
+                        "backfill",
+                    );
+                    e.assertion_id.clone_from(assertion_id);
+                    e
+                }))
+                .collect();
+            q.enqueue_many(&tasks).expect("enqueue_many");
+        }
+        1 => {
+            let ids: Vec<String> = (0..QUEUE_BATCH).map(|t| queue_task_id(batch, t)).collect();
+            q.claim(&am_system::tasks::Claim::new(ids, "crash-drainer"))
+                .expect("claim");
+        }
+        2 => release(0, ReleaseOutcome::Retry, None),
+        // Past the fixed clock: a replay's claim refuses it `not_before`.
+        3 => release(1, ReleaseOutcome::Defer, Some("2026-03-02T12:00:00Z")),
+        4 => release(2, ReleaseOutcome::Skip, None),
+        5 => {
+            q.prioritize(&am_system::tasks::Prioritize {
+                target_ids: vec![queue_target(batch, 1), queue_target(batch, 3)],
+                kinds: vec![am_journal::TaskKind::DigestRewrite],
+                priority: RELEASE_PRIORITY.1,
+                reason: "crash".into(),
+                dry_run: false,
+                now: None,
+            })
+            .expect("prioritize");
+        }
+        6 => {
+            q.supersede_target(&queue_target(batch, 3), "crash")
+                .expect("supersede_target");
+        }
+        // Applied once; a replay is refused `stale` and writes nothing.
+        7 => {
+            system
+                .rewrite_digest(&RewriteDigest::new(
+                    &notes[batch].0,
+                    &rewritten(batch),
+                    operator(),
+                    "operator".into(),
+                    0,
+                ))
+                .expect("rewrite_digest");
+        }
+        _ => {
+            q.supersede_stale().expect("supersede_stale");
+        }
+    }
+}
+
+/// Note `i`'s graph id and digest assertion id, read from the home (the
+/// digest row reads its first reading or its rewrite).
+fn note_row(c: &Connection, i: usize) -> (String, String) {
+    c.query_row(
+        "SELECT subject, assertion_id FROM triples WHERE object IN (?1, ?2)",
+        [first_reading(i), rewritten(i)],
+        |r| Ok((r.get(0)?, r.get(1)?)),
+    )
+    .expect("the note's digest row")
+}
+
+/// Task 4 of `task_release` batch `batch`: note `batch`'s `digest.rewrite`.
+fn stale_task_id(c: &Connection, batch: usize) -> String {
+    let (graph_id, _) = note_row(c, batch);
+    am_system::tasks::task_id(
+        am_journal::TaskKind::DigestRewrite,
+        &graph_id,
+        &format!("{graph_id}@v0"),
+    )
+}
+
 fn revision(i: usize) -> am_graph::Revision {
     let ops: Vec<serde_json::Value> = (0..3)
         .map(|j| {
@@ -335,6 +471,42 @@ fn helper(verb: &str, path: &Path, n: usize) {
                 say(&format!("begin {k}"));
                 queue_write(&q, k);
                 say(&format!("ack {k}"));
+            }
+        }
+        "task_release" => {
+            let (_, _, system) = open_system_queued(&home, true);
+            let ids = setup_notes(&system, n, "memory");
+            let c = Connection::open(path).unwrap();
+            let notes: Vec<(String, String)> = (0..n).map(|i| note_row(&c, i)).collect();
+            for (id, (graph_id, _)) in ids.iter().zip(&notes) {
+                assert_eq!(id, graph_id, "a note's digest row is its record's");
+            }
+            let q = system.tasks().expect("the task queue");
+            for k in 0..n {
+                say(&format!("begin {k}"));
+                release_write(&system, &q, &notes, k);
+                say(&format!("ack {k}"));
+            }
+        }
+        "declare_pending" | "rearm_pending" => {
+            // rearm_pending's template holds the notes declared pending with
+            // their tasks superseded; the setup replay only returns the ids.
+            let (_, _, system) = open_system_queued(&home, true);
+            let ids = setup_notes(&system, n, "memory");
+            for (i, id) in ids.iter().enumerate() {
+                say(&format!("begin {i}"));
+                // A replay of a landed one is `already_pending` / `live_task`
+                // (unchanged, nothing written).
+                if verb == "declare_pending" {
+                    let mut d = DeclarePending::new(id);
+                    d.fields = vec!["summary".into()];
+                    system.declare_pending(&d).expect("declare_pending");
+                } else {
+                    system
+                        .rearm_pending(&RearmPending::new(id))
+                        .expect("rearm_pending");
+                }
+                say(&format!("ack {i}"));
             }
         }
         "commit_selection" => {
@@ -660,6 +832,144 @@ fn units(verb: &str, path: &Path, reference_ids: &[Vec<String>], n: usize) -> Un
                     };
                 }
                 u.insert(format!("task_queue {i}"), k);
+            }
+            "task_release" => {
+                let (batch, step) = (i / RELEASE_WRITES, i % RELEASE_WRITES);
+                let ids: Vec<String> = match step {
+                    0 => (0..QUEUE_BATCH)
+                        .map(|t| queue_task_id(batch, t))
+                        .chain([stale_task_id(&c, batch)])
+                        .collect(),
+                    1 => (0..QUEUE_BATCH).map(|t| queue_task_id(batch, t)).collect(),
+                    5 => vec![queue_task_id(batch, 1), queue_task_id(batch, 3)],
+                    6 => vec![queue_task_id(batch, 3)],
+                    7 => Vec::new(),
+                    8 => vec![stale_task_id(&c, batch)],
+                    s => vec![queue_task_id(batch, s - 2)],
+                };
+                let mut k = 0;
+                let row = |id: &String, cond: &str| {
+                    count(
+                        &c,
+                        &format!("SELECT COUNT(*) FROM memq_tasks WHERE task_id = ?1 AND {cond}"),
+                        &[id],
+                    )
+                };
+                let log = |id: &String, event: &str| {
+                    count(
+                        &c,
+                        "SELECT COUNT(*) FROM memq_log WHERE task_id = ?1 AND event = ?2",
+                        &[id, &event],
+                    )
+                };
+                let settled = |id: &String, status: &str| {
+                    row(
+                        id,
+                        &format!(
+                            "status = '{status}' AND json_extract(task_json, '$.status') = '{status}'"
+                        ),
+                    )
+                };
+                for id in ids.iter().filter(|_| has_queue(&c)) {
+                    k += match step {
+                        0 => row(id, "1") + log(id, "enqueued"),
+                        // The attempt it spent (given back by a defer) and
+                        // its `claimed` log row.
+                        1 => {
+                            row(
+                                id,
+                                "(json_extract(task_json, '$.attempts') = 1 OR                                  json_extract(task_json, '$.status') = 'deferred')",
+                            ) + log(id, "claimed")
+                        }
+                        // Retry at its one allowed attempt: failed.
+                        2 => settled(id, "failed") + log(id, "released"),
+                        3 => {
+                            row(
+                                id,
+                                "status = 'deferred' AND json_extract(task_json, '$.attempts') = 0                                  AND json_extract(task_json, '$.not_before') IS NOT NULL",
+                            ) + log(id, "released")
+                        }
+                        4 => settled(id, "skipped") + log(id, "released"),
+                        5 => {
+                            row(
+                                id,
+                                &format!(
+                                    "json_extract(task_json, '$.priority') = {}",
+                                    RELEASE_PRIORITY.1
+                                ),
+                            ) + log(id, "prioritized")
+                        }
+                        6 => settled(id, "superseded") + log(id, "superseded"),
+                        _ => {
+                            settled(id, "superseded")
+                                + row(
+                                    id,
+                                    "json_extract(task_json, '$.error.reason') = 'stale_basis'",
+                                )
+                                + log(id, "superseded")
+                        }
+                    };
+                }
+                if step == 7 {
+                    // The rewrite: its row and its versions 0 and 1.
+                    k += count(
+                        &c,
+                        "SELECT COUNT(*) FROM triples WHERE object = ?1",
+                        &[&rewritten(batch)],
+                    ) + if has("memj_versions") {
+                        count(
+                            &c,
+                            "SELECT COUNT(*) FROM memj_versions WHERE (version = 0 AND text = ?1) \
+                             OR (version = 1 AND text = ?2)",
+                            &[&first_reading(batch), &rewritten(batch)],
+                        )
+                    } else {
+                        0
+                    };
+                }
+                u.insert(format!("task_release {i}"), k);
+            }
+            "declare_pending" | "rearm_pending" => {
+                // The row's marker and pending version, the version row of
+                // field `pending`, the queued `digest.author` task and its
+                // `enqueued` log row (the rearm's: the live one; the
+                // template's superseded one is not its write).
+                let version = if verb == "declare_pending" { 1 } else { 2 };
+                let rows = "SELECT assertion_id FROM triples WHERE object = ?1";
+                let mut k = count(
+                    &c,
+                    &format!(
+                        "SELECT COUNT(*) FROM triples WHERE object = ?1                          AND json_extract(attributes_json, '$.pending.summary') = 1                          AND json_extract(attributes_json, '$.pending_version') = {version}                          AND IFNULL(json_extract(attributes_json, '$.pending.rearmed'), 0) = {}",
+                        version - 1
+                    ),
+                    &[&first_reading(i)],
+                );
+                if has("memj_versions") {
+                    k += count(
+                        &c,
+                        &format!(
+                            "SELECT COUNT(*) FROM memj_versions WHERE field = 'pending'                              AND version = {version} AND assertion_id IN ({rows})"
+                        ),
+                        &[&first_reading(i)],
+                    );
+                }
+                if has_queue(&c) {
+                    let tasks = format!(
+                        "SELECT task_id FROM memq_tasks WHERE kind = 'digest.author' AND status = 'pending'                          AND json_extract(task_json, '$.assertion_id') IN ({rows})"
+                    );
+                    k += count(
+                        &c,
+                        &format!("SELECT COUNT(*) FROM ({tasks})"),
+                        &[&first_reading(i)],
+                    ) + count(
+                        &c,
+                        &format!(
+                            "SELECT COUNT(*) FROM memq_log WHERE event = 'enqueued' AND task_id IN ({tasks})"
+                        ),
+                        &[&first_reading(i)],
+                    );
+                }
+                u.insert(format!("{verb} {i}"), k);
             }
             "commit_selection" => {
                 let t = format!("t{i}");
@@ -1038,6 +1348,24 @@ fn template(verb: &str, dir: &Path, n: usize) -> PathBuf {
                         0,
                     ))
                     .unwrap();
+            }
+        }
+        "task_release" => {
+            // The notes (task 4's targets), there before any kill.
+            let (_, _, system) = open_system_queued(&home, true);
+            setup_notes(&system, n, "memory");
+        }
+        "rearm_pending" => {
+            // The notes declared pending (summary), their authoring tasks
+            // superseded: each pending field without a live task.
+            let (_, _, system) = open_system_queued(&home, true);
+            let q = system.tasks().expect("the task queue");
+            for id in setup_notes(&system, n, "memory") {
+                let mut d = DeclarePending::new(&id);
+                d.fields = vec!["summary".into()];
+                system.declare_pending(&d).unwrap();
+                let gone = q.supersede_target(&id, "crash-setup").unwrap();
+                assert!(!gone.is_empty(), "the declared task was not superseded");
             }
         }
         _ => {
