@@ -466,6 +466,39 @@ pub const LANCE_OVERHEADS: &[Overhead] = &[Overhead {
 /// The file `am-system`'s `guard_cost` bench writes its callgrind counts to.
 pub const GUARD_COST_FILE: &str = "guard_cost.json";
 
+/// The list of row objects a bench wrote to `path` during this run
+/// (modified after `since`); `None` when the file is absent or older.
+///
+/// # Errors
+/// When the file is present but not JSON (`what`) or not a list of objects
+/// shaped `shape`.
+fn this_runs_rows(
+    path: &Path,
+    since: Option<SystemTime>,
+    what: &str,
+    shape: &str,
+) -> Result<Option<Vec<Value>>> {
+    if !path.exists() {
+        return Ok(None);
+    }
+    if let Some(since) = since
+        && std::fs::metadata(path)?.modified()? < since
+    {
+        return Ok(None);
+    }
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+    let v: Value =
+        serde_json::from_str(&text).with_context(|| format!("{}: not {what}", path.display()))?;
+    match v {
+        Value::Array(rows) => Ok(Some(rows)),
+        other => bail!(
+            "{}: expected a list of {shape}, got {other}",
+            path.display()
+        ),
+    }
+}
+
 /// The file the `store` and `formation` benches write their interleaved
 /// guarded/unguarded medians to (`am_conformance::side_by_side::FILE`).
 pub const SIDE_BY_SIDE_FILE: &str = "guard_side_by_side.json";
@@ -491,24 +524,15 @@ fn side_by_side_label(workload: &str) -> String {
 /// # Errors
 /// When the file is present but not the benches' JSON.
 pub fn side_by_side_rows(path: &Path, since: Option<SystemTime>) -> Result<Vec<[String; 6]>> {
-    if !path.exists() {
+    let Some(rows) = this_runs_rows(
+        path,
+        since,
+        "the side-by-side JSON",
+        "{workload, rounds, guarded_ns, unguarded_ns, change_pct}",
+    )?
+    else {
         return Ok(Vec::new());
-    }
-    if let Some(since) = since
-        && std::fs::metadata(path)?.modified()? < since
-    {
-        return Ok(Vec::new());
-    }
-    let text =
-        std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
-    let v: Value = serde_json::from_str(&text)
-        .with_context(|| format!("{}: not the side-by-side JSON", path.display()))?;
-    let rows = v.as_array().with_context(|| {
-        format!(
-            "{}: expected a list of {{workload, rounds, guarded_ns, unguarded_ns, change_pct}}, got {v}",
-            path.display()
-        )
-    })?;
+    };
     rows.iter()
         .map(|r| {
             let (Some(workload), Some(rounds), Some(g), Some(b), Some(pct), Some(control)) = (
@@ -559,24 +583,15 @@ fn guard_cost_label(workload: &str) -> String {
 /// # Errors
 /// When the file is present but not the bench's JSON.
 pub fn guard_cost_rows(path: &Path, since: Option<SystemTime>) -> Result<Vec<[String; 6]>> {
-    if !path.exists() {
+    let Some(rows) = this_runs_rows(
+        path,
+        since,
+        "the guard_cost bench's JSON",
+        "{workload, guarded, unguarded, overhead_pct}",
+    )?
+    else {
         return Ok(Vec::new());
-    }
-    if let Some(since) = since
-        && std::fs::metadata(path)?.modified()? < since
-    {
-        return Ok(Vec::new());
-    }
-    let text =
-        std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
-    let v: Value = serde_json::from_str(&text)
-        .with_context(|| format!("{}: not the guard_cost bench's JSON", path.display()))?;
-    let rows = v.as_array().with_context(|| {
-        format!(
-            "{}: expected a list of {{workload, guarded, unguarded, overhead_pct}}, got {v}",
-            path.display()
-        )
-    })?;
+    };
     rows.iter()
         .map(|r| {
             let (Some(workload), Some(guarded), Some(base), Some(pct)) = (

@@ -54,6 +54,20 @@ fn home_with(options: SystemOptions) -> (tempfile::TempDir, MemorySystem) {
     (dir, system)
 }
 
+/// Batch `k` of `BATCH` records formed in `system` under its own key.
+fn form(system: &MemorySystem, k: u64) -> Vec<String> {
+    let records = batch(BATCH, k);
+    system
+        .remember_many(&RememberMany::new(
+            records.to_vec(),
+            "session",
+            "s1",
+            &format!("key-{k}"),
+        ))
+        .unwrap()
+        .value
+}
+
 /// Issue 18's wall-clock side by side, drift-proof: three fresh homes
 /// (unguarded, an unguarded A/A control, one whose store and journal carry a
 /// trivial guard) fed the same batches in interleaved rounds (they grow in
@@ -65,25 +79,17 @@ fn side_by_side() {
         commit_guard: Some(am_triples::CommitGuard::new(|_| Ok(()))),
         ..SystemOptions::default()
     });
-    let form = |system: &MemorySystem, k: usize| {
-        let records = batch(BATCH, k as u64);
-        black_box(
-            system
-                .remember_many(&RememberMany::new(
-                    records.to_vec(),
-                    "session",
-                    "s1",
-                    &format!("key-{k}"),
-                ))
-                .unwrap()
-                .value,
-        );
-    };
     let pair = am_conformance::side_by_side::interleave(
         200,
-        |k| form(&base, k),
-        |k| form(&control, k),
-        |k| form(&guarded, k),
+        |k| {
+            black_box(form(&base, k as u64));
+        },
+        |k| {
+            black_box(form(&control, k as u64));
+        },
+        |k| {
+            black_box(form(&guarded, k as u64));
+        },
     );
     am_conformance::side_by_side::record("remember_many_100", &pair);
 }
@@ -95,21 +101,7 @@ fn remember_many(c: &mut Criterion) {
     let mut g = c.benchmark_group("remember_many");
     g.throughput(Throughput::Elements(BATCH as u64));
     g.bench_function("sqlite_home_batch_100", |b| {
-        b.iter(|| {
-            let k = counter.fetch_add(1, Ordering::Relaxed);
-            let records = batch(BATCH, k);
-            black_box(
-                system
-                    .remember_many(&RememberMany::new(
-                        records.to_vec(),
-                        "session",
-                        "s1",
-                        &format!("key-{k}"),
-                    ))
-                    .unwrap()
-                    .value,
-            )
-        })
+        b.iter(|| black_box(form(&system, counter.fetch_add(1, Ordering::Relaxed))))
     });
     // Side by side (issue 18: a trivial commit guard costs at most 2 % of
     // `remember_many`): a fresh home of the same kind whose store and journal
@@ -119,39 +111,11 @@ fn remember_many(c: &mut Criterion) {
         ..SystemOptions::default()
     });
     g.bench_function("sqlite_home_batch_100_trivial_guard", |b| {
-        b.iter(|| {
-            let k = counter.fetch_add(1, Ordering::Relaxed);
-            let records = batch(BATCH, k);
-            black_box(
-                guarded
-                    .remember_many(&RememberMany::new(
-                        records.to_vec(),
-                        "session",
-                        "s1",
-                        &format!("key-{k}"),
-                    ))
-                    .unwrap()
-                    .value,
-            )
-        })
+        b.iter(|| black_box(form(&guarded, counter.fetch_add(1, Ordering::Relaxed))))
     });
     let memory = memory_pair();
     g.bench_function("in_memory_pair_batch_100", |b| {
-        b.iter(|| {
-            let k = counter.fetch_add(1, Ordering::Relaxed);
-            let records = batch(BATCH, k);
-            black_box(
-                memory
-                    .remember_many(&RememberMany::new(
-                        records.to_vec(),
-                        "session",
-                        "s1",
-                        &format!("key-{k}"),
-                    ))
-                    .unwrap()
-                    .value,
-            )
-        })
+        b.iter(|| black_box(form(&memory, counter.fetch_add(1, Ordering::Relaxed))))
     });
     g.finish();
 }
