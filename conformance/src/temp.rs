@@ -28,6 +28,12 @@ impl<S: TripleStore> TripleStore for TempStore<S> {
     fn add(&self, assertions: &[TripleAssertion]) -> am_triples::Result<Vec<String>> {
         self.store.add(assertions)
     }
+    fn add_with_warnings(
+        &self,
+        assertions: &[TripleAssertion],
+    ) -> am_triples::Result<am_triples::Added> {
+        self.store.add_with_warnings(assertions)
+    }
     fn query(&self, q: &TripleQuery) -> am_triples::Result<Vec<TripleAssertion>> {
         self.store.query(q)
     }

@@ -44,6 +44,10 @@ pub fn checks() -> Vec<Check<dyn StoreFactory>> {
             zero_embedding_stores_the_row_without_a_vector_with_one_fallback_warning,
             VectorSearch
         ),
+        check!(
+            add_with_warnings_answers_its_own_warnings_and_leaves_none_to_drain,
+            VectorSearch
+        ),
         check!(bad_query_embeddings_are_refused, VectorSearch),
         check!(
             embedder_failure_is_an_embedder_error_and_writes_nothing,
@@ -406,6 +410,55 @@ pub fn bad_embeddings_are_refused_at_write_and_write_nothing(f: &dyn StoreFactor
         unchanged(bad, &*s, &before)?;
     }
     Ok(())
+}
+
+/// `add_with_warnings` answers the warnings of its own write with its ids
+/// (here the batch's zero-vector `#FALLBACK`) and leaves nothing for
+/// `take_warnings`, so a layer-2 caller never reads another writer's
+/// warnings; `add` keeps them for `take_warnings`.
+pub fn add_with_warnings_answers_its_own_warnings_and_leaves_none_to_drain(
+    f: &dyn StoreFactory,
+) -> CheckResult {
+    let s = open_with(f, bad_vector_embedder())?;
+    fixture(&*s)?;
+    s.take_warnings();
+    let added = ok(
+        "add_with_warnings a batch with one zero embedding",
+        s.add_with_warnings(&[
+            row("alpha", "2026-02-01T00:00:00Z", "w-ok"),
+            row("zerovec", "2026-02-01T00:00:00Z", "w-z"),
+        ]),
+    )?;
+    ensure_eq(
+        "ids",
+        added.ids.clone(),
+        vec!["w-ok".to_owned(), "w-z".to_owned()],
+    )?;
+    ensure(
+        added.warnings.len() == 1
+            && added.warnings[0].starts_with("#FALLBACK")
+            && added.warnings[0].contains("1 of 2"),
+        || {
+            format!(
+                "expected the write's one #FALLBACK warning, got {:?}",
+                added.warnings
+            )
+        },
+    )?;
+    ensure_eq(
+        "take_warnings after add_with_warnings",
+        s.take_warnings(),
+        Vec::<String>::new(),
+    )?;
+    ok(
+        "add a batch with one zero embedding",
+        s.add(&[row("zerovec", "2026-02-02T00:00:00Z", "w-z2")]),
+    )?;
+    let drained = s.take_warnings();
+    ensure(
+        drained.len() == 1 && drained[0].starts_with("#FALLBACK"),
+        || format!("expected add's warning for take_warnings, got {drained:?}"),
+    )
 }
 
 /// An embedder's zero vector (a text with no known token) does not sink the

@@ -652,7 +652,11 @@ impl LanceDBTripleStore {
     /// # Errors
     /// `DimensionMismatch` against the pin or the vector column (nothing
     /// written); `Storage` when LanceDB fails.
-    pub(crate) fn insert_prepared(&self, prepared: &Prepared) -> Result<()> {
+    /// Write a prepared batch; returns the `#FALLBACK` warnings the write
+    /// raised (a first-write pin, rows stored without a vector), which the
+    /// caller reports ([`Self::note_warnings`] or with its result).
+    pub(crate) fn insert_prepared(&self, prepared: &Prepared) -> Result<Vec<String>> {
+        let mut warnings = Vec::new();
         let Prepared {
             rows: pending,
             texts,
@@ -748,15 +752,21 @@ impl LanceDBTripleStore {
             let first_write = st.pin.is_none();
             self.write_pin(&mut st, &p)?;
             if first_write {
-                st.warnings.push(format!(
+                warnings.push(format!(
                     "#FALLBACK: embedding pin created at FIRST WRITE ({}); creation pinning is the contract for new homes",
                     EmbeddingPin::note(Some(&p))
                 ));
             }
             st.pin = Some(p);
         }
-        st.warnings.extend(zero_warning.iter().cloned());
-        Ok(())
+        warnings.extend(zero_warning.iter().cloned());
+        Ok(warnings)
+    }
+
+    /// Keep `warnings` for [`TripleStore::take_warnings`] (a write whose
+    /// caller has no result to carry them).
+    pub(crate) fn note_warnings(&self, warnings: Vec<String>) {
+        self.lock().warnings.extend(warnings);
     }
 }
 
@@ -796,9 +806,18 @@ impl TripleStore for LanceDBTripleStore {
     }
 
     fn add(&self, assertions: &[TripleAssertion]) -> Result<Vec<String>> {
+        let added = self.add_with_warnings(assertions)?;
+        self.note_warnings(added.warnings);
+        Ok(added.ids)
+    }
+
+    fn add_with_warnings(&self, assertions: &[TripleAssertion]) -> Result<am_triples::Added> {
         let prepared = self.prepare(assertions)?;
-        self.insert_prepared(&prepared)?;
-        Ok(prepared.ids())
+        let warnings = self.insert_prepared(&prepared)?;
+        Ok(am_triples::Added {
+            ids: prepared.ids(),
+            warnings,
+        })
     }
 
     fn query(&self, q: &TripleQuery) -> Result<Vec<TripleAssertion>> {

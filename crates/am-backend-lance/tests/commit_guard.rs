@@ -87,6 +87,7 @@ const VERBS: &[(&str, &[CommitPoint], Verb, Verb)] = &[
                 tx.journal()
                     .append_bindings(&[ScopeBinding::new("ex:h1", "session", "s1", "indexed")])
             })
+            .map(|_| ())
         },
     ),
 ];

@@ -34,8 +34,8 @@ use std::sync::{Arc, Mutex};
 ///   `Ok`, and a `body` error (a failing write included) rolls all of them back
 ///   (rows, keyword rows, a first-write pin, journal records, `memj_seq`,
 ///   a digest row rewritten in place with its keyword entry and vector).
-///   Warnings of the added rows (a first-write pin's `#FALLBACK`) reach the
-///   store's `take_warnings` only after the COMMIT.
+///   Warnings of the added rows (a first-write pin's `#FALLBACK`) are the
+///   transaction's answer after the COMMIT (none on a rollback).
 /// - The body must not call the home's views ([`MemoryHome::store`],
 ///   [`MemoryHome::journal`]) nor open another transaction on this home: the
 ///   connection is held by the body's transaction.
@@ -301,7 +301,7 @@ impl MemoryHome for SqliteMemoryHome {
         &self,
         point: CommitPoint,
         body: &mut dyn FnMut(&mut dyn HomeTx) -> HomeResult<()>,
-    ) -> HomeResult<()> {
+    ) -> HomeResult<Vec<String>> {
         // The home's write lock around the whole transaction (a write
         // barrier waits for it), then the connection.
         let _write = self.sqlite_store.home().write_lock().write();
@@ -313,11 +313,10 @@ impl MemoryHome for SqliteMemoryHome {
             .transaction_in(&mut conn, point, body)
             .map_err(|e| crate::error::at_home(e, &conn))?;
         drop(conn);
-        self.sqlite_store.record_warnings(warnings);
         for done in rewritten {
             self.sqlite_store.after_rewrite(done);
         }
-        Ok(())
+        Ok(warnings)
     }
 }
 

@@ -306,11 +306,13 @@ const VERBS: &[(&str, CommitPoint, Verb, Verb)] = &[
         |_| Ok(()),
         |s| {
             let rows = s.home.prepare_rows(&[row("h1")])?;
-            s.home.transaction(CommitPoint::StoreAdd, &mut |tx| {
-                tx.store().add(&rows)?;
-                tx.journal()
-                    .append_bindings(&[ScopeBinding::new("ex:h1", "session", "s1", "indexed")])
-            })
+            s.home
+                .transaction(CommitPoint::StoreAdd, &mut |tx| {
+                    tx.store().add(&rows)?;
+                    tx.journal()
+                        .append_bindings(&[ScopeBinding::new("ex:h1", "session", "s1", "indexed")])
+                })
+                .map(|_| ())
         },
     ),
     (
@@ -335,6 +337,7 @@ const VERBS: &[(&str, CommitPoint, Verb, Verb)] = &[
                     tx.journal().append_versions(std::slice::from_ref(&v))?;
                     tx.store().rewrite_digest(&p)
                 })
+                .map(|_| ())
         },
     ),
     (
@@ -366,9 +369,11 @@ const VERBS: &[(&str, CommitPoint, Verb, Verb)] = &[
         CommitPoint::TasksEnqueue,
         |_| Ok(()),
         |s| {
-            s.home.transaction(CommitPoint::TasksEnqueue, &mut |tx| {
-                tx.tasks()?.put(&task_row("t1"))
-            })
+            s.home
+                .transaction(CommitPoint::TasksEnqueue, &mut |tx| {
+                    tx.tasks()?.put(&task_row("t1"))
+                })
+                .map(|_| ())
         },
     ),
 ];

@@ -147,7 +147,11 @@ pub trait MemoryHome: Send + Sync {
     }
 
     /// Run `body` as one unit of work over the home; see the trait's
-    /// `# Contract` and the implementation's.
+    /// `# Contract` and the implementation's. Returns the `#FALLBACK`
+    /// warnings the committed writes raised (a first-write pin, rows stored
+    /// without a vector), in order, for the caller's result: they are not
+    /// left for the store's `take_warnings`, where another thread could
+    /// drain them.
     ///
     /// # Errors
     /// `body`'s error, unchanged; a write's error (with its kind); `Storage`
@@ -156,7 +160,7 @@ pub trait MemoryHome: Send + Sync {
         &self,
         point: CommitPoint,
         body: &mut dyn FnMut(&mut dyn HomeTx) -> HomeResult<()>,
-    ) -> HomeResult<()>;
+    ) -> HomeResult<Vec<String>>;
 
     /// Whether the home's task queue is open (its transactions offer
     /// [`HomeTx::tasks`]).
@@ -453,7 +457,7 @@ impl MemoryHome for PairHome {
         &self,
         point: CommitPoint,
         body: &mut dyn FnMut(&mut dyn HomeTx) -> HomeResult<()>,
-    ) -> HomeResult<()> {
+    ) -> HomeResult<Vec<String>> {
         let mut staged = PairStaged {
             queue: self.tasks.as_deref(),
             ..PairStaged::default()
@@ -473,7 +477,7 @@ impl MemoryHome for PairHome {
             && staged.rewrites.is_empty()
             && !tasks_wrote
         {
-            return Ok(());
+            return Ok(Vec::new());
         }
         // The store's then the journal's write locks (the writers' nesting
         // order, which a write barrier takes too) across the guard and the
@@ -550,7 +554,8 @@ impl PairHome {
         staged: PairStaged<'_>,
         point: CommitPoint,
         rows_added: &mut bool,
-    ) -> HomeResult<()> {
+    ) -> HomeResult<Vec<String>> {
+        let mut warnings = Vec::new();
         if !staged.rows.is_empty() {
             // Rows already stored are not added (nor embedded) again.
             let existing: HashSet<String> = self
@@ -579,7 +584,7 @@ impl PairHome {
                 })
                 .collect();
             if !missing.is_empty() {
-                self.store.add(&missing)?;
+                warnings = self.store.add_with_warnings(&missing)?.warnings;
             }
             *rows_added = true;
         }
@@ -595,7 +600,7 @@ impl PairHome {
         for r in &staged.rewrites {
             self.store.apply_digest_rewrite(r, point)?;
         }
-        Ok(())
+        Ok(warnings)
     }
 }
 

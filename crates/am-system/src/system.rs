@@ -680,7 +680,7 @@ impl MemorySystem {
         // deterministic, so a replay after a failure between the two appends
         // nothing twice).
         let rows = self.home.prepare_rows(&plan.assertions)?;
-        self.home.transaction(point, &mut |tx| {
+        let written = self.home.transaction(point, &mut |tx| {
             tx.store().add(&rows)?;
             tx.journal().append_bindings(&plan.bindings)?;
             if !owed.is_empty() {
@@ -693,8 +693,7 @@ impl MemorySystem {
         // the first embedded write).
         let mut warnings = plan.warnings;
         warnings.extend(reuse);
-        warnings.extend(self.store.take_warnings());
-        warnings.extend(self.journal.take_warnings());
+        warnings.extend(written);
         Ok(Warned::new(plan.record_ids, warnings))
     }
 

@@ -231,7 +231,9 @@ impl MemorySystem {
         // nothing, and the seq order is the per-group order the Python library
         // appends in, then the snapshot.
         let (_, stored) = self.journal.append_selection(&all, &snapshot)?;
-        Ok(Warned::new(stored, self.journal.take_warnings()))
+        // A journal append raises no warnings (a volatile journal says so
+        // once, when the system opens it).
+        Ok(Warned::new(stored, Vec::new()))
     }
 
     fn deliberate(&self, kind: &str, act: &Reinforce) -> Result<String> {

@@ -462,3 +462,98 @@ fn a_record_the_offline_embedder_cannot_embed_forms_without_a_vector_on_both_sta
     }
     assert_eq!(seen[0], seen[1], "both stacks form the same records");
 }
+
+/// A home transaction answers the warnings its committed writes raised (here
+/// the `#FALLBACK` of the embedding pin created at the first write)
+/// and leaves none for the store's `take_warnings`, on the SQLite home and
+/// on the in-memory pair; a transaction whose body fails answers none.
+#[test]
+fn a_home_transaction_answers_the_warnings_of_its_writes_and_leaves_none_to_drain() {
+    let embedder: Arc<dyn TextEmbedder> = Arc::new(OfflineEmbedder::new().unwrap());
+    let h = sqlite_home(Some(embedder.clone()));
+    let sqlite: Arc<dyn MemoryHome> =
+        Arc::new(SqliteMemoryHome::new(h.store.clone(), h.journal.clone()).unwrap());
+    let pair_store: Arc<dyn TripleStore> =
+        Arc::new(InMemoryTripleStore::new(Some(embedder.clone())));
+    let pair: Arc<dyn MemoryHome> = Arc::new(PairHome::new(
+        pair_store,
+        Arc::new(InMemoryJournal::new()) as Arc<dyn MemoryJournal>,
+    ));
+    for home in [sqlite, pair] {
+        home.store().take_warnings();
+        let rows = home
+            .prepare_rows(&[
+                TripleAssertion::new("ex:a", "dcterms:abstract", "Connection pools exhaust.")
+                    .with_id("w-a"),
+                TripleAssertion::new("ex:b", "dcterms:abstract", "😀").with_id("w-b"),
+            ])
+            .unwrap();
+        let failed = home.transaction(CommitPoint::StoreAdd, &mut |tx| {
+            tx.store().add(&rows)?;
+            Err(am_triples::Error::invalid("the body refuses"))
+        });
+        assert_eq!(failed.unwrap_err().kind(), ErrorKind::InvalidInput);
+        assert_eq!(home.store().take_warnings(), Vec::<String>::new());
+        let warnings = home
+            .transaction(CommitPoint::StoreAdd, &mut |tx| {
+                tx.store().add(&rows)?;
+                Ok(())
+            })
+            .unwrap();
+        assert_eq!(warnings.len(), 1, "{warnings:?}");
+        assert!(
+            warnings[0].starts_with("#FALLBACK") && warnings[0].contains("FIRST WRITE"),
+            "{warnings:?}"
+        );
+        assert_eq!(home.store().take_warnings(), Vec::<String>::new());
+    }
+}
+
+/// Warnings travel with the result that caused them: while another thread
+/// drains the system's `take_warnings` without pause, every formation still
+/// answers its own zero-vector `#FALLBACK`, on both stacks.
+#[test]
+fn a_formation_keeps_its_warnings_while_another_thread_drains_take_warnings() {
+    let embedder: Arc<dyn TextEmbedder> = Arc::new(OfflineEmbedder::new().unwrap());
+    let memory = MemorySystem::with_options(
+        Arc::new(InMemoryTripleStore::new(Some(embedder.clone()))),
+        Arc::new(InMemoryJournal::new()),
+        options(),
+    )
+    .unwrap();
+    let h = sqlite_home(Some(embedder));
+    for system in [&memory, &h.system] {
+        let done = std::sync::atomic::AtomicBool::new(false);
+        std::thread::scope(|s| {
+            s.spawn(|| {
+                while !done.load(std::sync::atomic::Ordering::Relaxed) {
+                    let _ = system.take_warnings();
+                }
+            });
+            for i in 0..40 {
+                let formed = system
+                    .remember_many(&RememberMany::new(
+                        vec![
+                            MemoryRecordInput::new(
+                                "lesson",
+                                &format!("Pools {i}"),
+                                "Pools exhaust.",
+                            ),
+                            MemoryRecordInput::new("lesson", "\0", &"\0".repeat(i + 1)),
+                        ],
+                        "session",
+                        "s1",
+                        &format!("drain-{i}"),
+                    ))
+                    .unwrap();
+                let zero = formed
+                    .warnings
+                    .iter()
+                    .filter(|w| w.contains("zero vector"))
+                    .count();
+                assert_eq!(zero, 1, "batch {i}: {:?}", formed.warnings);
+            }
+            done.store(true, std::sync::atomic::Ordering::Relaxed);
+        });
+    }
+}

@@ -160,6 +160,13 @@ impl TripleStore for InMemoryTripleStore {
     }
 
     fn add(&self, assertions: &[TripleAssertion]) -> Result<Vec<String>> {
+        let added = self.add_with_warnings(assertions)?;
+        self.lock().warnings.extend(added.warnings);
+        Ok(added.ids)
+    }
+
+    fn add_with_warnings(&self, assertions: &[TripleAssertion]) -> Result<crate::Added> {
+        let mut warnings = Vec::new();
         let mut pending = assertions
             .iter()
             .map(TripleAssertion::canonicalized)
@@ -211,7 +218,7 @@ impl TripleStore for InMemoryTripleStore {
                         pin::PIN_SOURCE_FIRST_WRITE,
                         Some(pin::CLAIMED_BY_EMBEDDER_ATTRIBUTE),
                     )?;
-                    st.warnings.push(format!(
+                    warnings.push(format!(
                         "#FALLBACK: embedding pin created at FIRST WRITE ({}); creation pinning is the contract for new homes",
                         EmbeddingPin::note(Some(&p))
                     ));
@@ -235,8 +242,8 @@ impl TripleStore for InMemoryTripleStore {
                 vector: vectors.remove(&i),
             });
         }
-        st.warnings.extend(zero_warning);
-        Ok(ids)
+        warnings.extend(zero_warning);
+        Ok(crate::Added { ids, warnings })
     }
 
     fn query(&self, q: &TripleQuery) -> Result<Vec<TripleAssertion>> {

@@ -31,6 +31,16 @@ pub struct Capabilities {
     pub cross_process_writers: bool,
 }
 
+/// What [`TripleStore::add_with_warnings`] wrote: the ids in input order
+/// (rows already stored included) and the warnings this write raised.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Added {
+    /// Every row's assertion id, in input order.
+    pub ids: Vec<String>,
+    /// The `#FALLBACK` warnings of this write, in order.
+    pub warnings: Vec<String>,
+}
+
 /// One page of the change feed: `(position, assertion)` rows and the next cursor.
 #[derive(Debug, Clone, PartialEq)]
 pub struct FeedPage {
@@ -75,6 +85,25 @@ pub trait TripleStore: Send + Sync {
     /// `InvalidInput` for bad timestamps or vectors, `DimensionMismatch` against
     /// the pin, `Embedder` when embedding fails; nothing is written on error.
     fn add(&self, assertions: &[TripleAssertion]) -> Result<Vec<String>>;
+
+    /// [`TripleStore::add`], returning the `#FALLBACK` warnings this very
+    /// write raised (a first-write pin, a row stored without a vector) with
+    /// its ids instead of leaving them for [`TripleStore::take_warnings`], so
+    /// a caller never reads another thread's warnings. Layer 2 writes through
+    /// this one.
+    ///
+    /// The default calls `add` then drains `take_warnings` (right for a
+    /// store used by one thread); the stores of this workspace override it.
+    ///
+    /// # Errors
+    /// As [`TripleStore::add`].
+    fn add_with_warnings(&self, assertions: &[TripleAssertion]) -> Result<Added> {
+        let ids = self.add(assertions)?;
+        Ok(Added {
+            ids,
+            warnings: self.take_warnings(),
+        })
+    }
 
     /// Read assertions matching `q`.
     ///
@@ -277,7 +306,10 @@ pub trait TripleStore: Send + Sync {
     }
 
     /// Drain the `#FALLBACK` warnings the store has raised since the last call
-    /// (first-write pins, scan fallbacks). Layer 2 copies them into its results.
+    /// (first-write pins, scan fallbacks) outside [`TripleStore::add_with_warnings`]:
+    /// layer 1's counterpart of the Python store's `RuntimeWarning`s, for a
+    /// caller of [`TripleStore::add`]. Layer 2 takes a write's warnings from
+    /// the write itself.
     fn take_warnings(&self) -> Vec<String> {
         Vec::new()
     }

@@ -125,7 +125,8 @@ impl LanceGraphBackend {
         let hook = |point| if repairing { Ok(()) } else { self.hook(point) };
         if !stage.rows.is_empty() {
             // Ids already stored are skipped (a repair re-writes nothing).
-            self.store.insert_prepared(&stage.prepared())?;
+            let warnings = self.store.insert_prepared(&stage.prepared())?;
+            self.store.note_warnings(warnings);
         }
         hook(CommitPoint::AfterTriples)?;
         for u in &stage.updates {

@@ -645,6 +645,15 @@ impl TripleStore for SQLiteTripleStore {
     }
 
     fn add(&self, assertions: &[TripleAssertion]) -> am_triples::Result<Vec<String>> {
+        let added = self.add_rows(assertions)?;
+        self.record_warnings(added.warnings);
+        Ok(added.ids)
+    }
+
+    fn add_with_warnings(
+        &self,
+        assertions: &[TripleAssertion],
+    ) -> am_triples::Result<am_triples::Added> {
         self.add_rows(assertions)
     }
 

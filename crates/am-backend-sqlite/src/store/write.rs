@@ -145,16 +145,16 @@ pub(super) fn require_transaction(tx: &Connection, what: &str) -> Result<()> {
 }
 
 impl SQLiteTripleStore {
-    /// The body of [`TripleStore::add`](am_triples::store::TripleStore::add):
+    /// The body of [`TripleStore::add_with_warnings`](am_triples::store::TripleStore::add_with_warnings):
     /// [`Self::prepare_rows`], then one `BEGIN IMMEDIATE` transaction of
     /// [`Self::insert_prepared_in`].
     pub(super) fn add_rows(
         &self,
         assertions: &[TripleAssertion],
-    ) -> am_triples::Result<Vec<String>> {
+    ) -> am_triples::Result<am_triples::Added> {
         let prepared = self.prepare_rows(assertions)?;
         if prepared.is_empty() {
-            return Ok(Vec::new());
+            return Ok(am_triples::Added::default());
         }
         let _write = self.home.write_lock().write();
         let inserted = self.with_conn(|c| {
@@ -164,8 +164,10 @@ impl SQLiteTripleStore {
             tx.commit()?;
             Ok(inserted)
         })?;
-        self.record_warnings(inserted.warnings);
-        Ok(inserted.ids)
+        Ok(am_triples::Added {
+            ids: inserted.ids,
+            warnings: inserted.warnings,
+        })
     }
 
     /// Make a batch ready for a caller's transaction, skipping the rows already

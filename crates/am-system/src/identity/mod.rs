@@ -478,7 +478,7 @@ impl MemorySystem {
             am_triples::CommitPoint::TasksFormWithTasks
         };
         let rows = self.home.prepare_rows(&plan.assertions)?;
-        self.home.transaction(point, &mut |tx| {
+        let written = self.home.transaction(point, &mut |tx| {
             tx.store().add(&rows)?;
             tx.journal().append_bindings(&plan.bindings)?;
             tx.journal().append_bindings(&bindings)?;
@@ -490,8 +490,7 @@ impl MemorySystem {
         let binding_ids = bindings.into_iter().map(|b| b.binding_id).collect();
         let mut warnings = lint_warnings;
         warnings.extend(plan.warnings);
-        warnings.extend(self.store.take_warnings());
-        warnings.extend(self.journal.take_warnings());
+        warnings.extend(written);
         let created = existing.is_none();
         Ok(EngramResult {
             record_ids,

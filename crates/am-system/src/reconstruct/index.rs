@@ -821,6 +821,13 @@ impl TripleStore for IndexedStore<'_> {
         self.inner.add(assertions)
     }
 
+    fn add_with_warnings(
+        &self,
+        assertions: &[TripleAssertion],
+    ) -> am_triples::Result<am_triples::Added> {
+        self.inner.add_with_warnings(assertions)
+    }
+
     fn query(&self, q: &TripleQuery) -> am_triples::Result<Vec<TripleAssertion>> {
         if let Some(rows) = self.index.answer(q) {
             return Ok(rows);
