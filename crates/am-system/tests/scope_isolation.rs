@@ -57,6 +57,11 @@ struct GraphLedger {
     revisions: Vec<HashSet<String>>,
     claims: Vec<Vec<String>>,
     named: HashMap<&'static str, HashSet<String>>,
+    /// The (pair, subject word, artifact word) of every claim asserted: a
+    /// second assertion of one is a re-observation of the open claim, which
+    /// must not derive from a claim derived from it (a provenance cycle the
+    /// graph rightly refuses).
+    contents: HashSet<(usize, usize, usize)>,
 }
 
 fn sentence(words: &[usize]) -> String {
@@ -98,6 +103,7 @@ fn live(s: &Stack, steps: &[Step], cues: &[Vec<usize>]) {
         revisions: vec![HashSet::new(); PAIRS.len()],
         claims: vec![Vec::new(); PAIRS.len()],
         named: HashMap::new(),
+        contents: HashSet::new(),
     };
     for (i, (p, kind, words, recall, graph_step)) in steps.iter().enumerate() {
         let (scope, owner) = PAIRS[*p];
@@ -148,7 +154,11 @@ fn live(s: &Stack, steps: &[Step], cues: &[Vec<usize>]) {
                 {"kind": "artifact", "artifact_id": format!("note-{}", WORDS[*artifact])},
             ]);
             let mut provenance = json!({"sources": sources, "actor": "isolation"});
-            if *derive && let Some(prev) = ledger.claims[*p].last() {
+            let first_observation = ledger.contents.insert((*p, words[0], *artifact));
+            if *derive
+                && first_observation
+                && let Some(prev) = ledger.claims[*p].last()
+            {
                 provenance["derived_from"] = json!([prev]);
             }
             let revision_id = format!("gr-{i}");
@@ -163,7 +173,10 @@ fn live(s: &Stack, steps: &[Step], cues: &[Vec<usize>]) {
             .unwrap();
             graph.apply_revision(&rev, false).unwrap();
             ledger.revisions[*p].insert(revision_id);
-            ledger.claims[*p].push(claim);
+            // A re-observation folds into the open claim: no row of its own.
+            if first_observation {
+                ledger.claims[*p].push(claim);
+            }
             let named = ledger.named.entry(owner).or_default();
             named.insert(run_ref(*run).key());
             named.insert(artifact_ref(*artifact).key());
