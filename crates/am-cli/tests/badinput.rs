@@ -1542,6 +1542,13 @@ fn more_cases(ids: &Ids, push: &mut dyn FnMut(&str, String)) {
             ),
         ),
         (
+            "rewrite_digest: understood_at not a timestamp",
+            with(
+                "rewrite_digest",
+                json!({"record_id": ids.record, "text": "t", "author": {"kind": "agent", "id": "a"}, "cause": "formation", "expected_version": 0, "understood_at": "yesterday"}),
+            ),
+        ),
+        (
             "retitle: title a number",
             with(
                 "retitle",
@@ -1669,6 +1676,20 @@ fn more_cases(ids: &Ids, push: &mut dyn FnMut(&str, String)) {
             with(
                 "triggered_commitments",
                 json!({"stimulus": 5, "scope": "life", "owner_id": "demo"}),
+            ),
+        ),
+        (
+            "triggered_commitments: now not a timestamp",
+            with(
+                "triggered_commitments",
+                json!({"stimulus": {"cue_text": "x"}, "scope": "life", "owner_id": "demo", "now": "noon"}),
+            ),
+        ),
+        (
+            "recent_records: until not a timestamp",
+            with(
+                "recent_records",
+                json!({"scopes": [["life", "demo"]], "since": "2026-01-01T00:00:00Z", "until": "later"}),
             ),
         ),
         (

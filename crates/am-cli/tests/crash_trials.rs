@@ -260,7 +260,7 @@ fn release_write(
     let (batch, step) = (k / RELEASE_WRITES, k % RELEASE_WRITES);
     let release = |t: usize, outcome: ReleaseOutcome, until: Option<&str>| {
         let mut r = Release::new(&queue_task_id(batch, t), "crash-drainer", outcome, "crash");
-        r.until = until.map(str::to_owned);
+        r.until = until.map(|u| u.parse().expect("a timestamp"));
         q.release(&r).expect("release");
     };
     match step {

@@ -113,7 +113,7 @@ fn observe(c: &mut Criterion) {
         b.iter(|| black_box(system.explain_recall(&rows[rows.len() / 2], None).unwrap()));
     });
     g.bench_function("recent_records", |b| {
-        let args = RecentRecords::new(&[("life", "e1")], "2000-01-01T00:00:00Z");
+        let args = RecentRecords::new(&[("life", "e1")], "2000-01-01T00:00:00Z".parse().unwrap());
         b.iter(|| black_box(system.recent_records(&args).unwrap()));
     });
     g.finish();

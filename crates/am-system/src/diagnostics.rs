@@ -23,7 +23,7 @@ use crate::seam::{Admission, MemoryHandle, OrderedMap};
 use crate::system::MemorySystem;
 use am_journal::{ClosureFilter, MemoryJournal, ReconstructionTrace, TraceFilter};
 use am_triples::text::{RECALL_MIN_TOKEN_LEN, handle_digest, tokenize};
-use am_triples::{JsonMap, TripleAssertion, TripleQuery, TripleStore};
+use am_triples::{JsonMap, Timestamp, TripleAssertion, TripleQuery, TripleStore};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::{BTreeMap, HashSet};
@@ -1097,11 +1097,11 @@ pub fn stable_render_order(handles: &[MemoryHandle]) -> Vec<(&MemoryHandle, usiz
 pub struct RecentRecords {
     /// `(scope, owner_id)` pairs (JSON `[[scope, owner_id], ...]`).
     pub scopes: Vec<(String, String)>,
-    /// The window's start (a timestamp; required: a trail, not a dump).
-    pub since: String,
+    /// The window's start (required: a trail, not a dump).
+    pub since: Timestamp,
     /// The window's end (inclusive).
     #[serde(default)]
-    pub until: Option<String>,
+    pub until: Option<Timestamp>,
     /// Record kinds to keep (empty or none = all).
     #[serde(default)]
     pub kinds: Option<Vec<String>>,
@@ -1115,13 +1115,13 @@ pub struct RecentRecords {
 
 impl RecentRecords {
     /// Records of `scopes` observed at or after `since`, default page.
-    pub fn new(scopes: &[(&str, &str)], since: &str) -> Self {
+    pub fn new(scopes: &[(&str, &str)], since: Timestamp) -> Self {
         RecentRecords {
             scopes: scopes
                 .iter()
                 .map(|(s, o)| ((*s).to_owned(), (*o).to_owned()))
                 .collect(),
-            since: since.to_owned(),
+            since,
             until: None,
             kinds: None,
             limit: RECENT_RECORDS_DEFAULT_LIMIT,
@@ -1191,19 +1191,15 @@ pub struct RecentRecordsReport {
 /// machine rows (bookkeeping, edges, maintenance candidates) left out. Pure.
 ///
 /// # Errors
-/// `InvalidInput` for a blank `since`, `limit` 0, no scope pair, a
-/// non-timestamp bound or an invalid anchor; the store's or journal's failure.
+/// `InvalidInput` for `limit` 0, no scope pair or an invalid anchor (a
+/// bound that is not a timestamp is refused where the arguments are read); the store's or journal's failure.
 pub fn recent_records(
     store: &dyn TripleStore,
     journal: &dyn MemoryJournal,
     args: &RecentRecords,
 ) -> Result<RecentRecordsReport> {
-    let since = args.since.trim().to_owned();
-    if since.is_empty() {
-        return Err(Error::invalid(
-            "recent_records requires `since` (a timestamp): a breadcrumb is a window, not the whole store",
-        ));
-    }
+    let since = args.since.canonical();
+    let until = args.until.map(Timestamp::canonical);
     if args.limit < 1 {
         return Err(Error::invalid(format!(
             "limit must be >= 1, got {}",
@@ -1245,7 +1241,7 @@ pub fn recent_records(
             owner_id: (!owner.is_empty()).then(|| owner.clone()),
             predicate: Some(DIGEST_PREDICATE.to_owned()),
             since: Some(since.clone()),
-            until: args.until.clone(),
+            until: until.clone(),
             limit: i64::try_from(fetch).unwrap_or(i64::MAX),
             ..TripleQuery::default()
         })? {
@@ -1269,7 +1265,7 @@ pub fn recent_records(
         counts,
         window: RecentWindow {
             since,
-            until: args.until.clone(),
+            until,
             as_of_seq: seq,
             scopes: pairs,
         },

@@ -18,7 +18,7 @@ use crate::outcome::Warned;
 use crate::pair_folds::PairFolds;
 use crate::seam::Stimulus;
 use am_journal::MemoryJournal;
-use am_triples::{TripleAssertion, TripleQuery, TripleStore};
+use am_triples::{Timestamp, TripleAssertion, TripleQuery, TripleStore};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::HashSet;
@@ -399,7 +399,7 @@ pub struct TriggeredCommitments {
     /// The caller's now (the engine never reads the clock here); `None`
     /// disables due dates.
     #[serde(default)]
-    pub now: Option<String>,
+    pub now: Option<Timestamp>,
 }
 
 impl TriggeredCommitments {
@@ -526,19 +526,14 @@ fn commitment_line(entry: &TripleAssertion, matched: &[String]) -> String {
 /// warning.
 ///
 /// # Errors
-/// `InvalidInput` for a `now` that is not a timestamp or a blank scope; the
-/// store's or journal's failure.
+/// `InvalidInput` for a blank scope; the store's or journal's failure (a
+/// `now` that is not a timestamp is refused where the arguments are read).
 pub fn triggered_commitments(
     store: &dyn TripleStore,
     journal: Option<&dyn MemoryJournal>,
     args: &TriggeredCommitments,
 ) -> Result<Warned<Vec<TriggeredCommitment>>> {
-    let now = args
-        .now
-        .as_deref()
-        .map(am_triples::timestamp::normalize_timestamp)
-        .transpose()
-        .map_err(|e| e.with_prefix("triggered_commitments: now"))?;
+    let now = args.now.map(Timestamp::canonical);
     let participants: HashSet<String> = args
         .stimulus
         .participants

@@ -25,7 +25,7 @@ use crate::system::{MemorySystem, unknown_id};
 use crate::verbs::{NarrateDream, Retitle, RevertDigest, RewriteDigest};
 use am_journal::{ClosureFilter, UnderstandingVersion, VersionFilter};
 use am_triples::text::{is_record_digest, py_str};
-use am_triples::{CommitPoint, DigestRewrite, ErrorKind, JsonMap, TripleAssertion};
+use am_triples::{CommitPoint, DigestRewrite, ErrorKind, JsonMap, Timestamp, TripleAssertion};
 use serde::Serialize;
 use serde_json::{Value, json};
 
@@ -307,7 +307,7 @@ struct ReadingArgs<'a> {
     reader: Option<&'a JsonMap>,
     sources: &'a [Value],
     cause: &'a Value,
-    understood_at: Option<&'a str>,
+    understood_at: Option<Timestamp>,
 }
 
 /// What every understanding write starts from: the validated reading (when
@@ -505,7 +505,7 @@ impl MemorySystem {
                     a.cause,
                     self.source_validator.as_ref(),
                 )?,
-                understood_at(a.understood_at)?,
+                a.understood_at.map(Timestamp::canonical),
             ),
             ReadingIn::Ready(r) => (r, None),
         };
@@ -770,7 +770,7 @@ impl MemorySystem {
                 reader: args.reader.as_ref(),
                 sources: &args.sources,
                 cause: &args.cause,
-                understood_at: args.understood_at.as_deref(),
+                understood_at: args.understood_at,
             }),
         )? {
             Ok(b) => b,
@@ -936,7 +936,7 @@ impl MemorySystem {
                 reader: args.reader.as_ref(),
                 sources: &args.sources,
                 cause: &args.cause,
-                understood_at: args.understood_at.as_deref(),
+                understood_at: args.understood_at,
             }),
         )? {
             Ok(b) => b,
@@ -1025,7 +1025,7 @@ impl MemorySystem {
                 reader: args.reader.as_ref(),
                 sources: &args.sources,
                 cause: &args.cause,
-                understood_at: args.understood_at.as_deref(),
+                understood_at: args.understood_at,
             }),
         )? {
             Ok(b) => b,
@@ -1460,14 +1460,6 @@ fn provisional_cause(cause: &Value) -> Value {
 /// Whether a verb's `task_id` needs the task queue (a blank one names none).
 fn wants_queue(task_id: Option<&str>) -> bool {
     task_id.is_some_and(|s| !s.trim().is_empty())
-}
-
-/// A verb's `understood_at`, normalized before anything is read (a value
-/// that is not a timestamp is a malformed call, whatever the record's state).
-fn understood_at(given: Option<&str>) -> Result<Option<String>> {
-    given
-        .map(am_triples::timestamp::normalize_timestamp)
-        .transpose()
 }
 
 fn attr_text_of(attributes: &JsonMap, key: &str) -> Option<String> {

@@ -15,7 +15,7 @@
 use crate::config::RecallBudget;
 use crate::records::MemoryRecordInput;
 use crate::seam::{Stimulus, View};
-use am_triples::JsonMap;
+use am_triples::{JsonMap, Timestamp};
 use serde::{Deserialize, Serialize};
 
 fn yes() -> bool {
@@ -530,7 +530,7 @@ pub struct RewriteDigest {
     pub task_id: Option<String>,
     /// When the reading was written (default: now).
     #[serde(default)]
-    pub understood_at: Option<String>,
+    pub understood_at: Option<Timestamp>,
 }
 
 impl RewriteDigest {
@@ -589,7 +589,7 @@ pub struct Retitle {
     pub task_id: Option<String>,
     /// When the reading was written (default: now).
     #[serde(default)]
-    pub understood_at: Option<String>,
+    pub understood_at: Option<Timestamp>,
 }
 
 impl Retitle {
@@ -645,7 +645,7 @@ pub struct NarrateDream {
     pub task_id: Option<String>,
     /// When the narration was written (default: now).
     #[serde(default)]
-    pub understood_at: Option<String>,
+    pub understood_at: Option<Timestamp>,
 }
 
 impl NarrateDream {

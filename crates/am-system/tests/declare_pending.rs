@@ -670,7 +670,7 @@ fn exhaust_on(system: &MemorySystem, tid: &str) {
         "2026-03-01T15:00:00Z",
     ] {
         q.claim(&am_system::tasks::Claim {
-            now: Some(now.into()),
+            now: Some(now.parse().unwrap()),
             ..am_system::tasks::Claim::new(vec![tid.to_owned()], "h")
         })
         .unwrap();

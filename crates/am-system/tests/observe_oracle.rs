@@ -400,7 +400,7 @@ fn the_recall_diagnostics_match_abstractmemory_0_3_2_on_both_stacks() {
                 limit,
                 kinds,
                 as_of,
-                ..RecentRecords::new(scopes, since)
+                ..RecentRecords::new(scopes, since.parse().unwrap())
             };
             serde_json::to_value(recent_records(store, journal, &args).unwrap()).unwrap()
         };

@@ -557,13 +557,13 @@ fn pending_records_lists_what_rearm_would_rearm_or_what_has_a_live_task() {
             "2026-03-01T14:00:00Z",
         ] {
             q.claim(&Claim {
-                now: Some(now.into()),
+                now: Some(now.parse().unwrap()),
                 ..Claim::new(vec![tid.clone()], "h")
             })
             .unwrap();
         }
         q.claim(&Claim {
-            now: Some("2026-03-01T15:00:00Z".into()),
+            now: Some("2026-03-01T15:00:00Z".parse().unwrap()),
             ..Claim::new(vec![tid.clone()], "h")
         })
         .unwrap();
@@ -598,7 +598,7 @@ fn each_claim_of_an_authoring_task_is_mirrored_into_the_markers_attempts() {
         let (title, summary) = (of(TaskKind::TitleAuthor), of(TaskKind::DigestAuthor));
         let claim = |id: &str, now: Option<&str>| {
             let mut c = Claim::new(ClaimTasks::Ids(vec![id.to_owned()]), "drainer");
-            c.now = now.map(str::to_owned);
+            c.now = now.map(|n| n.parse().unwrap());
             let out = q.claim(&c).unwrap();
             assert_eq!(out.claimed.len(), 1, "[{}] {out:?}", s.name);
         };

@@ -63,7 +63,7 @@ fn reasons(s: &WindowSelection) -> Vec<(String, LeftOutReason)> {
 
 fn status(q: TaskQueue<'_>, id: &str, now: &str) -> TaskStatus {
     q.tasks(&ListTasks {
-        now: Some(now.to_owned()),
+        now: Some(now.parse().unwrap()),
         ..ListTasks::default()
     })
     .unwrap()
@@ -80,7 +80,7 @@ fn claim_ids(
     now: &str,
 ) -> am_system::tasks::ClaimResult {
     q.claim(&Claim {
-        now: Some(now.to_owned()),
+        now: Some(now.parse().unwrap()),
         ..Claim::new(
             ids.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>(),
             holder,
@@ -391,7 +391,7 @@ fn every_live_task_is_selected_or_left_out_with_exactly_one_reason() {
         blocked.depends_on = vec![dep.clone()];
         q.enqueue(&blocked).unwrap();
         let mut later = task(TaskKind::DigestRewrite, "ex:later", 0.9);
-        later.not_before = Some(MUCH_LATER.into());
+        later.not_before = Some(MUCH_LATER.parse().unwrap());
         q.enqueue(&later).unwrap();
         let mut other = task(TaskKind::DigestRewrite, "ex:other", 0.9);
         other.scope = "life".into();
@@ -595,7 +595,7 @@ fn release_retry_spends_the_attempt_defer_spends_none_and_skip_is_terminal() {
         assert_eq!(r2.task.as_ref().unwrap().status, TaskStatus::Failed);
         let d = q
             .release(&Release {
-                until: Some(LATER.into()),
+                until: Some(LATER.parse().unwrap()),
                 ..Release::new(&defer, "h", ReleaseOutcome::Defer, "endpoint_unreachable")
             })
             .unwrap();
@@ -1261,7 +1261,7 @@ fn tasks_filters_by_status_kind_target_and_ripple_in_queue_order_and_limit_keeps
         let by_status = |status, now: &str| {
             list(ListTasks {
                 status: Some(status),
-                now: Some(now.to_owned()),
+                now: Some(now.parse().unwrap()),
                 ..ListTasks::default()
             })
         };
@@ -1280,7 +1280,7 @@ fn tasks_filters_by_status_kind_target_and_ripple_in_queue_order_and_limit_keeps
             list(ListTasks {
                 status: Some(TaskStatus::Pending),
                 limit: 1,
-                now: Some(PINNED_NOW.into()),
+                now: Some(PINNED_NOW.parse().unwrap()),
                 ..ListTasks::default()
             }),
             std::slice::from_ref(&a)
@@ -1303,7 +1303,7 @@ fn log_is_every_transition_of_that_task_oldest_first_with_its_holder_and_particu
             .task_id;
         claim_ids(q, &[&id, &other], "h", PINNED_NOW);
         q.release(&Release {
-            now: Some(PINNED_NOW.into()),
+            now: Some(PINNED_NOW.parse().unwrap()),
             ..Release::new(&id, "h", ReleaseOutcome::Retry, "timeout")
         })
         .unwrap();
@@ -1312,7 +1312,7 @@ fn log_is_every_transition_of_that_task_oldest_first_with_its_holder_and_particu
             task_id: id.clone(),
             holder: "h2".into(),
             result: json!({"outcome": "unchanged", "seconds": 3.0}),
-            now: Some(LATER.into()),
+            now: Some(LATER.parse().unwrap()),
         })
         .unwrap();
         let log = q.log(&id).unwrap();

@@ -6,6 +6,7 @@
 
 use super::gate::Gate;
 use am_journal::{TaskKind, TaskRow, TaskStatus, Window};
+use am_triples::Timestamp;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -63,7 +64,7 @@ pub struct Enqueue {
     pub depends_on: Vec<String>,
     /// Not claimable before this instant.
     #[serde(default)]
-    pub not_before: Option<String>,
+    pub not_before: Option<Timestamp>,
     /// The windows it may run in (`None`: every window, or the kind's own).
     #[serde(default)]
     pub windows: Option<Vec<Window>>,
@@ -81,7 +82,7 @@ pub struct Enqueue {
     pub hop: Option<i64>,
     /// The instant to use instead of the engine clock.
     #[serde(default)]
-    pub now: Option<String>,
+    pub now: Option<Timestamp>,
 }
 
 impl Enqueue {
@@ -173,7 +174,7 @@ pub struct SelectForWindow {
     pub cost_of: Option<BTreeMap<TaskKind, f64>>,
     /// The instant to use instead of the engine clock.
     #[serde(default)]
-    pub now: Option<String>,
+    pub now: Option<Timestamp>,
 }
 
 impl SelectForWindow {
@@ -391,7 +392,7 @@ pub struct Claim {
     pub window: Option<Window>,
     /// The instant to use instead of the engine clock.
     #[serde(default)]
-    pub now: Option<String>,
+    pub now: Option<Timestamp>,
 }
 
 impl Claim {
@@ -446,7 +447,7 @@ pub struct Ack {
     pub result: Value,
     /// The instant to use instead of the engine clock.
     #[serde(default)]
-    pub now: Option<String>,
+    pub now: Option<Timestamp>,
 }
 
 /// `ack`'s answer: `{acked, reason?, task?}`.
@@ -490,13 +491,13 @@ pub struct Release {
     pub reason: String,
     /// A deferral's end.
     #[serde(default)]
-    pub until: Option<String>,
+    pub until: Option<Timestamp>,
     /// Particulars (a skip's measured tokens).
     #[serde(default)]
     pub detail: Option<Value>,
     /// The instant to use instead of the engine clock.
     #[serde(default)]
-    pub now: Option<String>,
+    pub now: Option<Timestamp>,
 }
 
 impl Release {
@@ -550,7 +551,7 @@ pub struct ListTasks {
     /// The instant to use instead of the engine clock (an expired lease
     /// reads as returned).
     #[serde(default)]
-    pub now: Option<String>,
+    pub now: Option<Timestamp>,
 }
 
 /// `prioritize(target_ids, *, kinds, priority, reason, dry_run=False)`.
@@ -570,7 +571,7 @@ pub struct Prioritize {
     pub dry_run: bool,
     /// The instant to use instead of the engine clock.
     #[serde(default)]
-    pub now: Option<String>,
+    pub now: Option<Timestamp>,
 }
 
 /// `counts()`: `{total, live, by_status: {status: n}, by_kind: {kind:

@@ -57,7 +57,7 @@ use crate::system::MemorySystem;
 use am_journal::{
     TaskFilter, TaskKind, TaskLogRow, TaskReads, TaskRow, TaskStatus, TasksTx, Window, WindowRow,
 };
-use am_triples::{CommitPoint, TripleAssertion};
+use am_triples::{CommitPoint, Timestamp, TripleAssertion};
 use serde_json::{Value, json};
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
@@ -351,11 +351,8 @@ impl<'a> TaskQueue<'a> {
         Ok(out)
     }
 
-    fn now(&self, over: Option<&str>) -> Result<String> {
-        match over {
-            Some(n) => Ok(am_triples::timestamp::normalize_timestamp(n)?),
-            None => Ok((self.sys.clock)().canonical()),
-        }
+    fn now(&self, over: Option<Timestamp>) -> Result<String> {
+        Ok(over.unwrap_or_else(|| (self.sys.clock)()).canonical())
     }
 
     /// Run `f` over the queue's rows in one read.
@@ -398,7 +395,7 @@ impl<'a> TaskQueue<'a> {
         let rows = self.target_rows(&targets)?;
         let mut out = Vec::with_capacity(args.len());
         for a in args {
-            let now = self.now(a.now.as_deref())?;
+            let now = self.now(a.now)?;
             let row = validate_enqueue(a, &now)?;
             let key = if a.assertion_id.trim().is_empty() {
                 a.target_id.trim()
@@ -517,7 +514,7 @@ impl<'a> TaskQueue<'a> {
                 "cost_of must map task kinds to seconds >= 0, got {v} for {k}"
             )));
         }
-        let now = self.now(args.now.as_deref())?;
+        let now = self.now(args.now)?;
         let (live, live_deps, medians) = self.read(|r| {
             let live: Vec<(Arc<TaskRow>, TaskStatus)> = r
                 .live()?
@@ -600,7 +597,7 @@ impl<'a> TaskQueue<'a> {
                 args.lease_seconds
             )));
         }
-        let now = self.now(args.now.as_deref())?;
+        let now = self.now(args.now)?;
         let until = add_seconds(&now, args.lease_seconds)?;
         let (ids, window, left_out): (Vec<String>, Option<Window>, Vec<Value>) = match &args.tasks {
             ClaimTasks::Ids(ids) => (ids.clone(), args.window, Vec::new()),
@@ -766,7 +763,7 @@ impl<'a> TaskQueue<'a> {
                 "ack needs the lease holder, got an empty one",
             ));
         }
-        let now = self.now(args.now.as_deref())?;
+        let now = self.now(args.now)?;
         let no = |reason: &str, task: Option<TaskRow>| AckResult {
             acked: false,
             reason: Some(reason.to_owned()),
@@ -823,8 +820,8 @@ impl<'a> TaskQueue<'a> {
                 args.holder, args.reason
             )));
         }
-        let now = self.now(args.now.as_deref())?;
-        let until = am_triples::timestamp::normalize_optional(args.until.as_deref())?;
+        let now = self.now(args.now)?;
+        let until = args.until.map(Timestamp::canonical);
         let no = |reason: &str, task: Option<TaskRow>| ReleaseResult {
             released: false,
             reason: Some(reason.to_owned()),
@@ -906,7 +903,7 @@ impl<'a> TaskQueue<'a> {
     /// # Errors
     /// `InvalidInput` for a bad `now`; the home's read failure.
     pub fn tasks(&self, args: &ListTasks) -> Result<Vec<TaskRow>> {
-        let now = self.now(args.now.as_deref())?;
+        let now = self.now(args.now)?;
         let filter = TaskFilter {
             statuses: None,
             kind: args.kind,
@@ -1037,7 +1034,7 @@ impl<'a> TaskQueue<'a> {
                 "prioritize needs a reason, got an empty one",
             ));
         }
-        let now = self.now(args.now.as_deref())?;
+        let now = self.now(args.now)?;
         let targets: HashSet<&str> = args.target_ids.iter().map(|s| s.trim()).collect();
         let pick = |r: &dyn TaskReads| -> Result<Vec<TaskRow>> {
             Ok(r.tasks(&TaskFilter::live())?
@@ -1197,7 +1194,7 @@ fn validate_enqueue(a: &Enqueue, now: &str) -> Result<TaskRow> {
         cause,
         priority,
         depends_on,
-        not_before: am_triples::timestamp::normalize_optional(a.not_before.as_deref())?,
+        not_before: a.not_before.map(Timestamp::canonical),
         windows,
         cost_hint: a.cost_hint,
         max_attempts: a.max_attempts,
