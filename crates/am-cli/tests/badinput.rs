@@ -1744,6 +1744,17 @@ fn more_cases(ids: &Ids, push: &mut dyn FnMut(&str, String)) {
             with("stable_render_order", json!({"handles": 5})),
         ),
         (
+            "origin_diversity: min_counted 0",
+            with("origin_diversity", json!({"handles": [], "min_counted": 0})),
+        ),
+        (
+            "recent_records: limit 0",
+            with(
+                "recent_records",
+                json!({"scopes": [["life", "demo"]], "since": "2026-01-01T00:00:00Z", "limit": 0}),
+            ),
+        ),
+        (
             "recent_records: since not a timestamp",
             with(
                 "recent_records",

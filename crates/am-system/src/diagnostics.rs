@@ -27,15 +27,16 @@ use am_triples::{JsonMap, Timestamp, TripleAssertion, TripleQuery, TripleStore};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::{BTreeMap, HashSet};
+use std::num::NonZeroUsize;
 
 /// The traces `recall_history` walks by default (`limit_traces`).
 pub const DEFAULT_TRACE_WALK: usize = 200;
 /// Below this many counted (non-self) handles `origin_diversity` abstains.
-pub const ORIGIN_MIN_COUNTED: usize = 3;
+pub const ORIGIN_MIN_COUNTED: NonZeroUsize = NonZeroUsize::new(3).unwrap();
 /// The dominant voice's share at or above which the note names one voice.
 pub const ORIGIN_DOMINANCE_FLOOR: f64 = 0.6;
 /// The default page of `recent_records`.
-pub const RECENT_RECORDS_DEFAULT_LIMIT: usize = 24;
+pub const RECENT_RECORDS_DEFAULT_LIMIT: NonZeroUsize = NonZeroUsize::new(24).unwrap();
 
 am_triples::vocabulary! {
     /// A record's part in one recall.
@@ -57,11 +58,11 @@ fn default_walk() -> usize {
     DEFAULT_TRACE_WALK
 }
 
-fn default_recent_limit() -> usize {
+fn default_recent_limit() -> NonZeroUsize {
     RECENT_RECORDS_DEFAULT_LIMIT
 }
 
-fn default_min_counted() -> usize {
+fn default_min_counted() -> NonZeroUsize {
     ORIGIN_MIN_COUNTED
 }
 
@@ -869,7 +870,7 @@ pub struct OriginDiversity {
     pub labels: Option<BTreeMap<String, String>>,
     /// Abstain below this many counted (non-self) handles (≥ 1).
     #[serde(default = "default_min_counted")]
-    pub min_counted: usize,
+    pub min_counted: NonZeroUsize,
     /// The share naming one voice, in `(0, 1]`.
     #[serde(default = "default_floor")]
     pub dominance_floor: f64,
@@ -935,14 +936,9 @@ fn nonblank(m: &JsonMap, k: &str) -> String {
 /// Presentation only: nothing here changes ordering, admission or budgets.
 ///
 /// # Errors
-/// `InvalidInput` for `min_counted` 0 or a `dominance_floor` outside `(0, 1]`.
+/// `InvalidInput` for a `dominance_floor` outside `(0, 1]` (`min_counted` is
+/// positive by its type: a 0 is refused where the arguments are read).
 pub fn origin_diversity(args: &OriginDiversity) -> Result<Option<OriginDiversityReport>> {
-    if args.min_counted < 1 {
-        return Err(Error::invalid(format!(
-            "min_counted must be >= 1, got {}",
-            args.min_counted
-        )));
-    }
     let floor = args.dominance_floor;
     if !(floor > 0.0 && floor <= 1.0) {
         return Err(Error::invalid(format!(
@@ -988,7 +984,7 @@ pub fn origin_diversity(args: &OriginDiversity) -> Result<Option<OriginDiversity
         }
     }
     let counted: usize = folds.iter().map(|f| f.1).sum();
-    if counted < args.min_counted {
+    if counted < args.min_counted.get() {
         return Ok(None);
     }
     let mut dom = 0;
@@ -1105,9 +1101,9 @@ pub struct RecentRecords {
     /// Record kinds to keep (empty or none = all).
     #[serde(default)]
     pub kinds: Option<Vec<String>>,
-    /// The page (≥ 1).
+    /// The page (positive by its type).
     #[serde(default = "default_recent_limit")]
-    pub limit: usize,
+    pub limit: NonZeroUsize,
     /// The seq the folds are anchored at (`None` = the head).
     #[serde(default)]
     pub as_of: Option<i64>,
@@ -1191,8 +1187,8 @@ pub struct RecentRecordsReport {
 /// machine rows (bookkeeping, edges, maintenance candidates) left out. Pure.
 ///
 /// # Errors
-/// `InvalidInput` for `limit` 0, no scope pair or an invalid anchor (a
-/// bound that is not a timestamp is refused where the arguments are read); the store's or journal's failure.
+/// `InvalidInput` for no scope pair or an invalid anchor (a bound that is not
+/// a timestamp, or a `limit` of 0, is refused where the arguments are read); the store's or journal's failure.
 pub fn recent_records(
     store: &dyn TripleStore,
     journal: &dyn MemoryJournal,
@@ -1200,12 +1196,6 @@ pub fn recent_records(
 ) -> Result<RecentRecordsReport> {
     let since = args.since.canonical();
     let until = args.until.map(Timestamp::canonical);
-    if args.limit < 1 {
-        return Err(Error::invalid(format!(
-            "limit must be >= 1, got {}",
-            args.limit
-        )));
-    }
     let pairs: Vec<(String, String)> = args
         .scopes
         .iter()
@@ -1233,7 +1223,8 @@ pub fn recent_records(
     };
     let ex = Exclusions::load_exclusions(store, journal, &pairs, seq)?;
     let excluded_len = ex.closed.union(&ex.hidden).count();
-    let fetch = args.limit + excluded_len.min(200) + 1;
+    let limit = args.limit.get();
+    let fetch = limit + excluded_len.min(200) + 1;
     let mut rows = Vec::new();
     for (scope, owner) in &pairs {
         for a in store.query(&TripleQuery {
@@ -1251,8 +1242,8 @@ pub fn recent_records(
         }
     }
     rows.sort_by(|a, b| (&b.observed_at, &b.record_id).cmp(&(&a.observed_at, &a.record_id)));
-    let truncated = rows.len() > args.limit;
-    rows.truncate(args.limit);
+    let truncated = rows.len() > limit;
+    rows.truncate(limit);
     let mut counts: OrderedMap<usize> = OrderedMap::new();
     for r in &rows {
         match counts.0.iter_mut().find(|(k, _)| *k == r.kind) {

@@ -397,7 +397,7 @@ fn the_recall_diagnostics_match_abstractmemory_0_3_2_on_both_stacks() {
         let since = "2026-01-05T09:00:00.000000+00:00";
         let recent = |scopes: &[(&str, &str)], limit: usize, kinds: Option<Vec<String>>, as_of| {
             let args = RecentRecords {
-                limit,
+                limit: std::num::NonZeroUsize::new(limit).expect("a positive page"),
                 kinds,
                 as_of,
                 ..RecentRecords::new(scopes, since.parse().unwrap())
@@ -467,7 +467,7 @@ fn the_recall_diagnostics_match_abstractmemory_0_3_2_on_both_stacks() {
                 &shelf["origin"],
             );
             let tight = origin_diversity(&OriginDiversity {
-                min_counted: 1,
+                min_counted: std::num::NonZeroUsize::MIN,
                 dominance_floor: 0.3,
                 labels: Some([("remember".to_owned(), "formation".to_owned())].into()),
                 ..OriginDiversity::new(r.handles.clone())

@@ -2,8 +2,9 @@
 //! [`Args::parse`] deserializes exactly the arguments struct the engine's verb
 //! takes (its `Deserialize` refuses any argument the verb does not take), so
 //! no op has a hand-written parser. A JSON `null` argument is absent, as the
-//! spec's `None` keyword default.
+//! spec's `None` keyword default, at every depth of a dataclass argument.
 
+use super::nulls::NullIsAbsent;
 use crate::error::{CliError, CliResult};
 use am_triples::JsonMap;
 use serde::de::DeserializeOwned;
@@ -42,7 +43,8 @@ impl Args {
     }
 
     /// The arguments as the struct `T` the verb takes: the one adapter every
-    /// op goes through. Top-level nulls are absent (the keyword's default).
+    /// op goes through. Top-level nulls are absent (the keyword's default),
+    /// and so is a `null` field of any struct inside ([`NullIsAbsent`]).
     ///
     /// # Errors
     /// Bad input (`InvalidInput`) naming the op and the unknown, missing or
@@ -53,7 +55,7 @@ impl Args {
     pub fn parse<T: DeserializeOwned>(self) -> CliResult<T> {
         let mut map = self.map;
         map.retain(|_, v| !v.is_null());
-        serde_path_to_error::deserialize(Value::Object(map)).map_err(|e| {
+        serde_path_to_error::deserialize(NullIsAbsent(Value::Object(map))).map_err(|e| {
             let path = e.path().to_string();
             let inner = e.into_inner();
             let what = if path == "." {

@@ -6,6 +6,7 @@ mod args;
 mod author;
 mod entity;
 mod graph;
+mod nulls;
 mod observe;
 mod ops;
 mod tasks;

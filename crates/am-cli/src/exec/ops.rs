@@ -607,4 +607,52 @@ mod tests {
         );
         assert_eq!(a["ok"]["tier"], "digest", "{a}");
     }
+
+    /// docs/exec.md: a `null` is absent at every depth of a dataclass
+    /// argument, while free-form JSON (a record's `attributes`) keeps its
+    /// nulls and a `null` under a name the dataclass lacks is still refused.
+    #[test]
+    fn a_null_field_inside_a_dataclass_is_absent_and_attributes_keep_theirs() {
+        let mut s = session();
+        form(&mut s);
+        let a = answer(
+            &mut s,
+            &json!({"op": "reconstruct", "scopes": [["life", "demo"]],
+                    "stimulus": {"cue_text": "lease", "patterns": null, "participants": null,
+                                 "anchor_record_ids": null, "as_of": null},
+                    "budget": {"shelf_size": null}}),
+        );
+        assert!(a.get("error").is_none(), "{a}");
+        let formed = answer(
+            &mut s,
+            &json!({"op": "remember_many", "scope": "life", "owner_id": "demo",
+                    "idempotency_key": "nulls", "records": [{"kind": "lesson", "title": "Spring",
+                    "topic": null,
+                    "digest": "Leases renew in spring.", "keywords": null,
+                    "attributes": {"mood": null}}]}),
+        );
+        let ids: Vec<String> = serde_json::from_value(formed["ok"].clone())
+            .unwrap_or_else(|e| panic!("{e}: {formed}"));
+        let got = answer(&mut s, &json!({"op": "query", "q": {"subject": ids[0]}}));
+        let rows = got["ok"].as_array().expect("rows");
+        assert!(
+            rows.iter().any(|r| r["attributes"]
+                .as_object()
+                .is_some_and(|m| m.contains_key("mood") && m["mood"].is_null())),
+            "{got}"
+        );
+        let refused = answer(
+            &mut s,
+            &json!({"op": "reconstruct", "scopes": [["life", "demo"]],
+                    "stimulus": {"cue_text": "lease", "colour": null}}),
+        );
+        assert_eq!(refused["error"]["kind"], "InvalidInput", "{refused}");
+        assert!(
+            refused["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("colour"),
+            "{refused}"
+        );
+    }
 }
