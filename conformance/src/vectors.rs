@@ -109,10 +109,7 @@ fn semantic(text: &str) -> TripleQuery {
 fn scores(rows: &[TripleAssertion]) -> Result<Vec<f64>, String> {
     rows.iter()
         .map(|r| {
-            r.attributes
-                .get("_retrieval")
-                .and_then(|v| v.get("score"))
-                .and_then(Value::as_f64)
+            am_triples::store::retrieval_score(r)
                 .ok_or_else(|| format!("expected _retrieval.score on {:?}", r.assertion_id))
         })
         .collect()
