@@ -8,7 +8,7 @@
 use crate::check;
 use crate::embedder::HashEmbedder;
 use crate::harness::{Check, CheckResult, StoreFactory, ensure, ensure_eq, expect_kind, ok};
-use crate::stores::{all_rows, ids, snapshot, unchanged};
+use crate::rows::{all_rows, ids, snapshot, unchanged};
 use am_triples::pin::{PIN_SOURCE_CREATION, build_pin};
 use am_triples::vector::cosine;
 use am_triples::{ErrorKind, Order, TextEmbedder, TripleAssertion, TripleQuery, TripleStore};

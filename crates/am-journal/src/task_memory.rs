@@ -11,7 +11,7 @@
 //! the in-memory store"), "Formation (typed records)" (the in-memory pair's
 //! rollback rule).
 
-use crate::home::HomeResult;
+use crate::error::HomeResult;
 use crate::task::{
     TaskFilter, TaskKind, TaskLogRow, TaskReads, TaskRow, TasksTx, Window, WindowRow,
 };
