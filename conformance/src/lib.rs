@@ -38,6 +38,7 @@ pub mod guard;
 pub mod harness;
 pub mod journal;
 pub mod rewrites;
+mod rows;
 pub mod side_by_side;
 pub mod stores;
 pub mod temp;

@@ -7,7 +7,7 @@
 //! record's digest row").
 
 use crate::harness::{CheckResult, StoreFactory, ensure_eq, expect_kind, ok};
-use crate::stores::{all_rows, snapshot, unchanged};
+use crate::rows::{all_rows, snapshot, unchanged};
 use am_triples::{
     CommitPoint, DigestRewrite, ErrorKind, TextEmbedder, TripleAssertion, TripleStore,
     canonical_text,

@@ -12,6 +12,7 @@ use crate::rewrites::{
     digest_rewrite_refuses_a_row_that_is_not_a_record_digest,
     digest_rewrite_refuses_a_row_that_moved, digest_rewrite_replaces_the_reading_in_place,
 };
+use crate::rows::{all_rows, ids, snapshot, unchanged};
 use am_triples::{ErrorKind, Order, TripleAssertion, TripleQuery, TripleStore};
 use serde_json::Value;
 
@@ -86,53 +87,12 @@ pub fn checks() -> Vec<Check<dyn StoreFactory>> {
 }
 
 // ---------------------------------------------------------------------------
-// Helpers shared with the `vectors` group.
+// Helpers of this group (the row helpers it shares with `rewrites` and
+// `vectors` are in `rows`).
 
 /// Open a fresh store without an embedder.
 pub(crate) fn fresh(f: &dyn StoreFactory) -> Result<Box<dyn TripleStore>, String> {
     ok("open a fresh store", f.open(None))
-}
-
-/// Every row, oldest first, unbounded.
-pub(crate) fn all_rows(s: &dyn TripleStore) -> Result<Vec<TripleAssertion>, String> {
-    ok(
-        "query every row",
-        s.query(&TripleQuery {
-            limit: 0,
-            order: Order::Asc,
-            ..TripleQuery::default()
-        }),
-    )
-}
-
-/// What a refusal must leave unchanged: every row (as JSON) and the pin.
-pub(crate) fn snapshot(s: &dyn TripleStore) -> Result<(Vec<Value>, Option<String>), String> {
-    let rows = all_rows(s)?.iter().map(TripleAssertion::to_dict).collect();
-    let pin = ok("read the pin", s.embedding_pin())?.map(|p| {
-        // `pinned_at` is part of the pin; compare the whole JSON.
-        p.to_json()
-    });
-    Ok((rows, pin))
-}
-
-/// Check that `s` is exactly as `before`.
-pub(crate) fn unchanged(
-    what: &str,
-    s: &dyn TripleStore,
-    before: &(Vec<Value>, Option<String>),
-) -> CheckResult {
-    let after = snapshot(s)?;
-    ensure(&after == before, || {
-        format!(
-            "{what}: expected the store unchanged after the refusal, got {after:?} (was {before:?})"
-        )
-    })
-}
-
-pub(crate) fn ids(rows: &[TripleAssertion]) -> Vec<String> {
-    rows.iter()
-        .map(|r| r.assertion_id.clone().unwrap_or_default())
-        .collect()
 }
 
 fn at(s: &str, p: &str, o: &str, observed_at: &str, id: &str) -> TripleAssertion {

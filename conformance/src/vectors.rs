@@ -8,7 +8,7 @@
 use crate::check;
 use crate::embedder::HashEmbedder;
 use crate::harness::{Check, CheckResult, StoreFactory, ensure, ensure_eq, expect_kind, ok};
-use crate::stores::{all_rows, ids, snapshot, unchanged};
+use crate::rows::{all_rows, ids, snapshot, unchanged};
 use am_triples::pin::{PIN_SOURCE_CREATION, build_pin};
 use am_triples::vector::cosine;
 use am_triples::{ErrorKind, Order, TextEmbedder, TripleAssertion, TripleQuery, TripleStore};
@@ -109,10 +109,7 @@ fn semantic(text: &str) -> TripleQuery {
 fn scores(rows: &[TripleAssertion]) -> Result<Vec<f64>, String> {
     rows.iter()
         .map(|r| {
-            r.attributes
-                .get("_retrieval")
-                .and_then(|v| v.get("score"))
-                .and_then(Value::as_f64)
+            am_triples::store::retrieval_score(r)
                 .ok_or_else(|| format!("expected _retrieval.score on {:?}", r.assertion_id))
         })
         .collect()

@@ -48,7 +48,7 @@ static EMBEDDED: OnceLock<StaticModel> = OnceLock::new();
 /// Texts are cut to [`MAX_TOKENS`] tokens. A text with no known token (the
 /// empty string, emoji-only text, `"\0"`) embeds to the zero vector; the stores
 /// keep such a row without a vector and warn `#FALLBACK` once per batch
-/// (`am_triples::store::embedded_batch`).
+/// (`am_triples::embed::embedded_batch`).
 ///
 /// # Examples
 /// ```

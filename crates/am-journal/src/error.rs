@@ -9,3 +9,9 @@
 //! arrived.
 
 pub use am_triples::{Error, Result};
+
+/// The home's result type: layer 1's error, whose kinds cover the store's
+/// refusals (`DimensionMismatch`, `Embedder`, ...) and the journal's (the
+/// same error). Defined here, below `home` and the task queue's rows, which
+/// both name it; `am_journal::home::HomeResult` re-exports it.
+pub type HomeResult<T> = Result<T>;

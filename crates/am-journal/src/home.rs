@@ -39,10 +39,7 @@ use std::any::Any;
 use std::collections::HashSet;
 use std::sync::Arc;
 
-/// The home's result type: layer 1's error, whose kinds cover the store's
-/// refusals (`DimensionMismatch`, `Embedder`, ...) and the journal's
-/// (`am_journal::Error` converts with its kind).
-pub type HomeResult<T> = am_triples::Result<T>;
+pub use crate::error::HomeResult;
 
 /// Rows made ready for a home transaction by [`MemoryHome::prepare_rows`],
 /// outside any transaction. Only the home that prepared them can add them.

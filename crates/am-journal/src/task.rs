@@ -10,7 +10,7 @@
 //!
 //! Spec: api.md "The memory task queue: understanding in the background".
 
-use crate::home::HomeResult;
+use crate::error::HomeResult;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::sync::Arc;

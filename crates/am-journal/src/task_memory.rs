@@ -11,7 +11,7 @@
 //! the in-memory store"), "Formation (typed records)" (the in-memory pair's
 //! rollback rule).
 
-use crate::home::HomeResult;
+use crate::error::HomeResult;
 use crate::task::{
     TaskFilter, TaskKind, TaskLogRow, TaskReads, TaskRow, TasksTx, Window, WindowRow,
 };
@@ -235,6 +235,9 @@ impl MemTasksTx<'_> {
     }
 }
 
+// A transaction's reads are its rows' reads: forward every method (a default
+// here would answer `live` by copying `tasks`, not from the live index).
+#[deny(clippy::missing_trait_methods)]
 impl TaskReads for MemTasksTx<'_> {
     fn task(&self, task_id: &str) -> HomeResult<Option<TaskRow>> {
         self.rows.task(task_id)

@@ -747,12 +747,7 @@ pub fn explain_recall(
         channels: trace.channels.clone(),
         searched_scopes: searched
             .iter()
-            .map(|(s, o)| {
-                let mut m = JsonMap::new();
-                m.insert("scope".into(), Value::String(s.clone()));
-                m.insert("owner_id".into(), Value::String(o.clone()));
-                m
-            })
+            .map(crate::reconstruct::trace::searched_scope)
             .collect(),
         stop_reason: trace.stop_reason.clone(),
         warnings: trace.warnings.clone(),

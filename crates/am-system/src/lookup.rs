@@ -58,18 +58,8 @@ pub(crate) fn is_formed(a: &TripleAssertion) -> bool {
     attr_str(a, "record_kind").is_some() || truthy(a.attributes.get("record_edge"))
 }
 
-/// Python truthiness of an optional JSON value.
-pub(crate) fn truthy(v: Option<&serde_json::Value>) -> bool {
-    use serde_json::Value;
-    match v {
-        None | Some(Value::Null) => false,
-        Some(Value::Bool(b)) => *b,
-        Some(Value::Number(n)) => n.as_f64().is_some_and(|f| f != 0.0),
-        Some(Value::String(s)) => !s.is_empty(),
-        Some(Value::Array(a)) => !a.is_empty(),
-        Some(Value::Object(o)) => !o.is_empty(),
-    }
-}
+/// Python truthiness of an optional JSON value (the one rule, am-triples').
+pub(crate) use am_triples::assertion::json_truthy as truthy;
 
 /// The fields a record's `attributes.pending` marker names as still pending
 /// (`title`, `summary`), in that order; empty when none.

@@ -22,11 +22,7 @@ fn provenance(source: &str) -> JsonMap {
 fn show(title: &str, rows: &[TripleAssertion]) {
     println!("{title}");
     for r in rows {
-        let score = r
-            .attributes
-            .get("_retrieval")
-            .and_then(|v| v.get("score"))
-            .and_then(serde_json::Value::as_f64)
+        let score = am_triples::store::retrieval_score(r)
             .map_or(String::new(), |s| format!("  (cosine {s:.3})"));
         println!(
             "  {} {} {}  [{} / {}] observed {}{}",

@@ -24,7 +24,7 @@
 //!
 //! Spec: api.md "Layer 2: the MemorySystem facade", "Write barrier".
 
-use crate::error::{Error, Result};
+use crate::error::{Error, ErrorKind, Result};
 use std::cell::RefCell;
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -245,6 +245,17 @@ impl fmt::Display for WriteBarrierTimeout {
 }
 
 impl std::error::Error for WriteBarrierTimeout {}
+
+// The error's constructor for a timeout lives beside the timeout, so that
+// error.rs names nothing of this module.
+impl Error {
+    /// A write barrier's timeout elapsed: kind [`ErrorKind::Timeout`], the
+    /// [`WriteBarrierTimeout`] (naming the lock or file a writer still held)
+    /// kept as the source.
+    pub fn barrier_timeout(timeout: WriteBarrierTimeout) -> Self {
+        Error::from_source(ErrorKind::Timeout, "", timeout)
+    }
+}
 
 thread_local! {
     /// Files this thread's barriers hold (a nested barrier does not lock them again).

@@ -228,26 +228,6 @@ impl Error {
         Error::new(ErrorKind::Timeout, message)
     }
 
-    /// The host's commit guard refused the commit: kind [`ErrorKind::Refused`],
-    /// the [`GuardRefusal`](crate::guard::GuardRefusal) (the commit point and
-    /// the guard's own error) kept as the source; the transaction was rolled
-    /// back.
-    pub fn guard_refused(refusal: crate::guard::GuardRefusal) -> Self {
-        Error::from_source(ErrorKind::Refused, "", refusal)
-    }
-
-    /// The commit guard's refusal, when this is one.
-    pub fn guard_refusal(&self) -> Option<&crate::guard::GuardRefusal> {
-        self.source_as()
-    }
-
-    /// A write barrier's timeout elapsed: kind [`ErrorKind::Timeout`], the
-    /// [`WriteBarrierTimeout`](crate::barrier::WriteBarrierTimeout) (naming the
-    /// lock or file a writer still held) kept as the source.
-    pub fn barrier_timeout(timeout: crate::barrier::WriteBarrierTimeout) -> Self {
-        Error::from_source(ErrorKind::Timeout, "", timeout)
-    }
-
     /// [`ErrorKind::Internal`]: a broken invariant of this code.
     pub fn internal(message: impl Into<String>) -> Self {
         Error::new(ErrorKind::Internal, message)

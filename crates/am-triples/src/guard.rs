@@ -17,7 +17,7 @@
 //!
 //! Spec: api.md "Layer 2: the MemorySystem facade", "Commit guard".
 
-use crate::error::{Error, Result};
+use crate::error::{Error, ErrorKind, Result};
 use std::cell::Cell;
 use std::fmt;
 use std::sync::{Arc, OnceLock};
@@ -161,6 +161,22 @@ impl fmt::Display for GuardRefusal {
 impl std::error::Error for GuardRefusal {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         Some(&*self.source)
+    }
+}
+
+// The error's constructor and accessor for a refusal live beside the
+// refusal, so that error.rs names nothing of this module.
+impl Error {
+    /// The host's commit guard refused the commit: kind [`ErrorKind::Refused`],
+    /// the [`GuardRefusal`] (the commit point and the guard's own error) kept
+    /// as the source; the transaction was rolled back.
+    pub fn guard_refused(refusal: GuardRefusal) -> Self {
+        Error::from_source(ErrorKind::Refused, "", refusal)
+    }
+
+    /// The commit guard's refusal, when this is one.
+    pub fn guard_refusal(&self) -> Option<&GuardRefusal> {
+        self.source_as()
     }
 }
 

@@ -156,7 +156,7 @@ pub fn prepare_rewrite(
                         out.len()
                     )));
                 }
-                let checked = crate::store::embedded_batch(out).map_err(|err| {
+                let checked = crate::embed::embedded_batch(out).map_err(|err| {
                     err.with_kind(crate::ErrorKind::Embedder)
                         .with_prefix("digest rewrite embedding")
                 })?;

@@ -70,7 +70,7 @@ pub const DEFAULT_FEED_LIMIT: usize = 1000;
 /// - NaN, infinite and empty vectors are refused at write and at query; a
 ///   caller's zero-norm query vector is refused. An embedder's zero vector for a
 ///   row at write (a text with no known token) stores that row without a
-///   vector, with one `#FALLBACK` warning per batch ([`embedded_batch`]).
+///   vector, with one `#FALLBACK` warning per batch ([`embedded_batch`](crate::embed::embedded_batch)).
 /// - There is no delete. The only in-place changes are the window ones below
 ///   and, with the `digest_rewrite` capability, a record digest row's reading
 ///   ([`TripleStore::apply_digest_rewrite`]: object, attributes, canonical text,
@@ -409,70 +409,6 @@ pub fn narrow_rule(
     Ok((new < current).then(|| valid_until.to_owned()))
 }
 
-/// An embedder's vectors for one write batch, checked: see [`embedded_batch`].
-#[derive(Debug, Clone, PartialEq)]
-pub struct EmbeddedBatch {
-    /// One entry per embedded text, in order: `None` where the embedder returned
-    /// the zero vector (the row is stored without a vector).
-    pub vectors: Vec<Option<Vec<f32>>>,
-    /// The dimension of the kept vectors (`None`: no vector kept).
-    pub dimension: Option<usize>,
-    /// How many texts embedded to the zero vector.
-    pub zero_rows: usize,
-}
-
-/// Check an embedder's output for one write batch, as both stores do.
-///
-/// A zero vector (every value `0.0`: the embedder found no known token, e.g. an
-/// emoji-only text or `"\0"` under the offline embedder) is not refused: its row
-/// is stored WITHOUT a vector (exact, keyword and structured reads find it,
-/// vector queries do not), reported by [`zero_vector_warning`] once per batch.
-/// Every other vector must be valid and all kept vectors share one dimension.
-///
-/// # Errors
-/// `InvalidInput` for an empty vector or a NaN/infinite value (naming the
-/// vector's index in the batch); `DimensionMismatch` for kept vectors of mixed
-/// dimensions. The caller writes nothing on an error.
-pub fn embedded_batch(out: Vec<Vec<f32>>) -> Result<EmbeddedBatch> {
-    let mut dimension: Option<usize> = None;
-    let mut zero_rows = 0usize;
-    let mut vectors = Vec::with_capacity(out.len());
-    for (i, v) in out.into_iter().enumerate() {
-        if !v.is_empty() && v.iter().all(|x| *x == 0.0) {
-            zero_rows += 1;
-            vectors.push(None);
-            continue;
-        }
-        crate::vector::validate_vector(&v).map_err(|e| e.with_prefix(&format!("vector {i}")))?;
-        match dimension {
-            None => dimension = Some(v.len()),
-            Some(d) if d != v.len() => {
-                return Err(Error::dimension_mismatch(format!(
-                    "one write batch mixes dimensions {d} and {} (vector {i})",
-                    v.len()
-                )));
-            }
-            Some(_) => {}
-        }
-        vectors.push(Some(v));
-    }
-    Ok(EmbeddedBatch {
-        vectors,
-        dimension,
-        zero_rows,
-    })
-}
-
-/// The `#FALLBACK` warning of a write batch whose embedder returned the zero
-/// vector for `zero_rows` of its `embedded` texts (one warning per batch).
-pub fn zero_vector_warning(zero_rows: usize, embedded: usize) -> String {
-    format!(
-        "#FALLBACK: the embedder returned the zero vector for {zero_rows} of {embedded} text(s) of this \
-         write batch (no known token, e.g. emoji-only text); those rows are stored WITHOUT a vector: \
-         exact, keyword and structured reads find them, vector queries do not"
-    )
-}
-
 /// The vectors of one write batch: one entry per row (`None` for a record edge,
 /// which is never embedded, and for a text the embedder gave the zero vector),
 /// the batch's dimension, and its zero-vector `#FALLBACK` warning.
@@ -482,20 +418,20 @@ pub struct BatchEmbedding {
     pub vectors: Vec<Option<Vec<f32>>>,
     /// The dimension of the kept vectors, when any.
     pub dimension: Option<usize>,
-    /// [`zero_vector_warning`] when some text embedded to the zero vector.
+    /// [`zero_vector_warning`](crate::embed::zero_vector_warning) when some text embedded to the zero vector.
     pub warning: Option<String>,
 }
 
 /// Embed one write batch as every store does: the canonical `texts` of the
 /// `rows` that are not record edges, in one `embed_texts` call, checked by
-/// [`embedded_batch`]. Without an embedder (or with only edges) every entry is
+/// [`embedded_batch`](crate::embed::embedded_batch). Without an embedder (or with only edges) every entry is
 /// `None`. `pin` is read only when the embedder fails, so that the error names
 /// the store's pin. Spec: stores.md "Shared behavior".
 ///
 /// # Errors
 /// `Embedder` when the embedder fails (the message ends with the pin,
 /// [`EmbeddingPin::failure_suffix`]) or returns a vector count other than the
-/// text count; [`embedded_batch`]'s errors; `pin`'s error. The caller writes
+/// text count; [`embedded_batch`](crate::embed::embedded_batch)'s errors; `pin`'s error. The caller writes
 /// nothing on an error.
 pub fn embed_rows(
     embedder: Option<&dyn TextEmbedder>,
@@ -529,10 +465,13 @@ pub fn embed_rows(
             asked.len()
         )));
     }
-    let checked = embedded_batch(out)?;
+    let checked = crate::embed::embedded_batch(out)?;
     batch.dimension = checked.dimension;
     if checked.zero_rows > 0 {
-        batch.warning = Some(zero_vector_warning(checked.zero_rows, asked.len()));
+        batch.warning = Some(crate::embed::zero_vector_warning(
+            checked.zero_rows,
+            asked.len(),
+        ));
     }
     for (i, v) in embeddable.into_iter().zip(checked.vectors) {
         batch.vectors[i] = v;
@@ -604,4 +543,14 @@ pub fn stamp_retrieval(a: &mut TripleAssertion, score: f64, distance: Option<f64
         m.entry("metric")
             .or_insert_with(|| serde_json::Value::from(crate::vector::METRIC_COSINE));
     }
+}
+
+/// The score a semantic query stamped on a row ([`stamp_retrieval`]:
+/// `attributes._retrieval.score`); `None` for a row no ranking stamped.
+/// Every reader of the stamp reads through here.
+pub fn retrieval_score(a: &TripleAssertion) -> Option<f64> {
+    a.attributes
+        .get("_retrieval")
+        .and_then(|r| r.get("score"))
+        .and_then(serde_json::Value::as_f64)
 }

@@ -95,17 +95,35 @@ pub fn rank_by_cosine<'a, T: 'a>(
     min_score: Option<f64>,
     limit: Option<usize>,
 ) -> Vec<(usize, f64)> {
-    let mut scored: Vec<(usize, f64)> = items
+    keep_top(
+        items
+            .into_iter()
+            .enumerate()
+            .filter_map(|(i, it)| vector_of(it).map(|v| (i, cosine(query, v)))),
+        min_score,
+        limit,
+    )
+}
+
+/// The reference's selection over scored items given in input order: scores
+/// below `min_score` are dropped, the rest stably sorted by score descending
+/// (ties keep input order, i.e. insertion order), then truncated to `limit`
+/// (at least 1; `None` = unbounded). [`rank_by_cosine`], [`select_by_bounds`]
+/// and a store's own reference scan all select through here.
+pub fn keep_top<I>(
+    scored: impl IntoIterator<Item = (I, f64)>,
+    min_score: Option<f64>,
+    limit: Option<usize>,
+) -> Vec<(I, f64)> {
+    let mut kept: Vec<(I, f64)> = scored
         .into_iter()
-        .enumerate()
-        .filter_map(|(i, it)| vector_of(it).map(|v| (i, cosine(query, v))))
         .filter(|(_, s)| min_score.is_none_or(|m| *s >= m))
         .collect();
-    scored.sort_by(|a, b| b.1.total_cmp(&a.1));
+    kept.sort_by(|a, b| b.1.total_cmp(&a.1));
     if let Some(n) = limit {
-        scored.truncate(n.max(1));
+        kept.truncate(n.max(1));
     }
-    scored
+    kept
 }
 
 /// The fast path of [`rank_by_cosine`]: the same answer (rows, order and scores,
@@ -284,17 +302,14 @@ pub fn select_by_bounds(
             threshold = *kth;
         }
     }
-    let mut scored: Vec<(usize, f64)> = bounds
-        .into_iter()
-        .filter(|(_, _, hi, _)| hi.is_nan() || (*hi >= floor && *hi >= threshold))
-        .map(|(i, _, _, exact)| (i, exact.unwrap_or_else(|| exact_of(i))))
-        .filter(|(_, s)| min_score.is_none_or(|m| *s >= m))
-        .collect();
-    scored.sort_by(|a, b| b.1.total_cmp(&a.1));
-    if let Some(n) = k {
-        scored.truncate(n);
-    }
-    scored
+    keep_top(
+        bounds
+            .into_iter()
+            .filter(|(_, _, hi, _)| hi.is_nan() || (*hi >= floor && *hi >= threshold))
+            .map(|(i, _, _, exact)| (i, exact.unwrap_or_else(|| exact_of(i)))),
+        min_score,
+        k,
+    )
 }
 
 /// `simsimd`'s f32 dot product (0.0 for mismatched lengths, which callers avoid).

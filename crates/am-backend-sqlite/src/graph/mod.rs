@@ -31,7 +31,7 @@ use crate::store::SQLiteTripleStore;
 use am_graph::backend::{BackendResult, GraphBackend};
 use am_graph::graph::MemoryGraph;
 use am_graph::registry::{AnyStore, GraphJournal, register_backend};
-use rusqlite::Connection;
+use rusqlite::{Connection, OptionalExtension};
 use schema::GraphTables;
 use std::path::PathBuf;
 use std::sync::{Arc, MutexGuard, Once};
@@ -64,6 +64,19 @@ const DIGEST: &str = am_graph::DIGEST_PREDICATE;
 
 /// A SQLite failure at the connector boundary (source and code kept).
 use crate::error::sqlite as storage_err;
+
+/// The newest digest assertion of the graph whose subject is `subject` (the
+/// committed reads and a revision's transaction both resolve through it).
+fn digest_assertion(
+    conn: &Connection,
+    t: &GraphTables,
+    subject: &str,
+) -> BackendResult<Option<String>> {
+    let sql = sql::digest_assertion(t);
+    conn.prepare_cached(&sql)
+        .and_then(|mut s| s.query_row([subject, DIGEST], |r| r.get(0)).optional())
+        .map_err(storage_err)
+}
 
 fn lock(conn: &SharedConn) -> MutexGuard<'_, Connection> {
     // A transaction rolls back when dropped, so a poisoned lock holds nothing torn.

@@ -5,7 +5,7 @@
 //! search").
 
 use super::sql;
-use super::{DIGEST, GraphTables, SqliteGraphBackend, lock, storage_err};
+use super::{SqliteGraphBackend, digest_assertion, lock, storage_err};
 use am_graph::backend::{
     BackendResult, GraphBackend, GraphTx, HistoryRow, PreparedRows, ProvenanceRow, RefMatch,
     RevisionRow,
@@ -17,18 +17,6 @@ use serde_json::Value;
 fn json(text: &str, what: &str) -> BackendResult<Value> {
     serde_json::from_str(text)
         .map_err(|e| am_triples::Error::storage(format!("{what} is not JSON: {e}")))
-}
-
-/// The newest digest assertion of the graph whose subject is `subject`.
-pub(super) fn digest_assertion(
-    conn: &Connection,
-    t: &GraphTables,
-    subject: &str,
-) -> BackendResult<Option<String>> {
-    let sql = sql::digest_assertion(t);
-    conn.prepare_cached(&sql)
-        .and_then(|mut s| s.query_row([subject, DIGEST], |r| r.get(0)).optional())
-        .map_err(storage_err)
 }
 
 fn revision_row(r: &Row<'_>) -> rusqlite::Result<RevisionRow> {
@@ -77,6 +65,17 @@ impl SqliteGraphBackend {
         let conn = self.conn();
         let guard = lock(&conn);
         f(&guard)
+    }
+
+    /// The first column of every row `sql` answers for the one parameter
+    /// `key` (the id lists: parents, children, the memories naming a ref).
+    fn ids_for(&self, sql: &str, key: &str) -> BackendResult<Vec<String>> {
+        self.read(|c| {
+            let mut s = c.prepare_cached(sql).map_err(storage_err)?;
+            s.query_map([key], |r| r.get(0))
+                .and_then(|rows| rows.collect::<rusqlite::Result<Vec<_>>>())
+                .map_err(storage_err)
+        })
     }
 
     fn history_where(
@@ -204,23 +203,11 @@ impl GraphBackend for SqliteGraphBackend {
     }
 
     fn parents(&self, memory_id: &str, limit: usize) -> BackendResult<Vec<String>> {
-        let sql = sql::parents(&self.tables, limit);
-        self.read(|c| {
-            let mut s = c.prepare_cached(&sql).map_err(storage_err)?;
-            s.query_map([memory_id], |r| r.get(0))
-                .and_then(|rows| rows.collect::<rusqlite::Result<Vec<_>>>())
-                .map_err(storage_err)
-        })
+        self.ids_for(&sql::parents(&self.tables, limit), memory_id)
     }
 
     fn children(&self, memory_id: &str, limit: usize) -> BackendResult<Vec<String>> {
-        let sql = sql::children(&self.tables, limit);
-        self.read(|c| {
-            let mut s = c.prepare_cached(&sql).map_err(storage_err)?;
-            s.query_map([memory_id], |r| r.get(0))
-                .and_then(|rows| rows.collect::<rusqlite::Result<Vec<_>>>())
-                .map_err(storage_err)
-        })
+        self.ids_for(&sql::children(&self.tables, limit), memory_id)
     }
 
     fn with_ref(&self, m: &RefMatch, limit: usize) -> BackendResult<Vec<String>> {
@@ -228,13 +215,7 @@ impl GraphBackend for SqliteGraphBackend {
             RefMatch::Key(k) => ("ref_key", k),
             RefMatch::Run(r) => ("run_id", r),
         };
-        let sql = sql::with_ref(&self.tables, column, limit);
-        self.read(|c| {
-            let mut s = c.prepare_cached(&sql).map_err(storage_err)?;
-            s.query_map([key], |r| r.get(0))
-                .and_then(|rows| rows.collect::<rusqlite::Result<Vec<_>>>())
-                .map_err(storage_err)
-        })
+        self.ids_for(&sql::with_ref(&self.tables, column, limit), key)
     }
 
     fn names_ref(&self, m: &RefMatch, owner_ids: &[String]) -> BackendResult<bool> {

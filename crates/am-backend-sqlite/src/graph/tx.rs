@@ -172,7 +172,7 @@ impl GraphTx for SqliteTx<'_> {
     }
 
     fn digest_assertion_for(&mut self, graph_id: &str) -> BackendResult<Option<String>> {
-        super::reads::digest_assertion(self.conn, self.tables, &canonicalize_term(graph_id))
+        super::digest_assertion(self.conn, self.tables, &canonicalize_term(graph_id))
     }
 
     fn source_ref(&mut self, memory_id: &str, ref_key: &str) -> BackendResult<Option<Value>> {

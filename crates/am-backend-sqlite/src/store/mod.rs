@@ -373,7 +373,7 @@ impl SQLiteTripleStore {
         let ordered: Vec<Vec<f32>> = ids.iter().map(|id| vectors[*id].clone()).collect();
         // The write rule of `add`: a zero vector (the embedder found no known
         // token) leaves its row vectorless, with one #FALLBACK warning.
-        let checked = am_triples::store::embedded_batch(ordered)?;
+        let checked = am_triples::embed::embedded_batch(ordered)?;
         if let Some(d) = checked.dimension {
             pin.check_add_dimension(d)?;
         }
@@ -420,7 +420,7 @@ impl SQLiteTripleStore {
             Ok(changed)
         })?;
         if checked.zero_rows > 0 {
-            self.push_warning(am_triples::store::zero_vector_warning(
+            self.push_warning(am_triples::embed::zero_vector_warning(
                 checked.zero_rows,
                 ids.len(),
             ));

@@ -14,7 +14,7 @@ use crate::store::codec::{self, Decoded};
 use crate::store::names::Names;
 use crate::store::schema;
 use am_triples::vector::{
-    BoundFilter, CosineBound, cosine, cosine_of, rank_by_cosine_fast, select_by_bounds,
+    BoundFilter, CosineBound, cosine, cosine_of, keep_top, rank_by_cosine_fast, select_by_bounds,
 };
 use rusqlite::types::ValueRef;
 use rusqlite::{Connection, params};
@@ -376,14 +376,10 @@ pub fn scan_rank(
     limit: Option<usize>,
 ) -> Vec<(i64, f64)> {
     let q: Vec<f64> = query.iter().map(|x| f64::from(*x)).collect();
-    let mut scored: Vec<(i64, f64)> = rows
-        .iter()
-        .filter_map(|(rowid, d)| d.as_f64().map(|v| (*rowid, cosine_of(&q, &v))))
-        .filter(|(_, s)| min_score.is_none_or(|m| *s >= m))
-        .collect();
-    scored.sort_by(|a, b| b.1.total_cmp(&a.1));
-    if let Some(n) = limit {
-        scored.truncate(n.max(1));
-    }
-    scored
+    keep_top(
+        rows.iter()
+            .filter_map(|(rowid, d)| d.as_f64().map(|v| (*rowid, cosine_of(&q, &v)))),
+        min_score,
+        limit,
+    )
 }

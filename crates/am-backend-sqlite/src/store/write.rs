@@ -209,7 +209,7 @@ impl SQLiteTripleStore {
     /// v4, compute its canonical text, encode its JSON maps, and embed the
     /// non-edge rows with the store's embedder (if any). A row whose text embeds
     /// to the zero vector is kept without a vector and the batch carries one
-    /// `#FALLBACK` warning ([`am_triples::store::embedded_batch`]). Takes no lock
+    /// `#FALLBACK` warning ([`am_triples::embed::embedded_batch`]). Takes no lock
     /// on the home.
     ///
     /// # Errors

@@ -95,10 +95,10 @@ pub fn dispatch(s: &mut Session, op: &str, a: Args) -> CliResult<Value> {
         "appraise" => Ok(json!(sys.appraise(&a.parse::<Appraise>()?)?)),
         "heal_scar" => Ok(json!(sys.heal_scar(&a.parse::<HealScar>()?)?)),
         "break_bond" => Ok(json!(sys.break_bond(&a.parse::<BreakBond>()?)?)),
-        "gradation" => super::ops::to_json(&sys.gradation(&a.parse::<Gradation>()?)?),
+        "gradation" => super::to_json(&sys.gradation(&a.parse::<Gradation>()?)?),
         "feelings_about" => {
             let args = a.parse::<FeelingsAbout>()?;
-            super::ops::to_json(&feelings_about(Some(&**sys.journal()), &args)?)
+            super::to_json(&feelings_about(Some(&**sys.journal()), &args)?)
         }
         "stimulus_feelings" => {
             let args = a.parse::<StimulusFeelings>()?;
@@ -132,7 +132,7 @@ pub fn dispatch(s: &mut Session, op: &str, a: Args) -> CliResult<Value> {
                     "engram: {unused} answer(s) of the line's author were not used (the engine asks once per unnamed item not yet formed)"
                 ));
             }
-            super::ops::to_json(&r)
+            super::to_json(&r)
         }
         "self_records" => Ok(rows(&sys.self_records(&a.parse::<SelfRecords>()?)?)),
         "open_questions" | "open_problems" | "open_ideas" | "open_commitments" => {
@@ -166,7 +166,7 @@ pub fn dispatch(s: &mut Session, op: &str, a: Args) -> CliResult<Value> {
         }
         "verify_diary_chain" => {
             let ChainArgs { scope, owner_id } = a.parse()?;
-            super::ops::to_json(&diary::verify_diary_chain(
+            super::to_json(&diary::verify_diary_chain(
                 &**sys.store(),
                 &scope,
                 &owner_id,

@@ -163,7 +163,7 @@ pub fn dispatch(s: &mut Session, op: &str, a: Args) -> CliResult<Value> {
                 limit: l,
             } = a.parse()?;
             let n = limit(l, DEFAULT_READ_LIMIT)?;
-            super::ops::to_json(&open(s)?.history(&memory_id, n).map_err(graph_err)?)
+            super::to_json(&open(s)?.history(&memory_id, n).map_err(graph_err)?)
         }
         "sources_of" => {
             let SourcesOfArgs {

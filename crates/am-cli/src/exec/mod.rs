@@ -22,6 +22,12 @@ use std::cell::RefCell;
 use std::io::{BufRead, Write};
 use std::sync::Arc;
 
+/// An op's answer as JSON: the serde form of the engine's typed result (every
+/// op module answers through here).
+fn to_json<T: Serialize>(v: &T) -> CliResult<Value> {
+    serde_json::to_value(v).map_err(|e| CliError::failure(format!("cannot encode the answer: {e}")))
+}
+
 pub use args::Args;
 
 /// One exec session: the home, its embedder and the engine clock.
@@ -124,7 +130,7 @@ impl Session {
     /// A failure to encode the value.
     pub fn warned<T: Serialize>(&self, result: Warned<T>) -> CliResult<Value> {
         self.raised.borrow_mut().extend(result.warnings);
-        ops::to_json(&result.value)
+        to_json(&result.value)
     }
 
     /// The engine clock.

@@ -2,7 +2,7 @@
 //! and the recall diagnostics (docs/exec.md, "Observing a mind"). All are
 //! pure reads.
 
-use super::ops::to_json;
+use super::to_json;
 use super::{Args, Session};
 use crate::error::{CliError, CliResult};
 use am_system::card::EntityCard;

@@ -1,7 +1,7 @@
 //! The exec verbs: each op takes the spec's argument names and answers the
 //! spec's `to_dict()` shape. docs/exec.md lists them with their arguments.
 
-use super::{Args, Session};
+use super::{Args, Session, to_json};
 use crate::error::{CliError, CliResult};
 use crate::query::query_from_json;
 use am_journal::{
@@ -61,10 +61,6 @@ pub const OPS: &[&str] = &[
     "understanding_fields",
     "reading_provenance",
 ];
-
-pub(super) fn to_json<T: Serialize>(v: &T) -> CliResult<Value> {
-    serde_json::to_value(v).map_err(|e| CliError::failure(format!("cannot encode the answer: {e}")))
-}
 
 fn list<T: Serialize>(items: &[T]) -> CliResult<Value> {
     to_json(&items)

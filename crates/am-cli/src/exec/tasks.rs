@@ -74,32 +74,30 @@ pub fn dispatch(s: &mut Session, op: &str, a: Args) -> CliResult<Value> {
     let system = &s.engine()?.system;
     let q = system.tasks()?;
     let v = match op {
-        "tasks.enqueue" => super::ops::to_json(&q.enqueue(&a.parse::<Enqueue>()?)?),
-        "tasks.enqueue_many" => {
-            super::ops::to_json(&q.enqueue_many(&a.parse::<EnqueueMany>()?.tasks)?)
-        }
+        "tasks.enqueue" => super::to_json(&q.enqueue(&a.parse::<Enqueue>()?)?),
+        "tasks.enqueue_many" => super::to_json(&q.enqueue_many(&a.parse::<EnqueueMany>()?.tasks)?),
         "tasks.select_for_window" => {
-            super::ops::to_json(&q.select_for_window(&a.parse::<SelectForWindow>()?)?)
+            super::to_json(&q.select_for_window(&a.parse::<SelectForWindow>()?)?)
         }
-        "tasks.claim" => super::ops::to_json(&q.claim(&a.parse::<Claim>()?)?),
-        "tasks.ack" => super::ops::to_json(&q.ack(&a.parse::<Ack>()?)?),
-        "tasks.release" => super::ops::to_json(&q.release(&a.parse::<Release>()?)?),
+        "tasks.claim" => super::to_json(&q.claim(&a.parse::<Claim>()?)?),
+        "tasks.ack" => super::to_json(&q.ack(&a.parse::<Ack>()?)?),
+        "tasks.release" => super::to_json(&q.release(&a.parse::<Release>()?)?),
         "tasks.left_out" => {
             let LeftOutArgs { holder, window } = a.parse()?;
-            super::ops::to_json(&q.left_out(holder.as_deref(), window)?)
+            super::to_json(&q.left_out(holder.as_deref(), window)?)
         }
         "tasks.task" => {
             let TaskIdArgs { task_id } = a.parse()?;
-            super::ops::to_json(&q.task(&task_id)?)
+            super::to_json(&q.task(&task_id)?)
         }
-        "tasks.tasks" => super::ops::to_json(&q.tasks(&a.parse::<ListTasks>()?)?),
+        "tasks.tasks" => super::to_json(&q.tasks(&a.parse::<ListTasks>()?)?),
         "tasks.log" => {
             let TaskIdArgs { task_id } = a.parse()?;
-            super::ops::to_json(&q.log(&task_id)?)
+            super::to_json(&q.log(&task_id)?)
         }
         "tasks.counts" => {
             let NoArgs {} = a.parse()?;
-            super::ops::to_json(&q.counts()?)
+            super::to_json(&q.counts()?)
         }
         "tasks.cost_of" => {
             let TaskIdArgs { task_id } = a.parse()?;
@@ -109,25 +107,25 @@ pub fn dispatch(s: &mut Session, op: &str, a: Args) -> CliResult<Value> {
                     format!("tasks.cost_of: no task {task_id:?}"),
                 )
             })?;
-            super::ops::to_json(&q.cost_of(&task)?)
+            super::to_json(&q.cost_of(&task)?)
         }
         "tasks.supersede_stale" => {
             let NoArgs {} = a.parse()?;
-            super::ops::to_json(&q.supersede_stale()?)
+            super::to_json(&q.supersede_stale()?)
         }
         "tasks.supersede_target" => {
             let SupersedeTargetArgs { target_id, reason } = a.parse()?;
-            super::ops::to_json(&q.supersede_target(&target_id, &reason)?)
+            super::to_json(&q.supersede_target(&target_id, &reason)?)
         }
-        "tasks.prioritize" => super::ops::to_json(&q.prioritize(&a.parse::<Prioritize>()?)?),
+        "tasks.prioritize" => super::to_json(&q.prioritize(&a.parse::<Prioritize>()?)?),
         "pending_records" => {
-            super::ops::to_json(&system.pending_records(&a.parse::<PendingRecords>()?)?)
+            super::to_json(&system.pending_records(&a.parse::<PendingRecords>()?)?)
         }
         "understanding_debt" => {
-            super::ops::to_json(&system.understanding_debt(&a.parse::<UnderstandingDebt>()?)?)
+            super::to_json(&system.understanding_debt(&a.parse::<UnderstandingDebt>()?)?)
         }
-        "enqueue_debt" => super::ops::to_json(&system.enqueue_debt(&a.parse::<EnqueueDebt>()?)?),
-        "task_packet" => super::ops::to_json(&system.task_packet(&a.parse::<TaskPacket>()?)?),
+        "enqueue_debt" => super::to_json(&system.enqueue_debt(&a.parse::<EnqueueDebt>()?)?),
+        "task_packet" => super::to_json(&system.task_packet(&a.parse::<TaskPacket>()?)?),
         other => Err(CliError::invalid(format!("unknown task op {other:?}"))),
     }?;
     Ok(v)

@@ -7,7 +7,7 @@
 //! Each reads the engine's own arguments struct and answers the spec's dict.
 
 use super::Args;
-use super::ops::to_json;
+use super::to_json;
 use crate::error::{CliError, CliResult};
 use am_system::verbs::{
     DeclarePending, NarrateDream, RearmPending, Retitle, RevertDigest, RewriteDigest,

@@ -415,12 +415,7 @@ pub(crate) fn run_vector(
             if folds.excluded(&a)? {
                 continue;
             }
-            let raw = a
-                .attributes
-                .get("_retrieval")
-                .and_then(|r| r.get("score"))
-                .and_then(Value::as_f64);
-            let Some(raw) = raw else {
+            let Some(raw) = am_triples::store::retrieval_score(&a) else {
                 continue;
             };
             kept += 1;

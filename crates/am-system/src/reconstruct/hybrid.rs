@@ -27,13 +27,12 @@ use super::channels::{self, ChannelOutput, ChannelResult};
 use super::folds::Folds;
 use super::hash::HashMap;
 use super::index::RecallIndex;
-use super::pipeline::{add_candidate, apply_channel, universe_rows};
 use super::shelf::{Candidate, memberable};
+use super::universe::{add_candidate, apply_channel, universe_rows};
 use crate::config::{Fusion, HybridConfig, RecallBudget};
 use crate::error::Result;
 use crate::seam::Stimulus;
 use am_triples::{TextEmbedder, TripleAssertion, TripleQuery, TripleStore};
-use serde_json::Value;
 use std::borrow::Cow;
 
 /// English function words the keyword search drops from a cue (query side
@@ -248,14 +247,7 @@ fn run_vector(
         inp.folds.prime(&rows)?;
         let ranked: Vec<(TripleAssertion, f64)> = rows
             .into_iter()
-            .filter_map(|a| {
-                let raw = a
-                    .attributes
-                    .get("_retrieval")
-                    .and_then(|r| r.get("score"))
-                    .and_then(Value::as_f64)?;
-                Some((a, raw))
-            })
+            .filter_map(|a| am_triples::store::retrieval_score(&a).map(|raw| (a, raw)))
             .collect();
         keep_ranked(inp.folds, ranked, limit, &mut best)?;
     }

@@ -16,7 +16,8 @@ pub(crate) mod index;
 mod pipeline;
 pub(crate) mod shelf;
 pub(crate) mod spreading;
-mod trace;
+pub(crate) mod trace;
+mod universe;
 
 use crate::error::{Error, Result};
 use crate::ids;

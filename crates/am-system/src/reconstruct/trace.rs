@@ -29,6 +29,14 @@ pub(super) struct TraceParts<'a> {
     pub budget: &'a RecallBudget,
 }
 
+/// One entry of a trace's `searched_scopes`: `{"scope": .., "owner_id": ..}`.
+pub(crate) fn searched_scope((scope, owner): &(String, String)) -> JsonMap {
+    let mut m = JsonMap::new();
+    m.insert("scope".into(), Value::String(scope.clone()));
+    m.insert("owner_id".into(), Value::String(owner.clone()));
+    m
+}
+
 /// Assemble the trace (no `observed_at`, no escalation reason: the facade stamps those).
 pub(super) fn build_trace(p: TraceParts<'_>) -> ReconstructionTrace {
     // Strongest fused first, then newest, then id; each key computed once.
@@ -99,16 +107,7 @@ pub(super) fn build_trace(p: TraceParts<'_>) -> ReconstructionTrace {
         trace_kind: "reconstruct".into(),
         query_fingerprint: p.fingerprint.to_owned(),
         need,
-        searched_scopes: p
-            .pairs
-            .iter()
-            .map(|(s, o)| {
-                let mut m = JsonMap::new();
-                m.insert("scope".into(), Value::String(s.clone()));
-                m.insert("owner_id".into(), Value::String(o.clone()));
-                m
-            })
-            .collect(),
+        searched_scopes: p.pairs.iter().map(searched_scope).collect(),
         escalation_reason: None,
         channels: p.channels.iter().map(|c| (*c).to_owned()).collect(),
         candidates,

@@ -201,6 +201,27 @@ impl MemorySystem {
         m
     }
 
+    /// The preamble of the two mechanical pending writes (`verb` is
+    /// `declare_pending` or `rearm_pending`): the cause checked (returned, as
+    /// the rows name it), the reading `verb` authors mechanically, then
+    /// [`Self::begin_rewrite`] on field `pending` (which needs the queue).
+    fn begin_pending<'a>(
+        &self,
+        verb: &str,
+        record_id: &'a str,
+        cause: &str,
+    ) -> Result<(String, std::result::Result<Begun<'a>, UnderstandingResult>)> {
+        let cause = check_cause(verb, cause)?;
+        let reading = ValidProvenance {
+            author: mechanical(verb),
+            reader: None,
+            sources: Vec::new(),
+            cause: json!(cause),
+        };
+        let begun = self.begin_rewrite(record_id, "pending", true, ReadingIn::Ready(reading))?;
+        Ok((cause, begun))
+    }
+
     /// Declare that a stored record's title and/or summary is still being
     /// written (api.md `declare_pending`): the record gets the marker and,
     /// per newly declared field, formation's `title.author` /
@@ -246,19 +267,8 @@ impl MemorySystem {
         }
         // The spec's marker order: title, then summary.
         fields.sort_by_key(|f| *f != "title");
-        let cause = check_cause("declare_pending", &args.cause)?;
-        let reading = ValidProvenance {
-            author: mechanical("declare_pending"),
-            reader: None,
-            sources: Vec::new(),
-            cause: json!(cause),
-        };
-        let b = match self.begin_rewrite(
-            args.record_id.as_str(),
-            "pending",
-            true,
-            ReadingIn::Ready(reading),
-        )? {
+        let (cause, begun) = self.begin_pending("declare_pending", &args.record_id, &args.cause)?;
+        let b = match begun {
             Ok(b) => b,
             Err(refusal) => return Ok(refusal),
         };
@@ -484,19 +494,8 @@ impl MemorySystem {
     /// # Errors
     /// `InvalidInput` for a cause outside `REWRITE_CAUSES`; the home's failure.
     pub fn rearm_pending(&self, args: &RearmPending) -> Result<UnderstandingResult> {
-        let cause = check_cause("rearm_pending", &args.cause)?;
-        let reading = ValidProvenance {
-            author: mechanical("rearm_pending"),
-            reader: None,
-            sources: Vec::new(),
-            cause: json!(cause),
-        };
-        let b = match self.begin_rewrite(
-            args.record_id.as_str(),
-            "pending",
-            true,
-            ReadingIn::Ready(reading),
-        )? {
+        let (cause, begun) = self.begin_pending("rearm_pending", &args.record_id, &args.cause)?;
+        let b = match begun {
             Ok(b) => b,
             Err(refusal) => return Ok(refusal),
         };
