@@ -104,6 +104,28 @@ impl PairFolds {
         })
     }
 
+    /// The exclusions of several pairs at one anchor, pair by pair: every
+    /// closed id, and for each pair (in order) the rows its latest-hidden
+    /// bindings exclude in it. `load_exclusions` of the ladder is `closed`
+    /// with the union of the hidden sets; `load` of one pair, its own.
+    ///
+    /// # Errors
+    /// The store's or journal's failure.
+    pub(crate) fn load_exclusions_by_pair(
+        store: &dyn TripleStore,
+        journal: &dyn MemoryJournal,
+        pairs: &[(String, String)],
+        as_of: i64,
+    ) -> Result<(HashSet<String>, Vec<HashSet<String>>)> {
+        let closed = Self::closed_ids(journal, as_of)?;
+        let mut hidden = Vec::with_capacity(pairs.len());
+        for (scope, owner) in pairs {
+            let bound = journal.hidden_bindings(scope, owner, Some(as_of))?;
+            hidden.push(Self::hidden_rows(store, bound.iter())?);
+        }
+        Ok((closed, hidden))
+    }
+
     /// Every closed id at `as_of`, and the rows the given latest-hidden
     /// bindings exclude in their pairs (the bound id and its subject rows).
     fn exclusions(
@@ -112,7 +134,15 @@ impl PairFolds {
         hidden_bindings: Vec<&ScopeBinding>,
         as_of: i64,
     ) -> Result<(HashSet<String>, HashSet<String>)> {
-        let closed = journal
+        Ok((
+            Self::closed_ids(journal, as_of)?,
+            Self::hidden_rows(store, hidden_bindings)?,
+        ))
+    }
+
+    /// Every assertion id closed at or before `as_of`.
+    fn closed_ids(journal: &dyn MemoryJournal, as_of: i64) -> Result<HashSet<String>> {
+        Ok(journal
             .closures(&ClosureFilter {
                 assertion_id: None,
                 until_seq: Some(as_of),
@@ -120,7 +150,15 @@ impl PairFolds {
             })?
             .into_iter()
             .map(|c| c.assertion_id)
-            .collect();
+            .collect())
+    }
+
+    /// The rows latest-hidden bindings exclude, each in its own pair: the
+    /// bound id and every row whose subject it is.
+    fn hidden_rows<'b>(
+        store: &dyn TripleStore,
+        hidden_bindings: impl IntoIterator<Item = &'b ScopeBinding>,
+    ) -> Result<HashSet<String>> {
         let mut hidden = HashSet::new();
         for b in hidden_bindings {
             let pair = |q: TripleQuery| TripleQuery {
@@ -145,7 +183,7 @@ impl PairFolds {
                 }
             }
         }
-        Ok((closed, hidden))
+        Ok(hidden)
     }
 
     /// Whether `id` (an assertion id or a subject) is closed or hidden.

@@ -136,6 +136,8 @@ pub struct MemorySystem {
     pub(crate) gradation: crate::valence::GradationConfig,
     /// The valence streams `gradation` keeps fresh (valence/index.rs).
     pub(crate) valence_index: Mutex<crate::valence::index::ValenceIndex>,
+    /// The ladder mirror `entity_card` keeps fresh (card/mirror.rs).
+    pub(crate) card_mirror: Mutex<crate::card::mirror::LadderMirror>,
 }
 
 impl std::fmt::Debug for MemorySystem {
@@ -313,6 +315,7 @@ impl MemorySystem {
             source_validator: options.source_validator,
             gradation: options.gradation_config,
             valence_index: Mutex::default(),
+            card_mirror: Mutex::default(),
         };
         // What the store and journal raised before this system existed (a
         // volatile journal, an upgrade note) is reported by `take_warnings`,

@@ -589,20 +589,52 @@ pub fn self_records(
     am_journal::journal::check_anchor("as_of", args.as_of, current)?;
     let as_of = args.as_of.unwrap_or(current);
     let folds = crate::pair_folds::PairFolds::load(store, journal, &scope, &owner, as_of)?;
+    core_records(
+        store,
+        (&scope, &owner),
+        folds
+            .bindings
+            .iter()
+            .filter(|b| is_prompt_active(&b.search_state, &b.prompt_state))
+            .map(|b| b.record_id.as_str()),
+        |id| folds.excludes(id),
+        args.spark_version,
+    )
+}
+
+/// Whether a binding in these states puts its record in the prompt
+/// (`indexed` and `active`): the identity core is the pair's records so bound.
+pub(crate) fn is_prompt_active(search_state: &str, prompt_state: &str) -> bool {
+    search_state == "indexed" && prompt_state == "active"
+}
+
+/// The identity core of one normalized pair from the ids of its
+/// prompt-active records (in fold order): each id's row (the row with that
+/// assertion id, else the first formed row with that subject), neither
+/// `excluded` (closed or hidden) nor seen before, of a core kind (and of
+/// `spark_version` when given), in the core's order. The second half of
+/// [`self_records`], which the identity card calls with the prompt-active
+/// ids its own binding fold holds.
+///
+/// # Errors
+/// The store's failure.
+pub(crate) fn core_records<'r>(
+    store: &dyn TripleStore,
+    (scope, owner): (&str, &str),
+    prompt_active: impl IntoIterator<Item = &'r str>,
+    excluded: impl Fn(&str) -> bool,
+    spark_version: Option<i64>,
+) -> Result<Vec<TripleAssertion>> {
     let pair_query = |q: TripleQuery| TripleQuery {
-        scope: Some(scope.clone()),
-        owner_id: (!owner.is_empty()).then(|| owner.clone()),
+        scope: Some(scope.to_owned()),
+        owner_id: (!owner.is_empty()).then(|| owner.to_owned()),
         ..q
     };
     let mut out: Vec<TripleAssertion> = Vec::new();
     let mut seen: HashSet<String> = HashSet::new();
-    for b in folds
-        .bindings
-        .iter()
-        .filter(|b| b.search_state == "indexed" && b.prompt_state == "active")
-    {
+    for record_id in prompt_active {
         let by_id = store.query(&pair_query(TripleQuery {
-            assertion_ids: Some(vec![b.record_id.clone()]),
+            assertion_ids: Some(vec![record_id.to_owned()]),
             limit: 1,
             ..TripleQuery::default()
         }))?;
@@ -610,7 +642,7 @@ pub fn self_records(
             Some(a) => Some(a),
             None => store
                 .query(&pair_query(TripleQuery {
-                    subject: Some(b.record_id.clone()),
+                    subject: Some(record_id.to_owned()),
                     limit: 0,
                     ..TripleQuery::default()
                 }))?
@@ -621,7 +653,7 @@ pub fn self_records(
         let Some(id) = a.assertion_id.clone() else {
             continue;
         };
-        if folds.excludes(&id) || seen.contains(&id) {
+        if excluded(&id) || seen.contains(&id) {
             continue;
         }
         let kind = a
@@ -632,7 +664,7 @@ pub fn self_records(
         if !SELF_CORE_KINDS.contains(&kind) {
             continue;
         }
-        if let Some(want) = args.spark_version
+        if let Some(want) = spark_version
             && a.attributes.get("spark_version").and_then(as_int) != Some(want)
         {
             continue;

@@ -214,6 +214,20 @@ impl Resolutions {
         }
     }
 
+    /// Take in `other`'s resolutions (the earliest seq of each id kept), so
+    /// one set answers for several streams folded together.
+    pub(crate) fn absorb(&mut self, other: &Resolutions) {
+        for (mine, theirs) in [
+            (&mut self.healed, &other.healed),
+            (&mut self.broken, &other.broken),
+        ] {
+            for (id, seq) in theirs {
+                let at = mine.entry(id.clone()).or_insert(*seq);
+                *at = (*at).min(*seq);
+            }
+        }
+    }
+
     fn healed(&self, id: &str, anchor: i64) -> bool {
         self.healed.get(id).is_some_and(|s| *s <= anchor)
     }
@@ -249,23 +263,43 @@ pub fn compute_gradation(
         by_target.entry(e.target_id.as_str()).or_default().push(e);
         resolutions.note(e);
     }
-    Ok(by_target
-        .into_iter()
-        .map(|(target, mut stream)| {
+    Ok(
+        grade_streams(by_target, &resolutions, i64::MAX, config, true)
+            .map(|(target, score)| (target.to_owned(), score))
+            .collect(),
+    )
+}
+
+/// Each target's standing from its events (any order; each stream is walked
+/// by seq, all at or before `anchor`) with the resolutions standing at
+/// `anchor`: the step [`compute_gradation`] and the identity card share.
+/// `contributions: false` leaves every score's `contributions` empty (a
+/// reader that shows no reasons formats none).
+pub(crate) fn grade_streams<'e>(
+    streams: impl IntoIterator<Item = (&'e str, Vec<&'e ValenceEvent>)>,
+    resolutions: &Resolutions,
+    anchor: i64,
+    config: &GradationConfig,
+    contributions: bool,
+) -> impl Iterator<Item = (&'e str, GradationScore)> {
+    streams.into_iter().map(move |(target, mut stream)| {
+        if !stream.is_sorted_by_key(|e| e.seq) {
             stream.sort_by_key(|e| e.seq);
-            let score = fold_target(&stream, &resolutions, i64::MAX, config);
-            (target.to_owned(), score)
-        })
-        .collect())
+        }
+        let score = fold_target(&stream, resolutions, anchor, config, contributions);
+        (target, score)
+    })
 }
 
 /// One target's walk over its events (oldest first, all at or before
-/// `anchor`), with the resolutions standing at `anchor`.
+/// `anchor`), with the resolutions standing at `anchor`; the reasons of the
+/// last [`MAX_CONTRIBUTIONS`] only when `contributions`.
 pub(crate) fn fold_target(
     stream: &[&ValenceEvent],
     resolutions: &Resolutions,
     anchor: i64,
     config: &GradationConfig,
+    contributions: bool,
 ) -> GradationScore {
     let clamp = config.channel_clamp;
     let latest_betrayal = stream
@@ -296,7 +330,9 @@ pub(crate) fn fold_target(
                 {
                     s.positive *= f;
                     s.negative *= f;
-                    reasons.push((e, Some(f)));
+                    if contributions {
+                        reasons.push((e, Some(f)));
+                    }
                 }
             }
             "healing" | "break" => {}
@@ -309,7 +345,9 @@ pub(crate) fn fold_target(
                     s.negative = (s.negative + m).min(clamp);
                     s.negative_count += 1;
                 }
-                reasons.push((e, None));
+                if contributions {
+                    reasons.push((e, None));
+                }
             }
         }
     }

@@ -1,9 +1,11 @@
 //! The valence index a `MemorySystem` keeps per `(scope, owner)`: every
-//! valence event the journal holds, grouped by target in seq order, with the
-//! resolutions (healings, breaks) of the whole stream and an id lookup. It
+//! valence event the journal holds in seq order, each target's positions in
+//! it, the resolutions (healings, breaks) of the whole stream, an id lookup,
+//! and running tallies (appraisals so far, the earliest and latest
+//! `observed_at` so far) that answer at any anchor with one binary search. It
 //! folds the journal from its tail (only the events after the seq it last
 //! read), so `gradation` of one target reads that target's events and nothing
-//! else, at any anchor.
+//! else, and the identity card reads the whole ladder without the journal.
 //!
 //! Nothing in the recall pipeline reads this index: valence never touches
 //! retrieval (memory-system.md "Valence: how experience felt").
@@ -13,16 +15,29 @@ use crate::error::Result;
 use am_journal::{MemoryJournal, ValenceEvent, ValenceFilter};
 use std::collections::HashMap;
 
+/// No event: the `u32` a position slot holds when nothing qualifies.
+const NONE: u32 = u32::MAX;
+
 /// The events of one `(scope, owner)` stream, as of `through`.
 #[derive(Debug, Default)]
 pub(crate) struct PairValence {
     /// The journal seq this index has read through.
     through: i64,
-    /// Each target's events, seq ascending.
-    by_target: HashMap<String, Vec<ValenceEvent>>,
-    /// Event id → (target, position in its stream).
-    by_id: HashMap<String, (String, usize)>,
+    /// Every event, seq ascending.
+    events: Vec<ValenceEvent>,
+    /// Each target's positions in `events`, ascending.
+    by_target: HashMap<String, Vec<u32>>,
+    /// Event id → position in `events`.
+    by_id: HashMap<String, u32>,
     resolutions: Resolutions,
+    /// `appraisals_before[i]`: the appraisals among `events[..i]` (one
+    /// longer than `events`).
+    appraisals_before: Vec<u32>,
+    /// `earliest_upto[i]` / `latest_upto[i]`: the position of the smallest /
+    /// largest non-blank `observed_at` among `events[..=i]` ([`NONE`] when
+    /// all are blank).
+    earliest_upto: Vec<u32>,
+    latest_upto: Vec<u32>,
 }
 
 impl PairValence {
@@ -47,27 +62,110 @@ impl PairValence {
         let mut fresh = journal.valence_events(&filter)?;
         fresh.reverse(); // oldest first
         for e in fresh {
-            self.resolutions.note(&e);
-            let stream = self.by_target.entry(e.target_id.clone()).or_default();
-            self.by_id
-                .insert(e.event_id.clone(), (e.target_id.clone(), stream.len()));
-            stream.push(e);
+            self.push(e);
         }
         self.through = current;
         Ok(())
     }
 
+    /// Append one event (its seq above every held one).
+    fn push(&mut self, e: ValenceEvent) {
+        let at = u32::try_from(self.events.len()).unwrap_or(NONE);
+        self.resolutions.note(&e);
+        if self.appraisals_before.is_empty() {
+            self.appraisals_before.push(0);
+        }
+        let before = self.appraisals_before.last().copied().unwrap_or(0);
+        self.appraisals_before
+            .push(before + u32::from(e.kind == "appraisal"));
+        let stamp = |i: u32| -> &str {
+            self.events
+                .get(i as usize)
+                .map_or("", |x: &ValenceEvent| x.observed_at.as_str())
+        };
+        let (prev_lo, prev_hi) = (
+            self.earliest_upto.last().copied().unwrap_or(NONE),
+            self.latest_upto.last().copied().unwrap_or(NONE),
+        );
+        let (mut lo, mut hi) = (prev_lo, prev_hi);
+        if !e.observed_at.is_empty() {
+            if lo == NONE || e.observed_at.as_str() < stamp(lo) {
+                lo = at;
+            }
+            // Ties keep the earlier event: both hold the same text.
+            if hi == NONE || e.observed_at.as_str() > stamp(hi) {
+                hi = at;
+            }
+        }
+        self.earliest_upto.push(lo);
+        self.latest_upto.push(hi);
+        self.by_target
+            .entry(e.target_id.clone())
+            .or_default()
+            .push(at);
+        self.by_id.insert(e.event_id.clone(), at);
+        self.events.push(e);
+    }
+
     /// The event with id `event_id`, if the stream holds it.
     pub(crate) fn event(&self, event_id: &str) -> Option<&ValenceEvent> {
-        let (target, i) = self.by_id.get(event_id)?;
-        self.by_target.get(target)?.get(*i)
+        self.events.get(*self.by_id.get(event_id)? as usize)
+    }
+
+    /// The events at or before `anchor`, seq ascending.
+    pub(crate) fn events_at(&self, anchor: i64) -> &[ValenceEvent] {
+        &self.events[..self.events.partition_point(|e| e.seq <= anchor)]
+    }
+
+    /// How many appraisal events stand at or before `anchor`.
+    pub(crate) fn appraisals_at(&self, anchor: i64) -> usize {
+        let end = self.events_at(anchor).len();
+        self.appraisals_before.get(end).map_or(0, |n| *n as usize)
+    }
+
+    /// The smallest and largest non-blank `observed_at` at or before `anchor`.
+    pub(crate) fn stamps_at(&self, anchor: i64) -> Option<(&str, &str)> {
+        let end = self.events_at(anchor).len();
+        let last = end.checked_sub(1)?;
+        let (lo, hi) = (self.earliest_upto[last], self.latest_upto[last]);
+        if lo == NONE {
+            return None;
+        }
+        Some((
+            self.events[lo as usize].observed_at.as_str(),
+            self.events[hi as usize].observed_at.as_str(),
+        ))
+    }
+
+    /// The healings and breaks of the whole stream (each resolves from its
+    /// seq on).
+    pub(crate) fn resolutions(&self) -> &Resolutions {
+        &self.resolutions
+    }
+
+    /// Each target with its events at or before `anchor`, oldest first
+    /// (targets with none there left out), in no particular order.
+    pub(crate) fn streams_at(
+        &self,
+        anchor: i64,
+    ) -> impl Iterator<Item = (&str, Vec<&ValenceEvent>)> + '_ {
+        self.by_target.iter().filter_map(move |(target, at)| {
+            let stream: Vec<&ValenceEvent> = at
+                .iter()
+                .map(|i| &self.events[*i as usize])
+                .take_while(|e| e.seq <= anchor)
+                .collect();
+            (!stream.is_empty()).then_some((target.as_str(), stream))
+        })
     }
 
     /// `target`'s events at or before `anchor`, oldest first.
-    fn stream_at(&self, target: &str, anchor: i64) -> &[ValenceEvent] {
-        self.by_target.get(target).map_or(&[], |s| {
-            let end = s.partition_point(|e| e.seq <= anchor);
-            &s[..end]
+    fn stream_at(&self, target: &str, anchor: i64) -> Vec<&ValenceEvent> {
+        self.by_target.get(target).map_or_else(Vec::new, |at| {
+            at.iter()
+                .map(|i| &self.events[*i as usize])
+                .take_while(|e| e.seq <= anchor)
+                .collect()
         })
     }
 
@@ -82,8 +180,13 @@ impl PairValence {
         if stream.is_empty() {
             return None;
         }
-        let refs: Vec<&ValenceEvent> = stream.iter().collect();
-        Some(fold_target(&refs, &self.resolutions, anchor, config))
+        Some(fold_target(
+            &stream,
+            &self.resolutions,
+            anchor,
+            config,
+            true,
+        ))
     }
 
     /// Every target with events at or before `anchor`, the one appraised
@@ -93,9 +196,9 @@ impl PairValence {
         let mut t: Vec<(i64, &str)> = self
             .by_target
             .iter()
-            .filter_map(|(target, s)| {
-                let end = s.partition_point(|e| e.seq <= anchor);
-                (end > 0).then(|| (s[end - 1].seq, target.as_str()))
+            .filter_map(|(target, at)| {
+                let end = at.partition_point(|i| self.events[*i as usize].seq <= anchor);
+                (end > 0).then(|| (self.events[at[end - 1] as usize].seq, target.as_str()))
             })
             .collect();
         t.sort_unstable_by_key(|b| std::cmp::Reverse(b.0));
@@ -125,5 +228,10 @@ impl ValenceIndex {
         let pair = self.pairs.entry(key).or_default();
         pair.catch_up(journal, scope, owner, current)?;
         Ok(pair)
+    }
+
+    /// The stream of `(scope, owner)` as last caught up, if it was read.
+    pub(crate) fn caught_up(&self, scope: &str, owner: &str) -> Option<&PairValence> {
+        self.pairs.get(&(scope.to_owned(), owner.to_owned()))
     }
 }

@@ -10,6 +10,14 @@
 //! anchors every journal signal and record existence: a record existed at
 //! `T` when it had a binding at or before `T` (formation binds every record).
 //!
+//! The gather reads the ladder through two in-process mirrors kept fresh
+//! from the journal's tail and the store's change feed: the formed rows and
+//! formation bindings ([`mirror`]) and the valence streams
+//! (`valence::index`, which `gradation` keeps too). A `MemorySystem` keeps
+//! both between cards, so a card reads only what is new plus the few rows it
+//! shows; [`identity_card`] over a bare store and journal builds them for
+//! its one card.
+//!
 //! The composition is [`identity_card`] over a store and journal (0.3.2's
 //! module function) and [`crate::MemorySystem::entity_card`]; beside the
 //! spec's seven sections it carries 0.3.2's `problems` and `lessons`.
@@ -17,12 +25,17 @@
 //! Spec: api.md "Entity identity card"; memory-system.md "Observability: the
 //! replay stream and the identity card"; operator.md §2.
 
-use crate::diagnostics::Exclusions;
+pub(crate) mod mirror;
+
 use crate::error::{Error, Result};
-use crate::lookup::{attr_str, truthy};
+use crate::lookup::attr_str;
+use crate::pair_folds::PairFolds;
+use crate::reconstruct::hash::{HashMap as FastMap, HashSet as FastSet};
 use crate::seam::OrderedMap;
-use am_journal::{BindingFilter, ClosureFilter, MemoryJournal, ValenceEvent, ValenceFilter};
-use am_triples::{TripleAssertion, TripleQuery, TripleStore};
+use crate::valence::index::{PairValence, ValenceIndex};
+use am_journal::{ClosureFilter, MemoryJournal, ValenceEvent};
+use am_triples::{TripleAssertion, TripleStore};
+use mirror::{LadderMirror, PairMirror};
 use serde::Serialize;
 use serde_json::Value;
 use std::collections::{HashMap, HashSet};
@@ -35,26 +48,42 @@ pub const KEY_MOMENTS_BOUND: usize = 20;
 /// How many reasons `current_state` names.
 pub const TOP_REASONS_BOUND: usize = 5;
 
-/// One read of a home's ladder at an anchor: the formed digest rows that
-/// existed then (history axis), the folds (belief axis), the folded
-/// lifecycles and the valence events.
+/// One read of a home's ladder at an anchor: what the history axis counts
+/// (formed rows that existed then), the belief axis's rows (the closure and
+/// hidden folds applied) of the kinds the sections show, and the ladder's
+/// valence streams.
 pub struct CardGather {
     /// The normalized `(scope, owner)` ladder.
     pub pairs: Vec<(String, String)>,
     /// The anchor seq.
     pub anchor: i64,
-    /// Formed digest rows that existed at the anchor, per pair, chronological.
-    pub history_by_pair: Vec<((String, String), Vec<TripleAssertion>)>,
-    /// Every pair's rows, chronological by `(observed_at, assertion_id)`.
-    pub history: Vec<TripleAssertion>,
-    /// `history` with the closure and hidden folds applied.
-    pub believed: Vec<TripleAssertion>,
-    /// The folded lifecycle of each bound record id at the anchor.
-    pub lifecycle_of: HashMap<String, String>,
-    /// The ladder's valence events at or before the anchor, by seq.
-    pub valence: Vec<ValenceEvent>,
-    /// Digest assertion ids in `history`.
-    pub assertion_rows: HashSet<String>,
+    mirror: LadderMirror,
+    valence: ValenceIndex,
+    /// Every closed assertion id at the anchor.
+    closed: HashSet<String>,
+    /// Per pair, the rows its latest-hidden bindings exclude.
+    hidden: Vec<HashSet<String>>,
+    /// Per pair: the kinds of its history in order of first appearance
+    /// (chronological), with their counts.
+    kind_counts: Vec<Vec<(String, usize)>>,
+    /// Formed rows that existed at the anchor, over every pair.
+    history_len: usize,
+    /// The smallest and largest non-blank `observed_at` of those rows.
+    history_stamps: Option<(String, String)>,
+    /// The first dream and the first interest of the history, when any.
+    firsts: Vec<(&'static str, TripleAssertion)>,
+    /// Believed diary entries, chronological.
+    diary: Vec<TripleAssertion>,
+    /// Believed interests, chronological, with their folded lifecycle.
+    interests: Vec<(TripleAssertion, Option<String>)>,
+    /// Believed dreams, chronological.
+    dreams: Vec<TripleAssertion>,
+    /// What believed rows `explores`.
+    explores: HashSet<String>,
+    /// Believed lessons.
+    lessons_total: usize,
+    /// The believed lessons that can be among the newest [`KEY_MOMENTS_BOUND`].
+    lesson_candidates: Vec<TripleAssertion>,
 }
 
 /// The ladder normalized as 0.3.2 normalizes it: scope trimmed and
@@ -70,20 +99,37 @@ pub fn normalize_pairs(pairs: &[(String, String)]) -> Vec<(String, String)> {
     norm
 }
 
-fn chrono_key(a: &TripleAssertion) -> (String, String) {
-    (
-        a.observed_at.clone(),
-        a.assertion_id.clone().unwrap_or_default(),
-    )
-}
+/// One formed row of one ladder pair: (pair position, row number).
+type At = (usize, u32);
 
 impl CardGather {
-    /// Read the ladder `pairs` at `as_of` (`None` = the head).
+    /// Read the ladder `pairs` at `as_of` (`None` = the head), building the
+    /// mirrors for this one read.
     ///
     /// # Errors
     /// `InvalidInput` for an empty ladder or an anchor outside the journal's
     /// axis; the store's or journal's failure.
     pub fn load(
+        store: &dyn TripleStore,
+        journal: &dyn MemoryJournal,
+        pairs: &[(String, String)],
+        as_of: Option<i64>,
+    ) -> Result<Self> {
+        Self::over(
+            LadderMirror::default(),
+            ValenceIndex::default(),
+            store,
+            journal,
+            pairs,
+            as_of,
+        )
+    }
+
+    /// [`CardGather::load`] through mirrors kept from earlier reads (caught
+    /// up here); [`CardGather::into_mirrors`] hands them back.
+    pub(crate) fn over(
+        mut mirror: LadderMirror,
+        mut valence: ValenceIndex,
         store: &dyn TripleStore,
         journal: &dyn MemoryJournal,
         pairs: &[(String, String)],
@@ -98,71 +144,265 @@ impl CardGather {
         let current = journal.current_seq()?;
         let anchor = as_of.unwrap_or(current);
         am_journal::journal::check_anchor("as_of", Some(anchor), current)?;
-        let ex = Exclusions::load_exclusions(store, journal, &norm, anchor)?;
-        let mut history_by_pair = Vec::new();
-        let mut lifecycle_of = HashMap::new();
-        let mut valence = Vec::new();
-        let mut assertion_rows = HashSet::new();
+        mirror.refresh(store, journal, &norm, current)?;
         for (scope, owner) in &norm {
-            let mut existed: HashSet<String> = HashSet::new();
-            for b in journal.bindings(&BindingFilter {
-                record_id: None,
-                scope: Some(scope.clone()),
-                owner_id: Some(owner.clone()),
-                fold: true,
-                until_seq: Some(anchor),
-            })? {
-                existed.insert(b.record_id.clone());
-                lifecycle_of.insert(b.record_id, b.lifecycle);
-            }
-            let mut kept: Vec<TripleAssertion> = store
-                .query(&TripleQuery {
-                    scope: Some(scope.clone()),
-                    owner_id: (!owner.is_empty()).then(|| owner.clone()),
-                    limit: 0,
-                    ..TripleQuery::default()
-                })?
-                .into_iter()
-                .filter(|a| {
-                    attr_str(a, "record_kind").is_some()
-                        && !truthy(a.attributes.get("record_edge"))
-                        && !truthy(a.attributes.get("bookkeeping"))
-                        && existed.contains(&a.subject)
-                })
-                .collect();
-            kept.sort_by_key(chrono_key);
-            assertion_rows.extend(kept.iter().filter_map(|a| a.assertion_id.clone()));
-            history_by_pair.push(((scope.clone(), owner.clone()), kept));
-            valence.extend(journal.valence_events(&ValenceFilter {
-                until_seq: Some(anchor),
-                limit: 0,
-                ..ValenceFilter::new(scope, owner)
-            })?);
+            valence.pair(journal, scope, owner, current)?;
         }
-        valence.sort_by_key(|e| e.seq);
-        let mut history: Vec<TripleAssertion> = history_by_pair
-            .iter()
-            .flat_map(|(_, rows)| rows.iter().cloned())
-            .collect();
-        history.sort_by_key(chrono_key);
-        let believed = history
-            .iter()
-            .filter(|a| {
-                let id = a.assertion_id.as_deref().unwrap_or_default();
-                !ex.excludes(id)
-            })
-            .cloned()
-            .collect();
-        Ok(CardGather {
+        let (closed, hidden) = PairFolds::load_exclusions_by_pair(store, journal, &norm, anchor)?;
+        let mut g = CardGather {
             pairs: norm,
             anchor,
-            history_by_pair,
-            history,
-            believed,
-            lifecycle_of,
+            mirror,
             valence,
-            assertion_rows,
-        })
+            closed,
+            hidden,
+            kind_counts: Vec::new(),
+            history_len: 0,
+            history_stamps: None,
+            firsts: Vec::new(),
+            diary: Vec::new(),
+            interests: Vec::new(),
+            dreams: Vec::new(),
+            explores: HashSet::new(),
+            lessons_total: 0,
+            lesson_candidates: Vec::new(),
+        };
+        g.gather(store)?;
+        Ok(g)
+    }
+
+    /// The mirrors, caught up, for the next read.
+    pub(crate) fn into_mirrors(self) -> (LadderMirror, ValenceIndex) {
+        (self.mirror, self.valence)
+    }
+
+    /// The mirror of the ladder's pair `i`.
+    fn pair(&self, i: usize) -> Result<&PairMirror> {
+        let (scope, owner) = &self.pairs[i];
+        self.mirror
+            .pair(scope, owner)
+            .ok_or_else(|| Error::internal("the card's mirror lacks a pair it was refreshed for"))
+    }
+
+    /// The valence streams of the ladder, in ladder order.
+    fn streams(&self) -> impl Iterator<Item = &PairValence> + '_ {
+        self.pairs
+            .iter()
+            .filter_map(|(scope, owner)| self.valence.caught_up(scope, owner))
+    }
+
+    /// The ladder's valence events at or before the anchor, pair by pair.
+    fn valence_at(&self) -> impl Iterator<Item = &[ValenceEvent]> + '_ {
+        self.streams().map(|p| p.events_at(self.anchor))
+    }
+
+    /// Valence events at or before the anchor.
+    fn valence_len(&self) -> usize {
+        self.valence_at().map(<[ValenceEvent]>::len).sum()
+    }
+
+    /// Whether a formed row with assertion id `id` existed at the anchor in
+    /// some pair of the ladder (the history's ids).
+    fn in_history(&self, id: &str) -> Result<bool> {
+        for i in 0..self.pairs.len() {
+            let p = self.pair(i)?;
+            if p.row_of(id).is_some_and(|r| p.existed(r, self.anchor)) {
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+
+    /// Compute the history's counts and firsts and read the believed rows
+    /// the sections show.
+    fn gather(&mut self, store: &dyn TripleStore) -> Result<()> {
+        let anchor = self.anchor;
+        let mut excluded: Vec<FastSet<u32>> = Vec::with_capacity(self.pairs.len());
+        let mut stamps: Option<(String, String)> = None;
+        for i in 0..self.pairs.len() {
+            let p = self.pair(i)?;
+            let mut out: FastSet<u32> = FastSet::default();
+            for id in self.closed.iter().chain(self.hidden.iter().flatten()) {
+                out.extend(p.row_of(id));
+            }
+            excluded.push(out);
+            let mut kinds: Vec<(u16, usize, u32)> = Vec::new();
+            for (kind, rows) in p.kinds() {
+                let mut existed = rows.iter().copied().filter(|r| p.existed(*r, anchor));
+                let Some(first) = existed.next() else {
+                    continue;
+                };
+                let mut n = 1;
+                let (mut lo, mut last) = (None, first);
+                if !p.rows[first as usize].observed_at.is_empty() {
+                    lo = Some(first);
+                }
+                for r in existed {
+                    n += 1;
+                    last = r;
+                    if lo.is_none() && !p.rows[r as usize].observed_at.is_empty() {
+                        lo = Some(r);
+                    }
+                }
+                kinds.push((kind, n, first));
+                if let Some(lo) = lo {
+                    let (lo, hi) = (
+                        &*p.rows[lo as usize].observed_at,
+                        &*p.rows[last as usize].observed_at,
+                    );
+                    stamps = Some(match stamps.take() {
+                        None => (lo.to_owned(), hi.to_owned()),
+                        Some((a, b)) => (
+                            if lo < a.as_str() { lo.to_owned() } else { a },
+                            if hi > b.as_str() { hi.to_owned() } else { b },
+                        ),
+                    });
+                }
+            }
+            kinds.sort_by(|a, b| p.chrono(a.2, b.2));
+            self.history_len += kinds.iter().map(|k| k.1).sum::<usize>();
+            self.kind_counts.push(
+                kinds
+                    .into_iter()
+                    .map(|(k, n, _)| (self.mirror.words.word(k).to_owned(), n))
+                    .collect(),
+            );
+        }
+        self.history_stamps = stamps;
+        for (what, kind) in [("first_dream", "dream"), ("first_interest", "interest")] {
+            let mut first: Option<At> = None;
+            for i in 0..self.pairs.len() {
+                let p = self.pair(i)?;
+                let Some(k) = self.mirror.words.get(kind) else {
+                    break;
+                };
+                let Some(r) = p
+                    .rows_of_kind(k)
+                    .iter()
+                    .copied()
+                    .find(|r| p.existed(*r, anchor))
+                else {
+                    continue;
+                };
+                if first.is_none_or(|f| self.chrono_at(f, (i, r)).is_gt()) {
+                    first = Some((i, r));
+                }
+            }
+            if let Some(at) = first {
+                self.firsts
+                    .extend(self.fetch(store, &[at])?.into_iter().map(|a| (what, a)));
+            }
+        }
+        let believed = |g: &Self, kind: &str, exact: bool| -> Result<Vec<At>> {
+            let Some(k) = g.mirror.words.get(kind) else {
+                return Ok(Vec::new());
+            };
+            let mut out: Vec<At> = Vec::new();
+            for (i, ex) in excluded.iter().enumerate() {
+                let p = g.pair(i)?;
+                out.extend(
+                    p.rows_of_kind(k)
+                        .iter()
+                        .copied()
+                        .filter(|r| p.existed(*r, anchor) && !ex.contains(r))
+                        .filter(|r| {
+                            !exact || g.mirror.words.word(p.rows[*r as usize].raw_kind) == kind
+                        })
+                        .map(|r| (i, r)),
+                );
+            }
+            // Chronological across the ladder; a tie keeps ladder order.
+            let mut sorted = out;
+            sorted.sort_by(|a, b| g.chrono_at(*a, *b));
+            Ok(sorted)
+        };
+        let diary = believed(self, "diary", true)?;
+        self.diary = self.fetch(store, &diary)?;
+        let dreams = believed(self, "dream", false)?;
+        self.dreams = self.fetch(store, &dreams)?;
+        let interests = believed(self, "interest", false)?;
+        let rows = self.fetch(store, &interests)?;
+        self.interests = rows
+            .into_iter()
+            .map(|a| {
+                let lifecycle = self.lifecycle_of(&a.subject)?;
+                Ok((a, lifecycle))
+            })
+            .collect::<Result<_>>()?;
+        let lessons = believed(self, "lesson", true)?;
+        self.lessons_total = lessons.len();
+        // The newest by `observed_at` first: every lesson from the
+        // KEY_MOMENTS_BOUND-th newest's `observed_at` on (ties there are
+        // ordered by subject, so all of them are candidates).
+        let start = match lessons.len().checked_sub(KEY_MOMENTS_BOUND) {
+            None => 0,
+            Some(edge) => {
+                let (i, r) = lessons[edge];
+                let stamp = &self.pair(i)?.rows[r as usize].observed_at;
+                let mut s = edge;
+                while s > 0 {
+                    let (j, q) = lessons[s - 1];
+                    if self.pair(j)?.rows[q as usize].observed_at != *stamp {
+                        break;
+                    }
+                    s -= 1;
+                }
+                s
+            }
+        };
+        self.lesson_candidates = self.fetch(store, &lessons[start..])?;
+        for (i, ex) in excluded.iter().enumerate() {
+            let p = self.pair(i)?;
+            let found: Vec<String> = p
+                .explorers()
+                .filter(|r| p.existed(*r, anchor) && !ex.contains(r))
+                .filter_map(|r| p.rows[r as usize].explores.as_deref().map(str::to_owned))
+                .collect();
+            self.explores.extend(found);
+        }
+        Ok(())
+    }
+
+    /// The chronological order of two ladder rows (ties: ladder order).
+    fn chrono_at(&self, (i, r): At, (j, q): At) -> std::cmp::Ordering {
+        let (Ok(a), Ok(b)) = (self.pair(i), self.pair(j)) else {
+            return std::cmp::Ordering::Equal;
+        };
+        let (x, y) = (&a.rows[r as usize], &b.rows[q as usize]);
+        (&x.observed_at, &x.assertion_id, i).cmp(&(&y.observed_at, &y.assertion_id, j))
+    }
+
+    /// The stored rows at `at`, in that order.
+    fn fetch(&self, store: &dyn TripleStore, at: &[At]) -> Result<Vec<TripleAssertion>> {
+        let mut rows: FastMap<At, TripleAssertion> = FastMap::default();
+        for i in 0..self.pairs.len() {
+            let mine: Vec<u32> = at.iter().filter(|x| x.0 == i).map(|x| x.1).collect();
+            if mine.is_empty() {
+                continue;
+            }
+            let p = self.pair(i)?;
+            for a in p.fetch(store, &mine)? {
+                if let Some(r) = a.assertion_id.as_deref().and_then(|id| p.row_of(id)) {
+                    rows.insert((i, r), a);
+                }
+            }
+        }
+        Ok(at.iter().filter_map(|x| rows.remove(x)).collect())
+    }
+
+    /// The folded lifecycle of `record_id` at the anchor: its binding in the
+    /// last pair of the ladder that binds it by then.
+    fn lifecycle_of(&self, record_id: &str) -> Result<Option<String>> {
+        for i in (0..self.pairs.len()).rev() {
+            if let Some(b) = self
+                .pair(i)?
+                .slot_of(record_id)
+                .and_then(|s| s.at(self.anchor))
+            {
+                return Ok(Some(self.mirror.words.word(b.lifecycle).to_owned()));
+            }
+        }
+        Ok(None)
     }
 }
 
@@ -191,14 +431,13 @@ pub struct AgeAndContext {
 pub fn age_and_context(g: &CardGather) -> AgeAndContext {
     let mut counts: OrderedMap<OrderedMap<usize>> = OrderedMap::new();
     let mut diary = 0;
-    let mut pairs: Vec<&((String, String), Vec<TripleAssertion>)> =
-        g.history_by_pair.iter().collect();
-    pairs.sort_by(|a, b| a.0.cmp(&b.0));
-    for ((scope, _), rows) in pairs {
-        for a in rows {
-            let kind = attr_str(a, "record_kind").unwrap_or_default().to_owned();
+    let mut order: Vec<usize> = (0..g.pairs.len()).collect();
+    order.sort_by(|a, b| g.pairs[*a].cmp(&g.pairs[*b]));
+    for i in order {
+        let scope = &g.pairs[i].0;
+        for (kind, n) in &g.kind_counts[i] {
             if kind == "diary" {
-                diary += 1;
+                diary += n;
             }
             let idx = match counts.0.iter().position(|(s, _)| s == scope) {
                 Some(i) => i,
@@ -208,20 +447,24 @@ pub fn age_and_context(g: &CardGather) -> AgeAndContext {
                 }
             };
             let per = &mut counts.0[idx].1;
-            match per.0.iter_mut().find(|(k, _)| *k == kind) {
-                Some((_, n)) => *n += 1,
-                None => per.0.push((kind, 1)),
+            match per.0.iter_mut().find(|(k, _)| k == kind) {
+                Some((_, m)) => *m += n,
+                None => per.0.push((kind.clone(), *n)),
             }
         }
     }
     let stamps: Vec<&str> = g
-        .history
+        .history_stamps
         .iter()
-        .map(|a| a.observed_at.as_str())
-        .chain(g.valence.iter().map(|e| e.observed_at.as_str()))
-        .filter(|s| !s.is_empty())
+        .flat_map(|(lo, hi)| [lo.as_str(), hi.as_str()])
+        .chain(
+            g.streams()
+                .filter_map(|p| p.stamps_at(g.anchor))
+                .flat_map(|(lo, hi)| [lo, hi]),
+        )
         .collect();
-    let provenance = if g.history.is_empty() && g.valence.is_empty() {
+    let valence = g.valence_len();
+    let provenance = if g.history_len == 0 && valence == 0 {
         format!(
             "journal seq {}; no formed record and no valence event at this anchor",
             g.anchor
@@ -232,14 +475,14 @@ pub fn age_and_context(g: &CardGather) -> AgeAndContext {
              (a closure never shrinks the past); timestamps only, the age is the reader's \
              subtraction",
             g.anchor,
-            g.history.len(),
+            g.history_len,
             g.pairs.len()
         )
     };
     AgeAndContext {
         journal_seq: g.anchor,
         record_counts: counts,
-        records_total: g.history.len(),
+        records_total: g.history_len,
         diary_entries: diary,
         first_observed_at: stamps.iter().min().map(|s| (*s).to_owned()),
         last_observed_at: stamps.iter().max().map(|s| (*s).to_owned()),
@@ -285,10 +528,9 @@ pub fn current_state(g: &CardGather, window: usize) -> Result<CurrentState> {
             "current_window_events must be >= 1 (current is a window), got {window}"
         )));
     }
-    let appraisals: Vec<&ValenceEvent> =
-        g.valence.iter().filter(|e| e.kind == "appraisal").collect();
-    let start = appraisals.len().saturating_sub(window);
-    let recent = &appraisals[start..];
+    let total: usize = g.streams().map(|p| p.appraisals_at(g.anchor)).sum();
+    let recent = newest_appraisals(g, window);
+    let recent = recent.as_slice();
     // Folded from +0.0: an empty `Sum` of f64 is -0.0, which would print.
     let positive: f64 = recent
         .iter()
@@ -324,7 +566,7 @@ pub fn current_state(g: &CardGather, window: usize) -> Result<CurrentState> {
              {window}; markers and resolutions are standing, not experience): current is a \
              window, not a point",
             recent.len(),
-            appraisals.len()
+            total
         )
     };
     Ok(CurrentState {
@@ -336,6 +578,30 @@ pub fn current_state(g: &CardGather, window: usize) -> Result<CurrentState> {
         top_reasons,
         provenance,
     })
+}
+
+/// The ladder's newest `window` appraisal events at the anchor, oldest
+/// first: the pairs' streams merged from their ends by seq.
+fn newest_appraisals(g: &CardGather, window: usize) -> Vec<&ValenceEvent> {
+    let streams: Vec<&[ValenceEvent]> = g.valence_at().collect();
+    let before =
+        |s: &[ValenceEvent], end: usize| s[..end].iter().rposition(|e| e.kind == "appraisal");
+    let mut heads: Vec<Option<usize>> = streams.iter().map(|s| before(s, s.len())).collect();
+    let mut out: Vec<&ValenceEvent> = Vec::new();
+    while out.len() < window {
+        let Some((p, at)) = heads
+            .iter()
+            .enumerate()
+            .filter_map(|(p, h)| h.map(|at| (p, at)))
+            .max_by_key(|(p, at)| streams[*p][*at].seq)
+        else {
+            break;
+        };
+        out.push(&streams[p][at]);
+        heads[p] = before(streams[p], at);
+    }
+    out.reverse();
+    out
 }
 
 /// `key_moments`: high-magnitude feelings and firsts, chronological, the most
@@ -357,8 +623,8 @@ pub struct KeyMoments {
 /// The journal's failure.
 pub fn key_moments(g: &CardGather, journal: &dyn MemoryJournal, floor: f64) -> Result<KeyMoments> {
     let mut moments: Vec<(String, i64, Value)> = g
-        .valence
-        .iter()
+        .valence_at()
+        .flatten()
         .filter(|e| e.magnitude >= floor)
         .map(|e| {
             (
@@ -370,29 +636,29 @@ pub fn key_moments(g: &CardGather, journal: &dyn MemoryJournal, floor: f64) -> R
             )
         })
         .collect();
-    for (what, kind) in [("first_dream", "dream"), ("first_interest", "interest")] {
-        if let Some(a) = g
-            .history
-            .iter()
-            .find(|a| attr_str(a, "record_kind") == Some(kind))
+    for (what, a) in &g.firsts {
+        moments.push((
+            a.observed_at.clone(),
+            -1,
+            serde_json::json!({"type": "first", "what": what, "record_id": a.subject,
+                "title": attr_str(a, "title").unwrap_or_default(), "observed_at": a.observed_at}),
+        ));
+    }
+    let mut first_super = None;
+    for c in journal.closures(&ClosureFilter {
+        assertion_id: None,
+        until_seq: Some(g.anchor),
+        limit: 0,
+    })? {
+        if c.kind == "supersede"
+            && first_super
+                .as_ref()
+                .is_none_or(|f: &am_journal::ClosureRecord| c.seq < f.seq)
+            && g.in_history(&c.assertion_id)?
         {
-            moments.push((
-                a.observed_at.clone(),
-                -1,
-                serde_json::json!({"type": "first", "what": what, "record_id": a.subject,
-                    "title": attr_str(a, "title").unwrap_or_default(), "observed_at": a.observed_at}),
-            ));
+            first_super = Some(c);
         }
     }
-    let first_super = journal
-        .closures(&ClosureFilter {
-            assertion_id: None,
-            until_seq: Some(g.anchor),
-            limit: 0,
-        })?
-        .into_iter()
-        .filter(|c| c.kind == "supersede" && g.assertion_rows.contains(&c.assertion_id))
-        .min_by_key(|c| c.seq);
     if let Some(c) = first_super {
         moments.push((
             c.observed_at.clone(),
@@ -486,15 +752,11 @@ pub struct DreamSignalsBrief {
 
 /// The `discoveries` section of `g` (belief axis).
 pub fn discoveries(g: &CardGather) -> Discoveries {
-    let explores: HashSet<&str> = g
-        .believed
-        .iter()
-        .filter_map(|a| attr_str(a, "explores"))
-        .collect();
+    let explores = &g.explores;
     let mut interests = Vec::new();
-    for a in &g.believed {
+    for (a, lifecycle) in &g.interests {
         if attr_str(a, "record_kind") != Some("interest")
-            || g.lifecycle_of.get(&a.subject).map(String::as_str) == Some("rejected")
+            || lifecycle.as_deref() == Some("rejected")
         {
             continue;
         }
@@ -518,7 +780,7 @@ pub fn discoveries(g: &CardGather) -> Discoveries {
     let (mut signal_count, mut signal_dreams) = (0, 0);
     let mut kinds: std::collections::BTreeSet<String> = std::collections::BTreeSet::new();
     let mut tones: std::collections::BTreeSet<String> = std::collections::BTreeSet::new();
-    for a in &g.believed {
+    for a in &g.dreams {
         if attr_str(a, "record_kind") != Some("dream")
             || !matches!(
                 a.attributes
@@ -638,10 +900,28 @@ pub fn likes_dislikes(
     config: &crate::valence::GradationConfig,
     top_n: usize,
 ) -> Result<LikesDislikes> {
-    let grades = crate::valence::compute_gradation(&g.valence, config)?;
+    config.validate()?;
+    let mut streams: FastMap<&str, Vec<&ValenceEvent>> = FastMap::default();
+    let mut resolutions = crate::valence::gradation::Resolutions::default();
+    for p in g.streams() {
+        resolutions.absorb(p.resolutions());
+        for (target, stream) in p.streams_at(g.anchor) {
+            match streams.entry(target) {
+                std::collections::hash_map::Entry::Vacant(v) => {
+                    v.insert(stream);
+                }
+                std::collections::hash_map::Entry::Occupied(mut o) => o.get_mut().extend(stream),
+            }
+        }
+    }
+    // Scores only: the card shows no contribution strings.
+    let grades: FastMap<&str, crate::valence::GradationScore> =
+        crate::valence::gradation::grade_streams(streams, &resolutions, g.anchor, config, false)
+            .collect();
     let pick = |channel: fn(&crate::valence::GradationScore) -> (f64, u64)| {
-        let mut t: Vec<&String> = grades
+        let mut t: Vec<&str> = grades
             .keys()
+            .copied()
             .filter(|k| channel(&grades[*k]).0 > 0.0)
             .collect();
         t.sort_by(|a, b| {
@@ -654,12 +934,12 @@ pub fn likes_dislikes(
     };
     let likes = pick(|s| (s.positive, s.positive_count));
     let dislikes = pick(|s| (s.negative, s.negative_count));
-    let entry = |t: &String| -> Result<StandingEntry> {
+    let entry = |t: &str| -> Result<StandingEntry> {
         let s = &grades[t];
         let title = crate::lookup::resolve_digest_assertion(store, t)?
             .and_then(|a| attr_str(&a, "title").map(str::to_owned));
         Ok(StandingEntry {
-            target: t.clone(),
+            target: t.to_owned(),
             title,
             net: s.net,
             positive: s.positive,
@@ -676,7 +956,7 @@ pub fn likes_dislikes(
         format!(
             "gradation over {} valence events in {} scope pair(s); the top {top_n} of each \
              channel, G+ and G- reported apart (one target may stand in both)",
-            g.valence.len(),
+            g.valence_len(),
             g.pairs.len()
         )
     };
@@ -759,25 +1039,25 @@ pub struct IdentitySection {
     pub provenance: String,
 }
 
-/// The `identity` section: [`crate::identity::self_records`] of every pair
-/// of the ladder at the anchor (first appearance kept), by kind.
+/// The `identity` section: the folded self core of every pair of the ladder
+/// at the anchor ([`crate::identity::self_records`]'s rows, from the
+/// gather's binding fold; first appearance kept), by kind.
 ///
 /// # Errors
-/// The store's or journal's failure.
-pub fn identity(
-    g: &CardGather,
-    store: &dyn TripleStore,
-    journal: &dyn MemoryJournal,
-    owner: &str,
-) -> Result<IdentitySection> {
+/// The store's failure.
+pub fn identity(g: &CardGather, store: &dyn TripleStore, owner: &str) -> Result<IdentitySection> {
     let mut core: Vec<TripleAssertion> = Vec::new();
     let mut seen: HashSet<String> = HashSet::new();
-    for (scope, pair_owner) in &g.pairs {
-        let args = crate::identity::SelfRecords {
-            as_of: Some(g.anchor),
-            ..crate::identity::SelfRecords::new(scope, pair_owner)
-        };
-        for a in crate::identity::self_records(store, journal, &args)? {
+    for (i, (scope, pair_owner)) in g.pairs.iter().enumerate() {
+        let hidden = &g.hidden[i];
+        let rows = crate::identity::core_records(
+            store,
+            (scope, pair_owner),
+            g.pair(i)?.prompt_active_at(g.anchor),
+            |id| g.closed.contains(id) || hidden.contains(id),
+            None,
+        )?;
+        for a in rows {
             if seen.insert(a.assertion_id.clone().unwrap_or_default()) {
                 core.push(a);
             }
@@ -859,7 +1139,7 @@ pub struct OpenResolved {
 
 fn open_resolved(g: &CardGather, diary_type: &str) -> (Vec<RowBrief>, Vec<RowBrief>) {
     let diary: Vec<&TripleAssertion> = g
-        .believed
+        .diary
         .iter()
         .filter(|a| a.attributes.get("record_kind").and_then(Value::as_str) == Some("diary"))
         .collect();
@@ -955,19 +1235,22 @@ pub struct Lessons {
 
 /// The `lessons` section of `g` (belief axis).
 pub fn lessons(g: &CardGather) -> Lessons {
+    // The candidates hold every lesson that can be among the newest (the
+    // gather's cut); the total counts them all.
     let mut rows: Vec<&TripleAssertion> = g
-        .believed
+        .lesson_candidates
         .iter()
         .filter(|a| a.attributes.get("record_kind").and_then(Value::as_str) == Some("lesson"))
         .collect();
     rows.sort_by(|a, b| (&b.observed_at, &b.subject).cmp(&(&a.observed_at, &a.subject)));
-    let provenance = if rows.is_empty() {
+    let total = g.lessons_total;
+    let provenance = if total == 0 {
         "no lesson at this anchor: nothing distilled yet".to_owned()
     } else {
         format!(
             "{} believed lesson(s), newest first, the {KEY_MOMENTS_BOUND} newest shown; a count \
              that only grows, never a ratio",
-            rows.len()
+            total
         )
     };
     Lessons {
@@ -976,7 +1259,7 @@ pub fn lessons(g: &CardGather) -> Lessons {
             .take(KEY_MOMENTS_BOUND)
             .map(|a| row_brief(a))
             .collect(),
-        total: rows.len(),
+        total,
         provenance,
     }
 }
@@ -1075,6 +1358,14 @@ pub fn identity_card(
     args: &EntityCard,
     config: &crate::valence::GradationConfig,
 ) -> Result<IdentityCard> {
+    let pairs = checked_args(args)?;
+    let g = CardGather::load(store, journal, &pairs, args.as_of)?;
+    compose(&g, store, journal, args, config)
+}
+
+/// The card's arguments checked (the ladder, the owner, the window); the
+/// normalized ladder.
+fn checked_args(args: &EntityCard) -> Result<Vec<(String, String)>> {
     let pairs = normalize_pairs(&args.scope_pairs);
     if pairs.is_empty() {
         return Err(Error::invalid(
@@ -1082,8 +1373,7 @@ pub fn identity_card(
              empty ladder describes nobody), got none",
         ));
     }
-    let owner = args.owner_id.trim();
-    if owner.is_empty() {
+    if args.owner_id.trim().is_empty() {
         return Err(Error::invalid(
             "entity_card needs a non-empty owner_id (the entity), got a blank one",
         ));
@@ -1095,35 +1385,67 @@ pub fn identity_card(
             args.current_window_events
         )));
     }
-    let g = CardGather::load(store, journal, &pairs, args.as_of)?;
+    Ok(pairs)
+}
+
+/// Every section of the card over one gather.
+fn compose(
+    g: &CardGather,
+    store: &dyn TripleStore,
+    journal: &dyn MemoryJournal,
+    args: &EntityCard,
+    config: &crate::valence::GradationConfig,
+) -> Result<IdentityCard> {
+    let owner = args.owner_id.trim();
     Ok(IdentityCard {
         owner_id: owner.to_owned(),
         as_of_seq: g.anchor,
-        identity: identity(&g, store, journal, owner)?,
-        age_and_context: age_and_context(&g),
-        current_state: current_state(&g, args.current_window_events)?,
-        likes_dislikes: likes_dislikes(&g, store, config, args.top_n)?,
-        questions: questions(&g),
-        problems: problems(&g),
-        key_moments: key_moments(&g, journal, config.break_magnitude)?,
-        discoveries: discoveries(&g),
-        lessons: lessons(&g),
-        scope_pairs: g.pairs,
+        identity: identity(g, store, owner)?,
+        age_and_context: age_and_context(g),
+        current_state: current_state(g, args.current_window_events)?,
+        likes_dislikes: likes_dislikes(g, store, config, args.top_n)?,
+        questions: questions(g),
+        problems: problems(g),
+        key_moments: key_moments(g, journal, config.break_magnitude)?,
+        discoveries: discoveries(g),
+        lessons: lessons(g),
+        scope_pairs: g.pairs.clone(),
     })
 }
 
 impl crate::system::MemorySystem {
     /// The identity card of this system's home ([`identity_card`] with the
-    /// system's gradation config). A pure read.
+    /// system's gradation config). A pure read, through the system's ladder
+    /// mirror and valence index (caught up from the journal's tail and the
+    /// store's feed, then kept for the next card).
     ///
     /// # Errors
     /// As [`identity_card`].
     pub fn entity_card(&self, args: &EntityCard) -> Result<IdentityCard> {
-        identity_card(
-            self.store().as_ref(),
-            self.journal().as_ref(),
-            args,
-            &self.gradation,
-        )
+        let pairs = checked_args(args)?;
+        let (store, journal) = (self.store().as_ref(), self.journal().as_ref());
+        // A refused anchor leaves the mirrors as they are.
+        am_journal::journal::check_anchor("as_of", args.as_of, journal.current_seq()?)?;
+        let mut mirror = self
+            .card_mirror
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut valence = self
+            .valence_index
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        // Taken out while the guards are held; a failed gather leaves fresh
+        // (empty) mirrors behind, rebuilt by the next read.
+        let g = CardGather::over(
+            std::mem::take(&mut *mirror),
+            std::mem::take(&mut *valence),
+            store,
+            journal,
+            &pairs,
+            args.as_of,
+        )?;
+        let card = compose(&g, store, journal, args, &self.gradation);
+        (*mirror, *valence) = g.into_mirrors();
+        card
     }
 }
