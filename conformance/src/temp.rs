@@ -40,6 +40,14 @@ impl<S: TripleStore> TripleStore for TempStore<S> {
     fn close(&self) -> am_triples::Result<()> {
         self.store.close()
     }
+
+    fn subjects_with_predicate(
+        &self,
+        subjects: &[String],
+        predicate: &str,
+    ) -> am_triples::Result<std::collections::HashSet<String>> {
+        self.store.subjects_with_predicate(subjects, predicate)
+    }
     fn close_assertion(&self, id: &str, valid_until: &str) -> am_triples::Result<bool> {
         self.store.close_assertion(id, valid_until)
     }

@@ -182,6 +182,42 @@ fn structured_reads_return_exactly_what_the_in_memory_store_returns() {
 }
 
 #[test]
+fn subjects_with_predicate_answers_as_a_query_per_subject() {
+    // The batched read (one statement) against the trait's default, which
+    // asks `query` once per subject, on the in-memory store: the same
+    // subjects, as given (case, padding, unknown and blank ones included).
+    let dir = tempfile::tempdir().unwrap();
+    let store = open(&home_path(&dir), None);
+    let mem = InMemoryTripleStore::new(None);
+    let rows = corpus();
+    store.add(&rows).unwrap();
+    mem.add(&rows).unwrap();
+    let subjects: Vec<String> = [
+        "Subject0",
+        "subject1",
+        " SUBJECT2 ",
+        "Subject3",
+        "Subject5",
+        "nobody",
+        "",
+        "Subject0",
+    ]
+    .map(str::to_owned)
+    .to_vec();
+    for predicate in ["knows", "LIKES", "owns", ""] {
+        let got = store.subjects_with_predicate(&subjects, predicate).unwrap();
+        let want = mem.subjects_with_predicate(&subjects, predicate).unwrap();
+        assert_eq!(got, want, "predicate {predicate:?}");
+        if predicate == "knows" {
+            assert!(
+                got.contains(" SUBJECT2 ") && !got.contains("nobody"),
+                "{got:?}"
+            );
+        }
+    }
+}
+
+#[test]
 fn schema_has_abstractmemory_names_and_creating_it_is_idempotent() {
     let dir = tempfile::tempdir().unwrap();
     let path = home_path(&dir);

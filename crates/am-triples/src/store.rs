@@ -112,6 +112,34 @@ pub trait TripleStore: Send + Sync {
     /// an embedder); `DimensionMismatch` for a query vector against the pin.
     fn query(&self, q: &TripleQuery) -> Result<Vec<TripleAssertion>>;
 
+    /// Which of `subjects` have at least one row of `predicate` (each
+    /// compared as [`TripleStore::query`] compares a `subject` and a
+    /// `predicate`); answers the inputs as given. A pre-filter for callers
+    /// that then read those subjects' rows: a store may answer it in one read
+    /// (the default asks `query` once per subject).
+    ///
+    /// # Errors
+    /// As [`TripleStore::query`].
+    fn subjects_with_predicate(
+        &self,
+        subjects: &[String],
+        predicate: &str,
+    ) -> Result<std::collections::HashSet<String>> {
+        let mut out = std::collections::HashSet::new();
+        for s in subjects {
+            let found = self.query(&TripleQuery {
+                subject: Some(s.clone()),
+                predicate: Some(predicate.to_owned()),
+                limit: 1,
+                ..TripleQuery::default()
+            })?;
+            if !found.is_empty() {
+                out.insert(s.clone());
+            }
+        }
+        Ok(out)
+    }
+
     /// Release resources. Idempotent.
     ///
     /// # Errors

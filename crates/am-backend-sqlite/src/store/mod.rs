@@ -672,6 +672,61 @@ impl TripleStore for SQLiteTripleStore {
         Ok(self.semantic(&q, &qv)?)
     }
 
+    fn subjects_with_predicate(
+        &self,
+        subjects: &[String],
+        predicate: &str,
+    ) -> am_triples::Result<std::collections::HashSet<String>> {
+        use am_triples::assertion::canonicalize_term;
+        let predicate = canonicalize_term(predicate);
+        // Canonicalized as `query` canonicalizes a subject; a blank one
+        // (which `query` would not filter on) is asked alone.
+        let mut by_canonical: HashMap<String, Vec<&String>> = HashMap::new();
+        let mut out = std::collections::HashSet::new();
+        let mut alone: Vec<String> = Vec::new();
+        for s in subjects {
+            let c = canonicalize_term(s);
+            if c.is_empty() || predicate.is_empty() {
+                alone.push(s.clone());
+            } else {
+                by_canonical.entry(c).or_default().push(s);
+            }
+        }
+        if !alone.is_empty() {
+            let mut q = TripleQuery::default();
+            for s in alone {
+                q.subject = Some(s.clone());
+                q.predicate = Some(predicate.clone());
+                q.limit = 1;
+                if !self.query(&q)?.is_empty() {
+                    out.insert(s);
+                }
+            }
+        }
+        if by_canonical.is_empty() {
+            return Ok(out);
+        }
+        let keys: Vec<&str> = by_canonical.keys().map(String::as_str).collect();
+        let list = serde_json::to_string(&keys).map_err(|e| {
+            am_triples::Error::internal(format!("a subject list did not encode: {e}"))
+        })?;
+        let found = self.with_conn(|c| {
+            let mut stmt = c.prepare_cached(&format!(
+                "SELECT j.value FROM json_each(?2) j WHERE EXISTS \
+                 (SELECT 1 FROM {} WHERE subject = j.value AND predicate = ?1)",
+                self.table
+            ))?;
+            let rows = stmt.query_map(params![predicate, list], |r| r.get::<_, String>(0))?;
+            Ok(rows.collect::<rusqlite::Result<Vec<String>>>()?)
+        })?;
+        for subject in found {
+            if let Some(inputs) = by_canonical.get(&subject) {
+                out.extend(inputs.iter().map(|s| (*s).clone()));
+            }
+        }
+        Ok(out)
+    }
+
     /// Release this handle's matrix cache (4 bytes per dimension per vectored
     /// row plus its bookkeeping; [`SQLiteTripleStore::vector_cache_bytes`] is 0
     /// afterwards) and its keyword mirror ([`SQLiteTripleStore::keyword_cache_bytes`]). Nothing else: the connection belongs to the [`SqliteHome`],

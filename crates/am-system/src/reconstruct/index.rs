@@ -846,6 +846,14 @@ impl TripleStore for IndexedStore<'_> {
         self.inner.close()
     }
 
+    fn subjects_with_predicate(
+        &self,
+        subjects: &[String],
+        predicate: &str,
+    ) -> am_triples::Result<std::collections::HashSet<String>> {
+        self.inner.subjects_with_predicate(subjects, predicate)
+    }
+
     fn close_assertion(&self, assertion_id: &str, valid_until: &str) -> am_triples::Result<bool> {
         self.inner.close_assertion(assertion_id, valid_until)
     }

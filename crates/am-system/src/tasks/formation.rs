@@ -13,6 +13,7 @@ use crate::error::Result;
 use crate::formation::{DIGEST_PREDICATE, FormationPlan};
 use am_journal::{TaskFilter, TaskKind, TaskRow, TaskStatus, TasksTx};
 use serde_json::{Value, json};
+use std::collections::HashMap;
 
 /// The digest methods that count as mechanical words (debt a
 /// `digest.rewrite` owes), as 0.3.2 names them.
@@ -34,6 +35,19 @@ pub(crate) struct Owed {
 /// The tasks `plan`'s records owe, formed at `now` (pure).
 pub(crate) fn owed_tasks(plan: &FormationPlan, now: &str) -> Vec<Owed> {
     let mut out: Vec<Owed> = Vec::new();
+    // Each record's `summarizes` edges, by subject, in plan order (read once:
+    // a scan of the whole plan per record was quadratic in the batch).
+    let mut edges: HashMap<&str, Vec<String>> = HashMap::new();
+    for e in plan
+        .assertions
+        .iter()
+        .filter(|e| e.predicate == "summarizes" && e.attributes.contains_key("record_edge"))
+    {
+        edges
+            .entry(e.subject.as_str())
+            .or_default()
+            .push(e.object.clone());
+    }
     for a in plan
         .assertions
         .iter()
@@ -57,16 +71,7 @@ pub(crate) fn owed_tasks(plan: &FormationPlan, now: &str) -> Vec<Owed> {
             .get("digest_method")
             .and_then(Value::as_str)
             .is_some_and(|m| MECHANICAL_DIGEST_METHODS.contains(&m));
-        let summarizes: Vec<String> = plan
-            .assertions
-            .iter()
-            .filter(|e| {
-                e.subject == a.subject
-                    && e.predicate == "summarizes"
-                    && e.attributes.contains_key("record_edge")
-            })
-            .map(|e| e.object.clone())
-            .collect();
+        let summarizes: Vec<String> = edges.get(a.subject.as_str()).cloned().unwrap_or_default();
         let mut owe = |kind_: TaskKind, basis: String, priority: i64| {
             out.push(Owed {
                 plan: PlannedEnqueue {

@@ -328,9 +328,23 @@ impl<'a> TaskQueue<'a> {
             }
         }
         // The graph ids the id read did not find: their digest row by subject
-        // (the by-id half of `resolve_digest_assertion` was the read above).
-        for k in wanted {
-            if out.contains_key(&k) || !k.starts_with("ex:") {
+        // (the by-id half of `resolve_digest_assertion` was the read above),
+        // read only for the subjects that have one (one batched read decides
+        // which: a task usually names a target that is no record yet, and a
+        // miss by subject cost as much as a hit).
+        let by_subject: Vec<String> = wanted
+            .into_iter()
+            .filter(|k| !out.contains_key(k) && k.starts_with("ex:"))
+            .collect();
+        if by_subject.is_empty() {
+            return Ok(out);
+        }
+        let have = self
+            .sys
+            .store
+            .subjects_with_predicate(&by_subject, crate::formation::DIGEST_PREDICATE)?;
+        for k in by_subject {
+            if !have.contains(&k) {
                 continue;
             }
             if let Some(row) = self
