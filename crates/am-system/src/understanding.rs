@@ -349,6 +349,15 @@ impl Begun<'_> {
         )
     }
 
+    /// When the reading was written: the call's `understood_at`, else the
+    /// system's clock now.
+    fn reading_at(&self, system: &MemorySystem) -> Result<String> {
+        match &self.given_at {
+            Some(s) => Ok(s.clone()),
+            None => system.now(),
+        }
+    }
+
     /// The result of a write that changes nothing, for the spec's `reason`.
     fn unchanged_because(&self, reason: Reason) -> UnderstandingResult {
         MemorySystem::result_for(
@@ -834,10 +843,7 @@ impl MemorySystem {
         {
             return Ok(b.unchanged());
         }
-        let at = match b.given_at.clone() {
-            Some(s) => s,
-            None => self.now()?,
-        };
+        let at = b.reading_at(self)?;
         let mut versions = Vec::new();
         let mut attributes = t.row.attributes.clone();
         if current == 0 {
@@ -959,10 +965,7 @@ impl MemorySystem {
         if attr_text(&t.row, "title").as_deref() == Some(args.title.as_str()) {
             return Ok(b.unchanged());
         }
-        let at = match b.given_at.clone() {
-            Some(s) => s,
-            None => self.now()?,
-        };
+        let at = b.reading_at(self)?;
         let mut versions = Vec::new();
         let mut attributes = t.row.attributes.clone();
         let next = Self::title_change(
@@ -1046,10 +1049,7 @@ impl MemorySystem {
         if attr_text(&t.row, "narration").as_deref() == Some(args.text.as_str()) {
             return Ok(b.unchanged());
         }
-        let at = match b.given_at.clone() {
-            Some(s) => s,
-            None => self.now()?,
-        };
+        let at = b.reading_at(self)?;
         let next = current + 1;
         let v = version_of(t, field, next, Some(args.text.clone()), (reading, &at)).normalized()?;
         let version_id = v.version_id.clone();
