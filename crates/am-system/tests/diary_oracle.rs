@@ -122,7 +122,15 @@ fn run(s: &Stack, clock: &Mutex<String>, steps: &[Value]) -> (HashMap<String, St
             "triggered_commitments" => {
                 let mut st = step.clone();
                 st.as_object_mut().unwrap().remove("op");
-                let args: TriggeredCommitments = serde_json::from_value(st).unwrap();
+                // `now` is a Timestamp: one that is not a timestamp is refused
+                // where the arguments are read, as the oracle's ValueError.
+                let args = match serde_json::from_value::<TriggeredCommitments>(st) {
+                    Ok(args) => args,
+                    Err(e) => {
+                        out.push(ok::<()>(Err(am_system::Error::invalid(e.to_string()))));
+                        continue;
+                    }
+                };
                 ok(triggered_commitments(store, Some(journal), &args).map(|w| {
                     for t in &w.value {
                         assert!(!t.line.is_empty());
