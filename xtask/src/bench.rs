@@ -189,6 +189,13 @@ pub const FIGURES: &[Figure] = &[
         python: None,
     },
     Figure {
+        label: "entity_card, the first of a fresh system (same home)",
+        id: "card/entity_card_first_on_a_fresh_system",
+        kind: Kind::Latency { max_ns: None },
+        target: "none (builds the mirrors)",
+        python: None,
+    },
+    Figure {
         label: "store: add, batches of 500 (50k x 384-d)",
         id: "store/add_batch_of_500",
         kind: Kind::Rate {

@@ -7,6 +7,11 @@
 //! first), 200 private diary questions in `diary` (every other one answered), and
 //! 100,000 appraisals over 10,000 targets (one in ten a record).
 //!
+//! Two figures: `entity_card` on a system that has composed a card before
+//! (the figure of record: a system keeps its ladder mirror and valence index
+//! between cards and reads only what is new), and the first card of a fresh
+//! system over the same home (it builds both from the whole ladder).
+//!
 //! `cargo bench -p am-system --bench card`.
 
 #![allow(
@@ -21,7 +26,7 @@ use am_system::identity::Engram;
 use am_system::verbs::RememberMany;
 use am_system::{MemoryRecordInput, MemorySystem};
 use am_triples::JsonMap;
-use criterion::{Criterion, criterion_group, criterion_main};
+use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
 use std::hint::black_box;
 use std::sync::Arc;
 
@@ -44,11 +49,16 @@ fn spark() -> JsonMap {
     all["named"].as_object().unwrap().clone()
 }
 
+/// A system over the home file at `path`.
+fn open(path: &std::path::Path) -> MemorySystem {
+    let home = SqliteHome::open(path).unwrap();
+    let memory_home = SqliteMemoryHome::open(&home, None, SqliteStoreOptions::default()).unwrap();
+    MemorySystem::over_home(Arc::new(memory_home))
+}
+
 fn home() -> (tempfile::TempDir, MemorySystem) {
     let dir = tempfile::tempdir().unwrap();
-    let home = SqliteHome::open(dir.path().join("bench.sqlite3")).unwrap();
-    let memory_home = SqliteMemoryHome::open(&home, None, SqliteStoreOptions::default()).unwrap();
-    let sys = MemorySystem::over_home(Arc::new(memory_home));
+    let sys = open(&dir.path().join("bench.sqlite3"));
     sys.engram(&Engram::new(spark(), EID), None).unwrap();
     let mut ids = Vec::new();
     for k in 0..(RECORDS / 1_000) as u64 {
@@ -109,7 +119,7 @@ fn home() -> (tempfile::TempDir, MemorySystem) {
 }
 
 fn card(c: &mut Criterion) {
-    let (_dir, sys) = home();
+    let (dir, sys) = home();
     let args = EntityCard::new(&[("self", EID), ("diary", EID), ("life", EID)], EID);
     let first = sys.entity_card(&args).unwrap();
     assert!(first.age_and_context.records_total > RECORDS);
@@ -118,6 +128,13 @@ fn card(c: &mut Criterion) {
     g.sample_size(10);
     g.bench_function("entity_card_100k_records_100k_valence", |b| {
         b.iter(|| black_box(sys.entity_card(&args).unwrap()));
+    });
+    g.bench_function("entity_card_first_on_a_fresh_system", |b| {
+        b.iter_batched(
+            || open(&dir.path().join("bench.sqlite3")),
+            |fresh| black_box(fresh.entity_card(&args).unwrap()),
+            BatchSize::PerIteration,
+        );
     });
     g.finish();
 }

@@ -12,13 +12,14 @@
 
 mod common;
 
-use am_journal::ValenceEvent;
+use am_journal::{UnderstandingVersion, ValenceEvent};
 use am_system::MemoryRecordInput;
 use am_system::card::{EntityCard, identity_card};
 use am_system::identity::Engram;
 use am_system::valence::GradationConfig;
 use am_system::verbs::{Bind, CloseRecord, RememberMany, RewriteDigest};
-use am_triples::{JsonMap, TripleAssertion};
+use am_triples::rewrite::DigestRewrite;
+use am_triples::{CommitPoint, JsonMap, TripleAssertion};
 use common::{Stack, on_both, written};
 use serde_json::{Value, json};
 
@@ -116,6 +117,7 @@ fn the_system_card_answers_as_a_read_from_nothing_after_every_kind_of_write() {
                     "signals",
                     json!([{"kind": "image", "felt": {"tone": "uneasy"}}]),
                 ),
+            MemoryRecordInput::new("interest", "Ferns", "How do ferns unroll?"),
         ];
         for i in 0..24 {
             inputs.push(MemoryRecordInput::new(
@@ -233,13 +235,59 @@ fn the_system_card_answers_as_a_read_from_nothing_after_every_kind_of_write() {
         sys.rewrite_digest(&RewriteDigest::new(
             &life[1],
             "How beans climb poles.",
-            operator,
+            operator.clone(),
             json!("operator"),
             0,
         ))
         .unwrap();
         anchors.push(s.journal.current_seq().unwrap());
         check(s, &anchors, "a digest rewritten");
+
+        // A host's own rewrite in place, written as the understanding verbs
+        // write one (the store's rewrite and its version): a lesson's
+        // attributes now say it explores the third interest.
+        let row = sys.resolve_digest_assertion(&life[7]).unwrap().unwrap();
+        let id = row.assertion_id.clone().unwrap();
+        let mut attributes = row.attributes.clone();
+        attributes.insert("explores".into(), json!(life[4]));
+        let prepared = s
+            .store
+            .prepare_digest_rewrite(&DigestRewrite {
+                assertion_id: id.clone(),
+                expected_object: row.object.clone(),
+                expected_attributes: row.attributes.clone(),
+                object: row.object.clone(),
+                attributes,
+            })
+            .unwrap();
+        s.store
+            .apply_digest_rewrite(&prepared, CommitPoint::UnderstandingDigest)
+            .unwrap();
+        s.journal
+            .append_version(&UnderstandingVersion {
+                record_id: row.subject.clone(),
+                assertion_id: id,
+                version: 1,
+                text: Some(row.object.clone()),
+                author: operator,
+                cause: json!("operator"),
+                ..UnderstandingVersion::default()
+            })
+            .unwrap();
+        anchors.push(s.journal.current_seq().unwrap());
+        let rewritten = check(s, &anchors, "attributes rewritten in place");
+        let ferns: Vec<&Value> = rewritten["discoveries"]["interests"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|i| i["title"] == "Ferns")
+            .collect();
+        assert_eq!(ferns.len(), 1, "[{}] {rewritten}", s.name);
+        assert_eq!(
+            ferns[0]["explored"], true,
+            "[{}] the rewrite is read",
+            s.name
+        );
 
         // A row added on the store itself, not through the system: never
         // bound, so it never existed for the card.
@@ -258,6 +306,11 @@ fn the_system_card_answers_as_a_read_from_nothing_after_every_kind_of_write() {
         let head = check(s, &anchors, "a stray store row");
 
         assert_eq!(head["lessons"]["total"], 24, "25 formed, one retracted");
+        assert_eq!(
+            head["discoveries"]["interests_explored"], 2,
+            "[{}] Beans and Ferns",
+            s.name
+        );
         assert_eq!(head["questions"]["resolved"].as_array().unwrap().len(), 1);
         assert_eq!(head["problems"]["resolved"].as_array().unwrap().len(), 1);
         assert_eq!(

@@ -27,6 +27,7 @@ use am_backend_sqlite::{SQLiteTripleStore, SqliteHome, SqliteStoreOptions};
 use am_journal::{InMemoryJournal, JournalRecord, MemoryJournal};
 use am_system::card::{EntityCard, identity_card};
 use am_system::valence::GradationConfig;
+use am_system::{MemorySystem, SystemOptions};
 use am_triples::{ErrorKind, InMemoryTripleStore, Order, TripleQuery, TripleStore};
 use serde_json::Value;
 use std::path::Path;
@@ -142,12 +143,22 @@ fn the_identity_card_matches_abstractmemory_0_3_2_at_every_anchor_on_both_stacks
     let dir = tempfile::tempdir().unwrap();
     let oracle = build(7, dir.path());
     let (_home, stacks) = open(dir.path());
+    // A system over each stack keeps its card mirrors from one call to the
+    // next (ladders, windows and anchors change): its card must be the
+    // function form's, byte for byte.
+    let systems: Vec<MemorySystem> = stacks
+        .iter()
+        .map(|(_, store, journal)| {
+            MemorySystem::with_options(store.clone(), journal.clone(), SystemOptions::default())
+                .unwrap()
+        })
+        .collect();
     let cards = oracle["cards"].as_array().unwrap();
     assert!(cards.len() >= 9);
     for call in cards {
         let args: EntityCard = serde_json::from_value(call["args"].clone())
             .unwrap_or_else(|e| panic!("{}: {e}", call["name"]));
-        for (stack, store, journal) in &stacks {
+        for ((stack, store, journal), system) in stacks.iter().zip(&systems) {
             let name = format!("{stack} {}", call["name"]);
             let card = identity_card(
                 store.as_ref(),
@@ -157,6 +168,14 @@ fn the_identity_card_matches_abstractmemory_0_3_2_at_every_anchor_on_both_stacks
             )
             .unwrap_or_else(|e| panic!("[{name}] {e}"));
             let mut ours = serde_json::to_value(&card).unwrap();
+            let kept = system
+                .entity_card(&args)
+                .unwrap_or_else(|e| panic!("[{name}] the system's card: {e}"));
+            assert_eq!(
+                serde_json::to_value(&kept).unwrap(),
+                ours,
+                "[{name}] the system's card differs from the function form's"
+            );
             for s in SECTIONS {
                 assert!(
                     ours[s]["provenance"].is_string(),

@@ -82,7 +82,7 @@ pub struct CardGather {
     explores: HashSet<String>,
     /// Believed lessons.
     lessons_total: usize,
-    /// The believed lessons that can be among the newest [`KEY_MOMENTS_BOUND`].
+    /// The newest [`KEY_MOMENTS_BOUND`] believed lessons, newest first.
     lesson_candidates: Vec<TripleAssertion>,
 }
 
@@ -298,8 +298,10 @@ impl CardGather {
                 return Ok(Vec::new());
             };
             let mut out: Vec<At> = Vec::new();
+            let mut from = 0;
             for (i, ex) in excluded.iter().enumerate() {
                 let p = g.pair(i)?;
+                let before = out.len();
                 out.extend(
                     p.rows_of_kind(k)
                         .iter()
@@ -310,11 +312,14 @@ impl CardGather {
                         })
                         .map(|r| (i, r)),
                 );
+                from += usize::from(out.len() > before);
             }
-            // Chronological across the ladder; a tie keeps ladder order.
-            let mut sorted = out;
-            sorted.sort_by(|a, b| g.chrono_at(*a, *b));
-            Ok(sorted)
+            // Chronological across the ladder; a tie keeps ladder order. One
+            // pair's rows are in that order already.
+            if from > 1 {
+                out.sort_by(|a, b| g.chrono_at(*a, *b));
+            }
+            Ok(out)
         };
         let diary = believed(self, "diary", true)?;
         self.diary = self.fetch(store, &diary)?;
@@ -350,7 +355,26 @@ impl CardGather {
                 s
             }
         };
-        self.lesson_candidates = self.fetch(store, &lessons[start..])?;
+        // The newest first as `lessons` orders them (`observed_at`, then the
+        // record id, descending; a full tie keeps chronological order), and
+        // only the shown ones read from the store.
+        let mut newest: Vec<At> = lessons[start..].to_vec();
+        let key = |(i, r): At| -> Result<(&str, &str)> {
+            let p = self.pair(i)?;
+            let row = &p.rows[r as usize];
+            Ok((&row.observed_at, &p.records[row.slot as usize].record_id))
+        };
+        let mut keyed: Vec<((&str, &str), At)> = newest
+            .iter()
+            .map(|at| Ok((key(*at)?, *at)))
+            .collect::<Result<_>>()?;
+        keyed.sort_by(|a, b| b.0.cmp(&a.0));
+        newest = keyed
+            .into_iter()
+            .take(KEY_MOMENTS_BOUND)
+            .map(|(_, at)| at)
+            .collect();
+        self.lesson_candidates = self.fetch(store, &newest)?;
         for (i, ex) in excluded.iter().enumerate() {
             let p = self.pair(i)?;
             let found: Vec<String> = p
@@ -901,45 +925,74 @@ pub fn likes_dislikes(
     top_n: usize,
 ) -> Result<LikesDislikes> {
     config.validate()?;
-    let mut streams: FastMap<&str, Vec<&ValenceEvent>> = FastMap::default();
+    let streams: Vec<&PairValence> = g.streams().collect();
     let mut resolutions = crate::valence::gradation::Resolutions::default();
-    for p in g.streams() {
+    for p in &streams {
         resolutions.absorb(p.resolutions());
-        for (target, stream) in p.streams_at(g.anchor) {
-            match streams.entry(target) {
-                std::collections::hash_map::Entry::Vacant(v) => {
-                    v.insert(stream);
-                }
-                std::collections::hash_map::Entry::Occupied(mut o) => o.get_mut().extend(stream),
+    }
+    // Each target once, its events of every pair walked by seq; scores only
+    // (the card shows no contribution strings).
+    let mut grades: Vec<(&str, crate::valence::GradationScore)> = Vec::new();
+    let mut stream: Vec<&ValenceEvent> = Vec::new();
+    for (i, p) in streams.iter().enumerate() {
+        for target in p.targets() {
+            // A target an earlier pair holds was graded with that pair.
+            if streams[..i].iter().any(|q| q.holds(target)) {
+                continue;
             }
+            stream.clear();
+            p.extend_stream_at(target, g.anchor, &mut stream);
+            let alone = stream.len();
+            for q in &streams[i + 1..] {
+                q.extend_stream_at(target, g.anchor, &mut stream);
+            }
+            if stream.is_empty() {
+                continue;
+            }
+            if stream.len() > alone {
+                stream.sort_by_key(|e| e.seq);
+            }
+            let score = crate::valence::gradation::fold_target(
+                &stream,
+                &resolutions,
+                g.anchor,
+                config,
+                false,
+            );
+            grades.push((target, score));
         }
     }
-    // Scores only: the card shows no contribution strings.
-    let grades: FastMap<&str, crate::valence::GradationScore> =
-        crate::valence::gradation::grade_streams(streams, &resolutions, g.anchor, config, false)
+    // The `top_n` targets of a channel: the strongest, then more appraisals,
+    // then the target (a total order: ties cannot reorder).
+    let pick = |channel: fn(&crate::valence::GradationScore) -> (f64, u64)| -> Vec<usize> {
+        let mut t: Vec<(f64, u64, &str, usize)> = grades
+            .iter()
+            .enumerate()
+            .filter_map(|(i, (target, s))| {
+                let (v, n) = channel(s);
+                (v > 0.0).then_some((v, n, *target, i))
+            })
             .collect();
-    let pick = |channel: fn(&crate::valence::GradationScore) -> (f64, u64)| {
-        let mut t: Vec<&str> = grades
-            .keys()
-            .copied()
-            .filter(|k| channel(&grades[*k]).0 > 0.0)
-            .collect();
-        t.sort_by(|a, b| {
-            let (sa, na) = channel(&grades[*a]);
-            let (sb, nb) = channel(&grades[*b]);
-            sb.total_cmp(&sa).then(nb.cmp(&na)).then(a.cmp(b))
-        });
-        t.truncate(top_n);
-        t
+        let order = |a: &(f64, u64, &str, usize), b: &(f64, u64, &str, usize)| {
+            b.0.total_cmp(&a.0).then(b.1.cmp(&a.1)).then(a.2.cmp(b.2))
+        };
+        if top_n == 0 {
+            t.clear();
+        } else if top_n < t.len() {
+            t.select_nth_unstable_by(top_n - 1, order);
+            t.truncate(top_n);
+        }
+        t.sort_by(order);
+        t.into_iter().map(|x| x.3).collect()
     };
     let likes = pick(|s| (s.positive, s.positive_count));
     let dislikes = pick(|s| (s.negative, s.negative_count));
-    let entry = |t: &str| -> Result<StandingEntry> {
-        let s = &grades[t];
+    let entry = |i: usize| -> Result<StandingEntry> {
+        let (t, s) = &grades[i];
         let title = crate::lookup::resolve_digest_assertion(store, t)?
             .and_then(|a| attr_str(&a, "title").map(str::to_owned));
         Ok(StandingEntry {
-            target: t.to_owned(),
+            target: (*t).to_owned(),
             title,
             net: s.net,
             positive: s.positive,
@@ -1235,8 +1288,7 @@ pub struct Lessons {
 
 /// The `lessons` section of `g` (belief axis).
 pub fn lessons(g: &CardGather) -> Lessons {
-    // The candidates hold every lesson that can be among the newest (the
-    // gather's cut); the total counts them all.
+    // The gather read the newest, in this order; the total counts them all.
     let mut rows: Vec<&TripleAssertion> = g
         .lesson_candidates
         .iter()

@@ -143,20 +143,30 @@ impl PairValence {
         &self.resolutions
     }
 
-    /// Each target with its events at or before `anchor`, oldest first
-    /// (targets with none there left out), in no particular order.
-    pub(crate) fn streams_at(
-        &self,
+    /// Every target the stream holds (at any seq), in no particular order.
+    pub(crate) fn targets(&self) -> impl Iterator<Item = &str> + '_ {
+        self.by_target.keys().map(String::as_str)
+    }
+
+    /// Whether the stream holds events of `target` (at any seq).
+    pub(crate) fn holds(&self, target: &str) -> bool {
+        self.by_target.contains_key(target)
+    }
+
+    /// Append `target`'s events at or before `anchor` to `out`, oldest first.
+    pub(crate) fn extend_stream_at<'a>(
+        &'a self,
+        target: &str,
         anchor: i64,
-    ) -> impl Iterator<Item = (&str, Vec<&ValenceEvent>)> + '_ {
-        self.by_target.iter().filter_map(move |(target, at)| {
-            let stream: Vec<&ValenceEvent> = at
-                .iter()
-                .map(|i| &self.events[*i as usize])
-                .take_while(|e| e.seq <= anchor)
-                .collect();
-            (!stream.is_empty()).then_some((target.as_str(), stream))
-        })
+        out: &mut Vec<&'a ValenceEvent>,
+    ) {
+        if let Some(at) = self.by_target.get(target) {
+            out.extend(
+                at.iter()
+                    .map(|i| &self.events[*i as usize])
+                    .take_while(|e| e.seq <= anchor),
+            );
+        }
     }
 
     /// `target`'s events at or before `anchor`, oldest first.
