@@ -12,14 +12,14 @@ use std::fmt::Write as _;
 /// `diary`, `life`), as JSON and as text.
 ///
 /// # Errors
-/// The engine's refusal (a blank owner, an anchor outside the journal, a
-/// window of 0) or failure.
+/// The engine's refusal (a blank owner, an anchor outside the journal) or
+/// failure; the window is positive by its type.
 pub fn card(
     sys: &MemorySystem,
     owner: &str,
     scopes: &[String],
     as_of: Option<i64>,
-    window: usize,
+    window: std::num::NonZeroUsize,
     top_n: usize,
 ) -> CliResult<(Value, String)> {
     let ladder: Vec<(String, String)> = if scopes.is_empty() {

@@ -218,9 +218,10 @@ enum Command {
         /// `self`, `diary`, `life`), each paired with --owner.
         #[arg(long = "scope")]
         scopes: Vec<String>,
-        /// The trailing window of the current state, in appraisals.
-        #[arg(long, default_value_t = 200)]
-        window: usize,
+        /// The trailing window of the current state, in appraisals (a 0 is
+        /// refused here, as clap reads the line).
+        #[arg(long, default_value_t = am_system::card::DEFAULT_CURRENT_WINDOW)]
+        window: std::num::NonZeroUsize,
         /// Targets per channel of likes and dislikes.
         #[arg(long, default_value_t = 5)]
         top: usize,

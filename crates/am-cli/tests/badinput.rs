@@ -1714,6 +1714,14 @@ fn more_cases(ids: &Ids, push: &mut dyn FnMut(&str, String)) {
             ),
         ),
         (
+            "entity_card: current_window_events 0",
+            with(
+                "entity_card",
+                json!({"scope_pairs": [["life", "demo"]], "owner_id": "demo",
+                       "current_window_events": 0}),
+            ),
+        ),
+        (
             "export_replay: since_seq a string",
             with("export_replay", json!({"since_seq": "start"})),
         ),

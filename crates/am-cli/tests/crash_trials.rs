@@ -277,7 +277,7 @@ fn release_write(
                     );
                     e.priority = Some(RELEASE_PRIORITY.0);
                     if t == 0 {
-                        e.max_attempts = 1;
+                        e.max_attempts = std::num::NonZeroU32::MIN;
                     }
                     e
                 })

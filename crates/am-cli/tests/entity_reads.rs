@@ -332,8 +332,13 @@ fn am_card_renders_every_section_and_answers_as_the_exec_op_does() {
     );
     assert_eq!(then["age_and_context"]["records_total"], 6, "{json}");
 
-    // Refusals exit non-zero: a blank owner, an anchor past the journal.
+    // Refusals exit non-zero: a blank owner, an anchor past the journal, and
+    // a window of 0 (refused as the line is read: bad input, exit 2).
     assert_ne!(am(&["card", home, "--owner", " "]).0, 0);
+    assert_eq!(
+        am(&["card", home, "--owner", "entity:castor", "--window", "0"]).0,
+        2
+    );
     let past = (seq.as_i64().unwrap() + 100).to_string();
     assert_ne!(
         am(&["card", home, "--owner", "entity:castor", "--as-of", &past]).0,

@@ -256,6 +256,16 @@ fn a_record_formed_pending_is_briefed_pending_never_with_a_placeholder_title() {
 
 #[test]
 fn the_card_refuses_an_empty_ladder_a_blank_owner_an_empty_window_and_a_foreign_anchor() {
+    // The window is positive by its type: a 0 is refused where the
+    // arguments are read, before any stack is touched.
+    let empty_window = serde_json::from_value::<EntityCard>(json!({
+        "scope_pairs": LADDER, "owner_id": EID, "current_window_events": 0
+    }))
+    .expect_err("a window of 0");
+    assert!(
+        empty_window.to_string().contains("nonzero"),
+        "{empty_window}"
+    );
     on_both(|s| {
         lived(s);
         let before = written(s);
@@ -264,13 +274,6 @@ fn the_card_refuses_an_empty_ladder_a_blank_owner_an_empty_window_and_a_foreign_
             (EntityCard::new(&[], EID), "ladder"),
             (EntityCard::new(&[("  ", EID)], EID), "ladder"),
             (EntityCard::new(&LADDER, " "), "owner_id"),
-            (
-                EntityCard {
-                    current_window_events: 0,
-                    ..EntityCard::new(&LADDER, EID)
-                },
-                "current_window_events",
-            ),
             (
                 EntityCard {
                     as_of: Some(hw + 1),
@@ -303,7 +306,10 @@ fn the_card_arguments_take_the_spec_defaults_and_refuse_unknown_fields() {
     let a: EntityCard =
         serde_json::from_value(json!({"scope_pairs": [["self", EID]], "owner_id": EID})).unwrap();
     assert_eq!(a, EntityCard::new(&[("self", EID)], EID));
-    assert_eq!((a.current_window_events, a.top_n, a.as_of), (200, 5, None));
+    assert_eq!(
+        (a.current_window_events.get(), a.top_n, a.as_of),
+        (200, 5, None)
+    );
     assert!(
         serde_json::from_value::<EntityCard>(
             json!({"scope_pairs": [], "owner_id": EID, "until_seq": 3})

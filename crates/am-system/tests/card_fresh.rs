@@ -39,7 +39,7 @@ fn named() -> JsonMap {
 fn args(as_of: Option<i64>) -> EntityCard {
     EntityCard {
         as_of,
-        current_window_events: 3,
+        current_window_events: std::num::NonZeroUsize::new(3).unwrap(),
         top_n: 2,
         ..EntityCard::new(&LADDER, EID)
     }

@@ -29,7 +29,7 @@ use am_system::card::{EntityCard, identity_card};
 use am_system::valence::GradationConfig;
 use am_system::{MemorySystem, SystemOptions};
 use am_triples::{ErrorKind, InMemoryTripleStore, Order, TripleQuery, TripleStore};
-use serde_json::Value;
+use serde_json::{Value, json};
 use std::path::Path;
 use std::process::Command;
 use std::sync::Arc;
@@ -202,34 +202,40 @@ fn the_card_refuses_what_abstractmemory_0_3_2_refuses() {
     let ladder = [("self", eid), ("diary", eid), ("life", eid)];
     let (_, store, journal) = &stacks[0];
     let hw = journal.current_seq().unwrap();
-    let cases: Vec<(&str, EntityCard)> = vec![
-        ("no_pairs", EntityCard::new(&[], eid)),
-        ("blank_scope", EntityCard::new(&[(" ", eid)], eid)),
-        ("blank_owner", EntityCard::new(&ladder, "  ")),
+    let cases: Vec<(&str, Value)> = vec![
+        ("no_pairs", json!({"scope_pairs": [], "owner_id": eid})),
+        (
+            "blank_scope",
+            json!({"scope_pairs": [[" ", eid]], "owner_id": eid}),
+        ),
+        (
+            "blank_owner",
+            json!({"scope_pairs": ladder, "owner_id": "  "}),
+        ),
         (
             "window_0",
-            EntityCard {
-                current_window_events: 0,
-                ..EntityCard::new(&ladder, eid)
-            },
+            json!({"scope_pairs": ladder, "owner_id": eid, "current_window_events": 0}),
         ),
         (
             "future",
-            EntityCard {
-                as_of: Some(hw + 1),
-                ..EntityCard::new(&ladder, eid)
-            },
+            json!({"scope_pairs": ladder, "owner_id": eid, "as_of": hw + 1}),
         ),
         (
             "negative",
-            EntityCard {
-                as_of: Some(-1),
-                ..EntityCard::new(&ladder, eid)
-            },
+            json!({"scope_pairs": ladder, "owner_id": eid, "as_of": -1}),
         ),
     ];
-    for (name, args) in cases {
+    for (name, line) in cases {
         assert_eq!(oracle["refusals"][name], "ValueError", "{name}");
+        // The window is a NonZeroUsize: a 0 is refused where the arguments
+        // are read, compared as the oracle's ValueError.
+        let args = match serde_json::from_value::<EntityCard>(line) {
+            Ok(args) => args,
+            Err(e) => {
+                assert_eq!(name, "window_0", "{e}");
+                continue;
+            }
+        };
         for (stack, store, journal) in &stacks {
             let err = identity_card(
                 store.as_ref(),

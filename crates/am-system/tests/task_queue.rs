@@ -17,6 +17,7 @@ use am_triples::{CommitGuard, ErrorKind};
 use common::{PINNED_NOW, Stack, memory_stack, sqlite_stack};
 use serde_json::{Value, json};
 use std::collections::BTreeSet;
+use std::num::NonZeroU32;
 use std::sync::{Arc, Mutex};
 
 const LATER: &str = "2026-03-01T12:20:00.000000+00:00";
@@ -164,11 +165,17 @@ fn a_newer_basis_supersedes_the_older_pending_task() {
 #[test]
 fn enqueue_refuses_bad_arguments_and_writes_nothing() {
     both(|_, q| {
-        let mut bad = task(TaskKind::DigestRewrite, "ex:r1", 1.5);
+        let bad = task(TaskKind::DigestRewrite, "ex:r1", 1.5);
         assert_eq!(q.enqueue(&bad).unwrap_err().kind(), ErrorKind::InvalidInput);
-        bad.strength = 0.5;
-        bad.max_attempts = 0;
-        assert_eq!(q.enqueue(&bad).unwrap_err().kind(), ErrorKind::InvalidInput);
+        // max_attempts is positive by its type: a 0 or a negative count is
+        // refused where the arguments are read, before the queue sees it.
+        for n in [0, -2] {
+            let line = json!({"kind": "digest.rewrite", "target_id": "ex:r1", "scope": "life",
+                              "owner_id": "demo", "basis": "ex:r1@v0", "strength": 0.5,
+                              "cause": "backfill", "max_attempts": n});
+            let err = serde_json::from_value::<Enqueue>(line).expect_err("max_attempts");
+            assert!(err.to_string().contains("nonzero"), "{err}");
+        }
         let mut dream = task(TaskKind::DreamNarrate, "ex:d1", 0.5);
         dream.windows = Some(vec![Window::Turn]);
         let err = q.enqueue(&dream).unwrap_err();
@@ -502,7 +509,7 @@ fn a_claim_leases_and_spends_one_attempt_and_an_expired_lease_returns_the_task()
 fn a_task_claimed_max_attempts_times_without_settling_fails() {
     both(|_, q| {
         let mut e = task(TaskKind::DigestRewrite, "ex:r1", 0.9);
-        e.max_attempts = 2;
+        e.max_attempts = NonZeroU32::new(2).unwrap();
         let id = q.enqueue(&e).unwrap().task_id;
         claim_ids(q, &[&id], "h", PINNED_NOW);
         claim_ids(q, &[&id], "h", LATER);
@@ -572,7 +579,7 @@ fn ack_settles_a_leased_task_and_a_settled_one_answers_already_done() {
 fn release_retry_spends_the_attempt_defer_spends_none_and_skip_is_terminal() {
     both(|_, q| {
         let mut e = task(TaskKind::DigestRewrite, "ex:retry", 0.9);
-        e.max_attempts = 2;
+        e.max_attempts = NonZeroU32::new(2).unwrap();
         let retry = q.enqueue(&e).unwrap().task_id;
         let defer = q
             .enqueue(&task(TaskKind::DigestRewrite, "ex:defer", 0.9))
@@ -991,7 +998,7 @@ fn the_methods_defaults_are_the_specs() {
             e.basis_version,
             e.priority,
             e.depends_on.len(),
-            e.max_attempts
+            e.max_attempts.get()
         ),
         ("", 0, None, 0, 3)
     );
@@ -1150,7 +1157,7 @@ fn task_answers_the_task_as_it_reads_now_or_none() {
     both_clocked(|_, q, clock| {
         assert_eq!(q.task("no-such-task").unwrap(), None);
         let mut once = task(TaskKind::DigestRewrite, "ex:once", 0.9);
-        once.max_attempts = 1;
+        once.max_attempts = NonZeroU32::MIN;
         let once = q.enqueue(&once).unwrap().task_id;
         let twice = q
             .enqueue(&task(TaskKind::DigestRewrite, "ex:twice", 0.9))

@@ -39,6 +39,7 @@ use mirror::{LadderMirror, PairMirror};
 use serde::Serialize;
 use serde_json::Value;
 use std::collections::{HashMap, HashSet};
+use std::num::NonZeroUsize;
 
 /// Valence at or above this magnitude is a key moment (the standing-peak
 /// band: scars and bonds break at 8).
@@ -542,16 +543,11 @@ fn magnitude_text(m: f64) -> String {
     }
 }
 
-/// The `current_state` section of `g` over the last `window` appraisals.
-///
-/// # Errors
-/// `InvalidInput` for a window of 0.
-pub fn current_state(g: &CardGather, window: usize) -> Result<CurrentState> {
-    if window < 1 {
-        return Err(Error::invalid(format!(
-            "current_window_events must be >= 1 (current is a window), got {window}"
-        )));
-    }
+/// The `current_state` section of `g` over the last `window` appraisals
+/// (positive by its type: current is a window, and an empty one describes
+/// nothing, so a 0 is refused where the arguments are read).
+pub fn current_state(g: &CardGather, window: NonZeroUsize) -> CurrentState {
+    let window = window.get();
     let total: usize = g.streams().map(|p| p.appraisals_at(g.anchor)).sum();
     let recent = newest_appraisals(g, window);
     let recent = recent.as_slice();
@@ -593,7 +589,7 @@ pub fn current_state(g: &CardGather, window: usize) -> Result<CurrentState> {
             total
         )
     };
-    Ok(CurrentState {
+    CurrentState {
         net: positive - negative,
         positive,
         negative,
@@ -601,7 +597,7 @@ pub fn current_state(g: &CardGather, window: usize) -> Result<CurrentState> {
         window_events: window,
         top_reasons,
         provenance,
-    })
+    }
 }
 
 /// The ladder's newest `window` appraisal events at the anchor, oldest
@@ -1318,8 +1314,11 @@ pub fn lessons(g: &CardGather) -> Lessons {
 
 // -- the composed card ---------------------------------------------------------
 
-fn default_window() -> usize {
-    200
+/// The default trailing window of `current_state`, in appraisal events.
+pub const DEFAULT_CURRENT_WINDOW: NonZeroUsize = NonZeroUsize::new(200).unwrap();
+
+fn default_window() -> NonZeroUsize {
+    DEFAULT_CURRENT_WINDOW
 }
 
 fn default_top_n() -> usize {
@@ -1336,9 +1335,10 @@ pub struct EntityCard {
     pub scope_pairs: Vec<(String, String)>,
     /// The entity (the card's `identity.name`).
     pub owner_id: String,
-    /// The trailing window of `current_state`, in appraisal events (≥ 1).
+    /// The trailing window of `current_state`, in appraisal events
+    /// (positive by its type: a 0 is refused where the arguments are read).
     #[serde(default = "default_window")]
-    pub current_window_events: usize,
+    pub current_window_events: NonZeroUsize,
     /// Targets per channel in `likes_dislikes`.
     #[serde(default = "default_top_n")]
     pub top_n: usize,
@@ -1402,8 +1402,9 @@ pub struct IdentityCard {
 /// `break_magnitude`).
 ///
 /// # Errors
-/// `InvalidInput` for an empty ladder, a blank owner, a window of 0 or an
-/// anchor outside the journal's axis; the store's or journal's failure.
+/// `InvalidInput` for an empty ladder, a blank owner or an anchor outside
+/// the journal's axis (a window of 0 is refused where the arguments are
+/// read); the store's or journal's failure.
 pub fn identity_card(
     store: &dyn TripleStore,
     journal: &dyn MemoryJournal,
@@ -1415,8 +1416,8 @@ pub fn identity_card(
     compose(&g, store, journal, args, config)
 }
 
-/// The card's arguments checked (the ladder, the owner, the window); the
-/// normalized ladder.
+/// The card's arguments checked (the ladder, the owner; the window is
+/// positive by its type); the normalized ladder.
 fn checked_args(args: &EntityCard) -> Result<Vec<(String, String)>> {
     let pairs = normalize_pairs(&args.scope_pairs);
     if pairs.is_empty() {
@@ -1429,13 +1430,6 @@ fn checked_args(args: &EntityCard) -> Result<Vec<(String, String)>> {
         return Err(Error::invalid(
             "entity_card needs a non-empty owner_id (the entity), got a blank one",
         ));
-    }
-    if args.current_window_events < 1 {
-        return Err(Error::invalid(format!(
-            "current_window_events must be >= 1 (current is a window; an empty window \
-             describes nothing), got {}",
-            args.current_window_events
-        )));
     }
     Ok(pairs)
 }
@@ -1454,7 +1448,7 @@ fn compose(
         as_of_seq: g.anchor,
         identity: identity(g, store, owner)?,
         age_and_context: age_and_context(g),
-        current_state: current_state(g, args.current_window_events)?,
+        current_state: current_state(g, args.current_window_events),
         likes_dislikes: likes_dislikes(g, store, config, args.top_n)?,
         questions: questions(g),
         problems: problems(g),

@@ -10,10 +10,14 @@ use am_triples::Timestamp;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::BTreeMap;
+use std::num::NonZeroU32;
 use std::sync::Arc;
 
-fn three() -> i64 {
-    3
+/// Claims a task is allowed before it fails, by default.
+pub const DEFAULT_MAX_ATTEMPTS: NonZeroU32 = NonZeroU32::new(3).unwrap();
+
+fn three() -> NonZeroU32 {
+    DEFAULT_MAX_ATTEMPTS
 }
 fn one() -> f64 {
     1.0
@@ -71,9 +75,10 @@ pub struct Enqueue {
     /// An estimate of its cost, in seconds.
     #[serde(default)]
     pub cost_hint: Option<f64>,
-    /// Claims allowed before it fails.
+    /// Claims allowed before it fails (positive by its type: a 0 or a
+    /// negative count is refused where the arguments are read).
     #[serde(default = "three")]
-    pub max_attempts: i64,
+    pub max_attempts: NonZeroU32,
     /// The ripple it belongs to.
     #[serde(default)]
     pub ripple_id: Option<String>,
@@ -110,7 +115,7 @@ impl Enqueue {
             not_before: None,
             windows: None,
             cost_hint: None,
-            max_attempts: 3,
+            max_attempts: DEFAULT_MAX_ATTEMPTS,
             ripple_id: None,
             hop: None,
             now: None,

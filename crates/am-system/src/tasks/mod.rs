@@ -36,9 +36,10 @@ pub mod reads;
 mod select;
 
 pub use args::{
-    Ack, AckResult, Claim, ClaimResult, ClaimTasks, Enqueue, EnqueueMany, EnqueueResult, LeftOut,
-    LeftOutReason, ListTasks, Prioritize, Refusal, Release, ReleaseOutcome, ReleaseResult,
-    SelectForWindow, SelectedTask, SelectionRef, TaskCounts, TaskRef, WindowSelection,
+    Ack, AckResult, Claim, ClaimResult, ClaimTasks, DEFAULT_MAX_ATTEMPTS, Enqueue, EnqueueMany,
+    EnqueueResult, LeftOut, LeftOutReason, ListTasks, Prioritize, Refusal, Release, ReleaseOutcome,
+    ReleaseResult, SelectForWindow, SelectedTask, SelectionRef, TaskCounts, TaskRef,
+    WindowSelection,
 };
 pub use debt::{
     DebtReport, DebtTask, EnqueueDebt, EnqueueDebtReport, TaskPacket, UnderstandingDebt,
@@ -438,8 +439,9 @@ impl<'a> TaskQueue<'a> {
     ///
     /// # Errors
     /// `InvalidInput` for a strength outside [0, 1], an empty target, basis,
-    /// scope or owner, `max_attempts` < 1, a bad timestamp, a window a
-    /// window-only kind never runs in; the home's failure.
+    /// scope or owner, a bad timestamp, a window a window-only kind never
+    /// runs in (`max_attempts` is positive by its type: a 0 is refused where
+    /// the arguments are read); the home's failure.
     pub fn enqueue(&self, args: &Enqueue) -> Result<EnqueueResult> {
         Ok(self
             .enqueue_many(std::slice::from_ref(args))?
@@ -1140,12 +1142,6 @@ fn validate_enqueue(a: &Enqueue, now: &str) -> Result<TaskRow> {
             a.strength
         )));
     }
-    if a.max_attempts < 1 {
-        return Err(Error::invalid(format!(
-            "max_attempts must be at least 1, got {}",
-            a.max_attempts
-        )));
-    }
     if a.cost_hint.is_some_and(|c| !c.is_finite() || c < 0.0) {
         return Err(Error::invalid(format!(
             "cost_hint must be a number of seconds >= 0, got {:?}",
@@ -1211,7 +1207,7 @@ fn validate_enqueue(a: &Enqueue, now: &str) -> Result<TaskRow> {
         not_before: a.not_before.map(Timestamp::canonical),
         windows,
         cost_hint: a.cost_hint,
-        max_attempts: a.max_attempts,
+        max_attempts: i64::from(a.max_attempts.get()),
         attempts: 0,
         status: TaskStatus::Pending,
         holder: None,
