@@ -177,11 +177,6 @@ pub fn valence_problems(ws: &Workspace) -> Vec<String> {
     out
 }
 
-/// The sibling-module cycles left on purpose: `(crate, module, module)`.
-/// `am-system`'s `system.rs` holds the valence state (`GradationConfig`, the
-/// valence index) and `valence/` adds verbs to `MemorySystem`.
-const KNOWN_CYCLES: &[(&str, &str, &str)] = &[("am-system", "system", "valence")];
-
 /// A module's path inside its crate from its file under `src` (`a/mod.rs`
 /// and `a.rs` are `a`; `lib.rs` and `main.rs` are the root, `[]`).
 fn module_path(src: &Path, file: &Path) -> Vec<String> {
@@ -294,7 +289,7 @@ fn target<'a>(
 }
 
 /// Sibling modules (one parent, neither inside the other) of a crate that
-/// each name an item of the other, but for [`KNOWN_CYCLES`].
+/// each name an item of the other (none is excepted).
 pub fn cycle_problems(ws: &Workspace) -> Vec<String> {
     let mut out = Vec::new();
     for p in &ws.packages {
@@ -318,11 +313,6 @@ pub fn cycle_problems(ws: &Workspace) -> Vec<String> {
             .filter(|(a, b)| a < b && edges.contains(&(b.clone(), a.clone())))
             .filter(|(a, b)| !(b.starts_with(a) || a.starts_with(b)))
             .map(|(a, b)| (a.join("::"), b.join("::")))
-            .filter(|(a, b)| {
-                !KNOWN_CYCLES
-                    .iter()
-                    .any(|(c, x, y)| *c == p.name && ((a == x && b == y) || (a == y && b == x)))
-            })
             .collect();
         pairs.sort();
         for (a, b) in pairs {

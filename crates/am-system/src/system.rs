@@ -95,7 +95,7 @@ pub struct SystemOptions {
     /// `None`: a source must be an object with a non-empty string `kind`.
     pub source_validator: Option<crate::reading::SourceValidator>,
     /// The gradation fold's tunables (api.md "Valence and gradation").
-    pub gradation_config: crate::valence::GradationConfig,
+    pub gradation_config: crate::valence::gradation::GradationConfig,
 }
 
 /// The layer-2 memory system. See the crate docs and api.md "Layer 2".
@@ -133,7 +133,7 @@ pub struct MemorySystem {
     /// The host's `SourceRef` validation (understanding verbs).
     pub(crate) source_validator: Option<crate::reading::SourceValidator>,
     /// The gradation tunables (`SystemOptions::gradation_config`).
-    pub(crate) gradation: crate::valence::GradationConfig,
+    pub(crate) gradation: crate::valence::gradation::GradationConfig,
     /// The valence streams `gradation` keeps fresh (valence/index.rs).
     pub(crate) valence_index: Mutex<crate::valence::index::ValenceIndex>,
     /// The ladder mirror `entity_card` keeps fresh (card/mirror.rs).
