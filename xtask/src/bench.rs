@@ -5,8 +5,8 @@
 //! on this machine class (from the issue texts) and the ratio to it.
 //!
 //! The benches: `am-backend-sqlite` `store` and `journal`, `am-system`
-//! `reconstruct`, `formation`, `understanding`, `tasks`, `observe`, `entity` and
-//! `guard_cost` (the commit guard's cost in instructions, counted by callgrind
+//! `reconstruct`, `formation`, `understanding`, `tasks`, `observe`, `entity`,
+//! `card` and `guard_cost` (the commit guard's cost in instructions, counted by callgrind
 //! when valgrind is installed: its rows print each guarded count beside the
 //! unguarded one against the 2 % target, beside the criterion medians'
 //! guarded/unguarded pairs), `am-embed` `offline`; then, when the release
@@ -42,6 +42,7 @@ const BENCHES: &[(&str, &str)] = &[
     ("am-system", "observe"),
     ("am-system", "entity"),
     ("am-system", "guard_cost"),
+    ("am-system", "card"),
     ("am-embed", "offline"),
 ];
 
