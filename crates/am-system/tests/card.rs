@@ -14,22 +14,11 @@ use am_system::valence::GradationConfig;
 use am_system::verbs::{CloseRecord, RememberMany};
 use am_system::{MemoryRecordInput, SystemOptions};
 use am_triples::ErrorKind::InvalidInput;
-use am_triples::JsonMap;
-use common::{Stack, assert_refused, on_both, on_both_with, written};
+use common::{Stack, assert_refused, named, on_both, on_both_with, written};
 use serde_json::{Value, json};
 
 const EID: &str = "entity:castor";
 const LADDER: [(&str, &str); 3] = [("self", EID), ("diary", EID), ("life", EID)];
-
-fn named() -> JsonMap {
-    let text = std::fs::read_to_string(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/oracle/sparks.json"
-    ))
-    .unwrap();
-    let all: JsonMap = serde_json::from_str(&text).unwrap();
-    all["named"].as_object().unwrap().clone()
-}
 
 fn card(s: &Stack, as_of: Option<i64>) -> Value {
     let c = s

@@ -19,22 +19,12 @@ use am_system::identity::Engram;
 use am_system::valence::GradationConfig;
 use am_system::verbs::{Bind, CloseRecord, RememberMany, RewriteDigest};
 use am_triples::rewrite::DigestRewrite;
-use am_triples::{CommitPoint, JsonMap, TripleAssertion};
-use common::{Stack, on_both, written};
+use am_triples::{CommitPoint, TripleAssertion};
+use common::{Stack, named, on_both, written};
 use serde_json::{Value, json};
 
 const EID: &str = "entity:pollux";
 const LADDER: [(&str, &str); 3] = [("self", EID), ("diary", EID), ("life", EID)];
-
-fn named() -> JsonMap {
-    let text = std::fs::read_to_string(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/oracle/sparks.json"
-    ))
-    .unwrap();
-    let all: JsonMap = serde_json::from_str(&text).unwrap();
-    all["named"].as_object().unwrap().clone()
-}
 
 fn args(as_of: Option<i64>) -> EntityCard {
     EntityCard {

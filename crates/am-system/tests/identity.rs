@@ -9,18 +9,8 @@ use am_system::identity::{DEFAULT_SPARK_TEMPLATE, Engram, SelfRecords};
 use am_system::verbs::CloseRecord;
 use am_triples::ErrorKind::InvalidInput;
 use am_triples::JsonMap;
-use common::{assert_refused, on_both, written};
+use common::{assert_refused, named, on_both, written};
 use serde_json::{Value, json};
-
-fn named() -> JsonMap {
-    let text = std::fs::read_to_string(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/oracle/sparks.json"
-    ))
-    .unwrap();
-    let all: JsonMap = serde_json::from_str(&text).unwrap();
-    all["named"].as_object().unwrap().clone()
-}
 
 fn operator_author(kind: &str, body: &str, ctx: &AuthorContext) -> Result<Authored, AuthorError> {
     assert_eq!(ctx.pass, "engram");

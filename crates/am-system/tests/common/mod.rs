@@ -410,3 +410,15 @@ pub(crate) fn home_bytes(s: &Stack) -> Vec<(String, Vec<u8>)> {
     files.sort();
     files
 }
+
+/// The named spark of the oracle's fixtures (`tests/oracle/sparks.json`,
+/// key `named`): the identity core the card and identity tests engram.
+pub(crate) fn named() -> am_triples::JsonMap {
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/oracle/sparks.json"
+    ))
+    .unwrap();
+    let all: am_triples::JsonMap = serde_json::from_str(&text).unwrap();
+    all["named"].as_object().unwrap().clone()
+}
