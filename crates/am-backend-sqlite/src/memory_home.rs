@@ -294,7 +294,7 @@ impl MemoryHome for SqliteMemoryHome {
         let tx = conn
             .transaction_with_behavior(rusqlite::TransactionBehavior::Deferred)
             .map_err(crate::error::sqlite)?;
-        body(&crate::tasks::SqlTasks::new(&tx, &self.task_cache, false))
+        body(&crate::tasks::SqlTasks::new(&tx, &self.task_cache))
     }
 
     fn transaction(
@@ -341,7 +341,7 @@ impl SqliteMemoryHome {
             tasks: self
                 .tasks
                 .load(Ordering::Acquire)
-                .then(|| crate::tasks::SqlTasks::new(&tx, &self.task_cache, true)),
+                .then(|| crate::tasks::SqlTasks::new(&tx, &self.task_cache)),
         };
         // On an error `tx` drops here and rolls everything back.
         body(&mut open)?;

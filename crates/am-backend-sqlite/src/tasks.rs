@@ -5,7 +5,10 @@
 //!
 //! The queue's rules live in `am_system::tasks`; this module stores rows.
 //! Layout (ours; 0.3.2 has no queue): the columns a read filters or orders
-//! on, then the whole task as JSON (`task_json`, the spec's task dict).
+//! on, then the rest of the task as JSON (`task_json`, [`TaskJson`]: the
+//! spec's task dict without what the columns hold, its nulls and its empty
+//! lists). A row holding the whole dict, as every row did before
+//! 2026-12-06, reads the same: the columns win over the keys they repeat.
 //!
 //! The live tasks are also kept in process ([`TaskCache`], one per
 //! `SqliteMemoryHome` and its clones): decoded once, answering the reads of
@@ -23,12 +26,14 @@
 
 use crate::error::sqlite;
 use am_journal::home::HomeResult;
-use am_journal::task_index::{LiveTasks, decode_task, encode_task, live_only};
+use am_journal::task_index::{LiveTasks, live_only};
 use am_journal::{
-    TaskFilter, TaskKind, TaskLogRow, TaskReads, TaskRow, TasksTx, Window, WindowRow,
+    TaskFilter, TaskKind, TaskLogRow, TaskReads, TaskRow, TaskStatus, TasksTx, Window, WindowRow,
 };
 use rusqlite::{Connection, OptionalExtension, params};
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use std::borrow::Cow;
 use std::cell::OnceCell;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -49,7 +54,6 @@ CREATE TABLE IF NOT EXISTS memq_tasks (
     task_json TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS idx_memq_tasks_status ON memq_tasks(status, kind);
-CREATE INDEX IF NOT EXISTS idx_memq_tasks_target ON memq_tasks(target_id);
 CREATE INDEX IF NOT EXISTS idx_memq_tasks_ripple ON memq_tasks(ripple_id) WHERE ripple_id IS NOT NULL;
 CREATE INDEX IF NOT EXISTS idx_memq_tasks_done ON memq_tasks(kind, updated_at) WHERE status = 'done';
 CREATE TABLE IF NOT EXISTS memq_log (
@@ -60,7 +64,6 @@ CREATE TABLE IF NOT EXISTS memq_log (
     holder TEXT,
     detail_json TEXT NOT NULL
 );
-CREATE INDEX IF NOT EXISTS idx_memq_log_task ON memq_log(task_id, seq);
 CREATE TABLE IF NOT EXISTS memq_windows (
     seq INTEGER PRIMARY KEY AUTOINCREMENT,
     holder TEXT NOT NULL,
@@ -99,6 +102,30 @@ CREATE TRIGGER IF NOT EXISTS memq_tasks_generation_delete AFTER DELETE ON memq_t
 BEGIN UPDATE memq_meta SET value = value + 1 WHERE key = 'generation'; END;
 ";
 
+/// The indexes keyed by a hash (idempotent; a writable open moves an older
+/// queue to them, dropping the full indexes they replace, which would still
+/// be written). A task id and a target id are hashes: a full index on
+/// either took every enqueued task to a random leaf page, and a batch of
+/// formed records rewrote about one page per task and index in the WAL
+/// (about a tenth of a pending formation's time each).
+///
+/// - `idx_memq_tasks_target_settled`: the settled tasks by target. A live
+///   task is read from the live set ([`TaskCache`]), so a task enters the
+///   index when it settles, not when it is queued.
+/// - The log: `log(task_id)` reads a task's transitions through
+///   `(task_id, seq)` and its one `enqueued` row, written at the task's
+///   `created_at`, through `(at, task_id)`: `enqueued` rows, one per task
+///   and the most numerous, are keyed by time and land on the index's
+///   last pages.
+pub const INDEX_SCHEMA: &str = "
+CREATE INDEX IF NOT EXISTS idx_memq_tasks_target_settled ON memq_tasks(target_id)
+    WHERE status NOT IN ('pending', 'deferred', 'leased');
+DROP INDEX IF EXISTS idx_memq_tasks_target;
+CREATE INDEX IF NOT EXISTS idx_memq_log_transitions ON memq_log(task_id, seq) WHERE event != 'enqueued';
+CREATE INDEX IF NOT EXISTS idx_memq_log_enqueued ON memq_log(at, task_id) WHERE event = 'enqueued';
+DROP INDEX IF EXISTS idx_memq_log_task;
+";
+
 /// Create the queue's tables on `conn` (idempotent), in ONE transaction (the
 /// caller's, or a `BEGIN IMMEDIATE` of its own when there is none): a process
 /// killed while a home gains its queue leaves the whole schema or none of it
@@ -118,7 +145,8 @@ pub fn create(conn: &Connection) -> HomeResult<()> {
     }
     let created = conn
         .execute_batch(SCHEMA)
-        .and_then(|()| conn.execute_batch(GENERATION_SCHEMA));
+        .and_then(|()| conn.execute_batch(GENERATION_SCHEMA))
+        .and_then(|()| conn.execute_batch(INDEX_SCHEMA));
     if !own {
         return created.map_err(sqlite);
     }
@@ -155,18 +183,18 @@ fn read_generation(conn: &Connection) -> HomeResult<Option<i64>> {
 /// The live rows of `conn`'s queue, decoded.
 fn load_live(conn: &Connection) -> HomeResult<LiveTasks> {
     let mut stmt = conn
-        .prepare_cached(
-            "SELECT rowid, task_json FROM memq_tasks WHERE status IN ('pending', 'deferred', 'leased') \
-             ORDER BY rowid",
-        )
+        .prepare_cached(&format!(
+            "SELECT rowid, {TASK_COLUMNS} FROM memq_tasks \
+                 WHERE status IN ('pending', 'deferred', 'leased') ORDER BY rowid"
+        ))
         .map_err(sqlite)?;
     let rows = stmt
-        .query_map([], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?)))
+        .query_map([], |r| Ok((r.get::<_, i64>(0)?, StoredTask::read(r, 1)?)))
         .map_err(sqlite)?;
     let mut live = LiveTasks::new();
     for row in rows {
-        let (rowid, json) = row.map_err(sqlite)?;
-        live.set(rowid, Arc::new(decode_task(&json)?));
+        let (rowid, stored) = row.map_err(sqlite)?;
+        live.set(rowid, Arc::new(stored.decode()?));
     }
     Ok(live)
 }
@@ -194,6 +222,9 @@ impl TaskCache {
     }
 }
 
+/// A live task with its queue position (its rowid).
+type Ordered = (i64, Arc<TaskRow>);
+
 /// The task rows of one connection (inside a home transaction, or a read
 /// outside one), with the home's live-set cache.
 pub struct SqlTasks<'a> {
@@ -206,22 +237,17 @@ pub struct SqlTasks<'a> {
     staged: HashMap<String, (i64, Arc<TaskRow>)>,
     /// The staged task ids by target.
     staged_targets: HashMap<String, Vec<String>>,
-    /// Whether this is a write transaction (its targeted reads rebuild a
-    /// stale cache: the many reads of an `enqueue_many` then use it).
-    writing: bool,
 }
 
 impl<'a> SqlTasks<'a> {
-    /// The rows of `conn` (in its current transaction, a write one when
-    /// `writing`) with `cache`.
-    pub(crate) fn new(conn: &'a Connection, cache: &'a Mutex<TaskCache>, writing: bool) -> Self {
+    /// The rows of `conn` (in its current transaction) with `cache`.
+    pub(crate) fn new(conn: &'a Connection, cache: &'a Mutex<TaskCache>) -> Self {
         SqlTasks {
             conn,
             cache,
             start: OnceCell::new(),
             staged: HashMap::new(),
             staged_targets: HashMap::new(),
-            writing,
         }
     }
 
@@ -262,15 +288,15 @@ impl<'a> SqlTasks<'a> {
     }
 
     /// The live rows passing `filter` (a live-only filter), the cache's
-    /// with this transaction's writes over them, in queue order.
-    fn live_rows(&self, filter: &TaskFilter) -> HomeResult<Option<Vec<Arc<TaskRow>>>> {
+    /// with this transaction's writes over them, in queue order, each with
+    /// its rowid. A stale cache is rebuilt (before this transaction's first
+    /// write): SQL finds a live task by its target only by a scan
+    /// ([`INDEX_SCHEMA`]).
+    fn live_rows(&self, filter: &TaskFilter) -> HomeResult<Option<Vec<Ordered>>> {
         if !live_only(filter) {
             return Ok(None);
         }
-        // A read of the whole live set rebuilds a stale cache; a targeted
-        // one only inside a write transaction (else SQL answers it).
-        let reload = filter.target_id.is_none() || self.writing;
-        let Some(cache) = self.current(reload)? else {
+        let Some(cache) = self.current(true)? else {
             return Ok(None);
         };
         let unbounded = TaskFilter {
@@ -304,77 +330,56 @@ impl<'a> SqlTasks<'a> {
         if filter.limit > 0 {
             rows.truncate(filter.limit);
         }
+        Ok(Some(rows))
+    }
+
+    /// A targeted read over settled statuses too: the live tasks from the
+    /// live set, the settled ones through `idx_memq_tasks_target_settled`,
+    /// merged in queue order (`None` when the live set cannot answer).
+    fn target_rows(&self, filter: &TaskFilter) -> HomeResult<Option<Vec<TaskRow>>> {
+        let wanted = |live: bool| -> Vec<TaskStatus> {
+            let all = TaskStatus::ALL.iter().copied();
+            match &filter.statuses {
+                Some(st) => st.iter().copied().filter(|s| s.is_live() == live).collect(),
+                None => all.filter(|s| s.is_live() == live).collect(),
+            }
+        };
+        let (live, settled) = (wanted(true), wanted(false));
+        let mut rows: Vec<(i64, TaskRow)> = Vec::new();
+        if !live.is_empty() {
+            let live_filter = TaskFilter {
+                statuses: Some(live),
+                limit: 0,
+                ..filter.clone()
+            };
+            let Some(found) = self.live_rows(&live_filter)? else {
+                return Ok(None);
+            };
+            rows.extend(found.into_iter().map(|(o, r)| (o, Arc::unwrap_or_clone(r))));
+        }
+        if !settled.is_empty() {
+            let settled_filter = TaskFilter {
+                statuses: Some(settled),
+                limit: 0,
+                ..filter.clone()
+            };
+            rows.extend(self.sql_rows(&settled_filter, true)?);
+        }
+        rows.sort_by_key(|(o, _)| *o);
+        if filter.limit > 0 {
+            rows.truncate(filter.limit);
+        }
         Ok(Some(rows.into_iter().map(|(_, r)| r).collect()))
     }
 
-    /// This transaction's queue writes, for the cache once it commits
-    /// (`None` when it wrote none or the cache is off). Reads the
-    /// generation the writes advanced the file to.
-    ///
-    /// # Errors
-    /// `Storage`.
-    pub(crate) fn finish(self) -> HomeResult<Option<StagedTasks>> {
-        let Some(Some(from)) = self.start.get().copied() else {
-            return Ok(None);
-        };
-        if self.staged.is_empty() {
-            return Ok(None);
+    /// The rows passing `filter`, read by SQL, in queue order, each with its
+    /// rowid; `settled` adds the settled-statuses term the partial target
+    /// index is used under.
+    fn sql_rows(&self, filter: &TaskFilter, settled: bool) -> HomeResult<Vec<(i64, TaskRow)>> {
+        let mut sql = format!("SELECT rowid, {TASK_COLUMNS} FROM memq_tasks WHERE 1 = 1");
+        if settled {
+            sql.push_str(" AND status NOT IN ('pending', 'deferred', 'leased')");
         }
-        let Some(to) = read_generation(self.conn)? else {
-            return Ok(None);
-        };
-        Ok(Some(StagedTasks {
-            from,
-            to,
-            rows: self.staged.into_values().collect(),
-        }))
-    }
-}
-
-fn json_text(v: &impl serde::Serialize) -> HomeResult<String> {
-    serde_json::to_string(v)
-        .map_err(|e| am_triples::Error::internal(format!("a task row did not encode: {e}")))
-}
-
-fn decode_values(text: &str, what: &str) -> HomeResult<Vec<Value>> {
-    serde_json::from_str(text)
-        .map_err(|e| am_triples::Error::storage(format!("{what} is not a JSON list: {e}")))
-}
-
-impl TaskReads for SqlTasks<'_> {
-    fn task(&self, task_id: &str) -> HomeResult<Option<TaskRow>> {
-        if let Some((_, row)) = self.staged.get(task_id) {
-            return Ok(Some(TaskRow::clone(row)));
-        }
-        if let Some(cache) = self.current(false)?
-            && let Some((_, row)) = cache.live.get(task_id)
-        {
-            return Ok(Some(TaskRow::clone(row)));
-        }
-        let json: Option<String> = self
-            .conn
-            .prepare_cached("SELECT task_json FROM memq_tasks WHERE task_id = ?1")
-            .and_then(|mut s| s.query_row([task_id], |r| r.get(0)).optional())
-            .map_err(sqlite)?;
-        json.as_deref().map(decode_task).transpose()
-    }
-
-    fn live(&self) -> HomeResult<Vec<Arc<TaskRow>>> {
-        match self.live_rows(&TaskFilter::live())? {
-            Some(rows) => Ok(rows),
-            None => Ok(self
-                .tasks(&TaskFilter::live())?
-                .into_iter()
-                .map(Arc::new)
-                .collect()),
-        }
-    }
-
-    fn tasks(&self, filter: &TaskFilter) -> HomeResult<Vec<TaskRow>> {
-        if let Some(rows) = self.live_rows(filter)? {
-            return Ok(rows.into_iter().map(Arc::unwrap_or_clone).collect());
-        }
-        let mut sql = String::from("SELECT task_json FROM memq_tasks WHERE 1 = 1");
         let mut args: Vec<String> = Vec::new();
         if let Some(st) = &filter.statuses {
             if st.is_empty() {
@@ -409,21 +414,274 @@ impl TaskReads for SqlTasks<'_> {
         let mut stmt = self.conn.prepare_cached(&sql).map_err(sqlite)?;
         let rows = stmt
             .query_map(rusqlite::params_from_iter(args.iter()), |r| {
-                r.get::<_, String>(0)
+                Ok((r.get::<_, i64>(0)?, StoredTask::read(r, 1)?))
             })
             .map_err(sqlite)?;
         let mut out = Vec::new();
-        for json in rows {
-            out.push(decode_task(&json.map_err(sqlite)?)?);
+        for row in rows {
+            let (rowid, stored) = row.map_err(sqlite)?;
+            out.push((rowid, stored.decode()?));
         }
         Ok(out)
+    }
+
+    /// This transaction's queue writes, for the cache once it commits
+    /// (`None` when it wrote none or the cache is off). Reads the
+    /// generation the writes advanced the file to.
+    ///
+    /// # Errors
+    /// `Storage`.
+    pub(crate) fn finish(self) -> HomeResult<Option<StagedTasks>> {
+        let Some(Some(from)) = self.start.get().copied() else {
+            return Ok(None);
+        };
+        if self.staged.is_empty() {
+            return Ok(None);
+        }
+        let Some(to) = read_generation(self.conn)? else {
+            return Ok(None);
+        };
+        Ok(Some(StagedTasks {
+            from,
+            to,
+            rows: self.staged.into_values().collect(),
+        }))
+    }
+}
+
+/// The columns a task row is read from, in [`StoredTask::read`]'s order.
+const TASK_COLUMNS: &str = "task_id, kind, target_id, scope, owner_id, status, priority, ripple_id, \
+                            created_at, updated_at, task_json";
+
+/// What `memq_tasks.task_json` holds: the fields of the spec's task dict
+/// that no column of the row holds, without those that are `null` or empty
+/// lists, and `capability` only when it is not the kind's. A row's bytes are
+/// most of what a task costs to write (its COMMIT's WAL frames and the
+/// checkpoint they bring), and the whole dict repeated its columns: the
+/// compact form is about 40 % of it. The keys a column holds, which a row
+/// written before this layout also carries, are read and ignored: the
+/// columns are the truth (plain SQL filters on them).
+#[derive(Serialize, Deserialize)]
+struct TaskJson<'a> {
+    #[serde(default, skip_serializing_if = "Option::is_none", borrow)]
+    capability: Option<Cow<'a, str>>,
+    #[serde(default, skip_serializing_if = "str::is_empty", borrow)]
+    assertion_id: Cow<'a, str>,
+    #[serde(borrow)]
+    basis: Cow<'a, str>,
+    basis_version: i64,
+    strength: f64,
+    cause: Cow<'a, Value>,
+    #[serde(default, skip_serializing_if = "<[String]>::is_empty")]
+    depends_on: Cow<'a, [String]>,
+    #[serde(default, skip_serializing_if = "Option::is_none", borrow)]
+    not_before: Option<Cow<'a, str>>,
+    #[serde(default, skip_serializing_if = "<[Window]>::is_empty")]
+    windows: Cow<'a, [Window]>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    cost_hint: Option<f64>,
+    max_attempts: i64,
+    attempts: i64,
+    #[serde(default, skip_serializing_if = "Option::is_none", borrow)]
+    holder: Option<Cow<'a, str>>,
+    #[serde(default, skip_serializing_if = "Option::is_none", borrow)]
+    lease_until: Option<Cow<'a, str>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    hop: Option<i64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    result: Option<Cow<'a, Value>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    error: Option<Cow<'a, Value>>,
+    #[serde(default, skip_serializing_if = "Option::is_none", borrow)]
+    superseded_by: Option<Cow<'a, str>>,
+}
+
+/// `row`'s `task_json` ([`TaskJson`]).
+///
+/// # Errors
+/// `Internal` when it does not encode (it always does).
+fn encode_task(row: &TaskRow) -> HomeResult<String> {
+    fn b(s: &Option<String>) -> Option<Cow<'_, str>> {
+        s.as_deref().map(Cow::Borrowed)
+    }
+    json_text(&TaskJson {
+        capability: (row.capability != row.kind.capability())
+            .then_some(Cow::Borrowed(row.capability.as_str())),
+        assertion_id: Cow::Borrowed(&row.assertion_id),
+        basis: Cow::Borrowed(&row.basis),
+        basis_version: row.basis_version,
+        strength: row.strength,
+        cause: Cow::Borrowed(&row.cause),
+        depends_on: Cow::Borrowed(&row.depends_on),
+        not_before: b(&row.not_before),
+        windows: Cow::Borrowed(&row.windows),
+        cost_hint: row.cost_hint,
+        max_attempts: row.max_attempts,
+        attempts: row.attempts,
+        holder: b(&row.holder),
+        lease_until: b(&row.lease_until),
+        hop: row.hop,
+        result: row.result.as_ref().map(Cow::Borrowed),
+        error: row.error.as_ref().map(Cow::Borrowed),
+        superseded_by: b(&row.superseded_by),
+    })
+}
+
+/// One `memq_tasks` row as read ([`TASK_COLUMNS`]), before it is decoded.
+struct StoredTask {
+    task_id: String,
+    kind: String,
+    target_id: String,
+    scope: String,
+    owner_id: String,
+    status: String,
+    priority: i64,
+    ripple_id: Option<String>,
+    created_at: String,
+    updated_at: String,
+    json: String,
+}
+
+impl StoredTask {
+    /// The row's [`TASK_COLUMNS`], from column `at` on.
+    fn read(r: &rusqlite::Row<'_>, at: usize) -> rusqlite::Result<StoredTask> {
+        Ok(StoredTask {
+            task_id: r.get(at)?,
+            kind: r.get(at + 1)?,
+            target_id: r.get(at + 2)?,
+            scope: r.get(at + 3)?,
+            owner_id: r.get(at + 4)?,
+            status: r.get(at + 5)?,
+            priority: r.get(at + 6)?,
+            ripple_id: r.get(at + 7)?,
+            created_at: r.get(at + 8)?,
+            updated_at: r.get(at + 9)?,
+            json: r.get(at + 10)?,
+        })
+    }
+
+    /// The task: its columns, then what `task_json` adds.
+    ///
+    /// # Errors
+    /// `Storage` when a column or the JSON is not a task's.
+    fn decode(self) -> HomeResult<TaskRow> {
+        let bad = |what: &str, e: &dyn std::fmt::Display| {
+            am_triples::Error::storage(format!("memq_tasks.{what} is not a task's: {e}"))
+        };
+        let kind = TaskKind::parse(&self.kind).map_err(|e| bad("kind", &e))?;
+        let status = TaskStatus::parse(&self.status).map_err(|e| bad("status", &e))?;
+        let j: TaskJson<'_> = serde_json::from_str(&self.json).map_err(|e| bad("task_json", &e))?;
+        let own = |s: Option<Cow<'_, str>>| s.map(Cow::into_owned);
+        Ok(TaskRow {
+            task_id: self.task_id,
+            kind,
+            capability: own(j.capability).unwrap_or_else(|| kind.capability().to_owned()),
+            target_id: self.target_id,
+            assertion_id: j.assertion_id.into_owned(),
+            scope: self.scope,
+            owner_id: self.owner_id,
+            basis: j.basis.into_owned(),
+            basis_version: j.basis_version,
+            strength: j.strength,
+            cause: j.cause.into_owned(),
+            priority: self.priority,
+            depends_on: j.depends_on.into_owned(),
+            not_before: own(j.not_before),
+            windows: j.windows.into_owned(),
+            cost_hint: j.cost_hint,
+            max_attempts: j.max_attempts,
+            attempts: j.attempts,
+            status,
+            holder: own(j.holder),
+            lease_until: own(j.lease_until),
+            ripple_id: self.ripple_id,
+            hop: j.hop,
+            result: j.result.map(Cow::into_owned),
+            error: j.error.map(Cow::into_owned),
+            superseded_by: own(j.superseded_by),
+            created_at: self.created_at,
+            updated_at: self.updated_at,
+        })
+    }
+}
+
+fn json_text(v: &impl serde::Serialize) -> HomeResult<String> {
+    serde_json::to_string(v)
+        .map_err(|e| am_triples::Error::internal(format!("a task row did not encode: {e}")))
+}
+
+fn decode_values(text: &str, what: &str) -> HomeResult<Vec<Value>> {
+    serde_json::from_str(text)
+        .map_err(|e| am_triples::Error::storage(format!("{what} is not a JSON list: {e}")))
+}
+
+impl TaskReads for SqlTasks<'_> {
+    fn task(&self, task_id: &str) -> HomeResult<Option<TaskRow>> {
+        if let Some((_, row)) = self.staged.get(task_id) {
+            return Ok(Some(TaskRow::clone(row)));
+        }
+        if let Some(cache) = self.current(false)?
+            && let Some((_, row)) = cache.live.get(task_id)
+        {
+            return Ok(Some(TaskRow::clone(row)));
+        }
+        let stored = self
+            .conn
+            .prepare_cached(&format!(
+                "SELECT {TASK_COLUMNS} FROM memq_tasks WHERE task_id = ?1"
+            ))
+            .and_then(|mut s| {
+                s.query_row([task_id], |r| StoredTask::read(r, 0))
+                    .optional()
+            })
+            .map_err(sqlite)?;
+        stored.map(StoredTask::decode).transpose()
+    }
+
+    fn live(&self) -> HomeResult<Vec<Arc<TaskRow>>> {
+        match self.live_rows(&TaskFilter::live())? {
+            Some(rows) => Ok(rows.into_iter().map(|(_, r)| r).collect()),
+            None => Ok(self
+                .tasks(&TaskFilter::live())?
+                .into_iter()
+                .map(Arc::new)
+                .collect()),
+        }
+    }
+
+    fn tasks(&self, filter: &TaskFilter) -> HomeResult<Vec<TaskRow>> {
+        if let Some(rows) = self.live_rows(filter)? {
+            return Ok(rows
+                .into_iter()
+                .map(|(_, r)| Arc::unwrap_or_clone(r))
+                .collect());
+        }
+        if filter.target_id.is_some()
+            && let Some(rows) = self.target_rows(filter)?
+        {
+            return Ok(rows);
+        }
+        // The cache is off (or cannot be rebuilt in this transaction): SQL
+        // answers alone, a targeted read of live tasks by a scan.
+        Ok(self
+            .sql_rows(filter, false)?
+            .into_iter()
+            .map(|(_, r)| r)
+            .collect())
     }
 
     fn log(&self, task_id: &str) -> HomeResult<Vec<TaskLogRow>> {
         let mut stmt = self
             .conn
             .prepare_cached(
-                "SELECT seq, task_id, at, event, holder, detail_json FROM memq_log WHERE task_id = ?1 \
+                // The two halves of [`INDEX_SCHEMA`]: the transitions,
+                // then the `enqueued` row at the task's `created_at`.
+                "SELECT seq, task_id, at, event, holder, detail_json FROM memq_log \
+                 WHERE task_id = ?1 AND event != 'enqueued' \
+                 UNION ALL \
+                 SELECT seq, task_id, at, event, holder, detail_json FROM memq_log \
+                 WHERE event = 'enqueued' AND task_id = ?1 \
+                 AND at = (SELECT created_at FROM memq_tasks WHERE task_id = ?1) \
                  ORDER BY seq",
             )
             .map_err(sqlite)?;
@@ -465,17 +723,17 @@ impl TaskReads for SqlTasks<'_> {
         };
         let mut stmt = self
             .conn
-            .prepare_cached(
-                "SELECT task_json FROM memq_tasks WHERE kind = ?1 AND status = 'done' \
-                 ORDER BY updated_at DESC, task_id DESC LIMIT ?2",
-            )
+            .prepare_cached(&format!(
+                "SELECT {TASK_COLUMNS} FROM memq_tasks WHERE kind = ?1 AND status = 'done' \
+                 ORDER BY updated_at DESC, task_id DESC LIMIT ?2"
+            ))
             .map_err(sqlite)?;
         let rows = stmt
-            .query_map(params![kind.as_str(), limit], |r| r.get::<_, String>(0))
+            .query_map(params![kind.as_str(), limit], |r| StoredTask::read(r, 0))
             .map_err(sqlite)?;
         let mut out = Vec::new();
-        for json in rows {
-            out.push(decode_task(&json.map_err(sqlite)?)?);
+        for stored in rows {
+            out.push(stored.map_err(sqlite)?.decode()?);
         }
         Ok(out)
     }

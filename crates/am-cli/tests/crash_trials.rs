@@ -820,8 +820,7 @@ fn units(verb: &str, path: &Path, reference_ids: &[Vec<String>], n: usize) -> Un
                         _ => {
                             count(
                                 &c,
-                                "SELECT COUNT(*) FROM memq_tasks WHERE task_id = ?1 AND status = 'done' \
-                                 AND json_extract(task_json, '$.status') = 'done'",
+                                "SELECT COUNT(*) FROM memq_tasks WHERE task_id = ?1 AND status = 'done'",
                                 &[id],
                             ) + count(
                                 &c,
@@ -862,14 +861,7 @@ fn units(verb: &str, path: &Path, reference_ids: &[Vec<String>], n: usize) -> Un
                         &[id, &event],
                     )
                 };
-                let settled = |id: &String, status: &str| {
-                    row(
-                        id,
-                        &format!(
-                            "status = '{status}' AND json_extract(task_json, '$.status') = '{status}'"
-                        ),
-                    )
-                };
+                let settled = |id: &String, status: &str| row(id, &format!("status = '{status}'"));
                 for id in ids.iter().filter(|_| has_queue(&c)) {
                     k += match step {
                         0 => row(id, "1") + log(id, "enqueued"),
@@ -878,7 +870,7 @@ fn units(verb: &str, path: &Path, reference_ids: &[Vec<String>], n: usize) -> Un
                         1 => {
                             row(
                                 id,
-                                "(json_extract(task_json, '$.attempts') = 1 OR                                  json_extract(task_json, '$.status') = 'deferred')",
+                                "(json_extract(task_json, '$.attempts') = 1 OR                                  status = 'deferred')",
                             ) + log(id, "claimed")
                         }
                         // Retry at its one allowed attempt: failed.
@@ -891,13 +883,8 @@ fn units(verb: &str, path: &Path, reference_ids: &[Vec<String>], n: usize) -> Un
                         }
                         4 => settled(id, "skipped") + log(id, "released"),
                         5 => {
-                            row(
-                                id,
-                                &format!(
-                                    "json_extract(task_json, '$.priority') = {}",
-                                    RELEASE_PRIORITY.1
-                                ),
-                            ) + log(id, "prioritized")
+                            row(id, &format!("priority = {}", RELEASE_PRIORITY.1))
+                                + log(id, "prioritized")
                         }
                         6 => settled(id, "superseded") + log(id, "superseded"),
                         _ => {

@@ -134,26 +134,6 @@ pub fn recent_first(a: &TaskRow, b: &TaskRow) -> std::cmp::Ordering {
         .then_with(|| b.task_id.cmp(&a.task_id))
 }
 
-/// A stored task row from its JSON (`memq_tasks.task_json`, or any store
-/// keeping the spec's task dict as text).
-///
-/// # Errors
-/// `Storage` when the text is not a task row.
-pub fn decode_task(json: &str) -> crate::home::HomeResult<TaskRow> {
-    serde_json::from_str(json).map_err(|e| {
-        am_triples::Error::storage(format!("memq_tasks.task_json is not a task row: {e}"))
-    })
-}
-
-/// A task row's JSON (the spec's task dict).
-///
-/// # Errors
-/// `Internal` when it does not encode (it always does).
-pub fn encode_task(row: &TaskRow) -> crate::home::HomeResult<String> {
-    serde_json::to_string(row)
-        .map_err(|e| am_triples::Error::internal(format!("a task row did not encode: {e}")))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

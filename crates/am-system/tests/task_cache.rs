@@ -248,8 +248,7 @@ fn plain_sql_changing_a_task_row_is_seen() {
     // Settle one task behind the library's back (the trigger still counts).
     let c = rusqlite::Connection::open(&path).unwrap();
     c.execute(
-        "UPDATE memq_tasks SET status = 'skipped', \
-         task_json = json_set(task_json, '$.status', 'skipped') WHERE task_id = ?1",
+        "UPDATE memq_tasks SET status = 'skipped' WHERE task_id = ?1",
         [&id],
     )
     .unwrap();
@@ -316,4 +315,249 @@ fn the_in_memory_live_index_answers_as_the_sqlite_rows() {
     assert_eq!(select(&s), select(&m));
     assert_eq!(all(&s), all(&m));
     agrees_with_a_cold_handle(&s, &path);
+}
+
+/// One of every field a task row can carry: dependencies, `not_before`,
+/// windows, a ripple and its hop, a mapping cause, a lease and its holder,
+/// a result, a deferral, a skip's error, a superseding task.
+fn every_field(sys: &MemorySystem) {
+    let q = sys.tasks().unwrap();
+    q.enqueue_many(&tasks("f", 6)).unwrap();
+    let ids: Vec<String> = q
+        .tasks(&ListTasks::default())
+        .unwrap()
+        .into_iter()
+        .map(|t| t.task_id)
+        .collect();
+    let mut rich = Enqueue::new(
+        TaskKind::RippleReconsider,
+        "ex:f-rich",
+        ("session", "s1"),
+        "ex:f-rich@v2",
+        0.75,
+        json!({"cause": "ripple", "from": "ex:f-0"}),
+    );
+    rich.assertion_id = "a".repeat(32);
+    rich.basis_version = 2;
+    rich.depends_on = vec![ids[0].clone()];
+    rich.not_before = Some(am_triples::Timestamp::parse("2026-02-01T00:00:00Z").unwrap());
+    rich.windows = Some(vec![am_journal::Window::Night, am_journal::Window::Idle]);
+    rich.ripple_id = Some("ripple-1".into());
+    rich.hop = Some(2);
+    rich.max_attempts = std::num::NonZeroU32::new(1).unwrap();
+    q.enqueue(&rich).unwrap();
+    claim_and_ack(sys, &ids[..3], "h");
+    let release = |id: &str, outcome, until: Option<&str>| {
+        let mut r = am_system::tasks::Release::new(id, "h", outcome, "no model");
+        r.until = until.map(|u| am_triples::Timestamp::parse(u).unwrap());
+        r.detail = Some(json!({"why": "busy"}));
+        q.release(&r).unwrap();
+    };
+    use am_system::tasks::ReleaseOutcome::{Defer, Skip};
+    release(&ids[2], Skip, None);
+    q.claim(&Claim::new(ids[3..5].to_vec(), "h")).unwrap();
+    release(&ids[4], Defer, Some("2026-03-02T00:00:00Z"));
+    let mut newer = task("f", 5);
+    newer.basis = "ex:f-5@v1".into();
+    newer.basis_version = 1;
+    q.enqueue(&newer).unwrap();
+}
+
+#[test]
+fn a_task_row_stores_only_what_its_columns_lack_and_reads_back_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("home.sqlite3");
+    let s = open(&path, None);
+    let (m, _) = memory(None);
+    every_field(&s);
+    every_field(&m);
+    // Every field comes back from the compact row as the in-memory queue
+    // keeps it, on a warm handle and on a cold one.
+    assert_eq!(all(&s), all(&m));
+    agrees_with_a_cold_handle(&s, &path);
+    let c = rusqlite::Connection::open(&path).unwrap();
+    let stored: Vec<(String, String)> = c
+        .prepare("SELECT task_id, task_json FROM memq_tasks ORDER BY rowid")
+        .unwrap()
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    assert_eq!(stored.len(), 8);
+    let columns = [
+        "task_id",
+        "kind",
+        "target_id",
+        "scope",
+        "owner_id",
+        "status",
+        "priority",
+        "ripple_id",
+        "created_at",
+        "updated_at",
+        "capability",
+    ];
+    let mut seen = std::collections::BTreeSet::new();
+    for (id, json) in &stored {
+        let v: Value = serde_json::from_str(json).unwrap();
+        let keys = v.as_object().unwrap();
+        seen.extend(keys.keys().cloned());
+        for k in columns {
+            assert!(!keys.contains_key(k), "{id}: task_json repeats {k}: {json}");
+        }
+        for (k, v) in keys {
+            assert!(
+                !v.is_null() && v.as_array().is_none_or(|a| !a.is_empty()),
+                "{id}: task_json stores an empty {k}: {json}"
+            );
+        }
+    }
+    // The script set every field the columns do not hold.
+    let every: std::collections::BTreeSet<String> = [
+        "assertion_id",
+        "basis",
+        "basis_version",
+        "strength",
+        "cause",
+        "depends_on",
+        "not_before",
+        "windows",
+        "cost_hint",
+        "max_attempts",
+        "attempts",
+        "holder",
+        "lease_until",
+        "hop",
+        "result",
+        "error",
+        "superseded_by",
+    ]
+    .map(String::from)
+    .into();
+    assert_eq!(seen, every);
+    // A row holding the whole task dict (the layout before 2026-12-06)
+    // reads the same: its column keys are ignored in favour of the columns.
+    let before = all(&s);
+    for row in before.as_array().unwrap() {
+        c.execute(
+            "UPDATE memq_tasks SET task_json = ?1 WHERE task_id = ?2",
+            rusqlite::params![row.to_string(), row["task_id"].as_str().unwrap()],
+        )
+        .unwrap();
+    }
+    drop(c);
+    assert_eq!(all(&open(&path, None)), before);
+    assert_eq!(all(&s), before);
+}
+
+/// Every read a task can be found by: the whole list, each task by id, its
+/// log, and its target's tasks over every status and over the live ones.
+fn every_read(s: &MemorySystem) -> Value {
+    let q = s.tasks().unwrap();
+    let rows = q.tasks(&ListTasks::default()).unwrap();
+    let per_task: Vec<Value> = rows
+        .iter()
+        .map(|t| {
+            let by_target = q
+                .tasks(&ListTasks {
+                    target_id: Some(t.target_id.clone()),
+                    ..ListTasks::default()
+                })
+                .unwrap();
+            let of_status = |status| {
+                q.tasks(&ListTasks {
+                    target_id: Some(t.target_id.clone()),
+                    status: Some(status),
+                    ..ListTasks::default()
+                })
+                .unwrap()
+            };
+            json!({
+                "task": q.task(&t.task_id).unwrap(),
+                "log": q.log(&t.task_id).unwrap(),
+                "by_target": by_target,
+                "pending_by_target": of_status(TaskStatus::Pending),
+                "done_by_target": of_status(TaskStatus::Done),
+            })
+        })
+        .collect();
+    json!({"all": rows, "per_task": per_task})
+}
+
+fn index_names(path: &Path) -> Vec<String> {
+    let c = rusqlite::Connection::open(path).unwrap();
+    c.prepare(
+        "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name IN ('memq_tasks', 'memq_log') \
+         AND name NOT LIKE 'sqlite_autoindex%' ORDER BY name",
+    )
+    .unwrap()
+    .query_map([], |r| r.get(0))
+    .unwrap()
+    .map(Result::unwrap)
+    .collect()
+}
+
+#[test]
+fn an_older_queue_gains_the_partial_indexes_and_every_read_answers_the_same() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("home.sqlite3");
+    let s = open(&path, None);
+    let (m, _) = memory(None);
+    every_field(&s);
+    every_field(&m);
+    let before = every_read(&s);
+    assert_eq!(
+        before,
+        every_read(&m),
+        "the SQLite rows read as the in-memory queue"
+    );
+    let indexes = vec![
+        "idx_memq_log_enqueued",
+        "idx_memq_log_transitions",
+        "idx_memq_tasks_done",
+        "idx_memq_tasks_ripple",
+        "idx_memq_tasks_status",
+        "idx_memq_tasks_target_settled",
+    ];
+    assert_eq!(index_names(&path), indexes);
+    // The layout before 2026-12-06: full indexes by target and by task id.
+    let c = rusqlite::Connection::open(&path).unwrap();
+    c.execute_batch(
+        "DROP INDEX idx_memq_tasks_target_settled; DROP INDEX idx_memq_log_transitions; \
+         DROP INDEX idx_memq_log_enqueued; \
+         CREATE INDEX idx_memq_tasks_target ON memq_tasks(target_id); \
+         CREATE INDEX idx_memq_log_task ON memq_log(task_id, seq);",
+    )
+    .unwrap();
+    drop(c);
+    // This handle reads the old layout as it read the new one.
+    assert_eq!(every_read(&s), before);
+    // A writable open moves the queue to the partial indexes.
+    let reopened = open(&path, None);
+    assert_eq!(index_names(&path), indexes);
+    assert_eq!(every_read(&reopened), before);
+    // And the queue goes on: a settled task is found by its target.
+    for sys in [&reopened, &m] {
+        let q = sys.tasks().unwrap();
+        let live = q.tasks(&ListTasks::default()).unwrap();
+        let pending = live
+            .iter()
+            .find(|t| t.status == TaskStatus::Pending)
+            .unwrap()
+            .task_id
+            .clone();
+        q.claim(&Claim::new(vec![pending.clone()], "h2")).unwrap();
+        assert!(
+            q.ack(&Ack {
+                task_id: pending,
+                holder: "h2".into(),
+                result: json!({"outcome": "done"}),
+                now: None,
+            })
+            .unwrap()
+            .acked
+        );
+    }
+    assert_eq!(every_read(&reopened), every_read(&m));
+    assert_eq!(every_read(&open(&path, None)), every_read(&m));
 }
