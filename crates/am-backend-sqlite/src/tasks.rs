@@ -671,46 +671,28 @@ impl TaskReads for SqlTasks<'_> {
     }
 
     fn log(&self, task_id: &str) -> HomeResult<Vec<TaskLogRow>> {
-        let mut stmt = self
-            .conn
-            .prepare_cached(
-                // The two halves of [`INDEX_SCHEMA`]: the transitions,
-                // then the `enqueued` row at the task's `created_at`.
+        // The two halves of [`INDEX_SCHEMA`]: the transitions, then the
+        // `enqueued` row at the task's `created_at`.
+        let mut out = self.log_rows(
+            "SELECT seq, task_id, at, event, holder, detail_json FROM memq_log \
+             WHERE task_id = ?1 AND event != 'enqueued' \
+             UNION ALL \
+             SELECT seq, task_id, at, event, holder, detail_json FROM memq_log \
+             WHERE event = 'enqueued' AND task_id = ?1 \
+             AND at = (SELECT created_at FROM memq_tasks WHERE task_id = ?1) \
+             ORDER BY seq",
+            task_id,
+        )?;
+        // A stored task whose `enqueued` row is not at its `created_at`
+        // (plain SQL changed one of them, or wrote the task without it):
+        // the row is looked for by a scan of the log's `enqueued` rows.
+        if !out.iter().any(|r| r.event == "enqueued") && self.task(task_id)?.is_some() {
+            out.extend(self.log_rows(
                 "SELECT seq, task_id, at, event, holder, detail_json FROM memq_log \
-                 WHERE task_id = ?1 AND event != 'enqueued' \
-                 UNION ALL \
-                 SELECT seq, task_id, at, event, holder, detail_json FROM memq_log \
-                 WHERE event = 'enqueued' AND task_id = ?1 \
-                 AND at = (SELECT created_at FROM memq_tasks WHERE task_id = ?1) \
-                 ORDER BY seq",
-            )
-            .map_err(sqlite)?;
-        let rows = stmt
-            .query_map([task_id], |r| {
-                Ok((
-                    r.get::<_, i64>(0)?,
-                    r.get::<_, String>(1)?,
-                    r.get::<_, String>(2)?,
-                    r.get::<_, String>(3)?,
-                    r.get::<_, Option<String>>(4)?,
-                    r.get::<_, String>(5)?,
-                ))
-            })
-            .map_err(sqlite)?;
-        let mut out = Vec::new();
-        for row in rows {
-            let (seq, task_id, at, event, holder, detail) = row.map_err(sqlite)?;
-            let detail = serde_json::from_str(&detail).map_err(|e| {
-                am_triples::Error::storage(format!("memq_log.detail_json is not JSON: {e}"))
-            })?;
-            out.push(TaskLogRow {
-                seq,
+                 WHERE event = 'enqueued' AND task_id = ?1",
                 task_id,
-                at,
-                event,
-                holder,
-                detail,
-            });
+            )?);
+            out.sort_by_key(|r| r.seq);
         }
         Ok(out)
     }
@@ -781,6 +763,40 @@ impl TaskReads for SqlTasks<'_> {
 }
 
 impl SqlTasks<'_> {
+    /// The `memq_log` rows `sql` (selecting the log's six columns, with the
+    /// task id as `?1`) answers.
+    fn log_rows(&self, sql: &str, task_id: &str) -> HomeResult<Vec<TaskLogRow>> {
+        let mut stmt = self.conn.prepare_cached(sql).map_err(sqlite)?;
+        let rows = stmt
+            .query_map([task_id], |r| {
+                Ok((
+                    r.get::<_, i64>(0)?,
+                    r.get::<_, String>(1)?,
+                    r.get::<_, String>(2)?,
+                    r.get::<_, String>(3)?,
+                    r.get::<_, Option<String>>(4)?,
+                    r.get::<_, String>(5)?,
+                ))
+            })
+            .map_err(sqlite)?;
+        let mut out = Vec::new();
+        for row in rows {
+            let (seq, task_id, at, event, holder, detail) = row.map_err(sqlite)?;
+            let detail = serde_json::from_str(&detail).map_err(|e| {
+                am_triples::Error::storage(format!("memq_log.detail_json is not JSON: {e}"))
+            })?;
+            out.push(TaskLogRow {
+                seq,
+                task_id,
+                at,
+                event,
+                holder,
+                detail,
+            });
+        }
+        Ok(out)
+    }
+
     /// The rowid of the stored task `task_id` when this transaction already
     /// knows it (it wrote the task, or the current live set holds it).
     fn known_rowid(&self, task_id: &str) -> HomeResult<Option<i64>> {
@@ -792,28 +808,46 @@ impl SqlTasks<'_> {
             .and_then(|cache| cache.live.get(task_id).map(|(rowid, _)| rowid)))
     }
 
-    /// Store `t` (its row's mutable columns when the task is stored) and
-    /// answer its rowid (`known`: the rowid this transaction knows it at).
-    /// No `RETURNING`: SQLite answers one by buffering
-    /// it in an ephemeral table, opened and closed per statement (about a
-    /// tenth of an enqueue's instructions); the insert's rowid is
-    /// `last_insert_rowid`, an update's the row's own. `OR IGNORE` (no value
-    /// written is ever NULL; a task id already stored is the update below):
-    /// a statement that cannot abort opens no statement journal, which the
-    /// generation triggers otherwise make SQLite open for every row (about
-    /// 5,000 instructions a row, mostly copying pages into it).
+    /// Store `t` (every column of its row, and its JSON, when the task is
+    /// stored: `put` replaces the row, and the JSON no longer carries what a
+    /// column holds) and answer its rowid (`known`: the rowid this
+    /// transaction knows it at). No `RETURNING`: SQLite answers one by
+    /// buffering it in an ephemeral table, opened and closed per statement
+    /// (about a tenth of an enqueue's instructions); the insert's rowid is
+    /// `last_insert_rowid`, an update's the row's own. `OR IGNORE` (no
+    /// `NOT NULL` column is written NULL; a task id already stored is the
+    /// update below): a statement that cannot abort opens no statement
+    /// journal, which the generation triggers otherwise make SQLite open for
+    /// every row (about 5,000 instructions a row, mostly copying pages into
+    /// it).
     fn store_row(&self, t: &TaskRow, json: &str, known: Option<i64>) -> rusqlite::Result<i64> {
-        const UPDATE_BY_ROWID: &str = "UPDATE OR IGNORE memq_tasks SET status = ?1, priority = ?2, updated_at = ?3, \
-             task_json = ?4 WHERE rowid = ?5 AND task_id = ?6";
+        const SET: &str = "kind = ?1, target_id = ?2, scope = ?3, owner_id = ?4, status = ?5, \
+             priority = ?6, ripple_id = ?7, created_at = ?8, updated_at = ?9, task_json = ?10";
+        let columns = params![
+            t.kind.as_str(),
+            t.target_id,
+            t.scope,
+            t.owner_id,
+            t.status.as_str(),
+            t.priority,
+            t.ripple_id,
+            t.created_at,
+            t.updated_at,
+            json,
+            t.task_id,
+        ];
         if let Some(rowid) = known {
-            let n = self.conn.prepare_cached(UPDATE_BY_ROWID)?.execute(params![
-                t.status.as_str(),
-                t.priority,
-                t.updated_at,
-                json,
-                rowid,
-                t.task_id,
-            ])?;
+            let n = self
+                .conn
+                .prepare_cached(&format!(
+                    "UPDATE OR IGNORE memq_tasks SET {SET} WHERE task_id = ?11 AND rowid = ?12"
+                ))?
+                .execute(rusqlite::params_from_iter(
+                    columns
+                        .iter()
+                        .copied()
+                        .chain([&rowid as &dyn rusqlite::ToSql]),
+                ))?;
             if n == 1 {
                 return Ok(rowid);
             }
@@ -821,36 +855,21 @@ impl SqlTasks<'_> {
         let inserted = self
             .conn
             .prepare_cached(
-                "INSERT OR IGNORE INTO memq_tasks (task_id, kind, target_id, scope, owner_id, status, priority, \
-                 ripple_id, created_at, updated_at, task_json) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+                "INSERT OR IGNORE INTO memq_tasks (kind, target_id, scope, owner_id, status, priority, \
+                 ripple_id, created_at, updated_at, task_json, task_id) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
             )?
-            .execute(params![
-                t.task_id,
-                t.kind.as_str(),
-                t.target_id,
-                t.scope,
-                t.owner_id,
-                t.status.as_str(),
-                t.priority,
-                t.ripple_id,
-                t.created_at,
-                t.updated_at,
-                json,
-            ])?;
+            .execute(columns)?;
         if inserted == 1 {
             return Ok(self.conn.last_insert_rowid());
         }
         // Stored already (and not known to this transaction): the same
         // columns an upsert's update sets.
         self.conn
-            .prepare_cached(
-                "UPDATE memq_tasks SET status = ?1, priority = ?2, updated_at = ?3, task_json = ?4 \
-                 WHERE task_id = ?5 RETURNING rowid",
-            )?
-            .query_row(
-                params![t.status.as_str(), t.priority, t.updated_at, json, t.task_id],
-                |r| r.get(0),
-            )
+            .prepare_cached(&format!(
+                "UPDATE memq_tasks SET {SET} WHERE task_id = ?11 RETURNING rowid"
+            ))?
+            .query_row(columns, |r| r.get(0))
     }
 }
 
