@@ -1135,3 +1135,73 @@ fn every_log_row_of_a_task_is_read_back_whatever_the_instants_it_was_written_at(
         assert_eq!(enq[0].at, t.created_at);
     }
 }
+
+// ---------------------------------------------------------------------------
+// FAILING (3d0bb7f): reads that no longer answer as the rows.
+// ---------------------------------------------------------------------------
+
+/// `log(task_id)` finds a task's `enqueued` row at the task's `created_at`
+/// column: a plain-SQL writer that changes `memq_tasks.created_at` (the
+/// trigger counts the change, the row still reads) makes the task's log
+/// lose its `enqueued` row, though `memq_log` still holds it.
+#[test]
+fn plain_sql_changing_a_tasks_created_at_keeps_its_whole_log() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("home.sqlite3");
+    let (s, _) = open_home(&path);
+    one_target_script(&s);
+    let id = id_of(TaskKind::DigestRewrite, T, "v1");
+    let before = s.tasks().unwrap().log(&id).unwrap();
+    assert_eq!(before[0].event, "enqueued");
+    let c = rusqlite::Connection::open(&path).unwrap();
+    c.execute(
+        "UPDATE memq_tasks SET created_at = '2026-03-01T09:00:00+00:00' WHERE task_id = ?1",
+        [&id],
+    )
+    .unwrap();
+    drop(c);
+    assert_eq!(
+        log_table(&path)[&id],
+        before.iter().map(|r| r.seq).collect::<Vec<_>>(),
+        "memq_log still holds every row of the task"
+    );
+    assert_eq!(
+        s.tasks().unwrap().log(&id).unwrap(),
+        before,
+        "log() left out a row memq_log holds"
+    );
+}
+
+/// `TasksTx::put` "stores the row under its task_id, replacing an earlier
+/// one": a put that changes a field only a column holds (`ripple_id`,
+/// `owner_id`, `created_at`) reads back changed from this handle's live set
+/// and from the in-memory queue, but a cold handle reads the column, which
+/// the update leaves as it was (task_json no longer repeats it).
+#[test]
+fn a_put_replacing_a_tasks_column_fields_reads_the_same_on_a_warm_and_a_cold_handle() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("home.sqlite3");
+    let (s, sh) = open_home(&path);
+    let (m, mh) = memory_home();
+    one_target_script(&s);
+    one_target_script(&m);
+    let id = id_of(TaskKind::DigestRewrite, T, "v1");
+    for home in [&*sh as &dyn am_journal::MemoryHome, &*mh] {
+        home.transaction(CommitPoint::TasksPrioritize, &mut |tx| {
+            let t = tx.tasks()?;
+            let mut row = t.task(&id)?.unwrap();
+            row.ripple_id = Some("ripple-moved".into());
+            row.owner_id = "someone-else".into();
+            row.created_at = "2026-03-01T07:00:00.000000+00:00".into();
+            t.put(&row)
+        })
+        .unwrap();
+    }
+    let warm = home_reads(&*sh, &[T]);
+    assert_same_reads(&warm, &home_reads(&*mh, &[T]), "warm vs in-memory");
+    assert_same_reads(
+        &home_reads(&*open_home(&path).1, &[T]),
+        &warm,
+        "cold vs warm",
+    );
+}
