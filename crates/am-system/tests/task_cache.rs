@@ -561,3 +561,647 @@ fn an_older_queue_gains_the_partial_indexes_and_every_read_answers_the_same() {
     assert_eq!(every_read(&reopened), every_read(&m));
     assert_eq!(every_read(&open(&path, None)), every_read(&m));
 }
+
+// ---------------------------------------------------------------------------
+// Targeted reads: the live tasks from the live set, the settled ones from
+// SQL, merged in queue order (and SQL alone when the live set cannot answer
+// inside a transaction that already wrote). Each read is compared with the
+// in-memory queue's, through the home's own `TaskReads` (every status subset,
+// kind and limit a `TaskFilter` can ask) and through the system's verbs.
+// ---------------------------------------------------------------------------
+
+const T: &str = "ex:t";
+const U: &str = "ex:u";
+/// A second writer's target (`helper_target_writer_process`).
+const TARGET_HELPER_ENV: &str = "AM_TASK_CACHE_TARGET_HELPER_HOME";
+
+fn at(s: &str) -> Option<am_triples::Timestamp> {
+    Some(am_triples::Timestamp::parse(s).unwrap())
+}
+
+fn on(kind: TaskKind, target: &str, mark: &str, version: i64, now: &str) -> Enqueue {
+    let mut e = Enqueue::new(
+        kind,
+        target,
+        ("session", "s1"),
+        &format!("{target}@{mark}"),
+        0.5,
+        "backfill",
+    );
+    e.basis_version = version;
+    e.cost_hint = Some(3.0);
+    e.now = at(now);
+    e
+}
+
+fn id_of(kind: TaskKind, target: &str, mark: &str) -> String {
+    am_system::tasks::task_id(kind, target, &format!("{target}@{mark}"))
+}
+
+/// A SQLite system and its home (kept, for reads through `TaskReads`).
+fn open_home(path: &Path) -> (MemorySystem, Arc<SqliteMemoryHome>) {
+    let home = SqliteHome::open(path).unwrap();
+    let mh = Arc::new(SqliteMemoryHome::open(&home, None, SqliteStoreOptions::default()).unwrap());
+    let sys = MemorySystem::over_home_with_options(mh.clone(), options(None)).unwrap();
+    (sys, mh)
+}
+
+/// An in-memory system and its home.
+fn memory_home() -> (MemorySystem, Arc<PairHome>) {
+    let home = Arc::new(PairHome::with_task_queue(
+        Arc::new(InMemoryTripleStore::new(None)),
+        Arc::new(InMemoryJournal::new()),
+        Arc::new(InMemoryTaskQueue::new()),
+    ));
+    let sys = MemorySystem::over_home_with_options(home.clone(), options(None)).unwrap();
+    (sys, home)
+}
+
+fn claim_at(sys: &MemorySystem, id: &str, holder: &str, now: &str, lease: f64) {
+    let mut c = Claim::new(vec![id.to_owned()], holder);
+    c.now = at(now);
+    c.lease_seconds = lease;
+    let claimed = sys.tasks().unwrap().claim(&c).unwrap().claimed;
+    assert_eq!(claimed.len(), 1, "{id} was not claimed at {now}");
+}
+
+/// Many tasks on the targets `T` and `U`, interleaved in queue order with
+/// other targets' and taken through every status: several queued at one
+/// instant, a newer basis after a settled task and over a live one, a skip,
+/// a deferral, a lease that expired (and one that exhausted its attempts), a
+/// prioritization, a superseded target queued again, and `now=` arguments
+/// that go back in time.
+fn one_target_script(sys: &MemorySystem) {
+    use TaskKind::{CardAuthor, DigestAuthor, DigestRewrite, RippleReconsider, TitleAuthor};
+    let q = sys.tasks().unwrap();
+    let t0 = "2026-03-01T10:00:00Z";
+    let mut batch = Vec::new();
+    for (i, k) in [
+        DigestRewrite,
+        TitleAuthor,
+        DigestAuthor,
+        CardAuthor,
+        RippleReconsider,
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        batch.push(on(k, T, "v0", 0, t0));
+        batch.push(on(k, &format!("ex:o-{i}"), "v0", 0, t0));
+        batch.push(on(k, U, "v0", 0, t0));
+    }
+    assert!(q.enqueue_many(&batch).unwrap().iter().all(|r| r.enqueued));
+    // Done, then queued again on a newer basis at an EARLIER instant.
+    let dr0 = id_of(DigestRewrite, T, "v0");
+    claim_at(sys, &dr0, "h", "2026-03-01T10:05:00Z", 600.0);
+    assert!(
+        q.ack(&Ack {
+            task_id: dr0,
+            holder: "h".into(),
+            result: json!({"outcome": "done", "seconds": 1.5}),
+            now: at("2026-03-01T10:06:00Z"),
+        })
+        .unwrap()
+        .acked
+    );
+    let r = q
+        .enqueue(&on(DigestRewrite, T, "v1", 1, "2026-03-01T09:00:00Z"))
+        .unwrap();
+    assert!(r.enqueued && r.superseded.is_empty());
+    // A newer basis over a live task supersedes it.
+    let r = q
+        .enqueue(&on(TitleAuthor, T, "v1", 1, "2026-03-01T10:10:00Z"))
+        .unwrap();
+    assert_eq!(r.superseded, vec![id_of(TitleAuthor, T, "v0")]);
+    // Skipped.
+    let da0 = id_of(DigestAuthor, T, "v0");
+    claim_at(sys, &da0, "h", "2026-03-01T10:20:00Z", 600.0);
+    let mut skip = am_system::tasks::Release::new(
+        &da0,
+        "h",
+        am_system::tasks::ReleaseOutcome::Skip,
+        "no model",
+    );
+    skip.now = at("2026-03-01T10:20:30Z");
+    q.release(&skip).unwrap();
+    // A lease that ended before the clock's now: reads pending again.
+    claim_at(
+        sys,
+        &id_of(CardAuthor, T, "v0"),
+        "h",
+        "2026-03-01T10:30:00Z",
+        60.0,
+    );
+    // Deferred.
+    let rr0 = id_of(RippleReconsider, T, "v0");
+    claim_at(sys, &rr0, "h", "2026-03-01T10:31:00Z", 600.0);
+    let mut defer =
+        am_system::tasks::Release::new(&rr0, "h", am_system::tasks::ReleaseOutcome::Defer, "later");
+    defer.until = at("2026-03-02T00:00:00Z");
+    defer.now = at("2026-03-01T10:32:00Z");
+    q.release(&defer).unwrap();
+    // A second live task of one kind on the target; one attempt, spent by a
+    // lease that ended: reads failed.
+    let mut once = on(CardAuthor, T, "w0", 0, "2026-03-01T10:33:00Z");
+    once.max_attempts = std::num::NonZeroU32::new(1).unwrap();
+    assert!(q.enqueue(&once).unwrap().enqueued);
+    claim_at(
+        sys,
+        &id_of(CardAuthor, T, "w0"),
+        "h",
+        "2026-03-01T10:34:00Z",
+        30.0,
+    );
+    // Prioritized (with a `now` before the last one).
+    let moved = q
+        .prioritize(&am_system::tasks::Prioritize {
+            target_ids: vec![T.into(), U.into()],
+            kinds: vec![DigestRewrite, CardAuthor],
+            priority: 1,
+            reason: "asked".into(),
+            dry_run: false,
+            now: at("2026-03-01T08:00:00Z"),
+        })
+        .unwrap();
+    assert!(!moved.is_empty());
+    // A whole target superseded, then queued again.
+    assert_eq!(q.supersede_target(U, "gone").unwrap().len(), 5);
+    assert!(
+        q.enqueue(&on(DigestRewrite, U, "v1", 1, "2026-03-01T10:40:00Z"))
+            .unwrap()
+            .enqueued
+    );
+    // Two more queued at one instant, on two targets.
+    let same = "2026-03-01T10:50:00Z";
+    q.enqueue_many(&[
+        on(TitleAuthor, U, "v1", 1, same),
+        on(TitleAuthor, "ex:o-9", "v0", 0, same),
+    ])
+    .unwrap();
+}
+
+/// Every filter a targeted read can take on `targets`: each subset of the
+/// statuses (and none), no kind or one, limits 0, 1, 2 and 4; then each
+/// task by id, its log, and the live set. Labelled, for a readable failure.
+fn targeted_reads<R: am_journal::TaskReads + ?Sized>(
+    r: &R,
+    targets: &[&str],
+) -> Vec<(String, Value)> {
+    let mut out = Vec::new();
+    let mut ids = std::collections::BTreeSet::new();
+    for target in targets {
+        for mask in 0..=(1u32 << TaskStatus::ALL.len()) {
+            let statuses = (mask < 1 << TaskStatus::ALL.len()).then(|| {
+                TaskStatus::ALL
+                    .iter()
+                    .enumerate()
+                    .filter(|(i, _)| mask & (1 << i) != 0)
+                    .map(|(_, s)| *s)
+                    .collect::<Vec<_>>()
+            });
+            for kind in [
+                None,
+                Some(TaskKind::DigestRewrite),
+                Some(TaskKind::CardAuthor),
+            ] {
+                for limit in [0, 1, 2, 4] {
+                    let filter = am_journal::TaskFilter {
+                        statuses: statuses.clone(),
+                        kind,
+                        target_id: Some((*target).to_owned()),
+                        ripple_id: None,
+                        limit,
+                    };
+                    let rows = r.tasks(&filter).unwrap();
+                    ids.extend(rows.iter().map(|t| t.task_id.clone()));
+                    out.push((format!("{filter:?}"), serde_json::to_value(rows).unwrap()));
+                }
+            }
+        }
+    }
+    for id in ids.iter().map(String::as_str).chain(["no-such-task"]) {
+        out.push((
+            format!("task({id})"),
+            serde_json::to_value(r.task(id).unwrap()).unwrap(),
+        ));
+        out.push((
+            format!("log({id})"),
+            serde_json::to_value(r.log(id).unwrap()).unwrap(),
+        ));
+    }
+    let live: Vec<TaskRow> = r
+        .live()
+        .unwrap()
+        .iter()
+        .map(|t| TaskRow::clone(t))
+        .collect();
+    out.push(("live()".into(), serde_json::to_value(live).unwrap()));
+    out
+}
+
+fn home_reads(home: &dyn am_journal::MemoryHome, targets: &[&str]) -> Vec<(String, Value)> {
+    let mut out = Vec::new();
+    home.read_tasks(&mut |r| {
+        out = targeted_reads(r, targets);
+        Ok(())
+    })
+    .unwrap();
+    out
+}
+
+fn assert_same_reads(a: &[(String, Value)], b: &[(String, Value)], what: &str) {
+    assert_eq!(a.len(), b.len(), "{what}: a different number of reads");
+    for ((la, va), (lb, vb)) in a.iter().zip(b) {
+        assert_eq!(la, lb, "{what}: the reads are not the same");
+        assert_eq!(va, vb, "{what}: {la}");
+    }
+}
+
+/// The system's targeted verbs: `tasks(target_id=, status=, kind=, limit=,
+/// now=)` at the clock's now and at an earlier instant (before the leases
+/// ended), `task`, `log`.
+fn verb_reads(sys: &MemorySystem, targets: &[&str]) -> Value {
+    let q = sys.tasks().unwrap();
+    let mut out = Vec::new();
+    for target in targets {
+        for status in std::iter::once(None).chain(TaskStatus::ALL.map(Some)) {
+            for limit in [0, 1, 3] {
+                for now in [None, at("2026-03-01T10:30:30Z")] {
+                    let rows = q
+                        .tasks(&ListTasks {
+                            status,
+                            target_id: Some((*target).to_owned()),
+                            limit,
+                            now,
+                            ..ListTasks::default()
+                        })
+                        .unwrap();
+                    let logs: Vec<_> = rows.iter().map(|t| q.log(&t.task_id).unwrap()).collect();
+                    let by_id: Vec<_> = rows.iter().map(|t| q.task(&t.task_id).unwrap()).collect();
+                    out.push(json!({"target": target, "status": status, "limit": limit,
+                                    "rows": rows, "logs": logs, "by_id": by_id}));
+                }
+            }
+        }
+    }
+    json!(out)
+}
+
+use am_journal::TaskRow;
+
+#[test]
+fn targeted_reads_over_every_status_kind_and_limit_answer_as_the_in_memory_queue() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("home.sqlite3");
+    let (s, sh) = open_home(&path);
+    let (m, mh) = memory_home();
+    one_target_script(&s);
+    one_target_script(&m);
+    let targets = [T, U, "ex:o-0", "ex:nothing"];
+    let warm = home_reads(&*sh, &targets);
+    assert_same_reads(&warm, &home_reads(&*mh, &targets), "sqlite vs in-memory");
+    // A cold handle (its live set built from the file) answers the same.
+    let (_cold, ch) = open_home(&path);
+    assert_same_reads(&home_reads(&*ch, &targets), &warm, "cold vs warm");
+    // The verbs too (effective statuses, the status filter and limit
+    // applied after them).
+    assert_eq!(verb_reads(&s, &targets), verb_reads(&m, &targets));
+    // The script reached every status on T.
+    let statuses: std::collections::BTreeSet<&str> = s
+        .tasks()
+        .unwrap()
+        .tasks(&ListTasks {
+            target_id: Some(T.into()),
+            ..ListTasks::default()
+        })
+        .unwrap()
+        .iter()
+        .map(|t| t.status.as_str())
+        .collect();
+    assert_eq!(
+        statuses,
+        [
+            "deferred",
+            "done",
+            "failed",
+            "pending",
+            "skipped",
+            "superseded"
+        ]
+        .into()
+    );
+}
+
+/// Inside a write transaction of `home`: read every targeted filter, settle
+/// `settle` (read by id first, so the live set is not rebuilt by the read),
+/// read again, store a new live task on `T`, read again; commit or not.
+fn reads_in_a_write_transaction(
+    home: &dyn am_journal::MemoryHome,
+    settle: &str,
+    commit: bool,
+) -> Vec<(String, Value)> {
+    let mut out = Vec::new();
+    let result = home.transaction(CommitPoint::TasksAck, &mut |tx| {
+        let t = tx.tasks()?;
+        let mut row = t.task(settle)?.expect("the task to settle is stored");
+        row.status = TaskStatus::Done;
+        row.lease_until = None;
+        row.result = Some(json!({"outcome": "done"}));
+        row.updated_at = "2026-03-01T11:00:00.000000+00:00".into();
+        t.put(&row)?;
+        out.extend(targeted_reads(&*t, &[T, U]));
+        let mut fresh = row.clone();
+        fresh.task_id = "fresh-task-on-t".into();
+        fresh.status = TaskStatus::Pending;
+        fresh.result = None;
+        t.put(&fresh)?;
+        out.extend(targeted_reads(&*t, &[T, U]));
+        if commit {
+            Ok(())
+        } else {
+            Err(am_triples::Error::storage("rolled back by the test"))
+        }
+    });
+    assert_eq!(result.is_ok(), commit);
+    out
+}
+
+#[test]
+fn targeted_reads_inside_a_write_transaction_that_already_wrote_answer_as_the_rows() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("home.sqlite3");
+    let (s, sh) = open_home(&path);
+    let (m, mh) = memory_home();
+    one_target_script(&s);
+    one_target_script(&m);
+    let settle = id_of(TaskKind::CardAuthor, T, "v0");
+    // The live set is current: a rolled-back transaction reads its own
+    // writes over it, and leaves nothing behind.
+    let before = home_reads(&*sh, &[T, U]);
+    assert_same_reads(
+        &reads_in_a_write_transaction(&*sh, &settle, false),
+        &reads_in_a_write_transaction(&*mh, &settle, false),
+        "current live set, in the transaction",
+    );
+    assert_same_reads(&home_reads(&*sh, &[T, U]), &before, "after the rollback");
+    assert_same_reads(&home_reads(&*mh, &[T, U]), &before, "in-memory rollback");
+    // Another connection writes on T: this handle's live set is stale, and
+    // the transaction's first queue access is a write, so its reads are
+    // SQL's alone.
+    let other = open(&path, None);
+    for sys in [&other, &m] {
+        let r = sys
+            .tasks()
+            .unwrap()
+            .enqueue(&on(
+                TaskKind::DigestRewrite,
+                T,
+                "v2",
+                2,
+                "2026-03-01T10:55:00Z",
+            ))
+            .unwrap();
+        assert_eq!(r.superseded, vec![id_of(TaskKind::DigestRewrite, T, "v1")]);
+    }
+    let stale = home_reads(&*mh, &[T, U]);
+    // Rolled back: the live set must not keep what the transaction wrote.
+    assert_same_reads(
+        &reads_in_a_write_transaction(&*sh, &settle, false),
+        &reads_in_a_write_transaction(&*mh, &settle, false),
+        "stale live set, in a rolled-back transaction",
+    );
+    assert_same_reads(
+        &home_reads(&*sh, &[T, U]),
+        &stale,
+        "after the stale rollback",
+    );
+    // Another connection writes again, then a committed transaction.
+    for sys in [&other, &m] {
+        sys.tasks()
+            .unwrap()
+            .enqueue(&on(
+                TaskKind::RippleReconsider,
+                T,
+                "v1",
+                1,
+                "2026-03-01T10:56:00Z",
+            ))
+            .unwrap();
+    }
+    assert_same_reads(
+        &reads_in_a_write_transaction(&*sh, &settle, true),
+        &reads_in_a_write_transaction(&*mh, &settle, true),
+        "stale live set, in the transaction",
+    );
+    let after = home_reads(&*sh, &[T, U]);
+    assert_same_reads(&after, &home_reads(&*mh, &[T, U]), "after the commit");
+    let (_cold, ch) = open_home(&path);
+    assert_same_reads(&home_reads(&*ch, &[T, U]), &after, "cold after the commit");
+    assert_same_reads(
+        &home_reads(&*open_home(&path).1, &[T, U]),
+        &after,
+        "cold again",
+    );
+    // And the warm handle's verbs.
+    assert_eq!(verb_reads(&s, &[T, U]), verb_reads(&m, &[T, U]));
+}
+
+/// The writer of the next test (a child process; a no-op in an ordinary
+/// run): writes on the parent's target `T`.
+#[test]
+fn helper_target_writer_process() {
+    let Ok(path) = std::env::var(TARGET_HELPER_ENV) else {
+        return;
+    };
+    let s = open(Path::new(&path), None);
+    target_writer_script(&s);
+}
+
+fn target_writer_script(sys: &MemorySystem) {
+    let q = sys.tasks().unwrap();
+    let r = q
+        .enqueue(&on(
+            TaskKind::TitleAuthor,
+            T,
+            "v2",
+            2,
+            "2026-03-01T11:10:00Z",
+        ))
+        .unwrap();
+    assert_eq!(r.superseded, vec![id_of(TaskKind::TitleAuthor, T, "v1")]);
+    let pending = id_of(TaskKind::DigestRewrite, T, "v1");
+    claim_at(sys, &pending, "child", "2026-03-01T11:11:00Z", 600.0);
+    assert!(
+        q.ack(&Ack {
+            task_id: pending,
+            holder: "child".into(),
+            result: json!({"outcome": "done", "seconds": 4.0}),
+            now: at("2026-03-01T11:12:00Z"),
+        })
+        .unwrap()
+        .acked
+    );
+}
+
+#[test]
+fn another_process_writing_on_a_target_between_targeted_reads_is_seen() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("home.sqlite3");
+    let (s, sh) = open_home(&path);
+    let (m, mh) = memory_home();
+    one_target_script(&s);
+    one_target_script(&m);
+    let before = home_reads(&*sh, &[T]);
+    let status = std::process::Command::new(std::env::current_exe().unwrap())
+        .args([
+            "helper_target_writer_process",
+            "--exact",
+            "--test-threads",
+            "1",
+        ])
+        .env(TARGET_HELPER_ENV, &path)
+        .status()
+        .unwrap();
+    assert!(status.success(), "the writer process failed");
+    target_writer_script(&m);
+    let after = home_reads(&*sh, &[T]);
+    assert_ne!(
+        serde_json::to_value(&before).unwrap(),
+        serde_json::to_value(&after).unwrap()
+    );
+    assert_same_reads(&after, &home_reads(&*mh, &[T]), "warm vs in-memory");
+    assert_same_reads(
+        &home_reads(&*open_home(&path).1, &[T]),
+        &after,
+        "cold vs warm",
+    );
+    assert_eq!(verb_reads(&s, &[T]), verb_reads(&m, &[T]));
+}
+
+/// Every row `memq_log` holds, by task.
+fn log_table(path: &Path) -> std::collections::BTreeMap<String, Vec<i64>> {
+    let c = rusqlite::Connection::open(path).unwrap();
+    let mut out: std::collections::BTreeMap<String, Vec<i64>> = Default::default();
+    let rows: Vec<(String, i64)> = c
+        .prepare("SELECT task_id, seq FROM memq_log ORDER BY seq")
+        .unwrap()
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    for (id, seq) in rows {
+        out.entry(id).or_default().push(seq);
+    }
+    out
+}
+
+#[test]
+fn every_log_row_of_a_task_is_read_back_whatever_the_instants_it_was_written_at() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("home.sqlite3");
+    let (s, _) = open_home(&path);
+    let (m, _) = memory_home();
+    one_target_script(&s);
+    one_target_script(&m);
+    let table = log_table(&path);
+    assert!(table.len() > 15);
+    let q = s.tasks().unwrap();
+    let mq = m.tasks().unwrap();
+    for (id, seqs) in &table {
+        let log = q.log(id).unwrap();
+        assert_eq!(
+            &log.iter().map(|r| r.seq).collect::<Vec<_>>(),
+            seqs,
+            "log({id}) left out rows of memq_log"
+        );
+        assert_eq!(log[0].event, "enqueued", "{id}");
+        assert_eq!(
+            serde_json::to_value(&log).unwrap(),
+            serde_json::to_value(mq.log(id).unwrap()).unwrap(),
+            "{id}"
+        );
+    }
+    assert!(q.log("no-such-task").unwrap().is_empty());
+    // Every task has exactly one `enqueued` row, at its created_at, even when
+    // several share that instant.
+    for t in q.tasks(&ListTasks::default()).unwrap() {
+        let enq: Vec<_> = q
+            .log(&t.task_id)
+            .unwrap()
+            .into_iter()
+            .filter(|r| r.event == "enqueued")
+            .collect();
+        assert_eq!(enq.len(), 1, "{}", t.task_id);
+        assert_eq!(enq[0].at, t.created_at);
+    }
+}
+
+// ---------------------------------------------------------------------------
+// FAILING (3d0bb7f): reads that no longer answer as the rows.
+// ---------------------------------------------------------------------------
+
+/// `log(task_id)` finds a task's `enqueued` row at the task's `created_at`
+/// column: a plain-SQL writer that changes `memq_tasks.created_at` (the
+/// trigger counts the change, the row still reads) makes the task's log
+/// lose its `enqueued` row, though `memq_log` still holds it.
+#[test]
+fn plain_sql_changing_a_tasks_created_at_keeps_its_whole_log() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("home.sqlite3");
+    let (s, _) = open_home(&path);
+    one_target_script(&s);
+    let id = id_of(TaskKind::DigestRewrite, T, "v1");
+    let before = s.tasks().unwrap().log(&id).unwrap();
+    assert_eq!(before[0].event, "enqueued");
+    let c = rusqlite::Connection::open(&path).unwrap();
+    c.execute(
+        "UPDATE memq_tasks SET created_at = '2026-03-01T09:00:00+00:00' WHERE task_id = ?1",
+        [&id],
+    )
+    .unwrap();
+    drop(c);
+    assert_eq!(
+        log_table(&path)[&id],
+        before.iter().map(|r| r.seq).collect::<Vec<_>>(),
+        "memq_log still holds every row of the task"
+    );
+    assert_eq!(
+        s.tasks().unwrap().log(&id).unwrap(),
+        before,
+        "log() left out a row memq_log holds"
+    );
+}
+
+/// `TasksTx::put` "stores the row under its task_id, replacing an earlier
+/// one": a put that changes a field only a column holds (`ripple_id`,
+/// `owner_id`, `created_at`) reads back changed from this handle's live set
+/// and from the in-memory queue, but a cold handle reads the column, which
+/// the update leaves as it was (task_json no longer repeats it).
+#[test]
+fn a_put_replacing_a_tasks_column_fields_reads_the_same_on_a_warm_and_a_cold_handle() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("home.sqlite3");
+    let (s, sh) = open_home(&path);
+    let (m, mh) = memory_home();
+    one_target_script(&s);
+    one_target_script(&m);
+    let id = id_of(TaskKind::DigestRewrite, T, "v1");
+    for home in [&*sh as &dyn am_journal::MemoryHome, &*mh] {
+        home.transaction(CommitPoint::TasksPrioritize, &mut |tx| {
+            let t = tx.tasks()?;
+            let mut row = t.task(&id)?.unwrap();
+            row.ripple_id = Some("ripple-moved".into());
+            row.owner_id = "someone-else".into();
+            row.created_at = "2026-03-01T07:00:00.000000+00:00".into();
+            t.put(&row)
+        })
+        .unwrap();
+    }
+    let warm = home_reads(&*sh, &[T]);
+    assert_same_reads(&warm, &home_reads(&*mh, &[T]), "warm vs in-memory");
+    assert_same_reads(
+        &home_reads(&*open_home(&path).1, &[T]),
+        &warm,
+        "cold vs warm",
+    );
+}
