@@ -12,14 +12,15 @@
 //!
 //! The live tasks are also kept in process ([`TaskCache`], one per
 //! `SqliteMemoryHome` and its clones): decoded once, answering the reads of
-//! the live set (`select_for_window`, an enqueue's same-target read, a
-//! live task's probe) without touching `task_json`. It is valid while the
-//! file's queue generation (`memq_meta.generation`, bumped by a trigger on
-//! every `memq_tasks` insert, update or delete, whoever writes: another
-//! handle, another connection, another process, plain SQL) is the one it
-//! was built or last advanced at; each read or write transaction reads the
-//! generation first, inside its snapshot, and rebuilds the set when it
-//! moved. A transaction's own writes are staged beside it (its reads see
+//! the live set (`select_for_window`, a read by target, a live task's
+//! probe) without touching `task_json`. It is valid while the file's queue
+//! generation (`memq_meta.generation`, bumped by a trigger on every
+//! `memq_tasks` insert, update or delete, whoever writes: another handle,
+//! another connection, another process, plain SQL) is the one it was built
+//! or last advanced at; each read or write transaction reads the
+//! generation first, inside its snapshot, and when it moved catches the
+//! set up from the rows stamped since (`changed_gen`), or rebuilds it
+//! after a delete. A transaction's own writes are staged beside it (its reads see
 //! them) and join it only after its COMMIT; a rollback drops them.
 //!
 //! Spec: api.md "The memory task queue: understanding in the background".
@@ -51,7 +52,8 @@ CREATE TABLE IF NOT EXISTS memq_tasks (
     ripple_id TEXT,
     created_at TEXT NOT NULL,
     updated_at TEXT NOT NULL,
-    task_json TEXT NOT NULL
+    task_json TEXT NOT NULL,
+    changed_gen INTEGER
 );
 CREATE INDEX IF NOT EXISTS idx_memq_tasks_status ON memq_tasks(status, kind);
 CREATE INDEX IF NOT EXISTS idx_memq_tasks_ripple ON memq_tasks(ripple_id) WHERE ripple_id IS NOT NULL;
@@ -87,20 +89,76 @@ CREATE TABLE IF NOT EXISTS memq_maintenance (
 /// The queue's generation (idempotent; a home whose queue predates it gains
 /// it on the next writable open): one counter every change of `memq_tasks`
 /// advances, by trigger, so an in-process cache of the rows can tell it is
-/// still current ([`TaskCache`]).
+/// still current ([`TaskCache`]); each inserted or updated row is stamped
+/// with the generation it advanced to (`changed_gen`, indexed), so a cache
+/// of an older generation catches up by reading the rows stamped after it;
+/// a delete also advances `deletions` (a cache cannot see a row that is
+/// gone: it rebuilds). The update trigger fires on the task's columns only,
+/// not on the stamp its own body writes. The library's own writes carry
+/// their stamp (the generation plus one, read in the statement), so the
+/// trigger's second update finds nothing to do for them: it stamps only
+/// the rows other writers (plain SQL, an older build) left unstamped or
+/// stamped wrong.
 pub const GENERATION_SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS memq_meta (
     key TEXT PRIMARY KEY,
     value INTEGER NOT NULL
 ) WITHOUT ROWID;
 INSERT OR IGNORE INTO memq_meta (key, value) VALUES ('generation', 0);
+INSERT OR IGNORE INTO memq_meta (key, value) VALUES ('deletions', 0);
+CREATE INDEX IF NOT EXISTS idx_memq_tasks_changed ON memq_tasks(changed_gen);
 CREATE TRIGGER IF NOT EXISTS memq_tasks_generation_insert AFTER INSERT ON memq_tasks
-BEGIN UPDATE memq_meta SET value = value + 1 WHERE key = 'generation'; END;
-CREATE TRIGGER IF NOT EXISTS memq_tasks_generation_update AFTER UPDATE ON memq_tasks
-BEGIN UPDATE memq_meta SET value = value + 1 WHERE key = 'generation'; END;
+BEGIN
+    UPDATE memq_meta SET value = value + 1 WHERE key = 'generation';
+    UPDATE memq_tasks SET changed_gen = (SELECT value FROM memq_meta WHERE key = 'generation')
+        WHERE rowid = NEW.rowid AND NEW.changed_gen IS NOT
+            (SELECT value FROM memq_meta WHERE key = 'generation');
+END;
+CREATE TRIGGER IF NOT EXISTS memq_tasks_generation_update AFTER UPDATE OF task_id, kind, target_id,
+    scope, owner_id, status, priority, ripple_id, created_at, updated_at, task_json ON memq_tasks
+BEGIN
+    UPDATE memq_meta SET value = value + 1 WHERE key = 'generation';
+    UPDATE memq_tasks SET changed_gen = (SELECT value FROM memq_meta WHERE key = 'generation')
+        WHERE rowid = NEW.rowid AND NEW.changed_gen IS NOT
+            (SELECT value FROM memq_meta WHERE key = 'generation');
+END;
 CREATE TRIGGER IF NOT EXISTS memq_tasks_generation_delete AFTER DELETE ON memq_tasks
-BEGIN UPDATE memq_meta SET value = value + 1 WHERE key = 'generation'; END;
+BEGIN
+    UPDATE memq_meta SET value = value + 1 WHERE key IN ('generation', 'deletions');
+END;
 ";
+
+/// The generation triggers' names ([`GENERATION_SCHEMA`]).
+const GENERATION_TRIGGERS: [&str; 3] = [
+    "memq_tasks_generation_insert",
+    "memq_tasks_generation_update",
+    "memq_tasks_generation_delete",
+];
+
+/// Give a queue that predates the `changed_gen` stamp its column, and drop
+/// the older triggers (they only advanced the generation) for
+/// [`GENERATION_SCHEMA`] to create the ones that stamp.
+fn stamp_changes(conn: &Connection) -> rusqlite::Result<()> {
+    let has_column = conn
+        .prepare("SELECT 1 FROM pragma_table_info('memq_tasks') WHERE name = 'changed_gen'")?
+        .exists([])?;
+    if !has_column {
+        conn.execute_batch("ALTER TABLE memq_tasks ADD COLUMN changed_gen INTEGER")?;
+    }
+    for name in GENERATION_TRIGGERS {
+        let sql: Option<String> = conn
+            .query_row(
+                "SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = ?1",
+                [name],
+                |r| r.get(0),
+            )
+            .optional()?;
+        if sql.is_some_and(|s| !s.contains("changed_gen") && !s.contains("deletions")) {
+            conn.execute_batch(&format!("DROP TRIGGER {name}"))?;
+        }
+    }
+    Ok(())
+}
 
 /// The indexes keyed by a hash (idempotent; a writable open moves an older
 /// queue to them, dropping the full indexes they replace, which would still
@@ -145,6 +203,7 @@ pub fn create(conn: &Connection) -> HomeResult<()> {
     }
     let created = conn
         .execute_batch(SCHEMA)
+        .and_then(|()| stamp_changes(conn))
         .and_then(|()| conn.execute_batch(GENERATION_SCHEMA))
         .and_then(|()| conn.execute_batch(INDEX_SCHEMA));
     if !own {
@@ -163,21 +222,66 @@ pub fn create(conn: &Connection) -> HomeResult<()> {
 #[derive(Debug, Default)]
 pub struct TaskCache {
     /// The queue generation `live` reflects (`None`: not built).
-    generation: Option<i64>,
+    generation: Option<Mark>,
     live: LiveTasks,
+}
+
+/// Where a queue stands: its generation and how many deletes it has seen
+/// (a queue without the `deletions` counter reads 0 and has no stamps).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Mark {
+    generation: i64,
+    deletions: i64,
 }
 
 /// The file's queue generation, read in the caller's snapshot (`None` when
 /// the file has none: a read-only home whose queue predates it).
-fn read_generation(conn: &Connection) -> HomeResult<Option<i64>> {
-    match conn
-        .prepare_cached("SELECT value FROM memq_meta WHERE key = 'generation'")
-        .and_then(|mut s| s.query_row([], |r| r.get::<_, i64>(0)).optional())
-    {
-        Ok(g) => Ok(g),
+fn read_generation(conn: &Connection) -> HomeResult<Option<Mark>> {
+    let read = conn
+        .prepare_cached(
+            "SELECT (SELECT value FROM memq_meta WHERE key = 'generation'), \
+             (SELECT value FROM memq_meta WHERE key = 'deletions')",
+        )
+        .and_then(|mut s| {
+            s.query_row([], |r| {
+                Ok((r.get::<_, Option<i64>>(0)?, r.get::<_, Option<i64>>(1)?))
+            })
+        });
+    match read {
+        Ok((g, d)) => Ok(g.map(|generation| Mark {
+            generation,
+            deletions: d.unwrap_or(0),
+        })),
         Err(rusqlite::Error::SqliteFailure(_, Some(m))) if m.contains("no such table") => Ok(None),
         Err(e) => Err(sqlite(e)),
     }
+}
+
+/// Catch `live` up from generation `from` by the rows stamped after it
+/// (`false` when the queue has no stamps: the caller rebuilds).
+fn catch_up(conn: &Connection, live: &mut LiveTasks, from: i64) -> HomeResult<bool> {
+    let stmt = conn.prepare_cached(&format!(
+        // No ORDER BY: the planner would walk the table in rowid order
+        // instead of the stamp index's range (the set keys rows by rowid).
+        "SELECT rowid, {TASK_COLUMNS} FROM memq_tasks WHERE changed_gen > ?1"
+    ));
+    let mut stmt = match stmt {
+        Ok(s) => s,
+        Err(rusqlite::Error::SqliteFailure(_, Some(m))) if m.contains("no such column") => {
+            return Ok(false);
+        }
+        Err(e) => return Err(sqlite(e)),
+    };
+    let rows = stmt
+        .query_map([from], |r| {
+            Ok((r.get::<_, i64>(0)?, StoredTask::read(r, 1)?))
+        })
+        .map_err(sqlite)?;
+    for row in rows {
+        let (rowid, stored) = row.map_err(sqlite)?;
+        live.set(rowid, Arc::new(stored.decode()?));
+    }
+    Ok(true)
 }
 
 /// The live rows of `conn`'s queue, decoded.
@@ -202,8 +306,8 @@ fn load_live(conn: &Connection) -> HomeResult<LiveTasks> {
 /// What a committed transaction changed in the queue, to join the cache.
 #[derive(Debug)]
 pub(crate) struct StagedTasks {
-    from: i64,
-    to: i64,
+    from: Mark,
+    to: Mark,
     rows: Vec<(i64, Arc<TaskRow>)>,
 }
 
@@ -232,7 +336,7 @@ pub struct SqlTasks<'a> {
     cache: &'a Mutex<TaskCache>,
     /// The generation this transaction started at, once read; `Some(None)`:
     /// the cache is off for it (the file has no generation).
-    start: OnceCell<Option<i64>>,
+    start: OnceCell<Option<Mark>>,
     /// This transaction's writes: task id to (rowid, row).
     staged: HashMap<String, (i64, Arc<TaskRow>)>,
     /// The staged task ids by target.
@@ -252,7 +356,7 @@ impl<'a> SqlTasks<'a> {
     }
 
     /// The generation this transaction started at (read once, first).
-    fn start(&self) -> HomeResult<Option<i64>> {
+    fn start(&self) -> HomeResult<Option<Mark>> {
         if let Some(s) = self.start.get() {
             return Ok(*s);
         }
@@ -275,13 +379,30 @@ impl<'a> SqlTasks<'a> {
         };
         let mut cache = self.lock();
         if cache.generation != Some(g) {
-            // Rebuilt only before this transaction's own first write: the
-            // set must hold what generation `g` holds, whatever becomes of
-            // the transaction.
+            // Caught up or rebuilt only before this transaction's own first
+            // write: the set must hold what generation `g` holds, whatever
+            // becomes of the transaction.
             if !reload || !self.staged.is_empty() {
                 return Ok(None);
             }
-            cache.live = load_live(self.conn)?;
+            let caught_up = match cache.generation {
+                Some(old) if old.deletions == g.deletions && old.generation < g.generation => {
+                    match catch_up(self.conn, &mut cache.live, old.generation) {
+                        Ok(done) => done,
+                        Err(e) => {
+                            // Part of the rows may have joined: the set is
+                            // of no generation now.
+                            cache.generation = None;
+                            return Err(e);
+                        }
+                    }
+                }
+                _ => false,
+            };
+            if !caught_up {
+                cache.generation = None;
+                cache.live = load_live(self.conn)?;
+            }
             cache.generation = Some(g);
         }
         Ok(Some(cache))
@@ -822,7 +943,8 @@ impl SqlTasks<'_> {
     /// it).
     fn store_row(&self, t: &TaskRow, json: &str, known: Option<i64>) -> rusqlite::Result<i64> {
         const SET: &str = "kind = ?1, target_id = ?2, scope = ?3, owner_id = ?4, status = ?5, \
-             priority = ?6, ripple_id = ?7, created_at = ?8, updated_at = ?9, task_json = ?10";
+             priority = ?6, ripple_id = ?7, created_at = ?8, updated_at = ?9, task_json = ?10, \
+             changed_gen = (SELECT value FROM memq_meta WHERE key = 'generation') + 1";
         let columns = params![
             t.kind.as_str(),
             t.target_id,
@@ -856,8 +978,9 @@ impl SqlTasks<'_> {
             .conn
             .prepare_cached(
                 "INSERT OR IGNORE INTO memq_tasks (kind, target_id, scope, owner_id, status, priority, \
-                 ripple_id, created_at, updated_at, task_json, task_id) \
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+                 ripple_id, created_at, updated_at, task_json, task_id, changed_gen) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, \
+                 (SELECT value FROM memq_meta WHERE key = 'generation') + 1)",
             )?
             .execute(columns)?;
         if inserted == 1 {

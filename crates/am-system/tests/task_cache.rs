@@ -514,19 +514,31 @@ fn an_older_queue_gains_the_partial_indexes_and_every_read_answers_the_same() {
     let indexes = vec![
         "idx_memq_log_enqueued",
         "idx_memq_log_transitions",
+        "idx_memq_tasks_changed",
         "idx_memq_tasks_done",
         "idx_memq_tasks_ripple",
         "idx_memq_tasks_status",
         "idx_memq_tasks_target_settled",
     ];
     assert_eq!(index_names(&path), indexes);
-    // The layout before 2026-12-06: full indexes by target and by task id.
+    // The layout before 2026-12-06: full indexes by target and by task id,
+    // no change stamps, triggers that only advance the generation.
     let c = rusqlite::Connection::open(&path).unwrap();
     c.execute_batch(
         "DROP INDEX idx_memq_tasks_target_settled; DROP INDEX idx_memq_log_transitions; \
          DROP INDEX idx_memq_log_enqueued; \
          CREATE INDEX idx_memq_tasks_target ON memq_tasks(target_id); \
-         CREATE INDEX idx_memq_log_task ON memq_log(task_id, seq);",
+         CREATE INDEX idx_memq_log_task ON memq_log(task_id, seq); \
+         DROP TRIGGER memq_tasks_generation_insert; DROP TRIGGER memq_tasks_generation_update; \
+         DROP TRIGGER memq_tasks_generation_delete; \
+         DROP INDEX idx_memq_tasks_changed; ALTER TABLE memq_tasks DROP COLUMN changed_gen; \
+         DELETE FROM memq_meta WHERE key = 'deletions'; \
+         CREATE TRIGGER memq_tasks_generation_insert AFTER INSERT ON memq_tasks \
+         BEGIN UPDATE memq_meta SET value = value + 1 WHERE key = 'generation'; END; \
+         CREATE TRIGGER memq_tasks_generation_update AFTER UPDATE ON memq_tasks \
+         BEGIN UPDATE memq_meta SET value = value + 1 WHERE key = 'generation'; END; \
+         CREATE TRIGGER memq_tasks_generation_delete AFTER DELETE ON memq_tasks \
+         BEGIN UPDATE memq_meta SET value = value + 1 WHERE key = 'generation'; END;",
     )
     .unwrap();
     drop(c);
@@ -560,6 +572,77 @@ fn an_older_queue_gains_the_partial_indexes_and_every_read_answers_the_same() {
     }
     assert_eq!(every_read(&reopened), every_read(&m));
     assert_eq!(every_read(&open(&path, None)), every_read(&m));
+    // The moved queue stamps what changes: every trigger is the new one.
+    let c = rusqlite::Connection::open(&path).unwrap();
+    let stamped: i64 = c
+        .query_row(
+            "SELECT COUNT(*) FROM memq_tasks WHERE changed_gen IS NOT NULL",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert!(stamped >= 1, "the acked task is stamped");
+    let triggers: Vec<String> = c
+        .prepare("SELECT sql FROM sqlite_master WHERE type = 'trigger' ORDER BY name")
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    assert_eq!(triggers.len(), 3);
+    assert!(
+        triggers
+            .iter()
+            .all(|t| t.contains("changed_gen") || t.contains("deletions")),
+        "{triggers:?}"
+    );
+}
+
+/// A live set older than the file catches up from the rows stamped since
+/// its generation; a delete (which leaves no row to read) makes it rebuild.
+/// Either way the warm handle answers as a cold one and as the in-memory
+/// queue after the same writes.
+#[test]
+fn a_stale_live_set_catches_up_from_the_stamped_rows_and_rebuilds_after_a_delete() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("home.sqlite3");
+    let warm = open(&path, None);
+    let other = open(&path, None);
+    let (m, _) = memory(None);
+    for sys in [&warm, &m] {
+        sys.tasks().unwrap().enqueue_many(&tasks("c", 12)).unwrap();
+    }
+    assert_eq!(every_read(&warm), every_read(&m));
+    // Another handle writes: new tasks, a claim, an ack, a newer basis.
+    let ids: Vec<String> = selected_ids(&select(&warm));
+    for sys in [&other, &m] {
+        let q = sys.tasks().unwrap();
+        q.enqueue_many(&tasks("d", 5)).unwrap();
+        claim_and_ack(sys, &ids[..3], "x");
+        let mut newer = task("c", 4);
+        newer.basis = "ex:c-4@v1".into();
+        newer.basis_version = 1;
+        q.enqueue(&newer).unwrap();
+    }
+    assert_eq!(every_read(&warm), every_read(&m));
+    assert_eq!(select(&warm), select(&m));
+    agrees_with_a_cold_handle(&warm, &path);
+    // Plain SQL deletes a live task: no row is left to stamp.
+    let gone = selected_ids(&select(&warm))[0].clone();
+    assert!(
+        warm.tasks().unwrap().task(&gone).unwrap().unwrap().status == TaskStatus::Pending,
+        "a live task"
+    );
+    let c = rusqlite::Connection::open(&path).unwrap();
+    assert_eq!(
+        c.execute("DELETE FROM memq_tasks WHERE task_id = ?1", [&gone])
+            .unwrap(),
+        1
+    );
+    drop(c);
+    assert!(!selected_ids(&select(&warm)).contains(&gone));
+    assert!(warm.tasks().unwrap().task(&gone).unwrap().is_none());
+    agrees_with_a_cold_handle(&warm, &path);
 }
 
 // ---------------------------------------------------------------------------
