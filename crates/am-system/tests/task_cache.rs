@@ -1288,3 +1288,277 @@ fn a_put_replacing_a_tasks_column_fields_reads_the_same_on_a_warm_and_a_cold_han
         "cold vs warm",
     );
 }
+
+// ---------------------------------------------------------------------------
+// The catch-up from `changed_gen` (9f8154c) against writers that stamp odd
+// values, several handles taking turns, and rolled-back transactions.
+// ---------------------------------------------------------------------------
+
+/// The warm handle reads every task, by id, by target and its log as a cold
+/// handle over the file does, and selects as it does.
+fn reads_as_a_cold_handle(warm: &MemorySystem, path: &Path, what: &str) {
+    let cold = open(path, None);
+    assert_eq!(every_read(warm), every_read(&cold), "{what}: every read");
+    assert_eq!(select(warm), select(&cold), "{what}: select_for_window");
+}
+
+/// A row of `memq_tasks` copied under a new task id and target, by plain
+/// SQL, with `stamp` as the `changed_gen` column's value (`None`: the
+/// column is left out of the INSERT).
+fn copy_row_by_plain_sql(c: &rusqlite::Connection, from: &str, to: &str, stamp: Option<&str>) {
+    let (column, value) = stamp.map_or((String::new(), String::new()), |s| {
+        (", changed_gen".to_owned(), format!(", {s}"))
+    });
+    let n = c
+        .execute(
+            &format!(
+                "INSERT INTO memq_tasks (task_id, kind, target_id, scope, owner_id, status, \
+                 priority, ripple_id, created_at, updated_at, task_json{column}) \
+                 SELECT ?2, kind, 'ex:' || ?2, scope, owner_id, status, priority, ripple_id, \
+                 created_at, updated_at, task_json{value} FROM memq_tasks WHERE task_id = ?1"
+            ),
+            [from, to],
+        )
+        .unwrap();
+    assert_eq!(n, 1);
+}
+
+/// One plain-SQL writer's step.
+type PlainSql<'a> = dyn Fn(&rusqlite::Connection) + 'a;
+
+#[test]
+fn plain_sql_writers_stamping_odd_values_are_caught_up() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("home.sqlite3");
+    let warm = open(&path, None);
+    warm.tasks().unwrap().enqueue_many(&tasks("o", 12)).unwrap();
+    let ids = selected_ids(&select(&warm));
+    reads_as_a_cold_handle(&warm, &path, "after the enqueue");
+    let c = rusqlite::Connection::open(&path).unwrap();
+    let generation = |c: &rusqlite::Connection| -> i64 {
+        c.query_row(
+            "SELECT value FROM memq_meta WHERE key = 'generation'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap()
+    };
+    let steps: Vec<(&str, Box<PlainSql<'_>>)> = vec![
+        (
+            "only the stamps, to NULL (no task column changes: nothing to see)",
+            Box::new(|c| {
+                let g = generation(c);
+                c.execute("UPDATE memq_tasks SET changed_gen = NULL", [])
+                    .unwrap();
+                assert_eq!(generation(c), g, "the stamp alone is no change");
+            }),
+        ),
+        (
+            "a status stamped with an old generation",
+            Box::new(|c| {
+                c.execute(
+                    "UPDATE memq_tasks SET status = 'skipped', changed_gen = 0 WHERE task_id = ?1",
+                    [&ids[0]],
+                )
+                .unwrap();
+            }),
+        ),
+        (
+            "a priority stamped with a future generation",
+            Box::new(|c| {
+                c.execute(
+                    "UPDATE memq_tasks SET priority = 9, changed_gen = 1000000 WHERE task_id = ?1",
+                    [&ids[1]],
+                )
+                .unwrap();
+            }),
+        ),
+        (
+            "a status stamped with the current generation (not the next)",
+            Box::new(|c| {
+                c.execute(
+                    "UPDATE memq_tasks SET status = 'done', changed_gen = \
+                     (SELECT value FROM memq_meta WHERE key = 'generation') WHERE task_id = ?1",
+                    [&ids[2]],
+                )
+                .unwrap();
+            }),
+        ),
+        (
+            "a status stamped NULL",
+            Box::new(|c| {
+                c.execute(
+                    "UPDATE memq_tasks SET status = 'failed', changed_gen = NULL WHERE task_id = ?1",
+                    [&ids[3]],
+                )
+                .unwrap();
+            }),
+        ),
+        (
+            "rows inserted without the stamp, stamped NULL, old, current and next",
+            Box::new(|c| {
+                copy_row_by_plain_sql(c, &ids[4], "plain-none", None);
+                copy_row_by_plain_sql(c, &ids[4], "plain-null", Some("NULL"));
+                copy_row_by_plain_sql(c, &ids[4], "plain-old", Some("-5"));
+                copy_row_by_plain_sql(
+                    c,
+                    &ids[4],
+                    "plain-current",
+                    Some("(SELECT value FROM memq_meta WHERE key = 'generation')"),
+                );
+                copy_row_by_plain_sql(
+                    c,
+                    &ids[4],
+                    "plain-next",
+                    Some("(SELECT value FROM memq_meta WHERE key = 'generation') + 1"),
+                );
+            }),
+        ),
+        (
+            "one UPDATE of several rows, each stamped the library's way",
+            Box::new(|c| {
+                let n = c
+                    .execute(
+                        "UPDATE memq_tasks SET priority = priority + 1, changed_gen = \
+                         (SELECT value FROM memq_meta WHERE key = 'generation') + 1 \
+                         WHERE status = 'pending'",
+                        [],
+                    )
+                    .unwrap();
+                assert!(n > 3, "{n} rows");
+            }),
+        ),
+        (
+            "one INSERT of several rows, each stamped the library's way",
+            Box::new(|c| {
+                let n = c
+                    .execute(
+                        "INSERT INTO memq_tasks (task_id, kind, target_id, scope, owner_id, \
+                         status, priority, ripple_id, created_at, updated_at, task_json, \
+                         changed_gen) SELECT 'many-' || task_id, kind, 'ex:many-' || task_id, \
+                         scope, owner_id, status, priority, ripple_id, created_at, updated_at, \
+                         task_json, (SELECT value FROM memq_meta WHERE key = 'generation') + 1 \
+                         FROM memq_tasks WHERE task_id NOT LIKE 'plain-%'",
+                        [],
+                    )
+                    .unwrap();
+                assert_eq!(n, 12);
+            }),
+        ),
+        (
+            "one UPDATE of every row setting only the stamp, to a future value",
+            Box::new(|c| {
+                c.execute("UPDATE memq_tasks SET changed_gen = 1000000", [])
+                    .unwrap();
+            }),
+        ),
+    ];
+    for (what, step) in &steps {
+        step(&c);
+        reads_as_a_cold_handle(&warm, &path, what);
+    }
+    // A task column changed by plain SQL is stamped with the generation it
+    // advanced to, whatever the writer put in the stamp.
+    let g = generation(&c);
+    c.execute(
+        "UPDATE memq_tasks SET priority = 3, changed_gen = 7 WHERE task_id = ?1",
+        [&ids[5]],
+    )
+    .unwrap();
+    let stamp: i64 = c
+        .query_row(
+            "SELECT changed_gen FROM memq_tasks WHERE task_id = ?1",
+            [&ids[5]],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!((generation(&c), stamp), (g + 1, g + 1));
+    reads_as_a_cold_handle(&warm, &path, "a priority stamped 7");
+    // And the warm handle still writes over what plain SQL left.
+    let q = warm.tasks().unwrap();
+    q.enqueue_many(&tasks("o2", 4)).unwrap();
+    let live = selected_ids(&select(&warm));
+    claim_and_ack(&warm, &live[..3], "w");
+    reads_as_a_cold_handle(&warm, &path, "the warm handle's writes after");
+}
+
+/// Two handles on one file take turns writing, each catching up from the
+/// other's stamps, with rolled-back transactions (rows written, then undone)
+/// on both sides in between; a third reads between every turn.
+#[test]
+fn two_handles_taking_turns_with_rolled_back_writes_between_answer_as_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("home.sqlite3");
+    let refuse = Arc::new(AtomicBool::new(false));
+    let guard = |r: Arc<AtomicBool>| {
+        Some(CommitGuard::new(move |point| {
+            if r.load(Ordering::SeqCst)
+                && (point == CommitPoint::TasksEnqueue.as_str()
+                    || point == CommitPoint::TasksAck.as_str())
+            {
+                Err("refused for the test".into())
+            } else {
+                Ok(())
+            }
+        }))
+    };
+    let a = open(&path, guard(refuse.clone()));
+    let b = open(&path, guard(refuse.clone()));
+    let reader = open(&path, None);
+    let (m, _) = memory(None);
+    for round in 0..6 {
+        for (name, sys) in [("a", &a), ("b", &b)] {
+            let q = sys.tasks().unwrap();
+            let prefix = format!("{name}{round}");
+            q.enqueue_many(&tasks(&prefix, 4)).unwrap();
+            m.tasks().unwrap().enqueue_many(&tasks(&prefix, 4)).unwrap();
+            // A rolled-back enqueue and a rolled-back ack.
+            refuse.store(true, Ordering::SeqCst);
+            assert!(q.enqueue_many(&tasks(&format!("x{prefix}"), 3)).is_err());
+            let live = selected_ids(&select(sys));
+            let claimed = q
+                .claim(&Claim::new(vec![live[0].clone()], name))
+                .unwrap()
+                .claimed;
+            assert_eq!(claimed.len(), 1);
+            assert!(
+                q.ack(&Ack {
+                    task_id: live[0].clone(),
+                    holder: name.into(),
+                    result: json!({"outcome": "done"}),
+                    now: None,
+                })
+                .is_err()
+            );
+            refuse.store(false, Ordering::SeqCst);
+            // The claim committed; repeat it on the in-memory queue.
+            let mc = m
+                .tasks()
+                .unwrap()
+                .claim(&Claim::new(vec![live[0].clone()], name))
+                .unwrap()
+                .claimed;
+            assert_eq!(mc.len(), 1);
+            // A newer basis over a task the other handle queued.
+            let other = if name == "a" { "b" } else { "a" };
+            if round > 0 {
+                let mut newer = task(&format!("{other}{}", round - 1), 1);
+                newer.basis = format!("ex:{other}{}-1@v{round}", round - 1);
+                newer.basis_version = i64::from(round);
+                let r = q.enqueue(&newer).unwrap();
+                let rm = m.tasks().unwrap().enqueue(&newer).unwrap();
+                assert_eq!(r.superseded, rm.superseded);
+            }
+            for (who, s) in [("a", &a), ("b", &b), ("reader", &reader)] {
+                assert_eq!(
+                    every_read(s),
+                    every_read(&m),
+                    "round {round}, after {name}: {who}"
+                );
+                assert_eq!(select(s), select(&m), "round {round}, after {name}: {who}");
+            }
+        }
+    }
+    reads_as_a_cold_handle(&a, &path, "a at the end");
+    reads_as_a_cold_handle(&b, &path, "b at the end");
+}
