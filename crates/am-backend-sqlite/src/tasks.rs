@@ -93,8 +93,13 @@ CREATE TABLE IF NOT EXISTS memq_maintenance (
 /// with the generation it advanced to (`changed_gen`, indexed), so a cache
 /// of an older generation catches up by reading the rows stamped after it;
 /// a delete also advances `deletions` (a cache cannot see a row that is
-/// gone: it rebuilds). The update trigger fires on the task's columns only,
-/// not on the stamp its own body writes. The library's own writes carry
+/// gone: it rebuilds; so does a set read before the queue had the counter).
+/// The update trigger fires on any update, a rowid's included (its own
+/// body's stamp does not fire it again: triggers do not recurse). A row
+/// `INSERT OR REPLACE` replaces fires no delete trigger; the row comes back
+/// stamped under a new rowid, and the live set moves the task (see
+/// `LiveTasks::set`). A writer that sets `memq_meta` back is not seen. The
+/// library's own writes carry
 /// their stamp (the generation plus one, read in the statement), so the
 /// trigger's second update finds nothing to do for them: it stamps only
 /// the rows other writers (plain SQL, an older build) left unstamped or
@@ -114,8 +119,7 @@ BEGIN
         WHERE rowid = NEW.rowid AND NEW.changed_gen IS NOT
             (SELECT value FROM memq_meta WHERE key = 'generation');
 END;
-CREATE TRIGGER IF NOT EXISTS memq_tasks_generation_update AFTER UPDATE OF task_id, kind, target_id,
-    scope, owner_id, status, priority, ripple_id, created_at, updated_at, task_json ON memq_tasks
+CREATE TRIGGER IF NOT EXISTS memq_tasks_generation_update AFTER UPDATE ON memq_tasks
 BEGIN
     UPDATE memq_meta SET value = value + 1 WHERE key = 'generation';
     UPDATE memq_tasks SET changed_gen = (SELECT value FROM memq_meta WHERE key = 'generation')
@@ -137,13 +141,17 @@ const GENERATION_TRIGGERS: [&str; 3] = [
 
 /// Give a queue that predates the `changed_gen` stamp its column, and drop
 /// the older triggers (they only advanced the generation) for
-/// [`GENERATION_SCHEMA`] to create the ones that stamp.
-fn stamp_changes(conn: &Connection) -> rusqlite::Result<()> {
+/// [`GENERATION_SCHEMA`] to create the ones that stamp. Answers whether it
+/// changed anything: the caller then advances `deletions`, so every live set
+/// read before (whose changes since are not stamped) rebuilds.
+fn stamp_changes(conn: &Connection) -> rusqlite::Result<bool> {
+    let mut changed = false;
     let has_column = conn
         .prepare("SELECT 1 FROM pragma_table_info('memq_tasks') WHERE name = 'changed_gen'")?
         .exists([])?;
     if !has_column {
         conn.execute_batch("ALTER TABLE memq_tasks ADD COLUMN changed_gen INTEGER")?;
+        changed = true;
     }
     for name in GENERATION_TRIGGERS {
         let sql: Option<String> = conn
@@ -155,9 +163,10 @@ fn stamp_changes(conn: &Connection) -> rusqlite::Result<()> {
             .optional()?;
         if sql.is_some_and(|s| !s.contains("changed_gen") && !s.contains("deletions")) {
             conn.execute_batch(&format!("DROP TRIGGER {name}"))?;
+            changed = true;
         }
     }
-    Ok(())
+    Ok(changed)
 }
 
 /// The indexes keyed by a hash (idempotent; a writable open moves an older
@@ -204,7 +213,15 @@ pub fn create(conn: &Connection) -> HomeResult<()> {
     let created = conn
         .execute_batch(SCHEMA)
         .and_then(|()| stamp_changes(conn))
-        .and_then(|()| conn.execute_batch(GENERATION_SCHEMA))
+        .and_then(|migrated| {
+            conn.execute_batch(GENERATION_SCHEMA)?;
+            if migrated {
+                conn.execute_batch(
+                    "UPDATE memq_meta SET value = value + 1 WHERE key = 'deletions'",
+                )?;
+            }
+            Ok(())
+        })
         .and_then(|()| conn.execute_batch(INDEX_SCHEMA));
     if !own {
         return created.map_err(sqlite);
@@ -227,7 +244,7 @@ pub struct TaskCache {
 }
 
 /// Where a queue stands: its generation and how many deletes it has seen
-/// (a queue without the `deletions` counter reads 0 and has no stamps).
+/// (a queue without the `deletions` counter reads -1 and has no stamps).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Mark {
     generation: i64,
@@ -248,9 +265,11 @@ fn read_generation(conn: &Connection) -> HomeResult<Option<Mark>> {
             })
         });
     match read {
+        // A queue without the counter has no stamps either: -1, which no
+        // stamped queue reads, makes a set read then rebuild once it has.
         Ok((g, d)) => Ok(g.map(|generation| Mark {
             generation,
-            deletions: d.unwrap_or(0),
+            deletions: d.unwrap_or(-1),
         })),
         Err(rusqlite::Error::SqliteFailure(_, Some(m))) if m.contains("no such table") => Ok(None),
         Err(e) => Err(sqlite(e)),

@@ -49,7 +49,26 @@ impl LiveTasks {
 
     /// Record that the task at queue position `order` now reads `row`: kept
     /// when its stored status is live, dropped otherwise.
+    /// A task that moved (another position: plain SQL replaced its row or
+    /// changed its rowid; another target) leaves its old place first, and
+    /// another task the set still held at `order` leaves the set.
     pub fn set(&mut self, order: i64, row: Arc<TaskRow>) {
+        if let Some(&old) = self.by_id.get(&row.task_id) {
+            let in_place = old == order
+                && self
+                    .rows
+                    .get(&old)
+                    .is_some_and(|r| r.target_id == row.target_id);
+            if !in_place {
+                self.remove(&row.task_id);
+            }
+        }
+        if let Some(other) = self.rows.get(&order)
+            && other.task_id != row.task_id
+        {
+            let other = other.task_id.clone();
+            self.remove(&other);
+        }
         if row.status.is_live() {
             if self.by_id.insert(row.task_id.clone(), order).is_none() {
                 self.by_target
