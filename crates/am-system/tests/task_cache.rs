@@ -484,6 +484,20 @@ fn every_read(s: &MemorySystem) -> Value {
     json!({"all": rows, "per_task": per_task})
 }
 
+/// Plain SQL putting a queue back to the layout before the change stamps
+/// (9f8154c): no `changed_gen` column, no `deletions` counter, triggers that
+/// only advance the generation.
+const WITHOUT_STAMPS: &str = "DROP TRIGGER memq_tasks_generation_insert; \
+     DROP TRIGGER memq_tasks_generation_update; DROP TRIGGER memq_tasks_generation_delete; \
+     DROP INDEX idx_memq_tasks_changed; ALTER TABLE memq_tasks DROP COLUMN changed_gen; \
+     DELETE FROM memq_meta WHERE key = 'deletions'; \
+     CREATE TRIGGER memq_tasks_generation_insert AFTER INSERT ON memq_tasks \
+     BEGIN UPDATE memq_meta SET value = value + 1 WHERE key = 'generation'; END; \
+     CREATE TRIGGER memq_tasks_generation_update AFTER UPDATE ON memq_tasks \
+     BEGIN UPDATE memq_meta SET value = value + 1 WHERE key = 'generation'; END; \
+     CREATE TRIGGER memq_tasks_generation_delete AFTER DELETE ON memq_tasks \
+     BEGIN UPDATE memq_meta SET value = value + 1 WHERE key = 'generation'; END;";
+
 fn index_names(path: &Path) -> Vec<String> {
     let c = rusqlite::Connection::open(path).unwrap();
     c.prepare(
@@ -528,19 +542,10 @@ fn an_older_queue_gains_the_partial_indexes_and_every_read_answers_the_same() {
         "DROP INDEX idx_memq_tasks_target_settled; DROP INDEX idx_memq_log_transitions; \
          DROP INDEX idx_memq_log_enqueued; \
          CREATE INDEX idx_memq_tasks_target ON memq_tasks(target_id); \
-         CREATE INDEX idx_memq_log_task ON memq_log(task_id, seq); \
-         DROP TRIGGER memq_tasks_generation_insert; DROP TRIGGER memq_tasks_generation_update; \
-         DROP TRIGGER memq_tasks_generation_delete; \
-         DROP INDEX idx_memq_tasks_changed; ALTER TABLE memq_tasks DROP COLUMN changed_gen; \
-         DELETE FROM memq_meta WHERE key = 'deletions'; \
-         CREATE TRIGGER memq_tasks_generation_insert AFTER INSERT ON memq_tasks \
-         BEGIN UPDATE memq_meta SET value = value + 1 WHERE key = 'generation'; END; \
-         CREATE TRIGGER memq_tasks_generation_update AFTER UPDATE ON memq_tasks \
-         BEGIN UPDATE memq_meta SET value = value + 1 WHERE key = 'generation'; END; \
-         CREATE TRIGGER memq_tasks_generation_delete AFTER DELETE ON memq_tasks \
-         BEGIN UPDATE memq_meta SET value = value + 1 WHERE key = 'generation'; END;",
+         CREATE INDEX idx_memq_log_task ON memq_log(task_id, seq);",
     )
     .unwrap();
+    c.execute_batch(WITHOUT_STAMPS).unwrap();
     drop(c);
     // This handle reads the old layout as it read the new one.
     assert_eq!(every_read(&s), before);
@@ -1220,13 +1225,12 @@ fn every_log_row_of_a_task_is_read_back_whatever_the_instants_it_was_written_at(
 }
 
 // ---------------------------------------------------------------------------
-// FAILING (3d0bb7f): reads that no longer answer as the rows.
+// Plain-SQL changes the index round (3d0bb7f) first missed, fixed in c54f996.
 // ---------------------------------------------------------------------------
 
 /// `log(task_id)` finds a task's `enqueued` row at the task's `created_at`
-/// column: a plain-SQL writer that changes `memq_tasks.created_at` (the
-/// trigger counts the change, the row still reads) makes the task's log
-/// lose its `enqueued` row, though `memq_log` still holds it.
+/// column; a plain-SQL writer that changes `memq_tasks.created_at` leaves
+/// the row elsewhere, and the log still reads it (by a scan).
 #[test]
 fn plain_sql_changing_a_tasks_created_at_keeps_its_whole_log() {
     let dir = tempfile::tempdir().unwrap();
@@ -1573,16 +1577,14 @@ fn two_handles_taking_turns_with_rolled_back_writes_between_answer_as_the_file()
 }
 
 // ---------------------------------------------------------------------------
-// FAILING (9f8154c): changes the catch-up from `changed_gen` does not see.
+// Plain-SQL changes the catch-up (9f8154c) first missed, fixed in e114fff.
 // ---------------------------------------------------------------------------
 
 /// `INSERT OR REPLACE` of a stored task id deletes the old row and inserts
 /// a new one (a new rowid); the REPLACE's delete fires no delete trigger
 /// (SQLite fires them only with `recursive_triggers`), so `deletions` does
-/// not move and the warm set catches up: the task, still live, joins the
-/// set at its new rowid and its old row stays there too (`LiveTasks::set`
-/// keeps a task at the position it first had), so the task is selected
-/// twice and read by target as it was.
+/// not move and the warm set catches up: the task, still live, moves to its
+/// new rowid (`LiveTasks::set`) and is selected once.
 #[test]
 fn plain_sql_insert_or_replace_of_a_live_task_is_seen() {
     let dir = tempfile::tempdir().unwrap();
@@ -1609,11 +1611,9 @@ fn plain_sql_insert_or_replace_of_a_live_task_is_seen() {
     reads_as_a_cold_handle(&warm, &path, "after INSERT OR REPLACE");
 }
 
-/// An UPDATE that moves a row's rowid changes none of the columns the
-/// update trigger names (`AFTER UPDATE OF task_id, ...`): the generation
-/// does not move, the warm set keeps the task at its old rowid, and the
-/// handle's next write of that task finds no row there, updates it at its
-/// new rowid and joins the set under that one: the task is in the set twice.
+/// An UPDATE that moves a row's rowid fires the update trigger (it counts
+/// every update): the warm set catches up and moves the task, and the
+/// handle's next write of it (a claim and an ack) reads as a cold handle.
 #[test]
 fn plain_sql_moving_a_tasks_rowid_is_seen() {
     let dir = tempfile::tempdir().unwrap();
@@ -1632,14 +1632,12 @@ fn plain_sql_moving_a_tasks_rowid_is_seen() {
     reads_as_a_cold_handle(&warm, &path, "after the rowid moved");
 }
 
-/// A handle whose live set was built on a queue in the layout before
-/// 9f8154c (no stamps, triggers that only advance the generation): a change
-/// made there is never stamped; a writable open then moves the queue to the
-/// stamps, and the handle's set, at an older generation with as many
-/// deletions (0), catches up from the stamps and misses the change. (Here
-/// the older layout is put back under a live handle, as the older-queue
-/// test above does; a read-only handle over an older queue meets it
-/// without that.)
+/// A handle whose live set was built before its queue moved to the stamps
+/// (9f8154c): a change made under the old triggers is never stamped, and
+/// the move advances `deletions`, so the handle's set rebuilds instead of
+/// catching up. (Here the older layout is put back under a live handle, as
+/// the older-queue test above does; a read-only handle over an older queue
+/// meets it without that.)
 #[test]
 fn a_change_made_before_the_queue_gained_its_stamps_is_seen_by_a_handle_opened_before() {
     let dir = tempfile::tempdir().unwrap();
@@ -1648,19 +1646,7 @@ fn a_change_made_before_the_queue_gained_its_stamps_is_seen_by_a_handle_opened_b
     warm.tasks().unwrap().enqueue_many(&tasks("l", 6)).unwrap();
     let ids = selected_ids(&select(&warm));
     let c = rusqlite::Connection::open(&path).unwrap();
-    c.execute_batch(
-        "DROP TRIGGER memq_tasks_generation_insert; DROP TRIGGER memq_tasks_generation_update; \
-         DROP TRIGGER memq_tasks_generation_delete; \
-         DROP INDEX idx_memq_tasks_changed; ALTER TABLE memq_tasks DROP COLUMN changed_gen; \
-         DELETE FROM memq_meta WHERE key = 'deletions'; \
-         CREATE TRIGGER memq_tasks_generation_insert AFTER INSERT ON memq_tasks \
-         BEGIN UPDATE memq_meta SET value = value + 1 WHERE key = 'generation'; END; \
-         CREATE TRIGGER memq_tasks_generation_update AFTER UPDATE ON memq_tasks \
-         BEGIN UPDATE memq_meta SET value = value + 1 WHERE key = 'generation'; END; \
-         CREATE TRIGGER memq_tasks_generation_delete AFTER DELETE ON memq_tasks \
-         BEGIN UPDATE memq_meta SET value = value + 1 WHERE key = 'generation'; END;",
-    )
-    .unwrap();
+    c.execute_batch(WITHOUT_STAMPS).unwrap();
     // An older build settles a task (the old trigger counts it).
     c.execute(
         "UPDATE memq_tasks SET status = 'skipped' WHERE task_id = ?1",
