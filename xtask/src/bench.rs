@@ -140,7 +140,7 @@ pub const FIGURES: &[Figure] = &[
             min_per_s: None,
             unit: "records",
         },
-        target: ">= plain / 1.5",
+        target: "(judged interleaved, below)",
         python: None,
     },
     Figure {
@@ -447,10 +447,12 @@ pub struct Overhead {
     pub max_pct: f64,
 }
 
-/// The overheads the issues bound: the commit guard's ("not measurable on
-/// the `add` and `remember_many` benches (<= 2 %), measured side by side")
-/// and a pending formation's (issue 20: "`remember_many` of pending records
-/// no slower than 1.5x plain formation", +50 %).
+/// The overheads the issues bound, read from criterion medians: the commit
+/// guard's ("not measurable on the `add` and `remember_many` benches (<= 2
+/// %), measured side by side"). Issue 20's pending formation (+50 % at most)
+/// is judged only on the interleaved side by side ([`side_by_side_rows`]):
+/// its criterion pair runs one bench after the other, and a 3-second median
+/// of that write path moved by tens of percent between runs.
 pub const OVERHEADS: &[Overhead] = &[
     Overhead {
         label: "commit guard: store add 500, trivial guard vs none",
@@ -463,12 +465,6 @@ pub const OVERHEADS: &[Overhead] = &[
         guarded_id: "remember_many/sqlite_home_batch_100_trivial_guard",
         base_id: "remember_many/sqlite_home_batch_100",
         max_pct: 2.0,
-    },
-    Overhead {
-        label: "tasks: remember_many pending titles vs plain, batches of 100",
-        guarded_id: "tasks/remember_many_pending_batch_100",
-        base_id: "tasks/remember_many_plain_batch_100",
-        max_pct: 50.0,
     },
 ];
 
@@ -516,9 +512,9 @@ fn this_runs_rows(
     }
 }
 
-/// The file the `store` and `formation` benches write their interleaved
-/// guarded/unguarded medians to (`am_conformance::side_by_side::FILE`).
-pub const SIDE_BY_SIDE_FILE: &str = "guard_side_by_side.json";
+/// The file the `store`, `formation` and `tasks` benches write their
+/// interleaved medians to (`am_conformance::side_by_side::FILE`).
+pub const SIDE_BY_SIDE_FILE: &str = "side_by_side.json";
 
 /// What each interleaved side-by-side workload times (its rows' labels).
 fn side_by_side_label(workload: &str) -> String {
@@ -530,13 +526,18 @@ fn side_by_side_label(workload: &str) -> String {
             "commit guard, wall clock interleaved: remember_many 100, trivial guard vs none"
                 .to_owned()
         }
-        other => format!("commit guard, wall clock interleaved: {other}"),
+        "remember_many_pending_100" => {
+            "tasks, wall clock interleaved: remember_many 100, pending titles vs plain".to_owned()
+        }
+        other => format!("wall clock interleaved: {other}"),
     }
 }
 
 /// The rows of the benches' interleaved side-by-side medians (`<target>/`
 /// [`SIDE_BY_SIDE_FILE`]) when this run wrote it (modified after `since`):
-/// each workload's guarded median beside its unguarded one, against 2 %.
+/// each workload's costly median beside its base one, against the target
+/// the bench recorded (a row without one is a guard's: 2 %, or within the
+/// A/A spread).
 ///
 /// # Errors
 /// When the file is present but not the benches' JSON.
@@ -565,15 +566,26 @@ pub fn side_by_side_rows(path: &Path, since: Option<SystemTime>) -> Result<Vec<[
                     path.display()
                 );
             };
+            let means = r["mean_change_pct"]
+                .as_f64()
+                .map_or(String::new(), |m| format!("; means {m:+.2} %"));
             Ok([
                 side_by_side_label(workload),
                 format!(
-                    "{pct:+.2} % ({} vs {} medians, {rounds} rounds each; A/A control {control:+.2} %)",
+                    "{pct:+.2} % ({} vs {} medians, {rounds} rounds each{means}; A/A control {control:+.2} %)",
                     fmt_ns(g),
                     fmt_ns(b)
                 ),
-                "<= +2 %, or within the A/A spread".to_owned(),
-                yes_no(r["not_measurable"].as_bool().unwrap_or(pct <= 2.0)),
+                r["target"]
+                    .as_str()
+                    .unwrap_or("<= +2 %, or within the A/A spread")
+                    .to_owned(),
+                yes_no(
+                    r["met"]
+                        .as_bool()
+                        .or_else(|| r["not_measurable"].as_bool())
+                        .unwrap_or(pct <= 2.0),
+                ),
                 String::new(),
                 String::new(),
             ])
@@ -1287,20 +1299,41 @@ mod tests {
     }
 
     #[test]
-    fn the_pending_formation_row_is_met_up_to_one_and_a_half_times_plain() {
-        let o = OVERHEADS
-            .iter()
-            .find(|o| o.guarded_id == "tasks/remember_many_pending_batch_100")
-            .unwrap();
-        assert_eq!(o.base_id, "tasks/remember_many_plain_batch_100");
-        let est = |ns| Estimate {
-            median_ns: ns,
-            elements: Some(100.0),
-        };
-        let r = overhead_row(o, Some(&est(14_000_000.0)), Some(&est(10_000_000.0)));
-        assert_eq!((r[2].as_str(), r[3].as_str()), ("<= +50 %", "yes"), "{r:?}");
-        let r = overhead_row(o, Some(&est(15_100_000.0)), Some(&est(10_000_000.0)));
-        assert_eq!(r[3], "NO", "{r:?}");
+    fn the_pending_formation_row_is_judged_on_the_interleaved_pair_against_fifty_percent() {
+        assert!(
+            OVERHEADS
+                .iter()
+                .all(|o| o.guarded_id != "tasks/remember_many_pending_batch_100"),
+            "the criterion pair runs one bench after the other: no verdict"
+        );
+        let dir = std::env::temp_dir().join(format!("xtask-pending-pair-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join(SIDE_BY_SIDE_FILE);
+        std::fs::write(
+            &path,
+            r#"[{"workload": "remember_many_pending_100", "rounds": 300,
+                 "guarded_ns": 14000000.0, "unguarded_ns": 10000000.0,
+                 "change_pct": 40.0, "control_pct": 0.5, "mean_change_pct": 38.0,
+                 "not_measurable": false, "target": "<= +50 % (medians and means)", "met": true},
+                {"workload": "remember_many_pending_100", "rounds": 300,
+                 "guarded_ns": 15100000.0, "unguarded_ns": 10000000.0,
+                 "change_pct": 51.0, "control_pct": 0.5,
+                 "not_measurable": false, "target": "<= +50 % (medians and means)", "met": false}]"#,
+        )
+        .unwrap();
+        let rows = side_by_side_rows(&path, None).unwrap();
+        assert!(rows[0][0].contains("pending titles vs plain"), "{rows:?}");
+        assert_eq!(
+            (rows[0][2].as_str(), rows[0][3].as_str()),
+            ("<= +50 % (medians and means)", "yes")
+        );
+        assert!(rows[0][1].contains("; means +38.00 %;"), "{rows:?}");
+        assert_eq!(
+            (rows[1][2].as_str(), rows[1][3].as_str()),
+            ("<= +50 % (medians and means)", "NO")
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

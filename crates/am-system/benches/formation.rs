@@ -91,7 +91,11 @@ fn side_by_side() {
             black_box(form(&guarded, k as u64));
         },
     );
-    am_conformance::side_by_side::record("remember_many_100", &pair);
+    am_conformance::side_by_side::record(
+        "remember_many_100",
+        &pair,
+        am_conformance::side_by_side::Target::NotMeasurable,
+    );
 }
 
 fn remember_many(c: &mut Criterion) {
