@@ -1,13 +1,14 @@
 //! Wall-clock side by side: a workload beside a variant of it that carries
-//! a cost, interleaved so that the machine's drift (load, disk flushes, WAL
-//! checkpoints, a growing home) falls on both alike. Issue 18 reads a trivial
+//! a cost, interleaved so that the machine's drift (load, the disk's other
+//! writers, a growing home) falls on both alike. Each home's own WAL
+//! checkpoints land in its own calls. Issue 18 reads a trivial
 //! commit guard this way (not measurable: within 2 %), issue 20 a formation
 //! with pending titles beside plain formation (at most +50 %).
 //!
 //! [`interleave`] runs round `r` of three variants back to back (the base
 //! home, an A/A control home fed the same way, the home whose calls carry
-//! the cost), rotating which goes first, so the homes grow in lockstep and no
-//! variant always follows another. Each variant's figure is the median of its
+//! the cost) in each of the six orders in turn, so the homes grow in
+//! lockstep and each variant follows each other one equally often. Each variant's figure is the median of its
 //! per-call times (its mean, which counts the rare calls a checkpoint lands
 //! in, is kept beside it); the control's distance from the base median is the
 //! noise floor a cost must be read against. [`record`] stores a workload's
@@ -99,8 +100,24 @@ impl Pair {
         (self.control_ns / self.base_ns - 1.0) * 100.0
     }
 
+    /// Each variant's median and mean of its per-call times (nanoseconds),
+    /// in the order base, control, costly.
+    #[must_use]
+    pub fn from_times(rounds: usize, times: [Vec<f64>; 3]) -> Self {
+        let [b, c, g] = times;
+        Self {
+            rounds,
+            base_mean_ns: mean(&b),
+            control_mean_ns: mean(&c),
+            guarded_mean_ns: mean(&g),
+            base_ns: median(b),
+            control_ns: median(c),
+            guarded_ns: median(g),
+        }
+    }
+
     /// The costly variant's mean over the base mean, in percent (the
-    /// sustained cost, checkpoints included).
+    /// sustained cost, the checkpoints its calls ran included).
     #[must_use]
     pub fn mean_change_pct(&self) -> f64 {
         (self.guarded_mean_ns / self.base_mean_ns - 1.0) * 100.0
@@ -127,12 +144,25 @@ fn median(mut v: Vec<f64>) -> f64 {
     }
 }
 
+/// The six orders of the three variants (`0` base, `1` control, `2` the
+/// costly one); round `r` runs `ORDERS[r % 6]`. Over six rounds each variant
+/// runs first, second and third twice, and directly after each other
+/// variant twice: whatever a costlier call leaves behind (dirty pages, a
+/// cold cache) falls on the base home and the control alike.
+pub const ORDERS: [[usize; 3]; 6] = [
+    [0, 1, 2],
+    [1, 2, 0],
+    [2, 0, 1],
+    [0, 2, 1],
+    [2, 1, 0],
+    [1, 0, 2],
+];
+
 /// Run `rounds` calls of each of three variants, interleaved: round `r`
-/// calls them in the order `[base, control, guarded]` rotated by `r % 3`, so
-/// each runs first, second and third equally often. `base` and `control` are
-/// the same base workload on two homes (the A/A control), `guarded` the
-/// costly variant on a third home. Returns each variant's median and mean
-/// call.
+/// calls them in the order [`ORDERS`]`[r % 6]`. `base` and `control` are the
+/// same base workload on two homes (the A/A control), `guarded` the costly
+/// variant on a third home. Returns each variant's median and mean call
+/// ([`Pair::from_times`]).
 pub fn interleave(
     rounds: usize,
     base: impl FnMut(usize),
@@ -143,23 +173,13 @@ pub fn interleave(
         [Box::new(base), Box::new(control), Box::new(guarded)];
     let mut times: [Vec<f64>; 3] = std::array::from_fn(|_| Vec::with_capacity(rounds));
     for r in 0..rounds {
-        for k in 0..3 {
-            let v = (k + r) % 3;
+        for v in ORDERS[r % ORDERS.len()] {
             let t = Instant::now();
             variants[v](r);
             times[v].push(t.elapsed().as_secs_f64() * 1e9);
         }
     }
-    let [b, c, g] = times;
-    Pair {
-        rounds,
-        base_mean_ns: mean(&b),
-        control_mean_ns: mean(&c),
-        guarded_mean_ns: mean(&g),
-        base_ns: median(b),
-        control_ns: median(c),
-        guarded_ns: median(g),
-    }
+    Pair::from_times(rounds, times)
 }
 
 /// The cargo target directory of the running bench binary
@@ -176,7 +196,9 @@ pub fn target_dir(exe: &Path) -> PathBuf {
     )
 }
 
-/// Print `workload`'s pair and store it, with its target and verdict, in
+/// Print `workload`'s pair and store it, with its target, its verdict and
+/// the time it was written (`written_at_unix_ms`: the file holds several
+/// benches' rows, and `cargo xtask bench` prints only this run's), in
 /// `<target>/`[`FILE`] (replacing an earlier pair of the same workload,
 /// keeping the others).
 ///
@@ -203,7 +225,13 @@ pub fn record(workload: &str, pair: &Pair, target: Target) {
         .and_then(|t| serde_json::from_str(&t).ok())
         .unwrap_or_default();
     rows.retain(|r| r["workload"].as_str() != Some(workload));
-    rows.push(row(workload, pair, target));
+    let mut written = row(workload, pair, target);
+    written["written_at_unix_ms"] = json!(
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_millis())
+    );
+    rows.push(written);
     std::fs::write(&path, serde_json::to_string_pretty(&rows).expect("json"))
         .unwrap_or_else(|e| panic!("writing {}: {e}", path.display()));
 }
@@ -231,16 +259,17 @@ mod tests {
     use super::*;
 
     #[test]
-    fn interleave_rotates_the_order_so_each_variant_runs_first_equally_often() {
+    fn interleave_runs_the_six_orders_in_turn_so_each_variant_follows_each_other_equally_often() {
         let order = std::cell::RefCell::new(Vec::new());
         let p = interleave(
-            3,
+            12,
             |r| order.borrow_mut().push(('b', r)),
             |r| order.borrow_mut().push(('c', r)),
             |r| order.borrow_mut().push(('g', r)),
         );
+        let order = order.into_inner();
         assert_eq!(
-            *order.borrow(),
+            order[..9],
             [
                 ('b', 0),
                 ('c', 0),
@@ -253,8 +282,21 @@ mod tests {
                 ('c', 2)
             ]
         );
-        assert_eq!(p.rounds, 3);
-        assert!(p.base_ns > 0.0 && p.control_ns > 0.0 && p.guarded_ns > 0.0);
+        let mut follows = std::collections::BTreeMap::new();
+        let mut places = std::collections::BTreeMap::new();
+        for round in order.chunks(3) {
+            for (i, w) in round.iter().enumerate() {
+                *places.entry((w.0, i)).or_insert(0) += 1;
+            }
+            for w in round.windows(2) {
+                *follows.entry((w[0].0, w[1].0)).or_insert(0) += 1;
+            }
+        }
+        assert_eq!(places.len(), 9, "{places:?}");
+        assert!(places.values().all(|&n| n == 4), "{places:?}");
+        assert_eq!(follows.len(), 6, "{follows:?}");
+        assert!(follows.values().all(|&n| n == 4), "{follows:?}");
+        assert_eq!(p.rounds, 12);
     }
 
     #[test]
@@ -306,25 +348,23 @@ mod tests {
     }
 
     #[test]
-    fn interleave_keeps_each_variants_mean_beside_its_median() {
-        let mut n = 0u64;
-        let p = interleave(
+    fn a_pair_keeps_each_variants_mean_beside_its_median() {
+        let p = Pair::from_times(
             5,
-            |_| {},
-            |_| {},
-            |r| {
-                if r == 4 {
-                    n += 1;
-                    std::thread::sleep(std::time::Duration::from_millis(20));
-                }
-            },
+            [
+                vec![1.0, 1.0, 1.0, 1.0, 1.0],
+                vec![2.0, 1.0, 3.0, 2.0, 2.0],
+                vec![1.0, 1.0, 1.0, 1.0, 21.0],
+            ],
         );
-        assert_eq!(n, 1);
-        assert!(
-            p.guarded_mean_ns > 3.0e6,
-            "{p:?}: one slow call in five moves the mean"
+        assert_eq!((p.base_ns, p.control_ns, p.guarded_ns), (1.0, 2.0, 1.0));
+        assert_eq!(
+            (p.base_mean_ns, p.control_mean_ns, p.guarded_mean_ns),
+            (1.0, 2.0, 5.0),
+            "one slow call in five moves the mean, not the median"
         );
-        assert!(p.guarded_ns < 1.0e6, "{p:?}: but not the median");
+        assert!((p.mean_change_pct() - 400.0).abs() < 1e-9);
+        assert!(p.change_pct().abs() < 1e-9);
     }
 
     #[test]

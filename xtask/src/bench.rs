@@ -537,7 +537,7 @@ fn side_by_side_label(workload: &str) -> String {
 /// [`SIDE_BY_SIDE_FILE`]) when this run wrote it (modified after `since`):
 /// each workload's costly median beside its base one, against the target
 /// the bench recorded (a row without one is a guard's: 2 %, or within the
-/// A/A spread).
+/// A/A spread). With `since`, only the rows written at or after it.
 ///
 /// # Errors
 /// When the file is present but not the benches' JSON.
@@ -551,7 +551,20 @@ pub fn side_by_side_rows(path: &Path, since: Option<SystemTime>) -> Result<Vec<[
     else {
         return Ok(Vec::new());
     };
+    // The file holds the rows of three benches: a row another run wrote
+    // (`--only` another bench) is not this run's figure.
+    let since_ms = since.map(|t| {
+        t.duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_millis())
+    });
     rows.iter()
+        .filter(|r| {
+            since_ms.is_none_or(|s| {
+                r["written_at_unix_ms"]
+                    .as_u64()
+                    .is_some_and(|w| u128::from(w) >= s)
+            })
+        })
         .map(|r| {
             let (Some(workload), Some(rounds), Some(g), Some(b), Some(pct), Some(control)) = (
                 r["workload"].as_str(),
@@ -1370,6 +1383,49 @@ mod tests {
         std::fs::write(&path, r#"[{"workload": "add"}]"#).unwrap();
         let err = guard_cost_rows(&path, None).unwrap_err().to_string();
         assert!(err.contains("expected {workload"), "{err}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn the_side_by_side_rows_of_another_run_are_left_out_though_the_file_is_this_runs() {
+        let dir =
+            std::env::temp_dir().join(format!("xtask-side-by-side-run-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join(SIDE_BY_SIDE_FILE);
+        // Before the file's mtime, which the file system may round down.
+        let started = SystemTime::now() - std::time::Duration::from_secs(2);
+        let ms = |t: SystemTime| t.duration_since(std::time::UNIX_EPOCH).unwrap().as_millis();
+        let row = |workload: &str, at: Option<u128>| {
+            let at = at.map_or(String::new(), |a| format!(", \"written_at_unix_ms\": {a}"));
+            format!(
+                r#"{{"workload": "{workload}", "rounds": 300, "guarded_ns": 13.0,
+                    "unguarded_ns": 10.0, "change_pct": 30.0, "control_pct": 0.0,
+                    "not_measurable": false{at}}}"#
+            )
+        };
+        std::fs::write(
+            &path,
+            format!(
+                "[{}, {}, {}]",
+                row("store_add_500", Some(ms(started) - 60_000)),
+                row("remember_many_100", None),
+                row("remember_many_pending_100", Some(ms(started) + 1_000)),
+            ),
+        )
+        .unwrap();
+        let rows = side_by_side_rows(&path, Some(started)).unwrap();
+        assert_eq!(
+            rows.len(),
+            1,
+            "an earlier run's rows and undated rows: {rows:?}"
+        );
+        assert!(rows[0][0].contains("pending titles vs plain"), "{rows:?}");
+        assert_eq!(
+            side_by_side_rows(&path, None).unwrap().len(),
+            3,
+            "no run to hold them to"
+        );
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

@@ -6,8 +6,9 @@
 //!
 //! The pending/plain ratio is judged on [`side_by_side`]: three homes (plain,
 //! a plain A/A control, pending) fed the same batches in interleaved rounds,
-//! so checkpoints, disk flushes and load fall on both alike. The criterion
-//! pair below runs one bench after the other and prints each rate.
+//! so the machine's load and the disk's other writers fall on all three
+//! alike (each home's checkpoints land in its own calls). The criterion pair
+//! below runs one bench after the other and prints each rate.
 //!
 //! `cargo bench -p am-system --bench tasks`.
 
@@ -118,7 +119,8 @@ fn form(system: &MemorySystem, k: u64, is_pending: bool) {
 /// Issue 20's "`remember_many` of pending records no slower than 1.5x plain
 /// formation", wall clock: a plain home, a second plain home (the A/A
 /// control) and a pending home, each fed batch `r` of 100 records in round
-/// `r` (order rotated), 300 rounds; each home's median batch, against +50 %.
+/// `r` (the six orders in turn), 300 rounds; each home's median and mean
+/// batch, both held to +50 %.
 fn side_by_side() {
     let (_plain_dir, plain) = home();
     let (_control_dir, control) = home();
