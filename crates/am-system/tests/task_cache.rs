@@ -1330,6 +1330,13 @@ fn copy_row_by_plain_sql(c: &rusqlite::Connection, from: &str, to: &str, stamp: 
 /// One plain-SQL writer's step.
 type PlainSql<'a> = dyn Fn(&rusqlite::Connection) + 'a;
 
+/// A step running `sql` once with `?1` bound to the task id `id`.
+fn on_one_task<'a>(sql: &'static str, id: &'a str) -> Box<PlainSql<'a>> {
+    Box::new(move |c| {
+        c.execute(sql, [id]).unwrap();
+    })
+}
+
 #[test]
 fn plain_sql_writers_stamping_odd_values_are_caught_up() {
     let dir = tempfile::tempdir().unwrap();
@@ -1368,44 +1375,32 @@ fn plain_sql_writers_stamping_odd_values_are_caught_up() {
         ),
         (
             "a status stamped with an old generation",
-            Box::new(|c| {
-                c.execute(
-                    "UPDATE memq_tasks SET status = 'skipped', changed_gen = 0 WHERE task_id = ?1",
-                    [&ids[0]],
-                )
-                .unwrap();
-            }),
+            on_one_task(
+                "UPDATE memq_tasks SET status = 'skipped', changed_gen = 0 WHERE task_id = ?1",
+                &ids[0],
+            ),
         ),
         (
             "a priority stamped with a future generation",
-            Box::new(|c| {
-                c.execute(
-                    "UPDATE memq_tasks SET priority = 9, changed_gen = 1000000 WHERE task_id = ?1",
-                    [&ids[1]],
-                )
-                .unwrap();
-            }),
+            on_one_task(
+                "UPDATE memq_tasks SET priority = 9, changed_gen = 1000000 WHERE task_id = ?1",
+                &ids[1],
+            ),
         ),
         (
             "a status stamped with the current generation (not the next)",
-            Box::new(|c| {
-                c.execute(
-                    "UPDATE memq_tasks SET status = 'done', changed_gen = \
-                     (SELECT value FROM memq_meta WHERE key = 'generation') WHERE task_id = ?1",
-                    [&ids[2]],
-                )
-                .unwrap();
-            }),
+            on_one_task(
+                "UPDATE memq_tasks SET status = 'done', changed_gen = \
+                 (SELECT value FROM memq_meta WHERE key = 'generation') WHERE task_id = ?1",
+                &ids[2],
+            ),
         ),
         (
             "a status stamped NULL",
-            Box::new(|c| {
-                c.execute(
-                    "UPDATE memq_tasks SET status = 'failed', changed_gen = NULL WHERE task_id = ?1",
-                    [&ids[3]],
-                )
-                .unwrap();
-            }),
+            on_one_task(
+                "UPDATE memq_tasks SET status = 'failed', changed_gen = NULL WHERE task_id = ?1",
+                &ids[3],
+            ),
         ),
         (
             "rows inserted without the stamp, stamped NULL, old, current and next",
