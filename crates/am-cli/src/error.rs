@@ -128,6 +128,28 @@ impl From<rusqlite::Error> for CliError {
     }
 }
 
+/// A verb table refusal keeps its kind and message (and its source).
+impl From<am_ops::OpError> for CliError {
+    fn from(e: am_ops::OpError) -> Self {
+        CliError {
+            kind: e.kind,
+            code: code_of(e.kind),
+            message: e.message,
+            source: e.source,
+        }
+    }
+}
+
+/// A command's error handed to the verb table (a session's reopen, its
+/// clock): the same kind and message.
+impl From<CliError> for am_ops::OpError {
+    fn from(e: CliError) -> Self {
+        let mut out = am_ops::OpError::new(e.kind, e.message);
+        out.source = e.source;
+        out
+    }
+}
+
 /// The command's result type.
 pub type CliResult<T> = Result<T, CliError>;
 

@@ -461,19 +461,23 @@ impl MemorySystem {
     /// `InvalidInput` naming the assertion's index and both times;
     /// the store's refusal.
     pub fn add(&self, assertions: &[TripleAssertion]) -> Result<Vec<String>> {
-        use am_triples::timestamp::parse_timestamp;
-        for (i, a) in assertions.iter().enumerate() {
-            if let (Some(from), Some(until)) = (&a.valid_from, &a.valid_until)
-                && let (Ok(f), Ok(u)) = (parse_timestamp(from), parse_timestamp(until))
-                && u < f
-            {
-                return Err(Error::invalid(format!(
-                    "assertions[{i}]: valid_until {until} is before valid_from {from} (a window cannot end \
-                     before it starts; an equal pair, an empty window, is allowed); nothing was written"
-                )));
-            }
-        }
+        check_windows(assertions)?;
         self.store.add(assertions)
+    }
+
+    /// [`MemorySystem::add`] with the warnings the write raised (a first
+    /// write's pin, rows stored without a vector) in its result, not in the
+    /// store's shared buffer: what a front end answers per call.
+    ///
+    /// # Errors
+    /// As [`MemorySystem::add`].
+    pub fn add_warned(&self, assertions: &[TripleAssertion]) -> Result<Warned<Vec<String>>> {
+        check_windows(assertions)?;
+        let added = self.store.add_with_warnings(assertions)?;
+        Ok(Warned {
+            value: added.ids,
+            warnings: added.warnings,
+        })
     }
 
     /// Layer-1 read passthrough. Direct id lookups bypass closure and binding
@@ -933,4 +937,22 @@ pub fn write_barrier(
     timeout: Option<std::time::Duration>,
 ) -> Result<am_triples::BarrierHold> {
     system.write_barrier(timeout)
+}
+
+/// Refuse a validity window that ends before it starts (an equal pair, an
+/// empty window, is allowed): the one check `add` and `add_warned` share.
+fn check_windows(assertions: &[TripleAssertion]) -> Result<()> {
+    use am_triples::timestamp::parse_timestamp;
+    for (i, a) in assertions.iter().enumerate() {
+        if let (Some(from), Some(until)) = (&a.valid_from, &a.valid_until)
+            && let (Ok(f), Ok(u)) = (parse_timestamp(from), parse_timestamp(until))
+            && u < f
+        {
+            return Err(Error::invalid(format!(
+                "assertions[{i}]: valid_until {until} is before valid_from {from} (a window cannot end \
+                 before it starts; an equal pair, an empty window, is allowed); nothing was written"
+            )));
+        }
+    }
+    Ok(())
 }

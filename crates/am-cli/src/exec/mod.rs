@@ -2,44 +2,32 @@
 //! operation a line in, one JSON answer a line out, flushed before the next
 //! line is read; a pinned, steppable clock; `reopen` to test durability.
 
-mod args;
-mod author;
-mod entity;
-mod graph;
-mod nulls;
-mod observe;
-mod ops;
-mod tasks;
-mod understanding;
+#[cfg(test)]
+mod tests;
 
 use crate::error::{CliError, CliResult, kind_name};
 use crate::home::{self, Engine, HomeSpec, PinnedClock};
-use am_system::Warned;
+use am_backend_sqlite::journal::SQLiteJournal;
+use am_backend_sqlite::{SQLiteTripleStore, SqliteStoreOptions};
+use am_graph::graph::MemoryGraph;
+use am_graph::registry::GraphJournal;
+use am_ops::{ClockChange, Host, OpError, OpResult};
+use am_system::MemorySystem;
 use am_triples::TextEmbedder;
-use serde::Serialize;
 use serde_json::{Map, Value, json};
-use std::cell::RefCell;
 use std::io::{BufRead, Write};
 use std::sync::Arc;
 
-/// An op's answer as JSON: the serde form of the engine's typed result (every
-/// op module answers through here).
-fn to_json<T: Serialize>(v: &T) -> CliResult<Value> {
-    serde_json::to_value(v).map_err(|e| CliError::failure(format!("cannot encode the answer: {e}")))
-}
-
-pub use args::Args;
-
-/// One exec session: the home, its embedder and the engine clock.
+/// One exec session: the home, the host's hooks it was opened with (its
+/// embedder, the `--guard-file` commit guard) and the engine clock. The
+/// verbs come from the verb table ([`am_ops::dispatch`]).
 pub struct Session {
     spec: HomeSpec,
-    embedder: Option<Arc<dyn TextEmbedder>>,
+    /// The embedder and commit guard the home is opened with (again on a
+    /// reopen); a line's scripted hooks are added per call.
+    host: Host,
     clock: PinnedClock,
     engine: Option<Engine>,
-    /// The warnings the current op's result carried (see [`Session::warned`]).
-    raised: RefCell<Vec<String>>,
-    /// The commit guard of `--guard-file`, installed again on a reopen.
-    guard: Option<am_triples::CommitGuard>,
     /// Whether the home was opened with its task queue (`--task-queue`).
     task_queue: bool,
 }
@@ -77,11 +65,12 @@ impl Session {
         }
         Ok(Session {
             spec,
-            embedder,
+            host: Host {
+                embedder,
+                ..Host::default()
+            },
             clock,
             engine: Some(engine),
-            raised: RefCell::new(Vec::new()),
-            guard: None,
             task_queue,
         })
     }
@@ -102,7 +91,7 @@ impl Session {
             }
         });
         self.install_guard(&guard)?;
-        self.guard = Some(guard);
+        self.host.commit_guard = Some(guard);
         Ok(())
     }
 
@@ -121,16 +110,6 @@ impl Session {
         self.engine
             .as_ref()
             .ok_or_else(|| CliError::failure("the home is closed (a reopen failed)"))
-    }
-
-    /// The answer of a verb whose result carries its warnings: the value,
-    /// with the warnings kept for the answer line's `warnings`.
-    ///
-    /// # Errors
-    /// A failure to encode the value.
-    pub fn warned<T: Serialize>(&self, result: Warned<T>) -> CliResult<Value> {
-        self.raised.borrow_mut().extend(result.warnings);
-        to_json(&result.value)
     }
 
     /// The engine clock.
@@ -156,13 +135,13 @@ impl Session {
         }
         let engine = home::open_queued(
             &self.spec,
-            self.embedder.clone(),
+            self.host.embedder.clone(),
             &self.clock,
             self.task_queue,
         )?;
         let seq = engine.system.current_seq()?;
         self.engine = Some(engine);
-        if let Some(g) = self.guard.clone() {
+        if let Some(g) = self.host.commit_guard.clone() {
             self.install_guard(&g)?;
         }
         Ok(seq)
@@ -219,45 +198,23 @@ impl Session {
                 ));
             }
         };
-        if !ops::OPS.contains(&op.as_str())
-            && !graph::GRAPH_OPS.contains(&op.as_str())
-            && !entity::ENTITY_OPS.contains(&op.as_str())
-            && !observe::OBSERVE_OPS.contains(&op.as_str())
-            && !tasks::TASK_OPS.contains(&op.as_str())
-        {
-            let e = CliError::invalid(format!(
-                "unknown op {op:?}; known ops: {}, {}, {}, {}, {}",
-                ops::OPS.join(", "),
-                entity::ENTITY_OPS.join(", "),
-                graph::GRAPH_OPS.join(", "),
-                observe::OBSERVE_OPS.join(", "),
-                tasks::TASK_OPS.join(", ")
-            ));
-            return Some((error_line(id, Value::String(op), &e), true));
-        }
-        let args = Args::new(&op, obj);
         let answer = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            if graph::GRAPH_OPS.contains(&op.as_str()) {
-                graph::dispatch(self, &op, args)
-            } else if entity::ENTITY_OPS.contains(&op.as_str()) {
-                entity::dispatch(self, &op, args)
-            } else if observe::OBSERVE_OPS.contains(&op.as_str()) {
-                observe::dispatch(self, &op, args)
-            } else if tasks::TASK_OPS.contains(&op.as_str()) {
-                tasks::dispatch(self, &op, args)
-            } else {
-                ops::dispatch(self, &op, args)
-            }
+            let host = self.host.clone();
+            am_ops::dispatch(self, &op, obj, &host)
         }))
         .unwrap_or_else(|_| {
-            Err(CliError::failure(format!(
+            Err(OpError::internal(format!(
                 "internal failure while running {op}"
             )))
         });
-        // The warnings the op raised travel with its answer (a replayed
-        // commit_selection with another used set, a degraded path): the
-        // session runs one op at a time, so what is drained now is this op's.
-        let mut warnings = std::mem::take(&mut *self.raised.borrow_mut());
+        let malformed = matches!(&answer, Err(e) if am_ops::find(&op).is_none() && e.kind == am_triples::ErrorKind::InvalidInput);
+        // The call's own warnings travel with its answer; so does what the
+        // home raised outside any verb's result since the last line (a first
+        // scan fallback, a store note): the session runs one op at a time.
+        let (answer, mut warnings) = match answer {
+            Ok(a) => (Ok(a.value), a.warnings),
+            Err(e) => (Err(CliError::from(e)), Vec::new()),
+        };
         if let Some(e) = &self.engine {
             warnings.extend(e.system.take_warnings());
         }
@@ -276,7 +233,7 @@ impl Session {
         {
             m.insert("warnings".into(), json!(warnings));
         }
-        Some((line, false))
+        Some((line, malformed))
     }
 
     /// Run a script: one answer per line, flushed before the next line is
@@ -320,4 +277,157 @@ impl Session {
 
 fn error_line(id: Value, op: Value, e: &CliError) -> Value {
     json!({"id": id, "op": op, "error": {"kind": kind_name(e.kind), "message": e.message}})
+}
+
+/// The session is the verb table's home: its system, the graph over the
+/// same home (opened per call, with the engine clock as its record-time
+/// clock), another SQLite home for `replay_into`, the pinned clock and a
+/// reopen.
+impl am_ops::Home for Session {
+    fn system(&self) -> OpResult<&MemorySystem> {
+        Ok(&self.engine().map_err(OpError::from)?.system)
+    }
+
+    fn graph(&self) -> OpResult<MemoryGraph> {
+        let engine = self.engine().map_err(OpError::from)?;
+        let journal = GraphJournal::from_dyn(Arc::clone(engine.system.journal()));
+        let graph = match (&engine.sqlite, &engine.memory) {
+            (Some(store), _) => {
+                am_backend_sqlite::graph::register();
+                MemoryGraph::new(Arc::clone(store), Some(journal))
+            }
+            (None, Some(store)) => MemoryGraph::new(Arc::clone(store), Some(journal)),
+            (None, None) => {
+                return Err(OpError::new(
+                    am_triples::ErrorKind::Unsupported,
+                    "the session's home has no graph connector",
+                ));
+            }
+        };
+        Ok(graph?.with_clock(self.clock.as_clock()))
+    }
+
+    fn graph_at(&self, target: &str) -> OpResult<MemoryGraph> {
+        let store = Arc::new(
+            SQLiteTripleStore::open(
+                target,
+                self.host.embedder.clone(),
+                SqliteStoreOptions::default(),
+            )
+            .map_err(|e| OpError::from(CliError::from(e).context(&format!("replay_into: {target}"))))?,
+        );
+        let journal = Arc::new(
+            SQLiteJournal::open(store.home()).map_err(|e| OpError::from(CliError::from(e)))?,
+        );
+        Ok(am_backend_sqlite::graph::open_graph(store, Some(journal))?
+            .with_clock(self.clock.as_clock()))
+    }
+
+    fn clock(&self, change: ClockChange) -> OpResult<String> {
+        match change {
+            ClockChange::Read => {}
+            ClockChange::Set(n) => self.clock.set_iso(&n).map_err(OpError::from)?,
+            ClockChange::Advance(x) => self.clock.advance(x).map_err(OpError::from)?,
+        }
+        Ok(self.clock.now())
+    }
+
+    fn reopen(&mut self) -> OpResult<i64> {
+        Session::reopen(self).map_err(OpError::from)
+    }
+}
+
+/// `am exec --list-ops`: the verb table, one op a line (`name  family
+/// reads|writes  summary`), or with `--json` one array of objects (`op`,
+/// `family`, `summary`, `writes`, `shape`, `present`, `hooks`,
+/// `needs_queue`, `required`: the arguments the op cannot do without).
+pub fn list_ops(json_mode: bool) -> String {
+    let table = am_ops::table();
+    if json_mode {
+        let rows: Vec<Value> = table
+            .iter()
+            .map(|v| {
+                json!({
+                    "op": v.name,
+                    "family": v.family,
+                    "summary": v.summary,
+                    "writes": v.writes,
+                    "shape": v.shape,
+                    "present": v.present,
+                    "hooks": v.hooks.iter().map(|h| h.argument()).collect::<Vec<_>>(),
+                    "needs_queue": v.needs_queue,
+                    "required": required_of(v),
+                })
+            })
+            .collect();
+        return format!("{}\n", Value::Array(rows));
+    }
+    let width = table.iter().map(|v| v.name.len()).max().unwrap_or(0);
+    let mut out = String::new();
+    for v in table {
+        let family = serde_json::to_value(v.family)
+            .ok()
+            .and_then(|f| f.as_str().map(str::to_owned))
+            .unwrap_or_default();
+        out.push_str(&format!(
+            "{:width$}  {:13}  {:6}  {}\n",
+            v.name,
+            family,
+            if v.writes { "writes" } else { "reads" },
+            v.summary
+        ));
+    }
+    out
+}
+
+/// The argument names an op's schema requires (an alternative of an
+/// untagged union counts only where every alternative requires it).
+fn required_of(v: &am_ops::Verb) -> Vec<String> {
+    let schema = v.args_schema();
+    let names = |s: &Value| -> Vec<String> {
+        s.get("required")
+            .and_then(Value::as_array)
+            .map(|a| a.iter().filter_map(|x| x.as_str().map(str::to_owned)).collect())
+            .unwrap_or_default()
+    };
+    let root = schema.as_value();
+    match root.get("anyOf").and_then(Value::as_array) {
+        Some(alts) => {
+            let defs = root.get("$defs");
+            let resolved: Vec<Vec<String>> = alts
+                .iter()
+                .map(|a| {
+                    let target = a
+                        .get("$ref")
+                        .and_then(Value::as_str)
+                        .and_then(|r| r.strip_prefix("#/$defs/"))
+                        .and_then(|name| defs.and_then(|d| d.get(name)))
+                        .unwrap_or(a);
+                    names(target)
+                })
+                .collect();
+            let first = resolved.first().cloned().unwrap_or_default();
+            first
+                .into_iter()
+                .filter(|n| resolved.iter().all(|r| r.contains(n)))
+                .collect()
+        }
+        None => names(root),
+    }
+}
+
+/// `am exec --schema OP`: the JSON Schemas of the op's arguments and of
+/// its answer (`{"op", "summary", "writes", "arguments", "answer"}`).
+///
+/// # Errors
+/// `InvalidInput` naming the known ops for an op the table does not hold.
+pub fn schema(op: &str) -> CliResult<Value> {
+    let v = am_ops::find(op).ok_or_else(|| CliError::from(am_ops::unknown_op(op)))?;
+    Ok(json!({
+        "op": v.name,
+        "summary": v.summary,
+        "writes": v.writes,
+        "arguments": v.args_schema(),
+        "answer": v.answer_schema(),
+    }))
 }

@@ -1,4 +1,4 @@
-//! The protocol-level `author` of an exec line: the host's `author`
+//! The protocol-level `author` of a JSON call (an `am exec` line, a server request): the host's `author`
 //! callable, scripted. A callable cannot travel in a JSON line, so a line
 //! that forms records the engine would ask an author about (`engram`'s
 //! unnamed spark items) carries the author's answers instead, one per call
@@ -14,7 +14,7 @@
 //!
 //! Spec: api.md "Authored with the record: the `author` callable"; docs/exec.md.
 
-use crate::error::{CliError, CliResult};
+use crate::error::{OpError, OpResult};
 use am_system::{Author, AuthorContext, AuthorError, Authored};
 use serde::Deserialize;
 use serde_json::Value;
@@ -52,9 +52,9 @@ impl ScriptedAuthor {
     /// # Errors
     /// `InvalidInput` naming the answer that is neither a result nor a
     /// `raises`, or an `author` that is not an array.
-    pub fn from_value(op: &str, v: Value) -> CliResult<Self> {
+    pub fn from_value(op: &str, v: Value) -> OpResult<Self> {
         let Value::Array(items) = v else {
-            return Err(CliError::invalid(format!(
+            return Err(OpError::invalid(format!(
                 "{op}: argument author is the scripted author, an array of answers \
                  ({{title, author: {{kind, id}}, ...}} or {{\"raises\": {{error_class, message}}}}), got {v}"
             )));
@@ -62,7 +62,7 @@ impl ScriptedAuthor {
         let mut answers = VecDeque::new();
         for (i, item) in items.into_iter().enumerate() {
             let bad = |e: serde_json::Error| {
-                CliError::invalid(format!(
+                OpError::invalid(format!(
                     "{op}: argument author[{i}]: {e} (an answer is the author's result or {{\"raises\": {{error_class, message}}}})"
                 ))
             };
@@ -71,7 +71,7 @@ impl ScriptedAuthor {
                     if m.len() > 1 {
                         m.remove("raises");
                         let extra: Vec<&String> = m.keys().collect();
-                        return Err(CliError::invalid(format!(
+                        return Err(OpError::invalid(format!(
                             "{op}: argument author[{i}]: a raising answer holds only \"raises\", got also {extra:?}"
                         )));
                     }

@@ -1,0 +1,157 @@
+//! The memory task queue (a home opened with its queue): one op per queue
+//! method, named `tasks.<method>` (the spec's `system.tasks.<method>`), and
+//! the system's queue reads (`pending_records`, `understanding_debt`,
+//! `enqueue_debt`, `task_packet`). Every op here is refused, before its
+//! arguments are read, on a home opened without its queue.
+//!
+//! Spec: api.md "The memory task queue: understanding in the background".
+
+use super::NoArgs;
+use crate::error::{OpError, OpResult};
+use crate::home::Home;
+use crate::verb::{Answer, CallShape, Family, Verb};
+use am_journal::{TaskLogRow, TaskRow, Window, WindowRow};
+use am_system::tasks::{
+    Ack, AckResult, Claim, ClaimResult, DebtReport, Enqueue, EnqueueDebt, EnqueueDebtReport,
+    EnqueueMany, EnqueueResult, ListTasks, PendingRecord, PendingRecords, Prioritize, Release,
+    ReleaseResult, SelectForWindow, TaskCounts, TaskPacket, UnderstandingDebt, WindowSelection,
+};
+use serde::Deserialize;
+use serde_json::Value;
+
+/// The arguments of a read of one task.
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct TaskIdArgs {
+    task_id: String,
+}
+
+/// `tasks.left_out`'s arguments.
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct LeftOutArgs {
+    #[serde(default)]
+    holder: Option<String>,
+    #[serde(default)]
+    window: Option<Window>,
+}
+
+/// `tasks.supersede_target`'s arguments.
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct SupersedeTargetArgs {
+    target_id: String,
+    reason: String,
+}
+
+fn cost_of(home: &mut dyn Home, _: &crate::Host, a: TaskIdArgs) -> OpResult<Answer> {
+    let q = home.system()?.tasks()?;
+    let task = q.task(&a.task_id)?.ok_or_else(|| {
+        OpError::new(
+            am_triples::ErrorKind::NotFound,
+            format!("tasks.cost_of: no task {:?}", a.task_id),
+        )
+    })?;
+    Answer::of(&q.cost_of(&task)?)
+}
+
+pub(super) fn verbs() -> Vec<Verb> {
+    let f = Family::Tasks;
+    let q = CallShape::QueueMethod;
+    vec![
+        Verb::new("tasks.enqueue", f, "Queue one memory task (idempotent by its key).")
+            .writes()
+            .shape(q)
+            .object()
+            .answers::<EnqueueResult>()
+            .run(|h, _, a: Enqueue| Answer::of(&h.system()?.tasks()?.enqueue(&a)?)),
+        Verb::new("tasks.enqueue_many", f, "Queue memory tasks in one transaction.")
+            .writes()
+            .shape(q)
+            .answers::<Vec<EnqueueResult>>()
+            .run(|h, _, a: EnqueueMany| Answer::of(&h.system()?.tasks()?.enqueue_many(&a.tasks)?)),
+        Verb::new("tasks.select_for_window", f, "Choose the tasks that fit a window's budget, by priority and cost.")
+            .shape(q)
+            .object()
+            .answers::<WindowSelection>()
+            .run(|h, _, a: SelectForWindow| Answer::of(&h.system()?.tasks()?.select_for_window(&a)?)),
+        Verb::new("tasks.claim", f, "Lease tasks to a holder for a window.")
+            .writes()
+            .shape(q)
+            .object()
+            .answers::<ClaimResult>()
+            .run(|h, _, a: Claim| Answer::of(&h.system()?.tasks()?.claim(&a)?)),
+        Verb::new("tasks.ack", f, "Mark leased tasks done.")
+            .writes()
+            .shape(q)
+            .object()
+            .answers::<AckResult>()
+            .run(|h, _, a: Ack| Answer::of(&h.system()?.tasks()?.ack(&a)?)),
+        Verb::new("tasks.release", f, "Release leased tasks: retry, defer, skip or fail them.")
+            .writes()
+            .shape(q)
+            .object()
+            .answers::<ReleaseResult>()
+            .run(|h, _, a: Release| Answer::of(&h.system()?.tasks()?.release(&a)?)),
+        Verb::new("tasks.left_out", f, "The tasks a window's selection left out, and why.")
+            .shape(q)
+            .answers::<Vec<WindowRow>>()
+            .run(|h, _, a: LeftOutArgs| {
+                Answer::of(&h.system()?.tasks()?.left_out(a.holder.as_deref(), a.window)?)
+            }),
+        Verb::new("tasks.task", f, "One task by id, or null.")
+            .shape(q)
+            .object()
+            .answers::<Option<TaskRow>>()
+            .run(|h, _, a: TaskIdArgs| Answer::of(&h.system()?.tasks()?.task(&a.task_id)?)),
+        Verb::new("tasks.tasks", f, "The tasks matching a filter.")
+            .shape(q)
+            .answers::<Vec<TaskRow>>()
+            .run(|h, _, a: ListTasks| Answer::of(&h.system()?.tasks()?.tasks(&a)?)),
+        Verb::new("tasks.log", f, "A task's log: every transition, in order.")
+            .shape(q)
+            .answers::<Vec<TaskLogRow>>()
+            .run(|h, _, a: TaskIdArgs| Answer::of(&h.system()?.tasks()?.log(&a.task_id)?)),
+        Verb::new("tasks.counts", f, "How many tasks are in each status.")
+            .shape(q)
+            .object()
+            .answers::<TaskCounts>()
+            .run(|h, _, NoArgs {}| Answer::of(&h.system()?.tasks()?.counts()?)),
+        Verb::new("tasks.cost_of", f, "A task's expected cost in seconds (its kind's recent median).")
+            .shape(q)
+            .answers::<f64>()
+            .run(cost_of),
+        Verb::new("tasks.supersede_stale", f, "Supersede live tasks whose target moved past their basis.")
+            .writes()
+            .shape(q)
+            .answers::<Vec<String>>()
+            .run(|h, _, NoArgs {}| Answer::of(&h.system()?.tasks()?.supersede_stale()?)),
+        Verb::new("tasks.supersede_target", f, "Supersede every live task on a target, with a reason.")
+            .writes()
+            .shape(q)
+            .answers::<Vec<String>>()
+            .run(|h, _, a: SupersedeTargetArgs| {
+                Answer::of(&h.system()?.tasks()?.supersede_target(&a.target_id, &a.reason)?)
+            }),
+        Verb::new("tasks.prioritize", f, "Change live tasks' priority.")
+            .writes()
+            .shape(q)
+            .answers::<Vec<String>>()
+            .run(|h, _, a: Prioritize| Answer::of(&h.system()?.tasks()?.prioritize(&a)?)),
+        Verb::new("pending_records", f, "The records with pending fields, with their live tasks.")
+            .answers::<Vec<PendingRecord>>()
+            .run(|h, _, a: PendingRecords| Answer::of(&h.system()?.pending_records(&a)?)),
+        Verb::new("understanding_debt", f, "What the home owes: pending fields and their tasks, counted.")
+            .object()
+            .answers::<DebtReport>()
+            .run(|h, _, a: UnderstandingDebt| Answer::of(&h.system()?.understanding_debt(&a)?)),
+        Verb::new("enqueue_debt", f, "Queue the tasks the debt report finds missing.")
+            .writes()
+            .object()
+            .answers::<EnqueueDebtReport>()
+            .run(|h, _, a: EnqueueDebt| Answer::of(&h.system()?.enqueue_debt(&a)?)),
+        Verb::new("task_packet", f, "Everything an author needs for one task: the target, its context, the instructions.")
+            .answers::<Value>()
+            .run(|h, _, a: TaskPacket| Answer::of(&h.system()?.task_packet(&a)?)),
+    ]
+}

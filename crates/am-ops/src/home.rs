@@ -1,0 +1,73 @@
+//! What a front end gives the table to run a verb on: its open home.
+
+use crate::error::{OpError, OpResult};
+use am_graph::graph::MemoryGraph;
+use am_system::MemorySystem;
+use am_triples::ErrorKind;
+
+/// A change of a session's pinned clock (`clock`).
+#[derive(Debug, Clone, PartialEq)]
+pub enum ClockChange {
+    /// Only read it.
+    Read,
+    /// Pin it at this ISO-8601 instant.
+    Set(String),
+    /// Move it forward by this many seconds.
+    Advance(f64),
+}
+
+/// A front end's open home: the memory system the verbs run on, and the
+/// memory graph over the same home. The session ops (`clock`, `reopen`) are
+/// offered only by a front end with a session of its own (`am exec`): the
+/// defaults refuse them as `Unsupported`.
+pub trait Home {
+    /// The open memory system.
+    ///
+    /// # Errors
+    /// A failure when the home is closed (a reopen that failed).
+    fn system(&self) -> OpResult<&MemorySystem>;
+
+    /// The memory graph over this home (opened per call; its clock the
+    /// system's).
+    ///
+    /// # Errors
+    /// `Unsupported` for a home without a graph connector.
+    fn graph(&self) -> OpResult<MemoryGraph>;
+
+    /// The memory graph over another home, at `path` (`replay_into`'s target).
+    ///
+    /// # Errors
+    /// `Unsupported` where the front end opens no other home; the open's
+    /// refusal otherwise.
+    fn graph_at(&self, path: &str) -> OpResult<MemoryGraph> {
+        let _ = path;
+        Err(OpError::new(
+            ErrorKind::Unsupported,
+            "this front end opens no other home (replay_into)",
+        ))
+    }
+
+    /// Read or move the session's pinned clock; answers now.
+    ///
+    /// # Errors
+    /// `Unsupported` where the front end has no pinned clock; `InvalidInput`
+    /// for an instant it cannot read.
+    fn clock(&self, change: ClockChange) -> OpResult<String> {
+        let _ = change;
+        Err(OpError::new(
+            ErrorKind::Unsupported,
+            "clock is an op of a session with a pinned clock (am exec --clock)",
+        ))
+    }
+
+    /// Close and reopen the home (a restart); answers the journal's seq.
+    ///
+    /// # Errors
+    /// `Unsupported` where the front end keeps the home open.
+    fn reopen(&mut self) -> OpResult<i64> {
+        Err(OpError::new(
+            ErrorKind::Unsupported,
+            "reopen is an op of a session (am exec); this front end keeps its home open",
+        ))
+    }
+}
