@@ -384,6 +384,38 @@ impl<'de> serde::Deserialize<'de> for Provenance {
     }
 }
 
+/// The graph shape `to_dict` writes and `from_dict` reads: `actor` required
+/// (non-blank), `sources` a list of [`SourceRef`]s, `derived_from` a list of
+/// memory ids, `reader`/`reason` strings, `extra` an object; any other key
+/// (a legacy flat key included) is refused.
+impl schemars::JsonSchema for Provenance {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Provenance".into()
+    }
+
+    fn schema_id() -> std::borrow::Cow<'static, str> {
+        "am_graph::Provenance".into()
+    }
+
+    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        let source = generator.subschema_for::<SourceRef>();
+        schemars::json_schema!({
+            "type": "object",
+            "description": "Where a memory (or a revision) came from. `null` reads as absent.",
+            "properties": {
+                "sources": {"type": "array", "items": source},
+                "derived_from": {"type": "array", "items": {"type": "string", "pattern": "\\S"}},
+                "actor": {"type": "string", "pattern": "\\S"},
+                "reader": {"type": "string"},
+                "reason": {"type": "string"},
+                "extra": {"type": "object", "additionalProperties": true},
+            },
+            "required": ["actor"],
+            "additionalProperties": false,
+        })
+    }
+}
+
 /// Collapse refs on their key, the first kept; refuse two refs to one key whose
 /// digests differ.
 ///

@@ -20,7 +20,7 @@ use std::collections::{HashSet, VecDeque};
 /// came from the memory's own provenance or a revision's, the memory it was
 /// recorded on (the memory itself or an ancestor), and the revision that
 /// recorded it.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct LabelledSource {
     /// The ledger reference.
     #[serde(rename = "ref")]
@@ -35,7 +35,7 @@ pub struct LabelledSource {
 
 /// One event of a memory's lifecycle as [`MemoryGraph::history`] reports it;
 /// its serde JSON is the spec's dict `{event, at, revision_id, cause, detail}`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct HistoryEntry {
     /// `asserted`, `re-observed`, `closed` or `narrowed`
     /// ([`events`](crate::graph::events)).

@@ -886,6 +886,95 @@ impl<'de> Deserialize<'de> for Revision {
     }
 }
 
+/// The object `to_dict` writes and `from_dict` reads: `revision_id`, `cause`
+/// (one of [`REVISION_CAUSES`]), `occurred_at` and `provenance` required;
+/// `scope`, `owner_id`, `recorded_at`, `summary` optional (`null` is absent);
+/// `ops` a list of `{op, payload}` told apart by `op`; any other key refused.
+impl schemars::JsonSchema for Revision {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Revision".into()
+    }
+
+    fn schema_id() -> std::borrow::Cow<'static, str> {
+        "am_graph::Revision".into()
+    }
+
+    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        let time = generator.subschema_for::<am_triples::Timestamp>();
+        let provenance = generator.subschema_for::<Provenance>();
+        let assertion = generator.subschema_for::<TripleAssertion>();
+        let nullable_string = serde_json::json!({"type": ["string", "null"]});
+        let nullable_time = serde_json::json!({"anyOf": [time, {"type": "null"}]});
+        let op = |name: &str, payload: Value| {
+            serde_json::json!({
+                "type": "object",
+                "properties": {
+                    "op": {"type": "string", "const": name},
+                    "payload": payload,
+                },
+                "required": ["op", "payload"],
+                "additionalProperties": false,
+            })
+        };
+        let assert = op(
+            "assert",
+            serde_json::json!({
+                "description": "A `TripleAssertion` dict (a missing `scope`, `owner_id`, \
+                    `observed_at` or `assertion_id` comes from the revision); its \
+                    `provenance`, when non-empty, is the memory's own `Provenance`.",
+                "allOf": [assertion],
+            }),
+        );
+        let close = op(
+            "close",
+            serde_json::json!({
+                "type": "object",
+                "properties": {
+                    "assertion_id": {"type": "string"},
+                    "valid_until": time,
+                    "kind": {"type": "string", "enum": CLOSE_KINDS},
+                    "replacement_ids": {"type": ["array", "null"], "items": {"type": "string"}},
+                    "reason": nullable_string,
+                    "ripple_source": nullable_string,
+                    "ripple_hops": {"type": ["integer", "null"], "minimum": 0},
+                },
+                "required": ["assertion_id", "valid_until", "kind"],
+                "additionalProperties": false,
+            }),
+        );
+        let narrow = op(
+            "narrow",
+            serde_json::json!({
+                "type": "object",
+                "properties": {
+                    "assertion_id": {"type": "string"},
+                    "valid_until": time,
+                    "reason": nullable_string,
+                },
+                "required": ["assertion_id", "valid_until"],
+                "additionalProperties": false,
+            }),
+        );
+        schemars::json_schema!({
+            "type": "object",
+            "description": "One change to a mind: a cause, its provenance, and the ops applied together.",
+            "properties": {
+                "revision_id": {"type": "string", "pattern": "\\S"},
+                "scope": nullable_string,
+                "owner_id": nullable_string,
+                "cause": {"type": "string", "enum": REVISION_CAUSES},
+                "occurred_at": time,
+                "ops": {"type": ["array", "null"], "items": {"oneOf": [assert, close, narrow]}},
+                "provenance": provenance,
+                "recorded_at": nullable_time,
+                "summary": nullable_string,
+            },
+            "required": ["revision_id", "cause", "occurred_at", "provenance"],
+            "additionalProperties": false,
+        })
+    }
+}
+
 /// What an `assert` op takes from its revision when it does not say.
 struct OpDefaults<'a> {
     revision_id: &'a str,
@@ -948,7 +1037,7 @@ fn normalize_op(op: RevisionOp, index: usize, rev: &OpDefaults<'_>) -> Result<Re
 
 /// The outcome entry of an op that changed nothing: `{op, index, assertion_id, why}`
 /// (`why` = `"re-observed"` names the held memory in `assertion_id`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct SkippedOp {
     /// The op's name.
     pub op: String,
@@ -967,7 +1056,7 @@ pub struct SkippedOp {
 /// "recorded_at"}` in that order.
 ///
 /// Spec: api.md `RevisionResult`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct RevisionResult {
     /// The revision's id.
     pub revision_id: String,

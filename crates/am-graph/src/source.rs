@@ -500,6 +500,68 @@ impl<'de> serde::Deserialize<'de> for SourceRef {
     }
 }
 
+/// One object per kind, told apart by `kind` (the shape `to_dict` writes and
+/// `from_dict` reads): `kind` and the kind's required fields, its optional
+/// fields, `runtime_id` and `digest`; any other key is refused.
+impl schemars::JsonSchema for SourceRef {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "SourceRef".into()
+    }
+
+    fn schema_id() -> std::borrow::Cow<'static, str> {
+        "am_graph::SourceRef".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        let kinds = [
+            SourceKind::Run,
+            SourceKind::Step,
+            SourceKind::Artifact,
+            SourceKind::Message,
+            SourceKind::Event,
+            SourceKind::DiaryEntry,
+        ];
+        let variants: Vec<Value> = kinds
+            .iter()
+            .map(|&kind| {
+                let mut properties = Map::new();
+                for key in kind.dict_keys() {
+                    let field = match key {
+                        "kind" => serde_json::json!({"type": "string", "const": kind.as_str()}),
+                        "seq" => serde_json::json!({
+                            "type": "integer",
+                            "minimum": 1,
+                            "description": "The ledger row address (rows are numbered from 1).",
+                        }),
+                        "digest" => serde_json::json!({
+                            "type": "string",
+                            "pattern": "^[0-9a-fA-F]{64}$",
+                            "description": "The sha256 hex of the verbatim at stamp time.",
+                        }),
+                        _ => serde_json::json!({"type": "string", "pattern": "\\S"}),
+                    };
+                    properties.insert(key.to_owned(), field);
+                }
+                let mut required = vec!["kind"];
+                required.extend_from_slice(kind.required_fields());
+                serde_json::json!({
+                    "type": "object",
+                    "properties": properties,
+                    "required": required,
+                    "additionalProperties": false,
+                })
+            })
+            .collect();
+        schemars::json_schema!({
+            "description": "A typed pointer into the ledger, tagged by `kind` (one of \
+                `run`, `step`, `artifact`, `message`, `event`, `diary_entry`). \
+                Ids are non-blank strings; a `run` or `step` may not name a \
+                synthetic run id; `null` reads as absent.",
+            "oneOf": variants,
+        })
+    }
+}
+
 /// Refuse two refs to one key whose digests differ (the rule where two refs to
 /// one source meet: a provenance's own sources, or a memory's stored refs and a
 /// new revision's). A digest on only one side, or refs with different keys, pass.

@@ -76,7 +76,7 @@ pub const BINDING_SOURCES: [&str; 5] = BindingSource::NAMES;
 ///
 /// JSON shape: `record_id`, `scope`, `owner_id`, `search_state`, `prompt_state`,
 /// `lifecycle`, `source`, `reason`, `observed_at`, `provenance`, `binding_id`, `seq`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(default)]
 pub struct ScopeBinding {
     /// The record bound (required).

@@ -39,7 +39,7 @@ pub const CLOSURE_KINDS: [&str; 4] = ClosureKind::NAMES;
 ///
 /// JSON shape: `assertion_id`, `kind`, `reason`, `replacement_ids`, `observed_at`,
 /// `actor`, `provenance`, `closure_id`, `seq`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(default)]
 pub struct ClosureRecord {
     /// The assertion closed (required).

@@ -51,7 +51,7 @@ pub fn default_weight(kind: &str) -> Option<f64> {
 /// `record_id`, `pair_ids` (`[a, b]`, sorted), `weight`, `ttl_activity`, `matched`,
 /// `query_fingerprint`, `trace_id`, `observed_at`, `actor`, `reason`, `provenance`,
 /// `event_id`, `seq`. `event_id` and `seq` are journal-assigned when blank / `-1`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(default)]
 pub struct MemoryEvent {
     /// One of [`ATTENTION_KINDS`], [`DECAY_MARKER_KINDS`] or [`AUDIT_KINDS`].

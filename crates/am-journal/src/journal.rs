@@ -336,7 +336,7 @@ pub trait MemoryJournal: Send + Sync + std::any::Any {
 }
 
 /// One journal record of any family, as the replay stream carries it.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(untagged)]
 pub enum JournalRecord {
     /// Family `event`.
@@ -385,7 +385,7 @@ impl JournalRecord {
 
 /// Filter of [`MemoryJournal::events`]. `limit` 0 is unbounded. Deserializes
 /// from the reader's keyword arguments (`scope` and `owner_id` required).
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct EventFilter {
     /// The scope (required; lowercased).
@@ -481,7 +481,7 @@ impl EventFilter {
 }
 
 /// Filter of [`MemoryJournal::bindings`]. `None` = no filter; an explicit `""` owner matches exactly.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct BindingFilter {
     /// Exact record id.
@@ -535,7 +535,7 @@ impl BindingFilter {
 }
 
 /// Filter of [`MemoryJournal::closures`]. `limit` 0 is unbounded.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ClosureFilter {
     /// Exact assertion id.
@@ -560,7 +560,7 @@ impl Default for ClosureFilter {
 }
 
 /// Filter of [`MemoryJournal::traces`] and [`MemoryJournal::snapshots`]. `limit` 0 is unbounded.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TraceFilter {
     /// Exact trace id.
@@ -585,7 +585,7 @@ impl Default for TraceFilter {
 }
 
 /// Filter of [`MemoryJournal::valence_events`]. `limit` 0 is unbounded.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ValenceFilter {
     /// The scope (required; lowercased).
@@ -646,7 +646,7 @@ impl ValenceFilter {
 }
 
 /// Filter of [`MemoryJournal::versions`] (`versions(record_id=, assertion_id=, field=, until_seq=, limit=0)`).
-#[derive(Debug, Clone, PartialEq, Default, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Deserialize, schemars::JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct VersionFilter {
     /// Exact record (graph) id.

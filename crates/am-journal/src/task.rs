@@ -113,7 +113,7 @@ impl TaskKind {
 pub const CAPABILITIES: [&str; 2] = ["summaries", "understanding"];
 
 /// One stored task: the spec's task dict.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TaskRow {
     /// `H(kind|target_id|basis)[:32]`.
@@ -175,7 +175,7 @@ pub struct TaskRow {
 }
 
 /// One row of a task's log (`memq_log`): every transition, oldest first.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct TaskLogRow {
     /// The log's own order (assigned when stored; 0 before).
     pub seq: i64,
@@ -194,7 +194,7 @@ pub struct TaskLogRow {
 
 /// One claimed window (`memq_windows`): what a holder's claim of a
 /// selection took and left out.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct WindowRow {
     /// The table's own order (assigned when stored; 0 before).
     pub seq: i64,

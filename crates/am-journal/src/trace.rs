@@ -15,7 +15,7 @@ use serde_json::Value;
 /// `searched_scopes`, `escalation_reason`, `channels`, `candidates`, `selected`,
 /// `dropped`, `cues`, `budgets`, `budget_spent`, `selector_route`, `stop_reason`,
 /// `warnings`, `admissions`, `observed_at`, `seq`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(default)]
 pub struct ReconstructionTrace {
     /// Caller-supplied idempotency key, or journal-assigned (uuid4).
@@ -121,7 +121,7 @@ impl ReconstructionTrace {
 /// JSON shape (the seam's field order): `snapshot_id`, `seq`, `trace_id`,
 /// `used_record_ids`, `display` (`{record_id, title, digest, token_estimate}` rows),
 /// `prompt_token_estimate`, `observed_at`, `provenance` (including per-id admission labels).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(default)]
 pub struct ActiveMemorySnapshot {
     /// Caller-supplied idempotency key, or journal-assigned (uuid4).

@@ -18,7 +18,7 @@ pub const VALENCE_KINDS: [&str; 6] = ["appraisal", "bond", "break", "healing", "
 /// JSON shape: `target_id`, `sign`, `magnitude`, `kind`, `value_refs`, `scope`,
 /// `owner_id`, `reason`, `actor`, `trace_id`, `observed_at`, `provenance`,
 /// `event_id`, `seq`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(default)]
 pub struct ValenceEvent {
     /// A record id or a free identity string (`tool:web_search`).

@@ -89,7 +89,7 @@ pub fn understanding_version_id(assertion_id: &str, field: &str, version: i64) -
 /// JSON shape: `record_id`, `assertion_id`, `version`, `field`, `text`, `title`,
 /// `keywords`, `digest_method`, `author`, `reader`, `sources`, `derived_from`,
 /// `cause`, `magnitude`, `task_id`, `understood_at`, `version_id`, `seq`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(default)]
 pub struct UnderstandingVersion {
     /// The record's graph id.

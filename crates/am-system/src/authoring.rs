@@ -46,7 +46,7 @@ am_triples::vocabulary! {
 /// What the author is told about the record about to form (the spec's
 /// `context`): `{pass, record_kind, scope, owner_id, fields, title,
 /// source_ids, attributes}`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct AuthorContext {
     /// The pass forming the record (`engram`, `dream_pass`, ...).
@@ -70,7 +70,7 @@ pub struct AuthorContext {
 
 /// What an author returns (the spec's `{title, summary, author, reader,
 /// sources}`): the wanted fields and who wrote them.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Authored {
     /// The authored title, when asked for.
@@ -177,7 +177,7 @@ where
 /// A recorded authoring failure (`attributes.pending.failure`, and a
 /// receipt's failure without the record's identity): `{reason, error_class,
 /// message, at, fields}`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct AuthoringFailure {
     /// Why the fields were not authored.
@@ -204,7 +204,7 @@ impl AuthoringFailure {
 }
 
 /// One record a pass asked to be authored.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct AuthoredEntry {
     /// The formed record's graph id.
     pub record_id: String,
@@ -217,7 +217,7 @@ pub struct AuthoredEntry {
 }
 
 /// One record that formed pending after a recorded failure.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct FailureEntry {
     /// The formed record's graph id.
     pub record_id: String,
@@ -240,7 +240,7 @@ pub struct FailureEntry {
 /// The `authoring` receipt every forming pass returns: `{authored: [{record_id,
 /// record_kind, pass, fields}], failures: [{record_id, record_kind, pass,
 /// fields, reason, error_class, message, at}]}` (empty on a replay).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct AuthoringReceipt {
     /// The records formed with authored fields.
     pub authored: Vec<AuthoredEntry>,
@@ -477,7 +477,7 @@ pub struct FormAuthored {
 /// What `form_authored_or_pending` formed: the graph ids, the `authoring`
 /// receipt (empty for records that already stood) and the formation's
 /// warnings.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct FormedAuthored {
     /// The graph ids, in order.
     pub record_ids: Vec<String>,

@@ -31,7 +31,7 @@ pub const ENTITY_RECALL_CANDIDATE_CAP: i64 = 100;
 /// Event weights live on the events (written at deposit time), not here.
 /// The global count never windows; only the temporal fold reads
 /// `window_limit` events per (scope, owner) stream.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(default)]
 pub struct AttentionConfig {
     /// Events read per stream by the temporal fold (the spec's 512,
@@ -85,7 +85,7 @@ impl AttentionConfig {
 
 /// Walk-shape knobs of spreading activation (algorithms.md §6). The
 /// [`RecallBudget`]'s `max_hops`/`max_edges` override the ones here.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(default)]
 pub struct SpreadParams {
     /// Hops from a channel match.
@@ -121,7 +121,7 @@ impl Default for SpreadParams {
 
 /// Kind policy and admission knobs of reconstruction (0.3.2's
 /// `records.ReconstructConfig`; the spec: "kind policy and admission knobs").
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(default)]
 pub struct ReconstructConfig {
     /// Kind of a row without `attributes.record_kind`.
@@ -216,7 +216,7 @@ impl ReconstructConfig {
 }
 
 /// How the hybrid profile fuses its ranked channels.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Fusion {
     /// Reciprocal rank: `Σ weight / (rrf_k + rank)` over the keyword and
@@ -231,7 +231,7 @@ pub enum Fusion {
 /// how candidates are gathered from the indexes and how the channel scores
 /// are computed and fused. The defaults are the measured best on the LoCoMo
 /// dev split (`docs/retrieval.md`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct HybridConfig {
     /// Newest rows of each searched pair gathered as candidates (at most
@@ -290,7 +290,7 @@ impl Default for HybridConfig {
 /// `self_fraction` caps identity's reserved seats (0.0..=0.9). `max_hops` /
 /// `max_edges` override [`SpreadParams`]. `min_activation` filters
 /// working-set membership only. `deadline_s` is accepted, not enforced.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct RecallBudget {
     /// Candidate pool bound.

@@ -77,7 +77,7 @@ fn default_floor() -> f64 {
 /// and `owner_id` (`system.recall_history(record_id, *, scope=None,
 /// owner_id="", limit_traces=200)`: with a scope, the structural diagnosis in
 /// that pair comes back as `diagnosis`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RecallHistory {
     /// The record (either id namespace when a store is given).
@@ -110,7 +110,7 @@ impl RecallHistory {
 }
 
 /// One trace the record appeared in.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct HistoryEvent {
     /// The trace.
     pub trace_id: String,
@@ -137,7 +137,7 @@ pub struct HistoryEvent {
 }
 
 /// How many walked traces gave each status.
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, schemars::JsonSchema)]
 pub struct HistoryCounts {
     /// Selected.
     pub selected: usize,
@@ -151,7 +151,7 @@ pub struct HistoryCounts {
 
 /// The answer of [`recall_history`]: `{record_id, events, counts,
 /// traces_walked}` (the facade adds `diagnosis` when given a scope).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct RecallHistoryReport {
     /// The id asked about (trimmed).
     pub record_id: String,
@@ -327,7 +327,7 @@ pub fn recall_history(
 
 /// The answer of [`absence_diagnosis`]: `{record_id, reasons,
 /// channels_reachable}`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct AbsenceDiagnosis {
     /// The id asked about (trimmed).
     pub record_id: String,
@@ -480,7 +480,7 @@ pub fn absence_diagnosis(
 // -- explain_recall ------------------------------------------------------------
 
 /// The record's formation identity, as `explain_recall` serves it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(untagged)]
 pub enum RecordOrigin {
     /// A formed record.
@@ -512,7 +512,7 @@ pub enum RecordOrigin {
 }
 
 /// The explained trace.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct ExplainedTrace {
     /// Its id.
     pub trace_id: String,
@@ -533,7 +533,7 @@ pub struct ExplainedTrace {
 }
 
 /// Whether something was recorded, with the recorded parts or a note.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct Recorded {
     /// Whether the trace recorded it.
     pub recorded: bool,
@@ -546,7 +546,7 @@ pub struct Recorded {
 }
 
 /// The record's place on the shelf of the trace.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct ShelfPlace {
     /// How many records the trace selected.
     pub selected_count: usize,
@@ -565,7 +565,7 @@ pub struct ShelfPlace {
 }
 
 /// One searched pair's structural diagnosis.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct PairDiagnosis {
     /// The pair's scope.
     pub scope: String,
@@ -578,7 +578,7 @@ pub struct PairDiagnosis {
 }
 
 /// Why an absent record was absent.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct AbsentDiagnosis {
     /// Timing and trace notes.
     pub note: Vec<String>,
@@ -587,7 +587,7 @@ pub struct AbsentDiagnosis {
 }
 
 /// The answer of [`explain_recall`].
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct RecallExplanation {
     /// The id asked about (trimmed).
     pub record_id: String,
@@ -855,7 +855,7 @@ pub fn explain_recall(
 
 /// The arguments of [`origin_diversity`]: `origin_diversity(handles, *,
 /// labels=None, min_counted=3, dominance_floor=0.6)`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct OriginDiversity {
     /// The rendered shelf, in presentation order.
@@ -884,7 +884,7 @@ impl OriginDiversity {
 }
 
 /// The dominant voice of a shelf.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct DominantVoice {
     /// `provenance.source` as engraved (or `kind:<kind>` when none).
     pub source: String,
@@ -901,7 +901,7 @@ pub struct DominantVoice {
 }
 
 /// The answer of [`origin_diversity`].
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct OriginDiversityReport {
     /// Handles measured (non-self).
     pub counted: usize,
@@ -1083,7 +1083,7 @@ pub fn stable_render_order(handles: &[MemoryHandle]) -> Vec<(&MemoryHandle, usiz
 
 /// The arguments of [`recent_records`]: `recent_records(store, journal, *,
 /// scopes, since, until=None, kinds=None, limit=24, as_of=None)`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RecentRecords {
     /// `(scope, owner_id)` pairs (JSON `[[scope, owner_id], ...]`).
@@ -1122,7 +1122,7 @@ impl RecentRecords {
 }
 
 /// One formed record of [`recent_records`].
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct RecentRecord {
     /// The digest row id.
     pub record_id: String,
@@ -1152,7 +1152,7 @@ pub struct RecentRecord {
 }
 
 /// The window [`recent_records`] read.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct RecentWindow {
     /// Its start.
     pub since: String,
@@ -1165,7 +1165,7 @@ pub struct RecentWindow {
 }
 
 /// The answer of [`recent_records`].
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct RecentRecordsReport {
     /// Newest first (ties: the larger record id first).
     pub records: Vec<RecentRecord>,

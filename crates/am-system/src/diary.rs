@@ -34,7 +34,7 @@ fn three() -> usize {
 /// The arguments of the open-set reads ([`open_questions`],
 /// [`open_problems`], [`open_ideas`], [`open_commitments`]): `(store, *,
 /// scope, owner_id, limit=100, journal=None)`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct DiaryRead {
     /// The diary's scope.
@@ -241,7 +241,7 @@ pub fn open_ideas(
 }
 
 /// What [`verify_diary_chain`] answers: `{intact, break_at, entries}`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ChainReport {
     /// No entry's hash or back-pointer fails.
     pub intact: bool,
@@ -384,7 +384,7 @@ pub fn verify_diary_chain(
 
 /// The arguments of [`triggered_commitments`]: `triggered_commitments(store,
 /// journal, *, stimulus, scope, owner_id, max_lines=3, now=None)`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TriggeredCommitments {
     /// The current stimulus (its `participants` and `cue_text`).
@@ -417,7 +417,7 @@ impl TriggeredCommitments {
 
 /// One triggered commitment (`{entry, matched, line}`), or the final
 /// overflow line (`entry: None`, `matched: []`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct TriggeredCommitment {
     /// The open commitment's row.
     pub entry: Option<TripleAssertion>,

@@ -19,7 +19,7 @@ use serde::{Deserialize, Serialize};
 /// Why an understanding verb refused, or left a record unchanged (the spec's
 /// refusal table and the `unchanged` reasons of `declare_pending` /
 /// `rearm_pending`). Wire names are the spec's.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum Reason {
@@ -102,7 +102,7 @@ impl Outcome {
 }
 
 /// The wire names of [`Outcome`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 enum OutcomeName {
     Applied,
@@ -125,7 +125,7 @@ enum OutcomeName {
 /// assert_eq!((v["applied"].as_bool(), v["outcome"].as_str(), v["reason"].as_str()),
 ///            (Some(false), Some("refused"), Some("stale")));
 /// ```
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(into = "Wire", try_from = "Wire")]
 pub struct UnderstandingResult {
     /// What the verb did (with its reason).
@@ -179,7 +179,7 @@ impl UnderstandingResult {
 
 /// The envelope as it travels: `applied`, `outcome` and `reason` spelled out
 /// (every key the typed fields do not name lands in `extra`).
-#[derive(Serialize, Deserialize)]
+#[derive(Serialize, Deserialize, schemars::JsonSchema)]
 struct Wire {
     applied: bool,
     outcome: OutcomeName,
@@ -282,7 +282,7 @@ impl TryFrom<Wire> for UnderstandingResult {
 /// they travel with the result that caused them instead of being drained
 /// from shared state (`MemorySystem::take_warnings` keeps only what no verb
 /// owns, such as what opening a home raised). Derefs to the value.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct Warned<T> {
     /// The result.
     pub value: T,

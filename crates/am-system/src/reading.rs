@@ -36,7 +36,7 @@ pub type SourceValidator = Arc<dyn Fn(&Value) -> Result<Value> + Send + Sync>;
 
 /// Who wrote a reading, when and why: `{author, reader, understood_at, cause}`
 /// (an unknown value is absent, never guessed).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct ReadingProvenance {
     /// `{kind, id}`; kind `unrecorded` (no id) when the row names no origin.
     pub author: JsonMap,
@@ -158,7 +158,7 @@ pub fn formation_reading(a: &TripleAssertion) -> Option<Value> {
 
 /// The pure provenance read of a record's current reading (the replay display
 /// blocks' fields): unknown values are absent.
-#[derive(Debug, Clone, PartialEq, Default, Serialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, schemars::JsonSchema)]
 pub struct UnderstandingFields {
     /// How the current words were produced.
     #[serde(skip_serializing_if = "Option::is_none")]

@@ -24,7 +24,7 @@ use serde_json::Value;
 /// `MemorySystem::remember_many` refuses on this port). `edges` are
 /// `(relation, target_record_id)` pairs; a target may be `local:<i>`, a sibling
 /// of the same batch. `participants` are identity strings (`person:ada`).
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct MemoryRecordInput {
     /// One of [`MEMORY_RECORD_KINDS`].

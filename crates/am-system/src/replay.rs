@@ -87,7 +87,7 @@ fn yes() -> bool {
 /// The arguments of [`export_replay`] and [`MemorySystem::export_replay`]:
 /// `export_replay(*, scope=None, owner_id=None, since_seq=0, until_seq=None,
 /// families=None, enrich=True)`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ExportReplay {
     /// Keep envelopes whose lifted scope is this (lowercased); `None` = any.
@@ -134,7 +134,7 @@ impl ExportReplay {
 }
 
 /// One formation edge of a record, as a binding's display block draws it.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, schemars::JsonSchema)]
 pub struct EdgeRef {
     /// The edge's relation (its predicate).
     pub relation: String,
@@ -143,7 +143,7 @@ pub struct EdgeRef {
 }
 
 /// The display block of a resolvable non-diary record.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct RecordDisplay {
     /// The id as the journal record named it.
     pub record_id: String,
@@ -188,7 +188,7 @@ pub struct RecordDisplay {
 }
 
 /// The redacted display block of a diary record: topology and act frame, no words.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct DiaryDisplay {
     /// Always `"diary"`.
     pub redacted: &'static str,
@@ -228,7 +228,7 @@ pub struct DiaryDisplay {
 }
 
 /// An envelope's display block.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(untagged)]
 pub enum ReplayDisplay {
     /// Both members of a `co_selected` pair (those that resolve).
@@ -248,7 +248,7 @@ pub enum ReplayDisplay {
 /// `scope`, `owner_id`, `trace_id`, `turn_id`, `run_id` (the three
 /// correlation keys always present, null when absent), `payload` (the record,
 /// verbatim but for diary sealing), `display` (when enriched and resolvable).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct ReplayEnvelope {
     /// [`REPLAY_STREAM`].
     pub stream: &'static str,

@@ -99,6 +99,28 @@ impl<'de, V: DeserializeOwned> Deserialize<'de> for OrderedMap<V> {
     }
 }
 
+/// A JSON object whose every value is a `V` (key order is not a schema matter).
+impl<V: schemars::JsonSchema> schemars::JsonSchema for OrderedMap<V> {
+    fn inline_schema() -> bool {
+        true
+    }
+
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        format!("Map_of_{}", V::schema_name()).into()
+    }
+
+    fn schema_id() -> std::borrow::Cow<'static, str> {
+        format!("am_system::OrderedMap<{}>", V::schema_id()).into()
+    }
+
+    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "type": "object",
+            "additionalProperties": generator.subschema_for::<V>(),
+        })
+    }
+}
+
 fn trimmed_nonempty(values: &[String]) -> Vec<String> {
     values
         .iter()
@@ -120,7 +142,7 @@ fn trimmed_opt(v: &Option<String>) -> Option<String> {
 /// `participants` are identity strings for co-presence scoring; `as_of`
 /// anchors the read to a journal seq (`None` = latest); `turn_id` and
 /// `cue_source` are provenance only (never part of the query fingerprint).
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct Stimulus {
     /// The cue text (trimmed).
@@ -204,7 +226,7 @@ impl Stimulus {
 
 /// How a handle entered the working set. Only [`Admission::Stimulus`] and
 /// [`Admission::Both`] deposit at commit (presence is not use).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Admission {
     /// Identity core, admitted by binding state (`"self"`).
@@ -246,7 +268,7 @@ pub fn label_deposits(label: Option<&str>) -> bool {
 }
 
 /// The activation decomposition of a handle (`base_level` + `spread` = `total`).
-#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ActivationParts {
     /// The decayed trail fold.
     pub base_level: f64,
@@ -357,7 +379,7 @@ fn default_tiers() -> Vec<PayloadTier> {
 }
 
 /// One scored memory of a reconstruction.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct MemoryHandle {
     /// The digest assertion id (the id commits and counters key on).
     pub record_id: String,
@@ -399,7 +421,7 @@ impl MemoryHandle {
 }
 
 /// A spreading hop the walk took (`source: "walked"`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct WalkedEdge {
     /// Where the hop started.
     pub source_id: String,
@@ -416,7 +438,7 @@ pub struct WalkedEdge {
 }
 
 /// A hot trail pair surfaced unwalked in the working-set view (`source: "stm_trail"`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct StmTrailEdge {
     /// Always `stm_trail`.
     pub source: String,
@@ -427,7 +449,7 @@ pub struct StmTrailEdge {
 }
 
 /// One render-side edge of the working-set view (never a handle).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(untagged)]
 pub enum EdgeView {
     /// A hop the walk took.
@@ -450,7 +472,7 @@ pub const DROP_STM_CAPPED: DropReason = DropReason::StmCapped;
 pub const DROP_BELOW_MIN_ACTIVATION: DropReason = DropReason::BelowMinActivation;
 
 /// A candidate that did not take a seat, with why.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct DroppedEntry {
     /// The candidate's record id.
     pub record_id: String,
@@ -461,7 +483,7 @@ pub struct DroppedEntry {
 }
 
 /// Which view a reconstruction returns.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum View {
     /// The shelf (default).
@@ -496,7 +518,7 @@ fn default_stop() -> StopReason {
 }
 
 /// The output of one reconstruction: one call, two views.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ReconstructionResult {
     /// The trace identity (supplied or fresh).
     pub trace_id: String,
@@ -530,7 +552,7 @@ pub struct ReconstructionResult {
 /// canonical text and its token estimate; the `raw` tier the host artifact
 /// reference with `content` and `token_estimate` null (the package never
 /// fetches verbatim). A diary projection adds `entry_id`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Payload {
     /// The record as the caller named it.
@@ -552,7 +574,7 @@ pub struct Payload {
 /// What one reconstruction spent against its [`crate::RecallBudget`]
 /// (`ReconstructionResult.budget_spent`), in the spec's key order; the
 /// identity keys are present only when `self_fraction > 0`.
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct BudgetSpent {
     /// Tokens the seated handles cost.

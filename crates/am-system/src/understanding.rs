@@ -52,7 +52,7 @@ pub(crate) struct Closed {
 
 /// One version as `versions` reads it: the `UnderstandingVersion` and whether
 /// it is the record's current reading of its field.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct VersionView {
     /// The version row.
     #[serde(flatten)]
@@ -63,7 +63,7 @@ pub struct VersionView {
 
 /// `current_of`'s answer: `{record_id, graph_id, current_id,
 /// current_assertion_id, hops, chain, closed}`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct CurrentOf {
     /// The id as passed.
     pub record_id: String,
@@ -85,7 +85,7 @@ pub struct CurrentOf {
 /// `record_understanding`'s answer: the record read a host serves, with the
 /// current reading's provenance (`understanding_fields`) and, for a dream,
 /// its narration and signals.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct RecordUnderstanding {
     /// The id as passed.
     pub record_id: String,
@@ -123,7 +123,7 @@ pub struct RecordUnderstanding {
 }
 
 /// A dream's narration beside its summary.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct DreamReading {
     /// The narration, if any.
     pub narration: Option<String>,

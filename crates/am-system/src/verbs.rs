@@ -55,7 +55,7 @@ fn owned<S: AsRef<str>>(ids: &[S]) -> Vec<String> {
 
 /// The arguments of [`crate::MemorySystem::remember_many`]:
 /// `remember_many(records, *, scope, owner_id, idempotency_key, turn_id=None)`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RememberMany {
     /// The records to form, in order (edges may name siblings as `local:<i>`).
@@ -91,7 +91,7 @@ impl RememberMany {
 
 /// The arguments of [`crate::MemorySystem::remember`]: `remember(record, ...)`,
 /// the keywords of [`RememberMany`].
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Remember {
     /// The record to form.
@@ -128,7 +128,7 @@ impl Remember {
 /// The arguments of [`crate::MemorySystem::reconstruct`]:
 /// `reconstruct(stimulus, scopes=[...], budget=RecallBudget(), view="shelf",
 /// escalation_reason=None, journal=True, trace_id=None)`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Reconstruct {
     /// The cue.
@@ -171,7 +171,7 @@ impl Reconstruct {
 
 /// The arguments of [`crate::MemorySystem::commit_selection`]:
 /// `commit_selection(trace_id, used_record_ids, *, prompt_token_estimate=None)`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CommitSelection {
     /// The trace of the recall whose handles were used.
@@ -198,7 +198,7 @@ impl CommitSelection {
 /// signature, [`crate::MemorySystem::attenuate`]): `reinforce(record_id, *,
 /// reason, weight=8, ttl_activity=None, scope, owner_id, event_id=None,
 /// actor="operator", provenance=None)`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Reinforce {
     /// The record (either id namespace).
@@ -271,7 +271,7 @@ impl Reinforce {
 
 /// The arguments of [`crate::MemorySystem::refocus`]: `refocus(*, reason,
 /// scope, owner_id, event_id=None, actor="operator", provenance=None)`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Refocus {
     /// Why (mandatory, non-empty).
@@ -314,7 +314,7 @@ impl Refocus {
 
 /// The arguments of [`crate::MemorySystem::activation`]:
 /// `activation(record_ids=None, *, scope, owner_id, at_seq=None)`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Activation {
     /// The records to read (either namespace); `None` = every in-window record.
@@ -351,7 +351,7 @@ impl Activation {
 /// The arguments of [`crate::MemorySystem::bind`]: `bind(record_id, *, scope,
 /// owner_id, search_state, prompt_state="inactive", lifecycle="none",
 /// source="operator", reason=None, binding_id=None)`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Bind {
     /// The record (either namespace; stored as passed).
@@ -399,7 +399,7 @@ impl Bind {
 
 /// The arguments of [`crate::MemorySystem::close_assertions`]:
 /// `close_assertions(assertion_ids, *, kind, replacement_ids=(), reason)`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CloseAssertions {
     /// The assertions to close (either namespace).
@@ -435,7 +435,7 @@ impl CloseAssertions {
 
 /// The arguments of [`crate::MemorySystem::close_record`]:
 /// `close_record(record_id, *, reason, kind="retract", replacement_ids=())`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CloseRecord {
     /// The record (either namespace).
@@ -490,7 +490,7 @@ fn formation_cause() -> serde_json::Value {
 /// reader=None, sources=(), derived_from=(), title=None, keywords=None,
 /// digest_method="authored-v1", magnitude=None, task_id=None,
 /// understood_at=None)`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RewriteDigest {
     /// The record: its graph id or its digest assertion id.
@@ -565,7 +565,7 @@ impl RewriteDigest {
 /// The arguments of [`crate::MemorySystem::retitle`]: `retitle(record_id, *,
 /// title, author, cause, expected_version, reader=None, sources=(),
 /// task_id=None, understood_at=None)`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Retitle {
     /// The record: its graph id or its digest assertion id.
@@ -619,7 +619,7 @@ impl Retitle {
 /// The arguments of [`crate::MemorySystem::narrate_dream`]:
 /// `narrate_dream(dream_id, *, text, author, expected_version=0, reader=None,
 /// sources=(), cause="formation", task_id=None, understood_at=None)`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct NarrateDream {
     /// The dream: its graph id or its digest assertion id.
@@ -668,7 +668,7 @@ impl NarrateDream {
 /// The arguments of [`crate::MemorySystem::revert_digest`]:
 /// `revert_digest(record_id, to_version, *, expected_version, by=None,
 /// reason=None, field=None)`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RevertDigest {
     /// The record: its graph id or its digest assertion id.
@@ -715,7 +715,7 @@ fn repair() -> String {
 /// The arguments of [`crate::MemorySystem::declare_pending`]:
 /// `declare_pending(record_id, *, fields=("title", "summary"),
 /// cause="repair", reason=None)`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct DeclarePending {
     /// The record: its graph id or its digest assertion id.
@@ -745,7 +745,7 @@ impl DeclarePending {
 
 /// The arguments of [`crate::MemorySystem::rearm_pending`]:
 /// `rearm_pending(record_id, *, cause="repair", reason=None)`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RearmPending {
     /// The record: its graph id or its digest assertion id.

@@ -56,7 +56,7 @@ pub fn json_truthy(v: Option<&Value>) -> bool {
 /// owner is `None`, and every timestamp is in the canonical UTC form.
 ///
 /// JSON (`to_dict`/`from_dict`) uses the spec's field names and omits nulls.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TripleAssertion {
     /// Read-side identity; stores stamp it on every result; optional on writes.

@@ -19,7 +19,7 @@ pub const CLAIMED_BY_EMBEDDER_ATTRIBUTE: &str = "embedder-attribute";
 
 /// A store's declared embedding space. JSON field order matches AbstractMemory's
 /// compact pin JSON in the `{table}_meta` sidecar.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct EmbeddingPin {
     /// The model identity, when known.
     pub model_id: Option<String>,

@@ -12,7 +12,7 @@ use crate::timestamp;
 use serde::{Deserialize, Serialize};
 
 /// Result order of a non-semantic query, by `observed_at`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Order {
     /// Oldest first; ties oldest-inserted first.
@@ -46,7 +46,7 @@ pub const DEFAULT_VECTOR_COLUMN: &str = "vector";
 /// open). `query_text` (needs the store's embedder) or `query_vector` make the query
 /// semantic: rows rank by cosine, ties by insertion order, and carry
 /// `attributes._retrieval = {score, metric}`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(default)]
 pub struct TripleQuery {
     /// Exact subject (canonicalized).

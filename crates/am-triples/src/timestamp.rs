@@ -381,6 +381,32 @@ impl<'de> serde::Deserialize<'de> for Timestamp {
     }
 }
 
+/// A JSON string: written in the canonical `YYYY-MM-DDTHH:MM:SS.ffffff+00:00`,
+/// read in any form [`parse_timestamp`] accepts.
+impl schemars::JsonSchema for Timestamp {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Timestamp".into()
+    }
+
+    fn schema_id() -> std::borrow::Cow<'static, str> {
+        "am_triples::Timestamp".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "type": "string",
+            "description": "An instant. Written as `YYYY-MM-DDTHH:MM:SS.ffffff+00:00` \
+                (UTC, microsecond precision, years 1..=9999). Read from an ISO 8601 \
+                date (`YYYY-MM-DD`, `YYYYMMDD` or a week date `YYYY-Www[-D]`), then \
+                optionally `T` or a space and a time (`HH`, `HH:MM`, `HHMM`, \
+                `HH:MM:SS`, `HHMMSS`, with an optional `.`/`,` fraction truncated \
+                to microseconds), then optionally `Z` or an offset `+HH:MM`, \
+                `+HHMM` or `+HH` (or `-`); a value without an offset is UTC.",
+            "examples": ["2026-01-01T00:00:00.000000+00:00"],
+        })
+    }
+}
+
 /// An injectable clock: the engine's and the graph's record time, as a
 /// [`Timestamp`] (so no verb re-parses what a clock said).
 pub type Clock = std::sync::Arc<dyn Fn() -> Timestamp + Send + Sync>;

@@ -3,8 +3,9 @@
 //!
 //! Each generated enum has its wire names (`as_str`, `NAMES`, `Display`),
 //! one parser (`parse`, refusing any other name with `InvalidInput` naming the
-//! vocabulary and what arrived), `FromStr`, and serde through the wire name, so
-//! a struct field of the enum reads and writes the spec's JSON. Each vocabulary
+//! vocabulary and what arrived), `FromStr`, serde through the wire name, so
+//! a struct field of the enum reads and writes the spec's JSON, and a
+//! `schemars::JsonSchema` stating that wire: a string enum of the names. Each vocabulary
 //! is defined once, in the lowest crate that needs it.
 
 /// Define a closed vocabulary as a `#[non_exhaustive]` enum with wire names.
@@ -106,11 +107,34 @@ macro_rules! vocabulary {
                 })
             }
         }
+
+        impl $crate::vocab::__schemars::JsonSchema for $name {
+            fn schema_name() -> ::std::borrow::Cow<'static, str> {
+                ::std::borrow::Cow::Borrowed(stringify!($name))
+            }
+
+            fn schema_id() -> ::std::borrow::Cow<'static, str> {
+                ::std::borrow::Cow::Borrowed(concat!(module_path!(), "::", stringify!($name)))
+            }
+
+            fn json_schema(
+                _: &mut $crate::vocab::__schemars::SchemaGenerator,
+            ) -> $crate::vocab::__schemars::Schema {
+                $crate::vocab::__schemars::json_schema!({
+                    "type": "string",
+                    "enum": $name::NAMES,
+                    "description": concat!("A ", $what, ": one of its wire names."),
+                })
+            }
+        }
     };
 }
 
 #[doc(hidden)]
 pub use serde as __serde;
+
+#[doc(hidden)]
+pub use schemars as __schemars;
 
 #[cfg(test)]
 #[allow(

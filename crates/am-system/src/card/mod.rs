@@ -434,7 +434,7 @@ impl CardGather {
 /// `age_and_context`: the journal seq, record counts by kind per scope, the
 /// diary entry count, and the first and last `observed_at` (timestamps only:
 /// age is the reader's subtraction).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct AgeAndContext {
     /// The anchor seq.
     pub journal_seq: i64,
@@ -517,7 +517,7 @@ pub fn age_and_context(g: &CardGather) -> AgeAndContext {
 
 /// `current_state`: the trailing window over the most recent appraisal
 /// events (current is a window, not a point).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct CurrentState {
     /// `positive - negative`.
     pub net: f64,
@@ -626,7 +626,7 @@ fn newest_appraisals(g: &CardGather, window: usize) -> Vec<&ValenceEvent> {
 
 /// `key_moments`: high-magnitude feelings and firsts, chronological, the most
 /// recent [`KEY_MOMENTS_BOUND`].
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct KeyMoments {
     /// The moments (`{"type": "valence", ...}` or `{"type": "first", "what", ...}`).
     pub moments: Vec<Value>,
@@ -712,7 +712,7 @@ pub fn key_moments(g: &CardGather, journal: &dyn MemoryJournal, floor: f64) -> R
 }
 
 /// One standing interest of `discoveries`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct InterestBrief {
     /// The record's graph id.
     pub record_id: String,
@@ -736,7 +736,7 @@ pub struct InterestBrief {
 }
 
 /// `discoveries`: open interests and the unresolved dream count.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct Discoveries {
     /// Standing interests (not rejected by review).
     pub interests: Vec<InterestBrief>,
@@ -756,7 +756,7 @@ pub struct Discoveries {
 
 /// A bounded summary of the standing dreams' signals: counts, kinds and felt
 /// tones, never fragments.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct DreamSignalsBrief {
     /// Signals across the standing dreams.
     pub count: usize,
@@ -871,7 +871,7 @@ fn py_str(v: &Value) -> String {
 }
 
 /// One target of `likes_dislikes`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct StandingEntry {
     /// The appraised target.
     pub target: String,
@@ -896,7 +896,7 @@ pub struct StandingEntry {
 
 /// `likes_dislikes`: the top targets by G⁺ and by G⁻, reported separately
 /// (one target may stand in both lists: ambivalence is kept).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct LikesDislikes {
     /// The strongest positive channels.
     pub likes: Vec<StandingEntry>,
@@ -1020,7 +1020,7 @@ pub fn likes_dislikes(
 // -- identity, questions, problems, lessons ------------------------------------
 
 /// One formed record as the card briefs it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct RowBrief {
     /// The record's graph id.
     pub record_id: String,
@@ -1057,7 +1057,7 @@ fn row_brief(a: &TripleAssertion) -> RowBrief {
 }
 
 /// One item of the identity core.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct IdentityItem {
     /// Its title.
     pub title: String,
@@ -1072,7 +1072,7 @@ pub struct IdentityItem {
 }
 
 /// `identity`: the folded self core at the anchor.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct IdentitySection {
     /// The owner identity string (display names live in the host's manifest).
     pub name: String,
@@ -1176,7 +1176,7 @@ pub fn identity(g: &CardGather, store: &dyn TripleStore, owner: &str) -> Result<
 /// `questions` (or `problems`): the diary entries of one `diary_type`, open
 /// or resolved by a believed entry's `answers` / `resolves` reference (either
 /// id namespace), oldest first.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct OpenResolved {
     /// Entries no believed entry resolves.
     pub open: Vec<RowBrief>,
@@ -1272,7 +1272,7 @@ pub fn problems(g: &CardGather) -> OpenResolved {
 
 /// `lessons`: the believed lessons, newest first, the [`KEY_MOMENTS_BOUND`]
 /// newest shown.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Lessons {
     /// The newest lessons.
     pub lessons: Vec<RowBrief>,
@@ -1327,7 +1327,7 @@ fn default_top_n() -> usize {
 
 /// The arguments of the identity card: `entity_card(*, scope_pairs,
 /// owner_id, current_window_events=200, top_n=5, as_of=None)`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct EntityCard {
     /// The home's scope ladder (JSON `[[scope, owner_id], ...]`), for example
@@ -1364,7 +1364,7 @@ impl EntityCard {
 }
 
 /// The identity card: every section, each with its `provenance`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct IdentityCard {
     /// The entity.
     pub owner_id: String,

@@ -89,7 +89,7 @@ fn self_scope() -> String {
 /// The arguments of [`MemorySystem::engram`]: `engram(system, spark, *,
 /// scope="self", owner_id, spark_artifact_ref=None, author=None)` (the
 /// author is the verb's second argument: a callable is not data).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Engram {
     /// The spark document (six keys; an optional `spark` key is its version,
@@ -118,7 +118,7 @@ impl Engram {
 }
 
 /// The graph ids an engram formed, per spark section.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct EngramRecordIds {
     /// `values` → `value` records.
     pub values: Vec<String>,
@@ -132,7 +132,7 @@ pub struct EngramRecordIds {
 
 /// What one engram produced or found (`EngramResult`): JSON `{record_ids,
 /// binding_ids, warnings, created, authoring}`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct EngramResult {
     /// The identity records per section, in spark order.
     pub record_ids: EngramRecordIds,
@@ -148,7 +148,7 @@ pub struct EngramResult {
 
 /// The arguments of [`MemorySystem::self_records`]: `self_records(*, scope,
 /// owner_id, spark_version=None)`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SelfRecords {
     /// The core's scope.

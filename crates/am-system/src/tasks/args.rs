@@ -36,7 +36,7 @@ fn six_hundred() -> f64 {
 /// assertion_id="", basis_version=0, priority=None, depends_on=(),
 /// not_before=None, windows=None, cost_hint=None, max_attempts=3,
 /// ripple_id=None, hop=None, now=None)`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Enqueue {
     /// What the task asks for.
@@ -124,7 +124,7 @@ impl Enqueue {
 }
 
 /// `enqueue`'s answer: `{task_id, enqueued, superseded, reason?}`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct EnqueueResult {
     /// `H(kind|target|basis)[:32]`.
     pub task_id: String,
@@ -140,7 +140,7 @@ pub struct EnqueueResult {
 
 /// `enqueue` of many tasks in one transaction (ours: the spec's
 /// `enqueue` one at a time, batched).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct EnqueueMany {
     /// The tasks, each as `enqueue` takes it.
@@ -151,7 +151,7 @@ pub struct EnqueueMany {
 /// scopes=None, kinds=None, capabilities=None, hard_cap=64, cost_of=None,
 /// now=None)`. `cost_of` here is a map of seconds per task kind (a host
 /// callable goes through `TaskQueue::select_for_window_costed`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SelectForWindow {
     /// The window's time, in seconds.
@@ -226,7 +226,7 @@ am_triples::vocabulary! {
 }
 
 /// One selected task: the task with its activation and cost.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct SelectedTask {
     /// The task.
     #[serde(flatten)]
@@ -304,9 +304,38 @@ impl Serialize for LeftOut {
     }
 }
 
+/// The object `Serialize` writes: `{task_id, kind, target_id, reason,
+/// activation, cost_seconds}`, every key present.
+impl schemars::JsonSchema for LeftOut {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "LeftOut".into()
+    }
+
+    fn schema_id() -> std::borrow::Cow<'static, str> {
+        "am_system::tasks::LeftOut".into()
+    }
+
+    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "type": "object",
+            "description": "One task a selection left out, and why.",
+            "properties": {
+                "task_id": {"type": "string"},
+                "kind": generator.subschema_for::<TaskKind>(),
+                "target_id": {"type": "string"},
+                "reason": generator.subschema_for::<LeftOutReason>(),
+                "activation": {"type": "number"},
+                "cost_seconds": {"type": "number", "description": "Its cost, in seconds."},
+            },
+            "required": ["task_id", "kind", "target_id", "reason", "activation", "cost_seconds"],
+            "additionalProperties": false,
+        })
+    }
+}
+
 /// `select_for_window`'s answer: `{window, budget_seconds, sensitivity,
 /// hard_cap, gate, at, tasks, planned_seconds, left_out, left_out_counts}`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct WindowSelection {
     /// The window.
     pub window: Window,
@@ -331,7 +360,7 @@ pub struct WindowSelection {
 }
 
 /// A task named by id inside a selection handed to `claim`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct TaskRef {
     /// The task.
     pub task_id: String,
@@ -339,7 +368,7 @@ pub struct TaskRef {
 
 /// A selection handed to `claim`: its window, tasks and left-out items
 /// (other keys of `select_for_window`'s answer are accepted and ignored).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct SelectionRef {
     /// The selection's window.
     pub window: Window,
@@ -352,7 +381,7 @@ pub struct SelectionRef {
 
 /// What `claim` leases: a selection (its window and `left_out` are
 /// recorded) or a list of task ids.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(untagged)]
 pub enum ClaimTasks {
     /// Task ids.
@@ -382,7 +411,7 @@ impl From<&WindowSelection> for ClaimTasks {
 }
 
 /// `claim(tasks, *, holder, lease_seconds=600, window=None, now=None)`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Claim {
     /// A selection or task ids.
@@ -420,7 +449,7 @@ impl From<Vec<String>> for ClaimTasks {
 }
 
 /// A task `claim` did not lease, and why.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Refusal {
     /// The task.
     pub task_id: String,
@@ -431,7 +460,7 @@ pub struct Refusal {
 }
 
 /// `claim`'s answer: `{claimed: [task], refused: [{task_id, reason}]}`.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ClaimResult {
     /// The leased tasks.
     pub claimed: Vec<TaskRow>,
@@ -440,7 +469,7 @@ pub struct ClaimResult {
 }
 
 /// `ack(task_id, *, holder, result, now=None)`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Ack {
     /// The task.
@@ -456,7 +485,7 @@ pub struct Ack {
 }
 
 /// `ack`'s answer: `{acked, reason?, task?}`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct AckResult {
     /// Whether this call settled it.
     pub acked: bool,
@@ -483,7 +512,7 @@ am_triples::vocabulary! {
 
 /// `release(task_id, *, holder, outcome, reason, until=None, detail=None,
 /// now=None)`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Release {
     /// The task.
@@ -521,7 +550,7 @@ impl Release {
 }
 
 /// `release`'s answer: `{released, reason?, task?}`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ReleaseResult {
     /// Whether this call released it.
     pub released: bool,
@@ -535,7 +564,7 @@ pub struct ReleaseResult {
 
 /// `tasks(*, status=None, kind=None, target_id=None, ripple_id=None,
 /// limit=0)`.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ListTasks {
     /// Only this status.
@@ -560,7 +589,7 @@ pub struct ListTasks {
 }
 
 /// `prioritize(target_ids, *, kinds, priority, reason, dry_run=False)`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Prioritize {
     /// The targets.
@@ -581,7 +610,7 @@ pub struct Prioritize {
 
 /// `counts()`: `{total, live, by_status: {status: n}, by_kind: {kind:
 /// {status: n}}}`.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct TaskCounts {
     /// Every task.
     pub total: usize,

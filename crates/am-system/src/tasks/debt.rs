@@ -35,7 +35,7 @@ use serde_json::{Value, json};
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 
 /// `understanding_debt(*, scopes, methods=None)`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct UnderstandingDebt {
     /// `[(scope, owner_id)]`.
@@ -46,7 +46,7 @@ pub struct UnderstandingDebt {
 }
 
 /// `understanding_debt`'s answer.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct DebtReport {
     /// `{task kind: {record kind: n}}`.
     pub debt: BTreeMap<String, BTreeMap<String, usize>>,
@@ -78,7 +78,7 @@ fn yes() -> bool {
 
 /// `enqueue_debt(*, scopes, cause="backfill", priority=90, dry_run=True,
 /// methods=None, kinds=None)`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct EnqueueDebt {
     /// `[(scope, owner_id)]`.
@@ -115,7 +115,7 @@ impl EnqueueDebt {
 }
 
 /// One task `enqueue_debt` queues (or would).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct DebtTask {
     /// Its id.
     pub task_id: String,
@@ -132,7 +132,7 @@ pub struct DebtTask {
 }
 
 /// `enqueue_debt`'s answer.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct EnqueueDebtReport {
     /// Whether nothing was written.
     pub dry_run: bool,
@@ -153,7 +153,7 @@ fn default_budget() -> usize {
 }
 
 /// `task_packet(task_id, *, token_budget=56000)`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TaskPacket {
     /// The task.

@@ -77,7 +77,7 @@ pub fn activation(strength: f64, sensitivity: f64) -> f64 {
 }
 
 /// The gate a selection used (`gate` of `select_for_window`).
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Gate {
     /// [`GATE_K`].
     pub k: f64,

@@ -17,7 +17,7 @@ fn unowned_only() -> Option<bool> {
 }
 
 /// `pending_records(*, scopes=None, live_task=False)`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PendingRecords {
     /// `[(scope, owner_id)]`, or `None` for every scope.
@@ -40,7 +40,7 @@ impl Default for PendingRecords {
 }
 
 /// One record still marked pending.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct PendingRecord {
     /// The graph id.
     pub record_id: String,

@@ -31,7 +31,7 @@ fn five() -> usize {
 
 /// The arguments of [`feelings_about`]: `feelings_about(journal, target, *,
 /// scope_pairs, gradation_config=GradationConfig(), as_of_seq=None, limit=12)`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct FeelingsAbout {
     /// The target (exact, trimmed).
@@ -70,7 +70,7 @@ fn pairs(p: &[(&str, &str)]) -> Vec<(String, String)> {
 
 /// One event of the why-walk. JSON: `{when, sign, magnitude, kind, reason,
 /// value_refs, run_id, turn_id, event_id}`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct FeelingEvent {
     /// When it was felt (the event's `observed_at`).
     pub when: String,
@@ -95,7 +95,7 @@ pub struct FeelingEvent {
 /// What [`feelings_about`] answers. JSON: `{target, standing, events,
 /// total_events}` plus `note` when no feeling stands (never appraised, or no
 /// journal to read).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct FeelingsAboutResult {
     /// The target read.
     pub target: String,
@@ -202,7 +202,7 @@ fn join_text(v: &Value) -> Option<String> {
 /// The arguments of [`stimulus_feelings`]: `stimulus_feelings(store, journal,
 /// stimulus, scope_pairs, *, gradation_config=GradationConfig(),
 /// as_of_seq=None, min_net=2.0, max_feelings=5, warnings=None)`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct StimulusFeelings {
     /// The current stimulus (its `participants` and `cue_text` are read).
@@ -265,7 +265,7 @@ am_triples::vocabulary! {
 /// One standing feeling the stimulus touches. JSON: `{target, net,
 /// positive_count, negative_count, standing, last_felt, matched_via}`; no
 /// reasons (those live behind [`feelings_about`]).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct StimulusFeeling {
     /// The target.
     pub target: String,

@@ -26,7 +26,7 @@ pub const PRIVILEGED_ACTORS: [&str; 2] = ["entity-reflection", "operator"];
 /// The fold's tunables (`GradationConfig(channel_clamp=100.0,
 /// break_magnitude=8.0)`); retunable at any time, since the journal keeps raw
 /// events and never a derived standing.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct GradationConfig {
     /// Each channel (G⁺, G⁻) accumulates within `0..=channel_clamp`.
@@ -76,7 +76,7 @@ impl GradationConfig {
 
 /// One target's standing on the valence axis. JSON: `{net, positive,
 /// negative, positive_count, negative_count, scarred, bonded, contributions}`.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct GradationScore {
     /// `clamp(G⁺ − G⁻, ±channel_clamp)`, then capped at 0 by an unhealed scar
     /// and floored at 0 by an unbroken bond (both: exactly 0).

@@ -43,7 +43,7 @@ fn reflection() -> String {
 /// The arguments of [`MemorySystem::appraise`]: `appraise(target_id, *, sign,
 /// magnitude, reason, scope, owner_id, value_refs=(), scar=False, bond=False,
 /// event_id=None, actor="runtime", provenance=None, trace_id=None)`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Appraise {
     /// A record id or a free identity string (`person:ada`, `tool:web_search`).
@@ -113,7 +113,7 @@ impl Appraise {
 /// The arguments of [`MemorySystem::heal_scar`]: `heal_scar(scar_event_id, *,
 /// reason, lesson_record_id=None, scope, owner_id, event_id=None,
 /// actor="entity-reflection")`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct HealScar {
     /// The scar event to resolve.
@@ -152,7 +152,7 @@ impl HealScar {
 
 /// The arguments of [`MemorySystem::break_bond`]: `break_bond(bond_event_id,
 /// *, reason, scope, owner_id, event_id=None, actor="entity-reflection")`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct BreakBond {
     /// The bond event to dissolve.
@@ -187,7 +187,7 @@ impl BreakBond {
 
 /// The arguments of [`MemorySystem::gradation`]: `gradation(target_ids=None,
 /// *, scope, owner_id, at_seq=None)`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Gradation {
     /// The targets to read (`None`: every appraised target).
