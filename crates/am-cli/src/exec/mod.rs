@@ -63,12 +63,11 @@ impl Session {
         for w in engine.system.take_warnings() {
             eprintln!("am exec: warning: {w}");
         }
+        let mut host = Host::default();
+        host.embedder = embedder;
         Ok(Session {
             spec,
-            host: Host {
-                embedder,
-                ..Host::default()
-            },
+            host,
             clock,
             engine: Some(engine),
             task_queue,
@@ -110,11 +109,6 @@ impl Session {
         self.engine
             .as_ref()
             .ok_or_else(|| CliError::failure("the home is closed (a reopen failed)"))
-    }
-
-    /// The engine clock.
-    pub fn clock(&self) -> &PinnedClock {
-        &self.clock
     }
 
     /// Close and reopen the home (a restart).

@@ -97,7 +97,7 @@ pub(super) fn verbs() -> Vec<Verb> {
         Verb::new("reconstruct", f, "Recall: the shelf of handles relevant to a stimulus (journaled when asked).")
             .writes()
             .object()
-            .answers::<am_system::ReconstructDict>()
+            .answers::<am_system::ReconstructionResult>()
             .run(reconstruct),
         Verb::new("commit_selection", f, "Commit what was used from a recall's shelf: the only thing that strengthens memory.")
             .writes()
