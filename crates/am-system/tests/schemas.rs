@@ -84,7 +84,10 @@ fn check_arguments<T: JsonSchema + DeserializeOwned>() {
     );
     let req = required(&s);
     match serde_json::from_value::<T>(json!({})) {
-        Ok(_) => assert!(req.is_empty(), "{name}: {{}} reads but {req:?} are required"),
+        Ok(_) => assert!(
+            req.is_empty(),
+            "{name}: {{}} reads but {req:?} are required"
+        ),
         Err(e) => {
             let text = e.to_string();
             let missing = text
@@ -181,7 +184,10 @@ fn vocabularies_are_string_enums_of_their_wire_names() {
     assert_eq!(s["type"], "string");
     assert_eq!(s["enum"], json!(StopReason::NAMES));
     let s = schema::<am_system::tasks::args::LeftOutReason>();
-    assert_eq!(s["enum"], json!(am_system::tasks::args::LeftOutReason::NAMES));
+    assert_eq!(
+        s["enum"],
+        json!(am_system::tasks::args::LeftOutReason::NAMES)
+    );
     // A vocabulary used in a struct is a reference to that enum.
     let h = schema::<MemoryHandle>();
     let tiers = resolve(&h, &h["properties"]["payload_tiers"]["items"]);
@@ -276,7 +282,12 @@ fn a_reconstruction_result_fits_its_schema() {
     fits_top_level(h, &dict["handles"][0]).unwrap();
     let mut hp = properties(h);
     hp.sort();
-    let mut hk: Vec<String> = dict["handles"][0].as_object().unwrap().keys().cloned().collect();
+    let mut hk: Vec<String> = dict["handles"][0]
+        .as_object()
+        .unwrap()
+        .keys()
+        .cloned()
+        .collect();
     hk.sort();
     assert_eq!(hp, hk);
     let b = resolve(&s, &s["properties"]["budget_spent"]);
@@ -289,7 +300,14 @@ fn the_understanding_envelope_schema_is_its_wire_form() {
     let v = serde_json::to_value(&r).unwrap();
     let s = schema::<UnderstandingResult>();
     fits_top_level(&s, &v).unwrap();
-    for k in ["applied", "outcome", "reason", "record_id", "field", "version"] {
+    for k in [
+        "applied",
+        "outcome",
+        "reason",
+        "record_id",
+        "field",
+        "version",
+    ] {
         assert!(properties(&s).contains(&k.to_owned()), "{k} in {s}");
     }
     // `extra` rides flattened: the envelope is open, not a nested `extra` key.

@@ -12,7 +12,9 @@ use crate::timestamp;
 use serde::{Deserialize, Serialize};
 
 /// Result order of a non-semantic query, by `observed_at`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum Order {
     /// Oldest first; ties oldest-inserted first.

@@ -24,7 +24,11 @@ fn required(s: &Value) -> Vec<String> {
     sorted(
         s["required"]
             .as_array()
-            .map(|a| a.iter().map(|v| v.as_str().unwrap().to_owned()).collect::<Vec<_>>())
+            .map(|a| {
+                a.iter()
+                    .map(|v| v.as_str().unwrap().to_owned())
+                    .collect::<Vec<_>>()
+            })
             .unwrap_or_default(),
     )
 }
@@ -47,12 +51,18 @@ fn triple_assertion_requires_its_terms_and_is_closed() {
     assert_eq!(s["type"], "object");
     assert_eq!(required(&s), ["object", "predicate", "subject"]);
     assert_eq!(s["additionalProperties"], false);
-    assert_eq!(s["properties"]["confidence"]["type"], json!(["number", "null"]));
+    assert_eq!(
+        s["properties"]["confidence"]["type"],
+        json!(["number", "null"])
+    );
     assert_eq!(s["properties"]["attributes"]["type"], "object");
     // The schema's properties are exactly the keys `from_dict` accepts.
     let mut full = json!({"subject": "a", "predicate": "b", "object": "c"});
     for k in properties(&s) {
-        full.as_object_mut().unwrap().entry(k).or_insert(Value::Null);
+        full.as_object_mut()
+            .unwrap()
+            .entry(k)
+            .or_insert(Value::Null);
     }
     TripleAssertion::from_dict(&full).unwrap();
     let mut extra = full.clone();
