@@ -483,7 +483,9 @@ pub struct DroppedEntry {
 }
 
 /// Which view a reconstruction returns.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum View {
     /// The shelf (default).

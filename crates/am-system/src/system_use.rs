@@ -21,7 +21,9 @@ use serde_json::Value;
 
 /// A record's stored activation (`activation`): `base_level` and `total`
 /// (equal: spread is per stimulus and never stored).
-#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize, schemars::JsonSchema,
+)]
 pub struct StoredActivation {
     /// The decayed fold.
     pub base_level: f64,

@@ -12,7 +12,9 @@ use crate::timestamp;
 use serde::{Deserialize, Serialize};
 
 /// Result order of a non-semantic query, by `observed_at`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum Order {
     /// Oldest first; ties oldest-inserted first.
@@ -46,8 +48,13 @@ pub const DEFAULT_VECTOR_COLUMN: &str = "vector";
 /// open). `query_text` (needs the store's embedder) or `query_vector` make the query
 /// semantic: rows rank by cosine, ties by insertion order, and carry
 /// `attributes._retrieval = {score, metric}`.
+///
+/// Its JSON Schema is closed (`additionalProperties: false`): the front ends
+/// read a query with `am_cli`'s `query_from_json`, which refuses unknown keys
+/// (serde alone would ignore them).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(default)]
+#[schemars(deny_unknown_fields)]
 pub struct TripleQuery {
     /// Exact subject (canonicalized).
     pub subject: Option<String>,
