@@ -253,7 +253,7 @@ pub fn run(
         &clock,
         ReconstructConfig::default(),
     )?;
-    let turns: Vec<ingest::Turn> = samples.iter().flat_map(|s| s.turns.clone()).collect();
+    let turns: Vec<crate::turn::Turn> = samples.iter().flat_map(|s| s.turns.clone()).collect();
     let started = Instant::now();
     engine.bulk_mode()?;
     let bar = ingest::progress(turns.len() as u64, "ingest", quiet);

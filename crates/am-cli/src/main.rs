@@ -25,6 +25,7 @@ mod query;
 mod recall;
 mod tasks;
 mod text;
+mod turn;
 mod versions;
 
 use clap::{Parser, Subcommand, ValueEnum};
@@ -438,8 +439,8 @@ fn require_existing_home(path: &std::path::Path) -> CliResult<()> {
             path.display()
         )));
     }
-    let conn = inspect::open_read_only(path)?;
-    if !inspect::table_exists(&conn, "triples")? {
+    let conn = home::open_read_only(path)?;
+    if !home::table_exists(&conn, "triples")? {
         return Err(CliError::invalid(format!(
             "--home {} is not an AbstractMemory home (expected a SQLite file holding the `triples` \
              store; `am ingest` creates one)",
