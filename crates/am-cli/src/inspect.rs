@@ -3,15 +3,39 @@
 //! size). Read-only and safe on a live home: the file is opened with
 //! `SQLITE_OPEN_READ_ONLY`, nothing is created, migrated or checkpointed.
 
+use crate::ctx::Ctx;
 use crate::error::CliResult;
-use crate::home::{open_read_only, table_exists};
+use crate::home::{check_home_path, open_read_only, table_exists};
 use am_backend_sqlite::store::schema::{
     META_EMBEDDING_PIN, META_SCHEMA_VERSION, META_VECTOR_ENCODING,
 };
 use am_backend_sqlite::store::vectors::ENGINE_MATRIX;
 use rusqlite::{Connection, OptionalExtension};
 use serde_json::{Map, Value, json};
-use std::path::Path;
+use std::path::{Path, PathBuf};
+
+/// Counts by kind and scope, the pin, the journal seq, the vector engine,
+/// the file size. Read-only.
+#[derive(Debug, clap::Args)]
+pub struct InspectCmd {
+    /// The SQLite home (must exist).
+    #[arg(long)]
+    home: PathBuf,
+}
+
+impl InspectCmd {
+    /// Inspect the home and print the report.
+    ///
+    /// # Errors
+    /// As [`inspect`]; bad input for an unusable path or `--embedder`.
+    pub fn run(self, ctx: &Ctx) -> CliResult<u8> {
+        ctx.embedder_spec("none")?;
+        check_home_path(&self.home)?;
+        let report = inspect(&self.home)?;
+        ctx.emit(&report, &render(&report))?;
+        Ok(0)
+    }
+}
 
 const TABLE: &str = "triples";
 /// How many owner ids per scope the report names.

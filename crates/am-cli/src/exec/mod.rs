@@ -4,6 +4,7 @@
 
 mod args;
 mod author;
+pub mod command;
 mod entity;
 mod graph;
 mod nulls;
