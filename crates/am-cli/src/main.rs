@@ -62,7 +62,8 @@ struct Cli {
     command: Command,
 }
 
-/// The subcommands; each one's flags, help text and run are its module's.
+// The subcommands; each one's flags, help text and run are its module's
+// (no doc comment here: clap would read it as the root command's about).
 #[derive(Debug, Subcommand)]
 enum Command {
     Ingest(ingest::IngestCmd),
@@ -96,6 +97,7 @@ impl Command {
         (!path.as_os_str().is_empty() && !path.exists()).then(|| path.to_path_buf())
     }
 
+    /// Run the subcommand with the global flags.
     fn run(self, ctx: &Ctx) -> CliResult<u8> {
         match self {
             Command::Ingest(c) => c.run(ctx),
