@@ -1,12 +1,62 @@
 //! `am card`: the entity identity card (operator.md §2, api.md "Entity
 //! identity card") as readable text, or its JSON with `--json`. A pure read.
 
+use crate::ctx::{Ctx, open_for_observing};
 use crate::error::{CliError, CliResult};
 use crate::text::escape;
 use am_system::MemorySystem;
 use am_system::card::{EntityCard, IdentityCard, IdentityItem, OpenResolved, RowBrief};
 use serde_json::Value;
 use std::fmt::Write as _;
+use std::path::PathBuf;
+
+/// The entity identity card: identity, age, current state, likes and
+/// dislikes, questions, problems, key moments, discoveries and lessons,
+/// each with its source (operator.md §2). Read-only.
+#[derive(Debug, clap::Args)]
+pub struct CardCmd {
+    /// The SQLite home (must exist).
+    home: PathBuf,
+    /// The entity (`entity:<name>`).
+    #[arg(long)]
+    owner: String,
+    /// The journal seq the card describes (default: now).
+    #[arg(long)]
+    as_of: Option<i64>,
+    /// A scope of the ladder, narrow to broad (repeatable; default
+    /// `self`, `diary`, `life`), each paired with --owner.
+    #[arg(long = "scope")]
+    scopes: Vec<String>,
+    /// The trailing window of the current state, in appraisals (a 0 is
+    /// refused here, as clap reads the line).
+    #[arg(long, default_value_t = am_system::card::DEFAULT_CURRENT_WINDOW)]
+    window: std::num::NonZeroUsize,
+    /// Targets per channel of likes and dislikes.
+    #[arg(long, default_value_t = 5)]
+    top: usize,
+}
+
+impl CardCmd {
+    /// Read the card and print it.
+    ///
+    /// # Errors
+    /// As [`card`]; bad input for an unusable home or `--embedder`.
+    pub fn run(self, ctx: &Ctx) -> CliResult<u8> {
+        let CardCmd {
+            home,
+            owner,
+            as_of,
+            scopes,
+            window,
+            top,
+        } = self;
+        ctx.embedder_spec("none")?;
+        let engine = open_for_observing(&home)?;
+        let (v, t) = card(&engine.system, &owner, &scopes, as_of, window, top)?;
+        ctx.emit(&v, &t)?;
+        Ok(0)
+    }
+}
 
 /// The card of `owner` over `scopes` (empty: the home's ladder `self`,
 /// `diary`, `life`), as JSON and as text.

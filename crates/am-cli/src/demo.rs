@@ -3,12 +3,54 @@
 //! sample conversation ingested, recalls for a few cues, each recall's use
 //! committed, and each shelf and deposit printed: form → reconstruct → commit.
 
+use crate::ctx::Ctx;
+use crate::embedder::EmbedderSpec;
 use crate::error::{CliError, CliResult};
 use crate::home::{self, HomeSpec, PinnedClock};
 use crate::ingest;
 use crate::recall;
 use serde_json::{Value, json};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+
+/// The host's loop on a sample conversation: form, reconstruct, commit.
+#[derive(Debug, clap::Args)]
+pub struct DemoCmd {
+    /// Keep the home at this SQLite path (default: a temporary directory).
+    #[arg(long)]
+    home: Option<PathBuf>,
+    /// The reconstruct profile: hybrid or spec (the spec's default).
+    #[arg(long, value_enum, default_value = "hybrid")]
+    profile: crate::eval::Profile,
+}
+
+impl DemoCmd {
+    /// The SQLite home this command creates when it is missing (`--home`).
+    pub fn home_to_create(&self) -> Option<&Path> {
+        self.home.as_deref()
+    }
+
+    /// Run the demo and print its report.
+    ///
+    /// # Errors
+    /// Bad input for an `--embedder` other than offline or an unusable
+    /// `--home`; the engine's failure.
+    pub fn run(self, ctx: &Ctx) -> CliResult<u8> {
+        let DemoCmd { home, profile } = self;
+        if let Some(e) = ctx.embedder()
+            && EmbedderSpec::parse(e)? != EmbedderSpec::Offline
+        {
+            return Err(CliError::invalid(format!(
+                "am demo runs with the offline embedder; got --embedder {e:?} (expected offline or no --embedder)"
+            )));
+        }
+        if let Some(h) = &home {
+            home::check_home_path(h)?;
+        }
+        let (text, report) = run(home, profile, ctx.json)?;
+        ctx.emit(&report, &text)?;
+        Ok(0)
+    }
+}
 
 /// The sample conversation shipped with the command (written for the project).
 pub const CONVERSATION: &str = include_str!("../data/demo-conversation.jsonl");

@@ -3,6 +3,7 @@
 //! gradation table or one target's why-walk, and the diary's open sets with
 //! the chain check. Pure reads; text by default, `--json` for scripts.
 
+use crate::ctx::{Ctx, open_for_observing};
 use crate::error::{CliError, CliResult};
 use crate::text::escape;
 use am_system::MemorySystem;
@@ -12,6 +13,108 @@ use am_system::valence::{FeelingsAbout, Gradation, feelings_about};
 use am_triples::TripleAssertion;
 use serde_json::{Value, json};
 use std::fmt::Write as _;
+use std::path::PathBuf;
+
+/// The folded identity core of an entity (operator.md §1). Read-only.
+#[derive(Debug, clap::Args)]
+pub struct IdentityCmd {
+    /// The SQLite home (must exist).
+    home: PathBuf,
+    /// The entity (`entity:<name>`).
+    #[arg(long)]
+    owner: String,
+    /// The identity scope.
+    #[arg(long, default_value = "self")]
+    scope: String,
+}
+
+impl IdentityCmd {
+    /// Read the identity core and print it.
+    ///
+    /// # Errors
+    /// As [`identity`]; bad input for an unusable home or `--embedder`.
+    pub fn run(self, ctx: &Ctx) -> CliResult<u8> {
+        let IdentityCmd { home, owner, scope } = self;
+        ctx.embedder_spec("none")?;
+        let engine = open_for_observing(&home)?;
+        let (v, t) = identity(&engine.system, &scope, &owner)?;
+        ctx.emit(&v, &t)?;
+        Ok(0)
+    }
+}
+
+/// The gradation table, or the why-walk for one TARGET (operator.md §4).
+/// Read-only.
+#[derive(Debug, clap::Args)]
+pub struct FeelingsCmd {
+    /// The SQLite home (must exist).
+    home: PathBuf,
+    /// One target (`person:ada`, `tool:web_search`, a record id).
+    target: Option<String>,
+    /// The entity.
+    #[arg(long)]
+    owner: String,
+    /// The valence scope.
+    #[arg(long, default_value = "self")]
+    scope: String,
+}
+
+impl FeelingsCmd {
+    /// Read the feelings and print them.
+    ///
+    /// # Errors
+    /// As [`feelings`]; bad input for an unusable home or `--embedder`.
+    pub fn run(self, ctx: &Ctx) -> CliResult<u8> {
+        let FeelingsCmd {
+            home,
+            target,
+            owner,
+            scope,
+        } = self;
+        ctx.embedder_spec("none")?;
+        let engine = open_for_observing(&home)?;
+        let (v, t) = feelings(&engine.system, &scope, &owner, target.as_deref())?;
+        ctx.emit(&v, &t)?;
+        Ok(0)
+    }
+}
+
+/// Open questions, problems, ideas and commitments; `--verify` audits
+/// the hash chain and exits 1 on a break (operator.md §3, §6). Read-only.
+#[derive(Debug, clap::Args)]
+pub struct DiaryCmd {
+    /// The SQLite home (must exist).
+    home: PathBuf,
+    /// The entity.
+    #[arg(long)]
+    owner: String,
+    /// The diary scope.
+    #[arg(long, default_value = "diary")]
+    scope: String,
+    /// Check the owner-direct content-hash chain.
+    #[arg(long)]
+    verify: bool,
+}
+
+impl DiaryCmd {
+    /// Read the diary and print it; exit code 1 when `--verify` finds a break.
+    ///
+    /// # Errors
+    /// As [`diary()`]; bad input for an unusable home or `--embedder`.
+    pub fn run(self, ctx: &Ctx) -> CliResult<u8> {
+        let DiaryCmd {
+            home,
+            owner,
+            scope,
+            verify,
+        } = self;
+        ctx.embedder_spec("none")?;
+        let engine = open_for_observing(&home)?;
+        let (v, t, broken) = diary(&engine.system, &scope, &owner, verify)?;
+        ctx.emit(&v, &t)?;
+        Ok(u8::from(broken))
+    }
+}
 
 fn encode<T: serde::Serialize>(v: &T) -> CliResult<Value> {
     serde_json::to_value(v).map_err(|e| CliError::failure(format!("cannot encode the answer: {e}")))

@@ -9,6 +9,7 @@
 //! keyword discovery off / on, and two peers expressed in the hybrid
 //! profile's terms (plain BM25; BM25 + dense cosine by reciprocal rank, k = 60).
 
+use crate::ctx::Ctx;
 use crate::error::{CliError, CliResult};
 use crate::home::{self, HomeSpec, PinnedClock};
 use crate::ingest;
@@ -20,8 +21,92 @@ use am_system::{
 use am_triples::{TextEmbedder, TripleQuery};
 use serde_json::{Value, json};
 use std::collections::{BTreeMap, HashMap};
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Instant;
+
+/// Retrieval quality on a benchmark.
+#[derive(Debug, clap::Args)]
+pub struct EvalCmd {
+    #[command(subcommand)]
+    bench: EvalBench,
+}
+
+/// The benchmarks `am eval` runs.
+#[derive(Debug, clap::Subcommand)]
+pub enum EvalBench {
+    /// LoCoMo under the fixed protocol (recall@k, hit@k, latency; default and keyword discovery).
+    Locomo(LocomoCmd),
+}
+
+impl EvalCmd {
+    /// Run the benchmark named.
+    ///
+    /// # Errors
+    /// As the benchmark's `run`.
+    pub fn run(self, ctx: &Ctx) -> CliResult<u8> {
+        match self.bench {
+            EvalBench::Locomo(cmd) => cmd.run(ctx),
+        }
+    }
+}
+
+/// The flags of `am eval locomo`.
+#[derive(Debug, clap::Args)]
+pub struct LocomoCmd {
+    /// The LoCoMo JSON file.
+    #[arg(long)]
+    data: PathBuf,
+    /// Shelf sizes, comma-separated.
+    #[arg(long, default_value = "5,10")]
+    k: String,
+    /// Which configurations of the spec's default to run.
+    #[arg(long, value_enum, default_value = "both")]
+    discovery: Discovery,
+    /// Which profiles to run: hybrid (what `am` uses), spec, both, or all
+    /// (both and the peers: plain BM25, BM25 + dense RRF k = 60).
+    #[arg(long, value_enum, default_value = "all")]
+    profile: Profiles,
+    /// Override hybrid profile knobs, a JSON object of HybridConfig
+    /// fields (e.g. '{"neighbour_weight": 0}'); for ablations.
+    #[arg(long)]
+    hybrid: Option<String>,
+}
+
+impl LocomoCmd {
+    /// Run LoCoMo under the fixed protocol and print the report.
+    ///
+    /// # Errors
+    /// Bad input for unreadable or invalid data, bad `--k` or `--hybrid`;
+    /// the engine's failure.
+    pub fn run(self, ctx: &Ctx) -> CliResult<u8> {
+        let LocomoCmd {
+            data,
+            k,
+            discovery,
+            profile,
+            hybrid,
+        } = self;
+        let spec = ctx.embedder_spec("offline")?;
+        let ks = parse_ks(&k)?;
+        let configs = configurations(profile, discovery, hybrid.as_deref())?;
+        let text = std::fs::read_to_string(&data).map_err(|e| {
+            CliError::invalid(format!(
+                "cannot read --data {}: {e} (expected the LoCoMo JSON file)",
+                data.display()
+            ))
+        })?;
+        let v: Value = serde_json::from_str(&text).map_err(|e| {
+            CliError::invalid(format!(
+                "--data {}: expected LoCoMo JSON, got invalid JSON ({e})",
+                data.display()
+            ))
+        })?;
+        let report = run(&v, &ks, configs, spec.build()?, ctx.json)?;
+        ctx.emit(&report, &render(&report))?;
+        Ok(0)
+    }
+}
 
 /// The configurations to run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -253,7 +338,7 @@ pub fn run(
         &clock,
         ReconstructConfig::default(),
     )?;
-    let turns: Vec<ingest::Turn> = samples.iter().flat_map(|s| s.turns.clone()).collect();
+    let turns: Vec<crate::turn::Turn> = samples.iter().flat_map(|s| s.turns.clone()).collect();
     let started = Instant::now();
     engine.bulk_mode()?;
     let bar = ingest::progress(turns.len() as u64, "ingest", quiet);

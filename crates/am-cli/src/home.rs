@@ -4,13 +4,14 @@
 //! wrapped in one [`MemorySystem`].
 
 use crate::error::{CliError, CliResult};
+use am_backend_sqlite::home::refuse_non_sqlite;
 use am_backend_sqlite::{SQLiteTripleStore, SqliteHome, SqliteMemoryHome, SqliteStoreOptions};
 use am_journal::{InMemoryJournal, InMemoryTaskQueue, MemoryHome, MemoryJournal, PairHome};
 use am_system::{Clock, MemorySystem, ReconstructConfig, SystemOptions};
 use am_triples::Timestamp;
 use am_triples::timestamp::{format_utc, parse_timestamp};
 use am_triples::{EmbeddingPin, InMemoryTripleStore, TextEmbedder, build_pin};
-use rusqlite::OptionalExtension;
+use rusqlite::{Connection, OptionalExtension};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use time::OffsetDateTime;
@@ -227,6 +228,46 @@ impl HomeFacts {
     }
 }
 
+/// Whether the home read by `conn` holds the table (or view) `name`.
+pub fn table_exists(conn: &Connection, name: &str) -> CliResult<bool> {
+    let n: i64 = conn.query_row(
+        "SELECT COUNT(*) FROM sqlite_master WHERE type IN ('table', 'view') AND name = ?1",
+        [name],
+        |r| r.get(0),
+    )?;
+    Ok(n > 0)
+}
+
+/// Open `path` read-only, refusing a missing path or a file that is not SQLite.
+///
+/// # Errors
+/// Bad input for a missing file, a directory, or a non-SQLite file; a
+/// failure when SQLite cannot open it.
+pub fn open_read_only(path: &Path) -> CliResult<Connection> {
+    if !path.is_file() {
+        return Err(CliError::invalid(format!(
+            "--home {}: no such home file (expected an existing SQLite home)",
+            path.display()
+        )));
+    }
+    refuse_non_sqlite(path).map_err(CliError::from)?;
+    // Read-only (nothing is created beside a home whose file or directory is
+    // not writable here); SQLite reads the schema now, so a truncated file
+    // with a valid header fails here.
+    am_backend_sqlite::home::open_reader(path).map_err(|e| {
+        let why = e
+            .source_as::<rusqlite::Error>()
+            .map_or_else(|| e.message().to_owned(), ToString::to_string);
+        CliError::engine(
+            am_triples::ErrorKind::Refused,
+            format!(
+                "--home {} is not a readable SQLite home: {why}",
+                path.display()
+            ),
+        )
+    })
+}
+
 /// Read the facts of the file at `path` without writing to it; `None` when
 /// there is no file yet or it is empty (both become a new home).
 ///
@@ -236,7 +277,7 @@ pub fn read_facts(path: &Path) -> CliResult<Option<HomeFacts>> {
     if !path.is_file() || std::fs::metadata(path).map(|m| m.len()).unwrap_or(0) == 0 {
         return Ok(None);
     }
-    let conn = crate::inspect::open_read_only(path)?;
+    let conn = open_read_only(path)?;
     let mut stmt = conn.prepare(
         "SELECT name FROM sqlite_master WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite_%' ORDER BY name",
     )?;
@@ -288,9 +329,9 @@ pub fn refuse_foreign(path: &Path, facts: Option<&HomeFacts>, force: bool) -> Cl
 /// scan of `(scope, owner_id)`).
 ///
 /// # Errors
-/// As [`crate::inspect::open_read_only`].
+/// As [`open_read_only`].
 pub fn streams(path: &Path) -> CliResult<Vec<(String, String)>> {
-    let conn = crate::inspect::open_read_only(path)?;
+    let conn = open_read_only(path)?;
     let mut stmt = conn.prepare(
         "SELECT DISTINCT scope, COALESCE(owner_id, '') FROM triples ORDER BY scope, owner_id",
     )?;
@@ -308,7 +349,7 @@ pub fn streams(path: &Path) -> CliResult<Vec<(String, String)>> {
 /// Bad input: "no such scope", the known streams, a case-insensitive match.
 pub fn require_stream(path: &Path, scope: &str, owner: &str) -> CliResult<()> {
     // The common case, one index probe; the listing only on a miss.
-    let conn = crate::inspect::open_read_only(path)?;
+    let conn = open_read_only(path)?;
     let held: Option<i64> = conn
         .query_row(
             "SELECT 1 FROM triples WHERE scope = ?1 AND owner_id = ?2 LIMIT 1",

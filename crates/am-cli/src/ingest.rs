@@ -4,61 +4,144 @@
 //! Formats: `locomo` (the benchmark's JSON) and `jsonl` (plain chat lines
 //! `{speaker, text, at, session}`).
 
+use crate::ctx::Ctx;
 use crate::error::{CliError, CliResult};
-use crate::home::PinnedClock;
+use crate::home::{self, HomeSpec, PinnedClock};
+use crate::turn::Turn;
+use crate::{embedder, locomo, text};
 use am_system::verbs::Remember;
 use am_system::{MemoryRecordInput, MemorySystem};
+use clap::ValueEnum;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use serde_json::Value;
+use serde_json::{Value, json};
 use std::io::IsTerminal;
-use time::OffsetDateTime;
+use std::path::{Path, PathBuf};
 
-/// One turn to form: the record, its stream, its idempotency key and instant.
-#[derive(Debug, Clone)]
-pub struct Turn {
-    /// The record's scope.
-    pub scope: String,
-    /// The record's owner.
-    pub owner_id: String,
-    /// The per-turn idempotency key: the turn's position (`<owner>:<session>:<i>`,
-    /// `<sample>:<dia_id>`) and a hash of its content (title, text, instant),
-    /// so a re-ingest of the same file is a no-op and a different conversation
-    /// reusing the session ids forms its own records.
-    pub idempotency_key: String,
-    /// The position-only key earlier `am` releases derived; a turn stored
-    /// under it with the same text and instant counts as already formed.
-    pub legacy_key: String,
-    /// The engine clock while forming it (the record's `observed_at`).
-    pub at: OffsetDateTime,
-    /// The record.
-    pub record: MemoryRecordInput,
+/// The input formats of `am ingest`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum IngestFormat {
+    /// The LoCoMo benchmark JSON (each sample its own corpus).
+    Locomo,
+    /// Plain chat JSON lines `{speaker, text, at, session}`.
+    Jsonl,
 }
 
-impl Turn {
-    /// A turn at `position` (the position-only key) of `(scope, owner_id)`,
-    /// keyed by its position and content.
-    pub fn new(
-        scope: &str,
-        owner_id: &str,
-        position: String,
-        at: OffsetDateTime,
-        record: MemoryRecordInput,
-    ) -> Self {
-        let content = format!(
-            "{}\n{}\n{}",
-            record.title.as_deref().unwrap_or(""),
-            record.digest,
-            am_triples::timestamp::format_utc(at)
-        );
-        let hash = am_system::ids::derived_hex(&content, 16);
-        Turn {
-            scope: scope.to_owned(),
-            owner_id: owner_id.to_owned(),
-            idempotency_key: format!("{position}:{hash}"),
-            legacy_key: position,
-            at,
-            record,
+/// Form one record per conversation turn (idempotent).
+#[derive(Debug, clap::Args)]
+pub struct IngestCmd {
+    /// The SQLite home (created when missing).
+    #[arg(long)]
+    home: PathBuf,
+    /// The input format.
+    #[arg(long, value_enum)]
+    format: IngestFormat,
+    /// For jsonl: the stream as SCOPE:OWNER (default life:chat).
+    #[arg(long)]
+    scope: Option<String>,
+    /// Write into an existing SQLite file that is not an AbstractMemory
+    /// home (it gains the store's and journal's tables).
+    #[arg(long)]
+    force: bool,
+    /// The input file.
+    file: PathBuf,
+}
+
+impl IngestCmd {
+    /// The SQLite home this command creates when it is missing.
+    pub fn home_to_create(&self) -> Option<&Path> {
+        Some(&self.home)
+    }
+
+    /// Read the file and form its turns into the home.
+    ///
+    /// # Errors
+    /// Bad input for an unusable home, file, format or scope; the engine's failure.
+    pub fn run(self, ctx: &Ctx) -> CliResult<u8> {
+        let IngestCmd {
+            home,
+            format,
+            scope,
+            force,
+            file,
+        } = self;
+        let json_mode = ctx.json;
+        home::check_home_path(&home)?;
+        let facts = home::read_facts(&home)?;
+        home::refuse_foreign(&home, facts.as_ref(), force)?;
+        let pin = facts.as_ref().and_then(|f| f.pin.as_ref());
+        let spec = embedder::resolve(
+            ctx.embedder(),
+            "offline",
+            pin,
+            true,
+            ctx.allow_vectorless,
+            &home,
+        )?;
+        let text = std::fs::read_to_string(&file).map_err(|e| {
+            CliError::invalid(format!(
+                "cannot read {}: {e} (expected a readable file)",
+                file.display()
+            ))
+        })?;
+        let mut notes = Vec::new();
+        let turns = match format {
+            IngestFormat::Locomo => {
+                if scope.is_some() {
+                    return Err(CliError::invalid(
+                        "--scope applies to --format jsonl only (LoCoMo samples are each their own life:<sample_id> corpus)",
+                    ));
+                }
+                let v: Value = serde_json::from_str(&text).map_err(|e| {
+                    CliError::invalid(format!(
+                        "{}: expected LoCoMo JSON, got invalid JSON ({e})",
+                        file.display()
+                    ))
+                })?;
+                locomo::parse(&v)?
+                    .into_iter()
+                    .flat_map(|s| s.turns)
+                    .collect::<Vec<_>>()
+            }
+            IngestFormat::Jsonl => {
+                let (scope, owner) = parse_scope(scope.as_deref().unwrap_or("life:chat"))?;
+                parse_jsonl_noting(&text, &scope, &owner, &mut notes)?
+            }
+        };
+        let clock = PinnedClock::wall();
+        let engine = home::open(
+            &HomeSpec::Sqlite(home.clone()),
+            spec.build()?,
+            &clock,
+            am_system::ReconstructConfig::default(),
+        )?;
+        let started = std::time::Instant::now();
+        engine.bulk_mode()?;
+        let bar = progress(turns.len() as u64, "ingest", json_mode);
+        let mut report = form_turns(&engine.system, &clock, &turns, &bar)?;
+        bar.finish_and_clear();
+        report.warnings.splice(0..0, notes);
+        let secs = started.elapsed().as_secs_f64();
+        let v = json!({"home": home.display().to_string(), "turns": turns.len(),
+                       "formed": report.formed, "already_stored": report.already,
+                       "warnings": report.warnings,
+                       "seconds": (secs * 1000.0).round() / 1000.0});
+        if !json_mode {
+            for w in &report.warnings {
+                eprintln!("warning: {}", text::escape(w));
+            }
         }
+        ctx.emit(
+            &v,
+            &format!(
+                "ingested {} turns into {}: {} newly formed, {} already stored, in {:.2} s\n",
+                turns.len(),
+                home.display(),
+                report.formed,
+                report.already,
+                secs
+            ),
+        )?;
+        Ok(0)
     }
 }
 

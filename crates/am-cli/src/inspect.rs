@@ -3,59 +3,43 @@
 //! size). Read-only and safe on a live home: the file is opened with
 //! `SQLITE_OPEN_READ_ONLY`, nothing is created, migrated or checkpointed.
 
-use crate::error::{CliError, CliResult};
-use am_backend_sqlite::home::refuse_non_sqlite;
+use crate::ctx::Ctx;
+use crate::error::CliResult;
+use crate::home::{check_home_path, open_read_only, table_exists};
 use am_backend_sqlite::store::schema::{
     META_EMBEDDING_PIN, META_SCHEMA_VERSION, META_VECTOR_ENCODING,
 };
 use am_backend_sqlite::store::vectors::ENGINE_MATRIX;
 use rusqlite::{Connection, OptionalExtension};
 use serde_json::{Map, Value, json};
-use std::path::Path;
+use std::path::{Path, PathBuf};
+
+/// Counts by kind and scope, the pin, the journal seq, the vector engine,
+/// the file size. Read-only.
+#[derive(Debug, clap::Args)]
+pub struct InspectCmd {
+    /// The SQLite home (must exist).
+    #[arg(long)]
+    home: PathBuf,
+}
+
+impl InspectCmd {
+    /// Inspect the home and print the report.
+    ///
+    /// # Errors
+    /// As [`inspect`]; bad input for an unusable path or `--embedder`.
+    pub fn run(self, ctx: &Ctx) -> CliResult<u8> {
+        ctx.embedder_spec("none")?;
+        check_home_path(&self.home)?;
+        let report = inspect(&self.home)?;
+        ctx.emit(&report, &render(&report))?;
+        Ok(0)
+    }
+}
 
 const TABLE: &str = "triples";
 /// How many owner ids per scope the report names.
 const OWNER_IDS_SHOWN: usize = 10;
-
-/// Whether the home read by `conn` holds the table (or view) `name`.
-pub fn table_exists(conn: &Connection, name: &str) -> CliResult<bool> {
-    let n: i64 = conn.query_row(
-        "SELECT COUNT(*) FROM sqlite_master WHERE type IN ('table', 'view') AND name = ?1",
-        [name],
-        |r| r.get(0),
-    )?;
-    Ok(n > 0)
-}
-
-/// Open `path` read-only, refusing a missing path or a file that is not SQLite.
-///
-/// # Errors
-/// Bad input for a missing file, a directory, or a non-SQLite file; a
-/// failure when SQLite cannot open it.
-pub fn open_read_only(path: &Path) -> CliResult<Connection> {
-    if !path.is_file() {
-        return Err(CliError::invalid(format!(
-            "--home {}: no such home file (expected an existing SQLite home)",
-            path.display()
-        )));
-    }
-    refuse_non_sqlite(path).map_err(CliError::from)?;
-    // Read-only (nothing is created beside a home whose file or directory is
-    // not writable here); SQLite reads the schema now, so a truncated file
-    // with a valid header fails here.
-    am_backend_sqlite::home::open_reader(path).map_err(|e| {
-        let why = e
-            .source_as::<rusqlite::Error>()
-            .map_or_else(|| e.message().to_owned(), ToString::to_string);
-        CliError::engine(
-            am_triples::ErrorKind::Refused,
-            format!(
-                "--home {} is not a readable SQLite home: {why}",
-                path.display()
-            ),
-        )
-    })
-}
 
 /// Formed records per kind, from the digest rows' graph ids (`ex:{kind}-…`,
 /// as formation writes them): a skip-scan of the `(subject, predicate,
@@ -93,7 +77,7 @@ fn records_by_kind(conn: &Connection) -> CliResult<Vec<(String, i64)>> {
 /// The inspection report of the home at `path`, as a JSON object.
 ///
 /// # Errors
-/// As [`open_read_only`]; a failure when SQLite fails mid-read.
+/// As [`crate::home::open_read_only`]; a failure when SQLite fails mid-read.
 pub fn inspect(path: &Path) -> CliResult<Value> {
     let conn = open_read_only(path)?;
     let meta = |key: &str| -> CliResult<Option<String>> {

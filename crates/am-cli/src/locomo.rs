@@ -4,7 +4,7 @@
 //! index in seconds; and the evidence normalization of `am eval locomo`.
 
 use crate::error::{CliError, CliResult};
-use crate::ingest::Turn;
+use crate::turn::Turn;
 use am_system::MemoryRecordInput;
 use regex::Regex;
 use serde_json::Value;

@@ -2,14 +2,103 @@
 //! other processes write) and `am explain` (why a record did or did not
 //! surface in a recall). Both are pure reads of the home.
 
+use crate::ctx::{Ctx, open_for_observing};
 use crate::error::{CliError, CliResult};
 use crate::text::escape;
 use am_system::MemorySystem;
 use am_system::diagnostics::{RecallExplanation, RecordOrigin, explain_recall};
 use am_system::replay::{ExportReplay, parse_families};
 use std::io::{ErrorKind, Write};
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
+
+/// The replay stream of a home as JSON lines (seq order); --follow tails
+/// it while other processes write. Read-only.
+#[derive(Debug, clap::Args)]
+pub struct ReplayCmd {
+    /// The SQLite home (must exist).
+    home: PathBuf,
+    /// Start after this seq (exclusive).
+    #[arg(long, default_value_t = 0)]
+    since: i64,
+    /// Stop at this seq (inclusive; default: the high-water mark, or
+    /// never with --follow).
+    #[arg(long)]
+    until: Option<i64>,
+    /// Families to stream (repeatable): event, binding, closure, trace,
+    /// snapshot, valence (the default six), revision, host.
+    #[arg(long = "family")]
+    families: Vec<String>,
+    /// Keep polling for new records until SIGINT or stdout closes.
+    #[arg(long)]
+    follow: bool,
+    /// The poll interval of --follow, in milliseconds.
+    #[arg(long, default_value_t = 250)]
+    poll_ms: u64,
+}
+
+impl ReplayCmd {
+    /// Stream the home's replay records to stdout.
+    ///
+    /// # Errors
+    /// As [`replay`]; bad input for an unusable home or `--embedder`.
+    pub fn run(self, ctx: &Ctx) -> CliResult<u8> {
+        let ReplayCmd {
+            home,
+            since,
+            until,
+            families,
+            follow,
+            poll_ms,
+        } = self;
+        ctx.embedder_spec("none")?;
+        let engine = open_for_observing(&home)?;
+        replay(
+            &engine.system,
+            &ReplayArgs {
+                since,
+                until,
+                families,
+                follow,
+                poll: Duration::from_millis(poll_ms.max(1)),
+            },
+        )
+    }
+}
+
+/// Why did (or didn't) a record surface in a recall? Read-only.
+#[derive(Debug, clap::Args)]
+pub struct ExplainCmd {
+    /// The SQLite home (must exist).
+    home: PathBuf,
+    /// The record (graph id or digest row id).
+    record_id: String,
+    /// The recall to explain (default: the newest).
+    #[arg(long)]
+    trace: Option<String>,
+}
+
+impl ExplainCmd {
+    /// Explain the record's part in the recall and print it.
+    ///
+    /// # Errors
+    /// As [`explain`]; bad input for an unusable home or `--embedder`.
+    pub fn run(self, ctx: &Ctx) -> CliResult<u8> {
+        let ExplainCmd {
+            home,
+            record_id,
+            trace,
+        } = self;
+        ctx.embedder_spec("none")?;
+        let engine = open_for_observing(&home)?;
+        let x = explain(&engine.system, &record_id, trace.as_deref())?;
+        let v = serde_json::to_value(&x)
+            .map_err(|e| CliError::failure(format!("cannot encode the answer: {e}")))?;
+        ctx.emit(&v, &render_explanation(&x))?;
+        Ok(0)
+    }
+}
 
 /// What `am replay` reads.
 pub struct ReplayArgs {

@@ -1,9 +1,62 @@
 //! `am query`: one layer-1 `TripleQuery` against a home, built from flags or
 //! given whole as JSON (`--json-query '{...}'`, the spec's field names).
 
+use crate::ctx::{Ctx, require_existing_home};
+use crate::embedder;
 use crate::error::{CliError, CliResult};
+use crate::home::{self, HomeSpec, PinnedClock};
 use am_triples::{Order, TripleAssertion, TripleQuery};
-use serde_json::Value;
+use serde_json::{Value, json};
+use std::path::PathBuf;
+
+/// Run one layer-1 TripleQuery (from flags or --json-query).
+#[derive(Debug, clap::Args)]
+pub struct QueryCmd {
+    /// The SQLite home (must exist).
+    #[arg(long)]
+    home: PathBuf,
+    #[command(flatten)]
+    args: Box<QueryArgs>,
+}
+
+impl QueryCmd {
+    /// Run the query against the home and print its rows.
+    ///
+    /// # Errors
+    /// Bad input for a bad query, a missing home or an unknown scope; the
+    /// engine's failure.
+    pub fn run(self, ctx: &Ctx) -> CliResult<u8> {
+        let QueryCmd { home, args } = self;
+        let q = args.to_query()?;
+        require_existing_home(&home)?;
+        if let Some(scope) = &args.scope {
+            match scope.split_once(':') {
+                Some((sc, ow)) => home::require_stream(&home, &sc.to_lowercase(), ow)?,
+                None => home::require_scope(&home, &scope.to_lowercase())?,
+            }
+        }
+        let facts = home::read_facts(&home)?;
+        let pin = facts.as_ref().and_then(|f| f.pin.as_ref());
+        let spec = embedder::resolve(ctx.embedder(), "offline", pin, false, true, &home)?;
+        let clock = PinnedClock::wall();
+        let engine = home::open_to_read(
+            &HomeSpec::Sqlite(home),
+            spec.build()?,
+            &clock,
+            am_system::ReconstructConfig::default(),
+        )?;
+        let rows = engine.system.query(&q)?;
+        let v = json!({"assertions": rows.iter().map(am_triples::TripleAssertion::to_dict).collect::<Vec<_>>()});
+        let marks = marks(&engine.system, &rows, &clock.now())?;
+        let human: String = rows
+            .iter()
+            .zip(&marks)
+            .map(|(a, m)| render(a, m) + "\n")
+            .collect();
+        ctx.emit(&v, &human)?;
+        Ok(0)
+    }
+}
 
 /// The query flags of `am query`.
 #[derive(Debug, Clone, Default, clap::Args)]

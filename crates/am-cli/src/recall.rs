@@ -4,7 +4,11 @@
 //! `--used` the host's commit of that use and what it deposited. Stored text
 //! is escaped for the terminal ([`crate::text::escape`]); JSON is exact.
 
+use crate::ctx::{Ctx, require_existing_home};
 use crate::error::{CliError, CliResult};
+use crate::eval::Profile;
+use crate::home::{self, HomeSpec, PinnedClock};
+use crate::{embedder, ingest, text};
 use am_journal::EventFilter;
 use am_system::verbs::{CommitSelection, Reconstruct};
 use am_system::{
@@ -13,6 +17,105 @@ use am_system::{
 use am_triples::{TripleAssertion, TripleQuery};
 use serde_json::{Value, json};
 use std::collections::HashMap;
+use std::path::PathBuf;
+
+/// Reconstruct a cue in one stream and print the shelf; --commit deposits the use.
+#[derive(Debug, clap::Args)]
+pub struct RecallCmd {
+    /// The SQLite home (must exist).
+    #[arg(long)]
+    home: PathBuf,
+    /// The stream as SCOPE:OWNER.
+    #[arg(long)]
+    scope: String,
+    /// Shelf size.
+    #[arg(long, default_value_t = 12, allow_negative_numbers = true)]
+    k: usize,
+    /// Journal the read and commit the use of the handles --used names
+    /// (commit strengthens only what was used, so --commit needs --used).
+    #[arg(long)]
+    commit: bool,
+    /// The handles you used, as shelf positions or record ids
+    /// (comma-separated, e.g. 1,3): journals the read and commits them
+    /// (implies --commit).
+    #[arg(long, value_name = "POSITIONS|IDS")]
+    used: Option<String>,
+    /// The reconstruct profile: hybrid (keyword BM25 + vector + neighbours,
+    /// docs/retrieval.md) or spec (the spec's default).
+    #[arg(long, value_enum, default_value = "hybrid")]
+    profile: Profile,
+    /// The cue text.
+    cue: String,
+}
+
+impl RecallCmd {
+    /// Recall the cue, commit the use of `--used`, print the shelf.
+    ///
+    /// # Errors
+    /// Bad input for a bad flag, cue, home or stream; the engine's failure.
+    pub fn run(self, ctx: &Ctx) -> CliResult<u8> {
+        let RecallCmd {
+            home,
+            scope,
+            k,
+            commit,
+            used,
+            profile,
+            cue,
+        } = self;
+        let (scope, owner) = ingest::parse_scope(&scope)?;
+        if commit && used.is_none() {
+            return Err(CliError::invalid(
+                "--commit strengthens only what was used: name it with --used POSITIONS|IDS \
+                 (shelf positions or record ids, e.g. --used 1,3); run without --commit first to see the shelf",
+            ));
+        }
+        if k == 0 {
+            return Err(CliError::invalid("--k must be a shelf size >= 1, got 0"));
+        }
+        if cue.trim().is_empty() {
+            return Err(CliError::invalid(
+                "the cue must be non-empty text, got an empty one",
+            ));
+        }
+        require_existing_home(&home)?;
+        home::require_stream(&home, &scope, &owner)?;
+        let facts = home::read_facts(&home)?;
+        let pin = facts.as_ref().and_then(|f| f.pin.as_ref());
+        let spec = embedder::resolve(ctx.embedder(), "offline", pin, false, true, &home)?;
+        // One instant for the read and, with --used, its journaled repeat.
+        let clock = PinnedClock::wall();
+        clock.set_iso(&clock.now())?;
+        let engine = home::open_to_read(
+            &HomeSpec::Sqlite(home),
+            spec.build()?,
+            &clock,
+            profile.config(),
+        )?;
+        let mut r = recall(&engine.system, &scope, &owner, &cue, k, None, None)?;
+        if let Some(used) = used {
+            // Checked against the shelf before anything is journaled; the
+            // journaled read then sees the same home and builds the same shelf.
+            let ids = resolve_used(&r.result, &used)?;
+            r = recall(&engine.system, &scope, &owner, &cue, k, Some(0), None)?;
+            r.commit = Some(commit_use(
+                &engine.system,
+                &scope,
+                &owner,
+                &r.result.trace_id,
+                &ids,
+            )?);
+        }
+        if !ctx.json {
+            // In JSON the warnings are part of the result.
+            for w in notable_warnings(&r) {
+                eprintln!("warning: {}", text::escape(w));
+            }
+        }
+        ctx.emit(&to_json(&r), &render(&r))?;
+        Ok(0)
+    }
+}
 
 /// One recall: the shelf, and what a commit of every deposited handle wrote.
 #[derive(Debug, Clone)]

@@ -8,13 +8,76 @@
 //! Spec: api.md "The memory task queue" (`counts`, `tasks`,
 //! `select_for_window`, `understanding_debt`); operator.md.
 
-use crate::error::CliResult;
+use crate::ctx::{Ctx, require_existing_home};
+use crate::error::{CliError, CliResult};
+use crate::home::{self, HomeSpec, PinnedClock};
+use crate::ingest;
 use crate::text::escape;
 use am_journal::Window;
 use am_system::MemorySystem;
 use am_system::tasks::{ListTasks, SelectForWindow, UnderstandingDebt};
 use serde_json::{Value, json};
 use std::fmt::Write as _;
+use std::path::PathBuf;
+
+/// The memory task queue: counts by kind and status, the live tasks, the
+/// next window's selection (and what it leaves out, and why) and, per
+/// --scope, the understanding debt. Reads only.
+#[derive(Debug, clap::Args)]
+pub struct TasksCmd {
+    /// The SQLite home (must exist).
+    #[arg(long)]
+    home: PathBuf,
+    /// The window's budget in seconds.
+    #[arg(long, default_value_t = 120.0)]
+    budget_s: f64,
+    /// The Mind's sensitivity (the gate's input, with each task's strength).
+    #[arg(long, default_value_t = 1.0)]
+    sensitivity: f64,
+    /// The window: turn | visit | nap | cycle | night | idle.
+    #[arg(long, default_value = "turn")]
+    window: String,
+    /// A stream whose debt is read, as SCOPE:OWNER (repeatable).
+    #[arg(long)]
+    scope: Vec<String>,
+}
+
+impl TasksCmd {
+    /// Read the queue and print the report.
+    ///
+    /// # Errors
+    /// Bad input for a missing home, a bad window or scope; the engine's failure.
+    pub fn run(self, ctx: &Ctx) -> CliResult<u8> {
+        let TasksCmd {
+            home,
+            budget_s,
+            sensitivity,
+            window,
+            scope,
+        } = self;
+        require_existing_home(&home)?;
+        ctx.embedder_spec("none")?;
+        let window: Window = serde_json::from_value(json!(window.trim()))
+            .map_err(|e| CliError::invalid(format!("--window: {e}")))?;
+        let scopes = scope
+            .iter()
+            .map(|s| ingest::parse_scope(s))
+            .collect::<CliResult<Vec<_>>>()?;
+        let clock = PinnedClock::wall();
+        let engine = home::open_queued(&HomeSpec::Sqlite(home), None, &clock, true)?;
+        let v = report(
+            &engine.system,
+            &TasksArgs {
+                budget_s,
+                sensitivity,
+                window,
+                scopes,
+            },
+        )?;
+        ctx.emit(&v, &render(&v))?;
+        Ok(0)
+    }
+}
 
 /// What `am tasks` was asked.
 pub struct TasksArgs {

@@ -4,9 +4,59 @@
 //! Spec: api.md "Understanding: in-place rewrites and versions" (`versions`);
 //! operator.md (read-only inspection).
 
+use crate::ctx::{Ctx, require_existing_home};
+use crate::embedder;
+use crate::error::{CliError, CliResult};
+use crate::home::{self, HomeSpec, PinnedClock};
 use crate::text::escape;
 use am_system::VersionView;
 use serde_json::Value;
+use std::path::PathBuf;
+
+/// A record's readings oldest first, with who wrote each (its
+/// understanding versions). Read-only.
+#[derive(Debug, clap::Args)]
+pub struct VersionsCmd {
+    /// The SQLite home (must exist).
+    #[arg(long)]
+    home: PathBuf,
+    /// The field (default the record's own: `digest`, `card` for a card;
+    /// also `title`, `narration`, `target`, `pending`).
+    #[arg(long)]
+    field: Option<String>,
+    /// The record: its graph id (`ex:…`) or its digest assertion id.
+    record_id: String,
+}
+
+impl VersionsCmd {
+    /// Read the record's versions and print them.
+    ///
+    /// # Errors
+    /// Bad input for a missing home or an unknown record; the engine's failure.
+    pub fn run(self, ctx: &Ctx) -> CliResult<u8> {
+        let VersionsCmd {
+            home,
+            field,
+            record_id,
+        } = self;
+        require_existing_home(&home)?;
+        let facts = home::read_facts(&home)?;
+        let pin = facts.as_ref().and_then(|f| f.pin.as_ref());
+        let spec = embedder::resolve(ctx.embedder(), "offline", pin, false, true, &home)?;
+        let clock = PinnedClock::wall();
+        let engine = home::open_to_read(
+            &HomeSpec::Sqlite(home),
+            spec.build()?,
+            &clock,
+            am_system::ReconstructConfig::default(),
+        )?;
+        let list = engine.system.versions(&record_id, field.as_deref())?;
+        let v = serde_json::to_value(&list)
+            .map_err(|e| CliError::failure(format!("cannot encode the answer: {e}")))?;
+        ctx.emit(&v, &render(&record_id, &list))?;
+        Ok(0)
+    }
+}
 
 fn who(author: &am_triples::JsonMap) -> String {
     let kind = author

@@ -2,6 +2,7 @@
 //! operation a line in, one JSON answer a line out, flushed before the next
 //! line is read; a pinned, steppable clock; `reopen` to test durability.
 
+pub mod command;
 #[cfg(test)]
 mod tests;
 
