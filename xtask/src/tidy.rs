@@ -2,7 +2,8 @@
 //!
 //! - Dependencies point down only: am-triples <- am-journal <- am-graph <-
 //!   am-system; backends and embedders never depend on am-system (or on each
-//!   other); am-system names no backend and no embedder; nothing but am-cli,
+//!   other); am-system and the verb table (am-ops) name no backend and no
+//!   embedder; nothing but am-cli,
 //!   xtask and tests (dev-dependencies) depends on every crate.
 //! - Every crate opts into the workspace lints (`[lints] workspace = true`).
 //! - Every `.rs` file starts with a `//!` doc line saying what it owns.
@@ -25,11 +26,13 @@ const LAYERS: &[(&str, u8)] = &[
     ("am-backend-lance", 3),
     ("am-conformance", 3),
     ("am-system", 4),
-    ("am-cli", 5),
+    ("am-ops", 5),
+    ("am-cli", 6),
 ];
 
-/// Crates `am-system` must never name: it takes stores, journals and embedders as
-/// trait objects.
+/// Crates `am-system` and the verb table (`am-ops`) must never name: they
+/// take stores, journals and embedders as trait objects (a front end opens
+/// the home).
 const NOT_FOR_SYSTEM: &[&str] = &["am-backend-sqlite", "am-backend-lance", "am-embed"];
 
 /// Crates allowed to depend on every other library crate.
@@ -74,10 +77,11 @@ pub fn layering_problems(packages: &[Package]) -> Vec<String> {
                 p.name
             ));
         }
-        if p.name == "am-system" {
+        if p.name == "am-system" || p.name == "am-ops" {
             for d in normal.iter().filter(|d| NOT_FOR_SYSTEM.contains(d)) {
                 problems.push(format!(
-                    "am-system depends on {d}: it must name no backend or embedder"
+                    "{} depends on {d}: it must name no backend or embedder",
+                    p.name
                 ));
             }
         }
@@ -464,6 +468,7 @@ mod tests {
             pkg("am-graph", &[]),
             pkg("am-backend-sqlite", &[("am-system", None)]),
             pkg("am-system", &[("am-backend-sqlite", None)]),
+            pkg("am-ops", &[("am-embed", None)]),
         ];
         let p = layering_problems(&ps);
         assert!(
@@ -480,6 +485,11 @@ mod tests {
             p.iter()
                 .any(|m| m.starts_with("am-system depends on am-backend-sqlite")),
             "{p:?}"
+        );
+        assert!(
+            p.iter()
+                .any(|m| m.starts_with("am-ops depends on am-embed")),
+            "the verb table names no embedder: {p:?}"
         );
         assert!(!p.iter().any(|m| m.starts_with("am-triples")), "{p:?}");
     }

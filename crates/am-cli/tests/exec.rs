@@ -1,7 +1,10 @@
 //! `am exec` scripts under `tests/exec/*.jsonl` with their expected output
 //! checked in as insta snapshots. Every script runs with the clock pinned at
 //! 2026-01-01T00:00:00Z; a `# exec-args:` header adds arguments (`{home}` is a
-//! fresh SQLite path), `# exec-exit:` names the expected exit code (default 0).
+//! fresh SQLite path), `# exec-exit:` names the expected exit code (default 0);
+//! `{dir}` in a line is the script's own fresh directory. One script per family
+//! of the verb table; every op of the table has a line in one of them, and
+//! every answer fits the JSON Schema its op publishes.
 
 mod common;
 
@@ -22,8 +25,10 @@ fn header<'a>(script: &'a str, key: &str) -> Option<&'a str> {
 
 fn run_script(path: &Path) {
     let name = path.file_stem().unwrap().to_str().unwrap().to_owned();
-    let script = std::fs::read_to_string(path).unwrap();
     let dir = tempfile::tempdir().unwrap();
+    let script = std::fs::read_to_string(path)
+        .unwrap()
+        .replace("{dir}", dir.path().to_str().unwrap());
     let home = dir.path().join("home.sqlite3");
     let extra = header(&script, "exec-args")
         .unwrap_or("--memory")
@@ -48,12 +53,29 @@ fn run_script(path: &Path) {
     for line in out.stdout.lines() {
         let v: serde_json::Value = serde_json::from_str(line).unwrap();
         assert!(v.get("ok").is_some() ^ v.get("error").is_some(), "{line}");
+        if let (Some(ok), Some(op)) = (v.get("ok"), v["op"].as_str().and_then(am_ops::find)) {
+            let schema = op.answer_schema().to_value();
+            if let Err(why) = fits(ok, &schema, &schema, "ok") {
+                panic!(
+                    "{name}: {} answered outside its schema: {why}\n{line}",
+                    op.name
+                );
+            }
+        }
     }
     insta::assert_snapshot!(name, redact_uuids(&out.stdout));
 }
 
 #[test]
 fn every_exec_script_answers_its_checked_in_output() {
+    let scripts = scripts();
+    assert!(scripts.len() >= 12, "the exec scripts are present");
+    for s in &scripts {
+        run_script(s);
+    }
+}
+
+fn scripts() -> Vec<std::path::PathBuf> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/exec");
     let mut scripts: Vec<_> = std::fs::read_dir(&dir)
         .unwrap()
@@ -61,10 +83,161 @@ fn every_exec_script_answers_its_checked_in_output() {
         .filter(|p| p.extension().is_some_and(|e| e == "jsonl"))
         .collect();
     scripts.sort();
-    assert!(scripts.len() >= 4, "the exec scripts are present");
-    for s in &scripts {
-        run_script(s);
+    scripts
+}
+
+/// The data-driven tests cover the whole table: a verb without a script
+/// line has no pinned answer.
+#[test]
+fn every_op_of_the_verb_table_has_a_line_in_an_exec_script() {
+    let mut named = std::collections::BTreeSet::new();
+    for s in scripts() {
+        for line in std::fs::read_to_string(&s).unwrap().lines() {
+            if let Ok(v) = serde_json::from_str::<serde_json::Value>(line)
+                && let Some(op) = v["op"].as_str()
+            {
+                named.insert(op.to_owned());
+            }
+        }
     }
+    let missing: Vec<&str> = am_ops::op_names()
+        .filter(|op| !named.contains(*op))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "ops with no line in tests/exec/*.jsonl: {missing:?}"
+    );
+}
+
+/// Whether `v` fits `schema` (the subset of JSON Schema schemars writes:
+/// `$ref`, `type`, `enum`, `const`, `properties` / `required` /
+/// `additionalProperties`, `items`, `prefixItems`, `anyOf` / `oneOf` /
+/// `allOf`); `root` holds the `$defs`. The error names the path.
+fn fits(
+    v: &serde_json::Value,
+    schema: &serde_json::Value,
+    root: &serde_json::Value,
+    at: &str,
+) -> Result<(), String> {
+    use serde_json::Value;
+    let Value::Object(s) = schema else {
+        return if schema == &Value::Bool(false) {
+            Err(format!("{at}: nothing fits"))
+        } else {
+            Ok(())
+        };
+    };
+    if let Some(r) = s.get("$ref").and_then(Value::as_str) {
+        let name = r.trim_start_matches("#/$defs/");
+        let target = root["$defs"]
+            .get(name)
+            .ok_or_else(|| format!("{at}: no $defs/{name}"))?;
+        fits(v, target, root, at)?;
+    }
+    if let Some(t) = s.get("type") {
+        let names: Vec<&str> = match t {
+            Value::String(x) => vec![x.as_str()],
+            Value::Array(xs) => xs.iter().filter_map(Value::as_str).collect(),
+            _ => vec![],
+        };
+        let is = |n: &str| match n {
+            "null" => v.is_null(),
+            "boolean" => v.is_boolean(),
+            "object" => v.is_object(),
+            "array" => v.is_array(),
+            "string" => v.is_string(),
+            "integer" => v.is_i64() || v.is_u64(),
+            "number" => v.is_number(),
+            _ => true,
+        };
+        if !names.iter().any(|n| is(n)) {
+            return Err(format!("{at}: {v} is not {names:?}"));
+        }
+    }
+    if let Some(Value::Array(e)) = s.get("enum")
+        && !e.contains(v)
+    {
+        return Err(format!("{at}: {v} is not one of {e:?}"));
+    }
+    if let Some(c) = s.get("const")
+        && c != v
+    {
+        return Err(format!("{at}: {v} is not {c}"));
+    }
+    for key in ["anyOf", "oneOf"] {
+        if let Some(Value::Array(alts)) = s.get(key) {
+            let errs: Vec<String> = alts
+                .iter()
+                .filter_map(|a| fits(v, a, root, at).err())
+                .collect();
+            if errs.len() == alts.len() {
+                return Err(format!(
+                    "{at}: no alternative of {key} fits ({})",
+                    errs.join("; ")
+                ));
+            }
+        }
+    }
+    if let Some(Value::Array(all)) = s.get("allOf") {
+        for a in all {
+            fits(v, a, root, at)?;
+        }
+    }
+    if let Value::Object(m) = v {
+        let props = s.get("properties").and_then(Value::as_object);
+        if let Some(Value::Array(req)) = s.get("required") {
+            for r in req.iter().filter_map(Value::as_str) {
+                if !m.contains_key(r) {
+                    return Err(format!("{at}: required {r:?} is missing"));
+                }
+            }
+        }
+        for (k, x) in m {
+            match props.and_then(|p| p.get(k)) {
+                Some(ps) => fits(x, ps, root, &format!("{at}.{k}"))?,
+                None => match s.get("additionalProperties") {
+                    Some(Value::Bool(false)) => {
+                        return Err(format!("{at}: {k:?} is not a property of the schema"));
+                    }
+                    Some(extra @ Value::Object(_)) => fits(x, extra, root, &format!("{at}.{k}"))?,
+                    _ => {}
+                },
+            }
+        }
+    }
+    if let Value::Array(items) = v {
+        let prefix = s.get("prefixItems").and_then(Value::as_array);
+        for (i, x) in items.iter().enumerate() {
+            let at = format!("{at}[{i}]");
+            match prefix.and_then(|p| p.get(i)) {
+                Some(ps) => fits(x, ps, root, &at)?,
+                None => {
+                    if let Some(is) = s.get("items") {
+                        fits(x, is, root, &at)?;
+                    }
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+#[test]
+fn the_schema_check_refuses_an_answer_outside_its_schema() {
+    let schema = am_ops::find("tasks.counts")
+        .unwrap()
+        .answer_schema()
+        .to_value();
+    let good =
+        serde_json::json!({"total": 1, "live": 1, "by_status": {"pending": 1}, "by_kind": {}});
+    assert_eq!(fits(&good, &schema, &schema, "ok"), Ok(()));
+    let bad = serde_json::json!({"total": "one", "live": 1, "by_status": {}, "by_kind": {}});
+    assert!(fits(&bad, &schema, &schema, "ok").is_err());
+    let schema = am_ops::find("remember_many")
+        .unwrap()
+        .answer_schema()
+        .to_value();
+    assert!(fits(&serde_json::json!([1]), &schema, &schema, "ok").is_err());
 }
 
 #[test]

@@ -902,7 +902,25 @@ impl schemars::JsonSchema for Revision {
     fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
         let time = generator.subschema_for::<am_triples::Timestamp>();
         let provenance = generator.subschema_for::<Provenance>();
-        let assertion = generator.subschema_for::<TripleAssertion>();
+        // The assert payload is `TripleAssertion.to_dict()` minus what the
+        // revision supplies: only subject, predicate and object are always
+        // there (`provenance` only when the memory has its own).
+        let mut assertion = <TripleAssertion as schemars::JsonSchema>::json_schema(generator);
+        if let Some(obj) = assertion.as_object_mut() {
+            obj.insert(
+                "required".into(),
+                serde_json::json!(["subject", "predicate", "object"]),
+            );
+            obj.insert(
+                "description".into(),
+                Value::String(
+                    "A `TripleAssertion` dict (a missing `scope`, `owner_id`, `observed_at` or \
+                     `assertion_id` comes from the revision); its `provenance`, when present, is \
+                     the memory's own `Provenance`."
+                        .into(),
+                ),
+            );
+        }
         let nullable_string = serde_json::json!({"type": ["string", "null"]});
         let nullable_time = serde_json::json!({"anyOf": [time, {"type": "null"}]});
         let op = |name: &str, payload: Value| {
@@ -916,15 +934,7 @@ impl schemars::JsonSchema for Revision {
                 "additionalProperties": false,
             })
         };
-        let assert = op(
-            "assert",
-            serde_json::json!({
-                "description": "A `TripleAssertion` dict (a missing `scope`, `owner_id`, \
-                    `observed_at` or `assertion_id` comes from the revision); its \
-                    `provenance`, when non-empty, is the memory's own `Provenance`.",
-                "allOf": [assertion],
-            }),
-        );
+        let assert = op("assert", assertion.to_value());
         let close = op(
             "close",
             serde_json::json!({

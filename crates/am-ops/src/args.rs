@@ -8,8 +8,14 @@
 use crate::error::{OpError, OpResult};
 use crate::nulls::NullIsAbsent;
 use am_triples::JsonMap;
+use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
+
+/// The arguments of an op that takes none.
+#[derive(Debug, Clone, Copy, Default, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NoArgs {}
 
 /// The arguments of `op` as the struct `T` the verb takes. Top-level nulls
 /// are absent (the keyword's default), and so is a `null` field of any
@@ -31,8 +37,6 @@ pub fn parse<T: DeserializeOwned>(op: &str, mut map: JsonMap) -> OpResult<T> {
         } else {
             format!("argument {path}: {inner}")
         };
-        OpError::invalid(format!(
-            "{op}: {what} (see docs/exec.md for its arguments)"
-        ))
+        OpError::invalid(format!("{op}: {what} (see docs/exec.md for its arguments)"))
     })
 }

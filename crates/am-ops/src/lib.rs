@@ -15,8 +15,8 @@
 //! the family's `verbs()` here, a line in a `tests/exec/*.jsonl` script and a
 //! row in docs/exec.md (ARCHITECTURE.md, "Adding a verb").
 
-mod author;
 pub mod args;
+mod author;
 pub mod error;
 mod families;
 pub mod home;
@@ -24,9 +24,10 @@ pub mod host;
 mod nulls;
 pub mod verb;
 
+pub use args::NoArgs;
 pub use author::{EXHAUSTED_CLASS, ScriptedAuthor};
 pub use error::{OpError, OpResult};
-pub use families::{NoArgs, query_from_json};
+pub use families::query_from_json;
 pub use home::{ClockChange, Home};
 pub use host::{Hook, Host};
 pub use verb::{Answer, CallShape, Family, Present, Verb, to_json};

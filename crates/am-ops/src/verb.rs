@@ -5,6 +5,7 @@ use crate::error::{OpError, OpResult};
 use crate::home::Home;
 use crate::host::{Hook, Host};
 use am_triples::JsonMap;
+use schemars::generate::SchemaSettings;
 use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -93,6 +94,7 @@ pub struct Verb {
     pub no_args: bool,
     args_schema: fn(SchemaGenerator) -> Schema,
     answer_schema: fn(SchemaGenerator) -> Schema,
+    check: fn(&str, JsonMap) -> OpResult<()>,
     run: Box<Run>,
 }
 
@@ -157,8 +159,11 @@ impl Answer {
 /// # Errors
 /// `Internal` when the value cannot be encoded.
 pub fn to_json<T: Serialize + ?Sized>(v: &T) -> OpResult<Value> {
-    serde_json::to_value(v)
-        .map_err(|e| OpError::internal(format!("cannot encode the answer: {e}")))
+    serde_json::to_value(v).map_err(|e| OpError::internal(format!("cannot encode the answer: {e}")))
+}
+
+fn check_args<A: DeserializeOwned>(op: &str, args: JsonMap) -> OpResult<()> {
+    crate::args::parse::<A>(op, args).map(|_| ())
 }
 
 fn schema_of<T: JsonSchema>(g: SchemaGenerator) -> Schema {
@@ -182,14 +187,26 @@ impl Verb {
         }
     }
 
-    /// The JSON Schema of the verb's arguments (an object).
+    /// The JSON Schema of the verb's arguments (an object), as they are
+    /// read (schemars' deserialize contract: a defaulted field is optional).
     pub fn args_schema(&self) -> Schema {
-        root_schema(self.args_schema)
+        (self.args_schema)(SchemaSettings::draft2020_12().for_deserialize().into_generator())
     }
 
-    /// The JSON Schema of the verb's answer (the `ok` of an exec line).
+    /// The JSON Schema of the verb's answer (the `ok` of an exec line), as
+    /// it is written (the serialize contract: a field skipped when empty is
+    /// optional).
     pub fn answer_schema(&self) -> Schema {
-        root_schema(self.answer_schema)
+        (self.answer_schema)(SchemaSettings::draft2020_12().for_serialize().into_generator())
+    }
+
+    /// Read `args` as the verb's arguments without running it: what a front
+    /// end checks before it queues a job.
+    ///
+    /// # Errors
+    /// As the call would refuse them (`InvalidInput` naming the argument).
+    pub fn check_args(&self, args: JsonMap) -> OpResult<()> {
+        (self.check)(self.name, args)
     }
 
     /// Run the verb over `home` with `args` and the host's hooks.
@@ -203,10 +220,6 @@ impl Verb {
         }
         (self.run)(home, host, args)
     }
-}
-
-fn root_schema(f: fn(SchemaGenerator) -> Schema) -> Schema {
-    f(schemars::generate::SchemaSettings::draft2020_12().into_generator())
 }
 
 /// A verb being declared.
@@ -269,9 +282,10 @@ impl Builder {
             present: self.present,
             hooks: self.hooks,
             needs_queue: self.needs_queue,
-            no_args: std::any::TypeId::of::<A>() == std::any::TypeId::of::<crate::families::NoArgs>(),
+            no_args: std::any::TypeId::of::<A>() == std::any::TypeId::of::<crate::args::NoArgs>(),
             args_schema: schema_of::<A>,
             answer_schema: self.answer_schema,
+            check: check_args::<A>,
             run: Box::new(move |home, host, args| {
                 let a: A = crate::args::parse(name, args)?;
                 f(home, host, a)

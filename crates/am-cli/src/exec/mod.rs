@@ -309,7 +309,9 @@ impl am_ops::Home for Session {
                 self.host.embedder.clone(),
                 SqliteStoreOptions::default(),
             )
-            .map_err(|e| OpError::from(CliError::from(e).context(&format!("replay_into: {target}"))))?,
+            .map_err(|e| {
+                OpError::from(CliError::from(e).context(&format!("replay_into: {target}")))
+            })?,
         );
         let journal = Arc::new(
             SQLiteJournal::open(store.home()).map_err(|e| OpError::from(CliError::from(e)))?,
@@ -382,7 +384,11 @@ fn required_of(v: &am_ops::Verb) -> Vec<String> {
     let names = |s: &Value| -> Vec<String> {
         s.get("required")
             .and_then(Value::as_array)
-            .map(|a| a.iter().filter_map(|x| x.as_str().map(str::to_owned)).collect())
+            .map(|a| {
+                a.iter()
+                    .filter_map(|x| x.as_str().map(str::to_owned))
+                    .collect()
+            })
             .unwrap_or_default()
     };
     let root = schema.as_value();

@@ -299,7 +299,6 @@ mod entity_tests {
         s.answer(&line.to_string()).expect("an answer").0
     }
 
-
     #[test]
     fn valence_ops_write_read_and_refuse_without_writing() {
         let mut s = session();
@@ -476,7 +475,6 @@ mod graph_tests {
         assert_eq!(h["ok"][0]["event"], "asserted");
         assert_eq!(h["ok"][0]["revision_id"], "r1");
     }
-
 }
 
 mod observe_tests {
@@ -487,7 +485,6 @@ mod observe_tests {
     fn answer(s: &mut Session, line: &Value) -> Value {
         s.answer(&line.to_string()).expect("an answer").0
     }
-
 
     #[test]
     fn the_observe_ops_answer_and_write_nothing() {

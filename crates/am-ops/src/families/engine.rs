@@ -79,17 +79,29 @@ fn write_barrier(home: &mut dyn Home, _: &crate::Host, a: WriteBarrierArgs) -> O
 
 pub(super) fn verbs() -> Vec<Verb> {
     vec![
-        Verb::new("clock", Family::Engine, "Read, pin (now) or move (advance_s) the session's engine clock.")
-            .shape(CallShape::Engine)
-            .answers::<Now>()
-            .run(clock),
-        Verb::new("reopen", Family::Engine, "Close and reopen the home (a restart), answering the journal's seq.")
-            .shape(CallShape::Engine)
-            .answers::<Reopened>()
-            .run(|h, _, NoArgs {}| Ok(Answer::value(json!({"current_seq": h.reopen()?})))),
-        Verb::new("write_barrier", Family::Engine, "Take and release the home's write barrier, answering what it held.")
-            .shape(CallShape::Engine)
-            .answers::<Held>()
-            .run(write_barrier),
+        Verb::new(
+            "clock",
+            Family::Engine,
+            "Read, pin (now) or move (advance_s) the session's engine clock.",
+        )
+        .shape(CallShape::Engine)
+        .answers::<Now>()
+        .run(clock),
+        Verb::new(
+            "reopen",
+            Family::Engine,
+            "Close and reopen the home (a restart), answering the journal's seq.",
+        )
+        .shape(CallShape::Engine)
+        .answers::<Reopened>()
+        .run(|h, _, NoArgs {}| Ok(Answer::value(json!({"current_seq": h.reopen()?})))),
+        Verb::new(
+            "write_barrier",
+            Family::Engine,
+            "Take and release the home's write barrier, answering what it held.",
+        )
+        .shape(CallShape::Engine)
+        .answers::<Held>()
+        .run(write_barrier),
     ]
 }

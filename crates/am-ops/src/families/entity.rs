@@ -76,7 +76,9 @@ struct Triggered {
 }
 
 fn rows(rows: &[TripleAssertion]) -> Answer {
-    Answer::value(Value::Array(rows.iter().map(TripleAssertion::to_dict).collect()))
+    Answer::value(Value::Array(
+        rows.iter().map(TripleAssertion::to_dict).collect(),
+    ))
 }
 
 type DiaryFn = fn(

@@ -146,10 +146,16 @@ fn sources_of(home: &mut dyn Home, _: &crate::Host, a: SourcesOfArgs) -> OpResul
     let n = limit(a.limit, DEFAULT_READ_LIMIT)?;
     let g = home.graph()?;
     if a.labelled {
-        Ok(Answer::value(to_json(&g.sources_of_labelled(&a.memory_id, a.transitive, n)?)?))
+        Ok(Answer::value(to_json(&g.sources_of_labelled(
+            &a.memory_id,
+            a.transitive,
+            n,
+        )?)?))
     } else {
         let refs = g.sources_of(&a.memory_id, a.transitive, n)?;
-        Ok(Answer::value(Value::Array(refs.iter().map(SourceRef::to_dict).collect())))
+        Ok(Answer::value(Value::Array(
+            refs.iter().map(SourceRef::to_dict).collect(),
+        )))
     }
 }
 
@@ -162,13 +168,21 @@ fn names_ref(home: &mut dyn Home, _: &crate::Host, a: NamesRefArgs) -> OpResult<
         )));
     }
     let borrowed: Vec<Option<&str>> = a.owner_ids.iter().map(Option::as_deref).collect();
-    Ok(Answer::value(json!(home.graph()?.names_ref(&r, &borrowed)?)))
+    Ok(Answer::value(json!(
+        home.graph()?.names_ref(&r, &borrowed)?
+    )))
 }
 
-fn derived_from_source(home: &mut dyn Home, _: &crate::Host, a: DerivedFromSourceArgs) -> OpResult<Answer> {
+fn derived_from_source(
+    home: &mut dyn Home,
+    _: &crate::Host,
+    a: DerivedFromSourceArgs,
+) -> OpResult<Answer> {
     let r = source(&a.source, "derived_from_source")?;
     let n = limit(a.limit, DEFAULT_READ_LIMIT)?;
-    Ok(Answer::value(json!(home.graph()?.derived_from_source(&r, n)?)))
+    Ok(Answer::value(json!(
+        home.graph()?.derived_from_source(&r, n)?
+    )))
 }
 
 fn revisions(home: &mut dyn Home, _: &crate::Host, a: RevisionsArgs) -> OpResult<Answer> {
@@ -190,47 +204,79 @@ pub(super) fn verbs() -> Vec<Verb> {
     let f = Family::Graph;
     let g = CallShape::GraphMethod;
     vec![
-        Verb::new("apply_revision", f, "Apply a graph revision (idempotent by revision_id) with its provenance.")
-            .writes()
-            .shape(g)
-            .object()
-            .answers::<RevisionResult>()
-            .run(apply_revision),
-        Verb::new("history", f, "A memory's history: every revision event that touched it.")
-            .shape(g)
-            .answers::<Vec<HistoryEntry>>()
-            .run(|h, _, a: HistoryArgs| {
-                let n = limit(a.limit, DEFAULT_READ_LIMIT)?;
-                Answer::of(&h.graph()?.history(&a.memory_id, n)?)
-            }),
-        Verb::new("sources_of", f, "The sources a memory derives from (transitively by default).")
-            .shape(g)
-            .answers::<SourcesAnswer>()
-            .run(sources_of),
-        Verb::new("names_ref", f, "Whether any revision of these owners names a source ref.")
-            .shape(g)
-            .answers::<bool>()
-            .run(names_ref),
-        Verb::new("derived_from_source", f, "The memories derived from a source ref.")
-            .shape(g)
-            .answers::<Vec<String>>()
-            .run(derived_from_source),
-        Verb::new("revisions", f, "A page of the revision log after a cursor, with the next cursor.")
-            .shape(g)
-            .answers::<(Vec<Revision>, String)>()
-            .run(revisions),
-        Verb::new("repair", f, "Re-apply revisions the journal logged but the store lacks; answers how many.")
-            .writes()
-            .shape(g)
-            .answers::<usize>()
-            .run(|h, _, a: RepairArgs| {
-                let n = limit(a.limit, MAX_READ_LIMIT)?;
-                Ok(Answer::value(json!(h.graph()?.repair(n)?)))
-            }),
-        Verb::new("replay_into", f, "Replay the revision log into another home; answers how many revisions applied.")
-            .writes()
-            .shape(g)
-            .answers::<usize>()
-            .run(replay_into),
+        Verb::new(
+            "apply_revision",
+            f,
+            "Apply a graph revision (idempotent by revision_id) with its provenance.",
+        )
+        .writes()
+        .shape(g)
+        .object()
+        .answers::<RevisionResult>()
+        .run(apply_revision),
+        Verb::new(
+            "history",
+            f,
+            "A memory's history: every revision event that touched it.",
+        )
+        .shape(g)
+        .answers::<Vec<HistoryEntry>>()
+        .run(|h, _, a: HistoryArgs| {
+            let n = limit(a.limit, DEFAULT_READ_LIMIT)?;
+            Answer::of(&h.graph()?.history(&a.memory_id, n)?)
+        }),
+        Verb::new(
+            "sources_of",
+            f,
+            "The sources a memory derives from (transitively by default).",
+        )
+        .shape(g)
+        .answers::<SourcesAnswer>()
+        .run(sources_of),
+        Verb::new(
+            "names_ref",
+            f,
+            "Whether any revision of these owners names a source ref.",
+        )
+        .shape(g)
+        .answers::<bool>()
+        .run(names_ref),
+        Verb::new(
+            "derived_from_source",
+            f,
+            "The memories derived from a source ref.",
+        )
+        .shape(g)
+        .answers::<Vec<String>>()
+        .run(derived_from_source),
+        Verb::new(
+            "revisions",
+            f,
+            "A page of the revision log after a cursor, with the next cursor.",
+        )
+        .shape(g)
+        .answers::<(Vec<Revision>, String)>()
+        .run(revisions),
+        Verb::new(
+            "repair",
+            f,
+            "Re-apply revisions the journal logged but the store lacks; answers how many.",
+        )
+        .writes()
+        .shape(g)
+        .answers::<usize>()
+        .run(|h, _, a: RepairArgs| {
+            let n = limit(a.limit, MAX_READ_LIMIT)?;
+            Ok(Answer::value(json!(h.graph()?.repair(n)?)))
+        }),
+        Verb::new(
+            "replay_into",
+            f,
+            "Replay the revision log into another home; answers how many revisions applied.",
+        )
+        .writes()
+        .shape(g)
+        .answers::<usize>()
+        .run(replay_into),
     ]
 }

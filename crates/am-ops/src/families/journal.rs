@@ -11,8 +11,8 @@ use am_journal::{
     ValenceFilter, VersionFilter,
 };
 use am_system::VersionView;
-use serde::de::{self, Deserializer};
 use serde::Deserialize;
+use serde::de::{self, Deserializer};
 use serde_json::{Value, json};
 
 /// `selected_count`'s arguments.
@@ -62,7 +62,8 @@ const JOURNAL_ONLY: [&str; 3] = ["assertion_id", "until_seq", "limit"];
 impl<'de> Deserialize<'de> for VersionsArgs {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let map = am_triples::JsonMap::deserialize(d)?;
-        let system = map.contains_key("record_id") && !JOURNAL_ONLY.iter().any(|k| map.contains_key(*k));
+        let system =
+            map.contains_key("record_id") && !JOURNAL_ONLY.iter().any(|k| map.contains_key(*k));
         let v = Value::Object(map);
         let named = |e: serde_path_to_error::Error<serde_json::Error>| {
             let path = e.path().to_string();

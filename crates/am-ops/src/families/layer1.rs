@@ -60,9 +60,9 @@ pub(crate) struct FeedArgs {
 /// # Errors
 /// Bad input naming the unknown key or the malformed field.
 pub fn query_from_json(v: &Value) -> OpResult<TripleQuery> {
-    let obj = v.as_object().ok_or_else(|| {
-        OpError::invalid(format!("a TripleQuery must be a JSON object, got {v}"))
-    })?;
+    let obj = v
+        .as_object()
+        .ok_or_else(|| OpError::invalid(format!("a TripleQuery must be a JSON object, got {v}")))?;
     let known = serde_json::to_value(TripleQuery::default()).unwrap_or(Value::Null);
     for k in obj.keys() {
         if known.get(k).is_none() {
@@ -112,7 +112,8 @@ fn add(home: &mut dyn Home, _: &crate::Host, a: AddArgs) -> OpResult<Answer> {
 }
 
 fn query(home: &mut dyn Home, _: &crate::Host, a: QueryArgs) -> OpResult<Answer> {
-    let q = query_from_json(&a.q.unwrap_or_else(|| json!({}))).map_err(|e| e.context("query: q"))?;
+    let q =
+        query_from_json(&a.q.unwrap_or_else(|| json!({}))).map_err(|e| e.context("query: q"))?;
     let rows = home.system()?.query(&q)?;
     Ok(Answer::value(Value::Array(
         rows.iter().map(TripleAssertion::to_dict).collect(),
@@ -137,43 +138,66 @@ fn assertions_after(home: &mut dyn Home, _: &crate::Host, f: FeedArgs) -> OpResu
 pub(super) fn verbs() -> Vec<Verb> {
     let f = Family::Layer1;
     vec![
-        Verb::new("add", f, "Store triple assertions (layer 1); answers their ids.")
-            .writes()
-            .answers::<Vec<String>>()
-            .run(add),
-        Verb::new("query", f, "Read triple assertions matching a TripleQuery (layer 1).")
-            .answers::<Vec<TripleAssertion>>()
-            .run(query),
-        Verb::new("close_assertion", f, "Close an assertion's validity window at valid_until.")
-            .writes()
-            .shape(CallShape::StoreMethod)
-            .answers::<bool>()
-            .run(|h, _, a: WindowArgs| {
-                let changed = h
-                    .system()?
-                    .store()
-                    .close_assertion(&a.assertion_id, &a.valid_until)?;
-                Ok(Answer::value(json!(changed)))
-            }),
-        Verb::new("narrow_assertion", f, "Narrow an assertion's validity window to end at valid_until.")
-            .writes()
-            .shape(CallShape::StoreMethod)
-            .answers::<bool>()
-            .run(|h, _, a: WindowArgs| {
-                let changed = h
-                    .system()?
-                    .store()
-                    .narrow_assertion(&a.assertion_id, &a.valid_until)?;
-                Ok(Answer::value(json!(changed)))
-            }),
-        Verb::new("assertions_after", f, "The change feed: rows after a cursor, with the next cursor.")
-            .shape(CallShape::StoreMethod)
-            .answers::<(Vec<(i64, TripleAssertion)>, i64)>()
-            .run(assertions_after),
-        Verb::new("embedding_pin", f, "The home's embedding pin (model and dimension), or null.")
-            .shape(CallShape::StoreMethod)
-            .answers::<Option<EmbeddingPin>>()
-            .run(|h, _, NoArgs {}| Answer::of(&h.system()?.store().embedding_pin()?)),
+        Verb::new(
+            "add",
+            f,
+            "Store triple assertions (layer 1); answers their ids.",
+        )
+        .writes()
+        .answers::<Vec<String>>()
+        .run(add),
+        Verb::new(
+            "query",
+            f,
+            "Read triple assertions matching a TripleQuery (layer 1).",
+        )
+        .answers::<Vec<TripleAssertion>>()
+        .run(query),
+        Verb::new(
+            "close_assertion",
+            f,
+            "Close an assertion's validity window at valid_until.",
+        )
+        .writes()
+        .shape(CallShape::StoreMethod)
+        .answers::<bool>()
+        .run(|h, _, a: WindowArgs| {
+            let changed = h
+                .system()?
+                .store()
+                .close_assertion(&a.assertion_id, &a.valid_until)?;
+            Ok(Answer::value(json!(changed)))
+        }),
+        Verb::new(
+            "narrow_assertion",
+            f,
+            "Narrow an assertion's validity window to end at valid_until.",
+        )
+        .writes()
+        .shape(CallShape::StoreMethod)
+        .answers::<bool>()
+        .run(|h, _, a: WindowArgs| {
+            let changed = h
+                .system()?
+                .store()
+                .narrow_assertion(&a.assertion_id, &a.valid_until)?;
+            Ok(Answer::value(json!(changed)))
+        }),
+        Verb::new(
+            "assertions_after",
+            f,
+            "The change feed: rows after a cursor, with the next cursor.",
+        )
+        .shape(CallShape::StoreMethod)
+        .answers::<(Vec<(i64, TripleAssertion)>, i64)>()
+        .run(assertions_after),
+        Verb::new(
+            "embedding_pin",
+            f,
+            "The home's embedding pin (model and dimension), or null.",
+        )
+        .shape(CallShape::StoreMethod)
+        .answers::<Option<EmbeddingPin>>()
+        .run(|h, _, NoArgs {}| Answer::of(&h.system()?.store().embedding_pin()?)),
     ]
 }
-

@@ -14,13 +14,8 @@ mod understanding;
 
 pub use layer1::query_from_json;
 
+pub(crate) use crate::args::NoArgs;
 use crate::verb::Verb;
-use serde::Deserialize;
-
-/// The arguments of an op that takes none.
-#[derive(Debug, Clone, Copy, Default, Deserialize, schemars::JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct NoArgs {}
 
 /// Every verb, in docs/exec.md's order.
 pub(crate) fn all() -> Vec<Verb> {

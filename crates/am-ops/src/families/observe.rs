@@ -62,55 +62,87 @@ pub(super) fn verbs() -> Vec<Verb> {
     let f = Family::Observe;
     let sj = CallShape::StoreJournalFunction;
     vec![
-        Verb::new("export_replay", f, "The journal as replay envelopes (the replay stream), after since_seq.")
-            .answers::<Vec<ReplayEnvelope>>()
-            .run(export_replay),
-        Verb::new("recall_history", f, "A record's recall history: when it surfaced, was used, or was dropped.")
-            .object()
-            .answers::<RecallHistoryReport>()
-            .run(|h, _, a: RecallHistory| Answer::of(&h.system()?.recall_history(&a)?)),
-        Verb::new("explain_recall", f, "Why a record did or did not surface in a recall.")
-            .shape(sj)
-            .object()
-            .answers::<RecallExplanation>()
-            .run(|h, _, a: ExplainArgs| {
-                let sys = h.system()?;
-                Answer::of(&explain_recall(
-                    sys.store().as_ref(),
-                    sys.journal().as_ref(),
-                    &a.record_id,
-                    a.trace_id.as_deref(),
-                )?)
-            }),
-        Verb::new("absence_diagnosis", f, "Why a record cannot surface in a scope pair (closed, hidden, out of scope, ...).")
-            .shape(sj)
-            .object()
-            .answers::<AbsenceDiagnosis>()
-            .run(|h, _, a: AbsenceArgs| {
-                let sys = h.system()?;
-                Answer::of(&absence_diagnosis(
-                    sys.store().as_ref(),
-                    sys.journal().as_ref(),
-                    &a.record_id,
-                    (&a.scope, &a.owner_id),
-                )?)
-            }),
-        Verb::new("origin_diversity", f, "How diverse a shelf's origins are (or null under min_counted).")
-            .shape(CallShape::PureFunction)
-            .object()
-            .answers::<Option<OriginDiversityReport>>()
-            .run(|_, _, a: OriginDiversity| Answer::of(&origin_diversity(&a)?)),
-        Verb::new("stable_render_order", f, "Handles in a stable render order, each with its rank.")
-            .shape(CallShape::PureFunction)
-            .answers::<Vec<(MemoryHandle, usize)>>()
-            .run(render_order),
-        Verb::new("recent_records", f, "The records formed since an instant in scope pairs.")
-            .object()
-            .answers::<RecentRecordsReport>()
-            .run(|h, _, a: RecentRecords| Answer::of(&h.system()?.recent_records(&a)?)),
-        Verb::new("entity_card", f, "The entity's identity card: who it is, what it holds, what it feels.")
-            .object()
-            .answers::<IdentityCard>()
-            .run(|h, _, a: EntityCard| Answer::of(&h.system()?.entity_card(&a)?)),
+        Verb::new(
+            "export_replay",
+            f,
+            "The journal as replay envelopes (the replay stream), after since_seq.",
+        )
+        .answers::<Vec<ReplayEnvelope>>()
+        .run(export_replay),
+        Verb::new(
+            "recall_history",
+            f,
+            "A record's recall history: when it surfaced, was used, or was dropped.",
+        )
+        .object()
+        .answers::<RecallHistoryReport>()
+        .run(|h, _, a: RecallHistory| Answer::of(&h.system()?.recall_history(&a)?)),
+        Verb::new(
+            "explain_recall",
+            f,
+            "Why a record did or did not surface in a recall.",
+        )
+        .shape(sj)
+        .object()
+        .answers::<RecallExplanation>()
+        .run(|h, _, a: ExplainArgs| {
+            let sys = h.system()?;
+            Answer::of(&explain_recall(
+                sys.store().as_ref(),
+                sys.journal().as_ref(),
+                &a.record_id,
+                a.trace_id.as_deref(),
+            )?)
+        }),
+        Verb::new(
+            "absence_diagnosis",
+            f,
+            "Why a record cannot surface in a scope pair (closed, hidden, out of scope, ...).",
+        )
+        .shape(sj)
+        .object()
+        .answers::<AbsenceDiagnosis>()
+        .run(|h, _, a: AbsenceArgs| {
+            let sys = h.system()?;
+            Answer::of(&absence_diagnosis(
+                sys.store().as_ref(),
+                sys.journal().as_ref(),
+                &a.record_id,
+                (&a.scope, &a.owner_id),
+            )?)
+        }),
+        Verb::new(
+            "origin_diversity",
+            f,
+            "How diverse a shelf's origins are (or null under min_counted).",
+        )
+        .shape(CallShape::PureFunction)
+        .object()
+        .answers::<Option<OriginDiversityReport>>()
+        .run(|_, _, a: OriginDiversity| Answer::of(&origin_diversity(&a)?)),
+        Verb::new(
+            "stable_render_order",
+            f,
+            "Handles in a stable render order, each with its rank.",
+        )
+        .shape(CallShape::PureFunction)
+        .answers::<Vec<(MemoryHandle, usize)>>()
+        .run(render_order),
+        Verb::new(
+            "recent_records",
+            f,
+            "The records formed since an instant in scope pairs.",
+        )
+        .object()
+        .answers::<RecentRecordsReport>()
+        .run(|h, _, a: RecentRecords| Answer::of(&h.system()?.recent_records(&a)?)),
+        Verb::new(
+            "entity_card",
+            f,
+            "The entity's identity card: who it is, what it holds, what it feels.",
+        )
+        .object()
+        .answers::<IdentityCard>()
+        .run(|h, _, a: EntityCard| Answer::of(&h.system()?.entity_card(&a)?)),
     ]
 }

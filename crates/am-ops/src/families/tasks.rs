@@ -59,22 +59,34 @@ pub(super) fn verbs() -> Vec<Verb> {
     let f = Family::Tasks;
     let q = CallShape::QueueMethod;
     vec![
-        Verb::new("tasks.enqueue", f, "Queue one memory task (idempotent by its key).")
-            .writes()
-            .shape(q)
-            .object()
-            .answers::<EnqueueResult>()
-            .run(|h, _, a: Enqueue| Answer::of(&h.system()?.tasks()?.enqueue(&a)?)),
-        Verb::new("tasks.enqueue_many", f, "Queue memory tasks in one transaction.")
-            .writes()
-            .shape(q)
-            .answers::<Vec<EnqueueResult>>()
-            .run(|h, _, a: EnqueueMany| Answer::of(&h.system()?.tasks()?.enqueue_many(&a.tasks)?)),
-        Verb::new("tasks.select_for_window", f, "Choose the tasks that fit a window's budget, by priority and cost.")
-            .shape(q)
-            .object()
-            .answers::<WindowSelection>()
-            .run(|h, _, a: SelectForWindow| Answer::of(&h.system()?.tasks()?.select_for_window(&a)?)),
+        Verb::new(
+            "tasks.enqueue",
+            f,
+            "Queue one memory task (idempotent by its key).",
+        )
+        .writes()
+        .shape(q)
+        .object()
+        .answers::<EnqueueResult>()
+        .run(|h, _, a: Enqueue| Answer::of(&h.system()?.tasks()?.enqueue(&a)?)),
+        Verb::new(
+            "tasks.enqueue_many",
+            f,
+            "Queue memory tasks in one transaction.",
+        )
+        .writes()
+        .shape(q)
+        .answers::<Vec<EnqueueResult>>()
+        .run(|h, _, a: EnqueueMany| Answer::of(&h.system()?.tasks()?.enqueue_many(&a.tasks)?)),
+        Verb::new(
+            "tasks.select_for_window",
+            f,
+            "Choose the tasks that fit a window's budget, by priority and cost.",
+        )
+        .shape(q)
+        .object()
+        .answers::<WindowSelection>()
+        .run(|h, _, a: SelectForWindow| Answer::of(&h.system()?.tasks()?.select_for_window(&a)?)),
         Verb::new("tasks.claim", f, "Lease tasks to a holder for a window.")
             .writes()
             .shape(q)
@@ -87,18 +99,30 @@ pub(super) fn verbs() -> Vec<Verb> {
             .object()
             .answers::<AckResult>()
             .run(|h, _, a: Ack| Answer::of(&h.system()?.tasks()?.ack(&a)?)),
-        Verb::new("tasks.release", f, "Release leased tasks: retry, defer, skip or fail them.")
-            .writes()
-            .shape(q)
-            .object()
-            .answers::<ReleaseResult>()
-            .run(|h, _, a: Release| Answer::of(&h.system()?.tasks()?.release(&a)?)),
-        Verb::new("tasks.left_out", f, "The tasks a window's selection left out, and why.")
-            .shape(q)
-            .answers::<Vec<WindowRow>>()
-            .run(|h, _, a: LeftOutArgs| {
-                Answer::of(&h.system()?.tasks()?.left_out(a.holder.as_deref(), a.window)?)
-            }),
+        Verb::new(
+            "tasks.release",
+            f,
+            "Release leased tasks: retry, defer, skip or fail them.",
+        )
+        .writes()
+        .shape(q)
+        .object()
+        .answers::<ReleaseResult>()
+        .run(|h, _, a: Release| Answer::of(&h.system()?.tasks()?.release(&a)?)),
+        Verb::new(
+            "tasks.left_out",
+            f,
+            "The tasks a window's selection left out, and why.",
+        )
+        .shape(q)
+        .answers::<Vec<WindowRow>>()
+        .run(|h, _, a: LeftOutArgs| {
+            Answer::of(
+                &h.system()?
+                    .tasks()?
+                    .left_out(a.holder.as_deref(), a.window)?,
+            )
+        }),
         Verb::new("tasks.task", f, "One task by id, or null.")
             .shape(q)
             .object()
@@ -117,41 +141,73 @@ pub(super) fn verbs() -> Vec<Verb> {
             .object()
             .answers::<TaskCounts>()
             .run(|h, _, NoArgs {}| Answer::of(&h.system()?.tasks()?.counts()?)),
-        Verb::new("tasks.cost_of", f, "A task's expected cost in seconds (its kind's recent median).")
-            .shape(q)
-            .answers::<f64>()
-            .run(cost_of),
-        Verb::new("tasks.supersede_stale", f, "Supersede live tasks whose target moved past their basis.")
-            .writes()
-            .shape(q)
-            .answers::<Vec<String>>()
-            .run(|h, _, NoArgs {}| Answer::of(&h.system()?.tasks()?.supersede_stale()?)),
-        Verb::new("tasks.supersede_target", f, "Supersede every live task on a target, with a reason.")
-            .writes()
-            .shape(q)
-            .answers::<Vec<String>>()
-            .run(|h, _, a: SupersedeTargetArgs| {
-                Answer::of(&h.system()?.tasks()?.supersede_target(&a.target_id, &a.reason)?)
-            }),
+        Verb::new(
+            "tasks.cost_of",
+            f,
+            "A task's expected cost in seconds (its kind's recent median).",
+        )
+        .shape(q)
+        .answers::<f64>()
+        .run(cost_of),
+        Verb::new(
+            "tasks.supersede_stale",
+            f,
+            "Supersede live tasks whose target moved past their basis.",
+        )
+        .writes()
+        .shape(q)
+        .answers::<Vec<String>>()
+        .run(|h, _, NoArgs {}| Answer::of(&h.system()?.tasks()?.supersede_stale()?)),
+        Verb::new(
+            "tasks.supersede_target",
+            f,
+            "Supersede every live task on a target, with a reason.",
+        )
+        .writes()
+        .shape(q)
+        .answers::<Vec<String>>()
+        .run(|h, _, a: SupersedeTargetArgs| {
+            Answer::of(
+                &h.system()?
+                    .tasks()?
+                    .supersede_target(&a.target_id, &a.reason)?,
+            )
+        }),
         Verb::new("tasks.prioritize", f, "Change live tasks' priority.")
             .writes()
             .shape(q)
             .answers::<Vec<String>>()
             .run(|h, _, a: Prioritize| Answer::of(&h.system()?.tasks()?.prioritize(&a)?)),
-        Verb::new("pending_records", f, "The records with pending fields, with their live tasks.")
-            .answers::<Vec<PendingRecord>>()
-            .run(|h, _, a: PendingRecords| Answer::of(&h.system()?.pending_records(&a)?)),
-        Verb::new("understanding_debt", f, "What the home owes: pending fields and their tasks, counted.")
-            .object()
-            .answers::<DebtReport>()
-            .run(|h, _, a: UnderstandingDebt| Answer::of(&h.system()?.understanding_debt(&a)?)),
-        Verb::new("enqueue_debt", f, "Queue the tasks the debt report finds missing.")
-            .writes()
-            .object()
-            .answers::<EnqueueDebtReport>()
-            .run(|h, _, a: EnqueueDebt| Answer::of(&h.system()?.enqueue_debt(&a)?)),
-        Verb::new("task_packet", f, "Everything an author needs for one task: the target, its context, the instructions.")
-            .answers::<Value>()
-            .run(|h, _, a: TaskPacket| Answer::of(&h.system()?.task_packet(&a)?)),
+        Verb::new(
+            "pending_records",
+            f,
+            "The records with pending fields, with their live tasks.",
+        )
+        .answers::<Vec<PendingRecord>>()
+        .run(|h, _, a: PendingRecords| Answer::of(&h.system()?.pending_records(&a)?)),
+        Verb::new(
+            "understanding_debt",
+            f,
+            "What the home owes: pending fields and their tasks, counted.",
+        )
+        .object()
+        .answers::<DebtReport>()
+        .run(|h, _, a: UnderstandingDebt| Answer::of(&h.system()?.understanding_debt(&a)?)),
+        Verb::new(
+            "enqueue_debt",
+            f,
+            "Queue the tasks the debt report finds missing.",
+        )
+        .writes()
+        .object()
+        .answers::<EnqueueDebtReport>()
+        .run(|h, _, a: EnqueueDebt| Answer::of(&h.system()?.enqueue_debt(&a)?)),
+        Verb::new(
+            "task_packet",
+            f,
+            "Everything an author needs for one task: the target, its context, the instructions.",
+        )
+        .answers::<Value>()
+        .run(|h, _, a: TaskPacket| Answer::of(&h.system()?.task_packet(&a)?)),
     ]
 }
