@@ -44,86 +44,54 @@ struct Ops {
     queued: Vec<String>,
 }
 
-/// The op rows of docs/exec.md: `(op, arguments column)`.
-fn docs_rows() -> Vec<(String, String)> {
-    let docs = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/exec.md"))
-        .expect("docs/exec.md");
-    let mut rows = Vec::new();
-    let mut in_ops = false;
-    for l in docs.lines() {
-        if l.starts_with("| op |") {
-            in_ops = true;
-        } else if !l.starts_with('|') {
-            in_ops = false;
-        } else if in_ops
-            && let Some(rest) = l.strip_prefix("| `")
-            && let Some((op, rest)) = rest.split_once("` |")
-        {
-            let args = rest.split(" | ").next().unwrap_or("").trim().to_owned();
-            rows.push((op.to_owned(), args));
-        }
-    }
-    rows
-}
-
-fn ops(dir: &Path) -> Ops {
-    let scratch = dir.join("ops-scratch.sqlite3");
-    let (_, out, _) = exec_with(&scratch, r#"{"op": "no_such_op"}"#, false);
+/// The verb table as `am --json exec --list-ops` prints it: every op, which
+/// ops require an argument (their schema's `required`), which take none and
+/// which need the task queue.
+fn ops(_dir: &Path) -> Ops {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_am"))
+        .args(["--json", "exec", "--list-ops"])
+        .output()
+        .expect("am exec --list-ops runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let table: Vec<Value> = serde_json::from_slice(&out.stdout).expect("a JSON list");
+    let names = |keep: &dyn Fn(&Value) -> bool| -> Vec<String> {
+        table
+            .iter()
+            .filter(|v| keep(v))
+            .map(|v| v["op"].as_str().expect("an op name").to_owned())
+            .collect()
+    };
+    let known = names(&|_| true);
+    assert!(known.len() >= 80, "only {} ops listed", known.len());
+    // The unknown-op refusal lists the same table, in order.
+    let (_, out, _) = exec_with(
+        &_dir.join("ops-scratch.sqlite3"),
+        r#"{"op": "no_such_op"}"#,
+        false,
+    );
     let answer: Value = serde_json::from_str(out.lines().next().expect("an answer")).unwrap();
     let message = answer["error"]["message"]
         .as_str()
         .expect("an unknown-op error");
-    let (_, list) = message
+    let listed: Vec<&str> = message
         .split_once("known ops: ")
-        .expect("the unknown-op answer lists the known ops");
-    let mut known: Vec<String> = Vec::new();
-    for op in list.split(", ").map(str::trim) {
-        if !known.iter().any(|k| k == op) {
-            known.push(op.to_owned());
-        }
-    }
-    assert!(
-        known.len() >= 80,
-        "only {} ops listed: {message}",
-        known.len()
-    );
-    let rows = docs_rows();
-    let row = |op: &str| rows.iter().find(|(o, _)| o == op).map(|(_, a)| a.clone());
-    // An op listed twice (`versions`) requires an argument when every row
-    // of it marks one.
-    let need_args: Vec<String> = known
-        .iter()
-        .filter(|op| {
-            let mut of = rows.iter().filter(|(o, _)| o == *op).peekable();
-            of.peek().is_some() && of.all(|(_, a)| a.contains("**`"))
-        })
-        .cloned()
+        .expect("the unknown-op answer lists the known ops")
+        .1
+        .split(", ")
         .collect();
-    let no_args: Vec<String> = known
-        .iter()
-        .filter(|op| row(op).is_some_and(|a| a.starts_with('—') || a == "none" || a.is_empty()))
-        .cloned()
-        .collect();
-    // The queue's ops: refused on a home opened without its queue (before
-    // their arguments are read; any other op refuses the unknown one).
-    let script: String = known
-        .iter()
-        .map(|op| json!({"op": op, "frobnicate": 1}).to_string() + "\n")
-        .collect();
-    let (_, out, _) = exec_with(&scratch, &script, false);
-    let queued: Vec<String> = out
-        .lines()
-        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
-        .filter(|a| {
-            a["error"]["message"]
-                .as_str()
-                .is_some_and(|m| m.contains("no memory task queue"))
-        })
-        .filter_map(|a| a["op"].as_str().map(str::to_owned))
-        .collect();
+    assert_eq!(listed, known, "the unknown-op answer lists the table");
+    let need_args = names(&|v| v["required"].as_array().is_some_and(|r| !r.is_empty()));
+    let no_args = names(&|v| {
+        am_ops::find(v["op"].as_str().unwrap_or_default()).is_some_and(|verb| verb.no_args)
+    });
+    let queued = names(&|v| v["needs_queue"] == Value::Bool(true));
     assert!(
         queued.iter().any(|o| o == "tasks.enqueue"),
-        "no op answered as a queue op: {out}"
+        "no op answered as a queue op"
     );
     Ops {
         known,
@@ -1690,6 +1658,13 @@ fn more_cases(ids: &Ids, push: &mut dyn FnMut(&str, String)) {
             with(
                 "recent_records",
                 json!({"scopes": [["life", "demo"]], "since": "2026-01-01T00:00:00Z", "until": "later"}),
+            ),
+        ),
+        (
+            "diary_entry_hash: observed_at a number",
+            with(
+                "diary_entry_hash",
+                json!({"title": "Q", "digest": "d", "observed_at": 3}),
             ),
         ),
         (

@@ -190,14 +190,22 @@ impl Verb {
     /// The JSON Schema of the verb's arguments (an object), as they are
     /// read (schemars' deserialize contract: a defaulted field is optional).
     pub fn args_schema(&self) -> Schema {
-        (self.args_schema)(SchemaSettings::draft2020_12().for_deserialize().into_generator())
+        (self.args_schema)(
+            SchemaSettings::draft2020_12()
+                .for_deserialize()
+                .into_generator(),
+        )
     }
 
     /// The JSON Schema of the verb's answer (the `ok` of an exec line), as
     /// it is written (the serialize contract: a field skipped when empty is
     /// optional).
     pub fn answer_schema(&self) -> Schema {
-        (self.answer_schema)(SchemaSettings::draft2020_12().for_serialize().into_generator())
+        (self.answer_schema)(
+            SchemaSettings::draft2020_12()
+                .for_serialize()
+                .into_generator(),
+        )
     }
 
     /// Read `args` as the verb's arguments without running it: what a front

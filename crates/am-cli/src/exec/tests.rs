@@ -59,6 +59,62 @@ mod ops_tests {
         }
     }
 
+    /// docs/exec.md's bold arguments are the ones the op's schema requires
+    /// (an op with two rows, `versions`, is a union: none is required).
+    #[test]
+    fn docs_exec_md_marks_bold_exactly_the_arguments_each_schema_requires() {
+        let doc =
+            std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/exec.md"))
+                .expect("docs/exec.md exists");
+        let mut rows: std::collections::BTreeMap<String, Vec<String>> = Default::default();
+        for l in doc.lines() {
+            if let Some(rest) = l.strip_prefix("| `")
+                && let Some((op, rest)) = rest.split_once("` |")
+                && am_ops::find(op).is_some()
+            {
+                let args = rest.split(" | ").next().unwrap_or("");
+                rows.entry(op.to_owned()).or_default().push(args.to_owned());
+            }
+        }
+        let mut wrong = Vec::new();
+        for verb in am_ops::table() {
+            let Some(cells) = rows.get(verb.name) else {
+                continue; // docs_exec_md_lists_every_op names it
+            };
+            let mut bold: Vec<String> = cells
+                .iter()
+                .flat_map(|c| c.split("**`").skip(1))
+                .filter_map(|x| x.split_once("`**").map(|(n, _)| n.to_owned()))
+                .collect();
+            bold.sort();
+            bold.dedup();
+            let schema = verb.args_schema().to_value();
+            let mut required: Vec<String> = schema["required"]
+                .as_array()
+                .map(|r| {
+                    r.iter()
+                        .filter_map(|x| x.as_str().map(str::to_owned))
+                        .collect()
+                })
+                .unwrap_or_default();
+            required.sort();
+            if cells.len() > 1 {
+                continue;
+            }
+            if bold != required {
+                wrong.push(format!(
+                    "{}: docs bold {bold:?}, schema requires {required:?}",
+                    verb.name
+                ));
+            }
+        }
+        assert!(
+            wrong.is_empty(),
+            "docs/exec.md disagrees with the schemas:\n{}",
+            wrong.join("\n")
+        );
+    }
+
     #[test]
     fn add_refuses_an_unknown_field_inside_a_triple_assertion() {
         let mut s = session();

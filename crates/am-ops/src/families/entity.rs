@@ -58,6 +58,19 @@ pub(crate) struct DiaryArgs {
     journal: bool,
 }
 
+/// `diary_entry_hash`'s arguments (spec: `diary_entry_hash(title, digest,
+/// observed_at) -> str`).
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct EntryHashArgs {
+    /// The entry's title.
+    title: String,
+    /// The entry's digest (its body).
+    digest: String,
+    /// When it was observed, as stored (the canonical UTC text).
+    observed_at: String,
+}
+
 /// `verify_diary_chain`'s arguments.
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -189,6 +202,12 @@ pub(super) fn verbs() -> Vec<Verb> {
             .shape(sj)
             .answers::<Vec<Triggered>>()
             .run(triggered),
+        Verb::new("diary_entry_hash", f, "The diary chain's content hash of an entry (sha256 of title, digest and observed_at).")
+            .shape(CallShape::PureFunction)
+            .answers::<String>()
+            .run(|_, _, a: EntryHashArgs| {
+                Ok(Answer::value(json!(am_system::diary_entry_hash(&a.title, &a.digest, &a.observed_at))))
+            }),
         Verb::new("verify_diary_chain", f, "Whether the diary's hash chain is intact, and where it breaks.")
             .shape(CallShape::StoreJournalFunction)
             .object()
