@@ -173,7 +173,7 @@ fn schema_of<T: JsonSchema>(g: SchemaGenerator) -> Schema {
 impl Verb {
     /// A verb named `name` in `family`, declared by the builder calls that
     /// follow (`writes`, `shape`, `answers`, then `run`).
-    pub(crate) fn new(name: &'static str, family: Family, summary: &'static str) -> Builder {
+    pub(crate) fn declare(name: &'static str, family: Family, summary: &'static str) -> Builder {
         Builder {
             name,
             family,

@@ -79,7 +79,7 @@ fn write_barrier(home: &mut dyn Home, _: &crate::Host, a: WriteBarrierArgs) -> O
 
 pub(super) fn verbs() -> Vec<Verb> {
     vec![
-        Verb::new(
+        Verb::declare(
             "clock",
             Family::Engine,
             "Read, pin (now) or move (advance_s) the session's engine clock.",
@@ -87,7 +87,7 @@ pub(super) fn verbs() -> Vec<Verb> {
         .shape(CallShape::Engine)
         .answers::<Now>()
         .run(clock),
-        Verb::new(
+        Verb::declare(
             "reopen",
             Family::Engine,
             "Close and reopen the home (a restart), answering the journal's seq.",
@@ -95,7 +95,7 @@ pub(super) fn verbs() -> Vec<Verb> {
         .shape(CallShape::Engine)
         .answers::<Reopened>()
         .run(|h, _, NoArgs {}| Ok(Answer::value(json!({"current_seq": h.reopen()?})))),
-        Verb::new(
+        Verb::declare(
             "write_barrier",
             Family::Engine,
             "Take and release the home's write barrier, answering what it held.",

@@ -135,22 +135,22 @@ pub(super) fn verbs() -> Vec<Verb> {
     let f = Family::Entity;
     let sj = CallShape::StoreJournalFunction;
     vec![
-        Verb::new("appraise", f, "Record a feeling about a target (valence), optionally a scar or a bond.")
+        Verb::declare("appraise", f, "Record a feeling about a target (valence), optionally a scar or a bond.")
             .writes()
             .answers::<Vec<String>>()
             .run(|h, _, a: Appraise| Ok(Answer::value(json!(h.system()?.appraise(&a)?)))),
-        Verb::new("heal_scar", f, "Heal a scar with a reason; answers the healing event's id.")
+        Verb::declare("heal_scar", f, "Heal a scar with a reason; answers the healing event's id.")
             .writes()
             .answers::<String>()
             .run(|h, _, a: HealScar| Ok(Answer::value(json!(h.system()?.heal_scar(&a)?)))),
-        Verb::new("break_bond", f, "Break a bond with a reason; answers the event's id.")
+        Verb::declare("break_bond", f, "Break a bond with a reason; answers the event's id.")
             .writes()
             .answers::<String>()
             .run(|h, _, a: BreakBond| Ok(Answer::value(json!(h.system()?.break_bond(&a)?)))),
-        Verb::new("gradation", f, "The gradation (net feeling, scarred, bonded) of each target.")
+        Verb::declare("gradation", f, "The gradation (net feeling, scarred, bonded) of each target.")
             .answers::<OrderedMap<GradationScore>>()
             .run(|h, _, a: Gradation| Answer::of(&h.system()?.gradation(&a)?)),
-        Verb::new("feelings_about", f, "Every feeling about one target across scope pairs.")
+        Verb::declare("feelings_about", f, "Every feeling about one target across scope pairs.")
             .shape(sj)
             .object()
             .answers::<FeelingsAboutResult>()
@@ -158,57 +158,57 @@ pub(super) fn verbs() -> Vec<Verb> {
                 let sys = h.system()?;
                 Answer::of(&feelings_about(Some(&**sys.journal()), &a)?)
             }),
-        Verb::new("stimulus_feelings", f, "The feelings a stimulus touches (targets it names or matches).")
+        Verb::declare("stimulus_feelings", f, "The feelings a stimulus touches (targets it names or matches).")
             .shape(sj)
             .answers::<Vec<StimulusFeeling>>()
             .run(|h, _, a: StimulusFeelings| {
                 let sys = h.system()?;
                 Answer::warned(stimulus_feelings(&**sys.store(), Some(&**sys.journal()), &a)?)
             }),
-        Verb::new("lint_spark", f, "What is wrong with a spark (an empty list: nothing).")
+        Verb::declare("lint_spark", f, "What is wrong with a spark (an empty list: nothing).")
             .shape(CallShape::PureFunction)
             .answers::<Vec<String>>()
             .run(|_, _, a: LintArgs| Ok(Answer::value(json!(lint_spark(&a.spark, a.framework))))),
-        Verb::new("canonical_spark_hash", f, "The spark's canonical hash (hex).")
+        Verb::declare("canonical_spark_hash", f, "The spark's canonical hash (hex).")
             .shape(CallShape::PureFunction)
             .answers::<String>()
             .run(|_, _, a: HashArgs| Ok(Answer::value(json!(canonical_spark_hash(&a.spark))))),
-        Verb::new("engram", f, "Form the identity core from a spark (idempotent); unnamed items are authored by the host's author.")
+        Verb::declare("engram", f, "Form the identity core from a spark (idempotent); unnamed items are authored by the host's author.")
             .writes()
             .object()
             .hooks(&[Hook::Author])
             .answers::<EngramResult>()
             .run(engram),
-        Verb::new("self_records", f, "The identity core's records (prompt-active self rows).")
+        Verb::declare("self_records", f, "The identity core's records (prompt-active self rows).")
             .answers::<Vec<TripleAssertion>>()
             .run(|h, _, a: SelfRecords| Ok(rows(&h.system()?.self_records(&a)?))),
-        Verb::new("open_questions", f, "The diary's open questions.")
+        Verb::declare("open_questions", f, "The diary's open questions.")
             .shape(sj)
             .answers::<Vec<TripleAssertion>>()
             .run(|h, _, d: DiaryArgs| open_set(h, d, diary::open_questions)),
-        Verb::new("open_problems", f, "The diary's open problems.")
+        Verb::declare("open_problems", f, "The diary's open problems.")
             .shape(sj)
             .answers::<Vec<TripleAssertion>>()
             .run(|h, _, d: DiaryArgs| open_set(h, d, diary::open_problems)),
-        Verb::new("open_ideas", f, "The diary's open ideas.")
+        Verb::declare("open_ideas", f, "The diary's open ideas.")
             .shape(sj)
             .answers::<Vec<TripleAssertion>>()
             .run(|h, _, d: DiaryArgs| open_set(h, d, diary::open_ideas)),
-        Verb::new("open_commitments", f, "The diary's open commitments.")
+        Verb::declare("open_commitments", f, "The diary's open commitments.")
             .shape(sj)
             .answers::<Vec<TripleAssertion>>()
             .run(|h, _, d: DiaryArgs| open_set(h, d, diary::open_commitments)),
-        Verb::new("triggered_commitments", f, "The open commitments a stimulus triggers, each with a presentation line.")
+        Verb::declare("triggered_commitments", f, "The open commitments a stimulus triggers, each with a presentation line.")
             .shape(sj)
             .answers::<Vec<Triggered>>()
             .run(triggered),
-        Verb::new("diary_entry_hash", f, "The diary chain's content hash of an entry (sha256 of title, digest and observed_at).")
+        Verb::declare("diary_entry_hash", f, "The diary chain's content hash of an entry (sha256 of title, digest and observed_at).")
             .shape(CallShape::PureFunction)
             .answers::<String>()
             .run(|_, _, a: EntryHashArgs| {
                 Ok(Answer::value(json!(am_system::diary_entry_hash(&a.title, &a.digest, &a.observed_at))))
             }),
-        Verb::new("verify_diary_chain", f, "Whether the diary's hash chain is intact, and where it breaks.")
+        Verb::declare("verify_diary_chain", f, "Whether the diary's hash chain is intact, and where it breaks.")
             .shape(CallShape::StoreJournalFunction)
             .object()
             .answers::<ChainReport>()

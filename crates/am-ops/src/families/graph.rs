@@ -204,7 +204,7 @@ pub(super) fn verbs() -> Vec<Verb> {
     let f = Family::Graph;
     let g = CallShape::GraphMethod;
     vec![
-        Verb::new(
+        Verb::declare(
             "apply_revision",
             f,
             "Apply a graph revision (idempotent by revision_id) with its provenance.",
@@ -214,7 +214,7 @@ pub(super) fn verbs() -> Vec<Verb> {
         .object()
         .answers::<RevisionResult>()
         .run(apply_revision),
-        Verb::new(
+        Verb::declare(
             "history",
             f,
             "A memory's history: every revision event that touched it.",
@@ -225,7 +225,7 @@ pub(super) fn verbs() -> Vec<Verb> {
             let n = limit(a.limit, DEFAULT_READ_LIMIT)?;
             Answer::of(&h.graph()?.history(&a.memory_id, n)?)
         }),
-        Verb::new(
+        Verb::declare(
             "sources_of",
             f,
             "The sources a memory derives from (transitively by default).",
@@ -233,7 +233,7 @@ pub(super) fn verbs() -> Vec<Verb> {
         .shape(g)
         .answers::<SourcesAnswer>()
         .run(sources_of),
-        Verb::new(
+        Verb::declare(
             "names_ref",
             f,
             "Whether any revision of these owners names a source ref.",
@@ -241,7 +241,7 @@ pub(super) fn verbs() -> Vec<Verb> {
         .shape(g)
         .answers::<bool>()
         .run(names_ref),
-        Verb::new(
+        Verb::declare(
             "derived_from_source",
             f,
             "The memories derived from a source ref.",
@@ -249,7 +249,7 @@ pub(super) fn verbs() -> Vec<Verb> {
         .shape(g)
         .answers::<Vec<String>>()
         .run(derived_from_source),
-        Verb::new(
+        Verb::declare(
             "revisions",
             f,
             "A page of the revision log after a cursor, with the next cursor.",
@@ -257,7 +257,7 @@ pub(super) fn verbs() -> Vec<Verb> {
         .shape(g)
         .answers::<(Vec<Revision>, String)>()
         .run(revisions),
-        Verb::new(
+        Verb::declare(
             "repair",
             f,
             "Re-apply revisions the journal logged but the store lacks; answers how many.",
@@ -269,7 +269,7 @@ pub(super) fn verbs() -> Vec<Verb> {
             let n = limit(a.limit, MAX_READ_LIMIT)?;
             Ok(Answer::value(json!(h.graph()?.repair(n)?)))
         }),
-        Verb::new(
+        Verb::declare(
             "replay_into",
             f,
             "Replay the revision log into another home; answers how many revisions applied.",

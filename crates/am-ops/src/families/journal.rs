@@ -109,40 +109,40 @@ pub(super) fn verbs() -> Vec<Verb> {
     let f = Family::Journal;
     let j = CallShape::JournalMethod;
     vec![
-        Verb::new("events", f, "The journal's attention and audit events, filtered.")
+        Verb::declare("events", f, "The journal's attention and audit events, filtered.")
             .shape(j)
             .answers::<Vec<MemoryEvent>>()
             .run(|h, _, a: EventFilter| Answer::of(&h.system()?.journal().events(&a)?)),
-        Verb::new("bindings", f, "The journal's scope bindings, filtered.")
+        Verb::declare("bindings", f, "The journal's scope bindings, filtered.")
             .shape(j)
             .answers::<Vec<ScopeBinding>>()
             .run(|h, _, a: BindingFilter| Answer::of(&h.system()?.journal().bindings(&a)?)),
-        Verb::new("closures", f, "The journal's closure records, filtered.")
+        Verb::declare("closures", f, "The journal's closure records, filtered.")
             .shape(j)
             .answers::<Vec<ClosureRecord>>()
             .run(|h, _, a: ClosureFilter| Answer::of(&h.system()?.journal().closures(&a)?)),
-        Verb::new("traces", f, "The journal's reconstruction traces, filtered.")
+        Verb::declare("traces", f, "The journal's reconstruction traces, filtered.")
             .shape(j)
             .answers::<Vec<ReconstructionTrace>>()
             .run(|h, _, a: TraceFilter| Answer::of(&h.system()?.journal().traces(&a)?)),
-        Verb::new("snapshots", f, "The journal's active-memory snapshots (commits), filtered.")
+        Verb::declare("snapshots", f, "The journal's active-memory snapshots (commits), filtered.")
             .shape(j)
             .answers::<Vec<ActiveMemorySnapshot>>()
             .run(|h, _, a: TraceFilter| Answer::of(&h.system()?.journal().snapshots(&a)?)),
-        Verb::new("valence_events", f, "The journal's valence events, filtered.")
+        Verb::declare("valence_events", f, "The journal's valence events, filtered.")
             .shape(j)
             .answers::<Vec<ValenceEvent>>()
             .run(|h, _, a: ValenceFilter| Answer::of(&h.system()?.journal().valence_events(&a)?)),
-        Verb::new("versions", f, "A record's understanding versions (record_id, field), or the journal's version rows (a VersionFilter).")
+        Verb::declare("versions", f, "A record's understanding versions (record_id, field), or the journal's version rows (a VersionFilter).")
             .answers::<VersionsAnswer>()
             .run(versions),
-        Verb::new("selected_count", f, "How often a record was committed as used, as of until_seq.")
+        Verb::declare("selected_count", f, "How often a record was committed as used, as of until_seq.")
             .shape(j)
             .answers::<u64>()
             .run(|h, _, a: SelectedCountArgs| {
                 Ok(Answer::value(json!(h.system()?.journal().selected_count(&a.record_id, a.until_seq)?)))
             }),
-        Verb::new("pair_selected_count", f, "How often a pair was committed as used together, as of until_seq.")
+        Verb::declare("pair_selected_count", f, "How often a pair was committed as used together, as of until_seq.")
             .shape(j)
             .answers::<u64>()
             .run(|h, _, a: PairSelectedCountArgs| {

@@ -138,7 +138,7 @@ fn assertions_after(home: &mut dyn Home, _: &crate::Host, f: FeedArgs) -> OpResu
 pub(super) fn verbs() -> Vec<Verb> {
     let f = Family::Layer1;
     vec![
-        Verb::new(
+        Verb::declare(
             "add",
             f,
             "Store triple assertions (layer 1); answers their ids.",
@@ -146,14 +146,14 @@ pub(super) fn verbs() -> Vec<Verb> {
         .writes()
         .answers::<Vec<String>>()
         .run(add),
-        Verb::new(
+        Verb::declare(
             "query",
             f,
             "Read triple assertions matching a TripleQuery (layer 1).",
         )
         .answers::<Vec<TripleAssertion>>()
         .run(query),
-        Verb::new(
+        Verb::declare(
             "close_assertion",
             f,
             "Close an assertion's validity window at valid_until.",
@@ -168,7 +168,7 @@ pub(super) fn verbs() -> Vec<Verb> {
                 .close_assertion(&a.assertion_id, &a.valid_until)?;
             Ok(Answer::value(json!(changed)))
         }),
-        Verb::new(
+        Verb::declare(
             "narrow_assertion",
             f,
             "Narrow an assertion's validity window to end at valid_until.",
@@ -183,7 +183,7 @@ pub(super) fn verbs() -> Vec<Verb> {
                 .narrow_assertion(&a.assertion_id, &a.valid_until)?;
             Ok(Answer::value(json!(changed)))
         }),
-        Verb::new(
+        Verb::declare(
             "assertions_after",
             f,
             "The change feed: rows after a cursor, with the next cursor.",
@@ -191,7 +191,7 @@ pub(super) fn verbs() -> Vec<Verb> {
         .shape(CallShape::StoreMethod)
         .answers::<(Vec<(i64, TripleAssertion)>, i64)>()
         .run(assertions_after),
-        Verb::new(
+        Verb::declare(
             "embedding_pin",
             f,
             "The home's embedding pin (model and dimension), or null.",

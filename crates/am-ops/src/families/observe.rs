@@ -62,14 +62,14 @@ pub(super) fn verbs() -> Vec<Verb> {
     let f = Family::Observe;
     let sj = CallShape::StoreJournalFunction;
     vec![
-        Verb::new(
+        Verb::declare(
             "export_replay",
             f,
             "The journal as replay envelopes (the replay stream), after since_seq.",
         )
         .answers::<Vec<ReplayEnvelope>>()
         .run(export_replay),
-        Verb::new(
+        Verb::declare(
             "recall_history",
             f,
             "A record's recall history: when it surfaced, was used, or was dropped.",
@@ -77,7 +77,7 @@ pub(super) fn verbs() -> Vec<Verb> {
         .object()
         .answers::<RecallHistoryReport>()
         .run(|h, _, a: RecallHistory| Answer::of(&h.system()?.recall_history(&a)?)),
-        Verb::new(
+        Verb::declare(
             "explain_recall",
             f,
             "Why a record did or did not surface in a recall.",
@@ -94,7 +94,7 @@ pub(super) fn verbs() -> Vec<Verb> {
                 a.trace_id.as_deref(),
             )?)
         }),
-        Verb::new(
+        Verb::declare(
             "absence_diagnosis",
             f,
             "Why a record cannot surface in a scope pair (closed, hidden, out of scope, ...).",
@@ -111,7 +111,7 @@ pub(super) fn verbs() -> Vec<Verb> {
                 (&a.scope, &a.owner_id),
             )?)
         }),
-        Verb::new(
+        Verb::declare(
             "origin_diversity",
             f,
             "How diverse a shelf's origins are (or null under min_counted).",
@@ -120,7 +120,7 @@ pub(super) fn verbs() -> Vec<Verb> {
         .object()
         .answers::<Option<OriginDiversityReport>>()
         .run(|_, _, a: OriginDiversity| Answer::of(&origin_diversity(&a)?)),
-        Verb::new(
+        Verb::declare(
             "stable_render_order",
             f,
             "Handles in a stable render order, each with its rank.",
@@ -128,7 +128,7 @@ pub(super) fn verbs() -> Vec<Verb> {
         .shape(CallShape::PureFunction)
         .answers::<Vec<(MemoryHandle, usize)>>()
         .run(render_order),
-        Verb::new(
+        Verb::declare(
             "recent_records",
             f,
             "The records formed since an instant in scope pairs.",
@@ -136,7 +136,7 @@ pub(super) fn verbs() -> Vec<Verb> {
         .object()
         .answers::<RecentRecordsReport>()
         .run(|h, _, a: RecentRecords| Answer::of(&h.system()?.recent_records(&a)?)),
-        Verb::new(
+        Verb::declare(
             "entity_card",
             f,
             "The entity's identity card: who it is, what it holds, what it feels.",

@@ -86,7 +86,7 @@ fn reconstruct(home: &mut dyn Home, _: &crate::Host, a: Reconstruct) -> OpResult
 pub(super) fn verbs() -> Vec<Verb> {
     let f = Family::System;
     vec![
-        Verb::new(
+        Verb::declare(
             "remember_many",
             f,
             "Form records in one transaction (idempotent by key); answers their ids.",
@@ -94,11 +94,11 @@ pub(super) fn verbs() -> Vec<Verb> {
         .writes()
         .answers::<Vec<String>>()
         .run(|h, _, a: RememberMany| Answer::warned(h.system()?.remember_many(&a)?)),
-        Verb::new("remember", f, "Form one record; answers its id.")
+        Verb::declare("remember", f, "Form one record; answers its id.")
             .writes()
             .answers::<String>()
             .run(|h, _, a: Remember| Answer::warned(h.system()?.remember(&a)?)),
-        Verb::new(
+        Verb::declare(
             "reconstruct",
             f,
             "Recall: the shelf of handles relevant to a stimulus (journaled when asked).",
@@ -107,7 +107,7 @@ pub(super) fn verbs() -> Vec<Verb> {
         .object()
         .answers::<am_system::ReconstructionResult>()
         .run(reconstruct),
-        Verb::new(
+        Verb::declare(
             "commit_selection",
             f,
             "Commit what was used from a recall's shelf: the only thing that strengthens memory.",
@@ -116,7 +116,7 @@ pub(super) fn verbs() -> Vec<Verb> {
         .object()
         .answers::<ActiveMemorySnapshot>()
         .run(|h, _, a: CommitSelection| Answer::warned(h.system()?.commit_selection(&a)?)),
-        Verb::new(
+        Verb::declare(
             "reinforce",
             f,
             "A deliberate act strengthening records; answers the act's event id.",
@@ -124,7 +124,7 @@ pub(super) fn verbs() -> Vec<Verb> {
         .writes()
         .answers::<String>()
         .run(|h, _, a: Reinforce| Ok(Answer::value(json!(h.system()?.reinforce(&a)?)))),
-        Verb::new(
+        Verb::declare(
             "attenuate",
             f,
             "A deliberate act weakening records; answers the act's event id.",
@@ -132,7 +132,7 @@ pub(super) fn verbs() -> Vec<Verb> {
         .writes()
         .answers::<String>()
         .run(|h, _, a: Reinforce| Ok(Answer::value(json!(h.system()?.attenuate(&a)?)))),
-        Verb::new(
+        Verb::declare(
             "refocus",
             f,
             "A deliberate act moving attention to records; answers the act's event id.",
@@ -140,25 +140,25 @@ pub(super) fn verbs() -> Vec<Verb> {
         .writes()
         .answers::<String>()
         .run(|h, _, a: Refocus| Ok(Answer::value(json!(h.system()?.refocus(&a)?)))),
-        Verb::new(
+        Verb::declare(
             "activation",
             f,
             "Each record's stored activation (strength, count, last use).",
         )
         .answers::<OrderedMap<StoredActivation>>()
         .run(|h, _, a: Activation| Answer::of(&h.system()?.activation(&a)?)),
-        Verb::new(
+        Verb::declare(
             "access_counts",
             f,
             "Cumulative selected counts of records and co_selected counts of pairs.",
         )
         .answers::<AccessCountsAnswer>()
         .run(access_counts),
-        Verb::new("payload", f, "A record's payload at a tier (digest).")
+        Verb::declare("payload", f, "A record's payload at a tier (digest).")
             .object()
             .answers::<Payload>()
             .run(payload),
-        Verb::new(
+        Verb::declare(
             "bind",
             f,
             "Bind a record to a scope (prompt-active, pinned, ...); answers the binding.",
@@ -167,7 +167,7 @@ pub(super) fn verbs() -> Vec<Verb> {
         .object()
         .answers::<ScopeBinding>()
         .run(|h, _, a: Bind| Answer::of(&h.system()?.bind(&a)?)),
-        Verb::new(
+        Verb::declare(
             "close_assertions",
             f,
             "Close assertions with a reason (a closure record each); answers the closure ids.",
@@ -177,7 +177,7 @@ pub(super) fn verbs() -> Vec<Verb> {
         .run(|h, _, a: CloseAssertions| {
             Ok(Answer::value(json!(h.system()?.close_assertions(&a)?)))
         }),
-        Verb::new(
+        Verb::declare(
             "close_record",
             f,
             "Close a whole record with a reason; answers the closure ids.",
@@ -185,10 +185,10 @@ pub(super) fn verbs() -> Vec<Verb> {
         .writes()
         .answers::<Vec<String>>()
         .run(|h, _, a: CloseRecord| Ok(Answer::value(json!(h.system()?.close_record(&a)?)))),
-        Verb::new("current_seq", f, "The journal's current seq.")
+        Verb::declare("current_seq", f, "The journal's current seq.")
             .answers::<i64>()
             .run(|h, _, NoArgs {}| Ok(Answer::value(json!(h.system()?.current_seq()?)))),
-        Verb::new(
+        Verb::declare(
             "seq_at",
             f,
             "The highest journal seq observed at or before an instant.",

@@ -59,7 +59,7 @@ pub(super) fn verbs() -> Vec<Verb> {
     let f = Family::Tasks;
     let q = CallShape::QueueMethod;
     vec![
-        Verb::new(
+        Verb::declare(
             "tasks.enqueue",
             f,
             "Queue one memory task (idempotent by its key).",
@@ -69,7 +69,7 @@ pub(super) fn verbs() -> Vec<Verb> {
         .object()
         .answers::<EnqueueResult>()
         .run(|h, _, a: Enqueue| Answer::of(&h.system()?.tasks()?.enqueue(&a)?)),
-        Verb::new(
+        Verb::declare(
             "tasks.enqueue_many",
             f,
             "Queue memory tasks in one transaction.",
@@ -78,7 +78,7 @@ pub(super) fn verbs() -> Vec<Verb> {
         .shape(q)
         .answers::<Vec<EnqueueResult>>()
         .run(|h, _, a: EnqueueMany| Answer::of(&h.system()?.tasks()?.enqueue_many(&a.tasks)?)),
-        Verb::new(
+        Verb::declare(
             "tasks.select_for_window",
             f,
             "Choose the tasks that fit a window's budget, by priority and cost.",
@@ -87,19 +87,19 @@ pub(super) fn verbs() -> Vec<Verb> {
         .object()
         .answers::<WindowSelection>()
         .run(|h, _, a: SelectForWindow| Answer::of(&h.system()?.tasks()?.select_for_window(&a)?)),
-        Verb::new("tasks.claim", f, "Lease tasks to a holder for a window.")
+        Verb::declare("tasks.claim", f, "Lease tasks to a holder for a window.")
             .writes()
             .shape(q)
             .object()
             .answers::<ClaimResult>()
             .run(|h, _, a: Claim| Answer::of(&h.system()?.tasks()?.claim(&a)?)),
-        Verb::new("tasks.ack", f, "Mark leased tasks done.")
+        Verb::declare("tasks.ack", f, "Mark leased tasks done.")
             .writes()
             .shape(q)
             .object()
             .answers::<AckResult>()
             .run(|h, _, a: Ack| Answer::of(&h.system()?.tasks()?.ack(&a)?)),
-        Verb::new(
+        Verb::declare(
             "tasks.release",
             f,
             "Release leased tasks: retry, defer, skip or fail them.",
@@ -109,7 +109,7 @@ pub(super) fn verbs() -> Vec<Verb> {
         .object()
         .answers::<ReleaseResult>()
         .run(|h, _, a: Release| Answer::of(&h.system()?.tasks()?.release(&a)?)),
-        Verb::new(
+        Verb::declare(
             "tasks.left_out",
             f,
             "The tasks a window's selection left out, and why.",
@@ -123,25 +123,25 @@ pub(super) fn verbs() -> Vec<Verb> {
                     .left_out(a.holder.as_deref(), a.window)?,
             )
         }),
-        Verb::new("tasks.task", f, "One task by id, or null.")
+        Verb::declare("tasks.task", f, "One task by id, or null.")
             .shape(q)
             .object()
             .answers::<Option<TaskRow>>()
             .run(|h, _, a: TaskIdArgs| Answer::of(&h.system()?.tasks()?.task(&a.task_id)?)),
-        Verb::new("tasks.tasks", f, "The tasks matching a filter.")
+        Verb::declare("tasks.tasks", f, "The tasks matching a filter.")
             .shape(q)
             .answers::<Vec<TaskRow>>()
             .run(|h, _, a: ListTasks| Answer::of(&h.system()?.tasks()?.tasks(&a)?)),
-        Verb::new("tasks.log", f, "A task's log: every transition, in order.")
+        Verb::declare("tasks.log", f, "A task's log: every transition, in order.")
             .shape(q)
             .answers::<Vec<TaskLogRow>>()
             .run(|h, _, a: TaskIdArgs| Answer::of(&h.system()?.tasks()?.log(&a.task_id)?)),
-        Verb::new("tasks.counts", f, "How many tasks are in each status.")
+        Verb::declare("tasks.counts", f, "How many tasks are in each status.")
             .shape(q)
             .object()
             .answers::<TaskCounts>()
             .run(|h, _, NoArgs {}| Answer::of(&h.system()?.tasks()?.counts()?)),
-        Verb::new(
+        Verb::declare(
             "tasks.cost_of",
             f,
             "A task's expected cost in seconds (its kind's recent median).",
@@ -149,7 +149,7 @@ pub(super) fn verbs() -> Vec<Verb> {
         .shape(q)
         .answers::<f64>()
         .run(cost_of),
-        Verb::new(
+        Verb::declare(
             "tasks.supersede_stale",
             f,
             "Supersede live tasks whose target moved past their basis.",
@@ -158,7 +158,7 @@ pub(super) fn verbs() -> Vec<Verb> {
         .shape(q)
         .answers::<Vec<String>>()
         .run(|h, _, NoArgs {}| Answer::of(&h.system()?.tasks()?.supersede_stale()?)),
-        Verb::new(
+        Verb::declare(
             "tasks.supersede_target",
             f,
             "Supersede every live task on a target, with a reason.",
@@ -173,19 +173,19 @@ pub(super) fn verbs() -> Vec<Verb> {
                     .supersede_target(&a.target_id, &a.reason)?,
             )
         }),
-        Verb::new("tasks.prioritize", f, "Change live tasks' priority.")
+        Verb::declare("tasks.prioritize", f, "Change live tasks' priority.")
             .writes()
             .shape(q)
             .answers::<Vec<String>>()
             .run(|h, _, a: Prioritize| Answer::of(&h.system()?.tasks()?.prioritize(&a)?)),
-        Verb::new(
+        Verb::declare(
             "pending_records",
             f,
             "The records with pending fields, with their live tasks.",
         )
         .answers::<Vec<PendingRecord>>()
         .run(|h, _, a: PendingRecords| Answer::of(&h.system()?.pending_records(&a)?)),
-        Verb::new(
+        Verb::declare(
             "understanding_debt",
             f,
             "What the home owes: pending fields and their tasks, counted.",
@@ -193,7 +193,7 @@ pub(super) fn verbs() -> Vec<Verb> {
         .object()
         .answers::<DebtReport>()
         .run(|h, _, a: UnderstandingDebt| Answer::of(&h.system()?.understanding_debt(&a)?)),
-        Verb::new(
+        Verb::declare(
             "enqueue_debt",
             f,
             "Queue the tasks the debt report finds missing.",
@@ -202,7 +202,7 @@ pub(super) fn verbs() -> Vec<Verb> {
         .object()
         .answers::<EnqueueDebtReport>()
         .run(|h, _, a: EnqueueDebt| Answer::of(&h.system()?.enqueue_debt(&a)?)),
-        Verb::new(
+        Verb::declare(
             "task_packet",
             f,
             "Everything an author needs for one task: the target, its context, the instructions.",

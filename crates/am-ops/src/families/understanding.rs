@@ -47,45 +47,45 @@ fn row(sys: &MemorySystem, id: &str) -> OpResult<am_triples::TripleAssertion> {
 pub(super) fn verbs() -> Vec<Verb> {
     let f = Family::Understanding;
     vec![
-        Verb::new("rewrite_digest", f, "Rewrite a record's digest (and optionally its title) as a new version, with its reading.")
+        Verb::declare("rewrite_digest", f, "Rewrite a record's digest (and optionally its title) as a new version, with its reading.")
             .writes()
             .object()
             .answers::<UnderstandingResult>()
             .run(|h, _, a: RewriteDigest| Answer::of(&h.system()?.rewrite_digest(&a)?)),
-        Verb::new("retitle", f, "Give a record a new title as a new version.")
+        Verb::declare("retitle", f, "Give a record a new title as a new version.")
             .writes()
             .object()
             .answers::<UnderstandingResult>()
             .run(|h, _, a: Retitle| Answer::of(&h.system()?.retitle(&a)?)),
-        Verb::new("narrate_dream", f, "Write a dream record's narration as a new version.")
+        Verb::declare("narrate_dream", f, "Write a dream record's narration as a new version.")
             .writes()
             .object()
             .answers::<UnderstandingResult>()
             .run(|h, _, a: NarrateDream| Answer::of(&h.system()?.narrate_dream(&a)?)),
-        Verb::new("revert_digest", f, "Return a record's digest to an earlier version, as a new version.")
+        Verb::declare("revert_digest", f, "Return a record's digest to an earlier version, as a new version.")
             .writes()
             .object()
             .answers::<UnderstandingResult>()
             .run(|h, _, a: RevertDigest| Answer::of(&h.system()?.revert_digest(&a)?)),
-        Verb::new("declare_pending", f, "Declare a record's field pending, queueing its authoring task.")
+        Verb::declare("declare_pending", f, "Declare a record's field pending, queueing its authoring task.")
             .writes()
             .object()
             .answers::<UnderstandingResult>()
             .run(|h, _, a: DeclarePending| Answer::of(&h.system()?.declare_pending(&a)?)),
-        Verb::new("rearm_pending", f, "Re-arm a pending field whose task was settled without it, queueing a new task.")
+        Verb::declare("rearm_pending", f, "Re-arm a pending field whose task was settled without it, queueing a new task.")
             .writes()
             .object()
             .answers::<UnderstandingResult>()
             .run(|h, _, a: RearmPending| Answer::of(&h.system()?.rearm_pending(&a)?)),
-        Verb::new("current_of", f, "A record's current reading: its row and version numbers.")
+        Verb::declare("current_of", f, "A record's current reading: its row and version numbers.")
             .object()
             .answers::<CurrentOf>()
             .run(|h, _, a: RecordArgs| Answer::of(&h.system()?.current_of(&a.record_id)?)),
-        Verb::new("record_understanding", f, "Everything a record's understanding holds: fields, versions, pending, provenance.")
+        Verb::declare("record_understanding", f, "Everything a record's understanding holds: fields, versions, pending, provenance.")
             .object()
             .answers::<RecordUnderstanding>()
             .run(|h, _, a: RecordArgs| Answer::of(&h.system()?.record_understanding(&a.record_id)?)),
-        Verb::new("understanding_fields", f, "The understanding fields of a record's digest row.")
+        Verb::declare("understanding_fields", f, "The understanding fields of a record's digest row.")
             .shape(CallShape::PureFunction)
             .object()
             .answers::<UnderstandingFields>()
@@ -93,7 +93,7 @@ pub(super) fn verbs() -> Vec<Verb> {
                 let r = row(h.system()?, &a.record_id)?;
                 Answer::of(&understanding_fields(&r, a.version_count, a.replaced_by.as_deref()))
             }),
-        Verb::new("reading_provenance", f, "Who read a record's digest row, when, from what.")
+        Verb::declare("reading_provenance", f, "Who read a record's digest row, when, from what.")
             .shape(CallShape::PureFunction)
             .object()
             .answers::<ReadingProvenance>()
