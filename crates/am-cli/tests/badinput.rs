@@ -1781,7 +1781,17 @@ fn exec(home: &Path, input: &str) -> (i32, String, String) {
 
 /// `am exec` over `home`, with its task queue when `queued`.
 fn exec_with(home: &Path, input: &str, queued: bool) -> (i32, String, String) {
-    let mut args = vec!["exec", "--home", home.to_str().unwrap(), "--clock", CLOCK];
+    // The lived-in template is vectorless (the catalogue has cases for a
+    // home without an embedder): the embedder is named, not defaulted.
+    let mut args = vec![
+        "exec",
+        "--home",
+        home.to_str().unwrap(),
+        "--embedder",
+        "none",
+        "--clock",
+        CLOCK,
+    ];
     if queued {
         args.push("--task-queue");
     }

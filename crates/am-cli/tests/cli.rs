@@ -159,7 +159,18 @@ fn inspect_counts_records_per_kind_and_assertions_per_scope() {
         r["by_scope"]["life"]["assertions"].as_i64().unwrap()
             + r["by_scope"]["work"]["assertions"].as_i64().unwrap()
     );
-    assert_eq!(r["embedding_pin"], serde_json::Value::Null);
+    // A new home formed through `am exec` gets the bundled offline embedder,
+    // as one formed through `am ingest` does (issue 37: one default).
+    assert_eq!(
+        r["embedding_pin"]["model_id"],
+        am_embed::POTION_BASE_2M_MODEL_ID
+    );
+    let memory = common::am_with_input(&["exec", "--memory", "-"], r#"{"op": "embedding_pin"}"#);
+    assert_eq!(
+        memory.stdout.trim(),
+        r#"{"id":null,"op":"embedding_pin","ok":null}"#,
+        "--memory keeps no embedder"
+    );
 }
 
 #[test]

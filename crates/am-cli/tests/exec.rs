@@ -277,7 +277,16 @@ fn the_pending_loop_answers_alike_on_the_in_memory_pair_and_the_sqlite_home() {
     let dir = tempfile::tempdir().unwrap();
     let home = dir.path().join("home.sqlite3");
     let run = |stack: &[&str]| {
-        let mut args = vec!["exec", "--clock", "2026-01-01T00:00:00Z", "--task-queue"];
+        // Both stacks without an embedder (a SQLite home defaults to the
+        // offline one; the in-memory pair to none).
+        let mut args = vec![
+            "exec",
+            "--clock",
+            "2026-01-01T00:00:00Z",
+            "--task-queue",
+            "--embedder",
+            "none",
+        ];
         args.extend_from_slice(stack);
         args.push("-");
         let out = common::am_with_input(&args, &script);

@@ -97,9 +97,11 @@ impl ExecCmd {
                 let facts = home::read_facts(path)?;
                 home::refuse_foreign(path, facts.as_ref(), force)?;
                 let pin = facts.as_ref().and_then(|f| f.pin.as_ref());
+                // A SQLite home gets the bundled offline embedder by default,
+                // as under `am ingest` and `am recall`; `--memory` keeps none.
                 embedder::resolve(
                     ctx.embedder(),
-                    "none",
+                    "offline",
                     pin,
                     true,
                     ctx.allow_vectorless,
