@@ -451,14 +451,28 @@ pub fn open_queued(
     clock: &PinnedClock,
     task_queue: bool,
 ) -> CliResult<Engine> {
-    let pin = creation_pin(embedder.as_ref(), clock)?;
-    open_with_pin(
+    open_queued_with(
         spec,
         embedder,
-        pin,
         clock,
-        (ReconstructConfig::default(), task_queue),
+        task_queue,
+        ReconstructConfig::default(),
     )
+}
+
+/// [`open_queued`] with a reconstruct config (`am exec --profile`).
+///
+/// # Errors
+/// As [`open`].
+pub fn open_queued_with(
+    spec: &HomeSpec,
+    embedder: Option<Arc<dyn TextEmbedder>>,
+    clock: &PinnedClock,
+    task_queue: bool,
+    config: ReconstructConfig,
+) -> CliResult<Engine> {
+    let pin = creation_pin(embedder.as_ref(), clock)?;
+    open_with_pin(spec, embedder, pin, clock, (config, task_queue))
 }
 
 /// Open an existing home to read it (`query`, `recall`): no pin is declared,

@@ -240,6 +240,83 @@ fn the_schema_check_refuses_an_answer_outside_its_schema() {
     assert!(fits(&serde_json::json!([1]), &schema, &schema, "ok").is_err());
 }
 
+/// Issue 37: a host driving `am exec` finds what `am recall` finds when it
+/// asks for the same profile, per line (`"profile": "hybrid"`) or for the
+/// session (`--profile hybrid`); the op's default stays the spec's.
+#[test]
+fn a_reconstruct_line_naming_the_hybrid_profile_finds_what_am_recall_finds() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("chat.sqlite3");
+    let h = home.to_str().unwrap();
+    let conv = common::demo_conversation();
+    let out = common::am(&[
+        "ingest",
+        "--home",
+        h,
+        "--format",
+        "jsonl",
+        "--scope",
+        "life:me",
+        conv.to_str().unwrap(),
+    ]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let cue = "when is the first planting due?";
+    let recall = common::am(&["--json", "recall", "--home", h, "--scope", "life:me", cue]);
+    assert_eq!(recall.code, 0, "{}", recall.stderr);
+    let ids = |v: &serde_json::Value| -> Vec<String> {
+        v["handles"]
+            .as_array()
+            .expect("handles")
+            .iter()
+            .map(|x| x["record_id"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    let recalled =
+        ids(&serde_json::from_str::<serde_json::Value>(&recall.stdout).unwrap()["reconstruction"]);
+    assert!(recalled.len() >= 5, "{}", recall.stdout);
+    let line = |profile: Option<&str>| {
+        let mut l = serde_json::json!({"op": "reconstruct", "stimulus": {"cue_text": cue},
+                                       "scopes": [["life", "me"]], "journal": false});
+        if let Some(p) = profile {
+            l["profile"] = serde_json::json!(p);
+        }
+        l.to_string() + "\n"
+    };
+    let run = |extra: &[&str], script: &str| -> Vec<Vec<String>> {
+        let mut args = vec!["exec", "--home", h];
+        args.extend_from_slice(extra);
+        args.push("-");
+        let out = common::am_with_input(&args, script);
+        assert_eq!(out.code, 0, "{}", out.stderr);
+        out.stdout
+            .lines()
+            .map(|l| ids(&serde_json::from_str::<serde_json::Value>(l).unwrap()["ok"]))
+            .collect()
+    };
+    let per_line = run(
+        &[],
+        &(line(Some("hybrid")) + &line(None) + &line(Some("spec"))),
+    );
+    assert_eq!(
+        per_line[0], recalled,
+        "a hybrid line finds what am recall finds"
+    );
+    assert_ne!(
+        per_line[1], recalled,
+        "the op's default is the spec's profile"
+    );
+    assert_eq!(per_line[2], per_line[1], "profile spec is the default");
+    let session = run(
+        &["--profile", "hybrid"],
+        &(line(None) + &line(Some("spec"))),
+    );
+    assert_eq!(
+        session[0], recalled,
+        "--profile hybrid is the session's profile"
+    );
+    assert_eq!(session[1], per_line[1], "a line's own profile wins");
+}
+
 #[test]
 fn exec_answers_each_line_before_reading_the_next() {
     use std::io::{BufRead, BufReader, Write};

@@ -215,6 +215,35 @@ impl ReconstructConfig {
     }
 }
 
+/// A retrieval profile a recall can name for itself (this port's extension:
+/// `Reconstruct::profile`, `am exec`'s `"profile"`): the spec's channels and
+/// fusion, or the hybrid profile's ([`ReconstructConfig::hybrid`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum RecallProfile {
+    /// The spec's default: its channels and fusion.
+    Spec,
+    /// The hybrid profile: [`HybridConfig`]'s candidate gathering and fusion.
+    Hybrid,
+}
+
+impl ReconstructConfig {
+    /// The same config running `profile`: the spec's (no hybrid knobs) or the
+    /// hybrid one (these knobs when set, else [`HybridConfig::default`]).
+    #[must_use]
+    pub fn with_profile(mut self, profile: RecallProfile) -> Self {
+        match profile {
+            RecallProfile::Spec => self.hybrid = None,
+            RecallProfile::Hybrid => {
+                if self.hybrid.is_none() {
+                    self.hybrid = Some(HybridConfig::default());
+                }
+            }
+        }
+        self
+    }
+}
+
 /// How the hybrid profile fuses its ranked channels.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]

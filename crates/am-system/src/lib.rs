@@ -40,8 +40,8 @@ pub use authoring::{
 };
 pub use config::{
     AttentionConfig, ENTITY_CONTEXT_ACCEPTABLE, ENTITY_CONTEXT_FLOOR, ENTITY_CONTEXT_RECOMMENDED,
-    ENTITY_RECALL_CANDIDATE_CAP, Fusion, HybridConfig, RecallBudget, ReconstructConfig,
-    SELF_FRACTION_FLOOR, SpreadParams, entity_recall_budget,
+    ENTITY_RECALL_CANDIDATE_CAP, Fusion, HybridConfig, RecallBudget, RecallProfile,
+    ReconstructConfig, SELF_FRACTION_FLOOR, SpreadParams, entity_recall_budget,
 };
 pub use diary::{
     ChainReport, DiaryRead, TriggeredCommitment, TriggeredCommitments, open_commitments,

@@ -152,6 +152,11 @@ pub struct Reconstruct {
     /// A supplied trace identity makes a journaled read replay-safe.
     #[serde(default)]
     pub trace_id: Option<String>,
+    /// This port's extension (the spec's `reconstruct` has no such keyword):
+    /// the retrieval profile of this call, `spec` or `hybrid`; absent, the
+    /// system's configured profile (`ReconstructConfig.hybrid`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub profile: Option<crate::config::RecallProfile>,
 }
 
 impl Reconstruct {
@@ -165,6 +170,7 @@ impl Reconstruct {
             escalation_reason: None,
             journal: true,
             trace_id: None,
+            profile: None,
         }
     }
 }

@@ -774,7 +774,7 @@ fn the_keyword_channel_is_labelled_and_a_non_latin_cue_says_why_it_found_nothing
         let aids = form(s);
         let r = recall(s, "database pool", &RecallBudget::default(), View::Shelf);
         assert!(r.warnings.contains(
-            &"#FALLBACK: keyword channel v1 = token scan over the gathered candidates (keyword discovery through the home's FTS5 index is off)".to_owned()
+            &"#FALLBACK: keyword channel v1 = token scan over the gathered candidates (keyword discovery through the home's FTS5 index is off: turn it on with ReconstructConfig.keyword_discovery, or recall with the hybrid profile as am recall does; am exec: profile hybrid on the line, or --profile hybrid)".to_owned()
         ));
         let h = r.handles.iter().find(|h| h.record_id == aids[1]).unwrap();
         assert_eq!(h.relevance.get("keyword"), Some(&1.0));

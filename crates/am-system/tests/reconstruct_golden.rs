@@ -96,7 +96,7 @@ fn normalize_store_warning(v: &mut Value) {
                 // A deliberate difference from 0.3.2 (issue 25): this port's
                 // wording names no internal backlog number.
                 *w = Value::String(
-                    "#FALLBACK: keyword channel v1 = token scan over the gathered candidates (keyword discovery through the home's FTS5 index is off)".into(),
+                    "#FALLBACK: keyword channel v1 = token scan over the gathered candidates (keyword discovery through the home's FTS5 index is off: turn it on with ReconstructConfig.keyword_discovery, or recall with the hybrid profile as am recall does; am exec: profile hybrid on the line, or --profile hybrid)".into(),
                 );
             }
         }

@@ -35,6 +35,11 @@ pub struct ExecCmd {
     /// answer with error kind Refused naming the commit point.
     #[arg(long, value_name = "PATH")]
     guard_file: Option<PathBuf>,
+    /// The retrieval profile of the session's recalls: spec (the spec's
+    /// default) or hybrid (what `am recall` uses); a line's own
+    /// `"profile"` wins.
+    #[arg(long, value_enum, default_value = "spec")]
+    profile: crate::eval::Profile,
     /// Print the verb table (every op, its family, whether it writes, a
     /// summary; with --json each op's shape, hooks and required arguments)
     /// and exit without opening a home.
@@ -70,6 +75,7 @@ impl ExecCmd {
             task_queue,
             force,
             guard_file,
+            profile,
             list_ops,
             schema,
             script,
@@ -135,7 +141,13 @@ impl ExecCmd {
                 },
             )?)),
         };
-        let mut session = Session::open_queued(home_spec, spec.build()?, clock, task_queue)?;
+        let mut session = Session::open_profiled(
+            home_spec,
+            spec.build()?,
+            clock,
+            task_queue,
+            profile.config(),
+        )?;
         if let Some(path) = guard_file {
             session.guard_with_file(path)?;
         }

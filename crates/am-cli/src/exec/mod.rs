@@ -31,6 +31,8 @@ pub struct Session {
     engine: Option<Engine>,
     /// Whether the home was opened with its task queue (`--task-queue`).
     task_queue: bool,
+    /// The reconstruct config of the session's system (`--profile`).
+    config: am_system::ReconstructConfig,
 }
 
 impl Session {
@@ -44,21 +46,31 @@ impl Session {
         embedder: Option<Arc<dyn TextEmbedder>>,
         clock: PinnedClock,
     ) -> CliResult<Self> {
-        Self::open_queued(spec, embedder, clock, false)
+        Self::open_profiled(
+            spec,
+            embedder,
+            clock,
+            false,
+            am_system::ReconstructConfig::default(),
+        )
     }
 
     /// Open the home, with its memory task queue when `task_queue`
-    /// (`am exec --task-queue`: the `tasks.*` ops).
+    /// (`am exec --task-queue`: the `tasks.*` ops), its recalls running
+    /// `config`'s profile unless a line names its own (`am exec --profile
+    /// hybrid`).
     ///
     /// # Errors
     /// As [`home::open`].
-    pub fn open_queued(
+    pub fn open_profiled(
         spec: HomeSpec,
         embedder: Option<Arc<dyn TextEmbedder>>,
         clock: PinnedClock,
         task_queue: bool,
+        config: am_system::ReconstructConfig,
     ) -> CliResult<Self> {
-        let engine = home::open_queued(&spec, embedder.clone(), &clock, task_queue)?;
+        let engine =
+            home::open_queued_with(&spec, embedder.clone(), &clock, task_queue, config.clone())?;
         // What opening the home raised (a volatile in-memory journal, an
         // upgrade note) belongs to no op's answer: it goes to standard error.
         for w in engine.system.take_warnings() {
@@ -72,6 +84,7 @@ impl Session {
             clock,
             engine: Some(engine),
             task_queue,
+            config,
         })
     }
 
@@ -128,11 +141,12 @@ impl Session {
             e.system.close()?;
             e.system.store().close()?;
         }
-        let engine = home::open_queued(
+        let engine = home::open_queued_with(
             &self.spec,
             self.host.embedder.clone(),
             &self.clock,
             self.task_queue,
+            self.config.clone(),
         )?;
         let seq = engine.system.current_seq()?;
         self.engine = Some(engine);

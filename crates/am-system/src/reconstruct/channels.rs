@@ -558,7 +558,7 @@ pub(crate) fn run_keyword(
         return out;
     }
     if !discovery_ran {
-        warnings.push("#FALLBACK: keyword channel v1 = token scan over the gathered candidates (keyword discovery through the home's FTS5 index is off)".into());
+        warnings.push("#FALLBACK: keyword channel v1 = token scan over the gathered candidates (keyword discovery through the home's FTS5 index is off: turn it on with ReconstructConfig.keyword_discovery, or recall with the hybrid profile as am recall does; am exec: profile hybrid on the line, or --profile hybrid)".into());
     }
     let total = tokens.len();
     let hashes: Vec<u64> = index.map_or_else(Vec::new, |i| {

@@ -73,6 +73,7 @@ impl MemorySystem {
             escalation_reason,
             journal,
             trace_id,
+            profile,
         } = args;
         let (view, journal) = (*view, *journal);
         let escalation_reason = escalation_reason.as_deref();
@@ -142,6 +143,7 @@ impl MemorySystem {
             head: current,
             trace_id: &tid,
             want_trace: journal,
+            profile: *profile,
         })?;
         if journal && let Some(mut trace) = trace {
             trace.escalation_reason = reason;

@@ -51,6 +51,8 @@ pub(super) struct Call<'a> {
     pub(super) head: i64,
     pub(super) trace_id: &'a str,
     pub(super) want_trace: bool,
+    /// The call's own retrieval profile (absent: the system's).
+    pub(super) profile: Option<crate::config::RecallProfile>,
 }
 
 /// What the recall index hands one recall at entry, and takes back at exit.
@@ -159,7 +161,10 @@ impl<'a> Recall<'a> {
         caches: Caches,
     ) -> Result<Self> {
         let ablated = sys.ablation.is_some();
-        let mut config = sys.reconstruct.clone();
+        let mut config = match call.profile {
+            Some(p) => sys.reconstruct.clone().with_profile(p),
+            None => sys.reconstruct.clone(),
+        };
         let mut notes: Vec<String> = Vec::new();
         match sys.ablation {
             Some(Ablation::Recency) => {

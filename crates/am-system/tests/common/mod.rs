@@ -373,7 +373,7 @@ pub(crate) fn normalize_oracle(v: &mut serde_json::Value) {
             *text = text
                 .replace(
                     "v1 = token scan (FTS5 lands with 0019)",
-                    "v1 = token scan over the gathered candidates (keyword discovery through the home's FTS5 index is off)",
+                    "v1 = token scan over the gathered candidates (keyword discovery through the home's FTS5 index is off: turn it on with ReconstructConfig.keyword_discovery, or recall with the hybrid profile as am recall does; am exec: profile hybrid on the line, or --profile hybrid)",
                 )
                 .replace(
                     "no indexable tokens (non-Latin scripts need FTS5/0019)",
