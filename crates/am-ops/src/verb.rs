@@ -274,6 +274,19 @@ impl Builder {
         self
     }
 
+    /// Its handler, over the call's JSON arguments as given (nulls kept):
+    /// for the one verb whose spec keyword gives `None` a meaning of its own
+    /// (`pending_records(live_task=None)`), which the handler reads before
+    /// parsing `A` (the arguments struct, for the schema and the check).
+    pub(crate) fn run_raw<A>(self, f: fn(&mut dyn Home, &Host, JsonMap) -> OpResult<Answer>) -> Verb
+    where
+        A: DeserializeOwned + JsonSchema + 'static,
+    {
+        let mut verb = self.run::<A>(|_, _, _| Ok(Answer::default()));
+        verb.run = Box::new(f);
+        verb
+    }
+
     /// Its handler, over the arguments struct `A` (read through
     /// [`crate::args::parse`]).
     pub(crate) fn run<A>(self, f: fn(&mut dyn Home, &Host, A) -> OpResult<Answer>) -> Verb

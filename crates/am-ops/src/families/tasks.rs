@@ -16,6 +16,7 @@ use am_system::tasks::{
     EnqueueMany, EnqueueResult, ListTasks, PendingRecord, PendingRecords, Prioritize, Release,
     ReleaseResult, SelectForWindow, TaskCounts, TaskPacket, UnderstandingDebt, WindowSelection,
 };
+use am_triples::JsonMap;
 use serde::Deserialize;
 use serde_json::Value;
 
@@ -53,6 +54,18 @@ fn cost_of(home: &mut dyn Home, _: &crate::Host, a: TaskIdArgs) -> OpResult<Answ
         )
     })?;
     Answer::of(&q.cost_of(&task)?)
+}
+
+/// `pending_records`: a `null` `live_task` is the spec's `None` (every
+/// pending record), the one exception to "a null argument is an absent one"
+/// (absent, it is the spec's default `False`).
+fn pending_records(home: &mut dyn Home, _: &crate::Host, args: JsonMap) -> OpResult<Answer> {
+    let all = args.get("live_task").is_some_and(Value::is_null);
+    let mut a: PendingRecords = crate::args::parse("pending_records", args)?;
+    if all {
+        a.live_task = None;
+    }
+    Answer::of(&home.system()?.pending_records(&a)?)
 }
 
 pub(super) fn verbs() -> Vec<Verb> {
@@ -181,10 +194,10 @@ pub(super) fn verbs() -> Vec<Verb> {
         Verb::declare(
             "pending_records",
             f,
-            "The records with pending fields, with their live tasks.",
+            "The records with pending fields, with their live tasks (live_task: false, the default, those no live task owns; true, those every live task owns; null, all).",
         )
         .answers::<Vec<PendingRecord>>()
-        .run(|h, _, a: PendingRecords| Answer::of(&h.system()?.pending_records(&a)?)),
+        .run_raw::<PendingRecords>(pending_records),
         Verb::declare(
             "understanding_debt",
             f,

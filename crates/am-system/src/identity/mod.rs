@@ -103,6 +103,20 @@ pub struct Engram {
     /// The attested spark document, kept as every record's `payload_ref`.
     #[serde(default)]
     pub spark_artifact_ref: Option<String>,
+    /// This port's extension (the spec's `engram` has no such keyword; its
+    /// `lint_spark` has): whether the spark must carry the framework's own
+    /// value (`shared_vulnerability`, core). `false` engrams a custom
+    /// identity without it, as `lint_spark(spark, framework=False)` accepts.
+    #[serde(default = "framework_required", skip_serializing_if = "is_true")]
+    pub framework: bool,
+}
+
+fn framework_required() -> bool {
+    true
+}
+
+fn is_true(b: &bool) -> bool {
+    *b
 }
 
 impl Engram {
@@ -113,6 +127,7 @@ impl Engram {
             scope: self_scope(),
             owner_id: owner_id.to_owned(),
             spark_artifact_ref: None,
+            framework: true,
         }
     }
 }
@@ -241,7 +256,7 @@ impl MemorySystem {
     /// is stored only beside its task); a malformed version; and every
     /// formation refusal.
     pub fn engram(&self, args: &Engram, author: Option<&dyn Author>) -> Result<EngramResult> {
-        let issues = lint_spark(&args.spark, true);
+        let issues = lint_spark(&args.spark, args.framework);
         let (errors, lint_warnings): (Vec<String>, Vec<String>) =
             issues.into_iter().partition(|i| i.starts_with("ERROR"));
         if !errors.is_empty() {
