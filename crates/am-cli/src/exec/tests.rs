@@ -542,6 +542,49 @@ mod observe_tests {
         s.answer(&line.to_string()).expect("an answer").0
     }
 
+    /// Paging the replay stream with `limit` and the spec's own cursor
+    /// (`since_seq` = the last envelope's seq) gives the whole stream, in
+    /// order, each envelope once.
+    #[test]
+    fn export_replay_pages_by_limit_and_since_seq_add_up_to_the_whole_stream() {
+        let clock = PinnedClock::pinned_at("2026-01-01T00:00:00Z").unwrap();
+        let mut s = Session::open(HomeSpec::Memory, None, clock).unwrap();
+        for k in 0..4 {
+            let a = answer(
+                &mut s,
+                &json!({"op": "remember_many", "records": [
+                    {"kind": "episode", "title": format!("t{k}"), "digest": format!("Ada planted row {k}.")}],
+                    "scope": "life", "owner_id": "demo", "idempotency_key": format!("k{k}")}),
+            );
+            assert!(a.get("ok").is_some(), "{a}");
+            let r = answer(
+                &mut s,
+                &json!({"op": "reconstruct", "stimulus": {"cue_text": "planted row"},
+                        "scopes": [["life", "demo"]]}),
+            );
+            assert!(r.get("ok").is_some(), "{r}");
+        }
+        let whole = answer(&mut s, &json!({"op": "export_replay"}))["ok"].clone();
+        let whole = whole.as_array().unwrap().clone();
+        assert!(whole.len() > 6, "{}", whole.len());
+        let mut paged = Vec::new();
+        let mut since = 0;
+        loop {
+            let page = answer(
+                &mut s,
+                &json!({"op": "export_replay", "since_seq": since, "limit": 3}),
+            )["ok"]
+                .as_array()
+                .unwrap()
+                .clone();
+            assert!(page.len() <= 3);
+            let Some(last) = page.last() else { break };
+            since = last["seq"].as_i64().unwrap();
+            paged.extend(page);
+        }
+        assert_eq!(paged, whole);
+    }
+
     #[test]
     fn the_observe_ops_answer_and_write_nothing() {
         let clock = PinnedClock::pinned_at("2026-01-01T00:00:00Z").unwrap();

@@ -42,11 +42,51 @@ pub(crate) struct RenderArgs {
     handles: Vec<MemoryHandle>,
 }
 
-fn export_replay(home: &mut dyn Home, _: &crate::Host, a: ExportReplay) -> OpResult<Answer> {
-    let envelopes = home
-        .system()?
-        .export_replay(&a)?
-        .collect::<Result<Vec<_>, _>>()?;
+/// `export_replay`'s arguments: the spec's, and this port's `limit` (at
+/// most this many envelopes; a host goes on from the last one's `seq` as the
+/// next call's `since_seq`, the spec's own exclusive cursor).
+#[derive(Debug, schemars::JsonSchema)]
+#[schemars(deny_unknown_fields)]
+pub(crate) struct ExportReplayArgs {
+    #[serde(flatten)]
+    replay: ExportReplay,
+    /// At most this many envelopes (a positive int; absent: every one).
+    #[serde(default)]
+    limit: Option<std::num::NonZeroUsize>,
+}
+
+impl<'de> Deserialize<'de> for ExportReplayArgs {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::Error as _;
+        let mut map = am_triples::JsonMap::deserialize(d)?;
+        let limit =
+            match map.remove("limit") {
+                None | Some(Value::Null) => None,
+                Some(v) => Some(serde_json::from_value::<std::num::NonZeroUsize>(v).map_err(
+                    |e| D::Error::custom(format!("argument limit: {e} (a positive int)")),
+                )?),
+            };
+        let replay =
+            serde_path_to_error::deserialize(crate::nulls::NullIsAbsent(Value::Object(map)))
+                .map_err(|e| {
+                    let path = e.path().to_string();
+                    let inner = e.into_inner();
+                    if path == "." {
+                        D::Error::custom(inner)
+                    } else {
+                        D::Error::custom(format!("argument {path}: {inner}"))
+                    }
+                })?;
+        Ok(ExportReplayArgs { replay, limit })
+    }
+}
+
+fn export_replay(home: &mut dyn Home, _: &crate::Host, a: ExportReplayArgs) -> OpResult<Answer> {
+    let stream = home.system()?.export_replay(&a.replay)?;
+    let envelopes = match a.limit {
+        Some(n) => stream.take(n.get()).collect::<Result<Vec<_>, _>>()?,
+        None => stream.collect::<Result<Vec<_>, _>>()?,
+    };
     Answer::of(&envelopes)
 }
 
@@ -65,7 +105,7 @@ pub(super) fn verbs() -> Vec<Verb> {
         Verb::declare(
             "export_replay",
             f,
-            "The journal as replay envelopes (the replay stream), after since_seq.",
+            "The journal as replay envelopes (the replay stream), after since_seq; at most limit of them.",
         )
         .answers::<Vec<ReplayEnvelope>>()
         .run(export_replay),
