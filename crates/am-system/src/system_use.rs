@@ -124,11 +124,26 @@ impl MemorySystem {
             limit: 1,
             ..TraceFilter::default()
         })?;
-        let admissions: JsonMap = traces
-            .into_iter()
-            .next()
-            .map(|t| t.admissions)
-            .unwrap_or_default();
+        let trace = traces.into_iter().next();
+        // The spec deposits a foreign trace's ids unlabeled, and says nothing
+        // of a used id its own trace never listed: both deposit, and both
+        // are said, so a typo never strengthens memory unnoticed.
+        let mut notes = Vec::new();
+        match &trace {
+            None => notes.push(format!(
+                "commit_selection: trace {tid:?} was never journaled by this home (a foreign trace, or a \
+                 recall run with journal=false): its used ids deposit unlabeled, as the spec says"
+            )),
+            Some(t) => {
+                for rid in ordered.iter().filter(|r| !t.admissions.contains_key(*r)) {
+                    notes.push(format!(
+                        "commit_selection: {rid} was not on trace {tid:?}'s shelf; it deposits as a stimulus \
+                         match (check the id: only what entered the context should be committed)"
+                    ));
+                }
+            }
+        }
+        let admissions: JsonMap = trace.map(|t| t.admissions).unwrap_or_default();
         let labels: Vec<(String, String)> = ordered
             .iter()
             .map(|rid| {
@@ -234,8 +249,8 @@ impl MemorySystem {
         // appends in, then the snapshot.
         let (_, stored) = self.journal.append_selection(&all, &snapshot)?;
         // A journal append raises no warnings (a volatile journal says so
-        // once, when the system opens it).
-        Ok(Warned::new(stored, Vec::new()))
+        // once, when the system opens it): the notes are the call's own.
+        Ok(Warned::new(stored, notes))
     }
 
     fn deliberate(&self, kind: &str, act: &Reinforce) -> Result<String> {

@@ -237,6 +237,16 @@ mod ops_tests {
     fn an_answer_carries_the_warnings_its_verb_raised() {
         let mut s = session();
         let ids = form(&mut s);
+        let shelf = answer(
+            &mut s,
+            &json!({"op": "reconstruct", "stimulus": {"cue_text": "lease raised beds"},
+                    "scopes": [["life", "demo"]], "trace_id": "t1"}),
+        );
+        assert_eq!(
+            shelf["ok"]["handles"].as_array().unwrap().len(),
+            2,
+            "{shelf}"
+        );
         let first = answer(
             &mut s,
             &json!({"op": "commit_selection", "trace_id": "t1", "used_record_ids": ids}),
@@ -257,6 +267,62 @@ mod ops_tests {
         assert!(
             next.get("warnings").is_none(),
             "a warning travels once: {next}"
+        );
+    }
+
+    /// Spec: a foreign trace's ids deposit unlabeled; this port says so,
+    /// naming the trace, and names a used id its own trace never listed
+    /// (the spec is silent there): a typo never strengthens memory unnoticed.
+    #[test]
+    fn commit_selection_deposits_a_foreign_trace_and_an_off_shelf_id_and_names_them() {
+        let mut s = session();
+        let ids = form(&mut s);
+        let foreign = answer(
+            &mut s,
+            &json!({"op": "commit_selection", "trace_id": "elsewhere", "used_record_ids": [ids[0]]}),
+        );
+        assert!(foreign.get("ok").is_some(), "{foreign}");
+        let w = foreign["warnings"].as_array().expect("a warning");
+        assert!(
+            w.iter().any(|x| x
+                .as_str()
+                .unwrap()
+                .contains("\"elsewhere\" was never journaled")),
+            "{foreign}"
+        );
+        let shelf = answer(
+            &mut s,
+            &json!({"op": "reconstruct", "stimulus": {"cue_text": "lease"},
+                    "scopes": [["life", "demo"]], "trace_id": "t2", "budget": {"shelf_size": 1}}),
+        );
+        let on_shelf: Vec<&str> = shelf["ok"]["handles"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|h| h["record_id"].as_str().unwrap())
+            .collect();
+        assert_eq!(on_shelf.len(), 1, "{shelf}");
+        let off = answer(
+            &mut s,
+            &json!({"op": "commit_selection", "trace_id": "t2", "used_record_ids": ids}),
+        );
+        let w = off["warnings"].as_array().expect("a warning");
+        assert_eq!(w.len(), 1, "{off}");
+        let used: Vec<&str> = off["ok"]["used_record_ids"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_str().unwrap())
+            .collect();
+        let stray = used
+            .iter()
+            .find(|r| !on_shelf.contains(r))
+            .expect("the off-shelf id");
+        assert!(
+            w[0].as_str()
+                .unwrap()
+                .contains(&format!("{stray} was not on trace \"t2\"'s shelf")),
+            "{off}"
         );
     }
 
