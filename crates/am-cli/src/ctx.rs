@@ -1,5 +1,5 @@
 //! What every `am` subcommand is given ([`Ctx`]: the global flags `--json`,
-//! `--embedder` and `--allow-vectorless`) and the helpers the subcommands
+//! `--embedder`, `--embedder-key-env` and `--allow-vectorless`) and the helpers the subcommands
 //! share: choosing the embedder, printing the answer, refusing a path that is
 //! not an existing home, opening a home for a pure read.
 
@@ -17,6 +17,9 @@ pub struct Ctx {
     pub json: bool,
     /// `--embedder SPEC`, when given.
     pub embedder: Option<String>,
+    /// `--embedder-key-env NAME`: the environment variable holding a served
+    /// embedder's key (default per kind: [`EmbedderSpec::key_env_default`]).
+    pub embedder_key_env: Option<String>,
     /// `--allow-vectorless`: `--embedder none` may write rows without
     /// vectors into a home pinned to an embedder.
     pub allow_vectorless: bool,
@@ -34,6 +37,18 @@ impl Ctx {
     /// Bad input for a spec that does not parse.
     pub fn embedder_spec(&self, default: &str) -> CliResult<EmbedderSpec> {
         EmbedderSpec::parse(self.embedder().unwrap_or(default))
+    }
+
+    /// Build the embedder `spec` names, a served one with the key from the
+    /// environment variable `--embedder-key-env` names.
+    ///
+    /// # Errors
+    /// As [`EmbedderSpec::build_keyed`].
+    pub fn build_embedder(
+        &self,
+        spec: &EmbedderSpec,
+    ) -> CliResult<Option<std::sync::Arc<dyn am_triples::TextEmbedder>>> {
+        spec.build_keyed(self.embedder_key_env.as_deref())
     }
 
     /// Print `value` as one JSON line, or `human` when not in JSON mode.

@@ -97,15 +97,64 @@ impl EmbedderSpec {
     /// # Errors
     /// The embedder's construction error.
     pub fn build(&self) -> CliResult<Option<Arc<dyn TextEmbedder>>> {
+        self.build_keyed(None)
+    }
+
+    /// The environment variable a served embedder's key is read from when
+    /// `--embedder-key-env` names none: `OPENAI_API_KEY` for `openai:`,
+    /// `ABSTRACTGATEWAY_AUTH_TOKEN` for `gateway:` (the Python library's).
+    pub fn key_env_default(&self) -> Option<&'static str> {
+        match self {
+            EmbedderSpec::OpenAi { .. } => Some("OPENAI_API_KEY"),
+            EmbedderSpec::Gateway { .. } => Some("ABSTRACTGATEWAY_AUTH_TOKEN"),
+            _ => None,
+        }
+    }
+
+    /// [`EmbedderSpec::build`], a served embedder sending the key held by
+    /// the environment variable `key_env` (default
+    /// [`EmbedderSpec::key_env_default`]); a 401 names that variable and the
+    /// flag. The key never travels on the command line.
+    ///
+    /// # Errors
+    /// As [`EmbedderSpec::build`].
+    pub fn build_keyed(&self, key_env: Option<&str>) -> CliResult<Option<Arc<dyn TextEmbedder>>> {
+        let var = key_env
+            .map(str::to_owned)
+            .or_else(|| self.key_env_default().map(str::to_owned))
+            .unwrap_or_default();
+        let key = std::env::var(&var).ok().filter(|k| !k.trim().is_empty());
+        let hint = if key.is_some() {
+            format!(
+                " (the server rejected the key in the environment variable {var}; \
+                 --embedder-key-env NAME reads it from another; the key never goes on the command line)"
+            )
+        } else {
+            format!(
+                " (the server wants a key: put it in the environment variable {var}, which is not set, \
+                 or name another with --embedder-key-env NAME; the key never goes on the command line)"
+            )
+        };
         Ok(match self {
             EmbedderSpec::None => None,
             EmbedderSpec::Offline => Some(Arc::new(am_embed::OfflineEmbedder::new()?)),
-            EmbedderSpec::OpenAi { base_url, model } => Some(Arc::new(
-                am_embed::OpenAICompatTextEmbedder::new(base_url.clone(), model.clone())?,
-            )),
-            EmbedderSpec::Gateway { base_url } => Some(Arc::new(
-                am_embed::AbstractGatewayTextEmbedder::new(base_url.clone())?,
-            )),
+            EmbedderSpec::OpenAi { base_url, model } => {
+                let mut b =
+                    am_embed::OpenAICompatTextEmbedder::builder(base_url.clone(), model.clone())
+                        .unauthorized_hint(hint);
+                if let Some(k) = key {
+                    b = b.api_key(k);
+                }
+                Some(Arc::new(b.build()?))
+            }
+            EmbedderSpec::Gateway { base_url } => {
+                let mut b = am_embed::AbstractGatewayTextEmbedder::builder(base_url.clone())
+                    .unauthorized_hint(hint);
+                if let Some(k) = key {
+                    b = b.auth_token(k);
+                }
+                Some(Arc::new(b.build()?))
+            }
             #[cfg(feature = "minilm")]
             EmbedderSpec::MiniLm { dir } => {
                 Some(Arc::new(am_embed::MiniLmEmbedder::from_dir(dir)?))

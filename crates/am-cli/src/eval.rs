@@ -102,7 +102,7 @@ impl LocomoCmd {
                 data.display()
             ))
         })?;
-        let report = run(&v, &ks, configs, spec.build()?, ctx.json)?;
+        let report = run(&v, &ks, configs, ctx.build_embedder(&spec)?, ctx.json)?;
         ctx.emit(&report, &render(&report))?;
         Ok(0)
     }

@@ -110,7 +110,7 @@ impl IngestCmd {
         let clock = PinnedClock::wall();
         let engine = home::open(
             &HomeSpec::Sqlite(home.clone()),
-            spec.build()?,
+            ctx.build_embedder(&spec)?,
             &clock,
             am_system::ReconstructConfig::default(),
         )?;

@@ -48,9 +48,14 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 struct Cli {
     /// The embedder: offline | none | openai:<base_url>#<model> | gateway:<base_url>
     /// (default: the home's pinned embedder when am can build it (offline);
-    /// for an unpinned or new home offline, and none for exec and inspect).
+    /// for an unpinned or new home offline, and none for --memory and inspect).
     #[arg(long, global = true, value_name = "SPEC")]
     embedder: Option<String>,
+    /// The environment variable holding the served embedder's API key (never
+    /// the key itself on the command line): default OPENAI_API_KEY for
+    /// openai:, ABSTRACTGATEWAY_AUTH_TOKEN for gateway:.
+    #[arg(long, global = true, value_name = "NAME")]
+    embedder_key_env: Option<String>,
     /// Machine-readable JSON output (and JSON errors on stderr).
     #[arg(long, global = true)]
     json: bool,
@@ -146,6 +151,7 @@ fn main() -> ExitCode {
     let ctx = Ctx {
         json: cli.json,
         embedder: cli.embedder,
+        embedder_key_env: cli.embedder_key_env,
         allow_vectorless: cli.allow_vectorless,
     };
     let command = cli.command;

@@ -41,7 +41,7 @@ impl QueryCmd {
         let clock = PinnedClock::wall();
         let engine = home::open_to_read(
             &HomeSpec::Sqlite(home),
-            spec.build()?,
+            ctx.build_embedder(&spec)?,
             &clock,
             am_system::ReconstructConfig::default(),
         )?;

@@ -88,7 +88,7 @@ impl RecallCmd {
         clock.set_iso(&clock.now())?;
         let engine = home::open_to_read(
             &HomeSpec::Sqlite(home),
-            spec.build()?,
+            ctx.build_embedder(&spec)?,
             &clock,
             profile.config(),
         )?;

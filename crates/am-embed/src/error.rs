@@ -55,7 +55,7 @@ pub enum Error {
         /// or, failing that, the body text (cut to 500 characters) or the reason phrase.
         message: String,
         /// An actionable hint for well-known statuses (401), or empty.
-        hint: &'static str,
+        hint: String,
     },
     /// The reply body is not JSON.
     #[error("embeddings server at {where_} returned invalid JSON: {message}")]

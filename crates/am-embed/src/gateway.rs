@@ -59,6 +59,7 @@ pub struct AbstractGatewayTextEmbedder {
 pub struct AbstractGatewayBuilder {
     base_url: String,
     auth_token: Option<String>,
+    unauthorized_hint: Option<String>,
     path: String,
     timeout: Duration,
     model_id: Option<String>,
@@ -66,6 +67,13 @@ pub struct AbstractGatewayBuilder {
 }
 
 impl AbstractGatewayBuilder {
+    /// What a 401 reply's error adds (default: the Python library's hint
+    /// naming its environment variables and `auth_token`).
+    pub fn unauthorized_hint(mut self, hint: impl Into<String>) -> Self {
+        self.unauthorized_hint = Some(hint.into());
+        self
+    }
+
     /// Send `Authorization: Bearer <token>` (blank tokens send nothing).
     pub fn auth_token(mut self, token: impl Into<String>) -> Self {
         self.auth_token = Some(token.into());
@@ -129,7 +137,10 @@ impl AbstractGatewayBuilder {
             .auth_token
             .map(|t| t.trim().to_owned())
             .filter(|t| !t.is_empty());
-        let endpoint = Endpoint::new(url.clone(), url, bearer, self.timeout, UNAUTHORIZED_HINT)?;
+        let hint = self
+            .unauthorized_hint
+            .unwrap_or_else(|| UNAUTHORIZED_HINT.to_owned());
+        let endpoint = Endpoint::new(url.clone(), url, bearer, self.timeout, hint)?;
         Ok(AbstractGatewayTextEmbedder {
             endpoint,
             declared_model: self
@@ -148,6 +159,7 @@ impl AbstractGatewayTextEmbedder {
         AbstractGatewayBuilder {
             base_url: base_url.into(),
             auth_token: None,
+            unauthorized_hint: None,
             path: DEFAULT_GATEWAY_PATH.to_owned(),
             timeout: DEFAULT_TIMEOUT,
             model_id: None,

@@ -33,7 +33,7 @@ pub(crate) struct Endpoint {
     timeout: Duration,
     client: reqwest::blocking::Client,
     /// A hint appended to 401 errors.
-    unauthorized_hint: &'static str,
+    unauthorized_hint: String,
 }
 
 impl Endpoint {
@@ -43,7 +43,7 @@ impl Endpoint {
         where_: String,
         bearer: Option<String>,
         timeout: Duration,
-        unauthorized_hint: &'static str,
+        unauthorized_hint: String,
     ) -> Result<Self> {
         if timeout.is_zero() {
             return Err(Error::Config(
@@ -99,9 +99,9 @@ impl Endpoint {
                 status: status.as_u16(),
                 message: status_detail(&text, status.canonical_reason()),
                 hint: if status.as_u16() == 401 {
-                    self.unauthorized_hint
+                    self.unauthorized_hint.clone()
                 } else {
-                    ""
+                    String::new()
                 },
             });
         }

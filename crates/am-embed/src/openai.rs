@@ -61,6 +61,7 @@ pub struct OpenAICompatBuilder {
     base_url: String,
     model: String,
     api_key: Option<String>,
+    unauthorized_hint: Option<String>,
     timeout: Duration,
     batch_size: usize,
     dimension: Option<usize>,
@@ -70,6 +71,13 @@ impl OpenAICompatBuilder {
     /// Send `Authorization: Bearer <key>` (blank keys send nothing).
     pub fn api_key(mut self, key: impl Into<String>) -> Self {
         self.api_key = Some(key.into());
+        self
+    }
+
+    /// What a 401 reply's error adds (default: pass `api_key`): a front end
+    /// names its own way to give the key (`am`'s `--embedder-key-env`).
+    pub fn unauthorized_hint(mut self, hint: impl Into<String>) -> Self {
+        self.unauthorized_hint = Some(hint.into());
         self
     }
 
@@ -131,7 +139,8 @@ impl OpenAICompatBuilder {
             where_,
             bearer,
             self.timeout,
-            " (the server wants an API key: pass api_key)",
+            self.unauthorized_hint
+                .unwrap_or_else(|| " (the server wants an API key: pass api_key)".to_owned()),
         )?;
         Ok(OpenAICompatTextEmbedder {
             endpoint,
@@ -151,6 +160,7 @@ impl OpenAICompatTextEmbedder {
             base_url: base_url.into(),
             model: model.into(),
             api_key: None,
+            unauthorized_hint: None,
             timeout: DEFAULT_TIMEOUT,
             batch_size: DEFAULT_BATCH_SIZE,
             dimension: None,

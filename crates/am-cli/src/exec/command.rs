@@ -143,7 +143,7 @@ impl ExecCmd {
         };
         let mut session = Session::open_profiled(
             home_spec,
-            spec.build()?,
+            ctx.build_embedder(&spec)?,
             clock,
             task_queue,
             profile.config(),

@@ -39,8 +39,15 @@ impl Out {
 
 /// Run `am args...` with `stdin` as standard input.
 pub(crate) fn am_with_input(args: &[&str], stdin: &str) -> Out {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_am"))
-        .args(args)
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_am"));
+    cmd.args(args);
+    run_with_input(cmd, stdin)
+}
+
+/// Run `cmd` (an `am` command with its arguments and environment) with
+/// `stdin` as its standard input.
+pub(crate) fn run_with_input(mut cmd: Command, stdin: &str) -> Out {
+    let mut child = cmd
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
