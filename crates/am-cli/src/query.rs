@@ -96,40 +96,13 @@ pub struct QueryArgs {
     pub json_query: Option<String>,
 }
 
-/// Deserialize a `TripleQuery` JSON object, refusing unknown keys.
+/// Deserialize a `TripleQuery` JSON object, refusing unknown keys (the
+/// verb table's reader, [`am_ops::query_from_json`]).
 ///
 /// # Errors
 /// Bad input naming the unknown key or the malformed field.
 pub fn query_from_json(v: &Value) -> CliResult<TripleQuery> {
-    let obj = v.as_object().ok_or_else(|| {
-        CliError::invalid(format!("a TripleQuery must be a JSON object, got {v}"))
-    })?;
-    let known = serde_json::to_value(TripleQuery::default()).unwrap_or(Value::Null);
-    for k in obj.keys() {
-        if known.get(k).is_none() {
-            return Err(CliError::invalid(format!(
-                "unknown TripleQuery field {k:?} (expected one of subject, predicate, object, scope, owner_id, \
-                 assertion_ids, since, until, active_at, query_text, query_vector, vector_column, min_score, limit, order)"
-            )));
-        }
-    }
-    if let Some(o) = obj.get("order")
-        && !matches!(
-            o.as_str().map(str::to_lowercase).as_deref(),
-            Some("asc" | "desc")
-        )
-    {
-        return Err(CliError::invalid(format!(
-            "TripleQuery.order must be \"asc\" or \"desc\", got {o}"
-        )));
-    }
-    let mut cleaned = obj.clone();
-    if let Some(Value::String(o)) = cleaned.get_mut("order") {
-        *o = o.to_lowercase();
-    }
-    cleaned.retain(|_, v| !v.is_null());
-    serde_json::from_value(Value::Object(cleaned))
-        .map_err(|e| CliError::invalid(format!("malformed TripleQuery: {e}")))
+    am_ops::query_from_json(v).map_err(CliError::from)
 }
 
 impl QueryArgs {

@@ -1524,6 +1524,20 @@ fn more_cases(ids: &Ids, push: &mut dyn FnMut(&str, String)) {
             ),
         ),
         (
+            "retitle: author kind outside the four",
+            with(
+                "retitle",
+                json!({"record_id": ids.record, "title": "T", "author": {"kind": "rant", "id": "a"}, "cause": "repair", "expected_version": 0}),
+            ),
+        ),
+        (
+            "remember_many: a title neither given nor pending",
+            with(
+                "remember_many",
+                json!({"records": [{"kind": "episode", "digest": "d"}], "scope": "life", "owner_id": "demo", "idempotency_key": "no-title"}),
+            ),
+        ),
+        (
             "narrate_dream: dream_id a list",
             with(
                 "narrate_dream",
@@ -1906,6 +1920,10 @@ fn every_bad_exec_input_is_refused_with_an_error_kind_and_leaves_the_home_unchan
     let mut crashed: Vec<String> = Vec::new();
     let mut changed: Vec<String> = Vec::new();
     let mut kinds: std::collections::BTreeMap<String, usize> = Default::default();
+    // Issue 37: a refusal never shows Rust's debug form of a value
+    // (`Some(String("rant"))`): values are shown as JSON.
+    let debug_form = regex::Regex::new(r"\b(Some|String|Number|Bool|Array)\(|Object \{").unwrap();
+    let mut rust_debug: Vec<String> = Vec::new();
     for (i, (name, input)) in cases.iter().enumerate() {
         let home = dir.path().join(format!("case-{i}.sqlite3"));
         copy_home(&template, &home);
@@ -1924,6 +1942,11 @@ fn every_bad_exec_input_is_refused_with_an_error_kind_and_leaves_the_home_unchan
                 .and_then(|l| serde_json::from_str::<Value>(l).ok())
             {
                 Some(a) if a["error"]["kind"].as_str().is_some_and(|k| !k.is_empty()) => {
+                    let message = a["error"]["message"].as_str().unwrap_or_default();
+                    if debug_form.is_match(message) {
+                        let shown: String = message.chars().take(300).collect();
+                        rust_debug.push(format!("{name}: {shown}"));
+                    }
                     *kinds
                         .entry(a["error"]["kind"].as_str().unwrap().to_owned())
                         .or_default() += 1;
@@ -1952,6 +1975,11 @@ fn every_bad_exec_input_is_refused_with_an_error_kind_and_leaves_the_home_unchan
         accepted.len(),
         crashed.len(),
         changed.len()
+    );
+    assert!(
+        rust_debug.is_empty(),
+        "refusals showing Rust's debug form of a value:\n{}",
+        rust_debug.join("\n")
     );
     for a in &accepted {
         println!("  ACCEPTED {a}");

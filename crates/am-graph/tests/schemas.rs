@@ -195,7 +195,10 @@ fn revision_ops_are_told_apart_by_op_with_closed_payloads() {
             // null keys are left out, and only the triple is always there.
             let have = keys(props);
             for k in keys(&written["payload"]) {
-                assert!(have.contains(&k), "{k} is not a property of the assert payload");
+                assert!(
+                    have.contains(&k),
+                    "{k} is not a property of the assert payload"
+                );
             }
             assert_eq!(
                 strings(&payload["required"]),

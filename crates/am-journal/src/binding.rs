@@ -170,8 +170,8 @@ impl ScopeBinding {
         let rid = b.record_id.trim();
         if rid.is_empty() {
             return Err(Error::invalid(format!(
-                "ScopeBinding requires a record_id, got {:?}",
-                self.record_id
+                "ScopeBinding requires a record_id, got {}",
+                am_triples::text::shown(&self.record_id)
             )));
         }
         b.record_id = rid.to_string();

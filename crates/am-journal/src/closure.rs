@@ -125,8 +125,8 @@ impl ClosureRecord {
         let aid = c.assertion_id.trim();
         if aid.is_empty() {
             return Err(Error::invalid(format!(
-                "ClosureRecord requires an assertion_id, got {:?}",
-                self.assertion_id
+                "ClosureRecord requires an assertion_id, got {}",
+                am_triples::text::shown(&self.assertion_id)
             )));
         }
         c.assertion_id = aid.to_string();
@@ -139,8 +139,8 @@ impl ClosureRecord {
         c.kind = kind.as_str().to_owned();
         if c.reason.trim().is_empty() {
             return Err(Error::invalid(format!(
-                "ClosureRecord requires a non-empty reason, got {:?}",
-                self.reason
+                "ClosureRecord requires a non-empty reason, got {}",
+                am_triples::text::shown(&self.reason)
             )));
         }
         c.replacement_ids = c

@@ -210,16 +210,16 @@ impl MemoryEvent {
             && e.reason.as_deref().is_none_or(|r| r.trim().is_empty())
         {
             return Err(Error::invalid(format!(
-                "memory event kind {kind:?} requires a non-empty reason, got {:?}",
-                e.reason
+                "memory event kind {kind:?} requires a non-empty reason, got {}",
+                am_triples::text::shown(&e.reason)
             )));
         }
         match kind {
             "refocus" => {
                 if e.record_id.is_some() {
                     return Err(Error::invalid(format!(
-                        "refocus events carry no record_id (scope-level marker), got {:?}",
-                        e.record_id
+                        "refocus events carry no record_id (scope-level marker), got {}",
+                        am_triples::text::shown(&e.record_id)
                     )));
                 }
             }
@@ -247,8 +247,8 @@ impl MemoryEvent {
                 let rid = e.record_id.as_deref().map(str::trim).unwrap_or("");
                 if rid.is_empty() {
                     return Err(Error::invalid(format!(
-                        "memory event kind {kind:?} requires a record_id, got {:?}",
-                        e.record_id
+                        "memory event kind {kind:?} requires a record_id, got {}",
+                        am_triples::text::shown(&e.record_id)
                     )));
                 }
                 e.record_id = Some(rid.to_string());

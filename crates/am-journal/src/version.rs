@@ -235,8 +235,8 @@ impl UnderstandingVersion {
         let author_kind = v.author.get("kind").and_then(Value::as_str).unwrap_or("");
         if !AUTHOR_KINDS.contains(&author_kind) {
             return Err(Error::invalid(format!(
-                "UnderstandingVersion.author.kind must be one of {AUTHOR_KINDS:?}, got {:?}",
-                v.author.get("kind")
+                "UnderstandingVersion.author.kind must be one of {AUTHOR_KINDS:?}, got {}",
+                am_triples::text::shown(&v.author.get("kind"))
             )));
         }
         match cause_name(&v.cause) {

@@ -274,17 +274,17 @@ pub fn validate_author(what: &str, a: &JsonMap) -> Result<JsonMap> {
     let kind = a.get("kind").and_then(Value::as_str).unwrap_or("");
     if !AuthorKind::AUTHORS.contains(&kind) {
         return Err(Error::invalid(format!(
-            "{what}.kind must be one of {:?}, got {:?}",
+            "{what}.kind must be one of {:?}, got {}",
             AuthorKind::AUTHORS,
-            a.get("kind")
+            am_triples::text::shown(&a.get("kind"))
         )));
     }
     match a.get("id").and_then(Value::as_str) {
         Some(id) if !id.trim().is_empty() => {}
         _ => {
             return Err(Error::invalid(format!(
-                "{what}.id must be a non-empty string, got {:?}",
-                a.get("id")
+                "{what}.id must be a non-empty string, got {}",
+                am_triples::text::shown(&a.get("id"))
             )));
         }
     }
@@ -327,8 +327,8 @@ pub fn validate_provenance(
                 .is_none_or(|s| s.trim().is_empty())
             {
                 return Err(Error::invalid(format!(
-                    "reader.{key} must be a non-empty string, got {:?}",
-                    r.get(key)
+                    "reader.{key} must be a non-empty string, got {}",
+                    am_triples::text::shown(&r.get(key))
                 )));
             }
         }

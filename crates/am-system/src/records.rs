@@ -154,8 +154,8 @@ impl MemoryRecordInput {
             None
         } else if title.is_none() {
             return Err(Error::invalid(format!(
-                "MemoryRecordInput.title must be a non-empty string ({kind:?} record), got {:?}; a null title is only valid with pending=[\"title\"]",
-                self.title
+                "MemoryRecordInput.title must be a non-empty string ({kind:?} record), got {}; a null title is only valid with pending=[\"title\"]",
+                am_triples::text::shown(&self.title)
             )));
         } else {
             title
@@ -163,8 +163,8 @@ impl MemoryRecordInput {
         let digest = py_strip(&self.digest).to_owned();
         if digest.is_empty() {
             return Err(Error::invalid(format!(
-                "MemoryRecordInput.digest must be a non-empty string ({kind:?} record), got {:?}",
-                self.digest
+                "MemoryRecordInput.digest must be a non-empty string ({kind:?} record), got {}",
+                am_triples::text::shown(&self.digest)
             )));
         }
         let mut edges = Vec::with_capacity(self.edges.len());
@@ -345,8 +345,8 @@ fn check_diary(
     if !DIARY_SOURCES.contains(&source.as_str()) {
         return Err(Error::invalid(format!(
             "kind='diary' requires provenance.source to be 'diary-projection' (the book's projection) \
-             or 'owner-direct' (the scope owner's direct write), got {:?}; the diary has one writer per plane",
-            provenance.get("source")
+             or 'owner-direct' (the scope owner's direct write), got {}; the diary has one writer per plane",
+            am_triples::text::shown(&provenance.get("source"))
         )));
     }
     provenance.insert("source".into(), Value::String(source.clone()));
@@ -357,8 +357,8 @@ fn check_diary(
     };
     if !DIARY_TYPES.contains(&diary_type.as_str()) {
         return Err(Error::invalid(format!(
-            "kind='diary' attributes.diary_type must be one of {DIARY_TYPES:?}, got {:?}; omit the key for the default 'note'",
-            attributes.get("diary_type")
+            "kind='diary' attributes.diary_type must be one of {DIARY_TYPES:?}, got {}; omit the key for the default 'note'",
+            am_triples::text::shown(&attributes.get("diary_type"))
         )));
     }
     attributes.insert("diary_type".into(), Value::String(diary_type));

@@ -18,6 +18,12 @@ pub const EVIDENCE_MIN_TOKEN_LEN: usize = 3;
 /// Display titles are bounded at this many code points.
 pub const TITLE_MAX: usize = 120;
 
+/// A value as a message shows it: its JSON text (`"rant"`, `3`, `null` for
+/// an absent one), never Rust's debug form (`Some(String("rant"))`).
+pub fn shown<T: serde::Serialize + ?Sized>(v: &T) -> String {
+    serde_json::to_string(v).unwrap_or_else(|_| "<a value JSON cannot show>".to_owned())
+}
+
 /// Python's `str(v)` for the JSON scalars a keyword list may hold.
 pub fn py_str(v: &Value) -> String {
     match v {

@@ -1144,8 +1144,8 @@ fn validate_enqueue(a: &Enqueue, now: &str) -> Result<TaskRow> {
     }
     if a.cost_hint.is_some_and(|c| !c.is_finite() || c < 0.0) {
         return Err(Error::invalid(format!(
-            "cost_hint must be a number of seconds >= 0, got {:?}",
-            a.cost_hint
+            "cost_hint must be a number of seconds >= 0, got {}",
+            am_triples::text::shown(&a.cost_hint)
         )));
     }
     if a.basis_version < 0 {
