@@ -76,12 +76,26 @@ impl Error {
 /// source.
 pub fn sqlite(e: rusqlite::Error) -> am_triples::Error {
     let code = e.sqlite_error().map(|f| f.extended_code);
-    let err = am_triples::Error::from_source(ErrorKind::Storage, "sqlite", e);
+    let damaged = matches!(
+        e.sqlite_error_code(),
+        Some(rusqlite::ErrorCode::DatabaseCorrupt | rusqlite::ErrorCode::NotADatabase)
+    );
+    let mut err = am_triples::Error::from_source(ErrorKind::Storage, "sqlite", e);
+    if damaged {
+        err = err.with_suffix(DAMAGED_HOME);
+    }
     match code {
         Some(c) => err.with_context(SQLITE_CODE, c.to_string()),
         None => err,
     }
 }
+
+/// What a SQLITE_CORRUPT or SQLITE_NOTADB error adds: the file is damaged,
+/// how to check it and how to repair it (no home is checked at open: it would
+/// read the whole file; SQLite reports the damage it meets).
+pub const DAMAGED_HOME: &str = "(the home file is damaged: check it with PRAGMA integrity_check, \
+     `sqlite3 HOME 'PRAGMA integrity_check'`; then restore a backup, or recover what is readable into a new \
+     file with `sqlite3 HOME .recover | sqlite3 NEW` and open NEW; docs/operator.md, \"A damaged home\")";
 
 impl std::ops::Deref for Error {
     type Target = am_triples::Error;

@@ -255,9 +255,14 @@ pub fn open_read_only(path: &Path) -> CliResult<Connection> {
     // not writable here); SQLite reads the schema now, so a truncated file
     // with a valid header fails here.
     am_backend_sqlite::home::open_reader(path).map_err(|e| {
-        let why = e
+        let mut why = e
             .source_as::<rusqlite::Error>()
             .map_or_else(|| e.message().to_owned(), ToString::to_string);
+        if e.message()
+            .ends_with(am_backend_sqlite::error::DAMAGED_HOME)
+        {
+            why = format!("{why} {}", am_backend_sqlite::error::DAMAGED_HOME);
+        }
         CliError::engine(
             am_triples::ErrorKind::Refused,
             format!(
