@@ -906,7 +906,11 @@ impl MemorySystem {
                 versions,
                 object: args.text.clone(),
                 attributes,
-                point: CommitPoint::UnderstandingDigest,
+                point: if field == "card" {
+                    CommitPoint::UnderstandingCard
+                } else {
+                    CommitPoint::UnderstandingDigest
+                },
                 version_id,
                 field: field.to_owned(),
                 settle: Settle {

@@ -69,6 +69,98 @@ fn records() -> Vec<MemoryRecordInput> {
     ]
 }
 
+/// Spec api.md "Commit guard": an understanding write commits at
+/// `understanding.<field>`: a world-model card's text at `understanding.card`,
+/// a pending declaration and its re-arm at `understanding.pending`.
+#[test]
+fn an_understanding_write_commits_at_understanding_field_card_and_pending_included() {
+    let host = Host::default();
+    on_both_with(
+        || SystemOptions {
+            task_queue: true,
+            ..host.options()
+        },
+        |s| {
+            let operator = serde_json::json!({"kind": "operator", "id": "ada"})
+                .as_object()
+                .unwrap()
+                .clone();
+            let card = MemoryRecordInput::new("world_model", "Ada", "placeholder")
+                .with_pending(&["summary"]);
+            let ids = s
+                .system
+                .remember_many(&RememberMany::new(
+                    vec![
+                        card,
+                        MemoryRecordInput::new("episode", "Beds", "Bram builds beds."),
+                    ],
+                    "session",
+                    "s1",
+                    "cards",
+                ))
+                .unwrap();
+            host.take();
+            let r = s
+                .system
+                .rewrite_digest(&RewriteDigest::new(
+                    &ids[0],
+                    "Ada leases plot 14 and plants in April.",
+                    operator.clone(),
+                    serde_json::json!("repair"),
+                    0,
+                ))
+                .unwrap();
+            assert!(
+                matches!(r.outcome, am_system::Outcome::Applied),
+                "{}: {r:?}",
+                s.name
+            );
+            assert_eq!(
+                host.take(),
+                ["understanding.card"],
+                "{}: a card's text",
+                s.name
+            );
+            let d = s
+                .system
+                .declare_pending(&am_system::DeclarePending::new(&ids[1]))
+                .unwrap();
+            assert!(
+                matches!(d.outcome, am_system::Outcome::Applied),
+                "{}: {d:?}",
+                s.name
+            );
+            assert_eq!(
+                host.take(),
+                ["understanding.pending"],
+                "{}: declare_pending",
+                s.name
+            );
+            let q = s.system.tasks().unwrap();
+            let gone = q
+                .supersede_target(&ids[1], "the operator dropped them")
+                .unwrap();
+            assert!(!gone.is_empty(), "{}", s.name);
+            host.take();
+            let a = s
+                .system
+                .rearm_pending(&am_system::RearmPending::new(&ids[1]))
+                .unwrap();
+            assert!(
+                matches!(a.outcome, am_system::Outcome::Rearmed),
+                "{}: {a:?}",
+                s.name
+            );
+            assert_eq!(
+                host.take(),
+                ["understanding.pending"],
+                "{}: rearm_pending",
+                s.name
+            );
+        },
+    );
+}
+
 #[test]
 fn a_guarded_system_reports_one_commit_point_per_facade_write() {
     let host = Host::default();

@@ -59,6 +59,14 @@ pub enum CommitPoint {
     /// `narrate_dream`'s narration beside a dream's summary
     /// (`understanding.narration`).
     UnderstandingNarration,
+    /// A world-model card's text written in place with its version row
+    /// (`understanding.card`: the spec's `understanding.<field>` for the
+    /// `card` field).
+    UnderstandingCard,
+    /// A pending marker written or re-armed with its version row and task
+    /// (`declare_pending`, `rearm_pending`: `understanding.pending`, the
+    /// spec's `understanding.<field>` for the `pending` field).
+    UnderstandingPending,
     /// Records formed with the tasks they owe, in one transaction
     /// (`tasks.form_with_tasks`).
     TasksFormWithTasks,
@@ -90,6 +98,8 @@ impl CommitPoint {
         CommitPoint::UnderstandingDigest,
         CommitPoint::UnderstandingTitle,
         CommitPoint::UnderstandingNarration,
+        CommitPoint::UnderstandingCard,
+        CommitPoint::UnderstandingPending,
         CommitPoint::TasksFormWithTasks,
         CommitPoint::TasksEnqueue,
         CommitPoint::TasksClaim,
@@ -112,6 +122,8 @@ impl CommitPoint {
             CommitPoint::UnderstandingDigest => "understanding.digest",
             CommitPoint::UnderstandingTitle => "understanding.title",
             CommitPoint::UnderstandingNarration => "understanding.narration",
+            CommitPoint::UnderstandingCard => "understanding.card",
+            CommitPoint::UnderstandingPending => "understanding.pending",
             CommitPoint::TasksFormWithTasks => "tasks.form_with_tasks",
             CommitPoint::TasksEnqueue => "tasks.enqueue",
             CommitPoint::TasksClaim => "tasks.claim",

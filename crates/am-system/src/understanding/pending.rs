@@ -464,11 +464,7 @@ impl MemorySystem {
                 versions,
                 object: t.row.object.clone(),
                 attributes,
-                point: if new.contains(&"title") {
-                    CommitPoint::UnderstandingTitle
-                } else {
-                    CommitPoint::UnderstandingDigest
-                },
+                point: CommitPoint::UnderstandingPending,
                 version_id,
                 field: "pending".to_owned(),
                 settle: Settle::default(),
@@ -615,7 +611,7 @@ impl MemorySystem {
                 versions: vec![v],
                 object: t.row.object.clone(),
                 attributes,
-                point: CommitPoint::UnderstandingDigest,
+                point: CommitPoint::UnderstandingPending,
                 version_id,
                 field: "pending".to_owned(),
                 settle: Settle::default(),
