@@ -394,7 +394,7 @@ fn render_drops(r: &Recall, out: &mut String) {
             .get(&d.record_id)
             .and_then(|a| a.attributes.get("title"))
             .and_then(Value::as_str)
-            .unwrap_or("(untitled)");
+            .unwrap_or("(title pending)");
         out.push_str(&format!(
             "    not shown: {} (score {:.2}): {why}\n",
             escape(title),
@@ -453,7 +453,7 @@ pub fn render(r: &Recall) -> String {
             i + 1,
             admission_words(h.admission),
             h.admission.as_str(),
-            escape(h.title.as_deref().unwrap_or("(untitled)")),
+            escape(h.title.as_deref().unwrap_or("(title pending)")),
             escape(&shorten(&h.digest, 160)),
             h.activation.total,
             h.activation.base_level,
