@@ -605,7 +605,7 @@ impl MemorySystem {
     /// Form typed records (`remember_many`). Ids derive from
     /// `(idempotency_key, position)`, so a replay writes nothing new and returns
     /// the same graph ids. A supplied key already used for DIFFERENT content
-    /// (another kind, title or digest at a position) keeps the stored record
+    /// (another title or digest at a position) keeps the stored record
     /// too, and raises a `#FALLBACK` warning naming the key and both versions
     /// ([`crate::formation::key_reuse_warnings`], among the result's
     /// warnings): the new content was not formed. Each record gets one
@@ -617,7 +617,9 @@ impl MemorySystem {
     /// as its [`Warned::warnings`].
     ///
     /// # Errors
-    /// `InvalidInput` for any refused record (see
+    /// `InvalidInput` for a key whose stored record at some position belongs
+    /// to another (scope, owner) or is of another kind
+    /// ([`crate::formation::key_owner_conflict`]), for any refused record (see
     /// [`MemoryRecordInput::validated`](crate::MemoryRecordInput::validated)), an empty key, scope or batch, a bad
     /// `local:` target, or a `pending` field on a home without a task queue
     /// (a pending title or summary is stored only beside its authoring task).
@@ -679,6 +681,9 @@ impl MemorySystem {
             limit: 0,
             ..TripleQuery::default()
         })?;
+        // A key already used by another pair or kind is refused: its ids are
+        // not this caller's to answer with.
+        crate::formation::key_owner_conflict(&plan, idempotency_key, &stored)?;
         let reuse = crate::formation::key_reuse_warnings(&plan, idempotency_key, &stored);
         // The rows and the formation bindings commit through the home: ONE
         // transaction on a SQLite home (rows already stored are skipped and
