@@ -505,16 +505,15 @@ impl MemorySystem {
         self.journal.current_seq()
     }
 
-    /// Release the journal; the store stays open (it is caller-owned).
-    ///
-    /// The `MemoryJournal` trait has no `close` yet, so this releases nothing
-    /// beyond draining warnings; dropping the last `Arc` of a SQLite journal
-    /// closes its connection.
+    /// Release the journal ([`MemoryJournal::close`]) and nothing else: the
+    /// store is caller-owned and stays open (api.md: "`close()` releases the
+    /// journal only; the store is caller-owned").
     ///
     /// # Errors
-    /// None today; reserved for journals with a close step.
+    /// The journal's failure to release.
     pub fn close(&self) -> Result<()> {
         let _ = self.take_warnings();
+        self.journal.close()?;
         Ok(())
     }
 

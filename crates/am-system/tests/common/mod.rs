@@ -233,6 +233,10 @@ impl GatedJournal {
 }
 
 impl MemoryJournal for GatedJournal {
+    fn close(&self) -> am_journal::Result<()> {
+        (self.gate)("close")?;
+        self.inner.close()
+    }
     fn append_events(
         &self,
         e: &[am_journal::MemoryEvent],
