@@ -156,3 +156,175 @@ fn no_orientation_warning_without_world_model_rows_or_with_the_knob_off() {
         },
     );
 }
+
+/// The display titles the stream serves for `id`, envelope by envelope.
+fn titles_of(envelopes: &[serde_json::Value], graph_id: &str) -> Vec<serde_json::Value> {
+    let id = serde_json::json!(graph_id);
+    envelopes
+        .iter()
+        .filter(|e| e["display"]["record_id"] == id || e["display"]["graph_id"] == id)
+        .map(|e| e["display"]["title"].clone())
+        .collect()
+}
+
+#[test]
+fn a_record_rewritten_during_a_replay_stream_shows_its_new_reading_in_later_envelopes() {
+    on_both(|s| {
+        let ids = s
+            .system
+            .remember_many(&RememberMany::new(
+                vec![
+                    MemoryRecordInput::new("lesson", "Pools", "Pools run dry."),
+                    MemoryRecordInput::new("lesson", "Beans", "Beans climb poles."),
+                ],
+                "life",
+                "castor",
+                "replay-memo",
+            ))
+            .unwrap()
+            .value;
+        let aid = s.system.resolve_assertion_id(&ids[0]).unwrap();
+        // Two uses of the first lesson: two `selected` events name it by
+        // the same id, one before the rewrite and one after.
+        for _ in 0..2 {
+            let r = s
+                .system
+                .reconstruct(&Reconstruct::new(
+                    Stimulus::new("pools"),
+                    &[("life", "castor")],
+                ))
+                .unwrap();
+            s.system
+                .commit_selection(&am_system::CommitSelection::new(
+                    &r.trace_id,
+                    std::slice::from_ref(&aid),
+                ))
+                .unwrap();
+        }
+        let mut stream = s
+            .system
+            .export_replay(&am_system::replay::ExportReplay::default())
+            .unwrap();
+        // Read up to the first `selected` event naming it (the memo holds it).
+        loop {
+            let e = serde_json::to_value(stream.next().unwrap().unwrap()).unwrap();
+            if e["family"] == "event" && !titles_of(std::slice::from_ref(&e), &ids[0]).is_empty() {
+                assert_eq!(
+                    titles_of(std::slice::from_ref(&e), &ids[0]),
+                    [serde_json::json!("Pools")],
+                    "[{}] {e}",
+                    s.name
+                );
+                break;
+            }
+        }
+        let retitled = s
+            .system
+            .retitle(&am_system::Retitle::new(
+                &ids[0],
+                "Pool sizing",
+                serde_json::json!({"kind": "operator", "id": "ada"})
+                    .as_object()
+                    .unwrap()
+                    .clone(),
+                serde_json::json!("operator"),
+                0,
+            ))
+            .unwrap();
+        assert_eq!(
+            retitled.outcome,
+            am_system::Outcome::Applied,
+            "[{}]",
+            s.name
+        );
+        let rest: Vec<serde_json::Value> = stream
+            .map(|e| serde_json::to_value(e.unwrap()).unwrap())
+            .collect();
+        let later = titles_of(&rest, &ids[0]);
+        assert!(!later.is_empty(), "[{}] no later envelope names it", s.name);
+        assert!(
+            later.iter().all(|t| t == "Pool sizing"),
+            "[{}] a later envelope kept the old reading: {later:?}",
+            s.name
+        );
+    });
+}
+
+#[test]
+fn replaced_by_is_read_per_superseded_record_never_every_closure_of_the_journal_per_stream() {
+    for sqlite in [false, true] {
+        let dir = tempfile::tempdir().unwrap();
+        let (store, inner): (Arc<dyn TripleStore>, Arc<dyn MemoryJournal>) = if sqlite {
+            let home = SqliteHome::open(dir.path().join("home.sqlite3")).unwrap();
+            (
+                Arc::new(
+                    am_backend_sqlite::SQLiteTripleStore::with_home(
+                        &home,
+                        None,
+                        SqliteStoreOptions::default(),
+                    )
+                    .unwrap(),
+                ),
+                Arc::new(am_backend_sqlite::journal::SQLiteJournal::open(&home).unwrap()),
+            )
+        } else {
+            (
+                Arc::new(InMemoryTripleStore::new(None)),
+                Arc::new(InMemoryJournal::new()),
+            )
+        };
+        let full_reads = Arc::new(AtomicUsize::new(0));
+        let counter = full_reads.clone();
+        let journal: Arc<dyn MemoryJournal> =
+            Arc::new(common::GatedJournal::new(inner, move |family| {
+                if family == "closures:all" {
+                    counter.fetch_add(1, Ordering::SeqCst);
+                }
+                Ok(())
+            }));
+        let system = MemorySystem::with_options(
+            store,
+            journal,
+            SystemOptions {
+                clock: Some(common::pinned_clock()),
+                ..SystemOptions::default()
+            },
+        )
+        .unwrap();
+        let ids = system
+            .remember_many(&RememberMany::new(
+                vec![
+                    MemoryRecordInput::new("lesson", "Pools", "Pools run dry."),
+                    MemoryRecordInput::new("lesson", "Pools again", "Pools run dry at noon."),
+                ],
+                "life",
+                "castor",
+                "superseded",
+            ))
+            .unwrap()
+            .value;
+        system
+            .close_record(
+                &am_system::CloseRecord::new(&ids[0], "supersede", "newer")
+                    .replaced_by(&[ids[1].clone()]),
+            )
+            .unwrap();
+        full_reads.store(0, Ordering::SeqCst);
+        let envelopes: Vec<serde_json::Value> = system
+            .export_replay(&am_system::replay::ExportReplay::default())
+            .unwrap()
+            .map(|e| serde_json::to_value(e.unwrap()).unwrap())
+            .collect();
+        assert!(
+            envelopes
+                .iter()
+                .any(|e| e["display"]["replaced_by"].is_string()),
+            "[sqlite={sqlite}] the superseded record names its replacement"
+        );
+        assert_eq!(
+            full_reads.load(Ordering::SeqCst),
+            0,
+            "[sqlite={sqlite}] the stream read every closure of the journal"
+        );
+    }
+}
