@@ -111,13 +111,16 @@ fn signed(f: f64) -> String {
     }
 }
 
-fn titled(title: &str, id: &str) -> String {
-    if title.is_empty() {
-        format!("(untitled) {}", escape(id))
-    } else {
-        format!("{} ({})", escape(title), escape(id))
+fn titled(title: Option<&str>, id: &str) -> String {
+    match title.filter(|t| !t.is_empty()) {
+        Some(title) => format!("{} ({})", escape(title), escape(id)),
+        // A pending title reads `None`: never a placeholder from the body.
+        None => format!("{PENDING_TITLE} {}", escape(id)),
     }
 }
+
+/// What the text printers show for a title that reads `None` (pending).
+const PENDING_TITLE: &str = "(title pending)";
 
 fn source(t: &mut String, provenance: &str) {
     let _ = writeln!(t, "         source: {}", escape(provenance));
@@ -138,14 +141,14 @@ fn items(t: &mut String, label: &str, items: &[IdentityItem]) {
         let _ = writeln!(
             t,
             "  {label:<8}{}{class}: {}",
-            escape(&i.title),
+            escape(i.title.as_deref().unwrap_or(PENDING_TITLE)),
             escape(&i.statement)
         );
     }
 }
 
 fn brief(r: &RowBrief) -> String {
-    let mut s = titled(&r.title, &r.record_id);
+    let mut s = titled(r.title.as_deref(), &r.record_id);
     if !r.pending.is_empty() {
         let _ = write!(s, " [pending: {}]", r.pending.join(", "));
     }
@@ -240,7 +243,7 @@ pub fn render(c: &IdentityCard) -> String {
         let _ = writeln!(t, "{label:<9}{}", list.len());
         for e in list {
             let who = match &e.title {
-                Some(title) => titled(title, &e.target),
+                Some(title) => titled(Some(title), &e.target),
                 None => escape(&e.target),
             };
             let (amount, n) = if channel {
@@ -270,11 +273,10 @@ pub fn render(c: &IdentityCard) -> String {
         let at = m["observed_at"].as_str().unwrap_or_default();
         let line = if m["type"] == "first" {
             let what = m["what"].as_str().unwrap_or_default();
-            match m["title"].as_str() {
-                Some(title) => format!(
-                    "{what}: {}",
-                    titled(title, m["record_id"].as_str().unwrap_or_default())
-                ),
+            // A first record carries `record_id` (its title `None` while
+            // pending); the first supersession names its assertion.
+            match m.get("record_id").and_then(Value::as_str) {
+                Some(record_id) => format!("{what}: {}", titled(m["title"].as_str(), record_id)),
                 None => format!(
                     "{what}: {} ({})",
                     escape(m["assertion_id"].as_str().unwrap_or_default()),
@@ -312,7 +314,7 @@ pub fn render(c: &IdentityCard) -> String {
             t,
             "  {} {}: {}",
             if i.explored { "explored" } else { "open    " },
-            titled(&i.title, &i.record_id),
+            titled(i.title.as_deref(), &i.record_id),
             escape(&i.statement)
         );
     }

@@ -166,7 +166,7 @@ pub fn run(
     {
         text.push_str(&format!(
             "  {} carries activation {:.3} from the committed use\n",
-            crate::text::escape(h.title.as_deref().unwrap_or("(untitled)")),
+            crate::text::escape(h.title.as_deref().unwrap_or("(title pending)")),
             h.activation.base_level
         ));
     }

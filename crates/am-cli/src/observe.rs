@@ -235,11 +235,10 @@ pub fn render_explanation(x: &RecallExplanation) -> String {
             ..
         } => format!(
             "{} ({kind}, {graph_id}), formed {formed_at}",
-            if title.is_empty() {
-                "(untitled)"
-            } else {
-                title
-            }
+            title
+                .as_deref()
+                .filter(|t| !t.is_empty())
+                .unwrap_or("(title pending)")
         ),
         RecordOrigin::Unformed { note, .. } => format!("not formed: {note}"),
     };

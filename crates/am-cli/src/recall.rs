@@ -394,7 +394,7 @@ fn render_drops(r: &Recall, out: &mut String) {
             .get(&d.record_id)
             .and_then(|a| a.attributes.get("title"))
             .and_then(Value::as_str)
-            .unwrap_or("(untitled)");
+            .unwrap_or("(title pending)");
         out.push_str(&format!(
             "    not shown: {} (score {:.2}): {why}\n",
             escape(title),
@@ -453,7 +453,7 @@ pub fn render(r: &Recall) -> String {
             i + 1,
             admission_words(h.admission),
             h.admission.as_str(),
-            escape(h.title.as_deref().unwrap_or("(untitled)")),
+            escape(h.title.as_deref().unwrap_or("(title pending)")),
             escape(&shorten(&h.digest, 160)),
             h.activation.total,
             h.activation.base_level,
@@ -496,4 +496,46 @@ pub fn to_json(r: &Recall) -> Value {
         "reconstruction": r.result.to_dict(),
         "commit": r.commit.as_ref().map(|(s, e)| json!({"snapshot": s, "events": e})),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use am_system::{MemoryRecordInput, RememberMany, SystemOptions};
+    use std::sync::Arc;
+
+    /// api.md "Formation": reads serve a pending title as `None`, never a
+    /// placeholder or words from the body; the text names it pending.
+    #[test]
+    fn the_text_shows_a_pending_title_as_pending_never_the_bodys_words() {
+        let store: Arc<dyn am_triples::TripleStore> =
+            Arc::new(am_triples::InMemoryTripleStore::new(None));
+        let journal: Arc<dyn am_journal::MemoryJournal> =
+            Arc::new(am_journal::InMemoryJournal::new());
+        let home = Arc::new(am_journal::PairHome::with_task_queue(
+            store,
+            journal,
+            Arc::new(am_journal::InMemoryTaskQueue::new()),
+        ));
+        let system = MemorySystem::over_home_with_options(
+            home,
+            SystemOptions {
+                task_queue: true,
+                ..SystemOptions::default()
+            },
+        )
+        .unwrap();
+        let mut r = MemoryRecordInput::new("lesson", "", "Zeppelins drift over quiet harbours.")
+            .with_pending(&["title"]);
+        r.title = None;
+        system
+            .remember_many(&RememberMany::new(vec![r], "life", "ada", "k"))
+            .unwrap();
+        let got = recall(&system, "life", "ada", "zeppelins", 5, None, None).unwrap();
+        assert_eq!(got.result.handles.len(), 1);
+        assert_eq!(got.result.handles[0].title, None);
+        let text = render(&got);
+        assert!(text.contains("(title pending)"), "{text}");
+        assert!(!text.contains("dcterms:abstract"), "{text}");
+    }
 }

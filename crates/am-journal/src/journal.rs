@@ -329,6 +329,18 @@ pub trait MemoryJournal: Send + Sync + std::any::Any {
     /// # Errors
     /// `Storage`.
     fn current_seq(&self) -> Result<i64>;
+
+    /// Release what this journal handle holds (api.md: `MemorySystem.close()`
+    /// "releases the journal only; the store is caller-owned"). The default
+    /// holds nothing to release; a connection shared with the store through
+    /// one home file belongs to the home and closes with its last handle.
+    /// Idempotent.
+    ///
+    /// # Errors
+    /// `Storage` when the journal fails to release cleanly.
+    fn close(&self) -> Result<()> {
+        Ok(())
+    }
     /// Drain the `#FALLBACK` warnings the journal has raised since the last call.
     fn take_warnings(&self) -> Vec<String> {
         Vec::new()

@@ -59,9 +59,14 @@ am_triples::vocabulary! {
     }
 }
 
-/// Author kinds ([`AuthorKind`]: the spec's `AUTHOR_KINDS`, plus `unrecorded`
-/// for readings whose row names no origin).
-pub const AUTHOR_KINDS: [&str; 5] = AuthorKind::NAMES;
+/// The spec's `AUTHOR_KINDS`: who may author a reading (`mechanical`,
+/// `entity-mind`, `capability-model`, `operator`; sorted). The one list a
+/// caller's author is checked against.
+pub const AUTHOR_KINDS: [&str; 4] = AuthorKind::AUTHORS;
+/// The author kinds a stored version row may carry: [`AUTHOR_KINDS`] plus
+/// `unrecorded` (a reading whose row names no origin, never named by a
+/// caller). Not the spec's list: only what the journal accepts on read.
+pub const STORED_AUTHOR_KINDS: [&str; 5] = AuthorKind::NAMES;
 /// Rewrite causes (`REWRITE_CAUSES`, [`RewriteCause`]).
 pub const REWRITE_CAUSES: [&str; 7] = RewriteCause::NAMES;
 
@@ -193,7 +198,7 @@ impl UnderstandingVersion {
 
     /// Validate and normalise: ids required; field in [`VERSION_FIELDS`]; version
     /// non-negative; `text` absent only on a `title` version; author kind in
-    /// [`AUTHOR_KINDS`]; cause in [`REWRITE_CAUSES`]; magnitude finite;
+    /// [`STORED_AUTHOR_KINDS`]; cause in [`REWRITE_CAUSES`]; magnitude finite;
     /// `understood_at` canonical; a blank `version_id` derived.
     ///
     /// # Errors
@@ -233,9 +238,9 @@ impl UnderstandingVersion {
             )));
         }
         let author_kind = v.author.get("kind").and_then(Value::as_str).unwrap_or("");
-        if !AUTHOR_KINDS.contains(&author_kind) {
+        if !STORED_AUTHOR_KINDS.contains(&author_kind) {
             return Err(Error::invalid(format!(
-                "UnderstandingVersion.author.kind must be one of {AUTHOR_KINDS:?}, got {}",
+                "UnderstandingVersion.author.kind must be one of {STORED_AUTHOR_KINDS:?}, got {}",
                 am_triples::text::shown(&v.author.get("kind"))
             )));
         }

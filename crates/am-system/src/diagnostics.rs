@@ -491,8 +491,8 @@ pub enum RecordOrigin {
         graph_id: String,
         /// The record kind (`memory` for a plain triple).
         kind: String,
-        /// The title (`""` when none).
-        title: String,
+        /// The title (`None` while pending or missing).
+        title: Option<String>,
         /// The row's `observed_at`.
         formed_at: String,
         /// `provenance.source`.
@@ -645,12 +645,7 @@ fn origin_of(store: &dyn TripleStore, ids: &HashSet<String>) -> Result<RecordOri
                 formed: true,
                 graph_id: a.subject.clone(),
                 kind: attr_str(&a, "record_kind").unwrap_or("memory").to_owned(),
-                title: a
-                    .attributes
-                    .get("title")
-                    .and_then(Value::as_str)
-                    .unwrap_or_default()
-                    .to_owned(),
+                title: crate::lookup::served_title(&a),
                 formed_at: a.observed_at.clone(),
                 source: prov("source").unwrap_or_default(),
                 actor: prov("actor").unwrap_or_default(),
@@ -1130,8 +1125,11 @@ pub struct RecentRecord {
     pub graph_id: String,
     /// The record kind.
     pub kind: String,
-    /// The title (`""` when none).
-    pub title: String,
+    /// The title (`None` while pending: `pending` names it).
+    pub title: Option<String>,
+    /// The fields still pending, when any (never a placeholder title).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub pending: Vec<String>,
     /// The digest.
     pub digest: String,
     /// When it was observed.
@@ -1283,7 +1281,8 @@ fn recent_row(
         record_id: rid.to_owned(),
         graph_id: a.subject.clone(),
         kind,
-        title: attr_str(a, "title").unwrap_or_default().to_owned(),
+        title: crate::lookup::served_title(a),
+        pending: crate::lookup::pending_fields(a),
         digest: handle_digest(a),
         observed_at: a.observed_at.clone(),
         scope: a.scope.clone(),

@@ -248,6 +248,49 @@ pub fn build_formation_plan(
     })
 }
 
+/// The refusal of a supplied `idempotency_key` whose ids are already another
+/// pair's or another kind's: ids derive from `(idempotency_key, position)`
+/// alone (never salted with the scope or owner, so homes interoperate), so a
+/// position whose stored digest belongs to another (scope, owner) or is of
+/// another kind cannot be a replay of this call. Answering `ok` would hand
+/// back ids this caller does not own (or, for another kind, ids that do not
+/// exist). The error names the key and the position, never the other owner.
+///
+/// # Errors
+/// `InvalidInput` for the first such position.
+pub fn key_owner_conflict(
+    plan: &FormationPlan,
+    idempotency_key: &str,
+    stored: &[TripleAssertion],
+) -> Result<()> {
+    let key = idempotency_key.trim();
+    let digests = plan
+        .assertions
+        .iter()
+        .filter(|a| a.predicate == DIGEST_PREDICATE && a.attributes.get("record_edge").is_none());
+    let kind = |a: &TripleAssertion| a.attributes.get("record_kind").cloned();
+    for (position, planned) in digests.enumerate() {
+        let Some(old) = stored
+            .iter()
+            .find(|s| s.assertion_id.is_some() && s.assertion_id == planned.assertion_id)
+        else {
+            continue;
+        };
+        let same_pair = old.scope == planned.scope
+            && old.owner_id.as_deref().unwrap_or("") == planned.owner_id.as_deref().unwrap_or("");
+        if same_pair && kind(old) == kind(planned) && old.subject == planned.subject {
+            continue;
+        }
+        return Err(Error::invalid(format!(
+            "remember_many: idempotency_key {key:?} is already used at position {position} by a record of \
+             another scope, owner or kind; ids derive from (idempotency_key, position) alone, so this call \
+             cannot replay it: give this batch a key of its own (for example prefixed with its scope and \
+             owner); nothing was written"
+        )));
+    }
+    Ok(())
+}
+
 /// The `#FALLBACK` warnings for a supplied `idempotency_key` already used
 /// for different content: for each planned digest whose id is stored
 /// (`stored`, the rows already under the plan's digest ids) with another

@@ -103,8 +103,9 @@ pub const LESSON_EVIDENCE_CLASSES: &[&str] = &[
 /// `attributes.category` values of an instruction.
 pub const INSTRUCTION_CATEGORIES: &[&str] = &["instruction", "process", "rule"];
 
-/// Who may author a reading (`AUTHOR_KINDS`).
-pub const AUTHOR_KINDS: &[&str] = &am_journal::AuthorKind::AUTHORS;
+/// Who may author a reading (the spec's `AUTHOR_KINDS`): the one list,
+/// am-journal's [`am_journal::version::AUTHOR_KINDS`].
+pub const AUTHOR_KINDS: &[&str] = &am_journal::version::AUTHOR_KINDS;
 
 /// The fields a record may form pending (`PENDING_FIELDS`).
 pub const PENDING_FIELDS: &[&str] = &["summary", "title"];
@@ -133,6 +134,18 @@ mod tests {
         assert!(kind_rank("trait") < kind_rank("lesson"));
         assert_eq!(kind_rank("memory"), 9);
         assert_eq!(kind_rank("no-such-kind"), DEFAULT_KIND_RANK);
+    }
+
+    #[test]
+    fn author_kinds_is_the_specs_four_and_the_journals_stored_list_has_its_own_name() {
+        let mut spec = vec!["mechanical", "entity-mind", "capability-model", "operator"];
+        spec.sort_unstable();
+        assert_eq!(AUTHOR_KINDS, spec.as_slice());
+        assert_eq!(AUTHOR_KINDS, am_journal::version::AUTHOR_KINDS.as_slice());
+        assert!(!AUTHOR_KINDS.contains(&"unrecorded"));
+        let stored = am_journal::version::STORED_AUTHOR_KINDS;
+        assert!(stored.contains(&"unrecorded"));
+        assert!(AUTHOR_KINDS.iter().all(|k| stored.contains(k)));
     }
 
     #[test]

@@ -74,6 +74,16 @@ pub(crate) fn pending_fields(a: &TripleAssertion) -> Vec<String> {
         .collect()
 }
 
+/// The title a read serves for a formed record: its stored title, whole
+/// (never cut), or `None` while the title is pending or missing (api.md
+/// "Formation": never a placeholder or words from the body).
+pub(crate) fn served_title(a: &TripleAssertion) -> Option<String> {
+    if pending_fields(a).iter().any(|f| f == "title") {
+        return None;
+    }
+    attr_str(a, "title").map(str::to_owned)
+}
+
 /// Whether a diary entry is private (`attributes.private` anything but
 /// absent, `null` or `false`).
 pub(crate) fn is_private(a: &TripleAssertion) -> bool {

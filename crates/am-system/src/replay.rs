@@ -12,8 +12,13 @@
 //! keywords.
 //!
 //! Memory is bounded: the journal is read `PAGE_SEQS` seqs at a time, and the
-//! per-stream lookup memo (records are immutable, so a memo is exact) is
-//! emptied when it reaches `MEMO_CAP` entries.
+//! per-stream lookup memo is emptied when it reaches `MEMO_CAP` entries. A
+//! row can be rewritten in place while a stream runs (`rewrite_digest`,
+//! `retitle`, `declare_pending`): each write appends a version on the seq
+//! axis, so the memo is valid for the journal head it was read at, and a
+//! moved head evicts exactly the rows whose versions were appended since
+//! (later envelopes show the new reading). `replaced_by` is read per
+//! superseded record through the closure index, never the whole journal.
 //!
 //! Spec: api.md "Replay stream"; memory-system.md "Observability: the replay
 //! stream and the identity card"; operator.md §5; troubleshooting "Replay
@@ -292,9 +297,6 @@ pub struct ReplayStream<'a> {
     hi: i64,
     page: VecDeque<JournalRecord>,
     memo: Memo,
-    /// The first replacement of each superseded assertion (read once, when
-    /// a display block first needs it).
-    superseded: Option<HashMap<String, String>>,
     failed: bool,
 }
 
@@ -366,7 +368,6 @@ pub fn export_replay<'a>(
         hi: args.until_seq.unwrap_or(hw),
         page: VecDeque::new(),
         memo: Memo::default(),
-        superseded: None,
         failed: false,
     })
 }
@@ -408,31 +409,52 @@ impl ReplayStream<'_> {
         self.cursor
     }
 
-    /// The record a superseded row was replaced by (its supersession's first
-    /// replacement), from the closures read once per stream.
+    /// The record a superseded row was replaced by (its first supersession's
+    /// first replacement): this row's closures only, memoized per row.
     fn replaced_by(&mut self, a: &TripleAssertion) -> Result<Option<String>> {
         if attr_str(a, "record_kind").is_none() {
             return Ok(None);
         }
-        if self.superseded.is_none() {
-            let mut map = HashMap::new();
-            let mut closures = self.journal.closures(&ClosureFilter {
-                assertion_id: None,
-                until_seq: None,
-                limit: 0,
-            })?;
-            closures.sort_by_key(|c| c.seq);
-            for c in closures {
-                if c.kind == "supersede"
-                    && let Some(first) = c.replacement_ids.first()
-                {
-                    map.entry(c.assertion_id).or_insert_with(|| first.clone());
-                }
-            }
-            self.superseded = Some(map);
+        let id = a.assertion_id.clone().unwrap_or_default();
+        if let Some(r) = self.memo.replaced.get(&id) {
+            return Ok(r.clone());
         }
-        let id = a.assertion_id.as_deref().unwrap_or_default();
-        Ok(self.superseded.as_ref().and_then(|m| m.get(id).cloned()))
+        let mut closures = self.journal.closures(&ClosureFilter {
+            assertion_id: Some(id.clone()),
+            until_seq: None,
+            limit: 0,
+        })?;
+        closures.sort_by_key(|c| c.seq);
+        let first = closures
+            .into_iter()
+            .filter(|c| c.kind == "supersede" && c.assertion_id == id)
+            .find_map(|c| c.replacement_ids.into_iter().next());
+        self.memo.bound();
+        self.memo.replaced.insert(id, first.clone());
+        Ok(first)
+    }
+
+    /// Keep the memo exact: when the journal head moved since the memo was
+    /// last checked, evict the rows whose versions were appended since (a
+    /// rewrite in place) and every memoized `replaced_by` (a closure).
+    fn revalidate(&mut self) -> Result<()> {
+        let head = self.journal.current_seq()?;
+        if let Some(seen) = self.memo.seq {
+            if seen == head {
+                return Ok(());
+            }
+            self.memo.replaced.clear();
+            if seen < head {
+                for v in self.journal.revision_records(seen, Some(head))? {
+                    self.memo.rows.remove(&v.assertion_id);
+                    self.memo.rows.remove(&v.record_id);
+                }
+            } else {
+                self.memo.rows.clear();
+            }
+        }
+        self.memo.seq = Some(head);
+        Ok(())
     }
 
     /// Read pages until one holds records or the bound is reached.
@@ -650,6 +672,10 @@ impl Iterator for ReplayStream<'_> {
                 return Some(Err(e));
             }
             let record = self.page.pop_front()?;
+            if let Err(e) = self.revalidate() {
+                self.failed = true;
+                return Some(Err(e));
+            }
             match self.envelope(record) {
                 Ok(Some(env)) => return Some(Ok(env)),
                 Ok(None) => {}
@@ -852,22 +878,29 @@ fn display_block(
     }))
 }
 
-/// The per-stream lookups: resolved rows, formation edges and trace pairs.
-/// Records are immutable and a journal record only names records that exist
-/// at its seq, so a memo is exact; it is emptied at [`MEMO_CAP`] entries.
+/// The per-stream lookups: resolved rows, formation edges, trace pairs and
+/// supersessions. A row is valid for the journal head `seq` it was read at
+/// (a rewrite appends a version; [`ReplayStream::revalidate`] evicts it);
+/// formation edges and trace pairs never change. Emptied at [`MEMO_CAP`]
+/// entries.
 #[derive(Default)]
 struct Memo {
     rows: HashMap<String, Option<Arc<TripleAssertion>>>,
     edges: HashMap<(String, String, String), Option<Vec<EdgeRef>>>,
     traces: HashMap<String, (String, String)>,
+    replaced: HashMap<String, Option<String>>,
+    /// The journal head the memo was last checked at.
+    seq: Option<i64>,
 }
 
 impl Memo {
     fn bound(&mut self) {
-        if self.rows.len() + self.edges.len() + self.traces.len() >= MEMO_CAP {
+        if self.rows.len() + self.edges.len() + self.traces.len() + self.replaced.len() >= MEMO_CAP
+        {
             self.rows.clear();
             self.edges.clear();
             self.traces.clear();
+            self.replaced.clear();
         }
     }
 

@@ -7,7 +7,7 @@
 //! `selection.py`.
 
 use crate::error::{Error, Result};
-use am_triples::text::{display_title, handle_digest};
+use am_triples::text::{display_title, handle_digest, is_record_digest};
 use am_triples::{JsonMap, TripleAssertion, TripleQuery, TripleStore, token_estimate};
 use serde_json::Value;
 use std::collections::HashMap;
@@ -192,7 +192,14 @@ pub fn display_rows(
             let tokens = token_estimate(&digest);
             let mut row = JsonMap::new();
             row.insert("record_id".into(), Value::String(rid.clone()));
-            row.insert("title".into(), Value::String(display_title(a)));
+            // A formed record without a title (pending) reads null, never
+            // its body's words; every other row keeps 0.3.2's preview.
+            let title = if is_record_digest(a) && crate::lookup::served_title(a).is_none() {
+                Value::Null
+            } else {
+                Value::String(display_title(a))
+            };
+            row.insert("title".into(), title);
             row.insert("digest".into(), Value::String(digest));
             row.insert("token_estimate".into(), Value::from(tokens));
             row

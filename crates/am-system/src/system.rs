@@ -505,16 +505,15 @@ impl MemorySystem {
         self.journal.current_seq()
     }
 
-    /// Release the journal; the store stays open (it is caller-owned).
-    ///
-    /// The `MemoryJournal` trait has no `close` yet, so this releases nothing
-    /// beyond draining warnings; dropping the last `Arc` of a SQLite journal
-    /// closes its connection.
+    /// Release the journal ([`MemoryJournal::close`]) and nothing else: the
+    /// store is caller-owned and stays open (api.md: "`close()` releases the
+    /// journal only; the store is caller-owned").
     ///
     /// # Errors
-    /// None today; reserved for journals with a close step.
+    /// The journal's failure to release.
     pub fn close(&self) -> Result<()> {
         let _ = self.take_warnings();
+        self.journal.close()?;
         Ok(())
     }
 
@@ -605,7 +604,7 @@ impl MemorySystem {
     /// Form typed records (`remember_many`). Ids derive from
     /// `(idempotency_key, position)`, so a replay writes nothing new and returns
     /// the same graph ids. A supplied key already used for DIFFERENT content
-    /// (another kind, title or digest at a position) keeps the stored record
+    /// (another title or digest at a position) keeps the stored record
     /// too, and raises a `#FALLBACK` warning naming the key and both versions
     /// ([`crate::formation::key_reuse_warnings`], among the result's
     /// warnings): the new content was not formed. Each record gets one
@@ -617,7 +616,9 @@ impl MemorySystem {
     /// as its [`Warned::warnings`].
     ///
     /// # Errors
-    /// `InvalidInput` for any refused record (see
+    /// `InvalidInput` for a key whose stored record at some position belongs
+    /// to another (scope, owner) or is of another kind
+    /// ([`crate::formation::key_owner_conflict`]), for any refused record (see
     /// [`MemoryRecordInput::validated`](crate::MemoryRecordInput::validated)), an empty key, scope or batch, a bad
     /// `local:` target, or a `pending` field on a home without a task queue
     /// (a pending title or summary is stored only beside its authoring task).
@@ -679,6 +680,9 @@ impl MemorySystem {
             limit: 0,
             ..TripleQuery::default()
         })?;
+        // A key already used by another pair or kind is refused: its ids are
+        // not this caller's to answer with.
+        crate::formation::key_owner_conflict(&plan, idempotency_key, &stored)?;
         let reuse = crate::formation::key_reuse_warnings(&plan, idempotency_key, &stored);
         // The rows and the formation bindings commit through the home: ONE
         // transaction on a SQLite home (rows already stored are skipped and

@@ -296,9 +296,9 @@ enum QueueOp {
 struct Settle {
     /// The task the caller names.
     task_id: Option<String>,
-    /// The pending field this write authors (`title` / `summary`), whose
-    /// live `title.author` / `digest.author` tasks it completes.
-    pending: Option<&'static str>,
+    /// The pending fields this write authors (`summary`, `title`, in that
+    /// order), whose live `digest.author` / `title.author` tasks it completes.
+    pending: Vec<&'static str>,
 }
 
 /// The provenance arguments a verb passes to [`MemorySystem::begin_rewrite`].
@@ -647,8 +647,10 @@ impl MemorySystem {
             .map(|v| v.seq);
         result.version_id = Some(w.version_id);
         result.vector_rewritten = Some(prepared.vector_rewritten());
-        if let Some(f) = w.settle.pending {
-            result.extra.insert("pending_cleared".into(), json!([f]));
+        if !w.settle.pending.is_empty() {
+            result
+                .extra
+                .insert("pending_cleared".into(), json!(w.settle.pending));
         }
         if !completed.is_empty() {
             result
@@ -686,10 +688,13 @@ impl MemorySystem {
             .map(|i| i.trim().to_owned())
             .filter(|i| !i.is_empty())
             .collect();
-        if let Some(field) = s.pending
-            && self.home.has_task_queue()
-        {
-            let kind = if field == "title" {
+        let fields = if self.home.has_task_queue() {
+            s.pending.as_slice()
+        } else {
+            &[]
+        };
+        for field in fields {
+            let kind = if *field == "title" {
                 am_journal::TaskKind::TitleAuthor
             } else {
                 am_journal::TaskKind::DigestAuthor
@@ -895,6 +900,20 @@ impl MemorySystem {
         if pending_summary {
             clear_pending(&mut attributes, "summary");
         }
+        // A title given to a record whose title is pending settles it too
+        // (api.md `retitle`: "`rewrite_digest` does the same"), so the
+        // `title.author` task is never authored a second time.
+        let pending_title = new_title.is_some() && is_pending(&t.row, "title");
+        if pending_title {
+            clear_pending(&mut attributes, "title");
+        }
+        let mut settled: Vec<&'static str> = Vec::new();
+        if pending_summary {
+            settled.push("summary");
+        }
+        if pending_title {
+            settled.push("title");
+        }
         let mut result = Self::result_for(Some(t), rid, field, Outcome::Applied);
         result.version = Some(next);
         result.previous_version = Some(current);
@@ -915,7 +934,7 @@ impl MemorySystem {
                 field: field.to_owned(),
                 settle: Settle {
                     task_id: args.task_id.clone(),
-                    pending: pending_summary.then_some("summary"),
+                    pending: settled,
                 },
                 queue: Vec::new(),
             },
@@ -1003,7 +1022,11 @@ impl MemorySystem {
                 field: field.to_owned(),
                 settle: Settle {
                     task_id: args.task_id.clone(),
-                    pending: pending_title.then_some("title"),
+                    pending: if pending_title {
+                        vec!["title"]
+                    } else {
+                        Vec::new()
+                    },
                 },
                 queue: Vec::new(),
             },
@@ -1079,7 +1102,7 @@ impl MemorySystem {
                 field: field.to_owned(),
                 settle: Settle {
                     task_id: args.task_id.clone(),
-                    pending: None,
+                    pending: Vec::new(),
                 },
                 queue: Vec::new(),
             },

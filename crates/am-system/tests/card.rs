@@ -237,7 +237,11 @@ fn a_record_formed_pending_is_briefed_pending_never_with_a_placeholder_title() {
             let v = card(s, None)["lessons"]["lessons"][0].clone();
             assert_eq!(v["record_id"], ids[0].as_str(), "[{}] {v}", s.name);
             assert_eq!(v["pending"], json!(["title"]));
-            assert_eq!(v["title"], "", "no placeholder stands in for the title");
+            assert_eq!(
+                v["title"],
+                Value::Null,
+                "the missing title reads None: no placeholder stands in for it"
+            );
             assert_eq!(v["statement"], "Stakes hold the beans up.");
         },
     );

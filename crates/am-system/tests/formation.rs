@@ -110,7 +110,6 @@ fn a_supplied_key_reused_for_different_content_warns_naming_the_key_and_keeps_th
         for other in [
             episode("B"),
             MemoryRecordInput::new("episode", "A", "Something else happened."),
-            MemoryRecordInput::new("lesson", "A", "A happened."),
         ] {
             let warnings = s
                 .system
@@ -124,6 +123,21 @@ fn a_supplied_key_reused_for_different_content_warns_naming_the_key_and_keeps_th
             assert!(w.contains(&first) && w.contains("NOT formed"), "{w}");
             assert_eq!(written(s), before, "[{}] the reused key wrote", s.name);
         }
+        // Another kind at the position is no replay: its graph id would not
+        // exist, so the call is refused (tests/idempotency_keys.rs).
+        let other_kind = s.system.remember(&Remember::new(
+            MemoryRecordInput::new("lesson", "A", "A happened."),
+            "session",
+            "s1",
+            "k-reused",
+        ));
+        common::assert_refused(
+            s,
+            &before,
+            other_kind,
+            am_triples::ErrorKind::InvalidInput,
+            &["\"k-reused\"", "position 0"],
+        );
         let kept = s.system.resolve_digest_assertion(&first).unwrap().unwrap();
         assert_eq!(kept.object, "A happened.");
     });

@@ -661,7 +661,7 @@ pub fn key_moments(g: &CardGather, journal: &dyn MemoryJournal, floor: f64) -> R
             a.observed_at.clone(),
             -1,
             serde_json::json!({"type": "first", "what": what, "record_id": a.subject,
-                "title": attr_str(a, "title").unwrap_or_default(), "observed_at": a.observed_at}),
+                "title": crate::lookup::served_title(a), "observed_at": a.observed_at}),
         ));
     }
     let mut first_super = None;
@@ -718,8 +718,8 @@ pub struct InterestBrief {
     pub record_id: String,
     /// Its kind.
     pub kind: String,
-    /// Its title.
-    pub title: String,
+    /// Its title (`None` while pending: `pending` names it).
+    pub title: Option<String>,
     /// Its digest.
     pub statement: String,
     /// When it was observed.
@@ -787,7 +787,7 @@ pub fn discoveries(g: &CardGather) -> Discoveries {
         interests.push(InterestBrief {
             record_id: a.subject.clone(),
             kind: "interest".into(),
-            title: attr_str(a, "title").unwrap_or_default().to_owned(),
+            title: crate::lookup::served_title(a),
             statement: a.object.clone(),
             observed_at: a.observed_at.clone(),
             entry_id: attr_str(a, "entry_id").map(str::to_owned),
@@ -1026,8 +1026,8 @@ pub struct RowBrief {
     pub record_id: String,
     /// Its kind.
     pub kind: String,
-    /// Its title as formed (`""` when it has none).
-    pub title: String,
+    /// Its title as formed (`None` while pending: `pending` names it).
+    pub title: Option<String>,
     /// Its digest.
     pub statement: String,
     /// When it was observed.
@@ -1047,7 +1047,7 @@ fn row_brief(a: &TripleAssertion) -> RowBrief {
     RowBrief {
         record_id: a.subject.clone(),
         kind: attr_str(a, "record_kind").unwrap_or_default().to_owned(),
-        title: attr_str(a, "title").unwrap_or_default().to_owned(),
+        title: crate::lookup::served_title(a),
         statement: a.object.clone(),
         observed_at: a.observed_at.clone(),
         entry_id: attr_str(a, "entry_id").map(str::to_owned),
@@ -1059,10 +1059,13 @@ fn row_brief(a: &TripleAssertion) -> RowBrief {
 /// One item of the identity core.
 #[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct IdentityItem {
-    /// Its title.
-    pub title: String,
+    /// Its title (`None` while pending: `pending` names it).
+    pub title: Option<String>,
     /// Its statement (the digest).
     pub statement: String,
+    /// The fields still pending, when any (never a placeholder title).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub pending: Vec<String>,
     /// A value's class, when it carries one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub value_class: Option<Value>,
@@ -1133,8 +1136,9 @@ pub fn identity(g: &CardGather, store: &dyn TripleStore, owner: &str) -> Result<
                 .cloned()
         };
         let mut item = IdentityItem {
-            title: attr_str(a, "title").unwrap_or_default().to_owned(),
+            title: crate::lookup::served_title(a),
             statement: a.object.clone(),
+            pending: crate::lookup::pending_fields(a),
             value_class: None,
             trait_class: None,
         };

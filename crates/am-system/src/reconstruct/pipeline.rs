@@ -418,6 +418,28 @@ impl<'a> Recall<'a> {
                     .into(),
             );
         }
+        // Orientation admission (on by default, as in 0.3.2) admits a current
+        // world-model card whose target the stimulus mentions. World models
+        // have not landed in this port: say so wherever the pairs hold cards
+        // (the candidate window read here), never silently.
+        if self.gather
+            && self.run_channels
+            && self.config.orientation_admission
+            && self.universe.values().any(|c| {
+                c.assertion
+                    .attributes
+                    .get("record_kind")
+                    .and_then(Value::as_str)
+                    == Some("world_model")
+            })
+        {
+            self.warnings.push(
+                "#FALLBACK: ReconstructConfig.orientation_admission is not implemented yet in this \
+                 port (world models have not landed): world_model cards in these scope pairs are \
+                 recalled only through the ordinary channels, never admitted by orientation"
+                    .into(),
+            );
+        }
         self.channels_run
             .sort_by_key(|c| shelf::CHANNEL_ORDER.iter().position(|x| x == c));
         Ok(())

@@ -11,7 +11,7 @@ use crate::config::{RecallBudget, ReconstructConfig};
 use crate::kinds;
 use crate::seam::{ActivationParts, Admission, DropReason, MemoryHandle, OrderedMap, PayloadTier};
 use am_triples::assertion::json_truthy;
-use am_triples::text::{bound_title, display_title, handle_digest};
+use am_triples::text::{bound_title, display_title, handle_digest, is_record_digest};
 use am_triples::{JsonMap, TripleAssertion, token_estimate};
 use serde_json::Value;
 use std::cmp::Ordering;
@@ -727,9 +727,16 @@ pub(crate) fn build_handle(
             ));
         }
     }
-    let title = match attr_nonblank(attrs, "title") {
-        Some(t) => bound_title(t),
-        None => display_title(a),
+    // A formed record whose title is pending (or missing) reads `None`,
+    // never a placeholder or its body's words (api.md "Formation"); a plain
+    // triple keeps 0.3.2's bounded `"s p o"` display title.
+    let title = if is_record_digest(a) {
+        crate::lookup::served_title(a).map(|t| bound_title(&t))
+    } else {
+        Some(match attr_nonblank(attrs, "title") {
+            Some(t) => bound_title(t),
+            None => display_title(a),
+        })
     };
     let payload_tiers = if attr_nonblank(attrs, "payload_ref").is_some() {
         vec![PayloadTier::Digest, PayloadTier::Raw]
@@ -762,7 +769,7 @@ pub(crate) fn build_handle(
     MemoryHandle {
         record_id: c.record_id.clone(),
         kind: config.kind_of(a),
-        title: Some(title),
+        title,
         digest: p.digest.to_owned(),
         token_estimate: token_estimate(p.digest),
         relevance: c.relevance.clone(),

@@ -496,6 +496,12 @@ pub struct AckResult {
     /// The task as it now stands.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub task: Option<TaskRow>,
+    /// What the host must know about this settle: an authoring task marked
+    /// done while its field stays pending with no live task to write it
+    /// (api.md "Formation": a pending field is never stored without its
+    /// task), naming the field and the repair. Absent when none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
 }
 
 am_triples::vocabulary! {

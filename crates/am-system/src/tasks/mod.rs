@@ -784,6 +784,7 @@ impl<'a> TaskQueue<'a> {
             acked: false,
             reason: Some(reason.to_owned()),
             task,
+            warnings: Vec::new(),
         };
         // Refusals are decided from a read, so they write nothing.
         let current = self.read(|r| r.task(&args.task_id))?;
@@ -794,7 +795,7 @@ impl<'a> TaskQueue<'a> {
             return Ok(no(&reason, Some(view(t, &now))));
         }
         let result = args.result.clone();
-        self.write(CommitPoint::TasksAck, |tx| {
+        let mut out = self.write(CommitPoint::TasksAck, |tx| {
             let Some(mut t) = tx.task(&args.task_id)? else {
                 return Ok(no("unknown_task", None));
             };
@@ -817,8 +818,67 @@ impl<'a> TaskQueue<'a> {
                 acked: true,
                 reason: None,
                 task: Some(t),
+                warnings: Vec::new(),
             })
-        })
+        })?;
+        if out.acked
+            && let Some(t) = &out.task
+        {
+            out.warnings = self.left_pending(t)?;
+        }
+        Ok(out)
+    }
+
+    /// The warning an acked authoring task owes when its field is still
+    /// pending on the record and no live task of its kind will write it: the
+    /// ack settles the task as the spec says, but never silently.
+    fn left_pending(&self, t: &TaskRow) -> Result<Vec<String>> {
+        let field = match t.kind {
+            TaskKind::TitleAuthor => "title",
+            TaskKind::DigestAuthor => "summary",
+            _ => return Ok(Vec::new()),
+        };
+        let row = match self.sys.resolve_digest_assertion(&t.target_id)? {
+            Some(row) => Some(row),
+            None if !t.assertion_id.is_empty() => {
+                self.sys.resolve_digest_assertion(&t.assertion_id)?
+            }
+            None => None,
+        };
+        let Some(row) = row else {
+            return Ok(Vec::new());
+        };
+        if !crate::lookup::pending_fields(&row)
+            .iter()
+            .any(|f| f == field)
+        {
+            return Ok(Vec::new());
+        }
+        let mut targets = vec![row.subject.clone()];
+        targets.extend(row.assertion_id.clone());
+        for target in &targets {
+            let live = self.tasks(&ListTasks {
+                kind: Some(t.kind),
+                target_id: Some(target.clone()),
+                ..ListTasks::default()
+            })?;
+            if live.iter().any(|x| x.status.is_live()) {
+                return Ok(Vec::new());
+            }
+        }
+        Ok(vec![format!(
+            "{kind} task {id} is done but the {field} of record {rec} is still pending and \
+             no live task will write it: write it with {verb}, or queue its task again with \
+             rearm_pending",
+            kind = t.kind.as_str(),
+            id = t.task_id,
+            rec = row.subject,
+            verb = if field == "title" {
+                "retitle"
+            } else {
+                "rewrite_digest"
+            },
+        )])
     }
 
     /// `release`: give a leased task back: `retry` (the attempt is spent;

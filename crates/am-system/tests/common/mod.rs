@@ -233,6 +233,10 @@ impl GatedJournal {
 }
 
 impl MemoryJournal for GatedJournal {
+    fn close(&self) -> am_journal::Result<()> {
+        (self.gate)("close")?;
+        self.inner.close()
+    }
     fn append_events(
         &self,
         e: &[am_journal::MemoryEvent],
@@ -270,6 +274,11 @@ impl MemoryJournal for GatedJournal {
         &self,
         f: &am_journal::ClosureFilter,
     ) -> am_journal::Result<Vec<am_journal::ClosureRecord>> {
+        // A read of every closure of the journal is visible to the gate
+        // (tests that bound what a reader loads).
+        if f.assertion_id.is_none() {
+            (self.gate)("closures:all")?;
+        }
         self.inner.closures(f)
     }
     fn append_trace(
