@@ -9,6 +9,12 @@ mod common;
 use std::path::Path;
 
 fn damaged_home(dir: &Path) -> std::path::PathBuf {
+    damaged_at(dir, "triples", false)
+}
+
+/// A demo home (with a journaled recall when `recalled`) whose `table`'s
+/// root page is overwritten.
+fn damaged_at(dir: &Path, table: &str, recalled: bool) -> std::path::PathBuf {
     let home = dir.join("h.sqlite3");
     let conv = common::demo_conversation();
     let h = home.to_str().unwrap();
@@ -23,12 +29,21 @@ fn damaged_home(dir: &Path) -> std::path::PathBuf {
         conv.to_str().unwrap(),
     ]);
     assert_eq!(out.code, 0, "{}", out.stderr);
+    if recalled {
+        let out = common::am_with_input(
+            &["exec", "--home", h, "-"],
+            r#"{"op": "reconstruct", "stimulus": {"cue_text": "plot"}, "scopes": [["life", "me"]]}"#,
+        );
+        assert_eq!(out.code, 0, "{}", out.stderr);
+    }
     let (root, page_size): (i64, i64) = {
         let c = rusqlite::Connection::open(&home).unwrap();
+        c.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()))
+            .unwrap();
         let root = c
             .query_row(
-                "SELECT rootpage FROM sqlite_master WHERE name = 'triples'",
-                [],
+                "SELECT rootpage FROM sqlite_master WHERE name = ?1",
+                [table],
                 |r| r.get(0),
             )
             .unwrap();
@@ -101,4 +116,30 @@ fn a_damaged_home_is_refused_naming_integrity_check_and_the_repair_and_ingest_wr
         before,
         "nothing was written to the damaged home"
     );
+}
+
+/// An exec session that meets a damaged page mid-script answers that line
+/// with the damage named, runs no later line (nothing more is written into a
+/// damaged file) and exits 1.
+#[test]
+fn an_exec_session_stops_after_the_line_that_met_the_damage() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = damaged_at(dir.path(), "memj_traces", true);
+    let h = home.to_str().unwrap();
+    let before = std::fs::read(&home).unwrap();
+    let script = r#"{"id": 1, "op": "traces", "limit": 5}
+{"id": 2, "op": "remember", "record": {"kind": "episode", "title": "t", "digest": "After the damage."}, "scope": "life", "owner_id": "me", "idempotency_key": "after"}
+"#;
+    let out = common::am_with_input(&["exec", "--home", h, "-"], script);
+    assert_eq!(out.code, 1, "{} {}", out.stdout, out.stderr);
+    let lines: Vec<&str> = out.stdout.lines().collect();
+    assert_eq!(
+        lines.len(),
+        1,
+        "no line after the damage ran: {}",
+        out.stdout
+    );
+    assert!(lines[0].contains("PRAGMA integrity_check"), "{}", lines[0]);
+    assert!(out.stderr.contains("no later line ran"), "{}", out.stderr);
+    assert_eq!(std::fs::read(&home).unwrap(), before, "nothing was written");
 }

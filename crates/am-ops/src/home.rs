@@ -47,6 +47,14 @@ pub trait Home {
         ))
     }
 
+    /// The refusal of a queue op (`op`) on a home opened without its task
+    /// queue, in the front end's words (`am exec` names `--task-queue`); the
+    /// default keeps the system's (`e`).
+    fn no_queue(&self, op: &str, e: OpError) -> OpError {
+        let _ = op;
+        e
+    }
+
     /// Read or move the session's pinned clock; answers now.
     ///
     /// # Errors

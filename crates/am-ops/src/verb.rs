@@ -223,8 +223,10 @@ impl Verb {
     /// The op's refusal or failure; `InvalidInput` for arguments the verb
     /// does not take.
     pub fn call(&self, home: &mut dyn Home, host: &Host, args: JsonMap) -> OpResult<Answer> {
-        if self.needs_queue {
-            home.system()?.tasks()?;
+        if self.needs_queue
+            && let Err(e) = home.system()?.tasks()
+        {
+            return Err(home.no_queue(self.name, e.into()));
         }
         (self.run)(home, host, args)
     }

@@ -246,7 +246,10 @@ impl Session {
     }
 
     /// Run a script: one answer per line, flushed before the next line is
-    /// read. Returns whether any line was malformed (exit code 2).
+    /// read. Returns whether any line was malformed (exit code 2); ends with
+    /// an error (exit code 1) after the line whose answer says the home file
+    /// is damaged (SQLite met a corrupt page): no later line runs, so nothing
+    /// more is written into a damaged file.
     ///
     /// # Errors
     /// I/O errors reading the input or writing the output.
@@ -278,6 +281,15 @@ impl Session {
                 malformed |= bad;
                 writeln!(out, "{v}")?;
                 out.flush()?;
+                if v["error"]["message"]
+                    .as_str()
+                    .is_some_and(|m| m.contains(am_backend_sqlite::error::DAMAGED_HOME))
+                {
+                    return Err(std::io::Error::other(format!(
+                        "stopped after the line that met a damaged home ({}); no later line ran",
+                        am_backend_sqlite::error::DAMAGED_HOME
+                    )));
+                }
             }
         }
         Ok(malformed)
@@ -345,6 +357,13 @@ impl am_ops::Home for Session {
 
     fn reopen(&mut self) -> OpResult<i64> {
         Session::reopen(self).map_err(OpError::from)
+    }
+
+    fn no_queue(&self, op: &str, _: OpError) -> OpError {
+        OpError::invalid(format!(
+            "{op} needs the home's memory task queue, and this session has no memory task queue: run am exec with \
+             --task-queue (the spec's MemorySystem(task_queue=True))"
+        ))
     }
 }
 

@@ -115,6 +115,23 @@ mod ops_tests {
         );
     }
 
+    /// docs/exec.md: without `--task-queue` the queue's ops answer
+    /// `InvalidInput` naming the flag, before their arguments are read.
+    #[test]
+    fn a_queue_op_on_a_session_without_the_queue_is_refused_naming_the_flag() {
+        let mut s = session();
+        for verb in am_ops::table().iter().filter(|v| v.needs_queue) {
+            let a = answer(&mut s, &json!({"op": verb.name, "colour": "red"}));
+            assert_eq!(a["error"]["kind"], "InvalidInput", "{a}");
+            let m = a["error"]["message"].as_str().unwrap();
+            assert!(
+                m.contains("--task-queue") && m.starts_with(verb.name),
+                "{m}"
+            );
+            assert!(!m.contains("colour") && !m.contains("SystemOptions"), "{m}");
+        }
+    }
+
     #[test]
     fn add_refuses_an_unknown_field_inside_a_triple_assertion() {
         let mut s = session();
