@@ -344,6 +344,57 @@ fn card_briefs_serve_a_pending_title_as_none_with_the_pending_fields_named() {
     });
 }
 
+/// The card's `likes_dislikes` entry of an appraised record whose title is
+/// pending names the pending field, so it is told from a bare target.
+#[test]
+fn a_liked_record_whose_title_is_pending_is_named_pending_on_the_card() {
+    both(|s| {
+        let ids = form(
+            s,
+            vec![untitled(
+                "episode",
+                "The pears ripened on the old tree.",
+                &["title"],
+            )],
+            "self",
+            "liked-pending",
+        );
+        s.system
+            .appraise(&am_system::Appraise::new(
+                &ids[0], 1, 2.0, "sweet", "self", EID,
+            ))
+            .unwrap();
+        s.system
+            .appraise(&am_system::Appraise::new(
+                "tool:spade",
+                1,
+                1.0,
+                "sturdy",
+                "self",
+                EID,
+            ))
+            .unwrap();
+        let card = s
+            .system
+            .entity_card(&EntityCard::new(&[("self", EID)], EID))
+            .unwrap();
+        let j = serde_json::to_value(&card).unwrap();
+        let likes = j["likes_dislikes"]["likes"].as_array().unwrap();
+        let record = likes
+            .iter()
+            .find(|l| l["target"] == ids[0].as_str())
+            .expect("liked");
+        assert_eq!(record.get("title"), None, "[{}] {record}", s.name);
+        assert_eq!(record["pending"], json!(["title"]), "[{}] {record}", s.name);
+        let bare = likes
+            .iter()
+            .find(|l| l["target"] == "tool:spade")
+            .expect("liked");
+        assert_eq!(bare.get("pending"), None, "[{}] {bare}", s.name);
+        json!(likes)
+    });
+}
+
 #[test]
 fn rewrite_digest_with_a_title_settles_a_pending_title_and_summary_together() {
     both(|s| {

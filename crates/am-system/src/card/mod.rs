@@ -875,9 +875,14 @@ fn py_str(v: &Value) -> String {
 pub struct StandingEntry {
     /// The appraised target.
     pub target: String,
-    /// A record-backed target's title as formed.
+    /// A record-backed target's title as formed (absent for a bare target
+    /// and while the record's title is pending: `pending` names it).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub title: Option<String>,
+    /// A record-backed target's fields still pending, when any (so a pending
+    /// title is told from a bare target).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub pending: Vec<String>,
     /// Presented net standing.
     pub net: f64,
     /// The G⁺ channel.
@@ -985,11 +990,19 @@ pub fn likes_dislikes(
     let dislikes = pick(|s| (s.negative, s.negative_count));
     let entry = |i: usize| -> Result<StandingEntry> {
         let (t, s) = &grades[i];
-        let title = crate::lookup::resolve_digest_assertion(store, t)?
-            .and_then(|a| attr_str(&a, "title").map(str::to_owned));
+        let row = crate::lookup::resolve_digest_assertion(store, t)?;
+        let pending = row
+            .as_ref()
+            .map(crate::lookup::pending_fields)
+            .unwrap_or_default();
+        let title = row
+            .as_ref()
+            .filter(|_| !pending.iter().any(|f| f == "title"))
+            .and_then(|a| attr_str(a, "title").map(str::to_owned));
         Ok(StandingEntry {
             target: (*t).to_owned(),
             title,
+            pending,
             net: s.net,
             positive: s.positive,
             negative: s.negative,
