@@ -238,6 +238,26 @@ pub fn table_exists(conn: &Connection, name: &str) -> CliResult<bool> {
     Ok(n > 0)
 }
 
+/// Whether the home at `path` holds any store row (`false` for a missing
+/// file or one without the store's table).
+///
+/// # Errors
+/// As [`open_read_only`].
+pub fn holds_rows(path: &Path) -> CliResult<bool> {
+    if !path.is_file() {
+        return Ok(false);
+    }
+    let conn = open_read_only(path)?;
+    if !table_exists(&conn, "triples")? {
+        return Ok(false);
+    }
+    Ok(conn
+        .query_row("SELECT EXISTS (SELECT 1 FROM triples)", [], |r| {
+            r.get::<_, bool>(0)
+        })
+        .map_err(CliError::from)?)
+}
+
 /// Open `path` read-only, refusing a missing path or a file that is not SQLite.
 ///
 /// # Errors

@@ -171,6 +171,28 @@ fn inspect_counts_records_per_kind_and_assertions_per_scope() {
         r#"{"id":null,"op":"embedding_pin","ok":null}"#,
         "--memory keeps no embedder"
     );
+    // A home that already holds rows but no pin (formed without an embedder)
+    // stays vectorless: embedding only its new rows would mix the two.
+    let bare = dir.path().join("bare.sqlite3");
+    let b = bare.to_str().unwrap();
+    let line = r#"{"op": "remember", "record": {"kind": "episode", "title": "t", "digest": "d"}, "scope": "life", "owner_id": "a", "idempotency_key": "KEY"}"#;
+    let first = common::am_with_input(
+        &["exec", "--home", b, "--embedder", "none", "-"],
+        &line.replace("KEY", "k1"),
+    );
+    assert_eq!(first.code, 0, "{}", first.stderr);
+    let again = common::am_with_input(
+        &["exec", "--home", b, "-"],
+        &(line.replace("KEY", "k2") + "\n{\"op\": \"embedding_pin\"}"),
+    );
+    assert_eq!(again.code, 0, "{}", again.stderr);
+    assert!(
+        again
+            .stdout
+            .ends_with("{\"id\":null,\"op\":\"embedding_pin\",\"ok\":null}\n"),
+        "{}",
+        again.stdout
+    );
 }
 
 #[test]

@@ -103,11 +103,19 @@ impl ExecCmd {
                 let facts = home::read_facts(path)?;
                 home::refuse_foreign(path, facts.as_ref(), force)?;
                 let pin = facts.as_ref().and_then(|f| f.pin.as_ref());
-                // A SQLite home gets the bundled offline embedder by default,
-                // as under `am ingest` and `am recall`; `--memory` keeps none.
+                // A new SQLite home gets the bundled offline embedder by
+                // default, as under `am ingest`; `--memory` keeps none, and
+                // so does a home that already holds rows but no pin (formed
+                // without an embedder: vectors for its new rows only would
+                // mix a vectorless home with an embedded one, silently).
+                let default = if pin.is_none() && home::holds_rows(path)? {
+                    "none"
+                } else {
+                    "offline"
+                };
                 embedder::resolve(
                     ctx.embedder(),
-                    "offline",
+                    default,
                     pin,
                     true,
                     ctx.allow_vectorless,
