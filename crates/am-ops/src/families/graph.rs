@@ -51,9 +51,9 @@ pub(crate) struct ApplyRevisionArgs {
 #[serde(deny_unknown_fields)]
 pub(crate) struct HistoryArgs {
     memory_id: String,
-    /// A positive int (default 100).
+    /// A positive int (default 200, the graph's read limit; at most 1000).
     #[serde(default)]
-    #[schemars(with = "Option<u32>")]
+    #[schemars(with = "Option<u32>", range(min = 1, max = 1000))]
     limit: Option<Value>,
 }
 
@@ -64,9 +64,9 @@ pub(crate) struct SourcesOfArgs {
     memory_id: String,
     #[serde(default = "yes")]
     transitive: bool,
-    /// A positive int (default 100).
+    /// A positive int (default 200, the graph's read limit; at most 1000).
     #[serde(default)]
-    #[schemars(with = "Option<u32>")]
+    #[schemars(with = "Option<u32>", range(min = 1, max = 1000))]
     limit: Option<Value>,
     /// Answer each source with its label.
     #[serde(default)]
@@ -90,9 +90,9 @@ pub(crate) struct DerivedFromSourceArgs {
     #[serde(rename = "ref")]
     #[schemars(with = "SourceRef")]
     source: Value,
-    /// A positive int (default 100).
+    /// A positive int (default 200, the graph's read limit; at most 1000).
     #[serde(default)]
-    #[schemars(with = "Option<u32>")]
+    #[schemars(with = "Option<u32>", range(min = 1, max = 1000))]
     limit: Option<Value>,
 }
 
@@ -102,9 +102,9 @@ pub(crate) struct DerivedFromSourceArgs {
 pub(crate) struct RevisionsArgs {
     #[serde(default)]
     after: Option<String>,
-    /// A positive int (default the revision page).
+    /// A positive int (default 100, the revision page; at most 1000).
     #[serde(default)]
-    #[schemars(with = "Option<u32>")]
+    #[schemars(with = "Option<u32>", range(min = 1, max = 1000))]
     limit: Option<Value>,
 }
 
@@ -112,9 +112,9 @@ pub(crate) struct RevisionsArgs {
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct RepairArgs {
-    /// A positive int (default the read maximum).
+    /// A positive int (default 1000, the read maximum).
     #[serde(default)]
-    #[schemars(with = "Option<u32>")]
+    #[schemars(with = "Option<u32>", range(min = 1, max = 1000))]
     limit: Option<Value>,
 }
 

@@ -33,7 +33,8 @@ fn digest_tier() -> String {
 #[serde(deny_unknown_fields)]
 pub(crate) struct PayloadArgs {
     record_id: String,
-    /// `digest` (the only tier offered; `raw` and `summary` are refused).
+    /// `digest` (default), or `raw` for a record formed with a `payload_ref`;
+    /// `summary` is refused.
     #[serde(default = "digest_tier")]
     tier: String,
 }

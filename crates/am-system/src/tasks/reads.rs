@@ -23,9 +23,9 @@ pub struct PendingRecords {
     /// `[(scope, owner_id)]`, or `None` for every scope.
     #[serde(default)]
     pub scopes: Option<Vec<(String, String)>>,
-    /// `Some(false)` (default): records with a pending field no live task
-    /// owns (what `rearm_pending` re-arms); `Some(true)`: records whose every
-    /// pending field has a live task; `None`: every pending record.
+    /// `false` (default): records with a pending field no live task owns
+    /// (what `rearm_pending` re-arms); `true`: records whose every pending
+    /// field has a live task; `null` (the spec's `None`): every pending record.
     #[serde(default = "unowned_only")]
     pub live_task: Option<bool>,
 }
