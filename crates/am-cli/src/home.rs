@@ -251,11 +251,10 @@ pub fn holds_rows(path: &Path) -> CliResult<bool> {
     if !table_exists(&conn, "triples")? {
         return Ok(false);
     }
-    Ok(conn
-        .query_row("SELECT EXISTS (SELECT 1 FROM triples)", [], |r| {
-            r.get::<_, bool>(0)
-        })
-        .map_err(CliError::from)?)
+    conn.query_row("SELECT EXISTS (SELECT 1 FROM triples)", [], |r| {
+        r.get::<_, bool>(0)
+    })
+    .map_err(CliError::from)
 }
 
 /// Open `path` read-only, refusing a missing path or a file that is not SQLite.
