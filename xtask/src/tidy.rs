@@ -7,13 +7,15 @@
 //!   xtask and tests (dev-dependencies) depends on every crate.
 //! - Every crate opts into the workspace lints (`[lints] workspace = true`).
 //! - Every `.rs` file starts with a `//!` doc line saying what it owns.
-//! - No two sibling modules of a crate use each other's items (a module
-//!   cycle): what both need moves down, or to a small module of its own.
+//! - No module cycle of any length in any crate, and am-system's faculties
+//!   keep their declared DAG (`tidy/modules.rs`).
+
+mod modules;
 
 use crate::workspace::{Package, Workspace};
 use anyhow::{Result, bail};
-use std::collections::{BTreeSet, HashSet};
-use std::path::{Path, PathBuf};
+use modules::rust_files;
+pub use modules::{cycle_problems, faculty_problems};
 
 /// The layer of each library crate: a normal dependency must have a lower layer.
 /// Backends and the conformance suite share one layer, so none depends on another.
@@ -114,24 +116,6 @@ pub fn lint_problems(packages: &[Package]) -> Vec<String> {
         .collect()
 }
 
-fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for e in entries.flatten() {
-        let path = e.path();
-        let name = e.file_name();
-        let name = name.to_string_lossy();
-        if path.is_dir() {
-            if !(name.starts_with('.') || name == "target") {
-                rust_files(&path, out);
-            }
-        } else if name.ends_with(".rs") {
-            out.push(path);
-        }
-    }
-}
-
 /// `.rs` files under the packages' directories whose first line is not a `//!` doc.
 pub fn doc_problems(ws: &Workspace) -> Vec<String> {
     let mut files = Vec::new();
@@ -155,14 +139,14 @@ pub fn doc_problems(ws: &Workspace) -> Vec<String> {
 
 /// The words the recall pipeline never names: valence never touches
 /// retrieval (memory-system.md "Valence: how experience felt"), so no file of
-/// `am-system/src/reconstruct/` may refer to the valence code or its family.
+/// `am-system/src/recall/reconstruct/` may refer to the valence code or its family.
 const RECALL_NEVER_NAMES: &[&str] = &["valence", "gradation", "feelings"];
 
 /// Files of the recall pipeline that name the valence code.
 pub fn valence_problems(ws: &Workspace) -> Vec<String> {
     let mut files = Vec::new();
     rust_files(
-        &ws.root.join("crates/am-system/src/reconstruct"),
+        &ws.root.join("crates/am-system/src/recall/reconstruct"),
         &mut files,
     );
     files.sort();
@@ -181,154 +165,6 @@ pub fn valence_problems(ws: &Workspace) -> Vec<String> {
     out
 }
 
-/// A module's path inside its crate from its file under `src` (`a/mod.rs`
-/// and `a.rs` are `a`; `lib.rs` and `main.rs` are the root, `[]`).
-fn module_path(src: &Path, file: &Path) -> Vec<String> {
-    let rel = file.strip_prefix(src).unwrap_or(file).with_extension("");
-    let mut segs: Vec<String> = rel
-        .components()
-        .map(|c| c.as_os_str().to_string_lossy().into_owned())
-        .collect();
-    if segs.len() == 1 && (segs[0] == "lib" || segs[0] == "main")
-        || segs.last().is_some_and(|l| l == "mod")
-    {
-        segs.pop();
-    }
-    segs
-}
-
-/// `a::{b, c::{d, e}}` as `[a::b, a::c::d, a::c::e]` (white space removed).
-fn flatten_use(tree: &str) -> Vec<String> {
-    let mut parts = Vec::new();
-    let (mut depth, mut cur) = (0usize, String::new());
-    for ch in tree.chars() {
-        match ch {
-            '{' => depth += 1,
-            '}' => depth = depth.saturating_sub(1),
-            ',' if depth == 0 => {
-                parts.push(std::mem::take(&mut cur));
-                continue;
-            }
-            _ => {}
-        }
-        cur.push(ch);
-    }
-    parts.push(cur);
-    let mut out = Vec::new();
-    for part in parts.into_iter().filter(|p| !p.is_empty()) {
-        match (part.find('{'), part.rfind('}')) {
-            (Some(open), Some(close)) if open < close => {
-                let head = &part[..open];
-                for inner in flatten_use(&part[open + 1..close]) {
-                    out.push(format!("{head}{inner}"));
-                }
-            }
-            _ => out.push(part),
-        }
-    }
-    out
-}
-
-fn is_ident(c: char) -> bool {
-    c.is_alphanumeric() || c == '_'
-}
-
-/// Every `crate::` / `super::` / `self::` path a file names, outside its
-/// comments and its `#[cfg(test)] mod tests`: the flattened `use` trees and
-/// the paths written inline.
-fn named_paths(text: &str) -> Vec<String> {
-    let code: String = text
-        .lines()
-        .map(|l| l.find("//").map_or(l, |i| &l[..i]))
-        .collect::<Vec<_>>()
-        .join("\n");
-    let code = match code.find("#[cfg(test)]") {
-        Some(i) if code[i + 12..].trim_start().starts_with("mod tests") => &code[..i],
-        _ => &code[..],
-    };
-    let starts = |i: usize| i == 0 || !code[..i].chars().next_back().is_some_and(is_ident);
-    let mut out = Vec::new();
-    for (i, _) in code.match_indices("use ").filter(|(i, _)| starts(*i)) {
-        if let Some(end) = code[i..].find(';') {
-            let tree: String = code[i + 4..i + end]
-                .chars()
-                .filter(|c| !c.is_whitespace())
-                .collect();
-            out.extend(flatten_use(&tree));
-        }
-    }
-    for lead in ["crate::", "super::", "self::"] {
-        for (i, _) in code.match_indices(lead).filter(|(i, _)| starts(*i)) {
-            let len = code[i..]
-                .find(|c: char| !(is_ident(c) || c == ':'))
-                .unwrap_or(code.len() - i);
-            out.push(code[i..i + len].trim_end_matches(':').to_owned());
-        }
-    }
-    out
-}
-
-/// The module of `modules` a path named in module `m` reaches (the longest
-/// module prefix of the path), when it is a module other than `m`.
-fn target<'a>(
-    m: &[String],
-    path: &str,
-    modules: &'a BTreeSet<Vec<String>>,
-) -> Option<&'a Vec<String>> {
-    let segs: Vec<&str> = path.split("::").collect();
-    let (mut full, rest): (Vec<String>, &[&str]) = match segs.first() {
-        Some(&"crate") => (Vec::new(), &segs[1..]),
-        Some(&"self") => (m.to_vec(), &segs[1..]),
-        Some(&"super") => {
-            let n = segs.iter().take_while(|s| **s == "super").count();
-            (m[..m.len().saturating_sub(n)].to_vec(), &segs[n..])
-        }
-        _ => return None,
-    };
-    full.extend(rest.iter().map(|s| (*s).to_owned()));
-    (0..=full.len())
-        .rev()
-        .find_map(|n| modules.get(&full[..n]))
-        .filter(|t| t.as_slice() != m)
-}
-
-/// Sibling modules (one parent, neither inside the other) of a crate that
-/// each name an item of the other (none is excepted).
-pub fn cycle_problems(ws: &Workspace) -> Vec<String> {
-    let mut out = Vec::new();
-    for p in &ws.packages {
-        let src = p.dir.join("src");
-        let mut files = Vec::new();
-        rust_files(&src, &mut files);
-        files.sort();
-        let modules: BTreeSet<Vec<String>> = files.iter().map(|f| module_path(&src, f)).collect();
-        let mut edges: HashSet<(Vec<String>, Vec<String>)> = HashSet::new();
-        for f in &files {
-            let m = module_path(&src, f);
-            let text = std::fs::read_to_string(f).unwrap_or_default();
-            for path in named_paths(&text) {
-                if let Some(t) = target(&m, &path, &modules) {
-                    edges.insert((m.clone(), t.clone()));
-                }
-            }
-        }
-        let mut pairs: Vec<(String, String)> = edges
-            .iter()
-            .filter(|(a, b)| a < b && edges.contains(&(b.clone(), a.clone())))
-            .filter(|(a, b)| !(b.starts_with(a) || a.starts_with(b)))
-            .map(|(a, b)| (a.join("::"), b.join("::")))
-            .collect();
-        pairs.sort();
-        for (a, b) in pairs {
-            out.push(format!(
-                "{}: modules {a} and {b} use each other's items (move what both need down, or to a module of its own)",
-                p.name
-            ));
-        }
-    }
-    out
-}
-
 /// Every tidy problem of the workspace.
 ///
 /// # Errors
@@ -340,6 +176,7 @@ pub fn problems() -> Result<Vec<String>> {
     all.extend(doc_problems(&ws));
     all.extend(valence_problems(&ws));
     all.extend(cycle_problems(&ws));
+    all.extend(faculty_problems(&ws));
     Ok(all)
 }
 
@@ -363,6 +200,7 @@ pub fn run() -> Result<()> {
 mod tests {
     use super::*;
     use crate::workspace::Dep;
+    use std::path::PathBuf;
 
     fn pkg(name: &str, deps: &[(&str, Option<&str>)]) -> Package {
         Package {
@@ -392,7 +230,7 @@ mod tests {
     #[test]
     fn a_recall_module_naming_valence_is_a_problem() {
         let root = std::env::temp_dir().join(format!("am-tidy-valence-{}", std::process::id()));
-        let dir = root.join("crates/am-system/src/reconstruct");
+        let dir = root.join("crates/am-system/src/recall/reconstruct");
         std::fs::create_dir_all(&dir).unwrap();
         std::fs::write(dir.join("clean.rs"), "//! Clean.\nfn f() {}\n").unwrap();
         let ws = Workspace {
@@ -409,55 +247,6 @@ mod tests {
         std::fs::remove_dir_all(&root).unwrap();
         assert_eq!(found.len(), 2, "{found:?}");
         assert!(found[0].contains("leak.rs"), "{found:?}");
-    }
-
-    #[test]
-    fn two_modules_using_each_other_are_a_cycle_and_one_way_is_not() {
-        let root = std::env::temp_dir().join(format!("am-tidy-cycle-{}", std::process::id()));
-        let src = root.join("c/src");
-        std::fs::create_dir_all(src.join("a")).unwrap();
-        let write = |f: &str, text: &str| std::fs::write(src.join(f), text).unwrap();
-        write("lib.rs", "//! Root.\nmod a;\nmod b;\n");
-        write("a/mod.rs", "//! A.\nmod inner;\npub(crate) fn f() {}\n");
-        write("a/inner.rs", "//! Inner.\nuse super::f;\n");
-        write(
-            "b.rs",
-            "//! B.\nuse crate::a::{self, f};\npub(crate) fn g() {}\n",
-        );
-        let ws = Workspace {
-            root: root.clone(),
-            packages: vec![Package {
-                dir: root.join("c"),
-                ..pkg("c", &[])
-            }],
-        };
-        // b uses a, a's child uses a: no cycle.
-        let one_way = cycle_problems(&ws);
-        // a's child names b's item inline: still one way (b never names
-        // the child); a itself naming b (a comment does not count) is.
-        write("a/inner.rs", "//! Inner.\nfn h() { crate::b::g() }\n");
-        let through_a_child = cycle_problems(&ws);
-        write(
-            "a/mod.rs",
-            "//! A.\nmod inner;\n// crate::b in a comment\npub(crate) fn f() { super::b::g() }\n",
-        );
-        let both_ways = cycle_problems(&ws);
-        std::fs::remove_dir_all(&root).unwrap();
-        assert!(one_way.is_empty(), "{one_way:?}");
-        assert!(through_a_child.is_empty(), "{through_a_child:?}");
-        assert_eq!(both_ways.len(), 1, "{both_ways:?}");
-        assert!(
-            both_ways[0].starts_with("c: modules a and b use"),
-            "{both_ways:?}"
-        );
-    }
-
-    #[test]
-    fn use_trees_flatten_to_paths() {
-        assert_eq!(
-            flatten_use("super::{a,b::{c,d},e::f}"),
-            ["super::a", "super::b::c", "super::b::d", "super::e::f"]
-        );
     }
 
     #[test]

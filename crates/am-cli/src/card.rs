@@ -5,7 +5,7 @@ use crate::ctx::{Ctx, open_for_observing};
 use crate::error::{CliError, CliResult};
 use crate::text::escape;
 use am_system::MemorySystem;
-use am_system::card::{EntityCard, IdentityCard, IdentityItem, OpenResolved, RowBrief};
+use am_system::observe::card::{EntityCard, IdentityCard, IdentityItem, OpenResolved, RowBrief};
 use serde_json::Value;
 use std::fmt::Write as _;
 use std::path::PathBuf;
@@ -29,7 +29,7 @@ pub struct CardCmd {
     scopes: Vec<String>,
     /// The trailing window of the current state, in appraisals (a 0 is
     /// refused here, as clap reads the line).
-    #[arg(long, default_value_t = am_system::card::DEFAULT_CURRENT_WINDOW)]
+    #[arg(long, default_value_t = am_system::observe::card::DEFAULT_CURRENT_WINDOW)]
     window: std::num::NonZeroUsize,
     /// Targets per channel of likes and dislikes.
     #[arg(long, default_value_t = 5)]

@@ -14,7 +14,7 @@ use crate::error::{CliError, CliResult};
 use crate::home::{self, HomeSpec, PinnedClock};
 use crate::ingest;
 use crate::locomo::{self, Sample};
-use am_system::verbs::Reconstruct;
+use am_system::Reconstruct;
 use am_system::{
     Fusion, HybridConfig, MemorySystem, RecallBudget, ReconstructConfig, Stimulus, SystemOptions,
 };

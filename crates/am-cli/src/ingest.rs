@@ -9,7 +9,7 @@ use crate::error::{CliError, CliResult};
 use crate::home::{self, HomeSpec, PinnedClock};
 use crate::turn::Turn;
 use crate::{embedder, locomo, text};
-use am_system::verbs::Remember;
+use am_system::Remember;
 use am_system::{MemoryRecordInput, MemorySystem};
 use clap::ValueEnum;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};

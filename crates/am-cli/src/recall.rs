@@ -10,10 +10,10 @@ use crate::eval::Profile;
 use crate::home::{self, HomeSpec, PinnedClock};
 use crate::{embedder, ingest, text};
 use am_journal::EventFilter;
-use am_system::verbs::{CommitSelection, Reconstruct};
 use am_system::{
     ActiveMemorySnapshot, Admission, MemorySystem, RecallBudget, ReconstructionResult, Stimulus,
 };
+use am_system::{CommitSelection, Reconstruct};
 use am_triples::{TripleAssertion, TripleQuery};
 use serde_json::{Value, json};
 use std::collections::HashMap;

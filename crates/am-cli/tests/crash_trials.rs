@@ -52,11 +52,11 @@
 
 use am_backend_sqlite::journal::SQLiteJournal;
 use am_backend_sqlite::{SQLiteTripleStore, SqliteHome, SqliteStoreOptions};
-use am_system::verbs::{DeclarePending, NarrateDream, RearmPending, Retitle, RevertDigest};
 use am_system::{
     CommitSelection, MemoryRecordInput, MemorySystem, Reconstruct, RememberMany, RewriteDigest,
     Stimulus, SystemOptions,
 };
+use am_system::{DeclarePending, NarrateDream, RearmPending, Retitle, RevertDigest};
 use am_triples::{TripleAssertion, TripleStore};
 use rusqlite::Connection;
 use std::collections::{BTreeMap, HashMap};

@@ -7,7 +7,7 @@
 use am_backend_sqlite::journal::SQLiteJournal;
 use am_backend_sqlite::{SQLiteTripleStore, SqliteHome, SqliteStoreOptions};
 use am_journal::MemoryJournal;
-use am_system::replay::{ExportReplay, export_replay};
+use am_system::observe::replay::{ExportReplay, export_replay};
 use am_triples::TripleStore;
 use serde_json::{Value, json};
 use std::io::{BufRead, BufReader, Write};

@@ -141,6 +141,13 @@ fn one_of(value: &str, what: &str, allowed: &[&str], default: Option<&str>) -> R
 }
 
 impl ScopeBinding {
+    /// Whether the binding puts its record in the prompt: `search_state`
+    /// `indexed` and `prompt_state` `active` (the identity core's and the
+    /// card's test of a prompt-active record).
+    pub fn is_prompt_active(&self) -> bool {
+        self.search_state == "indexed" && self.prompt_state == "active"
+    }
+
     /// A binding of `record_id` in `(scope, owner_id)` with `search_state`, the rest defaulted.
     pub fn new(record_id: &str, scope: &str, owner_id: &str, search_state: &str) -> Self {
         ScopeBinding {

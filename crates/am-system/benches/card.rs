@@ -21,9 +21,9 @@
 
 use am_backend_sqlite::{SqliteHome, SqliteMemoryHome, SqliteStoreOptions};
 use am_journal::ValenceEvent;
-use am_system::card::EntityCard;
+use am_system::RememberMany;
 use am_system::identity::Engram;
-use am_system::verbs::RememberMany;
+use am_system::observe::card::EntityCard;
 use am_system::{MemoryRecordInput, MemorySystem};
 use am_triples::JsonMap;
 use criterion::{BatchSize, Criterion, criterion_group, criterion_main};

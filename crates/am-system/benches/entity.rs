@@ -15,7 +15,7 @@
 
 use am_backend_sqlite::{SqliteHome, SqliteMemoryHome, SqliteStoreOptions};
 use am_journal::ValenceEvent;
-use am_system::diary::verify_diary_chain;
+use am_system::observe::diary::verify_diary_chain;
 use am_system::{Gradation, MemorySystem, diary_entry_hash};
 use am_triples::{JsonMap, TripleAssertion};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};

@@ -20,7 +20,7 @@
 )]
 
 use am_backend_sqlite::{SqliteHome, SqliteMemoryHome, SqliteStoreOptions};
-use am_system::verbs::{CommitSelection, RememberMany};
+use am_system::{CommitSelection, RememberMany};
 use am_system::{MemorySystem, SystemOptions, ids};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use std::hint::black_box;

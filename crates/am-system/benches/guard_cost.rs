@@ -26,7 +26,7 @@
 
 use am_backend_sqlite::{SQLiteTripleStore, SqliteHome, SqliteMemoryHome, SqliteStoreOptions};
 use am_conformance::workload::{BATCH, embedder_for, next_batch};
-use am_system::verbs::RememberMany;
+use am_system::RememberMany;
 use am_system::{MemorySystem, SystemOptions};
 use am_triples::{CommitGuard, TripleAssertion, TripleStore};
 use std::hint::black_box;

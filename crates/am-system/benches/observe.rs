@@ -16,10 +16,10 @@
 
 use am_backend_sqlite::{SqliteHome, SqliteMemoryHome, SqliteStoreOptions};
 use am_journal::MemoryEvent;
-use am_system::diagnostics::RecentRecords;
-use am_system::replay::ExportReplay;
-use am_system::verbs::{Reconstruct, RememberMany};
+use am_system::observe::diagnostics::RecentRecords;
+use am_system::observe::replay::ExportReplay;
 use am_system::{MemorySystem, Stimulus};
+use am_system::{Reconstruct, RememberMany};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use std::hint::black_box;
 use std::sync::Arc;

@@ -16,7 +16,7 @@
 
 use am_backend_sqlite::{SqliteHome, SqliteMemoryHome, SqliteStoreOptions};
 use am_embed::OfflineEmbedder;
-use am_system::verbs::{CommitSelection, Reconstruct, RememberMany};
+use am_system::{CommitSelection, Reconstruct, RememberMany};
 use am_system::{MemoryRecordInput, MemorySystem, Stimulus, SystemOptions};
 use am_triples::TextEmbedder;
 use criterion::{Criterion, criterion_group, criterion_main};

@@ -19,8 +19,8 @@
 
 use am_backend_sqlite::{SqliteHome, SqliteMemoryHome, SqliteStoreOptions};
 use am_journal::TaskKind;
+use am_system::RememberMany;
 use am_system::tasks::{Enqueue, SelectForWindow};
-use am_system::verbs::RememberMany;
 use am_system::{MemoryRecordInput, MemorySystem, SystemOptions};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use std::hint::black_box;

@@ -12,7 +12,7 @@
 )]
 
 use am_backend_sqlite::{SqliteHome, SqliteMemoryHome, SqliteStoreOptions};
-use am_system::verbs::{CloseRecord, RememberMany, RewriteDigest};
+use am_system::{CloseRecord, RememberMany, RewriteDigest};
 use am_system::{MemoryRecordInput, MemorySystem, Outcome};
 use criterion::{Criterion, criterion_group, criterion_main};
 use serde_json::json;

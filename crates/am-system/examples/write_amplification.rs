@@ -14,7 +14,7 @@
 #![allow(clippy::print_stdout, reason = "a measurement tool prints its figures")]
 
 use am_backend_sqlite::{SqliteHome, SqliteMemoryHome, SqliteStoreOptions};
-use am_system::verbs::{CommitSelection, RememberMany};
+use am_system::{CommitSelection, RememberMany};
 use am_system::{MemorySystem, ids};
 use std::path::Path;
 use std::sync::Arc;

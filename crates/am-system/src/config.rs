@@ -12,7 +12,7 @@ use crate::error::{Error, Result};
 use crate::kinds;
 use am_triples::TripleAssertion;
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// The self component's floor for entity sessions (`SELF_FRACTION_FLOOR`).
 pub const SELF_FRACTION_FLOOR: f64 = 0.05;
@@ -449,6 +449,63 @@ pub fn entity_recall_budget(
         max_candidates: pool as usize,
         ..RecallBudget::default()
     })
+}
+
+// -- valence (api.md "Valence and gradation") ---------------------------------
+
+/// The actors trusted with amplitudes above `AMPLITUDE_TRIGGER_MAX` and with
+/// the deliberate resolutions (`heal_scar`, `break_bond`), by default.
+pub const PRIVILEGED_ACTORS: [&str; 2] = ["entity-reflection", "operator"];
+
+/// The fold's tunables (`GradationConfig(channel_clamp=100.0,
+/// break_magnitude=8.0)`); retunable at any time, since the journal keeps raw
+/// events and never a derived standing.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(default, deny_unknown_fields)]
+pub struct GradationConfig {
+    /// Each channel (G⁺, G⁻) accumulates within `0..=channel_clamp`.
+    pub channel_clamp: f64,
+    /// A scar of at least this magnitude, later than a bond, breaks it.
+    pub break_magnitude: f64,
+    /// Actors (compared lowercased) trusted with large amplitudes and with
+    /// the deliberate resolutions.
+    pub privileged_actors: BTreeSet<String>,
+}
+
+impl Default for GradationConfig {
+    fn default() -> Self {
+        GradationConfig {
+            channel_clamp: 100.0,
+            break_magnitude: 8.0,
+            privileged_actors: PRIVILEGED_ACTORS.iter().map(|a| (*a).to_owned()).collect(),
+        }
+    }
+}
+
+impl GradationConfig {
+    /// Refuse a clamp or break magnitude that is not a positive number.
+    ///
+    /// # Errors
+    /// `InvalidInput` naming the field and the value.
+    pub fn validate(&self) -> Result<()> {
+        for (name, v) in [
+            ("channel_clamp", self.channel_clamp),
+            ("break_magnitude", self.break_magnitude),
+        ] {
+            if !(v.is_finite() && v > 0.0) {
+                return Err(Error::invalid(format!(
+                    "GradationConfig.{name} must be a positive number, got {v}"
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// Whether `actor` (trimmed, lowercased) is privileged.
+    pub fn is_privileged(&self, actor: &str) -> bool {
+        self.privileged_actors
+            .contains(actor.trim().to_lowercase().as_str())
+    }
 }
 
 #[cfg(test)]

@@ -4,6 +4,9 @@
 //! Spec: api.md "Formation (typed records)" and "Vocabularies and tuning
 //! constants"; algorithms.md §7 (`KIND_RANKS`).
 
+/// The predicate of a record's digest assertion.
+pub const DIGEST_PREDICATE: &str = "dcterms:abstract";
+
 /// Every valid `record_kind` (`MEMORY_RECORD_KINDS`), sorted.
 ///
 /// 0.3.2's set plus `community` (0.5.2's topic records).

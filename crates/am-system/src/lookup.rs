@@ -6,7 +6,7 @@
 //! ids); 0.3.2's `records.resolve_digest_assertion`.
 
 use crate::error::Result;
-use crate::formation::DIGEST_PREDICATE;
+use crate::kinds::DIGEST_PREDICATE;
 use am_triples::{TripleAssertion, TripleQuery, TripleStore};
 
 /// A record's digest assertion from either id namespace: the assertion itself

@@ -9,17 +9,9 @@
 
 use crate::config::{AttentionConfig, ReconstructConfig, SpreadParams};
 use crate::error::{Error, Result};
-use crate::formation::build_formation_plan;
-use crate::ids;
 use crate::outcome::Warned;
-use crate::seam::{Payload, PayloadTier};
-use crate::verbs::{Bind, CloseAssertions, CloseRecord, Remember, RememberMany};
-use am_journal::{ClosureRecord, MemoryHome, MemoryJournal, PairHome, ScopeBinding};
-use am_triples::text::{handle_digest, is_record_edge};
-use am_triples::{
-    JsonMap, TextEmbedder, Timestamp, TripleAssertion, TripleQuery, TripleStore, token_estimate,
-};
-use serde_json::Value;
+use am_journal::{MemoryHome, MemoryJournal, PairHome};
+use am_triples::{TextEmbedder, Timestamp, TripleAssertion, TripleQuery, TripleStore};
 use std::collections::{BTreeSet, HashMap};
 use std::sync::{Arc, Mutex};
 
@@ -57,6 +49,13 @@ impl Ablation {
     }
 }
 
+/// A host's validation of one ledger `SourceRef` dict: the normalized dict,
+/// or an `InvalidInput` error naming what is wrong. `am` passes the memory
+/// graph's own (`am_graph::SourceRef::from_dict`), so the rule lives once;
+/// without one a source must be a JSON object with a non-empty string `kind`.
+pub type SourceValidator =
+    Arc<dyn Fn(&serde_json::Value) -> Result<serde_json::Value> + Send + Sync>;
+
 /// Everything `MemorySystem::with_options` takes besides the store and journal.
 #[derive(Clone, Default)]
 pub struct SystemOptions {
@@ -93,9 +92,9 @@ pub struct SystemOptions {
     /// The host's validation of a ledger `SourceRef` dict for the
     /// understanding verbs' `sources` (`am` passes the memory graph's own);
     /// `None`: a source must be an object with a non-empty string `kind`.
-    pub source_validator: Option<crate::reading::SourceValidator>,
+    pub source_validator: Option<SourceValidator>,
     /// The gradation fold's tunables (api.md "Valence and gradation").
-    pub gradation_config: crate::valence::gradation::GradationConfig,
+    pub gradation_config: crate::config::GradationConfig,
 }
 
 /// The layer-2 memory system. See the crate docs and api.md "Layer 2".
@@ -129,15 +128,15 @@ pub struct MemorySystem {
     pub(crate) ablation: Option<Ablation>,
     pub(crate) warnings: Mutex<Vec<String>>,
     /// The recall index `reconstruct` keeps fresh (reconstruct/index.rs).
-    pub(crate) recall_index: Mutex<crate::reconstruct::index::RecallIndex>,
+    pub(crate) recall_index: Mutex<crate::recall::reconstruct::index::RecallIndex>,
     /// The host's `SourceRef` validation (understanding verbs).
-    pub(crate) source_validator: Option<crate::reading::SourceValidator>,
+    pub(crate) source_validator: Option<SourceValidator>,
     /// The gradation tunables (`SystemOptions::gradation_config`).
-    pub(crate) gradation: crate::valence::gradation::GradationConfig,
+    pub(crate) gradation: crate::config::GradationConfig,
     /// The valence streams `gradation` keeps fresh (valence/index.rs).
     pub(crate) valence_index: Mutex<crate::valence::index::ValenceIndex>,
     /// The ladder mirror `entity_card` keeps fresh (card/mirror.rs).
-    pub(crate) card_mirror: Mutex<crate::card::mirror::LadderMirror>,
+    pub(crate) card_mirror: Mutex<crate::observe::card::mirror::LadderMirror>,
 }
 
 impl std::fmt::Debug for MemorySystem {
@@ -597,327 +596,6 @@ impl MemorySystem {
             .next()
             .map(|(_, aid)| aid)
             .ok_or_else(|| unknown_id(trimmed))
-    }
-
-    // -- formation ----------------------------------------------------------------
-
-    /// Form typed records (`remember_many`). Ids derive from
-    /// `(idempotency_key, position)`, so a replay writes nothing new and returns
-    /// the same graph ids. A supplied key already used for DIFFERENT content
-    /// (another title or digest at a position) keeps the stored record
-    /// too, and raises a `#FALLBACK` warning naming the key and both versions
-    /// ([`crate::formation::key_reuse_warnings`], among the result's
-    /// warnings): the new content was not formed. Each record gets one
-    /// formation binding (`indexed` /
-    /// `inactive` / `inactive_candidate`, source `remember`). Forming deposits
-    /// no attention event. Edges may name batch siblings as `local:<i>`.
-    /// Returns the graph ids (`ex:{kind}-…`) in input order, with the formation
-    /// notes and what the write raised (a vectorless row, a first-write pin)
-    /// as its [`Warned::warnings`].
-    ///
-    /// # Errors
-    /// `InvalidInput` for a key whose stored record at some position belongs
-    /// to another (scope, owner) or is of another kind
-    /// ([`crate::formation::key_owner_conflict`]), for any refused record (see
-    /// [`MemoryRecordInput::validated`](crate::MemoryRecordInput::validated)), an empty key, scope or batch, a bad
-    /// `local:` target, or a `pending` field on a home without a task queue
-    /// (a pending title or summary is stored only beside its authoring task).
-    /// On a home with a task queue the records' `attributes.pending` markers
-    /// and the tasks they owe (a pending field's `title.author` /
-    /// `digest.author`, a `MECHANICAL_DIGEST_METHODS` record's
-    /// `digest.rewrite`, a summary's waiting on what it summarizes) commit in
-    /// the same transaction (`tasks.form_with_tasks`); a failed queue write
-    /// leaves no record behind.
-    /// Nothing is written on any refusal. The store's or journal's failure.
-    pub fn remember_many(&self, args: &RememberMany) -> Result<Warned<Vec<String>>> {
-        let RememberMany {
-            records,
-            scope,
-            owner_id,
-            idempotency_key,
-            turn_id,
-        } = args;
-        let turn_id = turn_id.as_deref();
-        let clock = self.clock.clone();
-        let plan =
-            build_formation_plan(records, scope, owner_id, idempotency_key, turn_id, &*clock)?;
-        let queued = self.home.has_task_queue();
-        if !queued
-            && let Some((i, r)) = records
-                .iter()
-                .enumerate()
-                .find(|(_, r)| r.pending.iter().any(|f| !f.trim().is_empty()))
-        {
-            return Err(Error::invalid(format!(
-                "record {i} forms with pending={:?}, but a pending title or summary is stored only beside its \
-                 authoring task: open the home with MemorySystem(task_queue=True)",
-                r.pending
-            )));
-        }
-        // The tasks the records owe (a pending field's authoring, a
-        // mechanical digest's rewrite), queued in the same transaction.
-        let owed = if queued {
-            let now = clock().canonical();
-            crate::tasks::formation::owed_tasks(&plan, &now)
-        } else {
-            Vec::new()
-        };
-        let point = if owed.is_empty() {
-            am_triples::CommitPoint::StoreAdd
-        } else {
-            am_triples::CommitPoint::TasksFormWithTasks
-        };
-        // A supplied key already used for different content: the stored
-        // records are kept (replays are no-ops), and the caller is told.
-        let digest_ids: Vec<String> = plan
-            .assertions
-            .iter()
-            .filter(|a| a.predicate == crate::formation::DIGEST_PREDICATE)
-            .filter_map(|a| a.assertion_id.clone())
-            .collect();
-        let stored = self.store.query(&TripleQuery {
-            assertion_ids: Some(digest_ids),
-            limit: 0,
-            ..TripleQuery::default()
-        })?;
-        // A key already used by another pair or kind is refused: its ids are
-        // not this caller's to answer with.
-        crate::formation::key_owner_conflict(&plan, idempotency_key, &stored)?;
-        let reuse = crate::formation::key_reuse_warnings(&plan, idempotency_key, &stored);
-        // The rows and the formation bindings commit through the home: ONE
-        // transaction on a SQLite home (rows already stored are skipped and
-        // not embedded again); any other pair adds the rows not stored yet,
-        // then appends the bindings (`PairHome`'s rules: ids are
-        // deterministic, so a replay after a failure between the two appends
-        // nothing twice).
-        let rows = self.home.prepare_rows(&plan.assertions)?;
-        let written = self.home.transaction(point, &mut |tx| {
-            tx.store().add(&rows)?;
-            tx.journal().append_bindings(&plan.bindings)?;
-            if !owed.is_empty() {
-                crate::tasks::formation::enqueue_owed(tx.tasks()?, &owed)?;
-            }
-            Ok(())
-        })?;
-        // The formation notes, a supplied key reused for other content, then
-        // what the write itself raised (a vectorless row, the pin recorded at
-        // the first embedded write).
-        let mut warnings = plan.warnings;
-        warnings.extend(reuse);
-        warnings.extend(written);
-        Ok(Warned::new(plan.record_ids, warnings))
-    }
-
-    /// Form one record: `remember_many` of one, same idempotency.
-    ///
-    /// # Errors
-    /// As [`MemorySystem::remember_many`].
-    pub fn remember(&self, args: &Remember) -> Result<Warned<String>> {
-        let Warned { value, warnings } = self.remember_many(&RememberMany {
-            records: vec![args.record.clone()],
-            scope: args.scope.clone(),
-            owner_id: args.owner_id.clone(),
-            idempotency_key: args.idempotency_key.clone(),
-            turn_id: args.turn_id.clone(),
-        })?;
-        Ok(Warned::new(
-            value.into_iter().next().unwrap_or_default(),
-            warnings,
-        ))
-    }
-
-    // -- payload -------------------------------------------------------------------
-
-    /// Pure payload read at a tier. `digest`: the canonical text a handle
-    /// carries, `{record_id, tier, content, token_estimate}`; `raw`: the host
-    /// artifact reference, `{record_id, tier, payload_ref, content: null,
-    /// token_estimate: null}` (the package never fetches verbatim). Diary
-    /// projections add `entry_id`. Explicit id reads bypass folds.
-    ///
-    /// The tier is parsed at the boundary ([`PayloadTier::requested`] refuses
-    /// an unknown name and the reserved `summary` / `compact`).
-    ///
-    /// # Errors
-    /// `InvalidInput` for an empty id or `raw` on a record without
-    /// `payload_ref`; `NotFound` for an id in neither namespace.
-    pub fn payload(&self, record_id: &str, tier: PayloadTier) -> Result<Payload> {
-        let rid = record_id.trim();
-        if rid.is_empty() {
-            return Err(Error::invalid(
-                "payload requires a non-empty record_id, got an empty one",
-            ));
-        }
-        let a = self
-            .resolve_digest_assertion(rid)?
-            .ok_or_else(|| unknown_id(rid))?;
-        let entry_id = match a.attributes.get("entry_id") {
-            Some(Value::String(e)) if !e.trim().is_empty() => Some(e.trim().to_owned()),
-            _ => None,
-        };
-        if tier == PayloadTier::Digest {
-            let content = handle_digest(&a);
-            return Ok(Payload {
-                record_id: rid.to_owned(),
-                tier: PayloadTier::Digest,
-                payload_ref: None,
-                token_estimate: Some(token_estimate(&content)),
-                content: Some(content),
-                entry_id,
-            });
-        }
-        let payload_ref = match a.attributes.get("payload_ref") {
-            Some(Value::String(s)) if !s.trim().is_empty() => s.trim().to_owned(),
-            _ => {
-                return Err(Error::invalid(format!(
-                    "payload: record {rid} has no raw tier (no attributes.payload_ref); only its digest is stored"
-                )));
-            }
-        };
-        Ok(Payload {
-            record_id: rid.to_owned(),
-            tier: PayloadTier::Raw,
-            payload_ref: Some(payload_ref),
-            content: None,
-            token_estimate: None,
-            entry_id,
-        })
-    }
-
-    // -- bindings and closures --------------------------------------------------
-
-    /// Append one visibility binding (latest per `(record_id, scope, owner_id)`
-    /// wins). The id may be either namespace and is stored as passed: a graph id
-    /// binds the whole record (digest and edges), an assertion id that
-    /// assertion. A supplied `binding_id` makes replays no-ops returning the original.
-    ///
-    /// # Errors
-    /// `NotFound` for an id in neither namespace; the journal's
-    /// refusal of an invalid binding (unknown state, `hidden` + `active`, ...).
-    pub fn bind(&self, args: &Bind) -> Result<ScopeBinding> {
-        self.resolve_assertion_id(&args.record_id)?;
-        let binding = ScopeBinding {
-            record_id: args.record_id.trim().to_owned(),
-            scope: args.scope.clone(),
-            owner_id: args.owner_id.clone(),
-            search_state: args.search_state.clone(),
-            prompt_state: args.prompt_state.clone(),
-            lifecycle: args.lifecycle.clone(),
-            source: args.source.clone(),
-            reason: args.reason.clone(),
-            observed_at: self.now()?,
-            provenance: JsonMap::new(),
-            binding_id: args.binding_id.clone().unwrap_or_default(),
-            seq: -1,
-        };
-        self.journal.append_binding(&binding)
-    }
-
-    /// Append one closure per assertion (`retract` | `supersede` |
-    /// `reinterpreted` | `merged`), all validated before any is appended.
-    /// Returns the closure ids.
-    ///
-    /// # Errors
-    /// `InvalidInput` for no ids, an unknown kind, an empty reason, a
-    /// supersede or merge without replacements; `NotFound` for an id
-    /// in neither namespace.
-    pub fn close_assertions(&self, args: &CloseAssertions) -> Result<Vec<String>> {
-        let CloseAssertions {
-            assertion_ids,
-            kind,
-            reason,
-            replacement_ids,
-        } = args;
-        if assertion_ids.iter().all(|s| s.trim().is_empty()) {
-            return Err(Error::invalid(
-                "close_assertions requires at least one assertion_id, got none",
-            ));
-        }
-        let mut resolved: Vec<String> = Vec::new();
-        for (_, aid) in self.resolve_assertion_ids(assertion_ids)? {
-            if !resolved.contains(&aid) {
-                resolved.push(aid);
-            }
-        }
-        let observed_at = self.now()?;
-        let records = resolved
-            .iter()
-            .map(|aid| {
-                ClosureRecord {
-                    assertion_id: aid.clone(),
-                    kind: kind.to_owned(),
-                    reason: reason.to_owned(),
-                    replacement_ids: replacement_ids.to_vec(),
-                    observed_at: observed_at.clone(),
-                    ..ClosureRecord::default()
-                }
-                .normalized()
-            })
-            .collect::<Result<Vec<_>>>()?;
-        let mut out = Vec::with_capacity(records.len());
-        for c in &records {
-            out.push(self.journal.append_closure(c)?.closure_id);
-        }
-        Ok(out)
-    }
-
-    /// Close a whole record (its digest and every edge assertion it owns) as one
-    /// belief-revision act. Closure ids are `H(graph_id|kind|assertion_id|closure)[:32]`,
-    /// so replays dedupe. Returns the closure ids, digest first.
-    ///
-    /// # Errors
-    /// `NotFound` for an id in neither namespace; `InvalidInput`
-    /// for an unknown kind, an empty reason, a supersede without replacements.
-    pub fn close_record(&self, args: &CloseRecord) -> Result<Vec<String>> {
-        let CloseRecord {
-            record_id,
-            kind,
-            reason,
-            replacement_ids,
-        } = args;
-        let rid = record_id.trim();
-        let digest = self
-            .resolve_digest_assertion(rid)?
-            .filter(|d| d.assertion_id.is_some())
-            .ok_or_else(|| unknown_id(rid))?;
-        let graph_id = digest.subject.clone();
-        let digest_id = digest.assertion_id.clone().unwrap_or_default();
-        let mut targets = vec![digest_id];
-        for a in crate::selection::subject_rows(
-            self.store.as_ref(),
-            &graph_id,
-            &digest.scope,
-            digest.owner_id.as_deref(),
-            0,
-        )? {
-            if is_record_edge(&a)
-                && let Some(id) = a.assertion_id
-                && !targets.contains(&id)
-            {
-                targets.push(id);
-            }
-        }
-        let kind_n = kind.trim().to_lowercase();
-        let observed_at = self.now()?;
-        let records = targets
-            .iter()
-            .map(|aid| {
-                ClosureRecord {
-                    assertion_id: aid.clone(),
-                    kind: kind_n.clone(),
-                    reason: reason.to_owned(),
-                    replacement_ids: replacement_ids.to_vec(),
-                    observed_at: observed_at.clone(),
-                    closure_id: ids::closure_id(&graph_id, &kind_n, aid),
-                    ..ClosureRecord::default()
-                }
-                .normalized()
-            })
-            .collect::<Result<Vec<_>>>()?;
-        let mut out = Vec::with_capacity(records.len());
-        for c in &records {
-            out.push(self.journal.append_closure(c)?.closure_id);
-        }
-        Ok(out)
     }
 }
 

@@ -8,10 +8,10 @@
 mod common;
 
 use am_journal::ValenceEvent;
-use am_system::card::{EntityCard, identity_card};
 use am_system::identity::Engram;
+use am_system::observe::card::{EntityCard, identity_card};
 use am_system::valence::GradationConfig;
-use am_system::verbs::{CloseRecord, RememberMany};
+use am_system::{CloseRecord, RememberMany};
 use am_system::{MemoryRecordInput, SystemOptions};
 use am_triples::ErrorKind::InvalidInput;
 use common::{Stack, assert_refused, named, on_both, on_both_with, written};

@@ -14,10 +14,10 @@ mod common;
 
 use am_journal::{UnderstandingVersion, ValenceEvent};
 use am_system::MemoryRecordInput;
-use am_system::card::{EntityCard, identity_card};
 use am_system::identity::Engram;
+use am_system::observe::card::{EntityCard, identity_card};
 use am_system::valence::GradationConfig;
-use am_system::verbs::{Bind, CloseRecord, RememberMany, RewriteDigest};
+use am_system::{Bind, CloseRecord, RememberMany, RewriteDigest};
 use am_triples::rewrite::DigestRewrite;
 use am_triples::{CommitPoint, TripleAssertion};
 use common::{Stack, named, on_both, written};

@@ -25,7 +25,7 @@ mod common;
 use am_backend_sqlite::journal::SQLiteJournal;
 use am_backend_sqlite::{SQLiteTripleStore, SqliteHome, SqliteStoreOptions};
 use am_journal::{InMemoryJournal, JournalRecord, MemoryJournal};
-use am_system::card::{EntityCard, identity_card};
+use am_system::observe::card::{EntityCard, identity_card};
 use am_system::valence::GradationConfig;
 use am_system::{MemorySystem, SystemOptions};
 use am_triples::{ErrorKind, InMemoryTripleStore, Order, TripleQuery, TripleStore};

@@ -8,12 +8,12 @@ mod common;
 
 use am_journal::ValenceEvent;
 use am_system::MemoryRecordInput;
-use am_system::card::{
+use am_system::observe::card::{
     CardGather, KEY_MOMENT_MAGNITUDE, age_and_context, current_state, discoveries, key_moments,
     likes_dislikes,
 };
 use am_system::valence::GradationConfig;
-use am_system::verbs::{CloseRecord, RememberMany};
+use am_system::{CloseRecord, RememberMany};
 use common::{Stack, on_both, written};
 use serde_json::{Value, json};
 use std::num::NonZeroUsize;

@@ -6,7 +6,7 @@
 //! idempotency); api.md `remember_many`, `commit_selection`.
 
 use am_journal::{BindingFilter, EventFilter, InMemoryJournal, MemoryJournal};
-use am_system::verbs::{CommitSelection, RememberMany};
+use am_system::{CommitSelection, RememberMany};
 use am_system::{MemoryRecordInput, MemorySystem};
 use am_triples::{InMemoryTripleStore, TripleQuery, TripleStore};
 use std::sync::Arc;

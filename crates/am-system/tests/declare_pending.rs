@@ -16,7 +16,7 @@ use am_journal::{
     InMemoryJournal, InMemoryTaskQueue, MemoryJournal, PairHome, TaskKind, TaskStatus,
 };
 use am_system::tasks::{Enqueue, FORMATION_PRIORITY, ListTasks, Release, ReleaseOutcome, task_id};
-use am_system::verbs::{CloseRecord, DeclarePending, RearmPending, RevertDigest};
+use am_system::{CloseRecord, DeclarePending, RearmPending, RevertDigest};
 use am_system::{
     MemoryRecordInput, MemorySystem, Outcome, Reason, RememberMany, Retitle, RewriteDigest,
     SystemOptions, UnderstandingResult,

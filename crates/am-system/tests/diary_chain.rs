@@ -6,8 +6,8 @@
 
 mod common;
 
-use am_system::diary::verify_diary_chain;
 use am_system::diary_entry_hash;
+use am_system::observe::diary::verify_diary_chain;
 use am_triples::{JsonMap, TripleAssertion};
 use common::on_both;
 use serde_json::json;

@@ -14,11 +14,11 @@
 
 mod common;
 
-use am_system::diary::{
+use am_system::observe::diary::{
     DiaryRead, TriggeredCommitments, open_commitments, open_ideas, open_problems, open_questions,
     triggered_commitments, verify_diary_chain,
 };
-use am_system::verbs::{Bind, CloseRecord, RememberMany};
+use am_system::{Bind, CloseRecord, RememberMany};
 use am_system::{MemoryRecordInput, SystemOptions};
 use am_triples::TripleAssertion;
 use common::{Stack, memory_stack, sqlite_stack};

@@ -10,8 +10,8 @@
 
 use am_backend_sqlite::{SqliteHome, SqliteMemoryHome, SqliteStoreOptions};
 use am_journal::{InMemoryJournal, InMemoryTaskQueue, MemoryJournal, PairHome, TaskKind};
+use am_system::CloseRecord;
 use am_system::tasks::{EnqueueDebt, ListTasks, TaskPacket, UnderstandingDebt};
-use am_system::verbs::CloseRecord;
 use am_system::{CommitSelection, MemoryRecordInput, MemorySystem, RememberMany, SystemOptions};
 use am_triples::{ErrorKind, InMemoryTripleStore, TripleQuery, TripleStore};
 use serde_json::{Value, json};

@@ -5,8 +5,8 @@
 mod common;
 
 use am_journal::{BindingFilter, EventFilter};
-use am_system::verbs::{Remember, RememberMany};
 use am_system::{MemoryRecordInput, ids};
+use am_system::{Remember, RememberMany};
 use am_triples::ErrorKind::InvalidInput;
 use am_triples::TripleQuery;
 use common::{assert_refused, on_both, written};

@@ -16,7 +16,7 @@ use am_embed::OfflineEmbedder;
 use am_journal::{
     BindingFilter, InMemoryJournal, MemoryHome, MemoryJournal, PairHome, ScopeBinding,
 };
-use am_system::verbs::RememberMany;
+use am_system::RememberMany;
 use am_system::{MemoryRecordInput, MemorySystem, SystemOptions};
 use am_triples::{CommitPoint, ErrorKind};
 use am_triples::{InMemoryTripleStore, TextEmbedder, TripleAssertion, TripleQuery, TripleStore};

@@ -9,7 +9,7 @@
 
 mod common;
 
-use am_system::verbs::{
+use am_system::{
     Activation, Bind, CloseAssertions, CommitSelection, Reconstruct, Reinforce, Remember,
     RememberMany,
 };

@@ -4,9 +4,9 @@
 
 mod common;
 
-use am_system::authoring::{AuthorContext, AuthorError, Authored};
+use am_system::CloseRecord;
+use am_system::formation::authoring::{AuthorContext, AuthorError, Authored};
 use am_system::identity::{DEFAULT_SPARK_TEMPLATE, Engram, SelfRecords};
-use am_system::verbs::CloseRecord;
 use am_triples::ErrorKind::InvalidInput;
 use am_triples::JsonMap;
 use common::{assert_refused, named, on_both, written};

@@ -29,7 +29,7 @@ mod common;
 use am_backend_sqlite::journal::SQLiteJournal;
 use am_backend_sqlite::{SQLiteTripleStore, SqliteHome, SqliteStoreOptions};
 use am_journal::{EventFilter, MemoryJournal, TraceFilter};
-use am_system::verbs::Reconstruct;
+use am_system::Reconstruct;
 use am_system::{MemorySystem, RecallBudget, Stimulus, SystemOptions, View};
 use am_triples::TripleStore;
 use serde_json::Value;

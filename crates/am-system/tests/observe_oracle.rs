@@ -28,7 +28,7 @@ mod common;
 use am_backend_sqlite::journal::SQLiteJournal;
 use am_backend_sqlite::{SQLiteTripleStore, SqliteHome, SqliteStoreOptions};
 use am_journal::{InMemoryJournal, JournalRecord, MemoryJournal};
-use am_system::replay::{ExportReplay, export_replay};
+use am_system::observe::replay::{ExportReplay, export_replay};
 use am_triples::{InMemoryTripleStore, Order, TripleQuery, TripleStore};
 use serde_json::{Value, json};
 use std::path::Path;
@@ -315,11 +315,11 @@ fn sentences_to_codes(v: &mut Value) {
 
 #[test]
 fn the_recall_diagnostics_match_abstractmemory_0_3_2_on_both_stacks() {
-    use am_system::diagnostics::{
+    use am_system::Reconstruct;
+    use am_system::observe::diagnostics::{
         OriginDiversity, RecallHistory, RecentRecords, absence_diagnosis, explain_recall,
         origin_diversity, recall_history, recent_records, stable_render_order,
     };
-    use am_system::verbs::Reconstruct;
     use am_system::{MemorySystem, RecallBudget, Stimulus, SystemOptions};
 
     let dir = tempfile::tempdir().unwrap();

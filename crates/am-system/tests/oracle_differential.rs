@@ -15,7 +15,7 @@ mod common;
 
 use am_journal::{BindingFilter, EventFilter, ReconstructionTrace};
 use am_system::MemoryRecordInput;
-use am_system::verbs::{
+use am_system::{
     Activation, Attenuate, CloseRecord, CommitSelection, Refocus, Reinforce, RememberMany,
 };
 use am_triples::TripleQuery;
@@ -120,7 +120,7 @@ fn rust_session(s: &Stack) -> Value {
             if let Some(stamp) = attributes.remove("understanding") {
                 let mut bare = a.clone();
                 bare.attributes = attributes.clone();
-                assert_eq!(Some(stamp), am_system::reading::formation_reading(&bare));
+                assert_eq!(Some(stamp), am_system::formation::reading::formation_reading(&bare));
             }
             json!({"assertion_id": a.assertion_id, "subject": a.subject, "predicate": a.predicate,
                    "object": a.object, "scope": a.scope, "owner_id": a.owner_id,

@@ -665,7 +665,7 @@ fn a_claim_of_a_task_that_is_not_a_pending_fields_authoring_leaves_the_row_alone
 #[test]
 fn record_understanding_and_display_blocks_carry_pending_while_being_written() {
     use am_system::Retitle;
-    use am_system::replay::ExportReplay;
+    use am_system::observe::replay::ExportReplay;
     both(|s| {
         let r =
             untitled("episode", "The pool ran dry at noon.").with_pending(&["title", "summary"]);

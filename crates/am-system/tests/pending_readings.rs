@@ -16,9 +16,9 @@ mod common;
 
 use am_backend_sqlite::{SqliteHome, SqliteMemoryHome, SqliteStoreOptions};
 use am_journal::{InMemoryJournal, InMemoryTaskQueue, MemoryJournal, PairHome, TaskKind};
-use am_system::card::EntityCard;
-use am_system::diagnostics::RecentRecords;
 use am_system::identity::{DEFAULT_SPARK_TEMPLATE, Engram};
+use am_system::observe::card::EntityCard;
+use am_system::observe::diagnostics::RecentRecords;
 use am_system::tasks::{Ack, Claim, ListTasks};
 use am_system::{
     CommitSelection, DeclarePending, MemoryRecordInput, MemorySystem, Reconstruct, RememberMany,

@@ -11,7 +11,7 @@ mod common;
 use am_backend_sqlite::journal::SQLiteJournal;
 use am_backend_sqlite::{SQLiteTripleStore, SqliteHome, SqliteMemoryHome, SqliteStoreOptions};
 use am_journal::MemoryJournal;
-use am_system::verbs::{Bind, CloseRecord, CommitSelection, Reconstruct, Remember, RememberMany};
+use am_system::{Bind, CloseRecord, CommitSelection, Reconstruct, Remember, RememberMany};
 use am_system::{
     MemoryRecordInput as R, MemorySystem, RecallBudget, ReconstructionResult, Stimulus,
     SystemOptions, View,
@@ -427,7 +427,7 @@ fn keyword_discovery_served_from_the_index_equals_the_stores_discovery() {
 fn rewrite(s: &MemorySystem, id: &str, text: &str) {
     let author = serde_json::json!({"kind": "operator", "id": "ada"});
     let r = s
-        .rewrite_digest(&am_system::verbs::RewriteDigest::new(
+        .rewrite_digest(&am_system::RewriteDigest::new(
             id,
             text,
             author.as_object().unwrap().clone(),

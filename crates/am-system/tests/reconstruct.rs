@@ -7,7 +7,7 @@
 mod common;
 
 use am_journal::{EventFilter, MemoryEvent, TraceFilter};
-use am_system::verbs::{
+use am_system::{
     Activation, Bind, CloseAssertions, CloseRecord, CommitSelection, Reconstruct, Reinforce,
     Remember, RememberMany,
 };

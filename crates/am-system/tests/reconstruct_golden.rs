@@ -12,7 +12,7 @@
 
 mod common;
 
-use am_system::verbs::{CommitSelection, Reconstruct};
+use am_system::{CommitSelection, Reconstruct};
 use am_system::{RecallBudget, Stimulus, View};
 use am_triples::TripleAssertion;
 use common::{Stack, on_both_with};

@@ -21,7 +21,7 @@
 mod common;
 
 use am_journal::{EventFilter, TraceFilter};
-use am_system::verbs::{Bind, CloseRecord, CommitSelection, Reconstruct, Reinforce, RememberMany};
+use am_system::{Bind, CloseRecord, CommitSelection, Reconstruct, Reinforce, RememberMany};
 use am_system::{MemoryRecordInput as R, RecallBudget, ReconstructionResult, Stimulus, View};
 use common::{Stack, on_both};
 use serde_json::{Map, Value, json};

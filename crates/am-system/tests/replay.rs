@@ -7,9 +7,9 @@ mod common;
 
 use am_journal::{UnderstandingVersion, ValenceEvent};
 use am_system::MemoryRecordInput;
-use am_system::replay::{ExportReplay, ReplayEnvelope, ReplayFamily, export_replay};
+use am_system::observe::replay::{ExportReplay, ReplayEnvelope, ReplayFamily, export_replay};
 use am_system::seam::Stimulus;
-use am_system::verbs::{Bind, CloseRecord, CommitSelection, Reconstruct, Reinforce, RememberMany};
+use am_system::{Bind, CloseRecord, CommitSelection, Reconstruct, Reinforce, RememberMany};
 use common::{Stack, on_both};
 use serde_json::{Value, json};
 

@@ -8,9 +8,9 @@
 
 mod common;
 
-use am_system::replay::{ExportReplay, ReplayEnvelope, ReplayFamily};
-use am_system::verbs::{RememberMany, Retitle, RewriteDigest};
+use am_system::observe::replay::{ExportReplay, ReplayEnvelope, ReplayFamily};
 use am_system::{MemoryRecordInput, SystemOptions};
+use am_system::{RememberMany, Retitle, RewriteDigest};
 use am_triples::JsonMap;
 use common::{Stack, on_both_with};
 use serde_json::{Value, json};

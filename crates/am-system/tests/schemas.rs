@@ -108,24 +108,25 @@ macro_rules! arguments {
 
 #[test]
 fn every_arguments_struct_is_closed_and_requires_what_serde_requires() {
-    use am_system::{diagnostics, diary, identity, replay, tasks, valence, verbs};
+    use am_system::observe::{diagnostics, diary, replay};
+    use am_system::{formation, identity, recall, tasks, understanding, valence};
     arguments!(
-        verbs::RememberMany,
-        verbs::Remember,
-        verbs::Reconstruct,
-        verbs::CommitSelection,
-        verbs::Reinforce,
-        verbs::Refocus,
-        verbs::Activation,
-        verbs::Bind,
-        verbs::CloseAssertions,
-        verbs::CloseRecord,
-        verbs::RewriteDigest,
-        verbs::Retitle,
-        verbs::NarrateDream,
-        verbs::RevertDigest,
-        verbs::DeclarePending,
-        verbs::RearmPending,
+        formation::args::RememberMany,
+        formation::args::Remember,
+        recall::args::Reconstruct,
+        recall::args::CommitSelection,
+        recall::args::Reinforce,
+        recall::args::Refocus,
+        recall::args::Activation,
+        recall::args::Bind,
+        recall::args::CloseAssertions,
+        recall::args::CloseRecord,
+        understanding::args::RewriteDigest,
+        understanding::args::Retitle,
+        understanding::args::NarrateDream,
+        understanding::args::RevertDigest,
+        understanding::args::DeclarePending,
+        understanding::args::RearmPending,
         tasks::args::Enqueue,
         tasks::args::EnqueueMany,
         tasks::args::SelectForWindow,
@@ -151,7 +152,7 @@ fn every_arguments_struct_is_closed_and_requires_what_serde_requires() {
         diagnostics::OriginDiversity,
         diagnostics::RecentRecords,
         replay::ExportReplay,
-        am_system::card::EntityCard,
+        am_system::observe::card::EntityCard,
         Stimulus,
     );
 }

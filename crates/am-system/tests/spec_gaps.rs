@@ -203,7 +203,7 @@ fn a_record_rewritten_during_a_replay_stream_shows_its_new_reading_in_later_enve
         }
         let mut stream = s
             .system
-            .export_replay(&am_system::replay::ExportReplay::default())
+            .export_replay(&am_system::observe::replay::ExportReplay::default())
             .unwrap();
         // Read up to the first `selected` event naming it (the memo holds it).
         loop {
@@ -311,7 +311,7 @@ fn replaced_by_is_read_per_superseded_record_never_every_closure_of_the_journal_
             .unwrap();
         full_reads.store(0, Ordering::SeqCst);
         let envelopes: Vec<serde_json::Value> = system
-            .export_replay(&am_system::replay::ExportReplay::default())
+            .export_replay(&am_system::observe::replay::ExportReplay::default())
             .unwrap()
             .map(|e| serde_json::to_value(e.unwrap()).unwrap())
             .collect();

@@ -5,10 +5,10 @@
 mod common;
 
 use am_journal::InMemoryJournal;
-use am_system::verbs::{CommitSelection, Remember};
 use am_system::{
     Ablation, AttentionConfig, MemoryRecordInput, MemorySystem, PayloadTier, SystemOptions,
 };
+use am_system::{CommitSelection, Remember};
 use am_triples::{ErrorKind, InMemoryTripleStore, TripleAssertion, TripleQuery};
 use common::{on_both, on_both_with};
 use serde_json::json;

@@ -16,7 +16,7 @@ use am_backend_sqlite::journal::SQLiteJournal;
 use am_backend_sqlite::{SQLiteTripleStore, SqliteHome, SqliteMemoryHome, SqliteStoreOptions};
 use am_embed::OfflineEmbedder;
 use am_journal::{InMemoryJournal, MemoryHome, MemoryJournal, PairHome};
-use am_system::verbs::{CloseRecord, NarrateDream, Retitle, RevertDigest, RewriteDigest};
+use am_system::{CloseRecord, NarrateDream, Retitle, RevertDigest, RewriteDigest};
 use am_system::{
     MemoryRecordInput, MemorySystem, Outcome, Reason, Reconstruct, RememberMany, Stimulus,
     SystemOptions, UnderstandingResult,

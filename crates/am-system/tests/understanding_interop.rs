@@ -9,7 +9,7 @@
 //! store whose journal shares its file); stores.md "Shared behavior".
 
 use am_backend_sqlite::{SqliteHome, SqliteMemoryHome, SqliteStoreOptions};
-use am_system::verbs::RewriteDigest;
+use am_system::RewriteDigest;
 use am_system::{MemorySystem, Outcome};
 use serde_json::{Value, json};
 use std::sync::Arc;

@@ -7,7 +7,7 @@
 mod common;
 
 use am_journal::{BindingFilter, ClosureFilter, EventFilter, MemoryEvent, ReconstructionTrace};
-use am_system::verbs::{
+use am_system::{
     Activation, Attenuate, Bind, CloseAssertions, CloseRecord, CommitSelection, Refocus, Reinforce,
     Remember, RememberMany,
 };

@@ -8,11 +8,11 @@
 mod common;
 
 use am_journal::{ValenceEvent, ValenceFilter};
-use am_system::verbs::{Reconstruct, RememberMany};
 use am_system::{
     Appraise, BreakBond, Gradation, GradationConfig, HealScar, MemoryRecordInput as R, Stimulus,
     SystemOptions, compute_gradation,
 };
+use am_system::{Reconstruct, RememberMany};
 use am_triples::ErrorKind::{InvalidInput, NotFound};
 use common::{Stack, assert_refused, on_both, on_both_with, written};
 use serde_json::{Value, json};

@@ -8,8 +8,8 @@ use crate::error::OpResult;
 use crate::home::Home;
 use crate::host::Hook;
 use crate::verb::{Answer, CallShape, Family, Verb};
-use am_system::diary::{self, ChainReport, DiaryRead, TriggeredCommitments};
 use am_system::identity::{Engram, EngramResult, SelfRecords, canonical_spark_hash, lint_spark};
+use am_system::observe::diary::{self, ChainReport, DiaryRead, TriggeredCommitments};
 use am_system::valence::{FeelingsAboutResult, StimulusFeeling};
 use am_system::{
     Appraise, BreakBond, FeelingsAbout, Gradation, GradationScore, HealScar, OrderedMap,

@@ -4,13 +4,13 @@
 use crate::error::OpResult;
 use crate::home::Home;
 use crate::verb::{Answer, CallShape, Family, Verb};
-use am_system::card::{EntityCard, IdentityCard};
-use am_system::diagnostics::{
+use am_system::observe::card::{EntityCard, IdentityCard};
+use am_system::observe::diagnostics::{
     AbsenceDiagnosis, OriginDiversity, OriginDiversityReport, RecallExplanation, RecallHistory,
     RecallHistoryReport, RecentRecords, RecentRecordsReport, absence_diagnosis, explain_recall,
     origin_diversity, stable_render_order,
 };
-use am_system::replay::{ExportReplay, ReplayEnvelope};
+use am_system::observe::replay::{ExportReplay, ReplayEnvelope};
 use am_system::seam::MemoryHandle;
 use serde::Deserialize;
 use serde_json::{Value, json};

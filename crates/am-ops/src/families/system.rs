@@ -6,7 +6,7 @@ use crate::error::OpResult;
 use crate::home::Home;
 use crate::verb::{Answer, Family, Verb, to_json};
 use am_journal::ScopeBinding;
-use am_system::verbs::{
+use am_system::{
     Activation, Bind, CloseAssertions, CloseRecord, CommitSelection, Reconstruct, Refocus,
     Reinforce, Remember, RememberMany,
 };

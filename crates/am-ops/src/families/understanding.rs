@@ -6,13 +6,11 @@
 
 use crate::error::{OpError, OpResult};
 use crate::verb::{Answer, CallShape, Family, Verb};
-use am_system::verbs::{
-    DeclarePending, NarrateDream, RearmPending, Retitle, RevertDigest, RewriteDigest,
-};
 use am_system::{
     CurrentOf, MemorySystem, ReadingProvenance, RecordUnderstanding, UnderstandingFields,
     UnderstandingResult, reading_provenance, understanding_fields,
 };
+use am_system::{DeclarePending, NarrateDream, RearmPending, Retitle, RevertDigest, RewriteDigest};
 use serde::Deserialize;
 
 /// The arguments of a read of one record.

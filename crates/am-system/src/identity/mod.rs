@@ -13,12 +13,14 @@ pub use spark::{
     lint_spark,
 };
 
-use crate::authoring::{Author, AuthorContext, AuthorField, AuthoringReceipt, author_or_pend};
 use crate::error::{Error, Result};
+use crate::formation::authoring::{
+    Author, AuthorContext, AuthorField, AuthoringReceipt, author_or_pend,
+};
+use crate::formation::records::MemoryRecordInput;
 use crate::formation::{DIGEST_PREDICATE, build_formation_plan};
 use crate::ids;
 use crate::kinds::kind_rank;
-use crate::records::MemoryRecordInput;
 use crate::system::MemorySystem;
 use am_journal::{MemoryJournal, ScopeBinding};
 use am_triples::{JsonMap, TripleAssertion, TripleQuery, TripleStore};
@@ -483,7 +485,7 @@ impl MemorySystem {
         // A pending birth title owes its `title.author` task, queued in the
         // same transaction (only a home with a task queue gets here with one).
         let owed = if self.home.has_task_queue() {
-            crate::tasks::formation::owed_tasks(&plan, &now)
+            crate::formation::owed::owed_tasks(&plan, &now)
         } else {
             Vec::new()
         };
@@ -498,7 +500,7 @@ impl MemorySystem {
             tx.journal().append_bindings(&plan.bindings)?;
             tx.journal().append_bindings(&bindings)?;
             if !owed.is_empty() {
-                crate::tasks::formation::enqueue_owed(tx.tasks()?, &owed)?;
+                crate::formation::owed::enqueue_owed(tx.tasks()?, &owed)?;
             }
             Ok(())
         })?;
@@ -610,7 +612,7 @@ pub fn self_records(
         folds
             .bindings
             .iter()
-            .filter(|b| is_prompt_active(&b.search_state, &b.prompt_state))
+            .filter(|b| b.is_prompt_active())
             .map(|b| b.record_id.as_str()),
         |id| folds.excludes(id),
         args.spark_version,
@@ -619,10 +621,6 @@ pub fn self_records(
 
 /// Whether a binding in these states puts its record in the prompt
 /// (`indexed` and `active`): the identity core is the pair's records so bound.
-pub(crate) fn is_prompt_active(search_state: &str, prompt_state: &str) -> bool {
-    search_state == "indexed" && prompt_state == "active"
-}
-
 /// The identity core of one normalized pair from the ids of its
 /// prompt-active records (in fold order): each id's row (the row with that
 /// assertion id, else the first formed row with that subject), neither

@@ -25,7 +25,7 @@ use super::formation::{MECHANICAL_DIGEST_METHODS, row};
 use super::gate::pending_priority;
 use super::{PlannedEnqueue, task_id};
 use crate::error::{Error, Result};
-use crate::formation::DIGEST_PREDICATE;
+use crate::kinds::DIGEST_PREDICATE;
 use crate::kinds::UNDERSTANDING_PROTECTED_KINDS;
 use crate::system::MemorySystem;
 use am_journal::{TaskKind, TaskRow};

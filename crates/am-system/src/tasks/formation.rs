@@ -1,19 +1,14 @@
-//! The tasks a formation owes, queued in the formation's own transaction:
-//! a pending field's `title.author` / `digest.author`, a labelled-mechanical
-//! record's `digest.rewrite`; a summary's authoring or rewrite waits for the
-//! pending rewrites of the records it summarizes.
+//! Formation's task rows: the row a record's formation queues (strength
+//! 1.0, `basis_version` 0, cause `formation`) and the digest methods that
+//! count as mechanical words. What a formation owes is computed by the
+//! formation faculty (`formation/owed.rs`), which calls these.
 //!
-//! Spec: api.md "Formation (typed records)" (one transaction with the
-//! tasks), "The memory task queue" (enqueue sites, `PENDING_TASK_KINDS`,
+//! Spec: api.md "The memory task queue" (enqueue sites, `PENDING_TASK_KINDS`,
 //! `FORMATION_PRIORITY`).
 
-use super::gate::{DEFAULT_PRIORITY, pending_priority};
-use super::{PlannedEnqueue, enqueue_in, task_id};
-use crate::error::Result;
-use crate::formation::{DIGEST_PREDICATE, FormationPlan};
-use am_journal::{TaskFilter, TaskKind, TaskRow, TaskStatus, TasksTx};
-use serde_json::{Value, json};
-use std::collections::HashMap;
+use super::task_id;
+use am_journal::{TaskKind, TaskRow, TaskStatus};
+use serde_json::json;
 
 /// The digest methods that count as mechanical words (debt a
 /// `digest.rewrite` owes), as 0.3.2 names them.
@@ -23,93 +18,6 @@ pub const MECHANICAL_DIGEST_METHODS: [&str; 4] = [
     "mechanical-v1",
     "mechanical-v2",
 ];
-
-/// One task a formation owes.
-#[derive(Debug, Clone)]
-pub(crate) struct Owed {
-    plan: PlannedEnqueue,
-    /// The graph ids the record summarizes (its `summarizes` edges).
-    summarizes: Vec<String>,
-}
-
-/// The tasks `plan`'s records owe, formed at `now` (pure).
-pub(crate) fn owed_tasks(plan: &FormationPlan, now: &str) -> Vec<Owed> {
-    let mut out: Vec<Owed> = Vec::new();
-    // Each record's `summarizes` edges, by subject, in plan order (read once:
-    // a scan of the whole plan per record was quadratic in the batch).
-    let mut edges: HashMap<&str, Vec<String>> = HashMap::new();
-    for e in plan
-        .assertions
-        .iter()
-        .filter(|e| e.predicate == "summarizes" && e.attributes.contains_key("record_edge"))
-    {
-        edges
-            .entry(e.subject.as_str())
-            .or_default()
-            .push(e.object.clone());
-    }
-    for a in plan
-        .assertions
-        .iter()
-        .filter(|a| a.predicate == DIGEST_PREDICATE)
-    {
-        let aid = a.assertion_id.clone().unwrap_or_default();
-        let kind = a
-            .attributes
-            .get("record_kind")
-            .and_then(Value::as_str)
-            .unwrap_or("");
-        let pending = a.attributes.get("pending");
-        let flag = |f: &str| {
-            pending
-                .and_then(|p| p.get(f))
-                .and_then(Value::as_bool)
-                .unwrap_or(false)
-        };
-        let mechanical = a
-            .attributes
-            .get("digest_method")
-            .and_then(Value::as_str)
-            .is_some_and(|m| MECHANICAL_DIGEST_METHODS.contains(&m));
-        let summarizes: Vec<String> = edges.get(a.subject.as_str()).cloned().unwrap_or_default();
-        let mut owe = |kind_: TaskKind, basis: String, priority: i64| {
-            out.push(Owed {
-                plan: PlannedEnqueue {
-                    row: row(a, &aid, kind_, basis, priority, now),
-                    current_version: None,
-                },
-                summarizes: if matches!(kind_, TaskKind::DigestAuthor | TaskKind::DigestRewrite) {
-                    summarizes.clone()
-                } else {
-                    Vec::new()
-                },
-            });
-        };
-        if flag("title") {
-            owe(
-                TaskKind::TitleAuthor,
-                format!("{aid}@pending-title"),
-                pending_priority(kind),
-            );
-        }
-        if flag("summary") {
-            owe(
-                TaskKind::DigestAuthor,
-                format!("{aid}@pending-summary"),
-                pending_priority(kind),
-            );
-        } else if mechanical {
-            owe(
-                TaskKind::DigestRewrite,
-                format!("{aid}@v0"),
-                DEFAULT_PRIORITY,
-            );
-        }
-    }
-    // A summary waits for what it summarizes: queue it last.
-    out.sort_by_key(|o| !o.summarizes.is_empty());
-    out
-}
 
 /// Formation's task row for a record's digest row `a` (strength 1.0,
 /// `basis_version` 0, cause `formation`).
@@ -151,27 +59,4 @@ pub(crate) fn row(
         created_at: now.to_owned(),
         updated_at: now.to_owned(),
     }
-}
-
-/// Queue `owed` in the formation's transaction (idempotent: a replay finds
-/// every task already queued). A summary's task depends on the live
-/// `digest.rewrite` / `digest.author` tasks of the records it summarizes.
-pub(crate) fn enqueue_owed(tx: &mut dyn TasksTx, owed: &[Owed]) -> Result<()> {
-    for o in owed {
-        let mut plan = o.plan.clone();
-        for target in &o.summarizes {
-            for t in tx.tasks(&TaskFilter {
-                target_id: Some(target.clone()),
-                ..TaskFilter::live()
-            })? {
-                if matches!(t.kind, TaskKind::DigestRewrite | TaskKind::DigestAuthor)
-                    && !plan.row.depends_on.contains(&t.task_id)
-                {
-                    plan.row.depends_on.push(t.task_id);
-                }
-            }
-        }
-        enqueue_in(tx, &plan)?;
-    }
-    Ok(())
 }

@@ -343,7 +343,7 @@ impl<'a> TaskQueue<'a> {
         let have = self
             .sys
             .store
-            .subjects_with_predicate(&by_subject, crate::formation::DIGEST_PREDICATE)?;
+            .subjects_with_predicate(&by_subject, crate::kinds::DIGEST_PREDICATE)?;
         for k in by_subject {
             if !have.contains(&k) {
                 continue;
@@ -353,7 +353,7 @@ impl<'a> TaskQueue<'a> {
                 .store
                 .query(&am_triples::TripleQuery {
                     subject: Some(k.clone()),
-                    predicate: Some(crate::formation::DIGEST_PREDICATE.to_owned()),
+                    predicate: Some(crate::kinds::DIGEST_PREDICATE.to_owned()),
                     limit: 1,
                     ..am_triples::TripleQuery::default()
                 })?

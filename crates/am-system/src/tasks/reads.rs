@@ -4,7 +4,7 @@
 //! `pending_records`).
 
 use crate::error::Result;
-use crate::formation::DIGEST_PREDICATE;
+use crate::kinds::DIGEST_PREDICATE;
 use crate::system::MemorySystem;
 use am_journal::TaskKind;
 use am_triples::{JsonMap, TripleQuery};

@@ -19,11 +19,11 @@ use super::{
     stamp, version_key, version_of,
 };
 use crate::error::{Error, Result};
+use crate::formation::reading::{ValidProvenance, attr_version};
 use crate::kinds::{PENDING_FIELDS, UNDERSTANDING_PROTECTED_KINDS};
 use crate::outcome::{Outcome, Reason, UnderstandingResult};
-use crate::reading::{ValidProvenance, attr_version};
 use crate::tasks::{ListTasks, PlannedEnqueue, task_id};
-use crate::verbs::{DeclarePending, RearmPending};
+use crate::understanding::args::{DeclarePending, RearmPending};
 use am_journal::version::REWRITE_CAUSES;
 use am_journal::{TaskKind, TaskRow};
 use am_triples::{CommitPoint, JsonMap};
@@ -277,7 +277,10 @@ impl MemorySystem {
         let title = fields.contains(&"title");
         if summary && UNDERSTANDING_PROTECTED_KINDS.contains(&t.kind.as_str()) {
             let why = if t.kind == "diary" {
-                crate::records::diary_summary_refusal(&t.row.attributes, &t.row.provenance)
+                crate::formation::records::diary_summary_refusal(
+                    &t.row.attributes,
+                    &t.row.provenance,
+                )
             } else {
                 Some(format!(
                     "a {}'s summary is the entity's own act (UNDERSTANDING_PROTECTED_KINDS)",

@@ -6,24 +6,24 @@
 //! back"; "Nothing is written on error"); the LanceDB connector's staged
 //! transaction (a refusal drops the stage before the log row is written).
 
-mod common;
-
+use crate::common::{
+    Mind, claim, close, derived, open_mind, open_mind_with, prov, r1, rev, rev_as, step,
+};
 use am_graph::{NarrowOp, Revision, RevisionOp};
 use am_triples::{ErrorKind, TextEmbedder, TripleAssertion};
-use common::{Mind, claim, close, derived, open_mind, open_mind_with, prov, r1, rev, rev_as, step};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// Apply `r`, expect `kind`, and check nothing was written; returns the message.
 fn refused(m: &Mind, r: &Revision, kind: ErrorKind) -> String {
-    let before = common::dump(m);
+    let before = crate::common::dump(m);
     let err = m
         .graph
         .apply_revision(r, false)
         .expect_err("the revision must be refused");
     assert_eq!(err.kind(), kind, "{err}");
     assert_eq!(
-        common::dump(m),
+        crate::common::dump(m),
         before,
         "refusal of {} wrote something",
         r.revision_id()

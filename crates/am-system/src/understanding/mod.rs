@@ -15,20 +15,21 @@
 //! memory-system.md "Understanding: a reading can change, its history stays".
 
 use crate::error::{Error, Result};
-use crate::kinds::UNDERSTANDING_PROTECTED_KINDS;
-use crate::outcome::{Outcome, Reason, UnderstandingResult};
-use crate::reading::{
+use crate::formation::reading::{
     ReadingProvenance, UnderstandingFields, ValidProvenance, attr_version, reading_provenance,
     understanding_fields, validate_author, validate_provenance,
 };
+use crate::kinds::UNDERSTANDING_PROTECTED_KINDS;
+use crate::outcome::{Outcome, Reason, UnderstandingResult};
 use crate::system::{MemorySystem, unknown_id};
-use crate::verbs::{NarrateDream, Retitle, RevertDigest, RewriteDigest};
+use crate::understanding::args::{NarrateDream, Retitle, RevertDigest, RewriteDigest};
 use am_journal::{ClosureFilter, UnderstandingVersion, VersionFilter};
 use am_triples::text::{is_record_digest, py_str};
 use am_triples::{CommitPoint, DigestRewrite, ErrorKind, JsonMap, Timestamp, TripleAssertion};
 use serde::Serialize;
 use serde_json::{Value, json};
 
+pub mod args;
 mod pending;
 
 /// How many closures `current_of` follows before it stops (a longer chain is
@@ -461,7 +462,7 @@ impl MemorySystem {
     fn replacement_target(&self, id: &str) -> Result<Option<Target>> {
         let by_subject = self.store.query(&am_triples::TripleQuery {
             subject: Some(id.trim().to_owned()),
-            predicate: Some(crate::formation::DIGEST_PREDICATE.to_owned()),
+            predicate: Some(crate::kinds::DIGEST_PREDICATE.to_owned()),
             limit: 1,
             ..am_triples::TripleQuery::default()
         })?;
@@ -802,8 +803,11 @@ impl MemorySystem {
         if UNDERSTANDING_PROTECTED_KINDS.contains(&t.kind.as_str()) {
             let public_projection = t.kind == "diary"
                 && pending_summary
-                && crate::records::diary_summary_refusal(&t.row.attributes, &t.row.provenance)
-                    .is_none();
+                && crate::formation::records::diary_summary_refusal(
+                    &t.row.attributes,
+                    &t.row.provenance,
+                )
+                .is_none();
             if !public_projection {
                 return refused(Reason::ProtectedKind);
             }

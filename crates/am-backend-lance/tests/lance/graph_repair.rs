@@ -9,10 +9,8 @@
 //! of a commit leaves the rows of an unapplied revision visible until
 //! `repair()`").
 
-mod common;
-
+use crate::common::{dump, open_mind, r1, r2, r3};
 use am_backend_lance::graph::{CommitHook, CommitPoint};
-use common::{dump, open_mind, r1, r2, r3};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 

@@ -6,14 +6,14 @@
 //! "Use strengthens; presence does not", "The two access counts";
 //! algorithms.md §5 and §7 "Commit".
 
-use crate::attention::{compute_activation, scoring_window};
 use crate::error::{Error, Result};
 use crate::ids;
 use crate::outcome::Warned;
+use crate::recall::args::{Activation, Attenuate, CommitSelection, Refocus, Reinforce};
+use crate::recall::attention::{compute_activation, scoring_window};
+use crate::recall::selection::{display_rows, normalize_used_ids, plan_selection};
 use crate::seam::{OrderedMap, label_deposits};
-use crate::selection::{display_rows, normalize_used_ids, plan_selection};
 use crate::system::MemorySystem;
-use crate::verbs::{Activation, Attenuate, CommitSelection, Refocus, Reinforce};
 use am_journal::{ActiveMemorySnapshot, MemoryEvent, TraceFilter};
 use am_triples::JsonMap;
 use am_triples::text::py_str;

@@ -25,8 +25,8 @@
 //! shows gaps in `seq`" (gaps under filters and redaction carry no meaning).
 
 use crate::error::Result;
+use crate::formation::reading::{UnderstandingFields, reading_provenance, understanding_fields};
 use crate::lookup::{attr_str, is_formed, is_private, pending_fields, resolve_digest_assertion};
-use crate::reading::{UnderstandingFields, reading_provenance, understanding_fields};
 use crate::system::MemorySystem;
 use am_journal::journal::check_anchor;
 use am_journal::{ClosureFilter, JournalRecord, MemoryJournal, TraceFilter};
@@ -319,7 +319,7 @@ pub struct ReplayStream<'a> {
 /// # use std::sync::Arc;
 /// # use am_journal::{InMemoryJournal, MemoryJournal};
 /// # use am_triples::{InMemoryTripleStore, TripleStore};
-/// use am_system::replay::{export_replay, ExportReplay};
+/// use am_system::observe::replay::{export_replay, ExportReplay};
 /// let store = InMemoryTripleStore::new(None);
 /// let journal = InMemoryJournal::new();
 /// let envelopes: Vec<_> = export_replay(&store, &journal, &ExportReplay::since(0))?

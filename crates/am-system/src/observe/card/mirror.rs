@@ -29,7 +29,7 @@
 
 use crate::error::Result;
 use crate::lookup::{attr_str, truthy};
-use crate::reconstruct::hash::HashMap;
+use crate::recall::reconstruct::hash::HashMap;
 use am_journal::{BindingFilter, JournalRecord, MemoryJournal, ScopeBinding};
 use am_triples::{ErrorKind, TripleAssertion, TripleQuery, TripleStore};
 use serde_json::Value;
@@ -79,7 +79,7 @@ pub(crate) struct BoundAt {
     pub(crate) seq: i64,
     /// Its lifecycle (a [`Words`] number).
     pub(crate) lifecycle: u16,
-    /// `indexed` and `active` ([`crate::identity::is_prompt_active`]).
+    /// `indexed` and `active` ([`ScopeBinding::is_prompt_active`](am_journal::ScopeBinding::is_prompt_active)).
     pub(crate) prompt_active: bool,
 }
 
@@ -211,7 +211,7 @@ impl PairMirror {
         let at = BoundAt {
             seq: b.seq,
             lifecycle: words.id(&b.lifecycle),
-            prompt_active: crate::identity::is_prompt_active(&b.search_state, &b.prompt_state),
+            prompt_active: b.is_prompt_active(),
         };
         let i = self.slot(&b.record_id);
         let slot = &mut self.records[i as usize];

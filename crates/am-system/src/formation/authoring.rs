@@ -12,7 +12,7 @@
 //! Spec: api.md "Authored with the record: the `author` callable"; "Identity"
 //! (`engram`'s birth titles); memory-system.md "Understanding".
 
-use crate::records::MemoryRecordInput;
+use crate::formation::records::MemoryRecordInput;
 use am_journal::AuthorKind;
 use am_triples::JsonMap;
 use serde::{Deserialize, Serialize};
@@ -138,7 +138,7 @@ impl<E: std::error::Error> From<E> for AuthorError {
 ///
 /// # Examples
 /// ```
-/// use am_system::authoring::{Author, AuthorContext, Authored, AuthorError};
+/// use am_system::formation::authoring::{Author, AuthorContext, Authored, AuthorError};
 /// let author = |_kind: &str, body: &str, _ctx: &AuthorContext| -> Result<Authored, AuthorError> {
 ///     let mut who = am_triples::JsonMap::new();
 ///     who.insert("kind".into(), "operator".into());

@@ -12,7 +12,6 @@ use am_journal::{AuthorKind, RewriteCause};
 use am_triples::{JsonMap, TripleAssertion};
 use serde::Serialize;
 use serde_json::{Value, json};
-use std::sync::Arc;
 
 /// The kinds whose words are the entity's own (`ENTITY_WORDS_KINDS`): a row of
 /// one of them that nobody stamped reads as written by the entity's mind.
@@ -28,11 +27,7 @@ pub const ENTITY_WORDS_KINDS: &[&str] = &[
     "value",
 ];
 
-/// A host's validation of one ledger `SourceRef` dict: the normalized dict,
-/// or an `InvalidInput` error naming what is wrong. `am` passes the memory
-/// graph's own (`am_graph::SourceRef::from_dict`), so the rule lives once;
-/// without one a source must be a JSON object with a non-empty string `kind`.
-pub type SourceValidator = Arc<dyn Fn(&Value) -> Result<Value> + Send + Sync>;
+pub use crate::system::SourceValidator;
 
 /// Who wrote a reading, when and why: `{author, reader, understood_at, cause}`
 /// (an unknown value is absent, never guessed).

@@ -14,14 +14,12 @@
 //! "Write barrier" ("LanceDB is not coverable"); docs/stores.md "LanceDB and
 //! the Stop fence".
 
-mod common;
-
+use crate::common::{Mind, dump, open_mind, r1, r2};
 use am_backend_lance::graph::{CommitHook, CommitPoint as Failpoint};
 use am_conformance::RecordingGuard;
 use am_conformance::guard::{assert_refused_at, files_under, names};
 use am_journal::{MemoryHome, MemoryJournal, PairHome, ScopeBinding};
 use am_triples::{CommitPoint, ErrorKind, TripleAssertion, TripleStore};
-use common::{Mind, dump, open_mind, r1, r2};
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::Arc;
@@ -185,10 +183,10 @@ fn crash_mid_revision(dir: &Path) {
 
 /// A revision of its own (new memory, no closes).
 fn later() -> am_graph::Revision {
-    common::rev(
+    crate::common::rev(
         "r9",
-        vec![common::claim("c99", "ex:erin", "ex:likes", "ex:tea")],
-        common::prov(vec![common::step("run-99", 1)], &[]),
+        vec![crate::common::claim("c99", "ex:erin", "ex:likes", "ex:tea")],
+        crate::common::prov(vec![crate::common::step("run-99", 1)], &[]),
     )
 }
 

@@ -30,7 +30,7 @@ pub(crate) mod mirror;
 use crate::error::{Error, Result};
 use crate::lookup::attr_str;
 use crate::pair_folds::PairFolds;
-use crate::reconstruct::hash::{HashMap as FastMap, HashSet as FastSet};
+use crate::recall::reconstruct::hash::{HashMap as FastMap, HashSet as FastSet};
 use crate::seam::OrderedMap;
 use crate::valence::index::{PairValence, ValenceIndex};
 use am_journal::{ClosureFilter, MemoryJournal, ValenceEvent};

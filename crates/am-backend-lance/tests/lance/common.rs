@@ -3,7 +3,7 @@
 //! in another file), a fixed record-time clock, revisions, and a dump of every
 //! table and of the journal.
 
-#![allow(dead_code, reason = "each test binary uses a different subset")]
+#![allow(dead_code, reason = "helpers kept for the graph tests to come")]
 
 use am_backend_lance::graph::{CommitHook, LanceGraphBackend};
 use am_backend_lance::{LanceDBTripleStore, LanceStoreOptions};

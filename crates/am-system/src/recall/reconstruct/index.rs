@@ -52,7 +52,7 @@ use am_triples::{
 };
 use std::sync::OnceLock;
 
-use crate::attention::ActivationScore;
+use crate::recall::attention::ActivationScore;
 
 /// The most rows the index mirrors; a larger home is read from the store.
 pub(crate) const MAX_INDEXED_ROWS: usize = 300_000;

@@ -22,10 +22,10 @@ use super::shelf::{
 };
 use super::universe::{add_candidate, apply_channel, universe_rows};
 use super::{hybrid, spreading, trace};
-use crate::attention::{ActivationScore, activation_inputs};
 use crate::config::{RecallBudget, ReconstructConfig, SpreadParams};
 use crate::error::Result;
 use crate::ids;
+use crate::recall::attention::{ActivationScore, activation_inputs};
 use crate::seam::{
     Admission, BudgetSpent, DroppedEntry, EdgeView, MemoryHandle, ReconstructionResult, Stimulus,
     StmTrailEdge, StopReason, View, WalkedEdge,

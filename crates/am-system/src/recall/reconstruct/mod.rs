@@ -21,9 +21,9 @@ mod universe;
 
 use crate::error::{Error, Result};
 use crate::ids;
+use crate::recall::args::Reconstruct;
 use crate::seam::ReconstructionResult;
 use crate::system::MemorySystem;
-use crate::verbs::Reconstruct;
 use am_journal::MemoryEvent;
 use am_triples::JsonMap;
 use serde_json::Value;

@@ -17,7 +17,7 @@
 //! Spec: api.md "Recall diagnostics and rendering"; operator.md §3.
 
 use crate::error::{Error, Result};
-use crate::formation::DIGEST_PREDICATE;
+use crate::kinds::DIGEST_PREDICATE;
 use crate::lookup::{attr_str, resolve_digest_assertion, truthy};
 use crate::seam::{Admission, MemoryHandle, OrderedMap};
 use crate::system::MemorySystem;
@@ -742,7 +742,7 @@ pub fn explain_recall(
         channels: trace.channels.clone(),
         searched_scopes: searched
             .iter()
-            .map(crate::reconstruct::trace::searched_scope)
+            .map(crate::recall::reconstruct::trace::searched_scope)
             .collect(),
         stop_reason: trace.stop_reason.clone(),
         warnings: trace.warnings.clone(),

@@ -7,15 +7,13 @@
 //! works"; 0.3.2's `records.build_formation_plan`.
 
 use crate::error::{Error, Result};
+use crate::formation::records::MemoryRecordInput;
 use crate::ids;
-use crate::records::MemoryRecordInput;
+use crate::kinds::DIGEST_PREDICATE;
 use am_journal::ScopeBinding;
 use am_triples::{JsonMap, TripleAssertion};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
-
-/// The predicate of a record's digest assertion.
-pub const DIGEST_PREDICATE: &str = "dcterms:abstract";
 
 /// Everything `remember_many` writes, derived before any I/O.
 #[derive(Debug, Clone, PartialEq)]
@@ -201,7 +199,7 @@ pub fn build_formation_plan(
         };
         // The formation reading (version 0), when the caller stamped none and
         // its author is known (api.md `reading_provenance`).
-        if let Some(stamp) = crate::reading::formation_reading(&digest) {
+        if let Some(stamp) = crate::formation::reading::formation_reading(&digest) {
             digest.attributes.insert("understanding".into(), stamp);
         }
         assertions.push(digest);

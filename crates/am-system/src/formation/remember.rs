@@ -1,0 +1,140 @@
+//! `MemorySystem::remember_many` and `remember`: the formation plan applied
+//! in one home transaction, with the tasks a pending field owes.
+//!
+//! Spec: api.md "Formation (typed records)"; algorithms.md §9.
+
+use crate::error::{Error, Result};
+use crate::formation::args::{Remember, RememberMany};
+use crate::formation::build_formation_plan;
+use crate::outcome::Warned;
+use crate::system::MemorySystem;
+use am_triples::TripleQuery;
+
+impl MemorySystem {
+    // -- formation ----------------------------------------------------------------
+
+    /// Form typed records (`remember_many`). Ids derive from
+    /// `(idempotency_key, position)`, so a replay writes nothing new and returns
+    /// the same graph ids. A supplied key already used for DIFFERENT content
+    /// (another title or digest at a position) keeps the stored record
+    /// too, and raises a `#FALLBACK` warning naming the key and both versions
+    /// ([`crate::formation::key_reuse_warnings`], among the result's
+    /// warnings): the new content was not formed. Each record gets one
+    /// formation binding (`indexed` /
+    /// `inactive` / `inactive_candidate`, source `remember`). Forming deposits
+    /// no attention event. Edges may name batch siblings as `local:<i>`.
+    /// Returns the graph ids (`ex:{kind}-…`) in input order, with the formation
+    /// notes and what the write raised (a vectorless row, a first-write pin)
+    /// as its [`Warned::warnings`].
+    ///
+    /// # Errors
+    /// `InvalidInput` for a key whose stored record at some position belongs
+    /// to another (scope, owner) or is of another kind
+    /// ([`crate::formation::key_owner_conflict`]), for any refused record (see
+    /// [`MemoryRecordInput::validated`](crate::MemoryRecordInput::validated)), an empty key, scope or batch, a bad
+    /// `local:` target, or a `pending` field on a home without a task queue
+    /// (a pending title or summary is stored only beside its authoring task).
+    /// On a home with a task queue the records' `attributes.pending` markers
+    /// and the tasks they owe (a pending field's `title.author` /
+    /// `digest.author`, a `MECHANICAL_DIGEST_METHODS` record's
+    /// `digest.rewrite`, a summary's waiting on what it summarizes) commit in
+    /// the same transaction (`tasks.form_with_tasks`); a failed queue write
+    /// leaves no record behind.
+    /// Nothing is written on any refusal. The store's or journal's failure.
+    pub fn remember_many(&self, args: &RememberMany) -> Result<Warned<Vec<String>>> {
+        let RememberMany {
+            records,
+            scope,
+            owner_id,
+            idempotency_key,
+            turn_id,
+        } = args;
+        let turn_id = turn_id.as_deref();
+        let clock = self.clock.clone();
+        let plan =
+            build_formation_plan(records, scope, owner_id, idempotency_key, turn_id, &*clock)?;
+        let queued = self.home.has_task_queue();
+        if !queued
+            && let Some((i, r)) = records
+                .iter()
+                .enumerate()
+                .find(|(_, r)| r.pending.iter().any(|f| !f.trim().is_empty()))
+        {
+            return Err(Error::invalid(format!(
+                "record {i} forms with pending={:?}, but a pending title or summary is stored only beside its \
+                 authoring task: open the home with MemorySystem(task_queue=True)",
+                r.pending
+            )));
+        }
+        // The tasks the records owe (a pending field's authoring, a
+        // mechanical digest's rewrite), queued in the same transaction.
+        let owed = if queued {
+            let now = clock().canonical();
+            crate::formation::owed::owed_tasks(&plan, &now)
+        } else {
+            Vec::new()
+        };
+        let point = if owed.is_empty() {
+            am_triples::CommitPoint::StoreAdd
+        } else {
+            am_triples::CommitPoint::TasksFormWithTasks
+        };
+        // A supplied key already used for different content: the stored
+        // records are kept (replays are no-ops), and the caller is told.
+        let digest_ids: Vec<String> = plan
+            .assertions
+            .iter()
+            .filter(|a| a.predicate == crate::kinds::DIGEST_PREDICATE)
+            .filter_map(|a| a.assertion_id.clone())
+            .collect();
+        let stored = self.store.query(&TripleQuery {
+            assertion_ids: Some(digest_ids),
+            limit: 0,
+            ..TripleQuery::default()
+        })?;
+        // A key already used by another pair or kind is refused: its ids are
+        // not this caller's to answer with.
+        crate::formation::key_owner_conflict(&plan, idempotency_key, &stored)?;
+        let reuse = crate::formation::key_reuse_warnings(&plan, idempotency_key, &stored);
+        // The rows and the formation bindings commit through the home: ONE
+        // transaction on a SQLite home (rows already stored are skipped and
+        // not embedded again); any other pair adds the rows not stored yet,
+        // then appends the bindings (`PairHome`'s rules: ids are
+        // deterministic, so a replay after a failure between the two appends
+        // nothing twice).
+        let rows = self.home.prepare_rows(&plan.assertions)?;
+        let written = self.home.transaction(point, &mut |tx| {
+            tx.store().add(&rows)?;
+            tx.journal().append_bindings(&plan.bindings)?;
+            if !owed.is_empty() {
+                crate::formation::owed::enqueue_owed(tx.tasks()?, &owed)?;
+            }
+            Ok(())
+        })?;
+        // The formation notes, a supplied key reused for other content, then
+        // what the write itself raised (a vectorless row, the pin recorded at
+        // the first embedded write).
+        let mut warnings = plan.warnings;
+        warnings.extend(reuse);
+        warnings.extend(written);
+        Ok(Warned::new(plan.record_ids, warnings))
+    }
+
+    /// Form one record: `remember_many` of one, same idempotency.
+    ///
+    /// # Errors
+    /// As [`MemorySystem::remember_many`].
+    pub fn remember(&self, args: &Remember) -> Result<Warned<String>> {
+        let Warned { value, warnings } = self.remember_many(&RememberMany {
+            records: vec![args.record.clone()],
+            scope: args.scope.clone(),
+            owner_id: args.owner_id.clone(),
+            idempotency_key: args.idempotency_key.clone(),
+            turn_id: args.turn_id.clone(),
+        })?;
+        Ok(Warned::new(
+            value.into_iter().next().unwrap_or_default(),
+            warnings,
+        ))
+    }
+}

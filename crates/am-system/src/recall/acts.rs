@@ -1,0 +1,151 @@
+//! Bindings and closures on `MemorySystem`: `bind` (a visibility binding),
+//! `close_assertions` and `close_record` (closures instead of deletes).
+//!
+//! Spec: api.md "Bindings and closures".
+
+use crate::error::{Error, Result};
+use crate::ids;
+use crate::recall::args::{Bind, CloseAssertions, CloseRecord};
+use crate::system::{MemorySystem, unknown_id};
+use am_journal::{ClosureRecord, ScopeBinding};
+use am_triples::JsonMap;
+use am_triples::text::is_record_edge;
+
+impl MemorySystem {
+    // -- bindings and closures --------------------------------------------------
+
+    /// Append one visibility binding (latest per `(record_id, scope, owner_id)`
+    /// wins). The id may be either namespace and is stored as passed: a graph id
+    /// binds the whole record (digest and edges), an assertion id that
+    /// assertion. A supplied `binding_id` makes replays no-ops returning the original.
+    ///
+    /// # Errors
+    /// `NotFound` for an id in neither namespace; the journal's
+    /// refusal of an invalid binding (unknown state, `hidden` + `active`, ...).
+    pub fn bind(&self, args: &Bind) -> Result<ScopeBinding> {
+        self.resolve_assertion_id(&args.record_id)?;
+        let binding = ScopeBinding {
+            record_id: args.record_id.trim().to_owned(),
+            scope: args.scope.clone(),
+            owner_id: args.owner_id.clone(),
+            search_state: args.search_state.clone(),
+            prompt_state: args.prompt_state.clone(),
+            lifecycle: args.lifecycle.clone(),
+            source: args.source.clone(),
+            reason: args.reason.clone(),
+            observed_at: self.now()?,
+            provenance: JsonMap::new(),
+            binding_id: args.binding_id.clone().unwrap_or_default(),
+            seq: -1,
+        };
+        self.journal.append_binding(&binding)
+    }
+
+    /// Append one closure per assertion (`retract` | `supersede` |
+    /// `reinterpreted` | `merged`), all validated before any is appended.
+    /// Returns the closure ids.
+    ///
+    /// # Errors
+    /// `InvalidInput` for no ids, an unknown kind, an empty reason, a
+    /// supersede or merge without replacements; `NotFound` for an id
+    /// in neither namespace.
+    pub fn close_assertions(&self, args: &CloseAssertions) -> Result<Vec<String>> {
+        let CloseAssertions {
+            assertion_ids,
+            kind,
+            reason,
+            replacement_ids,
+        } = args;
+        if assertion_ids.iter().all(|s| s.trim().is_empty()) {
+            return Err(Error::invalid(
+                "close_assertions requires at least one assertion_id, got none",
+            ));
+        }
+        let mut resolved: Vec<String> = Vec::new();
+        for (_, aid) in self.resolve_assertion_ids(assertion_ids)? {
+            if !resolved.contains(&aid) {
+                resolved.push(aid);
+            }
+        }
+        let observed_at = self.now()?;
+        let records = resolved
+            .iter()
+            .map(|aid| {
+                ClosureRecord {
+                    assertion_id: aid.clone(),
+                    kind: kind.to_owned(),
+                    reason: reason.to_owned(),
+                    replacement_ids: replacement_ids.to_vec(),
+                    observed_at: observed_at.clone(),
+                    ..ClosureRecord::default()
+                }
+                .normalized()
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let mut out = Vec::with_capacity(records.len());
+        for c in &records {
+            out.push(self.journal.append_closure(c)?.closure_id);
+        }
+        Ok(out)
+    }
+
+    /// Close a whole record (its digest and every edge assertion it owns) as one
+    /// belief-revision act. Closure ids are `H(graph_id|kind|assertion_id|closure)[:32]`,
+    /// so replays dedupe. Returns the closure ids, digest first.
+    ///
+    /// # Errors
+    /// `NotFound` for an id in neither namespace; `InvalidInput`
+    /// for an unknown kind, an empty reason, a supersede without replacements.
+    pub fn close_record(&self, args: &CloseRecord) -> Result<Vec<String>> {
+        let CloseRecord {
+            record_id,
+            kind,
+            reason,
+            replacement_ids,
+        } = args;
+        let rid = record_id.trim();
+        let digest = self
+            .resolve_digest_assertion(rid)?
+            .filter(|d| d.assertion_id.is_some())
+            .ok_or_else(|| unknown_id(rid))?;
+        let graph_id = digest.subject.clone();
+        let digest_id = digest.assertion_id.clone().unwrap_or_default();
+        let mut targets = vec![digest_id];
+        for a in crate::recall::selection::subject_rows(
+            self.store.as_ref(),
+            &graph_id,
+            &digest.scope,
+            digest.owner_id.as_deref(),
+            0,
+        )? {
+            if is_record_edge(&a)
+                && let Some(id) = a.assertion_id
+                && !targets.contains(&id)
+            {
+                targets.push(id);
+            }
+        }
+        let kind_n = kind.trim().to_lowercase();
+        let observed_at = self.now()?;
+        let records = targets
+            .iter()
+            .map(|aid| {
+                ClosureRecord {
+                    assertion_id: aid.clone(),
+                    kind: kind_n.clone(),
+                    reason: reason.to_owned(),
+                    replacement_ids: replacement_ids.to_vec(),
+                    observed_at: observed_at.clone(),
+                    closure_id: ids::closure_id(&graph_id, &kind_n, aid),
+                    ..ClosureRecord::default()
+                }
+                .normalized()
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let mut out = Vec::with_capacity(records.len());
+        for c in &records {
+            out.push(self.journal.append_closure(c)?.closure_id);
+        }
+        Ok(out)
+    }
+}
