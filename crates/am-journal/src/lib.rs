@@ -11,7 +11,7 @@
 //! Architecture invariant: this crate knows nothing of SQL; `SQLiteJournal` lives
 //! in `am-backend-sqlite` and reuses the record validation and the JSON codec here.
 //!
-//! Choices the spec leaves open (see also ARCHITECTURE.md, `am-journal`):
+//! Choices the spec leaves open (see also docs/sqlite-home.md, "The journal's tables"):
 //! - `version_id` = `H(assertion_id|field|version|understanding)[:32]`
 //!   ([`understanding_version_id`]): deterministic, as the spec requires; the
 //!   formula is ours, in the style of algorithms.md §9.

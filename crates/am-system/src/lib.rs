@@ -15,7 +15,6 @@ pub mod outcome;
 mod pair_folds;
 pub mod seam;
 pub mod system;
-pub mod verbs;
 
 // The faculties, in their declared order (ARCHITECTURE.md "Faculties").
 pub mod formation;

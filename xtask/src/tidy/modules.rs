@@ -30,7 +30,6 @@ pub const CORE: &[&str] = &[
     "pair_folds",
     "seam",
     "system",
-    "verbs",
 ];
 
 /// am-system's faculties in their declared order, each with the faculties

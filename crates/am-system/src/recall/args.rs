@@ -7,9 +7,43 @@
 
 use crate::config::RecallBudget;
 use crate::seam::{Stimulus, View};
-use crate::verbs::*;
 use am_triples::JsonMap;
 use serde::{Deserialize, Serialize};
+
+fn yes() -> bool {
+    true
+}
+
+fn default_weight() -> f64 {
+    8.0
+}
+
+fn operator() -> String {
+    "operator".to_owned()
+}
+
+fn inactive() -> String {
+    "inactive".to_owned()
+}
+
+fn none_label() -> String {
+    "none".to_owned()
+}
+
+fn retract() -> String {
+    "retract".to_owned()
+}
+
+fn owned_pairs(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
+    pairs
+        .iter()
+        .map(|(s, o)| ((*s).to_owned(), (*o).to_owned()))
+        .collect()
+}
+
+fn owned<S: AsRef<str>>(ids: &[S]) -> Vec<String> {
+    ids.iter().map(|s| s.as_ref().to_owned()).collect()
+}
 
 /// The arguments of [`crate::MemorySystem::reconstruct`]:
 /// `reconstruct(stimulus, scopes=[...], budget=RecallBudget(), view="shelf",
