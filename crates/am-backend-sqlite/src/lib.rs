@@ -11,6 +11,7 @@ pub mod home;
 pub mod journal;
 pub mod memory_home;
 pub mod store;
+pub mod tables;
 pub mod tasks;
 
 pub use error::{Error, Result};

@@ -12,8 +12,8 @@ use crate::store::rewrite::RewrittenRow;
 use crate::store::write::PreparedRows;
 use am_journal::home::{HomeResult, check_guards};
 use am_journal::{
-    HomeTx, JournalTx, MemoryHome, MemoryJournal, PreparedBatch, ScopeBinding, StoreTx, TaskReads,
-    TasksTx, UnderstandingVersion,
+    HomeTx, JournalTx, MemoryHome, MemoryJournal, PreparedBatch, ScopeBinding, StoreTx, TableReads,
+    TablesTx, TaskReads, TasksTx, UnderstandingVersion,
 };
 use am_triples::CommitPoint;
 use am_triples::rewrite::{DigestRewrite, PreparedRewrite};
@@ -174,6 +174,8 @@ struct SqliteHomeTx<'a> {
     rewritten: Vec<RewrittenRow>,
     /// The queue's rows (when the home's queue is open).
     tasks: Option<crate::tasks::SqlTasks<'a>>,
+    /// The home's own tables (the table kit; with the queue).
+    tables: Option<crate::tables::SqlTables<'a>>,
 }
 
 impl StoreTx for SqliteHomeTx<'_> {
@@ -233,6 +235,12 @@ impl HomeTx for SqliteHomeTx<'_> {
     }
     fn tasks(&mut self) -> HomeResult<&mut dyn TasksTx> {
         match &mut self.tasks {
+            Some(t) => Ok(t),
+            None => Err(am_journal::home::no_task_queue()),
+        }
+    }
+    fn tables(&mut self) -> HomeResult<&mut dyn TablesTx> {
+        match &mut self.tables {
             Some(t) => Ok(t),
             None => Err(am_journal::home::no_task_queue()),
         }
@@ -297,6 +305,25 @@ impl MemoryHome for SqliteMemoryHome {
         body(&crate::tasks::SqlTasks::new(&tx, &self.task_cache))
     }
 
+    fn read_tables(
+        &self,
+        body: &mut dyn FnMut(&dyn TableReads) -> HomeResult<()>,
+    ) -> HomeResult<()> {
+        if !self.has_task_queue() {
+            return Err(am_journal::home::no_task_queue());
+        }
+        let shared = self.sqlite_store.home().conn();
+        let mut conn = shared
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        // One snapshot for the whole read; a table not created yet reads
+        // empty, and nothing is written.
+        let tx = conn
+            .transaction_with_behavior(rusqlite::TransactionBehavior::Deferred)
+            .map_err(crate::error::sqlite)?;
+        body(&crate::tables::SqlTables::new(&tx))
+    }
+
     fn transaction(
         &self,
         point: CommitPoint,
@@ -342,6 +369,10 @@ impl SqliteMemoryHome {
                 .tasks
                 .load(Ordering::Acquire)
                 .then(|| crate::tasks::SqlTasks::new(&tx, &self.task_cache)),
+            tables: self
+                .tasks
+                .load(Ordering::Acquire)
+                .then(|| crate::tables::SqlTables::new(&tx)),
         };
         // On an error `tx` drops here and rolls everything back.
         body(&mut open)?;

@@ -30,6 +30,7 @@
 //! Spec: api.md `remember_many` ("Formation (typed records)"); architecture.md
 //! "A write is one transaction or nothing".
 
+use crate::table::{TableReads, TablesTx};
 use crate::task::{TaskReads, TasksTx};
 use crate::task_memory::{InMemoryTaskQueue, MemTasksTx};
 use crate::{MemoryJournal, ScopeBinding, UnderstandingVersion};
@@ -183,6 +184,20 @@ pub trait MemoryHome: Send + Sync {
         let _ = body;
         Err(no_task_queue())
     }
+
+    /// Run `body` over the home's own tables (the table kit, `crate::table`;
+    /// kept with the task queue), outside any transaction (one consistent
+    /// read; a table never written reads empty).
+    ///
+    /// # Errors
+    /// `Unsupported` without a queue; `body`'s error; `Storage`.
+    fn read_tables(
+        &self,
+        body: &mut dyn FnMut(&dyn TableReads) -> HomeResult<()>,
+    ) -> HomeResult<()> {
+        let _ = body;
+        Err(no_task_queue())
+    }
 }
 
 /// The refusal of a queue write or read on a home without a task queue.
@@ -205,6 +220,14 @@ pub trait HomeTx {
     /// # Errors
     /// `Unsupported` when the home has no task queue.
     fn tasks(&mut self) -> HomeResult<&mut dyn TasksTx> {
+        Err(no_task_queue())
+    }
+    /// The home's own tables inside this transaction (the table kit, kept
+    /// with the task queue; its reads see the transaction's own writes).
+    ///
+    /// # Errors
+    /// `Unsupported` when the home has no task queue.
+    fn tables(&mut self) -> HomeResult<&mut dyn TablesTx> {
         Err(no_task_queue())
     }
 }
@@ -279,10 +302,11 @@ pub trait JournalTx {
 ///   another home, an invalid binding: `InvalidInput`, nothing staged) and
 ///   staged; nothing is written while `body` runs.
 /// - `body` returns `Err`: nothing is written.
-/// - With a task queue ([`PairHome::with_task_queue`]): the queue's rows are
-///   locked from the body's first [`HomeTx::tasks`] call to the end of the
-///   transaction and written in place; a body error, a guard refusal or a
-///   failing store `add` undoes exactly this transaction's queue writes. A
+/// - With a task queue ([`PairHome::with_task_queue`]): the queue's rows and
+///   the home's tables are locked from the body's first [`HomeTx::tasks`] or
+///   [`HomeTx::tables`] call to the end of the transaction and written in
+///   place; a body error, a guard refusal or a failing store `add` undoes
+///   exactly this transaction's queue and table writes. A
 ///   journal append failing after the rows were added keeps them (a record
 ///   never loses its task).
 /// - `body` returns `Ok`: the staged store rows are written first, in one
@@ -395,6 +419,12 @@ impl HomeTx for PairStaged<'_> {
         self
     }
     fn tasks(&mut self) -> HomeResult<&mut dyn TasksTx> {
+        let Some(queue) = self.queue else {
+            return Err(no_task_queue());
+        };
+        Ok(self.tasks.get_or_insert_with(|| queue.begin()))
+    }
+    fn tables(&mut self) -> HomeResult<&mut dyn TablesTx> {
         let Some(queue) = self.queue else {
             return Err(no_task_queue());
         };
@@ -539,6 +569,16 @@ impl MemoryHome for PairHome {
     fn read_tasks(&self, body: &mut dyn FnMut(&dyn TaskReads) -> HomeResult<()>) -> HomeResult<()> {
         match &self.tasks {
             Some(q) => q.read(body),
+            None => Err(no_task_queue()),
+        }
+    }
+
+    fn read_tables(
+        &self,
+        body: &mut dyn FnMut(&dyn TableReads) -> HomeResult<()>,
+    ) -> HomeResult<()> {
+        match &self.tasks {
+            Some(q) => q.read_tables(body),
             None => Err(no_task_queue()),
         }
     }

@@ -2,7 +2,9 @@
 //! `ClosureRecord`, `ReconstructionTrace`, `ActiveMemorySnapshot`, `ValenceEvent`,
 //! `UnderstandingVersion`) on one monotonic `seq` axis, the [`MemoryJournal`]
 //! trait with idempotent appends by caller-supplied id, bounded readers,
-//! never-decaying counters and the binding fold, and [`InMemoryJournal`].
+//! never-decaying counters and the binding fold, and [`InMemoryJournal`]; the
+//! home seam ([`home`]), the task queue's rows ([`task`]) and the table kit
+//! for the home's own tables beside them ([`table`]).
 //!
 //! Spec: api.md "The journal" and "Seam types"; architecture.md "The journal is the
 //! time axis" and "Append-only, no deletion"; algorithms.md §5 (event weights),
@@ -31,6 +33,7 @@ pub mod event;
 pub mod home;
 pub mod journal;
 pub mod memory;
+pub mod table;
 pub mod task;
 pub mod task_index;
 pub mod task_memory;
@@ -50,6 +53,9 @@ pub use journal::{
     ValenceFilter, VersionFilter,
 };
 pub use memory::InMemoryJournal;
+pub use table::{
+    Column, ColumnType, HomeRow, Index, TableDef, TableReads, TablesTx, get_row, put_row, rows,
+};
 pub use task::{
     CAPABILITIES, TASK_KINDS, TASK_STATUSES, TaskFilter, TaskKind, TaskLogRow, TaskReads, TaskRow,
     TaskStatus, TasksTx, WINDOWS, Window, WindowRow,

@@ -1,8 +1,9 @@
 //! `InMemoryTaskQueue`: the in-memory pair's task rows, written inside a
 //! [`crate::PairHome`] transaction and rolled back with it.
 //!
-//! The rows live under one mutex. A transaction that touches the queue
-//! holds that mutex from its first queue read or write to its end, writes
+//! The rows live under one mutex, with the home's own tables (the table
+//! kit's rows, `crate::table`). A transaction that touches the queue or a
+//! table holds that mutex from its first read or write to its end, writes
 //! in place and keeps an undo log: when the body fails, the guard refuses or
 //! the store's add fails, the undo log restores exactly what this
 //! transaction changed (nobody else could change anything meanwhile).
@@ -12,10 +13,13 @@
 //! rollback rule).
 
 use crate::error::HomeResult;
+use crate::table::{MemKey, MemTables, TableDef, TableReads, TablesTx};
 use crate::task::{
     TaskFilter, TaskKind, TaskLogRow, TaskReads, TaskRow, TasksTx, Window, WindowRow,
 };
 use crate::task_index::{LiveTasks, recent_first};
+use am_triples::JsonMap;
+use serde_json::Value;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -32,6 +36,8 @@ pub(crate) struct MemTasks {
     live: LiveTasks,
     log: Vec<TaskLogRow>,
     windows: Vec<WindowRow>,
+    /// The home's own tables (the table kit).
+    tables: MemTables,
 }
 
 impl MemTasks {
@@ -178,12 +184,25 @@ impl InMemoryTaskQueue {
         body(&*g)
     }
 
+    /// Run `body` over the home's tables (outside any transaction).
+    ///
+    /// # Errors
+    /// `body`'s.
+    pub fn read_tables(
+        &self,
+        body: &mut dyn FnMut(&dyn TableReads) -> HomeResult<()>,
+    ) -> HomeResult<()> {
+        let g = self.lock();
+        body(&g.tables)
+    }
+
     /// Open a transaction's view: the rows locked until it ends.
     pub(crate) fn begin(&self) -> MemTasksTx<'_> {
         MemTasksTx {
             rows: self.lock(),
             queue: self,
             undo: Vec::new(),
+            table_undo: Vec::new(),
             log_len: None,
             windows_len: None,
         }
@@ -200,12 +219,17 @@ enum Undo {
     },
 }
 
+/// A table row this transaction stored over `previous` (`None`: it was
+/// new): its table and key.
+type RowUndo = (String, MemKey, Option<JsonMap>);
+
 /// A transaction's view of an [`InMemoryTaskQueue`].
 #[derive(Debug)]
 pub(crate) struct MemTasksTx<'a> {
     rows: MutexGuard<'a, MemTasks>,
     queue: &'a InMemoryTaskQueue,
     undo: Vec<Undo>,
+    table_undo: Vec<RowUndo>,
     log_len: Option<usize>,
     windows_len: Option<usize>,
 }
@@ -213,7 +237,10 @@ pub(crate) struct MemTasksTx<'a> {
 impl MemTasksTx<'_> {
     /// Whether the transaction wrote anything.
     pub(crate) fn wrote(&self) -> bool {
-        !self.undo.is_empty() || self.log_len.is_some() || self.windows_len.is_some()
+        !self.undo.is_empty()
+            || !self.table_undo.is_empty()
+            || self.log_len.is_some()
+            || self.windows_len.is_some()
     }
 
     /// Undo every write of this transaction, newest first.
@@ -225,6 +252,9 @@ impl MemTasksTx<'_> {
                 }
                 None => self.rows.forget(&id),
             }
+        }
+        while let Some((table, key, previous)) = self.table_undo.pop() {
+            self.rows.tables.restore(&table, key, previous);
         }
         if let Some(n) = self.log_len {
             self.rows.log.truncate(n);
@@ -293,6 +323,23 @@ impl TasksTx for MemTasksTx<'_> {
         let mut r = row.clone();
         r.seq = i64::try_from(n).unwrap_or(i64::MAX) + 1;
         self.rows.windows.push(r);
+        Ok(())
+    }
+}
+
+impl TableReads for MemTasksTx<'_> {
+    fn get(&self, table: &TableDef, key: &[Value]) -> HomeResult<Option<JsonMap>> {
+        self.rows.tables.get(table, key)
+    }
+    fn scan(&self, table: &TableDef, filter: &[(&str, Value)]) -> HomeResult<Vec<JsonMap>> {
+        self.rows.tables.scan(table, filter)
+    }
+}
+
+impl TablesTx for MemTasksTx<'_> {
+    fn put(&mut self, table: &TableDef, row: &JsonMap) -> HomeResult<()> {
+        let (key, previous) = self.rows.tables.put(table, row)?;
+        self.table_undo.push((table.name.to_owned(), key, previous));
         Ok(())
     }
 }
