@@ -1,7 +1,9 @@
 //! The memory task queue's tables in the home's file (`memq_tasks`,
-//! `memq_log`, `memq_windows`, `memq_maintenance`) and their row reads and
+//! `memq_log`, `memq_windows`, `memq_meta`) and their row reads and
 //! writes over one connection: inside a `SqliteMemoryHome` transaction they
-//! commit with the records they concern.
+//! commit with the records they concern. The home's other tables beside
+//! them (`memq_maintenance`, ...) are the table kit's (`crate::tables`),
+//! created by their first write.
 //!
 //! The queue's rules live in `am_system::tasks`; this module stores rows.
 //! Layout (ours; 0.3.2 has no queue): the columns a read filters or orders
@@ -75,15 +77,6 @@ CREATE TABLE IF NOT EXISTS memq_windows (
     left_out_json TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS idx_memq_windows_holder ON memq_windows(holder, window, seq);
-CREATE TABLE IF NOT EXISTS memq_maintenance (
-    scope TEXT NOT NULL,
-    owner_id TEXT NOT NULL,
-    kind TEXT NOT NULL,
-    completed_at TEXT NOT NULL,
-    seq INTEGER NOT NULL,
-    detail_json TEXT NOT NULL,
-    PRIMARY KEY (scope, owner_id, kind)
-);
 ";
 
 /// The queue's generation (idempotent; a home whose queue predates it gains

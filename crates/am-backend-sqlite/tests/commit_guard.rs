@@ -376,7 +376,33 @@ const VERBS: &[(&str, CommitPoint, Verb, Verb)] = &[
                 .map(|_| ())
         },
     ),
+    (
+        "home.transaction tables (a home table's row: the table kit)",
+        CommitPoint::TasksRecordMaintenance,
+        |_| Ok(()),
+        |s| {
+            let row = serde_json::json!({"scope": "life", "owner_id": "ada", "n": 1});
+            let row = row.as_object().unwrap().clone();
+            s.home
+                .transaction(CommitPoint::TasksRecordMaintenance, &mut |tx| {
+                    tx.tables()?.put(&GUARDED_TABLE, &row)
+                })
+                .map(|_| ())
+        },
+    ),
 ];
+
+/// A home table for the kit's write path.
+const GUARDED_TABLE: am_journal::TableDef = am_journal::TableDef {
+    name: "memq_guarded",
+    columns: &[
+        am_journal::Column::text("scope"),
+        am_journal::Column::text("owner_id"),
+        am_journal::Column::integer("n"),
+    ],
+    key: 2,
+    indexes: &[],
+};
 
 /// A record's digest row (the one row a rewrite may change in place).
 fn digest_row(id: &str) -> TripleAssertion {
@@ -549,7 +575,8 @@ fn the_commit_points_are_a_closed_set_of_distinct_names() {
             "tasks.ack",
             "tasks.release",
             "tasks.supersede",
-            "tasks.prioritize"
+            "tasks.prioritize",
+            "tasks.record_maintenance"
         ]
     );
     let used: std::collections::BTreeSet<&str> =

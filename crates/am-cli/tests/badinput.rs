@@ -1400,6 +1400,46 @@ fn more_cases(ids: &Ids, push: &mut dyn FnMut(&str, String)) {
             ),
         ),
         (
+            "tasks.record_maintenance: no scopes",
+            with("tasks.record_maintenance", json!({"scopes": []})),
+        ),
+        (
+            "tasks.record_maintenance: a blank scope",
+            with(
+                "tasks.record_maintenance",
+                json!({"scopes": [[" ", "demo"]]}),
+            ),
+        ),
+        (
+            "tasks.record_maintenance: detail a string",
+            with(
+                "tasks.record_maintenance",
+                json!({"scopes": [["life", "demo"]], "detail": "done"}),
+            ),
+        ),
+        (
+            "tasks.record_maintenance: unknown kind",
+            with(
+                "tasks.record_maintenance",
+                json!({"scopes": [["life", "demo"]], "kind": "nap"}),
+            ),
+        ),
+        (
+            "tasks.record_maintenance: now not a timestamp",
+            with(
+                "tasks.record_maintenance",
+                json!({"scopes": [["life", "demo"]], "now": "tonight"}),
+            ),
+        ),
+        (
+            "tasks.last_maintenance: unknown kind",
+            with("tasks.last_maintenance", json!({"kind": "weekend"})),
+        ),
+        (
+            "tasks.last_maintenance: a scope without its owner",
+            with("tasks.last_maintenance", json!({"scopes": [["life"]]})),
+        ),
+        (
             "pending_records: scopes a string",
             with("pending_records", json!({"scopes": "life"})),
         ),

@@ -31,7 +31,9 @@
 //! and their `memq_log` rows), `declare_pending` (a note's summary declared
 //! pending: the row's `attributes.pending` marker and `pending_version` 1,
 //! the version row of field `pending`, the queued `digest.author` task and
-//! its log row), `rearm_pending` (over notes declared pending whose task was
+//! its log row), `record_maintenance` (a completed night over two pairs:
+//! both `memq_maintenance` rows or neither, the table itself created by the
+//! first one's transaction), `rearm_pending` (over notes declared pending whose task was
 //! superseded: the marker re-armed at `pending_version` 2, version 2 of field
 //! `pending`, the new live task and its log row), and the understanding verbs,
 //! each a rewrite in place whose row and version rows land together or not
@@ -44,7 +46,7 @@
 //! version 2).
 //!
 //! `AM_CRASH_TRIALS` (default 50, what CI runs: the issue's "CI runs 50
-//! trials per verb"; the 15 verbs take about 60 s in the debug build on 2
+//! trials per verb"; the 16 verbs take about 60 s in the debug build on 2
 //! shared cores at load 1 to 2) trials per verb,
 //! `AM_CRASH_WRITES` (default 30) writes per script, `AM_CRASH_SEED` the seed,
 //! arguments after `--` name verbs to run; `cargo xtask soak --trials N` runs
@@ -78,6 +80,7 @@ const VERBS: &[&str] = &[
     "task_release",
     "declare_pending",
     "rearm_pending",
+    "record_maintenance",
     "rewrite_digest",
     "retitle",
     "narrate_dream",
@@ -339,6 +342,15 @@ fn release_write(
     }
 }
 
+/// Write `k` of the `record_maintenance` script: a night over two pairs.
+fn maintenance(k: usize) -> am_system::tasks::RecordMaintenance {
+    let (w, v) = (format!("w{k}"), format!("v{k}"));
+    am_system::tasks::RecordMaintenance {
+        detail: serde_json::json!({"k": k}),
+        ..am_system::tasks::RecordMaintenance::new(&[(SCOPE, &w), (SCOPE, &v)])
+    }
+}
+
 /// Note `i`'s graph id and digest assertion id, read from the home (the
 /// digest row reads its first reading or its rewrite).
 fn note_row(c: &Connection, i: usize) -> (String, String) {
@@ -507,6 +519,17 @@ fn helper(verb: &str, path: &Path, n: usize) {
                         .expect("rearm_pending");
                 }
                 say(&format!("ack {i}"));
+            }
+        }
+        "record_maintenance" => {
+            let (_, _, system) = open_system_queued(&home, true);
+            let q = system.tasks().expect("the task queue");
+            for k in 0..n {
+                say(&format!("begin {k}"));
+                // The fixed clock: a replay writes the same rows again.
+                q.record_maintenance(&maintenance(k))
+                    .expect("record_maintenance");
+                say(&format!("ack {k}"));
             }
         }
         "commit_selection" => {
@@ -958,6 +981,26 @@ fn units(verb: &str, path: &Path, reference_ids: &[Vec<String>], n: usize) -> Un
                 }
                 u.insert(format!("{verb} {i}"), k);
             }
+            "record_maintenance" => {
+                // Both pairs' rows, with the write's detail.
+                let k = if has("memq_maintenance") {
+                    count(
+                        &c,
+                        "SELECT COUNT(*) FROM memq_maintenance WHERE scope = ?1 AND owner_id IN (?2, ?3) \
+                         AND kind = 'night' AND json_extract(detail_json, '$.k') = ?4 AND completed_at = ?5",
+                        &[
+                            &SCOPE,
+                            &format!("w{i}"),
+                            &format!("v{i}"),
+                            &(i as i64),
+                            &NOW,
+                        ],
+                    )
+                } else {
+                    0
+                };
+                u.insert(format!("record_maintenance {i}"), k);
+            }
             "commit_selection" => {
                 let t = format!("t{i}");
                 let recall = count(
@@ -1151,13 +1194,11 @@ fn gap_free(path: &Path) -> Result<(), String> {
 }
 
 /// The task queue's tables, as a home gains them: all at once.
-const QUEUE_TABLES: &[&str] = &[
-    "memq_log",
-    "memq_maintenance",
-    "memq_meta",
-    "memq_tasks",
-    "memq_windows",
-];
+const QUEUE_TABLES: &[&str] = &["memq_log", "memq_meta", "memq_tasks", "memq_windows"];
+
+/// The home tables of the table kit beside them, each created by its first
+/// write (a table of an older home's queue before the kit).
+const KIT_TABLES: &[&str] = &["memq_maintenance"];
 
 fn queue_tables(c: &Connection) -> Vec<String> {
     c.prepare(
@@ -1166,8 +1207,9 @@ fn queue_tables(c: &Connection) -> Vec<String> {
     .unwrap()
     .query_map([], |r| r.get(0))
     .unwrap()
-    .collect::<Result<_, _>>()
-    .unwrap()
+    .filter_map(|n: rusqlite::Result<String>| n.ok())
+    .filter(|n| !KIT_TABLES.contains(&n.as_str()))
+    .collect()
 }
 
 /// Whether the home holds the whole queue schema (a torn one is reported by

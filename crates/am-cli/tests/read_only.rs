@@ -2,7 +2,8 @@
 //! process may not write. Every read answers (`query`, `recall`, `inspect`, `replay`,
 //! and the read ops of `am exec`: `query`, an unjournaled `reconstruct`,
 //! `assertions_after`, `current_seq`, the journal readers, `revisions`,
-//! `export_replay`, `tasks.counts` with `--task-queue`);
+//! `export_replay`, `tasks.counts` and `tasks.last_maintenance` with
+//! `--task-queue`, a home table the home does not hold yet reading empty);
 //! every write is refused with kind `Refused` naming the home; the home's
 //! bytes are unchanged and nothing is created beside the file.
 //!
@@ -169,6 +170,7 @@ const READS: &[&str] = &[
     r#"{"op": "history", "memory_id": "ex:pool"}"#,
     r#"{"op": "export_replay"}"#,
     r#"{"op": "tasks.counts"}"#,
+    r#"{"op": "tasks.last_maintenance"}"#,
 ];
 
 const WRITES: &[&str] = &[
@@ -178,6 +180,7 @@ const WRITES: &[&str] = &[
     r#"{"op": "refocus", "reason": "test", "scope": "ro", "owner_id": "r"}"#,
     r#"{"op": "appraise", "target_id": "ex:pool", "sign": -1, "magnitude": 2, "reason": "test", "scope": "ro", "owner_id": "r"}"#,
     r#"{"op": "tasks.enqueue", "kind": "digest.rewrite", "target_id": "ex:pool", "scope": "ro", "owner_id": "r", "basis": "ex:pool@v0", "strength": 0.5, "cause": "test"}"#,
+    r#"{"op": "tasks.record_maintenance", "scopes": [["ro", "r"]]}"#,
     r#"{"op": "apply_revision", "revision": {"revision_id": "rev-2", "scope": "ro", "owner_id": "r", "cause": "ingest", "occurred_at": "2026-01-05T09:00:00Z", "ops": [{"op": "assert", "payload": {"subject": "ex:lake", "predicate": "schema:name", "object": "the lake"}}], "provenance": {"sources": [{"kind": "artifact", "artifact_id": "note-2"}], "actor": "test"}}}"#,
 ];
 

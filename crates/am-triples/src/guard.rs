@@ -83,6 +83,9 @@ pub enum CommitPoint {
     TasksSupersede,
     /// The task queue's `prioritize` (`tasks.prioritize`).
     TasksPrioritize,
+    /// A completed night's rows, one per `(scope, owner_id)` pair and kind
+    /// (`tasks.record_maintenance`, the spec's name).
+    TasksRecordMaintenance,
 }
 
 impl CommitPoint {
@@ -107,6 +110,7 @@ impl CommitPoint {
         CommitPoint::TasksRelease,
         CommitPoint::TasksSupersede,
         CommitPoint::TasksPrioritize,
+        CommitPoint::TasksRecordMaintenance,
     ];
 
     /// The wire name the guard receives.
@@ -131,6 +135,7 @@ impl CommitPoint {
             CommitPoint::TasksRelease => "tasks.release",
             CommitPoint::TasksSupersede => "tasks.supersede",
             CommitPoint::TasksPrioritize => "tasks.prioritize",
+            CommitPoint::TasksRecordMaintenance => "tasks.record_maintenance",
         }
     }
 }

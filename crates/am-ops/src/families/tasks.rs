@@ -13,8 +13,9 @@ use crate::verb::{Answer, CallShape, Family, Verb};
 use am_journal::{TaskLogRow, TaskRow, Window, WindowRow};
 use am_system::tasks::{
     Ack, AckResult, Claim, ClaimResult, DebtReport, Enqueue, EnqueueDebt, EnqueueDebtReport,
-    EnqueueMany, EnqueueResult, ListTasks, PendingRecord, PendingRecords, Prioritize, Release,
-    ReleaseResult, SelectForWindow, TaskCounts, TaskPacket, UnderstandingDebt, WindowSelection,
+    EnqueueMany, EnqueueResult, LastMaintenance, ListTasks, MaintenanceRow, PendingRecord,
+    PendingRecords, Prioritize, RecordMaintenance, Release, ReleaseResult, SelectForWindow,
+    TaskCounts, TaskPacket, UnderstandingDebt, WindowSelection,
 };
 use am_triples::JsonMap;
 use serde::Deserialize;
@@ -191,6 +192,28 @@ pub(super) fn verbs() -> Vec<Verb> {
             .shape(q)
             .answers::<Vec<String>>()
             .run(|h, _, a: Prioritize| Answer::of(&h.system()?.tasks()?.prioritize(&a)?)),
+        Verb::declare(
+            "tasks.record_maintenance",
+            f,
+            "Record a completed night (or cycle): one memq_maintenance row per (scope, owner_id) pair.",
+        )
+        .writes()
+        .shape(q)
+        .answers::<Vec<MaintenanceRow>>()
+        .run(|h, _, a: RecordMaintenance| {
+            Answer::of(&h.system()?.tasks()?.record_maintenance(&a)?)
+        }),
+        Verb::declare(
+            "tasks.last_maintenance",
+            f,
+            "The newest completed night (or cycle) over these pairs, or null.",
+        )
+        .shape(q)
+        .object()
+        .answers::<Option<MaintenanceRow>>()
+        .run(|h, _, a: LastMaintenance| {
+            Answer::of(&h.system()?.tasks()?.last_maintenance(&a)?)
+        }),
         Verb::declare(
             "pending_records",
             f,

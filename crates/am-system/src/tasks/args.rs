@@ -31,6 +31,12 @@ fn turn() -> Window {
 fn six_hundred() -> f64 {
     600.0
 }
+fn night() -> MaintenanceKind {
+    MaintenanceKind::Night
+}
+fn empty_object() -> Value {
+    Value::Object(am_triples::JsonMap::new())
+}
 
 /// `enqueue(kind, target_id, *, scope, owner_id, basis, strength, cause,
 /// assertion_id="", basis_version=0, priority=None, depends_on=(),
@@ -626,4 +632,70 @@ pub struct TaskCounts {
     pub by_status: BTreeMap<String, usize>,
     /// Per kind, per status.
     pub by_kind: BTreeMap<String, BTreeMap<String, usize>>,
+}
+
+am_triples::vocabulary! {
+    /// What a completion row of `memq_maintenance` records.
+    pub enum MaintenanceKind("maintenance kind") {
+        /// A whole night (`include_dream=True`) run to its end: resets the
+        /// cadence's count.
+        Night = "night",
+        /// A cycle window (`include_dream=False`): does not reset it.
+        Cycle = "cycle",
+    }
+}
+
+/// `record_maintenance(scopes, *, kind="night", detail={}, now=None)`: the
+/// spec names the verb, its commit point and what it records (one row per
+/// `(scope, owner_id)` pair and kind); these arguments are ours.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RecordMaintenance {
+    /// The `(scope, owner_id)` pairs the night covered: one row each.
+    pub scopes: Vec<(String, String)>,
+    /// `night` (a whole night: resets the cadence) or `cycle`.
+    #[serde(default = "night")]
+    pub kind: MaintenanceKind,
+    /// The night's particulars (an object).
+    #[serde(default = "empty_object")]
+    pub detail: Value,
+    /// When the night completed, instead of the engine clock.
+    #[serde(default)]
+    pub now: Option<Timestamp>,
+}
+
+impl RecordMaintenance {
+    /// A completed night over `scopes` with every default.
+    pub fn new(scopes: &[(&str, &str)]) -> Self {
+        RecordMaintenance {
+            scopes: scopes
+                .iter()
+                .map(|(s, o)| ((*s).to_owned(), (*o).to_owned()))
+                .collect(),
+            kind: MaintenanceKind::Night,
+            detail: empty_object(),
+            now: None,
+        }
+    }
+}
+
+/// `last_maintenance(scopes=None, *, kind="night")`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct LastMaintenance {
+    /// Only these `(scope, owner_id)` pairs (`None`: any pair).
+    #[serde(default)]
+    pub scopes: Option<Vec<(String, String)>>,
+    /// The kind read.
+    #[serde(default = "night")]
+    pub kind: MaintenanceKind,
+}
+
+impl Default for LastMaintenance {
+    fn default() -> Self {
+        LastMaintenance {
+            scopes: None,
+            kind: MaintenanceKind::Night,
+        }
+    }
 }

@@ -31,15 +31,16 @@ pub mod args;
 pub mod debt;
 pub(crate) mod formation;
 pub mod gate;
+pub mod maintenance;
 mod mirror;
 pub mod reads;
 mod select;
 
 pub use args::{
     Ack, AckResult, Claim, ClaimResult, ClaimTasks, DEFAULT_MAX_ATTEMPTS, Enqueue, EnqueueMany,
-    EnqueueResult, LeftOut, LeftOutReason, ListTasks, Prioritize, Refusal, Release, ReleaseOutcome,
-    ReleaseResult, SelectForWindow, SelectedTask, SelectionRef, TaskCounts, TaskRef,
-    WindowSelection,
+    EnqueueResult, LastMaintenance, LeftOut, LeftOutReason, ListTasks, MaintenanceKind, Prioritize,
+    RecordMaintenance, Refusal, Release, ReleaseOutcome, ReleaseResult, SelectForWindow,
+    SelectedTask, SelectionRef, TaskCounts, TaskRef, WindowSelection,
 };
 pub use debt::{
     DebtReport, DebtTask, EnqueueDebt, EnqueueDebtReport, TaskPacket, UnderstandingDebt,
@@ -51,6 +52,7 @@ pub use gate::{
     RECENT_COST_SAMPLES, RELATION_WEIGHTS, RIPPLE_BUDGET, RIPPLE_WINDOW_CAP, activation,
     pending_priority,
 };
+pub use maintenance::{MAINTENANCE_TABLE, MaintenanceRow};
 pub use reads::{PendingRecord, PendingRecords};
 
 use crate::error::{Error, Result};
