@@ -33,58 +33,119 @@ pub type GuardError = Box<dyn std::error::Error + Send + Sync + 'static>;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum CommitPoint {
     /// Any journal append (`journal`).
+    ///
+    /// Write paths: every `MemoryJournal` append (`append_events`,
+    /// `append_binding(s)`, `append_closure`, `append_trace`,
+    /// `append_snapshot`, `append_selection`, `append_recall`,
+    /// `append_valence`, `append_version`), in-memory and SQLite.
     Journal,
     /// A store's `add`, and formation's rows with their bindings
     /// (`store.add`).
+    ///
+    /// Write paths: `TripleStore::add` (the first-write pin commits inside it;
+    /// LanceDB: before its table write); `remember_many` through
+    /// `MemoryHome::transaction`.
     StoreAdd,
     /// A store's `close_assertion` (`store.close_assertion`).
+    ///
+    /// Write paths: `TripleStore::close_assertion` when it changes a row.
     StoreCloseAssertion,
     /// A store's `narrow_assertion` (`store.narrow_assertion`).
+    ///
+    /// Write paths: `TripleStore::narrow_assertion` when it changes a row.
     StoreNarrowAssertion,
     /// The SQLite store's vector swap of a re-embedding pass
     /// (`store.replace_vectors`).
+    ///
+    /// Write paths: `SQLiteTripleStore::replace_vectors` (the re-embedding
+    /// swap).
     StoreReplaceVectors,
     /// A memory graph revision (`graph`).
+    ///
+    /// Write paths: `MemoryGraph::apply_revision` (SQLite, in-memory and
+    /// LanceDB connectors; LanceDB: before the log row) and a LanceDB repair of
+    /// a half-projected revision (one call for the repair and the revision
+    /// whose transaction runs it first); closures appended after an off-file
+    /// revision commit at `journal`.
     Graph,
     /// The SQLite graph's autocommit bookkeeping write marking a revision's
     /// closures appended to a journal in another file
     /// (`graph.mark_journal_applied`).
+    ///
+    /// Write paths: the SQLite graph's autocommit bookkeeping write marking an
+    /// off-file revision's closures appended (under the home's write lock, so a
+    /// barrier on the same handle covers it), the in-memory graph's (under the
+    /// store's write lock) and the LanceDB connector's log-row update doing the
+    /// same.
     GraphMarkJournalApplied,
     /// An understanding verb's in-place rewrite of a record's digest or card
     /// text with its version rows (`understanding.digest`).
+    ///
+    /// Write paths: `rewrite_digest`, a digest `revert_digest` (version rows +
+    /// row rewrite (+ tasks) in one home transaction);
+    /// `TripleStore::apply_digest_rewrite` at the point its caller names.
     UnderstandingDigest,
     /// An understanding verb's in-place retitle with its version row
     /// (`understanding.title`).
+    ///
+    /// Write paths: `retitle`, a title `revert_digest`.
     UnderstandingTitle,
     /// `narrate_dream`'s narration beside a dream's summary
     /// (`understanding.narration`).
+    ///
+    /// Write paths: `narrate_dream`.
     UnderstandingNarration,
     /// A world-model card's text written in place with its version row
     /// (`understanding.card`: the spec's `understanding.<field>` for the
     /// `card` field).
+    ///
+    /// Write paths: `rewrite_digest` of a world-model card's text (field
+    /// `card`).
     UnderstandingCard,
     /// A pending marker written or re-armed with its version row and task
     /// (`declare_pending`, `rearm_pending`: `understanding.pending`, the
     /// spec's `understanding.<field>` for the `pending` field).
+    ///
+    /// Write paths: `declare_pending`, `rearm_pending` (the marker's version
+    /// row, the row's attributes and the tasks in one home transaction).
     UnderstandingPending,
     /// Records formed with the tasks they owe, in one transaction
     /// (`tasks.form_with_tasks`).
+    ///
+    /// Write paths: formation with the tasks its records owe (pending fields),
+    /// one home transaction.
     TasksFormWithTasks,
     /// The task queue's `enqueue` (`tasks.enqueue`).
+    ///
+    /// Write paths: `TaskQueue::enqueue` / `enqueue_many`.
     TasksEnqueue,
     /// The task queue's `claim` (`tasks.claim`).
+    ///
+    /// Write paths: `TaskQueue::claim` (a claim that fails an exhausted task
+    /// included).
     TasksClaim,
     /// The task queue's `ack` (`tasks.ack`).
+    ///
+    /// Write paths: `TaskQueue::ack`.
     TasksAck,
     /// The task queue's `release` (`tasks.release`).
+    ///
+    /// Write paths: `TaskQueue::release`.
     TasksRelease,
     /// The task queue's `supersede_stale` / `supersede_target`
     /// (`tasks.supersede`).
+    ///
+    /// Write paths: `TaskQueue::supersede_stale` / `supersede_target`.
     TasksSupersede,
     /// The task queue's `prioritize` (`tasks.prioritize`).
+    ///
+    /// Write paths: `TaskQueue::prioritize` (not `dry_run`).
     TasksPrioritize,
     /// A completed night's rows, one per `(scope, owner_id)` pair and kind
     /// (`tasks.record_maintenance`, the spec's name).
+    ///
+    /// Write paths: `TaskQueue::record_maintenance` (a completed night's
+    /// `memq_maintenance` rows, one per pair).
     TasksRecordMaintenance,
 }
 
