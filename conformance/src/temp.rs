@@ -41,13 +41,6 @@ impl<S: TripleStore> TripleStore for TempStore<S> {
         self.store.close()
     }
 
-    fn subjects_with_predicate(
-        &self,
-        subjects: &[String],
-        predicate: &str,
-    ) -> am_triples::Result<std::collections::HashSet<String>> {
-        self.store.subjects_with_predicate(subjects, predicate)
-    }
     fn close_assertion(&self, id: &str, valid_until: &str) -> am_triples::Result<bool> {
         self.store.close_assertion(id, valid_until)
     }
@@ -62,9 +55,6 @@ impl<S: TripleStore> TripleStore for TempStore<S> {
         limit: usize,
     ) -> am_triples::Result<FeedPage> {
         self.store.assertions_after(cursor, scope, owner_id, limit)
-    }
-    fn rank_positions(&self, q: &TripleQuery) -> am_triples::Result<Option<Vec<(i64, f64)>>> {
-        self.store.rank_positions(q)
     }
     fn stored_vector(&self, id: &str) -> am_triples::Result<Option<Vec<f32>>> {
         self.store.stored_vector(id)
@@ -88,37 +78,6 @@ impl<S: TripleStore> TripleStore for TempStore<S> {
     ) -> am_triples::Result<()> {
         self.store.apply_digest_rewrite(prepared, point)
     }
-    fn query_keywords(
-        &self,
-        tokens: &[String],
-        scope: &str,
-        owner_id: Option<&str>,
-        limit: usize,
-    ) -> am_triples::Result<Vec<TripleAssertion>> {
-        self.store.query_keywords(tokens, scope, owner_id, limit)
-    }
-    fn keyword_positions(
-        &self,
-        tokens: &[String],
-        scope: &str,
-        owner_id: Option<&str>,
-        limit: usize,
-        positions: (i64, i64),
-    ) -> am_triples::Result<Option<Vec<i64>>> {
-        self.store
-            .keyword_positions(tokens, scope, owner_id, limit, positions)
-    }
-    fn keyword_scores(
-        &self,
-        tokens: &[String],
-        scope: &str,
-        owner_id: Option<&str>,
-        limit: usize,
-        positions: (i64, i64),
-    ) -> am_triples::Result<Option<Vec<(i64, f64)>>> {
-        self.store
-            .keyword_scores(tokens, scope, owner_id, limit, positions)
-    }
     fn take_warnings(&self) -> Vec<String> {
         self.store.take_warnings()
     }
@@ -130,6 +89,9 @@ impl<S: TripleStore> TripleStore for TempStore<S> {
     }
     fn write_fence(&self) -> am_triples::WriteFence {
         self.store.write_fence()
+    }
+    fn accelerator(&self) -> Option<&dyn am_triples::ReadAccelerator> {
+        self.store.accelerator()
     }
     /// The wrapper owns its store (no `Arc` to hand on), and the checks
     /// open no home transaction: it joins none.

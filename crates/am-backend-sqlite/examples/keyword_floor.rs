@@ -14,7 +14,7 @@
 #![allow(clippy::print_stdout, reason = "a measurement tool prints its figures")]
 
 use am_backend_sqlite::{SQLiteTripleStore, SqliteStoreOptions};
-use am_triples::TripleStore;
+use am_triples::ReadAccelerator;
 use am_triples::text::{RECALL_MIN_TOKEN_LEN, tokenize};
 use std::time::Instant;
 

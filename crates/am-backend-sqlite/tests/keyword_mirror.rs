@@ -12,7 +12,7 @@
 mod common;
 
 use am_backend_sqlite::SQLiteTripleStore;
-use am_triples::{TripleAssertion, TripleStore};
+use am_triples::{ReadAccelerator, TripleAssertion, TripleStore};
 use common::{home_path, open};
 use rusqlite::{Connection, params_from_iter};
 use serde_json::json;

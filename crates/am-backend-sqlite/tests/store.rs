@@ -6,7 +6,8 @@ mod common;
 
 use am_backend_sqlite::{SQLiteTripleStore, SqliteStoreOptions};
 use am_triples::{
-    ErrorKind, InMemoryTripleStore, Order, TextEmbedder, TripleAssertion, TripleQuery, TripleStore,
+    ErrorKind, InMemoryTripleStore, Order, ReadAccelerator, TextEmbedder, TripleAssertion,
+    TripleQuery, TripleStore,
 };
 use common::*;
 use serde_json::json;

@@ -21,7 +21,10 @@ use am_system::{
     MemoryRecordInput, MemorySystem, Outcome, Reason, Reconstruct, RememberMany, Stimulus,
     SystemOptions, UnderstandingResult,
 };
-use am_triples::{ErrorKind, InMemoryTripleStore, JsonMap, TextEmbedder, TripleQuery, TripleStore};
+use am_triples::{
+    ErrorKind, InMemoryTripleStore, JsonMap, ReadAccelerator, TextEmbedder, TripleQuery,
+    TripleStore,
+};
 use common::PINNED_NOW;
 use serde_json::{Value, json};
 use std::path::PathBuf;

@@ -8,10 +8,10 @@ use crate::embed::TextEmbedder;
 use crate::error::{Error, Result};
 use crate::pin::{self, EmbeddingPin};
 use crate::query::{Order, TripleQuery};
-use crate::store::{self, Capabilities, FeedPage, TripleStore};
+use crate::store::{self, Capabilities, FeedPage, ReadAccelerator, TripleStore};
 use crate::text::canonical_text;
 use crate::vector;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 struct Row {
@@ -466,6 +466,43 @@ impl TripleStore for InMemoryTripleStore {
 
     fn take_warnings(&self) -> Vec<String> {
         std::mem::take(&mut self.lock().warnings)
+    }
+
+    fn accelerator(&self) -> Option<&dyn ReadAccelerator> {
+        Some(self)
+    }
+}
+
+/// `subjects_with_predicate` through the subject index, under one lock.
+impl ReadAccelerator for InMemoryTripleStore {
+    fn subjects_with_predicate(
+        &self,
+        subjects: &[String],
+        predicate: &str,
+    ) -> Result<HashSet<String>> {
+        let st = self.lock();
+        let mut out = HashSet::new();
+        for s in subjects {
+            // The filters `query` would apply, canonicalized as it does (a
+            // blank term filters nothing).
+            let q = TripleQuery {
+                subject: Some(s.clone()),
+                predicate: Some(predicate.to_owned()),
+                ..TripleQuery::default()
+            }
+            .canonicalized()?;
+            let found = match &q.subject {
+                Some(subject) => st
+                    .by_subject
+                    .get(subject)
+                    .is_some_and(|rows| rows.iter().any(|&i| q.matches(&st.rows[i].assertion))),
+                None => st.rows.iter().any(|r| q.matches(&r.assertion)),
+            };
+            if found {
+                out.insert(s.clone());
+            }
+        }
+        Ok(out)
     }
 }
 

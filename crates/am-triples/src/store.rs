@@ -1,5 +1,6 @@
-//! The `TripleStore` trait, its `Capabilities`, and the window rules every store
-//! shares (`close_assertion`, `narrow_assertion`).
+//! The `TripleStore` trait, its `Capabilities`, its optional
+//! `ReadAccelerator` (with the fallbacks a store without one gets), and the
+//! window rules every store shares (`close_assertion`, `narrow_assertion`).
 //!
 //! Spec: api.md "TripleStore protocol and the three stores"; stores.md "Shared
 //! behavior".
@@ -10,6 +11,7 @@ use crate::error::{Error, Result};
 use crate::pin::EmbeddingPin;
 use crate::query::TripleQuery;
 use crate::timestamp;
+use std::collections::HashSet;
 
 /// What a store offers beyond `add`/`query`/`close`. The conformance suite selects
 /// its checks from these; a behaviour that legitimately differs is a capability.
@@ -53,7 +55,11 @@ pub struct FeedPage {
 /// The default page size of `assertions_after`.
 pub const DEFAULT_FEED_LIMIT: usize = 1000;
 
-/// An append-only triple store.
+/// An append-only triple store: the minimal contract every store keeps.
+/// The reads a store can only answer faster (from an index of its own) are
+/// not part of it: they are the optional [`ReadAccelerator`], found through
+/// [`TripleStore::accelerator`] and called on a `dyn TripleStore` with their
+/// fallbacks.
 ///
 /// # Contract
 /// - `add` canonicalizes every assertion ([`TripleAssertion::canonicalized`]),
@@ -112,34 +118,6 @@ pub trait TripleStore: Send + Sync {
     /// an embedder); `DimensionMismatch` for a query vector against the pin.
     fn query(&self, q: &TripleQuery) -> Result<Vec<TripleAssertion>>;
 
-    /// Which of `subjects` have at least one row of `predicate` (each
-    /// compared as [`TripleStore::query`] compares a `subject` and a
-    /// `predicate`); answers the inputs as given. A pre-filter for callers
-    /// that then read those subjects' rows: a store may answer it in one read
-    /// (the default asks `query` once per subject).
-    ///
-    /// # Errors
-    /// As [`TripleStore::query`].
-    fn subjects_with_predicate(
-        &self,
-        subjects: &[String],
-        predicate: &str,
-    ) -> Result<std::collections::HashSet<String>> {
-        let mut out = std::collections::HashSet::new();
-        for s in subjects {
-            let found = self.query(&TripleQuery {
-                subject: Some(s.clone()),
-                predicate: Some(predicate.to_owned()),
-                limit: 1,
-                ..TripleQuery::default()
-            })?;
-            if !found.is_empty() {
-                out.insert(s.clone());
-            }
-        }
-        Ok(out)
-    }
-
     /// Release resources. Idempotent.
     ///
     /// # Errors
@@ -188,21 +166,6 @@ pub trait TripleStore: Send + Sync {
         Err(Error::unsupported(
             "assertions_after is not offered by this store",
         ))
-    }
-
-    /// The ranking a semantic `query(q)` would return, without its rows:
-    /// `(position, score)` best first (positions are the change feed's, as in
-    /// [`TripleStore::assertions_after`]; scores bit-identical to the
-    /// `_retrieval.score` the query stamps). `Ok(None)` when the store does
-    /// not serve this query this way (the default; or a query it would answer
-    /// by another path): the caller then runs `query`. A caller holding the
-    /// rows by position (layer 2's recall index) skips their decoding.
-    ///
-    /// # Errors
-    /// As `query` would fail for `q`.
-    fn rank_positions(&self, q: &TripleQuery) -> Result<Option<Vec<(i64, f64)>>> {
-        let _ = q;
-        Ok(None)
     }
 
     /// Make a digest-row rewrite ready outside any transaction
@@ -271,66 +234,14 @@ pub trait TripleStore: Send + Sync {
         None
     }
 
-    /// Keyword discovery over the store's keyword index: rows of `scope` (and
-    /// `owner_id`; `None` is any owner) matching any of `tokens`, best match
-    /// first, at most `limit`. Reconstruction's keyword channel uses it when
-    /// `ReconstructConfig.keyword_discovery` is on.
-    ///
-    /// # Errors
-    /// `Unsupported` when the store has no keyword index (the default).
-    fn query_keywords(
-        &self,
-        tokens: &[String],
-        scope: &str,
-        owner_id: Option<&str>,
-        limit: usize,
-    ) -> Result<Vec<TripleAssertion>> {
-        let _ = (tokens, scope, owner_id, limit);
-        Err(Error::unsupported(
-            "query_keywords: this store has no keyword index",
-        ))
-    }
-
-    /// Keyword discovery as change-feed positions: the positions of the rows
-    /// `query_keywords(tokens, scope, owner_id, limit)` returns among the rows
-    /// whose position lies in `positions` (inclusive), in the same order, without
-    /// reading the rows. A caller holding those rows (layer 2's recall index,
-    /// which knows the position range of a scope/owner's rows) serves them
-    /// itself. `Ok(None)` when the store cannot answer this way (the default):
-    /// call `query_keywords`.
-    ///
-    /// # Errors
-    /// As `query_keywords`.
-    fn keyword_positions(
-        &self,
-        tokens: &[String],
-        scope: &str,
-        owner_id: Option<&str>,
-        limit: usize,
-        positions: (i64, i64),
-    ) -> Result<Option<Vec<i64>>> {
-        let _ = (tokens, scope, owner_id, limit, positions);
-        Ok(None)
-    }
-
-    /// [`TripleStore::keyword_positions`] with each row's BM25 score: the same
-    /// positions in the same order, each with its score as a positive number
-    /// (higher is better; FTS5's `-bm25()`), so a caller can weigh rare terms
-    /// and normalize per cue. `Ok(None)` when the store cannot answer this way
-    /// (the default).
-    ///
-    /// # Errors
-    /// As `query_keywords`.
-    fn keyword_scores(
-        &self,
-        tokens: &[String],
-        scope: &str,
-        owner_id: Option<&str>,
-        limit: usize,
-        positions: (i64, i64),
-    ) -> Result<Option<Vec<(i64, f64)>>> {
-        let _ = (tokens, scope, owner_id, limit, positions);
-        Ok(None)
+    /// This store's [`ReadAccelerator`]: the reads it answers from indexes
+    /// of its own, faster than [`TripleStore::query`] would. The default,
+    /// `None`, leaves every such read to its fallback (the table on
+    /// [`ReadAccelerator`]); a store that implements the accelerator returns
+    /// itself. A forwarding wrapper that does not forward it gets the
+    /// fallbacks, which answer the same rows.
+    fn accelerator(&self) -> Option<&dyn ReadAccelerator> {
+        None
     }
 
     /// Drain the `#FALLBACK` warnings the store has raised since the last call
@@ -385,6 +296,227 @@ pub trait TripleStore: Send + Sync {
     ) -> Option<std::sync::Arc<dyn std::any::Any + Send + Sync>> {
         None
     }
+}
+
+/// The optional accelerator of a [`TripleStore`] (object_store's pattern: a
+/// minimal trait, and an extension a store implements when it can): reads a
+/// store answers from an index of its own, without changing a row of any
+/// answer. A store offers it through [`TripleStore::accelerator`]; a caller
+/// holding a `dyn TripleStore` calls the same methods on it, which use the
+/// accelerator when there is one and the fallback otherwise:
+///
+/// | Read | Fallback without an accelerator |
+/// | --- | --- |
+/// | [`subjects_with_predicate`](ReadAccelerator::subjects_with_predicate) | one `query` per subject (`limit` 1) |
+/// | [`rank_positions`](ReadAccelerator::rank_positions) | `None`: the caller runs the semantic `query` |
+/// | [`query_keywords`](ReadAccelerator::query_keywords) | `Unsupported` (no keyword index): reconstruction's keyword discovery warns `#FALLBACK` and re-scores by token scan |
+/// | [`keyword_positions`](ReadAccelerator::keyword_positions) | `None`: the caller reads `query_keywords` |
+/// | [`keyword_scores`](ReadAccelerator::keyword_scores) | `None`: the hybrid keyword channel warns `#FALLBACK` and reads `query_keywords` |
+///
+/// Every method defaults to its fallback, so a store overrides only the
+/// reads it accelerates. In this workspace: the SQLite store (all five: a
+/// subject index, the matrix cache's partitions, the FTS5 keyword index),
+/// the in-memory store and the LanceDB store (`subjects_with_predicate` in
+/// one pass over their rows).
+pub trait ReadAccelerator: TripleStore {
+    /// Which of `subjects` have at least one row of `predicate` (each
+    /// compared as [`TripleStore::query`] compares a `subject` and a
+    /// `predicate`); answers the inputs as given. A pre-filter for callers
+    /// that then read those subjects' rows.
+    ///
+    /// # Errors
+    /// As [`TripleStore::query`].
+    fn subjects_with_predicate(
+        &self,
+        subjects: &[String],
+        predicate: &str,
+    ) -> Result<HashSet<String>> {
+        subjects_by_query(self, subjects, predicate)
+    }
+
+    /// The ranking a semantic `query(q)` would return, without its rows:
+    /// `(position, score)` best first (positions are the change feed's, as in
+    /// [`TripleStore::assertions_after`]; scores bit-identical to the
+    /// `_retrieval.score` the query stamps). `Ok(None)` when the store does
+    /// not serve this query this way (the default; or a query it would answer
+    /// by another path): the caller then runs `query`. A caller holding the
+    /// rows by position (layer 2's recall index) skips their decoding.
+    ///
+    /// # Errors
+    /// As `query` would fail for `q`.
+    fn rank_positions(&self, q: &TripleQuery) -> Result<Option<Vec<(i64, f64)>>> {
+        let _ = q;
+        Ok(None)
+    }
+
+    /// Keyword discovery over the store's keyword index: rows of `scope` (and
+    /// `owner_id`; `None` is any owner) matching any of `tokens`, best match
+    /// first, at most `limit`. Reconstruction's keyword channel uses it when
+    /// `ReconstructConfig.keyword_discovery` is on.
+    ///
+    /// # Errors
+    /// `Unsupported` when the store has no keyword index (the default).
+    fn query_keywords(
+        &self,
+        tokens: &[String],
+        scope: &str,
+        owner_id: Option<&str>,
+        limit: usize,
+    ) -> Result<Vec<TripleAssertion>> {
+        let _ = (tokens, scope, owner_id, limit);
+        Err(no_keyword_index())
+    }
+
+    /// Keyword discovery as change-feed positions: the positions of the rows
+    /// `query_keywords(tokens, scope, owner_id, limit)` returns among the rows
+    /// whose position lies in `positions` (inclusive), in the same order, without
+    /// reading the rows. A caller holding those rows (layer 2's recall index,
+    /// which knows the position range of a scope/owner's rows) serves them
+    /// itself. `Ok(None)` when the store cannot answer this way (the default):
+    /// call `query_keywords`.
+    ///
+    /// # Errors
+    /// As `query_keywords`.
+    fn keyword_positions(
+        &self,
+        tokens: &[String],
+        scope: &str,
+        owner_id: Option<&str>,
+        limit: usize,
+        positions: (i64, i64),
+    ) -> Result<Option<Vec<i64>>> {
+        let _ = (tokens, scope, owner_id, limit, positions);
+        Ok(None)
+    }
+
+    /// [`ReadAccelerator::keyword_positions`] with each row's BM25 score: the
+    /// same positions in the same order, each with its score as a positive
+    /// number (higher is better; FTS5's `-bm25()`), so a caller can weigh rare
+    /// terms and normalize per cue. `Ok(None)` when the store cannot answer
+    /// this way (the default).
+    ///
+    /// # Errors
+    /// As `query_keywords`.
+    fn keyword_scores(
+        &self,
+        tokens: &[String],
+        scope: &str,
+        owner_id: Option<&str>,
+        limit: usize,
+        positions: (i64, i64),
+    ) -> Result<Option<Vec<(i64, f64)>>> {
+        let _ = (tokens, scope, owner_id, limit, positions);
+        Ok(None)
+    }
+}
+
+/// The accelerated reads on any store: its [`ReadAccelerator`] when it has
+/// one, else the fallback the table on [`ReadAccelerator`] names.
+impl dyn TripleStore + '_ {
+    /// [`ReadAccelerator::subjects_with_predicate`], or one `query` per subject.
+    ///
+    /// # Errors
+    /// As [`TripleStore::query`].
+    pub fn subjects_with_predicate(
+        &self,
+        subjects: &[String],
+        predicate: &str,
+    ) -> Result<HashSet<String>> {
+        match self.accelerator() {
+            Some(a) => a.subjects_with_predicate(subjects, predicate),
+            None => subjects_by_query(self, subjects, predicate),
+        }
+    }
+
+    /// [`ReadAccelerator::rank_positions`], or `None` (run the query).
+    ///
+    /// # Errors
+    /// As [`TripleStore::query`] would fail for `q`.
+    pub fn rank_positions(&self, q: &TripleQuery) -> Result<Option<Vec<(i64, f64)>>> {
+        match self.accelerator() {
+            Some(a) => a.rank_positions(q),
+            None => Ok(None),
+        }
+    }
+
+    /// [`ReadAccelerator::query_keywords`], or `Unsupported` (no keyword index).
+    ///
+    /// # Errors
+    /// `Unsupported` without a keyword index; the index's failure.
+    pub fn query_keywords(
+        &self,
+        tokens: &[String],
+        scope: &str,
+        owner_id: Option<&str>,
+        limit: usize,
+    ) -> Result<Vec<TripleAssertion>> {
+        match self.accelerator() {
+            Some(a) => a.query_keywords(tokens, scope, owner_id, limit),
+            None => Err(no_keyword_index()),
+        }
+    }
+
+    /// [`ReadAccelerator::keyword_positions`], or `None` (read `query_keywords`).
+    ///
+    /// # Errors
+    /// As [`ReadAccelerator::query_keywords`].
+    pub fn keyword_positions(
+        &self,
+        tokens: &[String],
+        scope: &str,
+        owner_id: Option<&str>,
+        limit: usize,
+        positions: (i64, i64),
+    ) -> Result<Option<Vec<i64>>> {
+        match self.accelerator() {
+            Some(a) => a.keyword_positions(tokens, scope, owner_id, limit, positions),
+            None => Ok(None),
+        }
+    }
+
+    /// [`ReadAccelerator::keyword_scores`], or `None` (no BM25 scores).
+    ///
+    /// # Errors
+    /// As [`ReadAccelerator::query_keywords`].
+    pub fn keyword_scores(
+        &self,
+        tokens: &[String],
+        scope: &str,
+        owner_id: Option<&str>,
+        limit: usize,
+        positions: (i64, i64),
+    ) -> Result<Option<Vec<(i64, f64)>>> {
+        match self.accelerator() {
+            Some(a) => a.keyword_scores(tokens, scope, owner_id, limit, positions),
+            None => Ok(None),
+        }
+    }
+}
+
+/// `subjects_with_predicate` without an index: one `query` per subject.
+fn subjects_by_query<S: TripleStore + ?Sized>(
+    store: &S,
+    subjects: &[String],
+    predicate: &str,
+) -> Result<HashSet<String>> {
+    let mut out = HashSet::new();
+    for s in subjects {
+        let found = store.query(&TripleQuery {
+            subject: Some(s.clone()),
+            predicate: Some(predicate.to_owned()),
+            limit: 1,
+            ..TripleQuery::default()
+        })?;
+        if !found.is_empty() {
+            out.insert(s.clone());
+        }
+    }
+    Ok(out)
+}
+
+/// The refusal of keyword discovery on a store without a keyword index.
+fn no_keyword_index() -> Error {
+    Error::unsupported("query_keywords: this store has no keyword index")
 }
 
 /// Validate `close_assertion`/`narrow_assertion` arguments; returns the trimmed id

@@ -23,7 +23,9 @@ use crate::home::SqliteHome;
 use am_triples::assertion::{canonical_scope, strip_optional};
 use am_triples::embed::TextEmbedder;
 use am_triples::pin::{self as tpin, EmbeddingPin};
-use am_triples::store::{Capabilities, FeedPage, TripleStore, resolve_query_vector};
+use am_triples::store::{
+    Capabilities, FeedPage, ReadAccelerator, TripleStore, resolve_query_vector,
+};
 use am_triples::{TripleAssertion, TripleQuery};
 use keywords::{KEYWORD_ENGINE_MIRROR, KEYWORD_ENGINE_SQL, KeywordCache};
 use rusqlite::{Connection, TransactionBehavior, params, params_from_iter};
@@ -672,61 +674,6 @@ impl TripleStore for SQLiteTripleStore {
         Ok(self.semantic(&q, &qv)?)
     }
 
-    fn subjects_with_predicate(
-        &self,
-        subjects: &[String],
-        predicate: &str,
-    ) -> am_triples::Result<std::collections::HashSet<String>> {
-        use am_triples::assertion::canonicalize_term;
-        let predicate = canonicalize_term(predicate);
-        // Canonicalized as `query` canonicalizes a subject; a blank one
-        // (which `query` would not filter on) is asked alone.
-        let mut by_canonical: HashMap<String, Vec<&String>> = HashMap::new();
-        let mut out = std::collections::HashSet::new();
-        let mut alone: Vec<String> = Vec::new();
-        for s in subjects {
-            let c = canonicalize_term(s);
-            if c.is_empty() || predicate.is_empty() {
-                alone.push(s.clone());
-            } else {
-                by_canonical.entry(c).or_default().push(s);
-            }
-        }
-        if !alone.is_empty() {
-            let mut q = TripleQuery::default();
-            for s in alone {
-                q.subject = Some(s.clone());
-                q.predicate = Some(predicate.clone());
-                q.limit = 1;
-                if !self.query(&q)?.is_empty() {
-                    out.insert(s);
-                }
-            }
-        }
-        if by_canonical.is_empty() {
-            return Ok(out);
-        }
-        let keys: Vec<&str> = by_canonical.keys().map(String::as_str).collect();
-        let list = serde_json::to_string(&keys).map_err(|e| {
-            am_triples::Error::internal(format!("a subject list did not encode: {e}"))
-        })?;
-        let found = self.with_conn(|c| {
-            let mut stmt = c.prepare_cached(&format!(
-                "SELECT j.value FROM json_each(?2) j WHERE EXISTS \
-                 (SELECT 1 FROM {} WHERE subject = j.value AND predicate = ?1)",
-                self.table
-            ))?;
-            let rows = stmt.query_map(params![predicate, list], |r| r.get::<_, String>(0))?;
-            Ok(rows.collect::<rusqlite::Result<Vec<String>>>()?)
-        })?;
-        for subject in found {
-            if let Some(inputs) = by_canonical.get(&subject) {
-                out.extend(inputs.iter().map(|s| (*s).clone()));
-            }
-        }
-        Ok(out)
-    }
-
     /// Release this handle's matrix cache (4 bytes per dimension per vectored
     /// row plus its bookkeeping; [`SQLiteTripleStore::vector_cache_bytes`] is 0
     /// afterwards) and its keyword mirror ([`SQLiteTripleStore::keyword_cache_bytes`]). Nothing else: the connection belongs to the [`SqliteHome`],
@@ -808,10 +755,6 @@ impl TripleStore for SQLiteTripleStore {
         })?)
     }
 
-    fn rank_positions(&self, q: &TripleQuery) -> am_triples::Result<Option<Vec<(i64, f64)>>> {
-        self.rank_partition(q)
-    }
-
     fn stored_vector(&self, assertion_id: &str) -> am_triples::Result<Option<Vec<f32>>> {
         let id = am_triples::assertion::py_strip(assertion_id).to_owned();
         if id.is_empty() {
@@ -856,6 +799,94 @@ impl TripleStore for SQLiteTripleStore {
         Ok(self.apply_rewrite(prepared, point)?)
     }
 
+    fn take_warnings(&self) -> Vec<String> {
+        std::mem::take(&mut *lock(&self.warnings))
+    }
+
+    fn install_commit_guard(&self, guard: &am_triples::CommitGuard) -> am_triples::Result<()> {
+        self.guard.install(guard, "this SQLiteTripleStore")
+    }
+
+    fn commit_guard(&self) -> Option<am_triples::CommitGuard> {
+        self.guard.get().cloned()
+    }
+
+    fn write_fence(&self) -> am_triples::WriteFence {
+        self.home.write_fence()
+    }
+
+    fn transaction_peer(self: Arc<Self>) -> Option<Arc<dyn std::any::Any + Send + Sync>> {
+        Some(self)
+    }
+
+    fn accelerator(&self) -> Option<&dyn ReadAccelerator> {
+        Some(self)
+    }
+}
+
+/// Every accelerated read: `subjects_with_predicate` in one indexed read,
+/// `rank_positions` from the matrix cache's partitions, the keyword reads
+/// from the FTS5 index (and its in-process mirror).
+impl ReadAccelerator for SQLiteTripleStore {
+    fn subjects_with_predicate(
+        &self,
+        subjects: &[String],
+        predicate: &str,
+    ) -> am_triples::Result<std::collections::HashSet<String>> {
+        use am_triples::assertion::canonicalize_term;
+        let predicate = canonicalize_term(predicate);
+        // Canonicalized as `query` canonicalizes a subject; a blank one
+        // (which `query` would not filter on) is asked alone.
+        let mut by_canonical: HashMap<String, Vec<&String>> = HashMap::new();
+        let mut out = std::collections::HashSet::new();
+        let mut alone: Vec<String> = Vec::new();
+        for s in subjects {
+            let c = canonicalize_term(s);
+            if c.is_empty() || predicate.is_empty() {
+                alone.push(s.clone());
+            } else {
+                by_canonical.entry(c).or_default().push(s);
+            }
+        }
+        if !alone.is_empty() {
+            let mut q = TripleQuery::default();
+            for s in alone {
+                q.subject = Some(s.clone());
+                q.predicate = Some(predicate.clone());
+                q.limit = 1;
+                if !self.query(&q)?.is_empty() {
+                    out.insert(s);
+                }
+            }
+        }
+        if by_canonical.is_empty() {
+            return Ok(out);
+        }
+        let keys: Vec<&str> = by_canonical.keys().map(String::as_str).collect();
+        let list = serde_json::to_string(&keys).map_err(|e| {
+            am_triples::Error::internal(format!("a subject list did not encode: {e}"))
+        })?;
+        let found = self.with_conn(|c| {
+            let mut stmt = c.prepare_cached(&format!(
+                "SELECT j.value FROM json_each(?2) j WHERE EXISTS \
+                 (SELECT 1 FROM {} WHERE subject = j.value AND predicate = ?1)",
+                self.table
+            ))?;
+            let rows = stmt.query_map(params![predicate, list], |r| r.get::<_, String>(0))?;
+            Ok(rows.collect::<rusqlite::Result<Vec<String>>>()?)
+        })?;
+        for subject in found {
+            if let Some(inputs) = by_canonical.get(&subject) {
+                out.extend(inputs.iter().map(|s| (*s).clone()));
+            }
+        }
+        Ok(out)
+    }
+
+    fn rank_positions(&self, q: &TripleQuery) -> am_triples::Result<Option<Vec<(i64, f64)>>> {
+        self.rank_partition(q)
+    }
+
     fn query_keywords(
         &self,
         tokens: &[String],
@@ -892,25 +923,5 @@ impl TripleStore for SQLiteTripleStore {
         Ok(Some(self.keyword_scored(
             tokens, scope, owner_id, limit, positions,
         )?))
-    }
-
-    fn take_warnings(&self) -> Vec<String> {
-        std::mem::take(&mut *lock(&self.warnings))
-    }
-
-    fn install_commit_guard(&self, guard: &am_triples::CommitGuard) -> am_triples::Result<()> {
-        self.guard.install(guard, "this SQLiteTripleStore")
-    }
-
-    fn commit_guard(&self) -> Option<am_triples::CommitGuard> {
-        self.guard.get().cloned()
-    }
-
-    fn write_fence(&self) -> am_triples::WriteFence {
-        self.home.write_fence()
-    }
-
-    fn transaction_peer(self: Arc<Self>) -> Option<Arc<dyn std::any::Any + Send + Sync>> {
-        Some(self)
     }
 }

@@ -20,7 +20,11 @@
 //! The recall index (`reconstruct/index.rs`) keeps each pair's rows and the
 //! journal's folds fresh from the change feed and the journal's tail, so a
 //! recall reads only what was written since the last one; its caches are
-//! taken at the pipeline's entry and given back at its exit.
+//! taken at the pipeline's entry and given back at its exit. The phases read
+//! the store through `RecallRead` (`reconstruct/read.rs`: a query's rows and
+//! the embedding pin), which the index's `IndexedStore` answers index first;
+//! the accelerated reads (keyword discovery, ranking by position) go to the
+//! system's store.
 //!
 //! The exclusion over-fetch headroom of a recall (the candidate window, the
 //! channels' fetches, spreading's per-term reads) is the size of 0.3.2's one

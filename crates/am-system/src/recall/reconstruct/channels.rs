@@ -11,13 +11,12 @@
 use super::folds::Folds;
 use super::hash::{HashMap, HashSet};
 use super::index::{RecallIndex, fold_for_tokens};
+use super::read::RecallRead;
 use crate::config::RecallBudget;
 use crate::error::Result;
 use crate::seam::Stimulus;
 use am_triples::text::{RECALL_MIN_TOKEN_LEN, canonical_text, tokenize};
-use am_triples::{
-    EmbeddingPin, ErrorKind, JsonMap, TextEmbedder, TripleAssertion, TripleQuery, TripleStore,
-};
+use am_triples::{EmbeddingPin, ErrorKind, JsonMap, TextEmbedder, TripleAssertion, TripleQuery};
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -166,7 +165,7 @@ fn scoped(mut q: TripleQuery, scope: &str, owner: &str, limit: usize) -> TripleQ
 /// # Errors
 /// The store's or journal's failure other than a refused pattern.
 pub(crate) fn run_exact(
-    store: &dyn TripleStore,
+    store: &dyn RecallRead,
     folds: &Folds<'_>,
     stimulus: &Stimulus,
     pairs: &[(String, String)],
@@ -185,7 +184,7 @@ pub(crate) fn run_exact(
     for (q, desc) in prepared {
         out.ran = true;
         for (scope, owner) in pairs {
-            let rows = match store.query(&scoped(q.clone(), scope, owner, fetch_limit)) {
+            let rows = match store.rows(&scoped(q.clone(), scope, owner, fetch_limit)) {
                 Ok(rows) => rows,
                 Err(e) if e.kind() == ErrorKind::InvalidInput => {
                     warnings.push(format!("#FALLBACK: exact pattern failed ({desc}): {e}"));
@@ -241,7 +240,7 @@ pub(crate) fn run_exact(
                 assertion_ids: Some(usable.clone()),
                 ..TripleQuery::default()
             };
-            for a in store.query(&scoped(q, scope, owner, usable.len()))? {
+            for a in store.rows(&scoped(q, scope, owner, usable.len()))? {
                 let Some(rid) = a.assertion_id.clone().filter(|s| !s.is_empty()) else {
                     continue;
                 };
@@ -271,8 +270,8 @@ pub(crate) fn run_exact(
     Ok(out)
 }
 
-fn pin_suffix(store: &dyn TripleStore) -> String {
-    match store.embedding_pin() {
+fn pin_suffix(store: &dyn RecallRead) -> String {
+    match store.pin() {
         Ok(Some(pin)) => format!(" [store pin: {}]", EmbeddingPin::note(Some(&pin))),
         _ => String::new(),
     }
@@ -331,7 +330,7 @@ pub(crate) struct VectorKnobs<'e> {
 /// embedder on the cue, else the store's own `query_text`; `None` (an empty
 /// cue, or the embedder failed: warned `#FALLBACK`) when there is none.
 pub(crate) fn vector_query(
-    store: &dyn TripleStore,
+    store: &dyn RecallRead,
     stimulus: &Stimulus,
     embedder: Option<&dyn TextEmbedder>,
     warnings: &mut Vec<String>,
@@ -376,7 +375,7 @@ pub(crate) fn vector_query(
 /// # Errors
 /// The journal's failure from the exclusion fold.
 pub(crate) fn run_vector(
-    store: &dyn TripleStore,
+    store: &dyn RecallRead,
     folds: &Folds<'_>,
     stimulus: &Stimulus,
     pairs: &[(String, String)],
@@ -393,7 +392,7 @@ pub(crate) fn run_vector(
     let mut raw_scores: BTreeMap<String, f64> = BTreeMap::new();
     let mut found: HashMap<String, TripleAssertion> = HashMap::default();
     for (scope, owner) in pairs {
-        let rows = match store.query(&scoped(base.clone(), scope, owner, fetch_limit)) {
+        let rows = match store.rows(&scoped(base.clone(), scope, owner, fetch_limit)) {
             Ok(rows) => rows,
             Err(e) => {
                 warnings.push(format!(

@@ -14,9 +14,10 @@
 //! (`closure_exclusions`, `binding_states`, `anchored_universe_exclusions`).
 
 use super::hash::{HashMap, HashSet};
+use super::read::RecallRead;
 use crate::error::Result;
 use am_journal::{BindingFilter, ClosureFilter, JournalRecord, MemoryJournal, ScopeBinding};
-use am_triples::{TripleAssertion, TripleQuery, TripleStore};
+use am_triples::{TripleAssertion, TripleQuery};
 use std::cell::RefCell;
 
 /// The closed ids and per-record binding folds at one anchor.
@@ -27,7 +28,7 @@ pub(crate) const DEFAULT_BINDING: &str = "indexed+inactive";
 
 /// The folds of one reconstruction, anchored at `as_of`.
 pub(crate) struct Folds<'a> {
-    store: &'a dyn TripleStore,
+    store: &'a dyn RecallRead,
     journal: &'a dyn MemoryJournal,
     pairs: &'a [(String, String)],
     as_of: i64,
@@ -58,7 +59,7 @@ impl<'a> Folds<'a> {
     /// folds per record id) replaces the closure read and seeds the binding
     /// cache; [`Folds::into_parts`] hands both back, grown by this call.
     pub(crate) fn load(
-        store: &'a dyn TripleStore,
+        store: &'a dyn RecallRead,
         journal: &'a dyn MemoryJournal,
         pairs: &'a [(String, String)],
         as_of: i64,
@@ -184,7 +185,7 @@ impl<'a> Folds<'a> {
                 ..pair(0)
             };
             for q in [by_id, by_subject] {
-                for a in self.store.query(&q)? {
+                for a in self.store.rows(&q)? {
                     if let Some(id) = a.assertion_id
                         && !self.closed.contains(&id)
                     {
@@ -328,7 +329,7 @@ impl<'a> Folds<'a> {
         }
         let row = self
             .store
-            .query(&TripleQuery {
+            .rows(&TripleQuery {
                 assertion_ids: Some(vec![id.to_owned()]),
                 limit: 1,
                 ..TripleQuery::default()

@@ -27,6 +27,7 @@ use super::channels::{self, ChannelOutput, ChannelResult};
 use super::folds::Folds;
 use super::hash::HashMap;
 use super::index::RecallIndex;
+use super::read::RecallRead;
 use super::shelf::{Candidate, memberable};
 use super::universe::{add_candidate, apply_channel, universe_rows};
 use crate::config::{Fusion, HybridConfig, RecallBudget};
@@ -70,7 +71,7 @@ pub(crate) fn cue_terms(cue: &str, config: &HybridConfig) -> Vec<String> {
 /// What the profile reads, borrowed from the pipeline.
 pub(super) struct HybridInputs<'a> {
     /// The store as the recall sees it (the recall index in front).
-    pub(crate) store: &'a dyn TripleStore,
+    pub(crate) store: &'a dyn RecallRead,
     /// The system's own store (the keyword index reads).
     pub(crate) inner: &'a dyn TripleStore,
     /// The refreshed recall index.
@@ -236,7 +237,7 @@ fn run_vector(
     for (scope, owner) in inp.pairs {
         let rows = match inp
             .store
-            .query(&scoped(base.clone(), scope, owner, limit + inp.headroom))
+            .rows(&scoped(base.clone(), scope, owner, limit + inp.headroom))
         {
             Ok(rows) => rows,
             Err(e) => {
@@ -316,7 +317,7 @@ fn neighbours_of(
     ) else {
         return Ok(Vec::new());
     };
-    let rows = inp.store.query(&TripleQuery {
+    let rows = inp.store.rows(&TripleQuery {
         scope: Some(a.scope.clone()),
         owner_id: a.owner_id.clone(),
         since: Some(since),

@@ -47,11 +47,10 @@ use am_journal::{
     ScopeBinding,
 };
 use am_triples::text::{canonical_text, fold_text};
-use am_triples::{
-    Capabilities, EmbeddingPin, FeedPage, Order, TripleAssertion, TripleQuery, TripleStore,
-};
+use am_triples::{EmbeddingPin, FeedPage, Order, TripleAssertion, TripleQuery, TripleStore};
 use std::sync::OnceLock;
 
+use super::read::RecallRead;
 use crate::recall::attention::ActivationScore;
 
 /// The most rows the index mirrors; a larger home is read from the store.
@@ -793,7 +792,8 @@ impl RecallIndex {
 }
 
 /// The store as one recall sees it: structured queries the index can answer
-/// come from the index, everything else from the store.
+/// come from the index, a semantic query the store ranks by position comes
+/// from the index's rows, everything else from the store.
 pub(crate) struct IndexedStore<'a> {
     /// The system's store.
     pub inner: &'a dyn TripleStore,
@@ -809,26 +809,8 @@ impl<'a> IndexedStore<'a> {
     }
 }
 
-// A forwarding wrapper forwards every method the index does not answer: a
-// default here would answer for the store it wraps.
-#[deny(clippy::missing_trait_methods)]
-impl TripleStore for IndexedStore<'_> {
-    fn capabilities(&self) -> Capabilities {
-        self.inner.capabilities()
-    }
-
-    fn add(&self, assertions: &[TripleAssertion]) -> am_triples::Result<Vec<String>> {
-        self.inner.add(assertions)
-    }
-
-    fn add_with_warnings(
-        &self,
-        assertions: &[TripleAssertion],
-    ) -> am_triples::Result<am_triples::Added> {
-        self.inner.add_with_warnings(assertions)
-    }
-
-    fn query(&self, q: &TripleQuery) -> am_triples::Result<Vec<TripleAssertion>> {
+impl RecallRead for IndexedStore<'_> {
+    fn rows(&self, q: &TripleQuery) -> am_triples::Result<Vec<TripleAssertion>> {
         if let Some(rows) = self.index.answer(q) {
             return Ok(rows);
         }
@@ -842,120 +824,10 @@ impl TripleStore for IndexedStore<'_> {
         self.inner.query(q)
     }
 
-    fn close(&self) -> am_triples::Result<()> {
-        self.inner.close()
-    }
-
-    fn subjects_with_predicate(
-        &self,
-        subjects: &[String],
-        predicate: &str,
-    ) -> am_triples::Result<std::collections::HashSet<String>> {
-        self.inner.subjects_with_predicate(subjects, predicate)
-    }
-
-    fn close_assertion(&self, assertion_id: &str, valid_until: &str) -> am_triples::Result<bool> {
-        self.inner.close_assertion(assertion_id, valid_until)
-    }
-
-    fn narrow_assertion(&self, assertion_id: &str, valid_until: &str) -> am_triples::Result<bool> {
-        self.inner.narrow_assertion(assertion_id, valid_until)
-    }
-
-    fn assertions_after(
-        &self,
-        cursor: i64,
-        scope: Option<&str>,
-        owner_id: Option<&str>,
-        limit: usize,
-    ) -> am_triples::Result<FeedPage> {
-        self.inner.assertions_after(cursor, scope, owner_id, limit)
-    }
-
-    fn rank_positions(&self, q: &TripleQuery) -> am_triples::Result<Option<Vec<(i64, f64)>>> {
-        self.inner.rank_positions(q)
-    }
-
-    fn stored_vector(&self, assertion_id: &str) -> am_triples::Result<Option<Vec<f32>>> {
-        self.inner.stored_vector(assertion_id)
-    }
-
-    fn embedding_pin(&self) -> am_triples::Result<Option<EmbeddingPin>> {
+    fn pin(&self) -> am_triples::Result<Option<EmbeddingPin>> {
         self.inner.embedding_pin()
     }
-    fn embeds_on_add(&self) -> Option<bool> {
-        self.inner.embeds_on_add()
-    }
-    fn prepare_digest_rewrite(
-        &self,
-        rewrite: &am_triples::DigestRewrite,
-    ) -> am_triples::Result<am_triples::PreparedRewrite> {
-        self.inner.prepare_digest_rewrite(rewrite)
-    }
-    fn apply_digest_rewrite(
-        &self,
-        prepared: &am_triples::PreparedRewrite,
-        point: am_triples::CommitPoint,
-    ) -> am_triples::Result<()> {
-        self.inner.apply_digest_rewrite(prepared, point)
-    }
-
-    fn query_keywords(
-        &self,
-        tokens: &[String],
-        scope: &str,
-        owner_id: Option<&str>,
-        limit: usize,
-    ) -> am_triples::Result<Vec<TripleAssertion>> {
-        self.inner.query_keywords(tokens, scope, owner_id, limit)
-    }
-
-    fn keyword_positions(
-        &self,
-        tokens: &[String],
-        scope: &str,
-        owner_id: Option<&str>,
-        limit: usize,
-        positions: (i64, i64),
-    ) -> am_triples::Result<Option<Vec<i64>>> {
-        self.inner
-            .keyword_positions(tokens, scope, owner_id, limit, positions)
-    }
-
-    fn keyword_scores(
-        &self,
-        tokens: &[String],
-        scope: &str,
-        owner_id: Option<&str>,
-        limit: usize,
-        positions: (i64, i64),
-    ) -> am_triples::Result<Option<Vec<(i64, f64)>>> {
-        self.inner
-            .keyword_scores(tokens, scope, owner_id, limit, positions)
-    }
-
-    fn take_warnings(&self) -> Vec<String> {
-        self.inner.take_warnings()
-    }
-
-    fn install_commit_guard(&self, guard: &am_triples::CommitGuard) -> am_triples::Result<()> {
-        self.inner.install_commit_guard(guard)
-    }
-    fn commit_guard(&self) -> Option<am_triples::CommitGuard> {
-        self.inner.commit_guard()
-    }
-    fn write_fence(&self) -> am_triples::WriteFence {
-        self.inner.write_fence()
-    }
-    /// A recall's borrowed view joins no home transaction (it holds its
-    /// store by reference, and writes nothing through a home).
-    fn transaction_peer(
-        self: std::sync::Arc<Self>,
-    ) -> Option<std::sync::Arc<dyn std::any::Any + Send + Sync>> {
-        None
-    }
 }
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -14,6 +14,7 @@ pub(crate) mod hash;
 pub(crate) mod hybrid;
 pub(crate) mod index;
 mod pipeline;
+pub(crate) mod read;
 pub(crate) mod shelf;
 pub(crate) mod spreading;
 pub(crate) mod trace;

@@ -17,6 +17,7 @@ use super::channels::{self, EXCLUSION_OVERFETCH_CAP, VectorKnobs};
 use super::folds::{self, CachedFolds, Folds};
 use super::hash::{self, HashMap, HashSet};
 use super::index::{ActivationInputs, IndexedStore, RecallIndex};
+use super::read::RecallRead;
 use super::shelf::{
     self, Candidate, FillInputs, FillResult, HandleParts, build_handle, fill_shelf, memberable,
 };
@@ -32,7 +33,7 @@ use crate::seam::{
 };
 use crate::system::{Ablation, MemorySystem};
 use am_journal::ReconstructionTrace;
-use am_triples::{TripleAssertion, TripleQuery, TripleStore, token_estimate};
+use am_triples::{TripleAssertion, TripleQuery, token_estimate};
 use serde_json::Value;
 use std::borrow::Cow;
 use std::collections::BTreeMap;
@@ -302,7 +303,7 @@ impl<'a> Recall<'a> {
                 limit: (cap + self.headroom) as i64,
                 ..TripleQuery::default()
             };
-            let rows = self.store.query(&q)?;
+            let rows = self.store.rows(&q)?;
             self.folds.prime(&rows)?;
             let mut kept = 0;
             for a in rows {
@@ -319,7 +320,7 @@ impl<'a> Recall<'a> {
 
     /// The exact, vector, keyword and participants channels, in that order.
     fn run_channels(&mut self) -> Result<()> {
-        let (call, store) = (self.call, self.store as &dyn TripleStore);
+        let (call, store) = (self.call, self.store as &dyn RecallRead);
         let (stimulus, pairs, budget) = (call.stimulus, call.pairs, call.budget);
         if self.gather
             && self.run_channels

@@ -8,11 +8,12 @@
 use super::folds::Folds;
 use super::hash::{HashMap, HashSet};
 use super::index::IndexedStore;
+use super::read::RecallRead;
 use crate::config::SpreadParams;
 use crate::error::Result;
 use crate::seam::WalkedEdge;
 use am_triples::assertion::json_truthy;
-use am_triples::{TripleAssertion, TripleQuery, TripleStore};
+use am_triples::{TripleAssertion, TripleQuery};
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 
@@ -58,8 +59,8 @@ fn pair_query(scope: &str, owner: &str, limit: usize) -> TripleQuery {
 ///
 /// # Errors
 /// The store's failure.
-pub(crate) fn fetch_by_ids(
-    store: &dyn TripleStore,
+pub(crate) fn fetch_by_ids<S: RecallRead + ?Sized>(
+    store: &S,
     ids: &[String],
     scope: &str,
     owner: &str,
@@ -73,7 +74,7 @@ pub(crate) fn fetch_by_ids(
     let mut q = pair_query(scope, owner, wanted.len());
     q.assertion_ids = Some(wanted);
     Ok(store
-        .query(&q)?
+        .rows(&q)?
         .into_iter()
         .filter_map(|a| a.assertion_id.clone().map(|id| (id, a)))
         .collect())
@@ -132,7 +133,7 @@ fn neighbors<'s>(
                 // Rows the recall index holds are borrowed, not copied.
                 let rows: Vec<Cow<'s, TripleAssertion>> = match store.query_refs(&q) {
                     Some(rows) => rows.into_iter().map(Cow::Borrowed).collect(),
-                    None => store.query(&q)?.into_iter().map(Cow::Owned).collect(),
+                    None => store.rows(&q)?.into_iter().map(Cow::Owned).collect(),
                 };
                 cache.insert(key.clone(), rows);
             }
