@@ -35,7 +35,9 @@ pub mod provenance;
 pub mod reads;
 pub mod registry;
 pub mod revision;
-pub mod source;
+/// `SourceRef` and its rules, defined in the journal (below layer 2, so the
+/// understanding verbs carry it too) and re-exported here.
+pub use am_journal::source;
 
 pub use error::{Error, Result};
 pub use graph::MemoryGraph;

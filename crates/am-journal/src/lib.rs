@@ -25,6 +25,7 @@
 //!   port's layout (0.3.2 has no such family): documented in
 //!   `am_backend_sqlite::journal::schema`.
 
+pub mod author;
 pub mod binding;
 pub mod closure;
 pub mod common;
@@ -33,6 +34,7 @@ pub mod event;
 pub mod home;
 pub mod journal;
 pub mod memory;
+pub mod source;
 pub mod table;
 pub mod task;
 pub mod task_index;
@@ -41,6 +43,7 @@ pub mod trace;
 pub mod valence;
 pub mod version;
 
+pub use author::{AuthorRef, ReaderRef};
 pub use binding::{
     BindingSource, Lifecycle, PromptState, ScopeBinding, SearchState, fold_bindings,
 };
@@ -53,6 +56,10 @@ pub use journal::{
     ValenceFilter, VersionFilter,
 };
 pub use memory::InMemoryJournal;
+pub use source::{
+    SOURCE_KINDS, SYNTHETIC_RUN_ID_PREFIXES, SourceFields, SourceKind, SourceRef,
+    check_digest_agreement, is_synthetic_run_id,
+};
 pub use table::{
     Column, ColumnType, HomeRow, Index, TableDef, TableReads, TablesTx, get_row, put_row, rows,
 };

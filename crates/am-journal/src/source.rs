@@ -3,6 +3,10 @@
 //!
 //! Spec: api.md "The memory graph: revisions and provenance" / `SourceRef`;
 //! memory-system.md "Provenance: every memory points back to the ledger".
+//!
+//! It lives here, below layer 2, so that the journal's readings and the
+//! understanding verbs' arguments carry it typed; `am_graph` re-exports it
+//! (`am_graph::source`) for the graph's provenance.
 
 use crate::error::{Error, Result};
 use serde_json::{Map, Value};
@@ -21,7 +25,7 @@ pub const SYNTHETIC_RUN_ID_PREFIXES: [&str; 4] =
 ///
 /// # Examples
 /// ```
-/// use am_graph::is_synthetic_run_id;
+/// use am_journal::is_synthetic_run_id;
 /// assert!(is_synthetic_run_id("diary:entity-7"));
 /// assert!(!is_synthetic_run_id("run-42"));
 /// ```
@@ -191,7 +195,7 @@ impl SourceRef {
     ///
     /// # Examples
     /// ```
-    /// use am_graph::{SourceFields, SourceKind, SourceRef};
+    /// use am_journal::{SourceFields, SourceKind, SourceRef};
     /// let step = SourceRef::new(SourceKind::Step, SourceFields {
     ///     run_id: Some("run-42".into()), seq: Some(3), ..Default::default()
     /// }).unwrap();
@@ -509,7 +513,7 @@ impl schemars::JsonSchema for SourceRef {
     }
 
     fn schema_id() -> std::borrow::Cow<'static, str> {
-        "am_graph::SourceRef".into()
+        "am_journal::SourceRef".into()
     }
 
     fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
