@@ -568,7 +568,6 @@ fn open_with_pin(
             embedder,
             clock: Some(clock.as_clock()),
             reconstruct_config: config,
-            source_validator: Some(source_validator()),
             task_queue,
             ..SystemOptions::default()
         },
@@ -577,14 +576,6 @@ fn open_with_pin(
         system,
         sqlite,
         memory,
-    })
-}
-
-/// The understanding verbs' `SourceRef` validation: the memory graph's own
-/// (`am_graph::SourceRef::from_dict`, normalized back to its dict).
-pub fn source_validator() -> am_system::SourceValidator {
-    std::sync::Arc::new(|v: &serde_json::Value| {
-        am_graph::SourceRef::from_dict(v).map(|s| s.to_dict())
     })
 }
 

@@ -408,11 +408,8 @@ fn narration(i: usize) -> String {
 }
 
 /// The author of every understanding write of the script.
-fn operator() -> serde_json::Map<String, serde_json::Value> {
-    let mut author = serde_json::Map::new();
-    author.insert("kind".into(), "operator".into());
-    author.insert("id".into(), "crash-trials".into());
-    author
+fn operator() -> am_system::AuthorRef {
+    am_system::AuthorRef::new(am_system::AuthorKind::Operator, "crash-trials")
 }
 
 /// Idempotent setup of the understanding verbs: `n` notes (or dreams) in one

@@ -33,11 +33,8 @@ fn home() -> (tempfile::TempDir, MemorySystem) {
     (dir, MemorySystem::over_home(Arc::new(memory_home)))
 }
 
-fn operator() -> am_triples::JsonMap {
-    json!({"kind": "operator", "id": "bench"})
-        .as_object()
-        .unwrap()
-        .clone()
+fn operator() -> am_system::AuthorRef {
+    am_system::AuthorRef::new(am_system::AuthorKind::Operator, "bench")
 }
 
 fn form(system: &MemorySystem, n: usize) -> Vec<String> {

@@ -15,7 +15,7 @@
 //! "Authored with the record: the `author` callable"; docs/tasks.md.
 
 use am_backend_sqlite::{SqliteHome, SqliteMemoryHome, SqliteStoreOptions};
-use am_journal::{TaskKind, Window};
+use am_journal::{AuthorRef, TaskKind, Window};
 use am_system::tasks::{
     Ack, Claim, ClaimTasks, PendingRecords, Release, ReleaseOutcome, SelectForWindow, TaskPacket,
 };
@@ -162,14 +162,16 @@ pub(crate) fn run(home: &Path) -> Result<Drained, Box<dyn std::error::Error>> {
                     continue;
                 }
             };
-            // 5. Settle through the understanding verb with task_id.
+            // 5. Settle through the understanding verb with task_id (the
+            // author's `{kind, id}` read as the verbs' typed author).
+            let author: AuthorRef = serde_json::from_value(Value::Object(words.author.clone()))?;
             let settled = match field {
                 AuthorField::Title => system.retitle(&Retitle {
                     task_id: Some(task.task_id.clone()),
                     ..Retitle::new(
                         &task.target_id,
                         words.title.as_deref().unwrap_or_default(),
-                        words.author.clone(),
+                        author.clone(),
                         json!("formation"),
                         expected,
                     )
@@ -179,7 +181,7 @@ pub(crate) fn run(home: &Path) -> Result<Drained, Box<dyn std::error::Error>> {
                     ..RewriteDigest::new(
                         &task.target_id,
                         words.summary.as_deref().unwrap_or_default(),
-                        words.author.clone(),
+                        author.clone(),
                         json!("formation"),
                         expected,
                     )

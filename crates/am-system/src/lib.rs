@@ -25,7 +25,7 @@ pub mod tasks;
 pub mod understanding;
 pub mod valence;
 
-pub use am_journal::ActiveMemorySnapshot;
+pub use am_journal::{ActiveMemorySnapshot, AuthorKind, AuthorRef, ReaderRef, SourceRef};
 pub use config::{
     AttentionConfig, ENTITY_CONTEXT_ACCEPTABLE, ENTITY_CONTEXT_FLOOR, ENTITY_CONTEXT_RECOMMENDED,
     ENTITY_RECALL_CANDIDATE_CAP, Fusion, HybridConfig, RecallBudget, RecallProfile,
@@ -39,8 +39,8 @@ pub use formation::authoring::{
     author_or_pend,
 };
 pub use formation::reading::{
-    ENTITY_WORDS_KINDS, ReadingProvenance, SourceValidator, UnderstandingFields,
-    reading_provenance, understanding_fields,
+    ENTITY_WORDS_KINDS, ReadingProvenance, UnderstandingFields, reading_provenance,
+    understanding_fields,
 };
 pub use formation::records::MemoryRecordInput;
 pub use formation::{FormationPlan, build_formation_plan, diary_entry_hash};
@@ -68,6 +68,7 @@ pub use tasks::TaskQueue;
 pub use understanding::args::{
     DeclarePending, NarrateDream, RearmPending, Retitle, RevertDigest, RewriteDigest,
 };
+pub use understanding::reading::Reading;
 pub use understanding::{CurrentOf, DreamReading, RecordUnderstanding, VersionView};
 pub use valence::{
     Appraise, BreakBond, FeelingsAbout, Gradation, GradationConfig, GradationScore, HealScar,

@@ -49,13 +49,6 @@ impl Ablation {
     }
 }
 
-/// A host's validation of one ledger `SourceRef` dict: the normalized dict,
-/// or an `InvalidInput` error naming what is wrong. `am` passes the memory
-/// graph's own (`am_graph::SourceRef::from_dict`), so the rule lives once;
-/// without one a source must be a JSON object with a non-empty string `kind`.
-pub type SourceValidator =
-    Arc<dyn Fn(&serde_json::Value) -> Result<serde_json::Value> + Send + Sync>;
-
 /// Everything `MemorySystem::with_options` takes besides the store and journal.
 #[derive(Clone, Default)]
 pub struct SystemOptions {
@@ -89,10 +82,6 @@ pub struct SystemOptions {
     /// the write back and the caller receives the guard's error
     /// ([`Error::guard_refusal`]).
     pub commit_guard: Option<am_triples::CommitGuard>,
-    /// The host's validation of a ledger `SourceRef` dict for the
-    /// understanding verbs' `sources` (`am` passes the memory graph's own);
-    /// `None`: a source must be an object with a non-empty string `kind`.
-    pub source_validator: Option<SourceValidator>,
     /// The gradation fold's tunables (api.md "Valence and gradation").
     pub gradation_config: crate::config::GradationConfig,
 }
@@ -129,8 +118,6 @@ pub struct MemorySystem {
     pub(crate) warnings: Mutex<Vec<String>>,
     /// The recall index `reconstruct` keeps fresh (reconstruct/index.rs).
     pub(crate) recall_index: Mutex<crate::recall::reconstruct::index::RecallIndex>,
-    /// The host's `SourceRef` validation (understanding verbs).
-    pub(crate) source_validator: Option<SourceValidator>,
     /// The gradation tunables (`SystemOptions::gradation_config`).
     pub(crate) gradation: crate::config::GradationConfig,
     /// The valence streams `gradation` keeps fresh (valence/index.rs).
@@ -311,7 +298,6 @@ impl MemorySystem {
             ablation: options.ablation,
             warnings: Mutex::new(Vec::new()),
             recall_index: Mutex::default(),
-            source_validator: options.source_validator,
             gradation: options.gradation_config,
             valence_index: Mutex::default(),
             card_mirror: Mutex::default(),

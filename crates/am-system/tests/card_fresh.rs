@@ -218,10 +218,7 @@ fn the_system_card_answers_as_a_read_from_nothing_after_every_kind_of_write() {
         check(s, &anchors, "shown again");
 
         // A digest rewritten in place (the change feed never hands it on).
-        let operator = json!({"kind": "operator", "id": "ada"})
-            .as_object()
-            .unwrap()
-            .clone();
+        let operator = am_system::AuthorRef::new(am_system::AuthorKind::Operator, "ada");
         sys.rewrite_digest(&RewriteDigest::new(
             &life[1],
             "How beans climb poles.",
@@ -259,7 +256,7 @@ fn the_system_card_answers_as_a_read_from_nothing_after_every_kind_of_write() {
                 assertion_id: id,
                 version: 1,
                 text: Some(row.object.clone()),
-                author: operator,
+                author: operator.to_map(),
                 cause: json!("operator"),
                 ..UnderstandingVersion::default()
             })

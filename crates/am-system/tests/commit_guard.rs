@@ -81,10 +81,7 @@ fn an_understanding_write_commits_at_understanding_field_card_and_pending_includ
             ..host.options()
         },
         |s| {
-            let operator = serde_json::json!({"kind": "operator", "id": "ada"})
-                .as_object()
-                .unwrap()
-                .clone();
+            let operator = am_system::AuthorRef::new(am_system::AuthorKind::Operator, "ada");
             let card = MemoryRecordInput::new("world_model", "Ada", "placeholder")
                 .with_pending(&["summary"]);
             let ids = s
@@ -181,10 +178,7 @@ fn a_guarded_system_reports_one_commit_point_per_facade_write() {
                 .add(&[TripleAssertion::new("x", "y", "z")])
                 .unwrap();
             assert_eq!(host.take(), ["store.add"], "{}: add", s.name);
-            let operator = serde_json::json!({"kind": "operator", "id": "ada"})
-                .as_object()
-                .unwrap()
-                .clone();
+            let operator = am_system::AuthorRef::new(am_system::AuthorKind::Operator, "ada");
             let cause = serde_json::json!("operator");
             s.system
                 .rewrite_digest(&RewriteDigest::new(

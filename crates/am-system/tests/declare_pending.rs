@@ -13,7 +13,8 @@
 use am_backend_sqlite::{SqliteHome, SqliteMemoryHome, SqliteStoreOptions};
 use am_embed::OfflineEmbedder;
 use am_journal::{
-    InMemoryJournal, InMemoryTaskQueue, MemoryJournal, PairHome, TaskKind, TaskStatus,
+    AuthorKind, AuthorRef, InMemoryJournal, InMemoryTaskQueue, MemoryJournal, PairHome, TaskKind,
+    TaskStatus,
 };
 use am_system::tasks::{Enqueue, FORMATION_PRIORITY, ListTasks, Release, ReleaseOutcome, task_id};
 use am_system::{CloseRecord, DeclarePending, RearmPending, RevertDigest};
@@ -21,7 +22,7 @@ use am_system::{
     MemoryRecordInput, MemorySystem, Outcome, Reason, RememberMany, Retitle, RewriteDigest,
     SystemOptions, UnderstandingResult,
 };
-use am_triples::{ErrorKind, InMemoryTripleStore, JsonMap, TextEmbedder, TripleQuery, TripleStore};
+use am_triples::{ErrorKind, InMemoryTripleStore, TextEmbedder, TripleQuery, TripleStore};
 use serde_json::{Value, json};
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -138,11 +139,8 @@ fn both(vectors: bool, check: impl Fn(&Stack) -> Value) -> Value {
     a
 }
 
-fn operator() -> JsonMap {
-    json!({"kind": "operator", "id": "ada"})
-        .as_object()
-        .unwrap()
-        .clone()
+fn operator() -> AuthorRef {
+    AuthorRef::new(AuthorKind::Operator, "ada")
 }
 
 fn form(s: &Stack, records: Vec<MemoryRecordInput>) -> Vec<String> {

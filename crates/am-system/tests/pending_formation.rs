@@ -326,11 +326,8 @@ fn a_home_without_a_task_queue_refuses_pending_formation_before_writing() {
     );
 }
 
-fn operator() -> am_triples::JsonMap {
-    let mut m = am_triples::JsonMap::new();
-    m.insert("kind".into(), json!("operator"));
-    m.insert("id".into(), json!("op"));
-    m
+fn operator() -> am_system::AuthorRef {
+    am_system::AuthorRef::new(am_system::AuthorKind::Operator, "op")
 }
 
 fn dream_pass(fields: &[AuthorField]) -> FormAuthored {
@@ -363,7 +360,7 @@ fn an_authored_field_is_stored_with_its_provenance_and_owes_no_task() {
                 Ok(Authored {
                     title: Some("A night of rivers".into()),
                     summary: Some("Rivers ran through the night.".into()),
-                    author: operator(),
+                    author: operator().to_map(),
                     ..Authored::default()
                 })
             };
@@ -756,7 +753,7 @@ fn an_unusable_author_result_forms_pending_invalid_result_with_its_tasks_and_rec
                 Authored {
                     title: Some("A night of rivers".into()),
                     summary: Some("  ".into()),
-                    author: operator(),
+                    author: operator().to_map(),
                     ..Authored::default()
                 },
             ),
@@ -764,7 +761,7 @@ fn an_unusable_author_result_forms_pending_invalid_result_with_its_tasks_and_rec
                 "missing-title",
                 Authored {
                     summary: Some("Rivers ran through the night.".into()),
-                    author: operator(),
+                    author: operator().to_map(),
                     ..Authored::default()
                 },
             ),

@@ -15,7 +15,9 @@
 mod common;
 
 use am_backend_sqlite::{SqliteHome, SqliteMemoryHome, SqliteStoreOptions};
-use am_journal::{InMemoryJournal, InMemoryTaskQueue, MemoryJournal, PairHome, TaskKind};
+use am_journal::{
+    AuthorKind, AuthorRef, InMemoryJournal, InMemoryTaskQueue, MemoryJournal, PairHome, TaskKind,
+};
 use am_system::identity::{DEFAULT_SPARK_TEMPLATE, Engram};
 use am_system::observe::card::EntityCard;
 use am_system::observe::diagnostics::RecentRecords;
@@ -24,7 +26,7 @@ use am_system::{
     CommitSelection, DeclarePending, MemoryRecordInput, MemorySystem, Reconstruct, RememberMany,
     RewriteDigest, Stimulus, SystemOptions,
 };
-use am_triples::{InMemoryTripleStore, JsonMap, Timestamp, TripleStore};
+use am_triples::{InMemoryTripleStore, Timestamp, TripleStore};
 use serde_json::{Value, json};
 use std::sync::Arc;
 
@@ -78,11 +80,8 @@ fn both(check: impl Fn(&Stack) -> Value) -> Value {
     a
 }
 
-fn operator() -> JsonMap {
-    json!({"kind": "operator", "id": "ada"})
-        .as_object()
-        .unwrap()
-        .clone()
+fn operator() -> AuthorRef {
+    AuthorRef::new(AuthorKind::Operator, "ada")
 }
 
 fn untitled(kind: &str, digest: &str, pending: &[&str]) -> MemoryRecordInput {

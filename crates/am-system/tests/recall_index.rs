@@ -425,12 +425,12 @@ fn keyword_discovery_served_from_the_index_equals_the_stores_discovery() {
 }
 
 fn rewrite(s: &MemorySystem, id: &str, text: &str) {
-    let author = serde_json::json!({"kind": "operator", "id": "ada"});
+    let author = am_system::AuthorRef::new(am_system::AuthorKind::Operator, "ada");
     let r = s
         .rewrite_digest(&am_system::RewriteDigest::new(
             id,
             text,
-            author.as_object().unwrap().clone(),
+            author,
             serde_json::json!("operator"),
             0,
         ))

@@ -11,18 +11,13 @@ mod common;
 use am_system::observe::replay::{ExportReplay, ReplayEnvelope, ReplayFamily};
 use am_system::{MemoryRecordInput, SystemOptions};
 use am_system::{RememberMany, Retitle, RewriteDigest};
-use am_triples::JsonMap;
 use common::{Stack, on_both_with};
 use serde_json::{Value, json};
 use std::cell::RefCell;
-use std::sync::Arc;
 
 fn options() -> SystemOptions {
     SystemOptions {
         task_queue: true,
-        source_validator: Some(Arc::new(|v: &Value| {
-            am_graph::SourceRef::from_dict(v).map(|s| s.to_dict())
-        })),
         ..SystemOptions::default()
     }
 }
@@ -39,10 +34,6 @@ fn all(s: &Stack, families: Option<Vec<ReplayFamily>>) -> Vec<Value> {
         .iter()
         .map(|e| serde_json::to_value(e).unwrap())
         .collect()
-}
-
-fn map(v: Value) -> JsonMap {
-    v.as_object().unwrap().clone()
 }
 
 fn formation_block(envs: &[Value], id: &str) -> Value {
@@ -80,14 +71,16 @@ fn revision_envelopes_follow_a_real_rewrite_and_retitle_with_the_ledger_run_and_
         let mut rw = RewriteDigest::new(
             &id,
             "Connection pools run dry under sustained load.",
-            map(json!({"kind": "capability-model", "id": "summaries"})),
+            am_system::AuthorRef::new(am_system::AuthorKind::CapabilityModel, "summaries"),
             json!("evidence"),
             0,
         );
-        rw.reader = Some(map(
-            json!({"provider": "local", "model": "m-1", "thinking": "none"}),
-        ));
-        rw.sources = vec![json!({"kind": "step", "run_id": "run-7", "seq": 2})];
+        rw.reader = Some(am_system::ReaderRef {
+            provider: "local".into(),
+            model: "m-1".into(),
+            thinking: json!("none"),
+        });
+        rw.sources = vec![am_system::SourceRef::step("run-7", 2).unwrap()];
         let out = sys.rewrite_digest(&rw).unwrap();
         assert!(
             serde_json::to_value(&out).unwrap()["outcome"] != "refused",
@@ -97,7 +90,7 @@ fn revision_envelopes_follow_a_real_rewrite_and_retitle_with_the_ledger_run_and_
         sys.retitle(&Retitle::new(
             &id,
             "Pool exhaustion",
-            map(json!({"kind": "operator", "id": "ada"})),
+            am_system::AuthorRef::new(am_system::AuthorKind::Operator, "ada"),
             json!("operator"),
             0,
         ))

@@ -223,10 +223,7 @@ fn a_record_rewritten_during_a_replay_stream_shows_its_new_reading_in_later_enve
             .retitle(&am_system::Retitle::new(
                 &ids[0],
                 "Pool sizing",
-                serde_json::json!({"kind": "operator", "id": "ada"})
-                    .as_object()
-                    .unwrap()
-                    .clone(),
+                am_system::AuthorRef::new(am_system::AuthorKind::Operator, "ada"),
                 serde_json::json!("operator"),
                 0,
             ))

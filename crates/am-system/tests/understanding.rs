@@ -15,15 +15,17 @@ mod common;
 use am_backend_sqlite::journal::SQLiteJournal;
 use am_backend_sqlite::{SQLiteTripleStore, SqliteHome, SqliteMemoryHome, SqliteStoreOptions};
 use am_embed::OfflineEmbedder;
-use am_journal::{InMemoryJournal, MemoryHome, MemoryJournal, PairHome};
+use am_journal::{
+    AuthorKind, AuthorRef, InMemoryJournal, MemoryHome, MemoryJournal, PairHome, ReaderRef,
+    SourceRef,
+};
 use am_system::{CloseRecord, NarrateDream, Retitle, RevertDigest, RewriteDigest};
 use am_system::{
     MemoryRecordInput, MemorySystem, Outcome, Reason, Reconstruct, RememberMany, Stimulus,
     SystemOptions, UnderstandingResult,
 };
 use am_triples::{
-    ErrorKind, InMemoryTripleStore, JsonMap, ReadAccelerator, TextEmbedder, TripleQuery,
-    TripleStore,
+    ErrorKind, InMemoryTripleStore, ReadAccelerator, TextEmbedder, TripleQuery, TripleStore,
 };
 use common::PINNED_NOW;
 use serde_json::{Value, json};
@@ -68,9 +70,6 @@ struct Stack {
 fn options() -> SystemOptions {
     SystemOptions {
         clock: Some(common::pinned_clock()),
-        source_validator: Some(Arc::new(|v: &Value| {
-            am_graph::SourceRef::from_dict(v).map(|s| s.to_dict())
-        })),
         ..SystemOptions::default()
     }
 }
@@ -133,12 +132,12 @@ fn both(vectors: bool) -> [Stack; 2] {
     [memory(vectors), sqlite(vectors)]
 }
 
-fn author(kind: &str, id: &str) -> JsonMap {
-    json!({"kind": kind, "id": id}).as_object().unwrap().clone()
+fn author(kind: AuthorKind, id: &str) -> AuthorRef {
+    AuthorRef::new(kind, id)
 }
 
-fn operator() -> JsonMap {
-    author("operator", "ada")
+fn operator() -> AuthorRef {
+    author(AuthorKind::Operator, "ada")
 }
 
 fn form(s: &Stack, records: Vec<MemoryRecordInput>) -> Vec<String> {
@@ -242,13 +241,13 @@ fn a_rewrite_keeps_the_ids_and_keeps_the_original_as_version_0_identically_on_bo
         // A lesson nobody stamped was written by the entity's mind.
         assert_eq!(
             v0.version.author,
-            author("entity-mind", "s1"),
+            author(AuthorKind::EntityMind, "s1").to_map(),
             "[{}] version 0 keeps the provenance of the reading that wrote it",
             s.name
         );
         assert_eq!(v0.version.cause, json!("formation"));
         assert!(!v0.current && versions[1].current);
-        assert_eq!(versions[1].version.author, operator());
+        assert_eq!(versions[1].version.author, operator().to_map());
         let understood = s.system.record_understanding(&ids[0]).unwrap();
         assert_eq!(understood.digest, "Size pools from the measured peak.");
         assert_eq!(understood.understanding.version_count, 2);
@@ -319,7 +318,7 @@ fn a_second_rewrite_captures_no_second_original_and_revert_restores_a_new_versio
         assert_eq!(last.cause["cause"], json!("revert"));
         assert_eq!(last.cause["reverted_to"], json!(0));
         // The restored words keep the author who wrote them.
-        assert_eq!(last.author, author("entity-mind", "s1"));
+        assert_eq!(last.author, author(AuthorKind::EntityMind, "s1").to_map());
         let row = s.system.resolve_digest_assertion(&ids[0]).unwrap().unwrap();
         assert_eq!(row.object, "Connection pools exhaust under sustained load.");
     }
@@ -729,13 +728,28 @@ fn bad_provenance_arguments_are_errors_and_write_nothing() {
     for s in both(false) {
         let ids = form(&s, vec![lesson()]);
         let before = state(&s, &ids[0]);
-        let model = author("capability-model", "summaries");
-        let reader = json!({"provider": "lmstudio", "model": "qwen3", "thinking": false})
-            .as_object()
-            .unwrap()
-            .clone();
+        let model = author(AuthorKind::CapabilityModel, "summaries");
+        let reader = ReaderRef {
+            provider: "lmstudio".into(),
+            model: "qwen3".into(),
+            thinking: json!(false),
+        };
         let cases: Vec<RewriteDigest> = vec![
-            RewriteDigest::new(&ids[0], "x", author("someone", "a"), json!("operator"), 0),
+            // A stored reading's kind is never a caller's; an author is someone.
+            RewriteDigest::new(
+                &ids[0],
+                "x",
+                author(AuthorKind::Unrecorded, "a"),
+                json!("operator"),
+                0,
+            ),
+            RewriteDigest::new(
+                &ids[0],
+                "x",
+                author(AuthorKind::Operator, " "),
+                json!("operator"),
+                0,
+            ),
             RewriteDigest::new(&ids[0], "x", operator(), json!("because"), 0),
             RewriteDigest::new(&ids[0], "x", operator(), json!({"why": "no cause key"}), 0),
             // A model author without its reader, then without a ledger source.
@@ -745,8 +759,11 @@ fn bad_provenance_arguments_are_errors_and_write_nothing() {
                 ..RewriteDigest::new(&ids[0], "x", model.clone(), json!("backfill"), 0)
             },
             RewriteDigest {
-                reader: Some(reader.clone()),
-                sources: vec![json!({"kind": "step", "run_id": "run-1"})],
+                reader: Some(ReaderRef {
+                    provider: " ".into(),
+                    ..reader.clone()
+                }),
+                sources: vec![SourceRef::step("run-1", 4).unwrap()],
                 ..RewriteDigest::new(&ids[0], "x", model.clone(), json!("backfill"), 0)
             },
         ];
@@ -767,7 +784,7 @@ fn bad_provenance_arguments_are_errors_and_write_nothing() {
         // a cause mapping keeps its extra keys verbatim.
         let ok = RewriteDigest {
             reader: Some(reader),
-            sources: vec![json!({"kind": "step", "run_id": "run-1", "seq": 4})],
+            sources: vec![SourceRef::step("run-1", 4).unwrap()],
             ..RewriteDigest::new(
                 &ids[0],
                 "Measured sizing.",
@@ -825,6 +842,77 @@ fn an_understood_at_that_is_not_a_timestamp_is_an_error_whatever_the_records_sta
     let narrate = NarrateDream::new("ex:d", "I dreamt.", operator());
     assert!(serde_json::from_value::<NarrateDream>(with_at(&narrate, "")).is_err());
     assert!(serde_json::from_value::<NarrateDream>(with_at(&narrate, "2026-01-01T09:30Z")).is_ok());
+}
+
+/// api.md "Provenance arguments": `author = {"kind", "id"}` with kind in
+/// `AUTHOR_KINDS`, `reader = {"provider", "model", "thinking"}`, `sources`
+/// ledger `SourceRef` dicts. The arguments carry them typed, so a malformed
+/// one is refused where the arguments are read (an `am exec` line, any
+/// JSON), and a well-formed one reads and writes back as the spec's dict.
+#[test]
+fn author_reader_and_sources_read_and_write_as_the_specs_dicts_and_a_malformed_one_is_refused() {
+    let call = json!({
+        "record_id": "ex:r", "text": "x", "cause": "backfill", "expected_version": 0,
+        "author": {"kind": "capability-model", "id": "summaries"},
+        "reader": {"provider": "lmstudio", "model": "qwen3", "thinking": false},
+        "sources": [{"kind": "step", "run_id": "run-7", "seq": 3},
+                    {"kind": "artifact", "artifact_id": "note-1"}],
+    });
+    let args: RewriteDigest = serde_json::from_value(call.clone()).unwrap();
+    let back = serde_json::to_value(&args).unwrap();
+    for key in ["author", "reader", "sources"] {
+        assert_eq!(
+            serde_json::to_string(&back[key]).unwrap(),
+            serde_json::to_string(&call[key]).unwrap(),
+            "{key} writes back byte for byte"
+        );
+    }
+    let refused = [
+        ("author", json!({"kind": "someone", "id": "a"})),
+        ("author", json!({"kind": "unrecorded", "id": "a"})),
+        ("author", json!({"kind": "operator"})),
+        (
+            "author",
+            json!({"kind": "operator", "id": "ada", "role": "x"}),
+        ),
+        ("reader", json!({"provider": "lmstudio", "model": "qwen3"})),
+        (
+            "reader",
+            json!({"provider": "p", "model": "m", "thinking": 1, "temp": 0}),
+        ),
+        ("sources", json!([{"kind": "step", "run_id": "run-1"}])),
+        ("sources", json!([{"kind": "run", "run_id": "diary:e1"}])),
+        ("sources", json!(["step:run-1#3"])),
+    ];
+    for (key, value) in refused {
+        let mut bad = call.clone();
+        bad[key] = value.clone();
+        assert!(
+            serde_json::from_value::<RewriteDigest>(bad.clone()).is_err(),
+            "rewrite_digest took {key} = {value}"
+        );
+        let mut retitle = bad.clone();
+        let o = retitle.as_object_mut().unwrap();
+        o.remove("text");
+        o.insert("title".into(), json!("T"));
+        assert!(
+            serde_json::from_value::<Retitle>(retitle).is_err(),
+            "retitle took {key} = {value}"
+        );
+        let mut narrate = bad;
+        let o = narrate.as_object_mut().unwrap();
+        let id = o.remove("record_id").unwrap();
+        o.insert("dream_id".into(), id);
+        assert!(
+            serde_json::from_value::<NarrateDream>(narrate).is_err(),
+            "narrate_dream took {key} = {value}"
+        );
+    }
+    let mut revert = json!({"record_id": "ex:r", "to_version": 0, "expected_version": 1});
+    revert["by"] = json!({"kind": "operator", "id": "ada"});
+    assert!(serde_json::from_value::<RevertDigest>(revert.clone()).is_ok());
+    revert["by"] = json!({"kind": "boss", "id": "ada"});
+    assert!(serde_json::from_value::<RevertDigest>(revert).is_err());
 }
 
 #[test]

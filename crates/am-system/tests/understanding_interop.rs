@@ -62,10 +62,7 @@ fn a_home_written_by_0_3_2_takes_a_rewrite_and_0_3_2_still_reads_it() {
     let mut args = RewriteDigest::new(
         &first,
         "Quantum lattices hum at dawn.",
-        json!({"kind": "operator", "id": "ada"})
-            .as_object()
-            .unwrap()
-            .clone(),
+        am_system::AuthorRef::new(am_system::AuthorKind::Operator, "ada"),
         json!("operator"),
         0,
     );

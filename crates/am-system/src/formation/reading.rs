@@ -1,14 +1,14 @@
 //! Who wrote a record's reading: the one derivation of a reading's
-//! provenance ([`reading_provenance`]), the pure provenance read the display
-//! blocks use ([`understanding_fields`]), and the one validation of the
-//! provenance arguments the understanding verbs take ([`validate_provenance`]).
+//! provenance ([`reading_provenance`]) and the pure provenance read the
+//! display blocks use ([`understanding_fields`]). The validation of the
+//! provenance arguments the understanding verbs take is
+//! `understanding::reading`'s.
 //!
 //! Spec: api.md "Understanding: in-place rewrites and versions"
-//! (`reading_provenance`, `understanding_fields`, "Provenance arguments");
+//! (`reading_provenance`, `understanding_fields`);
 //! memory-system.md "Understanding: a reading can change, its history stays".
 
-use crate::error::{Error, Result};
-use am_journal::{AuthorKind, RewriteCause};
+use am_journal::AuthorKind;
 use am_triples::{JsonMap, TripleAssertion};
 use serde::Serialize;
 use serde_json::{Value, json};
@@ -26,8 +26,6 @@ pub const ENTITY_WORDS_KINDS: &[&str] = &[
     "trait",
     "value",
 ];
-
-pub use crate::system::SourceValidator;
 
 /// Who wrote a reading, when and why: `{author, reader, understood_at, cause}`
 /// (an unknown value is absent, never guessed).
@@ -234,147 +232,4 @@ pub fn understanding_fields(
         out.narration_version = Some(attr_version(a, "narration_version"));
     }
     out
-}
-
-/// Validated provenance arguments of one understanding write.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ValidProvenance {
-    /// `{kind, id}`.
-    pub author: JsonMap,
-    /// `{provider, model, thinking}`.
-    pub reader: Option<JsonMap>,
-    /// Normalized ledger `SourceRef` dicts.
-    pub sources: Vec<Value>,
-    /// The cause as given (a name, or a mapping with its extra keys).
-    pub cause: Value,
-}
-
-impl ValidProvenance {
-    /// The cause's name.
-    pub fn cause_name(&self) -> &str {
-        match &self.cause {
-            Value::String(s) => s,
-            Value::Object(m) => m.get("cause").and_then(Value::as_str).unwrap_or(""),
-            _ => "",
-        }
-    }
-}
-
-/// The author `{kind, id}` (kind one of the spec's four `AUTHOR_KINDS`, id a
-/// non-empty string).
-///
-/// # Errors
-/// `InvalidInput` naming `what` and what arrived.
-pub fn validate_author(what: &str, a: &JsonMap) -> Result<JsonMap> {
-    let kind = a.get("kind").and_then(Value::as_str).unwrap_or("");
-    if !AuthorKind::AUTHORS.contains(&kind) {
-        return Err(Error::invalid(format!(
-            "{what}.kind must be one of {:?}, got {}",
-            AuthorKind::AUTHORS,
-            am_triples::text::shown(&a.get("kind"))
-        )));
-    }
-    match a.get("id").and_then(Value::as_str) {
-        Some(id) if !id.trim().is_empty() => {}
-        _ => {
-            return Err(Error::invalid(format!(
-                "{what}.id must be a non-empty string, got {}",
-                am_triples::text::shown(&a.get("id"))
-            )));
-        }
-    }
-    Ok(a.clone())
-}
-
-/// The one validation of the understanding verbs' provenance arguments
-/// (api.md "Provenance arguments"): `author` `{kind, id}` with kind in
-/// `AUTHOR_KINDS`; a model author (`entity-mind`, `capability-model`) also a
-/// `reader` `{provider, model, thinking}` and at least one ledger `SourceRef`
-/// in `sources`; every source validated by `validator` (the host's, else an
-/// object with a non-empty string `kind`); `cause` one of `REWRITE_CAUSES`
-/// or `{"cause": <one of them>, ...}` whose other keys are kept verbatim.
-///
-/// # Errors
-/// `InvalidInput` naming the argument, the rule and what arrived.
-pub fn validate_provenance(
-    author: &JsonMap,
-    reader: Option<&JsonMap>,
-    sources: &[Value],
-    cause: &Value,
-    validator: Option<&SourceValidator>,
-) -> Result<ValidProvenance> {
-    let author = validate_author("author", author)?;
-    let kind = author.get("kind").and_then(Value::as_str).unwrap_or("");
-    let model =
-        kind == AuthorKind::EntityMind.as_str() || kind == AuthorKind::CapabilityModel.as_str();
-    if let Some(r) = reader {
-        for key in ["provider", "model", "thinking"] {
-            if !r.contains_key(key) {
-                return Err(Error::invalid(format!(
-                    "reader must be {{provider, model, thinking}}, got {} without {key:?}",
-                    Value::Object(r.clone())
-                )));
-            }
-        }
-        for key in ["provider", "model"] {
-            if r.get(key)
-                .and_then(Value::as_str)
-                .is_none_or(|s| s.trim().is_empty())
-            {
-                return Err(Error::invalid(format!(
-                    "reader.{key} must be a non-empty string, got {}",
-                    am_triples::text::shown(&r.get(key))
-                )));
-            }
-        }
-    }
-    if model && reader.is_none() {
-        return Err(Error::invalid(format!(
-            "a model author ({kind}) must pass reader = {{provider, model, thinking}}, got none"
-        )));
-    }
-    let mut checked = Vec::with_capacity(sources.len());
-    for (i, s) in sources.iter().enumerate() {
-        let v = match validator {
-            Some(f) => f(s).map_err(|e| e.with_prefix(&format!("sources[{i}]")))?,
-            None => match s {
-                Value::Object(m)
-                    if m.get("kind")
-                        .and_then(Value::as_str)
-                        .is_some_and(|k| !k.trim().is_empty()) =>
-                {
-                    s.clone()
-                }
-                other => {
-                    return Err(Error::invalid(format!(
-                        "sources[{i}] must be a ledger SourceRef dict with a kind, got {other}"
-                    )));
-                }
-            },
-        };
-        checked.push(v);
-    }
-    if model && checked.is_empty() {
-        return Err(Error::invalid(format!(
-            "a model author ({kind}) must name at least one ledger SourceRef in sources (the step of its \
-             call), got none"
-        )));
-    }
-    let name = match cause {
-        Value::String(s) => Some(s.as_str()),
-        Value::Object(m) => m.get("cause").and_then(Value::as_str),
-        _ => None,
-    };
-    if name.is_none_or(|n| RewriteCause::parse(n).is_err()) {
-        return Err(Error::invalid(format!(
-            "cause must be one of {:?} or {{\"cause\": ..., ...}}, got {cause}",
-            RewriteCause::NAMES
-        )));
-    }
-    Ok(ValidProvenance {
-        author,
-        reader: reader.cloned(),
-        sources: checked,
-        cause: cause.clone(),
-    })
 }

@@ -4,7 +4,9 @@
 //! Spec: api.md "Understanding: in-place rewrites and versions", "Formation"
 //! (pending fields).
 
-use am_triples::{JsonMap, Timestamp};
+use super::reading::Reading;
+use am_journal::{AuthorRef, ReaderRef, SourceRef};
+use am_triples::Timestamp;
 use serde::{Deserialize, Serialize};
 
 fn authored_v1() -> String {
@@ -15,52 +17,136 @@ fn formation_cause() -> serde_json::Value {
     serde_json::Value::String("formation".to_owned())
 }
 
-/// The arguments of [`crate::MemorySystem::rewrite_digest`]:
-/// `rewrite_digest(record_id, *, text, author, cause, expected_version,
-/// reader=None, sources=(), derived_from=(), title=None, keywords=None,
-/// digest_method="authored-v1", magnitude=None, task_id=None,
-/// understood_at=None)`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct RewriteDigest {
-    /// The record: its graph id or its digest assertion id.
-    pub record_id: String,
-    /// The new digest, stored exactly as given.
-    pub text: String,
-    /// `{kind, id}`, kind in `AUTHOR_KINDS`.
-    pub author: JsonMap,
-    /// A cause in `REWRITE_CAUSES`, or `{"cause": ..., ...}` (extra keys kept).
-    pub cause: serde_json::Value,
-    /// Compare-and-set on the record's `digest_version` (0: never rewritten).
-    pub expected_version: i64,
-    /// `{provider, model, thinking}`: required for a model author.
-    #[serde(default)]
-    pub reader: Option<JsonMap>,
-    /// Ledger `SourceRef` dicts (a model author needs at least one).
-    #[serde(default)]
-    pub sources: Vec<serde_json::Value>,
-    /// Memories this reading was derived from.
-    #[serde(default)]
-    pub derived_from: Vec<String>,
-    /// A new title, written with its own title version.
-    #[serde(default)]
-    pub title: Option<String>,
-    /// New keywords.
-    #[serde(default)]
-    pub keywords: Option<Vec<String>>,
-    /// How the words were produced (default `authored-v1`).
-    #[serde(default = "authored_v1")]
-    pub digest_method: String,
-    /// The size of the change, when the reader says.
-    #[serde(default)]
-    pub magnitude: Option<f64>,
-    /// The task this settles (needs the task queue: refused `no_task_queue`
-    /// on a home without one).
-    #[serde(default)]
-    pub task_id: Option<String>,
-    /// When the reading was written (default: now).
-    #[serde(default)]
-    pub understood_at: Option<Timestamp>,
+/// Declares an understanding verb's arguments struct with the reading
+/// fields (`author`, `reader`, `sources`, `cause`, `understood_at`,
+/// `task_id`) spliced in where the struct names them (`reading author,`):
+/// each is declared here once, with its type, docs and serde default, so
+/// every such struct keeps the spec's flat keyword arguments (and their
+/// order) on the wire and in Rust; `reading cause = formation,` gives the
+/// cause `narrate_dream`'s default. The struct also gets `reading()`, the
+/// borrowed [`Reading`] the verbs validate with [`Reading::validate`].
+///
+/// Not `#[serde(flatten)]` of a shared struct: a flattened struct buffers
+/// its keys, so a mistyped value loses its argument path and an unknown key
+/// the list of known ones in exec's refusals (serde documents flatten as
+/// unsupported with `deny_unknown_fields`), and `narrate_dream`'s cause has
+/// a default the others' lacks.
+macro_rules! with_reading {
+    ($(#[$m:meta])* pub struct $name:ident { $($body:tt)* }) => {
+        with_reading!(@fields [$(#[$m])*] $name [] $($body)*);
+    };
+    (@fields $m:tt $name:ident [$($done:tt)*] reading author, $($rest:tt)*) => {
+        with_reading!(@fields $m $name [$($done)*
+            /// `{kind, id}`, kind in `AUTHOR_KINDS`.
+            pub author: AuthorRef,
+        ] $($rest)*);
+    };
+    (@fields $m:tt $name:ident [$($done:tt)*] reading reader, $($rest:tt)*) => {
+        with_reading!(@fields $m $name [$($done)*
+            /// `{provider, model, thinking}`: required for a model author.
+            #[serde(default)]
+            pub reader: Option<ReaderRef>,
+        ] $($rest)*);
+    };
+    (@fields $m:tt $name:ident [$($done:tt)*] reading sources, $($rest:tt)*) => {
+        with_reading!(@fields $m $name [$($done)*
+            /// Ledger `SourceRef`s (a model author needs at least one).
+            #[serde(default)]
+            pub sources: Vec<SourceRef>,
+        ] $($rest)*);
+    };
+    (@fields $m:tt $name:ident [$($done:tt)*] reading cause, $($rest:tt)*) => {
+        with_reading!(@fields $m $name [$($done)*
+            /// A cause in `REWRITE_CAUSES`, or `{"cause": ..., ...}` (extra keys kept).
+            pub cause: serde_json::Value,
+        ] $($rest)*);
+    };
+    (@fields $m:tt $name:ident [$($done:tt)*] reading cause = formation, $($rest:tt)*) => {
+        with_reading!(@fields $m $name [$($done)*
+            /// A cause in `REWRITE_CAUSES`, or `{"cause": ..., ...}` (extra
+            /// keys kept); default `formation`.
+            #[serde(default = "formation_cause")]
+            pub cause: serde_json::Value,
+        ] $($rest)*);
+    };
+    (@fields $m:tt $name:ident [$($done:tt)*] reading task_id, $($rest:tt)*) => {
+        with_reading!(@fields $m $name [$($done)*
+            /// The task this settles (needs the task queue: refused
+            /// `no_task_queue` on a home without one).
+            #[serde(default)]
+            pub task_id: Option<String>,
+        ] $($rest)*);
+    };
+    (@fields $m:tt $name:ident [$($done:tt)*] reading understood_at, $($rest:tt)*) => {
+        with_reading!(@fields $m $name [$($done)*
+            /// When the reading was written (default: now).
+            #[serde(default)]
+            pub understood_at: Option<Timestamp>,
+        ] $($rest)*);
+    };
+    (@fields $m:tt $name:ident [$($done:tt)*] $(#[$fm:meta])* pub $f:ident : $t:ty, $($rest:tt)*) => {
+        with_reading!(@fields $m $name [$($done)* $(#[$fm])* pub $f: $t,] $($rest)*);
+    };
+    (@fields [$($m:tt)*] $name:ident [$($done:tt)*]) => {
+        $($m)*
+        pub struct $name {
+            $($done)*
+        }
+
+        impl $name {
+            /// This call's reading: who wrote it, from what, why, when and
+            /// for which task.
+            pub fn reading(&self) -> Reading<'_> {
+                Reading {
+                    author: &self.author,
+                    reader: self.reader.as_ref(),
+                    sources: &self.sources,
+                    cause: &self.cause,
+                    understood_at: self.understood_at,
+                    task_id: self.task_id.as_deref(),
+                }
+            }
+        }
+    };
+}
+
+with_reading! {
+    /// The arguments of [`crate::MemorySystem::rewrite_digest`]:
+    /// `rewrite_digest(record_id, *, text, author, cause, expected_version,
+    /// reader=None, sources=(), derived_from=(), title=None, keywords=None,
+    /// digest_method="authored-v1", magnitude=None, task_id=None,
+    /// understood_at=None)`.
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+    #[serde(deny_unknown_fields)]
+    pub struct RewriteDigest {
+        /// The record: its graph id or its digest assertion id.
+        pub record_id: String,
+        /// The new digest, stored exactly as given.
+        pub text: String,
+        reading author,
+        reading cause,
+        /// Compare-and-set on the record's `digest_version` (0: never rewritten).
+        pub expected_version: i64,
+        reading reader,
+        reading sources,
+        /// Memories this reading was derived from.
+        #[serde(default)]
+        pub derived_from: Vec<String>,
+        /// A new title, written with its own title version.
+        #[serde(default)]
+        pub title: Option<String>,
+        /// New keywords.
+        #[serde(default)]
+        pub keywords: Option<Vec<String>>,
+        /// How the words were produced (default `authored-v1`).
+        #[serde(default = "authored_v1")]
+        pub digest_method: String,
+        /// The size of the change, when the reader says.
+        #[serde(default)]
+        pub magnitude: Option<f64>,
+        reading task_id,
+        reading understood_at,
+    }
 }
 
 impl RewriteDigest {
@@ -69,7 +155,7 @@ impl RewriteDigest {
     pub fn new(
         record_id: &str,
         text: &str,
-        author: JsonMap,
+        author: AuthorRef,
         cause: serde_json::Value,
         expected_version: i64,
     ) -> Self {
@@ -92,34 +178,26 @@ impl RewriteDigest {
     }
 }
 
-/// The arguments of [`crate::MemorySystem::retitle`]: `retitle(record_id, *,
-/// title, author, cause, expected_version, reader=None, sources=(),
-/// task_id=None, understood_at=None)`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct Retitle {
-    /// The record: its graph id or its digest assertion id.
-    pub record_id: String,
-    /// The new title, stored exactly as given (never cut).
-    pub title: String,
-    /// `{kind, id}`, kind in `AUTHOR_KINDS`.
-    pub author: JsonMap,
-    /// A cause in `REWRITE_CAUSES`, or `{"cause": ..., ...}`.
-    pub cause: serde_json::Value,
-    /// Compare-and-set on the record's `title_version` (0: never retitled).
-    pub expected_version: i64,
-    /// `{provider, model, thinking}`: required for a model author.
-    #[serde(default)]
-    pub reader: Option<JsonMap>,
-    /// Ledger `SourceRef` dicts.
-    #[serde(default)]
-    pub sources: Vec<serde_json::Value>,
-    /// The task this settles (needs the task queue).
-    #[serde(default)]
-    pub task_id: Option<String>,
-    /// When the reading was written (default: now).
-    #[serde(default)]
-    pub understood_at: Option<Timestamp>,
+with_reading! {
+    /// The arguments of [`crate::MemorySystem::retitle`]: `retitle(record_id, *,
+    /// title, author, cause, expected_version, reader=None, sources=(),
+    /// task_id=None, understood_at=None)`.
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+    #[serde(deny_unknown_fields)]
+    pub struct Retitle {
+        /// The record: its graph id or its digest assertion id.
+        pub record_id: String,
+        /// The new title, stored exactly as given (never cut).
+        pub title: String,
+        reading author,
+        reading cause,
+        /// Compare-and-set on the record's `title_version` (0: never retitled).
+        pub expected_version: i64,
+        reading reader,
+        reading sources,
+        reading task_id,
+        reading understood_at,
+    }
 }
 
 impl Retitle {
@@ -128,7 +206,7 @@ impl Retitle {
     pub fn new(
         record_id: &str,
         title: &str,
-        author: JsonMap,
+        author: AuthorRef,
         cause: serde_json::Value,
         expected_version: i64,
     ) -> Self {
@@ -146,41 +224,32 @@ impl Retitle {
     }
 }
 
-/// The arguments of [`crate::MemorySystem::narrate_dream`]:
-/// `narrate_dream(dream_id, *, text, author, expected_version=0, reader=None,
-/// sources=(), cause="formation", task_id=None, understood_at=None)`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct NarrateDream {
-    /// The dream: its graph id or its digest assertion id.
-    pub dream_id: String,
-    /// The narration, stored exactly as given.
-    pub text: String,
-    /// `{kind, id}`, kind in `AUTHOR_KINDS`.
-    pub author: JsonMap,
-    /// Compare-and-set on `narration_version` (default 0: never narrated).
-    #[serde(default)]
-    pub expected_version: i64,
-    /// `{provider, model, thinking}`: required for a model author.
-    #[serde(default)]
-    pub reader: Option<JsonMap>,
-    /// Ledger `SourceRef` dicts.
-    #[serde(default)]
-    pub sources: Vec<serde_json::Value>,
-    /// Default `formation`.
-    #[serde(default = "formation_cause")]
-    pub cause: serde_json::Value,
-    /// The task this settles (needs the task queue).
-    #[serde(default)]
-    pub task_id: Option<String>,
-    /// When the narration was written (default: now).
-    #[serde(default)]
-    pub understood_at: Option<Timestamp>,
+with_reading! {
+    /// The arguments of [`crate::MemorySystem::narrate_dream`]:
+    /// `narrate_dream(dream_id, *, text, author, expected_version=0, reader=None,
+    /// sources=(), cause="formation", task_id=None, understood_at=None)`.
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+    #[serde(deny_unknown_fields)]
+    pub struct NarrateDream {
+        /// The dream: its graph id or its digest assertion id.
+        pub dream_id: String,
+        /// The narration, stored exactly as given.
+        pub text: String,
+        reading author,
+        /// Compare-and-set on `narration_version` (default 0: never narrated).
+        #[serde(default)]
+        pub expected_version: i64,
+        reading reader,
+        reading sources,
+        reading cause = formation,
+        reading task_id,
+        reading understood_at,
+    }
 }
 
 impl NarrateDream {
     /// Narrate `dream_id` with `text` by `author`.
-    pub fn new(dream_id: &str, text: &str, author: JsonMap) -> Self {
+    pub fn new(dream_id: &str, text: &str, author: AuthorRef) -> Self {
         NarrateDream {
             dream_id: dream_id.to_owned(),
             text: text.to_owned(),
@@ -209,7 +278,7 @@ pub struct RevertDigest {
     pub expected_version: i64,
     /// Who reverts: `{kind, id}` (default the operator), recorded in the cause.
     #[serde(default)]
-    pub by: Option<JsonMap>,
+    pub by: Option<AuthorRef>,
     /// Why, recorded in the cause.
     #[serde(default)]
     pub reason: Option<String>,

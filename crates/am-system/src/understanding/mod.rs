@@ -16,13 +16,13 @@
 
 use crate::error::{Error, Result};
 use crate::formation::reading::{
-    ReadingProvenance, UnderstandingFields, ValidProvenance, attr_version, reading_provenance,
-    understanding_fields, validate_author, validate_provenance,
+    ReadingProvenance, UnderstandingFields, attr_version, reading_provenance, understanding_fields,
 };
 use crate::kinds::UNDERSTANDING_PROTECTED_KINDS;
 use crate::outcome::{Outcome, Reason, UnderstandingResult};
 use crate::system::{MemorySystem, unknown_id};
 use crate::understanding::args::{NarrateDream, Retitle, RevertDigest, RewriteDigest};
+use crate::understanding::reading::{Reading, ValidProvenance, validate_author};
 use am_journal::{ClosureFilter, UnderstandingVersion, VersionFilter};
 use am_triples::text::{is_record_digest, py_str};
 use am_triples::{CommitPoint, DigestRewrite, ErrorKind, JsonMap, Timestamp, TripleAssertion};
@@ -31,6 +31,7 @@ use serde_json::{Value, json};
 
 pub mod args;
 mod pending;
+pub mod reading;
 
 /// How many closures `current_of` follows before it stops (a longer chain is
 /// reported as it stands, never looped).
@@ -302,15 +303,6 @@ struct Settle {
     pending: Vec<&'static str>,
 }
 
-/// The provenance arguments a verb passes to [`MemorySystem::begin_rewrite`].
-struct ReadingArgs<'a> {
-    author: &'a JsonMap,
-    reader: Option<&'a JsonMap>,
-    sources: &'a [Value],
-    cause: &'a Value,
-    understood_at: Option<Timestamp>,
-}
-
 /// What every understanding write starts from: the validated reading (when
 /// the verb takes one), the record and the ids the result names.
 struct Begun<'a> {
@@ -321,11 +313,11 @@ struct Begun<'a> {
     given_at: Option<String>,
 }
 
-/// The reading a write records: the verb's provenance arguments (validated
+/// The reading a write records: the verb's arguments' reading (validated
 /// by [`MemorySystem::begin_rewrite`]) or one the engine composed itself
 /// (a mechanical declaration).
 enum ReadingIn<'a> {
-    Args(ReadingArgs<'a>),
+    Args(Reading<'a>),
     Ready(ValidProvenance),
 }
 
@@ -507,16 +499,7 @@ impl MemorySystem {
         reading: ReadingIn<'_>,
     ) -> Result<std::result::Result<Begun<'a>, UnderstandingResult>> {
         let (reading, given_at) = match reading {
-            ReadingIn::Args(a) => (
-                validate_provenance(
-                    a.author,
-                    a.reader,
-                    a.sources,
-                    a.cause,
-                    self.source_validator.as_ref(),
-                )?,
-                a.understood_at.map(Timestamp::canonical),
-            ),
+            ReadingIn::Args(a) => (a.validate()?, a.understood_at.map(Timestamp::canonical)),
             ReadingIn::Ready(r) => (r, None),
         };
         self.home.check_rewrite()?;
@@ -762,7 +745,7 @@ impl MemorySystem {
     ///
     /// # Errors
     /// `InvalidInput` for bad provenance arguments (see
-    /// [`validate_provenance`]) or a non-finite magnitude, and for a durable
+    /// [`Reading::validate`]) or a non-finite magnitude, and for a durable
     /// store whose journal lives elsewhere; `Unsupported` for a store that
     /// cannot rewrite in place (LanceDB); the store's or journal's failure.
     pub fn rewrite_digest(&self, args: &RewriteDigest) -> Result<UnderstandingResult> {
@@ -780,13 +763,7 @@ impl MemorySystem {
             args.record_id.as_str(),
             "digest",
             wants_queue(args.task_id.as_deref()),
-            ReadingIn::Args(ReadingArgs {
-                author: &args.author,
-                reader: args.reader.as_ref(),
-                sources: &args.sources,
-                cause: &args.cause,
-                understood_at: args.understood_at,
-            }),
+            ReadingIn::Args(args.reading()),
         )? {
             Ok(b) => b,
             Err(refusal) => return Ok(refusal),
@@ -964,13 +941,7 @@ impl MemorySystem {
             args.record_id.as_str(),
             "title",
             wants_queue(args.task_id.as_deref()),
-            ReadingIn::Args(ReadingArgs {
-                author: &args.author,
-                reader: args.reader.as_ref(),
-                sources: &args.sources,
-                cause: &args.cause,
-                understood_at: args.understood_at,
-            }),
+            ReadingIn::Args(args.reading()),
         )? {
             Ok(b) => b,
             Err(refusal) => return Ok(refusal),
@@ -1054,13 +1025,7 @@ impl MemorySystem {
             args.dream_id.as_str(),
             "narration",
             wants_queue(args.task_id.as_deref()),
-            ReadingIn::Args(ReadingArgs {
-                author: &args.author,
-                reader: args.reader.as_ref(),
-                sources: &args.sources,
-                cause: &args.cause,
-                understood_at: args.understood_at,
-            }),
+            ReadingIn::Args(args.reading()),
         )? {
             Ok(b) => b,
             Err(refusal) => return Ok(refusal),
@@ -1133,10 +1098,7 @@ impl MemorySystem {
         let by = match &args.by {
             Some(b) => validate_author("by", b)?,
             None => {
-                let mut m = JsonMap::new();
-                m.insert("kind".into(), json!("operator"));
-                m.insert("id".into(), json!("operator"));
-                m
+                am_journal::AuthorRef::new(am_journal::AuthorKind::Operator, "operator").to_map()
             }
         };
         self.home.check_rewrite()?;

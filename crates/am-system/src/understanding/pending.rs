@@ -19,11 +19,12 @@ use super::{
     stamp, version_key, version_of,
 };
 use crate::error::{Error, Result};
-use crate::formation::reading::{ValidProvenance, attr_version};
+use crate::formation::reading::attr_version;
 use crate::kinds::{PENDING_FIELDS, UNDERSTANDING_PROTECTED_KINDS};
 use crate::outcome::{Outcome, Reason, UnderstandingResult};
 use crate::tasks::{ListTasks, PlannedEnqueue, task_id};
 use crate::understanding::args::{DeclarePending, RearmPending};
+use crate::understanding::reading::ValidProvenance;
 use am_journal::version::REWRITE_CAUSES;
 use am_journal::{TaskKind, TaskRow};
 use am_triples::{CommitPoint, JsonMap};
