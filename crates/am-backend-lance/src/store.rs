@@ -12,7 +12,8 @@ use am_triples::store::{FeedPage, resolve_query_vector};
 use am_triples::text::canonical_text;
 use am_triples::vector;
 use am_triples::{
-    Capabilities, Error, Order, Result, TextEmbedder, TripleAssertion, TripleQuery, TripleStore,
+    Capabilities, Error, Order, ReadAccelerator, Result, TextEmbedder, TripleAssertion,
+    TripleQuery, TripleStore, canonicalize_term,
 };
 use arrow_array::cast::AsArray;
 use arrow_array::types::Int64Type;
@@ -22,7 +23,7 @@ use futures::TryStreamExt;
 use lancedb::query::{ExecutableQuery, QueryBase, Select};
 use lancedb::table::NewColumnTransform;
 use lancedb::{Connection, Table};
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 /// The key of the embedding pin in the `{table}_meta` table.
@@ -962,6 +963,63 @@ impl TripleStore for LanceDBTripleStore {
 
     fn commit_guard(&self) -> Option<am_triples::CommitGuard> {
         self.guard.get().cloned()
+    }
+
+    fn accelerator(&self) -> Option<&dyn ReadAccelerator> {
+        Some(self)
+    }
+}
+
+/// `subjects_with_predicate` in one filtered scan per
+/// [`filter::MAX_IDS_IN_CLAUSE`] subjects (`predicate = … AND subject IN
+/// (…)`, every value a quoted literal) instead of one query per subject. A
+/// blank subject or predicate (which `query` does not filter on) is asked
+/// alone. The keyword reads and `rank_positions` keep their fallbacks: no
+/// keyword index, and the semantic query ranks its own rows.
+impl ReadAccelerator for LanceDBTripleStore {
+    fn subjects_with_predicate(
+        &self,
+        subjects: &[String],
+        predicate: &str,
+    ) -> Result<HashSet<String>> {
+        let predicate = canonicalize_term(predicate);
+        let mut by_canonical: HashMap<String, Vec<&String>> = HashMap::new();
+        let mut out = HashSet::new();
+        for s in subjects {
+            let c = canonicalize_term(s);
+            if c.is_empty() || predicate.is_empty() {
+                let found = self.query(&TripleQuery {
+                    subject: Some(s.clone()),
+                    predicate: Some(predicate.clone()),
+                    limit: 1,
+                    ..TripleQuery::default()
+                })?;
+                if !found.is_empty() {
+                    out.insert(s.clone());
+                }
+            } else {
+                by_canonical.entry(c).or_default().push(s);
+            }
+        }
+        let keys: Vec<&String> = by_canonical.keys().collect();
+        for chunk in keys.chunks(filter::MAX_IDS_IN_CLAUSE) {
+            let list: Vec<String> = chunk.iter().map(|k| quote_literal(k)).collect();
+            let where_ = format!(
+                "predicate = {} AND subject IN ({})",
+                quote_literal(&predicate),
+                list.join(", ")
+            );
+            for row in self.rows_where(where_)? {
+                // The clause is a pre-filter: the row predicate decides.
+                if row.assertion.predicate != predicate {
+                    continue;
+                }
+                if let Some(inputs) = by_canonical.get(&row.assertion.subject) {
+                    out.extend(inputs.iter().map(|s| (*s).clone()));
+                }
+            }
+        }
+        Ok(out)
     }
 }
 

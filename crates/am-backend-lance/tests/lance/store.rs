@@ -471,3 +471,54 @@ fn a_digest_rewrite_in_place_is_refused_unsupported_and_writes_nothing() {
     assert_eq!(all(&s), before, "nothing written");
     assert_eq!(s.stored_vector("d1").unwrap(), vector_before);
 }
+
+/// The LanceDB accelerator's `subjects_with_predicate` (one filtered scan
+/// per 512 subjects) answers what one query per subject answers, for
+/// canonicalized, blank, hostile and chunked subject lists.
+#[test]
+fn subjects_with_predicate_answers_as_one_query_per_subject_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = open(&dir, None);
+    let mem = am_triples::InMemoryTripleStore::new(None);
+    let mut rows = Vec::new();
+    for (i, subject) in HOSTILE.iter().chain(&["Subject0", "subject1"]).enumerate() {
+        let predicate = ["knows", "likes"][i % 2];
+        rows.push(TripleAssertion::new(subject, predicate, "ex:o").with_scope("session"));
+    }
+    for i in 0..600 {
+        rows.push(TripleAssertion::new(
+            &format!("ex:many-{i}"),
+            "knows",
+            "ex:o",
+        ));
+    }
+    s.add(&rows).unwrap();
+    mem.add(&rows).unwrap();
+    let mut subjects: Vec<String> = HOSTILE.iter().map(|h| (*h).to_owned()).collect();
+    subjects.extend([" SUBJECT0 ", "Subject1", "nobody", ""].map(str::to_owned));
+    subjects.extend((0..700).step_by(3).map(|i| format!("ex:many-{i}")));
+    let fallback = |predicate: &str| -> std::collections::HashSet<String> {
+        subjects
+            .iter()
+            .filter(|subject| {
+                !mem.query(&TripleQuery {
+                    subject: Some((*subject).clone()),
+                    predicate: Some(predicate.to_owned()),
+                    limit: 1,
+                    ..TripleQuery::default()
+                })
+                .unwrap()
+                .is_empty()
+            })
+            .cloned()
+            .collect()
+    };
+    let accelerated: &dyn TripleStore = &s;
+    assert!(accelerated.accelerator().is_some());
+    for predicate in ["knows", "LIKES", "owns", ""] {
+        let got = accelerated
+            .subjects_with_predicate(&subjects, predicate)
+            .unwrap();
+        assert_eq!(got, fallback(predicate), "predicate {predicate:?}");
+    }
+}
