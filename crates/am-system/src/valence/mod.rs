@@ -225,6 +225,23 @@ fn norm_scope(scope: &str) -> String {
     scope.trim().to_lowercase()
 }
 
+/// The inputs of the step `heal_scar` and `break_bond` share: the standing
+/// marker (a scar or a bond) and the event that resolves it.
+struct Resolution<'a> {
+    /// The standing marker, read from the valence index.
+    marker: ValenceEvent,
+    /// `healing` or `break`.
+    kind: &'static str,
+    /// `+1` for a healing, `-1` for a break.
+    sign: i64,
+    reason: &'a str,
+    actor: &'a str,
+    /// `heals` / `breaks` (and `lesson_record_id`), naming the marker.
+    provenance: JsonMap,
+    /// The caller's id, or the default naming the marker.
+    event_id: String,
+}
+
 impl MemorySystem {
     /// The gradation tunables this system folds with.
     pub fn gradation_config(&self) -> &GradationConfig {
@@ -325,15 +342,15 @@ impl MemorySystem {
         }
         let event_id =
             blank_to_none(args.event_id.as_deref()).unwrap_or_else(|| format!("heal:{sid}"));
-        self.resolve_marker(
-            scar,
-            "healing",
-            1,
-            &args.reason,
-            &args.actor,
+        self.resolve_marker(Resolution {
+            marker: scar,
+            kind: "healing",
+            sign: 1,
+            reason: &args.reason,
+            actor: &args.actor,
             provenance,
             event_id,
-        )
+        })
     }
 
     /// Dissolve a standing bond: append a `break` event naming it
@@ -357,15 +374,15 @@ impl MemorySystem {
         provenance.insert("breaks".into(), Value::String(bid.to_owned()));
         let event_id =
             blank_to_none(args.event_id.as_deref()).unwrap_or_else(|| format!("break:{bid}"));
-        self.resolve_marker(
-            bond,
-            "break",
-            -1,
-            &args.reason,
-            &args.actor,
+        self.resolve_marker(Resolution {
+            marker: bond,
+            kind: "break",
+            sign: -1,
+            reason: &args.reason,
+            actor: &args.actor,
             provenance,
             event_id,
-        )
+        })
     }
 
     fn require_privileged(&self, actor: &str, verb: &str) -> Result<()> {
@@ -396,17 +413,19 @@ impl MemorySystem {
         }
     }
 
-    #[allow(clippy::too_many_arguments, reason = "a private step of two verbs")]
-    fn resolve_marker(
-        &self,
-        marker: ValenceEvent,
-        kind: &str,
-        sign: i64,
-        reason: &str,
-        actor: &str,
-        provenance: JsonMap,
-        event_id: String,
-    ) -> Result<String> {
+    /// Append the event resolving a standing marker (`heal_scar`'s
+    /// `healing`, `break_bond`'s `break`) on the marker's target, in its
+    /// `(scope, owner)`, with the marker's magnitude.
+    fn resolve_marker(&self, step: Resolution<'_>) -> Result<String> {
+        let Resolution {
+            marker,
+            kind,
+            sign,
+            reason,
+            actor,
+            provenance,
+            event_id,
+        } = step;
         let e = ValenceEvent {
             target_id: marker.target_id,
             sign,
