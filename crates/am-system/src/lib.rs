@@ -10,6 +10,7 @@ pub mod config;
 pub mod error;
 pub mod ids;
 pub mod kinds;
+mod locks;
 pub mod lookup;
 pub mod outcome;
 mod pair_folds;

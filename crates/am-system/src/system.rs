@@ -9,11 +9,12 @@
 
 use crate::config::{AttentionConfig, ReconstructConfig, SpreadParams};
 use crate::error::{Error, Result};
+use crate::locks::CacheLock;
 use crate::outcome::Warned;
 use am_journal::{MemoryHome, MemoryJournal, PairHome};
 use am_triples::{TextEmbedder, Timestamp, TripleAssertion, TripleQuery, TripleStore};
 use std::collections::{BTreeSet, HashMap};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 /// An injectable clock: answers the current instant as a [`Timestamp`]
 /// (`am_triples::Clock`; [`am_triples::fixed_clock`] pins one).
@@ -115,15 +116,17 @@ pub struct MemorySystem {
     pub(crate) clock: Clock,
     pub(crate) broad_scopes: BTreeSet<String>,
     pub(crate) ablation: Option<Ablation>,
-    pub(crate) warnings: Mutex<Vec<String>>,
+    /// The warnings no verb's result carried, until `take_warnings` (a
+    /// cache: [`crate::locks`]).
+    pub(crate) warnings: CacheLock<Vec<String>>,
     /// The recall index `reconstruct` keeps fresh (reconstruct/index.rs).
-    pub(crate) recall_index: Mutex<crate::recall::reconstruct::index::RecallIndex>,
+    pub(crate) recall_index: CacheLock<crate::recall::reconstruct::index::RecallIndex>,
     /// The gradation tunables (`SystemOptions::gradation_config`).
     pub(crate) gradation: crate::config::GradationConfig,
     /// The valence streams `gradation` keeps fresh (valence/index.rs).
-    pub(crate) valence_index: Mutex<crate::valence::index::ValenceIndex>,
+    pub(crate) valence_index: CacheLock<crate::valence::index::ValenceIndex>,
     /// The ladder mirror `entity_card` keeps fresh (card/mirror.rs).
-    pub(crate) card_mirror: Mutex<crate::observe::card::mirror::LadderMirror>,
+    pub(crate) card_mirror: CacheLock<crate::observe::card::mirror::LadderMirror>,
 }
 
 impl std::fmt::Debug for MemorySystem {
@@ -296,11 +299,11 @@ impl MemorySystem {
             clock: options.clock.unwrap_or_else(default_clock),
             broad_scopes,
             ablation: options.ablation,
-            warnings: Mutex::new(Vec::new()),
-            recall_index: Mutex::default(),
+            warnings: CacheLock::default(),
+            recall_index: CacheLock::default(),
             gradation: options.gradation_config,
-            valence_index: Mutex::default(),
-            card_mirror: Mutex::default(),
+            valence_index: CacheLock::default(),
+            card_mirror: CacheLock::default(),
         };
         // What the store and journal raised before this system existed (a
         // volatile journal, an upgrade note) is reported by `take_warnings`,
@@ -412,10 +415,7 @@ impl MemorySystem {
 
     /// Record a `#FALLBACK` (or other) warning for the host to drain.
     pub(crate) fn warn(&self, message: String) {
-        self.warnings
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .push(message);
+        self.warnings.lock().push(message);
     }
 
     /// Drain the warnings no verb's result carried: what opening the store
@@ -424,12 +424,7 @@ impl MemorySystem {
     /// this system. A verb's own warnings travel with its result
     /// ([`crate::Warned`], `ReconstructionResult::warnings`).
     pub fn take_warnings(&self) -> Vec<String> {
-        let mut out = std::mem::take(
-            &mut *self
-                .warnings
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner),
-        );
+        let mut out = std::mem::take(&mut *self.warnings.lock());
         out.extend(self.store.take_warnings());
         out.extend(self.journal.take_warnings());
         out

@@ -25,6 +25,7 @@ pub const CORE: &[&str] = &[
     "error",
     "ids",
     "kinds",
+    "locks",
     "lookup",
     "outcome",
     "pair_folds",

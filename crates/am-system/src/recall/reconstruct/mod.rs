@@ -186,7 +186,6 @@ impl MemorySystem {
             if !anchored {
                 self.recall_index
                     .lock()
-                    .unwrap_or_else(std::sync::PoisonError::into_inner)
                     .advance_past_own_audit(as_of, &mut appended);
             }
         }

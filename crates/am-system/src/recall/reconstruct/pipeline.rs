@@ -77,10 +77,7 @@ impl MemorySystem {
         &self,
         call: &Call<'_>,
     ) -> Result<(ReconstructionResult, Option<ReconstructionTrace>)> {
-        let mut index = self
-            .recall_index
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut index = self.recall_index.lock();
         // Entry: a read at the current seq (never an explicit anchor below
         // it) is served by the journal caches.
         index.refresh_store(self.store.as_ref());
