@@ -51,6 +51,11 @@ impl Ablation {
 }
 
 /// Everything `MemorySystem::with_options` takes besides the store and journal.
+///
+/// The spec's constructor also takes `selector` and `reflector`, "accepted
+/// for signature stability but unused" (api.md "Layer 2"; the spec gives
+/// them no shape): this port has no such fields until a verb uses them
+/// (docs/retrieval.md "Selector and reflector").
 #[derive(Clone, Default)]
 pub struct SystemOptions {
     /// Enables the vector retrieval channel.
@@ -71,12 +76,6 @@ pub struct SystemOptions {
     /// pair gets an `InMemoryTaskQueue`, a given home opens its own
     /// (`MemoryHome::open_task_queue`; the SQLite home's `memq_*` tables).
     pub task_queue: bool,
-    /// A selector hook: accepted for signature stability, unused (the shelf
-    /// is heuristic); supplying one raises a `#FALLBACK` warning.
-    pub selector: Option<Arc<dyn std::any::Any + Send + Sync>>,
-    /// A reflector hook: accepted for signature stability, unused; supplying
-    /// one raises a `#FALLBACK` warning.
-    pub reflector: Option<Arc<dyn std::any::Any + Send + Sync>>,
     /// The host's commit guard (api.md "Commit guard"): installed on the
     /// store and the journal, so every write transaction through them calls
     /// it immediately before its COMMIT with the commit point; a refusal rolls
@@ -258,22 +257,7 @@ impl MemorySystem {
             home.store().install_commit_guard(guard)?;
             home.journal().install_commit_guard(guard)?;
         }
-        let selector = options.selector.is_some();
-        let reflector = options.reflector.is_some();
-        let system = Self::build(home, options);
-        if selector {
-            system.warn(
-                "#FALLBACK: selector refinement is not implemented; heuristic shelf only"
-                    .to_owned(),
-            );
-        }
-        if reflector {
-            system.warn(
-                "#FALLBACK: reflector consolidation is not implemented; the selector/reflector hooks are accepted for signature stability only"
-                    .to_owned(),
-            );
-        }
-        Ok(system)
+        Ok(Self::build(home, options))
     }
 
     fn build(home: Arc<dyn MemoryHome>, options: SystemOptions) -> Self {
@@ -419,8 +403,9 @@ impl MemorySystem {
     }
 
     /// Drain the warnings no verb's result carried: what opening the store
-    /// and journal raised (a volatile journal), the options' notes (an unused
-    /// selector), and what the store and journal raised outside a verb of
+    /// and journal raised (a volatile journal), what opening the system
+    /// raised (a pair of one file forming in two steps), and what the store
+    /// and journal raised outside a verb of
     /// this system. A verb's own warnings travel with its result
     /// ([`crate::Warned`], `ReconstructionResult::warnings`).
     pub fn take_warnings(&self) -> Vec<String> {

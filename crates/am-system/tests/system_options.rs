@@ -215,23 +215,3 @@ fn payload_of_a_diary_projection_carries_its_entry_id() {
         );
     });
 }
-
-#[test]
-fn a_selector_or_reflector_is_accepted_unused_with_a_fallback_warning() {
-    let (store, journal) = pair();
-    let o = SystemOptions {
-        selector: Some(Arc::new(())),
-        reflector: Some(Arc::new(())),
-        ..SystemOptions::default()
-    };
-    let s = MemorySystem::with_options(store, journal, o).unwrap();
-    let w = s.take_warnings();
-    assert!(
-        w.iter().any(|w| w.starts_with("#FALLBACK: selector")),
-        "{w:?}"
-    );
-    assert!(
-        w.iter().any(|w| w.starts_with("#FALLBACK: reflector")),
-        "{w:?}"
-    );
-}
