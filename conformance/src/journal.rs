@@ -70,6 +70,7 @@ pub fn checks() -> Vec<Check<dyn JournalFactory>> {
         check!(append_bindings_is_ordered_idempotent_and_all_or_nothing),
         check!(append_recall_appends_the_trace_then_its_listed_events_all_or_nothing),
         check!(supplied_closure_id_replay_returns_the_original),
+        check!(append_closures_is_ordered_idempotent_and_all_or_nothing),
         check!(supplied_trace_id_replay_returns_the_original),
         check!(supplied_snapshot_id_replay_returns_the_original),
         check!(supplied_valence_event_id_replay_returns_the_original),
@@ -403,6 +404,41 @@ pub fn supplied_closure_id_replay_returns_the_original(f: &dyn JournalFactory) -
     )?;
     ensure_eq("replayed closure", replay, first)?;
     ensure_eq("current_seq", ok("current_seq", j.current_seq())?, 1)
+}
+
+/// `append_closures` appends a batch in order on the seq axis, returns a
+/// supplied id already appended (or repeated earlier in the batch) as the
+/// original record, and refuses a batch whose later closure is invalid
+/// without appending any of it.
+pub fn append_closures_is_ordered_idempotent_and_all_or_nothing(
+    f: &dyn JournalFactory,
+) -> CheckResult {
+    let j = open(f)?;
+    let batch = [
+        ClosureRecord::new("a1", "retract", "wrong").with_closure_id("c1"),
+        ClosureRecord::new("a2", "supersede", "newer")
+            .with_replacements(&["a3"])
+            .with_closure_id("c2"),
+        ClosureRecord::new("a4", "retract", "again").with_closure_id("c1"),
+    ];
+    let first = ok("append_closures", j.append_closures(&batch))?;
+    ensure_eq("seqs", seqs(&first, |c| c.seq), vec![1, 2, 1])?;
+    ensure_eq("in-batch duplicate", first[2].clone(), first[0].clone())?;
+    let replay = ok(
+        "append_closures",
+        j.append_closures(&[
+            ClosureRecord::new("a2", "retract", "replayed").with_closure_id("c2"),
+            ClosureRecord::new("a5", "retract", "new").with_closure_id("c5"),
+        ]),
+    )?;
+    ensure_eq("replayed closure", replay[0].clone(), first[1].clone())?;
+    ensure_eq("new closure seq", replay[1].seq, 3)?;
+    refused_unchanged(&*j, "a batch whose later closure has no reason", || {
+        j.append_closures(&[
+            ClosureRecord::new("a6", "retract", "fine").with_closure_id("c6"),
+            ClosureRecord::new("a7", "retract", "  ").with_closure_id("c7"),
+        ])
+    })
 }
 
 /// A supplied `trace_id` makes a repeated append a no-op returning the original (the first trace wins).

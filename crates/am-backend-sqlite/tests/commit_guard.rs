@@ -209,6 +209,20 @@ const VERBS: &[(&str, CommitPoint, Verb, Verb)] = &[
         },
     ),
     (
+        "journal.append_closures",
+        CommitPoint::Journal,
+        |_| Ok(()),
+        |s| {
+            s.journal
+                .append_closures(&[
+                    ClosureRecord::new("a1", "retract", "wrong"),
+                    ClosureRecord::new("a2", "retract", "wrong"),
+                ])
+                .map(|_| ())
+                .map_err(journal_err)
+        },
+    ),
+    (
         "journal.append_trace",
         CommitPoint::Journal,
         |_| Ok(()),

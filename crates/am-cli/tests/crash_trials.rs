@@ -43,17 +43,26 @@
 //! version 1), `narrate_dream` (the dream row's narration and its version,
 //! version 1 of field `narration`) and `revert_digest` (over notes rewritten
 //! once: the row back at its first reading as digest version 2, and that
-//! version 2).
+//! version 2), and the closing acts, each one batch of closures that lands
+//! whole or not at all: `close_record` (a record's digest and its two edges
+//! closed together; deterministic closure ids, so a replay writes nothing)
+//! and `close_assertions` (the same three assertions by id; the spec gives
+//! it no closure id, so the script, as a resuming host would, skips a
+//! record whose closures are already there).
 //!
 //! `AM_CRASH_TRIALS` (default 50, what CI runs: the issue's "CI runs 50
-//! trials per verb"; the 16 verbs take about 60 s in the debug build on 2
-//! shared cores at load 1 to 2) trials per verb,
+//! trials per verb"; the 16 verbs before the closing acts took about 60 s
+//! in the debug build on 2 shared cores at load 1 to 2; all 18 took 211 s
+//! at load 6 to 7)
+//! trials per verb,
 //! `AM_CRASH_WRITES` (default 30) writes per script, `AM_CRASH_SEED` the seed,
 //! arguments after `--` name verbs to run; `cargo xtask soak --trials N` runs
 //! more and prints the figures this prints.
 
 use am_backend_sqlite::journal::SQLiteJournal;
 use am_backend_sqlite::{SQLiteTripleStore, SqliteHome, SqliteStoreOptions};
+use am_journal::MemoryJournal;
+use am_system::{CloseAssertions, CloseRecord};
 use am_system::{
     CommitSelection, MemoryRecordInput, MemorySystem, Reconstruct, RememberMany, RewriteDigest,
     Stimulus, SystemOptions,
@@ -85,6 +94,8 @@ const VERBS: &[&str] = &[
     "retitle",
     "narrate_dream",
     "revert_digest",
+    "close_record",
+    "close_assertions",
 ];
 const SCOPE: &str = "crash";
 const OWNER: &str = "w";
@@ -424,6 +435,41 @@ fn setup_notes(system: &MemorySystem, n: usize, kind: &str) -> Vec<String> {
         .value
 }
 
+/// Idempotent setup of the closing acts: `n` episodes, each with a digest
+/// and two edges to its lesson, in one formation; returns each episode's
+/// graph id (a replay returns the same ids and writes nothing).
+fn setup_closable(system: &MemorySystem, n: usize) -> Vec<String> {
+    let mut records = Vec::with_capacity(2 * n);
+    for i in 0..n {
+        records.push(MemoryRecordInput::new(
+            "lesson",
+            &format!("Lesson {i}"),
+            "Restart the pool first.",
+        ));
+        records.push(
+            MemoryRecordInput::new("episode", &first_title(i), &first_reading(i))
+                .with_edge("derived_from", &format!("local:{}", 2 * i))
+                .with_edge("follows", &format!("local:{}", 2 * i)),
+        );
+    }
+    let ids = system
+        .remember_many(&RememberMany::new(records, SCOPE, OWNER, "setup"))
+        .expect("setup")
+        .value;
+    ids.into_iter().skip(1).step_by(2).collect()
+}
+
+/// The assertions episode `graph_id` owns (its digest and its two edges).
+fn owned_assertions(c: &Connection, graph_id: &str) -> Vec<String> {
+    let mut s = c
+        .prepare("SELECT assertion_id FROM triples WHERE subject = ?1 ORDER BY rowid")
+        .unwrap();
+    s.query_map([graph_id], |r| r.get(0))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap()
+}
+
 fn generation_vector(g: usize, row: usize) -> Vec<f32> {
     (0..DIM)
         .map(|k| 1.0 + (g * 7 + row * 3 + k) as f32 / 1000.0)
@@ -658,6 +704,40 @@ fn helper(verb: &str, path: &Path, n: usize) {
                 system
                     .revert_digest(&RevertDigest::new(id, 0, 1))
                     .expect("revert_digest");
+                say(&format!("ack {i}"));
+            }
+        }
+        "close_record" => {
+            let (_, _, system) = open_system(&home);
+            for (i, id) in setup_closable(&system, n).iter().enumerate() {
+                say(&format!("begin {i}"));
+                // Deterministic closure ids: a replay appends nothing.
+                let closed = system
+                    .close_record(&CloseRecord::retract(id, "wrong order"))
+                    .expect("close_record");
+                assert_eq!(closed.len(), 3, "the digest and its two edges");
+                say(&format!("ack {i}"));
+            }
+        }
+        "close_assertions" => {
+            let (_, journal, system) = open_system(&home);
+            let c = Connection::open(path).unwrap();
+            for (i, id) in setup_closable(&system, n).iter().enumerate() {
+                say(&format!("begin {i}"));
+                let owned = owned_assertions(&c, id);
+                assert_eq!(owned.len(), 3, "the digest and its two edges");
+                let closed_already = !journal
+                    .closures(&am_journal::ClosureFilter {
+                        assertion_id: Some(owned[0].clone()),
+                        ..am_journal::ClosureFilter::default()
+                    })
+                    .expect("closures")
+                    .is_empty();
+                if !closed_already {
+                    system
+                        .close_assertions(&CloseAssertions::new(&owned, "retract", "wrong"))
+                        .expect("close_assertions");
+                }
                 say(&format!("ack {i}"));
             }
         }
@@ -1099,6 +1179,26 @@ fn units(verb: &str, path: &Path, reference_ids: &[Vec<String>], n: usize) -> Un
                 };
                 u.insert(format!("narrate_dream {i}"), k);
             }
+            "close_record" | "close_assertions" => {
+                // The closures of episode `i`'s three assertions.
+                let graph_id: Option<String> = c
+                    .query_row(
+                        "SELECT subject FROM triples WHERE object = ?1",
+                        [first_reading(i)],
+                        |r| r.get(0),
+                    )
+                    .ok();
+                let k = match graph_id {
+                    Some(g) if has("memj_closures") => count(
+                        &c,
+                        "SELECT COUNT(*) FROM memj_closures WHERE assertion_id IN \
+                         (SELECT assertion_id FROM triples WHERE subject = ?1)",
+                        &[&g],
+                    ),
+                    _ => 0,
+                };
+                u.insert(format!("{verb} {i}"), k);
+            }
             "revert_digest" => {
                 // The row back at the first reading as version 2, and the
                 // new version 2 (version 0, captured by the template's
@@ -1375,6 +1475,11 @@ fn template(verb: &str, dir: &Path, n: usize) -> PathBuf {
                     ))
                     .unwrap();
             }
+        }
+        "close_record" | "close_assertions" => {
+            // The episodes and their edges, there before any kill.
+            let (_, _, system) = open_system(&home);
+            setup_closable(&system, n);
         }
         "task_release" => {
             // The notes (task 4's targets), there before any kill.

@@ -147,6 +147,25 @@ pub trait MemoryJournal: Send + Sync + std::any::Any {
     /// # Errors
     /// `InvalidInput` for an invalid closure (nothing appended); `Storage`.
     fn append_closure(&self, closure: &ClosureRecord) -> Result<ClosureRecord>;
+    /// Append several closures, each getting the next `seq` in order; a
+    /// supplied `closure_id` already appended (or repeated within the batch)
+    /// returns the original record and appends nothing for it. A
+    /// belief-revision act that closes several assertions (`close_record`,
+    /// `close_assertions`) appends them here: all of them or none.
+    ///
+    /// The default validates every closure before appending any, then appends
+    /// them one by one under one guard check; `InMemoryJournal` and
+    /// `SQLiteJournal` override it with one all-or-nothing append (one
+    /// transaction on SQLite).
+    ///
+    /// # Errors
+    /// `InvalidInput` for an invalid closure (nothing appended); `Storage`.
+    fn append_closures(&self, closures: &[ClosureRecord]) -> Result<Vec<ClosureRecord>> {
+        normalize_all(closures, ClosureRecord::normalized)?;
+        once_guarded(self.commit_guard(), self.write_fence(), || {
+            closures.iter().map(|c| self.append_closure(c)).collect()
+        })
+    }
     /// Closures, newest first.
     ///
     /// # Errors

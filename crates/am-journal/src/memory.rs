@@ -150,6 +150,25 @@ impl InMemoryJournal {
         st.bindings.push(b.clone());
         b
     }
+
+    /// Append one normalized closure under the lock; a supplied id already
+    /// appended (in an earlier call or earlier in this batch) returns the
+    /// original record.
+    fn push_closure(st: &mut State, mut c: ClosureRecord) -> ClosureRecord {
+        let supplied = c.closure_id.trim();
+        if !supplied.is_empty()
+            && let Some(&i) = st.closures_by_id.get(supplied)
+        {
+            return st.closures[i].clone();
+        }
+        fill_id(&mut c.closure_id);
+        fill_observed_at(&mut c.observed_at);
+        c.seq = st.next_seq();
+        let idx = st.closures.len();
+        st.closures_by_id.insert(c.closure_id.clone(), idx);
+        st.closures.push(c.clone());
+        c
+    }
 }
 
 impl MemoryJournal for InMemoryJournal {
@@ -299,23 +318,22 @@ impl MemoryJournal for InMemoryJournal {
     }
 
     fn append_closure(&self, closure: &ClosureRecord) -> Result<ClosureRecord> {
-        let mut c = closure.normalized()?;
+        let c = closure.normalized()?;
         let _write = self.write_lock.write();
         let mut st = self.lock();
         self.guard.check(am_triples::CommitPoint::Journal)?;
-        let supplied = c.closure_id.trim();
-        if !supplied.is_empty()
-            && let Some(&i) = st.closures_by_id.get(supplied)
-        {
-            return Ok(st.closures[i].clone());
-        }
-        fill_id(&mut c.closure_id);
-        fill_observed_at(&mut c.observed_at);
-        c.seq = st.next_seq();
-        let idx = st.closures.len();
-        st.closures_by_id.insert(c.closure_id.clone(), idx);
-        st.closures.push(c.clone());
-        Ok(c)
+        Ok(Self::push_closure(&mut st, c))
+    }
+
+    fn append_closures(&self, closures: &[ClosureRecord]) -> Result<Vec<ClosureRecord>> {
+        let items = normalize_all(closures, ClosureRecord::normalized)?;
+        let _write = self.write_lock.write();
+        let mut st = self.lock();
+        self.guard.check(am_triples::CommitPoint::Journal)?;
+        Ok(items
+            .into_iter()
+            .map(|c| Self::push_closure(&mut st, c))
+            .collect())
     }
 
     fn closures(&self, filter: &ClosureFilter) -> Result<Vec<ClosureRecord>> {

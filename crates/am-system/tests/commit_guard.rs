@@ -12,8 +12,8 @@ mod common;
 
 use am_journal::InMemoryJournal;
 use am_system::{
-    Bind, MemoryRecordInput, MemorySystem, NarrateDream, RememberMany, Retitle, RewriteDigest,
-    SystemOptions,
+    Bind, CloseAssertions, CloseRecord, MemoryRecordInput, MemorySystem, NarrateDream,
+    RememberMany, Retitle, RewriteDigest, SystemOptions,
 };
 use am_triples::{
     Capabilities, CommitGuard, ErrorKind, InMemoryTripleStore, TripleAssertion, TripleQuery,
@@ -224,6 +224,22 @@ fn a_guarded_system_reports_one_commit_point_per_facade_write() {
                 "{}: narrate_dream",
                 s.name
             );
+            // A close of several assertions is one commit: the episode's
+            // digest and its `follows` edge.
+            let closed = s
+                .system
+                .close_record(&CloseRecord::retract(&ids[1], "wrong order"))
+                .unwrap();
+            assert_eq!(closed.len(), 2, "{}: the digest and its edge", s.name);
+            assert_eq!(host.take(), ["journal"], "{}: close_record", s.name);
+            s.system
+                .close_assertions(&CloseAssertions::new(
+                    &ids[..],
+                    "reinterpreted",
+                    "read anew",
+                ))
+                .unwrap();
+            assert_eq!(host.take(), ["journal"], "{}: close_assertions", s.name);
         },
     );
 }

@@ -35,7 +35,7 @@ pub enum CommitPoint {
     /// Any journal append (`journal`).
     ///
     /// Write paths: every `MemoryJournal` append (`append_events`,
-    /// `append_binding(s)`, `append_closure`, `append_trace`,
+    /// `append_binding(s)`, `append_closure(s)`, `append_trace`,
     /// `append_snapshot`, `append_selection`, `append_recall`,
     /// `append_valence`, `append_version`), in-memory and SQLite.
     Journal,

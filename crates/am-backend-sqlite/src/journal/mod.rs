@@ -230,15 +230,6 @@ impl SQLiteJournal {
         append::bindings(conn, items, &mut CountCache::new())
     }
 
-    /// Append closures (all-or-nothing) through the journal's own transaction.
-    ///
-    /// # Errors
-    /// `InvalidInput` for an invalid closure (nothing written); `Storage`.
-    pub fn append_closures(&self, closures: &[ClosureRecord]) -> Result<Vec<ClosureRecord>> {
-        let items = normalize_all(closures, ClosureRecord::normalized)?;
-        self.write(|c, k| append::closures(c, items, k))
-    }
-
     /// Append closures inside the caller's open transaction (a graph revision and
     /// its closures commit together).
     ///
@@ -403,6 +394,12 @@ impl MemoryJournal for SQLiteJournal {
         let item = closure.normalized()?;
         self.write(|c, k| append::closures(c, vec![item], k))
             .map(|mut v| v.remove(0))
+    }
+
+    /// One `BEGIN IMMEDIATE` transaction for the whole batch (all or nothing).
+    fn append_closures(&self, closures: &[ClosureRecord]) -> Result<Vec<ClosureRecord>> {
+        let items = normalize_all(closures, ClosureRecord::normalized)?;
+        self.write(|c, k| append::closures(c, items, k))
     }
 
     fn closures(&self, filter: &ClosureFilter) -> Result<Vec<ClosureRecord>> {

@@ -42,7 +42,8 @@ impl MemorySystem {
     }
 
     /// Append one closure per assertion (`retract` | `supersede` |
-    /// `reinterpreted` | `merged`), all validated before any is appended.
+    /// `reinterpreted` | `merged`), all validated before any is appended and
+    /// appended in one batch (`MemoryJournal::append_closures`: all or none).
     /// Returns the closure ids.
     ///
     /// # Errors
@@ -82,15 +83,18 @@ impl MemorySystem {
                 .normalized()
             })
             .collect::<Result<Vec<_>>>()?;
-        let mut out = Vec::with_capacity(records.len());
-        for c in &records {
-            out.push(self.journal.append_closure(c)?.closure_id);
-        }
-        Ok(out)
+        // One append (one transaction on SQLite): all the closures or none.
+        Ok(self
+            .journal
+            .append_closures(&records)?
+            .into_iter()
+            .map(|c| c.closure_id)
+            .collect())
     }
 
     /// Close a whole record (its digest and every edge assertion it owns) as one
-    /// belief-revision act. Closure ids are `H(graph_id|kind|assertion_id|closure)[:32]`,
+    /// belief-revision act: one batch append of its closures
+    /// (`MemoryJournal::append_closures`: all or none). Closure ids are `H(graph_id|kind|assertion_id|closure)[:32]`,
     /// so replays dedupe. Returns the closure ids, digest first.
     ///
     /// # Errors
@@ -142,10 +146,12 @@ impl MemorySystem {
                 .normalized()
             })
             .collect::<Result<Vec<_>>>()?;
-        let mut out = Vec::with_capacity(records.len());
-        for c in &records {
-            out.push(self.journal.append_closure(c)?.closure_id);
-        }
-        Ok(out)
+        // One append (one transaction on SQLite): all the closures or none.
+        Ok(self
+            .journal
+            .append_closures(&records)?
+            .into_iter()
+            .map(|c| c.closure_id)
+            .collect())
     }
 }
