@@ -93,11 +93,8 @@ impl<S: TripleStore> TripleStore for TempStore<S> {
     fn accelerator(&self) -> Option<&dyn am_triples::ReadAccelerator> {
         self.store.accelerator()
     }
-    /// The wrapper owns its store (no `Arc` to hand on), and the checks
-    /// open no home transaction: it joins none.
-    fn transaction_peer(
-        self: std::sync::Arc<Self>,
-    ) -> Option<std::sync::Arc<dyn std::any::Any + Send + Sync>> {
+    /// The checks open no home transaction: the wrapper joins none.
+    fn home_member(&self) -> Option<am_triples::HomeMember> {
         None
     }
 }

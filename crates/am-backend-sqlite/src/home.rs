@@ -173,6 +173,22 @@ impl SqliteHome {
     }
 }
 
+/// Where a store or journal over `conn` commits ([`am_triples::HomeKey`]):
+/// the connection's main database file (canonical path), or, for a database
+/// without a file, the connection itself. Two connections of one file have
+/// one key, so a store and a journal opened over them share a transaction
+/// (`SqliteMemoryHome::joined`).
+pub fn home_key_of(conn: &SharedConn) -> am_triples::HomeKey {
+    let file = conn
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .path()
+        .map(PathBuf::from);
+    file.as_deref()
+        .and_then(am_triples::HomeKey::file)
+        .unwrap_or_else(|| am_triples::HomeKey::Connection(Arc::as_ptr(conn).addr()))
+}
+
 /// Whether `path` is an existing file this process may not open for writing
 /// (its mode, a read-only mount). Opening for writing changes nothing.
 fn not_writable(path: &Path) -> bool {

@@ -85,32 +85,27 @@ impl SqliteMemoryHome {
     }
 
     /// The one-transaction home of a store and a journal handed over as
-    /// trait objects (`MemoryJournal::shared_home`, which
+    /// trait objects (`am_journal::join::shared_home`, which
     /// `MemorySystem::new` / `with_options` ask first): `store` and `journal`
     /// stay the home's views (a forwarding wrapper keeps its reads and single
-    /// writes), while a transaction writes `sqlite_store` and
-    /// `sqlite_journal` directly on the store's connection. `None` when they
-    /// live in two files. Two connections of one file share a transaction
-    /// too: it runs on the store's connection (the journal's appends inside
-    /// it are plain SQL over the same tables), and SQLite's file lock
-    /// serializes it with the journal connection's own appends.
+    /// writes), while a transaction writes `sqlite_store` directly and
+    /// appends the journal's records on the store's connection. `None` when
+    /// the journal commits elsewhere (its [`MemoryJournal::home_key`] is not
+    /// the store's file or connection). Two connections of one file share a
+    /// transaction too: it runs on the store's connection (the journal's
+    /// appends inside it are plain SQL over the same tables), and SQLite's
+    /// file lock serializes it with the journal connection's own appends.
     pub fn joined(
         store: Arc<dyn TripleStore>,
         sqlite_store: Arc<SQLiteTripleStore>,
         journal: Arc<dyn MemoryJournal>,
-        sqlite_journal: Arc<SQLiteJournal>,
     ) -> Option<Self> {
-        let store_conn = sqlite_store.home().conn();
-        let journal_conn = sqlite_journal.conn();
-        let shared = Arc::ptr_eq(&store_conn, &journal_conn) || {
-            let journal_path = journal_conn
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner)
-                .path()
-                .map(std::path::PathBuf::from);
-            same_file(sqlite_store.home().path(), journal_path.as_deref())
-        };
-        shared.then_some(SqliteMemoryHome {
+        let own = sqlite_store.home_member()?.home;
+        if journal.home_key()? != own {
+            return None;
+        }
+        let sqlite_journal = Arc::new(SQLiteJournal::appending_in(sqlite_store.home()));
+        Some(SqliteMemoryHome {
             sqlite_store,
             sqlite_journal,
             store,
@@ -141,25 +136,12 @@ impl SqliteMemoryHome {
         &self.sqlite_store
     }
 
-    /// The journal as its concrete type.
+    /// The journal as its concrete type: the one given to
+    /// [`SqliteMemoryHome::new`]; for a [`joined`](SqliteMemoryHome::joined)
+    /// home, a handle on the store's connection that its transactions append
+    /// through (no guard of its own: the guards checked are the views').
     pub fn sqlite_journal(&self) -> &Arc<SQLiteJournal> {
         &self.sqlite_journal
-    }
-}
-
-/// Whether `store_path` and `journal_path` (a connection's main database
-/// file; `None` or empty for an in-memory or temporary database) name one
-/// existing file.
-fn same_file(store_path: &std::path::Path, journal_path: Option<&std::path::Path>) -> bool {
-    let Some(journal_path) = journal_path.filter(|p| !p.as_os_str().is_empty()) else {
-        return false;
-    };
-    match (
-        std::fs::canonicalize(store_path),
-        std::fs::canonicalize(journal_path),
-    ) {
-        (Ok(a), Ok(b)) => a == b,
-        _ => false,
     }
 }
 
@@ -394,5 +376,19 @@ impl SqliteMemoryHome {
                 .apply(staged);
         }
         Ok((warnings, rewritten))
+    }
+}
+
+/// The SQLite store's side of `am_journal::join`: a store enrolled there
+/// joins a journal of its file in a [`SqliteMemoryHome`].
+impl am_journal::join::JoinsJournal for crate::store::state::StoreState {
+    fn join(
+        self: Arc<Self>,
+        store: Arc<dyn TripleStore>,
+        journal: Arc<dyn MemoryJournal>,
+    ) -> Option<Arc<dyn MemoryHome>> {
+        let sqlite_store = Arc::new(SQLiteTripleStore::from_state(self));
+        SqliteMemoryHome::joined(store, sqlite_store, journal)
+            .map(|h| Arc::new(h) as Arc<dyn MemoryHome>)
     }
 }

@@ -133,7 +133,7 @@ fn open_system_queued(
     let store = open_store(home, false);
     let journal = Arc::new(SQLiteJournal::open(home).expect("open the journal"));
     // A host's constructor over the store and journal of one file: it finds
-    // their one-transaction home (`MemoryJournal::shared_home`, the
+    // their one-transaction home (`am_journal::join::shared_home`, the
     // `SqliteMemoryHome` `am` opens), so a formation's rows and bindings
     // commit together and a kill between them tears nothing. (Before, this
     // path built a two-step `PairHome`: a soak tore 14 formations.)

@@ -290,17 +290,14 @@ pub trait MemoryJournal: Send + Sync + std::any::Any {
     fn write_fence(&self) -> am_triples::WriteFence {
         am_triples::WriteFence::uncovered(std::any::type_name::<Self>())
     }
-    /// A home that writes `store` and this journal in ONE transaction, when
-    /// they can share one (the SQLite journal and a SQLite store of the same
-    /// file: `TripleStore::transaction_peer`); `None` when they cannot, and a
-    /// [`crate::PairHome`] writes them in two steps. `MemorySystem::new` and
-    /// `with_options` ask this first, so a pair of one file forms atomically.
-    /// The default is `None`.
-    fn shared_home(
-        self: std::sync::Arc<Self>,
-        store: std::sync::Arc<dyn am_triples::TripleStore>,
-    ) -> Option<std::sync::Arc<dyn crate::MemoryHome>> {
-        let _ = store;
+    /// Where this journal commits ([`am_triples::HomeKey`]): a store of the
+    /// same key that can open the shared transaction writes with it in ONE
+    /// transaction (`crate::join::shared_home`: the SQLite journal and a
+    /// SQLite store of the same file); `MemorySystem::new` and
+    /// `with_options` ask it, so a pair of one file forms atomically. The
+    /// default, `None`, shares no transaction (a [`crate::PairHome`] writes
+    /// the pair in two steps).
+    fn home_key(&self) -> Option<am_triples::HomeKey> {
         None
     }
     /// Understanding versions, oldest first.

@@ -32,6 +32,7 @@ pub mod common;
 pub mod error;
 pub mod event;
 pub mod home;
+pub mod join;
 pub mod journal;
 pub mod memory;
 pub mod source;

@@ -137,19 +137,20 @@ impl std::fmt::Debug for MemorySystem {
     }
 }
 
-/// The home of a store and a journal handed over separately: the journal's
-/// one-transaction home with the store when they can share one
-/// ([`MemoryJournal::shared_home`]: a SQLite store and journal of one file),
-/// else a [`PairHome`]. When the pair still lives in one file (a store
-/// wrapper that offers no `TripleStore::transaction_peer`), formation would
-/// commit its rows and its bindings in two steps: the `#FALLBACK` warning
-/// returned says so.
+/// The home of a store and a journal handed over separately: their
+/// one-transaction home when they can share one
+/// ([`am_journal::join::shared_home`]: the store's `home_member` and the
+/// journal's `home_key` name one home, and the store's backend opens it; a
+/// SQLite store and journal of one file), else a [`PairHome`]. When the pair
+/// still lives in one file (a store wrapper that answers no
+/// `TripleStore::home_member`), formation would commit its rows and its
+/// bindings in two steps: the `#FALLBACK` warning returned says so.
 fn home_of(
     store: Arc<dyn TripleStore>,
     journal: Arc<dyn MemoryJournal>,
     task_queue: bool,
 ) -> (Arc<dyn MemoryHome>, Option<String>) {
-    if let Some(home) = journal.clone().shared_home(store.clone()) {
+    if let Some(home) = am_journal::join::shared_home(store.clone(), journal.clone()) {
         return (home, None);
     }
     let canonical = |p: &std::path::Path| std::fs::canonicalize(p).ok();
@@ -167,8 +168,8 @@ fn home_of(
         .find(|p| journal_files.contains(p));
     let warning = shared_file.map(|p| {
         format!(
-            "#FALLBACK: the store and the journal share the file {} but no transaction (the store type offers no \
-             transaction peer): a formation commits its rows and its bindings in two steps; open the home as one \
+            "#FALLBACK: the store and the journal share the file {} but no transaction (the store type names no \
+             home member): a formation commits its rows and its bindings in two steps; open the home as one \
              MemoryHome (MemorySystem::over_home) to form atomically",
             p.display()
         )
@@ -193,7 +194,7 @@ impl MemorySystem {
     /// A system with every default (no embedder, the spec's configs, broad
     /// scopes `{"global"}`, the wall clock) over `store` and `journal`: in
     /// ONE transaction per formation when they can share one
-    /// ([`MemoryJournal::shared_home`]: a SQLite store and journal of one
+    /// ([`am_journal::join::shared_home`]: a SQLite store and journal of one
     /// file, on one connection or two), else as a [`PairHome`] (two steps,
     /// with a `#FALLBACK` warning when the two still share a file; see
     /// [`MemorySystem::over_home`] to pass a home).

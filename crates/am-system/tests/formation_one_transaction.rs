@@ -138,7 +138,7 @@ fn bindings(j: &dyn MemoryJournal) -> Vec<ScopeBinding> {
 
 /// Every way of opening a system over one SQLite file forms atomically:
 /// `MemorySystem::new` / `with_options` find the one-transaction home
-/// (`MemoryJournal::shared_home`) instead of a two-step `PairHome`, so a
+/// (`am_journal::join::shared_home`) instead of a two-step `PairHome`, so a
 /// failure between the rows and the bindings tears no batch.
 #[test]
 fn a_failing_journal_append_rolls_back_the_store_rows_of_the_formation() {
@@ -204,8 +204,9 @@ fn a_failing_journal_append_rolls_back_the_store_rows_on(opening: Opening) {
     );
 }
 
-/// A store wrapper that forwards its reads, writes and fence but offers no
-/// transaction peer: its system cannot form in one transaction.
+/// A store wrapper that forwards its reads, writes and fence but names no
+/// home member (`TripleStore::home_member`): its system cannot form in one
+/// transaction.
 struct Opaque(Arc<SQLiteTripleStore>);
 
 impl TripleStore for Opaque {
@@ -238,7 +239,7 @@ fn a_pair_of_one_file_that_cannot_share_a_transaction_warns_that_formation_takes
             .any(|w| w.starts_with("#FALLBACK") && w.contains("two steps")),
         "{warnings:?}"
     );
-    // The peered pair of the same file opens without that warning.
+    // The pair itself, of the same file, opens without that warning.
     let system = MemorySystem::with_options(h.store.clone(), h.journal.clone(), options()).unwrap();
     assert!(
         !system
@@ -247,6 +248,38 @@ fn a_pair_of_one_file_that_cannot_share_a_transaction_warns_that_formation_takes
             .any(|w| w.contains("two steps")),
         "a pair sharing a transaction does not warn"
     );
+}
+
+/// A store and a journal handed over separately share a transaction when
+/// their typed home keys name one home (`TripleStore::home_member`,
+/// `MemoryJournal::home_key`): the same file on one connection or two, not
+/// two files, and not a wrapper that names no member.
+#[test]
+fn a_store_and_a_journal_join_by_their_home_keys_one_file_yes_two_files_no() {
+    let a = sqlite_home_opened(None, Opening::TwoConnections);
+    let b = sqlite_home(None);
+    let key = |j: &Arc<SQLiteJournal>| j.home_key().expect("a SQLite journal has a key");
+    let member = |s: &Arc<SQLiteTripleStore>| s.home_member().expect("a SQLite store has a member");
+    assert_eq!(
+        member(&a.store).home,
+        key(&a.journal),
+        "two connections, one file"
+    );
+    assert_ne!(member(&a.store).home, key(&b.journal), "two files");
+    assert_ne!(member(&a.store).handle, member(&b.store).handle);
+    let joined = |s: Arc<dyn TripleStore>, j: Arc<dyn MemoryJournal>| {
+        am_journal::join::shared_home(s, j).is_some()
+    };
+    assert!(joined(a.store.clone(), a.journal.clone()));
+    assert!(!joined(a.store.clone(), b.journal.clone()));
+    assert!(!joined(
+        Arc::new(Opaque(a.store.clone())),
+        a.journal.clone()
+    ));
+    assert!(!joined(
+        a.store.clone(),
+        Arc::new(InMemoryJournal::new()) as Arc<dyn MemoryJournal>
+    ));
 }
 
 #[test]

@@ -22,6 +22,7 @@ pub mod barrier;
 pub mod embed;
 pub mod error;
 pub mod guard;
+pub mod home_key;
 pub mod memory;
 pub mod pin;
 pub mod query;
@@ -37,6 +38,7 @@ pub use barrier::{BarrierHold, FileLock, WriteBarrierTimeout, WriteFence, WriteL
 pub use embed::TextEmbedder;
 pub use error::{Error, ErrorKind, Result};
 pub use guard::{CommitGuard, CommitPoint, GuardError, GuardRefusal, GuardSlot};
+pub use home_key::{HomeKey, HomeMember};
 pub use memory::InMemoryTripleStore;
 pub use pin::{EmbeddingPin, build_pin};
 pub use query::{Order, TripleQuery};

@@ -284,16 +284,15 @@ pub trait TripleStore: Send + Sync {
         crate::WriteFence::uncovered(std::any::type_name::<Self>())
     }
 
-    /// This store as its backend's concrete type, for a journal that can
-    /// write it and itself in ONE transaction
-    /// (`am_journal::MemoryJournal::shared_home`: the SQLite journal and a
-    /// SQLite store of the same file). The SQLite store returns itself; a
-    /// forwarding wrapper returns its inner store's peer when it holds one
-    /// (and then a shared transaction writes the inner store directly). The
-    /// default, `None`, joins no other type's transaction.
-    fn transaction_peer(
-        self: std::sync::Arc<Self>,
-    ) -> Option<std::sync::Arc<dyn std::any::Any + Send + Sync>> {
+    /// This store's place in a transaction home a journal can share
+    /// ([`crate::home_key`]): where it commits and the handle under which
+    /// its backend enrolled it (`am_journal::join`), so that
+    /// `am_journal::join::shared_home` writes it and a journal of the same
+    /// [`HomeKey`](crate::HomeKey) in ONE transaction. The SQLite store
+    /// answers its file; a forwarding wrapper may answer its inner store's
+    /// member (a shared transaction then writes the inner store directly).
+    /// The default, `None`, joins no other part's transaction.
+    fn home_member(&self) -> Option<crate::HomeMember> {
         None
     }
 }

@@ -68,6 +68,8 @@ pub struct SQLiteJournal {
     /// What a write barrier holds: the home's write lock (held by every
     /// append) and its file.
     fence: am_triples::WriteFence,
+    /// Where the journal commits (its connection's file).
+    key: am_triples::HomeKey,
 }
 
 impl SQLiteJournal {
@@ -88,11 +90,20 @@ impl SQLiteJournal {
 
     fn handle(conn: SharedConn, fence: am_triples::WriteFence) -> Self {
         SQLiteJournal {
+            key: crate::home::home_key_of(&conn),
             conn,
             cache: Arc::new(Mutex::new(CountCache::new())),
             guard: Arc::new(am_triples::GuardSlot::new()),
             fence,
         }
+    }
+
+    /// A handle on `home`'s connection for appends inside that home's
+    /// transactions (the `*_in` methods), whose `memj_*` tables a journal of
+    /// the same file has opened already: it creates nothing and holds no
+    /// guard of its own.
+    pub(crate) fn appending_in(home: &SqliteHome) -> Self {
+        Self::handle(home.conn(), home.write_fence())
     }
 
     /// Open the journal over a home's shared connection (see [`SQLiteJournal::open`]),
@@ -316,18 +327,8 @@ impl MemoryJournal for SQLiteJournal {
         self.fence.clone()
     }
 
-    fn shared_home(
-        self: Arc<Self>,
-        store: Arc<dyn am_triples::TripleStore>,
-    ) -> Option<Arc<dyn am_journal::MemoryHome>> {
-        let sqlite = store
-            .clone()
-            .transaction_peer()?
-            .downcast::<crate::SQLiteTripleStore>()
-            .ok()?;
-        let journal: Arc<dyn MemoryJournal> = self.clone();
-        crate::SqliteMemoryHome::joined(store, sqlite, journal, self)
-            .map(|h| Arc::new(h) as Arc<dyn am_journal::MemoryHome>)
+    fn home_key(&self) -> Option<am_triples::HomeKey> {
+        Some(self.key.clone())
     }
 
     fn append_events(&self, events: &[MemoryEvent]) -> Result<Vec<MemoryEvent>> {

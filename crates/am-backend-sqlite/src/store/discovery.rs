@@ -74,7 +74,7 @@ impl SQLiteTripleStore {
         if terms.is_empty() || limit == 0 || range.0 > range.1 {
             return Ok(Vec::new());
         }
-        let table = &self.table;
+        let table = &self.state.table;
         let scope = canonical_scope(scope);
         let owner = strip_optional(owner_id);
         self.with_conn(|c| {
@@ -82,7 +82,7 @@ impl SQLiteTripleStore {
             // mid-write), the FTS5 query reads what the transaction sees; the
             // mirror only ever holds committed rows.
             let served = if c.is_autocommit() {
-                let mut mirror = lock(&self.keywords);
+                let mut mirror = lock(&self.state.keywords);
                 KeywordCache::refresh(&mut mirror, c, table)?;
                 mirror
                     .as_ref()
@@ -90,7 +90,8 @@ impl SQLiteTripleStore {
             } else {
                 None
             };
-            self.keyword_mirrored
+            self.state
+                .keyword_mirrored
                 .store(served.is_some(), Ordering::Relaxed);
             match (served, fts_match(&terms)) {
                 (Some(rows), _) => Ok(rows),

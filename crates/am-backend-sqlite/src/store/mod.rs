@@ -15,6 +15,7 @@ pub mod read;
 pub mod rewrite;
 pub mod schema;
 pub mod sql;
+pub(crate) mod state;
 pub mod vectors;
 pub mod write;
 
@@ -89,25 +90,22 @@ impl Default for SqliteStoreOptions {
 /// - Structured reads select the assertion columns only; the owner filter is an
 ///   equality `idx_<table>_scope_owner_observed` serves ([`Self::query_plan`]).
 /// - The embedding pin lives in `{table}_meta` (`embedding_pin`).
+/// - A store is enrolled in `am_journal::join` while it lives and answers
+///   `TripleStore::home_member` (its file's `HomeKey` and its handle), so a
+///   `SQLiteJournal` of the same file handed over beside it writes with it in
+///   ONE transaction (`am_journal::join::shared_home`,
+///   [`crate::SqliteMemoryHome::joined`]).
 pub struct SQLiteTripleStore {
-    home: SqliteHome,
-    table: String,
-    embedder: RwLock<Option<Arc<dyn TextEmbedder>>>,
-    cache: Mutex<Option<MatrixCache>>,
-    keywords: Mutex<Option<KeywordCache>>,
-    keyword_mirrored: AtomicBool,
-    scan_warned: AtomicBool,
-    serving_scan: AtomicBool,
-    warnings: Mutex<Vec<String>>,
-    /// The host's commit guard.
-    guard: am_triples::GuardSlot,
+    /// Everything the handle holds; a joined home's transactions write
+    /// through another handle of the same state (its caches included).
+    state: Arc<state::StoreState>,
 }
 
 impl std::fmt::Debug for SQLiteTripleStore {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("SQLiteTripleStore")
-            .field("path", &self.home.path())
-            .field("table", &self.table)
+            .field("path", &self.state.home.path())
+            .field("table", &self.state.table)
             .finish_non_exhaustive()
     }
 }
@@ -227,7 +225,9 @@ impl SQLiteTripleStore {
                 tx.commit()?;
             }
         }
-        Ok(SQLiteTripleStore {
+        let key = crate::home::home_key_of(&home.conn());
+        let handle = am_journal::join::next_handle();
+        let state = Arc::new(state::StoreState {
             home,
             table,
             embedder: RwLock::new(embedder),
@@ -238,7 +238,16 @@ impl SQLiteTripleStore {
             serving_scan: AtomicBool::new(false),
             warnings: Mutex::new(open_warnings),
             guard: am_triples::GuardSlot::new(),
-        })
+            member: am_triples::HomeMember { home: key, handle },
+        });
+        let joins: std::sync::Weak<state::StoreState> = Arc::downgrade(&state);
+        am_journal::join::enrol(handle, joins);
+        Ok(SQLiteTripleStore { state })
+    }
+
+    /// Another handle of the store whose state `state` is (a joined home's).
+    pub(crate) fn from_state(state: Arc<state::StoreState>) -> Self {
+        SQLiteTripleStore { state }
     }
 
     /// Call the installed commit guard for a commit at `point` (`Ok` when
@@ -249,28 +258,29 @@ impl SQLiteTripleStore {
     /// [`Error::guard_refusal`](am_triples::Error::guard_refusal).
     #[inline]
     pub fn check_commit_guard(&self, point: am_triples::CommitPoint) -> am_triples::Result<()> {
-        self.guard.check(point)
+        self.state.guard.check(point)
     }
 
     /// The home this store lives in.
     pub fn home(&self) -> &SqliteHome {
-        &self.home
+        &self.state.home
     }
 
     /// The triples table's name.
     pub fn table_name(&self) -> &str {
-        &self.table
+        &self.state.table
     }
 
     fn embedder(&self) -> Option<Arc<dyn TextEmbedder>> {
-        self.embedder
+        self.state
+            .embedder
             .read()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .clone()
     }
 
     fn with_conn<T>(&self, f: impl FnOnce(&mut Connection) -> Result<T>) -> Result<T> {
-        let conn = self.home.conn();
+        let conn = self.state.home.conn();
         let mut guard = lock(&conn);
         f(&mut guard).map_err(|e| Error::from(crate::error::at_home(e.into_inner(), &guard)))
     }
@@ -279,7 +289,9 @@ impl SQLiteTripleStore {
     /// discovery with positions): 20 bytes per indexed row, 8 per posting, each
     /// term and each distinct scope and owner string once.
     pub fn keyword_cache_bytes(&self) -> usize {
-        lock(&self.keywords).as_ref().map_or(0, KeywordCache::bytes)
+        lock(&self.state.keywords)
+            .as_ref()
+            .map_or(0, KeywordCache::bytes)
     }
 
     /// Which path served this handle's last keyword discovery with positions:
@@ -287,7 +299,7 @@ impl SQLiteTripleStore {
     /// `"fts5-sql"` (the FTS5 query; before the first, or when the mirror
     /// cannot answer exactly). Both return the same rows in the same order.
     pub fn keyword_engine(&self) -> &'static str {
-        if self.keyword_mirrored.load(Ordering::Relaxed) {
+        if self.state.keyword_mirrored.load(Ordering::Relaxed) {
             KEYWORD_ENGINE_MIRROR
         } else {
             KEYWORD_ENGINE_SQL
@@ -299,7 +311,7 @@ impl SQLiteTripleStore {
     /// matrix cannot score exactly; labelled `#FALLBACK` once per handle).
     /// Both return the same rows, order and scores.
     pub fn vector_engine(&self) -> &'static str {
-        if self.serving_scan.load(Ordering::Relaxed) {
+        if self.state.serving_scan.load(Ordering::Relaxed) {
             ENGINE_SCAN
         } else {
             ENGINE_MATRIX
@@ -311,7 +323,9 @@ impl SQLiteTripleStore {
     /// (rowid, squared norm, interned scope and owner ids) and each distinct scope
     /// and owner string once.
     pub fn vector_cache_bytes(&self) -> usize {
-        lock(&self.cache).as_ref().map_or(0, MatrixCache::bytes)
+        lock(&self.state.cache)
+            .as_ref()
+            .map_or(0, MatrixCache::bytes)
     }
 
     /// Number of rows in the table.
@@ -320,9 +334,11 @@ impl SQLiteTripleStore {
     /// `Storage` when SQLite fails.
     pub fn row_count(&self) -> Result<usize> {
         self.with_conn(|c| {
-            let n: i64 = c.query_row(&format!("SELECT COUNT(*) FROM {}", self.table), [], |r| {
-                r.get(0)
-            })?;
+            let n: i64 = c.query_row(
+                &format!("SELECT COUNT(*) FROM {}", self.state.table),
+                [],
+                |r| r.get(0),
+            )?;
             Ok(usize::try_from(n).unwrap_or(0))
         })
     }
@@ -336,8 +352,8 @@ impl SQLiteTripleStore {
     /// `InvalidInput` for a bad query; `Storage` when SQLite fails.
     pub fn query_plan(&self, q: &TripleQuery) -> Result<Vec<String>> {
         let q = q.canonicalized()?;
-        let compiled = sql::structured_unordered(&self.table, &q)
-            .unwrap_or_else(|| sql::structured(&self.table, &q));
+        let compiled = sql::structured_unordered(&self.state.table, &q)
+            .unwrap_or_else(|| sql::structured(&self.state.table, &q));
         self.with_conn(|c| {
             let mut stmt = c.prepare(&format!("EXPLAIN QUERY PLAN {}", compiled.sql))?;
             let lines = stmt
@@ -382,25 +398,29 @@ impl SQLiteTripleStore {
         if let Some(e) = &embedder {
             pin.check_embedder(e.as_ref())?;
         }
-        let _write = self.home.write_lock().write();
+        let _write = self.state.home.write_lock().write();
         let changed = self.with_conn(|c| {
             let tx = c.transaction_with_behavior(TransactionBehavior::Immediate)?;
-            let count: i64 =
-                tx.query_row(&format!("SELECT COUNT(*) FROM {}", self.table), [], |r| {
-                    r.get(0)
-                })?;
+            let count: i64 = tx.query_row(
+                &format!("SELECT COUNT(*) FROM {}", self.state.table),
+                [],
+                |r| r.get(0),
+            )?;
             if usize::try_from(count).ok() != Some(expected_row_count) {
                 return Err(Error::from(am_triples::Error::conflict(format!(
                     "vector swap refused: the store changed mid-pass ({count} rows now, \
                      {expected_row_count} expected); nothing was written"
                 ))));
             }
-            tx.execute(&format!("UPDATE {} SET embedding = NULL", self.table), [])?;
+            tx.execute(
+                &format!("UPDATE {} SET embedding = NULL", self.state.table),
+                [],
+            )?;
             let mut changed = 0usize;
             {
                 let mut stmt = tx.prepare(&format!(
                     "UPDATE {} SET embedding = ?1 WHERE assertion_id = ?2",
-                    self.table
+                    self.state.table
                 ))?;
                 for (id, v) in ids.iter().zip(&checked.vectors) {
                     if let Some(v) = v {
@@ -410,13 +430,14 @@ impl SQLiteTripleStore {
             }
             schema::meta_set(
                 &tx,
-                &self.table,
+                &self.state.table,
                 schema::META_VECTOR_ENCODING,
                 schema::VECTOR_ENCODING_F32_BLOB,
             )?;
-            schema::bump_vector_generation(&tx, &self.table)?;
-            pin::store(&tx, &self.table, pin)?;
-            self.guard
+            schema::bump_vector_generation(&tx, &self.state.table)?;
+            pin::store(&tx, &self.state.table, pin)?;
+            self.state
+                .guard
                 .check(am_triples::CommitPoint::StoreReplaceVectors)?;
             tx.commit()?;
             Ok(changed)
@@ -429,6 +450,7 @@ impl SQLiteTripleStore {
         }
         if let Some(e) = embedder {
             *self
+                .state
                 .embedder
                 .write()
                 .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(e);
@@ -462,7 +484,7 @@ impl SQLiteTripleStore {
             .map(|c| format!("t.{c}"))
             .collect::<Vec<_>>()
             .join(", ");
-        let table = &self.table;
+        let table = &self.state.table;
         let owner = strip_optional(owner_id);
         let mut params: Vec<rusqlite::types::Value> =
             vec![matcher.into(), canonical_scope(scope).into()];
@@ -490,20 +512,20 @@ impl SQLiteTripleStore {
     }
 
     fn push_warning(&self, w: String) {
-        lock(&self.warnings).push(w);
+        lock(&self.state.warnings).push(w);
     }
 
     fn load_pin(&self) -> Result<Option<EmbeddingPin>> {
-        self.with_conn(|c| pin::load(c, &self.table))
+        self.with_conn(|c| pin::load(c, &self.state.table))
     }
 
     fn structured(&self, q: &TripleQuery) -> Result<Vec<TripleAssertion>> {
-        self.with_conn(|c| read::structured(c, &self.table, q))
+        self.with_conn(|c| read::structured(c, &self.state.table, q))
     }
 
     fn note_scan(&self, reason: &str) {
-        self.serving_scan.store(true, Ordering::Relaxed);
-        if !self.scan_warned.swap(true, Ordering::Relaxed) {
+        self.state.serving_scan.store(true, Ordering::Relaxed);
+        if !self.state.scan_warned.swap(true, Ordering::Relaxed) {
             self.push_warning(format!(
                 "#FALLBACK: SQLite vector search uses the reference linear scan: {reason}; \
                  the results are the same, only slower"
@@ -513,11 +535,11 @@ impl SQLiteTripleStore {
 
     fn semantic(&self, q: &TripleQuery, qv: &[f32]) -> Result<Vec<TripleAssertion>> {
         let limit = q.effective_limit();
-        let conn_arc = self.home.conn();
+        let conn_arc = self.state.home.conn();
         let conn = lock(&conn_arc);
         // The candidate rowids by SQL (`None`: every vectored row).
         let read_candidates = || -> Result<Option<Vec<i64>>> {
-            let Some(compiled) = sql::candidates(&self.table, q) else {
+            let Some(compiled) = sql::candidates(&self.state.table, q) else {
                 return Ok(None);
             };
             let mut stmt = conn.prepare_cached(&compiled.sql)?;
@@ -542,8 +564,8 @@ impl SQLiteTripleStore {
             None => read_candidates()?,
         };
         let ranked = {
-            let mut cache = lock(&self.cache);
-            MatrixCache::refresh(&mut cache, &conn, &self.table)?;
+            let mut cache = lock(&self.state.cache);
+            MatrixCache::refresh(&mut cache, &conn, &self.state.table)?;
             let c = cache
                 .as_ref()
                 .ok_or_else(|| am_triples::Error::storage("vector cache missing after refresh"))?;
@@ -559,7 +581,7 @@ impl SQLiteTripleStore {
             };
             match scan_reason {
                 None => {
-                    self.serving_scan.store(false, Ordering::Relaxed);
+                    self.state.serving_scan.store(false, Ordering::Relaxed);
                     let which = match (partition, candidates.as_deref()) {
                         (Some((scope, owner_id)), _) => Candidates::Partition { scope, owner_id },
                         (None, Some(ids)) => Candidates::Rowids(ids),
@@ -574,7 +596,7 @@ impl SQLiteTripleStore {
                         Some(_) => read_candidates()?,
                         None => candidates,
                     };
-                    let rows = scan_rows(&conn, &self.table, candidates.as_deref())?;
+                    let rows = scan_rows(&conn, &self.state.table, candidates.as_deref())?;
                     vectors::scan_rank(qv, &rows, q.min_score, limit)
                 }
             }
@@ -587,7 +609,7 @@ impl SQLiteTripleStore {
             let sql = format!(
                 "SELECT {} FROM {} WHERE rowid IN ({})",
                 codec::ASSERTION_COLUMNS,
-                self.table,
+                self.state.table,
                 vec!["?"; chunk.len()].join(", ")
             );
             // Cached: a query's limit fixes the chunk's length, so the same few
@@ -682,8 +704,8 @@ impl TripleStore for SQLiteTripleStore {
     /// refusal after `close`, so the handle stays usable: the next semantic
     /// query rebuilds the cache from the file. Idempotent; never fails.
     fn close(&self) -> am_triples::Result<()> {
-        *lock(&self.cache) = None;
-        *lock(&self.keywords) = None;
+        *lock(&self.state.cache) = None;
+        *lock(&self.state.keywords) = None;
         Ok(())
     }
 
@@ -716,7 +738,7 @@ impl TripleStore for SQLiteTripleStore {
             let mut sql = format!(
                 "SELECT {} FROM {} WHERE rowid > ?",
                 codec::ASSERTION_COLUMNS,
-                self.table
+                self.state.table
             );
             let mut p: Vec<rusqlite::types::Value> = vec![start.into()];
             if let Some(s) = &scope {
@@ -741,7 +763,7 @@ impl TripleStore for SQLiteTripleStore {
                 rows.last().map_or(start, |(r, _)| *r)
             } else {
                 let head: i64 = tx.query_row(
-                    &format!("SELECT COALESCE(MAX(rowid), 0) FROM {}", self.table),
+                    &format!("SELECT COALESCE(MAX(rowid), 0) FROM {}", self.state.table),
                     [],
                     |r| r.get(0),
                 )?;
@@ -763,7 +785,7 @@ impl TripleStore for SQLiteTripleStore {
         Ok(self.with_conn(|c| {
             let mut stmt = c.prepare_cached(&format!(
                 "SELECT embedding FROM {} WHERE assertion_id = ?1",
-                self.table
+                self.state.table
             ))?;
             let mut rows = stmt.query([&id])?;
             Ok(match rows.next()? {
@@ -800,23 +822,23 @@ impl TripleStore for SQLiteTripleStore {
     }
 
     fn take_warnings(&self) -> Vec<String> {
-        std::mem::take(&mut *lock(&self.warnings))
+        std::mem::take(&mut *lock(&self.state.warnings))
     }
 
     fn install_commit_guard(&self, guard: &am_triples::CommitGuard) -> am_triples::Result<()> {
-        self.guard.install(guard, "this SQLiteTripleStore")
+        self.state.guard.install(guard, "this SQLiteTripleStore")
     }
 
     fn commit_guard(&self) -> Option<am_triples::CommitGuard> {
-        self.guard.get().cloned()
+        self.state.guard.get().cloned()
     }
 
     fn write_fence(&self) -> am_triples::WriteFence {
-        self.home.write_fence()
+        self.state.home.write_fence()
     }
 
-    fn transaction_peer(self: Arc<Self>) -> Option<Arc<dyn std::any::Any + Send + Sync>> {
-        Some(self)
+    fn home_member(&self) -> Option<am_triples::HomeMember> {
+        Some(self.state.member.clone())
     }
 
     fn accelerator(&self) -> Option<&dyn ReadAccelerator> {
@@ -870,7 +892,7 @@ impl ReadAccelerator for SQLiteTripleStore {
             let mut stmt = c.prepare_cached(&format!(
                 "SELECT j.value FROM json_each(?2) j WHERE EXISTS \
                  (SELECT 1 FROM {} WHERE subject = j.value AND predicate = ?1)",
-                self.table
+                self.state.table
             ))?;
             let rows = stmt.query_map(params![predicate, list], |r| r.get::<_, String>(0))?;
             Ok(rows.collect::<rusqlite::Result<Vec<String>>>()?)

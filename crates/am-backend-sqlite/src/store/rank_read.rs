@@ -35,17 +35,17 @@ impl SQLiteTripleStore {
         if let Some(p) = &pin {
             p.check_query_dimension(qv.len())?;
         }
-        let conn_arc = self.home.conn();
+        let conn_arc = self.state.home.conn();
         let conn = lock(&conn_arc);
-        let mut cache = lock(&self.cache);
-        MatrixCache::refresh(&mut cache, &conn, &self.table)?;
+        let mut cache = lock(&self.state.cache);
+        MatrixCache::refresh(&mut cache, &conn, &self.state.table)?;
         let Some(c) = cache.as_ref() else {
             return Ok(None);
         };
         if c.defect().is_some() || c.dim().is_some_and(|d| d != qv.len()) {
             return Ok(None);
         }
-        self.serving_scan.store(false, Ordering::Relaxed);
+        self.state.serving_scan.store(false, Ordering::Relaxed);
         Ok(Some(c.rank(
             &qv,
             Candidates::Partition { scope, owner_id },

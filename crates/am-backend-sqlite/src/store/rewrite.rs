@@ -53,7 +53,7 @@ impl SQLiteTripleStore {
             let vectored: bool = c
                 .prepare_cached(&format!(
                     "SELECT embedding IS NOT NULL FROM {} WHERE assertion_id = ?1",
-                    self.table
+                    self.state.table
                 ))?
                 .query_row([rewrite.assertion_id.trim()], |r| r.get(0))
                 .optional()?
@@ -88,7 +88,7 @@ impl SQLiteTripleStore {
         prepared: &PreparedRewrite,
     ) -> Result<RewrittenRow> {
         require_transaction(tx, "rewrite_row_in")?;
-        let table = &self.table;
+        let table = &self.state.table;
         let rw = &prepared.rewrite;
         let current = self.read_row_in(tx, &rw.assertion_id)?;
         let current = check_expected(current.as_ref(), rw)?;
@@ -170,7 +170,7 @@ impl SQLiteTripleStore {
     /// use.
     pub fn after_rewrite(&self, done: RewrittenRow) {
         if let Some((generation, v)) = &done.vector {
-            let mut cache = lock(&self.cache);
+            let mut cache = lock(&self.state.cache);
             if let Some(c) = cache.as_mut() {
                 c.patch_row(
                     *generation,
@@ -182,7 +182,7 @@ impl SQLiteTripleStore {
             }
         }
         if let Some((generation, old, new)) = &done.keywords {
-            let mut mirror = lock(&self.keywords);
+            let mut mirror = lock(&self.state.keywords);
             if let Some(m) = mirror.as_mut() {
                 m.patch_row(*generation, done.rowid, old, new);
             }
@@ -197,11 +197,11 @@ impl SQLiteTripleStore {
         prepared: &PreparedRewrite,
         point: am_triples::CommitPoint,
     ) -> Result<()> {
-        let _write = self.home.write_lock().write();
+        let _write = self.state.home.write_lock().write();
         let done = self.with_conn(|c| {
             let tx = c.transaction_with_behavior(TransactionBehavior::Immediate)?;
             let done = self.rewrite_row_in(&tx, prepared)?;
-            self.guard.check(point)?;
+            self.state.guard.check(point)?;
             tx.commit()?;
             Ok(done)
         })?;

@@ -156,11 +156,11 @@ impl SQLiteTripleStore {
         if prepared.is_empty() {
             return Ok(am_triples::Added::default());
         }
-        let _write = self.home.write_lock().write();
+        let _write = self.state.home.write_lock().write();
         let inserted = self.with_conn(|c| {
             let tx = c.transaction_with_behavior(TransactionBehavior::Immediate)?;
             let inserted = self.insert_prepared_in(&tx, &prepared)?;
-            self.guard.check(am_triples::CommitPoint::StoreAdd)?;
+            self.state.guard.check(am_triples::CommitPoint::StoreAdd)?;
             tx.commit()?;
             Ok(inserted)
         })?;
@@ -232,7 +232,7 @@ impl SQLiteTripleStore {
         self.with_conn(|c| {
             let mut stmt = c.prepare_cached(&format!(
                 "SELECT assertion_id FROM {} WHERE assertion_id IN (SELECT value FROM json_each(?1))",
-                self.table
+                self.state.table
             ))?;
             let found = stmt
                 .query_map([list], |r| r.get::<_, String>(0))?
@@ -301,12 +301,12 @@ impl SQLiteTripleStore {
         require_transaction(tx, "insert_prepared_in")?;
         let mut warnings = Vec::new();
         if let Some(d) = rows.dim {
-            match pin::load(tx, &self.table)? {
+            match pin::load(tx, &self.state.table)? {
                 Some(mut p) => {
                     p.check_add_dimension(d)?;
                     if p.dimension.is_none() {
                         p.dimension = Some(d);
-                        pin::store(tx, &self.table, &p)?;
+                        pin::store(tx, &self.state.table, &p)?;
                     }
                 }
                 None => {
@@ -321,7 +321,7 @@ impl SQLiteTripleStore {
                          creation-time pinning — creation pinning is the contract for new homes",
                         EmbeddingPin::note(Some(&p))
                     ));
-                    pin::store(tx, &self.table, &p)?;
+                    pin::store(tx, &self.state.table, &p)?;
                 }
             }
         }
@@ -334,11 +334,11 @@ impl SQLiteTripleStore {
                 warnings,
             });
         }
-        let high_water = schema::meta_int(tx, &self.table, schema::META_FTS_HIGH_WATER)?;
+        let high_water = schema::meta_int(tx, &self.state.table, schema::META_FTS_HIGH_WATER)?;
         let max_before: i64 = tx
             .prepare_cached(&format!(
                 "SELECT COALESCE(MAX(rowid), 0) FROM {}",
-                self.table
+                self.state.table
             ))?
             .query_row([], |r| r.get(0))?;
         let mut written = 0usize;
@@ -348,7 +348,7 @@ impl SQLiteTripleStore {
                 "INSERT OR IGNORE INTO {} (assertion_id, subject, predicate, object, scope, owner_id, \
                  observed_at, valid_from, valid_until, confidence, provenance_json, attributes_json, \
                  text, embedding) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
-                self.table
+                self.state.table
             ))?;
             for r in &rows.rows {
                 let a = &r.assertion;
@@ -379,11 +379,11 @@ impl SQLiteTripleStore {
         if high_water < max_before {
             // Rows another writer left unindexed sit above the cursor: the scan
             // indexes them and ours alike.
-            schema::sync_fts_index(tx, &self.table)?;
+            schema::sync_fts_index(tx, &self.state.table)?;
         } else if written > 0 {
             let mut stmt = tx.prepare_cached(&format!(
                 "INSERT INTO {}_fts (rowid, text) VALUES (?1, ?2)",
-                self.table
+                self.state.table
             ))?;
             for (rowid, text) in &keyword_rows {
                 stmt.execute(params![rowid, text])?;
@@ -391,12 +391,12 @@ impl SQLiteTripleStore {
             let new_high: i64 = tx
                 .prepare_cached(&format!(
                     "SELECT COALESCE(MAX(rowid), 0) FROM {}",
-                    self.table
+                    self.state.table
                 ))?
                 .query_row([], |r| r.get(0))?;
             schema::meta_set(
                 tx,
-                &self.table,
+                &self.state.table,
                 schema::META_FTS_HIGH_WATER,
                 &new_high.max(high_water).to_string(),
             )?;
@@ -473,7 +473,7 @@ impl SQLiteTripleStore {
         let mut stmt = tx.prepare_cached(&format!(
             "SELECT {} FROM {} WHERE assertion_id = ?1",
             codec::ASSERTION_COLUMNS,
-            self.table
+            self.state.table
         ))?;
         let mut rows = stmt.query([id])?;
         Ok(match rows.next()? {
@@ -537,12 +537,12 @@ impl SQLiteTripleStore {
         point: am_triples::CommitPoint,
         rule: impl FnOnce(Option<&str>) -> am_triples::Result<Option<String>>,
     ) -> Result<bool> {
-        let _write = self.home.write_lock().write();
+        let _write = self.state.home.write_lock().write();
         self.with_conn(|c| {
             let tx = c.transaction_with_behavior(TransactionBehavior::Immediate)?;
             let changed = self.change_window_in(&tx, id, rule)?;
             if changed {
-                self.guard.check(point)?;
+                self.state.guard.check(point)?;
                 tx.commit()?;
             }
             Ok(changed)
@@ -559,7 +559,7 @@ impl SQLiteTripleStore {
         let current: Option<Option<String>> = {
             let mut stmt = tx.prepare_cached(&format!(
                 "SELECT valid_until FROM {} WHERE assertion_id = ?1",
-                self.table
+                self.state.table
             ))?;
             let mut rows = stmt.query([id])?;
             match rows.next()? {
@@ -578,7 +578,7 @@ impl SQLiteTripleStore {
         };
         tx.prepare_cached(&format!(
             "UPDATE {} SET valid_until = ?1 WHERE assertion_id = ?2",
-            self.table
+            self.state.table
         ))?
         .execute(params![new_end, id])?;
         Ok(true)
