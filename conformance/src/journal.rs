@@ -10,9 +10,9 @@
 use crate::check;
 use crate::harness::{Check, CheckResult, ensure, ensure_eq};
 use am_journal::{
-    ActiveMemorySnapshot, BindingFilter, ClosureFilter, ClosureRecord, EventFilter, MemoryEvent,
-    MemoryJournal, ReconstructionTrace, ScopeBinding, TraceFilter, UnderstandingVersion,
-    ValenceEvent, ValenceFilter, VersionFilter, understanding_version_id,
+    ActiveMemorySnapshot, BindingFilter, ClosureFilter, ClosureRecord, EventFilter, EventKind,
+    MemoryEvent, MemoryJournal, ReconstructionTrace, ScopeBinding, TraceFilter,
+    UnderstandingVersion, ValenceEvent, ValenceFilter, VersionFilter, understanding_version_id,
 };
 use am_triples::ErrorKind;
 use libtest_mimic::{Arguments, Trial};
@@ -77,7 +77,6 @@ pub fn checks() -> Vec<Check<dyn JournalFactory>> {
         check!(in_batch_duplicate_ids_resolve_to_the_first),
         check!(blank_ids_are_assigned_and_unique),
         check!(batch_append_is_all_or_nothing),
-        check!(unknown_event_kind_is_invalid_input_and_appends_nothing),
         check!(closure_without_reason_is_invalid_input_and_appends_nothing),
         check!(supersede_without_replacements_is_invalid_input_and_appends_nothing),
         check!(merged_without_replacements_is_invalid_input_and_appends_nothing),
@@ -170,7 +169,7 @@ fn refused_unchanged<T: std::fmt::Debug>(
 }
 
 fn sel(rid: &str) -> MemoryEvent {
-    MemoryEvent::on_record("selected", rid, S, O)
+    MemoryEvent::on_record(EventKind::Selected, rid, S, O)
 }
 
 fn append(j: &dyn MemoryJournal, events: &[MemoryEvent]) -> Result<Vec<MemoryEvent>, String> {
@@ -346,7 +345,7 @@ pub fn append_recall_appends_the_trace_then_its_listed_events_all_or_nothing(
 ) -> CheckResult {
     let j = open(f)?;
     let listed = |rid: &str, id: &str| {
-        let mut e = MemoryEvent::on_record("listed", rid, S, O).with_event_id(id);
+        let mut e = MemoryEvent::on_record(EventKind::Listed, rid, S, O).with_event_id(id);
         e.trace_id = Some("t1".into());
         e
     };
@@ -379,7 +378,8 @@ pub fn append_recall_appends_the_trace_then_its_listed_events_all_or_nothing(
             &ReconstructionTrace::new("t3", "fp-3"),
             &[
                 listed("r3", "l3"),
-                MemoryEvent::on_record("bogus", "r4", S, O),
+                // A pin without a reason.
+                MemoryEvent::on_record(EventKind::Pinned, "r4", S, O),
             ],
         )
     })?;
@@ -512,7 +512,8 @@ pub fn batch_append_is_all_or_nothing(f: &dyn JournalFactory) -> CheckResult {
     refused_unchanged(&*j, "batch with an invalid event", || {
         j.append_events(&[
             sel("r1"),
-            MemoryEvent::on_record("bogus", "r2", S, O),
+            // A pin without a reason.
+            MemoryEvent::on_record(EventKind::Pinned, "r2", S, O),
             sel("r3"),
         ])
     })?;
@@ -521,16 +522,6 @@ pub fn batch_append_is_all_or_nothing(f: &dyn JournalFactory) -> CheckResult {
             ValenceEvent::appraisal("r1", 1, 2.0, "good", S, O),
             ValenceEvent::appraisal("r1", 1, 20.0, "too much", S, O),
         ])
-    })
-}
-
-/// An unknown event kind is `InvalidInput` and nothing is appended.
-pub fn unknown_event_kind_is_invalid_input_and_appends_nothing(
-    f: &dyn JournalFactory,
-) -> CheckResult {
-    let j = open(f)?;
-    refused_unchanged(&*j, "kind 'viewed'", || {
-        j.append_events(&[MemoryEvent::on_record("viewed", "r1", S, O)])
     })
 }
 
@@ -598,8 +589,8 @@ pub fn reinterpreted_and_retract_need_no_replacements(f: &dyn JournalFactory) ->
 /// `pinned`, `silenced` and `refocus` require a non-empty reason.
 pub fn deliberate_acts_and_refocus_require_a_reason(f: &dyn JournalFactory) -> CheckResult {
     let j = open(f)?;
-    for kind in ["pinned", "silenced"] {
-        refused_unchanged(&*j, kind, || {
+    for kind in [EventKind::Pinned, EventKind::Silenced] {
+        refused_unchanged(&*j, kind.as_str(), || {
             j.append_events(&[MemoryEvent::on_record(kind, "r1", S, O)])
         })?;
     }
@@ -613,7 +604,7 @@ pub fn deliberate_acts_and_refocus_require_a_reason(f: &dyn JournalFactory) -> C
 pub fn event_weights_are_normalised_at_write_time(f: &dyn JournalFactory) -> CheckResult {
     let j = open(f)?;
     let pin = |w: f64| {
-        MemoryEvent::on_record("pinned", "r1", S, O)
+        MemoryEvent::on_record(EventKind::Pinned, "r1", S, O)
             .with_reason("why")
             .with_weight(w)
     };
@@ -624,14 +615,14 @@ pub fn event_weights_are_normalised_at_write_time(f: &dyn JournalFactory) -> Che
             pin(30.0),
             pin(-3.0),
             pin(0.5),
-            MemoryEvent::on_record("silenced", "r1", S, O)
+            MemoryEvent::on_record(EventKind::Silenced, "r1", S, O)
                 .with_reason("why")
                 .with_weight(-40.0),
             sel("r1"),
             sel("r1").with_weight(2.5),
             MemoryEvent::co_selected("r1", "r2", S, O),
-            MemoryEvent::on_record("listed", "r1", S, O),
-            MemoryEvent::on_record("placed", "r1", S, O).with_weight(1.5),
+            MemoryEvent::on_record(EventKind::Listed, "r1", S, O),
+            MemoryEvent::on_record(EventKind::Placed, "r1", S, O).with_weight(1.5),
         ],
     )?;
     let got: Vec<f64> = out.iter().map(|e| e.weight).collect();
@@ -653,7 +644,7 @@ pub fn non_finite_weight_and_non_positive_ttl_are_invalid_input(
     refused_unchanged(&*j, "infinite weight", || {
         j.append_events(&[sel("r1").with_weight(f64::INFINITY)])
     })?;
-    let mut ttl = MemoryEvent::on_record("pinned", "r1", S, O).with_reason("why");
+    let mut ttl = MemoryEvent::on_record(EventKind::Pinned, "r1", S, O).with_reason("why");
     ttl.ttl_activity = Some(0);
     refused_unchanged(&*j, "ttl 0", || j.append_events(std::slice::from_ref(&ttl)))?;
     ttl.ttl_activity = Some(3);
@@ -699,12 +690,12 @@ pub fn refocus_carries_no_record_and_other_kinds_need_one(f: &dyn JournalFactory
 pub fn event_scope_is_required_and_lowercased(f: &dyn JournalFactory) -> CheckResult {
     let j = open(f)?;
     refused_unchanged(&*j, "blank scope", || {
-        j.append_events(&[MemoryEvent::on_record("selected", "r1", " ", O)])
+        j.append_events(&[MemoryEvent::on_record(EventKind::Selected, "r1", " ", O)])
     })?;
     let out = append(
         &*j,
         &[MemoryEvent::on_record(
-            "selected",
+            EventKind::Selected,
             " r1 ",
             " Session ",
             " s1 ",
@@ -947,9 +938,9 @@ pub fn events_read_newest_first_within_one_scope_owner_stream(
         &*j,
         &[
             sel("r1"),
-            MemoryEvent::on_record("selected", "r1", "other", O),
+            MemoryEvent::on_record(EventKind::Selected, "r1", "other", O),
             sel("r2"),
-            MemoryEvent::on_record("selected", "r3", S, "s2"),
+            MemoryEvent::on_record(EventKind::Selected, "r3", S, "s2"),
             sel("r3"),
         ],
     )?;
@@ -966,9 +957,9 @@ pub fn events_filter_by_record_kinds_and_inclusive_seq_bounds(
         &*j,
         &[
             sel("r1"),
-            MemoryEvent::on_record("listed", "r1", S, O),
+            MemoryEvent::on_record(EventKind::Listed, "r1", S, O),
             sel("r2"),
-            MemoryEvent::on_record("shown", "r1", S, O),
+            MemoryEvent::on_record(EventKind::Shown, "r1", S, O),
             sel("r1"),
         ],
     )?;
@@ -1381,12 +1372,12 @@ pub fn selected_count_counts_selected_only_and_never_decays(f: &dyn JournalFacto
         &*j,
         &[
             sel("r1"),
-            MemoryEvent::on_record("listed", "r1", S, O),
-            MemoryEvent::on_record("pinned", "r1", S, O).with_reason("keep"),
+            MemoryEvent::on_record(EventKind::Listed, "r1", S, O),
+            MemoryEvent::on_record(EventKind::Pinned, "r1", S, O).with_reason("keep"),
             MemoryEvent::co_selected("r1", "r2", S, O),
-            MemoryEvent::on_record("selected", "r1", "other", "x"),
+            MemoryEvent::on_record(EventKind::Selected, "r1", "other", "x"),
             MemoryEvent::refocus("shift", S, O),
-            MemoryEvent::on_record("silenced", "r1", S, O).with_reason("quiet"),
+            MemoryEvent::on_record(EventKind::Silenced, "r1", S, O).with_reason("quiet"),
         ],
     )?;
     ok(
@@ -1419,7 +1410,7 @@ pub fn selected_count_as_of_a_seq(f: &dyn JournalFactory) -> CheckResult {
             sel("r1"),
             sel("r2"),
             sel("r1"),
-            MemoryEvent::on_record("listed", "r1", S, O),
+            MemoryEvent::on_record(EventKind::Listed, "r1", S, O),
             sel("r1"),
         ],
     )?;

@@ -17,6 +17,7 @@ use am_conformance::guard::assert_refused_at;
 use am_graph::graph::MemoryGraph;
 use am_graph::registry::GraphJournal;
 use am_graph::{AssertOp, Provenance, Revision, RevisionDraft, RevisionOp, SourceRef};
+use am_journal::EventKind;
 use am_journal::{
     ActiveMemorySnapshot, ClosureRecord, InMemoryJournal, MemoryEvent, MemoryHome, MemoryJournal,
     PairHome, ReconstructionTrace, ScopeBinding, UnderstandingVersion, ValenceEvent,
@@ -165,8 +166,8 @@ const VERBS: &[(&str, CommitPoint, Verb, Verb)] = &[
         |s| {
             s.journal
                 .append_events(&[
-                    MemoryEvent::on_record("selected", "r1", "session", "s1"),
-                    MemoryEvent::on_record("selected", "r2", "session", "s1"),
+                    MemoryEvent::on_record(EventKind::Selected, "r1", "session", "s1"),
+                    MemoryEvent::on_record(EventKind::Selected, "r2", "session", "s1"),
                 ])
                 .map(|_| ())
                 .map_err(journal_err)
@@ -237,7 +238,12 @@ const VERBS: &[(&str, CommitPoint, Verb, Verb)] = &[
         |s| {
             s.journal
                 .append_selection(
-                    &[MemoryEvent::on_record("selected", "r1", "session", "s1")],
+                    &[MemoryEvent::on_record(
+                        EventKind::Selected,
+                        "r1",
+                        "session",
+                        "s1",
+                    )],
                     &ActiveMemorySnapshot::new("sn2", "t1", &["r1"]),
                 )
                 .map(|_| ())
@@ -252,7 +258,12 @@ const VERBS: &[(&str, CommitPoint, Verb, Verb)] = &[
             s.journal
                 .append_recall(
                     &ReconstructionTrace::new("t2", "fp"),
-                    &[MemoryEvent::on_record("listed", "r1", "session", "s1")],
+                    &[MemoryEvent::on_record(
+                        EventKind::Listed,
+                        "r1",
+                        "session",
+                        "s1",
+                    )],
                 )
                 .map(|_| ())
                 .map_err(journal_err)

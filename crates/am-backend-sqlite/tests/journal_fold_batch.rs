@@ -5,6 +5,7 @@
 
 use am_backend_sqlite::SqliteHome;
 use am_backend_sqlite::journal::SQLiteJournal;
+use am_journal::EventKind;
 use am_journal::{BindingFilter, MemoryEvent, MemoryJournal, ScopeBinding};
 use am_triples::ErrorKind;
 
@@ -36,8 +37,13 @@ fn fold_bindings_for_equals_the_per_record_fold_at_every_anchor() {
     bind(&j, "r1", "session", "s1", "indexed", "inactive");
     bind(&j, "r1", "session", "s2", "indexed", "active");
     bind(&j, "r2", "session", "s1", "indexed", "active");
-    j.append_events(&[MemoryEvent::on_record("selected", "r1", "session", "s1")])
-        .unwrap();
+    j.append_events(&[MemoryEvent::on_record(
+        EventKind::Selected,
+        "r1",
+        "session",
+        "s1",
+    )])
+    .unwrap();
     bind(&j, "r1", "session", "s1", "hidden", "inactive");
     let mut with_detail = ScopeBinding::new("r3", "global", "", "indexed");
     with_detail.reason = Some("operator pinned it".into());

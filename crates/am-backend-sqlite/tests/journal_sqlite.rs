@@ -6,6 +6,7 @@
 
 use am_backend_sqlite::SqliteHome;
 use am_backend_sqlite::journal::SQLiteJournal;
+use am_journal::EventKind;
 use am_journal::{
     BindingFilter, ClosureRecord, EventFilter, MemoryEvent, MemoryJournal, ReconstructionTrace,
     ScopeBinding,
@@ -28,7 +29,7 @@ fn open(path: &Path) -> (SqliteHome, SQLiteJournal) {
 }
 
 fn sel(rid: &str) -> MemoryEvent {
-    MemoryEvent::on_record("selected", rid, "session", "s1")
+    MemoryEvent::on_record(EventKind::Selected, rid, "session", "s1")
 }
 
 #[test]

@@ -10,6 +10,7 @@ use crate::eval::Profile;
 use crate::home::{self, HomeSpec, PinnedClock};
 use crate::{embedder, ingest, text};
 use am_journal::EventFilter;
+use am_journal::EventKind;
 use am_system::{
     ActiveMemorySnapshot, Admission, MemorySystem, RecallBudget, ReconstructionResult, Stimulus,
 };
@@ -467,7 +468,10 @@ pub fn render(r: &Recall) -> String {
         render_drops(r, &mut out);
     }
     if let Some((snap, events)) = &r.commit {
-        let selected = events.iter().filter(|e| e.kind == "selected").count();
+        let selected = events
+            .iter()
+            .filter(|e| e.kind == EventKind::Selected)
+            .count();
         let pairs = events.len() - selected;
         let titles: Vec<String> = r
             .result

@@ -49,7 +49,7 @@ pub use binding::{
 };
 pub use closure::{CLOSURE_KINDS, ClosureKind, ClosureRecord};
 pub use error::{Error, Result};
-pub use event::{ATTENTION_KINDS, AUDIT_KINDS, DECAY_MARKER_KINDS, MemoryEvent};
+pub use event::{ATTENTION_KINDS, AUDIT_KINDS, DECAY_MARKER_KINDS, EventKind, MemoryEvent};
 pub use home::{HomeTx, JournalTx, MemoryHome, PairHome, PreparedBatch, StoreTx};
 pub use journal::{
     BindingFilter, ClosureFilter, EventFilter, JournalRecord, MemoryJournal, TraceFilter,

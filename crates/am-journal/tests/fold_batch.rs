@@ -3,6 +3,7 @@
 //! `bindings(record_id, fold = true, until_seq)` answers — on
 //! `InMemoryJournal`'s override and on the trait's default method.
 
+use am_journal::EventKind;
 use am_journal::{
     ActiveMemorySnapshot, BindingFilter, ClosureFilter, ClosureRecord, EventFilter,
     InMemoryJournal, JournalRecord, MemoryEvent, MemoryJournal, ReconstructionTrace, Result,
@@ -93,8 +94,13 @@ fn seed(j: &dyn MemoryJournal) -> Vec<String> {
     b("r1", "session", "s1", "indexed", "inactive");
     b("r1", "session", "s2", "indexed", "active");
     b("r2", "session", "s1", "indexed", "active");
-    j.append_events(&[MemoryEvent::on_record("selected", "r1", "session", "s1")])
-        .unwrap();
+    j.append_events(&[MemoryEvent::on_record(
+        EventKind::Selected,
+        "r1",
+        "session",
+        "s1",
+    )])
+    .unwrap();
     b("r1", "session", "s1", "hidden", "inactive");
     b("r3", "global", "", "indexed", "active");
     b("r2", "session", "s1", "indexed", "inactive");

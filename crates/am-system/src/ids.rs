@@ -60,7 +60,7 @@ pub fn closure_id(graph_id: &str, kind: &str, assertion_id: &str) -> String {
 
 /// A commit event id: `H(trace_id|kind|key)[:32]`; `key` is the record id for
 /// `selected` (and `listed`), `"a+b"` (the sorted pair) for `co_selected`.
-pub fn selection_event_id(trace_id: &str, kind: &str, key: &str) -> String {
+pub fn selection_event_id(trace_id: &str, kind: am_journal::EventKind, key: &str) -> String {
     derived_hex(&format!("{trace_id}|{kind}|{key}"), 32)
 }
 

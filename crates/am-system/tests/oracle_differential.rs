@@ -458,7 +458,7 @@ fn seam_shapes_budgets_and_id_derivations_match_abstractmemory_0_3_2() {
     assert_eq!(
         json!(am_system::ids::selection_event_id(
             "t",
-            "co_selected",
+            am_journal::EventKind::CoSelected,
             "a+b"
         )),
         oracle["event_id"]

@@ -6,7 +6,7 @@
 
 mod common;
 
-use am_journal::{EventFilter, MemoryEvent, TraceFilter};
+use am_journal::{EventFilter, EventKind, MemoryEvent, TraceFilter};
 use am_system::{
     Activation, Bind, CloseAssertions, CloseRecord, CommitSelection, Reconstruct, Reinforce,
     Remember, RememberMany,
@@ -282,7 +282,11 @@ fn a_supplied_trace_id_makes_a_journaled_read_replay_safe() {
         assert_eq!(first, again, "[{}]", s.name);
         let listed = events(s, "listed");
         assert!(listed.iter().all(|e| e.event_id
-            == ids::selection_event_id("t-replay", "listed", e.record_id.as_deref().unwrap())));
+            == ids::selection_event_id(
+                "t-replay",
+                EventKind::Listed,
+                e.record_id.as_deref().unwrap()
+            )));
     });
 }
 

@@ -6,7 +6,9 @@
 
 mod common;
 
-use am_journal::{BindingFilter, ClosureFilter, EventFilter, MemoryEvent, ReconstructionTrace};
+use am_journal::{
+    BindingFilter, ClosureFilter, EventFilter, EventKind, MemoryEvent, ReconstructionTrace,
+};
 use am_system::{
     Activation, Attenuate, Bind, CloseAssertions, CloseRecord, CommitSelection, Refocus, Reinforce,
     Remember, RememberMany,
@@ -59,7 +61,7 @@ fn commit_deposits_one_selected_per_used_record_and_co_selected_for_every_pair()
         let events = stream_events(s);
         let selected: Vec<&str> = events
             .iter()
-            .filter(|e| e.kind == "selected")
+            .filter(|e| e.kind == EventKind::Selected)
             .filter_map(|e| e.record_id.as_deref())
             .collect();
         assert_eq!(
@@ -76,8 +78,15 @@ fn commit_deposits_one_selected_per_used_record_and_co_selected_for_every_pair()
                 let (a, b) = e.pair_ids.clone().unwrap();
                 format!("{a}+{b}")
             });
-            assert_eq!(e.event_id, ids::selection_event_id("t1", &e.kind, &key));
-            assert_eq!(e.weight, if e.kind == "selected" { 8.0 } else { 4.0 });
+            assert_eq!(e.event_id, ids::selection_event_id("t1", e.kind, &key));
+            assert_eq!(
+                e.weight,
+                if e.kind == EventKind::Selected {
+                    8.0
+                } else {
+                    4.0
+                }
+            );
             assert_eq!(e.trace_id.as_deref(), Some("t1"));
             assert_eq!(
                 e.provenance["context_ref"],
@@ -153,14 +162,20 @@ fn only_stimulus_both_and_unlabelled_admissions_deposit() {
         let events = stream_events(s);
         let selected: Vec<String> = events.iter().filter_map(|e| e.record_id.clone()).collect();
         assert_eq!(selected, aids[2..].to_vec(), "[{}]", s.name);
-        for e in events.iter().filter(|e| e.kind == "co_selected") {
+        for e in events.iter().filter(|e| e.kind == EventKind::CoSelected) {
             let (a, b) = e.pair_ids.clone().unwrap();
             assert!(
                 aids[2..].contains(&a) && aids[2..].contains(&b),
                 "a presence id paired: {a} {b}"
             );
         }
-        assert_eq!(events.iter().filter(|e| e.kind == "co_selected").count(), 3);
+        assert_eq!(
+            events
+                .iter()
+                .filter(|e| e.kind == EventKind::CoSelected)
+                .count(),
+            3
+        );
         assert_eq!(
             snap.used_record_ids, aids,
             "the snapshot records every used id"
@@ -194,7 +209,7 @@ fn stm_rehearsal_weight_deposits_weighted_selected_events_without_pairs() {
             assert!(
                 events
                     .iter()
-                    .all(|e| e.kind == "selected" && e.weight == 2.0)
+                    .all(|e| e.kind == EventKind::Selected && e.weight == 2.0)
             );
         },
     );

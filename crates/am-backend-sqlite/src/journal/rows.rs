@@ -19,6 +19,15 @@ fn text(row: &Row<'_>, col: &str) -> Result<String> {
     row.get::<_, String>(col).map_err(storage)
 }
 
+/// A vocabulary column (a `kind`, a binding state), parsed by its wire name;
+/// a name outside the vocabulary is `Storage` naming the column (both writers
+/// of a home, this port and 0.3.2, check the vocabulary before they write).
+fn vocab<V: std::str::FromStr<Err = am_journal::Error>>(row: &Row<'_>, col: &str) -> Result<V> {
+    text(row, col)?.parse().map_err(|e: am_journal::Error| {
+        am_journal::Error::storage(format!("column {col} holds {}", e.message()))
+    })
+}
+
 fn opt_text(row: &Row<'_>, col: &str) -> Result<Option<String>> {
     row.get::<_, Option<String>>(col).map_err(storage)
 }
@@ -80,7 +89,7 @@ fn bind_event(stmt: &mut rusqlite::Statement<'_>, base: usize, e: &MemoryEvent) 
     };
     bind(stmt, 1, &e.seq)?;
     bind(stmt, 2, &e.event_id)?;
-    bind(stmt, 3, &e.kind)?;
+    bind(stmt, 3, &e.kind.as_str())?;
     bind(stmt, 4, &e.scope)?;
     bind(stmt, 5, &e.owner_id)?;
     bind(stmt, 6, &e.record_id)?;
@@ -130,7 +139,7 @@ pub(crate) fn insert_events(conn: &Connection, events: &[&MemoryEvent]) -> Resul
 pub(crate) fn row_to_event(r: &Row<'_>) -> Result<MemoryEvent> {
     let pair: Option<Vec<String>> = json(r, "pair_ids_json", None)?;
     Ok(MemoryEvent {
-        kind: text(r, "kind")?,
+        kind: vocab(r, "kind")?,
         scope: text(r, "scope")?,
         owner_id: text(r, "owner_id")?,
         record_id: opt_text(r, "record_id")?,
