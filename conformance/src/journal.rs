@@ -12,7 +12,8 @@ use crate::harness::{Check, CheckResult, ensure, ensure_eq};
 use am_journal::{
     ActiveMemorySnapshot, BindingFilter, ClosureFilter, ClosureRecord, EventFilter, EventKind,
     MemoryEvent, MemoryJournal, ReconstructionTrace, ScopeBinding, TraceFilter,
-    UnderstandingVersion, ValenceEvent, ValenceFilter, VersionFilter, understanding_version_id,
+    UnderstandingVersion, ValenceEvent, ValenceFilter, ValenceKind, VersionFilter,
+    understanding_version_id,
 };
 use am_triples::ErrorKind;
 use libtest_mimic::{Arguments, Trial};
@@ -805,12 +806,12 @@ pub fn binding_vocabularies_are_enforced_and_hidden_implies_inactive(
 }
 
 /// Valence events are validated (algorithms.md §8): sign ±1, magnitude 1..=10,
-/// known kind, reason, scope, scar negative, bond positive, healing names
+/// reason, scope, scar negative, bond positive, healing names
 /// `heals`, break names `breaks`, revalued has `factor` in 0..=1.
 pub fn valence_events_are_validated(f: &dyn JournalFactory) -> CheckResult {
     let j = open(f)?;
     let ap = |sign: i64, m: f64| ValenceEvent::appraisal("t", sign, m, "why", S, O);
-    let with_prov = |kind: &str, sign: i64, key: &str, v: Value| {
+    let with_prov = |kind: ValenceKind, sign: i64, key: &str, v: Value| {
         let mut e = ap(sign, 2.0).with_kind(kind);
         if !key.is_empty() {
             e.provenance.insert(key.into(), v);
@@ -822,7 +823,6 @@ pub fn valence_events_are_validated(f: &dyn JournalFactory) -> CheckResult {
         ("magnitude 0.5", ap(1, 0.5)),
         ("magnitude 11", ap(1, 11.0)),
         ("magnitude NaN", ap(1, f64::NAN)),
-        ("kind", ap(1, 2.0).with_kind("grudge")),
         (
             "reason",
             ValenceEvent {
@@ -844,34 +844,40 @@ pub fn valence_events_are_validated(f: &dyn JournalFactory) -> CheckResult {
                 ..ap(1, 2.0)
             },
         ),
-        ("positive scar", with_prov("scar", 1, "", Value::Null)),
-        ("negative bond", with_prov("bond", -1, "", Value::Null)),
+        (
+            "positive scar",
+            with_prov(ValenceKind::Scar, 1, "", Value::Null),
+        ),
+        (
+            "negative bond",
+            with_prov(ValenceKind::Bond, -1, "", Value::Null),
+        ),
         (
             "healing without heals",
-            with_prov("healing", 1, "", Value::Null),
+            with_prov(ValenceKind::Healing, 1, "", Value::Null),
         ),
         (
             "break without breaks",
-            with_prov("break", -1, "", Value::Null),
+            with_prov(ValenceKind::Break, -1, "", Value::Null),
         ),
         (
             "revalued factor 2",
-            with_prov("revalued", 1, "factor", json!(2.0)),
+            with_prov(ValenceKind::Revalued, 1, "factor", json!(2.0)),
         ),
         (
             "revalued without factor",
-            with_prov("revalued", 1, "", Value::Null),
+            with_prov(ValenceKind::Revalued, 1, "", Value::Null),
         ),
     ];
     for (what, e) in refused {
         refused_unchanged(&*j, what, || j.append_valence(std::slice::from_ref(&e)))?;
     }
     let accepted = vec![
-        with_prov("scar", -1, "", Value::Null),
-        with_prov("bond", 1, "", Value::Null),
-        with_prov("healing", 1, "heals", json!("e1")),
-        with_prov("break", -1, "breaks", json!("e2")),
-        with_prov("revalued", 1, "factor", json!(0.5)),
+        with_prov(ValenceKind::Scar, -1, "", Value::Null),
+        with_prov(ValenceKind::Bond, 1, "", Value::Null),
+        with_prov(ValenceKind::Healing, 1, "heals", json!("e1")),
+        with_prov(ValenceKind::Break, -1, "breaks", json!("e2")),
+        with_prov(ValenceKind::Revalued, 1, "factor", json!(0.5)),
         ap(-1, 10.0),
     ];
     let out = ok("valid valence", j.append_valence(&accepted))?;

@@ -69,5 +69,5 @@ pub use task::{
 };
 pub use task_memory::InMemoryTaskQueue;
 pub use trace::{ActiveMemorySnapshot, ReconstructionTrace};
-pub use valence::{VALENCE_KINDS, ValenceEvent};
+pub use valence::{VALENCE_KINDS, ValenceEvent, ValenceKind};
 pub use version::{AuthorKind, RewriteCause, UnderstandingVersion, understanding_version_id};

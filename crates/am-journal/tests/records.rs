@@ -5,7 +5,7 @@
 use am_journal::{
     ATTENTION_KINDS, AUDIT_KINDS, ActiveMemorySnapshot, ClosureRecord, DECAY_MARKER_KINDS,
     EventKind, MemoryEvent, ReconstructionTrace, ScopeBinding, UnderstandingVersion, ValenceEvent,
-    fold_bindings, understanding_version_id,
+    ValenceKind, fold_bindings, understanding_version_id,
 };
 use serde_json::Value;
 
@@ -117,6 +117,21 @@ fn an_event_kind_outside_the_vocabulary_is_refused_when_an_event_is_read() {
         EventKind::parse("viewed").unwrap_err().kind(),
         am_triples::ErrorKind::InvalidInput
     );
+}
+
+#[test]
+fn a_valence_kind_outside_the_vocabulary_is_refused_when_an_event_is_read() {
+    let err = serde_json::from_value::<ValenceEvent>(serde_json::json!({
+        "target_id": "t", "kind": "grudge", "scope": "session", "reason": "why"
+    }))
+    .unwrap_err();
+    assert!(
+        err.to_string().starts_with(
+            "valence kind must be one of [\"appraisal\", \"bond\", \"break\", \"healing\", \"revalued\", \"scar\"], got \"grudge\""
+        ),
+        "{err}"
+    );
+    assert_eq!(ValenceEvent::default().kind, ValenceKind::Appraisal);
 }
 
 #[test]

@@ -12,7 +12,7 @@
 
 mod common;
 
-use am_journal::{UnderstandingVersion, ValenceEvent};
+use am_journal::{UnderstandingVersion, ValenceEvent, ValenceKind};
 use am_system::MemoryRecordInput;
 use am_system::identity::Engram;
 use am_system::observe::card::{EntityCard, identity_card};
@@ -134,7 +134,7 @@ fn the_system_card_answers_as_a_read_from_nothing_after_every_kind_of_write() {
             .append_valence(&[ValenceEvent {
                 observed_at: "2026-03-01T16:00:00Z".into(),
                 ..ValenceEvent::appraisal("tool:saw", -1, 9.0, "cut", "life", EID)
-                    .with_kind("scar")
+                    .with_kind(ValenceKind::Scar)
                     .with_event_id("scar-1")
             }])
             .unwrap();
@@ -146,7 +146,7 @@ fn the_system_card_answers_as_a_read_from_nothing_after_every_kind_of_write() {
                 observed_at: "2026-03-01T17:00:00Z".into(),
                 provenance: json!({"heals": "scar-1"}).as_object().unwrap().clone(),
                 ..ValenceEvent::appraisal("tool:saw", 1, 2.0, "mended", "diary", EID)
-                    .with_kind("healing")
+                    .with_kind(ValenceKind::Healing)
             }])
             .unwrap();
         appraise(s, "tool:saw", 1, 4.0, "life", "2026-03-01T18:00:00Z");

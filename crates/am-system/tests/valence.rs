@@ -7,7 +7,7 @@
 
 mod common;
 
-use am_journal::{ValenceEvent, ValenceFilter};
+use am_journal::{ValenceEvent, ValenceFilter, ValenceKind};
 use am_system::{
     Appraise, BreakBond, Gradation, GradationConfig, HealScar, MemoryRecordInput as R, Stimulus,
     SystemOptions, compute_gradation,
@@ -265,14 +265,14 @@ fn script(s: &Stack) {
         event_id: "cross".into(),
         actor: "operator".into(),
         ..ValenceEvent::appraisal("tool:elsewhere", 1, 1.0, "healed from afar", S, O)
-            .with_kind("healing")
+            .with_kind(ValenceKind::Healing)
     };
     s.journal.append_valence(&[healing]).unwrap();
     let revalue = ValenceEvent {
         provenance: [("factor".to_owned(), json!(0.5))].into_iter().collect(),
         event_id: "rv".into(),
         ..ValenceEvent::appraisal("tool:y", 1, 1.0, "the past weighs less", S, O)
-            .with_kind("revalued")
+            .with_kind(ValenceKind::Revalued)
     };
     s.journal.append_valence(&[revalue]).unwrap();
     sys.appraise(&ap("tool:y", 1, 2.0, "after", "y9")).unwrap();

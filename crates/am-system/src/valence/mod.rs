@@ -26,8 +26,8 @@ pub use gradation::{
 use crate::error::{Error, Result};
 use crate::seam::OrderedMap;
 use crate::system::MemorySystem;
-use am_journal::ValenceEvent;
 use am_journal::journal::check_anchor;
+use am_journal::{ValenceEvent, ValenceKind};
 use am_triples::JsonMap;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -270,7 +270,7 @@ impl MemorySystem {
             target_id: args.target_id.clone(),
             sign: args.sign,
             magnitude: args.magnitude,
-            kind: "appraisal".into(),
+            kind: ValenceKind::Appraisal,
             value_refs: args.value_refs.clone(),
             scope: args.scope.clone(),
             owner_id: args.owner_id.clone(),
@@ -284,9 +284,13 @@ impl MemorySystem {
         };
         let mut events = vec![appraisal];
         if args.scar || args.bond {
-            let marker = if args.scar { "scar" } else { "bond" };
+            let marker = if args.scar {
+                ValenceKind::Scar
+            } else {
+                ValenceKind::Bond
+            };
             let mut e = events[0].clone();
-            e.kind = marker.into();
+            e.kind = marker;
             e.event_id = supplied
                 .map(|id| format!("{id}:{marker}"))
                 .unwrap_or_default();
@@ -317,7 +321,7 @@ impl MemorySystem {
             ));
         }
         self.require_privileged(&args.actor, "heal_scar")?;
-        let scar = self.marker_event(&args.scope, &args.owner_id, sid, "scar")?;
+        let scar = self.marker_event(&args.scope, &args.owner_id, sid, ValenceKind::Scar)?;
         let mut provenance = JsonMap::new();
         provenance.insert("heals".into(), Value::String(sid.to_owned()));
         if let Some(lesson) = blank_to_none(args.lesson_record_id.as_deref()) {
@@ -327,7 +331,7 @@ impl MemorySystem {
             blank_to_none(args.event_id.as_deref()).unwrap_or_else(|| format!("heal:{sid}"));
         self.resolve_marker(
             scar,
-            "healing",
+            ValenceKind::Healing,
             1,
             &args.reason,
             &args.actor,
@@ -352,14 +356,14 @@ impl MemorySystem {
             ));
         }
         self.require_privileged(&args.actor, "break_bond")?;
-        let bond = self.marker_event(&args.scope, &args.owner_id, bid, "bond")?;
+        let bond = self.marker_event(&args.scope, &args.owner_id, bid, ValenceKind::Bond)?;
         let mut provenance = JsonMap::new();
         provenance.insert("breaks".into(), Value::String(bid.to_owned()));
         let event_id =
             blank_to_none(args.event_id.as_deref()).unwrap_or_else(|| format!("break:{bid}"));
         self.resolve_marker(
             bond,
-            "break",
+            ValenceKind::Break,
             -1,
             &args.reason,
             &args.actor,
@@ -379,7 +383,13 @@ impl MemorySystem {
     }
 
     /// The `kind` event `id` of `(scope, owner)`.
-    fn marker_event(&self, scope: &str, owner: &str, id: &str, kind: &str) -> Result<ValenceEvent> {
+    fn marker_event(
+        &self,
+        scope: &str,
+        owner: &str,
+        id: &str,
+        kind: ValenceKind,
+    ) -> Result<ValenceEvent> {
         let (scope, owner) = (norm_scope(scope), owner.trim().to_owned());
         let current = self.journal.current_seq()?;
         let mut index = self
@@ -391,7 +401,11 @@ impl MemorySystem {
             Some(e) if e.kind == kind => Ok(e.clone()),
             _ => Err(Error::not_found(format!(
                 "no {kind} event {id:?} in ({scope:?}, {owner:?}); a {} must name a standing {kind}",
-                if kind == "scar" { "healing" } else { "break" }
+                if kind == ValenceKind::Scar {
+                    "healing"
+                } else {
+                    "break"
+                }
             ))),
         }
     }
@@ -400,7 +414,7 @@ impl MemorySystem {
     fn resolve_marker(
         &self,
         marker: ValenceEvent,
-        kind: &str,
+        kind: ValenceKind,
         sign: i64,
         reason: &str,
         actor: &str,
@@ -411,7 +425,7 @@ impl MemorySystem {
             target_id: marker.target_id,
             sign,
             magnitude: marker.magnitude,
-            kind: kind.into(),
+            kind,
             value_refs: Vec::new(),
             scope: marker.scope,
             owner_id: marker.owner_id,

@@ -33,7 +33,7 @@ use crate::pair_folds::PairFolds;
 use crate::recall::reconstruct::hash::{HashMap as FastMap, HashSet as FastSet};
 use crate::seam::OrderedMap;
 use crate::valence::index::{PairValence, ValenceIndex};
-use am_journal::{ClosureFilter, MemoryJournal, ValenceEvent};
+use am_journal::{ClosureFilter, MemoryJournal, ValenceEvent, ValenceKind};
 use am_triples::{TripleAssertion, TripleStore};
 use mirror::{LadderMirror, PairMirror};
 use serde::Serialize;
@@ -604,8 +604,11 @@ pub fn current_state(g: &CardGather, window: NonZeroUsize) -> CurrentState {
 /// first: the pairs' streams merged from their ends by seq.
 fn newest_appraisals(g: &CardGather, window: usize) -> Vec<&ValenceEvent> {
     let streams: Vec<&[ValenceEvent]> = g.valence_at().collect();
-    let before =
-        |s: &[ValenceEvent], end: usize| s[..end].iter().rposition(|e| e.kind == "appraisal");
+    let before = |s: &[ValenceEvent], end: usize| {
+        s[..end]
+            .iter()
+            .rposition(|e| e.kind == ValenceKind::Appraisal)
+    };
     let mut heads: Vec<Option<usize>> = streams.iter().map(|s| before(s, s.len())).collect();
     let mut out: Vec<&ValenceEvent> = Vec::new();
     while out.len() < window {
