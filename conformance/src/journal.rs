@@ -10,8 +10,8 @@
 use crate::check;
 use crate::harness::{Check, CheckResult, ensure, ensure_eq};
 use am_journal::{
-    ActiveMemorySnapshot, BindingFilter, ClosureFilter, ClosureRecord, EventFilter, EventKind,
-    MemoryEvent, MemoryJournal, ReconstructionTrace, ScopeBinding, TraceFilter,
+    ActiveMemorySnapshot, BindingFilter, ClosureFilter, ClosureKind, ClosureRecord, EventFilter,
+    EventKind, MemoryEvent, MemoryJournal, ReconstructionTrace, ScopeBinding, TraceFilter,
     UnderstandingVersion, ValenceEvent, ValenceFilter, ValenceKind, VersionFilter,
     understanding_version_id,
 };
@@ -81,7 +81,6 @@ pub fn checks() -> Vec<Check<dyn JournalFactory>> {
         check!(closure_without_reason_is_invalid_input_and_appends_nothing),
         check!(supersede_without_replacements_is_invalid_input_and_appends_nothing),
         check!(merged_without_replacements_is_invalid_input_and_appends_nothing),
-        check!(unknown_closure_kind_is_invalid_input_and_appends_nothing),
         check!(reinterpreted_and_retract_need_no_replacements),
         check!(deliberate_acts_and_refocus_require_a_reason),
         check!(event_weights_are_normalised_at_write_time),
@@ -226,7 +225,7 @@ pub fn every_family_shares_one_monotonic_seq_axis(f: &dyn JournalFactory) -> Che
         .seq,
         ok(
             "closure",
-            j.append_closure(&ClosureRecord::new("a1", "retract", "wrong")),
+            j.append_closure(&ClosureRecord::new("a1", ClosureKind::Retract, "wrong")),
         )?
         .seq,
         ok("trace", j.append_trace(&ReconstructionTrace::new("", "fp")))?.seq,
@@ -396,11 +395,15 @@ pub fn supplied_closure_id_replay_returns_the_original(f: &dyn JournalFactory) -
     let j = open(f)?;
     let first = ok(
         "close",
-        j.append_closure(&ClosureRecord::new("a1", "retract", "first").with_closure_id("c1")),
+        j.append_closure(
+            &ClosureRecord::new("a1", ClosureKind::Retract, "first").with_closure_id("c1"),
+        ),
     )?;
     let replay = ok(
         "close",
-        j.append_closure(&ClosureRecord::new("a2", "retract", "second").with_closure_id("c1")),
+        j.append_closure(
+            &ClosureRecord::new("a2", ClosureKind::Retract, "second").with_closure_id("c1"),
+        ),
     )?;
     ensure_eq("replayed closure", replay, first)?;
     ensure_eq("current_seq", ok("current_seq", j.current_seq())?, 1)
@@ -532,7 +535,7 @@ pub fn closure_without_reason_is_invalid_input_and_appends_nothing(
 ) -> CheckResult {
     let j = open(f)?;
     refused_unchanged(&*j, "blank reason", || {
-        j.append_closure(&ClosureRecord::new("a1", "retract", "  "))
+        j.append_closure(&ClosureRecord::new("a1", ClosureKind::Retract, "  "))
     })
 }
 
@@ -542,7 +545,9 @@ pub fn supersede_without_replacements_is_invalid_input_and_appends_nothing(
 ) -> CheckResult {
     let j = open(f)?;
     refused_unchanged(&*j, "supersede without replacements", || {
-        j.append_closure(&ClosureRecord::new("a1", "supersede", "newer").with_replacements(&[" "]))
+        j.append_closure(
+            &ClosureRecord::new("a1", ClosureKind::Supersede, "newer").with_replacements(&[" "]),
+        )
     })
 }
 
@@ -552,37 +557,33 @@ pub fn merged_without_replacements_is_invalid_input_and_appends_nothing(
 ) -> CheckResult {
     let j = open(f)?;
     refused_unchanged(&*j, "merged without replacements", || {
-        j.append_closure(&ClosureRecord::new("a1", "merged", "duplicate"))
+        j.append_closure(&ClosureRecord::new("a1", ClosureKind::Merged, "duplicate"))
     })
 }
 
-/// A closure kind outside `CLOSURE_KINDS` is `InvalidInput` and nothing is appended.
-pub fn unknown_closure_kind_is_invalid_input_and_appends_nothing(
-    f: &dyn JournalFactory,
-) -> CheckResult {
-    let j = open(f)?;
-    refused_unchanged(&*j, "kind 'delete'", || {
-        j.append_closure(&ClosureRecord::new("a1", "delete", "gone"))
-    })
-}
-
-/// `retract` and `reinterpreted` need no replacements; kinds are lowercased.
+/// `retract` and `reinterpreted` need no replacements; the assertion id is trimmed.
 pub fn reinterpreted_and_retract_need_no_replacements(f: &dyn JournalFactory) -> CheckResult {
     let j = open(f)?;
     let c = ok(
         "reinterpreted",
-        j.append_closure(&ClosureRecord::new(" a1 ", "Reinterpreted", "read anew")),
+        j.append_closure(&ClosureRecord::new(
+            " a1 ",
+            ClosureKind::Reinterpreted,
+            "read anew",
+        )),
     )?;
     ensure_eq("kind", c.kind.as_str(), "reinterpreted")?;
     ensure_eq("assertion_id", c.assertion_id.as_str(), "a1")?;
     let m = ok(
         "merged",
-        j.append_closure(&ClosureRecord::new("a2", "merged", "dup").with_replacements(&["a3"])),
+        j.append_closure(
+            &ClosureRecord::new("a2", ClosureKind::Merged, "dup").with_replacements(&["a3"]),
+        ),
     )?;
     ensure_eq("replacement_ids", m.replacement_ids, vec!["a3".to_string()])?;
     ok(
         "retract",
-        j.append_closure(&ClosureRecord::new("a4", "retract", "wrong")),
+        j.append_closure(&ClosureRecord::new("a4", ClosureKind::Retract, "wrong")),
     )
     .map(|_| ())
 }
@@ -1137,7 +1138,7 @@ pub fn closures_filter_by_assertion_newest_first(f: &dyn JournalFactory) -> Chec
     for a in ["a1", "a2", "a1", "a1"] {
         ok(
             "close",
-            j.append_closure(&ClosureRecord::new(a, "retract", "why")),
+            j.append_closure(&ClosureRecord::new(a, ClosureKind::Retract, "why")),
         )?;
     }
     let mut fl = ClosureFilter {
@@ -1319,7 +1320,7 @@ pub fn replay_records_merge_six_families_in_seq_order(f: &dyn JournalFactory) ->
     )?;
     ok(
         "closure",
-        j.append_closure(&ClosureRecord::new("a1", "retract", "w")),
+        j.append_closure(&ClosureRecord::new("a1", ClosureKind::Retract, "w")),
     )?;
     append(&*j, &[sel("r2")])?;
     let all = ok("replay", j.replay_records(0, None))?;
@@ -1388,7 +1389,7 @@ pub fn selected_count_counts_selected_only_and_never_decays(f: &dyn JournalFacto
     )?;
     ok(
         "close",
-        j.append_closure(&ClosureRecord::new("r1", "retract", "gone")),
+        j.append_closure(&ClosureRecord::new("r1", ClosureKind::Retract, "gone")),
     )?;
     ensure_eq(
         "selected_count(r1)",

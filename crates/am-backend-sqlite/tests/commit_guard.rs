@@ -17,6 +17,7 @@ use am_conformance::guard::assert_refused_at;
 use am_graph::graph::MemoryGraph;
 use am_graph::registry::GraphJournal;
 use am_graph::{AssertOp, Provenance, Revision, RevisionDraft, RevisionOp, SourceRef};
+use am_journal::ClosureKind;
 use am_journal::EventKind;
 use am_journal::{
     ActiveMemorySnapshot, ClosureRecord, InMemoryJournal, MemoryEvent, MemoryHome, MemoryJournal,
@@ -204,7 +205,7 @@ const VERBS: &[(&str, CommitPoint, Verb, Verb)] = &[
         |_| Ok(()),
         |s| {
             s.journal
-                .append_closure(&ClosureRecord::new("a1", "retract", "wrong"))
+                .append_closure(&ClosureRecord::new("a1", ClosureKind::Retract, "wrong"))
                 .map(|_| ())
                 .map_err(journal_err)
         },

@@ -6,6 +6,7 @@
 
 use am_backend_sqlite::SqliteHome;
 use am_backend_sqlite::journal::SQLiteJournal;
+use am_journal::ClosureKind;
 use am_journal::EventKind;
 use am_journal::{
     BindingFilter, ClosureRecord, EventFilter, MemoryEvent, MemoryJournal, ReconstructionTrace,
@@ -76,8 +77,11 @@ fn appends_inside_a_caller_transaction_commit_with_it() {
         let tx = guard.transaction().unwrap();
         tx.execute("INSERT INTO revision_rows VALUES ('rev-1')", [])
             .unwrap();
-        j.append_closures_in(&tx, &[ClosureRecord::new("a1", "retract", "revised")])
-            .unwrap();
+        j.append_closures_in(
+            &tx,
+            &[ClosureRecord::new("a1", ClosureKind::Retract, "revised")],
+        )
+        .unwrap();
         j.append_events_in(&tx, &[sel("r1")]).unwrap();
         assert_eq!(j.current_seq_in(&tx).unwrap(), 2);
         tx.commit().unwrap();
@@ -95,8 +99,11 @@ fn appends_inside_a_rolled_back_transaction_leave_nothing() {
     {
         let mut guard = conn.lock().unwrap();
         let tx = guard.transaction().unwrap();
-        j.append_closures_in(&tx, &[ClosureRecord::new("a1", "retract", "revised")])
-            .unwrap();
+        j.append_closures_in(
+            &tx,
+            &[ClosureRecord::new("a1", ClosureKind::Retract, "revised")],
+        )
+        .unwrap();
         j.append_events_in(
             &tx,
             &[
@@ -121,7 +128,10 @@ fn a_refused_append_inside_a_caller_transaction_writes_nothing() {
     let mut guard = conn.lock().unwrap();
     let tx = guard.transaction().unwrap();
     let err = j
-        .append_closures_in(&tx, &[ClosureRecord::new("a1", "supersede", "newer")])
+        .append_closures_in(
+            &tx,
+            &[ClosureRecord::new("a1", ClosureKind::Supersede, "newer")],
+        )
         .unwrap_err();
     assert_eq!(err.kind(), ErrorKind::InvalidInput);
     assert_eq!(j.current_seq_in(&tx).unwrap(), 0);

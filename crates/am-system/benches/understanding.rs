@@ -12,6 +12,7 @@
 )]
 
 use am_backend_sqlite::{SqliteHome, SqliteMemoryHome, SqliteStoreOptions};
+use am_journal::ClosureKind;
 use am_system::{CloseRecord, RememberMany, RewriteDigest};
 use am_system::{MemoryRecordInput, MemorySystem, Outcome};
 use criterion::{Criterion, criterion_group, criterion_main};
@@ -116,7 +117,7 @@ fn current_of(c: &mut Criterion) {
     for w in ids.windows(2) {
         system
             .close_record(
-                &CloseRecord::new(&w[0], "supersede", "measured again")
+                &CloseRecord::new(&w[0], ClosureKind::Supersede, "measured again")
                     .replaced_by(&[w[1].clone()]),
             )
             .unwrap();

@@ -54,7 +54,7 @@ pub fn formation_binding_id(idempotency_key: &str, position: usize) -> String {
 
 /// A `close_record` closure id: `H(graph_id|kind|assertion_id|closure)[:32]`
 /// (reason, replacements and timestamps never enter the key).
-pub fn closure_id(graph_id: &str, kind: &str, assertion_id: &str) -> String {
+pub fn closure_id(graph_id: &str, kind: am_journal::ClosureKind, assertion_id: &str) -> String {
     derived_hex(&format!("{graph_id}|{kind}|{assertion_id}|closure"), 32)
 }
 

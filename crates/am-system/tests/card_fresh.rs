@@ -12,6 +12,7 @@
 
 mod common;
 
+use am_journal::ClosureKind;
 use am_journal::{UnderstandingVersion, ValenceEvent, ValenceKind};
 use am_system::MemoryRecordInput;
 use am_system::identity::Engram;
@@ -194,7 +195,8 @@ fn the_system_card_answers_as_a_read_from_nothing_after_every_kind_of_write() {
             .unwrap()
             .value;
         sys.close_record(
-            &CloseRecord::new(&life[0], "supersede", "replanted").replaced_by(&[next[0].clone()]),
+            &CloseRecord::new(&life[0], ClosureKind::Supersede, "replanted")
+                .replaced_by(&[next[0].clone()]),
         )
         .unwrap();
         sys.close_record(&CloseRecord::retract(&life[5], "wrong"))

@@ -12,6 +12,7 @@
 
 use am_backend_sqlite::{SqliteHome, SqliteMemoryHome, SqliteStoreOptions};
 use am_embed::OfflineEmbedder;
+use am_journal::ClosureKind;
 use am_journal::{
     AuthorKind, AuthorRef, InMemoryJournal, InMemoryTaskQueue, MemoryJournal, PairHome, TaskKind,
     TaskStatus,
@@ -559,7 +560,7 @@ fn declare_pending_refusals_write_nothing() {
         let (l, interest, old, ripple, diary) = (&ids[0], &ids[1], &ids[2], &ids[3], &ids[4]);
         s.system
             .close_record(
-                &CloseRecord::new(old, "supersede", "better reading")
+                &CloseRecord::new(old, ClosureKind::Supersede, "better reading")
                     .replaced_by(std::slice::from_ref(l)),
             )
             .unwrap();

@@ -9,6 +9,7 @@
 
 mod common;
 
+use am_journal::ClosureKind;
 use am_system::{
     Activation, Bind, CloseAssertions, CommitSelection, Reconstruct, Reinforce, Remember,
     RememberMany,
@@ -229,7 +230,11 @@ fn under_the_hybrid_profile_the_same_as_of_anchor_reproduces_a_result_exactly() 
             .bind(&Bind::new(&aids[0], "session", "s1", "hidden"))
             .unwrap();
         s.system
-            .close_assertions(&CloseAssertions::new(&aids[1..2], "retract", "wrong"))
+            .close_assertions(&CloseAssertions::new(
+                &aids[1..2],
+                ClosureKind::Retract,
+                "wrong",
+            ))
             .unwrap();
         let again = s.system.reconstruct(&anchored()).unwrap();
         assert_eq!(first, again, "[{}]", s.name);

@@ -13,6 +13,7 @@
 
 mod common;
 
+use am_journal::ClosureKind;
 use am_journal::{BindingFilter, EventFilter, ReconstructionTrace};
 use am_system::MemoryRecordInput;
 use am_system::{
@@ -207,7 +208,11 @@ fn rust_session(s: &Stack) -> Value {
         .collect();
 
     let closures = sys
-        .close_record(&CloseRecord::new(&ids[1], "retract", "superseded reading"))
+        .close_record(&CloseRecord::new(
+            &ids[1],
+            ClosureKind::Retract,
+            "superseded reading",
+        ))
         .unwrap();
     let activation = sys.activation(&Activation::new("session", "s1")).unwrap();
     let named = sys

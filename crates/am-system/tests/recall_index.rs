@@ -10,6 +10,7 @@ mod common;
 
 use am_backend_sqlite::journal::SQLiteJournal;
 use am_backend_sqlite::{SQLiteTripleStore, SqliteHome, SqliteMemoryHome, SqliteStoreOptions};
+use am_journal::ClosureKind;
 use am_journal::MemoryJournal;
 use am_system::{Bind, CloseRecord, CommitSelection, Reconstruct, Remember, RememberMany};
 use am_system::{
@@ -110,7 +111,11 @@ fn a_write_through_a_second_handle_is_seen_by_the_next_recall() {
 
     // A closure through the other handle.
     second
-        .close_record(&CloseRecord::new(&new_id, "retract", "wrong heater"))
+        .close_record(&CloseRecord::new(
+            &new_id,
+            ClosureKind::Retract,
+            "wrong heater",
+        ))
         .unwrap();
     let after_close = recall(&first, "swimming pool heater");
     assert!(
@@ -288,7 +293,7 @@ fn a_record_closed_between_a_journaled_recall_and_its_trace_is_excluded_by_the_n
         // The closure lands between this recall's read and its trace.
         *armed.lock().unwrap() = Some(am_journal::ClosureRecord::new(
             &aid,
-            "retract",
+            ClosureKind::Retract,
             "wrong lunch",
         ));
         recall_journaled(&system, "soup lunch");
@@ -318,7 +323,7 @@ fn journaled_recalls_leave_the_index_answering_as_a_fresh_system() {
             // A closure through another handle right after a journaled recall.
             let top = recall(&warm, "restart order").handles[0].record_id.clone();
             second
-                .close_record(&CloseRecord::new(&top, "retract", "retracted"))
+                .close_record(&CloseRecord::new(&top, ClosureKind::Retract, "retracted"))
                 .unwrap();
         }
         let fresh = open(&path);

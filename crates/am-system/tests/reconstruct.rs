@@ -6,6 +6,7 @@
 
 mod common;
 
+use am_journal::ClosureKind;
 use am_journal::{EventFilter, EventKind, MemoryEvent, TraceFilter};
 use am_system::{
     Activation, Bind, CloseAssertions, CloseRecord, CommitSelection, Reconstruct, Reinforce,
@@ -319,7 +320,11 @@ fn the_same_as_of_anchor_reproduces_a_result_exactly() {
             .bind(&Bind::new(&aids[0], "session", "s1", "hidden"))
             .unwrap();
         s.system
-            .close_assertions(&CloseAssertions::new(&aids[1..2], "retract", "wrong"))
+            .close_assertions(&CloseAssertions::new(
+                &aids[1..2],
+                ClosureKind::Retract,
+                "wrong",
+            ))
             .unwrap();
         let again = s
             .system
@@ -443,7 +448,11 @@ fn a_closed_record_leaves_ranked_retrieval() {
     on_both(|s| {
         let aids = form(s);
         s.system
-            .close_record(&CloseRecord::new(&aids[1], "retract", "wrong order"))
+            .close_record(&CloseRecord::new(
+                &aids[1],
+                ClosureKind::Retract,
+                "wrong order",
+            ))
             .unwrap();
         let r = recall(
             s,

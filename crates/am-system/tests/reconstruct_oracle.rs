@@ -20,6 +20,7 @@
 
 mod common;
 
+use am_journal::ClosureKind;
 use am_journal::{EventFilter, TraceFilter};
 use am_system::{Bind, CloseRecord, CommitSelection, Reconstruct, Reinforce, RememberMany};
 use am_system::{MemoryRecordInput as R, RecallBudget, ReconstructionResult, Stimulus, View};
@@ -247,8 +248,12 @@ fn rust_session(s: &Stack) -> Value {
         Some("cross-session check"),
         true,
     );
-    sys.close_record(&CloseRecord::new(&ids[1], "retract", "wrong order"))
-        .unwrap();
+    sys.close_record(&CloseRecord::new(
+        &ids[1],
+        ClosureKind::Retract,
+        "wrong order",
+    ))
+    .unwrap();
     let r4 = ss.recall(
         "t4",
         Stimulus::new("restart the pool"),

@@ -5,6 +5,7 @@
 
 mod common;
 
+use am_journal::ClosureKind;
 use am_journal::{UnderstandingVersion, ValenceEvent};
 use am_system::MemoryRecordInput;
 use am_system::observe::replay::{ExportReplay, ReplayEnvelope, ReplayFamily, export_replay};
@@ -597,7 +598,8 @@ fn a_superseded_records_display_block_names_its_replacement() {
         let ids = live(s);
         s.system
             .close_record(
-                &CloseRecord::new(&ids[0], "supersede", "newer").replaced_by(&[ids[2].clone()]),
+                &CloseRecord::new(&ids[0], ClosureKind::Supersede, "newer")
+                    .replaced_by(&[ids[2].clone()]),
             )
             .unwrap();
         let envs = json_of(&all(s, &ExportReplay::default()));

@@ -7,6 +7,7 @@
 mod common;
 
 use am_backend_sqlite::{SqliteHome, SqliteStoreOptions};
+use am_journal::ClosureKind;
 use am_journal::{InMemoryJournal, MemoryJournal};
 use am_system::config::ReconstructConfig;
 use am_system::{
@@ -302,7 +303,7 @@ fn replaced_by_is_read_per_superseded_record_never_every_closure_of_the_journal_
             .value;
         system
             .close_record(
-                &am_system::CloseRecord::new(&ids[0], "supersede", "newer")
+                &am_system::CloseRecord::new(&ids[0], ClosureKind::Supersede, "newer")
                     .replaced_by(&[ids[1].clone()]),
             )
             .unwrap();

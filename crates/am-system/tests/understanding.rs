@@ -16,8 +16,8 @@ use am_backend_sqlite::journal::SQLiteJournal;
 use am_backend_sqlite::{SQLiteTripleStore, SqliteHome, SqliteMemoryHome, SqliteStoreOptions};
 use am_embed::OfflineEmbedder;
 use am_journal::{
-    AuthorKind, AuthorRef, InMemoryJournal, MemoryHome, MemoryJournal, PairHome, ReaderRef,
-    SourceRef,
+    AuthorKind, AuthorRef, ClosureKind, InMemoryJournal, MemoryHome, MemoryJournal, PairHome,
+    ReaderRef, SourceRef,
 };
 use am_system::{CloseRecord, NarrateDream, Retitle, RevertDigest, RewriteDigest};
 use am_system::{
@@ -451,20 +451,20 @@ fn current_of_follows_supersede_closures_to_the_live_record() {
         for (old, new) in [(0, 1), (1, 2)] {
             s.system
                 .close_record(
-                    &CloseRecord::new(&ids[old], "supersede", "measured again")
+                    &CloseRecord::new(&ids[old], ClosureKind::Supersede, "measured again")
                         .replaced_by(&[ids[new].clone()]),
                 )
                 .unwrap();
         }
         let c = s.system.current_of(&ids[0]).unwrap();
         assert_eq!(c.current_id, ids[2], "[{}]", s.name);
-        assert_eq!((c.hops, c.closed.clone()), (2, None));
+        assert_eq!((c.hops, c.closed), (2, None));
         assert_eq!(c.chain, ids);
         s.system
             .close_record(&CloseRecord::retract(&ids[2], "wrong"))
             .unwrap();
         let c = s.system.current_of(&ids[0]).unwrap();
-        assert_eq!(c.closed.as_deref(), Some("retract"));
+        assert_eq!(c.closed, Some(ClosureKind::Retract));
     }
 }
 
@@ -581,7 +581,7 @@ fn every_refusal_of_the_table_is_returned_with_nothing_written() {
         );
         s.system
             .close_record(
-                &CloseRecord::new(old, "supersede", "better reading")
+                &CloseRecord::new(old, ClosureKind::Supersede, "better reading")
                     .replaced_by(std::slice::from_ref(l)),
             )
             .unwrap();

@@ -217,7 +217,7 @@ pub(crate) fn insert_closure(conn: &rusqlite::Connection, c: &ClosureRecord) -> 
             c.seq,
             c.closure_id,
             c.assertion_id,
-            c.kind,
+            c.kind.as_str(),
             c.reason,
             replacements,
             c.observed_at,
@@ -233,7 +233,7 @@ pub(crate) fn insert_closure(conn: &rusqlite::Connection, c: &ClosureRecord) -> 
 pub(crate) fn row_to_closure(r: &Row<'_>) -> Result<ClosureRecord> {
     Ok(ClosureRecord {
         assertion_id: text(r, "assertion_id")?,
-        kind: text(r, "kind")?,
+        kind: vocab(r, "kind")?,
         reason: text(r, "reason")?,
         replacement_ids: json(r, "replacement_ids_json", Vec::new())?,
         observed_at: text(r, "observed_at")?,

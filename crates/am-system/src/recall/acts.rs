@@ -73,7 +73,7 @@ impl MemorySystem {
             .map(|aid| {
                 ClosureRecord {
                     assertion_id: aid.clone(),
-                    kind: kind.to_owned(),
+                    kind: *kind,
                     reason: reason.to_owned(),
                     replacement_ids: replacement_ids.to_vec(),
                     observed_at: observed_at.clone(),
@@ -125,18 +125,17 @@ impl MemorySystem {
                 targets.push(id);
             }
         }
-        let kind_n = kind.trim().to_lowercase();
         let observed_at = self.now()?;
         let records = targets
             .iter()
             .map(|aid| {
                 ClosureRecord {
                     assertion_id: aid.clone(),
-                    kind: kind_n.clone(),
+                    kind: *kind,
                     reason: reason.to_owned(),
                     replacement_ids: replacement_ids.to_vec(),
                     observed_at: observed_at.clone(),
-                    closure_id: ids::closure_id(&graph_id, &kind_n, aid),
+                    closure_id: ids::closure_id(&graph_id, *kind, aid),
                     ..ClosureRecord::default()
                 }
                 .normalized()

@@ -7,6 +7,7 @@
 
 use crate::config::RecallBudget;
 use crate::seam::{Stimulus, View};
+use am_journal::ClosureKind;
 use am_triples::JsonMap;
 use serde::{Deserialize, Serialize};
 
@@ -30,8 +31,8 @@ fn none_label() -> String {
     "none".to_owned()
 }
 
-fn retract() -> String {
-    "retract".to_owned()
+fn retract() -> ClosureKind {
+    ClosureKind::Retract
 }
 
 fn owned_pairs(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
@@ -330,8 +331,10 @@ impl Bind {
 pub struct CloseAssertions {
     /// The assertions to close (either namespace).
     pub assertion_ids: Vec<String>,
-    /// `retract` | `supersede` | `reinterpreted` | `merged`.
-    pub kind: String,
+    /// `retract` | `supersede` | `reinterpreted` | `merged` (read trimmed
+    /// and lowercased).
+    #[serde(deserialize_with = "am_triples::vocab::folded")]
+    pub kind: ClosureKind,
     /// Why (mandatory).
     pub reason: String,
     /// The replacements (required for `supersede` and `merged`).
@@ -342,10 +345,10 @@ pub struct CloseAssertions {
 impl CloseAssertions {
     /// Close `assertion_ids` as `kind` for `reason`, no replacements. The
     /// order (what, kind, why) is [`CloseRecord::new`]'s with its kind.
-    pub fn new<S: AsRef<str>>(assertion_ids: &[S], kind: &str, reason: &str) -> Self {
+    pub fn new<S: AsRef<str>>(assertion_ids: &[S], kind: ClosureKind, reason: &str) -> Self {
         CloseAssertions {
             assertion_ids: owned(assertion_ids),
-            kind: kind.to_owned(),
+            kind,
             reason: reason.to_owned(),
             replacement_ids: Vec::new(),
         }
@@ -366,9 +369,10 @@ impl CloseAssertions {
 pub struct CloseRecord {
     /// The record (either namespace).
     pub record_id: String,
-    /// `retract` (default) | `supersede` | `reinterpreted` | `merged`.
-    #[serde(default = "retract")]
-    pub kind: String,
+    /// `retract` (default) | `supersede` | `reinterpreted` | `merged` (read
+    /// trimmed and lowercased).
+    #[serde(default = "retract", deserialize_with = "am_triples::vocab::folded")]
+    pub kind: ClosureKind,
     /// Why (mandatory).
     pub reason: String,
     /// The replacements (required for `supersede` and `merged`).
@@ -379,10 +383,10 @@ pub struct CloseRecord {
 impl CloseRecord {
     /// Close `record_id` as `kind` for `reason`, no replacements (the order of
     /// [`CloseAssertions::new`]; the spec's default kind is `retract`).
-    pub fn new(record_id: &str, kind: &str, reason: &str) -> Self {
+    pub fn new(record_id: &str, kind: ClosureKind, reason: &str) -> Self {
         CloseRecord {
             record_id: record_id.to_owned(),
-            kind: kind.to_owned(),
+            kind,
             reason: reason.to_owned(),
             replacement_ids: Vec::new(),
         }
@@ -390,7 +394,7 @@ impl CloseRecord {
 
     /// Retract `record_id` for `reason` (the spec's default kind).
     pub fn retract(record_id: &str, reason: &str) -> Self {
-        CloseRecord::new(record_id, &retract(), reason)
+        CloseRecord::new(record_id, retract(), reason)
     }
 
     /// The same closure with replacements.
@@ -445,6 +449,35 @@ mod tests {
         )
         .unwrap_err();
         assert!(e.to_string().contains("colour"), "{e}");
+    }
+
+    #[test]
+    fn a_close_kind_is_read_trimmed_and_lowercased_and_an_unknown_one_is_refused_as_it_arrived() {
+        let c: CloseAssertions = serde_json::from_value(
+            json!({"assertion_ids": ["a"], "kind": " Supersede ", "reason": "newer"}),
+        )
+        .unwrap();
+        assert_eq!(c.kind, ClosureKind::Supersede);
+        let c: CloseRecord =
+            serde_json::from_value(json!({"record_id": "r", "kind": "MERGED", "reason": "dup"}))
+                .unwrap();
+        assert_eq!(c.kind, ClosureKind::Merged);
+        let e = serde_json::from_value::<CloseAssertions>(
+            json!({"assertion_ids": ["a"], "kind": "Forget", "reason": "x"}),
+        )
+        .unwrap_err();
+        assert!(
+            e.to_string().starts_with(
+                "close kind must be one of [\"retract\", \"supersede\", \"reinterpreted\", \"merged\"], got \"Forget\""
+            ),
+            "{e}"
+        );
+        assert!(
+            serde_json::from_value::<CloseRecord>(
+                json!({"record_id": "r", "kind": "", "reason": "x"})
+            )
+            .is_err()
+        );
     }
 
     #[test]

@@ -23,7 +23,7 @@ use crate::outcome::{Outcome, Reason, UnderstandingResult};
 use crate::system::{MemorySystem, unknown_id};
 use crate::understanding::args::{NarrateDream, Retitle, RevertDigest, RewriteDigest};
 use crate::understanding::reading::{Reading, ValidProvenance, validate_author};
-use am_journal::{ClosureFilter, UnderstandingVersion, VersionFilter};
+use am_journal::{ClosureFilter, ClosureKind, UnderstandingVersion, VersionFilter};
 use am_triples::text::{is_record_digest, py_str};
 use am_triples::{CommitPoint, DigestRewrite, ErrorKind, JsonMap, Timestamp, TripleAssertion};
 use serde::Serialize;
@@ -48,7 +48,7 @@ struct Target {
 /// The closure standing on a record: its kind and its first replacement, as
 /// the closure names it (either id namespace).
 pub(crate) struct Closed {
-    kind: String,
+    kind: ClosureKind,
     replacement: Option<String>,
 }
 
@@ -81,7 +81,7 @@ pub struct CurrentOf {
     pub chain: Vec<String>,
     /// The end's closure kind when it is retracted or reinterpreted (no
     /// replacement), else `None`.
-    pub closed: Option<String>,
+    pub closed: Option<ClosureKind>,
 }
 
 /// `record_understanding`'s answer: the record read a host serves, with the
@@ -113,7 +113,7 @@ pub struct RecordUnderstanding {
     /// When it was observed.
     pub observed_at: String,
     /// The standing closure's kind, if any.
-    pub closed: Option<String>,
+    pub closed: Option<ClosureKind>,
     /// The live record (`current_of`).
     pub current_id: String,
     /// The current reading's provenance.
@@ -1334,9 +1334,7 @@ impl MemorySystem {
                 break;
             };
             let next = match &c.replacement {
-                Some(r) if c.kind == "supersede" || c.kind == "merged" => {
-                    self.replacement_target(r)?
-                }
+                Some(r) if c.kind.requires_replacements() => self.replacement_target(r)?,
                 _ => None,
             };
             let Some(n) = next else {

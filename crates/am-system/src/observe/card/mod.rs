@@ -33,7 +33,7 @@ use crate::pair_folds::PairFolds;
 use crate::recall::reconstruct::hash::{HashMap as FastMap, HashSet as FastSet};
 use crate::seam::OrderedMap;
 use crate::valence::index::{PairValence, ValenceIndex};
-use am_journal::{ClosureFilter, MemoryJournal, ValenceEvent, ValenceKind};
+use am_journal::{ClosureFilter, ClosureKind, MemoryJournal, ValenceEvent, ValenceKind};
 use am_triples::{TripleAssertion, TripleStore};
 use mirror::{LadderMirror, PairMirror};
 use serde::Serialize;
@@ -673,7 +673,7 @@ pub fn key_moments(g: &CardGather, journal: &dyn MemoryJournal, floor: f64) -> R
         until_seq: Some(g.anchor),
         limit: 0,
     })? {
-        if c.kind == "supersede"
+        if c.kind == ClosureKind::Supersede
             && first_super
                 .as_ref()
                 .is_none_or(|f: &am_journal::ClosureRecord| c.seq < f.seq)
