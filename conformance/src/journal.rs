@@ -15,6 +15,7 @@ use am_journal::{
     UnderstandingVersion, ValenceEvent, ValenceFilter, ValenceKind, VersionFilter,
     understanding_version_id,
 };
+use am_journal::{BindingSource, Lifecycle, PromptState, SearchState};
 use am_triples::ErrorKind;
 use libtest_mimic::{Arguments, Trial};
 use serde_json::{Value, json};
@@ -89,7 +90,7 @@ pub fn checks() -> Vec<Check<dyn JournalFactory>> {
         check!(refocus_carries_no_record_and_other_kinds_need_one),
         check!(event_scope_is_required_and_lowercased),
         check!(observed_at_is_canonical_utc_and_bad_timestamps_are_refused),
-        check!(binding_vocabularies_are_enforced_and_hidden_implies_inactive),
+        check!(hidden_implies_inactive_and_a_binding_keeps_its_states),
         check!(valence_events_are_validated),
         check!(understanding_versions_are_validated),
         check!(events_read_newest_first_within_one_scope_owner_stream),
@@ -220,7 +221,7 @@ pub fn every_family_shares_one_monotonic_seq_axis(f: &dyn JournalFactory) -> Che
         append(&*j, &[sel("r1")])?[0].seq,
         ok(
             "binding",
-            j.append_binding(&ScopeBinding::new("r1", S, O, "indexed")),
+            j.append_binding(&ScopeBinding::new("r1", S, O, SearchState::Indexed)),
         )?
         .seq,
         ok(
@@ -290,11 +291,13 @@ pub fn supplied_binding_id_replay_returns_the_original(f: &dyn JournalFactory) -
     let j = open(f)?;
     let first = ok(
         "bind",
-        j.append_binding(&ScopeBinding::new("r1", S, O, "indexed").with_binding_id("b1")),
+        j.append_binding(
+            &ScopeBinding::new("r1", S, O, SearchState::Indexed).with_binding_id("b1"),
+        ),
     )?;
     let replay = ok(
         "bind",
-        j.append_binding(&ScopeBinding::new("r1", S, O, "hidden").with_binding_id("b1")),
+        j.append_binding(&ScopeBinding::new("r1", S, O, SearchState::Hidden).with_binding_id("b1")),
     )?;
     ensure_eq("replayed binding", replay, first)?;
     ensure_eq("current_seq", ok("current_seq", j.current_seq())?, 1)
@@ -308,8 +311,8 @@ pub fn append_bindings_is_ordered_idempotent_and_all_or_nothing(
 ) -> CheckResult {
     let j = open(f)?;
     let batch = [
-        ScopeBinding::new("r1", S, O, "indexed").with_binding_id("b1"),
-        ScopeBinding::new("r2", S, O, "hidden").with_binding_id("b2"),
+        ScopeBinding::new("r1", S, O, SearchState::Indexed).with_binding_id("b1"),
+        ScopeBinding::new("r2", S, O, SearchState::Hidden).with_binding_id("b2"),
     ];
     let first = ok("append_bindings", j.append_bindings(&batch))?;
     ensure_eq(
@@ -320,17 +323,18 @@ pub fn append_bindings_is_ordered_idempotent_and_all_or_nothing(
     let replay = ok(
         "append_bindings",
         j.append_bindings(&[
-            ScopeBinding::new("r1", S, O, "hidden").with_binding_id("b1"),
-            ScopeBinding::new("r3", S, O, "indexed").with_binding_id("b3"),
+            ScopeBinding::new("r1", S, O, SearchState::Hidden).with_binding_id("b1"),
+            ScopeBinding::new("r3", S, O, SearchState::Indexed).with_binding_id("b3"),
         ]),
     )?;
     ensure_eq("replayed binding", replay[0].clone(), first[0].clone())?;
     ensure_eq("new binding seq", replay[1].seq, 3)?;
-    let mut bad = ScopeBinding::new("r4", S, O, "indexed").with_binding_id("b4");
-    bad.search_state = "gone".into();
+    let mut bad = ScopeBinding::new("r4", S, O, SearchState::Indexed).with_binding_id("b4");
+    bad.search_state = SearchState::Hidden;
+    bad.prompt_state = PromptState::Active;
     refused_unchanged(&*j, "a batch with one invalid binding", || {
         j.append_bindings(&[
-            ScopeBinding::new("r5", S, O, "indexed").with_binding_id("b5"),
+            ScopeBinding::new("r5", S, O, SearchState::Indexed).with_binding_id("b5"),
             bad,
         ])
     })
@@ -756,44 +760,29 @@ pub fn observed_at_is_canonical_utc_and_bad_timestamps_are_refused(
     refused_unchanged(&*j, "bad event timestamp", || {
         j.append_events(&[sel("r1").with_observed_at("yesterday")])
     })?;
-    let mut b = ScopeBinding::new("r1", S, O, "indexed");
+    let mut b = ScopeBinding::new("r1", S, O, SearchState::Indexed);
     b.observed_at = "not a time".into();
     refused_unchanged(&*j, "bad binding timestamp", || j.append_binding(&b))
 }
 
-/// Binding states, lifecycle and source come from their vocabularies; `hidden`
-/// implies `inactive`; blank lifecycle is `none` and blank source `operator`.
-pub fn binding_vocabularies_are_enforced_and_hidden_implies_inactive(
+/// `hidden` implies `inactive`; a binding needs a record; a binding keeps its
+/// states, lifecycle and source as written (the defaults `inactive`, `none`,
+/// `operator`). (The vocabularies are the fields' types; an argument reads
+/// them folded, `am_system::Bind`.)
+pub fn hidden_implies_inactive_and_a_binding_keeps_its_states(
     f: &dyn JournalFactory,
 ) -> CheckResult {
     let j = open(f)?;
-    let base = ScopeBinding::new("r1", S, O, "indexed");
-    let mut hidden_active = ScopeBinding::new("r1", S, O, "hidden");
-    hidden_active.prompt_state = "active".into();
+    let mut hidden_active = ScopeBinding::new("r1", S, O, SearchState::Hidden);
+    hidden_active.prompt_state = PromptState::Active;
     refused_unchanged(&*j, "hidden + active", || j.append_binding(&hidden_active))?;
-    for (field, value) in [
-        ("search_state", "gone"),
-        ("prompt_state", "on"),
-        ("lifecycle", "dead"),
-        ("source", "x"),
-    ] {
-        let mut b = base.clone();
-        match field {
-            "search_state" => b.search_state = value.into(),
-            "prompt_state" => b.prompt_state = value.into(),
-            "lifecycle" => b.lifecycle = value.into(),
-            _ => b.source = value.into(),
-        }
-        refused_unchanged(&*j, field, || j.append_binding(&b))?;
-    }
     refused_unchanged(&*j, "blank record", || {
-        j.append_binding(&ScopeBinding::new(" ", S, O, "indexed"))
+        j.append_binding(&ScopeBinding::new(" ", S, O, SearchState::Indexed))
     })?;
-    let mut b = base;
-    b.search_state = " Hidden ".into();
-    b.lifecycle = String::new();
-    b.source = String::new();
-    let stored = ok("bind", j.append_binding(&b))?;
+    let stored = ok(
+        "bind",
+        j.append_binding(&ScopeBinding::new("r1", S, O, SearchState::Hidden)),
+    )?;
     ensure_eq(
         "(search_state, prompt_state, lifecycle, source)",
         (
@@ -803,6 +792,20 @@ pub fn binding_vocabularies_are_enforced_and_hidden_implies_inactive(
             stored.source.as_str(),
         ),
         ("hidden", "inactive", "none", "operator"),
+    )?;
+    let mut b = ScopeBinding::new("r2", S, O, SearchState::Indexed);
+    b.prompt_state = PromptState::Active;
+    b.lifecycle = Lifecycle::Promoted;
+    b.source = BindingSource::Election;
+    let stored = ok("bind promoted", j.append_binding(&b))?;
+    ensure_eq(
+        "(prompt_state, lifecycle, source)",
+        (stored.prompt_state, stored.lifecycle, stored.source),
+        (
+            PromptState::Active,
+            Lifecycle::Promoted,
+            BindingSource::Election,
+        ),
     )
 }
 
@@ -1047,7 +1050,7 @@ fn bind(
     rid: &str,
     scope: &str,
     owner: &str,
-    state: &str,
+    state: SearchState,
 ) -> Result<ScopeBinding, String> {
     ok(
         "bind",
@@ -1058,12 +1061,12 @@ fn bind(
 /// The fold keeps the latest binding per `(record_id, scope, owner_id)`, in seq order.
 pub fn bindings_fold_latest_wins_per_record_scope_owner(f: &dyn JournalFactory) -> CheckResult {
     let j = open(f)?;
-    bind(&*j, "r1", S, O, "indexed")?;
-    bind(&*j, "r1", S, O, "hidden")?;
-    bind(&*j, "r1", S, "s2", "indexed")?;
-    bind(&*j, "r2", S, O, "indexed")?;
-    bind(&*j, "r1", "global", "", "hidden")?;
-    bind(&*j, "r1", S, O, "indexed")?;
+    bind(&*j, "r1", S, O, SearchState::Indexed)?;
+    bind(&*j, "r1", S, O, SearchState::Hidden)?;
+    bind(&*j, "r1", S, "s2", SearchState::Indexed)?;
+    bind(&*j, "r2", S, O, SearchState::Indexed)?;
+    bind(&*j, "r1", "global", "", SearchState::Hidden)?;
+    bind(&*j, "r1", S, O, SearchState::Indexed)?;
     let all = ok("bindings", j.bindings(&BindingFilter::default()))?;
     ensure_eq("folded seqs", seqs(&all, |b| b.seq), vec![3, 4, 5, 6])?;
     let r1 = ok("bindings", j.bindings(&BindingFilter::record("r1")))?;
@@ -1075,9 +1078,9 @@ pub fn bindings_fold_latest_wins_per_record_scope_owner(f: &dyn JournalFactory) 
     ensure_eq(
         "r1 in (session, s1)",
         one.iter()
-            .map(|b| (b.seq, b.search_state.clone()))
+            .map(|b| (b.seq, b.search_state))
             .collect::<Vec<_>>(),
-        vec![(6, "indexed".to_string())],
+        vec![(6, SearchState::Indexed)],
     )?;
     let from_fn = am_journal::fold_bindings(&ok(
         "bindings",
@@ -1096,9 +1099,9 @@ pub fn bindings_fold_latest_wins_per_record_scope_owner(f: &dyn JournalFactory) 
 /// The fold as of a seq sees only bindings at or before it.
 pub fn bindings_fold_as_of_a_seq(f: &dyn JournalFactory) -> CheckResult {
     let j = open(f)?;
-    bind(&*j, "r1", S, O, "indexed")?;
-    bind(&*j, "r1", S, O, "hidden")?;
-    bind(&*j, "r1", S, O, "indexed")?;
+    bind(&*j, "r1", S, O, SearchState::Indexed)?;
+    bind(&*j, "r1", S, O, SearchState::Hidden)?;
+    bind(&*j, "r1", S, O, SearchState::Indexed)?;
     for (anchor, want) in [(1, "indexed"), (2, "hidden"), (3, "indexed")] {
         let mut fl = BindingFilter::record("r1");
         fl.until_seq = Some(anchor);
@@ -1117,9 +1120,9 @@ pub fn bindings_fold_as_of_a_seq(f: &dyn JournalFactory) -> CheckResult {
 /// Unfolded bindings read every matching binding, oldest first.
 pub fn unfolded_bindings_read_oldest_first(f: &dyn JournalFactory) -> CheckResult {
     let j = open(f)?;
-    bind(&*j, "r1", S, O, "indexed")?;
-    bind(&*j, "r2", S, O, "indexed")?;
-    bind(&*j, "r1", S, O, "hidden")?;
+    bind(&*j, "r1", S, O, SearchState::Indexed)?;
+    bind(&*j, "r2", S, O, SearchState::Indexed)?;
+    bind(&*j, "r1", S, O, SearchState::Hidden)?;
     let fl = BindingFilter {
         record_id: Some("r1".into()),
         fold: false,
@@ -1302,7 +1305,7 @@ pub fn replay_records_merge_six_families_in_seq_order(f: &dyn JournalFactory) ->
     let j = open(f)?;
     ok(
         "binding",
-        j.append_binding(&ScopeBinding::new("r1", S, O, "indexed")),
+        j.append_binding(&ScopeBinding::new("r1", S, O, SearchState::Indexed)),
     )?;
     append(&*j, &[sel("r1")])?;
     ok("version", j.append_version(&version("digest", 0, "w")))?;
@@ -1586,7 +1589,7 @@ pub fn seq_at_is_the_latest_fold_record_at_or_before_the_time(
 ) -> CheckResult {
     let j = open(f)?;
     append(&*j, &[sel("r1").with_observed_at("2026-01-01T10:00:00Z")])?;
-    let mut b = ScopeBinding::new("r1", S, O, "indexed");
+    let mut b = ScopeBinding::new("r1", S, O, SearchState::Indexed);
     b.observed_at = "2026-01-01T11:00:00Z".into();
     ok("bind", j.append_binding(&b))?;
     let mut s = ActiveMemorySnapshot::new("", "t", &["r1"]);
@@ -1633,7 +1636,7 @@ pub fn concurrent_appends_get_distinct_gap_free_seqs(f: &dyn JournalFactory) -> 
                     for i in 0..25 {
                         let batch = [sel(&format!("r{t}-{i}")), sel("shared")];
                         got.extend(append(journal, &batch)?.iter().map(|e| e.seq));
-                        let b = ScopeBinding::new(&format!("r{t}"), S, O, "indexed");
+                        let b = ScopeBinding::new(&format!("r{t}"), S, O, SearchState::Indexed);
                         got.push(ok("bind", journal.append_binding(&b))?.seq);
                     }
                     Ok(got)

@@ -18,6 +18,7 @@
 use am_backend_sqlite::SqliteHome;
 use am_backend_sqlite::journal::SQLiteJournal;
 use am_journal::EventKind;
+use am_journal::SearchState;
 use am_journal::common::hash_hex;
 use am_journal::{ActiveMemorySnapshot, BindingFilter, MemoryEvent, MemoryJournal, ScopeBinding};
 use am_triples::JsonMap;
@@ -68,17 +69,27 @@ fn build(total: usize) -> (tempfile::TempDir, SQLiteJournal) {
                     &format!("r{}", (written + i * 50) as u64 % RECORDS),
                     "session",
                     "s1",
-                    "indexed",
+                    SearchState::Indexed,
                 )
             })
             .collect();
         j.append_bindings(&bindings).unwrap();
         written += n;
     }
-    j.append_binding(&ScopeBinding::new("r42", "session", "s1", "hidden"))
-        .unwrap();
-    j.append_binding(&ScopeBinding::new("r42", "global", "", "indexed"))
-        .unwrap();
+    j.append_binding(&ScopeBinding::new(
+        "r42",
+        "session",
+        "s1",
+        SearchState::Hidden,
+    ))
+    .unwrap();
+    j.append_binding(&ScopeBinding::new(
+        "r42",
+        "global",
+        "",
+        SearchState::Indexed,
+    ))
+    .unwrap();
     (dir, j)
 }
 

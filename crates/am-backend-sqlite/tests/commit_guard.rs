@@ -19,6 +19,7 @@ use am_graph::registry::GraphJournal;
 use am_graph::{AssertOp, Provenance, Revision, RevisionDraft, RevisionOp, SourceRef};
 use am_journal::ClosureKind;
 use am_journal::EventKind;
+use am_journal::SearchState;
 use am_journal::{
     ActiveMemorySnapshot, ClosureRecord, InMemoryJournal, MemoryEvent, MemoryHome, MemoryJournal,
     PairHome, ReconstructionTrace, ScopeBinding, UnderstandingVersion, ValenceEvent,
@@ -180,7 +181,12 @@ const VERBS: &[(&str, CommitPoint, Verb, Verb)] = &[
         |_| Ok(()),
         |s| {
             s.journal
-                .append_binding(&ScopeBinding::new("r1", "session", "s1", "indexed"))
+                .append_binding(&ScopeBinding::new(
+                    "r1",
+                    "session",
+                    "s1",
+                    SearchState::Indexed,
+                ))
                 .map(|_| ())
                 .map_err(journal_err)
         },
@@ -192,8 +198,8 @@ const VERBS: &[(&str, CommitPoint, Verb, Verb)] = &[
         |s| {
             s.journal
                 .append_bindings(&[
-                    ScopeBinding::new("r1", "session", "s1", "indexed"),
-                    ScopeBinding::new("r2", "session", "s1", "indexed"),
+                    ScopeBinding::new("r1", "session", "s1", SearchState::Indexed),
+                    ScopeBinding::new("r2", "session", "s1", SearchState::Indexed),
                 ])
                 .map(|_| ())
                 .map_err(journal_err)
@@ -321,8 +327,12 @@ const VERBS: &[(&str, CommitPoint, Verb, Verb)] = &[
             s.home
                 .transaction(CommitPoint::StoreAdd, &mut |tx| {
                     tx.store().add(&rows)?;
-                    tx.journal()
-                        .append_bindings(&[ScopeBinding::new("ex:h1", "session", "s1", "indexed")])
+                    tx.journal().append_bindings(&[ScopeBinding::new(
+                        "ex:h1",
+                        "session",
+                        "s1",
+                        SearchState::Indexed,
+                    )])
                 })
                 .map(|_| ())
         },

@@ -8,6 +8,7 @@ use am_backend_sqlite::SqliteHome;
 use am_backend_sqlite::journal::SQLiteJournal;
 use am_journal::ClosureKind;
 use am_journal::EventKind;
+use am_journal::SearchState;
 use am_journal::{
     BindingFilter, ClosureRecord, EventFilter, MemoryEvent, MemoryJournal, ReconstructionTrace,
     ScopeBinding,
@@ -39,15 +40,20 @@ fn seq_axis_and_records_survive_reopen() {
     {
         let (_home, j) = open(&path);
         j.append_events(&[sel("r1"), sel("r1")]).unwrap();
-        j.append_binding(&ScopeBinding::new("r1", "session", "s1", "hidden"))
-            .unwrap();
+        j.append_binding(&ScopeBinding::new(
+            "r1",
+            "session",
+            "s1",
+            SearchState::Hidden,
+        ))
+        .unwrap();
     }
     let (_home, j) = open(&path);
     assert_eq!(j.current_seq().unwrap(), 3);
     assert_eq!(j.selected_count("r1", Some(1)).unwrap(), 1);
     assert_eq!(
         j.bindings(&BindingFilter::record("r1")).unwrap()[0].search_state,
-        "hidden"
+        SearchState::Hidden
     );
     assert_eq!(j.append_events(&[sel("r2")]).unwrap()[0].seq, 4);
 }

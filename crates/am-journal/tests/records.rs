@@ -2,6 +2,7 @@
 //! seam), records round-trip through JSON, the `version_id` formula, and the
 //! latest-wins `fold_bindings` function.
 
+use am_journal::SearchState;
 use am_journal::{
     ATTENTION_KINDS, AUDIT_KINDS, ActiveMemorySnapshot, ClosureRecord, DECAY_MARKER_KINDS,
     EventKind, MemoryEvent, ReconstructionTrace, ScopeBinding, UnderstandingVersion, ValenceEvent,
@@ -188,7 +189,7 @@ fn version_id_is_sha256_of_assertion_field_version() {
 fn fold_bindings_keeps_the_highest_seq_per_key_in_seq_order() {
     let b = |rid: &str, owner: &str, seq: i64| ScopeBinding {
         seq,
-        ..ScopeBinding::new(rid, "session", owner, "indexed")
+        ..ScopeBinding::new(rid, "session", owner, SearchState::Indexed)
     };
     let folded = fold_bindings(&[
         b("r1", "s1", 5),

@@ -13,6 +13,7 @@
 mod common;
 
 use am_journal::ClosureKind;
+use am_journal::{Lifecycle, SearchState};
 use am_journal::{UnderstandingVersion, ValenceEvent, ValenceKind};
 use am_system::MemoryRecordInput;
 use am_system::identity::Engram;
@@ -205,16 +206,16 @@ fn the_system_card_answers_as_a_read_from_nothing_after_every_kind_of_write() {
         check(s, &anchors, "closures");
 
         // Bindings: a lesson hidden, an interest rejected, then shown again.
-        sys.bind(&Bind::new(&life[6], "life", EID, "hidden"))
+        sys.bind(&Bind::new(&life[6], "life", EID, SearchState::Hidden))
             .unwrap();
         sys.bind(&Bind {
-            lifecycle: "rejected".into(),
-            ..Bind::new(&life[2], "life", EID, "indexed")
+            lifecycle: Lifecycle::Rejected,
+            ..Bind::new(&life[2], "life", EID, SearchState::Indexed)
         })
         .unwrap();
         anchors.push(s.journal.current_seq().unwrap());
         check(s, &anchors, "hidden and rejected");
-        sys.bind(&Bind::new(&life[6], "life", EID, "indexed"))
+        sys.bind(&Bind::new(&life[6], "life", EID, SearchState::Indexed))
             .unwrap();
         anchors.push(s.journal.current_seq().unwrap());
         check(s, &anchors, "shown again");

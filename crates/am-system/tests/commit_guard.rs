@@ -11,6 +11,7 @@
 mod common;
 
 use am_journal::InMemoryJournal;
+use am_journal::SearchState;
 use am_system::{
     Bind, MemoryRecordInput, MemorySystem, NarrateDream, RememberMany, Retitle, RewriteDigest,
     SystemOptions,
@@ -171,7 +172,7 @@ fn a_guarded_system_reports_one_commit_point_per_facade_write() {
                 .unwrap();
             assert_eq!(host.take(), ["store.add"], "{}: remember_many", s.name);
             s.system
-                .bind(&Bind::new(&ids[0], "session", "s1", "hidden"))
+                .bind(&Bind::new(&ids[0], "session", "s1", SearchState::Hidden))
                 .unwrap();
             assert_eq!(host.take(), ["journal"], "{}: bind", s.name);
             s.system

@@ -13,6 +13,8 @@ mod common;
 use am_backend_sqlite::journal::SQLiteJournal;
 use am_backend_sqlite::{SQLiteTripleStore, SqliteHome, SqliteMemoryHome, SqliteStoreOptions};
 use am_embed::OfflineEmbedder;
+use am_journal::PromptState;
+use am_journal::SearchState;
 use am_journal::{
     BindingFilter, InMemoryJournal, MemoryHome, MemoryJournal, PairHome, ScopeBinding,
 };
@@ -275,7 +277,7 @@ fn store_rows_and_formation_bindings_commit_together_and_a_replay_writes_nothing
 }
 
 fn binding(record_id: &str) -> ScopeBinding {
-    ScopeBinding::new(record_id, "session", "s1", "indexed")
+    ScopeBinding::new(record_id, "session", "s1", SearchState::Indexed)
         .with_binding_id(&format!("b-{record_id}"))
 }
 
@@ -373,7 +375,8 @@ fn the_in_memory_pair_writes_nothing_while_the_body_runs_nor_when_it_fails() {
     assert_eq!(journal.current_seq().unwrap(), 0);
     // An invalid binding is refused when issued, before anything is written.
     let mut bad = binding("ex:r1");
-    bad.search_state = "nonsense".into();
+    bad.search_state = SearchState::Hidden;
+    bad.prompt_state = PromptState::Active;
     let err = pair
         .transaction(CommitPoint::StoreAdd, &mut |tx| {
             tx.store().add(&rows)?;

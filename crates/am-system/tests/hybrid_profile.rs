@@ -10,6 +10,7 @@
 mod common;
 
 use am_journal::ClosureKind;
+use am_journal::SearchState;
 use am_system::{
     Activation, Bind, CloseAssertions, CommitSelection, Reconstruct, Reinforce, Remember,
     RememberMany,
@@ -227,7 +228,7 @@ fn under_the_hybrid_profile_the_same_as_of_anchor_reproduces_a_result_exactly() 
             .reinforce(&Reinforce::new(&aids[3], "pin", "session", "s1"))
             .unwrap();
         s.system
-            .bind(&Bind::new(&aids[0], "session", "s1", "hidden"))
+            .bind(&Bind::new(&aids[0], "session", "s1", SearchState::Hidden))
             .unwrap();
         s.system
             .close_assertions(&CloseAssertions::new(

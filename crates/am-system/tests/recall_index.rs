@@ -12,6 +12,7 @@ use am_backend_sqlite::journal::SQLiteJournal;
 use am_backend_sqlite::{SQLiteTripleStore, SqliteHome, SqliteMemoryHome, SqliteStoreOptions};
 use am_journal::ClosureKind;
 use am_journal::MemoryJournal;
+use am_journal::SearchState;
 use am_system::{Bind, CloseRecord, CommitSelection, Reconstruct, Remember, RememberMany};
 use am_system::{
     MemoryRecordInput as R, MemorySystem, RecallBudget, ReconstructionResult, Stimulus,
@@ -133,7 +134,7 @@ fn a_write_through_a_second_handle_is_seen_by_the_next_recall() {
         .map(|h| h.record_id.clone())
         .unwrap();
     second
-        .bind(&Bind::new(&lunch_id, "session", "s1", "hidden"))
+        .bind(&Bind::new(&lunch_id, "session", "s1", SearchState::Hidden))
         .unwrap();
     let after_bind = recall(&first, "soup lunch");
     assert!(

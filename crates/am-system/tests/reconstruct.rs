@@ -8,6 +8,7 @@ mod common;
 
 use am_journal::ClosureKind;
 use am_journal::{EventFilter, EventKind, MemoryEvent, TraceFilter};
+use am_journal::{PromptState, SearchState};
 use am_system::{
     Activation, Bind, CloseAssertions, CloseRecord, CommitSelection, Reconstruct, Reinforce,
     Remember, RememberMany,
@@ -317,7 +318,7 @@ fn the_same_as_of_anchor_reproduces_a_result_exactly() {
             .reinforce(&Reinforce::new(&aids[3], "pin", "session", "s1"))
             .unwrap();
         s.system
-            .bind(&Bind::new(&aids[0], "session", "s1", "hidden"))
+            .bind(&Bind::new(&aids[0], "session", "s1", SearchState::Hidden))
             .unwrap();
         s.system
             .close_assertions(&CloseAssertions::new(
@@ -402,7 +403,7 @@ fn a_hidden_binding_removes_a_record_from_ranked_retrieval_in_that_pair_only() {
             .unwrap()
             .subject;
         s.system
-            .bind(&Bind::new(&gid, "session", "s1", "hidden"))
+            .bind(&Bind::new(&gid, "session", "s1", SearchState::Hidden))
             .unwrap();
         let r = recall(
             s,
@@ -415,7 +416,7 @@ fn a_hidden_binding_removes_a_record_from_ranked_retrieval_in_that_pair_only() {
         assert!(s.system.payload(&aids[0], PayloadTier::Digest).is_ok());
         // Hidden in another pair vetoes nothing here.
         s.system
-            .bind(&Bind::new(&gid, "session", "other", "indexed"))
+            .bind(&Bind::new(&gid, "session", "other", SearchState::Indexed))
             .unwrap();
         let r = recall(
             s,
@@ -425,8 +426,8 @@ fn a_hidden_binding_removes_a_record_from_ranked_retrieval_in_that_pair_only() {
         );
         assert!(!handle_ids(&r).contains(&aids[0].as_str()));
         // Rebinding indexed restores it, and the handle shows the folded binding.
-        let mut b = Bind::new(&gid, "session", "s1", "indexed");
-        b.prompt_state = "inactive".into();
+        let mut b = Bind::new(&gid, "session", "s1", SearchState::Indexed);
+        b.prompt_state = PromptState::Inactive;
         s.system.bind(&b).unwrap();
         let r = recall(
             s,
@@ -656,8 +657,8 @@ fn prompt_active_bindings_take_self_seats_that_deposit_nothing() {
             .unwrap()
             .unwrap()
             .subject;
-        let mut b = Bind::new(&gid, "session", "s1", "indexed");
-        b.prompt_state = "active".into();
+        let mut b = Bind::new(&gid, "session", "s1", SearchState::Indexed);
+        b.prompt_state = PromptState::Active;
         s.system.bind(&b).unwrap();
         let off = recall(s, "garden tomatoes", &RecallBudget::default(), View::Shelf);
         assert!(

@@ -22,6 +22,7 @@ mod common;
 
 use am_journal::ClosureKind;
 use am_journal::{EventFilter, TraceFilter};
+use am_journal::{PromptState, SearchState};
 use am_system::{Bind, CloseRecord, CommitSelection, Reconstruct, Reinforce, RememberMany};
 use am_system::{MemoryRecordInput as R, RecallBudget, ReconstructionResult, Stimulus, View};
 use common::{Stack, on_both};
@@ -229,11 +230,11 @@ fn rust_session(s: &Stack) -> Value {
         .unwrap();
     sys.reinforce(&Reinforce::new(&ids[4], "matters", "session", "s1"))
         .unwrap();
-    sys.bind(&Bind::new(&ids[2], "session", "s1", "hidden"))
+    sys.bind(&Bind::new(&ids[2], "session", "s1", SearchState::Hidden))
         .unwrap();
     for i in [3, 5] {
-        let mut b = Bind::new(&ids[i], "session", "s1", "indexed");
-        b.prompt_state = "active".into();
+        let mut b = Bind::new(&ids[i], "session", "s1", SearchState::Indexed);
+        b.prompt_state = PromptState::Active;
         sys.bind(&b).unwrap();
     }
     ss.recall(

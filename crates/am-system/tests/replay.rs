@@ -6,6 +6,7 @@
 mod common;
 
 use am_journal::ClosureKind;
+use am_journal::SearchState;
 use am_journal::{UnderstandingVersion, ValenceEvent};
 use am_system::MemoryRecordInput;
 use am_system::observe::replay::{ExportReplay, ReplayEnvelope, ReplayFamily, export_replay};
@@ -76,7 +77,7 @@ fn live(s: &Stack) -> Vec<String> {
         .unwrap();
     sys.reinforce(&Reinforce::new(&ids[0], "matters", "session", "s1"))
         .unwrap();
-    sys.bind(&Bind::new(&other[0], "project", "p1", "hidden"))
+    sys.bind(&Bind::new(&other[0], "project", "p1", SearchState::Hidden))
         .unwrap();
     sys.close_record(&CloseRecord::retract(&ids[1], "wrong"))
         .unwrap();
@@ -494,7 +495,7 @@ fn private_home(s: &Stack) -> Vec<String> {
         .unwrap();
     sys.reinforce(&Reinforce::new(&ids[0], "matters", "diary", "e1"))
         .unwrap();
-    sys.bind(&Bind::new(&ids[1], "diary", "e1", "hidden"))
+    sys.bind(&Bind::new(&ids[1], "diary", "e1", SearchState::Hidden))
         .unwrap();
     sys.close_record(&CloseRecord::retract(&ids[1], "superseded by the book"))
         .unwrap();

@@ -10,6 +10,7 @@ use am_journal::ClosureKind;
 use am_journal::{
     BindingFilter, ClosureFilter, EventFilter, EventKind, MemoryEvent, ReconstructionTrace,
 };
+use am_journal::{PromptState, SearchState};
 use am_system::{
     Activation, Attenuate, Bind, CloseAssertions, CloseRecord, CommitSelection, Refocus, Reinforce,
     Remember, RememberMany,
@@ -319,7 +320,8 @@ fn an_unknown_id_is_refused_naming_both_namespaces_and_writes_nothing() {
         assert_refused(
             s,
             &before,
-            s.system.bind(&Bind::new("nope", "session", "s1", "hidden")),
+            s.system
+                .bind(&Bind::new("nope", "session", "s1", SearchState::Hidden)),
             NotFound,
             &both,
         );
@@ -588,7 +590,7 @@ fn payload_serves_the_digest_and_raw_tiers_and_refuses_the_rest() {
 fn bind_appends_a_visibility_event_idempotent_by_binding_id() {
     on_both(|s| {
         let (gids, _) = form(s, 1, "k");
-        let mut args = Bind::new(&gids[0], "session", "s1", "hidden");
+        let mut args = Bind::new(&gids[0], "session", "s1", SearchState::Hidden);
         args.binding_id = Some("b-1".into());
         args.reason = Some("noise".into());
         let b = s.system.bind(&args).unwrap();
@@ -608,9 +610,9 @@ fn bind_appends_a_visibility_event_idempotent_by_binding_id() {
             .bindings(&BindingFilter::record(&gids[0]))
             .unwrap();
         assert_eq!(folded.len(), 1);
-        assert_eq!(folded[0].search_state, "hidden");
-        let mut bad = Bind::new(&gids[0], "session", "s1", "hidden");
-        bad.prompt_state = "active".into();
+        assert_eq!(folded[0].search_state, SearchState::Hidden);
+        let mut bad = Bind::new(&gids[0], "session", "s1", SearchState::Hidden);
+        bad.prompt_state = PromptState::Active;
         assert_refused(s, &before, s.system.bind(&bad), InvalidInput, &[]);
     });
 }

@@ -708,7 +708,10 @@ mod tests {
         }
         j.append_events(&next(21)).unwrap();
         j.append_binding(&am_journal::ScopeBinding::new(
-            "r1", "session", "s1", "indexed",
+            "r1",
+            "session",
+            "s1",
+            am_journal::SearchState::Indexed,
         ))
         .unwrap();
         j.append_events(&next(30)).unwrap();

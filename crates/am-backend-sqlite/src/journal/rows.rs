@@ -23,7 +23,15 @@ fn text(row: &Row<'_>, col: &str) -> Result<String> {
 /// a name outside the vocabulary is `Storage` naming the column (both writers
 /// of a home, this port and 0.3.2, check the vocabulary before they write).
 fn vocab<V: std::str::FromStr<Err = am_journal::Error>>(row: &Row<'_>, col: &str) -> Result<V> {
-    text(row, col)?.parse().map_err(|e: am_journal::Error| {
+    parse_column(&text(row, col)?, col)
+}
+
+/// [`vocab`] of a column already read as text.
+pub(crate) fn parse_column<V: std::str::FromStr<Err = am_journal::Error>>(
+    value: &str,
+    col: &str,
+) -> Result<V> {
+    value.parse().map_err(|e: am_journal::Error| {
         am_journal::Error::storage(format!("column {col} holds {}", e.message()))
     })
 }
@@ -174,10 +182,10 @@ pub(crate) fn insert_binding(conn: &rusqlite::Connection, b: &ScopeBinding) -> R
                 b.record_id,
                 b.scope,
                 b.owner_id,
-                b.search_state,
-                b.prompt_state,
-                b.lifecycle,
-                b.source,
+                b.search_state.as_str(),
+                b.prompt_state.as_str(),
+                b.lifecycle.as_str(),
+                b.source.as_str(),
                 b.reason,
                 b.observed_at,
                 provenance,
@@ -193,10 +201,10 @@ pub(crate) fn row_to_binding(r: &Row<'_>) -> Result<ScopeBinding> {
         record_id: text(r, "record_id")?,
         scope: text(r, "scope")?,
         owner_id: text(r, "owner_id")?,
-        search_state: text(r, "search_state")?,
-        prompt_state: text(r, "prompt_state")?,
-        lifecycle: text(r, "lifecycle")?,
-        source: text(r, "source")?,
+        search_state: vocab(r, "search_state")?,
+        prompt_state: vocab(r, "prompt_state")?,
+        lifecycle: vocab(r, "lifecycle")?,
+        source: vocab(r, "source")?,
         reason: opt_text(r, "reason")?,
         observed_at: text(r, "observed_at")?,
         provenance: json(r, "provenance_json", JsonMap::new())?,

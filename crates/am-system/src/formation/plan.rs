@@ -11,6 +11,7 @@ use crate::formation::records::MemoryRecordInput;
 use crate::ids;
 use crate::kinds::DIGEST_PREDICATE;
 use am_journal::ScopeBinding;
+use am_journal::{BindingSource, Lifecycle, PromptState, SearchState};
 use am_triples::{JsonMap, TripleAssertion};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
@@ -227,10 +228,10 @@ pub fn build_formation_plan(
             record_id: rid.clone(),
             scope: scope_n.clone(),
             owner_id: owner.to_owned(),
-            search_state: "indexed".into(),
-            prompt_state: "inactive".into(),
-            lifecycle: "inactive_candidate".into(),
-            source: "remember".into(),
+            search_state: SearchState::Indexed,
+            prompt_state: PromptState::Inactive,
+            lifecycle: Lifecycle::InactiveCandidate,
+            source: BindingSource::Remember,
             reason: None,
             observed_at: observed_at.clone(),
             provenance,
@@ -423,7 +424,7 @@ mod tests {
             plan.bindings[1].binding_id,
             ids::formation_binding_id("k", 1)
         );
-        assert_eq!(plan.bindings[1].lifecycle, "inactive_candidate");
+        assert_eq!(plan.bindings[1].lifecycle, Lifecycle::InactiveCandidate);
     }
 
     #[test]

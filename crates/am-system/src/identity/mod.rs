@@ -8,6 +8,7 @@
 
 pub mod spark;
 
+use am_journal::{BindingSource, Lifecycle, PromptState, SearchState};
 pub use spark::{
     DEFAULT_SPARK_TEMPLATE, SHARED_VULNERABILITY_STATEMENT, SPARK_KEYS, canonical_spark_hash,
     lint_spark,
@@ -471,10 +472,10 @@ impl MemorySystem {
                 record_id: gid,
                 scope: args.scope.clone(),
                 owner_id: owner.to_owned(),
-                search_state: "indexed".into(),
-                prompt_state: "active".into(),
-                lifecycle: "promoted".into(),
-                source: "operator".into(),
+                search_state: SearchState::Indexed,
+                prompt_state: PromptState::Active,
+                lifecycle: Lifecycle::Promoted,
+                source: BindingSource::Operator,
                 reason: Some(format!("engram spark v{version}")),
                 observed_at: now.clone(),
                 provenance: JsonMap::new(),

@@ -42,6 +42,7 @@
 //! order (`observed_at` descending, ties newest-inserted first).
 
 use super::hash::{HashMap, HashSet};
+use am_journal::SearchState;
 use am_journal::{ClosureFilter, JournalRecord, MemoryJournal, ScopeBinding};
 use am_triples::text::{canonical_text, fold_text};
 use am_triples::{EmbeddingPin, FeedPage, Order, TripleAssertion, TripleQuery, TripleStore};
@@ -627,7 +628,7 @@ impl RecallIndex {
                             if let Some(hidden) = cache.hidden.as_mut() {
                                 let key =
                                     (b.record_id.clone(), b.scope.clone(), b.owner_id.clone());
-                                if b.search_state == "hidden" {
+                                if b.search_state == SearchState::Hidden {
                                     hidden.insert(key);
                                 } else {
                                     hidden.remove(&key);
