@@ -505,7 +505,7 @@ pub fn to_json(r: &Recall) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use am_system::{MemoryRecordInput, RememberMany, SystemOptions};
+    use am_system::{MemoryRecordInput, RecordKind, RememberMany, SystemOptions};
     use std::sync::Arc;
 
     /// api.md "Formation": reads serve a pending title as `None`, never a
@@ -529,8 +529,12 @@ mod tests {
             },
         )
         .unwrap();
-        let mut r = MemoryRecordInput::new("lesson", "", "Zeppelins drift over quiet harbours.")
-            .with_pending(&["title"]);
+        let mut r = MemoryRecordInput::new(
+            RecordKind::Lesson,
+            "",
+            "Zeppelins drift over quiet harbours.",
+        )
+        .with_pending(&["title"]);
         r.title = None;
         system
             .remember_many(&RememberMany::new(vec![r], "life", "ada", "k"))

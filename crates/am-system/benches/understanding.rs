@@ -13,6 +13,7 @@
 
 use am_backend_sqlite::{SqliteHome, SqliteMemoryHome, SqliteStoreOptions};
 use am_journal::ClosureKind;
+use am_system::RecordKind;
 use am_system::{CloseRecord, RememberMany, RewriteDigest};
 use am_system::{MemoryRecordInput, MemorySystem, Outcome};
 use criterion::{Criterion, criterion_group, criterion_main};
@@ -103,7 +104,7 @@ fn current_of(c: &mut Criterion) {
     let chain: Vec<MemoryRecordInput> = (0..11)
         .map(|i| {
             MemoryRecordInput::new(
-                "claim",
+                RecordKind::Claim,
                 &format!("Claim {i}"),
                 &format!("The pool holds {i}."),
             )

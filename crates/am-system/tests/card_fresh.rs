@@ -16,6 +16,7 @@ use am_journal::ClosureKind;
 use am_journal::{Lifecycle, SearchState};
 use am_journal::{UnderstandingVersion, ValenceEvent, ValenceKind};
 use am_system::MemoryRecordInput;
+use am_system::RecordKind;
 use am_system::identity::Engram;
 use am_system::observe::card::{EntityCard, identity_card};
 use am_system::valence::GradationConfig;
@@ -79,7 +80,7 @@ fn appraise(s: &Stack, target: &str, sign: i64, magnitude: f64, scope: &str, at:
 }
 
 fn diary(title: &str, entry: &str, diary_type: &str) -> MemoryRecordInput {
-    MemoryRecordInput::new("diary", title, &format!("{title}."))
+    MemoryRecordInput::new(RecordKind::Diary, title, &format!("{title}."))
         .with_provenance("source", "diary-projection")
         .with_attribute("entry_id", entry)
         .with_attribute("private", true)
@@ -100,20 +101,20 @@ fn the_system_card_answers_as_a_read_from_nothing_after_every_kind_of_write() {
         // A life: every kind the sections read, 24 lessons formed at one
         // instant (ties on observed_at), a dream with signals.
         let mut inputs = vec![
-            MemoryRecordInput::new("episode", "Garden", "We planted beans."),
-            MemoryRecordInput::new("interest", "Beans", "How do beans climb?"),
-            MemoryRecordInput::new("interest", "Moss", "Why is moss green?"),
-            MemoryRecordInput::new("dream", "Flood", "The garden flooded.")
+            MemoryRecordInput::new(RecordKind::Episode, "Garden", "We planted beans."),
+            MemoryRecordInput::new(RecordKind::Interest, "Beans", "How do beans climb?"),
+            MemoryRecordInput::new(RecordKind::Interest, "Moss", "Why is moss green?"),
+            MemoryRecordInput::new(RecordKind::Dream, "Flood", "The garden flooded.")
                 .with_attribute("continuation_state", "unresolved")
                 .with_attribute(
                     "signals",
                     json!([{"kind": "image", "felt": {"tone": "uneasy"}}]),
                 ),
-            MemoryRecordInput::new("interest", "Ferns", "How do ferns unroll?"),
+            MemoryRecordInput::new(RecordKind::Interest, "Ferns", "How do ferns unroll?"),
         ];
         for i in 0..24 {
             inputs.push(MemoryRecordInput::new(
-                "lesson",
+                RecordKind::Lesson,
                 &format!("Lesson {i}"),
                 &format!("Learned {i}."),
             ));
@@ -185,8 +186,12 @@ fn the_system_card_answers_as_a_read_from_nothing_after_every_kind_of_write() {
         let next = sys
             .remember_many(&RememberMany::new(
                 vec![
-                    MemoryRecordInput::new("episode", "Garden again", "We replanted beans."),
-                    MemoryRecordInput::new("lesson", "Stakes", "Beans need stakes.")
+                    MemoryRecordInput::new(
+                        RecordKind::Episode,
+                        "Garden again",
+                        "We replanted beans.",
+                    ),
+                    MemoryRecordInput::new(RecordKind::Lesson, "Stakes", "Beans need stakes.")
                         .with_attribute("explores", life[1].clone()),
                 ],
                 "life",

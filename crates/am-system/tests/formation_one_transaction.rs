@@ -18,6 +18,7 @@ use am_journal::SearchState;
 use am_journal::{
     BindingFilter, InMemoryJournal, MemoryHome, MemoryJournal, PairHome, ScopeBinding,
 };
+use am_system::RecordKind;
 use am_system::RememberMany;
 use am_system::{MemoryRecordInput, MemorySystem, SystemOptions};
 use am_triples::{CommitPoint, ErrorKind};
@@ -26,9 +27,13 @@ use std::sync::Arc;
 
 fn batch() -> Vec<MemoryRecordInput> {
     vec![
-        MemoryRecordInput::new("lesson", "Pools", "Connection pools exhaust under load."),
         MemoryRecordInput::new(
-            "episode",
+            RecordKind::Lesson,
+            "Pools",
+            "Connection pools exhaust under load.",
+        ),
+        MemoryRecordInput::new(
+            RecordKind::Episode,
             "Outage",
             "The outage followed the pool exhaustion.",
         )
@@ -421,9 +426,13 @@ fn the_in_memory_pair_has_no_shared_transaction_and_forms_in_two_steps() {
 fn a_record_the_offline_embedder_cannot_embed_forms_without_a_vector_on_both_stacks() {
     let embedder: Arc<dyn TextEmbedder> = Arc::new(OfflineEmbedder::new().unwrap());
     let records = [
-        MemoryRecordInput::new("lesson", "Pools", "Connection pools exhaust under load."),
-        MemoryRecordInput::new("lesson", "😀", "😀"),
-        MemoryRecordInput::new("lesson", "\0", "\0"),
+        MemoryRecordInput::new(
+            RecordKind::Lesson,
+            "Pools",
+            "Connection pools exhaust under load.",
+        ),
+        MemoryRecordInput::new(RecordKind::Lesson, "😀", "😀"),
+        MemoryRecordInput::new(RecordKind::Lesson, "\0", "\0"),
     ];
     let memory_store: Arc<dyn TripleStore> =
         Arc::new(InMemoryTripleStore::new(Some(embedder.clone())));
@@ -538,11 +547,11 @@ fn a_formation_keeps_its_warnings_while_another_thread_drains_take_warnings() {
                     .remember_many(&RememberMany::new(
                         vec![
                             MemoryRecordInput::new(
-                                "lesson",
+                                RecordKind::Lesson,
                                 &format!("Pools {i}"),
                                 "Pools exhaust.",
                             ),
-                            MemoryRecordInput::new("lesson", "\0", &"\0".repeat(i + 1)),
+                            MemoryRecordInput::new(RecordKind::Lesson, "\0", &"\0".repeat(i + 1)),
                         ],
                         "session",
                         "s1",

@@ -13,6 +13,7 @@ use am_backend_sqlite::{SQLiteTripleStore, SqliteHome, SqliteMemoryHome, SqliteS
 use am_journal::ClosureKind;
 use am_journal::MemoryJournal;
 use am_journal::SearchState;
+use am_system::RecordKind;
 use am_system::{Bind, CloseRecord, CommitSelection, Reconstruct, Remember, RememberMany};
 use am_system::{
     MemoryRecordInput as R, MemorySystem, RecallBudget, ReconstructionResult, Stimulus,
@@ -65,17 +66,17 @@ fn form(s: &MemorySystem) -> Vec<String> {
     s.remember_many(&RememberMany::new(
         vec![
             R::new(
-                "episode",
+                RecordKind::Episode,
                 "Pool outage",
                 "The database pool failed at noon.",
             ),
             R::new(
-                "lesson",
+                RecordKind::Lesson,
                 "Restart order",
                 "Restart the database pool first.",
             )
             .with_edge("derived_from", "local:0"),
-            R::new("memory", "Lunch", "Ada had soup for lunch."),
+            R::new(RecordKind::Memory, "Lunch", "Ada had soup for lunch."),
         ],
         "session",
         "s1",
@@ -100,7 +101,11 @@ fn a_write_through_a_second_handle_is_seen_by_the_next_recall() {
     // A record formed through the other handle.
     let new_id = second
         .remember(&Remember::new(
-            R::new("episode", "Pool heater", "The swimming pool heater broke."),
+            R::new(
+                RecordKind::Episode,
+                "Pool heater",
+                "The swimming pool heater broke.",
+            ),
             "session",
             "s1",
             "batch-2",
@@ -213,7 +218,11 @@ fn a_warm_system_answers_exactly_as_a_fresh_one() {
     recall_journaled(&warm, "restart");
     let before = anchored(&warm);
     warm.remember(&Remember::new(
-        R::new("episode", "Pool again", "The database pool failed again."),
+        R::new(
+            RecordKind::Episode,
+            "Pool again",
+            "The database pool failed again.",
+        ),
         "session",
         "s1",
         "batch-3",
@@ -366,7 +375,7 @@ fn keyword_discovery_served_from_the_index_equals_the_stores_discovery() {
                     let w = words[(b * 30 + i) % words.len()];
                     let v = words[(b + i * 3) % words.len()];
                     R::new(
-                        "episode",
+                        RecordKind::Episode,
                         &format!("{w} {i}"),
                         &format!("The {w} and the {v} at {b}."),
                     )
@@ -415,7 +424,7 @@ fn keyword_discovery_served_from_the_index_equals_the_stores_discovery() {
     // A row formed through another handle is discovered by the warm system.
     open_discovery(&path)
         .remember(&Remember::new(
-            R::new("episode", "Zither", "The zither lesson."),
+            R::new(RecordKind::Episode, "Zither", "The zither lesson."),
             "session",
             "s1",
             "late",

@@ -9,6 +9,7 @@ mod common;
 use am_journal::ClosureKind;
 use am_journal::{EventFilter, EventKind, MemoryEvent, TraceFilter};
 use am_journal::{PromptState, SearchState};
+use am_system::RecordKind;
 use am_system::{
     Activation, Bind, CloseAssertions, CloseRecord, CommitSelection, Reconstruct, Reinforce,
     Remember, RememberMany,
@@ -51,24 +52,24 @@ impl Sys for EmbeddedStack {
 fn form(s: &impl Sys) -> Vec<String> {
     let recs = [
         R::new(
-            "episode",
+            RecordKind::Episode,
             "Pool outage",
             "The database pool failed at noon.",
         )
         .with_keywords(&["pool", "outage"]),
         R::new(
-            "lesson",
+            RecordKind::Lesson,
             "Restart order",
             "Restart the database pool first.",
         )
         .with_edge("derived_from", "local:0"),
-        R::new("memory", "Lunch", "Ada had soup for lunch."),
+        R::new(RecordKind::Memory, "Lunch", "Ada had soup for lunch."),
         R::new(
-            "memory",
+            RecordKind::Memory,
             "Garden",
             "The tomatoes are ripening in the garden.",
         ),
-        R::new("value", "Care", "I act with care.").with_attribute("value_class", "core"),
+        R::new(RecordKind::Value, "Care", "I act with care.").with_attribute("value_class", "core"),
     ];
     s.sys()
         .remember_many(&RememberMany::new(recs.to_vec(), "session", "s1", "k"))
@@ -356,7 +357,11 @@ fn a_record_formed_after_an_explicit_anchor_is_excluded_with_a_note() {
         let later = s
             .system
             .remember(&Remember::new(
-                R::new("memory", "Pool later", "Another pool outage happened."),
+                R::new(
+                    RecordKind::Memory,
+                    "Pool later",
+                    "Another pool outage happened.",
+                ),
                 "session",
                 "s1",
                 "k2",
@@ -832,7 +837,7 @@ fn exact_patterns_score_one_and_order_first() {
 #[test]
 fn the_participants_channel_scores_shared_over_wanted() {
     on_both(|s| {
-        let mut rec = R::new("memory", "Walk", "A long walk by the river.");
+        let mut rec = R::new(RecordKind::Memory, "Walk", "A long walk by the river.");
         rec.participants = vec!["person:ada".into(), "person:bo".into()];
         s.system
             .remember(&Remember::new(rec.clone(), "session", "s1", "kp"))
@@ -1046,7 +1051,7 @@ fn keyword_discovery_finds_matches_outside_the_recent_window_where_the_store_has
     on_both_with(opts, |s| {
         s.system
             .remember(&Remember::new(
-                R::new("memory", "Old", "The zeppelin hangar flooded."),
+                R::new(RecordKind::Memory, "Old", "The zeppelin hangar flooded."),
                 "session",
                 "s1",
                 "old",
@@ -1055,7 +1060,7 @@ fn keyword_discovery_finds_matches_outside_the_recent_window_where_the_store_has
         let newer: Vec<R> = (0..6)
             .map(|i| {
                 R::new(
-                    "memory",
+                    RecordKind::Memory,
                     &format!("N{i}"),
                     &format!("Newer note number {i}."),
                 )

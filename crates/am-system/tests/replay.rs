@@ -9,6 +9,7 @@ use am_journal::ClosureKind;
 use am_journal::SearchState;
 use am_journal::{UnderstandingVersion, ValenceEvent};
 use am_system::MemoryRecordInput;
+use am_system::RecordKind;
 use am_system::observe::replay::{ExportReplay, ReplayEnvelope, ReplayFamily, export_replay};
 use am_system::seam::Stimulus;
 use am_system::{Bind, CloseRecord, CommitSelection, Reconstruct, Reinforce, RememberMany};
@@ -39,11 +40,19 @@ fn live(s: &Stack) -> Vec<String> {
             turn_id: Some("turn-1".into()),
             ..RememberMany::new(
                 vec![
-                    MemoryRecordInput::new("episode", "Pool outage", "The pool failed at noon.")
-                        .with_keywords(&["pool", "outage"]),
-                    MemoryRecordInput::new("lesson", "Restart order", "Restart the pool first.")
-                        .with_edge("derived_from", "local:0")
-                        .with_keywords(&["pool"]),
+                    MemoryRecordInput::new(
+                        RecordKind::Episode,
+                        "Pool outage",
+                        "The pool failed at noon.",
+                    )
+                    .with_keywords(&["pool", "outage"]),
+                    MemoryRecordInput::new(
+                        RecordKind::Lesson,
+                        "Restart order",
+                        "Restart the pool first.",
+                    )
+                    .with_edge("derived_from", "local:0")
+                    .with_keywords(&["pool"]),
                 ],
                 "session",
                 "s1",
@@ -54,7 +63,11 @@ fn live(s: &Stack) -> Vec<String> {
         .value;
     let other = sys
         .remember_many(&RememberMany::new(
-            vec![MemoryRecordInput::new("memory", "Tea", "Tea at four.")],
+            vec![MemoryRecordInput::new(
+                RecordKind::Memory,
+                "Tea",
+                "Tea at four.",
+            )],
             "project",
             "p1",
             "k2",
@@ -456,7 +469,7 @@ fn private_home(s: &Stack) -> Vec<String> {
     let w = PRIVATE_WORDS;
     let entries = vec![
         MemoryRecordInput::new(
-            "diary",
+            RecordKind::Diary,
             &format!("{} pool", w[0]),
             &format!("I felt {} about the pool and {}.", w[1], w[2]),
         )
@@ -466,7 +479,7 @@ fn private_home(s: &Stack) -> Vec<String> {
         .with_attribute("diary_type", "question")
         .with_attribute("private", true),
         MemoryRecordInput::new(
-            "diary",
+            RecordKind::Diary,
             &format!("{} day", w[4]),
             &format!("The pool day, {}.", w[5]),
         )
@@ -475,7 +488,7 @@ fn private_home(s: &Stack) -> Vec<String> {
         .with_attribute("resolves", "entry-1")
         .with_attribute("resolves_status", "resolved_open_question")
         .with_attribute("resolved_title", "Pool question"),
-        MemoryRecordInput::new("episode", "Pool day", "We cleaned the pool.")
+        MemoryRecordInput::new(RecordKind::Episode, "Pool day", "We cleaned the pool.")
             .with_keywords(&["pool"])
             .with_edge("written_amid", "local:0"),
     ];

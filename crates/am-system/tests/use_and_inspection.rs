@@ -11,6 +11,7 @@ use am_journal::{
     BindingFilter, ClosureFilter, EventFilter, EventKind, MemoryEvent, ReconstructionTrace,
 };
 use am_journal::{PromptState, SearchState};
+use am_system::RecordKind;
 use am_system::{
     Activation, Attenuate, Bind, CloseAssertions, CloseRecord, CommitSelection, Refocus, Reinforce,
     Remember, RememberMany,
@@ -24,7 +25,11 @@ use serde_json::json;
 fn form(s: &Stack, n: usize, key: &str) -> (Vec<String>, Vec<String>) {
     let recs: Vec<MemoryRecordInput> = (0..n)
         .map(|i| {
-            MemoryRecordInput::new("episode", &format!("E{i}"), &format!("Episode number {i}."))
+            MemoryRecordInput::new(
+                RecordKind::Episode,
+                &format!("E{i}"),
+                &format!("Episode number {i}."),
+            )
         })
         .collect();
     let gids = s
@@ -224,8 +229,8 @@ fn a_recorded_edge_between_used_records_deposits_its_hop_pairs() {
             .system
             .remember_many(&RememberMany::new(
                 vec![
-                    MemoryRecordInput::new("episode", "A", "Alpha."),
-                    MemoryRecordInput::new("lesson", "B", "Beta.")
+                    MemoryRecordInput::new(RecordKind::Episode, "A", "Alpha."),
+                    MemoryRecordInput::new(RecordKind::Lesson, "B", "Beta.")
                         .with_edge("derived_from", "local:0"),
                 ],
                 "session",
@@ -546,7 +551,7 @@ fn payload_serves_the_digest_and_raw_tiers_and_refuses_the_rest() {
         let gid = s
             .system
             .remember(&Remember::new(
-                MemoryRecordInput::new("episode", "T", "The digest.")
+                MemoryRecordInput::new(RecordKind::Episode, "T", "The digest.")
                     .with_payload_ref("artifact:1"),
                 "session",
                 "s1",
@@ -624,8 +629,8 @@ fn close_record_closes_digest_and_edges_with_deterministic_ids() {
             .system
             .remember_many(&RememberMany::new(
                 vec![
-                    MemoryRecordInput::new("episode", "A", "Alpha."),
-                    MemoryRecordInput::new("lesson", "B", "Beta.")
+                    MemoryRecordInput::new(RecordKind::Episode, "A", "Alpha."),
+                    MemoryRecordInput::new(RecordKind::Lesson, "B", "Beta.")
                         .with_edge("derived_from", "local:0"),
                 ],
                 "session",

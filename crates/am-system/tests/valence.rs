@@ -8,6 +8,7 @@
 mod common;
 
 use am_journal::{ValenceEvent, ValenceFilter, ValenceKind};
+use am_system::RecordKind;
 use am_system::{
     Appraise, BreakBond, Gradation, GradationConfig, HealScar, MemoryRecordInput as R, Stimulus,
     SystemOptions, compute_gradation,
@@ -421,17 +422,21 @@ fn valence_never_touches_retrieval() {
         let sys = &s.system;
         let recs = vec![
             R::new(
-                "episode",
+                RecordKind::Episode,
                 "Pool outage",
                 "The database pool failed at noon.",
             )
             .with_keywords(&["pool"]),
             R::new(
-                "lesson",
+                RecordKind::Lesson,
                 "Restart order",
                 "Restart the database pool first.",
             ),
-            R::new("episode", "Lunch", "Ada and Bob had lunch by the pool."),
+            R::new(
+                RecordKind::Episode,
+                "Lunch",
+                "Ada and Bob had lunch by the pool.",
+            ),
         ];
         let ids = sys
             .remember_many(&RememberMany::new(recs, "session", "s1", "k"))
