@@ -535,7 +535,7 @@ impl<'a> Apply<'a> {
             revision_id: rev.revision_id().to_owned(),
             scope: rev.scope().to_owned(),
             owner_id: rev.owner_id().map(str::to_owned),
-            cause: rev.cause().to_owned(),
+            cause: rev.cause().as_str().to_owned(),
             occurred_at: rev.occurred_at().to_owned(),
             recorded_at,
             ops_json: Value::Array(logged_ops).to_string(),
@@ -831,7 +831,7 @@ impl<'a> Apply<'a> {
                     "assertion {id:?} is already in the store but was never asserted through the \
                      graph: only an import or migration revision may adopt it (this one's cause \
                      is {:?})",
-                    rev.cause()
+                    rev.cause().as_str()
                 )));
             }
             let previous = if exists {
@@ -1015,7 +1015,7 @@ impl<'a> Apply<'a> {
             revision_id: self.rev.revision_id().to_owned(),
             scope: String::new(),
             owner_id: None,
-            cause: self.rev.cause().to_owned(),
+            cause: self.rev.cause().as_str().to_owned(),
             occurred_at: String::new(),
             recorded_at: recorded_at.to_owned(),
             ops_json: String::new(),
