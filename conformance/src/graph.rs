@@ -579,7 +579,7 @@ pub fn close_ends_an_open_window_and_writes_its_closure(f: &dyn GraphFactory) ->
         cs[0].provenance.get("revision_id").cloned(),
         Some(json!("r2")),
     )?;
-    ensure_eq("closure kind", cs[0].kind.clone(), "retract".to_owned())?;
+    ensure_eq("closure kind", cs[0].kind.as_str(), "retract")?;
     let active = g
         .store
         .query(&TripleQuery {

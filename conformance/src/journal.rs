@@ -10,10 +10,12 @@
 use crate::check;
 use crate::harness::{Check, CheckResult, ensure, ensure_eq};
 use am_journal::{
-    ActiveMemorySnapshot, BindingFilter, ClosureFilter, ClosureRecord, EventFilter, MemoryEvent,
-    MemoryJournal, ReconstructionTrace, ScopeBinding, TraceFilter, UnderstandingVersion,
-    ValenceEvent, ValenceFilter, VersionFilter, understanding_version_id,
+    ActiveMemorySnapshot, BindingFilter, ClosureFilter, ClosureKind, ClosureRecord, EventFilter,
+    EventKind, MemoryEvent, MemoryJournal, ReconstructionTrace, ScopeBinding, TraceFilter,
+    UnderstandingVersion, ValenceEvent, ValenceFilter, ValenceKind, VersionFilter,
+    understanding_version_id,
 };
+use am_journal::{BindingSource, Lifecycle, PromptState, SearchState};
 use am_triples::ErrorKind;
 use libtest_mimic::{Arguments, Trial};
 use serde_json::{Value, json};
@@ -78,11 +80,9 @@ pub fn checks() -> Vec<Check<dyn JournalFactory>> {
         check!(in_batch_duplicate_ids_resolve_to_the_first),
         check!(blank_ids_are_assigned_and_unique),
         check!(batch_append_is_all_or_nothing),
-        check!(unknown_event_kind_is_invalid_input_and_appends_nothing),
         check!(closure_without_reason_is_invalid_input_and_appends_nothing),
         check!(supersede_without_replacements_is_invalid_input_and_appends_nothing),
         check!(merged_without_replacements_is_invalid_input_and_appends_nothing),
-        check!(unknown_closure_kind_is_invalid_input_and_appends_nothing),
         check!(reinterpreted_and_retract_need_no_replacements),
         check!(deliberate_acts_and_refocus_require_a_reason),
         check!(event_weights_are_normalised_at_write_time),
@@ -91,7 +91,7 @@ pub fn checks() -> Vec<Check<dyn JournalFactory>> {
         check!(refocus_carries_no_record_and_other_kinds_need_one),
         check!(event_scope_is_required_and_lowercased),
         check!(observed_at_is_canonical_utc_and_bad_timestamps_are_refused),
-        check!(binding_vocabularies_are_enforced_and_hidden_implies_inactive),
+        check!(hidden_implies_inactive_and_a_binding_keeps_its_states),
         check!(valence_events_are_validated),
         check!(understanding_versions_are_validated),
         check!(events_read_newest_first_within_one_scope_owner_stream),
@@ -171,7 +171,7 @@ fn refused_unchanged<T: std::fmt::Debug>(
 }
 
 fn sel(rid: &str) -> MemoryEvent {
-    MemoryEvent::on_record("selected", rid, S, O)
+    MemoryEvent::on_record(EventKind::Selected, rid, S, O)
 }
 
 fn append(j: &dyn MemoryJournal, events: &[MemoryEvent]) -> Result<Vec<MemoryEvent>, String> {
@@ -222,12 +222,12 @@ pub fn every_family_shares_one_monotonic_seq_axis(f: &dyn JournalFactory) -> Che
         append(&*j, &[sel("r1")])?[0].seq,
         ok(
             "binding",
-            j.append_binding(&ScopeBinding::new("r1", S, O, "indexed")),
+            j.append_binding(&ScopeBinding::new("r1", S, O, SearchState::Indexed)),
         )?
         .seq,
         ok(
             "closure",
-            j.append_closure(&ClosureRecord::new("a1", "retract", "wrong")),
+            j.append_closure(&ClosureRecord::new("a1", ClosureKind::Retract, "wrong")),
         )?
         .seq,
         ok("trace", j.append_trace(&ReconstructionTrace::new("", "fp")))?.seq,
@@ -292,11 +292,13 @@ pub fn supplied_binding_id_replay_returns_the_original(f: &dyn JournalFactory) -
     let j = open(f)?;
     let first = ok(
         "bind",
-        j.append_binding(&ScopeBinding::new("r1", S, O, "indexed").with_binding_id("b1")),
+        j.append_binding(
+            &ScopeBinding::new("r1", S, O, SearchState::Indexed).with_binding_id("b1"),
+        ),
     )?;
     let replay = ok(
         "bind",
-        j.append_binding(&ScopeBinding::new("r1", S, O, "hidden").with_binding_id("b1")),
+        j.append_binding(&ScopeBinding::new("r1", S, O, SearchState::Hidden).with_binding_id("b1")),
     )?;
     ensure_eq("replayed binding", replay, first)?;
     ensure_eq("current_seq", ok("current_seq", j.current_seq())?, 1)
@@ -310,8 +312,8 @@ pub fn append_bindings_is_ordered_idempotent_and_all_or_nothing(
 ) -> CheckResult {
     let j = open(f)?;
     let batch = [
-        ScopeBinding::new("r1", S, O, "indexed").with_binding_id("b1"),
-        ScopeBinding::new("r2", S, O, "hidden").with_binding_id("b2"),
+        ScopeBinding::new("r1", S, O, SearchState::Indexed).with_binding_id("b1"),
+        ScopeBinding::new("r2", S, O, SearchState::Hidden).with_binding_id("b2"),
     ];
     let first = ok("append_bindings", j.append_bindings(&batch))?;
     ensure_eq(
@@ -322,17 +324,18 @@ pub fn append_bindings_is_ordered_idempotent_and_all_or_nothing(
     let replay = ok(
         "append_bindings",
         j.append_bindings(&[
-            ScopeBinding::new("r1", S, O, "hidden").with_binding_id("b1"),
-            ScopeBinding::new("r3", S, O, "indexed").with_binding_id("b3"),
+            ScopeBinding::new("r1", S, O, SearchState::Hidden).with_binding_id("b1"),
+            ScopeBinding::new("r3", S, O, SearchState::Indexed).with_binding_id("b3"),
         ]),
     )?;
     ensure_eq("replayed binding", replay[0].clone(), first[0].clone())?;
     ensure_eq("new binding seq", replay[1].seq, 3)?;
-    let mut bad = ScopeBinding::new("r4", S, O, "indexed").with_binding_id("b4");
-    bad.search_state = "gone".into();
+    let mut bad = ScopeBinding::new("r4", S, O, SearchState::Indexed).with_binding_id("b4");
+    bad.search_state = SearchState::Hidden;
+    bad.prompt_state = PromptState::Active;
     refused_unchanged(&*j, "a batch with one invalid binding", || {
         j.append_bindings(&[
-            ScopeBinding::new("r5", S, O, "indexed").with_binding_id("b5"),
+            ScopeBinding::new("r5", S, O, SearchState::Indexed).with_binding_id("b5"),
             bad,
         ])
     })
@@ -347,7 +350,7 @@ pub fn append_recall_appends_the_trace_then_its_listed_events_all_or_nothing(
 ) -> CheckResult {
     let j = open(f)?;
     let listed = |rid: &str, id: &str| {
-        let mut e = MemoryEvent::on_record("listed", rid, S, O).with_event_id(id);
+        let mut e = MemoryEvent::on_record(EventKind::Listed, rid, S, O).with_event_id(id);
         e.trace_id = Some("t1".into());
         e
     };
@@ -380,7 +383,8 @@ pub fn append_recall_appends_the_trace_then_its_listed_events_all_or_nothing(
             &ReconstructionTrace::new("t3", "fp-3"),
             &[
                 listed("r3", "l3"),
-                MemoryEvent::on_record("bogus", "r4", S, O),
+                // A pin without a reason.
+                MemoryEvent::on_record(EventKind::Pinned, "r4", S, O),
             ],
         )
     })?;
@@ -396,11 +400,15 @@ pub fn supplied_closure_id_replay_returns_the_original(f: &dyn JournalFactory) -
     let j = open(f)?;
     let first = ok(
         "close",
-        j.append_closure(&ClosureRecord::new("a1", "retract", "first").with_closure_id("c1")),
+        j.append_closure(
+            &ClosureRecord::new("a1", ClosureKind::Retract, "first").with_closure_id("c1"),
+        ),
     )?;
     let replay = ok(
         "close",
-        j.append_closure(&ClosureRecord::new("a2", "retract", "second").with_closure_id("c1")),
+        j.append_closure(
+            &ClosureRecord::new("a2", ClosureKind::Retract, "second").with_closure_id("c1"),
+        ),
     )?;
     ensure_eq("replayed closure", replay, first)?;
     ensure_eq("current_seq", ok("current_seq", j.current_seq())?, 1)
@@ -415,11 +423,11 @@ pub fn append_closures_is_ordered_idempotent_and_all_or_nothing(
 ) -> CheckResult {
     let j = open(f)?;
     let batch = [
-        ClosureRecord::new("a1", "retract", "wrong").with_closure_id("c1"),
-        ClosureRecord::new("a2", "supersede", "newer")
+        ClosureRecord::new("a1", ClosureKind::Retract, "wrong").with_closure_id("c1"),
+        ClosureRecord::new("a2", ClosureKind::Supersede, "newer")
             .with_replacements(&["a3"])
             .with_closure_id("c2"),
-        ClosureRecord::new("a4", "retract", "again").with_closure_id("c1"),
+        ClosureRecord::new("a4", ClosureKind::Retract, "again").with_closure_id("c1"),
     ];
     let first = ok("append_closures", j.append_closures(&batch))?;
     ensure_eq("seqs", seqs(&first, |c| c.seq), vec![1, 2, 1])?;
@@ -427,16 +435,16 @@ pub fn append_closures_is_ordered_idempotent_and_all_or_nothing(
     let replay = ok(
         "append_closures",
         j.append_closures(&[
-            ClosureRecord::new("a2", "retract", "replayed").with_closure_id("c2"),
-            ClosureRecord::new("a5", "retract", "new").with_closure_id("c5"),
+            ClosureRecord::new("a2", ClosureKind::Retract, "replayed").with_closure_id("c2"),
+            ClosureRecord::new("a5", ClosureKind::Retract, "new").with_closure_id("c5"),
         ]),
     )?;
     ensure_eq("replayed closure", replay[0].clone(), first[1].clone())?;
     ensure_eq("new closure seq", replay[1].seq, 3)?;
     refused_unchanged(&*j, "a batch whose later closure has no reason", || {
         j.append_closures(&[
-            ClosureRecord::new("a6", "retract", "fine").with_closure_id("c6"),
-            ClosureRecord::new("a7", "retract", "  ").with_closure_id("c7"),
+            ClosureRecord::new("a6", ClosureKind::Retract, "fine").with_closure_id("c6"),
+            ClosureRecord::new("a7", ClosureKind::Retract, "  ").with_closure_id("c7"),
         ])
     })
 }
@@ -548,7 +556,8 @@ pub fn batch_append_is_all_or_nothing(f: &dyn JournalFactory) -> CheckResult {
     refused_unchanged(&*j, "batch with an invalid event", || {
         j.append_events(&[
             sel("r1"),
-            MemoryEvent::on_record("bogus", "r2", S, O),
+            // A pin without a reason.
+            MemoryEvent::on_record(EventKind::Pinned, "r2", S, O),
             sel("r3"),
         ])
     })?;
@@ -560,23 +569,13 @@ pub fn batch_append_is_all_or_nothing(f: &dyn JournalFactory) -> CheckResult {
     })
 }
 
-/// An unknown event kind is `InvalidInput` and nothing is appended.
-pub fn unknown_event_kind_is_invalid_input_and_appends_nothing(
-    f: &dyn JournalFactory,
-) -> CheckResult {
-    let j = open(f)?;
-    refused_unchanged(&*j, "kind 'viewed'", || {
-        j.append_events(&[MemoryEvent::on_record("viewed", "r1", S, O)])
-    })
-}
-
 /// A closure without a reason is `InvalidInput` and nothing is appended.
 pub fn closure_without_reason_is_invalid_input_and_appends_nothing(
     f: &dyn JournalFactory,
 ) -> CheckResult {
     let j = open(f)?;
     refused_unchanged(&*j, "blank reason", || {
-        j.append_closure(&ClosureRecord::new("a1", "retract", "  "))
+        j.append_closure(&ClosureRecord::new("a1", ClosureKind::Retract, "  "))
     })
 }
 
@@ -586,7 +585,9 @@ pub fn supersede_without_replacements_is_invalid_input_and_appends_nothing(
 ) -> CheckResult {
     let j = open(f)?;
     refused_unchanged(&*j, "supersede without replacements", || {
-        j.append_closure(&ClosureRecord::new("a1", "supersede", "newer").with_replacements(&[" "]))
+        j.append_closure(
+            &ClosureRecord::new("a1", ClosureKind::Supersede, "newer").with_replacements(&[" "]),
+        )
     })
 }
 
@@ -596,37 +597,33 @@ pub fn merged_without_replacements_is_invalid_input_and_appends_nothing(
 ) -> CheckResult {
     let j = open(f)?;
     refused_unchanged(&*j, "merged without replacements", || {
-        j.append_closure(&ClosureRecord::new("a1", "merged", "duplicate"))
+        j.append_closure(&ClosureRecord::new("a1", ClosureKind::Merged, "duplicate"))
     })
 }
 
-/// A closure kind outside `CLOSURE_KINDS` is `InvalidInput` and nothing is appended.
-pub fn unknown_closure_kind_is_invalid_input_and_appends_nothing(
-    f: &dyn JournalFactory,
-) -> CheckResult {
-    let j = open(f)?;
-    refused_unchanged(&*j, "kind 'delete'", || {
-        j.append_closure(&ClosureRecord::new("a1", "delete", "gone"))
-    })
-}
-
-/// `retract` and `reinterpreted` need no replacements; kinds are lowercased.
+/// `retract` and `reinterpreted` need no replacements; the assertion id is trimmed.
 pub fn reinterpreted_and_retract_need_no_replacements(f: &dyn JournalFactory) -> CheckResult {
     let j = open(f)?;
     let c = ok(
         "reinterpreted",
-        j.append_closure(&ClosureRecord::new(" a1 ", "Reinterpreted", "read anew")),
+        j.append_closure(&ClosureRecord::new(
+            " a1 ",
+            ClosureKind::Reinterpreted,
+            "read anew",
+        )),
     )?;
     ensure_eq("kind", c.kind.as_str(), "reinterpreted")?;
     ensure_eq("assertion_id", c.assertion_id.as_str(), "a1")?;
     let m = ok(
         "merged",
-        j.append_closure(&ClosureRecord::new("a2", "merged", "dup").with_replacements(&["a3"])),
+        j.append_closure(
+            &ClosureRecord::new("a2", ClosureKind::Merged, "dup").with_replacements(&["a3"]),
+        ),
     )?;
     ensure_eq("replacement_ids", m.replacement_ids, vec!["a3".to_string()])?;
     ok(
         "retract",
-        j.append_closure(&ClosureRecord::new("a4", "retract", "wrong")),
+        j.append_closure(&ClosureRecord::new("a4", ClosureKind::Retract, "wrong")),
     )
     .map(|_| ())
 }
@@ -634,8 +631,8 @@ pub fn reinterpreted_and_retract_need_no_replacements(f: &dyn JournalFactory) ->
 /// `pinned`, `silenced` and `refocus` require a non-empty reason.
 pub fn deliberate_acts_and_refocus_require_a_reason(f: &dyn JournalFactory) -> CheckResult {
     let j = open(f)?;
-    for kind in ["pinned", "silenced"] {
-        refused_unchanged(&*j, kind, || {
+    for kind in [EventKind::Pinned, EventKind::Silenced] {
+        refused_unchanged(&*j, kind.as_str(), || {
             j.append_events(&[MemoryEvent::on_record(kind, "r1", S, O)])
         })?;
     }
@@ -649,7 +646,7 @@ pub fn deliberate_acts_and_refocus_require_a_reason(f: &dyn JournalFactory) -> C
 pub fn event_weights_are_normalised_at_write_time(f: &dyn JournalFactory) -> CheckResult {
     let j = open(f)?;
     let pin = |w: f64| {
-        MemoryEvent::on_record("pinned", "r1", S, O)
+        MemoryEvent::on_record(EventKind::Pinned, "r1", S, O)
             .with_reason("why")
             .with_weight(w)
     };
@@ -660,14 +657,14 @@ pub fn event_weights_are_normalised_at_write_time(f: &dyn JournalFactory) -> Che
             pin(30.0),
             pin(-3.0),
             pin(0.5),
-            MemoryEvent::on_record("silenced", "r1", S, O)
+            MemoryEvent::on_record(EventKind::Silenced, "r1", S, O)
                 .with_reason("why")
                 .with_weight(-40.0),
             sel("r1"),
             sel("r1").with_weight(2.5),
             MemoryEvent::co_selected("r1", "r2", S, O),
-            MemoryEvent::on_record("listed", "r1", S, O),
-            MemoryEvent::on_record("placed", "r1", S, O).with_weight(1.5),
+            MemoryEvent::on_record(EventKind::Listed, "r1", S, O),
+            MemoryEvent::on_record(EventKind::Placed, "r1", S, O).with_weight(1.5),
         ],
     )?;
     let got: Vec<f64> = out.iter().map(|e| e.weight).collect();
@@ -689,7 +686,7 @@ pub fn non_finite_weight_and_non_positive_ttl_are_invalid_input(
     refused_unchanged(&*j, "infinite weight", || {
         j.append_events(&[sel("r1").with_weight(f64::INFINITY)])
     })?;
-    let mut ttl = MemoryEvent::on_record("pinned", "r1", S, O).with_reason("why");
+    let mut ttl = MemoryEvent::on_record(EventKind::Pinned, "r1", S, O).with_reason("why");
     ttl.ttl_activity = Some(0);
     refused_unchanged(&*j, "ttl 0", || j.append_events(std::slice::from_ref(&ttl)))?;
     ttl.ttl_activity = Some(3);
@@ -735,12 +732,12 @@ pub fn refocus_carries_no_record_and_other_kinds_need_one(f: &dyn JournalFactory
 pub fn event_scope_is_required_and_lowercased(f: &dyn JournalFactory) -> CheckResult {
     let j = open(f)?;
     refused_unchanged(&*j, "blank scope", || {
-        j.append_events(&[MemoryEvent::on_record("selected", "r1", " ", O)])
+        j.append_events(&[MemoryEvent::on_record(EventKind::Selected, "r1", " ", O)])
     })?;
     let out = append(
         &*j,
         &[MemoryEvent::on_record(
-            "selected",
+            EventKind::Selected,
             " r1 ",
             " Session ",
             " s1 ",
@@ -799,44 +796,29 @@ pub fn observed_at_is_canonical_utc_and_bad_timestamps_are_refused(
     refused_unchanged(&*j, "bad event timestamp", || {
         j.append_events(&[sel("r1").with_observed_at("yesterday")])
     })?;
-    let mut b = ScopeBinding::new("r1", S, O, "indexed");
+    let mut b = ScopeBinding::new("r1", S, O, SearchState::Indexed);
     b.observed_at = "not a time".into();
     refused_unchanged(&*j, "bad binding timestamp", || j.append_binding(&b))
 }
 
-/// Binding states, lifecycle and source come from their vocabularies; `hidden`
-/// implies `inactive`; blank lifecycle is `none` and blank source `operator`.
-pub fn binding_vocabularies_are_enforced_and_hidden_implies_inactive(
+/// `hidden` implies `inactive`; a binding needs a record; a binding keeps its
+/// states, lifecycle and source as written (the defaults `inactive`, `none`,
+/// `operator`). (The vocabularies are the fields' types; an argument reads
+/// them folded, `am_system::Bind`.)
+pub fn hidden_implies_inactive_and_a_binding_keeps_its_states(
     f: &dyn JournalFactory,
 ) -> CheckResult {
     let j = open(f)?;
-    let base = ScopeBinding::new("r1", S, O, "indexed");
-    let mut hidden_active = ScopeBinding::new("r1", S, O, "hidden");
-    hidden_active.prompt_state = "active".into();
+    let mut hidden_active = ScopeBinding::new("r1", S, O, SearchState::Hidden);
+    hidden_active.prompt_state = PromptState::Active;
     refused_unchanged(&*j, "hidden + active", || j.append_binding(&hidden_active))?;
-    for (field, value) in [
-        ("search_state", "gone"),
-        ("prompt_state", "on"),
-        ("lifecycle", "dead"),
-        ("source", "x"),
-    ] {
-        let mut b = base.clone();
-        match field {
-            "search_state" => b.search_state = value.into(),
-            "prompt_state" => b.prompt_state = value.into(),
-            "lifecycle" => b.lifecycle = value.into(),
-            _ => b.source = value.into(),
-        }
-        refused_unchanged(&*j, field, || j.append_binding(&b))?;
-    }
     refused_unchanged(&*j, "blank record", || {
-        j.append_binding(&ScopeBinding::new(" ", S, O, "indexed"))
+        j.append_binding(&ScopeBinding::new(" ", S, O, SearchState::Indexed))
     })?;
-    let mut b = base;
-    b.search_state = " Hidden ".into();
-    b.lifecycle = String::new();
-    b.source = String::new();
-    let stored = ok("bind", j.append_binding(&b))?;
+    let stored = ok(
+        "bind",
+        j.append_binding(&ScopeBinding::new("r1", S, O, SearchState::Hidden)),
+    )?;
     ensure_eq(
         "(search_state, prompt_state, lifecycle, source)",
         (
@@ -846,16 +828,30 @@ pub fn binding_vocabularies_are_enforced_and_hidden_implies_inactive(
             stored.source.as_str(),
         ),
         ("hidden", "inactive", "none", "operator"),
+    )?;
+    let mut b = ScopeBinding::new("r2", S, O, SearchState::Indexed);
+    b.prompt_state = PromptState::Active;
+    b.lifecycle = Lifecycle::Promoted;
+    b.source = BindingSource::Election;
+    let stored = ok("bind promoted", j.append_binding(&b))?;
+    ensure_eq(
+        "(prompt_state, lifecycle, source)",
+        (stored.prompt_state, stored.lifecycle, stored.source),
+        (
+            PromptState::Active,
+            Lifecycle::Promoted,
+            BindingSource::Election,
+        ),
     )
 }
 
 /// Valence events are validated (algorithms.md §8): sign ±1, magnitude 1..=10,
-/// known kind, reason, scope, scar negative, bond positive, healing names
+/// reason, scope, scar negative, bond positive, healing names
 /// `heals`, break names `breaks`, revalued has `factor` in 0..=1.
 pub fn valence_events_are_validated(f: &dyn JournalFactory) -> CheckResult {
     let j = open(f)?;
     let ap = |sign: i64, m: f64| ValenceEvent::appraisal("t", sign, m, "why", S, O);
-    let with_prov = |kind: &str, sign: i64, key: &str, v: Value| {
+    let with_prov = |kind: ValenceKind, sign: i64, key: &str, v: Value| {
         let mut e = ap(sign, 2.0).with_kind(kind);
         if !key.is_empty() {
             e.provenance.insert(key.into(), v);
@@ -867,7 +863,6 @@ pub fn valence_events_are_validated(f: &dyn JournalFactory) -> CheckResult {
         ("magnitude 0.5", ap(1, 0.5)),
         ("magnitude 11", ap(1, 11.0)),
         ("magnitude NaN", ap(1, f64::NAN)),
-        ("kind", ap(1, 2.0).with_kind("grudge")),
         (
             "reason",
             ValenceEvent {
@@ -889,34 +884,40 @@ pub fn valence_events_are_validated(f: &dyn JournalFactory) -> CheckResult {
                 ..ap(1, 2.0)
             },
         ),
-        ("positive scar", with_prov("scar", 1, "", Value::Null)),
-        ("negative bond", with_prov("bond", -1, "", Value::Null)),
+        (
+            "positive scar",
+            with_prov(ValenceKind::Scar, 1, "", Value::Null),
+        ),
+        (
+            "negative bond",
+            with_prov(ValenceKind::Bond, -1, "", Value::Null),
+        ),
         (
             "healing without heals",
-            with_prov("healing", 1, "", Value::Null),
+            with_prov(ValenceKind::Healing, 1, "", Value::Null),
         ),
         (
             "break without breaks",
-            with_prov("break", -1, "", Value::Null),
+            with_prov(ValenceKind::Break, -1, "", Value::Null),
         ),
         (
             "revalued factor 2",
-            with_prov("revalued", 1, "factor", json!(2.0)),
+            with_prov(ValenceKind::Revalued, 1, "factor", json!(2.0)),
         ),
         (
             "revalued without factor",
-            with_prov("revalued", 1, "", Value::Null),
+            with_prov(ValenceKind::Revalued, 1, "", Value::Null),
         ),
     ];
     for (what, e) in refused {
         refused_unchanged(&*j, what, || j.append_valence(std::slice::from_ref(&e)))?;
     }
     let accepted = vec![
-        with_prov("scar", -1, "", Value::Null),
-        with_prov("bond", 1, "", Value::Null),
-        with_prov("healing", 1, "heals", json!("e1")),
-        with_prov("break", -1, "breaks", json!("e2")),
-        with_prov("revalued", 1, "factor", json!(0.5)),
+        with_prov(ValenceKind::Scar, -1, "", Value::Null),
+        with_prov(ValenceKind::Bond, 1, "", Value::Null),
+        with_prov(ValenceKind::Healing, 1, "heals", json!("e1")),
+        with_prov(ValenceKind::Break, -1, "breaks", json!("e2")),
+        with_prov(ValenceKind::Revalued, 1, "factor", json!(0.5)),
         ap(-1, 10.0),
     ];
     let out = ok("valid valence", j.append_valence(&accepted))?;
@@ -983,9 +984,9 @@ pub fn events_read_newest_first_within_one_scope_owner_stream(
         &*j,
         &[
             sel("r1"),
-            MemoryEvent::on_record("selected", "r1", "other", O),
+            MemoryEvent::on_record(EventKind::Selected, "r1", "other", O),
             sel("r2"),
-            MemoryEvent::on_record("selected", "r3", S, "s2"),
+            MemoryEvent::on_record(EventKind::Selected, "r3", S, "s2"),
             sel("r3"),
         ],
     )?;
@@ -1002,9 +1003,9 @@ pub fn events_filter_by_record_kinds_and_inclusive_seq_bounds(
         &*j,
         &[
             sel("r1"),
-            MemoryEvent::on_record("listed", "r1", S, O),
+            MemoryEvent::on_record(EventKind::Listed, "r1", S, O),
             sel("r2"),
-            MemoryEvent::on_record("shown", "r1", S, O),
+            MemoryEvent::on_record(EventKind::Shown, "r1", S, O),
             sel("r1"),
         ],
     )?;
@@ -1085,7 +1086,7 @@ fn bind(
     rid: &str,
     scope: &str,
     owner: &str,
-    state: &str,
+    state: SearchState,
 ) -> Result<ScopeBinding, String> {
     ok(
         "bind",
@@ -1096,12 +1097,12 @@ fn bind(
 /// The fold keeps the latest binding per `(record_id, scope, owner_id)`, in seq order.
 pub fn bindings_fold_latest_wins_per_record_scope_owner(f: &dyn JournalFactory) -> CheckResult {
     let j = open(f)?;
-    bind(&*j, "r1", S, O, "indexed")?;
-    bind(&*j, "r1", S, O, "hidden")?;
-    bind(&*j, "r1", S, "s2", "indexed")?;
-    bind(&*j, "r2", S, O, "indexed")?;
-    bind(&*j, "r1", "global", "", "hidden")?;
-    bind(&*j, "r1", S, O, "indexed")?;
+    bind(&*j, "r1", S, O, SearchState::Indexed)?;
+    bind(&*j, "r1", S, O, SearchState::Hidden)?;
+    bind(&*j, "r1", S, "s2", SearchState::Indexed)?;
+    bind(&*j, "r2", S, O, SearchState::Indexed)?;
+    bind(&*j, "r1", "global", "", SearchState::Hidden)?;
+    bind(&*j, "r1", S, O, SearchState::Indexed)?;
     let all = ok("bindings", j.bindings(&BindingFilter::default()))?;
     ensure_eq("folded seqs", seqs(&all, |b| b.seq), vec![3, 4, 5, 6])?;
     let r1 = ok("bindings", j.bindings(&BindingFilter::record("r1")))?;
@@ -1113,9 +1114,9 @@ pub fn bindings_fold_latest_wins_per_record_scope_owner(f: &dyn JournalFactory) 
     ensure_eq(
         "r1 in (session, s1)",
         one.iter()
-            .map(|b| (b.seq, b.search_state.clone()))
+            .map(|b| (b.seq, b.search_state))
             .collect::<Vec<_>>(),
-        vec![(6, "indexed".to_string())],
+        vec![(6, SearchState::Indexed)],
     )?;
     let from_fn = am_journal::fold_bindings(&ok(
         "bindings",
@@ -1134,9 +1135,9 @@ pub fn bindings_fold_latest_wins_per_record_scope_owner(f: &dyn JournalFactory) 
 /// The fold as of a seq sees only bindings at or before it.
 pub fn bindings_fold_as_of_a_seq(f: &dyn JournalFactory) -> CheckResult {
     let j = open(f)?;
-    bind(&*j, "r1", S, O, "indexed")?;
-    bind(&*j, "r1", S, O, "hidden")?;
-    bind(&*j, "r1", S, O, "indexed")?;
+    bind(&*j, "r1", S, O, SearchState::Indexed)?;
+    bind(&*j, "r1", S, O, SearchState::Hidden)?;
+    bind(&*j, "r1", S, O, SearchState::Indexed)?;
     for (anchor, want) in [(1, "indexed"), (2, "hidden"), (3, "indexed")] {
         let mut fl = BindingFilter::record("r1");
         fl.until_seq = Some(anchor);
@@ -1155,9 +1156,9 @@ pub fn bindings_fold_as_of_a_seq(f: &dyn JournalFactory) -> CheckResult {
 /// Unfolded bindings read every matching binding, oldest first.
 pub fn unfolded_bindings_read_oldest_first(f: &dyn JournalFactory) -> CheckResult {
     let j = open(f)?;
-    bind(&*j, "r1", S, O, "indexed")?;
-    bind(&*j, "r2", S, O, "indexed")?;
-    bind(&*j, "r1", S, O, "hidden")?;
+    bind(&*j, "r1", S, O, SearchState::Indexed)?;
+    bind(&*j, "r2", S, O, SearchState::Indexed)?;
+    bind(&*j, "r1", S, O, SearchState::Hidden)?;
     let fl = BindingFilter {
         record_id: Some("r1".into()),
         fold: false,
@@ -1176,7 +1177,7 @@ pub fn closures_filter_by_assertion_newest_first(f: &dyn JournalFactory) -> Chec
     for a in ["a1", "a2", "a1", "a1"] {
         ok(
             "close",
-            j.append_closure(&ClosureRecord::new(a, "retract", "why")),
+            j.append_closure(&ClosureRecord::new(a, ClosureKind::Retract, "why")),
         )?;
     }
     let mut fl = ClosureFilter {
@@ -1340,7 +1341,7 @@ pub fn replay_records_merge_six_families_in_seq_order(f: &dyn JournalFactory) ->
     let j = open(f)?;
     ok(
         "binding",
-        j.append_binding(&ScopeBinding::new("r1", S, O, "indexed")),
+        j.append_binding(&ScopeBinding::new("r1", S, O, SearchState::Indexed)),
     )?;
     append(&*j, &[sel("r1")])?;
     ok("version", j.append_version(&version("digest", 0, "w")))?;
@@ -1358,7 +1359,7 @@ pub fn replay_records_merge_six_families_in_seq_order(f: &dyn JournalFactory) ->
     )?;
     ok(
         "closure",
-        j.append_closure(&ClosureRecord::new("a1", "retract", "w")),
+        j.append_closure(&ClosureRecord::new("a1", ClosureKind::Retract, "w")),
     )?;
     append(&*j, &[sel("r2")])?;
     let all = ok("replay", j.replay_records(0, None))?;
@@ -1417,17 +1418,17 @@ pub fn selected_count_counts_selected_only_and_never_decays(f: &dyn JournalFacto
         &*j,
         &[
             sel("r1"),
-            MemoryEvent::on_record("listed", "r1", S, O),
-            MemoryEvent::on_record("pinned", "r1", S, O).with_reason("keep"),
+            MemoryEvent::on_record(EventKind::Listed, "r1", S, O),
+            MemoryEvent::on_record(EventKind::Pinned, "r1", S, O).with_reason("keep"),
             MemoryEvent::co_selected("r1", "r2", S, O),
-            MemoryEvent::on_record("selected", "r1", "other", "x"),
+            MemoryEvent::on_record(EventKind::Selected, "r1", "other", "x"),
             MemoryEvent::refocus("shift", S, O),
-            MemoryEvent::on_record("silenced", "r1", S, O).with_reason("quiet"),
+            MemoryEvent::on_record(EventKind::Silenced, "r1", S, O).with_reason("quiet"),
         ],
     )?;
     ok(
         "close",
-        j.append_closure(&ClosureRecord::new("r1", "retract", "gone")),
+        j.append_closure(&ClosureRecord::new("r1", ClosureKind::Retract, "gone")),
     )?;
     ensure_eq(
         "selected_count(r1)",
@@ -1455,7 +1456,7 @@ pub fn selected_count_as_of_a_seq(f: &dyn JournalFactory) -> CheckResult {
             sel("r1"),
             sel("r2"),
             sel("r1"),
-            MemoryEvent::on_record("listed", "r1", S, O),
+            MemoryEvent::on_record(EventKind::Listed, "r1", S, O),
             sel("r1"),
         ],
     )?;
@@ -1624,7 +1625,7 @@ pub fn seq_at_is_the_latest_fold_record_at_or_before_the_time(
 ) -> CheckResult {
     let j = open(f)?;
     append(&*j, &[sel("r1").with_observed_at("2026-01-01T10:00:00Z")])?;
-    let mut b = ScopeBinding::new("r1", S, O, "indexed");
+    let mut b = ScopeBinding::new("r1", S, O, SearchState::Indexed);
     b.observed_at = "2026-01-01T11:00:00Z".into();
     ok("bind", j.append_binding(&b))?;
     let mut s = ActiveMemorySnapshot::new("", "t", &["r1"]);
@@ -1671,7 +1672,7 @@ pub fn concurrent_appends_get_distinct_gap_free_seqs(f: &dyn JournalFactory) -> 
                     for i in 0..25 {
                         let batch = [sel(&format!("r{t}-{i}")), sel("shared")];
                         got.extend(append(journal, &batch)?.iter().map(|e| e.seq));
-                        let b = ScopeBinding::new(&format!("r{t}"), S, O, "indexed");
+                        let b = ScopeBinding::new(&format!("r{t}"), S, O, SearchState::Indexed);
                         got.push(ok("bind", journal.append_binding(&b))?.seq);
                     }
                     Ok(got)

@@ -17,6 +17,8 @@
 
 use am_backend_sqlite::SqliteHome;
 use am_backend_sqlite::journal::SQLiteJournal;
+use am_journal::EventKind;
+use am_journal::SearchState;
 use am_journal::common::hash_hex;
 use am_journal::{ActiveMemorySnapshot, BindingFilter, MemoryEvent, MemoryJournal, ScopeBinding};
 use am_triples::JsonMap;
@@ -39,11 +41,13 @@ fn events(start: u64, n: usize) -> Vec<MemoryEvent> {
                 % RECORDS;
             let b = (a + 1 + k % 7) % RECORDS;
             match k % 10 {
-                0..=5 => MemoryEvent::on_record("selected", &format!("r{a}"), "session", "s1"),
+                0..=5 => {
+                    MemoryEvent::on_record(EventKind::Selected, &format!("r{a}"), "session", "s1")
+                }
                 6..=8 => {
                     MemoryEvent::co_selected(&format!("r{a}"), &format!("r{b}"), "session", "s1")
                 }
-                _ => MemoryEvent::on_record("listed", &format!("r{a}"), "session", "s1"),
+                _ => MemoryEvent::on_record(EventKind::Listed, &format!("r{a}"), "session", "s1"),
             }
         })
         .collect()
@@ -65,17 +69,27 @@ fn build(total: usize) -> (tempfile::TempDir, SQLiteJournal) {
                     &format!("r{}", (written + i * 50) as u64 % RECORDS),
                     "session",
                     "s1",
-                    "indexed",
+                    SearchState::Indexed,
                 )
             })
             .collect();
         j.append_bindings(&bindings).unwrap();
         written += n;
     }
-    j.append_binding(&ScopeBinding::new("r42", "session", "s1", "hidden"))
-        .unwrap();
-    j.append_binding(&ScopeBinding::new("r42", "global", "", "indexed"))
-        .unwrap();
+    j.append_binding(&ScopeBinding::new(
+        "r42",
+        "session",
+        "s1",
+        SearchState::Hidden,
+    ))
+    .unwrap();
+    j.append_binding(&ScopeBinding::new(
+        "r42",
+        "global",
+        "",
+        SearchState::Indexed,
+    ))
+    .unwrap();
     (dir, j)
 }
 
@@ -175,7 +189,7 @@ fn selection(t: u64) -> (Vec<MemoryEvent>, ActiveMemorySnapshot) {
     let mut events: Vec<MemoryEvent> = used
         .iter()
         .map(|rid| {
-            let mut e = MemoryEvent::on_record("selected", rid, "session", "s1")
+            let mut e = MemoryEvent::on_record(EventKind::Selected, rid, "session", "s1")
                 .with_event_id(&hash_hex(&format!("{trace}|selected|{rid}"), 32));
             e.weight = 8.0;
             e.trace_id = Some(trace.clone());
@@ -240,7 +254,12 @@ fn commits(c: &mut Criterion) {
         });
     });
     g.bench_function("append_one_event", |b| {
-        let event = [MemoryEvent::on_record("listed", "r1", "session", "s1")];
+        let event = [MemoryEvent::on_record(
+            EventKind::Listed,
+            "r1",
+            "session",
+            "s1",
+        )];
         b.iter(|| j.append_events(black_box(&event)).unwrap());
     });
     g.bench_function("append_selection_12_records_66_pairs", |b| {

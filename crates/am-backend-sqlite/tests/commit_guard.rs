@@ -17,6 +17,9 @@ use am_conformance::guard::assert_refused_at;
 use am_graph::graph::MemoryGraph;
 use am_graph::registry::GraphJournal;
 use am_graph::{AssertOp, Provenance, Revision, RevisionDraft, RevisionOp, SourceRef};
+use am_journal::ClosureKind;
+use am_journal::EventKind;
+use am_journal::SearchState;
 use am_journal::{
     ActiveMemorySnapshot, ClosureRecord, InMemoryJournal, MemoryEvent, MemoryHome, MemoryJournal,
     PairHome, ReconstructionTrace, ScopeBinding, UnderstandingVersion, ValenceEvent,
@@ -165,8 +168,8 @@ const VERBS: &[(&str, CommitPoint, Verb, Verb)] = &[
         |s| {
             s.journal
                 .append_events(&[
-                    MemoryEvent::on_record("selected", "r1", "session", "s1"),
-                    MemoryEvent::on_record("selected", "r2", "session", "s1"),
+                    MemoryEvent::on_record(EventKind::Selected, "r1", "session", "s1"),
+                    MemoryEvent::on_record(EventKind::Selected, "r2", "session", "s1"),
                 ])
                 .map(|_| ())
                 .map_err(journal_err)
@@ -178,7 +181,12 @@ const VERBS: &[(&str, CommitPoint, Verb, Verb)] = &[
         |_| Ok(()),
         |s| {
             s.journal
-                .append_binding(&ScopeBinding::new("r1", "session", "s1", "indexed"))
+                .append_binding(&ScopeBinding::new(
+                    "r1",
+                    "session",
+                    "s1",
+                    SearchState::Indexed,
+                ))
                 .map(|_| ())
                 .map_err(journal_err)
         },
@@ -190,8 +198,8 @@ const VERBS: &[(&str, CommitPoint, Verb, Verb)] = &[
         |s| {
             s.journal
                 .append_bindings(&[
-                    ScopeBinding::new("r1", "session", "s1", "indexed"),
-                    ScopeBinding::new("r2", "session", "s1", "indexed"),
+                    ScopeBinding::new("r1", "session", "s1", SearchState::Indexed),
+                    ScopeBinding::new("r2", "session", "s1", SearchState::Indexed),
                 ])
                 .map(|_| ())
                 .map_err(journal_err)
@@ -203,7 +211,7 @@ const VERBS: &[(&str, CommitPoint, Verb, Verb)] = &[
         |_| Ok(()),
         |s| {
             s.journal
-                .append_closure(&ClosureRecord::new("a1", "retract", "wrong"))
+                .append_closure(&ClosureRecord::new("a1", ClosureKind::Retract, "wrong"))
                 .map(|_| ())
                 .map_err(journal_err)
         },
@@ -215,8 +223,8 @@ const VERBS: &[(&str, CommitPoint, Verb, Verb)] = &[
         |s| {
             s.journal
                 .append_closures(&[
-                    ClosureRecord::new("a1", "retract", "wrong"),
-                    ClosureRecord::new("a2", "retract", "wrong"),
+                    ClosureRecord::new("a1", am_journal::ClosureKind::Retract, "wrong"),
+                    ClosureRecord::new("a2", am_journal::ClosureKind::Retract, "wrong"),
                 ])
                 .map(|_| ())
                 .map_err(journal_err)
@@ -251,7 +259,12 @@ const VERBS: &[(&str, CommitPoint, Verb, Verb)] = &[
         |s| {
             s.journal
                 .append_selection(
-                    &[MemoryEvent::on_record("selected", "r1", "session", "s1")],
+                    &[MemoryEvent::on_record(
+                        EventKind::Selected,
+                        "r1",
+                        "session",
+                        "s1",
+                    )],
                     &ActiveMemorySnapshot::new("sn2", "t1", &["r1"]),
                 )
                 .map(|_| ())
@@ -266,7 +279,12 @@ const VERBS: &[(&str, CommitPoint, Verb, Verb)] = &[
             s.journal
                 .append_recall(
                     &ReconstructionTrace::new("t2", "fp"),
-                    &[MemoryEvent::on_record("listed", "r1", "session", "s1")],
+                    &[MemoryEvent::on_record(
+                        EventKind::Listed,
+                        "r1",
+                        "session",
+                        "s1",
+                    )],
                 )
                 .map(|_| ())
                 .map_err(journal_err)
@@ -323,8 +341,12 @@ const VERBS: &[(&str, CommitPoint, Verb, Verb)] = &[
             s.home
                 .transaction(CommitPoint::StoreAdd, &mut |tx| {
                     tx.store().add(&rows)?;
-                    tx.journal()
-                        .append_bindings(&[ScopeBinding::new("ex:h1", "session", "s1", "indexed")])
+                    tx.journal().append_bindings(&[ScopeBinding::new(
+                        "ex:h1",
+                        "session",
+                        "s1",
+                        SearchState::Indexed,
+                    )])
                 })
                 .map(|_| ())
         },

@@ -8,6 +8,7 @@
 
 use am_backend_sqlite::{SqliteHome, SqliteMemoryHome, SqliteStoreOptions};
 use am_conformance::RecordingGuard;
+use am_journal::SearchState;
 use am_journal::{
     Column, HomeRow, InMemoryJournal, InMemoryTaskQueue, Index, MemoryHome, MemoryJournal,
     PairHome, ScopeBinding, TableDef, get_row, put_row, rows,
@@ -173,7 +174,7 @@ fn state(s: &Stack) -> State {
 }
 
 fn binding(id: &str) -> ScopeBinding {
-    ScopeBinding::new(&format!("ex:{id}"), "session", "s1", "indexed")
+    ScopeBinding::new(&format!("ex:{id}"), "session", "s1", SearchState::Indexed)
 }
 
 #[test]

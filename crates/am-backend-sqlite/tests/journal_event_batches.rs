@@ -5,6 +5,7 @@
 
 use am_backend_sqlite::SqliteHome;
 use am_backend_sqlite::journal::SQLiteJournal;
+use am_journal::EventKind;
 use am_journal::{MemoryEvent, MemoryJournal};
 
 #[test]
@@ -14,19 +15,25 @@ fn a_supplied_event_id_repeated_within_one_batch_returns_the_first_and_writes_on
     let j = SQLiteJournal::open(&home).unwrap();
     let earlier = j
         .append_events(&[
-            MemoryEvent::on_record("selected", "r0", "session", "s1").with_event_id("old")
+            MemoryEvent::on_record(EventKind::Selected, "r0", "session", "s1").with_event_id("old"),
         ])
         .unwrap();
     let mut batch: Vec<MemoryEvent> = (0..150)
-        .map(|i| MemoryEvent::on_record("selected", &format!("r{}", i % 7), "session", "s1"))
+        .map(|i| {
+            MemoryEvent::on_record(EventKind::Selected, &format!("r{}", i % 7), "session", "s1")
+        })
         .collect();
-    batch[3] = MemoryEvent::on_record("listed", "r3", "session", "s1").with_event_id("dup");
-    batch[100] = MemoryEvent::on_record("selected", "r9", "session", "s1").with_event_id("dup");
-    batch[120] = MemoryEvent::on_record("selected", "r9", "session", "s1").with_event_id("old");
+    batch[3] =
+        MemoryEvent::on_record(EventKind::Listed, "r3", "session", "s1").with_event_id("dup");
+    batch[100] =
+        MemoryEvent::on_record(EventKind::Selected, "r9", "session", "s1").with_event_id("dup");
+    batch[120] =
+        MemoryEvent::on_record(EventKind::Selected, "r9", "session", "s1").with_event_id("old");
     let out = j.append_events(&batch).unwrap();
     assert_eq!(out.len(), 150);
     assert_eq!(
-        out[100].kind, "listed",
+        out[100].kind,
+        EventKind::Listed,
         "the same-batch original is returned"
     );
     assert_eq!(out[100].seq, out[3].seq);

@@ -6,6 +6,7 @@
 
 use am_backend_sqlite::SqliteHome;
 use am_backend_sqlite::journal::SQLiteJournal;
+use am_journal::EventKind;
 use am_journal::{BindingFilter, EventFilter, MemoryEvent, MemoryJournal, ValenceFilter};
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
@@ -205,8 +206,13 @@ fn opening_the_journal_never_touches_the_triples_table() {
     let schema = "SELECT sql FROM sqlite_master WHERE name NOT LIKE 'memj_%' AND name NOT LIKE '%memj%' ORDER BY name";
     let before = (table_dump(&path, dump), table_dump(&path, schema));
     let j = open(&path);
-    j.append_events(&[MemoryEvent::on_record("selected", "r-new", "session", "s1")])
-        .unwrap();
+    j.append_events(&[MemoryEvent::on_record(
+        EventKind::Selected,
+        "r-new",
+        "session",
+        "s1",
+    )])
+    .unwrap();
     drop(j);
     assert_eq!((table_dump(&path, dump), table_dump(&path, schema)), before);
 }
@@ -243,7 +249,12 @@ fn appends_after_python_continue_the_axis_and_the_counts() {
     let j = open(&path);
     let rid = "f68228942d471e4605deea4a0870e5d3";
     let stored = j
-        .append_events(&[MemoryEvent::on_record("selected", rid, "session", "s1")])
+        .append_events(&[MemoryEvent::on_record(
+            EventKind::Selected,
+            rid,
+            "session",
+            "s1",
+        )])
         .unwrap();
     assert_eq!(stored[0].seq, 31);
     assert_eq!(j.selected_count(rid, None).unwrap(), 2);

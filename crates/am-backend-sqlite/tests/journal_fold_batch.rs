@@ -5,6 +5,8 @@
 
 use am_backend_sqlite::SqliteHome;
 use am_backend_sqlite::journal::SQLiteJournal;
+use am_journal::EventKind;
+use am_journal::SearchState;
 use am_journal::{BindingFilter, MemoryEvent, MemoryJournal, ScopeBinding};
 use am_triples::ErrorKind;
 
@@ -16,8 +18,8 @@ fn open() -> (tempfile::TempDir, SQLiteJournal) {
 }
 
 fn bind(j: &SQLiteJournal, rid: &str, scope: &str, owner: &str, search: &str, prompt: &str) {
-    let mut x = ScopeBinding::new(rid, scope, owner, search);
-    x.prompt_state = prompt.into();
+    let mut x = ScopeBinding::new(rid, scope, owner, search.parse().unwrap());
+    x.prompt_state = prompt.parse().unwrap();
     j.append_binding(&x).unwrap();
 }
 
@@ -36,10 +38,15 @@ fn fold_bindings_for_equals_the_per_record_fold_at_every_anchor() {
     bind(&j, "r1", "session", "s1", "indexed", "inactive");
     bind(&j, "r1", "session", "s2", "indexed", "active");
     bind(&j, "r2", "session", "s1", "indexed", "active");
-    j.append_events(&[MemoryEvent::on_record("selected", "r1", "session", "s1")])
-        .unwrap();
+    j.append_events(&[MemoryEvent::on_record(
+        EventKind::Selected,
+        "r1",
+        "session",
+        "s1",
+    )])
+    .unwrap();
     bind(&j, "r1", "session", "s1", "hidden", "inactive");
-    let mut with_detail = ScopeBinding::new("r3", "global", "", "indexed");
+    let mut with_detail = ScopeBinding::new("r3", "global", "", SearchState::Indexed);
     with_detail.reason = Some("operator pinned it".into());
     with_detail
         .provenance
@@ -62,7 +69,7 @@ fn fold_bindings_for_equals_the_per_record_fold_at_every_anchor() {
     let latest = j.fold_bindings_for(&ids, None).unwrap();
     assert!(latest["unbound"].is_empty());
     assert_eq!(latest["r1"].len(), 2);
-    assert_eq!(latest["r1"][0].search_state, "hidden");
+    assert_eq!(latest["r1"][0].search_state, SearchState::Hidden);
     assert_eq!(latest[" r2 "], latest["r2"], "ids are matched trimmed");
     assert_eq!(
         latest["r3"][0].reason.as_deref(),
@@ -117,7 +124,7 @@ fn hidden_by_fold(
     })
     .unwrap()
     .into_iter()
-    .filter(|b| b.search_state == "hidden")
+    .filter(|b| b.search_state == SearchState::Hidden)
     .collect()
 }
 

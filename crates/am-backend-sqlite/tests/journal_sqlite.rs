@@ -6,6 +6,9 @@
 
 use am_backend_sqlite::SqliteHome;
 use am_backend_sqlite::journal::SQLiteJournal;
+use am_journal::ClosureKind;
+use am_journal::EventKind;
+use am_journal::SearchState;
 use am_journal::{
     BindingFilter, ClosureRecord, EventFilter, MemoryEvent, MemoryJournal, ReconstructionTrace,
     ScopeBinding,
@@ -28,7 +31,7 @@ fn open(path: &Path) -> (SqliteHome, SQLiteJournal) {
 }
 
 fn sel(rid: &str) -> MemoryEvent {
-    MemoryEvent::on_record("selected", rid, "session", "s1")
+    MemoryEvent::on_record(EventKind::Selected, rid, "session", "s1")
 }
 
 #[test]
@@ -37,15 +40,20 @@ fn seq_axis_and_records_survive_reopen() {
     {
         let (_home, j) = open(&path);
         j.append_events(&[sel("r1"), sel("r1")]).unwrap();
-        j.append_binding(&ScopeBinding::new("r1", "session", "s1", "hidden"))
-            .unwrap();
+        j.append_binding(&ScopeBinding::new(
+            "r1",
+            "session",
+            "s1",
+            SearchState::Hidden,
+        ))
+        .unwrap();
     }
     let (_home, j) = open(&path);
     assert_eq!(j.current_seq().unwrap(), 3);
     assert_eq!(j.selected_count("r1", Some(1)).unwrap(), 1);
     assert_eq!(
         j.bindings(&BindingFilter::record("r1")).unwrap()[0].search_state,
-        "hidden"
+        SearchState::Hidden
     );
     assert_eq!(j.append_events(&[sel("r2")]).unwrap()[0].seq, 4);
 }
@@ -75,8 +83,11 @@ fn appends_inside_a_caller_transaction_commit_with_it() {
         let tx = guard.transaction().unwrap();
         tx.execute("INSERT INTO revision_rows VALUES ('rev-1')", [])
             .unwrap();
-        j.append_closures_in(&tx, &[ClosureRecord::new("a1", "retract", "revised")])
-            .unwrap();
+        j.append_closures_in(
+            &tx,
+            &[ClosureRecord::new("a1", ClosureKind::Retract, "revised")],
+        )
+        .unwrap();
         j.append_events_in(&tx, &[sel("r1")]).unwrap();
         assert_eq!(j.current_seq_in(&tx).unwrap(), 2);
         tx.commit().unwrap();
@@ -94,8 +105,11 @@ fn appends_inside_a_rolled_back_transaction_leave_nothing() {
     {
         let mut guard = conn.lock().unwrap();
         let tx = guard.transaction().unwrap();
-        j.append_closures_in(&tx, &[ClosureRecord::new("a1", "retract", "revised")])
-            .unwrap();
+        j.append_closures_in(
+            &tx,
+            &[ClosureRecord::new("a1", ClosureKind::Retract, "revised")],
+        )
+        .unwrap();
         j.append_events_in(
             &tx,
             &[
@@ -120,7 +134,10 @@ fn a_refused_append_inside_a_caller_transaction_writes_nothing() {
     let mut guard = conn.lock().unwrap();
     let tx = guard.transaction().unwrap();
     let err = j
-        .append_closures_in(&tx, &[ClosureRecord::new("a1", "supersede", "newer")])
+        .append_closures_in(
+            &tx,
+            &[ClosureRecord::new("a1", ClosureKind::Supersede, "newer")],
+        )
         .unwrap_err();
     assert_eq!(err.kind(), ErrorKind::InvalidInput);
     assert_eq!(j.current_seq_in(&tx).unwrap(), 0);

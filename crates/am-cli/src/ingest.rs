@@ -9,6 +9,7 @@ use crate::error::{CliError, CliResult};
 use crate::home::{self, HomeSpec, PinnedClock};
 use crate::turn::Turn;
 use crate::{embedder, locomo, text};
+use am_system::RecordKind;
 use am_system::Remember;
 use am_system::{MemoryRecordInput, MemorySystem};
 use clap::ValueEnum;
@@ -358,7 +359,11 @@ pub fn parse_jsonl_noting(
         };
         let record = MemoryRecordInput {
             participants: vec![format!("person:{}", speaker.to_lowercase())],
-            ..MemoryRecordInput::new("episode", &format!("{speaker} — session {session}"), &text)
+            ..MemoryRecordInput::new(
+                RecordKind::Episode,
+                &format!("{speaker} — session {session}"),
+                &text,
+            )
         }
         .with_attribute("session", session.clone())
         .with_attribute("turn", idx);

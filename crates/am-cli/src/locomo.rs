@@ -6,6 +6,7 @@
 use crate::error::{CliError, CliResult};
 use crate::turn::Turn;
 use am_system::MemoryRecordInput;
+use am_system::RecordKind;
 use regex::Regex;
 use serde_json::Value;
 use std::collections::HashSet;
@@ -207,7 +208,11 @@ fn parse_sample(i: usize, s: &Value) -> CliResult<Sample> {
             let digest = digest.trim().to_owned();
             let record = MemoryRecordInput {
                 participants: vec![format!("person:{}", speaker.to_lowercase())],
-                ..MemoryRecordInput::new("episode", &format!("{speaker} — session {n}"), &digest)
+                ..MemoryRecordInput::new(
+                    RecordKind::Episode,
+                    &format!("{speaker} — session {n}"),
+                    &digest,
+                )
             }
             .with_attribute("dia_id", dia_id.clone());
             known.insert(dia_id.clone());
@@ -328,7 +333,7 @@ mod tests {
         assert_eq!(t.record.title.as_deref(), Some("Bo — session 1"));
         assert_eq!(t.record.digest, "look [shares: a dog]");
         assert_eq!(t.record.participants, ["person:bo"]);
-        assert_eq!(t.record.kind, "episode");
+        assert_eq!(t.record.kind, RecordKind::Episode);
         assert_eq!(t.record.attributes["dia_id"], "D1:2");
         assert_eq!((t.scope.as_str(), t.owner_id.as_str()), ("life", "conv-x"));
         assert_eq!(

@@ -5,6 +5,7 @@ use crate::ctx::{Ctx, require_existing_home};
 use crate::embedder;
 use crate::error::{CliError, CliResult};
 use crate::home::{self, HomeSpec, PinnedClock};
+use am_journal::SearchState;
 use am_triples::{Order, TripleAssertion, TripleQuery};
 use serde_json::{Value, json};
 use std::path::PathBuf;
@@ -211,8 +212,9 @@ pub fn marks(
         }
         let owner = a.owner_id.as_deref().unwrap_or("");
         if bindings.get(&a.subject).is_some_and(|bs| {
-            bs.iter()
-                .any(|b| b.scope == a.scope && b.owner_id == owner && b.search_state == "hidden")
+            bs.iter().any(|b| {
+                b.scope == a.scope && b.owner_id == owner && b.search_state == SearchState::Hidden
+            })
         }) {
             m.push("hidden".to_owned());
         }

@@ -10,6 +10,7 @@ use crate::eval::Profile;
 use crate::home::{self, HomeSpec, PinnedClock};
 use crate::{embedder, ingest, text};
 use am_journal::EventFilter;
+use am_journal::EventKind;
 use am_system::{
     ActiveMemorySnapshot, Admission, MemorySystem, RecallBudget, ReconstructionResult, Stimulus,
 };
@@ -467,7 +468,10 @@ pub fn render(r: &Recall) -> String {
         render_drops(r, &mut out);
     }
     if let Some((snap, events)) = &r.commit {
-        let selected = events.iter().filter(|e| e.kind == "selected").count();
+        let selected = events
+            .iter()
+            .filter(|e| e.kind == EventKind::Selected)
+            .count();
         let pairs = events.len() - selected;
         let titles: Vec<String> = r
             .result
@@ -501,7 +505,7 @@ pub fn to_json(r: &Recall) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use am_system::{MemoryRecordInput, RememberMany, SystemOptions};
+    use am_system::{MemoryRecordInput, RecordKind, RememberMany, SystemOptions};
     use std::sync::Arc;
 
     /// api.md "Formation": reads serve a pending title as `None`, never a
@@ -525,8 +529,12 @@ mod tests {
             },
         )
         .unwrap();
-        let mut r = MemoryRecordInput::new("lesson", "", "Zeppelins drift over quiet harbours.")
-            .with_pending(&["title"]);
+        let mut r = MemoryRecordInput::new(
+            RecordKind::Lesson,
+            "",
+            "Zeppelins drift over quiet harbours.",
+        )
+        .with_pending(&["title"]);
         r.title = None;
         system
             .remember_many(&RememberMany::new(vec![r], "life", "ada", "k"))

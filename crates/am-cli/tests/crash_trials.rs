@@ -62,6 +62,7 @@
 use am_backend_sqlite::journal::SQLiteJournal;
 use am_backend_sqlite::{SQLiteTripleStore, SqliteHome, SqliteStoreOptions};
 use am_journal::MemoryJournal;
+use am_system::RecordKind;
 use am_system::{CloseAssertions, CloseRecord};
 use am_system::{
     CommitSelection, MemoryRecordInput, MemorySystem, Reconstruct, RememberMany, RewriteDigest,
@@ -173,14 +174,26 @@ fn add_batch(i: usize) -> Vec<TripleAssertion> {
 fn records(i: usize) -> Vec<MemoryRecordInput> {
     vec![
         MemoryRecordInput::new(
-            "episode",
+            RecordKind::Episode,
             &format!("Outage {i}"),
             "The pool failed at noon.",
         ),
-        MemoryRecordInput::new("lesson", &format!("Lesson {i}"), "Restart the pool first.")
-            .with_edge("derived_from", "local:0"),
-        MemoryRecordInput::new("decision", &format!("Size {i}"), "Raise the pool to forty."),
-        MemoryRecordInput::new("memory", &format!("Lunch {i}"), "Ada had soup for lunch."),
+        MemoryRecordInput::new(
+            RecordKind::Lesson,
+            &format!("Lesson {i}"),
+            "Restart the pool first.",
+        )
+        .with_edge("derived_from", "local:0"),
+        MemoryRecordInput::new(
+            RecordKind::Decision,
+            &format!("Size {i}"),
+            "Raise the pool to forty.",
+        ),
+        MemoryRecordInput::new(
+            RecordKind::Memory,
+            &format!("Lunch {i}"),
+            "Ada had soup for lunch.",
+        ),
     ]
 }
 
@@ -425,7 +438,7 @@ fn operator() -> am_system::AuthorRef {
 
 /// Idempotent setup of the understanding verbs: `n` notes (or dreams) in one
 /// formation; a replay returns the same ids and writes nothing.
-fn setup_notes(system: &MemorySystem, n: usize, kind: &str) -> Vec<String> {
+fn setup_notes(system: &MemorySystem, n: usize, kind: RecordKind) -> Vec<String> {
     let notes: Vec<MemoryRecordInput> = (0..n)
         .map(|i| MemoryRecordInput::new(kind, &first_title(i), &first_reading(i)))
         .collect();
@@ -442,12 +455,12 @@ fn setup_closable(system: &MemorySystem, n: usize) -> Vec<String> {
     let mut records = Vec::with_capacity(2 * n);
     for i in 0..n {
         records.push(MemoryRecordInput::new(
-            "lesson",
+            RecordKind::Lesson,
             &format!("Lesson {i}"),
             "Restart the pool first.",
         ));
         records.push(
-            MemoryRecordInput::new("episode", &first_title(i), &first_reading(i))
+            MemoryRecordInput::new(RecordKind::Episode, &first_title(i), &first_reading(i))
                 .with_edge("derived_from", &format!("local:{}", 2 * i))
                 .with_edge("follows", &format!("local:{}", 2 * i)),
         );
@@ -530,7 +543,7 @@ fn helper(verb: &str, path: &Path, n: usize) {
         }
         "task_release" => {
             let (_, _, system) = open_system_queued(&home, true);
-            let ids = setup_notes(&system, n, "memory");
+            let ids = setup_notes(&system, n, RecordKind::Memory);
             let c = Connection::open(path).unwrap();
             let notes: Vec<(String, String)> = (0..n).map(|i| note_row(&c, i)).collect();
             for (id, (graph_id, _)) in ids.iter().zip(&notes) {
@@ -547,7 +560,7 @@ fn helper(verb: &str, path: &Path, n: usize) {
             // rearm_pending's template holds the notes declared pending with
             // their tasks superseded; the setup replay only returns the ids.
             let (_, _, system) = open_system_queued(&home, true);
-            let ids = setup_notes(&system, n, "memory");
+            let ids = setup_notes(&system, n, RecordKind::Memory);
             for (i, id) in ids.iter().enumerate() {
                 say(&format!("begin {i}"));
                 // A replay of a landed one is `already_pending` / `live_task`
@@ -647,7 +660,7 @@ fn helper(verb: &str, path: &Path, n: usize) {
         }
         "rewrite_digest" => {
             let (_, _, system) = open_system(&home);
-            let ids = setup_notes(&system, n, "memory");
+            let ids = setup_notes(&system, n, RecordKind::Memory);
             for (i, id) in ids.iter().enumerate() {
                 say(&format!("begin {i}"));
                 // Applied once; a replay of a landed one is refused `stale`
@@ -666,7 +679,7 @@ fn helper(verb: &str, path: &Path, n: usize) {
         }
         "retitle" => {
             let (_, _, system) = open_system(&home);
-            let ids = setup_notes(&system, n, "memory");
+            let ids = setup_notes(&system, n, RecordKind::Memory);
             for (i, id) in ids.iter().enumerate() {
                 say(&format!("begin {i}"));
                 // The first retitle: captures the formed title as version 0.
@@ -684,7 +697,7 @@ fn helper(verb: &str, path: &Path, n: usize) {
         }
         "narrate_dream" => {
             let (_, _, system) = open_system(&home);
-            let ids = setup_notes(&system, n, "dream");
+            let ids = setup_notes(&system, n, RecordKind::Dream);
             for (i, id) in ids.iter().enumerate() {
                 say(&format!("begin {i}"));
                 system
@@ -697,7 +710,7 @@ fn helper(verb: &str, path: &Path, n: usize) {
             // The template holds the notes, each rewritten once (version 1);
             // the setup replay only returns their ids.
             let (_, _, system) = open_system(&home);
-            let ids = setup_notes(&system, n, "memory");
+            let ids = setup_notes(&system, n, RecordKind::Memory);
             for (i, id) in ids.iter().enumerate() {
                 say(&format!("begin {i}"));
                 // Version 0 restored as version 2; a replay is `stale`.
@@ -735,7 +748,11 @@ fn helper(verb: &str, path: &Path, n: usize) {
                     .is_empty();
                 if !closed_already {
                     system
-                        .close_assertions(&CloseAssertions::new(&owned, "retract", "wrong"))
+                        .close_assertions(&CloseAssertions::new(
+                            &owned,
+                            am_journal::ClosureKind::Retract,
+                            "wrong",
+                        ))
                         .expect("close_assertions");
                 }
                 say(&format!("ack {i}"));
@@ -1464,7 +1481,10 @@ fn template(verb: &str, dir: &Path, n: usize) -> PathBuf {
             // The notes, each rewritten once: version 0 captured, version 1
             // the row's reading.
             let (_, _, system) = open_system(&home);
-            for (i, id) in setup_notes(&system, n, "memory").iter().enumerate() {
+            for (i, id) in setup_notes(&system, n, RecordKind::Memory)
+                .iter()
+                .enumerate()
+            {
                 system
                     .rewrite_digest(&RewriteDigest::new(
                         id,
@@ -1484,14 +1504,14 @@ fn template(verb: &str, dir: &Path, n: usize) -> PathBuf {
         "task_release" => {
             // The notes (task 4's targets), there before any kill.
             let (_, _, system) = open_system_queued(&home, true);
-            setup_notes(&system, n, "memory");
+            setup_notes(&system, n, RecordKind::Memory);
         }
         "rearm_pending" => {
             // The notes declared pending (summary), their authoring tasks
             // superseded: each pending field without a live task.
             let (_, _, system) = open_system_queued(&home, true);
             let q = system.tasks().expect("the task queue");
-            for id in setup_notes(&system, n, "memory") {
+            for id in setup_notes(&system, n, RecordKind::Memory) {
                 let mut d = DeclarePending::new(&id);
                 d.fields = vec!["summary".into()];
                 system.declare_pending(&d).unwrap();

@@ -21,6 +21,7 @@ use am_backend_sqlite::journal::SQLiteJournal;
 use am_backend_sqlite::{SQLiteTripleStore, SqliteHome, SqliteMemoryHome, SqliteStoreOptions};
 use am_embed::OpenAICompatTextEmbedder;
 use am_journal::MemoryJournal;
+use am_system::RecordKind;
 use am_system::{
     MemoryRecordInput, MemorySystem, Reconstruct, RememberMany, Stimulus, SystemOptions,
 };
@@ -114,9 +115,17 @@ fn long_text(i: usize, n: usize) -> String {
 
 fn records(i: usize) -> Vec<MemoryRecordInput> {
     vec![
-        MemoryRecordInput::new("episode", &format!("Outage {i}"), &long_text(i, 300)),
-        MemoryRecordInput::new("lesson", &format!("Lesson {i}"), &long_text(i + 7, 300))
-            .with_edge("derived_from", "local:0"),
+        MemoryRecordInput::new(
+            RecordKind::Episode,
+            &format!("Outage {i}"),
+            &long_text(i, 300),
+        ),
+        MemoryRecordInput::new(
+            RecordKind::Lesson,
+            &format!("Lesson {i}"),
+            &long_text(i + 7, 300),
+        )
+        .with_edge("derived_from", "local:0"),
     ]
 }
 
@@ -310,12 +319,20 @@ fn http_embedder(server: &TestServer) -> Arc<dyn TextEmbedder> {
 fn three_records(i: usize) -> Vec<MemoryRecordInput> {
     vec![
         MemoryRecordInput::new(
-            "episode",
+            RecordKind::Episode,
             &format!("Outage {i}"),
             "The pool failed at noon.",
         ),
-        MemoryRecordInput::new("lesson", &format!("Lesson {i}"), "Restart the pool first."),
-        MemoryRecordInput::new("memory", &format!("Lunch {i}"), "Ada had soup for lunch."),
+        MemoryRecordInput::new(
+            RecordKind::Lesson,
+            &format!("Lesson {i}"),
+            "Restart the pool first.",
+        ),
+        MemoryRecordInput::new(
+            RecordKind::Memory,
+            &format!("Lunch {i}"),
+            "Ada had soup for lunch.",
+        ),
     ]
 }
 

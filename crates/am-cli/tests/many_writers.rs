@@ -30,6 +30,7 @@
 use am_backend_sqlite::journal::SQLiteJournal;
 use am_backend_sqlite::{SQLiteTripleStore, SqliteHome, SqliteMemoryHome, SqliteStoreOptions};
 use am_journal::MemoryJournal;
+use am_system::RecordKind;
 use am_system::{
     CommitSelection, MemoryRecordInput, MemorySystem, Reconstruct, RememberMany, Stimulus,
 };
@@ -84,18 +85,18 @@ fn say(line: &str) {
 fn records(k: usize, i: usize) -> Vec<MemoryRecordInput> {
     vec![
         MemoryRecordInput::new(
-            "episode",
+            RecordKind::Episode,
             &format!("Outage {k}-{i}"),
             &format!("Writer {k} saw the pool fail at step {i}."),
         ),
         MemoryRecordInput::new(
-            "lesson",
+            RecordKind::Lesson,
             &format!("Lesson {k}-{i}"),
             "Restart the pool first.",
         )
         .with_edge("derived_from", "local:0"),
         MemoryRecordInput::new(
-            "memory",
+            RecordKind::Memory,
             &format!("Lunch {k}-{i}"),
             "Ada had soup for lunch.",
         ),

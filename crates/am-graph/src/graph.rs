@@ -15,7 +15,7 @@ use crate::error::{Error, Result};
 use crate::provenance::Provenance;
 use crate::registry::{AnyStore, GraphJournal, backend_for};
 use crate::revision::{
-    AssertOp, CloseOp, NarrowOp, Revision, RevisionOp, RevisionResult, SkippedOp,
+    AssertOp, CloseKind, CloseOp, NarrowOp, Revision, RevisionOp, RevisionResult, SkippedOp,
 };
 use crate::source::{SourceRef, check_digest_agreement};
 use am_journal::ClosureRecord;
@@ -336,7 +336,10 @@ impl MemoryGraph {
 
     /// The closure a logged close writes, rebuilt from its history detail and
     /// its revision row (the same record at apply time and in `repair`).
-    pub(crate) fn closure_from(detail: &Value, rev: &RevisionRow) -> ClosureRecord {
+    ///
+    /// # Errors
+    /// `InvalidInput` when the detail's `kind` is not a close kind.
+    pub(crate) fn closure_from(detail: &Value, rev: &RevisionRow) -> Result<ClosureRecord> {
         let s = |k: &str| {
             detail
                 .get(k)
@@ -360,9 +363,9 @@ impl MemoryGraph {
             "ripple_hops".into(),
             detail.get("ripple_hops").cloned().unwrap_or(Value::Null),
         );
-        ClosureRecord {
+        Ok(ClosureRecord {
             assertion_id: s("assertion_id"),
-            kind: s("kind"),
+            kind: CloseKind::parse(&s("kind"))?,
             reason: s("reason"),
             replacement_ids: detail
                 .get("replacement_ids")
@@ -379,7 +382,7 @@ impl MemoryGraph {
             provenance,
             closure_id: s("closure_id"),
             seq: -1,
-        }
+        })
     }
 
     /// Append the closures of revisions a crash left with `journal_applied = 0`,
@@ -411,7 +414,7 @@ impl MemoryGraph {
         for rev in &pending {
             for h in self.backend.closed_payload(&rev.revision_id, usize::MAX)? {
                 j.journal()
-                    .append_closure(&Self::closure_from(&h.detail, rev))?;
+                    .append_closure(&Self::closure_from(&h.detail, rev)?)?;
             }
             self.backend.mark_journal_applied(&rev.revision_id)?;
             done += 1;
@@ -532,7 +535,7 @@ impl<'a> Apply<'a> {
             revision_id: rev.revision_id().to_owned(),
             scope: rev.scope().to_owned(),
             owner_id: rev.owner_id().map(str::to_owned),
-            cause: rev.cause().to_owned(),
+            cause: rev.cause().as_str().to_owned(),
             occurred_at: rev.occurred_at().to_owned(),
             recorded_at,
             ops_json: Value::Array(logged_ops).to_string(),
@@ -828,7 +831,7 @@ impl<'a> Apply<'a> {
                     "assertion {id:?} is already in the store but was never asserted through the \
                      graph: only an import or migration revision may adopt it (this one's cause \
                      is {:?})",
-                    rev.cause()
+                    rev.cause().as_str()
                 )));
             }
             let previous = if exists {
@@ -1012,7 +1015,7 @@ impl<'a> Apply<'a> {
             revision_id: self.rev.revision_id().to_owned(),
             scope: String::new(),
             owner_id: None,
-            cause: self.rev.cause().to_owned(),
+            cause: self.rev.cause().as_str().to_owned(),
             occurred_at: String::new(),
             recorded_at: recorded_at.to_owned(),
             ops_json: String::new(),
@@ -1020,7 +1023,7 @@ impl<'a> Apply<'a> {
             summary: None,
             journal_applied: true,
         };
-        let closure = MemoryGraph::closure_from(&detail, &rev_row);
+        let closure = MemoryGraph::closure_from(&detail, &rev_row)?;
         let Value::Object(detail) = detail else {
             unreachable!("built as an object above")
         };

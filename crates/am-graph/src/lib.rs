@@ -49,8 +49,8 @@ pub use provenance::{LEGACY_KEYS, PROVENANCE_KEYS, Provenance, dedupe_sources};
 pub use reads::{HistoryEntry, LabelledSource};
 pub use revision::{
     ADOPTING_CAUSES, AssertOp, CLOSE_KINDS, CloseKind, CloseOp, DIGEST_PREDICATE, NarrowOp,
-    REVISION_CAUSES, REVISION_OPS, Revision, RevisionDraft, RevisionOp, RevisionResult, SkippedOp,
-    derive_assertion_id,
+    REVISION_CAUSES, REVISION_OPS, Revision, RevisionCause, RevisionDraft, RevisionOp,
+    RevisionResult, SkippedOp, derive_assertion_id,
 };
 pub use source::{
     SOURCE_KINDS, SYNTHETIC_RUN_ID_PREFIXES, SourceFields, SourceKind, SourceRef,

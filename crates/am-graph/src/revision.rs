@@ -14,18 +14,40 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
-/// Why a revision was made.
-pub const REVISION_CAUSES: [&str; 9] = [
-    "ingest",
-    "reinterpret",
-    "merge",
-    "unmerge",
-    "ripple",
-    "person",
-    "maintenance",
-    "import",
-    "migration",
-];
+am_triples::vocabulary! {
+    /// Why a revision was made (`REVISION_CAUSES`, in the spec's order).
+    pub enum RevisionCause("cause") {
+        /// New memories from a source.
+        Ingest = "ingest",
+        /// A source read again.
+        Reinterpret = "reinterpret",
+        /// Memories merged.
+        Merge = "merge",
+        /// A merge undone.
+        Unmerge = "unmerge",
+        /// A ripple through connected memories.
+        Ripple = "ripple",
+        /// A person's correction.
+        Person = "person",
+        /// Maintenance.
+        Maintenance = "maintenance",
+        /// An import (may adopt store rows).
+        Import = "import",
+        /// A migration (may adopt store rows).
+        Migration = "migration",
+    }
+}
+
+impl RevisionCause {
+    /// Whether a revision of this cause may adopt a store row never asserted
+    /// through the graph ([`ADOPTING_CAUSES`]).
+    pub fn is_adopting(self) -> bool {
+        matches!(self, RevisionCause::Import | RevisionCause::Migration)
+    }
+}
+
+/// Why a revision was made: the wire names of [`RevisionCause`].
+pub const REVISION_CAUSES: [&str; 9] = RevisionCause::NAMES;
 
 /// The op names a revision may carry.
 pub const REVISION_OPS: [&str; 3] = ["assert", "close", "narrow"];
@@ -556,7 +578,8 @@ pub struct RevisionDraft {
     pub scope: String,
     /// The owner (blank is none).
     pub owner_id: Option<String>,
-    /// One of [`REVISION_CAUSES`].
+    /// One of [`REVISION_CAUSES`] (parsed exactly when the revision is built;
+    /// [`Revision::cause`] answers it typed).
     pub cause: String,
     /// Observation time: when the source said it (required timestamp).
     pub occurred_at: String,
@@ -588,7 +611,7 @@ pub struct Revision {
     revision_id: String,
     scope: String,
     owner_id: Option<String>,
-    cause: String,
+    cause: RevisionCause,
     occurred_at: String,
     ops: Vec<RevisionOp>,
     provenance: Provenance,
@@ -652,12 +675,7 @@ impl Revision {
     /// canonical and it is not canonicalized a second time.
     fn build(draft: RevisionDraft, canonical_asserts: bool) -> Result<Revision> {
         let revision_id = required_id(&draft.revision_id, "revision_id")?;
-        if !REVISION_CAUSES.contains(&draft.cause.as_str()) {
-            return Err(Error::invalid(format!(
-                "cause must be one of {REVISION_CAUSES:?}, got {:?}",
-                draft.cause
-            )));
-        }
+        let cause = RevisionCause::parse(&draft.cause)?;
         let scope = canonical_scope(&draft.scope);
         let owner_id = strip_optional(draft.owner_id.as_deref());
         let occurred_at = required_time(&draft.occurred_at, "occurred_at")?;
@@ -685,7 +703,7 @@ impl Revision {
             revision_id,
             scope,
             owner_id,
-            cause: draft.cause,
+            cause,
             occurred_at,
             ops,
             provenance: draft.provenance,
@@ -709,14 +727,14 @@ impl Revision {
         self.owner_id.as_deref()
     }
 
-    /// The cause (one of [`REVISION_CAUSES`]).
-    pub fn cause(&self) -> &str {
-        &self.cause
+    /// The cause.
+    pub fn cause(&self) -> RevisionCause {
+        self.cause
     }
 
     /// Whether the cause may adopt rows ([`ADOPTING_CAUSES`]).
     pub fn is_adopting(&self) -> bool {
-        ADOPTING_CAUSES.contains(&self.cause.as_str())
+        self.cause.is_adopting()
     }
 
     /// Observation time (canonical UTC).
@@ -814,7 +832,7 @@ impl Revision {
             "revision_id": self.revision_id,
             "scope": self.scope,
             "owner_id": self.owner_id,
-            "cause": self.cause,
+            "cause": self.cause.as_str(),
             "occurred_at": self.occurred_at,
             "ops": self.ops_json(),
             "provenance": self.provenance.to_dict(),

@@ -118,7 +118,7 @@ fn cause_must_be_one_of_revision_causes() {
     for cause in REVISION_CAUSES {
         let mut d = draft(vec![claim()]);
         d.cause = cause.into();
-        assert_eq!(Revision::new(d).unwrap().cause(), cause);
+        assert_eq!(Revision::new(d).unwrap().cause().as_str(), cause);
     }
     for bad in ["", "Ingest", "delete"] {
         let mut d = draft(vec![claim()]);
@@ -127,6 +127,12 @@ fn cause_must_be_one_of_revision_causes() {
         assert_eq!(e.kind(), ErrorKind::InvalidInput);
         assert!(e.to_string().contains("cause"), "{e}");
     }
+    let mut d = draft(vec![claim()]);
+    d.cause = "delete".into();
+    assert_eq!(
+        refused(d).to_string(),
+        format!("invalid input: cause must be one of {REVISION_CAUSES:?}, got \"delete\"")
+    );
 }
 
 #[test]
@@ -516,7 +522,7 @@ fn a_revision_round_trips_through_its_json_shape() {
         revision_id: rev.revision_id().into(),
         scope: rev.scope().into(),
         owner_id: rev.owner_id().map(str::to_owned),
-        cause: rev.cause().into(),
+        cause: rev.cause().as_str().into(),
         occurred_at: rev.occurred_at().into(),
         ops,
         provenance: Provenance::from_dict(&rev.provenance().to_dict()).unwrap(),
@@ -556,7 +562,7 @@ fn normalizing_a_built_revision_again_changes_nothing() {
         revision_id: rev.revision_id().into(),
         scope: rev.scope().into(),
         owner_id: rev.owner_id().map(str::to_owned),
-        cause: rev.cause().into(),
+        cause: rev.cause().as_str().into(),
         occurred_at: rev.occurred_at().into(),
         ops: rev.ops().to_vec(),
         provenance: rev.provenance().clone(),

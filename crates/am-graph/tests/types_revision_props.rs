@@ -222,7 +222,7 @@ fn built_revisions_are_canonical_round_trip_and_rebuild_identically() {
             revision_id: rev.revision_id().into(),
             scope: rev.scope().into(),
             owner_id: rev.owner_id().map(str::to_owned),
-            cause: rev.cause().into(),
+            cause: rev.cause().as_str().into(),
             occurred_at: rev.occurred_at().into(),
             ops: rev.ops().to_vec(),
             provenance: rev.provenance().clone(),

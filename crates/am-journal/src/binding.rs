@@ -11,30 +11,36 @@ use std::collections::HashMap;
 
 am_triples::vocabulary! {
     /// A binding's `search_state`: whether retrieval may rank the record.
+    #[derive(Default)]
     pub enum SearchState("search_state") {
         /// Out of ranked retrieval.
         Hidden = "hidden",
         /// Rankable (the default).
+        #[default]
         Indexed = "indexed",
     }
 }
 
 am_triples::vocabulary! {
     /// A binding's `prompt_state` (`hidden` implies `inactive`).
+    #[derive(Default)]
     pub enum PromptState("prompt_state") {
         /// Shown in the prompt.
         Active = "active",
         /// Not shown (the default).
+        #[default]
         Inactive = "inactive",
     }
 }
 
 am_triples::vocabulary! {
     /// A binding's `lifecycle`.
+    #[derive(Default)]
     pub enum Lifecycle("lifecycle") {
         /// Held back, a candidate for later.
         InactiveCandidate = "inactive_candidate",
         /// No lifecycle state (the default).
+        #[default]
         None = "none",
         /// Promoted.
         Promoted = "promoted",
@@ -49,12 +55,14 @@ am_triples::vocabulary! {
 
 am_triples::vocabulary! {
     /// What wrote a binding (`source`).
+    #[derive(Default)]
     pub enum BindingSource("source") {
         /// An election.
         Election = "election",
         /// A maintenance pass.
         Maintenance = "maintenance",
         /// The operator (the default).
+        #[default]
         Operator = "operator",
         /// Formation (`remember`).
         Remember = "remember",
@@ -85,14 +93,14 @@ pub struct ScopeBinding {
     pub scope: String,
     /// Owner (trimmed).
     pub owner_id: String,
-    /// `indexed` | `hidden`.
-    pub search_state: String,
-    /// `active` | `inactive`.
-    pub prompt_state: String,
-    /// One of [`LIFECYCLES`].
-    pub lifecycle: String,
-    /// One of [`BINDING_SOURCES`].
-    pub source: String,
+    /// `indexed` (the default) | `hidden`.
+    pub search_state: SearchState,
+    /// `active` | `inactive` (the default).
+    pub prompt_state: PromptState,
+    /// The lifecycle label (default `none`).
+    pub lifecycle: Lifecycle,
+    /// What wrote it (default `operator`).
+    pub source: BindingSource,
     /// Why.
     pub reason: Option<String>,
     /// When (canonical UTC text; blank = now at append).
@@ -111,10 +119,10 @@ impl Default for ScopeBinding {
             record_id: String::new(),
             scope: String::new(),
             owner_id: String::new(),
-            search_state: "indexed".into(),
-            prompt_state: "inactive".into(),
-            lifecycle: "none".into(),
-            source: "operator".into(),
+            search_state: SearchState::Indexed,
+            prompt_state: PromptState::Inactive,
+            lifecycle: Lifecycle::None,
+            source: BindingSource::Operator,
             reason: None,
             observed_at: String::new(),
             provenance: JsonMap::new(),
@@ -124,37 +132,21 @@ impl Default for ScopeBinding {
     }
 }
 
-fn one_of(value: &str, what: &str, allowed: &[&str], default: Option<&str>) -> Result<String> {
-    let v = value.trim().to_lowercase();
-    let v = if v.is_empty() {
-        default.unwrap_or("").to_string()
-    } else {
-        v
-    };
-    if allowed.contains(&v.as_str()) {
-        Ok(v)
-    } else {
-        Err(Error::invalid(format!(
-            "{what} must be one of {allowed:?}, got {value:?}"
-        )))
-    }
-}
-
 impl ScopeBinding {
     /// Whether the binding puts its record in the prompt: `search_state`
     /// `indexed` and `prompt_state` `active` (the identity core's and the
     /// card's test of a prompt-active record).
     pub fn is_prompt_active(&self) -> bool {
-        self.search_state == "indexed" && self.prompt_state == "active"
+        self.search_state == SearchState::Indexed && self.prompt_state == PromptState::Active
     }
 
     /// A binding of `record_id` in `(scope, owner_id)` with `search_state`, the rest defaulted.
-    pub fn new(record_id: &str, scope: &str, owner_id: &str, search_state: &str) -> Self {
+    pub fn new(record_id: &str, scope: &str, owner_id: &str, search_state: SearchState) -> Self {
         ScopeBinding {
             record_id: record_id.into(),
             scope: scope.into(),
             owner_id: owner_id.into(),
-            search_state: search_state.into(),
+            search_state,
             ..ScopeBinding::default()
         }
     }
@@ -166,9 +158,10 @@ impl ScopeBinding {
         self
     }
 
-    /// Validate and normalise: record required; states, lifecycle and source from
-    /// their vocabularies (lifecycle blank → `none`, source blank → `operator`);
-    /// `hidden` with `active` refused; `observed_at` canonical.
+    /// Validate and normalise: record required (trimmed); scope lowercased,
+    /// owner trimmed; `hidden` with `active` refused; `observed_at` canonical.
+    /// (The states, lifecycle and source are known by their types; an
+    /// argument reads them folded, see `am_triples::vocab::folded`.)
     ///
     /// # Errors
     /// `InvalidInput` naming the field and the value.
@@ -184,15 +177,11 @@ impl ScopeBinding {
         b.record_id = rid.to_string();
         b.scope = b.scope.trim().to_lowercase();
         b.owner_id = b.owner_id.trim().to_string();
-        b.search_state = one_of(&b.search_state, "search_state", &SEARCH_STATES, None)?;
-        b.prompt_state = one_of(&b.prompt_state, "prompt_state", &PROMPT_STATES, None)?;
-        if b.search_state == "hidden" && b.prompt_state == "active" {
+        if b.search_state == SearchState::Hidden && b.prompt_state == PromptState::Active {
             return Err(Error::invalid(
                 "hidden implies inactive (a hidden record cannot be prompt-active), got search_state=\"hidden\" with prompt_state=\"active\"",
             ));
         }
-        b.lifecycle = one_of(&b.lifecycle, "lifecycle", &LIFECYCLES, Some("none"))?;
-        b.source = one_of(&b.source, "source", &BINDING_SOURCES, Some("operator"))?;
         b.observed_at = canonical_observed_at(&b.observed_at)?;
         Ok(b)
     }

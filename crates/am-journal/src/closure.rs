@@ -44,10 +44,8 @@ pub const CLOSURE_KINDS: [&str; 4] = ClosureKind::NAMES;
 pub struct ClosureRecord {
     /// The assertion closed (required).
     pub assertion_id: String,
-    /// One of [`CLOSURE_KINDS`] as written (folded to the [`ClosureKind`]'s
-    /// wire name by [`normalized`](ClosureRecord::normalized); read it typed
-    /// with [`closure_kind`](ClosureRecord::closure_kind)).
-    pub kind: String,
+    /// How the belief ended (default `retract`, `close_record`'s default).
+    pub kind: ClosureKind,
     /// Mandatory, non-empty.
     pub reason: String,
     /// Replacements: required for `supersede` and `merged`, optional otherwise.
@@ -68,7 +66,7 @@ impl Default for ClosureRecord {
     fn default() -> Self {
         ClosureRecord {
             assertion_id: String::new(),
-            kind: String::new(),
+            kind: ClosureKind::Retract,
             reason: String::new(),
             replacement_ids: Vec::new(),
             observed_at: String::new(),
@@ -82,22 +80,13 @@ impl Default for ClosureRecord {
 
 impl ClosureRecord {
     /// A closure of `assertion_id` of `kind` for `reason`.
-    pub fn new(assertion_id: &str, kind: &str, reason: &str) -> Self {
+    pub fn new(assertion_id: &str, kind: ClosureKind, reason: &str) -> Self {
         ClosureRecord {
             assertion_id: assertion_id.into(),
-            kind: kind.into(),
+            kind,
             reason: reason.into(),
             ..ClosureRecord::default()
         }
-    }
-
-    /// The kind, typed.
-    ///
-    /// # Errors
-    /// `InvalidInput` for a kind outside [`CLOSURE_KINDS`] (a record not yet
-    /// [`normalized`](ClosureRecord::normalized)).
-    pub fn closure_kind(&self) -> Result<ClosureKind> {
-        ClosureKind::parse(&self.kind)
     }
 
     /// The same closure naming `ids` as replacements.
@@ -114,8 +103,7 @@ impl ClosureRecord {
         self
     }
 
-    /// Validate and normalise: assertion required; kind in [`CLOSURE_KINDS`]; a
-    /// non-empty reason; `supersede` and `merged` name at least one replacement;
+    /// Validate and normalise: assertion required; a non-empty reason; `supersede` and `merged` name at least one replacement;
     /// blank replacement ids dropped; `observed_at` canonical.
     ///
     /// # Errors
@@ -130,13 +118,6 @@ impl ClosureRecord {
             )));
         }
         c.assertion_id = aid.to_string();
-        let kind = ClosureKind::parse(&c.kind.trim().to_lowercase()).map_err(|_| {
-            Error::invalid(format!(
-                "ClosureRecord.kind must be one of {CLOSURE_KINDS:?}, got {:?}",
-                self.kind
-            ))
-        })?;
-        c.kind = kind.as_str().to_owned();
         if c.reason.trim().is_empty() {
             return Err(Error::invalid(format!(
                 "ClosureRecord requires a non-empty reason, got {}",
@@ -149,7 +130,7 @@ impl ClosureRecord {
             .map(|s| s.trim().to_string())
             .filter(|s| !s.is_empty())
             .collect();
-        if kind.requires_replacements() && c.replacement_ids.is_empty() {
+        if c.kind.requires_replacements() && c.replacement_ids.is_empty() {
             return Err(Error::invalid(format!(
                 "{} closures require replacement_ids, got {:?}",
                 c.kind, self.replacement_ids

@@ -9,6 +9,74 @@ use crate::error::{Error, Result};
 use am_triples::JsonMap;
 use serde::{Deserialize, Serialize};
 
+am_triples::vocabulary! {
+    /// A [`MemoryEvent`]'s kind: the attention kinds that feed activation
+    /// ([`ATTENTION_KINDS`]), the decay marker ([`DECAY_MARKER_KINDS`]) and
+    /// the audit-only kinds ([`AUDIT_KINDS`]); the names sorted, as the
+    /// journal's refusals list them.
+    pub enum EventKind("memory event kind") {
+        /// Audit: the record was cited.
+        Cited = "cited",
+        /// Attention: a pair was used together (carries `pair_ids`, no record).
+        CoSelected = "co_selected",
+        /// Audit: the record was expanded.
+        Expanded = "expanded",
+        /// Audit: the record was listed.
+        Listed = "listed",
+        /// Attention: a deliberate pin (a reason required).
+        Pinned = "pinned",
+        /// Audit: formation placed the record in a community.
+        Placed = "placed",
+        /// The decay marker of a scope stream (a reason required, no record).
+        Refocus = "refocus",
+        /// Attention: the record was used (`commit_selection`).
+        Selected = "selected",
+        /// Audit: the record was shown.
+        Shown = "shown",
+        /// Attention: a deliberate silence (a reason required).
+        Silenced = "silenced",
+    }
+}
+
+impl EventKind {
+    /// Whether this kind feeds activation (it is in [`ATTENTION_KINDS`]).
+    pub fn feeds_attention(self) -> bool {
+        matches!(
+            self,
+            EventKind::Selected | EventKind::CoSelected | EventKind::Pinned | EventKind::Silenced
+        )
+    }
+
+    /// Whether this kind is the decay marker (`refocus`, [`DECAY_MARKER_KINDS`]).
+    pub fn is_decay_marker(self) -> bool {
+        self == EventKind::Refocus
+    }
+
+    /// Whether this kind is audit-only, recorded and never scored ([`AUDIT_KINDS`]).
+    pub fn is_audit(self) -> bool {
+        !self.feeds_attention() && !self.is_decay_marker()
+    }
+
+    /// Whether an event of this kind needs a non-empty reason (`pinned`,
+    /// `silenced`, `refocus`: the deliberate acts).
+    pub fn requires_reason(self) -> bool {
+        matches!(
+            self,
+            EventKind::Pinned | EventKind::Silenced | EventKind::Refocus
+        )
+    }
+
+    /// The write-time default weight of a weighted kind (`journal.DEFAULT_WEIGHTS`):
+    /// selected 8, co_selected 4, pinned 8, silenced 8; `None` for the other kinds.
+    pub fn default_weight(self) -> Option<f64> {
+        match self {
+            EventKind::Selected | EventKind::Pinned | EventKind::Silenced => Some(8.0),
+            EventKind::CoSelected => Some(4.0),
+            _ => None,
+        }
+    }
+}
+
 /// Kinds that feed activation: `selected`, `co_selected`, `pinned`, `silenced`.
 pub const ATTENTION_KINDS: [&str; 4] = ["selected", "co_selected", "pinned", "silenced"];
 /// The decay marker: `refocus` (contributes no weight itself).
@@ -16,33 +84,14 @@ pub const DECAY_MARKER_KINDS: [&str; 1] = ["refocus"];
 /// Audit-only kinds, recorded and never scored: `listed`, `shown`, `expanded`, `cited`, `placed`.
 pub const AUDIT_KINDS: [&str; 5] = ["listed", "shown", "expanded", "cited", "placed"];
 
-/// Every event kind a journal accepts, sorted.
+/// Every event kind a journal accepts, sorted ([`EventKind::NAMES`]).
 pub fn all_event_kinds() -> Vec<&'static str> {
-    let mut v: Vec<&'static str> = ATTENTION_KINDS
-        .iter()
-        .chain(DECAY_MARKER_KINDS.iter())
-        .chain(AUDIT_KINDS.iter())
-        .copied()
-        .collect();
-    v.sort_unstable();
-    v
+    EventKind::NAMES.to_vec()
 }
 
 /// Whether `kind` (already lowercased) is a known event kind.
 pub fn is_event_kind(kind: &str) -> bool {
-    ATTENTION_KINDS.contains(&kind)
-        || DECAY_MARKER_KINDS.contains(&kind)
-        || AUDIT_KINDS.contains(&kind)
-}
-
-/// The write-time default weight of a weighted kind (`journal.DEFAULT_WEIGHTS`):
-/// selected 8, co_selected 4, pinned 8, silenced 8; `None` for the other kinds.
-pub fn default_weight(kind: &str) -> Option<f64> {
-    match kind {
-        "selected" | "pinned" | "silenced" => Some(8.0),
-        "co_selected" => Some(4.0),
-        _ => None,
-    }
+    EventKind::parse(kind).is_ok()
 }
 
 /// One append-only access/attention event.
@@ -54,8 +103,8 @@ pub fn default_weight(kind: &str) -> Option<f64> {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(default)]
 pub struct MemoryEvent {
-    /// One of [`ATTENTION_KINDS`], [`DECAY_MARKER_KINDS`] or [`AUDIT_KINDS`].
-    pub kind: String,
+    /// The kind: attention, the decay marker or audit-only.
+    pub kind: EventKind,
     /// The scope stream (lowercased; required).
     pub scope: String,
     /// The owner within the scope (trimmed; may be empty).
@@ -88,10 +137,12 @@ pub struct MemoryEvent {
     pub seq: i64,
 }
 
+/// The default event is a `listed` one (audit-only, never scored, so a
+/// default can never feed activation by accident); name the kind.
 impl Default for MemoryEvent {
     fn default() -> Self {
         MemoryEvent {
-            kind: String::new(),
+            kind: EventKind::Listed,
             scope: String::new(),
             owner_id: String::new(),
             record_id: None,
@@ -113,9 +164,9 @@ impl Default for MemoryEvent {
 
 impl MemoryEvent {
     /// An event of `kind` on `record_id` in `(scope, owner_id)`.
-    pub fn on_record(kind: &str, record_id: &str, scope: &str, owner_id: &str) -> Self {
+    pub fn on_record(kind: EventKind, record_id: &str, scope: &str, owner_id: &str) -> Self {
         MemoryEvent {
-            kind: kind.into(),
+            kind,
             record_id: Some(record_id.into()),
             scope: scope.into(),
             owner_id: owner_id.into(),
@@ -126,7 +177,7 @@ impl MemoryEvent {
     /// A `co_selected` pair trail between `a` and `b`.
     pub fn co_selected(a: &str, b: &str, scope: &str, owner_id: &str) -> Self {
         MemoryEvent {
-            kind: "co_selected".into(),
+            kind: EventKind::CoSelected,
             pair_ids: Some((a.into(), b.into())),
             scope: scope.into(),
             owner_id: owner_id.into(),
@@ -137,7 +188,7 @@ impl MemoryEvent {
     /// A `refocus` decay marker for a scope stream.
     pub fn refocus(reason: &str, scope: &str, owner_id: &str) -> Self {
         MemoryEvent {
-            kind: "refocus".into(),
+            kind: EventKind::Refocus,
             reason: Some(reason.into()),
             scope: scope.into(),
             owner_id: owner_id.into(),
@@ -182,11 +233,11 @@ impl MemoryEvent {
 
     /// Whether this event feeds activation (its kind is in [`ATTENTION_KINDS`]).
     pub fn feeds_attention(&self) -> bool {
-        ATTENTION_KINDS.contains(&self.kind.as_str())
+        self.kind.feeds_attention()
     }
 
-    /// Validate and normalise, as the oracle's `__post_init__` does: kind lowercased
-    /// and known; a reason for `pinned`/`silenced`/`refocus`; `refocus` carries no
+    /// Validate and normalise, as the oracle's `__post_init__` does (the kind
+    /// is known by its type); a reason for `pinned`/`silenced`/`refocus`; `refocus` carries no
     /// record; `co_selected` carries two distinct ids, sorted, and no record; other
     /// kinds carry a record; scope required and lowercased; weights finite, pinned
     /// and silenced clamped to 1..=25 (0 → default 8), other weighted kinds 0 →
@@ -196,26 +247,16 @@ impl MemoryEvent {
     /// `InvalidInput` naming the rule and the value that broke it.
     pub fn normalized(&self) -> Result<Self> {
         let mut e = self.clone();
-        let kind = e.kind.trim().to_lowercase();
-        if !is_event_kind(&kind) {
+        let kind = e.kind;
+        if kind.requires_reason() && e.reason.as_deref().is_none_or(|r| r.trim().is_empty()) {
             return Err(Error::invalid(format!(
-                "unknown memory event kind {:?} (known: {:?})",
-                self.kind,
-                all_event_kinds()
-            )));
-        }
-        e.kind = kind;
-        let kind = e.kind.as_str();
-        if matches!(kind, "pinned" | "silenced" | "refocus")
-            && e.reason.as_deref().is_none_or(|r| r.trim().is_empty())
-        {
-            return Err(Error::invalid(format!(
-                "memory event kind {kind:?} requires a non-empty reason, got {}",
+                "memory event kind {:?} requires a non-empty reason, got {}",
+                kind.as_str(),
                 am_triples::text::shown(&e.reason)
             )));
         }
         match kind {
-            "refocus" => {
+            EventKind::Refocus => {
                 if e.record_id.is_some() {
                     return Err(Error::invalid(format!(
                         "refocus events carry no record_id (scope-level marker), got {}",
@@ -223,7 +264,7 @@ impl MemoryEvent {
                     )));
                 }
             }
-            "co_selected" => {
+            EventKind::CoSelected => {
                 let Some((a, b)) = e.pair_ids.as_ref() else {
                     return Err(Error::invalid(
                         "co_selected events require pair_ids=(id_a, id_b), got none",
@@ -247,7 +288,8 @@ impl MemoryEvent {
                 let rid = e.record_id.as_deref().map(str::trim).unwrap_or("");
                 if rid.is_empty() {
                     return Err(Error::invalid(format!(
-                        "memory event kind {kind:?} requires a record_id, got {}",
+                        "memory event kind {:?} requires a record_id, got {}",
+                        kind.as_str(),
                         am_triples::text::shown(&e.record_id)
                     )));
                 }
@@ -269,10 +311,10 @@ impl MemoryEvent {
                 e.weight
             )));
         }
-        if matches!(kind, "pinned" | "silenced") {
+        if matches!(kind, EventKind::Pinned | EventKind::Silenced) {
             let w = if e.weight == 0.0 { 8.0 } else { e.weight.abs() };
             e.weight = w.clamp(1.0, 25.0);
-        } else if let Some(d) = default_weight(kind)
+        } else if let Some(d) = kind.default_weight()
             && e.weight == 0.0
         {
             e.weight = d;

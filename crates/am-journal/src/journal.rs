@@ -139,7 +139,7 @@ pub trait MemoryJournal: Send + Sync + std::any::Any {
                 until_seq,
             })?
             .into_iter()
-            .filter(|b| b.search_state == "hidden")
+            .filter(|b| b.search_state == crate::binding::SearchState::Hidden)
             .collect())
     }
     /// Append one closure.

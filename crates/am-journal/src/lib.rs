@@ -50,7 +50,7 @@ pub use binding::{
 };
 pub use closure::{CLOSURE_KINDS, ClosureKind, ClosureRecord};
 pub use error::{Error, Result};
-pub use event::{ATTENTION_KINDS, AUDIT_KINDS, DECAY_MARKER_KINDS, MemoryEvent};
+pub use event::{ATTENTION_KINDS, AUDIT_KINDS, DECAY_MARKER_KINDS, EventKind, MemoryEvent};
 pub use home::{HomeTx, JournalTx, MemoryHome, PairHome, PreparedBatch, StoreTx};
 pub use journal::{
     BindingFilter, ClosureFilter, EventFilter, JournalRecord, MemoryJournal, TraceFilter,
@@ -70,5 +70,5 @@ pub use task::{
 };
 pub use task_memory::InMemoryTaskQueue;
 pub use trace::{ActiveMemorySnapshot, ReconstructionTrace};
-pub use valence::{VALENCE_KINDS, ValenceEvent};
+pub use valence::{VALENCE_KINDS, ValenceEvent, ValenceKind};
 pub use version::{AuthorKind, RewriteCause, UnderstandingVersion, understanding_version_id};

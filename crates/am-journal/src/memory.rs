@@ -7,7 +7,7 @@ use crate::binding::{ScopeBinding, fold_bindings};
 use crate::closure::ClosureRecord;
 use crate::common::{fill_id, fill_observed_at};
 use crate::error::Result;
-use crate::event::MemoryEvent;
+use crate::event::{EventKind, MemoryEvent};
 use crate::journal::{
     BindingFilter, ClosureFilter, EventFilter, JournalRecord, MemoryJournal, TraceFilter,
     ValenceFilter, VersionFilter, canonical_pair, check_anchor, normalize_all,
@@ -57,10 +57,10 @@ impl State {
 ///
 /// # Examples
 /// ```
-/// use am_journal::{InMemoryJournal, MemoryEvent, MemoryJournal};
+/// use am_journal::{EventKind, InMemoryJournal, MemoryEvent, MemoryJournal};
 /// let j = InMemoryJournal::new();
 /// assert!(j.take_warnings()[0].starts_with("#FALLBACK: InMemoryJournal is volatile"));
-/// let stored = j.append_events(&[MemoryEvent::on_record("selected", "r1", "session", "s1")]).unwrap();
+/// let stored = j.append_events(&[MemoryEvent::on_record(EventKind::Selected, "r1", "session", "s1")]).unwrap();
 /// assert_eq!((stored[0].seq, stored[0].weight), (1, 8.0));
 /// assert_eq!(j.selected_count("r1", None).unwrap(), 1);
 /// ```
@@ -204,11 +204,11 @@ impl MemoryJournal for InMemoryJournal {
             fill_id(&mut e.event_id);
             fill_observed_at(&mut e.observed_at);
             e.seq = st.next_seq();
-            if e.kind == "selected"
+            if e.kind == EventKind::Selected
                 && let Some(rid) = e.record_id.clone()
             {
                 st.selected.entry(rid).or_default().push(e.seq);
-            } else if e.kind == "co_selected"
+            } else if e.kind == EventKind::CoSelected
                 && let Some(pair) = e.pair_ids.clone()
             {
                 st.pairs.entry(pair).or_default().push(e.seq);
@@ -232,7 +232,7 @@ impl MemoryJournal for InMemoryJournal {
                 && f.record_id
                     .as_ref()
                     .is_none_or(|r| e.record_id.as_ref() == Some(r))
-                && (f.kinds.is_empty() || f.kinds.contains(&e.kind))
+                && (f.kinds.is_empty() || f.kinds.iter().any(|k| k == e.kind.as_str()))
                 && f.since_seq.is_none_or(|lo| e.seq >= lo)
                 && f.until_seq.is_none_or(|hi| e.seq <= hi)
         });

@@ -10,8 +10,27 @@ use am_triples::JsonMap;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-/// The valence kinds.
-pub const VALENCE_KINDS: [&str; 6] = ["appraisal", "bond", "break", "healing", "revalued", "scar"];
+am_triples::vocabulary! {
+    /// A [`ValenceEvent`]'s kind: an appraisal, or a standing marker and its
+    /// resolutions (`VALENCE_KINDS`).
+    pub enum ValenceKind("valence kind") {
+        /// A signed appraisal (the default).
+        Appraisal = "appraisal",
+        /// A positive standing marker (sign +1).
+        Bond = "bond",
+        /// A bond dissolved (`provenance.breaks` names it).
+        Break = "break",
+        /// A scar resolved (`provenance.heals` names it).
+        Healing = "healing",
+        /// A target revalued (`provenance.factor` in 0..=1).
+        Revalued = "revalued",
+        /// A negative standing marker (sign -1).
+        Scar = "scar",
+    }
+}
+
+/// The valence kinds ([`ValenceKind`]).
+pub const VALENCE_KINDS: [&str; 6] = ValenceKind::NAMES;
 
 /// One signed appraisal on the valence axis.
 ///
@@ -27,8 +46,8 @@ pub struct ValenceEvent {
     pub sign: i64,
     /// 1..=10, finite.
     pub magnitude: f64,
-    /// One of [`VALENCE_KINDS`].
-    pub kind: String,
+    /// The kind (default `appraisal`).
+    pub kind: ValenceKind,
     /// The value records the appraisal is grounded in.
     pub value_refs: Vec<String>,
     /// Scope (lowercased; required).
@@ -57,7 +76,7 @@ impl Default for ValenceEvent {
             target_id: String::new(),
             sign: 1,
             magnitude: 1.0,
-            kind: "appraisal".into(),
+            kind: ValenceKind::Appraisal,
             value_refs: Vec::new(),
             scope: String::new(),
             owner_id: String::new(),
@@ -103,8 +122,8 @@ impl ValenceEvent {
 
     /// The same event of `kind`.
     #[must_use]
-    pub fn with_kind(mut self, kind: &str) -> Self {
-        self.kind = kind.into();
+    pub fn with_kind(mut self, kind: ValenceKind) -> Self {
+        self.kind = kind;
         self
     }
 
@@ -116,7 +135,7 @@ impl ValenceEvent {
     }
 
     /// Validate and normalise (algorithms.md §8): target required; sign ±1;
-    /// magnitude finite in 1..=10; kind in [`VALENCE_KINDS`]; scope required;
+    /// magnitude finite in 1..=10; scope required;
     /// reason non-empty; a scar is negative and a bond positive; healing names
     /// `provenance.heals`, break names `provenance.breaks`; revalued carries
     /// `provenance.factor` in 0..=1; blank value refs dropped.
@@ -145,14 +164,6 @@ impl ValenceEvent {
                 e.magnitude
             )));
         }
-        let kind = e.kind.trim().to_lowercase();
-        if !VALENCE_KINDS.contains(&kind.as_str()) {
-            return Err(Error::invalid(format!(
-                "ValenceEvent.kind must be one of {VALENCE_KINDS:?}, got {:?}",
-                self.kind
-            )));
-        }
-        e.kind = kind;
         let scope = norm_scope(&e.scope);
         if scope.is_empty() {
             return Err(Error::invalid(format!(
@@ -174,30 +185,30 @@ impl ValenceEvent {
             .map(|v| v.trim().to_string())
             .filter(|v| !v.is_empty())
             .collect();
-        match e.kind.as_str() {
-            "healing" if prov_text(&e.provenance, "heals").is_empty() => {
+        match e.kind {
+            ValenceKind::Healing if prov_text(&e.provenance, "heals").is_empty() => {
                 return Err(Error::invalid(
                     "healing events must name the scar they resolve in provenance[\"heals\"], got none",
                 ));
             }
-            "break" if prov_text(&e.provenance, "breaks").is_empty() => {
+            ValenceKind::Break if prov_text(&e.provenance, "breaks").is_empty() => {
                 return Err(Error::invalid(
                     "break events must name the bond they dissolve in provenance[\"breaks\"], got none",
                 ));
             }
-            "scar" if e.sign != -1 => {
+            ValenceKind::Scar if e.sign != -1 => {
                 return Err(Error::invalid(format!(
                     "scar events are negative by definition (sign must be -1), got {}",
                     e.sign
                 )));
             }
-            "bond" if e.sign != 1 => {
+            ValenceKind::Bond if e.sign != 1 => {
                 return Err(Error::invalid(format!(
                     "bond events are positive by definition (sign must be +1), got {}",
                     e.sign
                 )));
             }
-            "revalued" => {
+            ValenceKind::Revalued => {
                 let raw = e.provenance.get("factor");
                 let factor = match raw {
                     Some(Value::Number(n)) => n.as_f64().unwrap_or(-1.0),

@@ -3,6 +3,8 @@
 //! `bindings(record_id, fold = true, until_seq)` answers — on
 //! `InMemoryJournal`'s override and on the trait's default method.
 
+use am_journal::EventKind;
+use am_journal::SearchState;
 use am_journal::{
     ActiveMemorySnapshot, BindingFilter, ClosureFilter, ClosureRecord, EventFilter,
     InMemoryJournal, JournalRecord, MemoryEvent, MemoryJournal, ReconstructionTrace, Result,
@@ -86,15 +88,20 @@ impl MemoryJournal for DefaultOnly {
 /// duplicate and a padded one).
 fn seed(j: &dyn MemoryJournal) -> Vec<String> {
     let b = |rid: &str, scope: &str, owner: &str, search: &str, prompt: &str| {
-        let mut x = ScopeBinding::new(rid, scope, owner, search);
-        x.prompt_state = prompt.into();
+        let mut x = ScopeBinding::new(rid, scope, owner, search.parse().unwrap());
+        x.prompt_state = prompt.parse().unwrap();
         j.append_binding(&x).unwrap();
     };
     b("r1", "session", "s1", "indexed", "inactive");
     b("r1", "session", "s2", "indexed", "active");
     b("r2", "session", "s1", "indexed", "active");
-    j.append_events(&[MemoryEvent::on_record("selected", "r1", "session", "s1")])
-        .unwrap();
+    j.append_events(&[MemoryEvent::on_record(
+        EventKind::Selected,
+        "r1",
+        "session",
+        "s1",
+    )])
+    .unwrap();
     b("r1", "session", "s1", "hidden", "inactive");
     b("r3", "global", "", "indexed", "active");
     b("r2", "session", "s1", "indexed", "inactive");
@@ -125,7 +132,7 @@ fn assert_matches_per_record(j: &dyn MemoryJournal) {
     let latest = j.fold_bindings_for(&ids, None).unwrap();
     assert!(latest["unbound"].is_empty());
     assert_eq!(latest["r1"].len(), 2);
-    assert_eq!(latest["r1"][0].search_state, "hidden");
+    assert_eq!(latest["r1"][0].search_state, SearchState::Hidden);
     assert!(latest["r1"][0].seq < latest["r1"][1].seq, "oldest first");
 }
 

@@ -2,9 +2,11 @@
 //! seam), records round-trip through JSON, the `version_id` formula, and the
 //! latest-wins `fold_bindings` function.
 
+use am_journal::SearchState;
 use am_journal::{
-    ActiveMemorySnapshot, ClosureRecord, MemoryEvent, ReconstructionTrace, ScopeBinding,
-    UnderstandingVersion, ValenceEvent, fold_bindings, understanding_version_id,
+    ATTENTION_KINDS, AUDIT_KINDS, ActiveMemorySnapshot, ClosureRecord, DECAY_MARKER_KINDS,
+    EventKind, MemoryEvent, ReconstructionTrace, ScopeBinding, UnderstandingVersion, ValenceEvent,
+    ValenceKind, fold_bindings, understanding_version_id,
 };
 use serde_json::Value;
 
@@ -78,7 +80,7 @@ fn pair_ids_serialize_as_a_two_element_list() {
 
 #[test]
 fn records_round_trip_through_json() {
-    let e = MemoryEvent::on_record("pinned", "r1", "session", "s1")
+    let e = MemoryEvent::on_record(EventKind::Pinned, "r1", "session", "s1")
         .with_reason("keep")
         .normalized()
         .unwrap();
@@ -98,6 +100,67 @@ fn records_round_trip_through_json() {
     let back: UnderstandingVersion =
         serde_json::from_str(&serde_json::to_string(&v).unwrap()).unwrap();
     assert_eq!(back, v);
+}
+
+#[test]
+fn an_event_kind_outside_the_vocabulary_is_refused_when_an_event_is_read() {
+    let err = serde_json::from_value::<MemoryEvent>(serde_json::json!({
+        "kind": "viewed", "scope": "session", "owner_id": "s1", "record_id": "r1"
+    }))
+    .unwrap_err();
+    assert!(
+        err.to_string().starts_with(
+            "memory event kind must be one of [\"cited\", \"co_selected\", \"expanded\", \"listed\", \"pinned\", \"placed\", \"refocus\", \"selected\", \"shown\", \"silenced\"], got \"viewed\""
+        ),
+        "{err}"
+    );
+    assert_eq!(
+        EventKind::parse("viewed").unwrap_err().kind(),
+        am_triples::ErrorKind::InvalidInput
+    );
+}
+
+#[test]
+fn a_valence_kind_outside_the_vocabulary_is_refused_when_an_event_is_read() {
+    let err = serde_json::from_value::<ValenceEvent>(serde_json::json!({
+        "target_id": "t", "kind": "grudge", "scope": "session", "reason": "why"
+    }))
+    .unwrap_err();
+    assert!(
+        err.to_string().starts_with(
+            "valence kind must be one of [\"appraisal\", \"bond\", \"break\", \"healing\", \"revalued\", \"scar\"], got \"grudge\""
+        ),
+        "{err}"
+    );
+    assert_eq!(ValenceEvent::default().kind, ValenceKind::Appraisal);
+}
+
+#[test]
+fn only_attention_kinds_feed_activation_refocus_is_the_decay_marker_and_the_rest_are_audit() {
+    let names = |pick: fn(EventKind) -> bool| {
+        let mut v: Vec<&str> = EventKind::ALL
+            .into_iter()
+            .filter(|k| pick(*k))
+            .map(EventKind::as_str)
+            .collect();
+        v.sort_unstable();
+        v
+    };
+    let sorted = |s: &[&'static str]| {
+        let mut v = s.to_vec();
+        v.sort_unstable();
+        v
+    };
+    assert_eq!(names(EventKind::feeds_attention), sorted(&ATTENTION_KINDS));
+    assert_eq!(
+        names(EventKind::is_decay_marker),
+        sorted(&DECAY_MARKER_KINDS)
+    );
+    assert_eq!(names(EventKind::is_audit), sorted(&AUDIT_KINDS));
+    assert_eq!(EventKind::ALL.len(), 10);
+    assert_eq!(EventKind::Selected.default_weight(), Some(8.0));
+    assert_eq!(EventKind::CoSelected.default_weight(), Some(4.0));
+    assert_eq!(EventKind::Listed.default_weight(), None);
 }
 
 #[test]
@@ -126,7 +189,7 @@ fn version_id_is_sha256_of_assertion_field_version() {
 fn fold_bindings_keeps_the_highest_seq_per_key_in_seq_order() {
     let b = |rid: &str, owner: &str, seq: i64| ScopeBinding {
         seq,
-        ..ScopeBinding::new(rid, "session", owner, "indexed")
+        ..ScopeBinding::new(rid, "session", owner, SearchState::Indexed)
     };
     let folded = fold_bindings(&[
         b("r1", "s1", 5),

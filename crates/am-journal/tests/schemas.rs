@@ -29,7 +29,7 @@ fn a_closure_record_fits_its_schema_and_every_key_is_optional() {
     let s = schema::<ClosureRecord>();
     let record = ClosureRecord {
         assertion_id: "a-1".into(),
-        kind: "retract".into(),
+        kind: ClosureKind::Retract,
         reason: "wrong".into(),
         ..ClosureRecord::default()
     };

@@ -21,6 +21,7 @@
 
 use am_backend_sqlite::{SqliteHome, SqliteMemoryHome, SqliteStoreOptions};
 use am_journal::ValenceEvent;
+use am_system::RecordKind;
 use am_system::RememberMany;
 use am_system::identity::Engram;
 use am_system::observe::card::EntityCard;
@@ -75,11 +76,15 @@ fn home() -> (tempfile::TempDir, MemorySystem) {
     }
     let questions: Vec<MemoryRecordInput> = (0..200)
         .map(|i| {
-            let r = MemoryRecordInput::new("diary", &format!("Q{i}"), &format!("Question {i}?"))
-                .with_provenance("source", "diary-projection")
-                .with_attribute("entry_id", format!("entry-{i}"))
-                // Private: a public projection's summary must be authored.
-                .with_attribute("private", true);
+            let r = MemoryRecordInput::new(
+                RecordKind::Diary,
+                &format!("Q{i}"),
+                &format!("Question {i}?"),
+            )
+            .with_provenance("source", "diary-projection")
+            .with_attribute("entry_id", format!("entry-{i}"))
+            // Private: a public projection's summary must be authored.
+            .with_attribute("private", true);
             if i % 2 == 0 {
                 r.with_attribute("diary_type", "question")
             } else {

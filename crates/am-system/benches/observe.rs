@@ -15,6 +15,7 @@
 )]
 
 use am_backend_sqlite::{SqliteHome, SqliteMemoryHome, SqliteStoreOptions};
+use am_journal::EventKind;
 use am_journal::MemoryEvent;
 use am_system::observe::diagnostics::RecentRecords;
 use am_system::observe::replay::ExportReplay;
@@ -74,7 +75,7 @@ fn home() -> (tempfile::TempDir, MemorySystem, Vec<String>) {
         let events: Vec<MemoryEvent> = (0..left.min(2_000))
             .map(|_| {
                 i += 1;
-                MemoryEvent::on_record("listed", &rows[i % rows.len()], "life", "e1")
+                MemoryEvent::on_record(EventKind::Listed, &rows[i % rows.len()], "life", "e1")
             })
             .collect();
         system.journal().append_events(&events).unwrap();

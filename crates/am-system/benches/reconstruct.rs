@@ -16,6 +16,7 @@
 
 use am_backend_sqlite::{SqliteHome, SqliteMemoryHome, SqliteStoreOptions};
 use am_embed::OfflineEmbedder;
+use am_system::RecordKind;
 use am_system::{CommitSelection, Reconstruct, RememberMany};
 use am_system::{MemoryRecordInput, MemorySystem, Stimulus, SystemOptions};
 use am_triples::TextEmbedder;
@@ -75,7 +76,12 @@ fn build_home(records: usize) -> (tempfile::TempDir, MemorySystem) {
         let n = batch.min(records - b * batch);
         let recs: Vec<MemoryRecordInput> = (0..n)
             .map(|i| {
-                let kind = ["episode", "lesson", "memory", "decision"][i % 4];
+                let kind = [
+                    RecordKind::Episode,
+                    RecordKind::Lesson,
+                    RecordKind::Memory,
+                    RecordKind::Decision,
+                ][i % 4];
                 let r = MemoryRecordInput::new(kind, &rng.words(3), &format!("{}.", rng.words(12)));
                 if i > 0 && i % 5 == 0 {
                     r.with_edge("follows", &format!("local:{}", i - 1))

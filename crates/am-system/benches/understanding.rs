@@ -12,6 +12,8 @@
 )]
 
 use am_backend_sqlite::{SqliteHome, SqliteMemoryHome, SqliteStoreOptions};
+use am_journal::ClosureKind;
+use am_system::RecordKind;
 use am_system::{CloseRecord, RememberMany, RewriteDigest};
 use am_system::{MemoryRecordInput, MemorySystem, Outcome};
 use criterion::{Criterion, criterion_group, criterion_main};
@@ -102,7 +104,7 @@ fn current_of(c: &mut Criterion) {
     let chain: Vec<MemoryRecordInput> = (0..11)
         .map(|i| {
             MemoryRecordInput::new(
-                "claim",
+                RecordKind::Claim,
                 &format!("Claim {i}"),
                 &format!("The pool holds {i}."),
             )
@@ -116,7 +118,7 @@ fn current_of(c: &mut Criterion) {
     for w in ids.windows(2) {
         system
             .close_record(
-                &CloseRecord::new(&w[0], "supersede", "measured again")
+                &CloseRecord::new(&w[0], ClosureKind::Supersede, "measured again")
                     .replaced_by(&[w[1].clone()]),
             )
             .unwrap();

@@ -16,6 +16,7 @@
 
 use am_backend_sqlite::{SqliteHome, SqliteMemoryHome, SqliteStoreOptions};
 use am_journal::{AuthorRef, TaskKind, Window};
+use am_system::RecordKind;
 use am_system::tasks::{
     Ack, Claim, ClaimTasks, PendingRecords, Release, ReleaseOutcome, SelectForWindow, TaskPacket,
 };
@@ -96,8 +97,8 @@ pub(crate) fn run(home: &Path) -> Result<Drained, Box<dyn std::error::Error>> {
     )?;
     // Records the host formed pending: their words are not written yet.
     let pending = |digest: &str| {
-        let mut r =
-            MemoryRecordInput::new("episode", "", digest).with_pending(&["title", "summary"]);
+        let mut r = MemoryRecordInput::new(RecordKind::Episode, "", digest)
+            .with_pending(&["title", "summary"]);
         r.title = None;
         r
     };

@@ -4,6 +4,7 @@
 //! `H(x)` is the lowercase sha256 hex of the UTF-8 bytes of `x`; `[:n]` its
 //! first `n` hex characters. Spec: algorithms.md §9 "Identity derivations".
 
+use crate::kinds::RecordKind;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
@@ -18,10 +19,10 @@ pub fn derived_hex(payload: &str, len: usize) -> String {
 ///
 /// # Examples
 /// ```
-/// let id = am_system::ids::record_id_for("lesson", "turn-1", 0);
+/// let id = am_system::ids::record_id_for(am_system::RecordKind::Lesson, "turn-1", 0);
 /// assert!(id.starts_with("ex:lesson-") && id.len() == "ex:lesson-".len() + 26);
 /// ```
-pub fn record_id_for(kind: &str, idempotency_key: &str, position: usize) -> String {
+pub fn record_id_for(kind: RecordKind, idempotency_key: &str, position: usize) -> String {
     format!(
         "ex:{kind}-{}",
         derived_hex(&format!("{idempotency_key}|{position}"), 26)
@@ -54,13 +55,13 @@ pub fn formation_binding_id(idempotency_key: &str, position: usize) -> String {
 
 /// A `close_record` closure id: `H(graph_id|kind|assertion_id|closure)[:32]`
 /// (reason, replacements and timestamps never enter the key).
-pub fn closure_id(graph_id: &str, kind: &str, assertion_id: &str) -> String {
+pub fn closure_id(graph_id: &str, kind: am_journal::ClosureKind, assertion_id: &str) -> String {
     derived_hex(&format!("{graph_id}|{kind}|{assertion_id}|closure"), 32)
 }
 
 /// A commit event id: `H(trace_id|kind|key)[:32]`; `key` is the record id for
 /// `selected` (and `listed`), `"a+b"` (the sorted pair) for `co_selected`.
-pub fn selection_event_id(trace_id: &str, kind: &str, key: &str) -> String {
+pub fn selection_event_id(trace_id: &str, kind: am_journal::EventKind, key: &str) -> String {
     derived_hex(&format!("{trace_id}|{kind}|{key}"), 32)
 }
 
@@ -116,7 +117,7 @@ mod tests {
         // sha256("k|0") computed independently.
         assert_eq!(derived_hex("k|0", 64), hex::encode(Sha256::digest(b"k|0")));
         assert_eq!(
-            record_id_for("memory", "k", 0),
+            record_id_for(RecordKind::Memory, "k", 0),
             format!("ex:memory-{}", derived_hex("k|0", 26))
         );
         assert_eq!(digest_assertion_id("k", 1), derived_hex("k|1|digest", 32));

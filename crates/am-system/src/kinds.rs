@@ -7,31 +7,90 @@
 /// The predicate of a record's digest assertion.
 pub const DIGEST_PREDICATE: &str = "dcterms:abstract";
 
-/// Every valid `record_kind` (`MEMORY_RECORD_KINDS`), sorted.
-///
-/// 0.3.2's set plus `community` (0.5.2's topic records).
-pub const MEMORY_RECORD_KINDS: &[&str] = &[
-    "answer",
-    "claim",
-    "community",
-    "decision",
-    "diary",
-    "dream",
-    "episode",
-    "instruction",
-    "interest",
-    "lesson",
-    "memory",
-    "observation",
-    "plan",
-    "purpose",
-    "question",
-    "realization",
-    "summary",
-    "trait",
-    "value",
-    "world_model",
-];
+am_triples::vocabulary! {
+    /// A record's kind (`MEMORY_RECORD_KINDS`): 0.3.2's nineteen plus
+    /// `community` (0.5.2's topic records), sorted. A stored row's
+    /// `attributes.record_kind` may hold a name outside the vocabulary (a
+    /// row written through layer 1): it is read as no kind, its text kept
+    /// where it is shown.
+    #[derive(Default)]
+    pub enum RecordKind("record kind") {
+        /// An answer.
+        Answer = "answer",
+        /// A claim.
+        Claim = "claim",
+        /// A topic record (communities).
+        Community = "community",
+        /// A decision.
+        Decision = "decision",
+        /// A diary entry (the book's projection or the owner's own).
+        Diary = "diary",
+        /// A dream (a night's felt residue).
+        Dream = "dream",
+        /// An episode.
+        Episode = "episode",
+        /// An instruction.
+        Instruction = "instruction",
+        /// An interest (identity).
+        Interest = "interest",
+        /// A lesson.
+        Lesson = "lesson",
+        /// A plain memory (the kind of a row without one, [`DEFAULT_KIND`]).
+        #[default]
+        Memory = "memory",
+        /// An observation.
+        Observation = "observation",
+        /// A plan.
+        Plan = "plan",
+        /// A purpose (identity).
+        Purpose = "purpose",
+        /// A question.
+        Question = "question",
+        /// A realization (an identity-amendment proposal).
+        Realization = "realization",
+        /// A summary (names what it summarizes by edges).
+        Summary = "summary",
+        /// A trait (identity).
+        Trait = "trait",
+        /// A value (identity).
+        Value = "value",
+        /// A world model (one target's standing card).
+        WorldModel = "world_model",
+    }
+}
+
+impl RecordKind {
+    /// Its rank in [`KIND_RANKS`] (lower sorts earlier; identity first).
+    pub fn rank(self) -> i64 {
+        kind_rank(self.as_str())
+    }
+
+    /// Whether it says who the entity is ([`IDENTITY_KINDS`]).
+    pub fn is_identity(self) -> bool {
+        matches!(
+            self,
+            RecordKind::Interest | RecordKind::Purpose | RecordKind::Trait | RecordKind::Value
+        )
+    }
+
+    /// Whether its words are the entity's own act, never rewritten in place
+    /// ([`UNDERSTANDING_PROTECTED_KINDS`]).
+    pub fn is_understanding_protected(self) -> bool {
+        matches!(
+            self,
+            RecordKind::Diary
+                | RecordKind::Interest
+                | RecordKind::Purpose
+                | RecordKind::Realization
+                | RecordKind::Trait
+                | RecordKind::Value
+        )
+    }
+}
+
+/// Every valid `record_kind` (`MEMORY_RECORD_KINDS`), sorted: the wire names
+/// of [`RecordKind`].
+pub const MEMORY_RECORD_KINDS: &[&str] = &RecordKind::NAMES;
 
 /// Ordering rank per kind (`KIND_RANKS`; lower sorts earlier): identity first
 /// (value < purpose < trait), derived artifacts as summary peers, `memory` last.
@@ -123,7 +182,7 @@ pub fn kind_rank(kind: &str) -> i64 {
 
 /// Whether `kind` is in [`MEMORY_RECORD_KINDS`].
 pub fn is_record_kind(kind: &str) -> bool {
-    MEMORY_RECORD_KINDS.contains(&kind)
+    RecordKind::parse(kind).is_ok()
 }
 
 #[cfg(test)]
@@ -149,6 +208,28 @@ mod tests {
         let stored = am_journal::version::STORED_AUTHOR_KINDS;
         assert!(stored.contains(&"unrecorded"));
         assert!(AUTHOR_KINDS.iter().all(|k| stored.contains(k)));
+    }
+
+    #[test]
+    fn record_kind_classes_are_the_specs_identity_and_protected_lists() {
+        let names = |pick: fn(RecordKind) -> bool| {
+            let mut v: Vec<&str> = RecordKind::ALL
+                .into_iter()
+                .filter(|k| pick(*k))
+                .map(RecordKind::as_str)
+                .collect();
+            v.sort_unstable();
+            v
+        };
+        assert_eq!(names(RecordKind::is_identity), IDENTITY_KINDS);
+        assert_eq!(
+            names(RecordKind::is_understanding_protected),
+            UNDERSTANDING_PROTECTED_KINDS
+        );
+        assert_eq!(MEMORY_RECORD_KINDS.len(), 20);
+        assert_eq!(RecordKind::default().as_str(), DEFAULT_KIND);
+        assert_eq!(RecordKind::Value.rank(), -3);
+        assert_eq!(RecordKind::Community.rank(), DEFAULT_KIND_RANK);
     }
 
     #[test]

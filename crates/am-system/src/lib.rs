@@ -49,6 +49,7 @@ pub use identity::{
     DEFAULT_SPARK_TEMPLATE, Engram, EngramResult, SHARED_VULNERABILITY_STATEMENT, SelfRecords,
     canonical_spark_hash, is_legacy_birth_label, lint_spark, self_records,
 };
+pub use kinds::RecordKind;
 pub use observe::diary::{
     ChainReport, DiaryRead, TriggeredCommitment, TriggeredCommitments, open_commitments,
     open_ideas, open_problems, open_questions, triggered_commitments, verify_diary_chain,

@@ -95,7 +95,12 @@ mod tests {
         )
     }
 
-    fn formed(system: &MemorySystem, kind: &str, (scope, owner): (&str, &str), words: &[&str]) {
+    fn formed(
+        system: &MemorySystem,
+        kind: crate::kinds::RecordKind,
+        (scope, owner): (&str, &str),
+        words: &[&str],
+    ) {
         let records = words
             .iter()
             .map(|w| MemoryRecordInput::new(kind, w, &format!("The pool {w} at noon.")))
@@ -141,8 +146,18 @@ mod tests {
     #[test]
     fn a_poisoned_recall_index_is_cleared_and_rebuilt_from_the_store() {
         let (home, elsewhere) = (system(), system());
-        formed(&home, "lesson", PAIR, &["failed", "stalled"]);
-        formed(&elsewhere, "lesson", PAIR, &["flooded", "burned", "froze"]);
+        formed(
+            &home,
+            crate::kinds::RecordKind::Lesson,
+            PAIR,
+            &["failed", "stalled"],
+        );
+        formed(
+            &elsewhere,
+            crate::kinds::RecordKind::Lesson,
+            PAIR,
+            &["flooded", "burned", "froze"],
+        );
         let before = recall(&home);
         assert_eq!(before.len(), 2);
         // Warm: the second recall builds the index from the feed.
@@ -215,9 +230,19 @@ mod tests {
     #[test]
     fn a_poisoned_card_mirror_is_cleared_and_rebuilt_from_the_store_and_journal() {
         let (home, elsewhere) = (system(), system());
-        formed(&home, "purpose", ("self", EID), &["honesty", "care"]);
+        formed(
+            &home,
+            crate::kinds::RecordKind::Purpose,
+            ("self", EID),
+            &["honesty", "care"],
+        );
         // Not ahead of the home's journal (a mirror ahead is dropped anyway).
-        formed(&elsewhere, "lesson", ("life", EID), &["speed", "haste"]);
+        formed(
+            &elsewhere,
+            crate::kinds::RecordKind::Lesson,
+            ("life", EID),
+            &["speed", "haste"],
+        );
         let before = card(&home);
         poison_with(&home.card_mirror, |mirror| {
             // Torn: a rebuild that read another home's store and journal.

@@ -8,6 +8,7 @@
 //! `reconstruct/folds.rs`.)
 
 use crate::error::Result;
+use am_journal::SearchState;
 use am_journal::{BindingFilter, ClosureFilter, MemoryJournal, ScopeBinding};
 use am_triples::{TripleQuery, TripleStore};
 use std::collections::HashSet;
@@ -68,7 +69,7 @@ impl PairFolds {
         }
         let hidden: Vec<&ScopeBinding> = bindings
             .iter()
-            .filter(|b| b.search_state == "hidden")
+            .filter(|b| b.search_state == SearchState::Hidden)
             .collect();
         let (closed, hidden) = Self::exclusions(store, journal, hidden, as_of)?;
         Ok(PairFolds {

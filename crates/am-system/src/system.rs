@@ -91,12 +91,12 @@ pub struct SystemOptions {
 /// # Examples
 /// ```
 /// use std::sync::Arc;
-/// use am_system::{MemorySystem, MemoryRecordInput, RememberMany};
+/// use am_system::{MemorySystem, MemoryRecordInput, RecordKind, RememberMany};
 /// let system = MemorySystem::new(
 ///     Arc::new(am_triples::InMemoryTripleStore::new(None)),
 ///     Arc::new(am_journal::InMemoryJournal::new()),
 /// );
-/// let records = vec![MemoryRecordInput::new("lesson", "Pool", "Size the pool.")];
+/// let records = vec![MemoryRecordInput::new(RecordKind::Lesson, "Pool", "Size the pool.")];
 /// let ids = system
 ///     .remember_many(&RememberMany::new(records, "session", "s1", "turn-1"))
 ///     .unwrap();

@@ -8,6 +8,7 @@
 mod common;
 
 use am_journal::ValenceEvent;
+use am_system::RecordKind;
 use am_system::identity::Engram;
 use am_system::observe::card::{EntityCard, identity_card};
 use am_system::valence::GradationConfig;
@@ -32,7 +33,7 @@ fn card(s: &Stack, as_of: Option<i64>) -> Value {
 }
 
 fn diary(title: &str, digest: &str, entry: &str) -> MemoryRecordInput {
-    MemoryRecordInput::new("diary", title, digest)
+    MemoryRecordInput::new(RecordKind::Diary, title, digest)
         .with_provenance("source", "diary-projection")
         .with_attribute("entry_id", entry)
         .with_attribute("private", true)
@@ -46,9 +47,9 @@ fn lived(s: &Stack) -> (Vec<String>, String, i64) {
     let life = sys
         .remember_many(&RememberMany::new(
             vec![
-                MemoryRecordInput::new("episode", "Garden", "We planted beans."),
-                MemoryRecordInput::new("interest", "Beans", "How do beans climb?"),
-                MemoryRecordInput::new("lesson", "Water", "Water at dawn."),
+                MemoryRecordInput::new(RecordKind::Episode, "Garden", "We planted beans."),
+                MemoryRecordInput::new(RecordKind::Interest, "Beans", "How do beans climb?"),
+                MemoryRecordInput::new(RecordKind::Lesson, "Water", "Water at dawn."),
             ],
             "life",
             EID,
@@ -226,7 +227,7 @@ fn a_record_formed_pending_is_briefed_pending_never_with_a_placeholder_title() {
             ..SystemOptions::default()
         },
         |s| {
-            let mut r = MemoryRecordInput::new("lesson", "", "Stakes hold the beans up.")
+            let mut r = MemoryRecordInput::new(RecordKind::Lesson, "", "Stakes hold the beans up.")
                 .with_pending(&["title"]);
             r.title = None;
             let ids = s

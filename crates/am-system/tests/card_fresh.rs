@@ -12,8 +12,11 @@
 
 mod common;
 
-use am_journal::{UnderstandingVersion, ValenceEvent};
+use am_journal::ClosureKind;
+use am_journal::{Lifecycle, SearchState};
+use am_journal::{UnderstandingVersion, ValenceEvent, ValenceKind};
 use am_system::MemoryRecordInput;
+use am_system::RecordKind;
 use am_system::identity::Engram;
 use am_system::observe::card::{EntityCard, identity_card};
 use am_system::valence::GradationConfig;
@@ -77,7 +80,7 @@ fn appraise(s: &Stack, target: &str, sign: i64, magnitude: f64, scope: &str, at:
 }
 
 fn diary(title: &str, entry: &str, diary_type: &str) -> MemoryRecordInput {
-    MemoryRecordInput::new("diary", title, &format!("{title}."))
+    MemoryRecordInput::new(RecordKind::Diary, title, &format!("{title}."))
         .with_provenance("source", "diary-projection")
         .with_attribute("entry_id", entry)
         .with_attribute("private", true)
@@ -98,20 +101,20 @@ fn the_system_card_answers_as_a_read_from_nothing_after_every_kind_of_write() {
         // A life: every kind the sections read, 24 lessons formed at one
         // instant (ties on observed_at), a dream with signals.
         let mut inputs = vec![
-            MemoryRecordInput::new("episode", "Garden", "We planted beans."),
-            MemoryRecordInput::new("interest", "Beans", "How do beans climb?"),
-            MemoryRecordInput::new("interest", "Moss", "Why is moss green?"),
-            MemoryRecordInput::new("dream", "Flood", "The garden flooded.")
+            MemoryRecordInput::new(RecordKind::Episode, "Garden", "We planted beans."),
+            MemoryRecordInput::new(RecordKind::Interest, "Beans", "How do beans climb?"),
+            MemoryRecordInput::new(RecordKind::Interest, "Moss", "Why is moss green?"),
+            MemoryRecordInput::new(RecordKind::Dream, "Flood", "The garden flooded.")
                 .with_attribute("continuation_state", "unresolved")
                 .with_attribute(
                     "signals",
                     json!([{"kind": "image", "felt": {"tone": "uneasy"}}]),
                 ),
-            MemoryRecordInput::new("interest", "Ferns", "How do ferns unroll?"),
+            MemoryRecordInput::new(RecordKind::Interest, "Ferns", "How do ferns unroll?"),
         ];
         for i in 0..24 {
             inputs.push(MemoryRecordInput::new(
-                "lesson",
+                RecordKind::Lesson,
                 &format!("Lesson {i}"),
                 &format!("Learned {i}."),
             ));
@@ -134,7 +137,7 @@ fn the_system_card_answers_as_a_read_from_nothing_after_every_kind_of_write() {
             .append_valence(&[ValenceEvent {
                 observed_at: "2026-03-01T16:00:00Z".into(),
                 ..ValenceEvent::appraisal("tool:saw", -1, 9.0, "cut", "life", EID)
-                    .with_kind("scar")
+                    .with_kind(ValenceKind::Scar)
                     .with_event_id("scar-1")
             }])
             .unwrap();
@@ -146,7 +149,7 @@ fn the_system_card_answers_as_a_read_from_nothing_after_every_kind_of_write() {
                 observed_at: "2026-03-01T17:00:00Z".into(),
                 provenance: json!({"heals": "scar-1"}).as_object().unwrap().clone(),
                 ..ValenceEvent::appraisal("tool:saw", 1, 2.0, "mended", "diary", EID)
-                    .with_kind("healing")
+                    .with_kind(ValenceKind::Healing)
             }])
             .unwrap();
         appraise(s, "tool:saw", 1, 4.0, "life", "2026-03-01T18:00:00Z");
@@ -183,8 +186,12 @@ fn the_system_card_answers_as_a_read_from_nothing_after_every_kind_of_write() {
         let next = sys
             .remember_many(&RememberMany::new(
                 vec![
-                    MemoryRecordInput::new("episode", "Garden again", "We replanted beans."),
-                    MemoryRecordInput::new("lesson", "Stakes", "Beans need stakes.")
+                    MemoryRecordInput::new(
+                        RecordKind::Episode,
+                        "Garden again",
+                        "We replanted beans.",
+                    ),
+                    MemoryRecordInput::new(RecordKind::Lesson, "Stakes", "Beans need stakes.")
                         .with_attribute("explores", life[1].clone()),
                 ],
                 "life",
@@ -194,7 +201,8 @@ fn the_system_card_answers_as_a_read_from_nothing_after_every_kind_of_write() {
             .unwrap()
             .value;
         sys.close_record(
-            &CloseRecord::new(&life[0], "supersede", "replanted").replaced_by(&[next[0].clone()]),
+            &CloseRecord::new(&life[0], ClosureKind::Supersede, "replanted")
+                .replaced_by(&[next[0].clone()]),
         )
         .unwrap();
         sys.close_record(&CloseRecord::retract(&life[5], "wrong"))
@@ -203,16 +211,16 @@ fn the_system_card_answers_as_a_read_from_nothing_after_every_kind_of_write() {
         check(s, &anchors, "closures");
 
         // Bindings: a lesson hidden, an interest rejected, then shown again.
-        sys.bind(&Bind::new(&life[6], "life", EID, "hidden"))
+        sys.bind(&Bind::new(&life[6], "life", EID, SearchState::Hidden))
             .unwrap();
         sys.bind(&Bind {
-            lifecycle: "rejected".into(),
-            ..Bind::new(&life[2], "life", EID, "indexed")
+            lifecycle: Lifecycle::Rejected,
+            ..Bind::new(&life[2], "life", EID, SearchState::Indexed)
         })
         .unwrap();
         anchors.push(s.journal.current_seq().unwrap());
         check(s, &anchors, "hidden and rejected");
-        sys.bind(&Bind::new(&life[6], "life", EID, "indexed"))
+        sys.bind(&Bind::new(&life[6], "life", EID, SearchState::Indexed))
             .unwrap();
         anchors.push(s.journal.current_seq().unwrap());
         check(s, &anchors, "shown again");

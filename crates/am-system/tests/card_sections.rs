@@ -8,6 +8,7 @@ mod common;
 
 use am_journal::ValenceEvent;
 use am_system::MemoryRecordInput;
+use am_system::RecordKind;
 use am_system::observe::card::{
     CardGather, KEY_MOMENT_MAGNITUDE, age_and_context, current_state, discoveries, key_moments,
     likes_dislikes,
@@ -33,8 +34,8 @@ fn life(s: &Stack) -> (Vec<String>, i64) {
     let first = sys
         .remember_many(&RememberMany::new(
             vec![
-                MemoryRecordInput::new("episode", "Garden", "We planted beans."),
-                MemoryRecordInput::new("interest", "Beans", "How beans climb."),
+                MemoryRecordInput::new(RecordKind::Episode, "Garden", "We planted beans."),
+                MemoryRecordInput::new(RecordKind::Interest, "Beans", "How beans climb."),
             ],
             "life",
             "e1",
@@ -62,8 +63,8 @@ fn life(s: &Stack) -> (Vec<String>, i64) {
     let second = sys
         .remember_many(&RememberMany::new(
             vec![
-                MemoryRecordInput::new("episode", "Rain", "The rain came."),
-                MemoryRecordInput::new("lesson", "Stakes", "Beans need stakes.")
+                MemoryRecordInput::new(RecordKind::Episode, "Rain", "The rain came."),
+                MemoryRecordInput::new(RecordKind::Lesson, "Stakes", "Beans need stakes.")
                     .with_attribute("explores", first[1].clone()),
             ],
             "life",

@@ -89,10 +89,18 @@ fn formed(h: &Home) -> (String, Vec<String>) {
         .system
         .remember_many(&RememberMany::new(
             vec![
-                MemoryRecordInput::new("lesson", "Pools", "Connection pools exhaust under load."),
-                MemoryRecordInput::new("episode", "Outage", "The outage followed the exhaustion.")
-                    .with_edge("follows", "local:0")
-                    .with_edge("derived_from", "local:0"),
+                MemoryRecordInput::new(
+                    am_system::RecordKind::Lesson,
+                    "Pools",
+                    "Connection pools exhaust under load.",
+                ),
+                MemoryRecordInput::new(
+                    am_system::RecordKind::Episode,
+                    "Outage",
+                    "The outage followed the exhaustion.",
+                )
+                .with_edge("follows", "local:0")
+                .with_edge("derived_from", "local:0"),
             ],
             "session",
             "s1",
@@ -206,7 +214,11 @@ fn close_assertions_whose_later_closure_the_journal_refuses_writes_no_closure() 
     refuse_closing(&h, &owned[2]);
     let err = h
         .system
-        .close_assertions(&CloseAssertions::new(&owned, "retract", "wrong"))
+        .close_assertions(&CloseAssertions::new(
+            &owned,
+            am_journal::ClosureKind::Retract,
+            "wrong",
+        ))
         .unwrap_err();
     assert!(
         err.to_string().contains("refused by the test trigger"),
@@ -222,7 +234,11 @@ fn close_assertions_whose_later_closure_the_journal_refuses_writes_no_closure() 
     execute(&h, "DROP TRIGGER refuse_closure;");
     let ids = h
         .system
-        .close_assertions(&CloseAssertions::new(&owned, "retract", "wrong"))
+        .close_assertions(&CloseAssertions::new(
+            &owned,
+            am_journal::ClosureKind::Retract,
+            "wrong",
+        ))
         .unwrap();
     assert_eq!(ids.len(), 3);
     assert_eq!(closure_rows(&h), closures + 3);

@@ -11,6 +11,8 @@
 mod common;
 
 use am_journal::InMemoryJournal;
+use am_journal::SearchState;
+use am_system::RecordKind;
 use am_system::{
     Bind, CloseAssertions, CloseRecord, MemoryRecordInput, MemorySystem, NarrateDream,
     RememberMany, Retitle, RewriteDigest, SystemOptions,
@@ -63,9 +65,17 @@ impl Host {
 
 fn records() -> Vec<MemoryRecordInput> {
     vec![
-        MemoryRecordInput::new("lesson", "Pools", "Connection pools exhaust under load."),
-        MemoryRecordInput::new("episode", "Outage", "The outage followed the exhaustion.")
-            .with_edge("follows", "local:0"),
+        MemoryRecordInput::new(
+            RecordKind::Lesson,
+            "Pools",
+            "Connection pools exhaust under load.",
+        ),
+        MemoryRecordInput::new(
+            RecordKind::Episode,
+            "Outage",
+            "The outage followed the exhaustion.",
+        )
+        .with_edge("follows", "local:0"),
     ]
 }
 
@@ -82,14 +92,14 @@ fn an_understanding_write_commits_at_understanding_field_card_and_pending_includ
         },
         |s| {
             let operator = am_system::AuthorRef::new(am_system::AuthorKind::Operator, "ada");
-            let card = MemoryRecordInput::new("world_model", "Ada", "placeholder")
+            let card = MemoryRecordInput::new(RecordKind::WorldModel, "Ada", "placeholder")
                 .with_pending(&["summary"]);
             let ids = s
                 .system
                 .remember_many(&RememberMany::new(
                     vec![
                         card,
-                        MemoryRecordInput::new("episode", "Beds", "Bram builds beds."),
+                        MemoryRecordInput::new(RecordKind::Episode, "Beds", "Bram builds beds."),
                     ],
                     "session",
                     "s1",
@@ -171,7 +181,7 @@ fn a_guarded_system_reports_one_commit_point_per_facade_write() {
                 .unwrap();
             assert_eq!(host.take(), ["store.add"], "{}: remember_many", s.name);
             s.system
-                .bind(&Bind::new(&ids[0], "session", "s1", "hidden"))
+                .bind(&Bind::new(&ids[0], "session", "s1", SearchState::Hidden))
                 .unwrap();
             assert_eq!(host.take(), ["journal"], "{}: bind", s.name);
             s.system
@@ -208,7 +218,11 @@ fn a_guarded_system_reports_one_commit_point_per_facade_write() {
             let dream = s
                 .system
                 .remember_many(&RememberMany::new(
-                    vec![MemoryRecordInput::new("dream", "Night", "Tensions.")],
+                    vec![MemoryRecordInput::new(
+                        RecordKind::Dream,
+                        "Night",
+                        "Tensions.",
+                    )],
                     "session",
                     "s1",
                     "k2",
@@ -235,7 +249,7 @@ fn a_guarded_system_reports_one_commit_point_per_facade_write() {
             s.system
                 .close_assertions(&CloseAssertions::new(
                     &ids[..],
-                    "reinterpreted",
+                    am_journal::ClosureKind::Reinterpreted,
                     "read anew",
                 ))
                 .unwrap();

@@ -6,6 +6,7 @@
 //! idempotency); api.md `remember_many`, `commit_selection`.
 
 use am_journal::{BindingFilter, EventFilter, InMemoryJournal, MemoryJournal};
+use am_system::RecordKind;
 use am_system::{CommitSelection, RememberMany};
 use am_system::{MemoryRecordInput, MemorySystem};
 use am_triples::{InMemoryTripleStore, TripleQuery, TripleStore};
@@ -35,9 +36,10 @@ fn system(journal: Arc<dyn MemoryJournal>) -> (MemorySystem, Arc<InMemoryTripleS
 
 fn batch() -> Vec<MemoryRecordInput> {
     vec![
-        MemoryRecordInput::new("episode", "A", "Alpha."),
-        MemoryRecordInput::new("lesson", "B", "Beta.").with_edge("derived_from", "local:0"),
-        MemoryRecordInput::new("episode", "C", "Gamma."),
+        MemoryRecordInput::new(RecordKind::Episode, "A", "Alpha."),
+        MemoryRecordInput::new(RecordKind::Lesson, "B", "Beta.")
+            .with_edge("derived_from", "local:0"),
+        MemoryRecordInput::new(RecordKind::Episode, "C", "Gamma."),
     ]
 }
 

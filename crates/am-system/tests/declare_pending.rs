@@ -12,10 +12,12 @@
 
 use am_backend_sqlite::{SqliteHome, SqliteMemoryHome, SqliteStoreOptions};
 use am_embed::OfflineEmbedder;
+use am_journal::ClosureKind;
 use am_journal::{
     AuthorKind, AuthorRef, InMemoryJournal, InMemoryTaskQueue, MemoryJournal, PairHome, TaskKind,
     TaskStatus,
 };
+use am_system::RecordKind;
 use am_system::tasks::{Enqueue, FORMATION_PRIORITY, ListTasks, Release, ReleaseOutcome, task_id};
 use am_system::{CloseRecord, DeclarePending, RearmPending, RevertDigest};
 use am_system::{
@@ -152,13 +154,13 @@ fn form(s: &Stack, records: Vec<MemoryRecordInput>) -> Vec<String> {
 
 fn lesson() -> MemoryRecordInput {
     MemoryRecordInput::new(
-        "lesson",
+        RecordKind::Lesson,
         "Pool sizing",
         "Connection pools exhaust under sustained load.",
     )
 }
 
-fn untitled(kind: &str, digest: &str) -> MemoryRecordInput {
+fn untitled(kind: RecordKind, digest: &str) -> MemoryRecordInput {
     let mut r = MemoryRecordInput::new(kind, "", digest).with_pending(&["title"]);
     r.title = None;
     r
@@ -361,7 +363,7 @@ fn a_declared_summary_keeps_the_body_calls_no_embedder_and_supersedes_the_live_b
 #[test]
 fn every_asked_field_already_pending_with_its_live_task_is_unchanged_already_pending() {
     both(false, |s| {
-        let ids = form(s, vec![untitled("episode", "The pool ran dry.")]);
+        let ids = form(s, vec![untitled(RecordKind::Episode, "The pool ran dry.")]);
         let live = tasks(s)[0].task_id.clone();
         let v = writes_nothing(s, Outcome::Unchanged(Some(Reason::AlreadyPending)), || {
             declare(s, &ids[0], &["title"])
@@ -375,7 +377,7 @@ fn every_asked_field_already_pending_with_its_live_task_is_unchanged_already_pen
 #[test]
 fn a_pending_field_no_live_task_owns_is_repaired_through_rearm_pending() {
     both(false, |s| {
-        let ids = form(s, vec![untitled("episode", "The pool ran dry.")]);
+        let ids = form(s, vec![untitled(RecordKind::Episode, "The pool ran dry.")]);
         let first = tasks(s)[0].task_id.clone();
         let q = s.system.tasks().unwrap();
         q.claim(&am_system::tasks::Claim::new(vec![first.clone()], "h"))
@@ -404,7 +406,7 @@ fn a_pending_field_no_live_task_owns_is_repaired_through_rearm_pending() {
 #[test]
 fn a_field_authored_once_and_declared_again_gets_the_next_free_basis() {
     both(false, |s| {
-        let ids = form(s, vec![untitled("episode", "The pool ran dry.")]);
+        let ids = form(s, vec![untitled(RecordKind::Episode, "The pool ran dry.")]);
         let first = tasks(s)[0].task_id.clone();
         s.system
             .retitle(&Retitle {
@@ -518,7 +520,7 @@ fn the_drainer_completes_a_declared_record_through_retitle_and_rewrite_digest() 
 #[test]
 fn revert_digest_refuses_the_provisional_body_a_record_was_formed_with() {
     both(false, |s| {
-        let mut r = MemoryRecordInput::new("episode", "The pool", "The pool ran dry.")
+        let mut r = MemoryRecordInput::new(RecordKind::Episode, "The pool", "The pool ran dry.")
             .with_pending(&["summary"]);
         r.title = Some("The pool".into());
         let ids = form(s, vec![r]);
@@ -546,12 +548,12 @@ fn declare_pending_refusals_write_nothing() {
             s,
             vec![
                 lesson(),
-                MemoryRecordInput::new("interest", "Pools", "I care about pools."),
-                MemoryRecordInput::new("episode", "Old", "An old reading."),
-                MemoryRecordInput::new("summary", "Ripple", "What this changes.")
+                MemoryRecordInput::new(RecordKind::Interest, "Pools", "I care about pools."),
+                MemoryRecordInput::new(RecordKind::Episode, "Old", "An old reading."),
+                MemoryRecordInput::new(RecordKind::Summary, "Ripple", "What this changes.")
                     .with_edge("summarizes", "local:0")
                     .with_attribute("summary_role", "re-understanding"),
-                MemoryRecordInput::new("diary", "Owner note", "My own words.")
+                MemoryRecordInput::new(RecordKind::Diary, "Owner note", "My own words.")
                     .with_provenance("source", "owner-direct")
                     .with_attribute("entry_hash", "abc123"),
             ],
@@ -559,7 +561,7 @@ fn declare_pending_refusals_write_nothing() {
         let (l, interest, old, ripple, diary) = (&ids[0], &ids[1], &ids[2], &ids[3], &ids[4]);
         s.system
             .close_record(
-                &CloseRecord::new(old, "supersede", "better reading")
+                &CloseRecord::new(old, ClosureKind::Supersede, "better reading")
                     .replaced_by(std::slice::from_ref(l)),
             )
             .unwrap();
@@ -678,7 +680,8 @@ fn exhaust_on(system: &MemorySystem, tid: &str) {
 #[test]
 fn rearm_pending_queues_formations_task_again_for_a_field_whose_tasks_ran_out() {
     both(false, |s| {
-        let r = untitled("episode", "The pool ran dry.").with_pending(&["title", "summary"]);
+        let r =
+            untitled(RecordKind::Episode, "The pool ran dry.").with_pending(&["title", "summary"]);
         let ids = form(s, vec![r]);
         let a = aid(s, &ids[0]);
         let all = tasks(s);
@@ -749,8 +752,8 @@ fn rearm_pending_is_unchanged_not_pending_or_live_task_and_refuses_unknown_and_c
             s,
             vec![
                 lesson(),
-                untitled("episode", "The pool ran dry."),
-                untitled("episode", "An old reading."),
+                untitled(RecordKind::Episode, "The pool ran dry."),
+                untitled(RecordKind::Episode, "An old reading."),
             ],
         );
         s.system
@@ -791,14 +794,14 @@ fn a_pending_summary_of_a_dream_a_card_or_a_public_diary_projection_is_taken_by_
         let ids = form(
             s,
             vec![
-                MemoryRecordInput::new("dream", "Night", "Tensions of the day.")
+                MemoryRecordInput::new(RecordKind::Dream, "Night", "Tensions of the day.")
                     .with_attribute("signals", json!({"tension": 0.4})),
-                MemoryRecordInput::new("world_model", "Pools", "What I know of pools."),
-                MemoryRecordInput::new("diary", "Tuesday", "A page of the book.")
+                MemoryRecordInput::new(RecordKind::WorldModel, "Pools", "What I know of pools."),
+                MemoryRecordInput::new(RecordKind::Diary, "Tuesday", "A page of the book.")
                     .with_provenance("source", "diary-projection")
                     .with_attribute("entry_id", "entry-1")
                     .with_pending(&["summary"]),
-                MemoryRecordInput::new("diary", "Owner note", "My own words.")
+                MemoryRecordInput::new(RecordKind::Diary, "Owner note", "My own words.")
                     .with_provenance("source", "owner-direct"),
             ],
         );
@@ -1152,7 +1155,11 @@ fn an_interests_declared_title_moves_no_card_and_answers_no_card_rekey_until_car
         let ids = form(
             s,
             vec![
-                MemoryRecordInput::new("interest", "Gardening", "I want to grow tomatoes."),
+                MemoryRecordInput::new(
+                    RecordKind::Interest,
+                    "Gardening",
+                    "I want to grow tomatoes.",
+                ),
                 lesson(),
             ],
         );

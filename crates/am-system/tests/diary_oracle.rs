@@ -14,6 +14,8 @@
 
 mod common;
 
+use am_journal::ClosureKind;
+use am_journal::SearchState;
 use am_system::observe::diary::{
     DiaryRead, TriggeredCommitments, open_commitments, open_ideas, open_problems, open_questions,
     triggered_commitments, verify_diary_chain,
@@ -93,13 +95,15 @@ fn run(s: &Stack, clock: &Mutex<String>, steps: &[Value]) -> (HashMap<String, St
                 ids.insert(name, gid.clone());
                 json!({ "ok": gid })
             }
-            "close" => {
-                ok(sys.close_record(&CloseRecord::new(&ids[&name], "retract", "no longer held")))
-            }
+            "close" => ok(sys.close_record(&CloseRecord::new(
+                &ids[&name],
+                ClosureKind::Retract,
+                "no longer held",
+            ))),
             "bind" => {
                 let b = Bind {
-                    lifecycle: step["lifecycle"].as_str().unwrap().to_owned(),
-                    ..Bind::new(&ids[&name], "diary", "entity:castor", "indexed")
+                    lifecycle: step["lifecycle"].as_str().unwrap().parse().unwrap(),
+                    ..Bind::new(&ids[&name], "diary", "entity:castor", SearchState::Indexed)
                 };
                 sys.bind(&b).unwrap();
                 json!({"ok": "<binding id>"})

@@ -11,6 +11,7 @@
 use am_backend_sqlite::{SqliteHome, SqliteMemoryHome, SqliteStoreOptions};
 use am_journal::{InMemoryJournal, InMemoryTaskQueue, MemoryJournal, PairHome, TaskKind};
 use am_system::CloseRecord;
+use am_system::RecordKind;
 use am_system::tasks::{EnqueueDebt, ListTasks, TaskPacket, UnderstandingDebt};
 use am_system::{CommitSelection, MemoryRecordInput, MemorySystem, RememberMany, SystemOptions};
 use am_triples::{ErrorKind, InMemoryTripleStore, TripleQuery, TripleStore};
@@ -92,14 +93,15 @@ fn scopes() -> Vec<(String, String)> {
     vec![("session".into(), "s1".into())]
 }
 
-fn untitled(kind: &str, digest: &str) -> MemoryRecordInput {
+fn untitled(kind: RecordKind, digest: &str) -> MemoryRecordInput {
     let mut r = MemoryRecordInput::new(kind, "", digest).with_pending(&["title"]);
     r.title = None;
     r
 }
 
 fn mechanical(title: &str, digest: &str) -> MemoryRecordInput {
-    MemoryRecordInput::new("lesson", title, digest).with_attribute("digest_method", "mechanical-v1")
+    MemoryRecordInput::new(RecordKind::Lesson, title, digest)
+        .with_attribute("digest_method", "mechanical-v1")
 }
 
 /// Rows, journal seq, tasks and their logs, and on SQLite the file and WAL
@@ -138,10 +140,10 @@ fn understanding_debt_counts_what_is_still_mechanical_or_pending_and_the_queue_b
         let ids = form(
             s,
             vec![
-                untitled("episode", "The pool ran dry."),
+                untitled(RecordKind::Episode, "The pool ran dry."),
                 mechanical("Pools", "pools: exhaust, load"),
-                MemoryRecordInput::new("episode", "Plain", "Authored words."),
-                MemoryRecordInput::new("lesson", "Floor", "floor words")
+                MemoryRecordInput::new(RecordKind::Episode, "Plain", "Authored words."),
+                MemoryRecordInput::new(RecordKind::Lesson, "Floor", "floor words")
                     .with_attribute("digest_method", "my-floor-v1"),
             ],
             "k1",
@@ -201,11 +203,11 @@ fn enqueue_debt_is_a_dry_run_by_default_and_queues_one_task_per_debt_record_with
         let ids = form(
             s,
             vec![
-                MemoryRecordInput::new("lesson", "A", "a words")
+                MemoryRecordInput::new(RecordKind::Lesson, "A", "a words")
                     .with_attribute("digest_method", "legacy-v0"),
-                MemoryRecordInput::new("lesson", "B", "b words")
+                MemoryRecordInput::new(RecordKind::Lesson, "B", "b words")
                     .with_attribute("digest_method", "legacy-v0"),
-                MemoryRecordInput::new("lesson", "C", "c words")
+                MemoryRecordInput::new(RecordKind::Lesson, "C", "c words")
                     .with_attribute("digest_method", "legacy-v0"),
             ],
             "k1",
@@ -301,15 +303,24 @@ fn task_packet_carries_the_target_its_expected_version_and_whole_sources_newest_
         let sources = form(
             s,
             vec![
-                MemoryRecordInput::new("episode", "Monday", "The pool ran dry on Monday."),
-                MemoryRecordInput::new("episode", "Tuesday", "The pool ran dry again on Tuesday."),
+                MemoryRecordInput::new(
+                    RecordKind::Episode,
+                    "Monday",
+                    "The pool ran dry on Monday.",
+                ),
+                MemoryRecordInput::new(
+                    RecordKind::Episode,
+                    "Tuesday",
+                    "The pool ran dry again on Tuesday.",
+                ),
             ],
             "k1",
         );
-        let mut summary = MemoryRecordInput::new("summary", "Week", "The week of the dry pool.")
-            .with_pending(&["title"])
-            .with_edge("summarizes", &sources[0])
-            .with_edge("summarizes", &sources[1]);
+        let mut summary =
+            MemoryRecordInput::new(RecordKind::Summary, "Week", "The week of the dry pool.")
+                .with_pending(&["title"])
+                .with_edge("summarizes", &sources[0])
+                .with_edge("summarizes", &sources[1]);
         summary.title = None;
         let ids = form(s, vec![summary], "k2");
         let q = s.system.tasks().unwrap();

@@ -5,6 +5,7 @@
 mod common;
 
 use am_journal::{BindingFilter, EventFilter};
+use am_system::RecordKind;
 use am_system::{MemoryRecordInput, ids};
 use am_system::{Remember, RememberMany};
 use am_triples::ErrorKind::InvalidInput;
@@ -13,7 +14,7 @@ use common::{assert_refused, on_both, written};
 use serde_json::json;
 
 fn episode(title: &str) -> MemoryRecordInput {
-    MemoryRecordInput::new("episode", title, &format!("{title} happened."))
+    MemoryRecordInput::new(RecordKind::Episode, title, &format!("{title} happened."))
 }
 
 #[test]
@@ -22,7 +23,10 @@ fn ids_derive_from_idempotency_key_and_position() {
         let ids = s
             .system
             .remember_many(&RememberMany::new(
-                vec![episode("A"), MemoryRecordInput::new("lesson", "B", "Do b.")],
+                vec![
+                    episode("A"),
+                    MemoryRecordInput::new(RecordKind::Lesson, "B", "Do b."),
+                ],
                 "Session",
                 "s1",
                 "k1",
@@ -32,8 +36,8 @@ fn ids_derive_from_idempotency_key_and_position() {
         assert_eq!(
             ids,
             [
-                ids::record_id_for("episode", "k1", 0),
-                ids::record_id_for("lesson", "k1", 1)
+                ids::record_id_for(RecordKind::Episode, "k1", 0),
+                ids::record_id_for(RecordKind::Lesson, "k1", 1)
             ]
         );
         let digest = s.system.resolve_digest_assertion(&ids[1]).unwrap().unwrap();
@@ -109,7 +113,7 @@ fn a_supplied_key_reused_for_different_content_warns_naming_the_key_and_keeps_th
         let before = written(s);
         for other in [
             episode("B"),
-            MemoryRecordInput::new("episode", "A", "Something else happened."),
+            MemoryRecordInput::new(RecordKind::Episode, "A", "Something else happened."),
         ] {
             let warnings = s
                 .system
@@ -126,7 +130,7 @@ fn a_supplied_key_reused_for_different_content_warns_naming_the_key_and_keeps_th
         // Another kind at the position is no replay: its graph id would not
         // exist, so the call is refused (tests/idempotency_keys.rs).
         let other_kind = s.system.remember(&Remember::new(
-            MemoryRecordInput::new("lesson", "A", "A happened."),
+            MemoryRecordInput::new(RecordKind::Lesson, "A", "A happened."),
             "session",
             "s1",
             "k-reused",
@@ -197,7 +201,7 @@ fn edges_are_record_edge_assertions_and_local_targets_name_batch_siblings() {
             .remember_many(&RememberMany::new(
                 vec![
                     episode("A"),
-                    MemoryRecordInput::new("summary", "S", "A in short.")
+                    MemoryRecordInput::new(RecordKind::Summary, "S", "A in short.")
                         .with_edge("summarizes", "local:0"),
                 ],
                 "session",
@@ -222,8 +226,8 @@ fn edges_are_record_edge_assertions_and_local_targets_name_batch_siblings() {
             ids::edge_assertion_id("k", 1, "summarizes", &ids[0])
         );
         // A replay naming the concrete graph id dedupes to the same edge.
-        let concrete =
-            MemoryRecordInput::new("summary", "S", "A in short.").with_edge("summarizes", &ids[0]);
+        let concrete = MemoryRecordInput::new(RecordKind::Summary, "S", "A in short.")
+            .with_edge("summarizes", &ids[0]);
         let before = written(s);
         s.system
             .remember_many(&RememberMany::new(
@@ -243,7 +247,7 @@ fn lesson_applies_when_tokens_join_the_stored_keywords() {
         let id = s
             .system
             .remember(&Remember::new(
-                MemoryRecordInput::new("lesson", "Migrations", "Batch them.")
+                MemoryRecordInput::new(RecordKind::Lesson, "Migrations", "Batch them.")
                     .with_keywords(&["sqlite"])
                     .with_attribute("applies_when", json!(["large table migrations"])),
                 "session",
@@ -261,17 +265,17 @@ fn lesson_applies_when_tokens_join_the_stored_keywords() {
 }
 
 #[test]
-fn unknown_kind_is_refused_and_writes_nothing() {
-    on_both(|s| {
-        let before = written(s);
-        let r = s.system.remember_many(&RememberMany::new(
-            vec![episode("ok"), MemoryRecordInput::new("musing", "t", "d")],
-            "session",
-            "s1",
-            "k",
-        ));
-        assert_refused(s, &before, r, InvalidInput, &["musing", "known"]);
-    });
+fn an_unknown_kind_is_refused_when_the_batch_is_read_naming_the_kinds() {
+    let e = serde_json::from_value::<RememberMany>(serde_json::json!({
+        "records": [
+            {"kind": "episode", "title": "ok", "digest": "d"},
+            {"kind": "musing", "title": "t", "digest": "d"}
+        ],
+        "scope": "session", "owner_id": "s1", "idempotency_key": "k"
+    }))
+    .unwrap_err()
+    .to_string();
+    assert!(e.contains("musing") && e.contains("world_model"), "{e}");
 }
 
 #[test]
@@ -279,14 +283,14 @@ fn missing_title_or_digest_is_refused_and_writes_nothing() {
     on_both(|s| {
         let before = written(s);
         let r = s.system.remember_many(&RememberMany::new(
-            vec![MemoryRecordInput::new("memory", " ", "d")],
+            vec![MemoryRecordInput::new(RecordKind::Memory, " ", "d")],
             "session",
             "s1",
             "k",
         ));
         assert_refused(s, &before, r, InvalidInput, &["title"]);
         let r = s.system.remember_many(&RememberMany::new(
-            vec![MemoryRecordInput::new("memory", "t", "")],
+            vec![MemoryRecordInput::new(RecordKind::Memory, "t", "")],
             "session",
             "s1",
             "k",
@@ -300,7 +304,7 @@ fn a_summary_without_an_edge_is_refused_and_writes_nothing() {
     on_both(|s| {
         let before = written(s);
         let r = s.system.remember_many(&RememberMany::new(
-            vec![MemoryRecordInput::new("summary", "t", "d")],
+            vec![MemoryRecordInput::new(RecordKind::Summary, "t", "d")],
             "session",
             "s1",
             "k",
@@ -315,7 +319,7 @@ fn a_value_without_value_class_is_refused_and_writes_nothing() {
         let before = written(s);
         let r = s.system.remember_many(&RememberMany::new(
             vec![MemoryRecordInput::new(
-                "value",
+                RecordKind::Value,
                 "Honesty",
                 "I tell the truth.",
             )],
@@ -331,7 +335,7 @@ fn a_value_without_value_class_is_refused_and_writes_nothing() {
 fn a_diary_breaking_the_formation_rules_is_refused_and_writes_nothing() {
     on_both(|s| {
         let before = written(s);
-        let undeclared = MemoryRecordInput::new("diary", "Day", "Quiet day.");
+        let undeclared = MemoryRecordInput::new(RecordKind::Diary, "Day", "Quiet day.");
         let r = s.system.remember_many(&RememberMany::new(
             vec![undeclared.clone()],
             "self",
@@ -361,7 +365,7 @@ fn a_pending_field_is_refused_naming_the_missing_task_queue_and_writes_nothing()
         let before = written(s);
         let pending = MemoryRecordInput {
             title: None,
-            ..MemoryRecordInput::new("memory", "", "Body.")
+            ..MemoryRecordInput::new(RecordKind::Memory, "", "Body.")
         }
         .with_pending(&["title"]);
         let r = s
@@ -377,7 +381,7 @@ fn an_owner_direct_chained_diary_entry_stores_its_chain_hash() {
         let id = s
             .system
             .remember(&Remember::new(
-                MemoryRecordInput::new("diary", "Day one", "It began.")
+                MemoryRecordInput::new(RecordKind::Diary, "Day one", "It began.")
                     .with_provenance("source", "owner-direct")
                     .with_attribute("prev_entry_hash", ""),
                 "self",
@@ -405,9 +409,10 @@ fn an_owner_direct_chained_diary_entry_stores_its_chain_hash() {
 fn a_public_diary_projection_without_an_authored_summary_is_refused_and_writes_nothing() {
     on_both(|s| {
         let before = written(s);
-        let projection = MemoryRecordInput::new("diary", "Day", "First line of the entry.")
-            .with_provenance("source", "diary-projection")
-            .with_attribute("entry_id", "entry-1");
+        let projection =
+            MemoryRecordInput::new(RecordKind::Diary, "Day", "First line of the entry.")
+                .with_provenance("source", "diary-projection")
+                .with_attribute("entry_id", "entry-1");
         let r = s.system.remember_many(&RememberMany::new(
             vec![projection.clone()],
             "self",

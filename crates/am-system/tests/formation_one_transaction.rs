@@ -13,9 +13,12 @@ mod common;
 use am_backend_sqlite::journal::SQLiteJournal;
 use am_backend_sqlite::{SQLiteTripleStore, SqliteHome, SqliteMemoryHome, SqliteStoreOptions};
 use am_embed::OfflineEmbedder;
+use am_journal::PromptState;
+use am_journal::SearchState;
 use am_journal::{
     BindingFilter, InMemoryJournal, MemoryHome, MemoryJournal, PairHome, ScopeBinding,
 };
+use am_system::RecordKind;
 use am_system::RememberMany;
 use am_system::{MemoryRecordInput, MemorySystem, SystemOptions};
 use am_triples::{CommitPoint, ErrorKind};
@@ -24,9 +27,13 @@ use std::sync::Arc;
 
 fn batch() -> Vec<MemoryRecordInput> {
     vec![
-        MemoryRecordInput::new("lesson", "Pools", "Connection pools exhaust under load."),
         MemoryRecordInput::new(
-            "episode",
+            RecordKind::Lesson,
+            "Pools",
+            "Connection pools exhaust under load.",
+        ),
+        MemoryRecordInput::new(
+            RecordKind::Episode,
             "Outage",
             "The outage followed the pool exhaustion.",
         )
@@ -308,7 +315,7 @@ fn store_rows_and_formation_bindings_commit_together_and_a_replay_writes_nothing
 }
 
 fn binding(record_id: &str) -> ScopeBinding {
-    ScopeBinding::new(record_id, "session", "s1", "indexed")
+    ScopeBinding::new(record_id, "session", "s1", SearchState::Indexed)
         .with_binding_id(&format!("b-{record_id}"))
 }
 
@@ -406,7 +413,8 @@ fn the_in_memory_pair_writes_nothing_while_the_body_runs_nor_when_it_fails() {
     assert_eq!(journal.current_seq().unwrap(), 0);
     // An invalid binding is refused when issued, before anything is written.
     let mut bad = binding("ex:r1");
-    bad.search_state = "nonsense".into();
+    bad.search_state = SearchState::Hidden;
+    bad.prompt_state = PromptState::Active;
     let err = pair
         .transaction(CommitPoint::StoreAdd, &mut |tx| {
             tx.store().add(&rows)?;
@@ -451,9 +459,13 @@ fn the_in_memory_pair_has_no_shared_transaction_and_forms_in_two_steps() {
 fn a_record_the_offline_embedder_cannot_embed_forms_without_a_vector_on_both_stacks() {
     let embedder: Arc<dyn TextEmbedder> = Arc::new(OfflineEmbedder::new().unwrap());
     let records = [
-        MemoryRecordInput::new("lesson", "Pools", "Connection pools exhaust under load."),
-        MemoryRecordInput::new("lesson", "😀", "😀"),
-        MemoryRecordInput::new("lesson", "\0", "\0"),
+        MemoryRecordInput::new(
+            RecordKind::Lesson,
+            "Pools",
+            "Connection pools exhaust under load.",
+        ),
+        MemoryRecordInput::new(RecordKind::Lesson, "😀", "😀"),
+        MemoryRecordInput::new(RecordKind::Lesson, "\0", "\0"),
     ];
     let memory_store: Arc<dyn TripleStore> =
         Arc::new(InMemoryTripleStore::new(Some(embedder.clone())));
@@ -568,11 +580,11 @@ fn a_formation_keeps_its_warnings_while_another_thread_drains_take_warnings() {
                     .remember_many(&RememberMany::new(
                         vec![
                             MemoryRecordInput::new(
-                                "lesson",
+                                RecordKind::Lesson,
                                 &format!("Pools {i}"),
                                 "Pools exhaust.",
                             ),
-                            MemoryRecordInput::new("lesson", "\0", &"\0".repeat(i + 1)),
+                            MemoryRecordInput::new(RecordKind::Lesson, "\0", &"\0".repeat(i + 1)),
                         ],
                         "session",
                         "s1",

@@ -9,6 +9,9 @@
 
 mod common;
 
+use am_journal::ClosureKind;
+use am_journal::SearchState;
+use am_system::RecordKind;
 use am_system::{
     Activation, Bind, CloseAssertions, CommitSelection, Reconstruct, Reinforce, Remember,
     RememberMany,
@@ -42,18 +45,18 @@ fn hybrid_embedded() -> SystemOptions {
 fn form(s: &Stack) -> Vec<String> {
     let recs = vec![
         R::new(
-            "episode",
+            RecordKind::Episode,
             "Pool outage",
             "The database pool failed at noon.",
         ),
         R::new(
-            "lesson",
+            RecordKind::Lesson,
             "Restart order",
             "Restart the database pool first.",
         ),
-        R::new("memory", "Lunch", "Ada had soup for lunch."),
+        R::new(RecordKind::Memory, "Lunch", "Ada had soup for lunch."),
         R::new(
-            "memory",
+            RecordKind::Memory,
             "Garden",
             "The tomatoes are ripening in the garden.",
         ),
@@ -226,10 +229,14 @@ fn under_the_hybrid_profile_the_same_as_of_anchor_reproduces_a_result_exactly() 
             .reinforce(&Reinforce::new(&aids[3], "pin", "session", "s1"))
             .unwrap();
         s.system
-            .bind(&Bind::new(&aids[0], "session", "s1", "hidden"))
+            .bind(&Bind::new(&aids[0], "session", "s1", SearchState::Hidden))
             .unwrap();
         s.system
-            .close_assertions(&CloseAssertions::new(&aids[1..2], "retract", "wrong"))
+            .close_assertions(&CloseAssertions::new(
+                &aids[1..2],
+                ClosureKind::Retract,
+                "wrong",
+            ))
             .unwrap();
         let again = s.system.reconstruct(&anchored()).unwrap();
         assert_eq!(first, again, "[{}]", s.name);
@@ -280,7 +287,7 @@ fn under_the_hybrid_profile_degraded_channels_are_labelled_fallback() {
 fn haystack(s: &Stack, needle: &str) -> String {
     let filler = |i: usize| {
         R::new(
-            "episode",
+            RecordKind::Episode,
             &format!("T{i}"),
             &format!("Routine note {i} about the weather."),
         )
@@ -292,7 +299,7 @@ fn haystack(s: &Stack, needle: &str) -> String {
     s.system
         .remember(&Remember::new(
             R::new(
-                "episode",
+                RecordKind::Episode,
                 "Needle",
                 &format!("The {needle} was rotated on Friday."),
             ),
@@ -337,9 +344,17 @@ fn the_hybrid_profile_admits_the_conversational_neighbour_of_a_strong_match() {
             common::sqlite_stack(hybrid())
         };
         let turns = vec![
-            R::new("episode", "Ada", "Did you ever adopt that zeppelin mascot?"),
-            R::new("episode", "Bo", "Yes, we named her Clementine last spring."),
-            R::new("episode", "Ada", "Lovely. How is the garden?"),
+            R::new(
+                RecordKind::Episode,
+                "Ada",
+                "Did you ever adopt that zeppelin mascot?",
+            ),
+            R::new(
+                RecordKind::Episode,
+                "Bo",
+                "Yes, we named her Clementine last spring.",
+            ),
+            R::new(RecordKind::Episode, "Ada", "Lovely. How is the garden?"),
         ];
         s.system
             .remember_many(&RememberMany::new(turns, "session", "s1", "chat"))

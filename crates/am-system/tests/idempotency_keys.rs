@@ -9,12 +9,13 @@
 
 mod common;
 
+use am_system::RecordKind;
 use am_system::{MemoryRecordInput, RememberMany};
 use am_triples::ErrorKind::InvalidInput;
 use common::{Stack, assert_refused, on_both, written};
 
 fn lesson(title: &str, digest: &str) -> MemoryRecordInput {
-    MemoryRecordInput::new("lesson", title, digest)
+    MemoryRecordInput::new(RecordKind::Lesson, title, digest)
 }
 
 fn form(
@@ -179,7 +180,11 @@ fn a_key_whose_stored_record_is_of_another_kind_is_refused_and_no_answer_names_a
         let before = written(s);
         let r = form(
             s,
-            vec![MemoryRecordInput::new("episode", "Pools", "Pools run dry.")],
+            vec![MemoryRecordInput::new(
+                RecordKind::Episode,
+                "Pools",
+                "Pools run dry.",
+            )],
             "life",
             "ada",
             "k3",
@@ -219,7 +224,7 @@ fn a_later_position_of_another_kind_is_refused_naming_that_position() {
             s,
             vec![
                 lesson("Pools", "Pools run dry."),
-                MemoryRecordInput::new("episode", "Beans", "Beans climb."),
+                MemoryRecordInput::new(RecordKind::Episode, "Beans", "Beans climb."),
             ],
             "life",
             "ada",

@@ -4,6 +4,7 @@
 
 mod common;
 
+use am_journal::ClosureKind;
 use am_system::CloseRecord;
 use am_system::formation::authoring::{AuthorContext, AuthorError, Authored};
 use am_system::identity::{DEFAULT_SPARK_TEMPLATE, Engram, SelfRecords};
@@ -158,7 +159,7 @@ fn self_records_fold_closures_and_order_by_kind_then_precedence() {
         let seq = sys.current_seq().unwrap();
         sys.close_record(&CloseRecord::new(
             &r.record_ids.values[1],
-            "retract",
+            ClosureKind::Retract,
             "outgrown",
         ))
         .unwrap();

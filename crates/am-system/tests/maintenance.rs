@@ -11,6 +11,7 @@
 mod common;
 
 use am_backend_sqlite::{SqliteHome, SqliteMemoryHome, SqliteStoreOptions};
+use am_system::RecordKind;
 use am_system::tasks::{LastMaintenance, MaintenanceKind, MaintenanceRow, RecordMaintenance};
 use am_system::{MemoryRecordInput, MemorySystem, RememberMany, SystemOptions, TaskQueue};
 use am_triples::{CommitGuard, ErrorKind};
@@ -80,7 +81,7 @@ fn record_maintenance_writes_one_row_per_pair_with_completed_at_the_journal_seq_
         s.system
             .remember_many(&RememberMany::new(
                 vec![MemoryRecordInput::new(
-                    "episode",
+                    RecordKind::Episode,
                     "Pool",
                     "The pool ran dry.",
                 )],

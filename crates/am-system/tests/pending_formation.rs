@@ -9,6 +9,7 @@
 
 use am_backend_sqlite::{SQLiteTripleStore, SqliteHome, SqliteMemoryHome, SqliteStoreOptions};
 use am_journal::{InMemoryJournal, InMemoryTaskQueue, MemoryJournal, PairHome, TaskKind};
+use am_system::RecordKind;
 use am_system::tasks::{FORMATION_PRIORITY, ListTasks, task_id};
 use am_system::{
     AuthorContext, AuthorError, AuthorField, Authored, AuthoredRecord, AuthoringFailureReason,
@@ -107,7 +108,7 @@ fn form(s: &Stack, records: Vec<MemoryRecordInput>, key: &str) -> am_system::Res
         .map(|w| w.value)
 }
 
-fn untitled(kind: &str, digest: &str) -> MemoryRecordInput {
+fn untitled(kind: RecordKind, digest: &str) -> MemoryRecordInput {
     let mut r = MemoryRecordInput::new(kind, "", digest).with_pending(&["title"]);
     r.title = None;
     r
@@ -143,7 +144,7 @@ fn a_pending_title_forms_untitled_with_its_marker_and_its_title_author_task() {
     both(|s| {
         let ids = form(
             s,
-            vec![untitled("episode", "The pool ran dry at noon.")],
+            vec![untitled(RecordKind::Episode, "The pool ran dry at noon.")],
             "k1",
         )
         .unwrap();
@@ -181,7 +182,7 @@ fn a_pending_title_forms_untitled_with_its_marker_and_its_title_author_task() {
 #[test]
 fn a_pending_summary_queues_digest_author_and_never_a_rewrite_beside_it() {
     both(|s| {
-        let r = MemoryRecordInput::new("episode", "Pool", "Provisional body.")
+        let r = MemoryRecordInput::new(RecordKind::Episode, "Pool", "Provisional body.")
             .with_pending(&["summary"])
             .with_attribute("digest_method", "mechanical-v2");
         let ids = form(s, vec![r], "k1").unwrap();
@@ -197,9 +198,9 @@ fn a_pending_summary_queues_digest_author_and_never_a_rewrite_beside_it() {
 #[test]
 fn a_labelled_mechanical_record_owes_one_digest_rewrite_and_a_summary_waits_for_it() {
     both(|s| {
-        let episode = MemoryRecordInput::new("episode", "Pool", "Pool ran dry.")
+        let episode = MemoryRecordInput::new(RecordKind::Episode, "Pool", "Pool ran dry.")
             .with_attribute("digest_method", "mechanical-v2");
-        let mut summary = MemoryRecordInput::new("summary", "Day", "A day of pools.")
+        let mut summary = MemoryRecordInput::new(RecordKind::Summary, "Day", "A day of pools.")
             .with_attribute("digest_method", "mechanical-v1");
         summary.edges = vec![("summarizes".into(), "local:0".into())];
         let ids = form(s, vec![episode, summary], "k1").unwrap();
@@ -217,7 +218,7 @@ fn a_labelled_mechanical_record_owes_one_digest_rewrite_and_a_summary_waits_for_
 #[test]
 fn a_replayed_pending_formation_writes_nothing_twice() {
     both(|s| {
-        let batch = || vec![untitled("episode", "The pool ran dry.")];
+        let batch = || vec![untitled(RecordKind::Episode, "The pool ran dry.")];
         form(s, batch(), "k1").unwrap();
         let seq = s.journal.current_seq().unwrap();
         let (n, tasks) = (rows(s), all_tasks(s));
@@ -237,7 +238,7 @@ fn a_replayed_pending_formation_writes_nothing_twice() {
 #[test]
 fn a_recorded_authoring_failure_rides_the_marker() {
     both(|s| {
-        let mut r = untitled("dream", "The night's composition.");
+        let mut r = untitled(RecordKind::Dream, "The night's composition.");
         let mut failure = am_triples::JsonMap::new();
         failure.insert("reason".into(), json!("author_raised"));
         failure.insert("error_class".into(), json!("Timeout"));
@@ -258,14 +259,24 @@ fn a_failed_enqueue_leaves_no_record_behind() {
     for s in [memory(None), sqlite(None)] {
         let (n, seq) = (rows(&s), s.journal.current_seq().unwrap());
         (s.fail_queue)(true);
-        let err = form(&s, vec![untitled("episode", "The pool ran dry.")], "k1").unwrap_err();
+        let err = form(
+            &s,
+            vec![untitled(RecordKind::Episode, "The pool ran dry.")],
+            "k1",
+        )
+        .unwrap_err();
         (s.fail_queue)(false);
         assert_eq!(err.kind(), ErrorKind::Storage, "[{}] {err}", s.name);
         assert_eq!(rows(&s), n, "[{}] a record without its task", s.name);
         assert_eq!(s.journal.current_seq().unwrap(), seq, "[{}]", s.name);
         assert!(all_tasks(&s).is_empty(), "[{}]", s.name);
         // The same formation then lands whole.
-        form(&s, vec![untitled("episode", "The pool ran dry.")], "k1").unwrap();
+        form(
+            &s,
+            vec![untitled(RecordKind::Episode, "The pool ran dry.")],
+            "k1",
+        )
+        .unwrap();
         assert_eq!(all_tasks(&s).len(), 1, "[{}]", s.name);
         assert!(rows(&s) > n);
     }
@@ -283,10 +294,14 @@ fn formation_with_tasks_commits_at_tasks_form_with_tasks() {
     };
     for s in [memory(Some(guard())), sqlite(Some(guard()))] {
         calls.lock().unwrap().clear();
-        form(&s, vec![untitled("episode", "Pending.")], "k1").unwrap();
+        form(&s, vec![untitled(RecordKind::Episode, "Pending.")], "k1").unwrap();
         form(
             &s,
-            vec![MemoryRecordInput::new("episode", "Plain", "Plain.")],
+            vec![MemoryRecordInput::new(
+                RecordKind::Episode,
+                "Plain",
+                "Plain.",
+            )],
             "k2",
         )
         .unwrap();
@@ -306,7 +321,7 @@ fn a_home_without_a_task_queue_refuses_pending_formation_before_writing() {
     let system = MemorySystem::new(store.clone(), journal.clone());
     let err = system
         .remember_many(&RememberMany::new(
-            vec![untitled("episode", "x")],
+            vec![untitled(RecordKind::Episode, "x")],
             "session",
             "s1",
             "k1",
@@ -331,7 +346,7 @@ fn operator() -> am_system::AuthorRef {
 }
 
 fn dream_pass(fields: &[AuthorField]) -> FormAuthored {
-    let mut record = MemoryRecordInput::new("dream", "", "The night's composition.");
+    let mut record = MemoryRecordInput::new(RecordKind::Dream, "", "The night's composition.");
     record.title = None;
     FormAuthored {
         pass: "dream_pass".into(),
@@ -440,8 +455,8 @@ fn retitle_and_rewrite_digest_with_task_id_settle_the_task_and_clear_the_marker(
     use am_system::tasks::{Ack, Claim, ClaimTasks, SelectForWindow};
     use am_system::{Retitle, RewriteDigest};
     both(|s| {
-        let r =
-            untitled("episode", "The pool ran dry at noon.").with_pending(&["title", "summary"]);
+        let r = untitled(RecordKind::Episode, "The pool ran dry at noon.")
+            .with_pending(&["title", "summary"]);
         let ids = form(s, vec![r], "k1").unwrap();
         let q = s.system.tasks().unwrap();
         let sel = q.select_for_window(&SelectForWindow::new(600.0)).unwrap();
@@ -521,8 +536,8 @@ fn pending_records_lists_what_rearm_would_rearm_or_what_has_a_live_task() {
         let ids = form(
             s,
             vec![
-                untitled("episode", "First."),
-                MemoryRecordInput::new("episode", "Plain", "Plain."),
+                untitled(RecordKind::Episode, "First."),
+                MemoryRecordInput::new(RecordKind::Episode, "Plain", "Plain."),
             ],
             "k1",
         )
@@ -579,8 +594,8 @@ fn each_claim_of_an_authoring_task_is_mirrored_into_the_markers_attempts() {
     use am_system::tasks::{Claim, ClaimTasks, Release, ReleaseOutcome};
     let later = "2026-03-01T13:00:00.000000+00:00";
     both(|s| {
-        let r =
-            untitled("episode", "The pool ran dry at noon.").with_pending(&["title", "summary"]);
+        let r = untitled(RecordKind::Episode, "The pool ran dry at noon.")
+            .with_pending(&["title", "summary"]);
         let ids = form(s, vec![r], "k1").unwrap();
         let attempts = || digest_row(s, &ids[0]).attributes["pending"]["attempts"].clone();
         assert_eq!(attempts(), json!(0));
@@ -639,7 +654,8 @@ fn each_claim_of_an_authoring_task_is_mirrored_into_the_markers_attempts() {
 fn a_claim_of_a_task_that_is_not_a_pending_fields_authoring_leaves_the_row_alone() {
     use am_system::tasks::{Claim, ClaimTasks};
     both(|s| {
-        let mut r = MemoryRecordInput::new("episode", "Dry pool", "The pool ran dry at noon.");
+        let mut r =
+            MemoryRecordInput::new(RecordKind::Episode, "Dry pool", "The pool ran dry at noon.");
         r = r.with_attribute("digest_method", "mechanical-v1");
         let ids = form(s, vec![r], "k1").unwrap();
         let before = digest_row(s, &ids[0]);
@@ -664,8 +680,8 @@ fn record_understanding_and_display_blocks_carry_pending_while_being_written() {
     use am_system::Retitle;
     use am_system::observe::replay::ExportReplay;
     both(|s| {
-        let r =
-            untitled("episode", "The pool ran dry at noon.").with_pending(&["title", "summary"]);
+        let r = untitled(RecordKind::Episode, "The pool ran dry at noon.")
+            .with_pending(&["title", "summary"]);
         let ids = form(s, vec![r], "k1").unwrap();
         let display = || -> Vec<Value> {
             s.system
@@ -877,8 +893,8 @@ fn verbs_with_task_id_settle_by_target_after_another_connection_wrote_the_queue(
     use am_system::tasks::{Claim, Enqueue};
     use am_system::{Retitle, RewriteDigest};
     let end = both(|s| {
-        let r =
-            untitled("episode", "The pool ran dry at noon.").with_pending(&["title", "summary"]);
+        let r = untitled(RecordKind::Episode, "The pool ran dry at noon.")
+            .with_pending(&["title", "summary"]);
         let ids = form(s, vec![r], "k1").unwrap();
         let other = s._dir.as_ref().map(|d| {
             let home = SqliteHome::open(d.path().join("home.sqlite3")).unwrap();

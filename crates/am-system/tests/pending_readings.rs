@@ -18,6 +18,7 @@ use am_backend_sqlite::{SqliteHome, SqliteMemoryHome, SqliteStoreOptions};
 use am_journal::{
     AuthorKind, AuthorRef, InMemoryJournal, InMemoryTaskQueue, MemoryJournal, PairHome, TaskKind,
 };
+use am_system::RecordKind;
 use am_system::identity::{DEFAULT_SPARK_TEMPLATE, Engram};
 use am_system::observe::card::EntityCard;
 use am_system::observe::diagnostics::RecentRecords;
@@ -84,7 +85,7 @@ fn operator() -> AuthorRef {
     AuthorRef::new(AuthorKind::Operator, "ada")
 }
 
-fn untitled(kind: &str, digest: &str, pending: &[&str]) -> MemoryRecordInput {
+fn untitled(kind: RecordKind, digest: &str, pending: &[&str]) -> MemoryRecordInput {
     let mut r = MemoryRecordInput::new(kind, "", digest).with_pending(pending);
     r.title = None;
     r
@@ -122,14 +123,18 @@ fn pending_pair(s: &Stack) -> (String, String, String) {
     let ids = form(
         s,
         vec![
-            untitled("lesson", "Zeppelins drift over quiet harbours.", &["title"]),
+            untitled(
+                RecordKind::Lesson,
+                "Zeppelins drift over quiet harbours.",
+                &["title"],
+            ),
             MemoryRecordInput::new(
-                "lesson",
+                RecordKind::Lesson,
                 "Zeppelin mooring",
                 "Zeppelins moor at tall masts.",
             ),
             MemoryRecordInput::new(
-                "lesson",
+                RecordKind::Lesson,
                 "Zeppelin fuel",
                 "Zeppelins burn little fuel aloft.",
             ),
@@ -218,7 +223,7 @@ fn a_handle_keeps_the_120_code_point_display_cut_and_a_stored_title_is_never_cut
         let ids = form(
             s,
             vec![MemoryRecordInput::new(
-                "lesson",
+                RecordKind::Lesson,
                 &long,
                 "Zeppelins need long names.",
             )],
@@ -305,8 +310,8 @@ fn card_briefs_serve_a_pending_title_as_none_with_the_pending_fields_named() {
         form(
             s,
             vec![
-                untitled("interest", "How do zeppelins turn?", &["title"]),
-                untitled("lesson", "Zeppelins hum in the wind.", &["title"]),
+                untitled(RecordKind::Interest, "How do zeppelins turn?", &["title"]),
+                untitled(RecordKind::Lesson, "Zeppelins hum in the wind.", &["title"]),
             ],
             "life",
             "card-briefs",
@@ -351,7 +356,7 @@ fn a_liked_record_whose_title_is_pending_is_named_pending_on_the_card() {
         let ids = form(
             s,
             vec![untitled(
-                "episode",
+                RecordKind::Episode,
                 "The pears ripened on the old tree.",
                 &["title"],
             )],
@@ -400,7 +405,7 @@ fn rewrite_digest_with_a_title_settles_a_pending_title_and_summary_together() {
         let ids = form(
             s,
             vec![untitled(
-                "lesson",
+                RecordKind::Lesson,
                 "Zeppelins drift over quiet harbours.",
                 &["title", "summary"],
             )],
@@ -460,7 +465,7 @@ fn an_ack_that_leaves_a_field_pending_with_no_live_task_says_so_naming_the_field
         let ids = form(
             s,
             vec![untitled(
-                "lesson",
+                RecordKind::Lesson,
                 "Zeppelins drift over quiet harbours.",
                 &["title", "summary"],
             )],

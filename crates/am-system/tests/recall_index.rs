@@ -10,7 +10,10 @@ mod common;
 
 use am_backend_sqlite::journal::SQLiteJournal;
 use am_backend_sqlite::{SQLiteTripleStore, SqliteHome, SqliteMemoryHome, SqliteStoreOptions};
+use am_journal::ClosureKind;
 use am_journal::MemoryJournal;
+use am_journal::SearchState;
+use am_system::RecordKind;
 use am_system::{Bind, CloseRecord, CommitSelection, Reconstruct, Remember, RememberMany};
 use am_system::{
     MemoryRecordInput as R, MemorySystem, RecallBudget, ReconstructionResult, Stimulus,
@@ -63,17 +66,17 @@ fn form(s: &MemorySystem) -> Vec<String> {
     s.remember_many(&RememberMany::new(
         vec![
             R::new(
-                "episode",
+                RecordKind::Episode,
                 "Pool outage",
                 "The database pool failed at noon.",
             ),
             R::new(
-                "lesson",
+                RecordKind::Lesson,
                 "Restart order",
                 "Restart the database pool first.",
             )
             .with_edge("derived_from", "local:0"),
-            R::new("memory", "Lunch", "Ada had soup for lunch."),
+            R::new(RecordKind::Memory, "Lunch", "Ada had soup for lunch."),
         ],
         "session",
         "s1",
@@ -98,7 +101,11 @@ fn a_write_through_a_second_handle_is_seen_by_the_next_recall() {
     // A record formed through the other handle.
     let new_id = second
         .remember(&Remember::new(
-            R::new("episode", "Pool heater", "The swimming pool heater broke."),
+            R::new(
+                RecordKind::Episode,
+                "Pool heater",
+                "The swimming pool heater broke.",
+            ),
             "session",
             "s1",
             "batch-2",
@@ -110,7 +117,11 @@ fn a_write_through_a_second_handle_is_seen_by_the_next_recall() {
 
     // A closure through the other handle.
     second
-        .close_record(&CloseRecord::new(&new_id, "retract", "wrong heater"))
+        .close_record(&CloseRecord::new(
+            &new_id,
+            ClosureKind::Retract,
+            "wrong heater",
+        ))
         .unwrap();
     let after_close = recall(&first, "swimming pool heater");
     assert!(
@@ -128,7 +139,7 @@ fn a_write_through_a_second_handle_is_seen_by_the_next_recall() {
         .map(|h| h.record_id.clone())
         .unwrap();
     second
-        .bind(&Bind::new(&lunch_id, "session", "s1", "hidden"))
+        .bind(&Bind::new(&lunch_id, "session", "s1", SearchState::Hidden))
         .unwrap();
     let after_bind = recall(&first, "soup lunch");
     assert!(
@@ -207,7 +218,11 @@ fn a_warm_system_answers_exactly_as_a_fresh_one() {
     recall_journaled(&warm, "restart");
     let before = anchored(&warm);
     warm.remember(&Remember::new(
-        R::new("episode", "Pool again", "The database pool failed again."),
+        R::new(
+            RecordKind::Episode,
+            "Pool again",
+            "The database pool failed again.",
+        ),
         "session",
         "s1",
         "batch-3",
@@ -288,7 +303,7 @@ fn a_record_closed_between_a_journaled_recall_and_its_trace_is_excluded_by_the_n
         // The closure lands between this recall's read and its trace.
         *armed.lock().unwrap() = Some(am_journal::ClosureRecord::new(
             &aid,
-            "retract",
+            ClosureKind::Retract,
             "wrong lunch",
         ));
         recall_journaled(&system, "soup lunch");
@@ -318,7 +333,7 @@ fn journaled_recalls_leave_the_index_answering_as_a_fresh_system() {
             // A closure through another handle right after a journaled recall.
             let top = recall(&warm, "restart order").handles[0].record_id.clone();
             second
-                .close_record(&CloseRecord::new(&top, "retract", "retracted"))
+                .close_record(&CloseRecord::new(&top, ClosureKind::Retract, "retracted"))
                 .unwrap();
         }
         let fresh = open(&path);
@@ -360,7 +375,7 @@ fn keyword_discovery_served_from_the_index_equals_the_stores_discovery() {
                     let w = words[(b * 30 + i) % words.len()];
                     let v = words[(b + i * 3) % words.len()];
                     R::new(
-                        "episode",
+                        RecordKind::Episode,
                         &format!("{w} {i}"),
                         &format!("The {w} and the {v} at {b}."),
                     )
@@ -409,7 +424,7 @@ fn keyword_discovery_served_from_the_index_equals_the_stores_discovery() {
     // A row formed through another handle is discovered by the warm system.
     open_discovery(&path)
         .remember(&Remember::new(
-            R::new("episode", "Zither", "The zither lesson."),
+            R::new(RecordKind::Episode, "Zither", "The zither lesson."),
             "session",
             "s1",
             "late",

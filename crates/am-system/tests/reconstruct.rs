@@ -6,7 +6,10 @@
 
 mod common;
 
-use am_journal::{EventFilter, MemoryEvent, TraceFilter};
+use am_journal::ClosureKind;
+use am_journal::{EventFilter, EventKind, MemoryEvent, TraceFilter};
+use am_journal::{PromptState, SearchState};
+use am_system::RecordKind;
 use am_system::{
     Activation, Bind, CloseAssertions, CloseRecord, CommitSelection, Reconstruct, Reinforce,
     Remember, RememberMany,
@@ -49,24 +52,24 @@ impl Sys for EmbeddedStack {
 fn form(s: &impl Sys) -> Vec<String> {
     let recs = [
         R::new(
-            "episode",
+            RecordKind::Episode,
             "Pool outage",
             "The database pool failed at noon.",
         )
         .with_keywords(&["pool", "outage"]),
         R::new(
-            "lesson",
+            RecordKind::Lesson,
             "Restart order",
             "Restart the database pool first.",
         )
         .with_edge("derived_from", "local:0"),
-        R::new("memory", "Lunch", "Ada had soup for lunch."),
+        R::new(RecordKind::Memory, "Lunch", "Ada had soup for lunch."),
         R::new(
-            "memory",
+            RecordKind::Memory,
             "Garden",
             "The tomatoes are ripening in the garden.",
         ),
-        R::new("value", "Care", "I act with care.").with_attribute("value_class", "core"),
+        R::new(RecordKind::Value, "Care", "I act with care.").with_attribute("value_class", "core"),
     ];
     s.sys()
         .remember_many(&RememberMany::new(recs.to_vec(), "session", "s1", "k"))
@@ -282,7 +285,11 @@ fn a_supplied_trace_id_makes_a_journaled_read_replay_safe() {
         assert_eq!(first, again, "[{}]", s.name);
         let listed = events(s, "listed");
         assert!(listed.iter().all(|e| e.event_id
-            == ids::selection_event_id("t-replay", "listed", e.record_id.as_deref().unwrap())));
+            == ids::selection_event_id(
+                "t-replay",
+                EventKind::Listed,
+                e.record_id.as_deref().unwrap()
+            )));
     });
 }
 
@@ -312,10 +319,14 @@ fn the_same_as_of_anchor_reproduces_a_result_exactly() {
             .reinforce(&Reinforce::new(&aids[3], "pin", "session", "s1"))
             .unwrap();
         s.system
-            .bind(&Bind::new(&aids[0], "session", "s1", "hidden"))
+            .bind(&Bind::new(&aids[0], "session", "s1", SearchState::Hidden))
             .unwrap();
         s.system
-            .close_assertions(&CloseAssertions::new(&aids[1..2], "retract", "wrong"))
+            .close_assertions(&CloseAssertions::new(
+                &aids[1..2],
+                ClosureKind::Retract,
+                "wrong",
+            ))
             .unwrap();
         let again = s
             .system
@@ -346,7 +357,11 @@ fn a_record_formed_after_an_explicit_anchor_is_excluded_with_a_note() {
         let later = s
             .system
             .remember(&Remember::new(
-                R::new("memory", "Pool later", "Another pool outage happened."),
+                R::new(
+                    RecordKind::Memory,
+                    "Pool later",
+                    "Another pool outage happened.",
+                ),
                 "session",
                 "s1",
                 "k2",
@@ -393,7 +408,7 @@ fn a_hidden_binding_removes_a_record_from_ranked_retrieval_in_that_pair_only() {
             .unwrap()
             .subject;
         s.system
-            .bind(&Bind::new(&gid, "session", "s1", "hidden"))
+            .bind(&Bind::new(&gid, "session", "s1", SearchState::Hidden))
             .unwrap();
         let r = recall(
             s,
@@ -406,7 +421,7 @@ fn a_hidden_binding_removes_a_record_from_ranked_retrieval_in_that_pair_only() {
         assert!(s.system.payload(&aids[0], PayloadTier::Digest).is_ok());
         // Hidden in another pair vetoes nothing here.
         s.system
-            .bind(&Bind::new(&gid, "session", "other", "indexed"))
+            .bind(&Bind::new(&gid, "session", "other", SearchState::Indexed))
             .unwrap();
         let r = recall(
             s,
@@ -416,8 +431,8 @@ fn a_hidden_binding_removes_a_record_from_ranked_retrieval_in_that_pair_only() {
         );
         assert!(!handle_ids(&r).contains(&aids[0].as_str()));
         // Rebinding indexed restores it, and the handle shows the folded binding.
-        let mut b = Bind::new(&gid, "session", "s1", "indexed");
-        b.prompt_state = "inactive".into();
+        let mut b = Bind::new(&gid, "session", "s1", SearchState::Indexed);
+        b.prompt_state = PromptState::Inactive;
         s.system.bind(&b).unwrap();
         let r = recall(
             s,
@@ -439,7 +454,11 @@ fn a_closed_record_leaves_ranked_retrieval() {
     on_both(|s| {
         let aids = form(s);
         s.system
-            .close_record(&CloseRecord::new(&aids[1], "retract", "wrong order"))
+            .close_record(&CloseRecord::new(
+                &aids[1],
+                ClosureKind::Retract,
+                "wrong order",
+            ))
             .unwrap();
         let r = recall(
             s,
@@ -643,8 +662,8 @@ fn prompt_active_bindings_take_self_seats_that_deposit_nothing() {
             .unwrap()
             .unwrap()
             .subject;
-        let mut b = Bind::new(&gid, "session", "s1", "indexed");
-        b.prompt_state = "active".into();
+        let mut b = Bind::new(&gid, "session", "s1", SearchState::Indexed);
+        b.prompt_state = PromptState::Active;
         s.system.bind(&b).unwrap();
         let off = recall(s, "garden tomatoes", &RecallBudget::default(), View::Shelf);
         assert!(
@@ -818,7 +837,7 @@ fn exact_patterns_score_one_and_order_first() {
 #[test]
 fn the_participants_channel_scores_shared_over_wanted() {
     on_both(|s| {
-        let mut rec = R::new("memory", "Walk", "A long walk by the river.");
+        let mut rec = R::new(RecordKind::Memory, "Walk", "A long walk by the river.");
         rec.participants = vec!["person:ada".into(), "person:bo".into()];
         s.system
             .remember(&Remember::new(rec.clone(), "session", "s1", "kp"))
@@ -1032,7 +1051,7 @@ fn keyword_discovery_finds_matches_outside_the_recent_window_where_the_store_has
     on_both_with(opts, |s| {
         s.system
             .remember(&Remember::new(
-                R::new("memory", "Old", "The zeppelin hangar flooded."),
+                R::new(RecordKind::Memory, "Old", "The zeppelin hangar flooded."),
                 "session",
                 "s1",
                 "old",
@@ -1041,7 +1060,7 @@ fn keyword_discovery_finds_matches_outside_the_recent_window_where_the_store_has
         let newer: Vec<R> = (0..6)
             .map(|i| {
                 R::new(
-                    "memory",
+                    RecordKind::Memory,
                     &format!("N{i}"),
                     &format!("Newer note number {i}."),
                 )

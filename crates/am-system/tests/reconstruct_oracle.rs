@@ -20,7 +20,10 @@
 
 mod common;
 
+use am_journal::ClosureKind;
 use am_journal::{EventFilter, TraceFilter};
+use am_journal::{PromptState, SearchState};
+use am_system::RecordKind;
 use am_system::{Bind, CloseRecord, CommitSelection, Reconstruct, Reinforce, RememberMany};
 use am_system::{MemoryRecordInput as R, RecallBudget, ReconstructionResult, Stimulus, View};
 use common::{Stack, on_both};
@@ -143,10 +146,10 @@ fn ids_of(r: &ReconstructionResult, n: usize) -> Vec<String> {
 /// The same session as `reconstruct_session.py`, on one stack, in the same JSON shape.
 fn rust_session(s: &Stack) -> Value {
     let sys = &s.system;
-    let mut lunch = R::new("memory", "Lunch", "Ada had soup for lunch.");
+    let mut lunch = R::new(RecordKind::Memory, "Lunch", "Ada had soup for lunch.");
     lunch.participants = strs(&["person:ada", "person:bo"]);
     let mut outage = R::new(
-        "episode",
+        RecordKind::Episode,
         "Pool outage",
         "The database pool failed at noon during the deploy.",
     );
@@ -159,21 +162,21 @@ fn rust_session(s: &Stack) -> Value {
                 vec![
                     outage,
                     R::new(
-                        "lesson",
+                        RecordKind::Lesson,
                         "Restart order",
                         "Restart the database pool before the application servers.",
                     )
                     .with_edge("derived_from", "local:0"),
                     R::new(
-                        "decision",
+                        RecordKind::Decision,
                         "Pool size",
                         "We decided to raise the pool size to forty connections.",
                     ),
-                    R::new("value", "Care", "I act with care.")
+                    R::new(RecordKind::Value, "Care", "I act with care.")
                         .with_attribute("value_class", "core"),
                     lunch,
-                    R::new("trait", "Curious", "I am curious about systems."),
-                    R::new("memory", "Lunch again", "Ada had soup for lunch."),
+                    R::new(RecordKind::Trait, "Curious", "I am curious about systems."),
+                    R::new(RecordKind::Memory, "Lunch again", "Ada had soup for lunch."),
                 ],
                 "session",
                 "s1",
@@ -185,7 +188,7 @@ fn rust_session(s: &Stack) -> Value {
     let gids = sys
         .remember_many(&RememberMany::new(
             vec![R::new(
-                "memory",
+                RecordKind::Memory,
                 "Office",
                 "The office pool table is broken.",
             )],
@@ -228,11 +231,11 @@ fn rust_session(s: &Stack) -> Value {
         .unwrap();
     sys.reinforce(&Reinforce::new(&ids[4], "matters", "session", "s1"))
         .unwrap();
-    sys.bind(&Bind::new(&ids[2], "session", "s1", "hidden"))
+    sys.bind(&Bind::new(&ids[2], "session", "s1", SearchState::Hidden))
         .unwrap();
     for i in [3, 5] {
-        let mut b = Bind::new(&ids[i], "session", "s1", "indexed");
-        b.prompt_state = "active".into();
+        let mut b = Bind::new(&ids[i], "session", "s1", SearchState::Indexed);
+        b.prompt_state = PromptState::Active;
         sys.bind(&b).unwrap();
     }
     ss.recall(
@@ -247,8 +250,12 @@ fn rust_session(s: &Stack) -> Value {
         Some("cross-session check"),
         true,
     );
-    sys.close_record(&CloseRecord::new(&ids[1], "retract", "wrong order"))
-        .unwrap();
+    sys.close_record(&CloseRecord::new(
+        &ids[1],
+        ClosureKind::Retract,
+        "wrong order",
+    ))
+    .unwrap();
     let r4 = ss.recall(
         "t4",
         Stimulus::new("restart the pool"),
@@ -264,7 +271,7 @@ fn rust_session(s: &Stack) -> Value {
     let later = sys
         .remember_many(&RememberMany::new(
             vec![R::new(
-                "memory",
+                RecordKind::Memory,
                 "Later outage",
                 "Another pool outage happened later.",
             )],

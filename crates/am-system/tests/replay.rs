@@ -5,8 +5,11 @@
 
 mod common;
 
+use am_journal::ClosureKind;
+use am_journal::SearchState;
 use am_journal::{UnderstandingVersion, ValenceEvent};
 use am_system::MemoryRecordInput;
+use am_system::RecordKind;
 use am_system::observe::replay::{ExportReplay, ReplayEnvelope, ReplayFamily, export_replay};
 use am_system::seam::Stimulus;
 use am_system::{Bind, CloseRecord, CommitSelection, Reconstruct, Reinforce, RememberMany};
@@ -37,11 +40,19 @@ fn live(s: &Stack) -> Vec<String> {
             turn_id: Some("turn-1".into()),
             ..RememberMany::new(
                 vec![
-                    MemoryRecordInput::new("episode", "Pool outage", "The pool failed at noon.")
-                        .with_keywords(&["pool", "outage"]),
-                    MemoryRecordInput::new("lesson", "Restart order", "Restart the pool first.")
-                        .with_edge("derived_from", "local:0")
-                        .with_keywords(&["pool"]),
+                    MemoryRecordInput::new(
+                        RecordKind::Episode,
+                        "Pool outage",
+                        "The pool failed at noon.",
+                    )
+                    .with_keywords(&["pool", "outage"]),
+                    MemoryRecordInput::new(
+                        RecordKind::Lesson,
+                        "Restart order",
+                        "Restart the pool first.",
+                    )
+                    .with_edge("derived_from", "local:0")
+                    .with_keywords(&["pool"]),
                 ],
                 "session",
                 "s1",
@@ -52,7 +63,11 @@ fn live(s: &Stack) -> Vec<String> {
         .value;
     let other = sys
         .remember_many(&RememberMany::new(
-            vec![MemoryRecordInput::new("memory", "Tea", "Tea at four.")],
+            vec![MemoryRecordInput::new(
+                RecordKind::Memory,
+                "Tea",
+                "Tea at four.",
+            )],
             "project",
             "p1",
             "k2",
@@ -75,7 +90,7 @@ fn live(s: &Stack) -> Vec<String> {
         .unwrap();
     sys.reinforce(&Reinforce::new(&ids[0], "matters", "session", "s1"))
         .unwrap();
-    sys.bind(&Bind::new(&other[0], "project", "p1", "hidden"))
+    sys.bind(&Bind::new(&other[0], "project", "p1", SearchState::Hidden))
         .unwrap();
     sys.close_record(&CloseRecord::retract(&ids[1], "wrong"))
         .unwrap();
@@ -454,7 +469,7 @@ fn private_home(s: &Stack) -> Vec<String> {
     let w = PRIVATE_WORDS;
     let entries = vec![
         MemoryRecordInput::new(
-            "diary",
+            RecordKind::Diary,
             &format!("{} pool", w[0]),
             &format!("I felt {} about the pool and {}.", w[1], w[2]),
         )
@@ -464,7 +479,7 @@ fn private_home(s: &Stack) -> Vec<String> {
         .with_attribute("diary_type", "question")
         .with_attribute("private", true),
         MemoryRecordInput::new(
-            "diary",
+            RecordKind::Diary,
             &format!("{} day", w[4]),
             &format!("The pool day, {}.", w[5]),
         )
@@ -473,7 +488,7 @@ fn private_home(s: &Stack) -> Vec<String> {
         .with_attribute("resolves", "entry-1")
         .with_attribute("resolves_status", "resolved_open_question")
         .with_attribute("resolved_title", "Pool question"),
-        MemoryRecordInput::new("episode", "Pool day", "We cleaned the pool.")
+        MemoryRecordInput::new(RecordKind::Episode, "Pool day", "We cleaned the pool.")
             .with_keywords(&["pool"])
             .with_edge("written_amid", "local:0"),
     ];
@@ -493,7 +508,7 @@ fn private_home(s: &Stack) -> Vec<String> {
         .unwrap();
     sys.reinforce(&Reinforce::new(&ids[0], "matters", "diary", "e1"))
         .unwrap();
-    sys.bind(&Bind::new(&ids[1], "diary", "e1", "hidden"))
+    sys.bind(&Bind::new(&ids[1], "diary", "e1", SearchState::Hidden))
         .unwrap();
     sys.close_record(&CloseRecord::retract(&ids[1], "superseded by the book"))
         .unwrap();
@@ -597,7 +612,8 @@ fn a_superseded_records_display_block_names_its_replacement() {
         let ids = live(s);
         s.system
             .close_record(
-                &CloseRecord::new(&ids[0], "supersede", "newer").replaced_by(&[ids[2].clone()]),
+                &CloseRecord::new(&ids[0], ClosureKind::Supersede, "newer")
+                    .replaced_by(&[ids[2].clone()]),
             )
             .unwrap();
         let envs = json_of(&all(s, &ExportReplay::default()));

@@ -8,6 +8,7 @@
 
 mod common;
 
+use am_system::RecordKind;
 use am_system::observe::replay::{ExportReplay, ReplayEnvelope, ReplayFamily};
 use am_system::{MemoryRecordInput, SystemOptions};
 use am_system::{RememberMany, Retitle, RewriteDigest};
@@ -56,7 +57,7 @@ fn revision_envelopes_follow_a_real_rewrite_and_retitle_with_the_ledger_run_and_
         let id = sys
             .remember_many(&RememberMany::new(
                 vec![MemoryRecordInput::new(
-                    "lesson",
+                    RecordKind::Lesson,
                     "Pools",
                     "Pools exhaust under load.",
                 )],
@@ -163,7 +164,7 @@ fn revision_envelopes_follow_a_real_rewrite_and_retitle_with_the_ledger_run_and_
 #[test]
 fn a_record_formed_pending_through_the_task_queue_replays_pending_never_a_placeholder_title() {
     on_both_with(options, |s| {
-        let mut r = MemoryRecordInput::new("episode", "", "The pool ran dry at noon.")
+        let mut r = MemoryRecordInput::new(RecordKind::Episode, "", "The pool ran dry at noon.")
             .with_pending(&["title"]);
         r.title = None;
         let id = s
@@ -198,20 +199,28 @@ fn a_community_records_topic_keys_are_displayed_when_it_carries_them_and_never_m
             .system
             .remember_many(&RememberMany::new(
                 vec![
-                    MemoryRecordInput::new("episode", "Pool", "The pool ran dry."),
-                    MemoryRecordInput::new("community", "Pools", "Topic: pools.")
+                    MemoryRecordInput::new(RecordKind::Episode, "Pool", "The pool ran dry."),
+                    MemoryRecordInput::new(RecordKind::Community, "Pools", "Topic: pools.")
                         .with_attribute("community_key", "topic-pools")
                         .with_attribute("basis", json!({"version_seq": 5}))
                         .with_attribute("size", 1)
                         .with_edge("about", "local:0"),
-                    MemoryRecordInput::new("community", "Pools again", "Topic: pools, v2.")
-                        .with_attribute("community_key", "topic-pools")
-                        .with_attribute("basis", json!({"version_seq": 9}))
-                        .with_attribute("size", 1)
-                        .with_edge("refines", "local:1")
-                        .with_edge("about", "local:0"),
-                    MemoryRecordInput::new("community", "Bare", "A topic without its keys."),
-                    MemoryRecordInput::new("episode", "Keyed", "Not a topic.")
+                    MemoryRecordInput::new(
+                        RecordKind::Community,
+                        "Pools again",
+                        "Topic: pools, v2.",
+                    )
+                    .with_attribute("community_key", "topic-pools")
+                    .with_attribute("basis", json!({"version_seq": 9}))
+                    .with_attribute("size", 1)
+                    .with_edge("refines", "local:1")
+                    .with_edge("about", "local:0"),
+                    MemoryRecordInput::new(
+                        RecordKind::Community,
+                        "Bare",
+                        "A topic without its keys.",
+                    ),
+                    MemoryRecordInput::new(RecordKind::Episode, "Keyed", "Not a topic.")
                         .with_attribute("community_key", "topic-x")
                         .with_attribute("size", 4),
                 ],

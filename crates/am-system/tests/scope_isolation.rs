@@ -19,6 +19,7 @@ mod common;
 
 use am_graph::{Revision, SourceRef};
 use am_journal::{BindingFilter, EventFilter, TraceFilter};
+use am_system::RecordKind;
 use am_system::{CommitSelection, MemoryRecordInput, Reconstruct, RememberMany, Stimulus, View};
 use am_triples::TripleQuery;
 use common::{Stack, graph_of, on_both};
@@ -27,7 +28,12 @@ use serde_json::json;
 use std::collections::{HashMap, HashSet};
 
 const PAIRS: [(&str, &str); 3] = [("session", "s1"), ("session", "s2"), ("project", "s1")];
-const KINDS: [&str; 4] = ["memory", "episode", "lesson", "decision"];
+const KINDS: [RecordKind; 4] = [
+    RecordKind::Memory,
+    RecordKind::Episode,
+    RecordKind::Lesson,
+    RecordKind::Decision,
+];
 const WORDS: [&str; 10] = [
     "pool", "outage", "lunch", "soup", "deploy", "river", "chess", "piano", "tea", "report",
 ];
@@ -116,7 +122,7 @@ fn live(s: &Stack, steps: &[Step], cues: &[Vec<usize>]) {
         r.keywords = vec![WORDS[words[words.len() - 1]].to_owned()];
         if i > 0 && i % 3 == 0 {
             r = r.with_edge("derived_from", "local:0");
-            let first = MemoryRecordInput::new("memory", "seed", &sentence(words));
+            let first = MemoryRecordInput::new(RecordKind::Memory, "seed", &sentence(words));
             sys.remember_many(&RememberMany::new(
                 vec![first, r],
                 scope,

@@ -7,7 +7,9 @@
 mod common;
 
 use am_backend_sqlite::{SqliteHome, SqliteStoreOptions};
+use am_journal::ClosureKind;
 use am_journal::{InMemoryJournal, MemoryJournal};
+use am_system::RecordKind;
 use am_system::config::ReconstructConfig;
 use am_system::{
     MemoryRecordInput, MemorySystem, Reconstruct, RememberMany, Stimulus, SystemOptions,
@@ -71,7 +73,11 @@ fn close_releases_the_journal_only_the_store_is_caller_owned() {
         .unwrap();
         system
             .remember_many(&RememberMany::new(
-                vec![MemoryRecordInput::new("lesson", "Pools", "Pools run dry.")],
+                vec![MemoryRecordInput::new(
+                    RecordKind::Lesson,
+                    "Pools",
+                    "Pools run dry.",
+                )],
                 "life",
                 "ada",
                 "k",
@@ -89,10 +95,14 @@ fn card_and_lesson(s: &common::Stack) {
     s.system
         .remember_many(&RememberMany::new(
             vec![
-                MemoryRecordInput::new("world_model", "Ada", "Ada sizes pools from the peak.")
-                    .with_attribute("target", "person:ada"),
                 MemoryRecordInput::new(
-                    "lesson",
+                    RecordKind::WorldModel,
+                    "Ada",
+                    "Ada sizes pools from the peak.",
+                )
+                .with_attribute("target", "person:ada"),
+                MemoryRecordInput::new(
+                    RecordKind::Lesson,
                     "Pools",
                     "Pools run dry when sized from the mean.",
                 ),
@@ -134,7 +144,11 @@ fn no_orientation_warning_without_world_model_rows_or_with_the_knob_off() {
     on_both(|s| {
         s.system
             .remember_many(&RememberMany::new(
-                vec![MemoryRecordInput::new("lesson", "Pools", "Pools run dry.")],
+                vec![MemoryRecordInput::new(
+                    RecordKind::Lesson,
+                    "Pools",
+                    "Pools run dry.",
+                )],
                 "life",
                 "castor",
                 "plain",
@@ -174,8 +188,8 @@ fn a_record_rewritten_during_a_replay_stream_shows_its_new_reading_in_later_enve
             .system
             .remember_many(&RememberMany::new(
                 vec![
-                    MemoryRecordInput::new("lesson", "Pools", "Pools run dry."),
-                    MemoryRecordInput::new("lesson", "Beans", "Beans climb poles."),
+                    MemoryRecordInput::new(RecordKind::Lesson, "Pools", "Pools run dry."),
+                    MemoryRecordInput::new(RecordKind::Lesson, "Beans", "Beans climb poles."),
                 ],
                 "life",
                 "castor",
@@ -291,8 +305,12 @@ fn replaced_by_is_read_per_superseded_record_never_every_closure_of_the_journal_
         let ids = system
             .remember_many(&RememberMany::new(
                 vec![
-                    MemoryRecordInput::new("lesson", "Pools", "Pools run dry."),
-                    MemoryRecordInput::new("lesson", "Pools again", "Pools run dry at noon."),
+                    MemoryRecordInput::new(RecordKind::Lesson, "Pools", "Pools run dry."),
+                    MemoryRecordInput::new(
+                        RecordKind::Lesson,
+                        "Pools again",
+                        "Pools run dry at noon.",
+                    ),
                 ],
                 "life",
                 "castor",
@@ -302,7 +320,7 @@ fn replaced_by_is_read_per_superseded_record_never_every_closure_of_the_journal_
             .value;
         system
             .close_record(
-                &am_system::CloseRecord::new(&ids[0], "supersede", "newer")
+                &am_system::CloseRecord::new(&ids[0], ClosureKind::Supersede, "newer")
                     .replaced_by(&[ids[1].clone()]),
             )
             .unwrap();

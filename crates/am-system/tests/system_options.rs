@@ -5,6 +5,7 @@
 mod common;
 
 use am_journal::InMemoryJournal;
+use am_system::RecordKind;
 use am_system::{
     Ablation, AttentionConfig, MemoryRecordInput, MemorySystem, PayloadTier, SystemOptions,
 };
@@ -107,7 +108,7 @@ fn the_injected_clock_stamps_formation_and_commits() {
             let gid = s
                 .system
                 .remember(&Remember::new(
-                    MemoryRecordInput::new("memory", "T", "D."),
+                    MemoryRecordInput::new(RecordKind::Memory, "T", "D."),
                     "session",
                     "s1",
                     "k",
@@ -133,7 +134,8 @@ fn formation_fallback_notes_travel_with_the_result() {
         let w = s
             .system
             .remember(&Remember::new(
-                MemoryRecordInput::new("lesson", "T", "D.").with_attribute("applies_when", "дом"),
+                MemoryRecordInput::new(RecordKind::Lesson, "T", "D.")
+                    .with_attribute("applies_when", "дом"),
                 "session",
                 "s1",
                 "k",
@@ -174,7 +176,7 @@ fn layer_one_passthroughs_reach_the_store_and_the_journal() {
         assert_eq!(s.system.current_seq().unwrap(), 0);
         s.system
             .remember(&Remember::new(
-                MemoryRecordInput::new("memory", "T", "D."),
+                MemoryRecordInput::new(RecordKind::Memory, "T", "D."),
                 "session",
                 "s1",
                 "k",
@@ -194,7 +196,7 @@ fn payload_of_a_diary_projection_carries_its_entry_id() {
         let gid = s
             .system
             .remember(&Remember::new(
-                MemoryRecordInput::new("diary", "Day", "A summary of the day.")
+                MemoryRecordInput::new(RecordKind::Diary, "Day", "A summary of the day.")
                     .with_provenance("source", "diary-projection")
                     .with_attribute("entry_id", "entry-7")
                     .with_attribute(

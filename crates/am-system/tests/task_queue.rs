@@ -7,6 +7,7 @@
 mod common;
 
 use am_journal::{TaskKind, TaskStatus, Window};
+use am_system::RecordKind;
 use am_system::tasks::{
     Ack, Claim, ClaimTasks, DEFAULT_TASK_SECONDS, Enqueue, GATE_FLOOR, LeftOutReason, ListTasks,
     Prioritize, RIPPLE_WINDOW_CAP, Release, ReleaseOutcome, SelectForWindow, WindowSelection,
@@ -116,7 +117,7 @@ fn a_basis_older_than_the_records_current_version_is_refused_stale_basis() {
             .system
             .remember_many(&RememberMany::new(
                 vec![
-                    MemoryRecordInput::new("episode", "Pool", "The pool ran dry.")
+                    MemoryRecordInput::new(RecordKind::Episode, "Pool", "The pool ran dry.")
                         .with_attribute("digest_version", 2),
                 ],
                 "session",
@@ -732,7 +733,7 @@ fn supersede_stale_supersedes_tasks_whose_target_moved_past_their_basis() {
     let record = || {
         RememberMany::new(
             vec![
-                MemoryRecordInput::new("episode", "Pool", "The pool ran dry.")
+                MemoryRecordInput::new(RecordKind::Episode, "Pool", "The pool ran dry.")
                     .with_attribute("digest_version", 1),
             ],
             "session",
@@ -1096,9 +1097,10 @@ fn a_selection_answers_the_specs_keys_and_the_gate_it_used() {
 #[test]
 fn a_topics_authoring_task_waits_at_community_priority_ahead_of_every_other_pending_record() {
     both(|s, q| {
-        let mut topic = MemoryRecordInput::new("community", "", "Members: the garden, the pool.");
+        let mut topic =
+            MemoryRecordInput::new(RecordKind::Community, "", "Members: the garden, the pool.");
         topic.title = None;
-        let mut episode = MemoryRecordInput::new("episode", "", "Ada took plot 14.");
+        let mut episode = MemoryRecordInput::new(RecordKind::Episode, "", "Ada took plot 14.");
         episode.title = None;
         s.system
             .remember_many(&RememberMany::new(

@@ -16,9 +16,10 @@ use am_backend_sqlite::journal::SQLiteJournal;
 use am_backend_sqlite::{SQLiteTripleStore, SqliteHome, SqliteMemoryHome, SqliteStoreOptions};
 use am_embed::OfflineEmbedder;
 use am_journal::{
-    AuthorKind, AuthorRef, InMemoryJournal, MemoryHome, MemoryJournal, PairHome, ReaderRef,
-    SourceRef,
+    AuthorKind, AuthorRef, ClosureKind, InMemoryJournal, MemoryHome, MemoryJournal, PairHome,
+    ReaderRef, SourceRef,
 };
+use am_system::RecordKind;
 use am_system::{CloseRecord, NarrateDream, Retitle, RevertDigest, RewriteDigest};
 use am_system::{
     MemoryRecordInput, MemorySystem, Outcome, Reason, Reconstruct, RememberMany, Stimulus,
@@ -149,7 +150,7 @@ fn form(s: &Stack, records: Vec<MemoryRecordInput>) -> Vec<String> {
 
 fn lesson() -> MemoryRecordInput {
     MemoryRecordInput::new(
-        "lesson",
+        RecordKind::Lesson,
         "Pool sizing",
         "Connection pools exhaust under sustained load.",
     )
@@ -405,7 +406,7 @@ fn narrate_dream_stores_a_narration_beside_the_summary() {
         let ids = form(
             &s,
             vec![MemoryRecordInput::new(
-                "dream",
+                RecordKind::Dream,
                 "Night of pools",
                 "Tensions between pools and load.",
             )],
@@ -443,28 +444,28 @@ fn current_of_follows_supersede_closures_to_the_live_record() {
         let ids = form(
             &s,
             vec![
-                MemoryRecordInput::new("claim", "A", "The pool holds ten."),
-                MemoryRecordInput::new("claim", "B", "The pool holds twenty."),
-                MemoryRecordInput::new("claim", "C", "The pool holds thirty."),
+                MemoryRecordInput::new(RecordKind::Claim, "A", "The pool holds ten."),
+                MemoryRecordInput::new(RecordKind::Claim, "B", "The pool holds twenty."),
+                MemoryRecordInput::new(RecordKind::Claim, "C", "The pool holds thirty."),
             ],
         );
         for (old, new) in [(0, 1), (1, 2)] {
             s.system
                 .close_record(
-                    &CloseRecord::new(&ids[old], "supersede", "measured again")
+                    &CloseRecord::new(&ids[old], ClosureKind::Supersede, "measured again")
                         .replaced_by(&[ids[new].clone()]),
                 )
                 .unwrap();
         }
         let c = s.system.current_of(&ids[0]).unwrap();
         assert_eq!(c.current_id, ids[2], "[{}]", s.name);
-        assert_eq!((c.hops, c.closed.clone()), (2, None));
+        assert_eq!((c.hops, c.closed), (2, None));
         assert_eq!(c.chain, ids);
         s.system
             .close_record(&CloseRecord::retract(&ids[2], "wrong"))
             .unwrap();
         let c = s.system.current_of(&ids[0]).unwrap();
-        assert_eq!(c.closed.as_deref(), Some("retract"));
+        assert_eq!(c.closed, Some(ClosureKind::Retract));
     }
 }
 
@@ -475,8 +476,16 @@ fn recall_finds_a_rewritten_record_by_its_new_words_and_no_longer_by_its_old() {
             &s,
             vec![
                 lesson(),
-                MemoryRecordInput::new("episode", "Lunch", "We ate noodles by the river."),
-                MemoryRecordInput::new("episode", "Walk", "A long walk through the orchard."),
+                MemoryRecordInput::new(
+                    RecordKind::Episode,
+                    "Lunch",
+                    "We ate noodles by the river.",
+                ),
+                MemoryRecordInput::new(
+                    RecordKind::Episode,
+                    "Walk",
+                    "A long walk through the orchard.",
+                ),
             ],
         );
         let aid = s.system.resolve_assertion_id(&ids[0]).unwrap();
@@ -563,15 +572,15 @@ fn every_refusal_of_the_table_is_returned_with_nothing_written() {
             &s,
             vec![
                 lesson(),
-                MemoryRecordInput::new("value", "Candour", "I say what I see.")
+                MemoryRecordInput::new(RecordKind::Value, "Candour", "I say what I see.")
                     .with_attribute("value_class", "core"),
-                MemoryRecordInput::new("dream", "Night", "Tensions of the day."),
-                MemoryRecordInput::new("world_model", "Pools", "What I know of pools."),
-                MemoryRecordInput::new("episode", "Old", "An old reading."),
-                MemoryRecordInput::new("summary", "Ripple", "What this changes.")
+                MemoryRecordInput::new(RecordKind::Dream, "Night", "Tensions of the day."),
+                MemoryRecordInput::new(RecordKind::WorldModel, "Pools", "What I know of pools."),
+                MemoryRecordInput::new(RecordKind::Episode, "Old", "An old reading."),
+                MemoryRecordInput::new(RecordKind::Summary, "Ripple", "What this changes.")
                     .with_edge("summarizes", "local:0")
                     .with_attribute("summary_role", "re-understanding"),
-                MemoryRecordInput::new("diary", "Owner note", "My own words.")
+                MemoryRecordInput::new(RecordKind::Diary, "Owner note", "My own words.")
                     .with_provenance("source", "owner-direct")
                     .with_attribute("entry_hash", "abc123"),
             ],
@@ -581,7 +590,7 @@ fn every_refusal_of_the_table_is_returned_with_nothing_written() {
         );
         s.system
             .close_record(
-                &CloseRecord::new(old, "supersede", "better reading")
+                &CloseRecord::new(old, ClosureKind::Supersede, "better reading")
                     .replaced_by(std::slice::from_ref(l)),
             )
             .unwrap();
@@ -1108,7 +1117,11 @@ fn a_digest_revert_restores_its_title_unless_the_record_was_retitled_since() {
 }
 
 fn lesson_b() -> MemoryRecordInput {
-    MemoryRecordInput::new("lesson", "Backups", "Backups rot unless restored.")
+    MemoryRecordInput::new(
+        RecordKind::Lesson,
+        "Backups",
+        "Backups rot unless restored.",
+    )
 }
 
 #[test]
@@ -1117,7 +1130,7 @@ fn retitle_does_not_refuse_a_protected_kind_and_rewrites_its_vector() {
         let ids = form(
             &s,
             vec![
-                MemoryRecordInput::new("value", "Candour", "I say what I see.")
+                MemoryRecordInput::new(RecordKind::Value, "Candour", "I say what I see.")
                     .with_attribute("value_class", "core"),
             ],
         );

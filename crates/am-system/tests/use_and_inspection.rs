@@ -6,7 +6,12 @@
 
 mod common;
 
-use am_journal::{BindingFilter, ClosureFilter, EventFilter, MemoryEvent, ReconstructionTrace};
+use am_journal::ClosureKind;
+use am_journal::{
+    BindingFilter, ClosureFilter, EventFilter, EventKind, MemoryEvent, ReconstructionTrace,
+};
+use am_journal::{PromptState, SearchState};
+use am_system::RecordKind;
 use am_system::{
     Activation, Attenuate, Bind, CloseAssertions, CloseRecord, CommitSelection, Refocus, Reinforce,
     Remember, RememberMany,
@@ -20,7 +25,11 @@ use serde_json::json;
 fn form(s: &Stack, n: usize, key: &str) -> (Vec<String>, Vec<String>) {
     let recs: Vec<MemoryRecordInput> = (0..n)
         .map(|i| {
-            MemoryRecordInput::new("episode", &format!("E{i}"), &format!("Episode number {i}."))
+            MemoryRecordInput::new(
+                RecordKind::Episode,
+                &format!("E{i}"),
+                &format!("Episode number {i}."),
+            )
         })
         .collect();
     let gids = s
@@ -59,7 +68,7 @@ fn commit_deposits_one_selected_per_used_record_and_co_selected_for_every_pair()
         let events = stream_events(s);
         let selected: Vec<&str> = events
             .iter()
-            .filter(|e| e.kind == "selected")
+            .filter(|e| e.kind == EventKind::Selected)
             .filter_map(|e| e.record_id.as_deref())
             .collect();
         assert_eq!(
@@ -76,8 +85,15 @@ fn commit_deposits_one_selected_per_used_record_and_co_selected_for_every_pair()
                 let (a, b) = e.pair_ids.clone().unwrap();
                 format!("{a}+{b}")
             });
-            assert_eq!(e.event_id, ids::selection_event_id("t1", &e.kind, &key));
-            assert_eq!(e.weight, if e.kind == "selected" { 8.0 } else { 4.0 });
+            assert_eq!(e.event_id, ids::selection_event_id("t1", e.kind, &key));
+            assert_eq!(
+                e.weight,
+                if e.kind == EventKind::Selected {
+                    8.0
+                } else {
+                    4.0
+                }
+            );
             assert_eq!(e.trace_id.as_deref(), Some("t1"));
             assert_eq!(
                 e.provenance["context_ref"],
@@ -153,14 +169,20 @@ fn only_stimulus_both_and_unlabelled_admissions_deposit() {
         let events = stream_events(s);
         let selected: Vec<String> = events.iter().filter_map(|e| e.record_id.clone()).collect();
         assert_eq!(selected, aids[2..].to_vec(), "[{}]", s.name);
-        for e in events.iter().filter(|e| e.kind == "co_selected") {
+        for e in events.iter().filter(|e| e.kind == EventKind::CoSelected) {
             let (a, b) = e.pair_ids.clone().unwrap();
             assert!(
                 aids[2..].contains(&a) && aids[2..].contains(&b),
                 "a presence id paired: {a} {b}"
             );
         }
-        assert_eq!(events.iter().filter(|e| e.kind == "co_selected").count(), 3);
+        assert_eq!(
+            events
+                .iter()
+                .filter(|e| e.kind == EventKind::CoSelected)
+                .count(),
+            3
+        );
         assert_eq!(
             snap.used_record_ids, aids,
             "the snapshot records every used id"
@@ -194,7 +216,7 @@ fn stm_rehearsal_weight_deposits_weighted_selected_events_without_pairs() {
             assert!(
                 events
                     .iter()
-                    .all(|e| e.kind == "selected" && e.weight == 2.0)
+                    .all(|e| e.kind == EventKind::Selected && e.weight == 2.0)
             );
         },
     );
@@ -207,8 +229,8 @@ fn a_recorded_edge_between_used_records_deposits_its_hop_pairs() {
             .system
             .remember_many(&RememberMany::new(
                 vec![
-                    MemoryRecordInput::new("episode", "A", "Alpha."),
-                    MemoryRecordInput::new("lesson", "B", "Beta.")
+                    MemoryRecordInput::new(RecordKind::Episode, "A", "Alpha."),
+                    MemoryRecordInput::new(RecordKind::Lesson, "B", "Beta.")
                         .with_edge("derived_from", "local:0"),
                 ],
                 "session",
@@ -303,7 +325,8 @@ fn an_unknown_id_is_refused_naming_both_namespaces_and_writes_nothing() {
         assert_refused(
             s,
             &before,
-            s.system.bind(&Bind::new("nope", "session", "s1", "hidden")),
+            s.system
+                .bind(&Bind::new("nope", "session", "s1", SearchState::Hidden)),
             NotFound,
             &both,
         );
@@ -311,7 +334,7 @@ fn an_unknown_id_is_refused_naming_both_namespaces_and_writes_nothing() {
             s,
             &before,
             s.system
-                .close_assertions(&CloseAssertions::new(&bogus, "retract", "wrong")),
+                .close_assertions(&CloseAssertions::new(&bogus, ClosureKind::Retract, "wrong")),
             NotFound,
             &both,
         );
@@ -319,7 +342,7 @@ fn an_unknown_id_is_refused_naming_both_namespaces_and_writes_nothing() {
             s,
             &before,
             s.system
-                .close_record(&CloseRecord::new("nope", "retract", "wrong")),
+                .close_record(&CloseRecord::new("nope", ClosureKind::Retract, "wrong")),
             NotFound,
             &both,
         );
@@ -528,7 +551,7 @@ fn payload_serves_the_digest_and_raw_tiers_and_refuses_the_rest() {
         let gid = s
             .system
             .remember(&Remember::new(
-                MemoryRecordInput::new("episode", "T", "The digest.")
+                MemoryRecordInput::new(RecordKind::Episode, "T", "The digest.")
                     .with_payload_ref("artifact:1"),
                 "session",
                 "s1",
@@ -572,7 +595,7 @@ fn payload_serves_the_digest_and_raw_tiers_and_refuses_the_rest() {
 fn bind_appends_a_visibility_event_idempotent_by_binding_id() {
     on_both(|s| {
         let (gids, _) = form(s, 1, "k");
-        let mut args = Bind::new(&gids[0], "session", "s1", "hidden");
+        let mut args = Bind::new(&gids[0], "session", "s1", SearchState::Hidden);
         args.binding_id = Some("b-1".into());
         args.reason = Some("noise".into());
         let b = s.system.bind(&args).unwrap();
@@ -592,9 +615,9 @@ fn bind_appends_a_visibility_event_idempotent_by_binding_id() {
             .bindings(&BindingFilter::record(&gids[0]))
             .unwrap();
         assert_eq!(folded.len(), 1);
-        assert_eq!(folded[0].search_state, "hidden");
-        let mut bad = Bind::new(&gids[0], "session", "s1", "hidden");
-        bad.prompt_state = "active".into();
+        assert_eq!(folded[0].search_state, SearchState::Hidden);
+        let mut bad = Bind::new(&gids[0], "session", "s1", SearchState::Hidden);
+        bad.prompt_state = PromptState::Active;
         assert_refused(s, &before, s.system.bind(&bad), InvalidInput, &[]);
     });
 }
@@ -606,8 +629,8 @@ fn close_record_closes_digest_and_edges_with_deterministic_ids() {
             .system
             .remember_many(&RememberMany::new(
                 vec![
-                    MemoryRecordInput::new("episode", "A", "Alpha."),
-                    MemoryRecordInput::new("lesson", "B", "Beta.")
+                    MemoryRecordInput::new(RecordKind::Episode, "A", "Alpha."),
+                    MemoryRecordInput::new(RecordKind::Lesson, "B", "Beta.")
                         .with_edge("derived_from", "local:0"),
                 ],
                 "session",
@@ -618,15 +641,15 @@ fn close_record_closes_digest_and_edges_with_deterministic_ids() {
             .value;
         let closed = s
             .system
-            .close_record(&CloseRecord::new(&gids[1], "retract", "wrong"))
+            .close_record(&CloseRecord::new(&gids[1], ClosureKind::Retract, "wrong"))
             .unwrap();
         let digest = ids::digest_assertion_id("k", 1);
         let edge = ids::edge_assertion_id("k", 1, "derived_from", &gids[0]);
         assert_eq!(
             closed,
             [
-                ids::closure_id(&gids[1], "retract", &digest),
-                ids::closure_id(&gids[1], "retract", &edge)
+                ids::closure_id(&gids[1], ClosureKind::Retract, &digest),
+                ids::closure_id(&gids[1], ClosureKind::Retract, &edge)
             ],
             "[{}]",
             s.name
@@ -634,7 +657,11 @@ fn close_record_closes_digest_and_edges_with_deterministic_ids() {
         let before = written(s);
         assert_eq!(
             s.system
-                .close_record(&CloseRecord::new(&digest, "retract", "other words"))
+                .close_record(&CloseRecord::new(
+                    &digest,
+                    ClosureKind::Retract,
+                    "other words"
+                ))
                 .unwrap(),
             closed
         );
@@ -652,8 +679,11 @@ fn close_assertions_validates_every_closure_before_appending_any() {
         assert_refused(
             s,
             &before,
-            s.system
-                .close_assertions(&CloseAssertions::new(&aids, "supersede", "newer")),
+            s.system.close_assertions(&CloseAssertions::new(
+                &aids,
+                ClosureKind::Supersede,
+                "newer",
+            )),
             InvalidInput,
             &["replacement"],
         );
@@ -661,30 +691,26 @@ fn close_assertions_validates_every_closure_before_appending_any() {
             s,
             &before,
             s.system
-                .close_assertions(&CloseAssertions::new(&aids, "forget", "x")),
-            InvalidInput,
-            &["forget"],
-        );
-        assert_refused(
-            s,
-            &before,
-            s.system
-                .close_assertions(&CloseAssertions::new(&aids, "retract", " ")),
+                .close_assertions(&CloseAssertions::new(&aids, ClosureKind::Retract, " ")),
             InvalidInput,
             &["reason"],
         );
         assert_refused(
             s,
             &before,
-            s.system
-                .close_assertions(&CloseAssertions::new::<&str>(&[], "retract", "x")),
+            s.system.close_assertions(&CloseAssertions::new::<&str>(
+                &[],
+                ClosureKind::Retract,
+                "x",
+            )),
             InvalidInput,
             &["at least one"],
         );
         let ids = s
             .system
             .close_assertions(
-                &CloseAssertions::new(&aids, "supersede", "newer").replaced_by(&aids[1..]),
+                &CloseAssertions::new(&aids, ClosureKind::Supersede, "newer")
+                    .replaced_by(&aids[1..]),
             )
             .unwrap();
         assert_eq!(ids.len(), 2);

@@ -7,7 +7,8 @@
 
 mod common;
 
-use am_journal::{ValenceEvent, ValenceFilter};
+use am_journal::{ValenceEvent, ValenceFilter, ValenceKind};
+use am_system::RecordKind;
 use am_system::{
     Appraise, BreakBond, Gradation, GradationConfig, HealScar, MemoryRecordInput as R, Stimulus,
     SystemOptions, compute_gradation,
@@ -265,14 +266,14 @@ fn script(s: &Stack) {
         event_id: "cross".into(),
         actor: "operator".into(),
         ..ValenceEvent::appraisal("tool:elsewhere", 1, 1.0, "healed from afar", S, O)
-            .with_kind("healing")
+            .with_kind(ValenceKind::Healing)
     };
     s.journal.append_valence(&[healing]).unwrap();
     let revalue = ValenceEvent {
         provenance: [("factor".to_owned(), json!(0.5))].into_iter().collect(),
         event_id: "rv".into(),
         ..ValenceEvent::appraisal("tool:y", 1, 1.0, "the past weighs less", S, O)
-            .with_kind("revalued")
+            .with_kind(ValenceKind::Revalued)
     };
     s.journal.append_valence(&[revalue]).unwrap();
     sys.appraise(&ap("tool:y", 1, 2.0, "after", "y9")).unwrap();
@@ -421,17 +422,21 @@ fn valence_never_touches_retrieval() {
         let sys = &s.system;
         let recs = vec![
             R::new(
-                "episode",
+                RecordKind::Episode,
                 "Pool outage",
                 "The database pool failed at noon.",
             )
             .with_keywords(&["pool"]),
             R::new(
-                "lesson",
+                RecordKind::Lesson,
                 "Restart order",
                 "Restart the database pool first.",
             ),
-            R::new("episode", "Lunch", "Ada and Bob had lunch by the pool."),
+            R::new(
+                RecordKind::Episode,
+                "Lunch",
+                "Ada and Bob had lunch by the pool.",
+            ),
         ];
         let ids = sys
             .remember_many(&RememberMany::new(recs, "session", "s1", "k"))

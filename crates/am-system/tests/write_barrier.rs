@@ -9,6 +9,7 @@
 
 mod common;
 
+use am_system::RecordKind;
 use am_system::{MemoryRecordInput, MemorySystem, RememberMany, SystemOptions};
 use am_triples::{CommitGuard, ErrorKind, TripleQuery};
 use common::{Stack, memory_stack, sqlite_stack, two_files_stack};
@@ -91,7 +92,7 @@ fn form(system: &MemorySystem, key: &str) -> am_system::Result<Vec<String>> {
     system
         .remember_many(&RememberMany::new(
             vec![MemoryRecordInput::new(
-                "lesson",
+                RecordKind::Lesson,
                 key,
                 "Connection pools exhaust under load.",
             )],

@@ -7,6 +7,12 @@
 //! a struct field of the enum reads and writes the spec's JSON, and a
 //! `schemars::JsonSchema` stating that wire: a string enum of the names. Each vocabulary
 //! is defined once, in the lowest crate that needs it.
+//!
+//! An argument the spec's dataclasses fold before they check it
+//! (`str(v).strip().lower()`: a binding's states, a closure's kind, a
+//! record's kind) reads through [`folded`] or [`folded_or_default`]
+//! (`#[serde(deserialize_with = "am_triples::vocab::folded")]`), so the
+//! wire keeps accepting `" Hidden "`; the enum's own serde is exact.
 
 /// Define a closed vocabulary as a `#[non_exhaustive]` enum with wire names.
 ///
@@ -73,6 +79,29 @@ macro_rules! vocabulary {
                     ))),
                 }
             }
+
+            /// Parse a name as the spec's dataclasses read one: trimmed and
+            /// lowercased first.
+            ///
+            /// # Errors
+            /// `InvalidInput` naming the vocabulary's names and the name as
+            /// it arrived.
+            pub fn parse_folded(name: &str) -> $crate::Result<$name> {
+                $name::parse(&name.trim().to_lowercase()).map_err(|_| {
+                    $crate::Error::invalid(format!(
+                        "{} must be one of {:?}, got {:?}",
+                        $what,
+                        $name::NAMES,
+                        name
+                    ))
+                })
+            }
+        }
+
+        impl $crate::vocab::Folded for $name {
+            fn parse_folded(name: &str) -> $crate::Result<$name> {
+                $name::parse_folded(name)
+            }
         }
 
         impl ::std::fmt::Display for $name {
@@ -130,6 +159,48 @@ macro_rules! vocabulary {
     };
 }
 
+/// A [`vocabulary!`](crate::vocabulary) enum read from a folded name (what
+/// [`folded`] and [`folded_or_default`] need).
+pub trait Folded: Sized {
+    /// The member `name` names once trimmed and lowercased.
+    ///
+    /// # Errors
+    /// `InvalidInput` naming the vocabulary's names and the name as it arrived.
+    fn parse_folded(name: &str) -> crate::Result<Self>;
+}
+
+/// Deserialize a vocabulary field from a name trimmed and lowercased first
+/// (`#[serde(deserialize_with = "am_triples::vocab::folded")]`).
+///
+/// # Errors
+/// A custom error: the vocabulary's refusal (its names and the name as it
+/// arrived).
+pub fn folded<'de, D, V>(d: D) -> std::result::Result<V, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    V: Folded,
+{
+    let s = <std::borrow::Cow<'de, str> as serde::Deserialize>::deserialize(d)?;
+    V::parse_folded(&s).map_err(|e| <D::Error as serde::de::Error>::custom(e.message()))
+}
+
+/// [`folded`], a blank name (empty once trimmed) being the field's default
+/// (a binding's `lifecycle` `none`, its `source` `operator`).
+///
+/// # Errors
+/// As [`folded`].
+pub fn folded_or_default<'de, D, V>(d: D) -> std::result::Result<V, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    V: Folded + Default,
+{
+    let s = <std::borrow::Cow<'de, str> as serde::Deserialize>::deserialize(d)?;
+    if s.trim().is_empty() {
+        return Ok(V::default());
+    }
+    V::parse_folded(&s).map_err(|e| <D::Error as serde::de::Error>::custom(e.message()))
+}
+
 #[doc(hidden)]
 pub use serde as __serde;
 
@@ -143,9 +214,11 @@ pub use schemars as __schemars;
 )]
 mod tests {
     crate::vocabulary! {
-        /// A test vocabulary.
+        /// A test vocabulary (its default `one`).
+        #[derive(Default)]
         pub enum Sample("sample") {
             /// One.
+            #[default]
             One = "one",
             /// Two words.
             TwoWords = "two_words",
@@ -162,6 +235,41 @@ mod tests {
         assert_eq!(s, Sample::One);
         let e = serde_json::from_str::<Sample>("\"three\"").unwrap_err();
         assert!(e.to_string().contains("sample must be one of"), "{e}");
+    }
+
+    #[derive(Debug, PartialEq, serde::Deserialize)]
+    struct Args {
+        #[serde(deserialize_with = "super::folded")]
+        sample: Sample,
+    }
+
+    #[test]
+    fn a_folded_field_reads_a_name_trimmed_and_lowercased_and_refuses_the_rest_as_it_arrived() {
+        let a: Args = serde_json::from_str(r#"{"sample": " Two_Words "}"#).unwrap();
+        assert_eq!(a.sample, Sample::TwoWords);
+        let e = serde_json::from_str::<Args>(r#"{"sample": " Three "}"#).unwrap_err();
+        assert!(
+            e.to_string()
+                .starts_with(r#"sample must be one of ["one", "two_words"], got " Three ""#),
+            "{e}"
+        );
+        assert!(serde_json::from_str::<Args>(r#"{"sample": ""}"#).is_err());
+        assert_eq!(Sample::parse_folded("ONE").unwrap(), Sample::One);
+    }
+
+    #[derive(Debug, PartialEq, serde::Deserialize)]
+    struct Defaulted {
+        #[serde(deserialize_with = "super::folded_or_default")]
+        sample: Sample,
+    }
+
+    #[test]
+    fn a_blank_name_is_the_default_of_a_folded_or_default_field() {
+        let a: Defaulted = serde_json::from_str(r#"{"sample": "  "}"#).unwrap();
+        assert_eq!(a.sample, Sample::One);
+        let a: Defaulted = serde_json::from_str(r#"{"sample": "TWO_WORDS"}"#).unwrap();
+        assert_eq!(a.sample, Sample::TwoWords);
+        assert!(serde_json::from_str::<Defaulted>(r#"{"sample": "three"}"#).is_err());
     }
 
     #[test]

@@ -18,7 +18,7 @@ use crate::common::{Mind, dump, open_mind, r1, r2};
 use am_backend_lance::graph::{CommitHook, CommitPoint as Failpoint};
 use am_conformance::RecordingGuard;
 use am_conformance::guard::{assert_refused_at, files_under, names};
-use am_journal::{MemoryHome, MemoryJournal, PairHome, ScopeBinding};
+use am_journal::{MemoryHome, MemoryJournal, PairHome, ScopeBinding, SearchState};
 use am_triples::{CommitPoint, ErrorKind, TripleAssertion, TripleStore};
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -82,8 +82,12 @@ const VERBS: &[(&str, &[CommitPoint], Verb, Verb)] = &[
             let rows = home.prepare_rows(&[row("h1")])?;
             home.transaction(CommitPoint::StoreAdd, &mut |tx| {
                 tx.store().add(&rows)?;
-                tx.journal()
-                    .append_bindings(&[ScopeBinding::new("ex:h1", "session", "s1", "indexed")])
+                tx.journal().append_bindings(&[ScopeBinding::new(
+                    "ex:h1",
+                    "session",
+                    "s1",
+                    SearchState::Indexed,
+                )])
             })
             .map(|_| ())
         },

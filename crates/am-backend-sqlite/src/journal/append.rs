@@ -9,8 +9,8 @@ use super::counts::{CountCache, CountLog};
 use super::rows::{self, storage};
 use am_journal::common::{fill_id, fill_observed_at};
 use am_journal::{
-    ActiveMemorySnapshot, ClosureRecord, MemoryEvent, ReconstructionTrace, Result, ScopeBinding,
-    UnderstandingVersion, ValenceEvent,
+    ActiveMemorySnapshot, ClosureRecord, EventKind, MemoryEvent, ReconstructionTrace, Result,
+    ScopeBinding, UnderstandingVersion, ValenceEvent,
 };
 use rusqlite::{Connection, OptionalExtension, Row};
 use std::collections::{HashMap, HashSet};
@@ -95,8 +95,8 @@ pub(crate) fn catch_up_count_logs(
     let mut log = CountLog::for_catch_up();
     for (seq, kind, record_id, pair_json) in pending {
         if let Some(rid) = record_id {
-            log.record_event(&rid, seq, kind == "selected");
-        } else if kind == "co_selected"
+            log.record_event(&rid, seq, kind == EventKind::Selected.as_str());
+        } else if kind == EventKind::CoSelected.as_str()
             && let Some(raw) = pair_json
         {
             let pair: Vec<String> =
@@ -217,8 +217,8 @@ pub(crate) fn events(
         fill_observed_at(&mut e.observed_at);
         e.seq = cursor.take();
         if let Some(rid) = e.record_id.as_deref() {
-            log.record_event(rid, e.seq, e.kind == "selected");
-        } else if e.kind == "co_selected"
+            log.record_event(rid, e.seq, e.kind == EventKind::Selected);
+        } else if e.kind == EventKind::CoSelected
             && let Some((a, b)) = e.pair_ids.as_ref()
         {
             log.pair(a, b, e.seq);
@@ -404,10 +404,10 @@ pub(crate) fn version(
 mod tests {
     use crate::SqliteHome;
     use crate::journal::SQLiteJournal;
-    use am_journal::{ActiveMemorySnapshot, EventFilter, MemoryEvent, MemoryJournal};
+    use am_journal::{ActiveMemorySnapshot, EventFilter, EventKind, MemoryEvent, MemoryJournal};
 
     fn sel(rid: &str, id: &str) -> MemoryEvent {
-        MemoryEvent::on_record("selected", rid, "session", "s1").with_event_id(id)
+        MemoryEvent::on_record(EventKind::Selected, rid, "session", "s1").with_event_id(id)
     }
 
     #[test]

@@ -7,7 +7,7 @@
 //! reads per candidate); `MemoryJournal::fold_bindings_for`.
 
 use super::append::current_seq;
-use super::rows::storage;
+use super::rows::{parse_column, storage};
 use am_journal::common::json_load;
 use am_journal::journal::check_anchor;
 use am_journal::{Result, ScopeBinding};
@@ -31,10 +31,10 @@ fn decode(r: &Row<'_>) -> Result<ScopeBinding> {
         record_id: text(2)?,
         scope: text(3)?,
         owner_id: text(4)?,
-        search_state: text(5)?,
-        prompt_state: text(6)?,
-        lifecycle: text(7)?,
-        source: text(8)?,
+        search_state: parse_column(&text(5)?, "search_state")?,
+        prompt_state: parse_column(&text(6)?, "prompt_state")?,
+        lifecycle: parse_column(&text(7)?, "lifecycle")?,
+        source: parse_column(&text(8)?, "source")?,
         reason: r.get(9).map_err(storage)?,
         observed_at: text(10)?,
         provenance: json_load(provenance.as_deref(), "provenance_json", JsonMap::new())?,

@@ -438,7 +438,7 @@ fn insert_rows<T>(
 mod tests {
     use crate::SqliteHome;
     use crate::journal::SQLiteJournal;
-    use am_journal::{MemoryEvent, MemoryJournal};
+    use am_journal::{EventKind, MemoryEvent, MemoryJournal};
     use am_triples::ErrorKind;
 
     fn table(conn: &rusqlite::Connection, sql: &str) -> Vec<(String, i64, i64)> {
@@ -454,23 +454,26 @@ mod tests {
     fn batches() -> (Vec<MemoryEvent>, Vec<MemoryEvent>) {
         // `r1` and the pair `r0+r5` are counted again by the second batch.
         let first = vec![
-            MemoryEvent::on_record("selected", "b", "session", "s1"),
+            MemoryEvent::on_record(EventKind::Selected, "b", "session", "s1"),
             MemoryEvent::co_selected("a", "b", "session", "s1"),
-            MemoryEvent::on_record("selected", "r1", "session", "s1"),
+            MemoryEvent::on_record(EventKind::Selected, "r1", "session", "s1"),
             MemoryEvent::co_selected("r0", "r5", "session", "s1"),
         ];
         let second: Vec<MemoryEvent> = (0..200)
             .map(|i| match i % 4 {
-                0 | 1 => {
-                    MemoryEvent::on_record("selected", &format!("r{}", i % 7), "session", "s1")
-                }
+                0 | 1 => MemoryEvent::on_record(
+                    EventKind::Selected,
+                    &format!("r{}", i % 7),
+                    "session",
+                    "s1",
+                ),
                 2 => MemoryEvent::co_selected(
                     &format!("r{}", i % 5),
                     &format!("r{}", 5 + i % 3),
                     "session",
                     "s1",
                 ),
-                _ => MemoryEvent::on_record("listed", "b", "session", "s1"),
+                _ => MemoryEvent::on_record(EventKind::Listed, "b", "session", "s1"),
             })
             .collect();
         (first, second)
@@ -499,7 +502,7 @@ mod tests {
                     .iter()
                     .filter(|e| {
                         e.seq <= anchor
-                            && e.kind == "selected"
+                            && e.kind == EventKind::Selected
                             && e.record_id.as_deref() == Some(rid)
                     })
                     .count() as u64;
@@ -534,7 +537,7 @@ mod tests {
             "SELECT record_id, n, rowid FROM memj_selected_counts ORDER BY rowid",
         );
         let mut order: Vec<&str> = Vec::new();
-        for e in all.iter().filter(|e| e.kind == "selected") {
+        for e in all.iter().filter(|e| e.kind == EventKind::Selected) {
             let rid = e.record_id.as_deref().unwrap();
             if !order.contains(&rid) {
                 order.push(rid);
@@ -546,7 +549,9 @@ mod tests {
             .map(|rid| {
                 let n = all
                     .iter()
-                    .filter(|e| e.kind == "selected" && e.record_id.as_deref() == Some(*rid))
+                    .filter(|e| {
+                        e.kind == EventKind::Selected && e.record_id.as_deref() == Some(*rid)
+                    })
                     .count() as i64;
                 (*rid, n)
             })
@@ -608,9 +613,9 @@ mod tests {
                 let a = format!("r{}", x % 5);
                 let b = format!("r{}", (x / 5) % 5);
                 match x % 7 {
-                    0..=2 => MemoryEvent::on_record("selected", &a, "session", "s1"),
+                    0..=2 => MemoryEvent::on_record(EventKind::Selected, &a, "session", "s1"),
                     3 | 4 if a != b => MemoryEvent::co_selected(&a, &b, "session", "s1"),
-                    _ => MemoryEvent::on_record("listed", &a, "session", "s1"),
+                    _ => MemoryEvent::on_record(EventKind::Listed, &a, "session", "s1"),
                 }
             })
             .collect()
@@ -631,10 +636,10 @@ mod tests {
                 "INSERT INTO memj_events (seq, event_id, kind, scope, owner_id, record_id, \
                  pair_ids_json, weight, observed_at, actor, provenance_json) VALUES (?1, ?2, ?3, \
                  'session', 's1', ?4, ?5, 8.0, '2026-01-01T00:00:00.000000+00:00', 'runtime', '{}')",
-                rusqlite::params![seq, format!("py-{seq}"), e.kind, e.record_id, pair],
+                rusqlite::params![seq, format!("py-{seq}"), e.kind.as_str(), e.record_id, pair],
             )
             .unwrap();
-            if e.kind == "selected" {
+            if e.kind == EventKind::Selected {
                 conn.execute(
                     "INSERT INTO memj_selected_counts (record_id, n) VALUES (?1, 1) \
                      ON CONFLICT(record_id) DO UPDATE SET n = n + 1",
@@ -703,7 +708,10 @@ mod tests {
         }
         j.append_events(&next(21)).unwrap();
         j.append_binding(&am_journal::ScopeBinding::new(
-            "r1", "session", "s1", "indexed",
+            "r1",
+            "session",
+            "s1",
+            am_journal::SearchState::Indexed,
         ))
         .unwrap();
         j.append_events(&next(30)).unwrap();

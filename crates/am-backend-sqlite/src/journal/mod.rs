@@ -47,11 +47,11 @@ use std::sync::{Arc, Mutex, MutexGuard};
 /// # Examples
 /// ```
 /// # use am_backend_sqlite::{SqliteHome, journal::SQLiteJournal};
-/// # use am_journal::{MemoryEvent, MemoryJournal};
+/// # use am_journal::{EventKind, MemoryEvent, MemoryJournal};
 /// # let dir = tempfile::tempdir().unwrap();
 /// let home = SqliteHome::open(dir.path().join("home.sqlite3")).unwrap();
 /// let journal = SQLiteJournal::open(&home).unwrap();
-/// journal.append_events(&[MemoryEvent::on_record("selected", "r1", "session", "s1")]).unwrap();
+/// journal.append_events(&[MemoryEvent::on_record(EventKind::Selected, "r1", "session", "s1")]).unwrap();
 /// assert_eq!(journal.current_seq().unwrap(), 1);
 /// ```
 ///

@@ -19,6 +19,23 @@ fn text(row: &Row<'_>, col: &str) -> Result<String> {
     row.get::<_, String>(col).map_err(storage)
 }
 
+/// A vocabulary column (a `kind`, a binding state), parsed by its wire name;
+/// a name outside the vocabulary is `Storage` naming the column (both writers
+/// of a home, this port and 0.3.2, check the vocabulary before they write).
+fn vocab<V: std::str::FromStr<Err = am_journal::Error>>(row: &Row<'_>, col: &str) -> Result<V> {
+    parse_column(&text(row, col)?, col)
+}
+
+/// [`vocab`] of a column already read as text.
+pub(crate) fn parse_column<V: std::str::FromStr<Err = am_journal::Error>>(
+    value: &str,
+    col: &str,
+) -> Result<V> {
+    value.parse().map_err(|e: am_journal::Error| {
+        am_journal::Error::storage(format!("column {col} holds {}", e.message()))
+    })
+}
+
 fn opt_text(row: &Row<'_>, col: &str) -> Result<Option<String>> {
     row.get::<_, Option<String>>(col).map_err(storage)
 }
@@ -80,7 +97,7 @@ fn bind_event(stmt: &mut rusqlite::Statement<'_>, base: usize, e: &MemoryEvent) 
     };
     bind(stmt, 1, &e.seq)?;
     bind(stmt, 2, &e.event_id)?;
-    bind(stmt, 3, &e.kind)?;
+    bind(stmt, 3, &e.kind.as_str())?;
     bind(stmt, 4, &e.scope)?;
     bind(stmt, 5, &e.owner_id)?;
     bind(stmt, 6, &e.record_id)?;
@@ -130,7 +147,7 @@ pub(crate) fn insert_events(conn: &Connection, events: &[&MemoryEvent]) -> Resul
 pub(crate) fn row_to_event(r: &Row<'_>) -> Result<MemoryEvent> {
     let pair: Option<Vec<String>> = json(r, "pair_ids_json", None)?;
     Ok(MemoryEvent {
-        kind: text(r, "kind")?,
+        kind: vocab(r, "kind")?,
         scope: text(r, "scope")?,
         owner_id: text(r, "owner_id")?,
         record_id: opt_text(r, "record_id")?,
@@ -165,10 +182,10 @@ pub(crate) fn insert_binding(conn: &rusqlite::Connection, b: &ScopeBinding) -> R
                 b.record_id,
                 b.scope,
                 b.owner_id,
-                b.search_state,
-                b.prompt_state,
-                b.lifecycle,
-                b.source,
+                b.search_state.as_str(),
+                b.prompt_state.as_str(),
+                b.lifecycle.as_str(),
+                b.source.as_str(),
                 b.reason,
                 b.observed_at,
                 provenance,
@@ -184,10 +201,10 @@ pub(crate) fn row_to_binding(r: &Row<'_>) -> Result<ScopeBinding> {
         record_id: text(r, "record_id")?,
         scope: text(r, "scope")?,
         owner_id: text(r, "owner_id")?,
-        search_state: text(r, "search_state")?,
-        prompt_state: text(r, "prompt_state")?,
-        lifecycle: text(r, "lifecycle")?,
-        source: text(r, "source")?,
+        search_state: vocab(r, "search_state")?,
+        prompt_state: vocab(r, "prompt_state")?,
+        lifecycle: vocab(r, "lifecycle")?,
+        source: vocab(r, "source")?,
         reason: opt_text(r, "reason")?,
         observed_at: text(r, "observed_at")?,
         provenance: json(r, "provenance_json", JsonMap::new())?,
@@ -208,7 +225,7 @@ pub(crate) fn insert_closure(conn: &rusqlite::Connection, c: &ClosureRecord) -> 
             c.seq,
             c.closure_id,
             c.assertion_id,
-            c.kind,
+            c.kind.as_str(),
             c.reason,
             replacements,
             c.observed_at,
@@ -224,7 +241,7 @@ pub(crate) fn insert_closure(conn: &rusqlite::Connection, c: &ClosureRecord) -> 
 pub(crate) fn row_to_closure(r: &Row<'_>) -> Result<ClosureRecord> {
     Ok(ClosureRecord {
         assertion_id: text(r, "assertion_id")?,
-        kind: text(r, "kind")?,
+        kind: vocab(r, "kind")?,
         reason: text(r, "reason")?,
         replacement_ids: json(r, "replacement_ids_json", Vec::new())?,
         observed_at: text(r, "observed_at")?,
@@ -357,7 +374,7 @@ pub(crate) fn insert_valence(conn: &rusqlite::Connection, e: &ValenceEvent) -> R
             e.target_id,
             e.sign,
             e.magnitude,
-            e.kind,
+            e.kind.as_str(),
             refs,
             e.scope,
             e.owner_id,
@@ -378,7 +395,7 @@ pub(crate) fn row_to_valence(r: &Row<'_>) -> Result<ValenceEvent> {
         target_id: text(r, "target_id")?,
         sign: r.get("sign").map_err(storage)?,
         magnitude: r.get("magnitude").map_err(storage)?,
-        kind: text(r, "kind")?,
+        kind: vocab(r, "kind")?,
         value_refs: json(r, "value_refs_json", Vec::new())?,
         scope: text(r, "scope")?,
         owner_id: text(r, "owner_id")?,

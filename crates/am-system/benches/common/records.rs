@@ -2,6 +2,7 @@
 //! example so both measure the same write.
 
 use am_system::MemoryRecordInput;
+use am_system::RecordKind;
 
 /// A batch of `n` typed records (every third a lesson), each with two keywords
 /// and, after the first, one `follows` edge to its previous sibling.
@@ -9,7 +10,11 @@ pub(crate) fn batch(n: usize, salt: u64) -> Vec<MemoryRecordInput> {
     (0..n)
         .map(|i| {
             let r = MemoryRecordInput::new(
-                if i % 3 == 0 { "lesson" } else { "episode" },
+                if i % 3 == 0 {
+                    RecordKind::Lesson
+                } else {
+                    RecordKind::Episode
+                },
                 &format!("Record {salt}-{i}"),
                 &format!("Record {i} of batch {salt} says something about pools and outages."),
             )

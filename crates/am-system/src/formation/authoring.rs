@@ -351,7 +351,7 @@ pub fn author_or_pend(
             "the pass got no author callable".to_owned(),
             wanted.clone(),
         )),
-        Some(a) => match a.author(&record.kind, &record.digest, context) {
+        Some(a) => match a.author(record.kind.as_str(), &record.digest, context) {
             Err(e) => Err(fail(
                 AuthoringFailureReason::AuthorRaised,
                 Some(e.error_class),
@@ -548,7 +548,7 @@ impl crate::MemorySystem {
             } else {
                 let context = AuthorContext {
                     pass: args.pass.clone(),
-                    record_kind: record.kind.clone(),
+                    record_kind: record.kind.as_str().to_owned(),
                     scope: args.scope.clone(),
                     owner_id: args.owner_id.clone(),
                     fields: item.fields.clone(),
@@ -567,7 +567,7 @@ impl crate::MemorySystem {
         let mut authoring = AuthoringReceipt::default();
         for ((d, id), item) in decisions.iter().zip(&formed.value).zip(&args.records) {
             if let Some(d) = d {
-                authoring.absorb(d.receipt(id, &item.record.kind, &args.pass));
+                authoring.absorb(d.receipt(id, item.record.kind.as_str(), &args.pass));
             }
         }
         Ok(FormedAuthored {
@@ -636,6 +636,7 @@ fn check_provenance(a: &Authored) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::kinds::RecordKind;
 
     fn ctx(fields: &[AuthorField]) -> AuthorContext {
         AuthorContext {
@@ -658,7 +659,7 @@ mod tests {
     }
 
     fn record() -> MemoryRecordInput {
-        MemoryRecordInput::new("dream", "", "the night's composition")
+        MemoryRecordInput::new(RecordKind::Dream, "", "the night's composition")
     }
 
     const NOW: &str = "2026-01-01T00:00:00.000000+00:00";

@@ -10,7 +10,9 @@ use crate::error::{Error, Result};
 use crate::formation::records::MemoryRecordInput;
 use crate::ids;
 use crate::kinds::DIGEST_PREDICATE;
+use crate::kinds::RecordKind;
 use am_journal::ScopeBinding;
+use am_journal::{BindingSource, Lifecycle, PromptState, SearchState};
 use am_triples::{JsonMap, TripleAssertion};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
@@ -114,7 +116,7 @@ pub fn build_formation_plan(
     let record_ids: Vec<String> = items
         .iter()
         .enumerate()
-        .map(|(i, r)| ids::record_id_for(&r.kind, key, i))
+        .map(|(i, r)| ids::record_id_for(r.kind, key, i))
         .collect();
     let now = || -> Result<String> { Ok(clock().canonical()) };
 
@@ -125,7 +127,10 @@ pub fn build_formation_plan(
         let observed_at = now()?;
         let mut attrs: JsonMap = r.attributes.clone();
         attrs.insert("literal".into(), Value::Bool(true));
-        attrs.insert("record_kind".into(), Value::String(r.kind.clone()));
+        attrs.insert(
+            "record_kind".into(),
+            Value::String(r.kind.as_str().to_owned()),
+        );
         attrs.insert(
             "title".into(),
             r.title.clone().map_or(Value::Null, Value::String),
@@ -172,7 +177,7 @@ pub fn build_formation_plan(
         if let Some(t) = turn_id.map(str::trim).filter(|t| !t.is_empty()) {
             provenance.insert("turn_id".into(), Value::String(t.to_owned()));
         }
-        if r.kind == "diary" && attrs.contains_key("prev_entry_hash") {
+        if r.kind == RecordKind::Diary && attrs.contains_key("prev_entry_hash") {
             let title = r.title.clone().unwrap_or_default();
             attrs.insert(
                 "entry_hash".into(),
@@ -227,10 +232,10 @@ pub fn build_formation_plan(
             record_id: rid.clone(),
             scope: scope_n.clone(),
             owner_id: owner.to_owned(),
-            search_state: "indexed".into(),
-            prompt_state: "inactive".into(),
-            lifecycle: "inactive_candidate".into(),
-            source: "remember".into(),
+            search_state: SearchState::Indexed,
+            prompt_state: PromptState::Inactive,
+            lifecycle: Lifecycle::InactiveCandidate,
+            source: BindingSource::Remember,
             reason: None,
             observed_at: observed_at.clone(),
             provenance,
@@ -387,14 +392,17 @@ mod tests {
     #[test]
     fn a_record_encodes_as_one_literal_digest_plus_one_assertion_per_edge() {
         let recs = [
-            MemoryRecordInput::new("episode", "Outage", "The Pool Failed.")
+            MemoryRecordInput::new(RecordKind::Episode, "Outage", "The Pool Failed.")
                 .with_keywords(&["pool"]),
-            MemoryRecordInput::new("lesson", "Fix", "Restart it.")
+            MemoryRecordInput::new(RecordKind::Lesson, "Fix", "Restart it.")
                 .with_edge("derived_from", "local:0"),
         ];
         let plan =
             build_formation_plan(&recs, " Session ", "s1", "k", Some("turn-9"), &clock).unwrap();
-        assert_eq!(plan.record_ids[0], ids::record_id_for("episode", "k", 0));
+        assert_eq!(
+            plan.record_ids[0],
+            ids::record_id_for(RecordKind::Episode, "k", 0)
+        );
         assert_eq!(plan.assertions.len(), 3);
         let d = &plan.assertions[0];
         assert_eq!(
@@ -423,13 +431,13 @@ mod tests {
             plan.bindings[1].binding_id,
             ids::formation_binding_id("k", 1)
         );
-        assert_eq!(plan.bindings[1].lifecycle, "inactive_candidate");
+        assert_eq!(plan.bindings[1].lifecycle, Lifecycle::InactiveCandidate);
     }
 
     #[test]
     fn local_targets_must_name_another_sibling_in_range() {
         for bad in ["local:0", "local:5", "local:x"] {
-            let recs = [MemoryRecordInput::new("memory", "t", "d").with_edge("rel", bad)];
+            let recs = [MemoryRecordInput::new(RecordKind::Memory, "t", "d").with_edge("rel", bad)];
             assert!(
                 build_formation_plan(&recs, "s", "", "k", None, &clock).is_err(),
                 "{bad}"
@@ -439,7 +447,7 @@ mod tests {
 
     #[test]
     fn chained_diary_entries_carry_the_hash_of_title_digest_and_stored_time() {
-        let r = MemoryRecordInput::new("diary", "Day", "Quiet.")
+        let r = MemoryRecordInput::new(RecordKind::Diary, "Day", "Quiet.")
             .with_provenance("source", "owner-direct")
             .with_attribute("prev_entry_hash", "");
         let plan = build_formation_plan(&[r], "s", "o", "k", None, &clock).unwrap();
@@ -452,7 +460,7 @@ mod tests {
 
     #[test]
     fn empty_key_scope_or_batch_is_refused() {
-        let r = [MemoryRecordInput::new("memory", "t", "d")];
+        let r = [MemoryRecordInput::new(RecordKind::Memory, "t", "d")];
         assert!(build_formation_plan(&r, "s", "", " ", None, &clock).is_err());
         assert!(build_formation_plan(&r, " ", "", "k", None, &clock).is_err());
         assert!(build_formation_plan(&[], "s", "", "k", None, &clock).is_err());

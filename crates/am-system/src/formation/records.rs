@@ -9,7 +9,7 @@
 use crate::error::{Error, Result};
 use crate::kinds::{
     AUTHOR_KINDS, DIARY_SOURCES, DIARY_TYPES, INSTRUCTION_CATEGORIES, LESSON_EVIDENCE_CLASSES,
-    MEMORY_RECORD_KINDS, PENDING_FIELDS, UNDERSTANDING_PROTECTED_KINDS, VALUE_CLASSES,
+    PENDING_FIELDS, RecordKind, UNDERSTANDING_PROTECTED_KINDS, VALUE_CLASSES,
 };
 use am_triples::JsonMap;
 use am_triples::assertion::py_strip;
@@ -25,38 +25,53 @@ use serde_json::Value;
 /// `(relation, target_record_id)` pairs; a target may be `local:<i>`, a sibling
 /// of the same batch. `participants` are identity strings (`person:ada`).
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, schemars::JsonSchema)]
-#[serde(default, deny_unknown_fields)]
+#[serde(deny_unknown_fields)]
 pub struct MemoryRecordInput {
-    /// One of [`MEMORY_RECORD_KINDS`].
-    pub kind: String,
+    /// The kind (required; read trimmed and lowercased).
+    #[serde(deserialize_with = "am_triples::vocab::folded")]
+    pub kind: RecordKind,
     /// The title; `None` only with `pending` naming `title`.
+    #[serde(default)]
     pub title: Option<String>,
     /// 1–3 sentences: what gets indexed and embedded.
+    #[serde(default)]
     pub digest: String,
     /// Selection metadata.
+    #[serde(default)]
     pub intents: Vec<String>,
     /// Selection metadata.
+    #[serde(default)]
     pub outcomes: Vec<String>,
     /// Keywords (lessons and instructions gain their `applies_when` tokens).
+    #[serde(default)]
     pub keywords: Vec<String>,
     /// Identity strings of who lived this memory.
+    #[serde(default)]
     pub participants: Vec<String>,
     /// `(relation, target_record_id)` pairs; targets may be `local:<i>`.
+    #[serde(default)]
     pub edges: Vec<(String, String)>,
     /// Host artifact reference of the full verbatim.
+    #[serde(default)]
     pub payload_ref: Option<String>,
     /// Optional topic label.
+    #[serde(default)]
     pub topic: Option<String>,
     /// Optional confidence (finite).
+    #[serde(default)]
     pub confidence: Option<f64>,
     /// Host attributes (reserved keys are overlaid at encoding).
+    #[serde(default)]
     pub attributes: JsonMap,
     /// Host provenance.
+    #[serde(default)]
     pub provenance: JsonMap,
     /// Fields formed pending (`title`, `summary`).
+    #[serde(default)]
     pub pending: Vec<String>,
     /// Why authoring failed (`{reason, error_class, message, at, fields}`);
     /// needs pending fields.
+    #[serde(default)]
     pub pending_failure: Option<JsonMap>,
 }
 
@@ -65,14 +80,14 @@ impl MemoryRecordInput {
     ///
     /// # Examples
     /// ```
-    /// use am_system::MemoryRecordInput;
-    /// let r = MemoryRecordInput::new("lesson", "Pool sizing", "Size the pool to the core count.")
+    /// use am_system::{MemoryRecordInput, RecordKind};
+    /// let r = MemoryRecordInput::new(RecordKind::Lesson, "Pool sizing", "Size the pool.")
     ///     .with_keywords(&["pool"]);
     /// assert!(r.validated(&mut Vec::new()).is_ok());
     /// ```
-    pub fn new(kind: &str, title: &str, digest: &str) -> Self {
+    pub fn new(kind: RecordKind, title: &str, digest: &str) -> Self {
         MemoryRecordInput {
-            kind: kind.to_owned(),
+            kind,
             title: Some(title.to_owned()),
             digest: digest.to_owned(),
             ..MemoryRecordInput::default()
@@ -121,7 +136,7 @@ impl MemoryRecordInput {
         self
     }
 
-    /// The validated, normalized record: kind lowercased, strings trimmed,
+    /// The validated, normalized record: strings trimmed,
     /// blank list entries dropped, `value_class` / `diary_type` /
     /// `evidence_class` / `category` lowercased, `applies_when` tokens (sorted)
     /// appended to the keywords of lessons and instructions. `#FALLBACK`
@@ -129,20 +144,14 @@ impl MemoryRecordInput {
     ///
     /// # Errors
     /// `InvalidInput` naming the rule, what was expected and what
-    /// arrived: unknown kind; empty title (unless pending) or digest; a
+    /// arrived: empty title (unless pending) or digest; a
     /// malformed edge; a summary without edges; a value without a valid
     /// `value_class`; a diary breaking the formation rules; a malformed lesson
     /// or instruction convention; unknown pending fields; a pending summary on a
     /// protected kind; `pending_failure` without pending fields; a non-finite
     /// confidence.
     pub fn validated(&self, warnings: &mut Vec<String>) -> Result<MemoryRecordInput> {
-        let kind = self.kind.trim().to_lowercase();
-        if !MEMORY_RECORD_KINDS.contains(&kind.as_str()) {
-            return Err(Error::invalid(format!(
-                "Unknown record kind {:?} (known: {MEMORY_RECORD_KINDS:?})",
-                self.kind
-            )));
-        }
+        let kind = self.kind;
         let pending = validate_pending(&self.pending)?;
         let title = self
             .title
@@ -154,7 +163,8 @@ impl MemoryRecordInput {
             None
         } else if title.is_none() {
             return Err(Error::invalid(format!(
-                "MemoryRecordInput.title must be a non-empty string ({kind:?} record), got {}; a null title is only valid with pending=[\"title\"]",
+                "MemoryRecordInput.title must be a non-empty string ({:?} record), got {}; a null title is only valid with pending=[\"title\"]",
+                kind.as_str(),
                 am_triples::text::shown(&self.title)
             )));
         } else {
@@ -163,7 +173,8 @@ impl MemoryRecordInput {
         let digest = py_strip(&self.digest).to_owned();
         if digest.is_empty() {
             return Err(Error::invalid(format!(
-                "MemoryRecordInput.digest must be a non-empty string ({kind:?} record), got {}",
+                "MemoryRecordInput.digest must be a non-empty string ({:?} record), got {}",
+                kind.as_str(),
                 am_triples::text::shown(&self.digest)
             )));
         }
@@ -177,7 +188,7 @@ impl MemoryRecordInput {
             }
             edges.push((r.to_owned(), t.to_owned()));
         }
-        if kind == "summary" && edges.is_empty() {
+        if kind == RecordKind::Summary && edges.is_empty() {
             return Err(Error::invalid(
                 "summary records require at least one edge naming what they summarize \
                  (e.g. (\"summarizes\", <record_id>)), got none: a summary detached from its sources is unverifiable",
@@ -199,24 +210,25 @@ impl MemoryRecordInput {
         let mut attributes = self.attributes.clone();
         let mut provenance = self.provenance.clone();
         let mut keywords = str_list(&self.keywords);
-        match kind.as_str() {
-            "value" => check_value(&mut attributes)?,
-            "diary" => check_diary(&mut attributes, &mut provenance, &pending)?,
+        match kind {
+            RecordKind::Value => check_value(&mut attributes)?,
+            RecordKind::Diary => check_diary(&mut attributes, &mut provenance, &pending)?,
             _ => {}
         }
         if pending.iter().any(|f| f == "summary")
-            && kind != "diary"
-            && UNDERSTANDING_PROTECTED_KINDS.contains(&kind.as_str())
+            && kind != RecordKind::Diary
+            && kind.is_understanding_protected()
         {
             return Err(Error::invalid(format!(
-                "pending=[\"summary\"] is refused on kind {kind:?}: its digest is the entity's own act \
-                 (protected kinds: {UNDERSTANDING_PROTECTED_KINDS:?})"
+                "pending=[\"summary\"] is refused on kind {:?}: its digest is the entity's own act \
+                 (protected kinds: {UNDERSTANDING_PROTECTED_KINDS:?})",
+                kind.as_str()
             )));
         }
-        if kind == "lesson" || kind == "instruction" {
-            check_lesson(&kind, &mut attributes, &mut keywords, warnings)?;
+        if matches!(kind, RecordKind::Lesson | RecordKind::Instruction) {
+            check_lesson(kind, &mut attributes, &mut keywords, warnings)?;
         }
-        if kind == "instruction" {
+        if kind == RecordKind::Instruction {
             lower_in(
                 &mut attributes,
                 "category",
@@ -474,7 +486,7 @@ fn lower_in(
 }
 
 fn check_lesson(
-    kind: &str,
+    kind: RecordKind,
     attributes: &mut JsonMap,
     keywords: &mut Vec<String>,
     warnings: &mut Vec<String>,
@@ -499,7 +511,8 @@ fn check_lesson(
         };
         let Some(values) = values else {
             return Err(Error::invalid(format!(
-                "kind={kind:?} attributes.{field} must be a non-empty string or a list of non-empty strings, got {raw}"
+                "kind={:?} attributes.{field} must be a non-empty string or a list of non-empty strings, got {raw}",
+                kind.as_str()
             )));
         };
         attributes.insert(
@@ -554,18 +567,34 @@ mod tests {
     }
 
     #[test]
-    fn unknown_kind_is_refused_naming_the_known_kinds() {
-        let m = refused(&MemoryRecordInput::new("musing", "t", "d"));
-        assert!(m.contains("musing") && m.contains("lesson"), "{m}");
+    fn an_unknown_kind_is_refused_when_the_record_is_read_naming_the_known_kinds() {
+        let e = serde_json::from_value::<MemoryRecordInput>(
+            json!({"kind": "musing", "title": "t", "digest": "d"}),
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            e.starts_with("record kind must be one of [\"answer\", ")
+                && e.contains("got \"musing\""),
+            "{e}"
+        );
+        let r: MemoryRecordInput =
+            serde_json::from_value(json!({"kind": " Lesson ", "title": "t", "digest": "d"}))
+                .unwrap();
+        assert_eq!(r.kind, RecordKind::Lesson);
+        let e = serde_json::from_value::<MemoryRecordInput>(json!({"title": "t", "digest": "d"}))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("missing field `kind`"), "{e}");
     }
 
     #[test]
     fn title_and_digest_are_mandatory() {
-        assert!(refused(&MemoryRecordInput::new("memory", "  ", "d")).contains("title"));
-        assert!(refused(&MemoryRecordInput::new("memory", "t", " ")).contains("digest"));
+        assert!(refused(&MemoryRecordInput::new(RecordKind::Memory, "  ", "d")).contains("title"));
+        assert!(refused(&MemoryRecordInput::new(RecordKind::Memory, "t", " ")).contains("digest"));
         let untitled = MemoryRecordInput {
             title: None,
-            ..MemoryRecordInput::new("memory", "", "d")
+            ..MemoryRecordInput::new(RecordKind::Memory, "", "d")
         };
         assert!(refused(&untitled).contains("pending"));
         let pending = untitled.with_pending(&["title"]);
@@ -574,28 +603,32 @@ mod tests {
 
     #[test]
     fn a_summary_needs_an_edge_and_a_value_needs_a_value_class() {
-        assert!(refused(&MemoryRecordInput::new("summary", "t", "d")).contains("edge"));
+        assert!(refused(&MemoryRecordInput::new(RecordKind::Summary, "t", "d")).contains("edge"));
         assert!(
-            ok(&MemoryRecordInput::new("summary", "t", "d").with_edge("summarizes", "ex:x"))
-                .edges
-                .len()
+            ok(&MemoryRecordInput::new(RecordKind::Summary, "t", "d")
+                .with_edge("summarizes", "ex:x"))
+            .edges
+            .len()
                 == 1
         );
-        assert!(refused(&MemoryRecordInput::new("value", "t", "d")).contains("value_class"));
+        assert!(
+            refused(&MemoryRecordInput::new(RecordKind::Value, "t", "d")).contains("value_class")
+        );
         assert!(
             refused(
-                &MemoryRecordInput::new("value", "t", "d").with_attribute("value_class", "soft")
+                &MemoryRecordInput::new(RecordKind::Value, "t", "d")
+                    .with_attribute("value_class", "soft")
             )
             .contains("soft")
         );
-        let v =
-            ok(&MemoryRecordInput::new("value", "t", "d").with_attribute("value_class", " Core "));
+        let v = ok(&MemoryRecordInput::new(RecordKind::Value, "t", "d")
+            .with_attribute("value_class", " Core "));
         assert_eq!(v.attributes["value_class"], json!("core"));
     }
 
     #[test]
     fn diary_rules_are_enforced() {
-        let base = MemoryRecordInput::new("diary", "t", "d");
+        let base = MemoryRecordInput::new(RecordKind::Diary, "t", "d");
         assert!(refused(&base).contains("provenance.source"));
         let direct = base.clone().with_provenance("source", "owner-direct");
         assert_eq!(ok(&direct).attributes["diary_type"], json!("note"));
@@ -623,7 +656,7 @@ mod tests {
 
     #[test]
     fn lesson_applies_when_tokens_join_the_keywords_sorted() {
-        let r = MemoryRecordInput::new("lesson", "t", "d")
+        let r = MemoryRecordInput::new(RecordKind::Lesson, "t", "d")
             .with_keywords(&["zeta", "sqlite"])
             .with_attribute("applies_when", json!(["SQLite migrations", "large tables"]));
         let v = ok(&r);
@@ -632,21 +665,22 @@ mod tests {
             ["zeta", "sqlite", "large", "migrations", "tables"]
         );
         let mut warnings = Vec::new();
-        MemoryRecordInput::new("lesson", "t", "d")
+        MemoryRecordInput::new(RecordKind::Lesson, "t", "d")
             .with_attribute("applies_when", "дом")
             .validated(&mut warnings)
             .unwrap();
         assert!(warnings[0].starts_with("#FALLBACK"));
         assert!(
             refused(
-                &MemoryRecordInput::new("lesson", "t", "d")
+                &MemoryRecordInput::new(RecordKind::Lesson, "t", "d")
                     .with_attribute("applies_when", json!([1]))
             )
             .contains("applies_when")
         );
         assert!(
             refused(
-                &MemoryRecordInput::new("instruction", "t", "d").with_attribute("category", "tip")
+                &MemoryRecordInput::new(RecordKind::Instruction, "t", "d")
+                    .with_attribute("category", "tip")
             )
             .contains("category")
         );
@@ -654,10 +688,10 @@ mod tests {
 
     #[test]
     fn pending_summary_is_refused_on_protected_kinds() {
-        let r = MemoryRecordInput::new("trait", "t", "d").with_pending(&["summary"]);
+        let r = MemoryRecordInput::new(RecordKind::Trait, "t", "d").with_pending(&["summary"]);
         assert!(refused(&r).contains("protected"));
         assert!(
-            refused(&MemoryRecordInput::new("memory", "t", "d").with_pending(&["body"]))
+            refused(&MemoryRecordInput::new(RecordKind::Memory, "t", "d").with_pending(&["body"]))
                 .contains("pending")
         );
     }

@@ -8,6 +8,7 @@
 
 pub mod spark;
 
+use am_journal::{BindingSource, Lifecycle, PromptState, SearchState};
 pub use spark::{
     DEFAULT_SPARK_TEMPLATE, SHARED_VULNERABILITY_STATEMENT, SPARK_KEYS, canonical_spark_hash,
     lint_spark,
@@ -20,7 +21,7 @@ use crate::formation::authoring::{
 use crate::formation::records::MemoryRecordInput;
 use crate::formation::{DIGEST_PREDICATE, build_formation_plan};
 use crate::ids;
-use crate::kinds::kind_rank;
+use crate::kinds::{RecordKind, kind_rank};
 use crate::system::MemorySystem;
 use am_journal::{MemoryJournal, ScopeBinding};
 use am_triples::{JsonMap, TripleAssertion, TripleQuery, TripleStore};
@@ -228,11 +229,11 @@ struct Birth {
     unnamed: bool,
 }
 
-const SECTIONS: [(&str, &str); 4] = [
-    ("values", "value"),
-    ("purposes", "purpose"),
-    ("traits", "trait"),
-    ("honesty", "trait"),
+const SECTIONS: [(&str, RecordKind); 4] = [
+    ("values", RecordKind::Value),
+    ("purposes", RecordKind::Purpose),
+    ("traits", RecordKind::Trait),
+    ("honesty", RecordKind::Trait),
 ];
 
 impl MemorySystem {
@@ -339,7 +340,7 @@ impl MemorySystem {
             attributes: marker_attrs,
             payload_ref: args.spark_artifact_ref.clone(),
             ..MemoryRecordInput::new(
-                "claim",
+                RecordKind::Claim,
                 &marker_title,
                 &format!(
                     "Engram marker of spark v{version} for {owner}; spark hash {}.",
@@ -403,7 +404,7 @@ impl MemorySystem {
         }
 
         if let Some(first) = births.first() {
-            let probe = ids::record_id_for(&first.record.kind, &key, 1);
+            let probe = ids::record_id_for(first.record.kind, &key, 1);
             self.refuse_a_vectorless_birth(&probe, owner)?;
         }
 
@@ -413,14 +414,14 @@ impl MemorySystem {
         let mut authoring = AuthoringReceipt::default();
         for (i, b) in births.iter_mut().enumerate().filter(|(_, b)| b.unnamed) {
             let position = i + 1; // the marker rides position 0
-            let record_id = ids::record_id_for(&b.record.kind, &key, position);
+            let record_id = ids::record_id_for(b.record.kind, &key, position);
             if let Some(title) = self.stored_title(&record_id)? {
                 b.record.title = Some(title);
                 continue;
             }
             let context = AuthorContext {
                 pass: "engram".into(),
-                record_kind: b.record.kind.clone(),
+                record_kind: b.record.kind.as_str().to_owned(),
                 scope: args.scope.clone(),
                 owner_id: owner.to_owned(),
                 fields: vec![AuthorField::Title],
@@ -449,7 +450,7 @@ impl MemorySystem {
                     failure.message
                 )));
             }
-            authoring.absorb(decision.receipt(&record_id, &b.record.kind, "engram"));
+            authoring.absorb(decision.receipt(&record_id, b.record.kind.as_str(), "engram"));
         }
 
         let mut inputs = vec![marker];
@@ -471,10 +472,10 @@ impl MemorySystem {
                 record_id: gid,
                 scope: args.scope.clone(),
                 owner_id: owner.to_owned(),
-                search_state: "indexed".into(),
-                prompt_state: "active".into(),
-                lifecycle: "promoted".into(),
-                source: "operator".into(),
+                search_state: SearchState::Indexed,
+                prompt_state: PromptState::Active,
+                lifecycle: Lifecycle::Promoted,
+                source: BindingSource::Operator,
                 reason: Some(format!("engram spark v{version}")),
                 observed_at: now.clone(),
                 provenance: JsonMap::new(),

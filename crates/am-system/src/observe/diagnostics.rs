@@ -21,6 +21,7 @@ use crate::kinds::DIGEST_PREDICATE;
 use crate::lookup::{attr_str, resolve_digest_assertion, truthy};
 use crate::seam::{Admission, MemoryHandle, OrderedMap};
 use crate::system::MemorySystem;
+use am_journal::SearchState;
 use am_journal::{ClosureFilter, MemoryJournal, ReconstructionTrace, TraceFilter};
 use am_triples::text::{RECALL_MIN_TOKEN_LEN, handle_digest, tokenize};
 use am_triples::{JsonMap, Timestamp, TripleAssertion, TripleQuery, TripleStore};
@@ -407,7 +408,7 @@ pub fn absence_diagnosis(
         && folded
             .values()
             .flatten()
-            .any(|b| in_pair(b) && b.search_state == "hidden");
+            .any(|b| in_pair(b) && b.search_state == SearchState::Hidden);
     let bound = folded
         .get(&graph_id)
         .is_some_and(|bs| bs.iter().any(in_pair));

@@ -29,7 +29,7 @@ use crate::formation::reading::{UnderstandingFields, reading_provenance, underst
 use crate::lookup::{attr_str, is_formed, is_private, pending_fields, resolve_digest_assertion};
 use crate::system::MemorySystem;
 use am_journal::journal::check_anchor;
-use am_journal::{ClosureFilter, JournalRecord, MemoryJournal, TraceFilter};
+use am_journal::{ClosureFilter, ClosureKind, JournalRecord, MemoryJournal, TraceFilter};
 use am_triples::text::{handle_digest, token_estimate};
 use am_triples::{JsonMap, TripleAssertion, TripleQuery, TripleStore};
 use serde::{Deserialize, Serialize};
@@ -427,7 +427,7 @@ impl ReplayStream<'_> {
         closures.sort_by_key(|c| c.seq);
         let first = closures
             .into_iter()
-            .filter(|c| c.kind == "supersede" && c.assertion_id == id)
+            .filter(|c| c.kind == ClosureKind::Supersede && c.assertion_id == id)
             .find_map(|c| c.replacement_ids.into_iter().next());
         self.memo.bound();
         self.memo.replaced.insert(id, first.clone());

@@ -28,10 +28,10 @@ impl MemorySystem {
             record_id: args.record_id.trim().to_owned(),
             scope: args.scope.clone(),
             owner_id: args.owner_id.clone(),
-            search_state: args.search_state.clone(),
-            prompt_state: args.prompt_state.clone(),
-            lifecycle: args.lifecycle.clone(),
-            source: args.source.clone(),
+            search_state: args.search_state,
+            prompt_state: args.prompt_state,
+            lifecycle: args.lifecycle,
+            source: args.source,
             reason: args.reason.clone(),
             observed_at: self.now()?,
             provenance: JsonMap::new(),
@@ -74,7 +74,7 @@ impl MemorySystem {
             .map(|aid| {
                 ClosureRecord {
                     assertion_id: aid.clone(),
-                    kind: kind.to_owned(),
+                    kind: *kind,
                     reason: reason.to_owned(),
                     replacement_ids: replacement_ids.to_vec(),
                     observed_at: observed_at.clone(),
@@ -129,18 +129,17 @@ impl MemorySystem {
                 targets.push(id);
             }
         }
-        let kind_n = kind.trim().to_lowercase();
         let observed_at = self.now()?;
         let records = targets
             .iter()
             .map(|aid| {
                 ClosureRecord {
                     assertion_id: aid.clone(),
-                    kind: kind_n.clone(),
+                    kind: *kind,
                     reason: reason.to_owned(),
                     replacement_ids: replacement_ids.to_vec(),
                     observed_at: observed_at.clone(),
-                    closure_id: ids::closure_id(&graph_id, &kind_n, aid),
+                    closure_id: ids::closure_id(&graph_id, *kind, aid),
                     ..ClosureRecord::default()
                 }
                 .normalized()

@@ -7,6 +7,7 @@
 
 use crate::config::RecallBudget;
 use crate::seam::{Stimulus, View};
+use am_journal::{BindingSource, ClosureKind, Lifecycle, PromptState, SearchState};
 use am_triples::JsonMap;
 use serde::{Deserialize, Serialize};
 
@@ -22,16 +23,8 @@ fn operator() -> String {
     "operator".to_owned()
 }
 
-fn inactive() -> String {
-    "inactive".to_owned()
-}
-
-fn none_label() -> String {
-    "none".to_owned()
-}
-
-fn retract() -> String {
-    "retract".to_owned()
+fn retract() -> ClosureKind {
+    ClosureKind::Retract
 }
 
 fn owned_pairs(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
@@ -286,17 +279,19 @@ pub struct Bind {
     pub scope: String,
     /// The scope pair's owner.
     pub owner_id: String,
-    /// `indexed` | `hidden`.
-    pub search_state: String,
+    /// `indexed` | `hidden` (read trimmed and lowercased, as every state
+    /// below).
+    #[serde(deserialize_with = "am_triples::vocab::folded")]
+    pub search_state: SearchState,
     /// `active` | `inactive` (default); `active` admits into the self component.
-    #[serde(default = "inactive")]
-    pub prompt_state: String,
-    /// Lifecycle label (default `none`).
-    #[serde(default = "none_label")]
-    pub lifecycle: String,
-    /// Who bound it (default `operator`).
-    #[serde(default = "operator")]
-    pub source: String,
+    #[serde(default, deserialize_with = "am_triples::vocab::folded")]
+    pub prompt_state: PromptState,
+    /// Lifecycle label (default, and when blank, `none`).
+    #[serde(default, deserialize_with = "am_triples::vocab::folded_or_default")]
+    pub lifecycle: Lifecycle,
+    /// Who bound it (default, and when blank, `operator`).
+    #[serde(default, deserialize_with = "am_triples::vocab::folded_or_default")]
+    pub source: BindingSource,
     /// Why.
     #[serde(default)]
     pub reason: Option<String>,
@@ -308,15 +303,15 @@ pub struct Bind {
 impl Bind {
     /// Bind `record_id` with `search_state` in `(scope, owner_id)`, the rest at
     /// the defaults.
-    pub fn new(record_id: &str, scope: &str, owner_id: &str, search_state: &str) -> Self {
+    pub fn new(record_id: &str, scope: &str, owner_id: &str, search_state: SearchState) -> Self {
         Bind {
             record_id: record_id.to_owned(),
             scope: scope.to_owned(),
             owner_id: owner_id.to_owned(),
-            search_state: search_state.to_owned(),
-            prompt_state: inactive(),
-            lifecycle: none_label(),
-            source: operator(),
+            search_state,
+            prompt_state: PromptState::default(),
+            lifecycle: Lifecycle::default(),
+            source: BindingSource::default(),
             reason: None,
             binding_id: None,
         }
@@ -330,8 +325,10 @@ impl Bind {
 pub struct CloseAssertions {
     /// The assertions to close (either namespace).
     pub assertion_ids: Vec<String>,
-    /// `retract` | `supersede` | `reinterpreted` | `merged`.
-    pub kind: String,
+    /// `retract` | `supersede` | `reinterpreted` | `merged` (read trimmed
+    /// and lowercased).
+    #[serde(deserialize_with = "am_triples::vocab::folded")]
+    pub kind: ClosureKind,
     /// Why (mandatory).
     pub reason: String,
     /// The replacements (required for `supersede` and `merged`).
@@ -342,10 +339,10 @@ pub struct CloseAssertions {
 impl CloseAssertions {
     /// Close `assertion_ids` as `kind` for `reason`, no replacements. The
     /// order (what, kind, why) is [`CloseRecord::new`]'s with its kind.
-    pub fn new<S: AsRef<str>>(assertion_ids: &[S], kind: &str, reason: &str) -> Self {
+    pub fn new<S: AsRef<str>>(assertion_ids: &[S], kind: ClosureKind, reason: &str) -> Self {
         CloseAssertions {
             assertion_ids: owned(assertion_ids),
-            kind: kind.to_owned(),
+            kind,
             reason: reason.to_owned(),
             replacement_ids: Vec::new(),
         }
@@ -366,9 +363,10 @@ impl CloseAssertions {
 pub struct CloseRecord {
     /// The record (either namespace).
     pub record_id: String,
-    /// `retract` (default) | `supersede` | `reinterpreted` | `merged`.
-    #[serde(default = "retract")]
-    pub kind: String,
+    /// `retract` (default) | `supersede` | `reinterpreted` | `merged` (read
+    /// trimmed and lowercased).
+    #[serde(default = "retract", deserialize_with = "am_triples::vocab::folded")]
+    pub kind: ClosureKind,
     /// Why (mandatory).
     pub reason: String,
     /// The replacements (required for `supersede` and `merged`).
@@ -379,10 +377,10 @@ pub struct CloseRecord {
 impl CloseRecord {
     /// Close `record_id` as `kind` for `reason`, no replacements (the order of
     /// [`CloseAssertions::new`]; the spec's default kind is `retract`).
-    pub fn new(record_id: &str, kind: &str, reason: &str) -> Self {
+    pub fn new(record_id: &str, kind: ClosureKind, reason: &str) -> Self {
         CloseRecord {
             record_id: record_id.to_owned(),
-            kind: kind.to_owned(),
+            kind,
             reason: reason.to_owned(),
             replacement_ids: Vec::new(),
         }
@@ -390,7 +388,7 @@ impl CloseRecord {
 
     /// Retract `record_id` for `reason` (the spec's default kind).
     pub fn retract(record_id: &str, reason: &str) -> Self {
-        CloseRecord::new(record_id, &retract(), reason)
+        CloseRecord::new(record_id, retract(), reason)
     }
 
     /// The same closure with replacements.
@@ -418,7 +416,7 @@ mod tests {
             json!({"record_id": "r", "scope": "s", "owner_id": "o", "search_state": "hidden"}),
         )
         .unwrap();
-        assert_eq!(b, Bind::new("r", "s", "o", "hidden"));
+        assert_eq!(b, Bind::new("r", "s", "o", SearchState::Hidden));
         let c: CloseRecord =
             serde_json::from_value(json!({"record_id": "r", "reason": "wrong"})).unwrap();
         assert_eq!(c, CloseRecord::retract("r", "wrong"));
@@ -445,6 +443,90 @@ mod tests {
         )
         .unwrap_err();
         assert!(e.to_string().contains("colour"), "{e}");
+    }
+
+    #[test]
+    fn a_close_kind_is_read_trimmed_and_lowercased_and_an_unknown_one_is_refused_as_it_arrived() {
+        let c: CloseAssertions = serde_json::from_value(
+            json!({"assertion_ids": ["a"], "kind": " Supersede ", "reason": "newer"}),
+        )
+        .unwrap();
+        assert_eq!(c.kind, ClosureKind::Supersede);
+        let c: CloseRecord =
+            serde_json::from_value(json!({"record_id": "r", "kind": "MERGED", "reason": "dup"}))
+                .unwrap();
+        assert_eq!(c.kind, ClosureKind::Merged);
+        let e = serde_json::from_value::<CloseAssertions>(
+            json!({"assertion_ids": ["a"], "kind": "Forget", "reason": "x"}),
+        )
+        .unwrap_err();
+        assert!(
+            e.to_string().starts_with(
+                "close kind must be one of [\"retract\", \"supersede\", \"reinterpreted\", \"merged\"], got \"Forget\""
+            ),
+            "{e}"
+        );
+        assert!(
+            serde_json::from_value::<CloseRecord>(
+                json!({"record_id": "r", "kind": "", "reason": "x"})
+            )
+            .is_err()
+        );
+    }
+
+    #[test]
+    fn bind_reads_its_states_folded_and_a_blank_lifecycle_or_source_as_the_default() {
+        let b: Bind = serde_json::from_value(json!({
+            "record_id": "r", "scope": "s", "owner_id": "o", "search_state": " Indexed ",
+            "prompt_state": "ACTIVE", "lifecycle": " ", "source": ""
+        }))
+        .unwrap();
+        assert_eq!(
+            (b.search_state, b.prompt_state, b.lifecycle, b.source),
+            (
+                SearchState::Indexed,
+                PromptState::Active,
+                Lifecycle::None,
+                BindingSource::Operator
+            )
+        );
+        let b: Bind = serde_json::from_value(json!({
+            "record_id": "r", "scope": "s", "owner_id": "o", "search_state": "hidden",
+            "lifecycle": "Promoted", "source": "Election"
+        }))
+        .unwrap();
+        assert_eq!(
+            (b.prompt_state, b.lifecycle, b.source),
+            (
+                PromptState::Inactive,
+                Lifecycle::Promoted,
+                BindingSource::Election
+            )
+        );
+        for (field, value, names) in [
+            ("search_state", "gone", "[\"hidden\", \"indexed\"]"),
+            ("search_state", "", "[\"hidden\", \"indexed\"]"),
+            ("prompt_state", "on", "[\"active\", \"inactive\"]"),
+            (
+                "lifecycle",
+                "dead",
+                "[\"inactive_candidate\", \"none\", \"promoted\", \"rejected\", \"reviewed\", \"superseded\"]",
+            ),
+            (
+                "source",
+                "x",
+                "[\"election\", \"maintenance\", \"operator\", \"remember\", \"revision\"]",
+            ),
+        ] {
+            let mut v =
+                json!({"record_id": "r", "scope": "s", "owner_id": "o", "search_state": "indexed"});
+            v[field] = json!(value);
+            let e = serde_json::from_value::<Bind>(v).unwrap_err().to_string();
+            assert!(
+                e.starts_with(&format!("{field} must be one of {names}, got {value:?}")),
+                "{e}"
+            );
+        }
     }
 
     #[test]

@@ -8,7 +8,9 @@
 
 use crate::config::AttentionConfig;
 use crate::error::{Error, Result};
-use am_journal::{ATTENTION_KINDS, DECAY_MARKER_KINDS, EventFilter, MemoryEvent, MemoryJournal};
+use am_journal::{
+    ATTENTION_KINDS, DECAY_MARKER_KINDS, EventFilter, EventKind, MemoryEvent, MemoryJournal,
+};
 use std::collections::HashMap;
 
 /// At most this many reason strings per record, newest first.
@@ -64,8 +66,7 @@ fn attention_window<'a>(
     let mut considered: Vec<&MemoryEvent> = events
         .iter()
         .filter(|e| {
-            (ATTENTION_KINDS.contains(&e.kind.as_str())
-                || DECAY_MARKER_KINDS.contains(&e.kind.as_str()))
+            (e.kind.feeds_attention() || e.kind.is_decay_marker())
                 && at_seq.is_none_or(|s| e.seq <= s)
         })
         .collect();
@@ -73,14 +74,15 @@ fn attention_window<'a>(
         return Err(Error::invalid(format!(
             "the activation fold received an event with a journal-unassigned seq ({:?}, seq={}); \
              append events to a journal before scoring them",
-            e.kind, e.seq
+            e.kind.as_str(),
+            e.seq
         )));
     }
     considered.sort_by_key(|e| std::cmp::Reverse(e.seq));
     considered.truncate(config.window_limit);
     let latest_refocus = considered
         .iter()
-        .find(|e| DECAY_MARKER_KINDS.contains(&e.kind.as_str()))
+        .find(|e| e.kind.is_decay_marker())
         .map(|e| e.seq);
     Ok((considered, latest_refocus))
 }
@@ -117,7 +119,7 @@ pub fn contribution(
     latest_refocus: Option<i64>,
     config: &AttentionConfig,
 ) -> f64 {
-    if matches!(event.kind.as_str(), "pinned" | "silenced")
+    if matches!(event.kind, EventKind::Pinned | EventKind::Silenced)
         && let Some(ttl) = event.ttl_activity
         && rank as i64 > ttl
     {
@@ -129,7 +131,11 @@ pub fn contribution(
     {
         distance *= config.refocus_multiplier;
     }
-    let sign = if event.kind == "silenced" { -1.0 } else { 1.0 };
+    let sign = if event.kind == EventKind::Silenced {
+        -1.0
+    } else {
+        1.0
+    };
     sign * event.weight / (1.0 + distance / config.decay_window)
 }
 
@@ -155,7 +161,7 @@ pub fn compute_activation(
     let mut order: Vec<String> = Vec::new();
     let mut scores: HashMap<String, ActivationScore> = HashMap::new();
     for (e, rank) in window.iter().zip(ranks) {
-        if !ATTENTION_KINDS.contains(&e.kind.as_str()) {
+        if !e.kind.feeds_attention() {
             continue;
         }
         let Some(rid) = e.record_id.as_deref() else {
@@ -206,7 +212,7 @@ pub fn compute_trail_activation(
     let mut order: Vec<(String, String)> = Vec::new();
     let mut totals: HashMap<(String, String), f64> = HashMap::new();
     for (e, rank) in window.iter().zip(ranks) {
-        if e.kind != "co_selected" {
+        if e.kind != EventKind::CoSelected {
             continue;
         }
         let Some(pair) = e.pair_ids.clone() else {
@@ -273,9 +279,9 @@ pub fn activation_inputs(
 mod tests {
     use super::*;
 
-    fn ev(kind: &str, rid: &str, seq: i64, trace: Option<&str>) -> MemoryEvent {
+    fn ev(kind: EventKind, rid: &str, seq: i64, trace: Option<&str>) -> MemoryEvent {
         MemoryEvent {
-            kind: kind.into(),
+            kind,
             scope: "s".into(),
             record_id: Some(rid.into()),
             weight: 8.0,
@@ -289,9 +295,9 @@ mod tests {
     #[test]
     fn three_selected_events_at_consecutive_ranks_give_the_pinned_numbers() {
         let events = vec![
-            ev("selected", "a", 3, None),
-            ev("selected", "a", 2, None),
-            ev("selected", "a", 1, None),
+            ev(EventKind::Selected, "a", 3, None),
+            ev(EventKind::Selected, "a", 2, None),
+            ev(EventKind::Selected, "a", 1, None),
         ];
         let c = AttentionConfig::default();
         let got = compute_activation(&events, &c, None).unwrap();
@@ -306,10 +312,10 @@ mod tests {
     #[test]
     fn one_trace_is_one_burst_and_untraced_events_never_share_a_rank() {
         let events = [
-            ev("selected", "a", 4, Some("t2")),
-            ev("selected", "b", 3, Some("t2")),
-            ev("selected", "c", 2, None),
-            ev("selected", "d", 1, None),
+            ev(EventKind::Selected, "a", 4, Some("t2")),
+            ev(EventKind::Selected, "b", 3, Some("t2")),
+            ev(EventKind::Selected, "c", 2, None),
+            ev(EventKind::Selected, "d", 1, None),
         ];
         let refs: Vec<&MemoryEvent> = events.iter().collect();
         assert_eq!(burst_ranks(&refs), [0, 0, 1, 2]);
@@ -318,16 +324,22 @@ mod tests {
     #[test]
     fn silence_on_a_record_at_zero_has_no_effect_and_refocus_stretches_older_events() {
         let c = AttentionConfig::default();
-        let events = vec![ev("selected", "a", 2, None), ev("silenced", "a", 1, None)];
+        let events = vec![
+            ev(EventKind::Selected, "a", 2, None),
+            ev(EventKind::Silenced, "a", 1, None),
+        ];
         // Newest first: +8 then -8·20/21 -> clamp keeps it positive.
         let got = compute_activation(&events, &c, None).unwrap();
         assert!((got[0].1.base_level - (8.0 - 8.0 * 20.0 / 21.0)).abs() < 1e-12);
-        let events = vec![ev("silenced", "a", 2, None), ev("selected", "a", 1, None)];
+        let events = vec![
+            ev(EventKind::Silenced, "a", 2, None),
+            ev(EventKind::Selected, "a", 1, None),
+        ];
         let got = compute_activation(&events, &c, None).unwrap();
         assert!((got[0].1.base_level - 8.0 * 20.0 / 21.0).abs() < 1e-12);
-        let mut refocus = ev("refocus", "x", 2, None);
+        let mut refocus = ev(EventKind::Refocus, "x", 2, None);
         refocus.record_id = None;
-        let events = vec![refocus, ev("selected", "a", 1, None)];
+        let events = vec![refocus, ev(EventKind::Selected, "a", 1, None)];
         let got = compute_activation(&events, &c, None).unwrap();
         assert!((got[0].1.base_level - 8.0 / (1.0 + 6.0 / 20.0)).abs() < 1e-12);
     }
@@ -339,27 +351,27 @@ mod tests {
             ..AttentionConfig::default()
         };
         let events = vec![
-            ev("selected", "a", 3, None),
-            ev("selected", "b", 2, None),
-            ev("selected", "c", 1, None),
+            ev(EventKind::Selected, "a", 3, None),
+            ev(EventKind::Selected, "b", 2, None),
+            ev(EventKind::Selected, "c", 1, None),
         ];
         let got = compute_activation(&events, &c, None).unwrap();
         assert_eq!(
             got.iter().map(|(r, _)| r.as_str()).collect::<Vec<_>>(),
             ["a", "b"]
         );
-        let unassigned = vec![ev("selected", "a", -1, None)];
+        let unassigned = vec![ev(EventKind::Selected, "a", -1, None)];
         assert!(compute_activation(&unassigned, &c, None).is_err());
     }
 
     #[test]
     fn ttl_compares_the_raw_burst_rank() {
         let c = AttentionConfig::default();
-        let mut pin = ev("pinned", "a", 1, None);
+        let mut pin = ev(EventKind::Pinned, "a", 1, None);
         pin.ttl_activity = Some(1);
         let events = vec![
-            ev("selected", "b", 3, None),
-            ev("selected", "b", 2, None),
+            ev(EventKind::Selected, "b", 3, None),
+            ev(EventKind::Selected, "b", 2, None),
             pin,
         ];
         let got = compute_activation(&events, &c, None).unwrap();

@@ -14,7 +14,7 @@ use crate::recall::attention::{compute_activation, scoring_window};
 use crate::recall::selection::{display_rows, normalize_used_ids, plan_selection};
 use crate::seam::{OrderedMap, label_deposits};
 use crate::system::MemorySystem;
-use am_journal::{ActiveMemorySnapshot, MemoryEvent, TraceFilter};
+use am_journal::{ActiveMemorySnapshot, EventKind, MemoryEvent, TraceFilter};
 use am_triples::JsonMap;
 use am_triples::text::py_str;
 use serde_json::Value;
@@ -166,8 +166,8 @@ impl MemorySystem {
         let observed_at = self.now()?;
         let mut provenance = JsonMap::new();
         provenance.insert("context_ref".into(), Value::String(snapshot_id.clone()));
-        let event = |kind: &str, scope: &str, owner: &str, weight: f64| MemoryEvent {
-            kind: kind.to_owned(),
+        let event = |kind: EventKind, scope: &str, owner: &str, weight: f64| MemoryEvent {
+            kind,
             scope: scope.to_owned(),
             owner_id: owner.to_owned(),
             weight,
@@ -183,15 +183,16 @@ impl MemorySystem {
                 let (scope, owner) = &group.scope_pair;
                 let mut batch = Vec::new();
                 for rid in &group.records {
-                    let mut e = event("selected", scope, owner, 8.0);
+                    let mut e = event(EventKind::Selected, scope, owner, 8.0);
                     e.record_id = Some(rid.clone());
-                    e.event_id = ids::selection_event_id(tid, "selected", rid);
+                    e.event_id = ids::selection_event_id(tid, EventKind::Selected, rid);
                     batch.push(e);
                 }
                 for (a, b) in &group.pairs {
-                    let mut e = event("co_selected", scope, owner, 4.0);
+                    let mut e = event(EventKind::CoSelected, scope, owner, 4.0);
                     e.pair_ids = Some((a.clone(), b.clone()));
-                    e.event_id = ids::selection_event_id(tid, "co_selected", &format!("{a}+{b}"));
+                    e.event_id =
+                        ids::selection_event_id(tid, EventKind::CoSelected, &format!("{a}+{b}"));
                     batch.push(e);
                 }
                 batches.push(batch);
@@ -212,9 +213,10 @@ impl MemorySystem {
                 batches.push(
                     rids.iter()
                         .map(|rid| {
-                            let mut e = event("selected", &scope, &owner, rehearsal_weight);
+                            let mut e =
+                                event(EventKind::Selected, &scope, &owner, rehearsal_weight);
                             e.record_id = Some(rid.clone());
-                            e.event_id = ids::selection_event_id(tid, "selected", rid);
+                            e.event_id = ids::selection_event_id(tid, EventKind::Selected, rid);
                             e
                         })
                         .collect(),
@@ -253,8 +255,8 @@ impl MemorySystem {
         Ok(Warned::new(stored, notes))
     }
 
-    fn deliberate(&self, kind: &str, act: &Reinforce) -> Result<String> {
-        let what = if kind == "pinned" {
+    fn deliberate(&self, kind: EventKind, act: &Reinforce) -> Result<String> {
+        let what = if kind == EventKind::Pinned {
             "reinforce"
         } else {
             "attenuate"
@@ -262,7 +264,7 @@ impl MemorySystem {
         require_reason(what, &act.reason)?;
         let rid = self.resolve_assertion_id(&act.record_id)?;
         let event = MemoryEvent {
-            kind: kind.to_owned(),
+            kind,
             scope: act.scope.clone(),
             owner_id: act.owner_id.clone(),
             record_id: Some(rid),
@@ -292,7 +294,7 @@ impl MemorySystem {
     /// `InvalidInput` for an empty reason or a non-finite weight or a
     /// non-positive TTL; `NotFound` for an id in neither namespace.
     pub fn reinforce(&self, act: &Reinforce) -> Result<String> {
-        self.deliberate("pinned", act)
+        self.deliberate(EventKind::Pinned, act)
     }
 
     /// Deliberate weaken: one `silenced` event, a nudge toward invisibility,
@@ -302,7 +304,7 @@ impl MemorySystem {
     /// # Errors
     /// As [`MemorySystem::reinforce`].
     pub fn attenuate(&self, act: &Attenuate) -> Result<String> {
-        self.deliberate("silenced", act)
+        self.deliberate(EventKind::Silenced, act)
     }
 
     /// Topic-shift marker: one `refocus` event in `(scope, owner_id)` that
@@ -314,7 +316,7 @@ impl MemorySystem {
     pub fn refocus(&self, act: &Refocus) -> Result<String> {
         require_reason("refocus", &act.reason)?;
         let event = MemoryEvent {
-            kind: "refocus".into(),
+            kind: EventKind::Refocus,
             scope: act.scope.clone(),
             owner_id: act.owner_id.clone(),
             weight: 0.0,

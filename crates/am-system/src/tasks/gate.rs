@@ -4,6 +4,7 @@
 //! `activation_gate.py`, `FORMATION_PRIORITY`, `COMMUNITY_PRIORITY`,
 //! `pending_priority`), "Ripple" (`CHANGE_MAGNITUDE`, `RELATION_WEIGHTS`).
 
+use crate::kinds::RecordKind;
 use am_journal::TaskKind;
 use serde::{Deserialize, Serialize};
 
@@ -64,7 +65,10 @@ pub const PENDING_TASK_KINDS: [TaskKind; 2] = [TaskKind::TitleAuthor, TaskKind::
 /// (`pending_priority`): [`COMMUNITY_PRIORITY`] for a topic, else
 /// [`FORMATION_PRIORITY`].
 pub fn pending_priority(record_kind: &str) -> i64 {
-    if record_kind.trim().eq_ignore_ascii_case("community") {
+    if matches!(
+        RecordKind::parse_folded(record_kind),
+        Ok(RecordKind::Community)
+    ) {
         COMMUNITY_PRIORITY
     } else {
         FORMATION_PRIORITY

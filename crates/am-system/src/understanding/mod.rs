@@ -18,12 +18,12 @@ use crate::error::{Error, Result};
 use crate::formation::reading::{
     ReadingProvenance, UnderstandingFields, attr_version, reading_provenance, understanding_fields,
 };
-use crate::kinds::UNDERSTANDING_PROTECTED_KINDS;
+use crate::kinds::RecordKind;
 use crate::outcome::{Outcome, Reason, UnderstandingResult};
 use crate::system::{MemorySystem, unknown_id};
 use crate::understanding::args::{NarrateDream, Retitle, RevertDigest, RewriteDigest};
 use crate::understanding::reading::{Reading, ValidProvenance, validate_author};
-use am_journal::{ClosureFilter, UnderstandingVersion, VersionFilter};
+use am_journal::{ClosureFilter, ClosureKind, UnderstandingVersion, VersionFilter};
 use am_triples::text::{is_record_digest, py_str};
 use am_triples::{CommitPoint, DigestRewrite, ErrorKind, JsonMap, Timestamp, TripleAssertion};
 use serde::Serialize;
@@ -42,13 +42,29 @@ struct Target {
     row: TripleAssertion,
     assertion_id: String,
     graph_id: String,
-    kind: String,
+    /// The row's `record_kind`, `None` when it names no kind of the vocabulary.
+    kind: Option<RecordKind>,
+    /// The row's `record_kind` as stored (a non-empty string, else empty).
+    kind_name: String,
+}
+
+impl Target {
+    fn of(row: TripleAssertion, assertion_id: String) -> Target {
+        let kind_name = attr_text(&row, "record_kind").unwrap_or_default();
+        Target {
+            assertion_id,
+            graph_id: row.subject.clone(),
+            kind: RecordKind::parse(&kind_name).ok(),
+            kind_name,
+            row,
+        }
+    }
 }
 
 /// The closure standing on a record: its kind and its first replacement, as
 /// the closure names it (either id namespace).
 pub(crate) struct Closed {
-    kind: String,
+    kind: ClosureKind,
     replacement: Option<String>,
 }
 
@@ -81,7 +97,7 @@ pub struct CurrentOf {
     pub chain: Vec<String>,
     /// The end's closure kind when it is retracted or reinterpreted (no
     /// replacement), else `None`.
-    pub closed: Option<String>,
+    pub closed: Option<ClosureKind>,
 }
 
 /// `record_understanding`'s answer: the record read a host serves, with the
@@ -113,7 +129,7 @@ pub struct RecordUnderstanding {
     /// When it was observed.
     pub observed_at: String,
     /// The standing closure's kind, if any.
-    pub closed: Option<String>,
+    pub closed: Option<ClosureKind>,
     /// The live record (`current_of`).
     pub current_id: String,
     /// The current reading's provenance.
@@ -165,8 +181,8 @@ fn version_key(field: &str) -> &'static str {
 }
 
 /// A record's own versioned field: `card` for a world-model card, else `digest`.
-fn own_field(kind: &str) -> &'static str {
-    if kind == "world_model" {
+fn own_field(kind: Option<RecordKind>) -> &'static str {
+    if kind == Some(RecordKind::WorldModel) {
         "card"
     } else {
         "digest"
@@ -409,12 +425,7 @@ impl MemorySystem {
         let Some(assertion_id) = row.assertion_id.clone() else {
             return Ok(None);
         };
-        Ok(Some(Target {
-            assertion_id,
-            graph_id: row.subject.clone(),
-            kind: attr_text(&row, "record_kind").unwrap_or_default(),
-            row,
-        }))
+        Ok(Some(Target::of(row, assertion_id)))
     }
 
     /// The newest closure of an assertion.
@@ -462,12 +473,7 @@ impl MemorySystem {
             && is_record_digest(&row)
             && let Some(assertion_id) = row.assertion_id.clone()
         {
-            return Ok(Some(Target {
-                assertion_id,
-                graph_id: row.subject.clone(),
-                kind: attr_text(&row, "record_kind").unwrap_or_default(),
-                row,
-            }));
+            return Ok(Some(Target::of(row, assertion_id)));
         }
         self.understanding_target(id)
     }
@@ -772,13 +778,13 @@ impl MemorySystem {
         // a card's through its own field (`card`), a dream's in place, a
         // PUBLIC diary projection's (the diary summary rule).
         let pending_summary = is_pending(&b.t.row, "summary");
-        if b.t.kind == "world_model" && pending_summary {
+        if b.t.kind == Some(RecordKind::WorldModel) && pending_summary {
             b.field = "card";
         }
         let (t, rid, field, reading) = (&b.t, b.rid, b.field, &b.reading);
         let refused = |reason| Ok(b.refused(reason));
-        if UNDERSTANDING_PROTECTED_KINDS.contains(&t.kind.as_str()) {
-            let public_projection = t.kind == "diary"
+        if t.kind.is_some_and(RecordKind::is_understanding_protected) {
+            let public_projection = t.kind == Some(RecordKind::Diary)
                 && pending_summary
                 && crate::formation::records::diary_summary_refusal(
                     &t.row.attributes,
@@ -789,10 +795,16 @@ impl MemorySystem {
                 return refused(Reason::ProtectedKind);
             }
         }
-        match t.kind.as_str() {
-            "dream" if !pending_summary => return refused(Reason::UseNarrateDream),
-            "world_model" if !pending_summary => return refused(Reason::UseAuthorWorldModel),
-            "world_model" if args.keywords.is_some() => return refused(Reason::CardKeywords),
+        match t.kind {
+            Some(RecordKind::Dream) if !pending_summary => {
+                return refused(Reason::UseNarrateDream);
+            }
+            Some(RecordKind::WorldModel) if !pending_summary => {
+                return refused(Reason::UseAuthorWorldModel);
+            }
+            Some(RecordKind::WorldModel) if args.keywords.is_some() => {
+                return refused(Reason::CardKeywords);
+            }
             _ => {}
         }
         if attr_text(&t.row, "summary_role").as_deref() == Some("re-understanding")
@@ -953,7 +965,10 @@ impl MemorySystem {
         }
         let owner_direct =
             t.row.provenance.get("source").and_then(Value::as_str) == Some("owner-direct");
-        if t.kind == "diary" && owner_direct && attr_text(&t.row, "entry_hash").is_some() {
+        if t.kind == Some(RecordKind::Diary)
+            && owner_direct
+            && attr_text(&t.row, "entry_hash").is_some()
+        {
             return refused(Reason::HashChained);
         }
         let current = attr_version(&t.row, "title_version");
@@ -1032,7 +1047,7 @@ impl MemorySystem {
         };
         let (t, rid, field, reading) = (&b.t, b.rid, b.field, &b.reading);
         let refused = |reason| Ok(b.refused(reason));
-        if t.kind != "dream" {
+        if t.kind != Some(RecordKind::Dream) {
             return refused(Reason::NotADream);
         }
         if args.text.trim().is_empty() {
@@ -1113,7 +1128,7 @@ impl MemorySystem {
             ));
         };
         let field = match args.field.as_deref().map(|f| f.trim().to_lowercase()) {
-            None => own_field(&t.kind).to_owned(),
+            None => own_field(t.kind).to_owned(),
             Some(f) if am_journal::version::VERSION_FIELDS.contains(&f.as_str()) => f,
             Some(f) => {
                 return Err(Error::invalid(format!(
@@ -1140,7 +1155,7 @@ impl MemorySystem {
             return Ok(r);
         }
         let body = field == "digest" || field == "card";
-        if body && UNDERSTANDING_PROTECTED_KINDS.contains(&t.kind.as_str()) {
+        if body && t.kind.is_some_and(RecordKind::is_understanding_protected) {
             return refused(Reason::ProtectedKind);
         }
         let current = attr_version(&t.row, version_key(field));
@@ -1291,7 +1306,7 @@ impl MemorySystem {
             .understanding_target(record_id)?
             .ok_or_else(|| unknown_id(record_id.trim()))?;
         let field = match field.map(|f| f.trim().to_lowercase()) {
-            None => own_field(&t.kind).to_owned(),
+            None => own_field(t.kind).to_owned(),
             Some(f) if am_journal::version::VERSION_FIELDS.contains(&f.as_str()) => f,
             Some(f) => {
                 return Err(Error::invalid(format!(
@@ -1334,9 +1349,7 @@ impl MemorySystem {
                 break;
             };
             let next = match &c.replacement {
-                Some(r) if c.kind == "supersede" || c.kind == "merged" => {
-                    self.replacement_target(r)?
-                }
+                Some(r) if c.kind.requires_replacements() => self.replacement_target(r)?,
                 _ => None,
             };
             let Some(n) = next else {
@@ -1370,7 +1383,7 @@ impl MemorySystem {
         let t = self
             .understanding_target(record_id)?
             .ok_or_else(|| unknown_id(record_id.trim()))?;
-        if t.kind == "diary" {
+        if t.kind == Some(RecordKind::Diary) {
             return Err(Error::invalid(format!(
                 "record_understanding does not read diary records ({}): the diary book is their door",
                 t.graph_id
@@ -1383,7 +1396,7 @@ impl MemorySystem {
             .journal
             .versions(&VersionFilter {
                 assertion_id: Some(t.assertion_id.clone()),
-                field: Some(own_field(&t.kind).to_owned()),
+                field: Some(own_field(t.kind).to_owned()),
                 ..VersionFilter::default()
             })?
             .len();
@@ -1392,7 +1405,7 @@ impl MemorySystem {
             Some(c) => self.replaced_by(c)?,
             None => None,
         };
-        let dream = (t.kind == "dream").then(|| {
+        let dream = (t.kind == Some(RecordKind::Dream)).then(|| {
             let prov = t.row.attributes.get("narration_provenance");
             let pick = |k: &str| prov.and_then(|p| p.get(k)).cloned();
             DreamReading {
@@ -1412,7 +1425,7 @@ impl MemorySystem {
             record_id: record_id.trim().to_owned(),
             graph_id: t.graph_id.clone(),
             assertion_id: t.assertion_id.clone(),
-            kind: t.kind.clone(),
+            kind: t.kind_name.clone(),
             title: if pending.iter().any(|f| f == "title") {
                 None
             } else {

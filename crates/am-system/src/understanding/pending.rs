@@ -20,7 +20,7 @@ use super::{
 };
 use crate::error::{Error, Result};
 use crate::formation::reading::attr_version;
-use crate::kinds::{PENDING_FIELDS, UNDERSTANDING_PROTECTED_KINDS};
+use crate::kinds::{PENDING_FIELDS, RecordKind};
 use crate::outcome::{Outcome, Reason, UnderstandingResult};
 use crate::tasks::{ListTasks, PlannedEnqueue, task_id};
 use crate::understanding::args::{DeclarePending, RearmPending};
@@ -173,7 +173,7 @@ impl MemorySystem {
             &t.assertion_id,
             kind,
             basis,
-            crate::tasks::pending_priority(&t.kind),
+            crate::tasks::pending_priority(&t.kind_name),
             now,
         );
         row.cause = cause;
@@ -276,8 +276,8 @@ impl MemorySystem {
         let t = &b.t;
         let summary = fields.contains(&"summary");
         let title = fields.contains(&"title");
-        if summary && UNDERSTANDING_PROTECTED_KINDS.contains(&t.kind.as_str()) {
-            let why = if t.kind == "diary" {
+        if summary && t.kind.is_some_and(RecordKind::is_understanding_protected) {
+            let why = if t.kind == Some(RecordKind::Diary) {
                 crate::formation::records::diary_summary_refusal(
                     &t.row.attributes,
                     &t.row.provenance,
@@ -285,7 +285,7 @@ impl MemorySystem {
             } else {
                 Some(format!(
                     "a {}'s summary is the entity's own act (UNDERSTANDING_PROTECTED_KINDS)",
-                    t.kind
+                    t.kind_name
                 ))
             };
             if let Some(why) = why {
@@ -301,7 +301,11 @@ impl MemorySystem {
         }
         let owner_direct =
             t.row.provenance.get("source").and_then(Value::as_str) == Some("owner-direct");
-        if title && t.kind == "diary" && owner_direct && attr_text(&t.row, "entry_hash").is_some() {
+        if title
+            && t.kind == Some(RecordKind::Diary)
+            && owner_direct
+            && attr_text(&t.row, "entry_hash").is_some()
+        {
             return Ok(b.refused(Reason::HashChained));
         }
         let marker = match t.row.attributes.get("pending") {
@@ -376,7 +380,7 @@ impl MemorySystem {
         }
         let mut provisional = None;
         if new.contains(&"summary") {
-            let field = own_field(&t.kind);
+            let field = own_field(t.kind);
             provisional = Some(json!({"field": field,
                 "version": attr_version(&t.row, version_key(field))}));
             let body = self.live_body_tasks(t)?;

@@ -11,7 +11,7 @@ use super::gradation::{GradationConfig, GradationScore, compute_gradation};
 use crate::error::{Error, Result};
 use crate::outcome::Warned;
 use crate::seam::Stimulus;
-use am_journal::{MemoryJournal, ValenceEvent, ValenceFilter};
+use am_journal::{MemoryJournal, ValenceEvent, ValenceFilter, ValenceKind};
 use am_triples::TripleStore;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -79,7 +79,7 @@ pub struct FeelingEvent {
     /// Its magnitude.
     pub magnitude: f64,
     /// `appraisal`, `scar`, `bond`, `healing`, `break` or `revalued`.
-    pub kind: String,
+    pub kind: ValenceKind,
     /// Why.
     pub reason: String,
     /// The value records it was grounded in.
@@ -167,7 +167,7 @@ pub fn feelings_about(
             when: e.observed_at.clone(),
             sign: e.sign,
             magnitude: e.magnitude,
-            kind: e.kind.clone(),
+            kind: e.kind,
             reason: e.reason.clone().unwrap_or_default(),
             value_refs: e.value_refs.clone(),
             run_id: e.provenance.get("run_id").and_then(join_text),
@@ -325,7 +325,7 @@ pub fn stimulus_feelings(
             merged.entry(target).or_insert(score);
         }
         for e in &events {
-            if e.kind == "appraisal" && !e.observed_at.is_empty() {
+            if e.kind == ValenceKind::Appraisal && !e.observed_at.is_empty() {
                 let prior = last_felt.entry(e.target_id.clone()).or_default();
                 if e.observed_at > *prior {
                     prior.clone_from(&e.observed_at);

@@ -7,7 +7,7 @@
 //! experience felt"; algorithms.md §8 (the fold, step by step).
 
 use crate::error::{Error, Result};
-use am_journal::ValenceEvent;
+use am_journal::{ValenceEvent, ValenceKind};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::HashMap;
@@ -150,9 +150,9 @@ fn reference(v: &Value) -> Option<String> {
 
 impl Resolutions {
     pub(crate) fn note(&mut self, e: &ValenceEvent) {
-        let (key, set) = match e.kind.as_str() {
-            "healing" => ("heals", &mut self.healed),
-            "break" => ("breaks", &mut self.broken),
+        let (key, set) = match e.kind {
+            ValenceKind::Healing => ("heals", &mut self.healed),
+            ValenceKind::Break => ("breaks", &mut self.broken),
             _ => return,
         };
         if let Some(r) = e.provenance.get(key).and_then(reference) {
@@ -251,7 +251,7 @@ pub(crate) fn fold_target(
     let clamp = config.channel_clamp;
     let latest_betrayal = stream
         .iter()
-        .filter(|e| e.kind == "scar" && e.magnitude >= config.break_magnitude)
+        .filter(|e| e.kind == ValenceKind::Scar && e.magnitude >= config.break_magnitude)
         .map(|e| e.seq)
         .max();
     let mut s = GradationScore::neutral();
@@ -259,19 +259,19 @@ pub(crate) fn fold_target(
     // [`MAX_CONTRIBUTIONS`] are written out (a long stream formats five).
     let mut reasons: Vec<(&ValenceEvent, Option<f64>)> = Vec::new();
     for e in stream {
-        match e.kind.as_str() {
-            "scar" => {
+        match e.kind {
+            ValenceKind::Scar => {
                 if !resolutions.healed(&e.event_id, anchor) {
                     s.scarred = true;
                 }
             }
-            "bond" => {
+            ValenceKind::Bond => {
                 let betrayed = latest_betrayal.is_some_and(|b| b > e.seq);
                 if !resolutions.broken(&e.event_id, anchor) && !betrayed {
                     s.bonded = true;
                 }
             }
-            "revalued" => {
+            ValenceKind::Revalued => {
                 if let Some(f) = factor(e)
                     && (0.0..=1.0).contains(&f)
                 {
@@ -282,7 +282,7 @@ pub(crate) fn fold_target(
                     }
                 }
             }
-            "healing" | "break" => {}
+            ValenceKind::Healing | ValenceKind::Break => {}
             _ => {
                 let m = e.magnitude;
                 if e.sign > 0 {

@@ -12,7 +12,7 @@
 
 use super::gradation::{GradationConfig, GradationScore, Resolutions, fold_target};
 use crate::error::Result;
-use am_journal::{MemoryJournal, ValenceEvent, ValenceFilter};
+use am_journal::{MemoryJournal, ValenceEvent, ValenceFilter, ValenceKind};
 use std::collections::HashMap;
 
 /// No event: the `u32` a position slot holds when nothing qualifies.
@@ -77,7 +77,7 @@ impl PairValence {
         }
         let before = self.appraisals_before.last().copied().unwrap_or(0);
         self.appraisals_before
-            .push(before + u32::from(e.kind == "appraisal"));
+            .push(before + u32::from(e.kind == ValenceKind::Appraisal));
         let stamp = |i: u32| -> &str {
             self.events
                 .get(i as usize)

@@ -26,8 +26,8 @@ pub use gradation::{
 use crate::error::{Error, Result};
 use crate::seam::OrderedMap;
 use crate::system::MemorySystem;
-use am_journal::ValenceEvent;
 use am_journal::journal::check_anchor;
+use am_journal::{ValenceEvent, ValenceKind};
 use am_triples::JsonMap;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -231,7 +231,7 @@ struct Resolution<'a> {
     /// The standing marker, read from the valence index.
     marker: ValenceEvent,
     /// `healing` or `break`.
-    kind: &'static str,
+    kind: ValenceKind,
     /// `+1` for a healing, `-1` for a break.
     sign: i64,
     reason: &'a str,
@@ -287,7 +287,7 @@ impl MemorySystem {
             target_id: args.target_id.clone(),
             sign: args.sign,
             magnitude: args.magnitude,
-            kind: "appraisal".into(),
+            kind: ValenceKind::Appraisal,
             value_refs: args.value_refs.clone(),
             scope: args.scope.clone(),
             owner_id: args.owner_id.clone(),
@@ -301,9 +301,13 @@ impl MemorySystem {
         };
         let mut events = vec![appraisal];
         if args.scar || args.bond {
-            let marker = if args.scar { "scar" } else { "bond" };
+            let marker = if args.scar {
+                ValenceKind::Scar
+            } else {
+                ValenceKind::Bond
+            };
             let mut e = events[0].clone();
-            e.kind = marker.into();
+            e.kind = marker;
             e.event_id = supplied
                 .map(|id| format!("{id}:{marker}"))
                 .unwrap_or_default();
@@ -334,7 +338,7 @@ impl MemorySystem {
             ));
         }
         self.require_privileged(&args.actor, "heal_scar")?;
-        let scar = self.marker_event(&args.scope, &args.owner_id, sid, "scar")?;
+        let scar = self.marker_event(&args.scope, &args.owner_id, sid, ValenceKind::Scar)?;
         let mut provenance = JsonMap::new();
         provenance.insert("heals".into(), Value::String(sid.to_owned()));
         if let Some(lesson) = blank_to_none(args.lesson_record_id.as_deref()) {
@@ -344,7 +348,7 @@ impl MemorySystem {
             blank_to_none(args.event_id.as_deref()).unwrap_or_else(|| format!("heal:{sid}"));
         self.resolve_marker(Resolution {
             marker: scar,
-            kind: "healing",
+            kind: ValenceKind::Healing,
             sign: 1,
             reason: &args.reason,
             actor: &args.actor,
@@ -369,14 +373,14 @@ impl MemorySystem {
             ));
         }
         self.require_privileged(&args.actor, "break_bond")?;
-        let bond = self.marker_event(&args.scope, &args.owner_id, bid, "bond")?;
+        let bond = self.marker_event(&args.scope, &args.owner_id, bid, ValenceKind::Bond)?;
         let mut provenance = JsonMap::new();
         provenance.insert("breaks".into(), Value::String(bid.to_owned()));
         let event_id =
             blank_to_none(args.event_id.as_deref()).unwrap_or_else(|| format!("break:{bid}"));
         self.resolve_marker(Resolution {
             marker: bond,
-            kind: "break",
+            kind: ValenceKind::Break,
             sign: -1,
             reason: &args.reason,
             actor: &args.actor,
@@ -396,7 +400,13 @@ impl MemorySystem {
     }
 
     /// The `kind` event `id` of `(scope, owner)`.
-    fn marker_event(&self, scope: &str, owner: &str, id: &str, kind: &str) -> Result<ValenceEvent> {
+    fn marker_event(
+        &self,
+        scope: &str,
+        owner: &str,
+        id: &str,
+        kind: ValenceKind,
+    ) -> Result<ValenceEvent> {
         let (scope, owner) = (norm_scope(scope), owner.trim().to_owned());
         let current = self.journal.current_seq()?;
         let mut index = self.valence_index.lock();
@@ -405,7 +415,11 @@ impl MemorySystem {
             Some(e) if e.kind == kind => Ok(e.clone()),
             _ => Err(Error::not_found(format!(
                 "no {kind} event {id:?} in ({scope:?}, {owner:?}); a {} must name a standing {kind}",
-                if kind == "scar" { "healing" } else { "break" }
+                if kind == ValenceKind::Scar {
+                    "healing"
+                } else {
+                    "break"
+                }
             ))),
         }
     }
@@ -427,7 +441,7 @@ impl MemorySystem {
             target_id: marker.target_id,
             sign,
             magnitude: marker.magnitude,
-            kind: kind.into(),
+            kind,
             value_refs: Vec::new(),
             scope: marker.scope,
             owner_id: marker.owner_id,

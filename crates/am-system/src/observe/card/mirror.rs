@@ -30,7 +30,7 @@
 use crate::error::Result;
 use crate::lookup::{attr_str, truthy};
 use crate::recall::reconstruct::hash::HashMap;
-use am_journal::{BindingFilter, JournalRecord, MemoryJournal, ScopeBinding};
+use am_journal::{BindingFilter, JournalRecord, Lifecycle, MemoryJournal, ScopeBinding};
 use am_triples::{ErrorKind, TripleAssertion, TripleQuery, TripleStore};
 use serde_json::Value;
 use std::cmp::Ordering;
@@ -43,7 +43,7 @@ pub(crate) const TAIL_CHUNK: i64 = 10_000;
 /// Assertion ids per store read of the rows a card shows.
 const FETCH_CHUNK: usize = 500;
 
-/// Words (kinds, lifecycles) held once, by number.
+/// Words (record kinds) held once, by number.
 #[derive(Default)]
 pub(crate) struct Words {
     ids: HashMap<Box<str>, u16>,
@@ -77,8 +77,8 @@ impl Words {
 pub(crate) struct BoundAt {
     /// Its seq.
     pub(crate) seq: i64,
-    /// Its lifecycle (a [`Words`] number).
-    pub(crate) lifecycle: u16,
+    /// Its lifecycle.
+    pub(crate) lifecycle: Lifecycle,
     /// `indexed` and `active` ([`ScopeBinding::is_prompt_active`](am_journal::ScopeBinding::is_prompt_active)).
     pub(crate) prompt_active: bool,
 }
@@ -207,10 +207,10 @@ impl PairMirror {
             .map(|i| &self.records[*i as usize])
     }
 
-    fn bind(&mut self, b: &ScopeBinding, words: &mut Words) {
+    fn bind(&mut self, b: &ScopeBinding) {
         let at = BoundAt {
             seq: b.seq,
-            lifecycle: words.id(&b.lifecycle),
+            lifecycle: b.lifecycle,
             prompt_active: b.is_prompt_active(),
         };
         let i = self.slot(&b.record_id);
@@ -467,7 +467,7 @@ pub(crate) struct LadderMirror {
     /// The journal seq the bindings are read through.
     through: i64,
     pairs: Vec<PairMirror>,
-    /// The kinds and lifecycles.
+    /// The record kinds.
     pub(crate) words: Words,
 }
 
@@ -499,7 +499,7 @@ impl LadderMirror {
                             .iter_mut()
                             .find(|p| p.scope == b.scope && p.owner == b.owner_id)
                     {
-                        p.bind(&b, &mut self.words);
+                        p.bind(&b);
                     }
                 }
                 lo = hi;
@@ -529,7 +529,7 @@ impl LadderMirror {
                 fold: false,
                 until_seq: Some(current),
             })? {
-                p.bind(&b, &mut self.words);
+                p.bind(&b);
             }
             self.pairs.push(p);
         }

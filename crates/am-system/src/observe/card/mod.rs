@@ -33,7 +33,8 @@ use crate::pair_folds::PairFolds;
 use crate::recall::reconstruct::hash::{HashMap as FastMap, HashSet as FastSet};
 use crate::seam::OrderedMap;
 use crate::valence::index::{PairValence, ValenceIndex};
-use am_journal::{ClosureFilter, MemoryJournal, ValenceEvent};
+use am_journal::Lifecycle;
+use am_journal::{ClosureFilter, ClosureKind, MemoryJournal, ValenceEvent, ValenceKind};
 use am_triples::{TripleAssertion, TripleStore};
 use mirror::{LadderMirror, PairMirror};
 use serde::Serialize;
@@ -76,7 +77,7 @@ pub struct CardGather {
     /// Believed diary entries, chronological.
     diary: Vec<TripleAssertion>,
     /// Believed interests, chronological, with their folded lifecycle.
-    interests: Vec<(TripleAssertion, Option<String>)>,
+    interests: Vec<(TripleAssertion, Option<Lifecycle>)>,
     /// Believed dreams, chronological.
     dreams: Vec<TripleAssertion>,
     /// What believed rows `explores`.
@@ -417,14 +418,14 @@ impl CardGather {
 
     /// The folded lifecycle of `record_id` at the anchor: its binding in the
     /// last pair of the ladder that binds it by then.
-    fn lifecycle_of(&self, record_id: &str) -> Result<Option<String>> {
+    fn lifecycle_of(&self, record_id: &str) -> Result<Option<Lifecycle>> {
         for i in (0..self.pairs.len()).rev() {
             if let Some(b) = self
                 .pair(i)?
                 .slot_of(record_id)
                 .and_then(|s| s.at(self.anchor))
             {
-                return Ok(Some(self.mirror.words.word(b.lifecycle).to_owned()));
+                return Ok(Some(b.lifecycle));
             }
         }
         Ok(None)
@@ -604,8 +605,11 @@ pub fn current_state(g: &CardGather, window: NonZeroUsize) -> CurrentState {
 /// first: the pairs' streams merged from their ends by seq.
 fn newest_appraisals(g: &CardGather, window: usize) -> Vec<&ValenceEvent> {
     let streams: Vec<&[ValenceEvent]> = g.valence_at().collect();
-    let before =
-        |s: &[ValenceEvent], end: usize| s[..end].iter().rposition(|e| e.kind == "appraisal");
+    let before = |s: &[ValenceEvent], end: usize| {
+        s[..end]
+            .iter()
+            .rposition(|e| e.kind == ValenceKind::Appraisal)
+    };
     let mut heads: Vec<Option<usize>> = streams.iter().map(|s| before(s, s.len())).collect();
     let mut out: Vec<&ValenceEvent> = Vec::new();
     while out.len() < window {
@@ -670,7 +674,7 @@ pub fn key_moments(g: &CardGather, journal: &dyn MemoryJournal, floor: f64) -> R
         until_seq: Some(g.anchor),
         limit: 0,
     })? {
-        if c.kind == "supersede"
+        if c.kind == ClosureKind::Supersede
             && first_super
                 .as_ref()
                 .is_none_or(|f: &am_journal::ClosureRecord| c.seq < f.seq)
@@ -775,8 +779,7 @@ pub fn discoveries(g: &CardGather) -> Discoveries {
     let explores = &g.explores;
     let mut interests = Vec::new();
     for (a, lifecycle) in &g.interests {
-        if attr_str(a, "record_kind") != Some("interest")
-            || lifecycle.as_deref() == Some("rejected")
+        if attr_str(a, "record_kind") != Some("interest") || *lifecycle == Some(Lifecycle::Rejected)
         {
             continue;
         }

@@ -17,6 +17,7 @@ use super::hash::{HashMap, HashSet};
 use super::read::RecallRead;
 use crate::error::Result;
 use am_journal::{BindingFilter, ClosureFilter, JournalRecord, MemoryJournal, ScopeBinding};
+use am_journal::{BindingSource, SearchState};
 use am_triples::{TripleAssertion, TripleQuery};
 use std::cell::RefCell;
 
@@ -102,7 +103,7 @@ impl<'a> Folds<'a> {
         let mut later: Vec<ScopeBinding> = Vec::new();
         for r in self.journal.replay_records(self.as_of, None)? {
             if let JournalRecord::Binding(b) = r
-                && b.source == "remember"
+                && b.source == BindingSource::Remember
                 && self
                     .pairs
                     .iter()
@@ -124,7 +125,7 @@ impl<'a> Folds<'a> {
                 fold: false,
                 until_seq: Some(self.as_of),
             })?;
-            if earlier.iter().any(|e| e.source == "remember") {
+            if earlier.iter().any(|e| e.source == BindingSource::Remember) {
                 continue;
             }
             records.insert(b.record_id.clone());
@@ -219,7 +220,7 @@ impl<'a> Folds<'a> {
                 until_seq: Some(as_of),
             })?
             .into_iter()
-            .filter(|b| b.search_state == "hidden")
+            .filter(|b| b.search_state == SearchState::Hidden)
             .map(|b| (b.record_id, b.scope, b.owner_id))
             .collect())
     }
@@ -308,7 +309,7 @@ impl<'a> Folds<'a> {
             }
             let hidden = self.with_bindings(id, |folded| {
                 folded.iter().any(|b| {
-                    b.search_state == "hidden"
+                    b.search_state == SearchState::Hidden
                         && pairs.iter().any(|(s, o)| *s == b.scope && *o == b.owner_id)
                 })
             })?;
@@ -400,7 +401,7 @@ impl<'a> Folds<'a> {
                 fold: true,
                 until_seq: Some(self.as_of),
             })? {
-                if b.search_state == "indexed" && b.prompt_state == "active" {
+                if b.is_prompt_active() {
                     out.push((b.record_id, b.scope, b.owner_id));
                 }
             }

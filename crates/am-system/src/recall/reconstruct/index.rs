@@ -42,10 +42,8 @@
 //! order (`observed_at` descending, ties newest-inserted first).
 
 use super::hash::{HashMap, HashSet};
-use am_journal::{
-    ATTENTION_KINDS, AUDIT_KINDS, ClosureFilter, DECAY_MARKER_KINDS, JournalRecord, MemoryJournal,
-    ScopeBinding,
-};
+use am_journal::SearchState;
+use am_journal::{ClosureFilter, JournalRecord, MemoryJournal, ScopeBinding};
 use am_triples::text::{canonical_text, fold_text};
 use am_triples::{EmbeddingPin, FeedPage, Order, TripleAssertion, TripleQuery, TripleStore};
 use std::sync::OnceLock;
@@ -630,7 +628,7 @@ impl RecallIndex {
                             if let Some(hidden) = cache.hidden.as_mut() {
                                 let key =
                                     (b.record_id.clone(), b.scope.clone(), b.owner_id.clone());
-                                if b.search_state == "hidden" {
+                                if b.search_state == SearchState::Hidden {
                                     hidden.insert(key);
                                 } else {
                                     hidden.remove(&key);
@@ -646,13 +644,11 @@ impl RecallIndex {
                             cache.closed.insert(c.assertion_id);
                         }
                         JournalRecord::Event(e) => {
-                            if ATTENTION_KINDS.contains(&e.kind.as_str())
-                                || DECAY_MARKER_KINDS.contains(&e.kind.as_str())
-                            {
+                            if e.kind.feeds_attention() || e.kind.is_decay_marker() {
                                 cache.activation = None;
                             }
                             // Audit kinds are never use; anything else may count.
-                            if !AUDIT_KINDS.contains(&e.kind.as_str()) {
+                            if !e.kind.is_audit() {
                                 cache.selected_counts.clear();
                             }
                         }

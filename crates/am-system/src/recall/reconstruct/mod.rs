@@ -25,7 +25,7 @@ use crate::ids;
 use crate::recall::args::Reconstruct;
 use crate::seam::ReconstructionResult;
 use crate::system::MemorySystem;
-use am_journal::MemoryEvent;
+use am_journal::{EventKind, MemoryEvent};
 use am_triples::JsonMap;
 use serde_json::Value;
 
@@ -159,7 +159,7 @@ impl MemorySystem {
                 .handles
                 .iter()
                 .map(|h| MemoryEvent {
-                    kind: "listed".into(),
+                    kind: EventKind::Listed,
                     scope: h.scope.clone(),
                     owner_id: h.owner_id.clone(),
                     record_id: Some(h.record_id.clone()),
@@ -169,7 +169,7 @@ impl MemorySystem {
                     observed_at: now.clone(),
                     provenance: prov.clone(),
                     event_id: if trace_id.is_some() {
-                        ids::selection_event_id(&tid, "listed", &h.record_id)
+                        ids::selection_event_id(&tid, EventKind::Listed, &h.record_id)
                     } else {
                         String::new()
                     },
