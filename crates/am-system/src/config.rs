@@ -10,6 +10,7 @@
 
 use crate::error::{Error, Result};
 use crate::kinds;
+use crate::record::DigestRow;
 use am_triples::TripleAssertion;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
@@ -200,9 +201,9 @@ impl ReconstructConfig {
     /// The kind of a row: `attributes.record_kind` (trimmed, lowercased) or
     /// `default_kind`.
     pub fn kind_of(&self, assertion: &TripleAssertion) -> String {
-        match assertion.attributes.get("record_kind") {
-            Some(serde_json::Value::String(k)) if !k.trim().is_empty() => k.trim().to_lowercase(),
-            _ => self.default_kind.clone(),
+        match DigestRow::of(assertion).kind_text() {
+            Some(k) => k.to_lowercase(),
+            None => self.default_kind.clone(),
         }
     }
 

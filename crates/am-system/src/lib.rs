@@ -14,6 +14,7 @@ mod locks;
 pub mod lookup;
 pub mod outcome;
 mod pair_folds;
+mod record;
 pub mod seam;
 pub mod system;
 

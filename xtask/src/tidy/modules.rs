@@ -29,6 +29,7 @@ pub const CORE: &[&str] = &[
     "lookup",
     "outcome",
     "pair_folds",
+    "record",
     "seam",
     "system",
 ];

@@ -10,11 +10,11 @@
 use crate::error::Result;
 use crate::formation::FormationPlan;
 use crate::kinds::DIGEST_PREDICATE;
+use crate::record::DigestRow;
 use crate::tasks::formation::{MECHANICAL_DIGEST_METHODS, row};
 use crate::tasks::gate::{DEFAULT_PRIORITY, pending_priority};
 use crate::tasks::{PlannedEnqueue, enqueue_in};
 use am_journal::{TaskFilter, TaskKind, TasksTx};
-use serde_json::Value;
 use std::collections::HashMap;
 
 /// One task a formation owes.
@@ -34,7 +34,7 @@ pub(crate) fn owed_tasks(plan: &FormationPlan, now: &str) -> Vec<Owed> {
     for e in plan
         .assertions
         .iter()
-        .filter(|e| e.predicate == "summarizes" && e.attributes.contains_key("record_edge"))
+        .filter(|e| e.predicate == "summarizes" && DigestRow::of(e).get("record_edge").is_some())
     {
         edges
             .entry(e.subject.as_str())
@@ -47,22 +47,11 @@ pub(crate) fn owed_tasks(plan: &FormationPlan, now: &str) -> Vec<Owed> {
         .filter(|a| a.predicate == DIGEST_PREDICATE)
     {
         let aid = a.assertion_id.clone().unwrap_or_default();
-        let kind = a
-            .attributes
-            .get("record_kind")
-            .and_then(Value::as_str)
-            .unwrap_or("");
-        let pending = a.attributes.get("pending");
-        let flag = |f: &str| {
-            pending
-                .and_then(|p| p.get(f))
-                .and_then(Value::as_bool)
-                .unwrap_or(false)
-        };
-        let mechanical = a
-            .attributes
-            .get("digest_method")
-            .and_then(Value::as_str)
+        let view = DigestRow::of(a);
+        let kind = view.as_stored("record_kind").unwrap_or("");
+        let flag = |f: &str| view.is_marked_pending(f);
+        let mechanical = view
+            .as_stored("digest_method")
             .is_some_and(|m| MECHANICAL_DIGEST_METHODS.contains(&m));
         let summarizes: Vec<String> = edges.get(a.subject.as_str()).cloned().unwrap_or_default();
         let mut owe = |kind_: TaskKind, basis: String, priority: i64| {

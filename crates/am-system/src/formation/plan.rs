@@ -11,6 +11,7 @@ use crate::formation::records::MemoryRecordInput;
 use crate::ids;
 use crate::kinds::DIGEST_PREDICATE;
 use crate::kinds::RecordKind;
+use crate::record::DigestRow;
 use am_journal::ScopeBinding;
 use am_journal::{BindingSource, Lifecycle, PromptState, SearchState};
 use am_triples::{JsonMap, TripleAssertion};
@@ -267,11 +268,10 @@ pub fn key_owner_conflict(
     stored: &[TripleAssertion],
 ) -> Result<()> {
     let key = idempotency_key.trim();
-    let digests = plan
-        .assertions
-        .iter()
-        .filter(|a| a.predicate == DIGEST_PREDICATE && a.attributes.get("record_edge").is_none());
-    let kind = |a: &TripleAssertion| a.attributes.get("record_kind").cloned();
+    let digests = plan.assertions.iter().filter(|a| {
+        a.predicate == DIGEST_PREDICATE && DigestRow::of(a).get("record_edge").is_none()
+    });
+    let kind = |a: &TripleAssertion| DigestRow::of(a).get("record_kind").cloned();
     for (position, planned) in digests.enumerate() {
         let Some(old) = stored
             .iter()
@@ -308,10 +308,9 @@ pub fn key_reuse_warnings(
     stored: &[TripleAssertion],
 ) -> Vec<String> {
     let key = idempotency_key.trim();
-    let digests = plan
-        .assertions
-        .iter()
-        .filter(|a| a.predicate == DIGEST_PREDICATE && a.attributes.get("record_edge").is_none());
+    let digests = plan.assertions.iter().filter(|a| {
+        a.predicate == DIGEST_PREDICATE && DigestRow::of(a).get("record_edge").is_none()
+    });
     let mut out = Vec::new();
     for (position, planned) in digests.enumerate() {
         let Some(old) = stored

@@ -8,6 +8,8 @@
 //! (`reading_provenance`, `understanding_fields`);
 //! memory-system.md "Understanding: a reading can change, its history stays".
 
+use crate::kinds::RecordKind;
+use crate::record::DigestRow;
 use am_journal::AuthorKind;
 use am_triples::{JsonMap, TripleAssertion};
 use serde::Serialize;
@@ -55,13 +57,6 @@ fn author(kind: &str, id: Option<&str>) -> JsonMap {
     m
 }
 
-fn attr_str<'a>(a: &'a TripleAssertion, key: &str) -> Option<&'a str> {
-    match a.attributes.get(key) {
-        Some(Value::String(s)) if !s.trim().is_empty() => Some(s.as_str()),
-        _ => None,
-    }
-}
-
 /// The one derivation of who wrote a record's current reading. The row's own
 /// stamp (`attributes.understanding`) wins; a row nobody stamped reads as its
 /// formation reading (`cause` `formation`, `understood_at` its `observed_at`),
@@ -72,7 +67,8 @@ fn attr_str<'a>(a: &'a TripleAssertion, key: &str) -> Option<&'a str> {
 /// kind in [`ENTITY_WORDS_KINDS`] `entity-mind` (id the owner); anything else
 /// `unrecorded`.
 pub fn reading_provenance(a: &TripleAssertion) -> ReadingProvenance {
-    if let Some(Value::Object(stamp)) = a.attributes.get("understanding") {
+    let row = DigestRow::of(a);
+    if let Some(Value::Object(stamp)) = row.get("understanding") {
         let obj = |k: &str| match stamp.get(k) {
             Some(Value::Object(m)) => Some(m.clone()),
             _ => None,
@@ -94,9 +90,8 @@ pub fn reading_provenance(a: &TripleAssertion) -> ReadingProvenance {
             },
         };
     }
-    let kind = attr_str(a, "record_kind").unwrap_or("");
-    let method = attr_str(a, "digest_method");
-    let spark = a.attributes.get("spark_version").filter(|v| !v.is_null());
+    let method = row.nonblank("digest_method");
+    let spark = row.get("spark_version").filter(|v| !v.is_null());
     let operator_actor = a.provenance.get("actor").and_then(Value::as_str) == Some("operator");
     let who = if let Some(m) = method.filter(|m| m.starts_with("mechanical")) {
         author(AuthorKind::Mechanical.as_str(), Some(m))
@@ -113,7 +108,10 @@ pub fn reading_provenance(a: &TripleAssertion) -> ReadingProvenance {
             .and_then(Value::as_str)
             .unwrap_or("operator");
         author(AuthorKind::Operator.as_str(), Some(source))
-    } else if ENTITY_WORDS_KINDS.contains(&kind) {
+    } else if row
+        .kind()
+        .is_some_and(|k| ENTITY_WORDS_KINDS.contains(&k.as_str()))
+    {
         author(AuthorKind::EntityMind.as_str(), a.owner_id.as_deref())
     } else {
         author(AuthorKind::Unrecorded.as_str(), None)
@@ -132,7 +130,7 @@ pub fn reading_provenance(a: &TripleAssertion) -> ReadingProvenance {
 /// stamped already or its author is not known ([`reading_provenance`] gives
 /// `unrecorded`).
 pub fn formation_reading(a: &TripleAssertion) -> Option<Value> {
-    if a.attributes.contains_key("understanding") {
+    if DigestRow::of(a).get("understanding").is_some() {
         return None;
     }
     let p = reading_provenance(a);
@@ -193,11 +191,6 @@ pub struct UnderstandingFields {
     pub replaced_by: Option<String>,
 }
 
-/// An integer attribute (0 when absent or not an integer).
-pub(crate) fn attr_version(a: &TripleAssertion, key: &str) -> i64 {
-    a.attributes.get(key).and_then(Value::as_i64).unwrap_or(0)
-}
-
 /// `understanding_fields(assertion, *, version_count=None, replaced_by=None)`:
 /// the pure provenance read, through [`reading_provenance`]. Without
 /// `version_count` it is `digest_version + 1` (every version is kept).
@@ -207,11 +200,12 @@ pub fn understanding_fields(
     replaced_by: Option<&str>,
 ) -> UnderstandingFields {
     let prov = reading_provenance(a);
-    let digest_version = attr_version(a, "digest_version");
-    let kind = attr_str(a, "record_kind").unwrap_or("");
-    let get = |k: &str| a.attributes.get(k).filter(|v| !v.is_null()).cloned();
+    let row = DigestRow::of(a);
+    let digest_version = row.version("digest_version");
+    let kind = row.kind();
+    let get = |k: &str| row.get(k).filter(|v| !v.is_null()).cloned();
     let mut out = UnderstandingFields {
-        digest_method: attr_str(a, "digest_method").map(str::to_owned),
+        digest_method: row.nonblank("digest_method").map(str::to_owned),
         digest_version,
         version_count: version_count.unwrap_or(digest_version + 1),
         authored_by: prov.author,
@@ -221,15 +215,15 @@ pub fn understanding_fields(
         replaced_by: replaced_by.map(str::to_owned),
         ..UnderstandingFields::default()
     };
-    if kind == "world_model" {
+    if kind == Some(RecordKind::WorldModel) {
         out.target = get("target");
         out.target_type = get("target_type");
         out.card_revision = get("revision").or_else(|| get("card_revision"));
         out.source_count = get("source_count");
     }
-    if kind == "dream" {
-        out.narrated = Some(attr_str(a, "narration").is_some());
-        out.narration_version = Some(attr_version(a, "narration_version"));
+    if kind == Some(RecordKind::Dream) {
+        out.narrated = Some(row.nonblank("narration").is_some());
+        out.narration_version = Some(row.version("narration_version"));
     }
     out
 }

@@ -8,6 +8,7 @@
 
 pub mod spark;
 
+use crate::record::DigestRow;
 use am_journal::{BindingSource, Lifecycle, PromptState, SearchState};
 pub use spark::{
     DEFAULT_SPARK_TEMPLATE, SHARED_VULNERABILITY_STATEMENT, SPARK_KEYS, canonical_spark_hash,
@@ -70,19 +71,16 @@ pub fn is_legacy_birth_label(title: &str) -> bool {
 /// label: kind `value`, `purpose` or `trait`, `attributes.spark_version`
 /// present, and [`is_legacy_birth_label`] of its title.
 pub fn is_legacy_birth_label_record(a: &TripleAssertion) -> bool {
-    let kind = a
-        .attributes
-        .get("record_kind")
-        .and_then(Value::as_str)
-        .unwrap_or("");
-    SELF_CORE_KINDS.contains(&kind)
-        && a.attributes
-            .get("spark_version")
-            .is_some_and(|v| !v.is_null())
-        && a.attributes
-            .get("title")
-            .and_then(Value::as_str)
-            .is_some_and(is_legacy_birth_label)
+    let row = DigestRow::of(a);
+    is_self_core(row.kind())
+        && row.get("spark_version").is_some_and(|v| !v.is_null())
+        && row.as_stored("title").is_some_and(is_legacy_birth_label)
+}
+
+/// Whether `kind` is one of [`SELF_CORE_KINDS`] (a stored kind outside the
+/// vocabulary is not).
+fn is_self_core(kind: Option<RecordKind>) -> bool {
+    kind.is_some_and(|k| SELF_CORE_KINDS.contains(&k.as_str()))
 }
 
 fn self_scope() -> String {
@@ -283,28 +281,21 @@ impl MemorySystem {
             limit: 0,
             ..TripleQuery::default()
         })? {
-            if a.attributes.get("record_kind").and_then(Value::as_str) != Some("claim") {
+            let row = DigestRow::of(&a);
+            if row.kind() != Some(RecordKind::Claim) {
                 continue;
             }
-            let title = a
-                .attributes
-                .get("title")
-                .and_then(Value::as_str)
-                .unwrap_or("");
+            let title = row.as_stored("title").unwrap_or("");
             if title == marker_title {
                 existing = Some(a);
             } else if title.starts_with(ENGRAM_MARKER_PREFIX)
-                && let Some(v) = a.attributes.get("spark_version").and_then(as_int)
+                && let Some(v) = row.get("spark_version").and_then(as_int)
             {
                 prior_versions.push(v);
             }
         }
         if let Some(marker) = &existing {
-            let prior = marker
-                .attributes
-                .get("spark_hash")
-                .and_then(Value::as_str)
-                .unwrap_or("");
+            let prior = DigestRow::of(marker).as_stored("spark_hash").unwrap_or("");
             if prior != hash {
                 return Err(Error::invalid(format!(
                     "engram refused: spark v{version} is already engrammed for {owner:?} with other content \
@@ -570,12 +561,10 @@ impl MemorySystem {
             limit: 1,
             ..TripleQuery::default()
         })?;
-        Ok(rows.into_iter().next().and_then(|a| {
-            a.attributes
-                .get("title")
-                .and_then(Value::as_str)
-                .map(str::to_owned)
-        }))
+        Ok(rows
+            .into_iter()
+            .next()
+            .and_then(|a| DigestRow::of(&a).as_stored("title").map(str::to_owned)))
     }
 
     /// [`self_records`] over this system's store and journal.
@@ -661,7 +650,9 @@ pub(crate) fn core_records<'r>(
                     ..TripleQuery::default()
                 }))?
                 .into_iter()
-                .find(|a| a.attributes.contains_key("record_kind") && a.assertion_id.is_some()),
+                .find(|a| {
+                    DigestRow::of(a).get("record_kind").is_some() && a.assertion_id.is_some()
+                }),
         };
         let Some(a) = row else { continue };
         let Some(id) = a.assertion_id.clone() else {
@@ -670,16 +661,12 @@ pub(crate) fn core_records<'r>(
         if excluded(&id) || seen.contains(&id) {
             continue;
         }
-        let kind = a
-            .attributes
-            .get("record_kind")
-            .and_then(Value::as_str)
-            .unwrap_or("");
-        if !SELF_CORE_KINDS.contains(&kind) {
+        let row = DigestRow::of(&a);
+        if !is_self_core(row.kind()) {
             continue;
         }
         if let Some(want) = spark_version
-            && a.attributes.get("spark_version").and_then(as_int) != Some(want)
+            && row.get("spark_version").and_then(as_int) != Some(want)
         {
             continue;
         }
@@ -687,19 +674,14 @@ pub(crate) fn core_records<'r>(
         out.push(a);
     }
     let precedence = |a: &TripleAssertion| {
-        a.attributes
+        DigestRow::of(a)
             .get("precedence")
             .and_then(as_int)
             .unwrap_or(1_000_000)
     };
     out.sort_by(|a, b| {
         let rank = |x: &TripleAssertion| {
-            kind_rank(
-                x.attributes
-                    .get("record_kind")
-                    .and_then(Value::as_str)
-                    .unwrap_or(""),
-            )
+            kind_rank(DigestRow::of(x).as_stored("record_kind").unwrap_or(""))
         };
         rank(a)
             .cmp(&rank(b))

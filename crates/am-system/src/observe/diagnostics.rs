@@ -17,8 +17,10 @@
 //! Spec: api.md "Recall diagnostics and rendering"; operator.md §3.
 
 use crate::error::{Error, Result};
+use crate::kinds::DEFAULT_KIND;
 use crate::kinds::DIGEST_PREDICATE;
-use crate::lookup::{attr_str, resolve_digest_assertion, truthy};
+use crate::lookup::{resolve_digest_assertion, truthy};
+use crate::record::DigestRow;
 use crate::seam::{Admission, MemoryHandle, OrderedMap};
 use crate::system::MemorySystem;
 use am_journal::SearchState;
@@ -437,8 +439,9 @@ pub fn absence_diagnosis(
         channels.push("exact (an anchor id or a matching pattern reaches it)".to_owned());
     }
     let window = "; keyword scans read the newest candidate window of each pair, so an old record may lie beyond it";
-    let keywords = matches!(a.attributes.get("keywords"), Some(Value::Array(k)) if !k.is_empty());
-    let title = attr_str(&a, "title").unwrap_or_default();
+    let row = DigestRow::of(&a);
+    let keywords = matches!(row.get("keywords"), Some(Value::Array(k)) if !k.is_empty());
+    let title = row.title().unwrap_or_default();
     if keywords {
         channels.push(format!("keyword (it has formation keywords{window})"));
     } else if !tokenize(&format!("{title} {}", a.object), RECALL_MIN_TOKEN_LEN).is_empty() {
@@ -461,7 +464,7 @@ pub fn absence_diagnosis(
                 .to_owned(),
         );
     }
-    if matches!(a.attributes.get("participants"), Some(Value::Array(p)) if !p.is_empty()) {
+    if matches!(row.get("participants"), Some(Value::Array(p)) if !p.is_empty()) {
         channels.push("participants (a shared participant reaches it)".to_owned());
     }
     if reasons.is_empty() {
@@ -645,8 +648,11 @@ fn origin_of(store: &dyn TripleStore, ids: &HashSet<String>) -> Result<RecordOri
             return Ok(RecordOrigin::Formed {
                 formed: true,
                 graph_id: a.subject.clone(),
-                kind: attr_str(&a, "record_kind").unwrap_or("memory").to_owned(),
-                title: crate::lookup::served_title(&a),
+                kind: DigestRow::of(&a)
+                    .kind_text()
+                    .unwrap_or(DEFAULT_KIND)
+                    .to_owned(),
+                title: DigestRow::of(&a).served_title(),
                 formed_at: a.observed_at.clone(),
                 source: prov("source").unwrap_or_default(),
                 actor: prov("actor").unwrap_or_default(),
@@ -951,7 +957,7 @@ pub fn origin_diversity(args: &OriginDiversity) -> Result<Option<OriginDiversity
         let actor = nonblank(&ap, "actor");
         if source.is_empty() {
             let kind = h.kind.trim();
-            source = format!("kind:{}", if kind.is_empty() { "memory" } else { kind });
+            source = format!("kind:{}", if kind.is_empty() { DEFAULT_KIND } else { kind });
         }
         let session = [
             nonblank(&ap, "session_id"),
@@ -1037,7 +1043,7 @@ fn voice_label(source: &str, actor: &str, labels: Option<&BTreeMap<String, Strin
         }
     }
     if let Some(kind) = source.strip_prefix("kind:") {
-        return if kind.is_empty() { "memory" } else { kind }.to_owned();
+        return if kind.is_empty() { DEFAULT_KIND } else { kind }.to_owned();
     }
     if source.is_empty() {
         "unlabeled origin".to_owned()
@@ -1264,31 +1270,32 @@ fn recent_row(
     kinds: &HashSet<String>,
 ) -> Option<RecentRecord> {
     let rid = a.assertion_id.as_deref().filter(|r| !r.is_empty())?;
-    let kind = attr_str(a, "record_kind")?.to_lowercase();
+    let row = DigestRow::of(a);
+    let kind = row.kind_text()?.to_lowercase();
     if ex.excludes(rid) || ex.excludes(&a.subject) {
         return None;
     }
     if ["bookkeeping", "record_edge", "maintenance_candidate"]
         .iter()
-        .any(|k| truthy(a.attributes.get(*k)))
+        .any(|k| row.flag(k))
     {
         return None;
     }
     if !kinds.is_empty() && !kinds.contains(&kind) {
         return None;
     }
-    let key = |k: &str| attr_str(a, k).map(str::to_owned);
+    let key = |k: &str| row.text(k).map(str::to_owned);
     Some(RecentRecord {
         record_id: rid.to_owned(),
         graph_id: a.subject.clone(),
         kind,
-        title: crate::lookup::served_title(a),
-        pending: crate::lookup::pending_fields(a),
+        title: row.served_title(),
+        pending: row.pending(),
         digest: handle_digest(a),
         observed_at: a.observed_at.clone(),
         scope: a.scope.clone(),
         owner_id: a.owner_id.clone().unwrap_or_default(),
-        entry_id: key("entry_id"),
+        entry_id: row.entry_id().map(str::to_owned),
         diary_type: key("diary_type"),
         phase: key("phase"),
     })

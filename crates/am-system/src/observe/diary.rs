@@ -14,8 +14,10 @@
 
 use crate::error::{Error, Result};
 use crate::formation::diary_entry_hash_hex;
+use crate::kinds::RecordKind;
 use crate::outcome::Warned;
 use crate::pair_folds::PairFolds;
+use crate::record::DigestRow;
 use crate::seam::Stimulus;
 use am_journal::MemoryJournal;
 use am_triples::{Timestamp, TripleAssertion, TripleQuery, TripleStore};
@@ -73,12 +75,8 @@ fn diary_rows(store: &dyn TripleStore, scope: &str, owner: &str) -> Result<Vec<T
             ..TripleQuery::default()
         })?
         .into_iter()
-        .filter(|a| attr_str(a, "record_kind") == Some("diary"))
+        .filter(|a| DigestRow::of(a).kind() == Some(RecordKind::Diary))
         .collect())
-}
-
-fn attr_str<'a>(a: &'a TripleAssertion, key: &str) -> Option<&'a str> {
-    a.attributes.get(key).and_then(Value::as_str)
 }
 
 fn oldest_first(rows: &mut [TripleAssertion]) {
@@ -136,13 +134,17 @@ fn open_unresolved(
         .collect();
     let resolved: HashSet<&str> = believed
         .iter()
-        .flat_map(|a| ref_attrs.iter().filter_map(move |k| attr_str(a, k)))
+        .flat_map(|a| {
+            ref_attrs
+                .iter()
+                .filter_map(move |k| DigestRow::of(a).as_stored(k))
+        })
         .map(str::trim)
         .filter(|r| !r.is_empty())
         .collect();
     let mut out: Vec<TripleAssertion> = believed
         .iter()
-        .filter(|a| attr_str(a, "diary_type") == Some(diary_type))
+        .filter(|a| DigestRow::of(a).as_stored("diary_type") == Some(diary_type))
         .filter(|a| {
             let entry = entry_id(a);
             !resolved.contains(a.subject.as_str())
@@ -154,9 +156,11 @@ fn open_unresolved(
     Ok(bounded(out, args.limit))
 }
 
-/// An entry's book id (`attributes.entry_id`, trimmed), if it has one.
+/// An entry's book id (`attributes.entry_id`, trimmed), if it has one; a
+/// number is its decimal text (unlike [`DigestRow::entry_id`], which reads
+/// a string only: the unresolved folds have always matched numeric ids).
 fn entry_id(a: &TripleAssertion) -> Option<String> {
-    match a.attributes.get("entry_id") {
+    match DigestRow::of(a).get("entry_id") {
         Some(Value::String(s)) if !s.trim().is_empty() => Some(s.trim().to_owned()),
         Some(Value::Number(n)) => Some(n.to_string()),
         _ => None,
@@ -221,7 +225,7 @@ pub fn open_ideas(
 ) -> Result<Vec<TripleAssertion>> {
     let mut rows: Vec<TripleAssertion> = diary_rows(store, &args.scope, &args.owner_id)?
         .into_iter()
-        .filter(|a| attr_str(a, "diary_type") == Some("idea"))
+        .filter(|a| DigestRow::of(a).as_stored("diary_type") == Some("idea"))
         .collect();
     if let Some(f) = folds_of(store, journal, args)? {
         let lifecycle = |record: &str| {
@@ -279,12 +283,12 @@ fn claim_text(v: Value) -> String {
 
 /// The link of a diary row (`attributes.record_kind = "diary"`), else `None`.
 fn link(mut a: TripleAssertion) -> Option<Link> {
-    if attr_str(&a, "record_kind") != Some("diary") {
+    if DigestRow::of(&a).kind() != Some(RecordKind::Diary) {
         return None;
     }
     let claimed = a.attributes.remove("entry_hash").filter(|v| !v.is_null());
     let hash_holds = claimed.as_ref().map(|claim| {
-        let title = attr_str(&a, "title").unwrap_or("");
+        let title = DigestRow::of(&a).as_stored("title").unwrap_or("");
         let recomputed = diary_entry_hash_hex(title, &a.object, &a.observed_at);
         claim.as_str().map(str::as_bytes) == Some(&recomputed[..])
     });
@@ -554,7 +558,7 @@ pub fn triggered_commitments(
     let mut out = Vec::new();
     let mut suppressed = 0usize;
     for entry in open {
-        let Some(Value::Object(trigger)) = entry.attributes.get("trigger") else {
+        let Some(Value::Object(trigger)) = DigestRow::of(&entry).get("trigger") else {
             continue;
         };
         if trigger.is_empty() {

@@ -26,7 +26,9 @@
 
 use crate::error::Result;
 use crate::formation::reading::{UnderstandingFields, reading_provenance, understanding_fields};
-use crate::lookup::{attr_str, is_formed, is_private, pending_fields, resolve_digest_assertion};
+use crate::kinds::{DEFAULT_KIND, RecordKind};
+use crate::lookup::resolve_digest_assertion;
+use crate::record::DigestRow;
 use crate::system::MemorySystem;
 use am_journal::journal::check_anchor;
 use am_journal::{ClosureFilter, ClosureKind, JournalRecord, MemoryJournal, TraceFilter};
@@ -412,7 +414,7 @@ impl ReplayStream<'_> {
     /// The record a superseded row was replaced by (its first supersession's
     /// first replacement): this row's closures only, memoized per row.
     fn replaced_by(&mut self, a: &TripleAssertion) -> Result<Option<String>> {
-        if attr_str(a, "record_kind").is_none() {
+        if DigestRow::of(a).kind_text().is_none() {
             return Ok(None);
         }
         let id = a.assertion_id.clone().unwrap_or_default();
@@ -635,7 +637,7 @@ impl ReplayStream<'_> {
         let mut block = display_block(&row, &rid, replaced.as_deref());
         if with_edges {
             let mut edges = self.memo.edges(store, &row)?;
-            if attr_str(&row, "record_kind") == Some("community") {
+            if DigestRow::of(&row).kind_trimmed() == Some(RecordKind::Community) {
                 // A topic's binding draws its revision chain, never an edge
                 // per member.
                 edges = edges
@@ -696,7 +698,7 @@ fn pair_of(row: Option<Arc<TripleAssertion>>) -> (String, String) {
 }
 
 fn is_diary(row: Option<Arc<TripleAssertion>>) -> bool {
-    row.is_some_and(|a| attr_str(&a, "record_kind") == Some("diary"))
+    row.is_some_and(|a| DigestRow::of(&a).kind_trimmed() == Some(RecordKind::Diary))
 }
 
 /// A trace's single searched pair; `("", "")` when it searched several or none.
@@ -801,16 +803,18 @@ fn display_block(
     requested_id: &str,
     replaced_by: Option<&str>,
 ) -> ReplayDisplay {
-    let kind = attr_str(a, "record_kind");
-    let pending = pending_fields(a);
-    let owned = |k: &str| attr_str(a, k).map(str::to_owned);
-    if kind == Some("diary") {
+    let row = DigestRow::of(a);
+    let kind = row.kind_text();
+    let kind_typed = row.kind_trimmed();
+    let pending = row.pending();
+    let owned = |k: &str| row.text(k).map(str::to_owned);
+    if kind_typed == Some(RecordKind::Diary) {
         let who = reading_provenance(a);
         return ReplayDisplay::Diary(Box::new(DiaryDisplay {
             redacted: "diary",
             graph_id: a.subject.clone(),
             diary_type: owned("diary_type"),
-            entry_id: owned("entry_id"),
+            entry_id: row.entry_id().map(str::to_owned),
             pending,
             authored_by: who.author,
             understood_at: who.understood_at,
@@ -818,7 +822,7 @@ fn display_block(
             resolves: owned("resolves"),
             resolves_status: owned("resolves_status"),
             resolved_record_id: owned("resolved_record_id"),
-            resolved_title: if is_private(a) {
+            resolved_title: if row.is_private() {
                 None
             } else {
                 owned("resolved_title")
@@ -826,11 +830,11 @@ fn display_block(
             edges: None,
         }));
     }
-    let formed = is_formed(a);
+    let formed = row.is_formed();
     let title = if pending.iter().any(|f| f == "title") {
         None
     } else {
-        match attr_str(a, "title") {
+        match row.title() {
             Some(t) => Some(t.to_owned()),
             // A row that is not a record's digest (a plain triple, a
             // formation edge) is titled by its own words; a record without a
@@ -842,14 +846,14 @@ fn display_block(
     // A topic's display keys ride only a community record, and only when
     // the record carries them (communities are formed by a pass this
     // package does not run yet): absent, never made up.
-    let community = kind == Some("community");
-    let signals = match (kind, a.attributes.get("signals")) {
-        (Some("dream"), Some(s @ Value::Array(_))) => Some(s.clone()),
+    let community = kind_typed == Some(RecordKind::Community);
+    let signals = match (kind_typed, row.get("signals")) {
+        (Some(RecordKind::Dream), Some(s @ Value::Array(_))) => Some(s.clone()),
         _ => None,
     };
     ReplayDisplay::Record(Box::new(RecordDisplay {
         record_id: requested_id.to_owned(),
-        kind: kind.unwrap_or("memory").to_owned(),
+        kind: kind.unwrap_or(DEFAULT_KIND).to_owned(),
         title,
         pending,
         token_estimate: token_estimate(&handle_digest(a)),
@@ -861,8 +865,7 @@ fn display_block(
         community_key: community.then(|| owned("community_key")).flatten(),
         version_seq: community
             .then(|| {
-                a.attributes
-                    .get("basis")
+                row.get("basis")
                     .and_then(Value::as_object)
                     .and_then(|b| b.get("version_seq"))
                     .filter(|v| v.is_number())
@@ -870,7 +873,7 @@ fn display_block(
             })
             .flatten(),
         size: community
-            .then(|| a.attributes.get("size").filter(|v| v.is_number()).cloned())
+            .then(|| row.get("size").filter(|v| v.is_number()).cloned())
             .flatten(),
         reading: kind
             .is_some()
@@ -945,7 +948,7 @@ impl Memo {
                 ..TripleQuery::default()
             })?
             .into_iter()
-            .filter(|e| crate::lookup::truthy(e.attributes.get("record_edge")))
+            .filter(|e| DigestRow::of(e).is_edge())
             .map(|e| EdgeRef {
                 relation: e.predicate,
                 target_graph_id: e.object,

@@ -3,11 +3,11 @@
 //! Spec: api.md "Seam types" (`payload`).
 
 use crate::error::{Error, Result};
+use crate::record::DigestRow;
 use crate::seam::{Payload, PayloadTier};
 use crate::system::{MemorySystem, unknown_id};
 use am_triples::text::handle_digest;
 use am_triples::token_estimate;
-use serde_json::Value;
 
 impl MemorySystem {
     // -- payload -------------------------------------------------------------------
@@ -34,10 +34,7 @@ impl MemorySystem {
         let a = self
             .resolve_digest_assertion(rid)?
             .ok_or_else(|| unknown_id(rid))?;
-        let entry_id = match a.attributes.get("entry_id") {
-            Some(Value::String(e)) if !e.trim().is_empty() => Some(e.trim().to_owned()),
-            _ => None,
-        };
+        let entry_id = DigestRow::of(&a).entry_id().map(str::to_owned);
         if tier == PayloadTier::Digest {
             let content = handle_digest(&a);
             return Ok(Payload {
@@ -49,13 +46,10 @@ impl MemorySystem {
                 entry_id,
             });
         }
-        let payload_ref = match a.attributes.get("payload_ref") {
-            Some(Value::String(s)) if !s.trim().is_empty() => s.trim().to_owned(),
-            _ => {
-                return Err(Error::invalid(format!(
-                    "payload: record {rid} has no raw tier (no attributes.payload_ref); only its digest is stored"
-                )));
-            }
+        let Some(payload_ref) = DigestRow::of(&a).payload_ref().map(str::to_owned) else {
+            return Err(Error::invalid(format!(
+                "payload: record {rid} has no raw tier (no attributes.payload_ref); only its digest is stored"
+            )));
         };
         Ok(Payload {
             record_id: rid.to_owned(),

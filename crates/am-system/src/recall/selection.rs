@@ -7,6 +7,7 @@
 //! `selection.py`.
 
 use crate::error::{Error, Result};
+use crate::record::DigestRow;
 use am_triples::text::{display_title, handle_digest, is_record_digest};
 use am_triples::{JsonMap, TripleAssertion, TripleQuery, TripleStore, token_estimate};
 use serde_json::Value;
@@ -194,7 +195,7 @@ pub fn display_rows(
             row.insert("record_id".into(), Value::String(rid.clone()));
             // A formed record without a title (pending) reads null, never
             // its body's words; every other row keeps 0.3.2's preview.
-            let title = if is_record_digest(a) && crate::lookup::served_title(a).is_none() {
+            let title = if is_record_digest(a) && DigestRow::of(a).served_title().is_none() {
                 Value::Null
             } else {
                 Value::String(display_title(a))

@@ -26,7 +26,8 @@ use super::gate::pending_priority;
 use super::{PlannedEnqueue, task_id};
 use crate::error::{Error, Result};
 use crate::kinds::DIGEST_PREDICATE;
-use crate::kinds::UNDERSTANDING_PROTECTED_KINDS;
+use crate::kinds::RecordKind;
+use crate::record::DigestRow;
 use crate::system::MemorySystem;
 use am_journal::{TaskKind, TaskRow};
 use am_triples::{CommitPoint, TripleAssertion, TripleQuery};
@@ -185,14 +186,6 @@ struct Item {
     record_kind: String,
 }
 
-fn text(a: &TripleAssertion, key: &str) -> String {
-    a.attributes
-        .get(key)
-        .and_then(Value::as_str)
-        .unwrap_or("")
-        .to_owned()
-}
-
 fn methods_of(extra: Option<&Vec<String>>) -> Vec<String> {
     let mut m: BTreeSet<String> = MECHANICAL_DIGEST_METHODS
         .iter()
@@ -205,14 +198,6 @@ fn methods_of(extra: Option<&Vec<String>>) -> Vec<String> {
         }
     }
     m.into_iter().collect()
-}
-
-fn flag(a: &TripleAssertion, field: &str) -> bool {
-    a.attributes
-        .get("pending")
-        .and_then(|p| p.get(field))
-        .and_then(Value::as_bool)
-        .unwrap_or(false)
 }
 
 impl MemorySystem {
@@ -240,17 +225,21 @@ impl MemorySystem {
                 if self.standing_closure(&aid)?.is_some() {
                     continue;
                 }
-                let record_kind = text(&r, "record_kind");
+                let view = DigestRow::of(&r);
+                let record_kind = view.as_stored("record_kind").unwrap_or("").to_owned();
+                let kind = view.kind();
                 let mut owed: Vec<(TaskKind, Option<&'static str>)> = Vec::new();
-                if flag(&r, "title") {
+                if view.is_marked_pending("title") {
                     owed.push((TaskKind::TitleAuthor, Some("title")));
                 }
-                if flag(&r, "summary") {
+                if view.is_marked_pending("summary") {
                     owed.push((TaskKind::DigestAuthor, Some("summary")));
-                } else if methods.contains(&text(&r, "digest_method"))
-                    && !UNDERSTANDING_PROTECTED_KINDS.contains(&record_kind.as_str())
+                } else if methods
+                    .iter()
+                    .any(|m| m == view.as_stored("digest_method").unwrap_or(""))
+                    && !kind.is_some_and(RecordKind::is_understanding_protected)
                 {
-                    owed.push(if record_kind == "world_model" {
+                    owed.push(if kind == Some(RecordKind::WorldModel) {
                         (TaskKind::CardAuthor, None)
                     } else {
                         (TaskKind::DigestRewrite, None)
@@ -508,21 +497,18 @@ impl MemorySystem {
         };
         let aid = row.assertion_id.clone().unwrap_or_default();
         let closed = self.standing_closure(&aid)?;
-        let kind = text(&row, "record_kind");
+        let view = DigestRow::of(&row);
+        let kind = view.as_stored("record_kind").unwrap_or("");
         let version_key = match task.kind {
             TaskKind::TitleAuthor => "title_version",
             TaskKind::DreamNarrate => "narration_version",
             _ => "digest_version",
         };
-        let expected = row
-            .attributes
-            .get(version_key)
-            .and_then(Value::as_i64)
-            .unwrap_or(0);
+        let expected = view.version(version_key);
         let mut used = 0usize;
-        let target_value = if kind == "diary" {
+        let target_value = if view.kind() == Some(RecordKind::Diary) {
             json!({"record_id": row.subject, "graph_id": row.subject, "assertion_id": aid,
-                   "kind": kind, "entry_id": row.attributes.get("entry_id"),
+                   "kind": kind, "entry_id": view.get("entry_id"),
                    "redacted": "diary"})
         } else {
             let u = self.record_understanding(&row.subject)?;
@@ -546,12 +532,12 @@ impl MemorySystem {
         out.insert("expected_version".into(), json!(expected));
         out.insert(
             "verbatim".into(),
-            json!({"payload_ref": row.attributes.get("payload_ref"),
-                   "entry_id": row.attributes.get("entry_id")}),
+            json!({"payload_ref": view.get("payload_ref"),
+                   "entry_id": view.get("entry_id")}),
         );
-        let key = match kind.as_str() {
-            "world_model" => "evidence",
-            "dream" => "mentions",
+        let key = match view.kind() {
+            Some(RecordKind::WorldModel) => "evidence",
+            Some(RecordKind::Dream) => "mentions",
             _ => "sources",
         };
         let mut items: Vec<TripleAssertion> = Vec::new();
@@ -569,7 +555,7 @@ impl MemorySystem {
                 continue;
             }
             if let Some(r) = self.resolve_digest_assertion(&e.object)?
-                && text(&r, "record_kind") != "diary"
+                && DigestRow::of(&r).kind() != Some(RecordKind::Diary)
                 && !items.iter().any(|i| i.subject == r.subject)
             {
                 items.push(r);
@@ -583,11 +569,12 @@ impl MemorySystem {
         let mut kept = Vec::new();
         let mut left_out = Vec::new();
         for r in items {
-            let title = r.attributes.get("title").and_then(Value::as_str);
+            let view = DigestRow::of(&r);
+            let title = view.as_stored("title");
             let tokens = am_triples::text::token_estimate(&r.object)
                 + title.map_or(0, am_triples::text::token_estimate);
             let item = json!({"record_id": r.subject, "assertion_id": r.assertion_id,
-                              "kind": text(&r, "record_kind"), "title": title,
+                              "kind": view.as_stored("record_kind").unwrap_or(""), "title": title,
                               "digest": r.object, "observed_at": r.observed_at,
                               "tokens": tokens});
             if used + tokens <= args.token_budget {

@@ -20,6 +20,7 @@
 
 use super::{TaskQueue, effective};
 use crate::error::Result;
+use crate::record::DigestRow;
 use am_journal::{HomeTx, TaskKind, TaskReads, TaskRow, TaskStatus};
 use am_triples::{DigestRewrite, ErrorKind, PreparedRewrite};
 use serde_json::{Value, json};
@@ -88,7 +89,7 @@ impl TaskQueue<'_> {
             let Some(aid) = row.assertion_id.clone() else {
                 continue;
             };
-            if !matches!(row.attributes.get("pending"), Some(Value::Object(_))) {
+            if !matches!(DigestRow::of(row).get("pending"), Some(Value::Object(_))) {
                 continue;
             }
             let entry = by_record.entry(aid.clone()).or_insert_with(|| {

@@ -36,6 +36,7 @@ mod mirror;
 pub mod reads;
 mod select;
 
+use crate::record::DigestRow;
 pub use args::{
     Ack, AckResult, Claim, ClaimResult, ClaimTasks, DEFAULT_MAX_ATTEMPTS, Enqueue, EnqueueMany,
     EnqueueResult, LastMaintenance, LeftOut, LeftOutReason, ListTasks, MaintenanceKind, Prioritize,
@@ -292,15 +293,15 @@ pub(crate) fn supersede_in(
     Ok(out)
 }
 
-/// The version of `kind`'s field on a record row's attributes.
-fn current_version(kind: TaskKind, attributes: &am_triples::JsonMap) -> Option<i64> {
+/// The version of `kind`'s field on a record row.
+fn current_version(kind: TaskKind, row: &TripleAssertion) -> Option<i64> {
     let key = match kind {
         TaskKind::TitleAuthor => "title_version",
         TaskKind::DreamNarrate => "narration_version",
         TaskKind::RippleReconsider | TaskKind::RippleConsolidate => return None,
         _ => "digest_version",
     };
-    Some(attributes.get(key).and_then(Value::as_i64).unwrap_or(0))
+    Some(DigestRow::of(row).version(key))
 }
 
 impl<'a> TaskQueue<'a> {
@@ -427,7 +428,7 @@ impl<'a> TaskQueue<'a> {
                 row.assertion_id = r.assertion_id.clone().unwrap_or_default();
             }
             out.push(PlannedEnqueue {
-                current_version: record.and_then(|r| current_version(a.kind, &r.attributes)),
+                current_version: record.and_then(|r| current_version(a.kind, r)),
                 row,
             });
         }
@@ -850,10 +851,7 @@ impl<'a> TaskQueue<'a> {
         let Some(row) = row else {
             return Ok(Vec::new());
         };
-        if !crate::lookup::pending_fields(&row)
-            .iter()
-            .any(|f| f == field)
-        {
+        if !DigestRow::of(&row).pending().iter().any(|f| f == field) {
             return Ok(Vec::new());
         }
         let mut targets = vec![row.subject.clone()];
@@ -1057,7 +1055,7 @@ impl<'a> TaskQueue<'a> {
             .zip(&targets)
             .filter(|(t, key)| {
                 rows.get(key.as_str())
-                    .and_then(|r| current_version(t.kind, &r.attributes))
+                    .and_then(|r| current_version(t.kind, r))
                     .is_some_and(|v| t.basis_version < v)
             })
             .map(|(t, _)| t.task_id.clone())

@@ -5,9 +5,10 @@
 
 use crate::error::Result;
 use crate::kinds::DIGEST_PREDICATE;
+use crate::record::DigestRow;
 use crate::system::MemorySystem;
 use am_journal::TaskKind;
-use am_triples::{JsonMap, TripleQuery};
+use am_triples::TripleQuery;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -93,7 +94,8 @@ impl MemorySystem {
         let live = self.home_live_authoring(&q)?;
         let mut out = Vec::new();
         for row in rows {
-            let Some(Value::Object(marker)) = row.attributes.get("pending") else {
+            let view = DigestRow::of(&row);
+            let Some(Value::Object(marker)) = view.get("pending") else {
                 continue;
             };
             let aid = row.assertion_id.clone().unwrap_or_default();
@@ -102,7 +104,7 @@ impl MemorySystem {
             }
             let fields: Vec<String> = ["title", "summary"]
                 .iter()
-                .filter(|f| marker.get(**f).and_then(Value::as_bool).unwrap_or(false))
+                .filter(|f| view.is_marked_pending(f))
                 .map(|f| (*f).to_owned())
                 .collect();
             if fields.is_empty() {
@@ -137,7 +139,7 @@ impl MemorySystem {
             out.push(PendingRecord {
                 record_id: row.subject.clone(),
                 assertion_id: aid,
-                record_kind: text(&row.attributes, "record_kind"),
+                record_kind: view.as_stored("record_kind").unwrap_or("").to_owned(),
                 scope: row.scope.clone(),
                 owner_id: row.owner_id.clone().unwrap_or_default(),
                 pending: Value::Object(marker.clone()),
@@ -171,12 +173,4 @@ impl MemorySystem {
             .map(|t| (t.kind, t.target_id, t.task_id))
             .collect())
     }
-}
-
-fn text(attributes: &JsonMap, key: &str) -> String {
-    attributes
-        .get(key)
-        .and_then(Value::as_str)
-        .unwrap_or("")
-        .to_owned()
 }

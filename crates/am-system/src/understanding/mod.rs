@@ -16,10 +16,11 @@
 
 use crate::error::{Error, Result};
 use crate::formation::reading::{
-    ReadingProvenance, UnderstandingFields, attr_version, reading_provenance, understanding_fields,
+    ReadingProvenance, UnderstandingFields, reading_provenance, understanding_fields,
 };
 use crate::kinds::RecordKind;
 use crate::outcome::{Outcome, Reason, UnderstandingResult};
+use crate::record::DigestRow;
 use crate::system::{MemorySystem, unknown_id};
 use crate::understanding::args::{NarrateDream, Retitle, RevertDigest, RewriteDigest};
 use crate::understanding::reading::{Reading, ValidProvenance, validate_author};
@@ -49,12 +50,21 @@ struct Target {
 }
 
 impl Target {
+    /// The typed view of its digest row.
+    fn view(&self) -> DigestRow<'_> {
+        DigestRow::of(&self.row)
+    }
+
     fn of(row: TripleAssertion, assertion_id: String) -> Target {
-        let kind_name = attr_text(&row, "record_kind").unwrap_or_default();
+        let view = DigestRow::of(&row);
+        let (kind, kind_name) = (
+            view.kind(),
+            view.nonempty("record_kind").unwrap_or_default().to_owned(),
+        );
         Target {
             assertion_id,
             graph_id: row.subject.clone(),
-            kind: RecordKind::parse(&kind_name).ok(),
+            kind,
             kind_name,
             row,
         }
@@ -155,15 +165,8 @@ pub struct DreamReading {
     pub signals: Value,
 }
 
-fn attr_text(a: &TripleAssertion, key: &str) -> Option<String> {
-    match a.attributes.get(key) {
-        Some(Value::String(s)) if !s.is_empty() => Some(s.clone()),
-        _ => None,
-    }
-}
-
 fn keywords_of(a: &TripleAssertion) -> Vec<String> {
-    match a.attributes.get("keywords") {
+    match DigestRow::of(a).get("keywords") {
         Some(Value::Array(v)) => v.iter().map(py_str).collect(),
         _ => Vec::new(),
     }
@@ -207,16 +210,12 @@ fn stamp(field: &str, version: i64, r: &ValidProvenance, understood_at: &str) ->
 /// The provenance of the title a row holds: its `title_provenance` stamp, else
 /// the row's reading.
 fn title_provenance(a: &TripleAssertion) -> ReadingProvenance {
-    match a.attributes.get("title_provenance") {
-        Some(Value::Object(_)) => {
+    match DigestRow::of(a).get("title_provenance") {
+        Some(stamp @ Value::Object(_)) => {
             let mut probe = a.clone();
-            probe.attributes.insert(
-                "understanding".into(),
-                a.attributes
-                    .get("title_provenance")
-                    .cloned()
-                    .unwrap_or(Value::Null),
-            );
+            probe
+                .attributes
+                .insert("understanding".into(), stamp.clone());
             reading_provenance(&probe)
         }
         _ => reading_provenance(a),
@@ -238,7 +237,7 @@ fn version_of(
         version,
         field: field.to_owned(),
         text,
-        title: attr_text(&t.row, "title"),
+        title: t.view().nonempty("title").map(str::to_owned),
         keywords: keywords_of(&t.row),
         author: r.author.clone(),
         reader: r.reader.clone(),
@@ -273,13 +272,13 @@ fn original(t: &Target, field: &str) -> UnderstandingVersion {
     });
     let at = at.unwrap_or_else(|| t.row.observed_at.clone());
     let text = if title {
-        attr_text(&t.row, "title")
+        t.view().nonempty("title").map(str::to_owned)
     } else {
         Some(t.row.object.clone())
     };
     let mut v = version_of(t, field, 0, text, (&r, &at));
     if !title {
-        v.digest_method = attr_text(&t.row, "digest_method");
+        v.digest_method = t.view().nonempty("digest_method").map(str::to_owned);
     }
     v
 }
@@ -387,14 +386,6 @@ impl Begun<'_> {
 }
 
 /// Whether the row's pending marker names `field` (`title` / `summary`).
-fn is_pending(row: &TripleAssertion, field: &str) -> bool {
-    row.attributes
-        .get("pending")
-        .and_then(|p| p.get(field))
-        .and_then(Value::as_bool)
-        .unwrap_or(false)
-}
-
 /// Clear `field` from the marker in `attributes` (the whole marker once no
 /// field is pending).
 fn clear_pending(attributes: &mut JsonMap, field: &str) {
@@ -487,7 +478,7 @@ impl MemorySystem {
         let mut r = UnderstandingResult::new(outcome, record_id.trim(), field);
         if let Some(t) = t {
             r.assertion_id = Some(t.assertion_id.clone());
-            r.version = Some(attr_version(&t.row, version_key(field)));
+            r.version = Some(t.view().version(version_key(field)));
         }
         r
     }
@@ -572,7 +563,7 @@ impl MemorySystem {
         };
         let refuse = |mut r: UnderstandingResult, reason: Reason| {
             r.outcome = Outcome::Refused(reason);
-            r.version = Some(attr_version(&t.row, version_key(&w.field)));
+            r.version = Some(t.view().version(version_key(&w.field)));
             r.previous_version = None;
             r.captured_original = None;
             Ok(r)
@@ -715,7 +706,7 @@ impl MemorySystem {
         attributes: &mut JsonMap,
         versions: &mut Vec<UnderstandingVersion>,
     ) -> i64 {
-        let current = attr_version(&t.row, "title_version");
+        let current = t.view().version("title_version");
         if current == 0 {
             versions.push(original(t, "title"));
         }
@@ -777,7 +768,7 @@ impl MemorySystem {
         // A pending summary is taken here whatever the kind that forms one:
         // a card's through its own field (`card`), a dream's in place, a
         // PUBLIC diary projection's (the diary summary rule).
-        let pending_summary = is_pending(&b.t.row, "summary");
+        let pending_summary = b.t.view().is_marked_pending("summary");
         if b.t.kind == Some(RecordKind::WorldModel) && pending_summary {
             b.field = "card";
         }
@@ -807,7 +798,7 @@ impl MemorySystem {
             }
             _ => {}
         }
-        if attr_text(&t.row, "summary_role").as_deref() == Some("re-understanding")
+        if t.view().nonempty("summary_role") == Some("re-understanding")
             && reading.cause_name() != "operator"
         {
             return refused(Reason::ConsolidationRecord);
@@ -818,7 +809,7 @@ impl MemorySystem {
         if args.title.as_deref().is_some_and(|s| s.trim().is_empty()) {
             return refused(Reason::EmptyTitle);
         }
-        let current = attr_version(&t.row, "digest_version");
+        let current = t.view().version("digest_version");
         if args.expected_version != current {
             return refused(Reason::Stale);
         }
@@ -828,7 +819,7 @@ impl MemorySystem {
                 .filter(|s| !s.is_empty())
                 .collect()
         });
-        let current_title = attr_text(&t.row, "title");
+        let current_title = t.view().nonempty("title").map(str::to_owned);
         let new_title = args
             .title
             .as_deref()
@@ -896,7 +887,7 @@ impl MemorySystem {
         // A title given to a record whose title is pending settles it too
         // (api.md `retitle`: "`rewrite_digest` does the same"), so the
         // `title.author` task is never authored a second time.
-        let pending_title = new_title.is_some() && is_pending(&t.row, "title");
+        let pending_title = new_title.is_some() && t.view().is_marked_pending("title");
         if pending_title {
             clear_pending(&mut attributes, "title");
         }
@@ -967,15 +958,15 @@ impl MemorySystem {
             t.row.provenance.get("source").and_then(Value::as_str) == Some("owner-direct");
         if t.kind == Some(RecordKind::Diary)
             && owner_direct
-            && attr_text(&t.row, "entry_hash").is_some()
+            && t.view().nonempty("entry_hash").is_some()
         {
             return refused(Reason::HashChained);
         }
-        let current = attr_version(&t.row, "title_version");
+        let current = t.view().version("title_version");
         if args.expected_version != current {
             return refused(Reason::Stale);
         }
-        if attr_text(&t.row, "title").as_deref() == Some(args.title.as_str()) {
+        if t.view().nonempty("title") == Some(args.title.as_str()) {
             return Ok(b.unchanged());
         }
         let at = b.reading_at(self)?;
@@ -993,7 +984,7 @@ impl MemorySystem {
             .map(|v| v.normalized().map(|n| n.version_id))
             .transpose()?
             .unwrap_or_default();
-        let pending_title = is_pending(&t.row, "title");
+        let pending_title = t.view().is_marked_pending("title");
         if pending_title {
             clear_pending(&mut attributes, "title");
         }
@@ -1053,11 +1044,11 @@ impl MemorySystem {
         if args.text.trim().is_empty() {
             return refused(Reason::EmptyText);
         }
-        let current = attr_version(&t.row, "narration_version");
+        let current = t.view().version("narration_version");
         if args.expected_version != current {
             return refused(Reason::Stale);
         }
-        if attr_text(&t.row, "narration").as_deref() == Some(args.text.as_str()) {
+        if t.view().nonempty("narration") == Some(args.text.as_str()) {
             return Ok(b.unchanged());
         }
         let at = b.reading_at(self)?;
@@ -1158,7 +1149,7 @@ impl MemorySystem {
         if body && t.kind.is_some_and(RecordKind::is_understanding_protected) {
             return refused(Reason::ProtectedKind);
         }
-        let current = attr_version(&t.row, version_key(field));
+        let current = t.view().version(version_key(field));
         if args.expected_version != current {
             return refused(Reason::Stale);
         }
@@ -1177,8 +1168,8 @@ impl MemorySystem {
             return refused(Reason::NullTitle);
         };
         let holds = match field {
-            "title" => attr_text(&t.row, "title"),
-            "narration" => attr_text(&t.row, "narration"),
+            "title" => t.view().nonempty("title").map(str::to_owned),
+            "narration" => t.view().nonempty("narration").map(str::to_owned),
             _ => Some(t.row.object.clone()),
         };
         if holds.as_deref() == Some(words.as_str()) {
@@ -1236,7 +1227,7 @@ impl MemorySystem {
                     .iter()
                     .find(|h| h.version == current)
                     .and_then(|h| h.title.clone());
-                let current_title = attr_text(&t.row, "title");
+                let current_title = t.view().nonempty("title").map(str::to_owned);
                 if reading_title == current_title
                     && let Some(old_title) = target.title.as_deref()
                     && current_title.as_deref() != Some(old_title)
@@ -1315,7 +1306,7 @@ impl MemorySystem {
                 )));
             }
         };
-        let current = attr_version(&t.row, version_key(&field));
+        let current = t.view().version(version_key(&field));
         Ok(self
             .journal
             .versions(&VersionFilter {
@@ -1391,7 +1382,7 @@ impl MemorySystem {
         }
         let standing = self.standing_closure(&t.assertion_id)?;
         let current = self.current_of(&t.assertion_id)?;
-        let pending = crate::lookup::pending_fields(&t.row);
+        let pending = t.view().pending();
         let count = self
             .journal
             .versions(&VersionFilter {
@@ -1406,19 +1397,14 @@ impl MemorySystem {
             None => None,
         };
         let dream = (t.kind == Some(RecordKind::Dream)).then(|| {
-            let prov = t.row.attributes.get("narration_provenance");
+            let prov = t.view().get("narration_provenance");
             let pick = |k: &str| prov.and_then(|p| p.get(k)).cloned();
             DreamReading {
-                narration: attr_text(&t.row, "narration"),
+                narration: t.view().nonempty("narration").map(str::to_owned),
                 narration_by: pick("author"),
                 narration_reader: pick("reader"),
                 narrated_at: pick("understood_at").and_then(|v| v.as_str().map(str::to_owned)),
-                signals: t
-                    .row
-                    .attributes
-                    .get("signals")
-                    .cloned()
-                    .unwrap_or(Value::Null),
+                signals: t.view().get("signals").cloned().unwrap_or(Value::Null),
             }
         });
         Ok(RecordUnderstanding {
@@ -1429,12 +1415,12 @@ impl MemorySystem {
             title: if pending.iter().any(|f| f == "title") {
                 None
             } else {
-                attr_text(&t.row, "title")
+                t.view().nonempty("title").map(str::to_owned)
             },
             pending,
             digest: t.row.object.clone(),
             keywords: keywords_of(&t.row),
-            payload_ref: attr_text(&t.row, "payload_ref"),
+            payload_ref: t.view().nonempty("payload_ref").map(str::to_owned),
             observed_at: t.row.observed_at.clone(),
             closed: standing.map(|c| c.kind),
             current_id: current.current_id,

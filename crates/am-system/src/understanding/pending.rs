@@ -15,11 +15,10 @@
 //! (`declare_pending`, `rearm_pending`).
 
 use super::{
-    Begun, MemorySystem, QueueOp, ReadingIn, Settle, Target, Write, attr_text, original, own_field,
-    stamp, version_key, version_of,
+    Begun, MemorySystem, QueueOp, ReadingIn, Settle, Target, Write, original, own_field, stamp,
+    version_key, version_of,
 };
 use crate::error::{Error, Result};
-use crate::formation::reading::attr_version;
 use crate::kinds::{PENDING_FIELDS, RecordKind};
 use crate::outcome::{Outcome, Reason, UnderstandingResult};
 use crate::tasks::{ListTasks, PlannedEnqueue, task_id};
@@ -294,9 +293,7 @@ impl MemorySystem {
                 return Ok(r);
             }
         }
-        if attr_text(&t.row, "summary_role").as_deref() == Some("re-understanding")
-            && cause != "operator"
-        {
+        if t.view().nonempty("summary_role") == Some("re-understanding") && cause != "operator" {
             return Ok(b.refused(Reason::ConsolidationRecord));
         }
         let owner_direct =
@@ -304,11 +301,11 @@ impl MemorySystem {
         if title
             && t.kind == Some(RecordKind::Diary)
             && owner_direct
-            && attr_text(&t.row, "entry_hash").is_some()
+            && t.view().nonempty("entry_hash").is_some()
         {
             return Ok(b.refused(Reason::HashChained));
         }
-        let marker = match t.row.attributes.get("pending") {
+        let marker = match t.view().get("pending") {
             Some(Value::Object(m)) => m.clone(),
             _ => JsonMap::new(),
         };
@@ -382,7 +379,7 @@ impl MemorySystem {
         if new.contains(&"summary") {
             let field = own_field(t.kind);
             provisional = Some(json!({"field": field,
-                "version": attr_version(&t.row, version_key(field))}));
+                "version": t.view().version(version_key(field))}));
             let body = self.live_body_tasks(t)?;
             if !body.is_empty() {
                 q.superseded.clone_from(&body);
@@ -423,7 +420,7 @@ impl MemorySystem {
         let mut extra = JsonMap::new();
         let mut captured = false;
         if new.contains(&"title") {
-            let current = attr_version(&t.row, "title_version");
+            let current = t.view().version("title_version");
             if current == 0 {
                 versions.push(original(t, "title"));
                 captured = true;
@@ -441,7 +438,7 @@ impl MemorySystem {
             extra.insert("title_version".into(), json!(next));
         }
         attributes.insert("pending".into(), Value::Object(m.clone()));
-        let current = attr_version(&t.row, "pending_version");
+        let current = t.view().version("pending_version");
         let next = current + 1;
         let mut v = version_of(t, "pending", next, Some(new.join(", ")), (&reading, &now));
         v.title = super::attr_text_of(&attributes, "title");
@@ -516,7 +513,7 @@ impl MemorySystem {
         repair: bool,
     ) -> Result<UnderstandingResult> {
         let t = &b.t;
-        let marker = match t.row.attributes.get("pending") {
+        let marker = match t.view().get("pending") {
             Some(Value::Object(m)) => m.clone(),
             _ => JsonMap::new(),
         };
@@ -586,7 +583,7 @@ impl MemorySystem {
         };
         let mut attributes = t.row.attributes.clone();
         attributes.insert("pending".into(), Value::Object(m.clone()));
-        let current = attr_version(&t.row, "pending_version");
+        let current = t.view().version("pending_version");
         let next = current + 1;
         let mut v = version_of(
             t,

@@ -28,11 +28,10 @@
 //! refresh leaves the mirror to be dropped (the system keeps a fresh one).
 
 use crate::error::Result;
-use crate::lookup::{attr_str, truthy};
 use crate::recall::reconstruct::hash::HashMap;
+use crate::record::DigestRow;
 use am_journal::{BindingFilter, JournalRecord, Lifecycle, MemoryJournal, ScopeBinding};
 use am_triples::{ErrorKind, TripleAssertion, TripleQuery, TripleStore};
-use serde_json::Value;
 use std::cmp::Ordering;
 use std::sync::Arc;
 
@@ -315,10 +314,9 @@ impl PairMirror {
     /// rewrite): a formed digest row is held (or updated), any other row
     /// dropped (or, once held, retired).
     fn ingest(&mut self, a: &TripleAssertion, words: &mut Words) {
-        let kind = attr_str(a, "record_kind");
-        let formed = kind.is_some()
-            && !truthy(a.attributes.get("record_edge"))
-            && !truthy(a.attributes.get("bookkeeping"));
+        let row = DigestRow::of(a);
+        let kind = row.kind_text();
+        let formed = kind.is_some() && !row.is_edge() && !row.flag("bookkeeping");
         let id = a.assertion_id.as_deref().unwrap_or_default();
         let held = self.by_assertion.get(id).copied();
         if let Some(r) = held
@@ -330,13 +328,9 @@ impl PairMirror {
         if !formed {
             return;
         }
-        let raw = a
-            .attributes
-            .get("record_kind")
-            .and_then(Value::as_str)
-            .unwrap_or_default();
+        let raw = row.as_stored("record_kind").unwrap_or_default();
         let (kind, raw_kind) = (words.id(kind.unwrap_or_default()), words.id(raw));
-        let explores = attr_str(a, "explores").map(Box::from);
+        let explores = row.text("explores").map(Box::from);
         let r = match held {
             Some(r) => {
                 let row = &mut self.rows[r as usize];

@@ -28,9 +28,10 @@
 pub(crate) mod mirror;
 
 use crate::error::{Error, Result};
-use crate::lookup::attr_str;
+use crate::kinds::RecordKind;
 use crate::pair_folds::PairFolds;
 use crate::recall::reconstruct::hash::{HashMap as FastMap, HashSet as FastSet};
+use crate::record::DigestRow;
 use crate::seam::OrderedMap;
 use crate::valence::index::{PairValence, ValenceIndex};
 use am_journal::Lifecycle;
@@ -271,11 +272,14 @@ impl CardGather {
             );
         }
         self.history_stamps = stamps;
-        for (what, kind) in [("first_dream", "dream"), ("first_interest", "interest")] {
+        for (what, kind) in [
+            ("first_dream", RecordKind::Dream),
+            ("first_interest", RecordKind::Interest),
+        ] {
             let mut first: Option<At> = None;
             for i in 0..self.pairs.len() {
                 let p = self.pair(i)?;
-                let Some(k) = self.mirror.words.get(kind) else {
+                let Some(k) = self.mirror.words.get(kind.as_str()) else {
                     break;
                 };
                 let Some(r) = p
@@ -295,8 +299,8 @@ impl CardGather {
                     .extend(self.fetch(store, &[at])?.into_iter().map(|a| (what, a)));
             }
         }
-        let believed = |g: &Self, kind: &str, exact: bool| -> Result<Vec<At>> {
-            let Some(k) = g.mirror.words.get(kind) else {
+        let believed = |g: &Self, kind: RecordKind, exact: bool| -> Result<Vec<At>> {
+            let Some(k) = g.mirror.words.get(kind.as_str()) else {
                 return Ok(Vec::new());
             };
             let mut out: Vec<At> = Vec::new();
@@ -310,7 +314,9 @@ impl CardGather {
                         .copied()
                         .filter(|r| p.existed(*r, anchor) && !ex.contains(r))
                         .filter(|r| {
-                            !exact || g.mirror.words.word(p.rows[*r as usize].raw_kind) == kind
+                            !exact
+                                || g.mirror.words.word(p.rows[*r as usize].raw_kind)
+                                    == kind.as_str()
                         })
                         .map(|r| (i, r)),
                 );
@@ -323,11 +329,11 @@ impl CardGather {
             }
             Ok(out)
         };
-        let diary = believed(self, "diary", true)?;
+        let diary = believed(self, RecordKind::Diary, true)?;
         self.diary = self.fetch(store, &diary)?;
-        let dreams = believed(self, "dream", false)?;
+        let dreams = believed(self, RecordKind::Dream, false)?;
         self.dreams = self.fetch(store, &dreams)?;
-        let interests = believed(self, "interest", false)?;
+        let interests = believed(self, RecordKind::Interest, false)?;
         let rows = self.fetch(store, &interests)?;
         self.interests = rows
             .into_iter()
@@ -336,7 +342,7 @@ impl CardGather {
                 Ok((a, lifecycle))
             })
             .collect::<Result<_>>()?;
-        let lessons = believed(self, "lesson", true)?;
+        let lessons = believed(self, RecordKind::Lesson, true)?;
         self.lessons_total = lessons.len();
         // The newest by `observed_at` first: every lesson from the
         // KEY_MOMENTS_BOUND-th newest's `observed_at` on (ties there are
@@ -462,7 +468,7 @@ pub fn age_and_context(g: &CardGather) -> AgeAndContext {
     for i in order {
         let scope = &g.pairs[i].0;
         for (kind, n) in &g.kind_counts[i] {
-            if kind == "diary" {
+            if kind == RecordKind::Diary.as_str() {
                 diary += n;
             }
             let idx = match counts.0.iter().position(|(s, _)| s == scope) {
@@ -665,7 +671,7 @@ pub fn key_moments(g: &CardGather, journal: &dyn MemoryJournal, floor: f64) -> R
             a.observed_at.clone(),
             -1,
             serde_json::json!({"type": "first", "what": what, "record_id": a.subject,
-                "title": crate::lookup::served_title(a), "observed_at": a.observed_at}),
+                "title": DigestRow::of(a).served_title(), "observed_at": a.observed_at}),
         ));
     }
     let mut first_super = None;
@@ -779,7 +785,9 @@ pub fn discoveries(g: &CardGather) -> Discoveries {
     let explores = &g.explores;
     let mut interests = Vec::new();
     for (a, lifecycle) in &g.interests {
-        if attr_str(a, "record_kind") != Some("interest") || *lifecycle == Some(Lifecycle::Rejected)
+        let row = DigestRow::of(a);
+        if row.kind_trimmed() != Some(RecordKind::Interest)
+            || *lifecycle == Some(Lifecycle::Rejected)
         {
             continue;
         }
@@ -789,12 +797,12 @@ pub fn discoveries(g: &CardGather) -> Discoveries {
                 .is_some_and(|id| explores.contains(id));
         interests.push(InterestBrief {
             record_id: a.subject.clone(),
-            kind: "interest".into(),
-            title: crate::lookup::served_title(a),
+            kind: RecordKind::Interest.as_str().into(),
+            title: row.served_title(),
             statement: a.object.clone(),
             observed_at: a.observed_at.clone(),
-            entry_id: attr_str(a, "entry_id").map(str::to_owned),
-            pending: crate::lookup::pending_fields(a),
+            entry_id: row.entry_id().map(str::to_owned),
+            pending: row.pending(),
             explored,
         });
     }
@@ -804,19 +812,17 @@ pub fn discoveries(g: &CardGather) -> Discoveries {
     let mut kinds: std::collections::BTreeSet<String> = std::collections::BTreeSet::new();
     let mut tones: std::collections::BTreeSet<String> = std::collections::BTreeSet::new();
     for a in &g.dreams {
-        if attr_str(a, "record_kind") != Some("dream")
+        let row = DigestRow::of(a);
+        if row.kind_trimmed() != Some(RecordKind::Dream)
             || !matches!(
-                a.attributes
-                    .get("continuation_state")
-                    .and_then(Value::as_str),
+                row.as_stored("continuation_state"),
                 Some("unresolved" | "continued")
             )
         {
             continue;
         }
         unresolved += 1;
-        let signals: Vec<&serde_json::Map<String, Value>> = a
-            .attributes
+        let signals: Vec<&serde_json::Map<String, Value>> = row
             .get("signals")
             .and_then(Value::as_array)
             .map(|v| v.iter().filter_map(Value::as_object).collect())
@@ -996,12 +1002,12 @@ pub fn likes_dislikes(
         let row = crate::lookup::resolve_digest_assertion(store, t)?;
         let pending = row
             .as_ref()
-            .map(crate::lookup::pending_fields)
+            .map(|a| DigestRow::of(a).pending())
             .unwrap_or_default();
         let title = row
             .as_ref()
             .filter(|_| !pending.iter().any(|f| f == "title"))
-            .and_then(|a| attr_str(a, "title").map(str::to_owned));
+            .and_then(|a| DigestRow::of(a).title().map(str::to_owned));
         Ok(StandingEntry {
             target: (*t).to_owned(),
             title,
@@ -1060,14 +1066,15 @@ pub struct RowBrief {
 }
 
 fn row_brief(a: &TripleAssertion) -> RowBrief {
+    let row = DigestRow::of(a);
     RowBrief {
         record_id: a.subject.clone(),
-        kind: attr_str(a, "record_kind").unwrap_or_default().to_owned(),
-        title: crate::lookup::served_title(a),
+        kind: row.kind_text().unwrap_or_default().to_owned(),
+        title: row.served_title(),
         statement: a.object.clone(),
         observed_at: a.observed_at.clone(),
-        entry_id: attr_str(a, "entry_id").map(str::to_owned),
-        pending: crate::lookup::pending_fields(a),
+        entry_id: row.entry_id().map(str::to_owned),
+        pending: row.pending(),
         resolved_by: None,
     }
 }
@@ -1140,41 +1147,32 @@ pub fn identity(g: &CardGather, store: &dyn TripleStore, owner: &str) -> Result<
         provenance: String::new(),
     };
     for a in &core {
-        let kind = a
-            .attributes
-            .get("record_kind")
-            .and_then(Value::as_str)
-            .unwrap_or("");
+        let row = DigestRow::of(a);
         let class = |k: &str| {
-            a.attributes
-                .get(k)
+            row.get(k)
                 .filter(|v| crate::lookup::truthy(Some(*v)))
                 .cloned()
         };
         let mut item = IdentityItem {
-            title: crate::lookup::served_title(a),
+            title: row.served_title(),
             statement: a.object.clone(),
-            pending: crate::lookup::pending_fields(a),
+            pending: row.pending(),
             value_class: None,
             trait_class: None,
         };
-        match kind {
-            "value" => {
+        match row.kind() {
+            Some(RecordKind::Value) => {
                 item.value_class = class("value_class");
                 out.values.push(item);
             }
-            "purpose" => out.purposes.push(item),
-            "trait" => {
+            Some(RecordKind::Purpose) => out.purposes.push(item),
+            Some(RecordKind::Trait) => {
                 item.trait_class = class("trait_class");
                 out.traits.push(item);
             }
             _ => continue,
         }
-        if let Some(v) = a
-            .attributes
-            .get("spark_version")
-            .and_then(crate::identity::as_int)
-        {
+        if let Some(v) = row.get("spark_version").and_then(crate::identity::as_int) {
             out.spark_version = Some(out.spark_version.map_or(v, |cur| cur.max(v)));
         }
     }
@@ -1210,12 +1208,12 @@ fn open_resolved(g: &CardGather, diary_type: &str) -> (Vec<RowBrief>, Vec<RowBri
     let diary: Vec<&TripleAssertion> = g
         .diary
         .iter()
-        .filter(|a| a.attributes.get("record_kind").and_then(Value::as_str) == Some("diary"))
+        .filter(|a| DigestRow::of(a).kind() == Some(RecordKind::Diary))
         .collect();
     let mut resolved_by: HashMap<&str, Vec<&str>> = HashMap::new();
     for a in &diary {
         for key in ["answers", "resolves"] {
-            if let Some(r) = attr_str(a, key) {
+            if let Some(r) = DigestRow::of(a).text(key) {
                 resolved_by.entry(r).or_default().push(a.subject.as_str());
             }
         }
@@ -1223,9 +1221,9 @@ fn open_resolved(g: &CardGather, diary_type: &str) -> (Vec<RowBrief>, Vec<RowBri
     let (mut open, mut resolved) = (Vec::new(), Vec::new());
     for a in diary
         .iter()
-        .filter(|a| a.attributes.get("diary_type").and_then(Value::as_str) == Some(diary_type))
+        .filter(|a| DigestRow::of(a).as_stored("diary_type") == Some(diary_type))
     {
-        let entry = match a.attributes.get("entry_id") {
+        let entry = match DigestRow::of(a).get("entry_id") {
             None | Some(Value::Null) => String::new(),
             Some(v) => py_str(v).trim().to_owned(),
         };
@@ -1308,7 +1306,7 @@ pub fn lessons(g: &CardGather) -> Lessons {
     let mut rows: Vec<&TripleAssertion> = g
         .lesson_candidates
         .iter()
-        .filter(|a| a.attributes.get("record_kind").and_then(Value::as_str) == Some("lesson"))
+        .filter(|a| DigestRow::of(a).kind() == Some(RecordKind::Lesson))
         .collect();
     rows.sort_by(|a, b| (&b.observed_at, &b.subject).cmp(&(&a.observed_at, &a.subject)));
     let total = g.lessons_total;

@@ -14,6 +14,7 @@ use super::index::{RecallIndex, fold_for_tokens};
 use super::read::RecallRead;
 use crate::config::RecallBudget;
 use crate::error::Result;
+use crate::record::DigestRow;
 use crate::seam::Stimulus;
 use am_triples::text::{RECALL_MIN_TOKEN_LEN, canonical_text, tokenize};
 use am_triples::{EmbeddingPin, ErrorKind, JsonMap, TextEmbedder, TripleAssertion, TripleQuery};
@@ -483,7 +484,7 @@ pub(crate) fn run_participants(
     }
     out.ran = true;
     for (rid, a) in universe {
-        let present: BTreeSet<String> = match a.attributes.get("participants") {
+        let present: BTreeSet<String> = match DigestRow::of(a).get("participants") {
             Some(Value::Array(items)) => items
                 .iter()
                 .map(|p| am_triples::text::py_str(p).trim().to_owned())

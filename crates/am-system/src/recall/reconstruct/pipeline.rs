@@ -26,7 +26,9 @@ use super::{hybrid, spreading, trace};
 use crate::config::{RecallBudget, ReconstructConfig, SpreadParams};
 use crate::error::Result;
 use crate::ids;
+use crate::kinds::RecordKind;
 use crate::recall::attention::{ActivationScore, activation_inputs};
+use crate::record::DigestRow;
 use crate::seam::{
     Admission, BudgetSpent, DroppedEntry, EdgeView, MemoryHandle, ReconstructionResult, Stimulus,
     StmTrailEdge, StopReason, View, WalkedEdge,
@@ -34,7 +36,6 @@ use crate::seam::{
 use crate::system::{Ablation, MemorySystem};
 use am_journal::ReconstructionTrace;
 use am_triples::{TripleAssertion, TripleQuery, token_estimate};
-use serde_json::Value;
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 
@@ -423,13 +424,10 @@ impl<'a> Recall<'a> {
         if self.gather
             && self.run_channels
             && self.config.orientation_admission
-            && self.universe.values().any(|c| {
-                c.assertion
-                    .attributes
-                    .get("record_kind")
-                    .and_then(Value::as_str)
-                    == Some("world_model")
-            })
+            && self
+                .universe
+                .values()
+                .any(|c| DigestRow::of(&c.assertion).kind() == Some(RecordKind::WorldModel))
         {
             self.warnings.push(
                 "#FALLBACK: ReconstructConfig.orientation_admission is not implemented yet in this \
@@ -597,15 +595,12 @@ impl<'a> Recall<'a> {
                         ..TripleQuery::default()
                     })?
                     .into_iter()
-                    .find(|a| {
-                        am_triples::assertion::json_truthy(a.attributes.get("record_kind"))
-                            && a.assertion_id.is_some()
-                    });
+                    .find(|a| DigestRow::of(a).flag("record_kind") && a.assertion_id.is_some());
             }
             let Some(a) = assertion else {
                 continue;
             };
-            if a.attributes.get("record_kind").and_then(Value::as_str) == Some("dream") {
+            if DigestRow::of(&a).kind() == Some(RecordKind::Dream) {
                 continue;
             }
             let Some(c) = add_candidate(&mut self.universe, Cow::Owned(a), &self.folds)? else {

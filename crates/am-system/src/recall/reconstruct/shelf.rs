@@ -9,8 +9,8 @@
 use super::hash::{HashMap, HashSet};
 use crate::config::{RecallBudget, ReconstructConfig};
 use crate::kinds;
+use crate::record::DigestRow;
 use crate::seam::{ActivationParts, Admission, DropReason, MemoryHandle, OrderedMap, PayloadTier};
-use am_triples::assertion::json_truthy;
 use am_triples::text::{bound_title, display_title, handle_digest, is_record_digest};
 use am_triples::{JsonMap, TripleAssertion, token_estimate};
 use serde_json::Value;
@@ -71,8 +71,8 @@ impl Candidate {
 /// a record edge (edges conduct, never members) nor bookkeeping.
 pub(crate) fn memberable(a: &TripleAssertion) -> bool {
     a.assertion_id.as_deref().is_some_and(|s| !s.is_empty())
-        && !json_truthy(a.attributes.get("record_edge"))
-        && !json_truthy(a.attributes.get("bookkeeping"))
+        && !DigestRow::of(a).is_edge()
+        && !DigestRow::of(a).flag("bookkeeping")
 }
 
 /// The 0.3.2 member order: channel-matched first, exact hits first, then
@@ -693,13 +693,6 @@ pub(crate) struct HandleParts<'a> {
     pub global_count: u64,
 }
 
-fn attr_nonblank<'a>(attrs: &'a JsonMap, key: &str) -> Option<&'a str> {
-    match attrs.get(key) {
-        Some(Value::String(s)) if !s.trim().is_empty() => Some(s.trim()),
-        _ => None,
-    }
-}
-
 /// Build one handle (algorithms.md §7 `build_handle`).
 pub(crate) fn build_handle(
     c: &Candidate,
@@ -707,7 +700,7 @@ pub(crate) fn build_handle(
     config: &ReconstructConfig,
 ) -> MemoryHandle {
     let a = &c.assertion;
-    let attrs = &a.attributes;
+    let row = DigestRow::of(a);
     let mut cues: Vec<String> = Vec::new();
     for ch in CHANNEL_ORDER {
         if let Some(d) = c.details.get(*ch) {
@@ -731,14 +724,14 @@ pub(crate) fn build_handle(
     // never a placeholder or its body's words (api.md "Formation"); a plain
     // triple keeps 0.3.2's bounded `"s p o"` display title.
     let title = if is_record_digest(a) {
-        crate::lookup::served_title(a).map(|t| bound_title(&t))
+        row.served_title().map(|t| bound_title(&t))
     } else {
-        Some(match attr_nonblank(attrs, "title") {
+        Some(match row.title() {
             Some(t) => bound_title(t),
             None => display_title(a),
         })
     };
-    let payload_tiers = if attr_nonblank(attrs, "payload_ref").is_some() {
+    let payload_tiers = if row.payload_ref().is_some() {
         vec![PayloadTier::Digest, PayloadTier::Raw]
     } else {
         vec![PayloadTier::Digest]
@@ -754,15 +747,15 @@ pub(crate) fn build_handle(
             Value::Object(a.provenance.clone()),
         );
     }
-    if matches!(attrs.get("record_kind"), Some(Value::String(_))) {
+    if row.as_stored("record_kind").is_some() {
         prov.insert("record_id".into(), Value::String(a.subject.clone()));
     }
-    if let Some(t) = attr_nonblank(attrs, "topic") {
+    if let Some(t) = row.text("topic") {
         prov.insert("topic".into(), Value::String(t.to_owned()));
     }
     prov.insert("global_count".into(), Value::from(p.global_count));
     for key in ["entry_id", "diary_type", "phase"] {
-        if let Some(v) = attr_nonblank(attrs, key) {
+        if let Some(v) = row.text(key) {
             prov.insert(key.into(), Value::String(v.to_owned()));
         }
     }

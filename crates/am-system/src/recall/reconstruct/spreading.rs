@@ -11,8 +11,8 @@ use super::index::IndexedStore;
 use super::read::RecallRead;
 use crate::config::SpreadParams;
 use crate::error::Result;
+use crate::record::DigestRow;
 use crate::seam::WalkedEdge;
-use am_triples::assertion::json_truthy;
 use am_triples::{TripleAssertion, TripleQuery};
 use std::borrow::Cow;
 use std::collections::BTreeMap;
@@ -28,7 +28,7 @@ fn is_entity_term(term: &str) -> bool {
 }
 
 fn is_literal(a: &TripleAssertion) -> bool {
-    json_truthy(a.attributes.get("literal"))
+    DigestRow::of(a).flag("literal")
 }
 
 fn is_graph_edge(a: &TripleAssertion) -> bool {
