@@ -23,6 +23,7 @@ pub mod formation;
 pub mod identity;
 pub mod observe;
 pub mod recall;
+pub mod sleep;
 pub mod tasks;
 pub mod understanding;
 pub mod valence;

@@ -45,6 +45,10 @@ pub const FACULTIES: &[(&str, &[&str])] = &[
     ("identity", &["formation", "tasks"]),
     ("valence", &[]),
     ("observe", &["formation", "identity", "recall", "valence"]),
+    (
+        "sleep",
+        &["formation", "observe", "recall", "tasks", "understanding"],
+    ),
 ];
 
 /// The faculty state `system::MemorySystem` holds (caches its faculty keeps

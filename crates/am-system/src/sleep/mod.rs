@@ -1,0 +1,17 @@
+//! Sleep: the night's faculty — the structural report, dreams and their
+//! resolution, the tending sub-phase (consolidation, the wake-cue dedup), the
+//! maintenance reports and cadence, and `sleep_pass`, one night in the
+//! spec's canonical order `resolution → maintenance → world_models → dream`.
+//!
+//! Sleep proposes, waking evidence disposes: no pass of this faculty writes a
+//! load-bearing edge or deposits activation.
+//!
+//! Spec: api.md "Consolidation (sleep and dreams)", "Maintenance, health, and
+//! operator tools"; memory-system.md "Sleep" and "Dreams".
+
+pub mod tuning;
+
+pub use tuning::{
+    COMPONENT_RELATIONS, CONTEXT_RELATIONS, NEAR_DUP_JACCARD_FLOOR, NEAR_DUP_SCAN_LIMIT,
+    NEAR_DUP_VECTOR_FLOOR, SleepTuning,
+};
