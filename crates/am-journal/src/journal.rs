@@ -346,6 +346,17 @@ pub trait MemoryJournal: Send + Sync + std::any::Any {
     /// `Storage`.
     fn current_seq(&self) -> Result<i64>;
 
+    /// A cheap mark of this handle's own writes: it changes whenever a write
+    /// through this handle (or the home connection it shares) commits, and
+    /// costs no read of the journal. A reader that memoizes rows (the replay
+    /// stream) compares it between items and reads [`MemoryJournal::current_seq`]
+    /// only when it moved; another connection's writes are not in it, so such
+    /// a reader still reads the head at its own coarser boundaries. `None`
+    /// (the default) means no such mark: read the head every time.
+    fn write_mark(&self) -> Option<u64> {
+        None
+    }
+
     /// Release what this journal handle holds (api.md: `MemorySystem.close()`
     /// "releases the journal only; the store is caller-owned"). The default
     /// holds nothing to release; a connection shared with the store through

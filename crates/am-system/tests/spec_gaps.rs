@@ -343,3 +343,79 @@ fn replaced_by_is_read_per_superseded_record_never_every_closure_of_the_journal_
         );
     }
 }
+
+/// Another connection's rewrite is not in this handle's write mark: the
+/// stream reads the head again at each new page, so the new reading shows
+/// from the next page of the journal on (`PAGE_SEQS` = 1,024 seqs).
+#[test]
+fn a_rewrite_through_another_connection_shows_in_the_stream_from_its_next_page_on() {
+    use am_backend_sqlite::SqliteMemoryHome;
+    use am_journal::{EventKind, MemoryEvent};
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("home.sqlite3");
+    let open = || {
+        let home = SqliteHome::open(&path).unwrap();
+        let memory_home =
+            Arc::new(SqliteMemoryHome::open(&home, None, SqliteStoreOptions::default()).unwrap());
+        MemorySystem::over_home(memory_home)
+    };
+    let first = open();
+    let ids = first
+        .remember_many(&RememberMany::new(
+            vec![MemoryRecordInput::new(
+                RecordKind::Lesson,
+                "Pools",
+                "Pools run dry.",
+            )],
+            "life",
+            "castor",
+            "replay-pages",
+        ))
+        .unwrap()
+        .value;
+    let aid = first.resolve_assertion_id(&ids[0]).unwrap();
+    let events: Vec<MemoryEvent> = (0..3_000)
+        .map(|_| MemoryEvent::on_record(EventKind::Listed, &aid, "life", "castor"))
+        .collect();
+    first.journal().append_events(&events).unwrap();
+    let mut stream = first
+        .export_replay(&am_system::observe::replay::ExportReplay::default())
+        .unwrap();
+    loop {
+        // The first `listed` event: its row is in the stream's memo now.
+        let e = serde_json::to_value(stream.next().unwrap().unwrap()).unwrap();
+        if e["payload"]["kind"] == "listed" {
+            assert_eq!(
+                titles_of(std::slice::from_ref(&e), &ids[0]),
+                ["Pools"],
+                "{e}"
+            );
+            break;
+        }
+    }
+    let second = open();
+    let retitled = second
+        .retitle(&am_system::Retitle::new(
+            &ids[0],
+            "Pool sizing",
+            am_system::AuthorRef::new(am_system::AuthorKind::Operator, "ada"),
+            serde_json::json!("operator"),
+            0,
+        ))
+        .unwrap();
+    assert_eq!(retitled.outcome, am_system::Outcome::Applied);
+    let rest: Vec<serde_json::Value> = stream
+        .map(|e| serde_json::to_value(e.unwrap()).unwrap())
+        .filter(|e| e["seq"].as_i64().unwrap() > 1_024)
+        .collect();
+    let later = titles_of(&rest, &ids[0]);
+    assert!(
+        later.len() > 1_000,
+        "{} later envelopes name it",
+        later.len()
+    );
+    assert!(
+        later.iter().all(|t| t == "Pool sizing"),
+        "an envelope after the first page kept the old reading"
+    );
+}

@@ -513,4 +513,10 @@ impl MemoryJournal for SQLiteJournal {
     fn current_seq(&self) -> Result<i64> {
         self.read(append::current_seq)
     }
+
+    /// The connection's `total_changes()`: every committed row change made
+    /// through this home's connection moves it (a C call, no statement).
+    fn write_mark(&self) -> Option<u64> {
+        Some(self.lock().total_changes())
+    }
 }

@@ -17,7 +17,10 @@
 //! `retitle`, `declare_pending`): each write appends a version on the seq
 //! axis, so the memo is valid for the journal head it was read at, and a
 //! moved head evicts exactly the rows whose versions were appended since
-//! (later envelopes show the new reading). `replaced_by` is read per
+//! (later envelopes show the new reading). The head is read again when the
+//! journal's write mark moved (a write through this home: the next envelope
+//! sees it) and at each new page (another connection's write: seen from the
+//! next page on), not per envelope. `replaced_by` is read per
 //! superseded record through the closure index, never the whole journal.
 //!
 //! Spec: api.md "Replay stream"; memory-system.md "Observability: the replay
@@ -439,7 +442,22 @@ impl ReplayStream<'_> {
     /// Keep the memo exact: when the journal head moved since the memo was
     /// last checked, evict the rows whose versions were appended since (a
     /// rewrite in place) and every memoized `replaced_by` (a closure).
+    ///
+    /// The head is read when this handle's write mark moved (the next item
+    /// after a write through this home sees it), at every new page (another
+    /// connection's writes: seen from the next `PAGE_SEQS` page on), and on
+    /// every item when the journal keeps no mark.
     fn revalidate(&mut self) -> Result<()> {
+        let mark = self.journal.write_mark();
+        if mark.is_some()
+            && mark == self.memo.mark
+            && !self.memo.page_read
+            && self.memo.seq.is_some()
+        {
+            return Ok(());
+        }
+        self.memo.mark = mark;
+        self.memo.page_read = false;
         let head = self.journal.current_seq()?;
         if let Some(seen) = self.memo.seq {
             if seen == head {
@@ -478,6 +496,7 @@ impl ReplayStream<'_> {
             }
             records.retain(|r| self.wanted[family_index(family_of(r))]);
             records.sort_by_key(JournalRecord::seq);
+            self.memo.page_read = true;
             self.page = records.into();
             self.cursor = upper;
         }
@@ -894,6 +913,11 @@ struct Memo {
     replaced: HashMap<String, Option<String>>,
     /// The journal head the memo was last checked at.
     seq: Option<i64>,
+    /// The journal's write mark at that check ([`MemoryJournal::write_mark`]).
+    mark: Option<u64>,
+    /// A new page was read since that check: read the head again (another
+    /// connection's writes are not in the mark).
+    page_read: bool,
 }
 
 impl Memo {
