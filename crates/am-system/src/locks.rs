@@ -5,10 +5,10 @@
 //! state, and the rule differs:
 //!
 //! - **A cache** ([`CacheLock`]): state kept only to answer faster, which the
-//!   next call refreshes from the store and the journal anyway — the recall
-//!   index (`recall::reconstruct::index`), the card's ladder mirror
-//!   (`observe::card::mirror`), the valence index (`valence::index`), and the
-//!   buffer of warnings no verb's result carried. A poisoned one is cleared:
+//!   next call refreshes from the store and the journal anyway — the
+//!   faculties' caches held in [`FacultyState`] (the recall index, the card's
+//!   ladder mirror, the valence index) and the buffer of warnings no verb's
+//!   result carried. A poisoned one is cleared:
 //!   the next lock finds it reset to empty (its `Default`) with the poison
 //!   cleared, and that call's refresh rebuilds it from the store and the
 //!   journal. Nothing torn is ever read; the price is one rebuild (and, for
@@ -22,7 +22,36 @@
 //! (`am_backend_sqlite` rolls an open transaction back on unwind).
 
 use crate::error::{Error, Result};
-use std::sync::{Mutex, MutexGuard};
+use std::any::Any;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+
+/// The state the faculties keep fresh, held by the core without naming it
+/// (ARCHITECTURE.md "Faculties": faculty state sits behind a type the core
+/// defines). A faculty's cache is any `Default + Send` type of its own; the
+/// first [`FacultyState::cache`] of that type creates it empty, and every
+/// later one answers the same [`CacheLock`]. A new faculty adds a cache
+/// without touching `MemorySystem`.
+#[derive(Default)]
+pub(crate) struct FacultyState(Mutex<Vec<Arc<dyn Any + Send + Sync>>>);
+
+impl FacultyState {
+    /// The cache of type `T`, created empty on first use.
+    pub(crate) fn cache<T: Default + Send + 'static>(&self) -> Arc<CacheLock<T>> {
+        // The list only grows by whole entries and runs no caller code while
+        // locked: a panic elsewhere cannot leave it torn.
+        let mut slots = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(found) = slots
+            .iter()
+            .find(|slot| (***slot).is::<CacheLock<T>>())
+            .and_then(|slot| Arc::clone(slot).downcast::<CacheLock<T>>().ok())
+        {
+            return found;
+        }
+        let fresh = Arc::new(CacheLock::<T>::default());
+        slots.push(fresh.clone());
+        fresh
+    }
+}
 
 /// A cache behind a mutex: a poisoned lock is cleared and the cache reset to
 /// empty, to be rebuilt by the caller's refresh (see the module docs).
@@ -162,14 +191,25 @@ mod tests {
         assert_eq!(before.len(), 2);
         // Warm: the second recall builds the index from the feed.
         assert_eq!(recall(&home), before);
-        poison_with(&home.recall_index, |index| {
-            // Torn: another home's rows mirrored into this index (the
-            // second refresh reads the feed).
-            index.refresh_store(elsewhere.store().as_ref());
-            index.refresh_store(elsewhere.store().as_ref());
-        });
+        poison_with(
+            &home
+                .faculty_state
+                .cache::<crate::recall::reconstruct::index::RecallIndex>(),
+            |index| {
+                // Torn: another home's rows mirrored into this index (the
+                // second refresh reads the feed).
+                index.refresh_store(elsewhere.store().as_ref());
+                index.refresh_store(elsewhere.store().as_ref());
+            },
+        );
         assert_eq!(recall(&home), before);
-        assert!(!home.recall_index.0.is_poisoned());
+        assert!(
+            !home
+                .faculty_state
+                .cache::<crate::recall::reconstruct::index::RecallIndex>()
+                .0
+                .is_poisoned()
+        );
         assert_eq!(recall(&home), before, "and the rebuilt index serves again");
     }
 
@@ -203,16 +243,27 @@ mod tests {
         // Not ahead of the home's journal (a mirror ahead is dropped anyway).
         appraise(&elsewhere, "ex:storm", -1);
         let before = gradation(&home);
-        poison_with(&home.valence_index, |index| {
-            // Torn: a rebuild that read another home's journal.
-            *index = Default::default();
-            let j = elsewhere.journal().as_ref();
-            index
-                .pair(j, "session", "s1", j.current_seq().unwrap())
-                .unwrap();
-        });
+        poison_with(
+            &home
+                .faculty_state
+                .cache::<crate::valence::index::ValenceIndex>(),
+            |index| {
+                // Torn: a rebuild that read another home's journal.
+                *index = Default::default();
+                let j = elsewhere.journal().as_ref();
+                index
+                    .pair(j, "session", "s1", j.current_seq().unwrap())
+                    .unwrap();
+            },
+        );
         assert_eq!(gradation(&home), before);
-        assert!(!home.valence_index.0.is_poisoned());
+        assert!(
+            !home
+                .faculty_state
+                .cache::<crate::valence::index::ValenceIndex>()
+                .0
+                .is_poisoned()
+        );
     }
 
     const EID: &str = "entity:castor";
@@ -244,24 +295,49 @@ mod tests {
             &["speed", "haste"],
         );
         let before = card(&home);
-        poison_with(&home.card_mirror, |mirror| {
-            // Torn: a rebuild that read another home's store and journal.
-            *mirror = Default::default();
-            let (s, j) = (elsewhere.store().as_ref(), elsewhere.journal().as_ref());
-            let pairs = [
-                ("self".to_owned(), EID.to_owned()),
-                ("life".to_owned(), EID.to_owned()),
-            ];
-            mirror
-                .refresh(s, j, &pairs, j.current_seq().unwrap())
-                .unwrap();
-        });
+        poison_with(
+            &home
+                .faculty_state
+                .cache::<crate::observe::card::mirror::LadderMirror>(),
+            |mirror| {
+                // Torn: a rebuild that read another home's store and journal.
+                *mirror = Default::default();
+                let (s, j) = (elsewhere.store().as_ref(), elsewhere.journal().as_ref());
+                let pairs = [
+                    ("self".to_owned(), EID.to_owned()),
+                    ("life".to_owned(), EID.to_owned()),
+                ];
+                mirror
+                    .refresh(s, j, &pairs, j.current_seq().unwrap())
+                    .unwrap();
+            },
+        );
         assert_eq!(card(&home), before);
-        assert!(!home.card_mirror.0.is_poisoned());
+        assert!(
+            !home
+                .faculty_state
+                .cache::<crate::observe::card::mirror::LadderMirror>()
+                .0
+                .is_poisoned()
+        );
     }
 
     /// The warnings buffer is a cache of what to hand over: a panic inside it
     /// clears it, and it collects (and hands over) warnings again.
+    #[test]
+    fn faculty_state_answers_one_cache_per_type_created_empty_on_first_use() {
+        let state = FacultyState::default();
+        state.cache::<Vec<u8>>().lock().push(7);
+        state.cache::<String>().lock().push('x');
+        assert_eq!(*state.cache::<Vec<u8>>().lock(), vec![7]);
+        assert_eq!(*state.cache::<String>().lock(), "x");
+        assert!(Arc::ptr_eq(
+            &state.cache::<Vec<u8>>(),
+            &state.cache::<Vec<u8>>()
+        ));
+        assert!(state.cache::<Vec<u16>>().lock().is_empty());
+    }
+
     #[test]
     fn a_poisoned_warnings_buffer_is_cleared_and_collects_again() {
         let home = system();

@@ -9,7 +9,7 @@
 
 use crate::config::{AttentionConfig, ReconstructConfig, SpreadParams};
 use crate::error::{Error, Result};
-use crate::locks::CacheLock;
+use crate::locks::{CacheLock, FacultyState};
 use crate::outcome::Warned;
 use am_journal::{MemoryHome, MemoryJournal, PairHome};
 use am_triples::{TextEmbedder, Timestamp, TripleAssertion, TripleQuery, TripleStore};
@@ -118,14 +118,11 @@ pub struct MemorySystem {
     /// The warnings no verb's result carried, until `take_warnings` (a
     /// cache: [`crate::locks`]).
     pub(crate) warnings: CacheLock<Vec<String>>,
-    /// The recall index `reconstruct` keeps fresh (reconstruct/index.rs).
-    pub(crate) recall_index: CacheLock<crate::recall::reconstruct::index::RecallIndex>,
+    /// The caches the faculties keep fresh (the recall index, the valence
+    /// index, the card's ladder mirror, ...), each of its faculty's type.
+    pub(crate) faculty_state: FacultyState,
     /// The gradation tunables (`SystemOptions::gradation_config`).
     pub(crate) gradation: crate::config::GradationConfig,
-    /// The valence streams `gradation` keeps fresh (valence/index.rs).
-    pub(crate) valence_index: CacheLock<crate::valence::index::ValenceIndex>,
-    /// The ladder mirror `entity_card` keeps fresh (card/mirror.rs).
-    pub(crate) card_mirror: CacheLock<crate::observe::card::mirror::LadderMirror>,
 }
 
 impl std::fmt::Debug for MemorySystem {
@@ -285,10 +282,8 @@ impl MemorySystem {
             broad_scopes,
             ablation: options.ablation,
             warnings: CacheLock::default(),
-            recall_index: CacheLock::default(),
+            faculty_state: FacultyState::default(),
             gradation: options.gradation_config,
-            valence_index: CacheLock::default(),
-            card_mirror: CacheLock::default(),
         };
         // What the store and journal raised before this system existed (a
         // volatile journal, an upgrade note) is reported by `take_warnings`,

@@ -12,8 +12,9 @@
 //! - **am-system's faculties form the declared DAG** ([`FACULTIES`], the same
 //!   table as ARCHITECTURE.md "Faculties"): a module of one faculty names
 //!   another faculty's modules only when the table lets it; the core modules
-//!   ([`CORE`]) name no faculty, except `system` holding the faculty state
-//!   listed in [`SYSTEM_HOLDS`]; every top-level module is core or a faculty.
+//!   ([`CORE`]) name no faculty (the state a faculty keeps sits in the core's
+//!   `locks::FacultyState`, keyed by the faculty's own type); every top-level
+//!   module is core or a faculty.
 
 use crate::workspace::Workspace;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -49,15 +50,6 @@ pub const FACULTIES: &[(&str, &[&str])] = &[
         "sleep",
         &["formation", "observe", "recall", "tasks", "understanding"],
     ),
-];
-
-/// The faculty state `system::MemorySystem` holds (caches its faculty keeps
-/// fresh): the only faculty modules a core module may name. None of them
-/// names `system` (the cycle rule would report it).
-pub const SYSTEM_HOLDS: &[&str] = &[
-    "recall::reconstruct::index",
-    "valence::index",
-    "observe::card::mirror",
 ];
 
 pub(crate) fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
@@ -440,12 +432,7 @@ pub fn faculty_problems_in(graph: &ModuleGraph) -> Vec<String> {
             (Some(f), Some(g)) => FACULTIES
                 .iter()
                 .any(|(x, deps)| *x == f && deps.contains(&g)),
-            (None, Some(_)) => {
-                fa == "system"
-                    && SYSTEM_HOLDS
-                        .iter()
-                        .any(|h| b.join("::") == *h || b.join("::").starts_with(&format!("{h}::")))
-            }
+            (None, Some(_)) => false,
         };
         if !allowed {
             out.push(format!(
@@ -652,7 +639,7 @@ mod tests {
         s.write("error.rs", "//! E.\npub struct Error;\n");
         s.write(
             "system.rs",
-            "//! S.\npub struct Sys(crate::recall::reconstruct::index::Index);\n",
+            "//! S.\npub struct Sys(crate::error::Error);\n",
         );
         s.write("tasks/mod.rs", "//! T.\nuse crate::error::Error;\n");
         s.write(
@@ -685,7 +672,7 @@ mod tests {
     }
 
     #[test]
-    fn the_core_names_no_faculty_beyond_the_state_system_holds() {
+    fn the_core_names_no_faculty_not_even_system_for_the_state_it_holds() {
         let s = Scratch::new("core");
         faculties(&s);
         s.write("error.rs", "//! E.\npub struct Error(crate::tasks::Row);\n");

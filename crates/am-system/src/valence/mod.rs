@@ -409,7 +409,8 @@ impl MemorySystem {
     ) -> Result<ValenceEvent> {
         let (scope, owner) = (norm_scope(scope), owner.trim().to_owned());
         let current = self.journal.current_seq()?;
-        let mut index = self.valence_index.lock();
+        let index = self.faculty_state.cache::<index::ValenceIndex>();
+        let mut index = index.lock();
         let pair = index.pair(&*self.journal, &scope, &owner, current)?;
         match pair.event(id) {
             Some(e) if e.kind == kind => Ok(e.clone()),
@@ -482,7 +483,8 @@ impl MemorySystem {
         let current = self.journal.current_seq()?;
         check_anchor("at_seq", args.at_seq, current)?;
         let anchor = args.at_seq.unwrap_or(current);
-        let mut index = self.valence_index.lock();
+        let index = self.faculty_state.cache::<index::ValenceIndex>();
+        let mut index = index.lock();
         let pair = index.pair(&*self.journal, &scope, &owner, current)?;
         let cfg = &self.gradation;
         let entries = match &args.target_ids {

@@ -1490,8 +1490,11 @@ impl crate::system::MemorySystem {
         let (store, journal) = (self.store().as_ref(), self.journal().as_ref());
         // A refused anchor leaves the mirrors as they are.
         am_journal::journal::check_anchor("as_of", args.as_of, journal.current_seq()?)?;
-        let mut mirror = self.card_mirror.lock();
-        let mut valence = self.valence_index.lock();
+        let (mirror, valence) = (
+            self.faculty_state.cache::<mirror::LadderMirror>(),
+            self.faculty_state.cache::<ValenceIndex>(),
+        );
+        let (mut mirror, mut valence) = (mirror.lock(), valence.lock());
         // Taken out while the guards are held; a failed gather leaves fresh
         // (empty) mirrors behind, rebuilt by the next read.
         let g = CardGather::over(

@@ -184,7 +184,8 @@ impl MemorySystem {
             // caches: when they are the only records since `as_of`, the next
             // recall need not replay (decode) them.
             if !anchored {
-                self.recall_index
+                self.faculty_state
+                    .cache::<index::RecallIndex>()
                     .lock()
                     .advance_past_own_audit(as_of, &mut appended);
             }

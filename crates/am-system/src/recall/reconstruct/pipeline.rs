@@ -78,7 +78,8 @@ impl MemorySystem {
         &self,
         call: &Call<'_>,
     ) -> Result<(ReconstructionResult, Option<ReconstructionTrace>)> {
-        let mut index = self.recall_index.lock();
+        let index = self.faculty_state.cache::<RecallIndex>();
+        let mut index = index.lock();
         // Entry: a read at the current seq (never an explicit anchor below
         // it) is served by the journal caches.
         index.refresh_store(self.store.as_ref());
