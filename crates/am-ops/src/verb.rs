@@ -11,7 +11,9 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-/// Where a verb belongs (the sections of docs/exec.md).
+/// Where a verb belongs: the session's own ops, layer 1, the journal, the
+/// memory graph, or the am-system faculty whose room holds the verb (the
+/// sections of docs/exec.md follow this list).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Family {
@@ -19,18 +21,23 @@ pub enum Family {
     Engine,
     /// Layer 1: triples through the system's store.
     Layer1,
-    /// Layer 2: formation, recall, commit and the deliberate acts.
-    System,
-    /// The journal's reads.
+    /// Formation: `remember_many`, `remember`.
+    Formation,
+    /// Recall: reconstruction, commit, the deliberate acts, bindings and
+    /// closures.
+    Recall,
+    /// The journal's position and reads.
     Journal,
     /// Understanding rewrites, versions and readings.
     Understanding,
-    /// Valence, identity and the diary.
-    Entity,
+    /// Identity: the spark, `engram`, the self records.
+    Identity,
+    /// Valence: feelings, scars, bonds, gradation.
+    Valence,
+    /// Observing a mind: replay, diagnostics, the card, the diary's reads.
+    Observe,
     /// The memory graph.
     Graph,
-    /// Observing a mind: replay, diagnostics, the card.
-    Observe,
     /// The memory task queue (a home opened with its queue).
     Tasks,
 }

@@ -1,7 +1,8 @@
-//! The journal's reads: `events`, `bindings`, `closures`, `traces`,
+//! The journal's position (`current_seq`, `seq_at`) and reads: `events`, `bindings`, `closures`, `traces`,
 //! `snapshots`, `valence_events`, `versions` (the journal's reader and the
 //! system's verb under one name), `selected_count`, `pair_selected_count`.
 
+use super::NoArgs;
 use crate::error::OpResult;
 use crate::home::Home;
 use crate::verb::{Answer, CallShape, Family, Verb};
@@ -14,6 +15,13 @@ use am_system::VersionView;
 use serde::Deserialize;
 use serde::de::{self, Deserializer};
 use serde_json::{Value, json};
+
+/// `seq_at`'s arguments.
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct SeqAtArgs {
+    iso_ts: String,
+}
 
 /// `selected_count`'s arguments.
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
@@ -109,6 +117,16 @@ pub(super) fn verbs() -> Vec<Verb> {
     let f = Family::Journal;
     let j = CallShape::JournalMethod;
     vec![
+        Verb::declare("current_seq", f, "The journal's current seq.")
+            .answers::<i64>()
+            .run(|h, _, NoArgs {}| Ok(Answer::value(json!(h.system()?.current_seq()?)))),
+        Verb::declare(
+            "seq_at",
+            f,
+            "The highest journal seq observed at or before an instant.",
+        )
+        .answers::<i64>()
+        .run(|h, _, a: SeqAtArgs| Ok(Answer::value(json!(h.system()?.seq_at(&a.iso_ts)?)))),
         Verb::declare("events", f, "The journal's attention and audit events, filtered.")
             .shape(j)
             .answers::<Vec<MemoryEvent>>()

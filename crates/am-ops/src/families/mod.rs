@@ -1,16 +1,22 @@
-//! The table's entries, one module per family (the sections of
-//! docs/exec.md), each with the wire-only arguments structs of its verbs
-//! (the engine's own arguments structs cover the others).
+//! The table's entries, one module per family: the session's own ops
+//! (`engine`), layer 1, the journal's readers, the memory graph, and one
+//! module per faculty of am-system (`formation`, `recall`, `understanding`,
+//! `tasks`, `identity`, `valence`, `observe`), so a verb's entry sits in the
+//! module named after its faculty's room. Each holds the wire-only arguments
+//! structs of its verbs (the engine's own arguments structs cover the
+//! others). docs/exec.md has a section per family.
 
 mod engine;
-mod entity;
+mod formation;
 mod graph;
+mod identity;
 mod journal;
 mod layer1;
 mod observe;
-mod system;
+mod recall;
 mod tasks;
 mod understanding;
+mod valence;
 
 pub use layer1::query_from_json;
 
@@ -21,12 +27,14 @@ use crate::verb::Verb;
 pub(crate) fn all() -> Vec<Verb> {
     let mut v = engine::verbs();
     v.extend(layer1::verbs());
-    v.extend(system::verbs());
+    v.extend(formation::verbs());
+    v.extend(recall::verbs());
     v.extend(journal::verbs());
     v.extend(understanding::verbs());
-    v.extend(entity::verbs());
-    v.extend(graph::verbs());
+    v.extend(identity::verbs());
+    v.extend(valence::verbs());
     v.extend(observe::verbs());
+    v.extend(graph::verbs());
     v.extend(tasks::verbs());
     v
 }

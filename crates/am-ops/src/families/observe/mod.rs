@@ -1,5 +1,8 @@
-//! Observing a mind: the replay stream, the recall diagnostics and the
-//! identity card. All are pure reads.
+//! Observing a mind (am-system `observe/`): the replay stream, the recall
+//! diagnostics, the identity card and the diary's reads (`diary.rs`). All
+//! are pure reads.
+
+pub(super) mod diary;
 
 use crate::error::OpResult;
 use crate::home::Home;
@@ -185,4 +188,7 @@ pub(super) fn verbs() -> Vec<Verb> {
         .answers::<IdentityCard>()
         .run(|h, _, a: EntityCard| Answer::of(&h.system()?.entity_card(&a)?)),
     ]
+    .into_iter()
+    .chain(diary::verbs())
+    .collect()
 }

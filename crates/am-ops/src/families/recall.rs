@@ -1,14 +1,15 @@
-//! Layer 2: formation, recall, commit, the deliberate acts, bindings,
-//! closures and the journal's position.
+//! Recall (am-system `recall/`): `reconstruct`, `commit_selection`, the
+//! deliberate acts (`reinforce`, `attenuate`, `refocus`), `activation`,
+//! `access_counts`, `payload`, bindings (`bind`) and closures
+//! (`close_assertions`, `close_record`).
 
-use super::NoArgs;
 use crate::error::OpResult;
 use crate::home::Home;
 use crate::verb::{Answer, Family, Verb, to_json};
 use am_journal::ScopeBinding;
 use am_system::{
     Activation, Bind, CloseAssertions, CloseRecord, CommitSelection, Reconstruct, Refocus,
-    Reinforce, Remember, RememberMany,
+    Reinforce,
 };
 use am_system::{ActiveMemorySnapshot, OrderedMap, Payload, StoredActivation};
 use serde::{Deserialize, Serialize};
@@ -37,13 +38,6 @@ pub(crate) struct PayloadArgs {
     /// `summary` is refused.
     #[serde(default = "digest_tier")]
     tier: String,
-}
-
-/// `seq_at`'s arguments.
-#[derive(Debug, Deserialize, schemars::JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct SeqAtArgs {
-    iso_ts: String,
 }
 
 /// `access_counts`' answer: each record's count, and each pair's.
@@ -85,20 +79,8 @@ fn reconstruct(home: &mut dyn Home, _: &crate::Host, a: Reconstruct) -> OpResult
 }
 
 pub(super) fn verbs() -> Vec<Verb> {
-    let f = Family::System;
+    let f = Family::Recall;
     vec![
-        Verb::declare(
-            "remember_many",
-            f,
-            "Form records in one transaction (idempotent by key); answers their ids.",
-        )
-        .writes()
-        .answers::<Vec<String>>()
-        .run(|h, _, a: RememberMany| Answer::warned(h.system()?.remember_many(&a)?)),
-        Verb::declare("remember", f, "Form one record; answers its id.")
-            .writes()
-            .answers::<String>()
-            .run(|h, _, a: Remember| Answer::warned(h.system()?.remember(&a)?)),
         Verb::declare(
             "reconstruct",
             f,
@@ -186,15 +168,5 @@ pub(super) fn verbs() -> Vec<Verb> {
         .writes()
         .answers::<Vec<String>>()
         .run(|h, _, a: CloseRecord| Ok(Answer::value(json!(h.system()?.close_record(&a)?)))),
-        Verb::declare("current_seq", f, "The journal's current seq.")
-            .answers::<i64>()
-            .run(|h, _, NoArgs {}| Ok(Answer::value(json!(h.system()?.current_seq()?)))),
-        Verb::declare(
-            "seq_at",
-            f,
-            "The highest journal seq observed at or before an instant.",
-        )
-        .answers::<i64>()
-        .run(|h, _, a: SeqAtArgs| Ok(Answer::value(json!(h.system()?.seq_at(&a.iso_ts)?)))),
     ]
 }
