@@ -9,8 +9,12 @@
 //! Spec: api.md "Consolidation (sleep and dreams)", "Maintenance, health, and
 //! operator tools"; memory-system.md "Sleep" and "Dreams".
 
+pub mod args;
+pub mod structural;
 pub mod tuning;
 
+pub use args::StructuralReport;
+pub use structural::{StructuralCounts, StructuralRecord, Structure, structural_report};
 pub use tuning::{
     COMPONENT_RELATIONS, CONTEXT_RELATIONS, NEAR_DUP_JACCARD_FLOOR, NEAR_DUP_SCAN_LIMIT,
     NEAR_DUP_VECTOR_FLOOR, SleepTuning,
