@@ -7,6 +7,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::tuning::SleepTuning;
+
 use crate::error::{Error, Result};
 
 fn pairs_of(scopes: &[(&str, &str)]) -> Vec<(String, String)> {
@@ -78,6 +80,38 @@ impl StructuralReport {
             scopes: pairs_of(scopes),
             as_of: None,
             evidence_grade: false,
+        }
+    }
+}
+
+/// `maintenance_report(store, journal, *, scopes, as_of=None,
+/// scan_limit=None, tuning=SleepTuning())`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct MaintenanceReport {
+    /// `(scope, owner_id)` pairs.
+    pub scopes: Vec<(String, String)>,
+    /// The journal seq the structure's trails are read up to (`None`: the
+    /// head).
+    #[serde(default)]
+    pub as_of: Option<i64>,
+    /// How many of the newest records the near-duplicate scan compares
+    /// (`None`: `tuning.near_dup_scan_limit`).
+    #[serde(default)]
+    pub scan_limit: Option<usize>,
+    /// Every policy number of the report.
+    #[serde(default)]
+    pub tuning: SleepTuning,
+}
+
+impl MaintenanceReport {
+    /// The report over `scopes` with every default.
+    pub fn new(scopes: &[(&str, &str)]) -> Self {
+        MaintenanceReport {
+            scopes: pairs_of(scopes),
+            as_of: None,
+            scan_limit: None,
+            tuning: SleepTuning::default(),
         }
     }
 }

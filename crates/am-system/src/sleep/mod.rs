@@ -10,10 +10,15 @@
 //! operator tools"; memory-system.md "Sleep" and "Dreams".
 
 pub mod args;
+pub mod maintenance;
 pub mod structural;
 pub mod tuning;
 
-pub use args::StructuralReport;
+pub use args::{MaintenanceReport, StructuralReport};
+pub use maintenance::{
+    CONSOLIDATION_PROTECTED_KINDS, ConsolidationProposal, Maintenance, TendingScan,
+    maintenance_report, tending_scan,
+};
 pub use structural::{StructuralCounts, StructuralRecord, Structure, structural_report};
 pub use tuning::{
     COMPONENT_RELATIONS, CONTEXT_RELATIONS, NEAR_DUP_JACCARD_FLOOR, NEAR_DUP_SCAN_LIMIT,

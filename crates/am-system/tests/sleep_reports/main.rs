@@ -10,4 +10,6 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod maintenance;
+mod oracle;
 mod structural;
