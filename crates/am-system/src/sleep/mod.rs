@@ -9,12 +9,21 @@
 //! Spec: api.md "Consolidation (sleep and dreams)", "Maintenance, health, and
 //! operator tools"; memory-system.md "Sleep" and "Dreams".
 
+pub mod args;
 pub mod dedup;
 pub mod dreams;
+pub mod maintenance;
+pub mod structural;
 pub mod tuning;
 
+pub use args::{MaintenanceReport, StructuralReport};
 pub use dedup::{DEDUP_SOURCE, DedupCluster, WakeCueDedup, WakeCueDedupResult};
 pub use dreams::{UnresolvedDreams, unresolved_dreams};
+pub use maintenance::{
+    CONSOLIDATION_PROTECTED_KINDS, ConsolidationProposal, Maintenance, TendingScan,
+    maintenance_report, tending_scan,
+};
+pub use structural::{StructuralCounts, StructuralRecord, Structure, structural_report};
 pub use tuning::{
     COMPONENT_RELATIONS, CONTEXT_RELATIONS, NEAR_DUP_JACCARD_FLOOR, NEAR_DUP_SCAN_LIMIT,
     NEAR_DUP_VECTOR_FLOOR, SleepTuning,
