@@ -1440,6 +1440,62 @@ fn more_cases(ids: &Ids, push: &mut dyn FnMut(&str, String)) {
             with("tasks.last_maintenance", json!({"scopes": [["life"]]})),
         ),
         (
+            "unresolved_dreams: limit negative",
+            with(
+                "unresolved_dreams",
+                json!({"scope": "life", "owner_id": "demo", "limit": -1}),
+            ),
+        ),
+        (
+            "unresolved_dreams: a blank scope",
+            with(
+                "unresolved_dreams",
+                json!({"scope": " ", "owner_id": "demo"}),
+            ),
+        ),
+        (
+            "wake_cue_dedup_pass: no actor",
+            with(
+                "wake_cue_dedup_pass",
+                json!({"scope": "life", "owner_id": "demo"}),
+            ),
+        ),
+        (
+            "wake_cue_dedup_pass: a blank actor",
+            with(
+                "wake_cue_dedup_pass",
+                json!({"scope": "life", "owner_id": "demo", "actor": "  "}),
+            ),
+        ),
+        (
+            "wake_cue_dedup_pass: min_cluster 1",
+            with(
+                "wake_cue_dedup_pass",
+                json!({"scope": "life", "owner_id": "demo", "actor": "op", "min_cluster": 1}),
+            ),
+        ),
+        (
+            "wake_cue_dedup_pass: jaccard_floor above 1",
+            with(
+                "wake_cue_dedup_pass",
+                json!({"scope": "life", "owner_id": "demo", "actor": "op", "jaccard_floor": 1.5}),
+            ),
+        ),
+        (
+            "wake_cue_dedup_pass: unknown kind",
+            with(
+                "wake_cue_dedup_pass",
+                json!({"scope": "life", "owner_id": "demo", "actor": "op", "kind": "loop"}),
+            ),
+        ),
+        (
+            "wake_cue_dedup_pass: author not a list",
+            with(
+                "wake_cue_dedup_pass",
+                json!({"scope": "life", "owner_id": "demo", "actor": "op", "author": "me"}),
+            ),
+        ),
+        (
             "pending_records: scopes a string",
             with("pending_records", json!({"scopes": "life"})),
         ),

@@ -48,7 +48,12 @@
 //! closed together; deterministic closure ids, so a replay writes nothing)
 //! and `close_assertions` (the same three assertions by id; the spec gives
 //! it no closure id, so the script, as a resuming host would, skips a
-//! record whose closures are already there).
+//! record whose closures are already there), and the night's tending:
+//! `wake_cue_dedup_pass` (per write, one owner's three near-identical
+//! episodes collapsed: the day summary with its edges, its formation binding,
+//! its pending fields' tasks and their log rows, and the three members'
+//! supersede closures, all in one transaction; a run again finds the
+//! members closed and writes nothing).
 //!
 //! `AM_CRASH_TRIALS` (default 50, what CI runs: the issue's "CI runs 50
 //! trials per verb"; the 16 verbs before the closing acts took about 60 s
@@ -97,6 +102,7 @@ const VERBS: &[&str] = &[
     "revert_digest",
     "close_record",
     "close_assertions",
+    "wake_cue_dedup_pass",
 ];
 const SCOPE: &str = "crash";
 const OWNER: &str = "w";
@@ -472,6 +478,40 @@ fn setup_closable(system: &MemorySystem, n: usize) -> Vec<String> {
     ids.into_iter().skip(1).step_by(2).collect()
 }
 
+/// The owner of `wake_cue_dedup_pass`'s write `i`.
+fn dedup_owner(i: usize) -> String {
+    format!("loop{i}")
+}
+
+/// The template of `wake_cue_dedup_pass`: for each write, one owner's three
+/// near-identical episodes of one day (and one genuine one).
+fn setup_dedup(system: &MemorySystem, n: usize) {
+    for i in 0..n {
+        let mut records: Vec<MemoryRecordInput> = (0..3)
+            .map(|_| {
+                MemoryRecordInput::new(
+                    RecordKind::Episode,
+                    "Frost question",
+                    &format!("Woke on the hourly cue and asked about frost on bed {i}"),
+                )
+            })
+            .collect();
+        records.push(MemoryRecordInput::new(
+            RecordKind::Episode,
+            "Tomatoes",
+            "Planted six tomato seedlings.",
+        ));
+        system
+            .remember_many(&RememberMany::new(
+                records,
+                SCOPE,
+                &dedup_owner(i),
+                &format!("setup-{i}"),
+            ))
+            .expect("setup");
+    }
+}
+
 /// The assertions episode `graph_id` owns (its digest and its two edges).
 fn owned_assertions(c: &Connection, graph_id: &str) -> Vec<String> {
     let mut s = c
@@ -756,6 +796,21 @@ fn helper(verb: &str, path: &Path, n: usize) {
                         .expect("close_assertions");
                 }
                 say(&format!("ack {i}"));
+            }
+        }
+        "wake_cue_dedup_pass" => {
+            // The template holds each owner's loop episodes.
+            let (_, _, system) = open_system_queued(&home, true);
+            for i in 0..n {
+                say(&format!("begin {i}"));
+                let r = system
+                    .wake_cue_dedup_pass(
+                        &am_system::sleep::WakeCueDedup::new(SCOPE, &dedup_owner(i), "crash"),
+                        None,
+                    )
+                    .expect("wake_cue_dedup_pass")
+                    .value;
+                say(&format!("ack {i} {}", r.cluster_count));
             }
         }
         other => panic!("unknown verb {other}"),
@@ -1216,6 +1271,50 @@ fn units(verb: &str, path: &Path, reference_ids: &[Vec<String>], n: usize) -> Un
                 };
                 u.insert(format!("{verb} {i}"), k);
             }
+            "wake_cue_dedup_pass" => {
+                // Owner `i`'s day summary (its digest and three edges), its
+                // formation binding, its tasks and their `enqueued` rows, and
+                // the three members' closures.
+                let owner = dedup_owner(i);
+                let summary = "SELECT subject FROM triples WHERE owner_id = ?1 \
+                     AND json_extract(provenance_json, '$.source') = 'wake_cue_dedup'";
+                let mut k = count(
+                    &c,
+                    &format!("SELECT COUNT(*) FROM triples WHERE subject IN ({summary})"),
+                    &[&owner],
+                );
+                if has("memj_bindings") {
+                    k += count(
+                        &c,
+                        &format!(
+                            "SELECT COUNT(*) FROM memj_bindings WHERE record_id IN ({summary}) OR record_id IN \
+                             (SELECT assertion_id FROM triples WHERE subject IN ({summary}))"
+                        ),
+                        &[&owner],
+                    );
+                }
+                if has_queue(&c) {
+                    let tasks =
+                        format!("SELECT task_id FROM memq_tasks WHERE target_id IN ({summary})");
+                    k += count(&c, &format!("SELECT COUNT(*) FROM ({tasks})"), &[&owner])
+                        + count(
+                            &c,
+                            &format!(
+                                "SELECT COUNT(*) FROM memq_log WHERE event = 'enqueued' AND task_id IN ({tasks})"
+                            ),
+                            &[&owner],
+                        );
+                }
+                if has("memj_closures") {
+                    k += count(
+                        &c,
+                        "SELECT COUNT(*) FROM memj_closures WHERE kind = 'supersede' AND assertion_id IN \
+                         (SELECT assertion_id FROM triples WHERE owner_id = ?1)",
+                        &[&owner],
+                    );
+                }
+                u.insert(format!("wake_cue_dedup_pass {i}"), k);
+            }
             "revert_digest" => {
                 // The row back at the first reading as version 2, and the
                 // new version 2 (version 0, captured by the template's
@@ -1500,6 +1599,10 @@ fn template(verb: &str, dir: &Path, n: usize) -> PathBuf {
             // The episodes and their edges, there before any kill.
             let (_, _, system) = open_system(&home);
             setup_closable(&system, n);
+        }
+        "wake_cue_dedup_pass" => {
+            let (_, _, system) = open_system_queued(&home, true);
+            setup_dedup(&system, n);
         }
         "task_release" => {
             // The notes (task 4's targets), there before any kill.

@@ -2,6 +2,7 @@
 //! docs/exec.md), each with the wire-only arguments structs of its verbs
 //! (the engine's own arguments structs cover the others).
 
+mod dreams;
 mod engine;
 mod entity;
 mod graph;
@@ -28,5 +29,6 @@ pub(crate) fn all() -> Vec<Verb> {
     v.extend(graph::verbs());
     v.extend(observe::verbs());
     v.extend(tasks::verbs());
+    v.extend(dreams::verbs());
     v
 }
