@@ -10,6 +10,7 @@
 //! operator tools"; memory-system.md "Sleep" and "Dreams".
 
 pub mod args;
+pub mod consolidation;
 pub mod dedup;
 pub mod dreams;
 pub mod maintenance;
@@ -17,6 +18,9 @@ pub mod structural;
 pub mod tuning;
 
 pub use args::{MaintenanceReport, StructuralReport};
+pub use consolidation::{
+    ConsolidationPass, ConsolidationResult, CreatedCandidate, SkippedProposal,
+};
 pub use dedup::{DEDUP_SOURCE, DedupCluster, WakeCueDedup, WakeCueDedupResult};
 pub use dreams::{UnresolvedDreams, unresolved_dreams};
 pub use maintenance::{

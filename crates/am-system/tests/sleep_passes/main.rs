@@ -8,6 +8,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod consolidation;
 mod dedup;
 mod dreams;
 mod oracle;
