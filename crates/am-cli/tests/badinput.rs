@@ -1489,6 +1489,34 @@ fn more_cases(ids: &Ids, push: &mut dyn FnMut(&str, String)) {
             ),
         ),
         (
+            "consolidation_pass: max_candidates outside the band",
+            with(
+                "consolidation_pass",
+                json!({"scopes": [["life", "demo"]], "owner_id": "demo", "max_candidates": 9}),
+            ),
+        ),
+        (
+            "consolidation_pass: a write at as_of",
+            with(
+                "consolidation_pass",
+                json!({"scopes": [["life", "demo"]], "owner_id": "demo", "as_of": 1}),
+            ),
+        ),
+        (
+            "consolidation_pass: no scopes",
+            with(
+                "consolidation_pass",
+                json!({"scopes": [], "owner_id": "demo"}),
+            ),
+        ),
+        (
+            "consolidation_pass: an unknown tuning field",
+            with(
+                "consolidation_pass",
+                json!({"scopes": [["life", "demo"]], "owner_id": "demo", "tuning": {"floor": 1}}),
+            ),
+        ),
+        (
             "wake_cue_dedup_pass: author not a list",
             with(
                 "wake_cue_dedup_pass",

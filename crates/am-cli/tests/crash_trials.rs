@@ -53,7 +53,10 @@
 //! episodes collapsed: the day summary with its edges, its formation binding,
 //! its pending fields' tasks and their log rows, and the three members'
 //! supersede closures, all in one transaction; a run again finds the
-//! members closed and writes nothing).
+//! members closed and writes nothing) and `consolidation_pass` (per write,
+//! one owner's duplicate-title pair: the candidate with its edges, its
+//! formation binding, its pending fields' tasks and their log rows land
+//! whole; a run again finds the group covered and writes nothing).
 //!
 //! `AM_CRASH_TRIALS` (default 50, what CI runs: the issue's "CI runs 50
 //! trials per verb"; the 16 verbs before the closing acts took about 60 s
@@ -103,6 +106,7 @@ const VERBS: &[&str] = &[
     "close_record",
     "close_assertions",
     "wake_cue_dedup_pass",
+    "consolidation_pass",
 ];
 const SCOPE: &str = "crash";
 const OWNER: &str = "w";
@@ -512,6 +516,33 @@ fn setup_dedup(system: &MemorySystem, n: usize) {
     }
 }
 
+/// The template of `consolidation_pass`: for each write, one owner's two
+/// episodes of one normalized title.
+fn setup_duplicates(system: &MemorySystem, n: usize) {
+    for i in 0..n {
+        let records = vec![
+            MemoryRecordInput::new(
+                RecordKind::Episode,
+                "Harbor outage",
+                &format!("The harbor signal {i} failed."),
+            ),
+            MemoryRecordInput::new(
+                RecordKind::Episode,
+                "harbor  outage!",
+                &format!("Signal {i} failed again."),
+            ),
+        ];
+        system
+            .remember_many(&RememberMany::new(
+                records,
+                SCOPE,
+                &dedup_owner(i),
+                &format!("setup-{i}"),
+            ))
+            .expect("setup");
+    }
+}
+
 /// The assertions episode `graph_id` owns (its digest and its two edges).
 fn owned_assertions(c: &Connection, graph_id: &str) -> Vec<String> {
     let mut s = c
@@ -811,6 +842,22 @@ fn helper(verb: &str, path: &Path, n: usize) {
                     .expect("wake_cue_dedup_pass")
                     .value;
                 say(&format!("ack {i} {}", r.cluster_count));
+            }
+        }
+        "consolidation_pass" => {
+            // The template holds each owner's duplicate-title pair.
+            let (_, _, system) = open_system_queued(&home, true);
+            for i in 0..n {
+                say(&format!("begin {i}"));
+                let owner = dedup_owner(i);
+                let r = system
+                    .consolidation_pass(
+                        &am_system::sleep::ConsolidationPass::new(&[(SCOPE, &owner)], &owner),
+                        None,
+                    )
+                    .expect("consolidation_pass")
+                    .value;
+                say(&format!("ack {i} {}", r.created.len()));
             }
         }
         other => panic!("unknown verb {other}"),
@@ -1315,6 +1362,41 @@ fn units(verb: &str, path: &Path, reference_ids: &[Vec<String>], n: usize) -> Un
                 }
                 u.insert(format!("wake_cue_dedup_pass {i}"), k);
             }
+            "consolidation_pass" => {
+                // Owner `i`'s candidate (its digest and two edges), its
+                // formation binding, its tasks and their `enqueued` rows.
+                let owner = dedup_owner(i);
+                let cand = "SELECT subject FROM triples WHERE owner_id = ?1 \
+                     AND json_extract(attributes_json, '$.maintenance_candidate') = 1";
+                let mut k = count(
+                    &c,
+                    &format!("SELECT COUNT(*) FROM triples WHERE subject IN ({cand})"),
+                    &[&owner],
+                );
+                if has("memj_bindings") {
+                    k += count(
+                        &c,
+                        &format!(
+                            "SELECT COUNT(*) FROM memj_bindings WHERE record_id IN ({cand}) OR record_id IN \
+                             (SELECT assertion_id FROM triples WHERE subject IN ({cand}))"
+                        ),
+                        &[&owner],
+                    );
+                }
+                if has_queue(&c) {
+                    let tasks =
+                        format!("SELECT task_id FROM memq_tasks WHERE target_id IN ({cand})");
+                    k += count(&c, &format!("SELECT COUNT(*) FROM ({tasks})"), &[&owner])
+                        + count(
+                            &c,
+                            &format!(
+                                "SELECT COUNT(*) FROM memq_log WHERE event = 'enqueued' AND task_id IN ({tasks})"
+                            ),
+                            &[&owner],
+                        );
+                }
+                u.insert(format!("consolidation_pass {i}"), k);
+            }
             "revert_digest" => {
                 // The row back at the first reading as version 2, and the
                 // new version 2 (version 0, captured by the template's
@@ -1603,6 +1685,10 @@ fn template(verb: &str, dir: &Path, n: usize) -> PathBuf {
         "wake_cue_dedup_pass" => {
             let (_, _, system) = open_system_queued(&home, true);
             setup_dedup(&system, n);
+        }
+        "consolidation_pass" => {
+            let (_, _, system) = open_system_queued(&home, true);
+            setup_duplicates(&system, n);
         }
         "task_release" => {
             // The notes (task 4's targets), there before any kill.

@@ -1,11 +1,15 @@
 //! The night's dream and tending verbs (the "sleep" family, docs/exec.md
-//! "Sleep"): `unresolved_dreams` and `wake_cue_dedup_pass`.
+//! "Dreams"): `unresolved_dreams`, `wake_cue_dedup_pass` and
+//! `consolidation_pass`.
 
 use crate::error::OpResult;
 use crate::home::Home;
 use crate::host::Hook;
 use crate::verb::{Answer, CallShape, Family, Verb};
-use am_system::sleep::{UnresolvedDreams, WakeCueDedup, WakeCueDedupResult, unresolved_dreams};
+use am_system::sleep::{
+    ConsolidationPass, ConsolidationResult, UnresolvedDreams, WakeCueDedup, WakeCueDedupResult,
+    unresolved_dreams,
+};
 use am_triples::TripleAssertion;
 use serde::Deserialize;
 use serde_json::Value;
@@ -53,6 +57,13 @@ fn dedup(home: &mut dyn Home, host: &crate::Host, a: WakeCueDedup) -> OpResult<A
     )
 }
 
+fn consolidate(home: &mut dyn Home, host: &crate::Host, a: ConsolidationPass) -> OpResult<Answer> {
+    Answer::warned(
+        home.system()?
+            .consolidation_pass(&a, host.author.as_deref())?,
+    )
+}
+
 pub(super) fn verbs() -> Vec<Verb> {
     let f = Family::Sleep;
     vec![
@@ -66,5 +77,11 @@ pub(super) fn verbs() -> Vec<Verb> {
             .hooks(&[Hook::Author])
             .answers::<WakeCueDedupResult>()
             .run(dedup),
+        Verb::declare("consolidation_pass", f, "The tending write: low-risk duplicate-title groups into inactive, review-gated summary candidates, authored by the host's author or pending.")
+            .writes()
+            .object()
+            .hooks(&[Hook::Author])
+            .answers::<ConsolidationResult>()
+            .run(consolidate),
     ]
 }
