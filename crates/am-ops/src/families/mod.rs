@@ -8,6 +8,7 @@ mod graph;
 mod journal;
 mod layer1;
 mod observe;
+mod sleep;
 mod system;
 mod tasks;
 mod understanding;
@@ -28,5 +29,6 @@ pub(crate) fn all() -> Vec<Verb> {
     v.extend(graph::verbs());
     v.extend(observe::verbs());
     v.extend(tasks::verbs());
+    v.extend(sleep::verbs());
     v
 }
