@@ -1440,6 +1440,67 @@ fn more_cases(ids: &Ids, push: &mut dyn FnMut(&str, String)) {
             with("tasks.last_maintenance", json!({"scopes": [["life"]]})),
         ),
         (
+            "structural_report: no scopes",
+            with("structural_report", json!({"scopes": []})),
+        ),
+        (
+            "structural_report: as_of past the head",
+            with(
+                "structural_report",
+                json!({"scopes": [["life", "demo"]], "as_of": 1_000_000}),
+            ),
+        ),
+        (
+            "maintenance_report: a floor outside [0, 1]",
+            with(
+                "maintenance_report",
+                json!({"scopes": [["life", "demo"]], "tuning": {"near_dup_jaccard_floor": 1.5}}),
+            ),
+        ),
+        (
+            "maintenance_report: an unknown tuning field",
+            with(
+                "maintenance_report",
+                json!({"scopes": [["life", "demo"]], "tuning": {"jaccard": 0.5}}),
+            ),
+        ),
+        (
+            "maintenance_report: scan_limit negative",
+            with(
+                "maintenance_report",
+                json!({"scopes": [["life", "demo"]], "scan_limit": -1}),
+            ),
+        ),
+        (
+            "last_maintenance_seq: a blank scope",
+            with("last_maintenance_seq", json!({"scopes": [[" ", "demo"]]})),
+        ),
+        (
+            "maintenance_due: min_new_records 0",
+            with(
+                "maintenance_due",
+                json!({"scopes": [["life", "demo"]], "min_new_records": 0}),
+            ),
+        ),
+        (
+            "maintenance_due: since_seq negative",
+            with(
+                "maintenance_due",
+                json!({"scopes": [["life", "demo"]], "since_seq": -1}),
+            ),
+        ),
+        (
+            "records_since_maintenance: after not a timestamp",
+            with(
+                "records_since_maintenance",
+                json!({"after": "last tuesday"}),
+            ),
+        ),
+        (
+            "records_since_maintenance: no pair",
+            with("records_since_maintenance", json!({"scopes": []})),
+        ),
+        (
             "unresolved_dreams: limit negative",
             with(
                 "unresolved_dreams",

@@ -33,7 +33,7 @@ pub enum Family {
     Observe,
     /// The memory task queue (a home opened with its queue).
     Tasks,
-    /// The night: sleep's reports and passes, dreams.
+    /// Sleep: the night's reports, cadence and passes.
     Sleep,
 }
 

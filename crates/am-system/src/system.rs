@@ -126,6 +126,8 @@ pub struct MemorySystem {
     pub(crate) valence_index: CacheLock<crate::valence::index::ValenceIndex>,
     /// The ladder mirror `entity_card` keeps fresh (card/mirror.rs).
     pub(crate) card_mirror: CacheLock<crate::observe::card::mirror::LadderMirror>,
+    /// The folds `maintenance_due` keeps fresh (sleep/due_cursor.rs).
+    pub(crate) due_cursors: CacheLock<crate::sleep::due_cursor::DueCursors>,
 }
 
 impl std::fmt::Debug for MemorySystem {
@@ -289,6 +291,7 @@ impl MemorySystem {
             gradation: options.gradation_config,
             valence_index: CacheLock::default(),
             card_mirror: CacheLock::default(),
+            due_cursors: CacheLock::default(),
         };
         // What the store and journal raised before this system existed (a
         // volatile journal, an upgrade note) is reported by `take_warnings`,

@@ -58,6 +58,7 @@ pub const SYSTEM_HOLDS: &[&str] = &[
     "recall::reconstruct::index",
     "valence::index",
     "observe::card::mirror",
+    "sleep::due_cursor",
 ];
 
 pub(crate) fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {

@@ -2,13 +2,13 @@
 //! docs/exec.md), each with the wire-only arguments structs of its verbs
 //! (the engine's own arguments structs cover the others).
 
-mod dreams;
 mod engine;
 mod entity;
 mod graph;
 mod journal;
 mod layer1;
 mod observe;
+mod sleep;
 mod system;
 mod tasks;
 mod understanding;
@@ -29,6 +29,7 @@ pub(crate) fn all() -> Vec<Verb> {
     v.extend(graph::verbs());
     v.extend(observe::verbs());
     v.extend(tasks::verbs());
-    v.extend(dreams::verbs());
+    v.extend(sleep::verbs());
+    v.extend(sleep::passes());
     v
 }

@@ -5,6 +5,9 @@
 //! Spec: api.md "Consolidation (sleep and dreams)" and "Maintenance, health,
 //! and operator tools".
 
+use std::num::NonZeroU64;
+
+use am_triples::Timestamp;
 use serde::{Deserialize, Serialize};
 
 use super::tuning::SleepTuning;
@@ -114,4 +117,77 @@ impl MaintenanceReport {
             tuning: SleepTuning::default(),
         }
     }
+}
+
+/// `last_maintenance_seq(store, journal, *, scopes) -> int`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct LastMaintenanceSeq {
+    /// `(scope, owner_id)` pairs.
+    pub scopes: Vec<(String, String)>,
+}
+
+impl LastMaintenanceSeq {
+    /// The anchor of `scopes`.
+    pub fn new(scopes: &[(&str, &str)]) -> Self {
+        LastMaintenanceSeq {
+            scopes: pairs_of(scopes),
+        }
+    }
+}
+
+/// `maintenance_due(store, journal, *, scopes, since_seq=None,
+/// min_new_records=12, min_signal=3, tasks=None)`. `tasks` is a flag here:
+/// `true` counts this home's own queue (the spec passes `system.tasks`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct MaintenanceDue {
+    /// `(scope, owner_id)` pairs.
+    pub scopes: Vec<(String, String)>,
+    /// Count formations after this seq (`None`: `last_maintenance_seq`).
+    #[serde(default)]
+    pub since_seq: Option<i64>,
+    /// New records that make a pass due on their own (at least 1: a home
+    /// with nothing new is never due).
+    #[serde(default = "default_min_new_records")]
+    pub min_new_records: NonZeroU64,
+    /// The fragmentation signal (duplicate-title groups + isolated records)
+    /// that makes a pass due once anything new formed.
+    #[serde(default = "default_min_signal")]
+    pub min_signal: u64,
+    /// Count the home's pending night-only tasks (`pending_tasks`).
+    #[serde(default)]
+    pub tasks: bool,
+}
+
+fn default_min_new_records() -> NonZeroU64 {
+    NonZeroU64::new(12).unwrap_or(NonZeroU64::MIN)
+}
+fn default_min_signal() -> u64 {
+    3
+}
+
+impl MaintenanceDue {
+    /// The cadence predicate over `scopes` with every default.
+    pub fn new(scopes: &[(&str, &str)]) -> Self {
+        MaintenanceDue {
+            scopes: pairs_of(scopes),
+            since_seq: None,
+            min_new_records: default_min_new_records(),
+            min_signal: default_min_signal(),
+            tasks: false,
+        }
+    }
+}
+
+/// `records_since_maintenance(system, *, scopes=None, after=None)`.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RecordsSinceMaintenance {
+    /// `(scope, owner_id)` pairs (`None`: every pair).
+    #[serde(default)]
+    pub scopes: Option<Vec<(String, String)>>,
+    /// The host's own last maintenance (any offset style; naive is UTC).
+    #[serde(default)]
+    pub after: Option<Timestamp>,
 }

@@ -10,14 +10,23 @@
 //! operator tools"; memory-system.md "Sleep" and "Dreams".
 
 pub mod args;
+pub mod cadence;
 pub mod consolidation;
 pub mod dedup;
 pub mod dreams;
+pub(crate) mod due_cursor;
 pub mod maintenance;
 pub mod structural;
 pub mod tuning;
 
-pub use args::{MaintenanceReport, StructuralReport};
+pub use args::{
+    LastMaintenanceSeq, MaintenanceDue, MaintenanceReport, RecordsSinceMaintenance,
+    StructuralReport,
+};
+pub use cadence::{
+    BoundarySource, Cadence, Fragmented, NIGHT_TASK_KINDS, SinceMaintenance, last_maintenance_seq,
+    maintenance_due,
+};
 pub use consolidation::{
     ConsolidationPass, ConsolidationResult, CreatedCandidate, SkippedProposal,
 };

@@ -188,12 +188,12 @@ pub(crate) fn pair_rows(
     scope: &str,
     owner: &str,
 ) -> Result<Vec<TripleAssertion>> {
-    Ok(store.query(&TripleQuery {
+    store.query(&TripleQuery {
         scope: Some(scope.to_owned()),
         owner_id: (!owner.is_empty()).then(|| owner.to_owned()),
         limit: 0,
         ..TripleQuery::default()
-    })?)
+    })
 }
 
 /// The journal seq a sleep read is anchored at: `as_of` checked against

@@ -10,6 +10,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod cadence;
 mod maintenance;
 mod oracle;
 mod structural;

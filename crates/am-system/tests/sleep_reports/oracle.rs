@@ -18,8 +18,10 @@ use am_backend_sqlite::journal::SQLiteJournal;
 use am_backend_sqlite::{SQLiteTripleStore, SqliteHome, SqliteStoreOptions};
 use am_journal::{InMemoryJournal, JournalRecord, MemoryJournal};
 use am_system::sleep::{
-    MaintenanceReport, SleepTuning, StructuralReport, maintenance_report, structural_report,
+    LastMaintenanceSeq, MaintenanceDue, MaintenanceReport, SleepTuning, StructuralReport,
+    last_maintenance_seq, maintenance_due, maintenance_report, structural_report,
 };
+use am_system::{MemorySystem, SystemOptions};
 use am_triples::{InMemoryTripleStore, Order, TripleQuery, TripleStore};
 use serde_json::{Value, json};
 use std::path::Path;
@@ -245,6 +247,53 @@ fn maintenance_matches(oracle: &Value, stacks: &Stacks) {
     }
 }
 
+fn cadence_matches(oracle: &Value, stacks: &Stacks) {
+    let calls = oracle["due"].as_array().unwrap();
+    assert!(!calls.is_empty());
+    for (name, store, journal) in &stacks.pairs {
+        let system =
+            MemorySystem::with_options(store.clone(), journal.clone(), SystemOptions::default())
+                .unwrap();
+        for c in calls {
+            let args = &c["args"];
+            let mut call = MaintenanceDue::new(&[]);
+            call.scopes = scopes_of(&args["scopes"]);
+            call.since_seq = args.get("since_seq").and_then(Value::as_i64);
+            if let Some(n) = args.get("min_new_records").and_then(Value::as_u64) {
+                call.min_new_records = std::num::NonZeroU64::new(n).unwrap();
+            }
+            if let Some(n) = args.get("min_signal").and_then(Value::as_u64) {
+                call.min_signal = n;
+            }
+            let mut theirs = c["result"].clone();
+            prose_by_structure(&mut theirs);
+            // the full scan, then the system's cursor-bounded check (twice:
+            // the second from the fold)
+            let whole = maintenance_due(store.as_ref(), journal.as_ref(), &call).unwrap();
+            for ours in [
+                whole,
+                system.maintenance_due(&call).unwrap(),
+                system.maintenance_due(&call).unwrap(),
+            ] {
+                let mut ours = serde_json::to_value(ours).unwrap();
+                prose_by_structure(&mut ours);
+                assert_same(&ours, &theirs, &format!("[{name}] maintenance_due {args}"));
+            }
+        }
+        for c in oracle["last"].as_array().unwrap() {
+            let call = LastMaintenanceSeq {
+                scopes: scopes_of(&c["scopes"]),
+            };
+            assert_eq!(
+                json!(last_maintenance_seq(store.as_ref(), journal.as_ref(), &call).unwrap()),
+                c["result"],
+                "[{name}] last_maintenance_seq {}",
+                c["scopes"]
+            );
+        }
+    }
+}
+
 /// The fresh home (never slept) and the slept-in one, built once per run
 /// under the target's scratch directory (`CARGO_TARGET_TMPDIR`).
 pub(crate) fn homes() -> &'static [(Value, std::path::PathBuf); 2] {
@@ -290,4 +339,11 @@ fn the_slept_home_holds_the_nights_artifacts_the_reports_must_leave_out() {
             > 0
     );
     assert!(!oracle["slept"].as_array().unwrap().is_empty());
+}
+
+#[test]
+fn maintenance_due_and_last_maintenance_seq_equal_0_3_2_on_a_fresh_home_and_a_slept_home() {
+    for (oracle, dir) in homes() {
+        cadence_matches(oracle, &open(dir));
+    }
 }
