@@ -16,6 +16,7 @@ pub mod dedup;
 pub mod dreams;
 pub(crate) mod due_cursor;
 pub mod maintenance;
+pub mod resolution;
 pub mod structural;
 pub mod tuning;
 
@@ -36,6 +37,7 @@ pub use maintenance::{
     CONSOLIDATION_PROTECTED_KINDS, ConsolidationProposal, Maintenance, TendingScan,
     maintenance_report, tending_scan,
 };
+pub use resolution::{ResolveDreams, ResolveDreamsResult, ResolvedDream, StandingDream};
 pub use structural::{StructuralCounts, StructuralRecord, Structure, structural_report};
 pub use tuning::{
     COMPONENT_RELATIONS, CONTEXT_RELATIONS, NEAR_DUP_JACCARD_FLOOR, NEAR_DUP_SCAN_LIMIT,

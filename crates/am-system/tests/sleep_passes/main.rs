@@ -12,4 +12,5 @@ mod consolidation;
 mod dedup;
 mod dreams;
 mod oracle;
+mod resolution;
 mod support;

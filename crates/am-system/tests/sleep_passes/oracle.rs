@@ -15,12 +15,21 @@
 //! and skipping the same ones (the candidates' title and summary are
 //! authored or pending here, 0.3.2's its own words: compared by id).
 //!
+//! `resolve_dreams_pass` likewise (`tests/oracle/resolution_home.py`: the
+//! same generator with two of 0.3.2's nights, then a lived record joining
+//! the first proposal of one standing dream per pair): per pair, the dry
+//! run and the write at the default fraction, then at a low fraction the dry
+//! run, the write and the write again, value for value (prose by
+//! structure), in order on the same starting file.
+//!
 //! Needs `AM_ORACLE_PYTHON` (a python with `abstractmemory==0.3.2`).
 
 use am_backend_sqlite::journal::SQLiteJournal;
 use am_backend_sqlite::{SQLiteTripleStore, SqliteHome, SqliteStoreOptions};
 use am_journal::{InMemoryJournal, JournalRecord, MemoryJournal};
-use am_system::sleep::{ConsolidationPass, SleepTuning, UnresolvedDreams, unresolved_dreams};
+use am_system::sleep::{
+    ConsolidationPass, ResolveDreams, SleepTuning, UnresolvedDreams, unresolved_dreams,
+};
 use am_system::{MemorySystem, SystemOptions};
 use am_triples::{InMemoryTripleStore, Order, TripleQuery, TripleStore};
 use serde_json::Value;
@@ -293,5 +302,42 @@ fn consolidation_pass_answers_as_0_3_2_on_the_same_home_dry_runs_and_writes() {
                 assert!(formed > 0, "[{name}] the fresh home formed a candidate");
             }
         }
+    }
+}
+
+#[test]
+fn resolve_dreams_pass_answers_as_0_3_2_on_the_same_home_dry_runs_and_writes() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_str().unwrap();
+    let expected = run_script("resolution_home.py", &["7", d, "small", "2"]);
+    let (_home, pairs) = stacks(dir.path());
+    for (name, store, journal) in &pairs {
+        let system = MemorySystem::with_options(
+            store.clone(),
+            journal.clone(),
+            SystemOptions {
+                task_queue: true,
+                ..SystemOptions::default()
+            },
+        )
+        .unwrap();
+        let mut closed = 0;
+        for run in expected["runs"].as_array().unwrap() {
+            let scope = run["scopes"][0][0].as_str().unwrap();
+            let owner = run["owner_id"].as_str().unwrap();
+            let mut args = ResolveDreams::new(&[(scope, owner)], owner);
+            args.report_only = run["report_only"].as_bool().unwrap();
+            args.tuning = serde_json::from_value::<SleepTuning>(run["tuning"].clone()).unwrap();
+            let r = system.resolve_dreams_pass(&args).unwrap().value;
+            closed += r.resolved_count;
+            let mut ours = serde_json::to_value(&r).unwrap();
+            let mut theirs = run["result"].clone();
+            prose_by_structure(&mut ours);
+            prose_by_structure(&mut theirs);
+            if let Some(diff) = first_difference(&ours, &theirs, "") {
+                panic!("[{name}] {scope}/{owner} {}: {diff}", run["tuning"]);
+            }
+        }
+        assert!(closed > 0, "[{name}] the home resolved something");
     }
 }
