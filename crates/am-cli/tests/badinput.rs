@@ -1578,6 +1578,27 @@ fn more_cases(ids: &Ids, push: &mut dyn FnMut(&str, String)) {
             ),
         ),
         (
+            "resolve_dreams_pass: a write at as_of",
+            with(
+                "resolve_dreams_pass",
+                json!({"scopes": [["life", "demo"]], "owner_id": "demo", "as_of": 1}),
+            ),
+        ),
+        (
+            "resolve_dreams_pass: resolution_fraction above 1",
+            with(
+                "resolve_dreams_pass",
+                json!({"scopes": [["life", "demo"]], "owner_id": "demo", "tuning": {"resolution_fraction": 2.0}}),
+            ),
+        ),
+        (
+            "resolve_dreams_pass: author is not its argument",
+            with(
+                "resolve_dreams_pass",
+                json!({"scopes": [["life", "demo"]], "owner_id": "demo", "author": []}),
+            ),
+        ),
+        (
             "wake_cue_dedup_pass: author not a list",
             with(
                 "wake_cue_dedup_pass",

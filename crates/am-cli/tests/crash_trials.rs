@@ -56,7 +56,9 @@
 //! members closed and writes nothing) and `consolidation_pass` (per write,
 //! one owner's duplicate-title pair: the candidate with its edges, its
 //! formation binding, its pending fields' tasks and their log rows land
-//! whole; a run again finds the group covered and writes nothing).
+//! whole; a run again finds the group covered and writes nothing) and
+//! `resolve_dreams_pass` (per write, one owner's dream whose bridge the day
+//! joined: its supersede closure lands or not; a run again finds it closed).
 //!
 //! `AM_CRASH_TRIALS` (default 50, what CI runs: the issue's "CI runs 50
 //! trials per verb"; the 16 verbs before the closing acts took about 60 s
@@ -107,6 +109,7 @@ const VERBS: &[&str] = &[
     "close_assertions",
     "wake_cue_dedup_pass",
     "consolidation_pass",
+    "resolve_dreams_pass",
 ];
 const SCOPE: &str = "crash";
 const OWNER: &str = "w";
@@ -543,6 +546,51 @@ fn setup_duplicates(system: &MemorySystem, n: usize) {
     }
 }
 
+/// The template of `resolve_dreams_pass`: for each write, one owner's two
+/// episodes, a dream proposing to bridge them, then a lived record joining
+/// them.
+fn setup_joined_dreams(system: &MemorySystem, n: usize) {
+    for i in 0..n {
+        let owner = dedup_owner(i);
+        let ids = system
+            .remember_many(&RememberMany::new(
+                vec![
+                    MemoryRecordInput::new(RecordKind::Episode, "Harbor", &format!("Harbor {i}.")),
+                    MemoryRecordInput::new(
+                        RecordKind::Episode,
+                        "Orchard",
+                        &format!("Orchard {i}."),
+                    ),
+                ],
+                SCOPE,
+                &owner,
+                &format!("setup-{i}"),
+            ))
+            .expect("setup")
+            .value;
+        let dream =
+            MemoryRecordInput::new(RecordKind::Dream, "A night", "Islands lit up together.")
+                .with_attribute("continuation_state", "unresolved")
+                .with_attribute(
+                    "proposals",
+                    serde_json::json!([{"pair": [ids[0], ids[1]], "shared_facets": []}]),
+                );
+        let join = MemoryRecordInput::new(RecordKind::Episode, "Joined", "The day joined them.")
+            .with_edge("supports", &ids[0])
+            .with_edge("supports", &ids[1]);
+        for (r, key) in [(dream, "dream"), (join, "join")] {
+            system
+                .remember_many(&RememberMany::new(
+                    vec![r],
+                    SCOPE,
+                    &owner,
+                    &format!("{key}-{i}"),
+                ))
+                .expect("setup");
+        }
+    }
+}
+
 /// The assertions episode `graph_id` owns (its digest and its two edges).
 fn owned_assertions(c: &Connection, graph_id: &str) -> Vec<String> {
     let mut s = c
@@ -858,6 +906,22 @@ fn helper(verb: &str, path: &Path, n: usize) {
                     .expect("consolidation_pass")
                     .value;
                 say(&format!("ack {i} {}", r.created.len()));
+            }
+        }
+        "resolve_dreams_pass" => {
+            // The template holds each owner's joined dream.
+            let (_, _, system) = open_system_queued(&home, true);
+            for i in 0..n {
+                say(&format!("begin {i}"));
+                let owner = dedup_owner(i);
+                let r = system
+                    .resolve_dreams_pass(&am_system::sleep::ResolveDreams::new(
+                        &[(SCOPE, &owner)],
+                        &owner,
+                    ))
+                    .expect("resolve_dreams_pass")
+                    .value;
+                say(&format!("ack {i} {}", r.resolved_count));
             }
         }
         other => panic!("unknown verb {other}"),
@@ -1397,6 +1461,21 @@ fn units(verb: &str, path: &Path, reference_ids: &[Vec<String>], n: usize) -> Un
                 }
                 u.insert(format!("consolidation_pass {i}"), k);
             }
+            "resolve_dreams_pass" => {
+                // Owner `i`'s dream's supersede closure.
+                let k = if has("memj_closures") {
+                    count(
+                        &c,
+                        "SELECT COUNT(*) FROM memj_closures WHERE kind = 'supersede' AND assertion_id IN \
+                         (SELECT assertion_id FROM triples WHERE owner_id = ?1 \
+                          AND json_extract(attributes_json, '$.record_kind') = 'dream')",
+                        &[&dedup_owner(i)],
+                    )
+                } else {
+                    0
+                };
+                u.insert(format!("resolve_dreams_pass {i}"), k);
+            }
             "revert_digest" => {
                 // The row back at the first reading as version 2, and the
                 // new version 2 (version 0, captured by the template's
@@ -1689,6 +1768,10 @@ fn template(verb: &str, dir: &Path, n: usize) -> PathBuf {
         "consolidation_pass" => {
             let (_, _, system) = open_system_queued(&home, true);
             setup_duplicates(&system, n);
+        }
+        "resolve_dreams_pass" => {
+            let (_, _, system) = open_system_queued(&home, true);
+            setup_joined_dreams(&system, n);
         }
         "task_release" => {
             // The notes (task 4's targets), there before any kill.

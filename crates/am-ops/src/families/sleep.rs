@@ -1,6 +1,7 @@
 //! Sleep: the night's reports and its cadence, all pure reads (the reports
 //! first, then the cadence), then the dream read and the night's write
-//! passes (`unresolved_dreams`, `wake_cue_dedup_pass`, `consolidation_pass`:
+//! passes (`unresolved_dreams`, `wake_cue_dedup_pass`, `consolidation_pass`,
+//! `resolve_dreams_pass`:
 //! [`passes`]).
 //!
 //! Spec: api.md "Consolidation (sleep and dreams)", "Maintenance, health,
@@ -16,8 +17,8 @@ use am_system::sleep::{
     maintenance_report, structural_report,
 };
 use am_system::sleep::{
-    ConsolidationPass, ConsolidationResult, UnresolvedDreams, WakeCueDedup, WakeCueDedupResult,
-    unresolved_dreams,
+    ConsolidationPass, ConsolidationResult, ResolveDreams, ResolveDreamsResult, UnresolvedDreams,
+    WakeCueDedup, WakeCueDedupResult, unresolved_dreams,
 };
 use am_triples::TripleAssertion;
 use serde::Deserialize;
@@ -167,5 +168,10 @@ pub(super) fn passes() -> Vec<Verb> {
             .hooks(&[Hook::Author])
             .answers::<ConsolidationResult>()
             .run(consolidate),
+        Verb::declare("resolve_dreams_pass", f, "The day answers the night: standing dreams whose tensions lived experience settled close softly (supersede, the evidence as replacements).")
+            .writes()
+            .object()
+            .answers::<ResolveDreamsResult>()
+            .run(|h, _, a: ResolveDreams| Answer::warned(h.system()?.resolve_dreams_pass(&a)?)),
     ]
 }
