@@ -417,7 +417,7 @@ fn a_live_member_its_live_day_summary_already_summarizes_closes_against_that_sum
             sorted(loop_ids[..2].to_vec())
         );
         for m in &loop_ids[..2] {
-            assert_eq!(closures_of(&s, m)[0].replacement_ids, [summary_id.clone()]);
+            assert_eq!(closures_of(&s, m)[0].replacement_ids, [summary_id.as_str()]);
         }
         // The other two are below min_cluster now: they stay live.
         assert_eq!(r.cluster_count, 0);
@@ -510,7 +510,10 @@ fn the_pass_deposits_nothing_access_counts_and_activation_are_unchanged() {
             "the members were used before the pass: {before}"
         );
         let summary = r.formed_summaries.unwrap().remove(0);
-        let counts = s.system.access_counts(&[summary.clone()], &[]).unwrap();
+        let counts = s
+            .system
+            .access_counts(std::slice::from_ref(&summary), &[])
+            .unwrap();
         assert_eq!(
             counts.records.get(&summary),
             Some(&0),

@@ -69,7 +69,7 @@ fn with_a_journal_closed_and_hidden_dreams_leave_the_set_without_one_they_stay()
             .unwrap();
         let args = UnresolvedDreams::new(SCOPE, OWNER);
         let folded = unresolved_dreams(s.store.as_ref(), Some(s.journal.as_ref()), &args).unwrap();
-        assert_eq!(ids(&folded), [c.clone()], "[{}]", s.name);
+        assert_eq!(ids(&folded), [c.as_str()], "[{}]", s.name);
         let raw = unresolved_dreams(s.store.as_ref(), None, &args).unwrap();
         assert_eq!(ids(&raw).len(), 3, "the layer-1 read is store truth");
     }
