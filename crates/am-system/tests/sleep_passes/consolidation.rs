@@ -306,3 +306,35 @@ fn the_pass_deposits_nothing_access_counts_and_activation_are_unchanged() {
         assert_eq!(deposits(&s, &used), before, "[{}]", s.name);
     }
 }
+
+#[test]
+fn every_candidate_of_a_pass_and_its_tasks_commit_in_one_transaction() {
+    let points = Arc::new(Mutex::new(Vec::<String>::new()));
+    let p = points.clone();
+    let make = move || am_system::SystemOptions {
+        task_queue: true,
+        commit_guard: Some(am_triples::CommitGuard::new({
+            let p = p.clone();
+            move |point| {
+                p.lock().unwrap().push(point.to_owned());
+                Ok(())
+            }
+        })),
+        ..am_system::SystemOptions::default()
+    };
+    for s in [
+        crate::common::memory_stack(make()),
+        crate::common::sqlite_stack(make()),
+    ] {
+        duplicates(&s);
+        points.lock().unwrap().clear();
+        let r = s.system.consolidation_pass(&pass(), None).unwrap().value;
+        assert_eq!(r.created_count, 2);
+        assert_eq!(
+            *points.lock().unwrap(),
+            ["tasks.form_with_tasks"],
+            "[{}]",
+            s.name
+        );
+    }
+}

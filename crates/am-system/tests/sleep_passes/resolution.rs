@@ -341,3 +341,42 @@ fn a_write_at_as_of_or_without_a_pair_is_refused_writing_nothing() {
         assert_eq!(written(&s), before);
     }
 }
+
+#[test]
+fn every_closure_of_a_pass_commits_in_one_transaction() {
+    let points = std::sync::Arc::new(std::sync::Mutex::new(Vec::<String>::new()));
+    let p = points.clone();
+    let make = move || am_system::SystemOptions {
+        task_queue: true,
+        commit_guard: Some(am_triples::CommitGuard::new({
+            let p = p.clone();
+            move |point| {
+                p.lock().unwrap().push(point.to_owned());
+                Ok(())
+            }
+        })),
+        ..am_system::SystemOptions::default()
+    };
+    for s in [
+        crate::common::memory_stack(make()),
+        crate::common::sqlite_stack(make()),
+    ] {
+        let a = episode(&s, "Harbor", "a");
+        let b = episode(&s, "Orchard", "b");
+        let c = episode(&s, "Mill", "c");
+        dream(&s, "d1", &[(&a, &b)], &[], &[]);
+        dream(&s, "d2", &[(&b, &c)], &[], &[]);
+        form(
+            &s,
+            MemoryRecordInput::new(RecordKind::Episode, "Joined", "Joined.")
+                .with_edge("supports", &a)
+                .with_edge("supports", &b)
+                .with_edge("supports", &c),
+            "join",
+        );
+        points.lock().unwrap().clear();
+        let r = s.system.resolve_dreams_pass(&pass()).unwrap().value;
+        assert_eq!(r.resolved_count, 2);
+        assert_eq!(*points.lock().unwrap(), ["journal"], "[{}]", s.name);
+    }
+}
