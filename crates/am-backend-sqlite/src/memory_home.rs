@@ -206,6 +206,19 @@ impl JournalTx for SqliteHomeTx<'_> {
         }
         Ok(())
     }
+
+    fn append_closures(&mut self, closures: &[am_journal::ClosureRecord]) -> HomeResult<()> {
+        self.journal
+            .append_closures_in(self.conn, closures)
+            .map(|_| ())
+            .map_err(|e| {
+                if e.kind() == am_triples::ErrorKind::InvalidInput {
+                    e
+                } else {
+                    e.with_prefix("journal append_closures (the transaction's other writes were rolled back too)")
+                }
+            })
+    }
 }
 
 impl HomeTx for SqliteHomeTx<'_> {

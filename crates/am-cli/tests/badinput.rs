@@ -1440,6 +1440,172 @@ fn more_cases(ids: &Ids, push: &mut dyn FnMut(&str, String)) {
             with("tasks.last_maintenance", json!({"scopes": [["life"]]})),
         ),
         (
+            "structural_report: no scopes",
+            with("structural_report", json!({"scopes": []})),
+        ),
+        (
+            "structural_report: as_of past the head",
+            with(
+                "structural_report",
+                json!({"scopes": [["life", "demo"]], "as_of": 1_000_000}),
+            ),
+        ),
+        (
+            "maintenance_report: a floor outside [0, 1]",
+            with(
+                "maintenance_report",
+                json!({"scopes": [["life", "demo"]], "tuning": {"near_dup_jaccard_floor": 1.5}}),
+            ),
+        ),
+        (
+            "maintenance_report: an unknown tuning field",
+            with(
+                "maintenance_report",
+                json!({"scopes": [["life", "demo"]], "tuning": {"jaccard": 0.5}}),
+            ),
+        ),
+        (
+            "maintenance_report: scan_limit negative",
+            with(
+                "maintenance_report",
+                json!({"scopes": [["life", "demo"]], "scan_limit": -1}),
+            ),
+        ),
+        (
+            "last_maintenance_seq: a blank scope",
+            with("last_maintenance_seq", json!({"scopes": [[" ", "demo"]]})),
+        ),
+        (
+            "maintenance_due: min_new_records 0",
+            with(
+                "maintenance_due",
+                json!({"scopes": [["life", "demo"]], "min_new_records": 0}),
+            ),
+        ),
+        (
+            "maintenance_due: since_seq negative",
+            with(
+                "maintenance_due",
+                json!({"scopes": [["life", "demo"]], "since_seq": -1}),
+            ),
+        ),
+        (
+            "records_since_maintenance: after not a timestamp",
+            with(
+                "records_since_maintenance",
+                json!({"after": "last tuesday"}),
+            ),
+        ),
+        (
+            "records_since_maintenance: no pair",
+            with("records_since_maintenance", json!({"scopes": []})),
+        ),
+        (
+            "unresolved_dreams: limit negative",
+            with(
+                "unresolved_dreams",
+                json!({"scope": "life", "owner_id": "demo", "limit": -1}),
+            ),
+        ),
+        (
+            "unresolved_dreams: a blank scope",
+            with(
+                "unresolved_dreams",
+                json!({"scope": " ", "owner_id": "demo"}),
+            ),
+        ),
+        (
+            "wake_cue_dedup_pass: no actor",
+            with(
+                "wake_cue_dedup_pass",
+                json!({"scope": "life", "owner_id": "demo"}),
+            ),
+        ),
+        (
+            "wake_cue_dedup_pass: a blank actor",
+            with(
+                "wake_cue_dedup_pass",
+                json!({"scope": "life", "owner_id": "demo", "actor": "  "}),
+            ),
+        ),
+        (
+            "wake_cue_dedup_pass: min_cluster 1",
+            with(
+                "wake_cue_dedup_pass",
+                json!({"scope": "life", "owner_id": "demo", "actor": "op", "min_cluster": 1}),
+            ),
+        ),
+        (
+            "wake_cue_dedup_pass: jaccard_floor above 1",
+            with(
+                "wake_cue_dedup_pass",
+                json!({"scope": "life", "owner_id": "demo", "actor": "op", "jaccard_floor": 1.5}),
+            ),
+        ),
+        (
+            "wake_cue_dedup_pass: unknown kind",
+            with(
+                "wake_cue_dedup_pass",
+                json!({"scope": "life", "owner_id": "demo", "actor": "op", "kind": "loop"}),
+            ),
+        ),
+        (
+            "consolidation_pass: max_candidates outside the band",
+            with(
+                "consolidation_pass",
+                json!({"scopes": [["life", "demo"]], "owner_id": "demo", "max_candidates": 9}),
+            ),
+        ),
+        (
+            "consolidation_pass: a write at as_of",
+            with(
+                "consolidation_pass",
+                json!({"scopes": [["life", "demo"]], "owner_id": "demo", "as_of": 1}),
+            ),
+        ),
+        (
+            "consolidation_pass: no scopes",
+            with(
+                "consolidation_pass",
+                json!({"scopes": [], "owner_id": "demo"}),
+            ),
+        ),
+        (
+            "consolidation_pass: an unknown tuning field",
+            with(
+                "consolidation_pass",
+                json!({"scopes": [["life", "demo"]], "owner_id": "demo", "tuning": {"floor": 1}}),
+            ),
+        ),
+        (
+            "resolve_dreams_pass: a write at as_of",
+            with(
+                "resolve_dreams_pass",
+                json!({"scopes": [["life", "demo"]], "owner_id": "demo", "as_of": 1}),
+            ),
+        ),
+        (
+            "resolve_dreams_pass: resolution_fraction above 1",
+            with(
+                "resolve_dreams_pass",
+                json!({"scopes": [["life", "demo"]], "owner_id": "demo", "tuning": {"resolution_fraction": 2.0}}),
+            ),
+        ),
+        (
+            "resolve_dreams_pass: author is not its argument",
+            with(
+                "resolve_dreams_pass",
+                json!({"scopes": [["life", "demo"]], "owner_id": "demo", "author": []}),
+            ),
+        ),
+        (
+            "wake_cue_dedup_pass: author not a list",
+            with(
+                "wake_cue_dedup_pass",
+                json!({"scope": "life", "owner_id": "demo", "actor": "op", "author": "me"}),
+            ),
+        ),
+        (
             "pending_records: scopes a string",
             with("pending_records", json!({"scopes": "life"})),
         ),

@@ -48,7 +48,17 @@
 //! closed together; deterministic closure ids, so a replay writes nothing)
 //! and `close_assertions` (the same three assertions by id; the spec gives
 //! it no closure id, so the script, as a resuming host would, skips a
-//! record whose closures are already there).
+//! record whose closures are already there), and the night's tending:
+//! `wake_cue_dedup_pass` (per write, one owner's three near-identical
+//! episodes collapsed: the day summary with its edges, its formation binding,
+//! its pending fields' tasks and their log rows, and the three members'
+//! supersede closures, all in one transaction; a run again finds the
+//! members closed and writes nothing) and `consolidation_pass` (per write,
+//! one owner's duplicate-title pair: the candidate with its edges, its
+//! formation binding, its pending fields' tasks and their log rows land
+//! whole; a run again finds the group covered and writes nothing) and
+//! `resolve_dreams_pass` (per write, one owner's dream whose bridge the day
+//! joined: its supersede closure lands or not; a run again finds it closed).
 //!
 //! `AM_CRASH_TRIALS` (default 50, what CI runs: the issue's "CI runs 50
 //! trials per verb"; the 16 verbs before the closing acts took about 60 s
@@ -97,6 +107,9 @@ const VERBS: &[&str] = &[
     "revert_digest",
     "close_record",
     "close_assertions",
+    "wake_cue_dedup_pass",
+    "consolidation_pass",
+    "resolve_dreams_pass",
 ];
 const SCOPE: &str = "crash";
 const OWNER: &str = "w";
@@ -472,6 +485,112 @@ fn setup_closable(system: &MemorySystem, n: usize) -> Vec<String> {
     ids.into_iter().skip(1).step_by(2).collect()
 }
 
+/// The owner of `wake_cue_dedup_pass`'s write `i`.
+fn dedup_owner(i: usize) -> String {
+    format!("loop{i}")
+}
+
+/// The template of `wake_cue_dedup_pass`: for each write, one owner's three
+/// near-identical episodes of one day (and one genuine one).
+fn setup_dedup(system: &MemorySystem, n: usize) {
+    for i in 0..n {
+        let mut records: Vec<MemoryRecordInput> = (0..3)
+            .map(|_| {
+                MemoryRecordInput::new(
+                    RecordKind::Episode,
+                    "Frost question",
+                    &format!("Woke on the hourly cue and asked about frost on bed {i}"),
+                )
+            })
+            .collect();
+        records.push(MemoryRecordInput::new(
+            RecordKind::Episode,
+            "Tomatoes",
+            "Planted six tomato seedlings.",
+        ));
+        system
+            .remember_many(&RememberMany::new(
+                records,
+                SCOPE,
+                &dedup_owner(i),
+                &format!("setup-{i}"),
+            ))
+            .expect("setup");
+    }
+}
+
+/// The template of `consolidation_pass`: for each write, one owner's two
+/// episodes of one normalized title.
+fn setup_duplicates(system: &MemorySystem, n: usize) {
+    for i in 0..n {
+        let records = vec![
+            MemoryRecordInput::new(
+                RecordKind::Episode,
+                "Harbor outage",
+                &format!("The harbor signal {i} failed."),
+            ),
+            MemoryRecordInput::new(
+                RecordKind::Episode,
+                "harbor  outage!",
+                &format!("Signal {i} failed again."),
+            ),
+        ];
+        system
+            .remember_many(&RememberMany::new(
+                records,
+                SCOPE,
+                &dedup_owner(i),
+                &format!("setup-{i}"),
+            ))
+            .expect("setup");
+    }
+}
+
+/// The template of `resolve_dreams_pass`: for each write, one owner's two
+/// episodes, a dream proposing to bridge them, then a lived record joining
+/// them.
+fn setup_joined_dreams(system: &MemorySystem, n: usize) {
+    for i in 0..n {
+        let owner = dedup_owner(i);
+        let ids = system
+            .remember_many(&RememberMany::new(
+                vec![
+                    MemoryRecordInput::new(RecordKind::Episode, "Harbor", &format!("Harbor {i}.")),
+                    MemoryRecordInput::new(
+                        RecordKind::Episode,
+                        "Orchard",
+                        &format!("Orchard {i}."),
+                    ),
+                ],
+                SCOPE,
+                &owner,
+                &format!("setup-{i}"),
+            ))
+            .expect("setup")
+            .value;
+        let dream =
+            MemoryRecordInput::new(RecordKind::Dream, "A night", "Islands lit up together.")
+                .with_attribute("continuation_state", "unresolved")
+                .with_attribute(
+                    "proposals",
+                    serde_json::json!([{"pair": [ids[0], ids[1]], "shared_facets": []}]),
+                );
+        let join = MemoryRecordInput::new(RecordKind::Episode, "Joined", "The day joined them.")
+            .with_edge("supports", &ids[0])
+            .with_edge("supports", &ids[1]);
+        for (r, key) in [(dream, "dream"), (join, "join")] {
+            system
+                .remember_many(&RememberMany::new(
+                    vec![r],
+                    SCOPE,
+                    &owner,
+                    &format!("{key}-{i}"),
+                ))
+                .expect("setup");
+        }
+    }
+}
+
 /// The assertions episode `graph_id` owns (its digest and its two edges).
 fn owned_assertions(c: &Connection, graph_id: &str) -> Vec<String> {
     let mut s = c
@@ -756,6 +875,53 @@ fn helper(verb: &str, path: &Path, n: usize) {
                         .expect("close_assertions");
                 }
                 say(&format!("ack {i}"));
+            }
+        }
+        "wake_cue_dedup_pass" => {
+            // The template holds each owner's loop episodes.
+            let (_, _, system) = open_system_queued(&home, true);
+            for i in 0..n {
+                say(&format!("begin {i}"));
+                let r = system
+                    .wake_cue_dedup_pass(
+                        &am_system::sleep::WakeCueDedup::new(SCOPE, &dedup_owner(i), "crash"),
+                        None,
+                    )
+                    .expect("wake_cue_dedup_pass")
+                    .value;
+                say(&format!("ack {i} {}", r.cluster_count));
+            }
+        }
+        "consolidation_pass" => {
+            // The template holds each owner's duplicate-title pair.
+            let (_, _, system) = open_system_queued(&home, true);
+            for i in 0..n {
+                say(&format!("begin {i}"));
+                let owner = dedup_owner(i);
+                let r = system
+                    .consolidation_pass(
+                        &am_system::sleep::ConsolidationPass::new(&[(SCOPE, &owner)], &owner),
+                        None,
+                    )
+                    .expect("consolidation_pass")
+                    .value;
+                say(&format!("ack {i} {}", r.created.len()));
+            }
+        }
+        "resolve_dreams_pass" => {
+            // The template holds each owner's joined dream.
+            let (_, _, system) = open_system_queued(&home, true);
+            for i in 0..n {
+                say(&format!("begin {i}"));
+                let owner = dedup_owner(i);
+                let r = system
+                    .resolve_dreams_pass(&am_system::sleep::ResolveDreams::new(
+                        &[(SCOPE, &owner)],
+                        &owner,
+                    ))
+                    .expect("resolve_dreams_pass")
+                    .value;
+                say(&format!("ack {i} {}", r.resolved_count));
             }
         }
         other => panic!("unknown verb {other}"),
@@ -1216,6 +1382,100 @@ fn units(verb: &str, path: &Path, reference_ids: &[Vec<String>], n: usize) -> Un
                 };
                 u.insert(format!("{verb} {i}"), k);
             }
+            "wake_cue_dedup_pass" => {
+                // Owner `i`'s day summary (its digest and three edges), its
+                // formation binding, its tasks and their `enqueued` rows, and
+                // the three members' closures.
+                let owner = dedup_owner(i);
+                let summary = "SELECT subject FROM triples WHERE owner_id = ?1 \
+                     AND json_extract(provenance_json, '$.source') = 'wake_cue_dedup'";
+                let mut k = count(
+                    &c,
+                    &format!("SELECT COUNT(*) FROM triples WHERE subject IN ({summary})"),
+                    &[&owner],
+                );
+                if has("memj_bindings") {
+                    k += count(
+                        &c,
+                        &format!(
+                            "SELECT COUNT(*) FROM memj_bindings WHERE record_id IN ({summary}) OR record_id IN \
+                             (SELECT assertion_id FROM triples WHERE subject IN ({summary}))"
+                        ),
+                        &[&owner],
+                    );
+                }
+                if has_queue(&c) {
+                    let tasks =
+                        format!("SELECT task_id FROM memq_tasks WHERE target_id IN ({summary})");
+                    k += count(&c, &format!("SELECT COUNT(*) FROM ({tasks})"), &[&owner])
+                        + count(
+                            &c,
+                            &format!(
+                                "SELECT COUNT(*) FROM memq_log WHERE event = 'enqueued' AND task_id IN ({tasks})"
+                            ),
+                            &[&owner],
+                        );
+                }
+                if has("memj_closures") {
+                    k += count(
+                        &c,
+                        "SELECT COUNT(*) FROM memj_closures WHERE kind = 'supersede' AND assertion_id IN \
+                         (SELECT assertion_id FROM triples WHERE owner_id = ?1)",
+                        &[&owner],
+                    );
+                }
+                u.insert(format!("wake_cue_dedup_pass {i}"), k);
+            }
+            "consolidation_pass" => {
+                // Owner `i`'s candidate (its digest and two edges), its
+                // formation binding, its tasks and their `enqueued` rows.
+                let owner = dedup_owner(i);
+                let cand = "SELECT subject FROM triples WHERE owner_id = ?1 \
+                     AND json_extract(attributes_json, '$.maintenance_candidate') = 1";
+                let mut k = count(
+                    &c,
+                    &format!("SELECT COUNT(*) FROM triples WHERE subject IN ({cand})"),
+                    &[&owner],
+                );
+                if has("memj_bindings") {
+                    k += count(
+                        &c,
+                        &format!(
+                            "SELECT COUNT(*) FROM memj_bindings WHERE record_id IN ({cand}) OR record_id IN \
+                             (SELECT assertion_id FROM triples WHERE subject IN ({cand}))"
+                        ),
+                        &[&owner],
+                    );
+                }
+                if has_queue(&c) {
+                    let tasks =
+                        format!("SELECT task_id FROM memq_tasks WHERE target_id IN ({cand})");
+                    k += count(&c, &format!("SELECT COUNT(*) FROM ({tasks})"), &[&owner])
+                        + count(
+                            &c,
+                            &format!(
+                                "SELECT COUNT(*) FROM memq_log WHERE event = 'enqueued' AND task_id IN ({tasks})"
+                            ),
+                            &[&owner],
+                        );
+                }
+                u.insert(format!("consolidation_pass {i}"), k);
+            }
+            "resolve_dreams_pass" => {
+                // Owner `i`'s dream's supersede closure.
+                let k = if has("memj_closures") {
+                    count(
+                        &c,
+                        "SELECT COUNT(*) FROM memj_closures WHERE kind = 'supersede' AND assertion_id IN \
+                         (SELECT assertion_id FROM triples WHERE owner_id = ?1 \
+                          AND json_extract(attributes_json, '$.record_kind') = 'dream')",
+                        &[&dedup_owner(i)],
+                    )
+                } else {
+                    0
+                };
+                u.insert(format!("resolve_dreams_pass {i}"), k);
+            }
             "revert_digest" => {
                 // The row back at the first reading as version 2, and the
                 // new version 2 (version 0, captured by the template's
@@ -1500,6 +1760,18 @@ fn template(verb: &str, dir: &Path, n: usize) -> PathBuf {
             // The episodes and their edges, there before any kill.
             let (_, _, system) = open_system(&home);
             setup_closable(&system, n);
+        }
+        "wake_cue_dedup_pass" => {
+            let (_, _, system) = open_system_queued(&home, true);
+            setup_dedup(&system, n);
+        }
+        "consolidation_pass" => {
+            let (_, _, system) = open_system_queued(&home, true);
+            setup_duplicates(&system, n);
+        }
+        "resolve_dreams_pass" => {
+            let (_, _, system) = open_system_queued(&home, true);
+            setup_joined_dreams(&system, n);
         }
         "task_release" => {
             // The notes (task 4's targets), there before any kill.

@@ -2,8 +2,9 @@
 //! process may not write. Every read answers (`query`, `recall`, `inspect`, `replay`,
 //! and the read ops of `am exec`: `query`, an unjournaled `reconstruct`,
 //! `assertions_after`, `current_seq`, the journal readers, `revisions`,
-//! `export_replay`, `tasks.counts` and `tasks.last_maintenance` with
-//! `--task-queue`, a home table the home does not hold yet reading empty);
+//! `export_replay`, `tasks.counts`, `tasks.last_maintenance`, `maintenance_due`
+//! (its `tasks` too) and `records_since_maintenance` with `--task-queue`, a
+//! home table the home does not hold yet reading empty);
 //! every write is refused with kind `Refused` naming the home; the home's
 //! bytes are unchanged and nothing is created beside the file.
 //!
@@ -171,6 +172,8 @@ const READS: &[&str] = &[
     r#"{"op": "export_replay"}"#,
     r#"{"op": "tasks.counts"}"#,
     r#"{"op": "tasks.last_maintenance"}"#,
+    r#"{"op": "maintenance_due", "scopes": [["ro", "r"]], "tasks": true}"#,
+    r#"{"op": "records_since_maintenance"}"#,
 ];
 
 const WRITES: &[&str] = &[

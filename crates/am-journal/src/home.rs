@@ -33,7 +33,7 @@
 use crate::table::{TableReads, TablesTx};
 use crate::task::{TaskReads, TasksTx};
 use crate::task_memory::{InMemoryTaskQueue, MemTasksTx};
-use crate::{MemoryJournal, ScopeBinding, UnderstandingVersion};
+use crate::{ClosureRecord, MemoryJournal, ScopeBinding, UnderstandingVersion};
 use am_triples::rewrite::{DigestRewrite, PreparedRewrite};
 use am_triples::{CommitGuard, CommitPoint, TripleAssertion, TripleQuery, TripleStore};
 use std::any::Any;
@@ -291,6 +291,21 @@ pub trait JournalTx {
             "this home's transaction cannot append understanding versions",
         ))
     }
+
+    /// Append closures in this transaction, validated first (`InvalidInput`,
+    /// nothing written), all-or-nothing and idempotent by `closure_id`, as
+    /// `MemoryJournal::append_closures` (a sleep pass's supersedes beside the
+    /// record that replaces them).
+    ///
+    /// # Errors
+    /// `InvalidInput` for an invalid closure; `Unsupported` for a home
+    /// without it (the default); `Storage`.
+    fn append_closures(&mut self, closures: &[ClosureRecord]) -> HomeResult<()> {
+        let _ = closures;
+        Err(am_triples::Error::unsupported(
+            "this home's transaction cannot append closures",
+        ))
+    }
 }
 
 /// A home over any store and journal, which share no transaction (the
@@ -311,7 +326,8 @@ pub trait JournalTx {
 ///   never loses its task).
 /// - `body` returns `Ok`: the staged store rows are written first, in one
 ///   `TripleStore::add` of the rows not stored yet (all-or-nothing), then the
-///   staged journal appends in the order issued, each all-or-nothing. A failing
+///   staged bindings in the order issued, then the staged closures in the
+///   order issued, each append all-or-nothing. A failing
 ///   `add` writes nothing of the transaction. A journal append that fails after
 ///   the rows were added leaves those rows (the store is append-only: nothing
 ///   can be taken back) and returns the error; callers use deterministic ids, so
@@ -371,6 +387,7 @@ struct PairRows(Vec<TripleAssertion>);
 struct PairStaged<'a> {
     rows: Vec<TripleAssertion>,
     bindings: Vec<Vec<ScopeBinding>>,
+    closures: Vec<Vec<ClosureRecord>>,
     versions: Vec<UnderstandingVersion>,
     rewrites: Vec<PreparedRewrite>,
     queue: Option<&'a InMemoryTaskQueue>,
@@ -407,6 +424,15 @@ impl JournalTx for PairStaged<'_> {
         for v in versions {
             self.versions.push(v.normalized()?);
         }
+        Ok(())
+    }
+
+    fn append_closures(&mut self, closures: &[ClosureRecord]) -> HomeResult<()> {
+        let mut checked = Vec::with_capacity(closures.len());
+        for c in closures {
+            checked.push(c.normalized()?);
+        }
+        self.closures.push(checked);
         Ok(())
     }
 }
@@ -500,6 +526,7 @@ impl MemoryHome for PairHome {
         let tasks_wrote = tasks.as_ref().is_some_and(MemTasksTx::wrote);
         if staged.rows.is_empty()
             && staged.bindings.is_empty()
+            && staged.closures.is_empty()
             && staged.versions.is_empty()
             && staged.rewrites.is_empty()
             && !tasks_wrote
@@ -627,6 +654,9 @@ impl PairHome {
         }
         for bindings in &staged.bindings {
             self.journal.append_bindings(bindings)?;
+        }
+        for closures in &staged.closures {
+            self.journal.append_closures(closures)?;
         }
         // The version rows before the row they describe: a failure between
         // the two leaves the row as it was, and the deterministic version ids

@@ -40,6 +40,8 @@ pub enum Family {
     Graph,
     /// The memory task queue (a home opened with its queue).
     Tasks,
+    /// Sleep: the night's reports, cadence and passes.
+    Sleep,
 }
 
 /// How the spec exposes a verb: what a binding calls.

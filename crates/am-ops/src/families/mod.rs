@@ -14,6 +14,7 @@ mod journal;
 mod layer1;
 mod observe;
 mod recall;
+mod sleep;
 mod tasks;
 mod understanding;
 mod valence;
@@ -36,5 +37,7 @@ pub(crate) fn all() -> Vec<Verb> {
     v.extend(observe::verbs());
     v.extend(graph::verbs());
     v.extend(tasks::verbs());
+    v.extend(sleep::verbs());
+    v.extend(sleep::passes());
     v
 }

@@ -506,6 +506,28 @@ impl crate::MemorySystem {
         args: &FormAuthored,
         author: Option<&dyn Author>,
     ) -> crate::Result<FormedAuthored> {
+        let prepared = self.prepare_authored(args, author)?;
+        let formed = self.remember_many(&prepared.batch)?;
+        Ok(FormedAuthored {
+            authoring: prepared.receipt(&formed.value),
+            record_ids: formed.value,
+            warnings: formed.warnings,
+        })
+    }
+
+    /// The authoring half of [`MemorySystem::form_authored_or_pending`]: the
+    /// author asked about each record that does not stand yet, the records
+    /// shaped authored or pending, as one `remember_many` batch not yet
+    /// written (a pass that writes more in the same transaction forms it
+    /// with `form_batches`).
+    ///
+    /// # Errors
+    /// The store's failure reading which records already stand.
+    pub(crate) fn prepare_authored(
+        &self,
+        args: &FormAuthored,
+        author: Option<&dyn Author>,
+    ) -> crate::Result<PreparedAuthored> {
         let key = args.idempotency_key.trim();
         let aids: Vec<String> = (0..args.records.len())
             .map(|i| crate::ids::digest_assertion_id(key, i))
@@ -560,21 +582,57 @@ impl crate::MemorySystem {
             }
             records.push(record);
         }
-        let formed = self.remember_many(&crate::RememberMany {
-            turn_id: args.turn_id.clone(),
-            ..crate::RememberMany::new(records, &args.scope, &args.owner_id, key)
-        })?;
+        Ok(PreparedAuthored {
+            batch: crate::RememberMany {
+                turn_id: args.turn_id.clone(),
+                ..crate::RememberMany::new(records, &args.scope, &args.owner_id, key)
+            },
+            kinds: args
+                .records
+                .iter()
+                .map(|r| r.record.kind.as_str().to_owned())
+                .collect(),
+            decisions,
+            pass: args.pass.clone(),
+        })
+    }
+}
+
+/// A pass's records shaped authored or pending, not yet formed
+/// ([`MemorySystem::prepare_authored`]).
+#[derive(Debug, Clone)]
+pub(crate) struct PreparedAuthored {
+    /// The batch to form.
+    pub(crate) batch: crate::RememberMany,
+    kinds: Vec<String>,
+    decisions: Vec<Option<AuthoringDecision>>,
+    pass: String,
+}
+
+impl PreparedAuthored {
+    /// Whether any record forms with a field pending.
+    pub(crate) fn pends(&self) -> bool {
+        self.batch.records.iter().any(|r| !r.pending.is_empty())
+    }
+
+    /// The first recorded failure (for a refusal's words).
+    pub(crate) fn first_failure(&self) -> Option<&AuthoringFailure> {
+        self.decisions
+            .iter()
+            .flatten()
+            .find_map(|d| d.failure.as_ref())
+    }
+
+    /// The receipt once the batch formed as `record_ids` (records that
+    /// already stood are absent).
+    pub(crate) fn receipt(&self, record_ids: &[String]) -> AuthoringReceipt {
         let mut authoring = AuthoringReceipt::default();
-        for ((d, id), item) in decisions.iter().zip(&formed.value).zip(&args.records) {
+        for ((d, id), kind) in self.decisions.iter().zip(record_ids).zip(&self.kinds) {
             if let Some(d) = d {
-                authoring.absorb(d.receipt(id, item.record.kind.as_str(), &args.pass));
+                authoring.absorb(d.receipt(id, kind, &self.pass));
             }
         }
-        Ok(FormedAuthored {
-            record_ids: formed.value,
-            authoring,
-            warnings: formed.warnings,
-        })
+        authoring
     }
 }
 

@@ -42,70 +42,121 @@ impl MemorySystem {
     /// leaves no record behind.
     /// Nothing is written on any refusal. The store's or journal's failure.
     pub fn remember_many(&self, args: &RememberMany) -> Result<Warned<Vec<String>>> {
-        let RememberMany {
-            records,
-            scope,
-            owner_id,
-            idempotency_key,
-            turn_id,
-        } = args;
-        let turn_id = turn_id.as_deref();
+        let Warned { value, warnings } = self.form_batches(std::slice::from_ref(args), &[])?;
+        Ok(Warned::new(
+            value.into_iter().next().unwrap_or_default(),
+            warnings,
+        ))
+    }
+
+    /// `remember_many` of several batches (each under its own key) and the
+    /// `closures` that go with them (a sleep pass's supersedes of what its
+    /// new records replace), all in ONE home transaction: every batch is
+    /// planned and checked first (a refusal of any writes nothing), then the
+    /// rows, their formation bindings, the closures and the tasks the records
+    /// owe commit together. The commit point is formation's
+    /// (`tasks.form_with_tasks` when a task is owed, else `store.add`), or
+    /// `journal` for closures alone. Returns each batch's graph ids.
+    ///
+    /// # Errors
+    /// As [`MemorySystem::remember_many`] for any batch; `InvalidInput` for
+    /// an invalid closure. Nothing is written on any refusal.
+    pub(crate) fn form_batches(
+        &self,
+        batches: &[RememberMany],
+        closures: &[am_journal::ClosureRecord],
+    ) -> Result<Warned<Vec<Vec<String>>>> {
         let clock = self.clock.clone();
-        let plan =
-            build_formation_plan(records, scope, owner_id, idempotency_key, turn_id, &*clock)?;
         let queued = self.home.has_task_queue();
-        if !queued
-            && let Some((i, r)) = records
+        let mut now: Option<String> = None;
+        let mut assertions = Vec::new();
+        let mut bindings = Vec::new();
+        let mut owed = Vec::new();
+        let mut ids = Vec::with_capacity(batches.len());
+        let mut warnings = Vec::new();
+        for args in batches {
+            let RememberMany {
+                records,
+                scope,
+                owner_id,
+                idempotency_key,
+                turn_id,
+            } = args;
+            let plan = build_formation_plan(
+                records,
+                scope,
+                owner_id,
+                idempotency_key,
+                turn_id.as_deref(),
+                &*clock,
+            )?;
+            if !queued
+                && let Some((i, r)) = records
+                    .iter()
+                    .enumerate()
+                    .find(|(_, r)| r.pending.iter().any(|f| !f.trim().is_empty()))
+            {
+                return Err(Error::invalid(format!(
+                    "record {i} forms with pending={:?}, but a pending title or summary is stored only beside its \
+                     authoring task: open the home with MemorySystem(task_queue=True)",
+                    r.pending
+                )));
+            }
+            // The tasks the records owe (a pending field's authoring, a
+            // mechanical digest's rewrite), queued in the same transaction.
+            if queued {
+                let now = now.get_or_insert_with(|| clock().canonical());
+                owed.extend(crate::formation::owed::owed_tasks(&plan, now));
+            }
+            // A supplied key already used for different content: the stored
+            // records are kept (replays are no-ops), and the caller is told.
+            let digest_ids: Vec<String> = plan
+                .assertions
                 .iter()
-                .enumerate()
-                .find(|(_, r)| r.pending.iter().any(|f| !f.trim().is_empty()))
-        {
-            return Err(Error::invalid(format!(
-                "record {i} forms with pending={:?}, but a pending title or summary is stored only beside its \
-                 authoring task: open the home with MemorySystem(task_queue=True)",
-                r.pending
-            )));
+                .filter(|a| a.predicate == crate::kinds::DIGEST_PREDICATE)
+                .filter_map(|a| a.assertion_id.clone())
+                .collect();
+            let stored = self.store.query(&TripleQuery {
+                assertion_ids: Some(digest_ids),
+                limit: 0,
+                ..TripleQuery::default()
+            })?;
+            // A key already used by another pair or kind is refused: its ids are
+            // not this caller's to answer with.
+            crate::formation::key_owner_conflict(&plan, idempotency_key, &stored)?;
+            let reuse = crate::formation::key_reuse_warnings(&plan, idempotency_key, &stored);
+            warnings.extend(plan.warnings);
+            warnings.extend(reuse);
+            assertions.extend(plan.assertions);
+            bindings.extend(plan.bindings);
+            ids.push(plan.record_ids);
         }
-        // The tasks the records owe (a pending field's authoring, a
-        // mechanical digest's rewrite), queued in the same transaction.
-        let owed = if queued {
-            let now = clock().canonical();
-            crate::formation::owed::owed_tasks(&plan, &now)
-        } else {
-            Vec::new()
-        };
-        let point = if owed.is_empty() {
-            am_triples::CommitPoint::StoreAdd
-        } else {
-            am_triples::CommitPoint::TasksFormWithTasks
-        };
-        // A supplied key already used for different content: the stored
-        // records are kept (replays are no-ops), and the caller is told.
-        let digest_ids: Vec<String> = plan
-            .assertions
+        let closures = closures
             .iter()
-            .filter(|a| a.predicate == crate::kinds::DIGEST_PREDICATE)
-            .filter_map(|a| a.assertion_id.clone())
-            .collect();
-        let stored = self.store.query(&TripleQuery {
-            assertion_ids: Some(digest_ids),
-            limit: 0,
-            ..TripleQuery::default()
-        })?;
-        // A key already used by another pair or kind is refused: its ids are
-        // not this caller's to answer with.
-        crate::formation::key_owner_conflict(&plan, idempotency_key, &stored)?;
-        let reuse = crate::formation::key_reuse_warnings(&plan, idempotency_key, &stored);
+            .map(am_journal::ClosureRecord::normalized)
+            .collect::<Result<Vec<_>>>()?;
+        let point = if !owed.is_empty() {
+            am_triples::CommitPoint::TasksFormWithTasks
+        } else if assertions.is_empty() {
+            am_triples::CommitPoint::Journal
+        } else {
+            am_triples::CommitPoint::StoreAdd
+        };
         // The rows and the formation bindings commit through the home: ONE
         // transaction on a SQLite home (rows already stored are skipped and
         // not embedded again); any other pair adds the rows not stored yet,
-        // then appends the bindings (`PairHome`'s rules: ids are
-        // deterministic, so a replay after a failure between the two appends
-        // nothing twice).
-        let rows = self.home.prepare_rows(&plan.assertions)?;
+        // then appends the bindings and the closures (`PairHome`'s rules: ids
+        // are deterministic, so a replay after a failure between the two
+        // appends nothing twice).
+        let rows = self.home.prepare_rows(&assertions)?;
         let written = self.home.transaction(point, &mut |tx| {
-            tx.store().add(&rows)?;
-            tx.journal().append_bindings(&plan.bindings)?;
+            if !assertions.is_empty() {
+                tx.store().add(&rows)?;
+                tx.journal().append_bindings(&bindings)?;
+            }
+            if !closures.is_empty() {
+                tx.journal().append_closures(&closures)?;
+            }
             if !owed.is_empty() {
                 crate::formation::owed::enqueue_owed(tx.tasks()?, &owed)?;
             }
@@ -114,10 +165,8 @@ impl MemorySystem {
         // The formation notes, a supplied key reused for other content, then
         // what the write itself raised (a vectorless row, the pin recorded at
         // the first embedded write).
-        let mut warnings = plan.warnings;
-        warnings.extend(reuse);
         warnings.extend(written);
-        Ok(Warned::new(plan.record_ids, warnings))
+        Ok(Warned::new(ids, warnings))
     }
 
     /// Form one record: `remember_many` of one, same idempotency.

@@ -101,6 +101,24 @@ impl MemorySystem {
     /// `NotFound` for an id in neither namespace; `InvalidInput`
     /// for an unknown kind, an empty reason, a supersede without replacements.
     pub fn close_record(&self, args: &CloseRecord) -> Result<Vec<String>> {
+        let records = self.plan_close_record(args)?;
+        // One append (one transaction on SQLite): all the closures or none.
+        Ok(self
+            .journal
+            .append_closures(&records)?
+            .into_iter()
+            .map(|c| c.closure_id)
+            .collect())
+    }
+
+    /// The closures `close_record` appends, planned and validated without
+    /// writing (a sleep pass appends them inside its own transaction, beside
+    /// the record that replaces them): the digest's first, then each edge
+    /// assertion the record owns, with deterministic closure ids.
+    ///
+    /// # Errors
+    /// As [`MemorySystem::close_record`].
+    pub(crate) fn plan_close_record(&self, args: &CloseRecord) -> Result<Vec<ClosureRecord>> {
         let CloseRecord {
             record_id,
             kind,
@@ -130,7 +148,7 @@ impl MemorySystem {
             }
         }
         let observed_at = self.now()?;
-        let records = targets
+        targets
             .iter()
             .map(|aid| {
                 ClosureRecord {
@@ -144,13 +162,6 @@ impl MemorySystem {
                 }
                 .normalized()
             })
-            .collect::<Result<Vec<_>>>()?;
-        // One append (one transaction on SQLite): all the closures or none.
-        Ok(self
-            .journal
-            .append_closures(&records)?
-            .into_iter()
-            .map(|c| c.closure_id)
-            .collect())
+            .collect::<Result<Vec<_>>>()
     }
 }

@@ -9,8 +9,36 @@
 //! Spec: api.md "Consolidation (sleep and dreams)", "Maintenance, health, and
 //! operator tools"; memory-system.md "Sleep" and "Dreams".
 
+pub mod args;
+pub mod cadence;
+pub mod consolidation;
+pub mod dedup;
+pub mod dreams;
+pub(crate) mod due_cursor;
+pub mod maintenance;
+pub mod resolution;
+pub mod structural;
 pub mod tuning;
 
+pub use args::{
+    LastMaintenanceSeq, MaintenanceDue, MaintenanceReport, RecordsSinceMaintenance,
+    StructuralReport,
+};
+pub use cadence::{
+    BoundarySource, Cadence, Fragmented, NIGHT_TASK_KINDS, SinceMaintenance, last_maintenance_seq,
+    maintenance_due,
+};
+pub use consolidation::{
+    ConsolidationPass, ConsolidationResult, CreatedCandidate, SkippedProposal,
+};
+pub use dedup::{DEDUP_SOURCE, DedupCluster, WakeCueDedup, WakeCueDedupResult};
+pub use dreams::{UnresolvedDreams, unresolved_dreams};
+pub use maintenance::{
+    CONSOLIDATION_PROTECTED_KINDS, ConsolidationProposal, Maintenance, TendingScan,
+    maintenance_report, tending_scan,
+};
+pub use resolution::{ResolveDreams, ResolveDreamsResult, ResolvedDream, StandingDream};
+pub use structural::{StructuralCounts, StructuralRecord, Structure, structural_report};
 pub use tuning::{
     COMPONENT_RELATIONS, CONTEXT_RELATIONS, NEAR_DUP_JACCARD_FLOOR, NEAR_DUP_SCAN_LIMIT,
     NEAR_DUP_VECTOR_FLOOR, SleepTuning,

@@ -1,0 +1,567 @@
+//! `wake_cue_dedup_pass`: near-identical same-day records of one kind
+//! collapsed into ONE day summary each.
+//!
+//! Deliberately conservative: two similar episodes are a life, twenty
+//! near-identical ones are a loop artifact. Records of `kind` formed the same
+//! day (the first ten characters of `observed_at`) cluster when their title
+//! and digest token sets (the evidence token family, `token_set` with floor
+//! 3) reach `jaccard_floor` against any member already placed (greedy single
+//! link, oldest first); a cluster acts from `min_cluster` members. Each acting
+//! cluster forms one `kind="summary"` record with `summarizes` edges to every
+//! member, the members' participants and keywords (at most
+//! [`DEDUP_KEYWORD_BOUND`]), `dedup_members`, `origin_date` and
+//! `provenance.source = DEDUP_SOURCE`; its title and summary are authored by
+//! the host's `author` from the witness's digest (the longest member digest),
+//! or form pending with the failure recorded. Every member then closes
+//! `supersede` with the summary as its replacement. The summary, its edges,
+//! the tasks it owes and every closure are ONE transaction.
+//!
+//! Before clustering, a live member a live summary of this pass already
+//! summarizes (a home torn by a writer that committed them apart) closes
+//! against that summary (`residuals_repaired`), and a cluster one of this
+//! pass's live summaries already reaches closes against it instead of
+//! forming a second one. The pass knows its own summaries by
+//! `provenance.source`. `report_only` computes the clusters and writes
+//! nothing. Formation is not use and a closure is belief revision: nothing
+//! is deposited.
+//!
+//! Spec: api.md "Maintenance, health, and operator tools"
+//! (`wake_cue_dedup_pass`), "Authored with the record: the `author`
+//! callable"; 0.3.2 `doctoring.wake_cue_dedup_pass` for the cluster rule, the
+//! report's keys and the idempotency key. 0.3.2's summary is mechanical (its
+//! title composed by the pass, `digest_method = "mechanical-dedup-v1"`, no
+//! author): the 0.5.2 spec's authored-or-pending summary is followed here.
+
+use crate::error::{Error, Result};
+use crate::formation::authoring::{
+    Author, AuthorField, AuthoredRecord, AuthoringReceipt, FormAuthored,
+};
+use crate::formation::records::MemoryRecordInput;
+use crate::kinds::RecordKind;
+use crate::outcome::Warned;
+use crate::pair_folds::PairFolds;
+use crate::recall::args::CloseRecord;
+use crate::record::DigestRow;
+use crate::system::MemorySystem;
+use am_journal::{ClosureKind, ClosureRecord};
+use am_triples::text::{jaccard, token_set};
+use am_triples::{TripleAssertion, TripleQuery};
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+
+/// `provenance.source` of the day summaries this pass forms (0.3.2's value).
+pub const DEDUP_SOURCE: &str = "wake_cue_dedup";
+
+/// The digest method a day summary carries while its summary is the
+/// witness's words, pending authoring (0.3.2's label).
+pub const DEDUP_DIGEST_METHOD: &str = "mechanical-dedup-v1";
+
+/// The most keywords a day summary carries (the members' union, first seen).
+pub const DEDUP_KEYWORD_BOUND: usize = 12;
+
+/// The shortest token of the cluster rule's token sets (the evidence family).
+const EVIDENCE_MIN_TOKEN_LEN: usize = 3;
+
+/// What the pass says it deposited: nothing.
+const DEPOSITS: &str = "none: forming a record is not using one, and a closure revises belief";
+
+fn episode() -> RecordKind {
+    RecordKind::Episode
+}
+
+fn floor_082() -> f64 {
+    0.82
+}
+
+fn three() -> usize {
+    3
+}
+
+/// `wake_cue_dedup_pass(system, *, scope, owner_id, actor, kind="episode",
+/// jaccard_floor=0.82, min_cluster=3, report_only=False, author=None)`'s
+/// arguments (the `author` is the host's hook).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct WakeCueDedup {
+    /// The pair's scope.
+    pub scope: String,
+    /// The pair's owner (blank: every owner of the scope is scanned).
+    pub owner_id: String,
+    /// Who runs the doctoring (the summary's `provenance.actor`, the
+    /// closures' actor and reasons); required, non-blank.
+    pub actor: String,
+    /// The record kind deduplicated.
+    #[serde(default = "episode")]
+    pub kind: RecordKind,
+    /// Token Jaccard at or above which two same-day records are one.
+    #[serde(default = "floor_082")]
+    pub jaccard_floor: f64,
+    /// Members a cluster needs before it acts (at least 2).
+    #[serde(default = "three")]
+    pub min_cluster: usize,
+    /// Compute the clusters and write nothing.
+    #[serde(default)]
+    pub report_only: bool,
+}
+
+impl WakeCueDedup {
+    /// The pass over `(scope, owner_id)` run by `actor`, with the spec's
+    /// defaults.
+    pub fn new(scope: &str, owner_id: &str, actor: &str) -> Self {
+        WakeCueDedup {
+            scope: scope.to_owned(),
+            owner_id: owner_id.to_owned(),
+            actor: actor.to_owned(),
+            kind: episode(),
+            jaccard_floor: floor_082(),
+            min_cluster: three(),
+            report_only: false,
+        }
+    }
+}
+
+/// One acting cluster: its day, its members (graph ids, oldest first) and
+/// their number.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct DedupCluster {
+    /// The members' formation day (`YYYY-MM-DD`).
+    pub day: String,
+    /// The members' graph ids, oldest first.
+    pub members: Vec<String>,
+    /// How many members.
+    pub size: usize,
+}
+
+/// What `wake_cue_dedup_pass` did: 0.3.2's report key for key, with the
+/// spec's `authoring` receipt.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct WakeCueDedupResult {
+    /// `"wake_cue_dedup"`.
+    pub pass_name: String,
+    /// Live records of the kind scanned (residuals repaired not counted).
+    pub scanned: usize,
+    /// The acting clusters, by day.
+    pub clusters: Vec<DedupCluster>,
+    /// How many acting clusters.
+    pub cluster_count: usize,
+    /// Their members in all.
+    pub members_total: usize,
+    /// Live members closed against the live summary of this pass that
+    /// already summarizes them (listed, not closed, under `report_only`).
+    pub residuals_repaired: Vec<String>,
+    /// Whether this was the dry run.
+    pub report_only: bool,
+    /// What the pass deposited: nothing.
+    pub deposits: String,
+    /// The day summary of each cluster, in cluster order (formed, or the
+    /// live one that adopted it); absent under `report_only`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub formed_summaries: Option<Vec<String>>,
+    /// The summaries authored, and the failures of those formed pending.
+    pub authoring: AuthoringReceipt,
+}
+
+/// One scanned row with its day and tokens.
+struct Member<'a> {
+    row: &'a TripleAssertion,
+    tokens: BTreeSet<String>,
+}
+
+/// The scan of one pair: the live rows of the kind, this pass's own
+/// summaries (graph id → digest assertion id), and the closed ids.
+struct Scan {
+    rows: Vec<TripleAssertion>,
+    own_summaries: HashMap<String, String>,
+    edges: Vec<TripleAssertion>,
+    closed: HashSet<String>,
+}
+
+impl MemorySystem {
+    /// Collapse near-identical same-day records of `args.kind` into one day
+    /// summary each (see the module doc). The summaries' titles and
+    /// summaries are asked of `author` from the witness's digest; what it
+    /// does not deliver forms pending with the failure recorded. One
+    /// transaction for every summary, edge, task and closure; idempotent (a
+    /// re-run finds the members closed and writes nothing).
+    ///
+    /// # Errors
+    /// `InvalidInput` for a blank scope or actor, `min_cluster < 2`, a
+    /// `jaccard_floor` outside `[0, 1]`, or, before anything is written, a
+    /// summary that would form pending on a home opened without its task
+    /// queue; the store's or journal's failure.
+    pub fn wake_cue_dedup_pass(
+        &self,
+        args: &WakeCueDedup,
+        author: Option<&dyn Author>,
+    ) -> Result<Warned<WakeCueDedupResult>> {
+        let actor = args.actor.trim();
+        if actor.is_empty() {
+            return Err(Error::invalid(
+                "wake_cue_dedup_pass needs a non-blank actor (who runs the doctoring), got none",
+            ));
+        }
+        if args.min_cluster < 2 {
+            return Err(Error::invalid(format!(
+                "wake_cue_dedup_pass: min_cluster must be at least 2, got {} (a cluster of one would \
+                 summarize a genuine memory into itself)",
+                args.min_cluster
+            )));
+        }
+        if !(args.jaccard_floor.is_finite() && (0.0..=1.0).contains(&args.jaccard_floor)) {
+            return Err(Error::invalid(format!(
+                "wake_cue_dedup_pass: jaccard_floor must be a number in [0, 1], got {}",
+                args.jaccard_floor
+            )));
+        }
+        let scope = args.scope.trim();
+        if scope.is_empty() {
+            return Err(Error::invalid(format!(
+                "wake_cue_dedup_pass needs a non-empty scope, got {:?}",
+                args.scope
+            )));
+        }
+        let owner = args.owner_id.trim();
+        let scan = self.dedup_scan(scope, owner, args.kind)?;
+
+        // Residuals: a live member one of this pass's live summaries already
+        // summarizes closes against it, before any clustering.
+        let mut live_summary_of: HashMap<&str, &str> = HashMap::new();
+        for e in &scan.edges {
+            if scan.own_summaries.contains_key(&e.subject)
+                && !scan.is_closed(e)
+                && !scan.summary_closed(&e.subject)
+            {
+                live_summary_of
+                    .entry(e.object.as_str())
+                    .or_insert(e.subject.as_str());
+            }
+        }
+        let mut residuals: Vec<(String, String)> = Vec::new();
+        let mut healthy: Vec<&TripleAssertion> = Vec::new();
+        for a in &scan.rows {
+            match live_summary_of.get(a.subject.as_str()) {
+                Some(summary) => residuals.push((a.subject.clone(), (*summary).to_owned())),
+                None => healthy.push(a),
+            }
+        }
+
+        let clusters = cluster(&healthy, args.jaccard_floor, args.min_cluster);
+        let mut result = WakeCueDedupResult {
+            pass_name: "wake_cue_dedup".to_owned(),
+            scanned: healthy.len(),
+            clusters: clusters
+                .iter()
+                .map(|c| DedupCluster {
+                    day: day_of(c[0].row, false),
+                    members: c.iter().map(|m| m.row.subject.clone()).collect(),
+                    size: c.len(),
+                })
+                .collect(),
+            cluster_count: clusters.len(),
+            members_total: clusters.iter().map(Vec::len).sum(),
+            residuals_repaired: residuals.iter().map(|(m, _)| m.clone()).collect(),
+            report_only: args.report_only,
+            deposits: DEPOSITS.to_owned(),
+            formed_summaries: None,
+            authoring: AuthoringReceipt::default(),
+        };
+        if args.report_only {
+            return Ok(Warned::new(result, Vec::new()));
+        }
+
+        // Plan every write, then apply them in one transaction.
+        let mut closures: Vec<ClosureRecord> = Vec::new();
+        for (member, summary) in &residuals {
+            closures.extend(self.supersede(
+                member,
+                summary,
+                actor,
+                format!(
+                    "wake-cue dedup run by {actor}: a member left live beside the day summary that \
+                     already summarizes it, closed against that summary"
+                ),
+            )?);
+        }
+        let mut batches = Vec::new();
+        let mut prepared_all = Vec::new();
+        let mut formed = Vec::with_capacity(clusters.len());
+        for c in &clusters {
+            let day = day_of(c[0].row, false);
+            let member_ids: Vec<String> = c.iter().map(|m| m.row.subject.clone()).collect();
+            let summary_id = match scan.adopting_summary(&member_ids) {
+                Some(existing) => existing,
+                None => {
+                    let key = format!("dedup|{scope}|{owner}|{day}|{}", member_ids[0]);
+                    let form = FormAuthored {
+                        pass: "wake_cue_dedup_pass".to_owned(),
+                        records: vec![AuthoredRecord {
+                            record: day_summary(c, &day, actor),
+                            fields: vec![AuthorField::Title, AuthorField::Summary],
+                            source_ids: member_ids.clone(),
+                        }],
+                        scope: scope.to_owned(),
+                        owner_id: owner.to_owned(),
+                        idempotency_key: key.clone(),
+                        turn_id: None,
+                    };
+                    let prepared = self.prepare_authored(&form, author)?;
+                    if prepared.pends() && !self.home.has_task_queue() {
+                        let why = prepared.first_failure().map_or_else(String::new, |f| {
+                            format!(" ({}: {})", f.reason.as_str(), f.message)
+                        });
+                        return Err(Error::invalid(format!(
+                            "wake_cue_dedup_pass refused before writing anything: the day summary of {day} \
+                             was not authored{why}, and a pending title or summary needs the home's task \
+                             queue (MemorySystem(task_queue=True)), which this home was not opened with"
+                        )));
+                    }
+                    batches.push(prepared.batch.clone());
+                    prepared_all.push(prepared);
+                    crate::ids::record_id_for(RecordKind::Summary, &key, 0)
+                }
+            };
+            for m in &member_ids {
+                closures.extend(self.supersede(
+                    m,
+                    &summary_id,
+                    actor,
+                    format!(
+                        "wake-cue dedup run by {actor}: one of {} near-identical {} records of {day}, \
+                         consolidated into one day summary",
+                        c.len(),
+                        args.kind.as_str()
+                    ),
+                )?);
+            }
+            formed.push(summary_id);
+        }
+        let mut warnings = Vec::new();
+        if !batches.is_empty() || !closures.is_empty() {
+            let written = self.form_batches(&batches, &closures)?;
+            for (prepared, ids) in prepared_all.iter().zip(&written.value) {
+                result.authoring.absorb(prepared.receipt(ids));
+            }
+            warnings = written.warnings;
+        }
+        result.formed_summaries = Some(formed);
+        Ok(Warned::new(result, warnings))
+    }
+
+    /// The closures superseding `member` by `summary`, run by `actor`.
+    fn supersede(
+        &self,
+        member: &str,
+        summary: &str,
+        actor: &str,
+        reason: String,
+    ) -> Result<Vec<ClosureRecord>> {
+        let mut close = CloseRecord::new(member, ClosureKind::Supersede, &reason);
+        close.replacement_ids = vec![summary.to_owned()];
+        let mut planned = self.plan_close_record(&close)?;
+        for c in &mut planned {
+            actor.clone_into(&mut c.actor);
+        }
+        Ok(planned)
+    }
+
+    /// One read of the pair: the live rows of `kind`, this pass's summaries,
+    /// the `summarizes` edges, and the closed ids at the journal's head.
+    fn dedup_scan(&self, scope: &str, owner: &str, kind: RecordKind) -> Result<Scan> {
+        let all = self.store.query(&TripleQuery {
+            scope: Some(scope.to_owned()),
+            owner_id: (!owner.is_empty()).then(|| owner.to_owned()),
+            limit: 0,
+            ..TripleQuery::default()
+        })?;
+        let as_of = self.journal.current_seq()?;
+        let pair = [(scope.to_lowercase(), owner.to_owned())];
+        let closed =
+            PairFolds::load_exclusions(self.store.as_ref(), self.journal.as_ref(), &pair, as_of)?
+                .closed;
+        let mut rows = Vec::new();
+        let mut own_summaries = HashMap::new();
+        let mut edges = Vec::new();
+        for a in all {
+            let view = DigestRow::of(&a);
+            if view.is_edge() {
+                if a.predicate == "summarizes" {
+                    edges.push(a);
+                }
+                continue;
+            }
+            if view.flag("bookkeeping") {
+                continue;
+            }
+            if view.kind() == Some(RecordKind::Summary)
+                && a.provenance.get("source").and_then(Value::as_str) == Some(DEDUP_SOURCE)
+            {
+                own_summaries.insert(
+                    a.subject.clone(),
+                    a.assertion_id.clone().unwrap_or_default(),
+                );
+            }
+            if view.kind() != Some(kind) {
+                continue;
+            }
+            if a.assertion_id
+                .as_deref()
+                .is_some_and(|id| closed.contains(id))
+                || closed.contains(&a.subject)
+            {
+                continue;
+            }
+            rows.push(a);
+        }
+        // Only this pass's own summaries adopt.
+        edges.retain(|e| own_summaries.contains_key(&e.subject));
+        Ok(Scan {
+            rows,
+            own_summaries,
+            edges,
+            closed,
+        })
+    }
+}
+
+impl Scan {
+    fn is_closed(&self, a: &TripleAssertion) -> bool {
+        a.assertion_id
+            .as_deref()
+            .is_some_and(|id| self.closed.contains(id))
+            || self.closed.contains(&a.subject)
+    }
+
+    /// Whether one of this pass's summaries is closed (its digest row).
+    fn summary_closed(&self, graph_id: &str) -> bool {
+        self.closed.contains(graph_id)
+            || self
+                .own_summaries
+                .get(graph_id)
+                .is_some_and(|aid| self.closed.contains(aid))
+    }
+
+    /// The live summary of this pass reaching the most of `members` through
+    /// its `summarizes` edges (ties: the smallest graph id), if any.
+    fn adopting_summary(&self, members: &[String]) -> Option<String> {
+        let wanted: HashSet<&str> = members.iter().map(String::as_str).collect();
+        let mut reach: BTreeMap<&str, usize> = BTreeMap::new();
+        for e in &self.edges {
+            if wanted.contains(e.object.as_str()) {
+                *reach.entry(e.subject.as_str()).or_default() += 1;
+            }
+        }
+        let mut ranked: Vec<(&str, usize)> = reach.into_iter().collect();
+        ranked.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(b.0)));
+        ranked
+            .into_iter()
+            .find(|(sid, _)| !self.summary_closed(sid))
+            .map(|(sid, _)| sid.to_owned())
+    }
+}
+
+/// The formation day of `row` (`observed_at[:10]`); `undated` for a row
+/// without one when `grouping`.
+fn day_of(row: &TripleAssertion, grouping: bool) -> String {
+    let day: String = row.observed_at.chars().take(10).collect();
+    if day.is_empty() && grouping {
+        "undated".to_owned()
+    } else {
+        day
+    }
+}
+
+/// The acting clusters: rows grouped by day (days in order), each day's rows
+/// oldest first (`observed_at`, then graph id) placed greedily in the first
+/// cluster holding a member at or above `floor`, clusters of at least `min`.
+fn cluster<'a>(rows: &[&'a TripleAssertion], floor: f64, min: usize) -> Vec<Vec<Member<'a>>> {
+    let mut by_day: BTreeMap<String, Vec<&'a TripleAssertion>> = BTreeMap::new();
+    for a in rows {
+        by_day.entry(day_of(a, true)).or_default().push(a);
+    }
+    let mut out = Vec::new();
+    for (_, mut day_rows) in by_day {
+        day_rows.sort_by(|a, b| {
+            a.observed_at
+                .cmp(&b.observed_at)
+                .then_with(|| a.subject.cmp(&b.subject))
+        });
+        let mut day_clusters: Vec<Vec<Member<'a>>> = Vec::new();
+        for a in day_rows {
+            let title = DigestRow::of(a).as_stored("title").unwrap_or("");
+            let m = Member {
+                row: a,
+                tokens: token_set(&format!("{title} {}", a.object), EVIDENCE_MIN_TOKEN_LEN),
+            };
+            match day_clusters
+                .iter_mut()
+                .find(|c| c.iter().any(|b| jaccard(&m.tokens, &b.tokens) >= floor))
+            {
+                Some(c) => c.push(m),
+                None => day_clusters.push(vec![m]),
+            }
+        }
+        out.extend(day_clusters.into_iter().filter(|c| c.len() >= min));
+    }
+    out
+}
+
+/// The day summary of one cluster as the pass composes it: the witness's
+/// digest (the longest member digest, the first on a tie) as its provisional
+/// body, no title (both are the author's), `summarizes` edges to every
+/// member, the members' participants and keywords, and who ran the pass.
+fn day_summary(c: &[Member<'_>], day: &str, actor: &str) -> MemoryRecordInput {
+    let mut witness = c[0].row;
+    for m in c {
+        if m.row.object.chars().count() > witness.object.chars().count() {
+            witness = m.row;
+        }
+    }
+    let mut participants: Vec<String> = Vec::new();
+    let mut keywords: Vec<String> = Vec::new();
+    for m in c {
+        let view = DigestRow::of(m.row);
+        for p in strings(view.get("participants")) {
+            if !participants.contains(&p) {
+                participants.push(p);
+            }
+        }
+        for k in strings(view.get("keywords")) {
+            if !keywords.contains(&k) && keywords.len() < DEDUP_KEYWORD_BOUND {
+                keywords.push(k);
+            }
+        }
+    }
+    let mut record = MemoryRecordInput::new(RecordKind::Summary, "", &witness.object);
+    record.title = None;
+    record.participants = participants;
+    record.keywords = keywords;
+    record.edges = c
+        .iter()
+        .map(|m| ("summarizes".to_owned(), m.row.subject.clone()))
+        .collect();
+    record
+        .attributes
+        .insert("digest_method".into(), json!(DEDUP_DIGEST_METHOD));
+    record
+        .attributes
+        .insert("dedup_members".into(), json!(c.len()));
+    record.attributes.insert("origin_date".into(), json!(day));
+    record.provenance.insert("actor".into(), json!(actor));
+    record
+        .provenance
+        .insert("source".into(), json!(DEDUP_SOURCE));
+    record
+}
+
+/// The strings of a list attribute (anything else: none).
+fn strings(v: Option<&Value>) -> Vec<String> {
+    match v {
+        Some(Value::Array(items)) => items
+            .iter()
+            .filter_map(Value::as_str)
+            .map(str::to_owned)
+            .collect(),
+        _ => Vec::new(),
+    }
+}

@@ -1,0 +1,114 @@
+//! The standing dreams: `unresolved_dreams`, the pure read of the dreams whose
+//! tension still stands (the recurring dreams a host may wake for, and the
+//! parents a new dream chains to).
+//!
+//! A dream stands while its `continuation_state` is `unresolved` or
+//! `continued` (a continuation re-lights the tension it continues: were it
+//! not standing itself, it could never resolve when its lineage settles).
+//! With a journal, closed dreams and dreams a latest-hidden binding of the
+//! pair hides leave the set; without one this is a layer-1 read of store
+//! truth. Oldest first (`observed_at`, then assertion id).
+//!
+//! Spec: api.md "Consolidation (sleep and dreams)" (`unresolved_dreams`),
+//! memory-system.md "Dreams" ("unresolved dreams chain and stand as
+//! `unresolved_dreams(...)`"). The spec names `unresolved` only; `continued`
+//! stands too as in 0.3.2 (`consolidation.unresolved_dreams`), which the spec
+//! leaves open.
+
+use crate::error::{Error, Result};
+use crate::kinds::RecordKind;
+use crate::pair_folds::PairFolds;
+use crate::record::DigestRow;
+use am_journal::MemoryJournal;
+use am_triples::{TripleAssertion, TripleQuery, TripleStore};
+use serde::{Deserialize, Serialize};
+
+fn hundred() -> usize {
+    100
+}
+
+/// The continuation states of a dream that still stands.
+pub const STANDING_CONTINUATION_STATES: [&str; 2] = ["unresolved", "continued"];
+
+/// `unresolved_dreams(store, *, scope, owner_id, journal=None, limit=100)`'s
+/// keywords (the journal is the function's other argument).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct UnresolvedDreams {
+    /// The dreams' scope.
+    pub scope: String,
+    /// The dreamer (blank: any owner).
+    pub owner_id: String,
+    /// At most this many, oldest first (0: all).
+    #[serde(default = "hundred")]
+    pub limit: usize,
+}
+
+impl UnresolvedDreams {
+    /// The standing dreams of `(scope, owner_id)`, at most 100.
+    pub fn new(scope: &str, owner_id: &str) -> Self {
+        UnresolvedDreams {
+            scope: scope.to_owned(),
+            owner_id: owner_id.to_owned(),
+            limit: hundred(),
+        }
+    }
+}
+
+/// Whether `row` is a standing dream's digest row: `record_kind = "dream"`
+/// with a standing `continuation_state`, both read exactly as stored.
+pub(crate) fn is_standing_dream(row: &TripleAssertion) -> bool {
+    let view = DigestRow::of(row);
+    view.kind() == Some(RecordKind::Dream)
+        && view
+            .as_stored("continuation_state")
+            .is_some_and(|s| STANDING_CONTINUATION_STATES.contains(&s))
+}
+
+/// The standing dreams of one pair, oldest first: `kind = "dream"` digest
+/// rows whose `continuation_state` is `unresolved` or `continued`; with
+/// `journal`, closures and the pair's hidden bindings folded at its head.
+///
+/// # Errors
+/// `InvalidInput` for a blank scope; the store's or journal's failure.
+pub fn unresolved_dreams(
+    store: &dyn TripleStore,
+    journal: Option<&dyn MemoryJournal>,
+    args: &UnresolvedDreams,
+) -> Result<Vec<TripleAssertion>> {
+    let scope = args.scope.trim();
+    if scope.is_empty() {
+        return Err(Error::invalid(format!(
+            "unresolved_dreams needs a non-empty scope, got {:?}",
+            args.scope
+        )));
+    }
+    let owner = args.owner_id.trim();
+    let mut rows: Vec<TripleAssertion> = store
+        .query(&TripleQuery {
+            scope: Some(scope.to_owned()),
+            owner_id: (!owner.is_empty()).then(|| owner.to_owned()),
+            limit: 0,
+            ..TripleQuery::default()
+        })?
+        .into_iter()
+        .filter(is_standing_dream)
+        .collect();
+    if let Some(j) = journal {
+        let folds = PairFolds::load(store, j, &scope.to_lowercase(), owner, j.current_seq()?)?;
+        rows.retain(|a| {
+            !a.assertion_id
+                .as_deref()
+                .is_some_and(|id| folds.excludes(id))
+        });
+    }
+    rows.sort_by(|a, b| {
+        a.observed_at
+            .cmp(&b.observed_at)
+            .then_with(|| a.assertion_id.cmp(&b.assertion_id))
+    });
+    if args.limit > 0 {
+        rows.truncate(args.limit);
+    }
+    Ok(rows)
+}

@@ -1,0 +1,344 @@
+//! The cursor that bounds `maintenance_due` (api.md: "the answer is folded
+//! from the store's `assertions_after` feed, per (store, journal, scopes) in
+//! the process, so a check reads only the rows written since the previous
+//! check and re-reads the journal's formation bindings only when the journal
+//! moved ... Same answer as the full scan").
+//!
+//! One [`PairsFold`] per pair list asked for, kept on the system (a cache:
+//! [`crate::locks::CacheLock`]). It holds what the check needs and nothing
+//! else:
+//!
+//! - the structure's two counts, folded row by row: each substrate record's
+//!   title key (duplicate groups are the keys held by two or more records),
+//!   which records are maintenance candidates, every component-relation edge
+//!   by endpoint, and which records have a component neighbour (isolated =
+//!   records without one). Rows only arrive (the store is append-only), so a
+//!   record's links only grow: a record arriving links to the neighbours its
+//!   earlier edges named, an edge arriving links two records already there;
+//! - per pair, the seqs of its `remember` bindings, sorted, so the count
+//!   after any anchor is one binary search;
+//! - the sleep artifacts (dreams, maintenance candidates) and the highest
+//!   seq of their bindings: `last_maintenance_seq`.
+//!
+//! A check follows each pair's change feed from its cursor (one index probe
+//! per pair when nothing is new) and, only when the journal's seq moved, its
+//! tail (`replay_records` since the seq read through). What the feed cannot
+//! show is caught and answered by a rebuild from nothing: a digest row
+//! rewritten in place (it keeps its feed position; its understanding version
+//! lands in the journal's tail, `revision_records`), and a subject whose
+//! digest row arrives twice (which of two rows the full scan keeps depends
+//! on its read order). A store without the feed is read whole every time.
+
+use std::collections::{HashMap, HashSet};
+
+use am_journal::{BindingFilter, BindingSource, JournalRecord, MemoryJournal};
+use am_triples::text::title_key;
+use am_triples::{ErrorKind, TripleAssertion, TripleStore};
+
+use super::tuning::COMPONENT_RELATIONS;
+use crate::error::Result;
+use crate::record::DigestRow;
+
+/// Change-feed page size.
+const FEED_PAGE: usize = 1000;
+
+/// The folds of every pair list asked for on one system.
+#[derive(Default)]
+pub(crate) struct DueCursors {
+    folds: HashMap<Vec<(String, String)>, PairsFold>,
+}
+
+/// What a fold answers: the anchor's formations and the structure's counts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct DueCounts {
+    /// `last_maintenance_seq` over the pairs.
+    pub(crate) artifact_seq: i64,
+    /// Duplicate-title groups.
+    pub(crate) duplicate_groups: u64,
+    /// Isolated records.
+    pub(crate) isolated: u64,
+}
+
+impl DueCursors {
+    /// Bring the fold of `pairs` up to date and answer; `None` when the
+    /// store has no change feed (the caller reads whole).
+    pub(crate) fn check(
+        &mut self,
+        store: &dyn TripleStore,
+        journal: &dyn MemoryJournal,
+        pairs: &[(String, String)],
+    ) -> Result<Option<(DueCounts, FormationSeqs<'_>)>> {
+        let fold = self
+            .folds
+            .entry(pairs.to_vec())
+            .or_insert_with(|| PairsFold::new(pairs));
+        if !fold.refresh(store, journal)? {
+            fold.reset();
+            return Ok(None);
+        }
+        Ok(Some((fold.counts(), FormationSeqs(&fold.formations))))
+    }
+}
+
+/// Each pair's `remember` binding seqs, sorted.
+pub(crate) struct FormationSeqs<'a>(&'a [Vec<i64>]);
+
+impl FormationSeqs<'_> {
+    /// Formations strictly after `anchor`, over every pair.
+    pub(crate) fn after(&self, anchor: i64) -> u64 {
+        self.0
+            .iter()
+            .map(|seqs| seqs.len() - seqs.partition_point(|s| *s <= anchor))
+            .map(|n| u64::try_from(n).unwrap_or(u64::MAX))
+            .sum()
+    }
+}
+
+/// One pair list's fold.
+struct PairsFold {
+    pairs: Vec<(String, String)>,
+    /// Per pair: its feed cursor.
+    cursors: Vec<i64>,
+    /// The journal seq the tail was read through (`-1`: not yet).
+    journal_seq: i64,
+    /// Substrate records: graph id → title key.
+    records: HashMap<String, String>,
+    /// Title key → how many records hold it.
+    titles: HashMap<String, u64>,
+    /// Keys held by two or more records.
+    duplicate_groups: u64,
+    /// Maintenance candidates among the records.
+    candidates: HashSet<String>,
+    /// Component-relation edges by endpoint (both directions, deduplicated).
+    edges: HashMap<String, HashSet<String>>,
+    /// Records with at least one component neighbour.
+    linked: HashSet<String>,
+    /// Every subject a digest row was read for (a second row rebuilds).
+    subjects: HashSet<String>,
+    /// Per pair: `remember` binding seqs, sorted.
+    formations: Vec<Vec<i64>>,
+    /// Dreams and maintenance candidates.
+    artifacts: HashSet<String>,
+    /// The highest binding seq of any artifact.
+    artifact_seq: i64,
+    /// Read whole from now on: the store has no feed, or holds a subject
+    /// with two digest rows.
+    read_whole: bool,
+    /// This refresh started from nothing.
+    fresh: bool,
+}
+
+impl PairsFold {
+    fn new(pairs: &[(String, String)]) -> Self {
+        PairsFold {
+            pairs: pairs.to_vec(),
+            cursors: vec![0; pairs.len()],
+            journal_seq: -1,
+            records: HashMap::new(),
+            titles: HashMap::new(),
+            duplicate_groups: 0,
+            candidates: HashSet::new(),
+            edges: HashMap::new(),
+            linked: HashSet::new(),
+            subjects: HashSet::new(),
+            formations: vec![Vec::new(); pairs.len()],
+            artifacts: HashSet::new(),
+            artifact_seq: 0,
+            read_whole: false,
+            fresh: true,
+        }
+    }
+
+    fn reset(&mut self) {
+        let read_whole = self.read_whole;
+        *self = PairsFold::new(&self.pairs);
+        self.read_whole = read_whole;
+    }
+
+    fn counts(&self) -> DueCounts {
+        DueCounts {
+            artifact_seq: self.artifact_seq,
+            duplicate_groups: self.duplicate_groups,
+            isolated: u64::try_from(self.records.len() - self.linked.len()).unwrap_or(u64::MAX),
+        }
+    }
+
+    /// Follow the journal's tail and the store's feeds; `false` when the
+    /// store has no feed.
+    fn refresh(&mut self, store: &dyn TripleStore, journal: &dyn MemoryJournal) -> Result<bool> {
+        if self.read_whole {
+            return Ok(false);
+        }
+        for _attempt in 0..2 {
+            self.fresh = self.journal_seq < 0;
+            let head = journal.current_seq()?;
+            let rebuild = self.journal_seq >= 0
+                && head != self.journal_seq
+                && !journal
+                    .revision_records(self.journal_seq, Some(head))?
+                    .is_empty();
+            if rebuild {
+                self.reset();
+                continue;
+            }
+            if head != self.journal_seq {
+                self.follow_journal(journal, head)?;
+            }
+            match self.follow_store(store, journal) {
+                Ok(true) => return Ok(true),
+                Ok(false) if self.fresh => {
+                    // A subject whose digest row is stored twice: this fold
+                    // cannot say which row the full scan keeps.
+                    self.read_whole = true;
+                    self.reset();
+                    return Ok(false);
+                }
+                Ok(false) => {
+                    // A subject arrived twice: rebuild from nothing.
+                    self.reset();
+                }
+                Err(e) if e.kind() == ErrorKind::Unsupported => {
+                    self.read_whole = true;
+                    return Ok(false);
+                }
+                Err(e) => {
+                    self.reset();
+                    return Err(e);
+                }
+            }
+        }
+        // The second attempt started from nothing; what still asks for a
+        // rebuild is answered by reading whole.
+        self.reset();
+        Ok(false)
+    }
+
+    /// The journal's tail after the seq read through, up to `head`.
+    fn follow_journal(&mut self, journal: &dyn MemoryJournal, head: i64) -> Result<()> {
+        let since = self.journal_seq.max(0);
+        for r in journal.replay_records(since, Some(head))? {
+            let JournalRecord::Binding(b) = r else {
+                continue;
+            };
+            if self.artifacts.contains(&b.record_id) {
+                self.artifact_seq = self.artifact_seq.max(b.seq);
+            }
+            if b.source != BindingSource::Remember {
+                continue;
+            }
+            for (i, (scope, owner)) in self.pairs.iter().enumerate() {
+                if b.scope == *scope && b.owner_id == *owner {
+                    let seqs = &mut self.formations[i];
+                    let at = seqs.partition_point(|s| *s <= b.seq);
+                    seqs.insert(at, b.seq);
+                }
+            }
+        }
+        self.journal_seq = head;
+        Ok(())
+    }
+
+    /// Every pair's feed after its cursor; `Ok(false)` asks for a rebuild.
+    fn follow_store(
+        &mut self,
+        store: &dyn TripleStore,
+        journal: &dyn MemoryJournal,
+    ) -> Result<bool> {
+        for i in 0..self.pairs.len() {
+            loop {
+                let (scope, owner) = &self.pairs[i];
+                let page = store.assertions_after(
+                    self.cursors[i],
+                    Some(scope),
+                    (!owner.is_empty()).then_some(owner.as_str()),
+                    FEED_PAGE,
+                )?;
+                let full = page.rows.len() >= FEED_PAGE;
+                for (_, a) in &page.rows {
+                    if !self.ingest(a, journal)? {
+                        return Ok(false);
+                    }
+                }
+                self.cursors[i] = self.cursors[i].max(page.next_cursor);
+                if !full {
+                    break;
+                }
+            }
+        }
+        Ok(true)
+    }
+
+    /// Fold one row; `Ok(false)` when its subject's digest row was read
+    /// before.
+    fn ingest(&mut self, a: &TripleAssertion, journal: &dyn MemoryJournal) -> Result<bool> {
+        let row = DigestRow::of(a);
+        if (row.as_stored("record_kind") == Some("dream") || row.flag("maintenance_candidate"))
+            && self.artifacts.insert(a.subject.clone())
+        {
+            for b in journal.bindings(&BindingFilter::record(&a.subject))? {
+                self.artifact_seq = self.artifact_seq.max(b.seq);
+            }
+        }
+        if row.is_edge() {
+            if COMPONENT_RELATIONS.contains(&am_triples::assertion::py_strip(&a.predicate)) {
+                let (s, o) = (a.subject.clone(), a.object.clone());
+                self.edges.entry(s.clone()).or_default().insert(o.clone());
+                self.edges.entry(o.clone()).or_default().insert(s.clone());
+                if self.joins(&s, &o) {
+                    self.linked.insert(s);
+                    self.linked.insert(o);
+                }
+            }
+            return Ok(true);
+        }
+        let Some(kind) = row.nonempty("record_kind") else {
+            return Ok(true);
+        };
+        if !self.subjects.insert(a.subject.clone()) {
+            return Ok(false);
+        }
+        if kind == "dream" || kind == "world_model" || row.flag("bookkeeping") {
+            return Ok(true);
+        }
+        if row.flag("maintenance_candidate") {
+            self.candidates.insert(a.subject.clone());
+        }
+        let title = am_triples::text::py_str(row.get("title").unwrap_or(&serde_json::Value::Null));
+        let key = if am_triples::assertion::json_truthy(row.get("title")) {
+            title_key(am_triples::assertion::py_strip(&title))
+        } else {
+            String::new()
+        };
+        if !key.is_empty() {
+            let n = self.titles.entry(key.clone()).or_default();
+            *n += 1;
+            if *n == 2 {
+                self.duplicate_groups += 1;
+            }
+        }
+        let rid = a.subject.clone();
+        self.records.insert(rid.clone(), key);
+        let peers: Vec<String> = self
+            .edges
+            .get(&rid)
+            .map(|p| p.iter().cloned().collect())
+            .unwrap_or_default();
+        for peer in peers {
+            if self.joins(&rid, &peer) {
+                self.linked.insert(rid.clone());
+                self.linked.insert(peer);
+            }
+        }
+        Ok(true)
+    }
+
+    /// Whether an edge between `a` and `b` is adjacency now: two distinct
+    /// records, neither a maintenance candidate.
+    fn joins(&self, a: &str, b: &str) -> bool {
+        a != b
+            && self.records.contains_key(a)
+            && self.records.contains_key(b)
+            && !self.candidates.contains(a)
+            && !self.candidates.contains(b)
+    }
+}

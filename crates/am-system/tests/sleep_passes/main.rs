@@ -1,0 +1,16 @@
+//! The sleep faculty's write passes and their reads, one test per contract
+//! sentence, each on both stacks (the in-memory pair and the SQLite home):
+//! `unresolved_dreams` (`dreams`), `wake_cue_dedup_pass` (`dedup`), and the
+//! rules the issue states for every pass (`rules`: sleep proposes, waking
+//! evidence disposes; one transaction; idempotent). `oracle` compares
+//! `unresolved_dreams` with AbstractMemory 0.3.2 on the same home.
+
+#[path = "../common/mod.rs"]
+mod common;
+
+mod consolidation;
+mod dedup;
+mod dreams;
+mod oracle;
+mod resolution;
+mod support;

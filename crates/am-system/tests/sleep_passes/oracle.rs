@@ -1,0 +1,343 @@
+//! Differential test of `unresolved_dreams` against AbstractMemory 0.3.2 on
+//! the same home: `tests/oracle/dreams_home.py` lives a home of dreams with
+//! 0.3.2 (every continuation state, out of time order, two owners and two
+//! scopes, a closed and a hidden dream, a dream-shaped episode), copies it,
+//! and prints 0.3.2's answers for seven argument variants. The Rust side opens
+//! the copy (the SQLite stack) and a row-for-row, seq-for-seq copy of it in
+//! the in-memory pair, and must answer the same rows in the same order.
+//!
+//! `consolidation_pass` likewise (`tests/oracle/consolidation_home.py`, the
+//! sleep reports' generator: a lived home, its crafted batch, 0.3.2's own
+//! nights): its `report_only` dry runs value for value (prose by
+//! structure; our `authoring` receipt, the spec's, checked empty and then
+//! set aside), and its writes, run in the same order on the same starting
+//! file, forming the same candidate ids for the same proposals and sources
+//! and skipping the same ones (the candidates' title and summary are
+//! authored or pending here, 0.3.2's its own words: compared by id).
+//!
+//! `resolve_dreams_pass` likewise (`tests/oracle/resolution_home.py`: the
+//! same generator with two of 0.3.2's nights, then a lived record joining
+//! the first proposal of one standing dream per pair): per pair, the dry
+//! run and the write at the default fraction, then at a low fraction the dry
+//! run, the write and the write again, value for value (prose by
+//! structure), in order on the same starting file.
+//!
+//! Needs `AM_ORACLE_PYTHON` (a python with `abstractmemory==0.3.2`).
+
+use am_backend_sqlite::journal::SQLiteJournal;
+use am_backend_sqlite::{SQLiteTripleStore, SqliteHome, SqliteStoreOptions};
+use am_journal::{InMemoryJournal, JournalRecord, MemoryJournal};
+use am_system::sleep::{
+    ConsolidationPass, ResolveDreams, SleepTuning, UnresolvedDreams, unresolved_dreams,
+};
+use am_system::{MemorySystem, SystemOptions};
+use am_triples::{InMemoryTripleStore, Order, TripleQuery, TripleStore};
+use serde_json::Value;
+use std::path::Path;
+use std::process::Command;
+use std::sync::Arc;
+
+fn oracle(dir: &Path) -> Value {
+    run_script("dreams_home.py", &[dir.to_str().unwrap()])
+}
+
+fn run_script(name: &str, args: &[&str]) -> Value {
+    let python = std::env::var("AM_ORACLE_PYTHON").unwrap_or_else(|_| {
+        panic!(
+            "AM_ORACLE_PYTHON is not set: point it at a python with abstractmemory==0.3.2 installed \
+             (cargo xtask test sets it); this differential test cannot run without the oracle"
+        )
+    });
+    let script = format!("{}/tests/oracle/{name}", env!("CARGO_MANIFEST_DIR"));
+    let out = Command::new(&python)
+        .arg(&script)
+        .args(args)
+        .output()
+        .unwrap_or_else(|e| panic!("could not run {python} {script}: {e}"));
+    assert!(
+        out.status.success(),
+        "the generator failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("the generator printed JSON")
+}
+
+type Pair = (&'static str, Arc<dyn TripleStore>, Arc<dyn MemoryJournal>);
+
+/// The copied SQLite home, and the same rows and journal records appended in
+/// order to an in-memory pair.
+fn stacks(dir: &Path) -> (SqliteHome, Vec<Pair>) {
+    let home = SqliteHome::open(dir.join("rust.sqlite3")).unwrap();
+    let store: Arc<dyn TripleStore> =
+        Arc::new(SQLiteTripleStore::with_home(&home, None, SqliteStoreOptions::default()).unwrap());
+    let journal: Arc<dyn MemoryJournal> = Arc::new(SQLiteJournal::open(&home).unwrap());
+    let mem_store: Arc<dyn TripleStore> = Arc::new(InMemoryTripleStore::new(None));
+    let rows = store
+        .query(&TripleQuery {
+            limit: 0,
+            order: Order::Asc,
+            ..TripleQuery::default()
+        })
+        .unwrap();
+    mem_store.add(&rows).unwrap();
+    let mem_journal: Arc<dyn MemoryJournal> = Arc::new(InMemoryJournal::new());
+    for r in journal.replay_records(0, None).unwrap() {
+        let seq = r.seq();
+        let stored = match r {
+            JournalRecord::Event(e) => mem_journal.append_events(&[e]).unwrap()[0].seq,
+            JournalRecord::Binding(b) => mem_journal.append_binding(&b).unwrap().seq,
+            JournalRecord::Closure(c) => mem_journal.append_closure(&c).unwrap().seq,
+            JournalRecord::Trace(t) => mem_journal.append_trace(&t).unwrap().seq,
+            JournalRecord::Snapshot(s) => mem_journal.append_snapshot(&s).unwrap().seq,
+            JournalRecord::Valence(v) => mem_journal.append_valence(&[v]).unwrap()[0].seq,
+            JournalRecord::Version(v) => mem_journal.append_version(&v).unwrap().seq,
+        };
+        assert_eq!(stored, seq, "the in-memory copy keeps the seq axis");
+    }
+    (
+        home,
+        vec![
+            ("sqlite", store, journal),
+            ("memory", mem_store, mem_journal),
+        ],
+    )
+}
+
+#[test]
+fn unresolved_dreams_answers_as_0_3_2_on_the_same_home_for_every_variant() {
+    let dir = tempfile::tempdir().unwrap();
+    let expected = oracle(dir.path());
+    let (_home, pairs) = stacks(dir.path());
+    let variants: [(&str, &str, &str, Option<usize>, bool); 7] = [
+        ("journal", "life", "castor", None, true),
+        ("no_journal", "life", "castor", None, false),
+        ("limit_2", "life", "castor", Some(2), true),
+        ("limit_0", "life", "castor", Some(0), true),
+        ("any_owner", "life", "", None, true),
+        ("work", "work", "castor", None, true),
+        ("pollux", "life", "pollux", None, false),
+    ];
+    for (name, store, journal) in &pairs {
+        for (variant, scope, owner, limit, with_journal) in variants {
+            let mut args = UnresolvedDreams::new(scope, owner);
+            if let Some(l) = limit {
+                args.limit = l;
+            }
+            let j = with_journal.then_some(journal.as_ref());
+            let got: Vec<Value> = unresolved_dreams(store.as_ref(), j, &args)
+                .unwrap()
+                .into_iter()
+                .map(|a| serde_json::json!([a.subject, a.assertion_id]))
+                .collect();
+            assert_eq!(
+                Value::Array(got),
+                expected["variants"][variant],
+                "[{name}] variant {variant}"
+            );
+        }
+    }
+    // The home exercises what it claims to.
+    let journal_rows = expected["variants"]["journal"].as_array().unwrap().len();
+    let raw_rows = expected["variants"]["no_journal"].as_array().unwrap().len();
+    assert!(raw_rows > journal_rows, "the folds removed something");
+}
+
+/// The prose keys: ours, compared by structure.
+const PROSE: [&str; 6] = [
+    "action",
+    "reason",
+    "summary",
+    "review_action",
+    "caveat",
+    "reasons",
+];
+
+/// Replace every prose value by its shape (a non-empty string, or a list of
+/// them, becomes `"<prose>"`, or a list of as many).
+fn prose_by_structure(v: &mut Value) {
+    match v {
+        Value::Object(m) => {
+            for (k, x) in m.iter_mut() {
+                if PROSE.contains(&k.as_str()) {
+                    *x = match &*x {
+                        Value::String(s) if !s.trim().is_empty() => serde_json::json!("<prose>"),
+                        Value::Array(items)
+                            if items
+                                .iter()
+                                .all(|i| i.as_str().is_some_and(|s| !s.trim().is_empty())) =>
+                        {
+                            serde_json::json!(vec!["<prose>"; items.len()])
+                        }
+                        other => serde_json::json!({ "not prose": other.clone() }),
+                    };
+                } else {
+                    prose_by_structure(x);
+                }
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(prose_by_structure),
+        _ => {}
+    }
+}
+
+/// The first difference between two JSON values, by path (numbers compared
+/// as numbers).
+fn first_difference(ours: &Value, theirs: &Value, path: &str) -> Option<String> {
+    match (ours, theirs) {
+        (Value::Object(a), Value::Object(b)) => {
+            for k in a.keys().chain(b.keys()) {
+                match (a.get(k), b.get(k)) {
+                    (Some(x), Some(y)) => {
+                        if let Some(d) = first_difference(x, y, &format!("{path}.{k}")) {
+                            return Some(d);
+                        }
+                    }
+                    (x, y) => return Some(format!("{path}.{k}: ours {x:?}, 0.3.2 {y:?}")),
+                }
+            }
+            None
+        }
+        (Value::Array(a), Value::Array(b)) if a.len() == b.len() => a
+            .iter()
+            .zip(b)
+            .enumerate()
+            .find_map(|(i, (x, y))| first_difference(x, y, &format!("{path}[{i}]"))),
+        (Value::Number(a), Value::Number(b)) if a.as_f64() == b.as_f64() => None,
+        _ if ours == theirs => None,
+        _ => Some(format!("{path}: ours {ours}, 0.3.2 {theirs}")),
+    }
+}
+
+fn pass_args(call: &Value) -> ConsolidationPass {
+    let scopes: Vec<(String, String)> = call["scopes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            (
+                p[0].as_str().unwrap().to_owned(),
+                p[1].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect();
+    let refs: Vec<(&str, &str)> = scopes
+        .iter()
+        .map(|(s, o)| (s.as_str(), o.as_str()))
+        .collect();
+    let mut args = ConsolidationPass::new(&refs, call["owner_id"].as_str().unwrap());
+    if let Some(m) = call.get("max_candidates") {
+        args.max_candidates = m.as_i64().unwrap();
+    }
+    if let Some(l) = call.get("scan_limit") {
+        args.scan_limit = Some(usize::try_from(l.as_u64().unwrap()).unwrap());
+    }
+    if let Some(a) = call.get("as_of") {
+        args.as_of = Some(a.as_i64().unwrap());
+    }
+    if let Some(t) = call.get("tuning") {
+        args.tuning = serde_json::from_value::<SleepTuning>(t.clone()).unwrap();
+    }
+    args
+}
+
+#[test]
+fn consolidation_pass_answers_as_0_3_2_on_the_same_home_dry_runs_and_writes() {
+    for (seed, nights) in [(7_u64, 0_u32), (11, 1)] {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path().to_str().unwrap();
+        let expected = run_script(
+            "consolidation_home.py",
+            &[&seed.to_string(), d, "small", &nights.to_string()],
+        );
+        let (_home, pairs) = stacks(dir.path());
+        for (name, store, journal) in &pairs {
+            let system = MemorySystem::with_options(
+                store.clone(),
+                journal.clone(),
+                SystemOptions {
+                    task_queue: true,
+                    ..SystemOptions::default()
+                },
+            )
+            .unwrap();
+            for dry in expected["dry"].as_array().unwrap() {
+                let mut args = pass_args(&dry["args"]);
+                args.report_only = true;
+                let r = system.consolidation_pass(&args, None).unwrap().value;
+                assert!(r.authoring.authored.is_empty() && r.authoring.failures.is_empty());
+                let mut ours = serde_json::to_value(&r).unwrap();
+                ours.as_object_mut().unwrap().remove("authoring");
+                let mut theirs = dry["result"].clone();
+                prose_by_structure(&mut ours);
+                prose_by_structure(&mut theirs);
+                if let Some(diff) = first_difference(&ours, &theirs, "") {
+                    panic!("[{name} seed {seed}] dry run {}: {diff}", dry["args"]);
+                }
+            }
+            let mut formed = 0;
+            for w in expected["writes"].as_array().unwrap() {
+                let r = system
+                    .consolidation_pass(&pass_args(&w["args"]), None)
+                    .unwrap()
+                    .value;
+                let mut ours = serde_json::json!({
+                    "created": r.created, "skipped": r.skipped, "created_count": r.created_count,
+                });
+                let mut theirs = serde_json::json!({
+                    "created": w["created"], "skipped": w["skipped"], "created_count": w["created_count"],
+                });
+                prose_by_structure(&mut ours);
+                prose_by_structure(&mut theirs);
+                if let Some(diff) = first_difference(&ours, &theirs, "") {
+                    panic!("[{name} seed {seed}] write {}: {diff}", w["args"]);
+                }
+                assert_eq!(
+                    r.authoring.failures.len(),
+                    r.created_count,
+                    "each formed one pending"
+                );
+                formed += r.created_count;
+            }
+            if nights == 0 {
+                assert!(formed > 0, "[{name}] the fresh home formed a candidate");
+            }
+        }
+    }
+}
+
+#[test]
+fn resolve_dreams_pass_answers_as_0_3_2_on_the_same_home_dry_runs_and_writes() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_str().unwrap();
+    let expected = run_script("resolution_home.py", &["7", d, "small", "2"]);
+    let (_home, pairs) = stacks(dir.path());
+    for (name, store, journal) in &pairs {
+        let system = MemorySystem::with_options(
+            store.clone(),
+            journal.clone(),
+            SystemOptions {
+                task_queue: true,
+                ..SystemOptions::default()
+            },
+        )
+        .unwrap();
+        let mut closed = 0;
+        for run in expected["runs"].as_array().unwrap() {
+            let scope = run["scopes"][0][0].as_str().unwrap();
+            let owner = run["owner_id"].as_str().unwrap();
+            let mut args = ResolveDreams::new(&[(scope, owner)], owner);
+            args.report_only = run["report_only"].as_bool().unwrap();
+            args.tuning = serde_json::from_value::<SleepTuning>(run["tuning"].clone()).unwrap();
+            let r = system.resolve_dreams_pass(&args).unwrap().value;
+            closed += r.resolved_count;
+            let mut ours = serde_json::to_value(&r).unwrap();
+            let mut theirs = run["result"].clone();
+            prose_by_structure(&mut ours);
+            prose_by_structure(&mut theirs);
+            if let Some(diff) = first_difference(&ours, &theirs, "") {
+                panic!("[{name}] {scope}/{owner} {}: {diff}", run["tuning"]);
+            }
+        }
+        assert!(closed > 0, "[{name}] the home resolved something");
+    }
+}
