@@ -618,3 +618,18 @@ fn records_since_maintenance_is_a_pure_read_and_refuses_an_empty_pair_list() {
         );
     });
 }
+
+#[test]
+fn records_with_a_stored_vector_are_not_unvectored() {
+    for (stack, _dir) in crate::maintenance::embedded_stacks() {
+        let s = &stack;
+        form(s, "vectored", many(3, "vectored"));
+        let f = since(s, &scoped()).fragmented.unwrap();
+        assert_eq!(
+            (f.count, f.unvectored, f.pending),
+            (0, 0, 0),
+            "[{}]",
+            s.name
+        );
+    }
+}
