@@ -232,14 +232,15 @@ fn the_nights_own_candidates_are_listed_apart_and_never_tended() {
     });
 }
 
-/// Both stacks with the offline embedder in the store, so formed rows
-/// carry vectors (the SQLite home's directory kept alive beside it).
+/// Both stacks (with their task queue) with the offline embedder in the
+/// store, so formed rows carry vectors (the SQLite home's directory kept alive beside it).
 pub(crate) fn embedded_stacks() -> Vec<(crate::common::Stack, Option<tempfile::TempDir>)> {
     use am_backend_sqlite::{SqliteHome, SqliteMemoryHome, SqliteStoreOptions};
     use std::sync::Arc;
     let e: Arc<dyn am_triples::TextEmbedder> = Arc::new(am_embed::OfflineEmbedder::new().unwrap());
     let options = || am_system::SystemOptions {
         clock: Some(crate::common::pinned_clock()),
+        task_queue: true,
         ..am_system::SystemOptions::default()
     };
     let store: Arc<dyn am_triples::TripleStore> =
