@@ -6,7 +6,7 @@
 //!
 //! The benches: `am-backend-sqlite` `store` and `journal`, `am-system`
 //! `reconstruct`, `formation`, `understanding`, `tasks`, `observe`, `entity`,
-//! `card` and `guard_cost` (the commit guard's cost in instructions, counted by callgrind
+//! `card`, `sleep` and `guard_cost` (the commit guard's cost in instructions, counted by callgrind
 //! when valgrind is installed: its rows print each guarded count beside the
 //! unguarded one against the 2 % target, beside the criterion medians'
 //! guarded/unguarded pairs), `am-embed` `offline`; then, when the release
@@ -43,6 +43,7 @@ const BENCHES: &[(&str, &str)] = &[
     ("am-system", "entity"),
     ("am-system", "guard_cost"),
     ("am-system", "card"),
+    ("am-system", "sleep"),
     ("am-embed", "offline"),
 ];
 
@@ -178,6 +179,40 @@ pub const FIGURES: &[Figure] = &[
             max_ns: Some(2.0 * MS),
         },
         target: "<= 2 ms",
+        python: None,
+    },
+    Figure {
+        label: "sleep: structural_report, 100k records",
+        id: "sleep/structural_report_100k",
+        kind: Kind::Latency {
+            max_ns: Some(1_000.0 * MS),
+        },
+        target: "<= 1 s",
+        python: None,
+    },
+    Figure {
+        label: "sleep: a pair's rows read whole, 100k records (structural_report's floor)",
+        id: "sleep/pair_rows_read_100k",
+        kind: Kind::Latency { max_ns: None },
+        target: "-",
+        python: None,
+    },
+    Figure {
+        label: "sleep: maintenance_due, first check on a fresh system, 100k records",
+        id: "sleep/maintenance_due_first_check_100k",
+        kind: Kind::Latency {
+            max_ns: Some(1_000.0 * MS),
+        },
+        target: "<= 1 s",
+        python: None,
+    },
+    Figure {
+        label: "sleep: maintenance_due repeated, nothing new, 100k records",
+        id: "sleep/maintenance_due_nothing_new_100k",
+        kind: Kind::Latency {
+            max_ns: Some(0.5 * MS),
+        },
+        target: "<= 0.5 ms",
         python: None,
     },
     Figure {

@@ -143,6 +143,11 @@ pub fn token_estimate(text: &str) -> usize {
 /// code point with a non-zero canonical combining class (in that order).
 pub fn fold_text(s: &str) -> String {
     use unicode_normalization::UnicodeNormalization;
+    // ASCII folds to its lowercase: case folding maps only A-Z there, and
+    // no ASCII character decomposes or combines.
+    if s.is_ascii() {
+        return s.to_ascii_lowercase();
+    }
     use unicode_normalization::char::canonical_combining_class;
     caseless::default_case_fold_str(s)
         .nfkd()

@@ -27,10 +27,11 @@
 //!   observed strictly after it; `fragmented` is the share of the live home a
 //!   sleep would make whole.
 //!
-//! `fragmented` today: `provisional` counts the records placed in a topic
-//! provisionally since the night, and no community placement exists in this
-//! port yet (no `placed` event is ever written), so it is `0` until
-//! communities land; `unvectored` counts the live records without a stored
+//! `fragmented`: `provisional` counts the distinct records the `placed`
+//! events above the night's seq name in the pairs (a record's provisional
+//! community; a placed record closed since counts there only). Nothing in
+//! this port writes a `placed` event yet (communities have not landed), so
+//! today it is `0`; `unvectored` counts the live records without a stored
 //! vector, leaving out a record whose formation edges all name closed
 //! records (nothing can ever place it, the sleep pass's `unplaced_closed`);
 //! `pending` counts the live records whose title or summary is still being
@@ -282,8 +283,9 @@ pub struct Fragmented {
     pub count: u64,
     /// `count` over the live formed records (`0.0` for an empty home).
     pub share: f64,
-    /// Records placed in a topic provisionally since the night (no
-    /// community placement exists in this port yet: `0`).
+    /// Records placed in a topic provisionally since the night (`placed`
+    /// events; nothing in this port places a record yet, so `0` until
+    /// communities land). A placed record closed since counts here only.
     pub provisional: u64,
     /// Live records without a stored vector (a record whose every formation
     /// edge names a closed record left out).
@@ -492,6 +494,49 @@ impl MemorySystem {
                         .all(|t| closed_subjects.contains(t) && !live_ids.contains(t))
             })
         };
+        // Provisional placements: the records the `placed` events above the
+        // night name (graph id or digest assertion id), in the pairs read.
+        let night_seq = last.as_ref().map_or(0, |r| r.seq);
+        let event_pairs: Vec<(String, String)> = match &pairs {
+            Some(p) => p.clone(),
+            None => {
+                let mut p: Vec<(String, String)> = rows
+                    .iter()
+                    .map(|a| (a.scope.clone(), a.owner_id.clone().unwrap_or_default()))
+                    .collect();
+                p.sort();
+                p.dedup();
+                p
+            }
+        };
+        let mut subject_of: HashMap<&str, &str> = HashMap::new();
+        for a in &rows {
+            if let Some(aid) = a.assertion_id.as_deref()
+                && !DigestRow::of(a).is_edge()
+            {
+                subject_of.insert(aid, &a.subject);
+            }
+        }
+        let mut placed: HashSet<String> = HashSet::new();
+        for (scope, owner) in &event_pairs {
+            let filter = am_journal::EventFilter {
+                kinds: vec![am_journal::EventKind::Placed.as_str().to_owned()],
+                since_seq: Some(night_seq),
+                limit: 0,
+                ..am_journal::EventFilter::new(scope, owner)
+            };
+            for e in self.journal().events(&filter)? {
+                if e.seq <= night_seq {
+                    continue;
+                }
+                if let Some(rid) = e.record_id {
+                    let rid = subject_of
+                        .get(rid.as_str())
+                        .map_or(rid.clone(), |s| (*s).to_owned());
+                    placed.insert(rid);
+                }
+            }
+        }
         let (mut unvectored, mut pending, mut fragmented) = (0u64, 0u64, 0u64);
         for a in &digests {
             let aid = a.assertion_id.as_deref().unwrap_or_default();
@@ -500,8 +545,9 @@ impl MemorySystem {
             let is_pending = !DigestRow::of(a).pending().is_empty();
             unvectored += u64::from(no_vector);
             pending += u64::from(is_pending);
-            fragmented += u64::from(no_vector || is_pending);
+            fragmented += u64::from(no_vector || is_pending || placed.contains(&a.subject));
         }
+        let provisional = count(placed.len());
         let live = count(digests.len());
         #[allow(clippy::cast_precision_loss)] // counts far below 2^52
         let share = if live == 0 {
@@ -521,7 +567,7 @@ impl MemorySystem {
             fragmented: Some(Fragmented {
                 count: fragmented,
                 share,
-                provisional: 0,
+                provisional,
                 unvectored,
                 pending,
             }),

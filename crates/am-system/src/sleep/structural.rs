@@ -36,7 +36,12 @@
 //! Spec: api.md "Consolidation (sleep and dreams)" (`structural_report`);
 //! memory-system.md "Sleep".
 
-use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// std's maps with foldhash's per-process seeded hasher (ids are hashed
+/// hundreds of thousands of times per report; nothing reads them unsorted).
+type FastMap<K, V> = std::collections::HashMap<K, V, foldhash::fast::RandomState>;
+type FastSet<K> = std::collections::HashSet<K, foldhash::fast::RandomState>;
 
 use am_journal::{ClosureFilter, EventFilter, MemoryJournal};
 use am_triples::assertion::{json_truthy, py_strip};
@@ -227,7 +232,7 @@ pub fn structural_report(
 ) -> Result<Structure> {
     let pairs = sleep_pairs("structural_report", &args.scopes)?;
     let hi = anchor(journal, args.as_of)?;
-    let closed: HashSet<String> = if args.evidence_grade {
+    let closed: FastSet<String> = if args.evidence_grade {
         journal
             .closures(&ClosureFilter {
                 until_seq: Some(hi),
@@ -238,99 +243,90 @@ pub fn structural_report(
             .map(|c| c.assertion_id)
             .collect()
     } else {
-        HashSet::new()
+        FastSet::default()
     };
     let facet_min_len = SleepTuning::default().facet_min_len;
-
-    let mut records: BTreeMap<String, StructuralRecord> = BTreeMap::new();
-    let mut assertion_to_record: HashMap<String, String> = HashMap::new();
-    let mut edges: Vec<(String, String, String)> = Vec::new();
-    let mut candidates: HashSet<String> = HashSet::new();
+    let mut rows: Vec<TripleAssertion> = Vec::new();
     for (scope, owner) in &pairs {
-        for a in pair_rows(store, scope, owner)? {
-            let aid = a.assertion_id.clone().unwrap_or_default();
-            if args.evidence_grade && !aid.is_empty() && closed.contains(&aid) {
-                continue;
-            }
-            let row = DigestRow::of(&a);
-            if row.is_edge() {
-                if !aid.is_empty() {
-                    assertion_to_record.insert(aid, a.subject.clone());
-                }
-                edges.push((
-                    py_strip(&a.predicate).to_owned(),
-                    a.subject.clone(),
-                    a.object.clone(),
-                ));
-                continue;
-            }
-            let Some(kind) = row.nonempty("record_kind") else {
-                continue;
-            };
-            if kind == "dream" || kind == "world_model" || row.flag("bookkeeping") {
-                continue;
-            }
-            let candidate = row.flag("maintenance_candidate");
-            if candidate {
-                candidates.insert(a.subject.clone());
-            }
-            if args.evidence_grade && (candidate || closed.contains(&a.subject)) {
-                continue;
-            }
-            let (facets, participants) = facets_of(row, facet_min_len);
-            records.insert(
-                a.subject.clone(),
-                StructuralRecord {
-                    record_id: a.subject.clone(),
-                    assertion_id: aid.clone(),
-                    kind: kind.to_owned(),
-                    title: py_strip(&py_text(row.get("title"))).to_owned(),
-                    facets: facets.into_iter().collect(),
-                    participants: participants.into_iter().collect(),
-                    digest_method: py_text(row.get("digest_method")),
-                },
-            );
-            if !aid.is_empty() {
-                assertion_to_record.insert(aid, a.subject.clone());
-            }
-        }
+        rows.extend(pair_rows(store, scope, owner)?);
     }
 
-    let ids: Vec<&String> = records.keys().collect();
-    let index: HashMap<&str, usize> = ids
-        .iter()
-        .enumerate()
-        .map(|(i, id)| (id.as_str(), i))
-        .collect();
-    let mut neighbours: Vec<BTreeSet<usize>> = vec![BTreeSet::new(); ids.len()];
-    let mut context_pairs: BTreeSet<(String, String)> = BTreeSet::new();
-    let mut unknown: BTreeSet<String> = BTreeSet::new();
+    // Route every row: an edge, a substrate record (the last row of a
+    // subject wins, as a dict keyed by subject does), or neither. `maps`
+    // marks the rows whose assertion id names its subject for the trails.
+    let mut maps = vec![false; rows.len()];
+    let mut edge_rows: Vec<usize> = Vec::new();
+    let mut record_row: FastMap<&str, usize> = FastMap::default();
+    let mut candidates: FastSet<&str> = FastSet::default();
+    for (i, a) in rows.iter().enumerate() {
+        let aid = a.assertion_id.as_deref().unwrap_or_default();
+        if args.evidence_grade && !aid.is_empty() && closed.contains(aid) {
+            continue;
+        }
+        let row = DigestRow::of(a);
+        if row.is_edge() {
+            maps[i] = true;
+            edge_rows.push(i);
+            continue;
+        }
+        let Some(kind) = row.nonempty("record_kind") else {
+            continue;
+        };
+        if kind == "dream" || kind == "world_model" || row.flag("bookkeeping") {
+            continue;
+        }
+        let candidate = row.flag("maintenance_candidate");
+        if candidate {
+            candidates.insert(&a.subject);
+        }
+        if args.evidence_grade && (candidate || closed.contains(&a.subject)) {
+            continue;
+        }
+        maps[i] = true;
+        record_row.insert(&a.subject, i);
+    }
+    let mut ids: Vec<&str> = record_row.keys().copied().collect();
+    ids.sort_unstable();
+    let index: FastMap<&str, usize> = ids.iter().enumerate().map(|(i, id)| (*id, i)).collect();
+
+    let mut neighbours: Vec<Vec<usize>> = vec![Vec::new(); ids.len()];
+    let mut context: BTreeSet<(&str, &str)> = BTreeSet::new();
+    let mut unknown: BTreeSet<&str> = BTreeSet::new();
     let (mut context_edges, mut candidate_edges) = (0usize, 0usize);
-    for (predicate, subject, object) in &edges {
+    for &e in &edge_rows {
+        let a = &rows[e];
+        let (subject, object) = (a.subject.as_str(), a.object.as_str());
         if candidates.contains(subject) || candidates.contains(object) {
             candidate_edges += 1;
             continue;
         }
-        let ends = (index.get(subject.as_str()), index.get(object.as_str()));
-        if COMPONENT_RELATIONS.contains(&predicate.as_str()) {
+        let predicate = py_strip(&a.predicate);
+        let ends = (index.get(subject), index.get(object));
+        if COMPONENT_RELATIONS.contains(&predicate) {
             if let (Some(&l), Some(&r)) = ends
                 && l != r
             {
-                neighbours[l].insert(r);
-                neighbours[r].insert(l);
+                neighbours[l].push(r);
+                neighbours[r].push(l);
             }
             continue;
         }
         context_edges += 1;
-        if !CONTEXT_RELATIONS.contains(&predicate.as_str()) {
-            unknown.insert(predicate.clone());
+        if !CONTEXT_RELATIONS.contains(&predicate) {
+            unknown.insert(predicate);
         }
         if subject != object && ends.0.is_some() && ends.1.is_some() {
-            context_pairs.insert(owned_pair(subject, object));
+            context.insert(ordered(subject, object));
         }
     }
+    for n in &mut neighbours {
+        n.sort_unstable();
+        n.dedup();
+    }
 
-    let mut trail_pairs: BTreeSet<(String, String)> = BTreeSet::new();
+    // Trails: only the assertion ids the co_selected events name are mapped
+    // back to their records.
+    let mut events = Vec::new();
     for (scope, owner) in &pairs {
         let filter = EventFilter {
             kinds: vec!["co_selected".to_owned()],
@@ -338,9 +334,30 @@ pub fn structural_report(
             limit: 0,
             ..EventFilter::new(scope, owner)
         };
-        for e in journal.events(&filter)? {
-            let Some((a, b)) = &e.pair_ids else { continue };
-            if let (Some(ra), Some(rb)) = (assertion_to_record.get(a), assertion_to_record.get(b))
+        events.extend(
+            journal
+                .events(&filter)?
+                .into_iter()
+                .filter_map(|e| e.pair_ids),
+        );
+    }
+    let mut trail_pairs: BTreeSet<(String, String)> = BTreeSet::new();
+    if !events.is_empty() {
+        let wanted: FastSet<&str> = events
+            .iter()
+            .flat_map(|(a, b)| [a.as_str(), b.as_str()])
+            .collect();
+        let mut to_record: FastMap<&str, &str> = FastMap::default();
+        for (i, a) in rows.iter().enumerate() {
+            if let Some(aid) = a.assertion_id.as_deref()
+                && maps[i]
+                && wanted.contains(aid)
+            {
+                to_record.insert(aid, &a.subject);
+            }
+        }
+        for (a, b) in &events {
+            if let (Some(ra), Some(rb)) = (to_record.get(a.as_str()), to_record.get(b.as_str()))
                 && ra != rb
             {
                 trail_pairs.insert(owned_pair(ra, rb));
@@ -355,68 +372,94 @@ pub fn structural_report(
         for &r in peers {
             let (a, b) = (find(&mut parent, l), find(&mut parent, r));
             if a != b {
-                let (lo, hi_root) = if a < b { (a, b) } else { (b, a) };
-                parent[hi_root] = lo;
+                parent[a.max(b)] = a.min(b);
             }
         }
     }
-    let mut component_index: HashMap<usize, usize> = HashMap::new();
+    let mut component_index: FastMap<usize, usize> = FastMap::default();
     let mut components: Vec<Vec<String>> = Vec::new();
     let mut member_component: Vec<usize> = vec![0; ids.len()];
-    for i in 0..ids.len() {
+    for (i, id) in ids.iter().enumerate() {
         let root = find(&mut parent, i);
         let c = *component_index.entry(root).or_insert_with(|| {
             components.push(Vec::new());
             components.len() - 1
         });
-        components[c].push(ids[i].clone());
+        components[c].push((*id).to_owned());
         member_component[i] = c;
     }
-    let component_of: BTreeMap<String, usize> = ids
-        .iter()
-        .zip(&member_component)
-        .map(|(id, c)| ((*id).clone(), *c))
+
+    // Each record as shown, its title key and its facets.
+    let mut records: Vec<StructuralRecord> = Vec::with_capacity(ids.len());
+    let mut titles: FastMap<String, Vec<usize>> = FastMap::default();
+    let mut coverage: FastMap<String, Vec<usize>> = FastMap::default();
+    for (i, id) in ids.iter().enumerate() {
+        let a = &rows[record_row[id]];
+        let row = DigestRow::of(a);
+        let (facets, participants) = facets_of(row, facet_min_len);
+        let title = py_strip(&py_text(row.get("title"))).to_owned();
+        let key = title_key(&title);
+        if !key.is_empty() {
+            titles.entry(key).or_default().push(i);
+        }
+        let all: BTreeSet<&String> = facets.iter().chain(&participants).collect();
+        for facet in all {
+            match coverage.get_mut(facet.as_str()) {
+                Some(v) => v.push(i),
+                None => {
+                    coverage.insert(facet.clone(), vec![i]);
+                }
+            }
+        }
+        records.push(StructuralRecord {
+            record_id: (*id).to_owned(),
+            assertion_id: a.assertion_id.clone().unwrap_or_default(),
+            kind: row.nonempty("record_kind").unwrap_or_default().to_owned(),
+            title,
+            facets: facets.into_iter().collect(),
+            participants: participants.into_iter().collect(),
+            digest_method: py_text(row.get("digest_method")),
+        });
+    }
+    let named =
+        |members: &[usize]| -> Vec<String> { members.iter().map(|&j| ids[j].to_owned()).collect() };
+    let duplicates: BTreeMap<String, Vec<String>> = titles
+        .into_iter()
+        .filter(|(_, members)| members.len() > 1)
+        .map(|(key, members)| (key, named(&members)))
+        .collect();
+    let underlinked_facets: Vec<String> = {
+        let mut v: Vec<String> = coverage
+            .iter()
+            .filter(|(_, members)| {
+                let first = member_component[members[0]];
+                members.iter().any(|&j| member_component[j] != first)
+            })
+            .map(|(f, _)| f.clone())
+            .collect();
+        v.sort_unstable();
+        v
+    };
+    let facet_coverage: BTreeMap<String, Vec<String>> = coverage
+        .into_iter()
+        .map(|(f, members)| (f, named(&members)))
         .collect();
     let isolated: Vec<String> = ids
         .iter()
         .zip(&neighbours)
         .filter(|(_, n)| n.is_empty())
-        .map(|(id, _)| (*id).clone())
+        .map(|(id, _)| (*id).to_owned())
         .collect();
-
-    let mut titles: BTreeMap<String, Vec<String>> = BTreeMap::new();
-    let mut facet_coverage: BTreeMap<String, Vec<String>> = BTreeMap::new();
-    for (rid, r) in &records {
-        let key = title_key(&r.title);
-        if !key.is_empty() {
-            titles.entry(key).or_default().push(rid.clone());
-        }
-        let facets: BTreeSet<&String> = r.facets.iter().chain(&r.participants).collect();
-        for facet in facets {
-            facet_coverage
-                .entry(facet.clone())
-                .or_default()
-                .push(rid.clone());
-        }
-    }
-    let duplicates: BTreeMap<String, Vec<String>> = titles
-        .into_iter()
-        .filter(|(_, ids)| ids.len() > 1)
-        .collect();
-    let underlinked_facets: Vec<String> = facet_coverage
+    let component_of: BTreeMap<String, usize> = ids
         .iter()
-        .filter(|(_, rids)| {
-            let spans: BTreeSet<usize> = rids.iter().map(|r| component_of[r]).collect();
-            spans.len() > 1
-        })
-        .map(|(f, _)| f.clone())
+        .zip(&member_component)
+        .map(|(id, c)| ((*id).to_owned(), *c))
         .collect();
     let adjacency: BTreeMap<String, Vec<String>> = ids
         .iter()
         .zip(&neighbours)
-        .map(|(id, n)| ((*id).clone(), n.iter().map(|&j| ids[j].clone()).collect()))
+        .map(|(id, n)| ((*id).to_owned(), named(n)))
         .collect();
-
     let counts = StructuralCounts {
         records: records.len(),
         components: components.len(),
@@ -426,7 +469,10 @@ pub fn structural_report(
         candidate_edges,
     };
     Ok(Structure {
-        records,
+        records: records
+            .into_iter()
+            .map(|r| (r.record_id.clone(), r))
+            .collect(),
         components,
         component_of,
         isolated,
@@ -435,8 +481,11 @@ pub fn structural_report(
         underlinked_facets,
         adjacency,
         trail_pairs: trail_pairs.into_iter().collect(),
-        context_pairs: context_pairs.into_iter().collect(),
-        unknown_relations: unknown.into_iter().collect(),
+        context_pairs: context
+            .into_iter()
+            .map(|(a, b)| (a.to_owned(), b.to_owned()))
+            .collect(),
+        unknown_relations: unknown.into_iter().map(str::to_owned).collect(),
         counts,
         as_of_seq: hi,
     })

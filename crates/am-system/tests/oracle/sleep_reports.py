@@ -106,6 +106,8 @@ def main() -> None:
     con = sqlite3.connect(home)
     con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     con.close()
+    for suffix in ("-wal", "-shm"):  # a previous run's, beside the copy
+        Path(str(out_dir / "rust.sqlite3") + suffix).unlink(missing_ok=True)
     shutil.copyfile(home, out_dir / "rust.sqlite3")
     hw = journal.current_seq()
 

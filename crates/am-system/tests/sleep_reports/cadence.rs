@@ -618,3 +618,78 @@ fn records_since_maintenance_is_a_pure_read_and_refuses_an_empty_pair_list() {
         );
     });
 }
+
+#[test]
+fn records_with_a_stored_vector_are_not_unvectored() {
+    for (stack, _dir) in crate::maintenance::embedded_stacks() {
+        let s = &stack;
+        form(s, "vectored", many(3, "vectored"));
+        let f = since(s, &scoped()).fragmented.unwrap();
+        assert_eq!(
+            (f.count, f.unvectored, f.pending),
+            (0, 0, 0),
+            "[{}]",
+            s.name
+        );
+    }
+}
+
+#[test]
+fn provisional_counts_the_records_placed_since_the_night_a_closed_one_there_only() {
+    for (stack, _dir) in crate::maintenance::embedded_stacks() {
+        let s = &stack;
+        let ids = form(s, "placed", many(3, "placed"));
+        let aid = |g: &str| {
+            s.system
+                .resolve_digest_assertion(g)
+                .unwrap()
+                .unwrap()
+                .assertion_id
+                .unwrap()
+        };
+        let place = |rid: &str| {
+            s.journal
+                .append_events(&[am_journal::MemoryEvent::on_record(
+                    am_journal::EventKind::Placed,
+                    rid,
+                    PAIR.0,
+                    PAIR.1,
+                )])
+                .unwrap();
+        };
+        // placed before the night: not counted once the night completes
+        place(&ids[2]);
+        s.system
+            .tasks()
+            .unwrap()
+            .record_maintenance(&RecordMaintenance::new(&[PAIR]))
+            .unwrap();
+        // after it: one by graph id, one by digest assertion id (twice)
+        place(&ids[0]);
+        place(&aid(&ids[1]));
+        place(&aid(&ids[1]));
+        let f = since(s, &scoped()).fragmented.unwrap();
+        assert_eq!(
+            (f.provisional, f.count, f.unvectored),
+            (2, 2, 0),
+            "[{}]",
+            s.name
+        );
+        s.system
+            .close_record(&CloseRecord {
+                record_id: ids[1].clone(),
+                kind: am_journal::ClosureKind::Retract,
+                reason: "wrong".into(),
+                replacement_ids: Vec::new(),
+            })
+            .unwrap();
+        let f = since(s, &scoped()).fragmented.unwrap();
+        assert_eq!(
+            (f.provisional, f.count),
+            (2, 1),
+            "[{}] closed: provisional only",
+            s.name
+        );
+        assert!((f.share - 0.5).abs() < 1e-12, "one of two live records");
+    }
+}

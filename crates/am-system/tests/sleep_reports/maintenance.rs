@@ -231,3 +231,98 @@ fn the_nights_own_candidates_are_listed_apart_and_never_tended() {
         );
     });
 }
+
+/// Both stacks (with their task queue) with the offline embedder in the
+/// store, so formed rows carry vectors (the SQLite home's directory kept alive beside it).
+pub(crate) fn embedded_stacks() -> Vec<(crate::common::Stack, Option<tempfile::TempDir>)> {
+    use am_backend_sqlite::{SqliteHome, SqliteMemoryHome, SqliteStoreOptions};
+    use std::sync::Arc;
+    let e: Arc<dyn am_triples::TextEmbedder> = Arc::new(am_embed::OfflineEmbedder::new().unwrap());
+    let options = || am_system::SystemOptions {
+        clock: Some(crate::common::pinned_clock()),
+        task_queue: true,
+        ..am_system::SystemOptions::default()
+    };
+    let store: Arc<dyn am_triples::TripleStore> =
+        Arc::new(am_triples::InMemoryTripleStore::new(Some(e.clone())));
+    let journal: Arc<dyn am_journal::MemoryJournal> = Arc::new(am_journal::InMemoryJournal::new());
+    let system =
+        am_system::MemorySystem::with_options(store.clone(), journal.clone(), options()).unwrap();
+    let memory = crate::common::Stack::over("memory", store, journal, system);
+    let dir = tempfile::tempdir().unwrap();
+    let home = SqliteHome::open(dir.path().join("home.sqlite3")).unwrap();
+    let memory_home =
+        Arc::new(SqliteMemoryHome::open(&home, Some(e), SqliteStoreOptions::default()).unwrap());
+    let store: Arc<dyn am_triples::TripleStore> = memory_home.sqlite_store().clone();
+    let journal: Arc<dyn am_journal::MemoryJournal> = memory_home.sqlite_journal().clone();
+    let system = am_system::MemorySystem::over_home_with_options(memory_home, options()).unwrap();
+    let sqlite = crate::common::Stack::over("sqlite", store, journal, system);
+    vec![(memory, None), (sqlite, Some(dir))]
+}
+
+#[test]
+fn below_the_jaccard_floor_the_stored_vectors_cosine_decides_and_without_vectors_the_pair_is_counted()
+ {
+    let pair = |s: &crate::common::Stack| {
+        form(
+            s,
+            "para",
+            vec![
+                rec(RecordKind::Memory, "Database pool failed at noon"),
+                rec(RecordKind::Memory, "Connections exhausted around midday"),
+            ],
+        )
+    };
+    for (stack, _dir) in embedded_stacks() {
+        let s = &stack;
+        let ids = pair(s);
+        let v: Vec<Vec<f32>> = ids
+            .iter()
+            .map(|g| {
+                let aid = s
+                    .system
+                    .resolve_digest_assertion(g)
+                    .unwrap()
+                    .unwrap()
+                    .assertion_id
+                    .unwrap();
+                s.store
+                    .stored_vector(&aid)
+                    .unwrap()
+                    .expect("a stored vector")
+            })
+            .collect();
+        let cos = am_triples::vector::cosine(&v[0], &v[1]);
+        let at = |floor: f64| {
+            tend(
+                s,
+                SleepTuning {
+                    near_dup_vector_floor: floor,
+                    ..SleepTuning::default()
+                },
+            )
+        };
+        let found = at(cos);
+        assert_eq!(
+            found.near_duplicate_pairs.len(),
+            1,
+            "[{}] cos {cos}",
+            s.name
+        );
+        let p = &found.near_duplicate_pairs[0];
+        assert!(p.jaccard.is_none());
+        let shown = p.vector_score.unwrap();
+        assert!(
+            (shown - cos).abs() <= 5e-7,
+            "rounded to 6 places: {shown} vs {cos}"
+        );
+        assert_eq!(found.vectorless_pairs, 0);
+        assert!(at((cos + 0.001).min(1.0)).near_duplicate_pairs.is_empty());
+    }
+    on_both(|s| {
+        pair(s);
+        let m = tend(s, SleepTuning::default());
+        assert!(m.near_duplicate_pairs.is_empty(), "[{}]", s.name);
+        assert_eq!(m.vectorless_pairs, 1, "no vectors: counted, never guessed");
+    });
+}

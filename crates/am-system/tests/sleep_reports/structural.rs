@@ -14,7 +14,7 @@ pub(crate) fn rec(kind: RecordKind, title: &str) -> MemoryRecordInput {
     MemoryRecordInput::new(kind, title, &format!("{title}: what happened."))
 }
 
-/// Form `records` in [`PAIR`] under `key`; the digest assertion ids.
+/// Form `records` in [`PAIR`] under `key`; their graph ids.
 pub(crate) fn form(s: &Stack, key: &str, records: Vec<MemoryRecordInput>) -> Vec<String> {
     s.system
         .remember_many(&RememberMany::new(records, PAIR.0, PAIR.1, key))
