@@ -50,6 +50,17 @@ pub const FACULTIES: &[(&str, &[&str])] = &[
         "sleep",
         &["formation", "observe", "recall", "tasks", "understanding"],
     ),
+    (
+        "world_models",
+        &[
+            "formation",
+            "recall",
+            "sleep",
+            "tasks",
+            "understanding",
+            "valence",
+        ],
+    ),
 ];
 
 pub(crate) fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
