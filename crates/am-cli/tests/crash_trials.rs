@@ -48,7 +48,11 @@
 //! closed together; deterministic closure ids, so a replay writes nothing)
 //! and `close_assertions` (the same three assertions by id; the spec gives
 //! it no closure id, so the script, as a resuming host would, skips a
-//! record whose closures are already there).
+//! record whose closures are already there), and `world_model_pass` (over
+//! cards formed once whose evidence then grew, one card revised per pass:
+//! the revision's rows and its authoring tasks land together, then the prior
+//! card's tasks are superseded and its closures land, each whole; a kill
+//! between them leaves two standing cards, which the replay's pass repairs).
 //!
 //! `AM_CRASH_TRIALS` (default 50, what CI runs: the issue's "CI runs 50
 //! trials per verb"; the 16 verbs before the closing acts took about 60 s
@@ -97,6 +101,7 @@ const VERBS: &[&str] = &[
     "revert_digest",
     "close_record",
     "close_assertions",
+    "world_model_pass",
 ];
 const SCOPE: &str = "crash";
 const OWNER: &str = "w";
@@ -432,6 +437,11 @@ fn narration(i: usize) -> String {
 }
 
 /// The author of every understanding write of the script.
+/// The world-model trial's target `i` (zero-padded: name order is `i`'s).
+fn card_target(i: usize) -> String {
+    format!("person:p{i:03}")
+}
+
 fn operator() -> am_system::AuthorRef {
     am_system::AuthorRef::new(am_system::AuthorKind::Operator, "crash-trials")
 }
@@ -755,6 +765,20 @@ fn helper(verb: &str, path: &Path, n: usize) {
                         ))
                         .expect("close_assertions");
                 }
+                say(&format!("ack {i}"));
+            }
+        }
+        "world_model_pass" => {
+            // One card revised per pass (the busiest target first, ties by
+            // name: p00, p01, ...); a replay's passes revise what is left.
+            let (_, _, system) = open_system_queued(&home, true);
+            let mut pass = am_system::world_models::WorldModelPass::new(&[(SCOPE, OWNER)], OWNER);
+            pass.tuning.world_model_max_cards = 1;
+            for i in 0..n {
+                say(&format!("begin {i}"));
+                system
+                    .world_model_pass(&pass, None)
+                    .expect("world_model_pass");
                 say(&format!("ack {i}"));
             }
         }
@@ -1216,6 +1240,60 @@ fn units(verb: &str, path: &Path, reference_ids: &[Vec<String>], n: usize) -> Un
                 };
                 u.insert(format!("{verb} {i}"), k);
             }
+            "world_model_pass" => {
+                // Target i's revision 2 (its rows and its authoring tasks
+                // with their log rows), then revision 1's tasks superseded,
+                // then revision 1's closures: three units, each whole.
+                let target = card_target(i);
+                let card = |rev: i64| -> Option<String> {
+                    c.query_row(
+                        "SELECT subject FROM triples WHERE json_extract(attributes_json, '$.target') = ?1 \
+                         AND json_extract(attributes_json, '$.revision') = ?2",
+                        rusqlite::params![target, rev],
+                        |r| r.get(0),
+                    )
+                    .ok()
+                };
+                let (rev1, rev2) = (card(1), card(2));
+                let queued = has_queue(&c);
+                let formed = rev2.as_ref().map_or(0, |g| {
+                    count(&c, "SELECT COUNT(*) FROM triples WHERE subject = ?1", &[g])
+                        + if queued {
+                            count(
+                                &c,
+                                "SELECT COUNT(*) FROM memq_tasks WHERE target_id = ?1",
+                                &[g],
+                            ) + count(
+                                &c,
+                                "SELECT COUNT(*) FROM memq_log WHERE event = 'enqueued' AND task_id IN \
+                                 (SELECT task_id FROM memq_tasks WHERE target_id = ?1)",
+                                &[g],
+                            )
+                        } else {
+                            0
+                        }
+                });
+                let superseded = match (&rev1, queued) {
+                    (Some(g), true) => count(
+                        &c,
+                        "SELECT COUNT(*) FROM memq_tasks WHERE target_id = ?1 AND status = 'superseded'",
+                        &[g],
+                    ),
+                    _ => 0,
+                };
+                let closed = match &rev1 {
+                    Some(g) if has("memj_closures") => count(
+                        &c,
+                        "SELECT COUNT(*) FROM memj_closures WHERE assertion_id IN \
+                         (SELECT assertion_id FROM triples WHERE subject = ?1)",
+                        &[g],
+                    ),
+                    _ => 0,
+                };
+                u.insert(format!("world_model_pass form {i}"), formed);
+                u.insert(format!("world_model_pass supersede {i}"), superseded);
+                u.insert(format!("world_model_pass close {i}"), closed);
+            }
             "revert_digest" => {
                 // The row back at the first reading as version 2, and the
                 // new version 2 (version 0, captured by the template's
@@ -1500,6 +1578,36 @@ fn template(verb: &str, dir: &Path, n: usize) -> PathBuf {
             // The episodes and their edges, there before any kill.
             let (_, _, system) = open_system(&home);
             setup_closable(&system, n);
+        }
+        "world_model_pass" => {
+            // Every target's first card (three episodes each), then one
+            // more episode per target: each card's evidence changed.
+            let (_, _, system) = open_system_queued(&home, true);
+            let episodes = |round: usize| -> Vec<MemoryRecordInput> {
+                (0..n)
+                    .flat_map(|i| {
+                        (0..if round == 0 { 3 } else { 1 }).map(move |k| {
+                            let mut r = MemoryRecordInput::new(
+                                RecordKind::Episode,
+                                &format!("Visit {round}.{k} of {i}"),
+                                &format!("Neighbour {i} came by ({round}.{k})."),
+                            );
+                            r.participants = vec![card_target(i)];
+                            r
+                        })
+                    })
+                    .collect()
+            };
+            system
+                .remember_many(&RememberMany::new(episodes(0), SCOPE, OWNER, "wm-0"))
+                .unwrap();
+            let mut pass = am_system::world_models::WorldModelPass::new(&[(SCOPE, OWNER)], OWNER);
+            pass.tuning.world_model_max_cards = n;
+            let r = system.world_model_pass(&pass, None).unwrap();
+            assert_eq!(r.formed_count, n, "every first card");
+            system
+                .remember_many(&RememberMany::new(episodes(1), SCOPE, OWNER, "wm-1"))
+                .unwrap();
         }
         "task_release" => {
             // The notes (task 4's targets), there before any kill.
