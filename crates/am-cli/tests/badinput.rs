@@ -1733,6 +1733,27 @@ fn more_cases(ids: &Ids, push: &mut dyn FnMut(&str, String)) {
             ),
         ),
         (
+            "author_world_model: blank text",
+            with(
+                "author_world_model",
+                json!({"target": "person:ada", "text": " ", "scope": "life", "owner_id": "demo"}),
+            ),
+        ),
+        (
+            "author_world_model: no standing card",
+            with(
+                "author_world_model",
+                json!({"target": "person:nobody", "text": "Words.", "scope": "life", "owner_id": "demo"}),
+            ),
+        ),
+        (
+            "author_world_model: in_place false (not built)",
+            with(
+                "author_world_model",
+                json!({"target": "person:ada", "text": "Words.", "scope": "life", "owner_id": "demo", "in_place": false}),
+            ),
+        ),
+        (
             "open_questions: limit negative",
             with(
                 "open_questions",

@@ -52,7 +52,11 @@
 //! cards formed once whose evidence then grew, one card revised per pass:
 //! the revision's rows and its authoring tasks land together, then the prior
 //! card's tasks are superseded and its closures land, each whole; a kill
-//! between them leaves two standing cards, which the replay's pass repairs).
+//! between them leaves two standing cards, which the replay's pass repairs),
+//! and `author_world_model` (over pending cards: the row's authored words at
+//! card version 1, the versions 0 and 1 of field `card`, the summary's
+//! `digest.author` task done, all in one transaction; a replay is
+//! byte-identical and applies nothing).
 //!
 //! `AM_CRASH_TRIALS` (default 50, what CI runs: the issue's "CI runs 50
 //! trials per verb"; the 16 verbs before the closing acts took about 60 s
@@ -102,6 +106,7 @@ const VERBS: &[&str] = &[
     "close_record",
     "close_assertions",
     "world_model_pass",
+    "author_world_model",
 ];
 const SCOPE: &str = "crash";
 const OWNER: &str = "w";
@@ -437,6 +442,11 @@ fn narration(i: usize) -> String {
 }
 
 /// The author of every understanding write of the script.
+/// The authored words of the world-model trial's card `i`.
+fn card_words(i: usize) -> String {
+    format!("Neighbour {i} is steady and kind.")
+}
+
 /// The world-model trial's target `i` (zero-padded: name order is `i`'s).
 fn card_target(i: usize) -> String {
     format!("person:p{i:03}")
@@ -779,6 +789,24 @@ fn helper(verb: &str, path: &Path, n: usize) {
                 system
                     .world_model_pass(&pass, None)
                     .expect("world_model_pass");
+                say(&format!("ack {i}"));
+            }
+        }
+        "author_world_model" => {
+            let (_, _, system) = open_system_queued(&home, true);
+            for i in 0..n {
+                say(&format!("begin {i}"));
+                system
+                    .author_world_model(&am_system::world_models::AuthorWorldModel {
+                        author: am_system::world_models::CardAuthor::Ref(operator()),
+                        ..am_system::world_models::AuthorWorldModel::new(
+                            &card_target(i),
+                            &card_words(i),
+                            SCOPE,
+                            OWNER,
+                        )
+                    })
+                    .expect("author_world_model");
                 say(&format!("ack {i}"));
             }
         }
@@ -1294,6 +1322,43 @@ fn units(verb: &str, path: &Path, reference_ids: &[Vec<String>], n: usize) -> Un
                 u.insert(format!("world_model_pass supersede {i}"), superseded);
                 u.insert(format!("world_model_pass close {i}"), closed);
             }
+            "author_world_model" => {
+                // The row at its authored words (card version 1), the two
+                // versions of field `card`, the summary's task done.
+                let card: Option<String> = c
+                    .query_row(
+                        "SELECT subject FROM triples WHERE json_extract(attributes_json, '$.target') = ?1",
+                        [card_target(i)],
+                        |r| r.get(0),
+                    )
+                    .ok();
+                let k = card.as_ref().map_or(0, |g| {
+                    count(
+                        &c,
+                        "SELECT COUNT(*) FROM triples WHERE subject = ?1 AND object = ?2 \
+                         AND json_extract(attributes_json, '$.digest_version') = 1",
+                        &[g, &card_words(i)],
+                    ) + if has("memj_versions") {
+                        count(
+                            &c,
+                            "SELECT COUNT(*) FROM memj_versions WHERE record_id = ?1 AND field = 'card'",
+                            &[g],
+                        )
+                    } else {
+                        0
+                    } + if has_queue(&c) {
+                        count(
+                            &c,
+                            "SELECT COUNT(*) FROM memq_tasks WHERE target_id = ?1 \
+                             AND kind = 'digest.author' AND status = 'done'",
+                            &[g],
+                        )
+                    } else {
+                        0
+                    }
+                });
+                u.insert(format!("author_world_model {i}"), k);
+            }
             "revert_digest" => {
                 // The row back at the first reading as version 2, and the
                 // new version 2 (version 0, captured by the template's
@@ -1608,6 +1673,30 @@ fn template(verb: &str, dir: &Path, n: usize) -> PathBuf {
             system
                 .remember_many(&RememberMany::new(episodes(1), SCOPE, OWNER, "wm-1"))
                 .unwrap();
+        }
+        "author_world_model" => {
+            // Every target's card, formed pending (three episodes each).
+            let (_, _, system) = open_system_queued(&home, true);
+            let episodes: Vec<MemoryRecordInput> = (0..n)
+                .flat_map(|i| {
+                    (0..3).map(move |k| {
+                        let mut r = MemoryRecordInput::new(
+                            RecordKind::Episode,
+                            &format!("Visit {k} of {i}"),
+                            &format!("Neighbour {i} came by ({k})."),
+                        );
+                        r.participants = vec![card_target(i)];
+                        r
+                    })
+                })
+                .collect();
+            system
+                .remember_many(&RememberMany::new(episodes, SCOPE, OWNER, "wm-0"))
+                .unwrap();
+            let mut pass = am_system::world_models::WorldModelPass::new(&[(SCOPE, OWNER)], OWNER);
+            pass.tuning.world_model_max_cards = n;
+            let r = system.world_model_pass(&pass, None).unwrap();
+            assert_eq!(r.formed_count, n, "every card");
         }
         "task_release" => {
             // The notes (task 4's targets), there before any kill.

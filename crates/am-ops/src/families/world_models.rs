@@ -1,14 +1,15 @@
 //! World models (am-system `world_models/`): `standing_world_models`,
 //! `current_world_models`, `alias_map`, `alias_candidates`,
-//! `world_model_pass`, `world_model_update`.
+//! `world_model_pass`, `world_model_update`, `author_world_model`.
 
 use crate::error::OpResult;
 use crate::home::Home;
 use crate::host::{Hook, Host};
 use crate::verb::{Answer, CallShape, Family, Verb};
 use am_system::world_models::{
-    AliasCandidates, AliasProposal, CardsOf, WorldModelPass, WorldModelReport, WorldModelUpdate,
-    alias_candidates, alias_map, current_world_models, standing_world_models,
+    AliasCandidates, AliasProposal, AuthorWorldModel, AuthoredCard, CardsOf, WorldModelPass,
+    WorldModelReport, WorldModelUpdate, alias_candidates, alias_map, current_world_models,
+    standing_world_models,
 };
 use am_triples::TripleAssertion;
 use serde::Deserialize;
@@ -138,5 +139,13 @@ pub(super) fn verbs() -> Vec<Verb> {
         .hooks(&[Hook::Author])
         .answers::<WorldModelReport>()
         .run(update),
+        Verb::declare(
+            "author_world_model",
+            f,
+            "Replace a card's words with authored prose, in place (the previous text a version of field card).",
+        )
+        .writes()
+        .answers::<AuthoredCard>()
+        .run(|h, _, a: AuthorWorldModel| Answer::of(&h.system()?.author_world_model(&a)?)),
     ]
 }

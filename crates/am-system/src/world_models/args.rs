@@ -100,3 +100,85 @@ fn owned_pairs(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
         .map(|(s, o)| ((*s).to_owned(), (*o).to_owned()))
         .collect()
 }
+
+/// Who authored a card's words: `{kind, id}` (validated as the
+/// understanding verbs validate it), or a label string, recorded as author
+/// kind `unrecorded` with the label as its id.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(untagged)]
+pub enum CardAuthor {
+    /// `{kind, id}`.
+    Ref(am_journal::AuthorRef),
+    /// A label (`entity-reflection`).
+    Label(String),
+}
+
+impl Default for CardAuthor {
+    fn default() -> Self {
+        CardAuthor::Label("entity-reflection".to_owned())
+    }
+}
+
+fn formation() -> serde_json::Value {
+    serde_json::json!("formation")
+}
+
+/// `author_world_model(system, *, target, text, scope, owner_id,
+/// author="entity-reflection", reader=None, sources=(), cause="formation",
+/// expected_version=None, expected_fingerprint=None, task_id=None)`: the
+/// in-place authoring of a card's words (the spec's default `in_place=True`;
+/// this port does not take `in_place=False`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AuthorWorldModel {
+    /// The card's key.
+    pub target: String,
+    /// The authored words (stored exactly as given; blank is refused).
+    pub text: String,
+    /// The card's scope.
+    pub scope: String,
+    /// The card's owner.
+    pub owner_id: String,
+    /// Who wrote the words (default the label `entity-reflection`).
+    #[serde(default)]
+    pub author: CardAuthor,
+    /// `{provider, model, thinking}`: required of a model author.
+    #[serde(default)]
+    pub reader: Option<am_journal::ReaderRef>,
+    /// Ledger `SourceRef`s (a model author needs at least one).
+    #[serde(default)]
+    pub sources: Vec<am_journal::SourceRef>,
+    /// A cause in `REWRITE_CAUSES` (default `formation`).
+    #[serde(default = "formation")]
+    pub cause: serde_json::Value,
+    /// Compare-and-set on the card's version (default: the current one).
+    #[serde(default)]
+    pub expected_version: Option<i64>,
+    /// The evidence the author read (`attributes.evidence_fingerprint`):
+    /// refused when the card's evidence changed since.
+    #[serde(default)]
+    pub expected_fingerprint: Option<String>,
+    /// The `card.author` / `digest.author` task this settles.
+    #[serde(default)]
+    pub task_id: Option<String>,
+}
+
+impl AuthorWorldModel {
+    /// Author `target`'s card in `(scope, owner_id)` with `text`, by the
+    /// default label author.
+    pub fn new(target: &str, text: &str, scope: &str, owner_id: &str) -> Self {
+        AuthorWorldModel {
+            target: target.to_owned(),
+            text: text.to_owned(),
+            scope: scope.to_owned(),
+            owner_id: owner_id.to_owned(),
+            author: CardAuthor::default(),
+            reader: None,
+            sources: Vec::new(),
+            cause: formation(),
+            expected_version: None,
+            expected_fingerprint: None,
+            task_id: None,
+        }
+    }
+}

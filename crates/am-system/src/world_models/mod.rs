@@ -20,6 +20,9 @@
 //! [`world_model_update`](crate::MemorySystem::world_model_update) is the
 //! same body over a bounded newest-window scan of the named targets.
 //!
+//! `author_world_model` writes a card's authored words in place through
+//! understanding's card door (field `card`, `understanding.card`).
+//!
 //! The reads ([`standing_world_models`], [`current_world_models`],
 //! [`alias_map`]) are pure; [`alias_candidates`] only proposes.
 //!
@@ -28,13 +31,15 @@
 
 pub mod alias;
 pub mod args;
+pub mod author;
 mod briefing;
 pub mod cards;
 pub mod evidence;
 pub mod pass;
 
 pub use alias::{ALIAS_OVERLAP_FLOOR, AliasCandidates, AliasProposal, alias_candidates, alias_map};
-pub use args::{CardsOf, WorldModelPass, WorldModelUpdate};
+pub use args::{AuthorWorldModel, CardAuthor, CardsOf, WorldModelPass, WorldModelUpdate};
+pub use author::AuthoredCard;
 pub use cards::{current_world_models, standing_world_models};
 pub use evidence::interest_target;
 pub use pass::{CardVerdict, RepairedCard, SkippedTarget, UnchangedCard, WorldModelReport};

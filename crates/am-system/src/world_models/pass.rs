@@ -155,9 +155,9 @@ impl crate::MemorySystem {
     /// `world_model_update` — the per-turn update: revise the named
     /// targets' cards from the newest `scan_limit` rows of each pair (at
     /// least 1). Eventual-consistent: the sleep pass normalizes over the
-    /// whole evidence; no discovery, no interest election, no repair of
-    /// other targets' interrupted revisions beyond the pass's own, no alias
-    /// proposals.
+    /// whole evidence. On the window no topic is discovered, no interest
+    /// elected and no alias proposed; an interrupted revision is repaired as
+    /// the pass repairs it (0.3.2 runs the repair on both cadences).
     ///
     /// # Errors
     /// As [`Self::world_model_pass`], and `InvalidInput` when no target is

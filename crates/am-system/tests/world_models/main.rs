@@ -8,6 +8,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod author;
 mod oracle;
 mod pass;
 mod reads;
