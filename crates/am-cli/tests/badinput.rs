@@ -1835,6 +1835,91 @@ fn more_cases(ids: &Ids, push: &mut dyn FnMut(&str, String)) {
             with("self_records", json!({"scope": 5, "owner_id": "demo"})),
         ),
         (
+            "standing_world_models: journal a string",
+            with(
+                "standing_world_models",
+                json!({"scope": "life", "owner_id": "demo", "journal": "yes"}),
+            ),
+        ),
+        (
+            "current_world_models: scope a number",
+            with(
+                "current_world_models",
+                json!({"scope": 5, "owner_id": "demo"}),
+            ),
+        ),
+        (
+            "alias_map: owner_id a list",
+            with("alias_map", json!({"scope": "life", "owner_id": ["demo"]})),
+        ),
+        (
+            "alias_candidates: overlap_floor above 1",
+            with(
+                "alias_candidates",
+                json!({"by_target": {"person:a": ["r1", "r2"]}, "overlap_floor": 1.5}),
+            ),
+        ),
+        (
+            "alias_candidates: by_target a list",
+            with("alias_candidates", json!({"by_target": ["person:a"]})),
+        ),
+        (
+            "world_model_pass: blank owner",
+            with(
+                "world_model_pass",
+                json!({"scopes": [["life", "demo"]], "owner_id": "  "}),
+            ),
+        ),
+        (
+            "world_model_pass: scopes a string",
+            with(
+                "world_model_pass",
+                json!({"scopes": "life", "owner_id": "demo"}),
+            ),
+        ),
+        (
+            "world_model_pass: an unknown tuning field",
+            with(
+                "world_model_pass",
+                json!({"scopes": [["life", "demo"]], "owner_id": "demo", "tuning": {"cards": 3}}),
+            ),
+        ),
+        (
+            "world_model_update: no target",
+            with(
+                "world_model_update",
+                json!({"scopes": [["life", "demo"]], "owner_id": "demo", "targets": []}),
+            ),
+        ),
+        (
+            "world_model_update: scan_limit negative",
+            with(
+                "world_model_update",
+                json!({"scopes": [["life", "demo"]], "owner_id": "demo", "targets": ["person:ada"], "scan_limit": -1}),
+            ),
+        ),
+        (
+            "author_world_model: blank text",
+            with(
+                "author_world_model",
+                json!({"target": "person:ada", "text": " ", "scope": "life", "owner_id": "demo"}),
+            ),
+        ),
+        (
+            "author_world_model: no standing card",
+            with(
+                "author_world_model",
+                json!({"target": "person:nobody", "text": "Words.", "scope": "life", "owner_id": "demo"}),
+            ),
+        ),
+        (
+            "author_world_model: in_place false (not built)",
+            with(
+                "author_world_model",
+                json!({"target": "person:ada", "text": "Words.", "scope": "life", "owner_id": "demo", "in_place": false}),
+            ),
+        ),
+        (
             "open_questions: limit negative",
             with(
                 "open_questions",

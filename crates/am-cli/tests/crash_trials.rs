@@ -58,7 +58,16 @@
 //! formation binding, its pending fields' tasks and their log rows land
 //! whole; a run again finds the group covered and writes nothing) and
 //! `resolve_dreams_pass` (per write, one owner's dream whose bridge the day
-//! joined: its supersede closure lands or not; a run again finds it closed).
+//! joined: its supersede closure lands or not; a run again finds it closed),
+//! and `world_model_pass` (over
+//! cards formed once whose evidence then grew, one card revised per pass:
+//! the revision's rows and its authoring tasks land together, then the prior
+//! card's tasks are superseded and its closures land, each whole; a kill
+//! between them leaves two standing cards, which the replay's pass repairs),
+//! and `author_world_model` (over pending cards: the row's authored words at
+//! card version 1, the versions 0 and 1 of field `card`, the summary's
+//! `digest.author` task done, all in one transaction; a replay is
+//! byte-identical and applies nothing).
 //!
 //! `AM_CRASH_TRIALS` (default 50, what CI runs: the issue's "CI runs 50
 //! trials per verb"; the 16 verbs before the closing acts took about 60 s
@@ -110,6 +119,8 @@ const VERBS: &[&str] = &[
     "wake_cue_dedup_pass",
     "consolidation_pass",
     "resolve_dreams_pass",
+    "world_model_pass",
+    "author_world_model",
 ];
 const SCOPE: &str = "crash";
 const OWNER: &str = "w";
@@ -445,6 +456,16 @@ fn narration(i: usize) -> String {
 }
 
 /// The author of every understanding write of the script.
+/// The authored words of the world-model trial's card `i`.
+fn card_words(i: usize) -> String {
+    format!("Neighbour {i} is steady and kind.")
+}
+
+/// The world-model trial's target `i` (zero-padded: name order is `i`'s).
+fn card_target(i: usize) -> String {
+    format!("person:p{i:03}")
+}
+
 fn operator() -> am_system::AuthorRef {
     am_system::AuthorRef::new(am_system::AuthorKind::Operator, "crash-trials")
 }
@@ -922,6 +943,38 @@ fn helper(verb: &str, path: &Path, n: usize) {
                     .expect("resolve_dreams_pass")
                     .value;
                 say(&format!("ack {i} {}", r.resolved_count));
+            }
+        }
+        "world_model_pass" => {
+            // One card revised per pass (the busiest target first, ties by
+            // name: p00, p01, ...); a replay's passes revise what is left.
+            let (_, _, system) = open_system_queued(&home, true);
+            let mut pass = am_system::world_models::WorldModelPass::new(&[(SCOPE, OWNER)], OWNER);
+            pass.tuning.world_model_max_cards = 1;
+            for i in 0..n {
+                say(&format!("begin {i}"));
+                system
+                    .world_model_pass(&pass, None)
+                    .expect("world_model_pass");
+                say(&format!("ack {i}"));
+            }
+        }
+        "author_world_model" => {
+            let (_, _, system) = open_system_queued(&home, true);
+            for i in 0..n {
+                say(&format!("begin {i}"));
+                system
+                    .author_world_model(&am_system::world_models::AuthorWorldModel {
+                        author: am_system::world_models::CardAuthor::Ref(operator()),
+                        ..am_system::world_models::AuthorWorldModel::new(
+                            &card_target(i),
+                            &card_words(i),
+                            SCOPE,
+                            OWNER,
+                        )
+                    })
+                    .expect("author_world_model");
+                say(&format!("ack {i}"));
             }
         }
         other => panic!("unknown verb {other}"),
@@ -1476,6 +1529,97 @@ fn units(verb: &str, path: &Path, reference_ids: &[Vec<String>], n: usize) -> Un
                 };
                 u.insert(format!("resolve_dreams_pass {i}"), k);
             }
+            "world_model_pass" => {
+                // Target i's revision 2 (its rows and its authoring tasks
+                // with their log rows), then revision 1's tasks superseded,
+                // then revision 1's closures: three units, each whole.
+                let target = card_target(i);
+                let card = |rev: i64| -> Option<String> {
+                    c.query_row(
+                        "SELECT subject FROM triples WHERE json_extract(attributes_json, '$.target') = ?1 \
+                         AND json_extract(attributes_json, '$.revision') = ?2",
+                        rusqlite::params![target, rev],
+                        |r| r.get(0),
+                    )
+                    .ok()
+                };
+                let (rev1, rev2) = (card(1), card(2));
+                let queued = has_queue(&c);
+                let formed = rev2.as_ref().map_or(0, |g| {
+                    count(&c, "SELECT COUNT(*) FROM triples WHERE subject = ?1", &[g])
+                        + if queued {
+                            count(
+                                &c,
+                                "SELECT COUNT(*) FROM memq_tasks WHERE target_id = ?1",
+                                &[g],
+                            ) + count(
+                                &c,
+                                "SELECT COUNT(*) FROM memq_log WHERE event = 'enqueued' AND task_id IN \
+                                 (SELECT task_id FROM memq_tasks WHERE target_id = ?1)",
+                                &[g],
+                            )
+                        } else {
+                            0
+                        }
+                });
+                let superseded = match (&rev1, queued) {
+                    (Some(g), true) => count(
+                        &c,
+                        "SELECT COUNT(*) FROM memq_tasks WHERE target_id = ?1 AND status = 'superseded'",
+                        &[g],
+                    ),
+                    _ => 0,
+                };
+                let closed = match &rev1 {
+                    Some(g) if has("memj_closures") => count(
+                        &c,
+                        "SELECT COUNT(*) FROM memj_closures WHERE assertion_id IN \
+                         (SELECT assertion_id FROM triples WHERE subject = ?1)",
+                        &[g],
+                    ),
+                    _ => 0,
+                };
+                u.insert(format!("world_model_pass form {i}"), formed);
+                u.insert(format!("world_model_pass supersede {i}"), superseded);
+                u.insert(format!("world_model_pass close {i}"), closed);
+            }
+            "author_world_model" => {
+                // The row at its authored words (card version 1), the two
+                // versions of field `card`, the summary's task done.
+                let card: Option<String> = c
+                    .query_row(
+                        "SELECT subject FROM triples WHERE json_extract(attributes_json, '$.target') = ?1",
+                        [card_target(i)],
+                        |r| r.get(0),
+                    )
+                    .ok();
+                let k = card.as_ref().map_or(0, |g| {
+                    count(
+                        &c,
+                        "SELECT COUNT(*) FROM triples WHERE subject = ?1 AND object = ?2 \
+                         AND json_extract(attributes_json, '$.digest_version') = 1",
+                        &[g, &card_words(i)],
+                    ) + if has("memj_versions") {
+                        count(
+                            &c,
+                            "SELECT COUNT(*) FROM memj_versions WHERE record_id = ?1 AND field = 'card'",
+                            &[g],
+                        )
+                    } else {
+                        0
+                    } + if has_queue(&c) {
+                        count(
+                            &c,
+                            "SELECT COUNT(*) FROM memq_tasks WHERE target_id = ?1 \
+                             AND kind = 'digest.author' AND status = 'done'",
+                            &[g],
+                        )
+                    } else {
+                        0
+                    }
+                });
+                u.insert(format!("author_world_model {i}"), k);
+            }
             "revert_digest" => {
                 // The row back at the first reading as version 2, and the
                 // new version 2 (version 0, captured by the template's
@@ -1772,6 +1916,60 @@ fn template(verb: &str, dir: &Path, n: usize) -> PathBuf {
         "resolve_dreams_pass" => {
             let (_, _, system) = open_system_queued(&home, true);
             setup_joined_dreams(&system, n);
+        }
+        "world_model_pass" => {
+            // Every target's first card (three episodes each), then one
+            // more episode per target: each card's evidence changed.
+            let (_, _, system) = open_system_queued(&home, true);
+            let episodes = |round: usize| -> Vec<MemoryRecordInput> {
+                (0..n)
+                    .flat_map(|i| {
+                        (0..if round == 0 { 3 } else { 1 }).map(move |k| {
+                            let mut r = MemoryRecordInput::new(
+                                RecordKind::Episode,
+                                &format!("Visit {round}.{k} of {i}"),
+                                &format!("Neighbour {i} came by ({round}.{k})."),
+                            );
+                            r.participants = vec![card_target(i)];
+                            r
+                        })
+                    })
+                    .collect()
+            };
+            system
+                .remember_many(&RememberMany::new(episodes(0), SCOPE, OWNER, "wm-0"))
+                .unwrap();
+            let mut pass = am_system::world_models::WorldModelPass::new(&[(SCOPE, OWNER)], OWNER);
+            pass.tuning.world_model_max_cards = n;
+            let r = system.world_model_pass(&pass, None).unwrap();
+            assert_eq!(r.formed_count, n, "every first card");
+            system
+                .remember_many(&RememberMany::new(episodes(1), SCOPE, OWNER, "wm-1"))
+                .unwrap();
+        }
+        "author_world_model" => {
+            // Every target's card, formed pending (three episodes each).
+            let (_, _, system) = open_system_queued(&home, true);
+            let episodes: Vec<MemoryRecordInput> = (0..n)
+                .flat_map(|i| {
+                    (0..3).map(move |k| {
+                        let mut r = MemoryRecordInput::new(
+                            RecordKind::Episode,
+                            &format!("Visit {k} of {i}"),
+                            &format!("Neighbour {i} came by ({k})."),
+                        );
+                        r.participants = vec![card_target(i)];
+                        r
+                    })
+                })
+                .collect();
+            system
+                .remember_many(&RememberMany::new(episodes, SCOPE, OWNER, "wm-0"))
+                .unwrap();
+            let mut pass = am_system::world_models::WorldModelPass::new(&[(SCOPE, OWNER)], OWNER);
+            pass.tuning.world_model_max_cards = n;
+            let r = system.world_model_pass(&pass, None).unwrap();
+            assert_eq!(r.formed_count, n, "every card");
         }
         "task_release" => {
             // The notes (task 4's targets), there before any kill.

@@ -36,6 +36,8 @@ pub enum Family {
     Valence,
     /// Observing a mind: replay, diagnostics, the card, the diary's reads.
     Observe,
+    /// World models: the orientation cards, their aliases and their passes.
+    WorldModels,
     /// The memory graph.
     Graph,
     /// The memory task queue (a home opened with its queue).

@@ -27,6 +27,7 @@ pub mod sleep;
 pub mod tasks;
 pub mod understanding;
 pub mod valence;
+pub mod world_models;
 
 pub use am_journal::{ActiveMemorySnapshot, AuthorKind, AuthorRef, ReaderRef, SourceRef};
 pub use config::{

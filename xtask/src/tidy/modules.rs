@@ -47,8 +47,19 @@ pub const FACULTIES: &[(&str, &[&str])] = &[
     ("valence", &[]),
     ("observe", &["formation", "identity", "recall", "valence"]),
     (
+        "world_models",
+        &["formation", "recall", "tasks", "understanding", "valence"],
+    ),
+    (
         "sleep",
-        &["formation", "observe", "recall", "tasks", "understanding"],
+        &[
+            "formation",
+            "observe",
+            "recall",
+            "tasks",
+            "understanding",
+            "world_models",
+        ],
     ),
 ];
 

@@ -13,6 +13,7 @@
 //! (`engram`'s birth titles); memory-system.md "Understanding".
 
 use crate::formation::records::MemoryRecordInput;
+use crate::kinds::RecordKind;
 use am_journal::AuthorKind;
 use am_triples::JsonMap;
 use serde::{Deserialize, Serialize};
@@ -302,6 +303,9 @@ impl AuthoringDecision {
 /// The digest method of a summary authored at formation.
 pub const AUTHORED_DIGEST_METHOD: &str = "authored-v1";
 
+/// The digest method of a world-model card whose summary was authored.
+pub const AUTHORED_CARD_METHOD: &str = "authored-card-v1";
+
 /// Ask `author` for `context.fields` of `record` (whose `digest` is the
 /// pass's provisional body) and shape the record accordingly: the one place
 /// a pass's records become authored or pending.
@@ -311,8 +315,10 @@ pub const AUTHORED_DIGEST_METHOD: &str = "authored-v1";
 ///   "formation", version: 0, understood_at}`); an authored summary becomes the
 ///   record's digest with its `attributes.understanding` stamp (`{field:
 ///   "digest", author, reader?, sources, cause: "formation", version: 0,
-///   understood_at}`) and `digest_method = "authored-v1"`. No task is owed for
-///   an authored field.
+///   understood_at}`) and `digest_method = "authored-v1"` (a world-model
+///   card's: field `card`, `authored-card-v1`, with `authored_lead`,
+///   `authored_known_ids` (its `known_source_ids`) and `authored_by`). No
+///   task is owed for an authored field.
 /// - A wanted field not delivered is added to `record.pending` with
 ///   `record.pending_failure` (`no_author_supplied` without an author,
 ///   `author_raised` when it failed, `invalid_result` for an unusable answer);
@@ -409,6 +415,29 @@ pub fn author_or_pend(
                 record
                     .attributes
                     .insert("title_provenance".into(), stamp(None));
+                done.push(*field);
+            }
+            (AuthorField::Summary, Some(t)) if record.kind == RecordKind::WorldModel => {
+                // A card's summary is its own field (`card`), labelled as an
+                // authored card whose lead and evidence baseline its next
+                // revisions carry.
+                record.digest = t.to_owned();
+                let known = match record.attributes.get("known_source_ids") {
+                    Some(Value::Array(ids)) => Value::Array(ids.clone()),
+                    _ => json!(context.source_ids),
+                };
+                let by = authored
+                    .author
+                    .get("id")
+                    .and_then(Value::as_str)
+                    .unwrap_or("unknown")
+                    .to_owned();
+                let attrs = &mut record.attributes;
+                attrs.insert("understanding".into(), stamp(Some("card")));
+                attrs.insert("digest_method".into(), json!(AUTHORED_CARD_METHOD));
+                attrs.insert("authored_lead".into(), json!(t));
+                attrs.insert("authored_known_ids".into(), known);
+                attrs.insert("authored_by".into(), json!(by));
                 done.push(*field);
             }
             (AuthorField::Summary, Some(t)) => {
@@ -694,7 +723,6 @@ fn check_provenance(a: &Authored) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::kinds::RecordKind;
 
     fn ctx(fields: &[AuthorField]) -> AuthorContext {
         AuthorContext {

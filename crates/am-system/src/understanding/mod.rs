@@ -756,11 +756,41 @@ impl MemorySystem {
                 "digest_method must be a non-empty label, got an empty one",
             ));
         }
+        self.rewrite_through(args, ReadingIn::Args(args.reading()), None)
+    }
+
+    /// The card door (`author_world_model`'s in-place write): a world-model
+    /// card's text rewritten as its own field (`card`) whether or not its
+    /// summary is pending, by a reading the caller validated (a label author
+    /// is recorded as kind `unrecorded`), with `card_attributes` (the
+    /// authored card's `authored_lead`, `authored_known_ids`,
+    /// `authored_by`) set on the row. Every other rule of `rewrite_digest`
+    /// holds (closed, stale, empty text, the task settled, one transaction
+    /// at `understanding.card`). A record that is not a card is refused
+    /// `unknown_record`.
+    ///
+    /// # Errors
+    /// As [`Self::rewrite_digest`].
+    pub(crate) fn author_card_in_place(
+        &self,
+        args: &RewriteDigest,
+        reading: ValidProvenance,
+        card_attributes: JsonMap,
+    ) -> Result<UnderstandingResult> {
+        self.rewrite_through(args, ReadingIn::Ready(reading), Some(card_attributes))
+    }
+
+    fn rewrite_through(
+        &self,
+        args: &RewriteDigest,
+        reading_in: ReadingIn<'_>,
+        card_door: Option<JsonMap>,
+    ) -> Result<UnderstandingResult> {
         let mut b = match self.begin_rewrite(
             args.record_id.as_str(),
             "digest",
             wants_queue(args.task_id.as_deref()),
-            ReadingIn::Args(args.reading()),
+            reading_in,
         )? {
             Ok(b) => b,
             Err(refusal) => return Ok(refusal),
@@ -769,7 +799,11 @@ impl MemorySystem {
         // a card's through its own field (`card`), a dream's in place, a
         // PUBLIC diary projection's (the diary summary rule).
         let pending_summary = b.t.view().is_marked_pending("summary");
-        if b.t.kind == Some(RecordKind::WorldModel) && pending_summary {
+        let door = card_door.is_some();
+        if door && b.t.kind != Some(RecordKind::WorldModel) {
+            return Ok(b.refused(Reason::UnknownRecord));
+        }
+        if b.t.kind == Some(RecordKind::WorldModel) && (pending_summary || door) {
             b.field = "card";
         }
         let (t, rid, field, reading) = (&b.t, b.rid, b.field, &b.reading);
@@ -790,7 +824,7 @@ impl MemorySystem {
             Some(RecordKind::Dream) if !pending_summary => {
                 return refused(Reason::UseNarrateDream);
             }
-            Some(RecordKind::WorldModel) if !pending_summary => {
+            Some(RecordKind::WorldModel) if !pending_summary && !door => {
                 return refused(Reason::UseAuthorWorldModel);
             }
             Some(RecordKind::WorldModel) if args.keywords.is_some() => {
@@ -881,6 +915,9 @@ impl MemorySystem {
             }
         }
         attributes.insert("understanding".into(), st);
+        if let Some(card) = card_door {
+            attributes.extend(card);
+        }
         if pending_summary {
             clear_pending(&mut attributes, "summary");
         }

@@ -1,0 +1,15 @@
+//! World models (api.md "World models (orientation cards)"): the card reads,
+//! the alias reads and proposals, `world_model_pass` and
+//! `world_model_update`, on both stacks, and the differential against
+//! AbstractMemory 0.3.2 (`oracle.rs`, needs `AM_ORACLE_PYTHON`).
+//!
+//! One binary, its modules by surface.
+
+#[path = "../common/mod.rs"]
+mod common;
+
+mod author;
+mod oracle;
+mod pass;
+mod reads;
+mod support;
