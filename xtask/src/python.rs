@@ -1,9 +1,9 @@
 //! The Python package's suite (`crates/am-py`, docs/python.md): a venv of its
 //! own under `~/.cache/abstractmemory-rs/py-venv` with the pinned build and
-//! test tools from PyPI (maturin, pytest), one `maturin develop` build of the
-//! package into it in the dev profile (the workspace's target directory, so
-//! the engine's crates are the ones `cargo test` built), then
-//! `python -m pytest crates/am-py/tests`.
+//! test tools from PyPI (maturin, pytest, mypy for the stub check), one
+//! `maturin develop` build of the package into it in the dev profile (the
+//! workspace's target directory, so the engine's crates are the ones `cargo
+//! test` built), then `python -m pytest crates/am-py/tests`.
 
 use crate::oracle::{make_venv, run};
 use crate::workspace::tool;
@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// The venv's pinned requirements.
-const REQUIREMENTS: &[&str] = &["maturin==1.16.0", "pytest==9.2.0"];
+const REQUIREMENTS: &[&str] = &["maturin==1.16.0", "pytest==9.2.0", "mypy==2.4.1"];
 
 /// Where the venv lives (`$HOME/.cache/abstractmemory-rs/py-venv`).
 fn venv_dir() -> Result<PathBuf> {
@@ -24,7 +24,7 @@ fn works(python: &Path) -> bool {
         && Command::new(python)
             .args([
                 "-c",
-                "import importlib.metadata as m; assert m.version('maturin') == '1.16.0' and m.version('pytest') == '9.2.0'",
+                "import importlib.metadata as m; assert (m.version('maturin'), m.version('pytest'), m.version('mypy')) == ('1.16.0', '9.2.0', '2.4.1')",
             ])
             .output()
             .is_ok_and(|o| o.status.success())
@@ -42,7 +42,7 @@ fn ensure() -> Result<PathBuf> {
         make_venv(&venv, REQUIREMENTS)?;
         if !works(&python) {
             bail!(
-                "the venv at {} lacks maturin 1.16.0 or pytest 9.2.0",
+                "the venv at {} lacks maturin 1.16.0, pytest 9.2.0 or mypy 2.4.1",
                 venv.display()
             );
         }

@@ -3,24 +3,42 @@
 from os import PathLike
 from typing import Any, Callable, Dict, List, Optional, Tuple, Union
 
+from typing import final
+
+__all__ = [
+    "System",
+    "SQLiteTripleStore",
+    "SQLiteJournal",
+    "InMemoryTripleStore",
+    "InMemoryJournal",
+    "table",
+    "call_function",
+    "_set_errors",
+]
+
 _Path = Union[str, PathLike[str]]
 
+@final
 class SQLiteTripleStore:
     def __new__(cls, path: _Path) -> "SQLiteTripleStore": ...
     @property
     def path(self) -> str: ...
 
+@final
 class SQLiteJournal:
     def __new__(cls, path: _Path) -> "SQLiteJournal": ...
     @property
     def path(self) -> str: ...
 
+@final
 class InMemoryTripleStore:
     def __new__(cls) -> "InMemoryTripleStore": ...
 
+@final
 class InMemoryJournal:
     def __new__(cls) -> "InMemoryJournal": ...
 
+@final
 class System:
     def __new__(
         cls,
