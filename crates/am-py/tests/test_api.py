@@ -4,6 +4,7 @@ the warnings module."""
 
 from __future__ import annotations
 
+import copy
 import warnings
 
 import pytest
@@ -54,6 +55,9 @@ def test_an_object_result_has_attributes_and_to_dict(system: am.MemorySystem) ->
     assert r.to_dict(), "to_dict gives a copy"
     with pytest.raises(AttributeError):
         r.no_such_field
+    with pytest.raises(AttributeError):
+        r.anything = 1
+    assert copy.deepcopy(r) == r and copy.copy(r).to_dict() == r.to_dict()
 
 
 def test_a_pure_function_runs_without_a_system() -> None:

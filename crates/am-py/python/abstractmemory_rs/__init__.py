@@ -59,6 +59,8 @@ class VerbResult:
         object.__setattr__(self, "_data", data)
 
     def __getattr__(self, name: str) -> Any:
+        if name.startswith("__") or name in ("_op", "_data"):
+            raise AttributeError(name)  # copy/pickle probes, an unset slot
         try:
             return self._data[name]
         except KeyError:
@@ -78,6 +80,12 @@ class VerbResult:
 
     def keys(self) -> Any:
         return self._data.keys()
+
+    def __reduce__(self) -> Tuple[Any, ...]:
+        return (VerbResult, (self._op, self._data))
+
+    def __deepcopy__(self, memo: Dict[int, Any]) -> "VerbResult":
+        return VerbResult(self._op, copy.deepcopy(self._data, memo))
 
     def to_dict(self) -> Dict[str, Any]:
         return copy.deepcopy(self._data)
