@@ -99,22 +99,54 @@ def test_one_memory_system_shared_by_8_threads_forms_and_reads_every_record(syst
     assert system.current_seq() >= n_threads * per_thread
 
 
-def test_engine_calls_release_the_gil(system: am.MemorySystem) -> None:
-    """A Python thread keeps running while another thread is inside the engine."""
-    stop = threading.Event()
-    ticks = [0]
+HOLD_LOCK = """
+import sqlite3, sys
+c = sqlite3.connect(sys.argv[1], isolation_level=None)
+c.execute("BEGIN IMMEDIATE")
+print("locked", flush=True)
+sys.stdin.readline()
+c.execute("ROLLBACK")
+"""
 
-    def spin() -> None:
-        while not stop.is_set():
-            ticks[0] += 1
 
-    th = threading.Thread(target=spin)
-    th.start()
-    try:
-        for i in range(40):
-            system.remember_many(records=[{"kind": "episode", "title": f"r{i}", "digest": f"record {i}."}],
-                                 scope="life", owner_id="demo", idempotency_key=f"k{i}")
-    finally:
-        stop.set()
-        th.join()
-    assert ticks[0] > 0
+def test_an_engine_call_waiting_on_the_home_lets_other_python_threads_run(tmp_path: Any) -> None:
+    """The GIL is released inside the engine: a write waiting on the home's
+    write lock, held by another process (SQLite's busy wait, 5 s), completes
+    once this thread, which needs the GIL to wake and tell that process to
+    let go, has done so. Were the GIL held through the engine call, this
+    thread could not run until the busy wait gave up, and the write would
+    fail."""
+    import subprocess
+    import sys
+    import time
+
+    path = tmp_path / "home.sqlite3"
+    system = am.MemorySystem(am.SQLiteTripleStore(path), am.SQLiteJournal(path))
+    system.current_seq()
+    holder = subprocess.Popen([sys.executable, "-c", HOLD_LOCK, str(path)],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    assert holder.stdout is not None and holder.stdin is not None
+    assert holder.stdout.readline().strip() == "locked"
+    outcome: List[Any] = []
+
+    def write() -> None:
+        try:
+            outcome.append(system.remember_many(
+                records=[{"kind": "episode", "title": "t", "digest": "waited for the lock."}],
+                scope="life", owner_id="demo", idempotency_key="k"))
+        except BaseException as e:  # noqa: BLE001 - reported below
+            outcome.append(e)
+        outcome.append(time.monotonic())
+
+    writer = threading.Thread(target=write)
+    started = time.monotonic()
+    writer.start()
+    time.sleep(0.5)
+    released = time.monotonic()
+    holder.stdin.write("\n")
+    holder.stdin.flush()
+    writer.join()
+    holder.wait(timeout=10)
+    assert isinstance(outcome[0], list), outcome
+    assert released - started < 2.0, "this thread woke while the writer waited"
+    assert outcome[1] >= released, "the write waited for the lock"
