@@ -88,3 +88,20 @@ def test_sqlite_memory_survives_closing_and_reopening_the_home(tmp_path) -> None
 def test_a_clock_that_answers_no_instant_is_refused() -> None:
     with pytest.raises(am.InvalidInput, match="ISO-8601"):
         am.MemorySystem(am.InMemoryTripleStore(), am.InMemoryJournal(), clock=lambda: "yesterday")
+
+
+def test_a_store_journal_function_over_a_bare_store_reads_that_home(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    path = tmp_path / "home.sqlite3"
+    with am.MemorySystem(am.SQLiteTripleStore(path), am.SQLiteJournal(path)) as s:
+        s.remember_many(records=[{"kind": "diary", "title": "Q", "digest": "Why do beans fix nitrogen?",
+                                  "attributes": {"diary_type": "question", "prev_entry_hash": ""},
+                                  "provenance": {"source": "owner-direct"}}],
+                        scope="diary", owner_id="entity:castor", idempotency_key="d1")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        report = am.verify_diary_chain(am.SQLiteTripleStore(path), scope="diary", owner_id="entity:castor")
+        fresh = am.verify_diary_chain(am.InMemoryTripleStore(), scope="diary", owner_id="entity:castor")
+    d = report.to_dict() if isinstance(report, am.VerbResult) else report
+    assert d["intact"] is True and d["entries"] == 1, "the home's own entry"
+    f = fresh.to_dict() if isinstance(fresh, am.VerbResult) else fresh
+    assert f["entries"] == 0

@@ -227,7 +227,9 @@ def _system_of(store: Any, journal: Any) -> Any:
             return s._system
     if journal is None:
         journal = SQLiteJournal(store.path) if isinstance(store, SQLiteTripleStore) else InMemoryJournal()
-    return _native.System(store, journal)
+    native = _native.System(store, journal)
+    native.take_warnings()  # what opening said (a volatile journal) is no call's
+    return native
 
 
 class _Part:
