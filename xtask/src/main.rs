@@ -61,7 +61,12 @@ fn main() -> Result<()> {
             }
             tidy::run()
         }
-        "test" => oracle::test(rest),
+        "test" => {
+            // The Python package's suite runs whatever the Rust suite said.
+            let rust = oracle::test(rest);
+            let python = python::test(&workspace::Workspace::load()?.root);
+            rust.and(python)
+        }
         "pytest" => {
             if !rest.is_empty() {
                 bail!("pytest takes no arguments, got {rest:?}");
