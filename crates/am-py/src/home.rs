@@ -252,15 +252,11 @@ impl am_ops::Home for NativeHome<'_> {
     }
 
     fn graph_at(&self, target: &str) -> OpResult<MemoryGraph> {
-        let store = Arc::new(
-            SQLiteTripleStore::open(
-                target,
-                self.0.embedder.clone(),
-                SqliteStoreOptions::default(),
-            )
-            .map_err(|e| OpError::from(am_triples::Error::from(e)).context(target))?,
-        );
-        let journal = Arc::new(SQLiteJournal::open(store.home())?);
-        Ok(self.clocked(am_backend_sqlite::graph::open_graph(store, Some(journal))?))
+        let graph = am_backend_sqlite::graph::open_graph_at(
+            std::path::Path::new(target),
+            self.0.embedder.clone(),
+        )
+        .map_err(|e| OpError::from(am_triples::Error::from(e)).context(target))?;
+        Ok(self.clocked(graph))
     }
 }
