@@ -7,7 +7,8 @@
 //! one line per check and backend; `tidy` checks the layering and the `//!` docs
 //! (it also runs as an ordinary `#[test]`); `test` makes sure the Python oracle's
 //! virtual environment exists, exports `AM_ORACLE_PYTHON`, and runs
-//! `cargo test --workspace`.
+//! `cargo test --workspace`, then builds the Python package once (dev
+//! profile) and runs its pytest suite.
 
 #![allow(
     unreachable_pub,
@@ -19,6 +20,7 @@ mod bench;
 mod conformance;
 mod fuzz;
 mod oracle;
+mod python;
 mod soak;
 mod tidy;
 mod workspace;
@@ -31,7 +33,9 @@ usage: cargo xtask <task>
 tasks:
   conformance [--backend NAME]   run the conformance suite of every backend (or one)
   tidy                           check layering, lints opt-in and //! module docs
-  test [ARGS...]                 ensure the oracle venv, then cargo test --workspace ARGS
+  test [ARGS...]                 ensure the oracle venv, then cargo test --workspace ARGS;
+                                 then the Python package's pytest suite (one dev build)
+  pytest                         only the Python package: maturin develop (dev) into its venv, then pytest
   bench [--quick] [--no-lance] [--only BENCH] [--profile NAME]
                                  run the benches with targets; print ours vs target vs Python 0.3.2
   badinput                       the am exec bad-input catalogue (each refused, the home unchanged)
@@ -57,7 +61,18 @@ fn main() -> Result<()> {
             }
             tidy::run()
         }
-        "test" => oracle::test(rest),
+        "test" => {
+            // The Python package's suite runs whatever the Rust suite said.
+            let rust = oracle::test(rest);
+            let python = python::test(&workspace::Workspace::load()?.root);
+            rust.and(python)
+        }
+        "pytest" => {
+            if !rest.is_empty() {
+                bail!("pytest takes no arguments, got {rest:?}");
+            }
+            python::test(&workspace::Workspace::load()?.root)
+        }
         "bench" => bench::run(rest),
         "soak" => soak::run(rest),
         "badinput" => badinput::run(rest),

@@ -6,6 +6,7 @@
 //! then the LanceDB connector's object-storage test (`am-backend-lance`, feature
 //! `object-store`, `tests/s3.rs`) against a `moto` S3 server, from a second venv
 //! made the same way (`~/.cache/abstractmemory-rs/moto-venv`, `AM_MOTO_PYTHON`).
+//! (`cargo xtask test` then runs the Python package's suite, `python.rs`.)
 //!
 //! The oracle belongs to tests and tools only; the library never calls Python.
 
@@ -72,7 +73,7 @@ pub fn ensure_moto() -> Result<PathBuf> {
 }
 
 /// `python3 -m venv VENV`, then pip installs `requirements` into it.
-fn make_venv(venv: &std::path::Path, requirements: &[&str]) -> Result<()> {
+pub(crate) fn make_venv(venv: &std::path::Path, requirements: &[&str]) -> Result<()> {
     let python = venv.join("bin").join("python");
     if let Some(parent) = venv.parent() {
         std::fs::create_dir_all(parent)?;
@@ -96,7 +97,7 @@ fn oracle_works(python: &PathBuf) -> bool {
             .is_ok_and(|o| o.status.success())
 }
 
-fn run(cmd: &mut Command) -> Result<()> {
+pub(crate) fn run(cmd: &mut Command) -> Result<()> {
     let status = cmd.status().with_context(|| format!("running {cmd:?}"))?;
     if !status.success() {
         bail!("{cmd:?} failed ({status})");

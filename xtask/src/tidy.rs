@@ -30,6 +30,8 @@ const LAYERS: &[(&str, u8)] = &[
     ("am-system", 4),
     ("am-ops", 5),
     ("am-cli", 6),
+    // The Python package: a front end beside am-cli (it opens homes itself).
+    ("am-py", 6),
 ];
 
 /// Crates `am-system` and the verb table (`am-ops`) must never name: they

@@ -54,7 +54,13 @@ pub fn manifest_dir() -> PathBuf {
 /// whenever a build alternates between a shell and an xtask, and everything
 /// above them rebuild: with ring under reqwest and lancedb, most of the tree.
 pub fn cargo() -> Command {
-    let mut cmd = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned()));
+    tool(std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned()))
+}
+
+/// A command running `program` (a cargo, or a tool that runs cargo: maturin)
+/// with the environment [`cargo`] gives.
+pub fn tool(program: impl AsRef<std::ffi::OsStr>) -> Command {
+    let mut cmd = Command::new(program);
     for (name, _) in std::env::vars_os() {
         if name
             .to_str()

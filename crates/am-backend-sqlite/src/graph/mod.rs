@@ -213,3 +213,22 @@ pub fn open_graph(
     register();
     MemoryGraph::new(store, journal.map(GraphJournal::new))
 }
+
+/// The graph of the SQLite home at `path` (created when missing) with its
+/// journal, the store reading with `embedder`: another home a front end
+/// writes into (`replay_into`; `am exec` and the Python package).
+///
+/// # Errors
+/// As [`SQLiteTripleStore::open`], [`SQLiteJournal::open`] and [`open_graph`].
+pub fn open_graph_at(
+    path: &std::path::Path,
+    embedder: Option<Arc<dyn am_triples::TextEmbedder>>,
+) -> crate::Result<MemoryGraph> {
+    let store = Arc::new(SQLiteTripleStore::open(
+        path,
+        embedder,
+        crate::SqliteStoreOptions::default(),
+    )?);
+    let journal = Arc::new(SQLiteJournal::open(store.home())?);
+    Ok(open_graph(store, Some(journal))?)
+}

@@ -8,8 +8,6 @@ mod tests;
 
 use crate::error::{CliError, CliResult, kind_name};
 use crate::home::{self, Engine, HomeSpec, PinnedClock};
-use am_backend_sqlite::journal::SQLiteJournal;
-use am_backend_sqlite::{SQLiteTripleStore, SqliteStoreOptions};
 use am_graph::graph::MemoryGraph;
 use am_graph::registry::GraphJournal;
 use am_ops::{ClockChange, Host, OpError, OpResult};
@@ -329,21 +327,12 @@ impl am_ops::Home for Session {
     }
 
     fn graph_at(&self, target: &str) -> OpResult<MemoryGraph> {
-        let store = Arc::new(
-            SQLiteTripleStore::open(
-                target,
-                self.host.embedder.clone(),
-                SqliteStoreOptions::default(),
-            )
-            .map_err(|e| {
-                OpError::from(CliError::from(e).context(&format!("replay_into: {target}")))
-            })?,
-        );
-        let journal = Arc::new(
-            SQLiteJournal::open(store.home()).map_err(|e| OpError::from(CliError::from(e)))?,
-        );
-        Ok(am_backend_sqlite::graph::open_graph(store, Some(journal))?
-            .with_clock(self.clock.as_clock()))
+        let graph = am_backend_sqlite::graph::open_graph_at(
+            std::path::Path::new(target),
+            self.host.embedder.clone(),
+        )
+        .map_err(|e| OpError::from(CliError::from(e).context(&format!("replay_into: {target}"))))?;
+        Ok(graph.with_clock(self.clock.as_clock()))
     }
 
     fn clock(&self, change: ClockChange) -> OpResult<String> {

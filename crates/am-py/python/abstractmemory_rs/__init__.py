@@ -1,0 +1,408 @@
+"""abstractmemory_rs: AbstractMemory's engine (the Rust port) for Python.
+
+Every verb of the engine's verb table is here with no code of its own: a
+``MemorySystem`` method (``system.remember_many(...)``), a method of one of
+its parts (``system.store.close_assertion(...)``, ``system.tasks.claim(...)``)
+or a module function (``lint_spark(...)``), as the table's call shape says.
+Keyword arguments are the spec's, read by the engine's own arguments structs;
+results are plain values or, where the table presents an object, a
+:class:`VerbResult` with attributes and ``to_dict()``. Warnings the engine
+raises come as :class:`MemoryWarning` through :mod:`warnings`.
+
+The hand-written parts (constructors, the error classes, the presentation)
+are listed in docs/python.md.
+"""
+
+from __future__ import annotations
+
+import copy
+import warnings
+import weakref
+from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple
+
+from . import _native
+from .errors import (
+    AbstractMemoryError,
+    Conflict,
+    DimensionMismatch,
+    Embedder,
+    Internal,
+    InvalidInput,
+    InvalidSourceRef,
+    NotFound,
+    ProvenanceRequired,
+    Refused,
+    Storage,
+    Timeout,
+    Unsupported,
+    WriteBarrierTimeout,
+)
+
+SQLiteTripleStore = _native.SQLiteTripleStore
+SQLiteJournal = _native.SQLiteJournal
+InMemoryTripleStore = _native.InMemoryTripleStore
+InMemoryJournal = _native.InMemoryJournal
+
+
+class MemoryWarning(UserWarning):
+    """A warning the engine raised with a result (``#FALLBACK: ...`` and notes)."""
+
+
+class VerbResult:
+    """The spec's result object: its dict's keys as attributes, ``to_dict()``
+    giving the dict (a copy)."""
+
+    __slots__ = ("_op", "_data")
+
+    def __init__(self, op: str, data: Dict[str, Any]) -> None:
+        object.__setattr__(self, "_op", op)
+        object.__setattr__(self, "_data", data)
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__") or name in ("_op", "_data"):
+            raise AttributeError(name)  # copy/pickle probes, an unset slot
+        try:
+            return self._data[name]
+        except KeyError:
+            raise AttributeError(f"{self._op} result has no field {name!r}") from None
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"{self._op} result is read-only")
+
+    def __getitem__(self, key: str) -> Any:
+        return self._data[key]
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._data
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._data)
+
+    def keys(self) -> Any:
+        return self._data.keys()
+
+    def __reduce__(self) -> Tuple[Any, ...]:
+        return (VerbResult, (self._op, self._data))
+
+    def __deepcopy__(self, memo: Dict[int, Any]) -> "VerbResult":
+        return VerbResult(self._op, copy.deepcopy(self._data, memo))
+
+    def to_dict(self) -> Dict[str, Any]:
+        return copy.deepcopy(self._data)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, VerbResult):
+            return self._data == other._data
+        if isinstance(other, dict):
+            return self._data == other
+        return NotImplemented
+
+    def __repr__(self) -> str:
+        return f"<{self._op} result {self._data!r}>"
+
+    def __dir__(self) -> List[str]:
+        return sorted(set(self._data) | {"to_dict"})
+
+
+def _present(op: str, present: str, value: Any) -> Any:
+    if present != "object":
+        return value
+    if isinstance(value, dict):
+        return VerbResult(op, value)
+    if isinstance(value, list):
+        return [VerbResult(op, v) if isinstance(v, dict) else v for v in value]
+    return value
+
+
+def _warn(found: List[str]) -> None:
+    for w in found:
+        warnings.warn(w, MemoryWarning, stacklevel=3)
+
+
+def _positional(verb: Dict[str, Any], args: Tuple[Any, ...], kwargs: Dict[str, Any]) -> None:
+    """Bind positional arguments to the verb's keywords in declaration order."""
+    if not args:
+        return
+    props = list((verb["arguments"].get("properties") or {}).keys())
+    if len(args) > len(props):
+        raise TypeError(
+            f"{verb['name']}() takes at most {len(props)} positional argument(s) "
+            f"({', '.join(props) or 'none'}), got {len(args)}"
+        )
+    for name, value in zip(props, args):
+        if name in kwargs:
+            raise TypeError(f"{verb['name']}() got multiple values for argument {name!r}")
+        kwargs[name] = value
+
+
+def _split_author(verb: Dict[str, Any], kwargs: Dict[str, Any]) -> Optional[Callable[..., Any]]:
+    """The ``author`` callable, taken out of the keywords; a non-callable
+    ``author`` (the exec protocol's scripted answers) stays a keyword."""
+    if "author" in verb["hooks"] and callable(kwargs.get("author")):
+        return kwargs.pop("author")
+    return None
+
+
+def _doc(verb: Dict[str, Any]) -> str:
+    props = verb["arguments"].get("properties") or {}
+    required = set(verb["arguments"].get("required") or [])
+    lines = [verb["summary"], ""]
+    if props:
+        lines.append("Keyword arguments (the spec's):")
+        for name in props:
+            lines.append(f"  {name}{'' if name in required else ' (optional)'}")
+    if verb["hooks"]:
+        lines.append(f"Hooks: {', '.join(verb['hooks'])}")
+    lines.append(f"Verb table: {verb['name']} ({verb['family']}, {verb['shape']}, "
+                 f"{'writes' if verb['writes'] else 'reads'}).")
+    return "\n".join(lines)
+
+
+def _system_method(verb: Dict[str, Any]) -> Callable[..., Any]:
+    op, present = verb["name"], verb["present"]
+
+    def method(self: Any, *args: Any, **kwargs: Any) -> Any:
+        _positional(verb, args, kwargs)
+        author = _split_author(verb, kwargs)
+        value, found = self._system.call(op, kwargs, author)
+        _warn(found)
+        return _present(op, present, value)
+
+    method.__name__ = op.rsplit(".", 1)[-1]
+    method.__qualname__ = method.__name__
+    method.__doc__ = _doc(verb)
+    return method
+
+
+def _function(verb: Dict[str, Any]) -> Callable[..., Any]:
+    op, present = verb["name"], verb["present"]
+
+    def function(*args: Any, system: Optional["MemorySystem"] = None, **kwargs: Any) -> Any:
+        # `system`: the home to read where the table's arguments name a
+        # record instead of carrying it (reading_provenance(record_id=...)).
+        _positional(verb, args, kwargs)
+        author = _split_author(verb, kwargs)
+        if system is not None:
+            value, found = system._system.call(op, kwargs, author)
+        else:
+            value, found = _native.call_function(op, kwargs, author)
+        _warn(found)
+        return _present(op, present, value)
+
+    function.__name__ = op
+    function.__qualname__ = op
+    function.__doc__ = _doc(verb)
+    return function
+
+
+def _store_journal_function(verb: Dict[str, Any]) -> Callable[..., Any]:
+    op, present = verb["name"], verb["present"]
+
+    def function(store: Any, *args: Any, journal: Any = None, **kwargs: Any) -> Any:
+        _positional(verb, args, kwargs)
+        author = _split_author(verb, kwargs)
+        native = _system_of(store, journal)
+        value, found = native.call(op, kwargs, author)
+        _warn(found)
+        return _present(op, present, value)
+
+    function.__name__ = op
+    function.__qualname__ = op
+    function.__doc__ = _doc(verb)
+    return function
+
+
+_SYSTEMS: "weakref.WeakSet[MemorySystem]" = weakref.WeakSet()
+
+
+def _system_of(store: Any, journal: Any) -> Any:
+    """The native system a module function over ``store`` (and ``journal``)
+    runs on: a ``MemorySystem``'s own; the open system over that store (its
+    caches see what it wrote); else a system opened over the pair (the
+    store's home's journal when none is given)."""
+    if isinstance(store, MemorySystem):
+        return store._system
+    for s in list(_SYSTEMS):
+        if s._store_obj is store and (journal is None or s._journal_obj is journal):
+            return s._system
+    if journal is None:
+        journal = SQLiteJournal(store.path) if isinstance(store, SQLiteTripleStore) else InMemoryJournal()
+    native = _native.System(store, journal)
+    native.take_warnings()  # what opening said (a volatile journal) is no call's
+    return native
+
+
+class _Part:
+    """A part of a memory system (its store, journal, task queue, graph)
+    whose methods are verbs of the table."""
+
+    def __init__(self, system: "MemorySystem", name: str) -> None:
+        self._system = system._system
+        self._name = name
+
+    def __repr__(self) -> str:
+        return f"<MemorySystem.{self._name}>"
+
+
+def _part_class(name: str) -> type:
+    return type(f"_{name.capitalize()}Part", (_Part,), {"__doc__": f"The memory system's {name}: its verbs."})
+
+
+_PART_OF_SHAPE = {
+    "store_method": "store",
+    "journal_method": "journal",
+    "queue_method": "tasks",
+    "graph_method": "graph",
+}
+
+
+class MemorySystem:
+    """Layer-2 memory over a store and a journal of one home:
+    ``SQLiteTripleStore(path)`` with ``SQLiteJournal(path)``, or
+    ``InMemoryTripleStore()`` with ``InMemoryJournal()``.
+
+    ``clock`` is a ``clock() -> str`` answering an ISO-8601 instant (the
+    engine's record time; the wall clock without one); ``task_queue=True``
+    opens the home's memory task queue (``system.tasks``). Without an
+    embedder the system has none (an embedder object is not taken yet).
+    """
+
+    def __init__(
+        self,
+        store: Any,
+        journal: Any,
+        *,
+        embedder: Any = None,
+        clock: Optional[Callable[[], str]] = None,
+        task_queue: bool = False,
+    ) -> None:
+        if store is None or journal is None:
+            raise InvalidInput("MemorySystem needs both a store and a journal")
+        if embedder is not None:
+            raise Unsupported("an embedder object is not taken by this version of abstractmemory_rs")
+        self._store_obj = store
+        self._journal_obj = journal
+        self._system = _native.System(store, journal, clock=clock, task_queue=task_queue)
+        self._parts: Dict[str, _Part] = {}
+        _warn(self._system.take_warnings())
+        _SYSTEMS.add(self)
+
+    def _part(self, name: str) -> Any:
+        part = self._parts.get(name)
+        if part is None:
+            part = _PART_CLASSES[name](self, name)
+            self._parts[name] = part
+        return part
+
+    @property
+    def store(self) -> Any:
+        """The store's verbs (``system.store.close_assertion(...)``)."""
+        return self._part("store")
+
+    @property
+    def journal(self) -> Any:
+        """The journal's verbs."""
+        return self._part("journal")
+
+    @property
+    def tasks(self) -> Any:
+        """The memory task queue's verbs (``system.tasks.claim(...)``)."""
+        return self._part("tasks")
+
+    @property
+    def graph(self) -> Any:
+        """The memory graph's verbs."""
+        return self._part("graph")
+
+    def close(self) -> None:
+        """Release the journal (the store is the caller's)."""
+        self._system.close()
+
+    def __enter__(self) -> "MemorySystem":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+
+_PART_CLASSES: Dict[str, type] = {name: _part_class(name) for name in ("store", "journal", "tasks", "graph")}
+
+TABLE: List[Dict[str, Any]] = list(_native.table())
+"""The verb table as the engine declares it (name, family, shape, present,
+hooks, the JSON Schema of its arguments)."""
+
+FUNCTIONS: List[str] = []
+
+
+def _install() -> None:
+    for verb in TABLE:
+        name, shape = verb["name"], verb["shape"]
+        if shape == "engine":
+            continue  # the session's own ops (am exec): not a Python verb
+        if shape in ("pure_function", "path_function"):
+            globals()[name] = _function(verb)
+            FUNCTIONS.append(name)
+        elif shape == "store_journal_function":
+            globals()[name] = _store_journal_function(verb)
+            FUNCTIONS.append(name)
+        elif "." in name:
+            part, short = name.split(".", 1)
+            setattr(_PART_CLASSES[part], short, _system_method(verb))
+        elif shape in _PART_OF_SHAPE:
+            setattr(_PART_CLASSES[_PART_OF_SHAPE[shape]], name, _system_method(verb))
+        else:
+            setattr(MemorySystem, name, _system_method(verb))
+
+
+_install()
+
+
+def verb_callable(system: MemorySystem, op: str) -> Callable[..., Any]:
+    """The Python callable of the table's ``op`` (bound to ``system`` where it
+    is a method): what ``am exec``'s line ``{"op": op, ...}`` calls."""
+    verb = next((v for v in TABLE if v["name"] == op), None)
+    if verb is None:
+        raise InvalidInput(f"unknown op {op!r}")
+    shape = verb["shape"]
+    if shape == "engine":
+        raise Unsupported(f"{op} is an op of an am exec session, not a Python verb")
+    if shape in ("pure_function", "path_function"):
+        pure = globals()[op]
+        return lambda **kw: pure(system=system, **kw)
+    if shape == "store_journal_function":
+        fn = globals()[op]
+        return lambda **kw: fn(system, **kw)
+    if "." in op:
+        part, short = op.split(".", 1)
+        return getattr(getattr(system, part), short)  # type: ignore[no-any-return]
+    if shape in _PART_OF_SHAPE:
+        return getattr(getattr(system, _PART_OF_SHAPE[shape]), op)  # type: ignore[no-any-return]
+    return getattr(system, op)  # type: ignore[no-any-return]
+
+
+__all__ = [
+    "MemorySystem",
+    "SQLiteTripleStore",
+    "SQLiteJournal",
+    "InMemoryTripleStore",
+    "InMemoryJournal",
+    "VerbResult",
+    "MemoryWarning",
+    "TABLE",
+    "verb_callable",
+    "AbstractMemoryError",
+    "InvalidInput",
+    "Refused",
+    "ProvenanceRequired",
+    "DimensionMismatch",
+    "Conflict",
+    "NotFound",
+    "Unsupported",
+    "Timeout",
+    "Storage",
+    "Embedder",
+    "Internal",
+    "InvalidSourceRef",
+    "WriteBarrierTimeout",
+    *FUNCTIONS,
+]

@@ -1,0 +1,262 @@
+//! The hand-written shims: the store and journal constructors of 0.3.2's
+//! shape (`SQLiteTripleStore(path)`, `SQLiteJournal(path)`,
+//! `InMemoryTripleStore()`, `InMemoryJournal()`) and the memory system over a
+//! pair of them, which the verb table runs on ([`NativeHome`]).
+
+use crate::errors;
+use am_backend_sqlite::journal::SQLiteJournal;
+use am_backend_sqlite::{SQLiteTripleStore, SqliteHome, SqliteMemoryHome, SqliteStoreOptions};
+use am_graph::graph::MemoryGraph;
+use am_graph::registry::GraphJournal;
+use am_journal::{InMemoryJournal, InMemoryTaskQueue, MemoryHome, MemoryJournal, PairHome};
+use am_ops::{OpError, OpResult};
+use am_system::{Clock, MemorySystem, SystemOptions};
+use am_triples::{InMemoryTripleStore, TextEmbedder};
+use pyo3::prelude::*;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+/// `SQLiteTripleStore(path)`: the store of the SQLite home at `path`
+/// (created when missing).
+#[pyclass(
+    name = "SQLiteTripleStore",
+    module = "abstractmemory_rs._native",
+    frozen
+)]
+pub(crate) struct PySqliteStore {
+    store: Arc<SQLiteTripleStore>,
+}
+
+#[pymethods]
+impl PySqliteStore {
+    #[new]
+    fn new(py: Python<'_>, path: PathBuf) -> PyResult<Self> {
+        let store = py
+            .detach(|| {
+                let home = SqliteHome::open(&path)?;
+                SQLiteTripleStore::with_home(&home, None, SqliteStoreOptions::default())
+            })
+            .map_err(|e| errors::raise(py, &OpError::from(am_triples::Error::from(e))))?;
+        Ok(PySqliteStore {
+            store: Arc::new(store),
+        })
+    }
+
+    /// The home's file.
+    #[getter]
+    fn path(&self) -> PathBuf {
+        self.store.home().path().to_path_buf()
+    }
+}
+
+/// `SQLiteJournal(path)`: the journal of the SQLite home at `path`; it is
+/// opened on the store's connection when a `MemorySystem` joins the two
+/// (one home: the same path as the store's).
+#[pyclass(name = "SQLiteJournal", module = "abstractmemory_rs._native", frozen)]
+pub(crate) struct PySqliteJournal {
+    path: PathBuf,
+}
+
+#[pymethods]
+impl PySqliteJournal {
+    #[new]
+    fn new(path: PathBuf) -> Self {
+        PySqliteJournal { path }
+    }
+
+    /// The home's file.
+    #[getter]
+    fn path(&self) -> PathBuf {
+        self.path.clone()
+    }
+}
+
+/// `InMemoryTripleStore()`: a volatile store.
+#[pyclass(
+    name = "InMemoryTripleStore",
+    module = "abstractmemory_rs._native",
+    frozen
+)]
+pub(crate) struct PyMemoryStore {
+    store: Arc<InMemoryTripleStore>,
+}
+
+#[pymethods]
+impl PyMemoryStore {
+    #[new]
+    fn new() -> Self {
+        PyMemoryStore {
+            store: Arc::new(InMemoryTripleStore::new(None)),
+        }
+    }
+}
+
+/// `InMemoryJournal()`: a volatile journal.
+#[pyclass(name = "InMemoryJournal", module = "abstractmemory_rs._native", frozen)]
+pub(crate) struct PyMemoryJournal {
+    journal: Arc<InMemoryJournal>,
+}
+
+#[pymethods]
+impl PyMemoryJournal {
+    #[new]
+    fn new() -> Self {
+        PyMemoryJournal {
+            journal: Arc::new(InMemoryJournal::new()),
+        }
+    }
+}
+
+/// An open home: the memory system, its store as its concrete type (for the
+/// memory graph's connector) and the host's embedder and clock.
+pub(crate) struct Opened {
+    pub(crate) system: MemorySystem,
+    sqlite: Option<Arc<SQLiteTripleStore>>,
+    memory: Option<Arc<InMemoryTripleStore>>,
+    pub(crate) embedder: Option<Arc<dyn TextEmbedder>>,
+    clock: Option<Clock>,
+}
+
+fn system_over(
+    home: Arc<dyn MemoryHome>,
+    clock: Option<Clock>,
+    task_queue: bool,
+) -> PyResult<MemorySystem> {
+    MemorySystem::over_home_with_options(
+        home,
+        SystemOptions {
+            clock,
+            task_queue,
+            ..SystemOptions::default()
+        },
+    )
+    .map_err(|e| errors::raise_nogil(&OpError::from(e)))
+}
+
+/// The in-memory pair, fresh (the home pure functions run over).
+pub(crate) fn open_memory(clock: Option<Clock>, task_queue: bool) -> PyResult<Opened> {
+    let store = Arc::new(InMemoryTripleStore::new(None));
+    let journal: Arc<dyn MemoryJournal> = Arc::new(InMemoryJournal::new());
+    pair(store, journal, clock, task_queue)
+}
+
+fn pair(
+    store: Arc<InMemoryTripleStore>,
+    journal: Arc<dyn MemoryJournal>,
+    clock: Option<Clock>,
+    task_queue: bool,
+) -> PyResult<Opened> {
+    let home: Arc<dyn MemoryHome> = if task_queue {
+        Arc::new(PairHome::with_task_queue(
+            store.clone(),
+            journal,
+            Arc::new(InMemoryTaskQueue::new()),
+        ))
+    } else {
+        Arc::new(PairHome::new(store.clone(), journal))
+    };
+    Ok(Opened {
+        system: system_over(home, clock.clone(), task_queue)?,
+        sqlite: None,
+        memory: Some(store),
+        embedder: None,
+        clock,
+    })
+}
+
+/// Open the memory system over the native `store` and `journal` objects:
+/// both SQLite of one path, or both in memory.
+pub(crate) fn open(
+    py: Python<'_>,
+    store: &Bound<'_, PyAny>,
+    journal: &Bound<'_, PyAny>,
+    clock: Option<Clock>,
+    task_queue: bool,
+) -> PyResult<Opened> {
+    if let (Ok(s), Ok(j)) = (
+        store.cast::<PyMemoryStore>(),
+        journal.cast::<PyMemoryJournal>(),
+    ) {
+        let journal: Arc<dyn MemoryJournal> = j.get().journal.clone();
+        return pair(s.get().store.clone(), journal, clock, task_queue);
+    }
+    if let (Ok(s), Ok(j)) = (
+        store.cast::<PySqliteStore>(),
+        journal.cast::<PySqliteJournal>(),
+    ) {
+        let store = s.get().store.clone();
+        let same = |p: &std::path::Path| std::fs::canonicalize(p).ok();
+        if same(store.home().path()) != same(&j.get().path) {
+            return Err(errors::invalid(format!(
+                "a MemorySystem's SQLiteTripleStore and SQLiteJournal are one home: the store is {} and the journal {}",
+                store.home().path().display(),
+                j.get().path.display()
+            )));
+        }
+        let home = py
+            .detach(|| -> am_triples::Result<SqliteMemoryHome> {
+                let journal = Arc::new(SQLiteJournal::open(store.home())?);
+                Ok(SqliteMemoryHome::new(store.clone(), journal)?)
+            })
+            .map_err(|e| errors::raise(py, &OpError::from(e)))?;
+        let system = py.detach(|| system_over(Arc::new(home), clock.clone(), task_queue))?;
+        return Ok(Opened {
+            system,
+            sqlite: Some(store),
+            memory: None,
+            embedder: None,
+            clock,
+        });
+    }
+    Err(errors::invalid(format!(
+        "a MemorySystem needs store and journal of one kind: SQLiteTripleStore(path) with SQLiteJournal(path), \
+         or InMemoryTripleStore() with InMemoryJournal(); got {} and {}",
+        store.get_type().name()?,
+        journal.get_type().name()?
+    )))
+}
+
+/// The table's view of an open home for one call.
+pub(crate) struct NativeHome<'a>(pub(crate) &'a Opened);
+
+impl NativeHome<'_> {
+    fn clocked(&self, g: MemoryGraph) -> MemoryGraph {
+        match &self.0.clock {
+            Some(c) => g.with_clock(c.clone()),
+            None => g,
+        }
+    }
+}
+
+impl am_ops::Home for NativeHome<'_> {
+    fn system(&self) -> OpResult<&MemorySystem> {
+        Ok(&self.0.system)
+    }
+
+    fn graph(&self) -> OpResult<MemoryGraph> {
+        let journal = GraphJournal::from_dyn(Arc::clone(self.0.system.journal()));
+        let graph = match (&self.0.sqlite, &self.0.memory) {
+            (Some(store), _) => {
+                am_backend_sqlite::graph::register();
+                MemoryGraph::new(Arc::clone(store), Some(journal))
+            }
+            (None, Some(store)) => MemoryGraph::new(Arc::clone(store), Some(journal)),
+            (None, None) => {
+                return Err(OpError::new(
+                    am_triples::ErrorKind::Unsupported,
+                    "this home has no graph connector",
+                ));
+            }
+        };
+        Ok(self.clocked(graph?))
+    }
+
+    fn graph_at(&self, target: &str) -> OpResult<MemoryGraph> {
+        let graph = am_backend_sqlite::graph::open_graph_at(
+            std::path::Path::new(target),
+            self.0.embedder.clone(),
+        )
+        .map_err(|e| OpError::from(am_triples::Error::from(e)).context(target))?;
+        Ok(self.clocked(graph))
+    }
+}
