@@ -1599,6 +1599,34 @@ fn more_cases(ids: &Ids, push: &mut dyn FnMut(&str, String)) {
             ),
         ),
         (
+            "dream_pass: a write at as_of",
+            with(
+                "dream_pass",
+                json!({"scopes": [["life", "demo"]], "owner_id": "demo", "as_of": 1}),
+            ),
+        ),
+        (
+            "dream_pass: a blank owner",
+            with(
+                "dream_pass",
+                json!({"scopes": [["life", "demo"]], "owner_id": "  "}),
+            ),
+        ),
+        (
+            "dream_pass: a similarity floor outside a cosine",
+            with(
+                "dream_pass",
+                json!({"scopes": [["life", "demo"]], "owner_id": "demo", "embedder_similarity_floor": 3.0}),
+            ),
+        ),
+        (
+            "dream_pass: salience_floor a string",
+            with(
+                "dream_pass",
+                json!({"scopes": [["life", "demo"]], "owner_id": "demo", "salience_floor": "two"}),
+            ),
+        ),
+        (
             "wake_cue_dedup_pass: author not a list",
             with(
                 "wake_cue_dedup_pass",

@@ -58,7 +58,11 @@
 //! formation binding, its pending fields' tasks and their log rows land
 //! whole; a run again finds the group covered and writes nothing) and
 //! `resolve_dreams_pass` (per write, one owner's dream whose bridge the day
-//! joined: its supersede closure lands or not; a run again finds it closed).
+//! joined: its supersede closure lands or not; a run again finds it closed)
+//! and `dream_pass` (per write, one owner's two islands sharing two facets:
+//! the dream with its `mentions` edges, its formation binding, its pending
+//! fields' tasks and their log rows land whole; a run again rests on the
+//! standing dream and writes nothing).
 //!
 //! `AM_CRASH_TRIALS` (default 50, what CI runs: the issue's "CI runs 50
 //! trials per verb"; the 16 verbs before the closing acts took about 60 s
@@ -110,6 +114,7 @@ const VERBS: &[&str] = &[
     "wake_cue_dedup_pass",
     "consolidation_pass",
     "resolve_dreams_pass",
+    "dream_pass",
 ];
 const SCOPE: &str = "crash";
 const OWNER: &str = "w";
@@ -591,6 +596,28 @@ fn setup_joined_dreams(system: &MemorySystem, n: usize) {
     }
 }
 
+/// The template of `dream_pass`: for each write, one owner's two unlinked
+/// episodes sharing two facets (one bridge).
+fn setup_islands(system: &MemorySystem, n: usize) {
+    for i in 0..n {
+        let owner = dedup_owner(i);
+        let mut a =
+            MemoryRecordInput::new(RecordKind::Episode, "Harbor walk", &format!("Harbor {i}."));
+        a.keywords = vec!["harbor".into(), "tide".into()];
+        let mut b =
+            MemoryRecordInput::new(RecordKind::Episode, "Tide tables", &format!("Tides {i}."));
+        b.keywords = vec!["harbor".into(), "tide".into()];
+        system
+            .remember_many(&RememberMany::new(
+                vec![a, b],
+                SCOPE,
+                &owner,
+                &format!("setup-{i}"),
+            ))
+            .expect("setup");
+    }
+}
+
 /// The assertions episode `graph_id` owns (its digest and its two edges).
 fn owned_assertions(c: &Connection, graph_id: &str) -> Vec<String> {
     let mut s = c
@@ -922,6 +949,22 @@ fn helper(verb: &str, path: &Path, n: usize) {
                     .expect("resolve_dreams_pass")
                     .value;
                 say(&format!("ack {i} {}", r.resolved_count));
+            }
+        }
+        "dream_pass" => {
+            // The template holds each owner's two islands.
+            let (_, _, system) = open_system_queued(&home, true);
+            for i in 0..n {
+                say(&format!("begin {i}"));
+                let owner = dedup_owner(i);
+                let r = system
+                    .dream_pass(
+                        &am_system::sleep::DreamPass::new(&[(SCOPE, &owner)], &owner),
+                        None,
+                    )
+                    .expect("dream_pass")
+                    .value;
+                say(&format!("ack {i} {}", r.created));
             }
         }
         other => panic!("unknown verb {other}"),
@@ -1476,6 +1519,41 @@ fn units(verb: &str, path: &Path, reference_ids: &[Vec<String>], n: usize) -> Un
                 };
                 u.insert(format!("resolve_dreams_pass {i}"), k);
             }
+            "dream_pass" => {
+                // Owner `i`'s dream (its digest and two mentions edges), its
+                // formation binding, its tasks and their `enqueued` rows.
+                let owner = dedup_owner(i);
+                let dream = "SELECT subject FROM triples WHERE owner_id = ?1 \
+                     AND json_extract(attributes_json, '$.record_kind') = 'dream'";
+                let mut k = count(
+                    &c,
+                    &format!("SELECT COUNT(*) FROM triples WHERE subject IN ({dream})"),
+                    &[&owner],
+                );
+                if has("memj_bindings") {
+                    k += count(
+                        &c,
+                        &format!(
+                            "SELECT COUNT(*) FROM memj_bindings WHERE record_id IN ({dream}) OR record_id IN \
+                             (SELECT assertion_id FROM triples WHERE subject IN ({dream}))"
+                        ),
+                        &[&owner],
+                    );
+                }
+                if has_queue(&c) {
+                    let tasks =
+                        format!("SELECT task_id FROM memq_tasks WHERE target_id IN ({dream})");
+                    k += count(&c, &format!("SELECT COUNT(*) FROM ({tasks})"), &[&owner])
+                        + count(
+                            &c,
+                            &format!(
+                                "SELECT COUNT(*) FROM memq_log WHERE event = 'enqueued' AND task_id IN ({tasks})"
+                            ),
+                            &[&owner],
+                        );
+                }
+                u.insert(format!("dream_pass {i}"), k);
+            }
             "revert_digest" => {
                 // The row back at the first reading as version 2, and the
                 // new version 2 (version 0, captured by the template's
@@ -1772,6 +1850,10 @@ fn template(verb: &str, dir: &Path, n: usize) -> PathBuf {
         "resolve_dreams_pass" => {
             let (_, _, system) = open_system_queued(&home, true);
             setup_joined_dreams(&system, n);
+        }
+        "dream_pass" => {
+            let (_, _, system) = open_system_queued(&home, true);
+            setup_islands(&system, n);
         }
         "task_release" => {
             // The notes (task 4's targets), there before any kill.

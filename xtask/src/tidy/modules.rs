@@ -48,7 +48,14 @@ pub const FACULTIES: &[(&str, &[&str])] = &[
     ("observe", &["formation", "identity", "recall", "valence"]),
     (
         "sleep",
-        &["formation", "observe", "recall", "tasks", "understanding"],
+        &[
+            "formation",
+            "observe",
+            "recall",
+            "tasks",
+            "understanding",
+            "valence",
+        ],
     ),
 ];
 

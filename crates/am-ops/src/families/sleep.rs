@@ -1,7 +1,7 @@
 //! Sleep: the night's reports and its cadence, all pure reads (the reports
 //! first, then the cadence), then the dream read and the night's write
 //! passes (`unresolved_dreams`, `wake_cue_dedup_pass`, `consolidation_pass`,
-//! `resolve_dreams_pass`:
+//! `resolve_dreams_pass`, `dream_pass`:
 //! [`passes`]).
 //!
 //! Spec: api.md "Consolidation (sleep and dreams)", "Maintenance, health,
@@ -17,8 +17,8 @@ use am_system::sleep::{
     maintenance_report, structural_report,
 };
 use am_system::sleep::{
-    ConsolidationPass, ConsolidationResult, ResolveDreams, ResolveDreamsResult, UnresolvedDreams,
-    WakeCueDedup, WakeCueDedupResult, unresolved_dreams,
+    ConsolidationPass, ConsolidationResult, DreamPass, DreamResult, ResolveDreams,
+    ResolveDreamsResult, UnresolvedDreams, WakeCueDedup, WakeCueDedupResult, unresolved_dreams,
 };
 use am_triples::TripleAssertion;
 use serde::Deserialize;
@@ -147,6 +147,10 @@ fn consolidate(home: &mut dyn Home, host: &crate::Host, a: ConsolidationPass) ->
     )
 }
 
+fn dream(home: &mut dyn Home, host: &crate::Host, a: DreamPass) -> OpResult<Answer> {
+    Answer::warned(home.system()?.dream_pass(&a, host.author.as_deref())?)
+}
+
 /// The night's dream read and its write passes (after the reports and the
 /// cadence in docs/exec.md "Sleep").
 pub(super) fn passes() -> Vec<Verb> {
@@ -173,5 +177,11 @@ pub(super) fn passes() -> Vec<Verb> {
             .object()
             .answers::<ResolveDreamsResult>()
             .run(|h, _, a: ResolveDreams| Answer::warned(h.system()?.resolve_dreams_pass(&a)?)),
+        Verb::declare("dream_pass", f, "The night's dream: bridge proposals and single-facet questions across islands, at most one review-gated dream record, authored by the host's author or pending.")
+            .writes()
+            .object()
+            .hooks(&[Hook::Author])
+            .answers::<DreamResult>()
+            .run(dream),
     ]
 }

@@ -135,7 +135,7 @@ pub struct ResolveDreamsResult {
 
 /// The `(left, right)` pairs of a dream's stored `proposals` or `questions`
 /// entries, with each entry's `facet`.
-fn tension_entries(v: Option<&Value>) -> Vec<(Option<(String, String)>, String)> {
+pub(crate) fn tension_entries(v: Option<&Value>) -> Vec<(Option<(String, String)>, String)> {
     let Some(Value::Array(items)) = v else {
         return Vec::new();
     };

@@ -10,6 +10,7 @@ mod common;
 
 mod consolidation;
 mod dedup;
+mod dream;
 mod dreams;
 mod oracle;
 mod resolution;
