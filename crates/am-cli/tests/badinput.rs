@@ -1627,6 +1627,41 @@ fn more_cases(ids: &Ids, push: &mut dyn FnMut(&str, String)) {
             ),
         ),
         (
+            "sleep_pass: a write at as_of",
+            with(
+                "sleep_pass",
+                json!({"scopes": [["life", "demo"]], "owner_id": "demo", "as_of": 1}),
+            ),
+        ),
+        (
+            "sleep_pass: max_candidates outside the band",
+            with(
+                "sleep_pass",
+                json!({"scopes": [["life", "demo"]], "owner_id": "demo", "max_candidates": 0}),
+            ),
+        ),
+        (
+            "sleep_pass: cancel_after not a phase name",
+            with(
+                "sleep_pass",
+                json!({"scopes": [["life", "demo"]], "owner_id": "demo", "cancel_after": 2}),
+            ),
+        ),
+        (
+            "sleep_pass: include_dream a string",
+            with(
+                "sleep_pass",
+                json!({"scopes": [["life", "demo"]], "owner_id": "demo", "include_dream": "no"}),
+            ),
+        ),
+        (
+            "sleep_pass: an unknown keyword (0.3.2's include_identity is not a sub-phase here)",
+            with(
+                "sleep_pass",
+                json!({"scopes": [["life", "demo"]], "owner_id": "demo", "include_identity": false}),
+            ),
+        ),
+        (
             "wake_cue_dedup_pass: author not a list",
             with(
                 "wake_cue_dedup_pass",

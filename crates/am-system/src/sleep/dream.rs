@@ -187,7 +187,7 @@ pub struct FacetQuestion {
 
 /// What `dream_pass` did: 0.3.2's dict key for key, with the spec's
 /// `signals`, `signals_omitted` and `authoring`.
-#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct DreamResult {
     /// `"dream_pass"`.
     pub pass_name: String,

@@ -17,6 +17,7 @@ pub mod dream;
 pub mod dreams;
 pub(crate) mod due_cursor;
 pub mod maintenance;
+pub mod night;
 pub mod resolution;
 pub mod signals;
 pub mod structural;
@@ -39,6 +40,10 @@ pub use dreams::{UnresolvedDreams, unresolved_dreams};
 pub use maintenance::{
     CONSOLIDATION_PROTECTED_KINDS, ConsolidationProposal, Maintenance, TendingScan,
     maintenance_report, tending_scan,
+};
+pub use night::{
+    CANCELLED_AT_START, NIGHT_PHASES, NightHooks, Phase, PhaseSink, SleepPass, SleepResult,
+    WORLD_MODELS_NOT_BUILT, WorldModelsSkipped,
 };
 pub use resolution::{ResolveDreams, ResolveDreamsResult, ResolvedDream, StandingDream};
 pub use signals::{Felt, NightPhases, Signal, SignalKind};

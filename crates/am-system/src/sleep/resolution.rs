@@ -117,7 +117,7 @@ pub struct StandingDream {
 }
 
 /// What `resolve_dreams_pass` did: 0.3.2's dict key for key.
-#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct ResolveDreamsResult {
     /// `"resolve_dreams_pass"`.
     pub pass_name: String,

@@ -12,6 +12,7 @@ mod consolidation;
 mod dedup;
 mod dream;
 mod dreams;
+mod night;
 mod oracle;
 mod resolution;
 mod support;
