@@ -35,7 +35,8 @@
 //!   fingerprint, so the same graph state forms nothing new. Its title and
 //!   summary are authored by the host's `author` from the night's composed
 //!   text, or form pending with the failure recorded (a home without its
-//!   task queue refuses before writing anything).
+//!   task queue refuses before writing anything); on a home with its queue
+//!   the dream's `dream.narrate` task is queued with it.
 //!
 //! Sleep proposes, waking evidence disposes: the dream writes only weak
 //! `mentions` edges and deposits nothing; the feelings that colour the
@@ -571,7 +572,25 @@ impl MemorySystem {
                  which this home was not opened with"
             )));
         }
-        let written = self.form_batches(std::slice::from_ref(&prepared.batch), &[])?;
+        // A formed dream owes its narration (`dream.narrate`, night and nap
+        // windows), queued with it.
+        let narrate = if existed || !self.home.has_task_queue() {
+            Vec::new()
+        } else {
+            let aid = crate::ids::digest_assertion_id(&form.idempotency_key, 0);
+            let mut e = crate::tasks::Enqueue::new(
+                am_journal::TaskKind::DreamNarrate,
+                &dream_id,
+                (&form.scope, &owner),
+                &format!("{aid}@narration-v0"),
+                1.0,
+                "formation",
+            );
+            e.assertion_id = aid;
+            self.tasks()?.plan_enqueues(&[e])?
+        };
+        let written =
+            self.form_batches_queueing(std::slice::from_ref(&prepared.batch), &[], &narrate)?;
         let ids = written.value.into_iter().next().unwrap_or_default();
         result.authoring = prepared.receipt(&ids);
         result.dream_record_id = Some(ids.into_iter().next().unwrap_or(dream_id));

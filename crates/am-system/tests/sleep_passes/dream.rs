@@ -152,7 +152,12 @@ fn without_an_author_the_dream_forms_pending_with_no_author_supplied_and_its_tas
             .filter(|(_, t)| *t == id)
             .map(|(k, _)| k)
             .collect();
-        assert_eq!(owed, ["digest.author", "title.author"], "[{}]", s.name);
+        assert_eq!(
+            owed,
+            ["digest.author", "dream.narrate", "title.author"],
+            "[{}] the pending fields' tasks and the dream's narration",
+            s.name
+        );
     }
 }
 
@@ -179,7 +184,15 @@ fn the_dreams_title_and_summary_are_authored_by_the_hosts_author_from_the_compos
         let mut got = calls[0].source_ids.clone();
         got.sort();
         assert_eq!(got, want);
-        assert!(tasks(&s).is_empty(), "[{}] nothing waits", s.name);
+        assert_eq!(
+            tasks(&s),
+            [(
+                "dream.narrate".to_owned(),
+                r.dream_record_id.clone().unwrap()
+            )],
+            "[{}] only the narration waits",
+            s.name
+        );
     }
 }
 
