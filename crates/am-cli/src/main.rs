@@ -24,6 +24,7 @@ mod locomo;
 mod observe;
 mod query;
 mod recall;
+mod sleep;
 mod tasks;
 mod text;
 mod turn;
@@ -76,6 +77,7 @@ enum Command {
     Inspect(inspect::InspectCmd),
     Versions(versions::VersionsCmd),
     Tasks(tasks::TasksCmd),
+    Sleep(sleep::SleepCmd),
     Recall(recall::RecallCmd),
     Demo(demo::DemoCmd),
     Eval(eval::EvalCmd),
@@ -110,6 +112,7 @@ impl Command {
             Command::Inspect(c) => c.run(ctx),
             Command::Versions(c) => c.run(ctx),
             Command::Tasks(c) => c.run(ctx),
+            Command::Sleep(c) => c.run(ctx),
             Command::Recall(c) => c.run(ctx),
             Command::Demo(c) => c.run(ctx),
             Command::Eval(c) => c.run(ctx),

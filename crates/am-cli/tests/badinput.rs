@@ -1599,6 +1599,69 @@ fn more_cases(ids: &Ids, push: &mut dyn FnMut(&str, String)) {
             ),
         ),
         (
+            "dream_pass: a write at as_of",
+            with(
+                "dream_pass",
+                json!({"scopes": [["life", "demo"]], "owner_id": "demo", "as_of": 1}),
+            ),
+        ),
+        (
+            "dream_pass: a blank owner",
+            with(
+                "dream_pass",
+                json!({"scopes": [["life", "demo"]], "owner_id": "  "}),
+            ),
+        ),
+        (
+            "dream_pass: a similarity floor outside a cosine",
+            with(
+                "dream_pass",
+                json!({"scopes": [["life", "demo"]], "owner_id": "demo", "embedder_similarity_floor": 3.0}),
+            ),
+        ),
+        (
+            "dream_pass: salience_floor a string",
+            with(
+                "dream_pass",
+                json!({"scopes": [["life", "demo"]], "owner_id": "demo", "salience_floor": "two"}),
+            ),
+        ),
+        (
+            "sleep_pass: a write at as_of",
+            with(
+                "sleep_pass",
+                json!({"scopes": [["life", "demo"]], "owner_id": "demo", "as_of": 1}),
+            ),
+        ),
+        (
+            "sleep_pass: max_candidates outside the band",
+            with(
+                "sleep_pass",
+                json!({"scopes": [["life", "demo"]], "owner_id": "demo", "max_candidates": 0}),
+            ),
+        ),
+        (
+            "sleep_pass: cancel_after not a phase name",
+            with(
+                "sleep_pass",
+                json!({"scopes": [["life", "demo"]], "owner_id": "demo", "cancel_after": 2}),
+            ),
+        ),
+        (
+            "sleep_pass: include_dream a string",
+            with(
+                "sleep_pass",
+                json!({"scopes": [["life", "demo"]], "owner_id": "demo", "include_dream": "no"}),
+            ),
+        ),
+        (
+            "sleep_pass: an unknown keyword (0.3.2's include_identity is not a sub-phase here)",
+            with(
+                "sleep_pass",
+                json!({"scopes": [["life", "demo"]], "owner_id": "demo", "include_identity": false}),
+            ),
+        ),
+        (
             "wake_cue_dedup_pass: author not a list",
             with(
                 "wake_cue_dedup_pass",

@@ -305,3 +305,195 @@ fn tasks_prints_the_queue_counts_live_tasks_the_next_window_and_the_debt() {
     assert_ne!(bad.code, 0);
     assert!(bad.stderr.contains("--window"), "{}", bad.stderr);
 }
+
+/// `am sleep` on the demo home: one night, a line per sub-phase as it ends,
+/// the readable report, the completion recorded, the waiting tasks counted.
+#[test]
+fn sleep_runs_one_night_a_line_per_sub_phase_then_the_report_and_records_its_completion() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = demo_home(dir.path());
+    let h = home.to_str().unwrap();
+    let out = am(&["sleep", h, "--owner", "demo"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let phases: Vec<&str> = out
+        .stderr
+        .lines()
+        .filter_map(|l| l.split_once(": ").map(|(p, _)| p))
+        .collect();
+    assert_eq!(
+        phases,
+        ["resolution", "maintenance", "world_models", "dream"],
+        "{}",
+        out.stderr
+    );
+    let t = &out.stdout;
+    assert!(
+        t.starts_with("One night, resolution → maintenance → world_models → dream.\n"),
+        "{t}"
+    );
+    assert!(t.contains("  dream: formed ex:dream-"), "{t}");
+    assert!(
+        t.contains("Completed: recorded as a night over life:demo.\n"),
+        "{t}"
+    );
+    assert!(t.contains("why pending: no_author_supplied"), "{t}");
+    let waiting: usize = t
+        .lines()
+        .find_map(|l| l.strip_prefix("Tasks waiting in the queue: "))
+        .and_then(|n| n.trim_end_matches('.').parse().ok())
+        .unwrap();
+    assert!(waiting >= 2, "the dream's title and summary wait: {t}");
+    // The cadence moved: nothing since the night, the boundary is memory's.
+    let due = am(&["sleep", h, "--due", "--json"]).json();
+    assert_eq!(due["records_since_maintenance"]["count"], 0);
+    assert_eq!(
+        due["records_since_maintenance"]["boundary_source"],
+        "memory"
+    );
+    // The dream's narration waits: night-only work keeps a night due.
+    assert!(
+        due["maintenance_due"]["pending_tasks"].as_u64() >= Some(1),
+        "{due}"
+    );
+}
+
+#[test]
+fn sleep_with_an_author_file_authors_the_nights_records_and_json_carries_the_night() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = demo_home(dir.path());
+    let h = home.to_str().unwrap();
+    let answers: Vec<serde_json::Value> = (0..6)
+        .map(|i| {
+            serde_json::json!({"title": format!("Reading {i}"), "summary": format!("What night {i} saw."),
+                               "author": {"kind": "operator", "id": "op:ada"}})
+        })
+        .collect();
+    let file = dir.path().join("author.json");
+    std::fs::write(&file, serde_json::to_string(&answers).unwrap()).unwrap();
+    let v = am(&[
+        "sleep",
+        h,
+        "--owner",
+        "demo",
+        "--author",
+        file.to_str().unwrap(),
+        "--json",
+    ])
+    .json();
+    let night = &v["night"];
+    assert_eq!(
+        night["phases"],
+        serde_json::json!(["resolution", "maintenance", "world_models", "dream"])
+    );
+    assert_eq!(night["authoring"]["failures"], serde_json::json!([]));
+    let authored = night["authoring"]["authored"].as_array().unwrap().len();
+    assert!(authored >= 2, "candidates and the dream authored");
+    assert_eq!(v["tasks_waiting"], 1, "only the dream's narration waits");
+    assert_eq!(v["stopped_by_signal"], false);
+    assert!(night["dream"]["dream_record_id"].is_string());
+}
+
+#[test]
+fn sleep_cancelled_after_a_sub_phase_says_what_completed_and_records_no_completion() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = demo_home(dir.path());
+    let h = home.to_str().unwrap();
+    let out = am(&[
+        "sleep",
+        h,
+        "--owner",
+        "demo",
+        "--cancel-after",
+        "maintenance",
+    ]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let t = &out.stdout;
+    assert!(
+        t.contains("Cancelled after maintenance: the phases that ran are complete"),
+        "{t}"
+    );
+    assert!(t.contains("  dream: none (cancelled: "), "{t}");
+    let due = am(&["sleep", h, "--due", "--json"]).json();
+    assert_eq!(
+        due["records_since_maintenance"]["boundary_source"], "birth",
+        "no completion recorded: {due}"
+    );
+    // The next night resumes and completes.
+    let again = am(&["sleep", h, "--owner", "demo", "--json"]).json();
+    assert_eq!(
+        again["night"]["maintenance"]["created_count"], 0,
+        "the candidates stood"
+    );
+    assert_eq!(
+        again["night"]["completion"].as_array().map(Vec::len),
+        Some(1)
+    );
+}
+
+#[test]
+fn sleep_report_only_writes_nothing_and_due_prints_the_cadence_reads() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = demo_home(dir.path());
+    let h = home.to_str().unwrap();
+    // A first read gives the home its queue's tables (empty).
+    assert_eq!(am(&["sleep", h, "--due"]).code, 0);
+    let before = fingerprint(&home).0;
+    let out = am(&["sleep", h, "--owner", "demo", "--report-only"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(
+        out.stdout
+            .contains("Nothing recorded: a dry run (--report-only)."),
+        "{}",
+        out.stdout
+    );
+    let due = am(&["sleep", h, "--due"]);
+    assert_eq!(due.code, 0, "{}", due.stderr);
+    assert!(
+        due.stdout
+            .starts_with("records since the last completed night: "),
+        "{}",
+        due.stdout
+    );
+    assert!(
+        due.stdout.contains("maintenance due: yes"),
+        "{}",
+        due.stdout
+    );
+    assert_eq!(
+        fingerprint(&home).0,
+        before,
+        "a dry night and the cadence reads write nothing"
+    );
+}
+
+#[test]
+fn sleep_refuses_no_owner_an_unknown_phase_and_a_malformed_author_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = demo_home(dir.path());
+    let h = home.to_str().unwrap();
+    let out = am(&["sleep", h]);
+    assert_eq!(out.code, 2);
+    assert!(out.stderr.contains("--owner"), "{}", out.stderr);
+    let out = am(&["sleep", h, "--owner", "demo", "--cancel-after", "mining"]);
+    assert_eq!(out.code, 2);
+    assert!(
+        out.stderr
+            .contains("resolution, maintenance, world_models, dream"),
+        "{}",
+        out.stderr
+    );
+    let bad = dir.path().join("bad.json");
+    std::fs::write(&bad, "{\"title\": 1}").unwrap();
+    let out = am(&[
+        "sleep",
+        h,
+        "--owner",
+        "demo",
+        "--author",
+        bad.to_str().unwrap(),
+    ]);
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(out.stderr.contains("scripted author"), "{}", out.stderr);
+    let out = am(&["sleep", h, "--due", "--report-only"]);
+    assert_eq!(out.code, 2);
+}

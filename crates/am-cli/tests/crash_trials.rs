@@ -67,13 +67,21 @@
 //! and `author_world_model` (over pending cards: the row's authored words at
 //! card version 1, the versions 0 and 1 of field `card`, the summary's
 //! `digest.author` task done, all in one transaction; a replay is
-//! byte-identical and applies nothing).
+//! byte-identical and applies nothing),
+//! and `dream_pass` (per write, one owner's two islands sharing two facets:
+//! the dream with its `mentions` edges, its formation binding, its pending
+//! fields' tasks and their log rows land whole; a run again rests on the
+//! standing dream and writes nothing), and `sleep_pass` (per write, one
+//! owner's whole night over its islands and duplicate-title lessons: each
+//! sub-phase's transaction, the candidate and the dream, lands whole, the
+//! completion row after both; a night killed between phases leaves the
+//! completed phases, and the replay completes the night without forming
+//! anything twice).
 //!
 //! `AM_CRASH_TRIALS` (default 50, what CI runs: the issue's "CI runs 50
 //! trials per verb"; the 16 verbs before the closing acts took about 60 s
 //! in the debug build on 2 shared cores at load 1 to 2; all 18 took 211 s
-//! at load 6 to 7)
-//! trials per verb,
+//! at load 6 to 7),
 //! `AM_CRASH_WRITES` (default 30) writes per script, `AM_CRASH_SEED` the seed,
 //! arguments after `--` name verbs to run; `cargo xtask soak --trials N` runs
 //! more and prints the figures this prints.
@@ -121,6 +129,8 @@ const VERBS: &[&str] = &[
     "resolve_dreams_pass",
     "world_model_pass",
     "author_world_model",
+    "dream_pass",
+    "sleep_pass",
 ];
 const SCOPE: &str = "crash";
 const OWNER: &str = "w";
@@ -612,6 +622,56 @@ fn setup_joined_dreams(system: &MemorySystem, n: usize) {
     }
 }
 
+/// The template of `dream_pass`: for each write, one owner's two unlinked
+/// episodes sharing two facets (one bridge).
+fn setup_islands(system: &MemorySystem, n: usize) {
+    for i in 0..n {
+        let owner = dedup_owner(i);
+        let mut a =
+            MemoryRecordInput::new(RecordKind::Episode, "Harbor walk", &format!("Harbor {i}."));
+        a.keywords = vec!["harbor".into(), "tide".into()];
+        let mut b =
+            MemoryRecordInput::new(RecordKind::Episode, "Tide tables", &format!("Tides {i}."));
+        b.keywords = vec!["harbor".into(), "tide".into()];
+        system
+            .remember_many(&RememberMany::new(
+                vec![a, b],
+                SCOPE,
+                &owner,
+                &format!("setup-{i}"),
+            ))
+            .expect("setup");
+    }
+}
+
+/// The template of `sleep_pass`: the islands of `dream_pass` and, for each
+/// write, one owner's two lessons sharing a normalized title.
+fn setup_night(system: &MemorySystem, n: usize) {
+    setup_islands(system, n);
+    for i in 0..n {
+        let owner = dedup_owner(i);
+        system
+            .remember_many(&RememberMany::new(
+                vec![
+                    MemoryRecordInput::new(
+                        RecordKind::Lesson,
+                        "Water early",
+                        &format!("Water {i}."),
+                    ),
+                    MemoryRecordInput::new(
+                        RecordKind::Lesson,
+                        "water  early!",
+                        &format!("Early {i}."),
+                    ),
+                ],
+                SCOPE,
+                &owner,
+                &format!("lessons-{i}"),
+            ))
+            .expect("setup");
+    }
+}
+
 /// The assertions episode `graph_id` owns (its digest and its two edges).
 fn owned_assertions(c: &Connection, graph_id: &str) -> Vec<String> {
     let mut s = c
@@ -975,6 +1035,39 @@ fn helper(verb: &str, path: &Path, n: usize) {
                     })
                     .expect("author_world_model");
                 say(&format!("ack {i}"));
+            }
+        }
+        "dream_pass" => {
+            // The template holds each owner's two islands.
+            let (_, _, system) = open_system_queued(&home, true);
+            for i in 0..n {
+                say(&format!("begin {i}"));
+                let owner = dedup_owner(i);
+                let r = system
+                    .dream_pass(
+                        &am_system::sleep::DreamPass::new(&[(SCOPE, &owner)], &owner),
+                        None,
+                    )
+                    .expect("dream_pass")
+                    .value;
+                say(&format!("ack {i} {}", r.created));
+            }
+        }
+        "sleep_pass" => {
+            // The template holds each owner's islands and lessons.
+            let (_, _, system) = open_system_queued(&home, true);
+            for i in 0..n {
+                say(&format!("begin {i}"));
+                let owner = dedup_owner(i);
+                let r = system
+                    .sleep_pass(
+                        &am_system::sleep::SleepPass::new(&[(SCOPE, &owner)], &owner),
+                        None,
+                        &am_system::sleep::NightHooks::default(),
+                    )
+                    .expect("sleep_pass")
+                    .value;
+                say(&format!("ack {i} {}", r.completion.len()));
             }
         }
         other => panic!("unknown verb {other}"),
@@ -1620,6 +1713,98 @@ fn units(verb: &str, path: &Path, reference_ids: &[Vec<String>], n: usize) -> Un
                 });
                 u.insert(format!("author_world_model {i}"), k);
             }
+            "dream_pass" => {
+                // Owner `i`'s dream (its digest and two mentions edges), its
+                // formation binding, its tasks and their `enqueued` rows.
+                let owner = dedup_owner(i);
+                let dream = "SELECT subject FROM triples WHERE owner_id = ?1 \
+                     AND json_extract(attributes_json, '$.record_kind') = 'dream'";
+                let mut k = count(
+                    &c,
+                    &format!("SELECT COUNT(*) FROM triples WHERE subject IN ({dream})"),
+                    &[&owner],
+                );
+                if has("memj_bindings") {
+                    k += count(
+                        &c,
+                        &format!(
+                            "SELECT COUNT(*) FROM memj_bindings WHERE record_id IN ({dream}) OR record_id IN \
+                             (SELECT assertion_id FROM triples WHERE subject IN ({dream}))"
+                        ),
+                        &[&owner],
+                    );
+                }
+                if has_queue(&c) {
+                    let tasks =
+                        format!("SELECT task_id FROM memq_tasks WHERE target_id IN ({dream})");
+                    k += count(&c, &format!("SELECT COUNT(*) FROM ({tasks})"), &[&owner])
+                        + count(
+                            &c,
+                            &format!(
+                                "SELECT COUNT(*) FROM memq_log WHERE event = 'enqueued' AND task_id IN ({tasks})"
+                            ),
+                            &[&owner],
+                        );
+                }
+                u.insert(format!("dream_pass {i}"), k);
+            }
+            "sleep_pass" => {
+                // Owner `i`'s night, phase by phase: the candidate and the
+                // dream (each its rows, binding, tasks and their `enqueued`
+                // rows), and the completion row.
+                let owner = dedup_owner(i);
+                for (unit, select) in [
+                    (
+                        "candidate",
+                        "SELECT subject FROM triples WHERE owner_id = ?1 \
+                         AND json_extract(attributes_json, '$.maintenance_candidate') = 1",
+                    ),
+                    (
+                        "dream",
+                        "SELECT subject FROM triples WHERE owner_id = ?1 \
+                         AND json_extract(attributes_json, '$.record_kind') = 'dream'",
+                    ),
+                ] {
+                    let mut k = count(
+                        &c,
+                        &format!("SELECT COUNT(*) FROM triples WHERE subject IN ({select})"),
+                        &[&owner],
+                    );
+                    if has("memj_bindings") {
+                        k += count(
+                            &c,
+                            &format!(
+                                "SELECT COUNT(*) FROM memj_bindings WHERE record_id IN ({select}) OR record_id IN \
+                                 (SELECT assertion_id FROM triples WHERE subject IN ({select}))"
+                            ),
+                            &[&owner],
+                        );
+                    }
+                    if has_queue(&c) {
+                        let tasks =
+                            format!("SELECT task_id FROM memq_tasks WHERE target_id IN ({select})");
+                        k += count(&c, &format!("SELECT COUNT(*) FROM ({tasks})"), &[&owner])
+                            + count(
+                                &c,
+                                &format!(
+                                    "SELECT COUNT(*) FROM memq_log WHERE event = 'enqueued' AND task_id IN ({tasks})"
+                                ),
+                                &[&owner],
+                            );
+                    }
+                    u.insert(format!("sleep_pass:{unit} {i}"), k);
+                }
+                let done = if has("memq_maintenance") {
+                    count(
+                        &c,
+                        "SELECT COUNT(*) FROM memq_maintenance WHERE owner_id = ?1 AND kind = 'night'",
+                        &[&owner],
+                    )
+                } else {
+                    0
+                };
+                u.insert(format!("sleep_pass:completion {i}"), done);
+            }
             "revert_digest" => {
                 // The row back at the first reading as version 2, and the
                 // new version 2 (version 0, captured by the template's
@@ -1970,6 +2155,14 @@ fn template(verb: &str, dir: &Path, n: usize) -> PathBuf {
             pass.tuning.world_model_max_cards = n;
             let r = system.world_model_pass(&pass, None).unwrap();
             assert_eq!(r.formed_count, n, "every card");
+        }
+        "dream_pass" => {
+            let (_, _, system) = open_system_queued(&home, true);
+            setup_islands(&system, n);
+        }
+        "sleep_pass" => {
+            let (_, _, system) = open_system_queued(&home, true);
+            setup_night(&system, n);
         }
         "task_release" => {
             // The notes (task 4's targets), there before any kill.

@@ -58,6 +58,7 @@ pub const FACULTIES: &[(&str, &[&str])] = &[
             "recall",
             "tasks",
             "understanding",
+            "valence",
             "world_models",
         ],
     ),

@@ -1,7 +1,7 @@
 //! Sleep: the night's reports and its cadence, all pure reads (the reports
 //! first, then the cadence), then the dream read and the night's write
 //! passes (`unresolved_dreams`, `wake_cue_dedup_pass`, `consolidation_pass`,
-//! `resolve_dreams_pass`:
+//! `resolve_dreams_pass`, `dream_pass`, `sleep_pass`:
 //! [`passes`]).
 //!
 //! Spec: api.md "Consolidation (sleep and dreams)", "Maintenance, health,
@@ -17,8 +17,9 @@ use am_system::sleep::{
     maintenance_report, structural_report,
 };
 use am_system::sleep::{
-    ConsolidationPass, ConsolidationResult, ResolveDreams, ResolveDreamsResult, UnresolvedDreams,
-    WakeCueDedup, WakeCueDedupResult, unresolved_dreams,
+    ConsolidationPass, ConsolidationResult, DreamPass, DreamResult, NightHooks, ResolveDreams,
+    ResolveDreamsResult, SleepPass, SleepResult, UnresolvedDreams, WakeCueDedup,
+    WakeCueDedupResult, unresolved_dreams,
 };
 use am_triples::TripleAssertion;
 use serde::Deserialize;
@@ -147,6 +148,27 @@ fn consolidate(home: &mut dyn Home, host: &crate::Host, a: ConsolidationPass) ->
     )
 }
 
+fn dream(home: &mut dyn Home, host: &crate::Host, a: DreamPass) -> OpResult<Answer> {
+    Answer::warned(home.system()?.dream_pass(&a, host.author.as_deref())?)
+}
+
+fn sleep(home: &mut dyn Home, host: &crate::Host, a: SleepPass) -> OpResult<Answer> {
+    let should_continue = host.should_continue.clone();
+    let cancelled = host.cancelled.clone();
+    let go = move || should_continue.as_ref().is_none_or(|f| f());
+    let stop = move || cancelled.as_ref().is_some_and(|f| f());
+    let done = |phase: &str, _: &str| host.phase_done(phase);
+    let hooks = NightHooks {
+        should_continue: Some(&go),
+        cancelled: Some(&stop),
+        phase_done: Some(&done),
+    };
+    Answer::warned(
+        home.system()?
+            .sleep_pass(&a, host.author.as_deref(), &hooks)?,
+    )
+}
+
 /// The night's dream read and its write passes (after the reports and the
 /// cadence in docs/exec.md "Sleep").
 pub(super) fn passes() -> Vec<Verb> {
@@ -173,5 +195,17 @@ pub(super) fn passes() -> Vec<Verb> {
             .object()
             .answers::<ResolveDreamsResult>()
             .run(|h, _, a: ResolveDreams| Answer::warned(h.system()?.resolve_dreams_pass(&a)?)),
+        Verb::declare("dream_pass", f, "The night's dream: bridge proposals and single-facet questions across islands, at most one review-gated dream record, authored by the host's author or pending.")
+            .writes()
+            .object()
+            .hooks(&[Hook::Author])
+            .answers::<DreamResult>()
+            .run(dream),
+        Verb::declare("sleep_pass", f, "ONE night: resolution, maintenance (tending), world_models, dream, in that order; each sub-phase's dict, the summed authoring receipt; the host ends it at a sub-phase boundary; a whole night records its completion.")
+            .writes()
+            .object()
+            .hooks(&[Hook::Author, Hook::Cancel])
+            .answers::<SleepResult>()
+            .run(sleep),
     ]
 }

@@ -66,6 +66,21 @@ impl MemorySystem {
         batches: &[RememberMany],
         closures: &[am_journal::ClosureRecord],
     ) -> Result<Warned<Vec<Vec<String>>>> {
+        self.form_batches_queueing(batches, closures, &[])
+    }
+
+    /// [`MemorySystem::form_batches`] with further tasks a pass owes beside
+    /// what the records owe (a formed dream's `dream.narrate`), queued in
+    /// the same transaction (on a home with its queue; none without).
+    ///
+    /// # Errors
+    /// As [`MemorySystem::form_batches`].
+    pub(crate) fn form_batches_queueing(
+        &self,
+        batches: &[RememberMany],
+        closures: &[am_journal::ClosureRecord],
+        extra: &[crate::tasks::PlannedEnqueue],
+    ) -> Result<Warned<Vec<Vec<String>>>> {
         let clock = self.clock.clone();
         let queued = self.home.has_task_queue();
         let mut now: Option<String> = None;
@@ -135,7 +150,8 @@ impl MemorySystem {
             .iter()
             .map(am_journal::ClosureRecord::normalized)
             .collect::<Result<Vec<_>>>()?;
-        let point = if !owed.is_empty() {
+        let extra: &[crate::tasks::PlannedEnqueue] = if queued { extra } else { &[] };
+        let point = if !owed.is_empty() || !extra.is_empty() {
             am_triples::CommitPoint::TasksFormWithTasks
         } else if assertions.is_empty() {
             am_triples::CommitPoint::Journal
@@ -159,6 +175,9 @@ impl MemorySystem {
             }
             if !owed.is_empty() {
                 crate::formation::owed::enqueue_owed(tx.tasks()?, &owed)?;
+            }
+            for plan in extra {
+                crate::tasks::enqueue_in(tx.tasks()?, plan)?;
             }
             Ok(())
         })?;

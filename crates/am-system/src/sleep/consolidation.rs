@@ -121,7 +121,7 @@ pub struct SkippedProposal {
 
 /// What `consolidation_pass` did: 0.3.2's dict key for key, with the spec's
 /// `authoring` receipt.
-#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct ConsolidationResult {
     /// `"consolidation_pass"`.
     pub pass_name: String,

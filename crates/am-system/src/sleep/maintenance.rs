@@ -873,7 +873,7 @@ pub struct Operation {
 }
 
 /// The report's counts.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct MaintenanceCounts {
     /// Tending records.
     pub records: usize,
@@ -899,7 +899,7 @@ pub struct MaintenanceCounts {
 
 /// The answer of [`maintenance_report`]: the spec's dict, key for key with
 /// 0.3.2's.
-#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct Maintenance {
     /// `maintenance_report`.
     pub pass_name: String,

@@ -13,10 +13,13 @@ pub mod args;
 pub mod cadence;
 pub mod consolidation;
 pub mod dedup;
+pub mod dream;
 pub mod dreams;
 pub(crate) mod due_cursor;
 pub mod maintenance;
+pub mod night;
 pub mod resolution;
+pub mod signals;
 pub mod structural;
 pub mod tuning;
 
@@ -32,12 +35,18 @@ pub use consolidation::{
     ConsolidationPass, ConsolidationResult, CreatedCandidate, SkippedProposal,
 };
 pub use dedup::{DEDUP_SOURCE, DedupCluster, WakeCueDedup, WakeCueDedupResult};
+pub use dream::{BridgeProposal, DreamPass, DreamResult, FacetQuestion, MACHINE_AUTHORED_METHODS};
 pub use dreams::{UnresolvedDreams, unresolved_dreams};
 pub use maintenance::{
     CONSOLIDATION_PROTECTED_KINDS, ConsolidationProposal, Maintenance, TendingScan,
     maintenance_report, tending_scan,
 };
+pub use night::{
+    CANCELLED_AT_START, NIGHT_PHASES, NightHooks, Phase, PhaseSink, SleepPass, SleepResult,
+    WORLD_MODELS_NOT_BUILT, WorldModelsSkipped,
+};
 pub use resolution::{ResolveDreams, ResolveDreamsResult, ResolvedDream, StandingDream};
+pub use signals::{Felt, NightPhases, Signal, SignalKind};
 pub use structural::{StructuralCounts, StructuralRecord, Structure, structural_report};
 pub use tuning::{
     COMPONENT_RELATIONS, CONTEXT_RELATIONS, NEAR_DUP_JACCARD_FLOOR, NEAR_DUP_SCAN_LIMIT,

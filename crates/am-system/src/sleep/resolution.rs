@@ -117,7 +117,7 @@ pub struct StandingDream {
 }
 
 /// What `resolve_dreams_pass` did: 0.3.2's dict key for key.
-#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct ResolveDreamsResult {
     /// `"resolve_dreams_pass"`.
     pub pass_name: String,
@@ -135,7 +135,7 @@ pub struct ResolveDreamsResult {
 
 /// The `(left, right)` pairs of a dream's stored `proposals` or `questions`
 /// entries, with each entry's `facet`.
-fn tension_entries(v: Option<&Value>) -> Vec<(Option<(String, String)>, String)> {
+pub(crate) fn tension_entries(v: Option<&Value>) -> Vec<(Option<(String, String)>, String)> {
     let Some(Value::Array(items)) = v else {
         return Vec::new();
     };

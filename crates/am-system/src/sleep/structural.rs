@@ -77,7 +77,7 @@ pub struct StructuralRecord {
 }
 
 /// The report's counts.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct StructuralCounts {
     /// Substrate records.
     pub records: usize,
@@ -95,7 +95,7 @@ pub struct StructuralCounts {
 
 /// The answer of [`structural_report`]: the spec's dict, key for key with
 /// 0.3.2's.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Structure {
     /// Every substrate record by graph id.
     pub records: BTreeMap<String, StructuralRecord>,

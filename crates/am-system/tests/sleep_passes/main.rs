@@ -10,7 +10,9 @@ mod common;
 
 mod consolidation;
 mod dedup;
+mod dream;
 mod dreams;
+mod night;
 mod oracle;
 mod resolution;
 mod support;
