@@ -12,6 +12,7 @@ mod common;
 mod author;
 mod oracle;
 mod orientation;
+mod packet;
 mod pass;
 mod reads;
 mod support;
