@@ -82,7 +82,7 @@ fn brief(card: &TripleAssertion) -> Value {
         "revision": a.get("revision").cloned().unwrap_or(Value::Null),
         "title": a.get("title").cloned().unwrap_or(Value::Null),
         "text": card.object,
-        "pending": strings(a.get("pending")),
+        "pending": pending_of(a.get("pending")),
         "digest_method": a.get("digest_method").cloned().unwrap_or(Value::Null),
         "evidence_fingerprint": a.get("evidence_fingerprint").cloned().unwrap_or(Value::Null),
         "source_count": a.get("source_count").cloned().unwrap_or(Value::Null),
@@ -90,6 +90,19 @@ fn brief(card: &TripleAssertion) -> Value {
         "first_seen": a.get("first_seen").cloned().unwrap_or(Value::Null),
         "last_seen": a.get("last_seen").cloned().unwrap_or(Value::Null),
     })
+}
+
+/// The fields a card's pending marker (`{title, summary, since, attempts}`)
+/// names, title first.
+fn pending_of(marker: Option<&Value>) -> Vec<String> {
+    let Some(Value::Object(m)) = marker else {
+        return Vec::new();
+    };
+    ["title", "summary"]
+        .into_iter()
+        .filter(|f| am_triples::assertion::json_truthy(m.get(*f)))
+        .map(str::to_owned)
+        .collect()
 }
 
 fn text_of(v: &Value) -> String {

@@ -430,6 +430,15 @@ fn am_cards_history_shows_every_revision_oldest_first_with_its_evidence() {
         );
     }
     assert_eq!(revs[1]["evidence"].as_array().unwrap().len(), 4);
+    // The authored card: nothing pending; the words are the author's.
+    assert_eq!(revs[1]["pending"], serde_json::json!([]), "{v}");
+    // The pass formed revision 1 pending its title and summary.
+    assert_eq!(
+        revs[0]["pending"],
+        serde_json::json!(["title", "summary"]),
+        "{v}"
+    );
+    assert_eq!(revs[1]["digest_method"], "authored-card-v1", "{v}");
     let (code, text) = am(&[
         "cards",
         home,
@@ -470,4 +479,50 @@ fn am_cards_refuses_an_unknown_target_a_blank_owner_and_history_without_a_target
     ] {
         assert_eq!(am(&args).0, 2, "{args:?}");
     }
+}
+
+#[test]
+fn the_entity_cards_walk_forms_authors_and_revises_adas_card_on_the_demo_home() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("home.sqlite3");
+    let home = home.to_str().unwrap();
+    let demo = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/entity_demo.jsonl"
+    ))
+    .unwrap();
+    exec(home, &demo);
+    let walk = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/entity_cards.jsonl"
+    ))
+    .unwrap();
+    for a in exec_answers(home, &["--task-queue"], &walk) {
+        assert!(a.get("ok").is_some(), "{a}");
+    }
+    let (code, out) = am(&[
+        "cards",
+        home,
+        "--owner",
+        "entity:castor",
+        "person:ada",
+        "--history",
+        "--json",
+    ]);
+    assert_eq!(code, 0, "{out}");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    let revs = v["revisions"].as_array().unwrap();
+    assert_eq!(revs.len(), 2, "{v}");
+    let lead = "Ada is the gardener who reads the tides; she stays when the weather turns.";
+    assert_eq!(revs[0]["text"], lead);
+    assert_eq!(revs[0]["digest_method"], "authored-card-v1");
+    assert_eq!(revs[0]["pending"], serde_json::json!(["title"]));
+    let revised = revs[1]["text"].as_str().unwrap();
+    assert!(
+        revised.starts_with(lead) && revised.contains("Since then"),
+        "{revised}"
+    );
+    assert_eq!(revs[1]["digest_method"], "authored-card-v1+delta");
+    assert_eq!(revs[1]["pending"], serde_json::json!(["title", "summary"]));
+    assert_eq!(revs[1]["evidence"].as_array().unwrap().len(), 4);
 }
