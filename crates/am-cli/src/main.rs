@@ -10,6 +10,7 @@
 )]
 
 mod card;
+mod cards;
 mod ctx;
 mod demo;
 mod embedder;
@@ -83,6 +84,7 @@ enum Command {
     Eval(eval::EvalCmd),
     Replay(observe::ReplayCmd),
     Card(card::CardCmd),
+    Cards(cards::CardsCmd),
     Identity(entity::IdentityCmd),
     Feelings(entity::FeelingsCmd),
     Diary(entity::DiaryCmd),
@@ -118,6 +120,7 @@ impl Command {
             Command::Eval(c) => c.run(ctx),
             Command::Replay(c) => c.run(ctx),
             Command::Card(c) => c.run(ctx),
+            Command::Cards(c) => c.run(ctx),
             Command::Identity(c) => c.run(ctx),
             Command::Feelings(c) => c.run(ctx),
             Command::Diary(c) => c.run(ctx),

@@ -2,7 +2,9 @@
 //! by `am exec` (the demo script of docs/entity.md): the folded core in
 //! identity order, the gradation table and one target's why-walk, the open
 //! diary sets, and `--verify` exiting 0 on an intact chain and 1 on a
-//! tampered one. Real child processes, real files.
+//! tampered one; `am cards` on the world models' exec home (the current
+//! cards, one target's history and evidence). Real child processes, real
+//! files.
 
 use serde_json::Value;
 use std::io::Write;
@@ -344,4 +346,183 @@ fn am_card_renders_every_section_and_answers_as_the_exec_op_does() {
         am(&["card", home, "--owner", "entity:castor", "--as-of", &past]).0,
         0
     );
+}
+
+/// A home with cards: the exec script of the world models (a pass, a
+/// scripted author's update that revises Ada's card, an authored card).
+fn card_home(home: &str) -> Vec<Value> {
+    let script = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/exec/world_models.jsonl"
+    ))
+    .unwrap();
+    exec_answers(home, &["--embedder", "none", "--task-queue"], &script)
+}
+
+#[test]
+fn am_cards_lists_the_current_cards_as_the_exec_read_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("h.sqlite3");
+    let home = home.to_str().unwrap();
+    let answers = card_home(home);
+    let read = answers
+        .iter()
+        .rfind(|a| a["op"] == "current_world_models")
+        .unwrap()["ok"]
+        .clone();
+    let (code, out) = am(&["cards", home, "--owner", "entity:castor", "--json"]);
+    assert_eq!(code, 0, "{out}");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    let cards = v["cards"].as_object().unwrap();
+    assert_eq!(
+        cards.keys().collect::<Vec<_>>(),
+        read.as_object().unwrap().keys().collect::<Vec<_>>()
+    );
+    for (target, card) in cards {
+        assert_eq!(card["card_id"], read[target]["subject"], "{target}");
+        assert_eq!(card["text"], read[target]["object"], "{target}");
+        assert_eq!(
+            card["revision"], read[target]["attributes"]["revision"],
+            "{target}"
+        );
+    }
+    let (code, text) = am(&["cards", home, "--owner", "entity:castor"]);
+    assert_eq!(code, 0);
+    assert!(
+        text.contains("person:ada r2 ") && text.contains("title: Ada, the neighbour"),
+        "{text}"
+    );
+    assert!(text.contains("topic:soil health and rest r1 "), "{text}");
+}
+
+#[test]
+fn am_cards_history_shows_every_revision_oldest_first_with_its_evidence() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("h.sqlite3");
+    let home = home.to_str().unwrap();
+    card_home(home);
+    let (code, out) = am(&[
+        "cards",
+        home,
+        "--owner",
+        "entity:castor",
+        "person:ada",
+        "--history",
+        "--json",
+    ]);
+    assert_eq!(code, 0, "{out}");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    let revs = v["revisions"].as_array().unwrap();
+    assert_eq!(revs.len(), 2, "{v}");
+    assert_eq!(
+        (revs[0]["revision"].as_i64(), revs[1]["revision"].as_i64()),
+        (Some(1), Some(2))
+    );
+    assert_eq!(
+        (revs[0]["current"].as_bool(), revs[1]["current"].as_bool()),
+        (Some(false), Some(true))
+    );
+    for r in revs {
+        assert_eq!(
+            r["evidence"].as_array().unwrap().len() as i64,
+            r["source_count"].as_i64().unwrap(),
+            "{r}"
+        );
+    }
+    assert_eq!(revs[1]["evidence"].as_array().unwrap().len(), 4);
+    // The authored card: nothing pending; the words are the author's.
+    assert_eq!(revs[1]["pending"], serde_json::json!([]), "{v}");
+    // The pass formed revision 1 pending its title and summary.
+    assert_eq!(
+        revs[0]["pending"],
+        serde_json::json!(["title", "summary"]),
+        "{v}"
+    );
+    assert_eq!(revs[1]["digest_method"], "authored-card-v1", "{v}");
+    let (code, text) = am(&[
+        "cards",
+        home,
+        "--owner",
+        "entity:castor",
+        "person:ada",
+        "--history",
+    ]);
+    assert_eq!(code, 0);
+    assert!(
+        text.contains("(superseded)") && text.contains("(current)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("evidence (3): ") && text.contains("evidence (4): "),
+        "{text}"
+    );
+}
+
+#[test]
+fn am_cards_refuses_an_unknown_target_a_blank_owner_and_history_without_a_target() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("h.sqlite3");
+    let home = home.to_str().unwrap();
+    card_home(home);
+    for args in [
+        vec!["cards", home, "--owner", "entity:castor", "person:nobody"],
+        vec![
+            "cards",
+            home,
+            "--owner",
+            "entity:castor",
+            "person:nobody",
+            "--history",
+        ],
+        vec!["cards", home, "--owner", " "],
+        vec!["cards", home, "--owner", "entity:castor", "--history"],
+    ] {
+        assert_eq!(am(&args).0, 2, "{args:?}");
+    }
+}
+
+#[test]
+fn the_entity_cards_walk_forms_authors_and_revises_adas_card_on_the_demo_home() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("home.sqlite3");
+    let home = home.to_str().unwrap();
+    let demo = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/entity_demo.jsonl"
+    ))
+    .unwrap();
+    exec(home, &demo);
+    let walk = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/entity_cards.jsonl"
+    ))
+    .unwrap();
+    for a in exec_answers(home, &["--task-queue"], &walk) {
+        assert!(a.get("ok").is_some(), "{a}");
+    }
+    let (code, out) = am(&[
+        "cards",
+        home,
+        "--owner",
+        "entity:castor",
+        "person:ada",
+        "--history",
+        "--json",
+    ]);
+    assert_eq!(code, 0, "{out}");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    let revs = v["revisions"].as_array().unwrap();
+    assert_eq!(revs.len(), 2, "{v}");
+    let lead = "Ada is the gardener who reads the tides; she stays when the weather turns.";
+    assert_eq!(revs[0]["text"], lead);
+    assert_eq!(revs[0]["digest_method"], "authored-card-v1");
+    assert_eq!(revs[0]["pending"], serde_json::json!(["title"]));
+    let revised = revs[1]["text"].as_str().unwrap();
+    assert!(
+        revised.starts_with(lead) && revised.contains("Since then"),
+        "{revised}"
+    );
+    assert_eq!(revs[1]["digest_method"], "authored-card-v1+delta");
+    assert_eq!(revs[1]["pending"], serde_json::json!(["title", "summary"]));
+    assert_eq!(revs[1]["evidence"].as_array().unwrap().len(), 4);
 }

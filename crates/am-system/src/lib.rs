@@ -6,6 +6,7 @@
 //! Spec: api.md "Layer 2: the MemorySystem facade"; memory-system.md.
 
 // The core: what every faculty shares.
+mod concepts;
 pub mod config;
 pub mod error;
 pub mod ids;

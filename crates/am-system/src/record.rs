@@ -75,6 +75,33 @@ impl<'a> DigestRow<'a> {
         self.get(key).and_then(Value::as_i64).unwrap_or(0)
     }
 
+    /// A world-model card's `attributes.revision`, read tolerantly: an
+    /// integer, a float (truncated), a boolean (0 or 1) or an integer's text;
+    /// anything else is 0, so a malformed card sorts first instead of failing
+    /// a read. One rule for the card folds of world_models and recall's
+    /// orientation admission.
+    pub(crate) fn card_revision(self) -> i64 {
+        match self.get("revision") {
+            Some(Value::Number(n)) => n
+                .as_i64()
+                .or_else(|| {
+                    n.as_f64()
+                        .filter(|f| f.is_finite())
+                        .map(|f| f.trunc() as i64)
+                })
+                .unwrap_or(0),
+            Some(Value::Bool(b)) => i64::from(*b),
+            Some(Value::String(s)) => s.trim().parse().unwrap_or(0),
+            _ => 0,
+        }
+    }
+
+    /// A world-model card's key (`attributes.target`, trimmed), `None` when
+    /// blank.
+    pub(crate) fn card_target(self) -> Option<&'a str> {
+        self.text("target").map(str::trim).filter(|t| !t.is_empty())
+    }
+
     /// The record's kind: `attributes.record_kind` naming a [`RecordKind`]
     /// exactly as stored; `None` when absent, not a string, or outside the
     /// vocabulary.

@@ -1,8 +1,6 @@
 //! Small spec gaps, each pinned by its sentence: `close()` "releases the
-//! journal only; the store is caller-owned"; `orientation_admission` (on by
-//! default, a knob the spec names) is not silently ignored: until world
-//! models land, a recall over pairs holding `world_model` rows says so with a
-//! `#FALLBACK` warning (spec contract 5: every fallback is visible).
+//! journal only; the store is caller-owned". (Orientation admission, once a
+//! gap here, is built: its tests are in `tests/world_models/orientation.rs`.)
 
 mod common;
 
@@ -10,12 +8,11 @@ use am_backend_sqlite::{SqliteHome, SqliteStoreOptions};
 use am_journal::ClosureKind;
 use am_journal::{InMemoryJournal, MemoryJournal};
 use am_system::RecordKind;
-use am_system::config::ReconstructConfig;
 use am_system::{
     MemoryRecordInput, MemorySystem, Reconstruct, RememberMany, Stimulus, SystemOptions,
 };
 use am_triples::{InMemoryTripleStore, TripleQuery, TripleStore};
-use common::{on_both, on_both_with};
+use common::on_both;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -89,86 +86,6 @@ fn close_releases_the_journal_only_the_store_is_caller_owned() {
         // The store is the caller's: still open, every row still there.
         assert_eq!(rows(store.as_ref()), before);
     }
-}
-
-fn card_and_lesson(s: &common::Stack) {
-    s.system
-        .remember_many(&RememberMany::new(
-            vec![
-                MemoryRecordInput::new(
-                    RecordKind::WorldModel,
-                    "Ada",
-                    "Ada sizes pools from the peak.",
-                )
-                .with_attribute("target", "person:ada"),
-                MemoryRecordInput::new(
-                    RecordKind::Lesson,
-                    "Pools",
-                    "Pools run dry when sized from the mean.",
-                ),
-            ],
-            "life",
-            "castor",
-            "orientation",
-        ))
-        .unwrap();
-}
-
-fn orientation_warnings(s: &common::Stack) -> Vec<String> {
-    s.system
-        .reconstruct(&Reconstruct::new(
-            Stimulus::new("pools"),
-            &[("life", "castor")],
-        ))
-        .unwrap()
-        .warnings
-        .into_iter()
-        .filter(|w| w.contains("orientation_admission"))
-        .collect()
-}
-
-#[test]
-fn a_recall_over_pairs_holding_world_model_rows_warns_that_orientation_admission_is_not_implemented_yet()
- {
-    on_both(|s| {
-        card_and_lesson(s);
-        let w = orientation_warnings(s);
-        assert_eq!(w.len(), 1, "[{}] {w:?}", s.name);
-        assert!(w[0].starts_with("#FALLBACK"), "{}", w[0]);
-        assert!(w[0].contains("not implemented yet"), "{}", w[0]);
-    });
-}
-
-#[test]
-fn no_orientation_warning_without_world_model_rows_or_with_the_knob_off() {
-    on_both(|s| {
-        s.system
-            .remember_many(&RememberMany::new(
-                vec![MemoryRecordInput::new(
-                    RecordKind::Lesson,
-                    "Pools",
-                    "Pools run dry.",
-                )],
-                "life",
-                "castor",
-                "plain",
-            ))
-            .unwrap();
-        assert!(orientation_warnings(s).is_empty(), "[{}]", s.name);
-    });
-    on_both_with(
-        || SystemOptions {
-            reconstruct_config: ReconstructConfig {
-                orientation_admission: false,
-                ..ReconstructConfig::default()
-            },
-            ..SystemOptions::default()
-        },
-        |s| {
-            card_and_lesson(s);
-            assert!(orientation_warnings(s).is_empty(), "[{}]", s.name);
-        },
-    );
 }
 
 /// The display titles the stream serves for `id`, envelope by envelope.

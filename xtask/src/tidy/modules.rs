@@ -22,6 +22,7 @@ use std::path::{Path, PathBuf};
 
 /// am-system's core modules: what every faculty shares. They name no faculty.
 pub const CORE: &[&str] = &[
+    "concepts",
     "config",
     "error",
     "ids",

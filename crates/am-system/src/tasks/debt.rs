@@ -462,7 +462,8 @@ impl MemorySystem {
     /// target's `record_understanding` (a diary target redacted: its words
     /// come through the book by `entry_id`), `expected_version` for the
     /// compare-and-set, the `verbatim` reference, and its `sources`
-    /// (summary), `evidence` (card) or `mentions` (dream), newest first. An
+    /// (summary), `evidence` (card: its fingerprinted source set,
+    /// `known_source_ids`) or `mentions` (dream), newest first. An
     /// item that does not fit `token_budget` is left out whole (`left_out`);
     /// no text is cut. `target_state`: `live`, `closed` or `gone`.
     ///
@@ -540,21 +541,45 @@ impl MemorySystem {
             Some(RecordKind::Dream) => "mentions",
             _ => "sources",
         };
+        // A card's evidence is its fingerprinted source set
+        // (`known_source_ids`: every record the fingerprint hashed, not
+        // only the ones its capped `derived_from` edges name, and never the
+        // prior revision it `refines`); a card row without that set falls
+        // back to its edges. A summary's sources are its `summarizes` edges,
+        // a dream's mentions every edge.
+        let fingerprinted: Option<Vec<String>> = match view.get("known_source_ids") {
+            Some(Value::Array(ids)) if key == "evidence" => Some(
+                ids.iter()
+                    .filter_map(Value::as_str)
+                    .map(str::to_owned)
+                    .collect(),
+            ),
+            _ => None,
+        };
+        let referenced: Vec<String> = match fingerprinted {
+            Some(ids) => ids,
+            None => self
+                .store
+                .query(&TripleQuery {
+                    subject: Some(row.subject.clone()),
+                    limit: 0,
+                    ..TripleQuery::default()
+                })?
+                .into_iter()
+                .filter(|e| {
+                    am_triples::text::is_record_edge(e)
+                        && match key {
+                            "sources" => e.predicate == "summarizes",
+                            "evidence" => e.predicate != "refines",
+                            _ => true,
+                        }
+                })
+                .map(|e| e.object)
+                .collect(),
+        };
         let mut items: Vec<TripleAssertion> = Vec::new();
-        for e in self.store.query(&TripleQuery {
-            subject: Some(row.subject.clone()),
-            limit: 0,
-            ..TripleQuery::default()
-        })? {
-            let edge = am_triples::text::is_record_edge(&e);
-            let wanted = match key {
-                "sources" => edge && e.predicate == "summarizes",
-                _ => edge,
-            };
-            if !wanted {
-                continue;
-            }
-            if let Some(r) = self.resolve_digest_assertion(&e.object)?
+        for id in referenced {
+            if let Some(r) = self.resolve_digest_assertion(&id)?
                 && DigestRow::of(&r).kind() != Some(RecordKind::Diary)
                 && !items.iter().any(|i| i.subject == r.subject)
             {

@@ -8,6 +8,7 @@
 //! `stimulus_feelings`); 0.3.2's `feelings_reads.py`.
 
 use super::gradation::{GradationConfig, GradationScore, compute_gradation};
+use crate::concepts::concept_terms;
 use crate::error::{Error, Result};
 use crate::outcome::Warned;
 use crate::seam::Stimulus;
@@ -15,7 +16,7 @@ use am_journal::{MemoryJournal, ValenceEvent, ValenceFilter, ValenceKind};
 use am_triples::TripleStore;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::collections::{HashMap, HashSet};
 
 fn twelve() -> usize {
     12
@@ -387,52 +388,4 @@ pub fn stimulus_feelings(
     });
     out.truncate(args.max_feelings);
     Ok(Warned::new(out, Vec::new()))
-}
-
-/// The concept words of `text`: camelCase split, folded, ASCII alphanumeric
-/// runs of 3+ characters, plus each adjacent pair joined with `_`.
-pub(crate) fn concept_terms(text: &str) -> BTreeSet<String> {
-    let mut split = String::with_capacity(text.len() + 8);
-    let mut prev: Option<char> = None;
-    for c in text.chars() {
-        if c.is_ascii_uppercase()
-            && prev.is_some_and(|p| p.is_ascii_lowercase() || p.is_ascii_digit())
-        {
-            split.push(' ');
-        }
-        split.push(c);
-        prev = Some(c);
-    }
-    let folded = am_triples::text::fold_text(&split);
-    let words: Vec<&str> = folded
-        .split(|c: char| !(c.is_ascii_lowercase() || c.is_ascii_digit()))
-        .filter(|w| w.len() >= 3)
-        .collect();
-    let mut out: BTreeSet<String> = words.iter().map(|w| (*w).to_owned()).collect();
-    for pair in words.windows(2) {
-        out.insert(format!("{}_{}", pair[0], pair[1]));
-    }
-    out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn concept_terms_split_identifiers_and_join_neighbours() {
-        let t = concept_terms("autoMemory web_search on GPU");
-        for w in [
-            "auto",
-            "memory",
-            "auto_memory",
-            "web",
-            "search",
-            "gpu",
-            "search_gpu",
-        ] {
-            assert!(t.contains(w), "{w} missing from {t:?}");
-        }
-        assert!(!t.contains("on"));
-    }
 }

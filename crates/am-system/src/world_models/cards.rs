@@ -5,35 +5,16 @@ use crate::record::DigestRow;
 use crate::world_models::args::CardsOf;
 use am_journal::{ClosureFilter, MemoryJournal};
 use am_triples::{TripleAssertion, TripleQuery, TripleStore};
-use serde_json::Value;
 use std::collections::{BTreeMap, HashSet};
 
-/// A card's `attributes.revision`, read tolerantly: an integer, a float
-/// (truncated), a boolean (0 or 1) or an integer's text; anything else is 0,
-/// so a malformed card sorts first instead of failing a read.
+/// A card's `attributes.revision` ([`DigestRow::card_revision`]).
 pub(crate) fn revision_of(card: &TripleAssertion) -> i64 {
-    match DigestRow::of(card).get("revision") {
-        Some(Value::Number(n)) => n
-            .as_i64()
-            .or_else(|| {
-                n.as_f64()
-                    .filter(|f| f.is_finite())
-                    .map(|f| f.trunc() as i64)
-            })
-            .unwrap_or(0),
-        Some(Value::Bool(b)) => i64::from(*b),
-        Some(Value::String(s)) => s.trim().parse().unwrap_or(0),
-        _ => 0,
-    }
+    DigestRow::of(card).card_revision()
 }
 
-/// A card's key (`attributes.target`, trimmed), `None` when blank.
+/// A card's key ([`DigestRow::card_target`]).
 pub(crate) fn target_of(card: &TripleAssertion) -> Option<String> {
-    DigestRow::of(card)
-        .text("target")
-        .map(str::trim)
-        .filter(|t| !t.is_empty())
-        .map(str::to_owned)
+    DigestRow::of(card).card_target().map(str::to_owned)
 }
 
 /// Every assertion id closed at the journal's head.

@@ -34,6 +34,14 @@ from abstractmemory.world_model_alias import (  # noqa: E402
 
 EID = "entity:castor"
 SCOPES = [("life", EID), ("notes", EID)]
+# (cue, participants) pairs recalled over the final home (orientation admission).
+ORIENTATION_STIMULI = [
+    ("what did ada bring", []),
+    ("the plot map", ["person:admin"]),
+    ("ada and bo and laurent with green tea and soil health", ["person:laurent"]),
+    ("soil", []),
+    ("", ["person:bo"]),
+]
 
 
 def copy(home: Path, to: Path) -> None:
@@ -145,6 +153,20 @@ def main() -> None:
     out["pass2"] = world_model_pass(ms, scopes=SCOPES, owner_id=EID)
     out["pass2_again"] = world_model_pass(ms, scopes=SCOPES, owner_id=EID)
     copy(home, out_dir / "b_after.sqlite3")
+
+    # Orientation admission over the final home (after its copy: a recall
+    # journals its trace): which cards each stimulus admits, and why.
+    from abstractmemory import Stimulus  # noqa: E402
+    orientation = []
+    for cue, parts in ORIENTATION_STIMULI:
+        r = ms.reconstruct(Stimulus(cue_text=cue, participants=tuple(parts)), scopes=SCOPES)
+        orientation.append({
+            "cue": cue, "participants": parts,
+            "admitted": sorted(
+                [h.record_id, h.relevance["orientation"], [c for c in h.cues if "orientation" in c]]
+                for h in r.handles if "orientation" in h.relevance),
+        })
+    out["orientation"] = orientation
 
     def dicts(m):
         return {t: (v.to_dict() if hasattr(v, "to_dict") else [a.to_dict() for a in v]) for t, v in m.items()}

@@ -1,6 +1,7 @@
 //! World models (api.md "World models (orientation cards)"): the card reads,
 //! the alias reads and proposals, `world_model_pass` and
-//! `world_model_update`, on both stacks, and the differential against
+//! `world_model_update`, orientation admission in `reconstruct`, on both
+//! stacks, and the differential against
 //! AbstractMemory 0.3.2 (`oracle.rs`, needs `AM_ORACLE_PYTHON`).
 //!
 //! One binary, its modules by surface.
@@ -10,6 +11,8 @@ mod common;
 
 mod author;
 mod oracle;
+mod orientation;
+mod packet;
 mod pass;
 mod reads;
 mod support;

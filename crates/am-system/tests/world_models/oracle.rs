@@ -432,3 +432,78 @@ fn the_pass_revises_abstractmemory_0_3_2_cards_as_0_3_2_did_authored_lead_and_al
         );
     }
 }
+
+/// The orientation admissions of one recall: `[record id, score, the
+/// orientation cues]` per admitted handle, sorted.
+fn admitted(r: &am_system::ReconstructionResult) -> Value {
+    let mut out: Vec<Value> = r
+        .handles
+        .iter()
+        .filter_map(|h| {
+            let score = h.relevance.get("orientation")?;
+            let cues: Vec<&String> = h
+                .cues
+                .iter()
+                .filter(|c| c.contains("orientation"))
+                .collect();
+            Some(json!([h.record_id, score, cues]))
+        })
+        .collect();
+    out.sort_by_key(|v| v.to_string());
+    json!(out)
+}
+
+#[test]
+fn orientation_admission_admits_the_cards_abstractmemory_0_3_2_admits_on_the_same_home_and_cue() {
+    let o = &oracle().out["orientation"];
+    let stimuli = o.as_array().unwrap();
+    assert_eq!(stimuli.len(), 5);
+    // The oracle's cases exercise every path: a cue, a participant alias, the
+    // cap (four mentioned, three admitted, the participant first) and a
+    // partial name that admits nothing.
+    assert!(
+        stimuli
+            .iter()
+            .any(|s| s["admitted"].as_array().unwrap().len() == 3)
+    );
+    assert!(
+        stimuli
+            .iter()
+            .any(|s| s["admitted"].as_array().unwrap().is_empty())
+    );
+    for s in open("b_after.sqlite3") {
+        for case in stimuli {
+            let cue = case["cue"].as_str().unwrap();
+            let parts: Vec<&str> = case["participants"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|p| p.as_str().unwrap())
+                .collect();
+            let r = s
+                .system
+                .reconstruct(&am_system::Reconstruct::new(
+                    am_system::Stimulus::new(cue).with_participants(&parts),
+                    &[("life", EID), ("notes", EID)],
+                ))
+                .unwrap();
+            let mut ours = admitted(&r);
+            let mut theirs = case["admitted"].clone();
+            numbers(&mut ours);
+            numbers(&mut theirs);
+            assert_eq!(
+                ours, theirs,
+                "[{}] cue {cue:?} participants {parts:?}",
+                s.name
+            );
+            assert!(
+                !r.warnings
+                    .iter()
+                    .any(|w| w.contains("orientation_admission")),
+                "[{}] {:?}",
+                s.name,
+                r.warnings
+            );
+        }
+    }
+}

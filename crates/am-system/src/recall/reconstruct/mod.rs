@@ -13,6 +13,7 @@ pub(crate) mod folds;
 pub(crate) mod hash;
 pub(crate) mod hybrid;
 pub(crate) mod index;
+pub(crate) mod orientation;
 mod pipeline;
 pub(crate) mod read;
 pub(crate) mod shelf;

@@ -22,7 +22,7 @@ use super::shelf::{
     self, Candidate, FillInputs, FillResult, HandleParts, build_handle, fill_shelf, memberable,
 };
 use super::universe::{add_candidate, apply_channel, universe_rows};
-use super::{hybrid, spreading, trace};
+use super::{hybrid, orientation, spreading, trace};
 use crate::config::{RecallBudget, ReconstructConfig, SpreadParams};
 use crate::error::Result;
 use crate::ids;
@@ -418,24 +418,21 @@ impl<'a> Recall<'a> {
                     .into(),
             );
         }
-        // Orientation admission (on by default, as in 0.3.2) admits a current
-        // world-model card whose target the stimulus mentions. World models
-        // have not landed in this port: say so wherever the pairs hold cards
-        // (the candidate window read here), never silently.
-        if self.gather
-            && self.run_channels
-            && self.config.orientation_admission
-            && self
-                .universe
-                .values()
-                .any(|c| DigestRow::of(&c.assertion).kind() == Some(RecordKind::WorldModel))
-        {
-            self.warnings.push(
-                "#FALLBACK: ReconstructConfig.orientation_admission is not implemented yet in this \
-                 port (world models have not landed): world_model cards in these scope pairs are \
-                 recalled only through the ordinary channels, never admitted by orientation"
-                    .into(),
-            );
+        // Orientation admission (on by default, as in 0.3.2): a mentioned
+        // target's current world-model card joins at direct-hit relevance.
+        if self.gather && self.run_channels && self.config.orientation_admission {
+            let mut oriented = orientation::run_orientation(
+                store,
+                &self.folds,
+                stimulus,
+                pairs,
+                self.config.orientation_scan_limit,
+                self.config.orientation_max_cards,
+            )?;
+            if oriented.ran {
+                self.channels_run.push("orientation");
+                apply_channel(&mut self.universe, &mut oriented, &self.folds)?;
+            }
         }
         self.channels_run
             .sort_by_key(|c| shelf::CHANNEL_ORDER.iter().position(|x| x == c));
