@@ -187,15 +187,30 @@ fn oracle_home(python: &Path, dir: &Path, records: usize) -> Value {
 }
 
 /// A fresh copy of 0.3.2's home (checkpointed: the main file is the whole
-/// home), opened as a system.
-fn copy_of(src: &Path, dir: &Path, name: &str) -> (PathBuf, SqliteHome, MemorySystem) {
+/// home), opened as a system; with `tasks`, with the task queue (a pass
+/// given no author forms its candidates pending, with their tasks: the
+/// spec's path for a host without an author; 0.3.2 writes a machine title).
+fn copy_of(src: &Path, dir: &Path, name: &str, tasks: bool) -> (PathBuf, SqliteHome, MemorySystem) {
     let dst = dir.join(name);
     for suffix in ["", "-wal", "-shm"] {
         let _ = std::fs::remove_file(format!("{}{suffix}", dst.display()));
     }
     std::fs::copy(src, &dst).expect("copying 0.3.2's home");
     let home = SqliteHome::open(&dst).unwrap();
-    let system = system_over(&home);
+    let system = if tasks {
+        let memory_home =
+            SqliteMemoryHome::open(&home, None, SqliteStoreOptions::default()).unwrap();
+        MemorySystem::over_home_with_options(
+            Arc::new(memory_home),
+            am_system::SystemOptions {
+                task_queue: true,
+                ..am_system::SystemOptions::default()
+            },
+        )
+        .unwrap()
+    } else {
+        system_over(&home)
+    };
     (dst, home, system)
 }
 
@@ -239,7 +254,7 @@ fn sleep_vs_oracle(c: &mut Criterion) {
         result_file.display()
     );
 
-    let (_read_path, read_home, system) = copy_of(&src, dir.path(), "ours-read.sqlite3");
+    let (_read_path, read_home, system) = copy_of(&src, dir.path(), "ours-read.sqlite3", false);
     let scopes = [PAIR];
     let mut g = c.benchmark_group("sleep_vs_0_3_2");
     g.sample_size(10);
@@ -274,7 +289,7 @@ fn sleep_vs_oracle(c: &mut Criterion) {
     let resolve = ResolveDreams::new(&scopes, PAIR.1);
     g.bench_function(format!("resolve_dreams_pass_{size}"), |b| {
         b.iter_batched(
-            || copy_of(&src, dir.path(), "ours-write.sqlite3"),
+            || copy_of(&src, dir.path(), "ours-write.sqlite3", true),
             |(p, h, fresh)| {
                 let r = black_box(fresh.resolve_dreams_pass(&resolve).unwrap());
                 (r, p, h, fresh)
@@ -285,7 +300,7 @@ fn sleep_vs_oracle(c: &mut Criterion) {
     let consolidate = ConsolidationPass::new(&scopes, PAIR.1);
     g.bench_function(format!("consolidation_pass_{size}"), |b| {
         b.iter_batched(
-            || copy_of(&src, dir.path(), "ours-write.sqlite3"),
+            || copy_of(&src, dir.path(), "ours-write.sqlite3", true),
             |(p, h, fresh)| {
                 let r = black_box(fresh.consolidation_pass(&consolidate, None).unwrap());
                 (r, p, h, fresh)
