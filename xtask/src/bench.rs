@@ -547,6 +547,178 @@ fn this_runs_rows(
     }
 }
 
+/// The file the `sleep` bench writes 0.3.2's medians to (measured in the
+/// same run by `crates/am-system/benches/sleep_oracle.py`).
+pub const SLEEP_PYTHON_FILE: &str = "sleep_python.json";
+
+/// A sleep figure measured beside AbstractMemory 0.3.2 in the same run, on
+/// the home 0.3.2 built (criterion group `sleep_vs_0_3_2`).
+#[derive(Debug, Clone, Copy)]
+pub struct VsPython {
+    /// What is measured (the home's size is appended).
+    pub label: &'static str,
+    /// The call's name: the criterion id is `sleep_vs_0_3_2/<call>_<N>k`.
+    pub call: &'static str,
+    /// The target as the issue words it.
+    pub target: &'static str,
+    /// The smallest speed-up over 0.3.2 that meets it; `None`: shown, not judged.
+    pub min_ratio: Option<f64>,
+}
+
+/// Sleep's figures beside 0.3.2, in table order (issue 38 "Proof": each of
+/// `sleep_pass`'s phases on a 10,000-record home >= 20x faster than 0.3.2's;
+/// the absolute targets are the 100k rows above).
+pub const SLEEP_VS_PYTHON: &[VsPython] = &[
+    VsPython {
+        label: "sleep vs 0.3.2: structural_report",
+        call: "structural_report",
+        target: "- (<= 1 s at 100k)",
+        min_ratio: None,
+    },
+    VsPython {
+        label: "sleep vs 0.3.2: maintenance_report",
+        call: "maintenance_report",
+        target: "-",
+        min_ratio: None,
+    },
+    VsPython {
+        label: "sleep vs 0.3.2: maintenance_due, a first check",
+        call: "maintenance_due",
+        target: "- (<= 1 s at 100k)",
+        min_ratio: None,
+    },
+    VsPython {
+        label: "sleep vs 0.3.2: resolve_dreams_pass, report_only",
+        call: "resolve_dreams_pass_report_only",
+        target: "-",
+        min_ratio: None,
+    },
+    VsPython {
+        label: "sleep vs 0.3.2: resolution phase (resolve_dreams_pass, writing)",
+        call: "resolve_dreams_pass",
+        target: ">= 20x 0.3.2",
+        min_ratio: Some(20.0),
+    },
+    VsPython {
+        label: "sleep vs 0.3.2: consolidation_pass, report_only",
+        call: "consolidation_pass_report_only",
+        target: "-",
+        min_ratio: None,
+    },
+    VsPython {
+        label: "sleep vs 0.3.2: maintenance phase (consolidation_pass, writing)",
+        call: "consolidation_pass",
+        target: ">= 20x 0.3.2",
+        min_ratio: Some(20.0),
+    },
+];
+
+/// The phases whose rows are still to come (the dream phase and the whole
+/// night are built on another branch, `sleep-night`): printed as "not run"
+/// so the table keeps their place.
+pub const SLEEP_VS_PYTHON_SLOTS: &[(&str, &str)] = &[
+    (
+        "sleep vs 0.3.2: dream phase (dream_pass, writing)",
+        ">= 20x 0.3.2",
+    ),
+    (
+        "sleep vs 0.3.2: a night (sleep_pass, writing)",
+        "each phase >= 20x 0.3.2",
+    ),
+];
+
+/// The rows of sleep's figures beside 0.3.2 when this run's `sleep` bench
+/// measured 0.3.2 (`<target>/`[`SLEEP_PYTHON_FILE`] modified after `since`):
+/// each call's median beside 0.3.2's from the same run, with the ratio and,
+/// for a phase, whether it met its 20x; then the slots of the phases not
+/// built here. Empty when 0.3.2 was not measured.
+///
+/// # Errors
+/// When the file is present but not the bench's JSON.
+pub fn sleep_vs_python_rows(
+    path: &Path,
+    since: Option<SystemTime>,
+    estimates: &BTreeMap<String, Estimate>,
+) -> Result<Vec<[String; 6]>> {
+    let Some(rows) = this_runs_rows(
+        path,
+        since,
+        "the sleep bench's 0.3.2 JSON",
+        "{id, python_ns, records}",
+    )?
+    else {
+        return Ok(Vec::new());
+    };
+    let mut by_call: BTreeMap<String, (String, f64, u64)> = BTreeMap::new();
+    for r in &rows {
+        let (Some(id), Some(python_ns), Some(records)) = (
+            r["id"].as_str(),
+            r["python_ns"].as_f64(),
+            r["records"].as_u64(),
+        ) else {
+            bail!(
+                "{}: expected {{id, python_ns, records}}, got {r}",
+                path.display()
+            );
+        };
+        let call = id
+            .strip_prefix("sleep_vs_0_3_2/")
+            .and_then(|rest| rest.rsplit_once('_'))
+            .map_or(id, |(call, _size)| call);
+        by_call.insert(call.to_owned(), (id.to_owned(), python_ns, records));
+    }
+    let records = by_call.values().map(|(_, _, n)| *n).max().unwrap_or(0);
+    let mut out: Vec<[String; 6]> = SLEEP_VS_PYTHON
+        .iter()
+        .map(|f| {
+            let label = format!("{}, {records} records (0.3.2's home)", f.label);
+            let Some((id, python_ns, _)) = by_call.get(f.call) else {
+                return [
+                    label,
+                    "not run".to_owned(),
+                    f.target.to_owned(),
+                    String::new(),
+                    "not measured".to_owned(),
+                    String::new(),
+                ];
+            };
+            let python = format!("{} (same run)", fmt_ns(*python_ns));
+            match estimates.get(id) {
+                Some(e) if e.median_ns > 0.0 => {
+                    let ratio = python_ns / e.median_ns;
+                    [
+                        label,
+                        fmt_ns(e.median_ns),
+                        f.target.to_owned(),
+                        f.min_ratio.map_or(String::new(), |m| yes_no(ratio >= m)),
+                        python,
+                        ratio_text(ratio),
+                    ]
+                }
+                _ => [
+                    label,
+                    "not run".to_owned(),
+                    f.target.to_owned(),
+                    String::new(),
+                    python,
+                    String::new(),
+                ],
+            }
+        })
+        .collect();
+    out.extend(SLEEP_VS_PYTHON_SLOTS.iter().map(|(label, target)| {
+        [
+            format!("{label}, {records} records (0.3.2's home)"),
+            "not run (built on branch sleep-night)".to_owned(),
+            (*target).to_owned(),
+            String::new(),
+            String::new(),
+            String::new(),
+        ]
+    }));
+    Ok(out)
+}
+
 /// The file the `store`, `formation` and `tasks` benches write their
 /// interleaved medians to (`am_conformance::side_by_side::FILE`).
 pub const SIDE_BY_SIDE_FILE: &str = "side_by_side.json";
@@ -1114,9 +1286,22 @@ pub fn run(args: &[String]) -> Result<()> {
     // systems: step back a little so this run's files are never mistaken for old.
     let started = SystemTime::now() - std::time::Duration::from_secs(2);
     let mut failed = Vec::new();
+    // The `sleep` bench measures 0.3.2 in the same run with the oracle venv's
+    // python (`cargo xtask test` builds the venv); without one, it says so.
+    let oracle_python = std::env::var_os("AM_ORACLE_PYTHON")
+        .map(PathBuf::from)
+        .or_else(|| {
+            crate::oracle::venv_dir()
+                .ok()
+                .map(|v| v.join("bin").join("python"))
+                .filter(|p| p.is_file())
+        });
     for (package, bench) in &benches {
         eprintln!("== cargo bench -p {package} --bench {bench}");
         let mut cmd = cargo();
+        if let Some(python) = &oracle_python {
+            cmd.env("AM_ORACLE_PYTHON", python);
+        }
         cmd.args(["bench", "-p", package, "--bench", bench]);
         if let Some(p) = &profile {
             cmd.args(["--profile", p]);
@@ -1158,6 +1343,11 @@ pub fn run(args: &[String]) -> Result<()> {
     rows.extend(side_by_side_rows(
         &target.join(SIDE_BY_SIDE_FILE),
         Some(started),
+    )?);
+    rows.extend(sleep_vs_python_rows(
+        &target.join(SLEEP_PYTHON_FILE),
+        Some(started),
+        &estimates,
     )?);
     let am = target.join("release").join("am");
     let data =
@@ -1326,6 +1516,84 @@ mod tests {
         assert_eq!(r[5], "24x");
 
         assert_eq!(row(subject, None)[1], "not run");
+    }
+
+    #[test]
+    fn the_sleep_rows_put_our_median_beside_0_3_2s_of_the_same_run_and_judge_the_phases_at_20x() {
+        let dir = std::env::temp_dir().join(format!("xtask-sleep-python-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join(SLEEP_PYTHON_FILE);
+        let mut estimates = BTreeMap::new();
+        assert!(
+            sleep_vs_python_rows(&path, None, &estimates)
+                .unwrap()
+                .is_empty(),
+            "0.3.2 not measured: no rows"
+        );
+        std::fs::write(
+            &path,
+            r#"[{"id": "sleep_vs_0_3_2/resolve_dreams_pass_10k", "python_ns": 400000000.0, "records": 10000},
+                {"id": "sleep_vs_0_3_2/consolidation_pass_10k", "python_ns": 900000000.0, "records": 10000},
+                {"id": "sleep_vs_0_3_2/structural_report_10k", "python_ns": 1000000000.0, "records": 10000}]"#,
+        )
+        .unwrap();
+        let est = |ns| Estimate {
+            median_ns: ns,
+            elements: None,
+        };
+        // 400 ms / 10 ms = 40x (met); 900 ms / 90 ms = 10x (not met);
+        // structural_report: a ratio, no verdict.
+        estimates.insert(
+            "sleep_vs_0_3_2/resolve_dreams_pass_10k".to_owned(),
+            est(10e6),
+        );
+        estimates.insert(
+            "sleep_vs_0_3_2/consolidation_pass_10k".to_owned(),
+            est(90e6),
+        );
+        estimates.insert("sleep_vs_0_3_2/structural_report_10k".to_owned(), est(50e6));
+        let rows = sleep_vs_python_rows(&path, None, &estimates).unwrap();
+        let find = |label: &str| {
+            rows.iter()
+                .find(|r| r[0].starts_with(label))
+                .unwrap_or_else(|| panic!("no row {label}: {rows:?}"))
+                .clone()
+        };
+        let r = find("sleep vs 0.3.2: resolution phase");
+        assert_eq!(
+            r[1..].to_vec(),
+            [
+                "10.00 ms",
+                ">= 20x 0.3.2",
+                "yes",
+                "400.00 ms (same run)",
+                "40x"
+            ]
+        );
+        assert!(r[0].ends_with("10000 records (0.3.2's home)"), "{r:?}");
+        let r = find("sleep vs 0.3.2: maintenance phase");
+        assert_eq!((r[3].as_str(), r[5].as_str()), ("NO", "10x"));
+        let r = find("sleep vs 0.3.2: structural_report");
+        assert_eq!((r[3].as_str(), r[5].as_str()), ("", "20x"));
+        let r = find("sleep vs 0.3.2: maintenance_report");
+        assert_eq!((r[1].as_str(), r[4].as_str()), ("not run", "not measured"));
+        let r = find("sleep vs 0.3.2: dream phase");
+        assert!(r[1].contains("sleep-night"), "the slot says where: {r:?}");
+        assert_eq!(
+            rows.len(),
+            SLEEP_VS_PYTHON.len() + SLEEP_VS_PYTHON_SLOTS.len()
+        );
+        let later = SystemTime::now() + std::time::Duration::from_secs(60);
+        assert!(
+            sleep_vs_python_rows(&path, Some(later), &estimates)
+                .unwrap()
+                .is_empty(),
+            "another run's file is not this run's figure"
+        );
+        std::fs::write(&path, r#"[{"id": "x"}]"#).unwrap();
+        assert!(sleep_vs_python_rows(&path, None, &estimates).is_err());
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

@@ -9,6 +9,19 @@
 //! relation), every tenth title repeats an earlier one, and every batch's
 //! first record mentions the previous batch's first.
 //!
+//! Beside 0.3.2 in the same run (issue 38 "Proof", speed): when
+//! `AM_ORACLE_PYTHON` names the oracle venv's python (`cargo xtask bench`
+//! exports it when the venv exists), `sleep_oracle.py` builds a home of
+//! 10,000 records of the same shape with AbstractMemory 0.3.2 (`$AM_SLEEP_ORACLE_RECORDS`
+//! overrides the count), times 0.3.2's `structural_report`,
+//! `maintenance_report`, `maintenance_due` (a first check),
+//! `resolve_dreams_pass` and `consolidation_pass` (`report_only` and
+//! writing, the writing forms on a fresh copy each round) on it, and the
+//! group `sleep_vs_0_3_2` times our same calls on copies of that very file
+//! (the writing passes on a fresh copy per iteration, the copy untimed).
+//! 0.3.2's medians go to `<target>/sleep_python.json`, which
+//! `cargo xtask bench` prints beside ours with the ratio.
+//!
 //! `cargo bench -p am-system --bench sleep`.
 
 #![allow(
@@ -17,10 +30,15 @@
 )]
 
 use am_backend_sqlite::{SqliteHome, SqliteMemoryHome, SqliteStoreOptions};
-use am_system::sleep::{MaintenanceDue, StructuralReport};
+use am_system::sleep::{
+    ConsolidationPass, MaintenanceDue, MaintenanceReport, ResolveDreams, StructuralReport,
+};
 use am_system::{MemoryRecordInput, MemorySystem, RecordKind, RememberMany};
 use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
+use serde_json::Value;
 use std::hint::black_box;
+use std::path::{Path, PathBuf};
+use std::process::Command;
 use std::sync::Arc;
 
 const RECORDS: usize = 100_000;
@@ -142,5 +160,156 @@ fn sleep(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, sleep);
+/// The records of the home 0.3.2 builds (the issue's comparison size).
+const ORACLE_RECORDS: usize = 10_000;
+/// How many times 0.3.2 runs each call (its median is printed).
+const ORACLE_ROUNDS: usize = 3;
+/// The file 0.3.2's medians go to, under the target directory.
+const PYTHON_FILE: &str = "sleep_python.json";
+
+/// Run `sleep_oracle.py` with `python`: 0.3.2 builds its home in `dir` and
+/// times its calls; returns its JSON.
+fn oracle_home(python: &Path, dir: &Path, records: usize) -> Value {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/sleep_oracle.py");
+    let out = Command::new(python)
+        .arg(&script)
+        .arg(records.to_string())
+        .arg(ORACLE_ROUNDS.to_string())
+        .arg(dir)
+        .output()
+        .expect("running sleep_oracle.py");
+    assert!(
+        out.status.success(),
+        "sleep_oracle.py failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("sleep_oracle.py printed JSON")
+}
+
+/// A fresh copy of 0.3.2's home (checkpointed: the main file is the whole
+/// home), opened as a system; with `tasks`, with the task queue (a pass
+/// given no author forms its candidates pending, with their tasks: the
+/// spec's path for a host without an author; 0.3.2 writes a machine title).
+fn copy_of(src: &Path, dir: &Path, name: &str, tasks: bool) -> (PathBuf, SqliteHome, MemorySystem) {
+    let dst = dir.join(name);
+    for suffix in ["", "-wal", "-shm"] {
+        let _ = std::fs::remove_file(format!("{}{suffix}", dst.display()));
+    }
+    std::fs::copy(src, &dst).expect("copying 0.3.2's home");
+    let home = SqliteHome::open(&dst).unwrap();
+    let system = if tasks {
+        let memory_home =
+            SqliteMemoryHome::open(&home, None, SqliteStoreOptions::default()).unwrap();
+        MemorySystem::over_home_with_options(
+            Arc::new(memory_home),
+            am_system::SystemOptions {
+                task_queue: true,
+                ..am_system::SystemOptions::default()
+            },
+        )
+        .unwrap()
+    } else {
+        system_over(&home)
+    };
+    (dst, home, system)
+}
+
+fn sleep_vs_oracle(c: &mut Criterion) {
+    let Some(python) = std::env::var_os("AM_ORACLE_PYTHON").map(PathBuf::from) else {
+        println!(
+            "sleep_vs_0_3_2: AM_ORACLE_PYTHON is not set; 0.3.2 was not measured (cargo xtask bench sets it)"
+        );
+        return;
+    };
+    let records = std::env::var("AM_SLEEP_ORACLE_RECORDS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(ORACLE_RECORDS);
+    let exe = std::env::current_exe().expect("this binary's path");
+    let result_file = am_conformance::side_by_side::target_dir(&exe).join(PYTHON_FILE);
+    let _ = std::fs::remove_file(&result_file);
+    let dir = tempfile::tempdir().unwrap();
+    let report = oracle_home(&python, dir.path(), records);
+    let src = dir.path().join("oracle.sqlite3");
+    let size = format!("{}k", records / 1_000);
+    let rows: Vec<Value> = report["figures"]
+        .as_object()
+        .expect("sleep_oracle.py's figures")
+        .iter()
+        .map(|(call, f)| {
+            serde_json::json!({
+                "id": format!("sleep_vs_0_3_2/{call}_{size}"),
+                "python_ns": f["median_ns"],
+                "python_runs_ns": f["runs_ns"],
+                "records": records,
+                "python_build_s": report["build_s"],
+            })
+        })
+        .collect();
+    std::fs::write(&result_file, serde_json::to_vec_pretty(&rows).unwrap())
+        .expect("writing sleep_python.json");
+    println!(
+        "sleep_vs_0_3_2: 0.3.2 built {records} records in {:.1} s; its medians are in {}",
+        report["build_s"].as_f64().unwrap_or(f64::NAN),
+        result_file.display()
+    );
+
+    let (_read_path, read_home, system) = copy_of(&src, dir.path(), "ours-read.sqlite3", false);
+    let scopes = [PAIR];
+    let mut g = c.benchmark_group("sleep_vs_0_3_2");
+    g.sample_size(10);
+    let structural = StructuralReport::new(&scopes);
+    g.bench_function(format!("structural_report_{size}"), |b| {
+        b.iter(|| black_box(system.structural_report(&structural).unwrap()));
+    });
+    let maintenance = MaintenanceReport::new(&scopes);
+    g.bench_function(format!("maintenance_report_{size}"), |b| {
+        b.iter(|| black_box(system.maintenance_report(&maintenance).unwrap()));
+    });
+    let due = MaintenanceDue::new(&scopes);
+    g.bench_function(format!("maintenance_due_{size}"), |b| {
+        b.iter_batched(
+            || system_over(&read_home),
+            |fresh| black_box(fresh.maintenance_due(&due).unwrap()),
+            BatchSize::PerIteration,
+        );
+    });
+    let mut resolve = ResolveDreams::new(&scopes, PAIR.1);
+    resolve.report_only = true;
+    g.bench_function(format!("resolve_dreams_pass_report_only_{size}"), |b| {
+        b.iter(|| black_box(system.resolve_dreams_pass(&resolve).unwrap()));
+    });
+    let mut consolidate = ConsolidationPass::new(&scopes, PAIR.1);
+    consolidate.report_only = true;
+    g.bench_function(format!("consolidation_pass_report_only_{size}"), |b| {
+        b.iter(|| black_box(system.consolidation_pass(&consolidate, None).unwrap()));
+    });
+    // The writing passes: a fresh copy each iteration (the copy, and the
+    // drop of the system over it, untimed).
+    let resolve = ResolveDreams::new(&scopes, PAIR.1);
+    g.bench_function(format!("resolve_dreams_pass_{size}"), |b| {
+        b.iter_batched(
+            || copy_of(&src, dir.path(), "ours-write.sqlite3", true),
+            |(p, h, fresh)| {
+                let r = black_box(fresh.resolve_dreams_pass(&resolve).unwrap());
+                (r, p, h, fresh)
+            },
+            BatchSize::PerIteration,
+        );
+    });
+    let consolidate = ConsolidationPass::new(&scopes, PAIR.1);
+    g.bench_function(format!("consolidation_pass_{size}"), |b| {
+        b.iter_batched(
+            || copy_of(&src, dir.path(), "ours-write.sqlite3", true),
+            |(p, h, fresh)| {
+                let r = black_box(fresh.consolidation_pass(&consolidate, None).unwrap());
+                (r, p, h, fresh)
+            },
+            BatchSize::PerIteration,
+        );
+    });
+    g.finish();
+}
+
+criterion_group!(benches, sleep_vs_oracle, sleep);
 criterion_main!(benches);

@@ -29,7 +29,7 @@
 //! digest row arrives twice (which of two rows the full scan keeps depends
 //! on its read order). A store without the feed is read whole every time.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 use am_journal::{BindingFilter, BindingSource, JournalRecord, MemoryJournal};
 use am_triples::text::title_key;
@@ -41,6 +41,11 @@ use crate::record::DigestRow;
 
 /// Change-feed page size.
 const FEED_PAGE: usize = 1000;
+
+/// std's maps with foldhash's per-process seeded hasher (a first check
+/// hashes every id of the pairs several times; nothing reads them unsorted).
+type FastMap<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
+type FastSet<K> = std::collections::HashSet<K, foldhash::fast::RandomState>;
 
 /// The folds of every pair list asked for on one system.
 #[derive(Default)]
@@ -101,24 +106,28 @@ struct PairsFold {
     cursors: Vec<i64>,
     /// The journal seq the tail was read through (`-1`: not yet).
     journal_seq: i64,
-    /// Substrate records: graph id → title key.
-    records: HashMap<String, String>,
+    /// Every id a row named (a subject, or an edge's object), by its number:
+    /// the sets below hold numbers, each id is stored once.
+    ids: FastMap<String, u32>,
+    /// Substrate records.
+    records: FastSet<u32>,
     /// Title key → how many records hold it.
-    titles: HashMap<String, u64>,
+    titles: FastMap<String, u64>,
     /// Keys held by two or more records.
     duplicate_groups: u64,
     /// Maintenance candidates among the records.
-    candidates: HashSet<String>,
-    /// Component-relation edges by endpoint (both directions, deduplicated).
-    edges: HashMap<String, HashSet<String>>,
+    candidates: FastSet<u32>,
+    /// Component-relation edges by endpoint (both directions; a repeated
+    /// edge is listed again, which links nothing new).
+    edges: FastMap<u32, Vec<u32>>,
     /// Records with at least one component neighbour.
-    linked: HashSet<String>,
+    linked: FastSet<u32>,
     /// Every subject a digest row was read for (a second row rebuilds).
-    subjects: HashSet<String>,
+    subjects: FastSet<u32>,
     /// Per pair: `remember` binding seqs, sorted.
     formations: Vec<Vec<i64>>,
     /// Dreams and maintenance candidates.
-    artifacts: HashSet<String>,
+    artifacts: FastSet<String>,
     /// The highest binding seq of any artifact.
     artifact_seq: i64,
     /// Read whole from now on: the store has no feed, or holds a subject
@@ -134,15 +143,16 @@ impl PairsFold {
             pairs: pairs.to_vec(),
             cursors: vec![0; pairs.len()],
             journal_seq: -1,
-            records: HashMap::new(),
-            titles: HashMap::new(),
+            ids: FastMap::default(),
+            records: FastSet::default(),
+            titles: FastMap::default(),
             duplicate_groups: 0,
-            candidates: HashSet::new(),
-            edges: HashMap::new(),
-            linked: HashSet::new(),
-            subjects: HashSet::new(),
+            candidates: FastSet::default(),
+            edges: FastMap::default(),
+            linked: FastSet::default(),
+            subjects: FastSet::default(),
             formations: vec![Vec::new(); pairs.len()],
-            artifacts: HashSet::new(),
+            artifacts: FastSet::default(),
             artifact_seq: 0,
             read_whole: false,
             fresh: true,
@@ -254,12 +264,13 @@ impl PairsFold {
                     FEED_PAGE,
                 )?;
                 let full = page.rows.len() >= FEED_PAGE;
-                for (_, a) in &page.rows {
+                let next = page.next_cursor;
+                for (_, a) in page.rows {
                     if !self.ingest(a, journal)? {
                         return Ok(false);
                     }
                 }
-                self.cursors[i] = self.cursors[i].max(page.next_cursor);
+                self.cursors[i] = self.cursors[i].max(next);
                 if !full {
                     break;
                 }
@@ -268,23 +279,35 @@ impl PairsFold {
         Ok(true)
     }
 
+    /// The number of `id`, given one when it is new (the string moved in,
+    /// never copied).
+    fn number(&mut self, id: String) -> u32 {
+        if let Some(&n) = self.ids.get(id.as_str()) {
+            return n;
+        }
+        let n = u32::try_from(self.ids.len()).unwrap_or(u32::MAX);
+        self.ids.insert(id, n);
+        n
+    }
+
     /// Fold one row; `Ok(false)` when its subject's digest row was read
     /// before.
-    fn ingest(&mut self, a: &TripleAssertion, journal: &dyn MemoryJournal) -> Result<bool> {
-        let row = DigestRow::of(a);
+    fn ingest(&mut self, a: TripleAssertion, journal: &dyn MemoryJournal) -> Result<bool> {
+        let row = DigestRow::of(&a);
         if (row.as_stored("record_kind") == Some("dream") || row.flag("maintenance_candidate"))
-            && self.artifacts.insert(a.subject.clone())
+            && !self.artifacts.contains(a.subject.as_str())
         {
+            self.artifacts.insert(a.subject.clone());
             for b in journal.bindings(&BindingFilter::record(&a.subject))? {
                 self.artifact_seq = self.artifact_seq.max(b.seq);
             }
         }
         if row.is_edge() {
             if COMPONENT_RELATIONS.contains(&am_triples::assertion::py_strip(&a.predicate)) {
-                let (s, o) = (a.subject.clone(), a.object.clone());
-                self.edges.entry(s.clone()).or_default().insert(o.clone());
-                self.edges.entry(o.clone()).or_default().insert(s.clone());
-                if self.joins(&s, &o) {
+                let (s, o) = (self.number(a.subject), self.number(a.object));
+                self.edges.entry(s).or_default().push(o);
+                self.edges.entry(o).or_default().push(s);
+                if self.joins(s, o) {
                     self.linked.insert(s);
                     self.linked.insert(o);
                 }
@@ -294,39 +317,46 @@ impl PairsFold {
         let Some(kind) = row.nonempty("record_kind") else {
             return Ok(true);
         };
-        if !self.subjects.insert(a.subject.clone()) {
+        let skipped = kind == "dream" || kind == "world_model" || row.flag("bookkeeping");
+        let candidate = row.flag("maintenance_candidate");
+        let key = if skipped {
+            String::new()
+        } else {
+            let title =
+                am_triples::text::py_str(row.get("title").unwrap_or(&serde_json::Value::Null));
+            if am_triples::assertion::json_truthy(row.get("title")) {
+                title_key(am_triples::assertion::py_strip(&title))
+            } else {
+                String::new()
+            }
+        };
+        let rid = self.number(a.subject);
+        if !self.subjects.insert(rid) {
             return Ok(false);
         }
-        if kind == "dream" || kind == "world_model" || row.flag("bookkeeping") {
+        if skipped {
             return Ok(true);
         }
-        if row.flag("maintenance_candidate") {
-            self.candidates.insert(a.subject.clone());
+        if candidate {
+            self.candidates.insert(rid);
         }
-        let title = am_triples::text::py_str(row.get("title").unwrap_or(&serde_json::Value::Null));
-        let key = if am_triples::assertion::json_truthy(row.get("title")) {
-            title_key(am_triples::assertion::py_strip(&title))
-        } else {
-            String::new()
-        };
         if !key.is_empty() {
-            let n = self.titles.entry(key.clone()).or_default();
+            let n = self.titles.entry(key).or_default();
             *n += 1;
             if *n == 2 {
                 self.duplicate_groups += 1;
             }
         }
-        let rid = a.subject.clone();
-        self.records.insert(rid.clone(), key);
-        let peers: Vec<String> = self
-            .edges
-            .get(&rid)
-            .map(|p| p.iter().cloned().collect())
-            .unwrap_or_default();
-        for peer in peers {
-            if self.joins(&rid, &peer) {
-                self.linked.insert(rid.clone());
-                self.linked.insert(peer);
+        self.records.insert(rid);
+        if let Some(peers) = self.edges.get(&rid) {
+            let joined: Vec<u32> = peers
+                .iter()
+                .copied()
+                .filter(|&p| self.joins(rid, p))
+                .collect();
+            if !joined.is_empty() {
+                self.linked.insert(rid);
+                self.linked.extend(joined);
             }
         }
         Ok(true)
@@ -334,11 +364,11 @@ impl PairsFold {
 
     /// Whether an edge between `a` and `b` is adjacency now: two distinct
     /// records, neither a maintenance candidate.
-    fn joins(&self, a: &str, b: &str) -> bool {
+    fn joins(&self, a: u32, b: u32) -> bool {
         a != b
-            && self.records.contains_key(a)
-            && self.records.contains_key(b)
-            && !self.candidates.contains(a)
-            && !self.candidates.contains(b)
+            && self.records.contains(&a)
+            && self.records.contains(&b)
+            && !self.candidates.contains(&a)
+            && !self.candidates.contains(&b)
     }
 }

@@ -42,7 +42,7 @@ use crate::outcome::Warned;
 use crate::recall::args::CloseRecord;
 use crate::sleep::args::{StructuralReport, sleep_pairs};
 use crate::sleep::dreams::{UnresolvedDreams, unresolved_dreams};
-use crate::sleep::structural::{StructuralRecord, structural_report};
+use crate::sleep::structural::{StructuralRecord, anchor, structural_report};
 use crate::sleep::tuning::SleepTuning;
 use crate::system::MemorySystem;
 use am_journal::{BindingFilter, BindingSource, ClosureKind, EventFilter, EventKind};
@@ -212,6 +212,32 @@ impl MemorySystem {
         let pairs = sleep_pairs("resolve_dreams_pass", &args.scopes)?;
         let store = self.store.as_ref();
         let journal = self.journal.as_ref();
+        let anchored = anchor(journal, args.as_of)?;
+        let (home_scope, home_owner) = &args.scopes[0];
+        let standing = unresolved_dreams(
+            store,
+            Some(journal),
+            &UnresolvedDreams {
+                limit: 0,
+                ..UnresolvedDreams::new(home_scope, home_owner)
+            },
+        )?;
+        if standing.is_empty() {
+            // Nothing to examine and nothing to close: the structure is read
+            // only as the dreams' evidence, so it is not read (the answer is
+            // the one the full read gives: no verdict, at the anchor).
+            return Ok(Warned::new(
+                ResolveDreamsResult {
+                    pass_name: "resolve_dreams_pass".to_owned(),
+                    examined: 0,
+                    resolved: Vec::new(),
+                    standing: Vec::new(),
+                    as_of_seq: anchored,
+                    resolved_count: 0,
+                },
+                Vec::new(),
+            ));
+        }
         let report = structural_report(
             store,
             journal,
@@ -259,15 +285,6 @@ impl MemorySystem {
             .map(|(p, _)| p)
             .collect();
 
-        let (home_scope, home_owner) = &args.scopes[0];
-        let standing = unresolved_dreams(
-            store,
-            Some(journal),
-            &UnresolvedDreams {
-                limit: 0,
-                ..UnresolvedDreams::new(home_scope, home_owner)
-            },
-        )?;
         let standing_ids: HashSet<&str> = standing.iter().map(|a| a.subject.as_str()).collect();
         // The records of the pairs with a `remember` binding, and its latest
         // seq (a record is new to a dream when one came after it).

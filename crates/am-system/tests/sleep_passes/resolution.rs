@@ -343,6 +343,56 @@ fn a_write_at_as_of_or_without_a_pair_is_refused_writing_nothing() {
 }
 
 #[test]
+fn without_a_standing_dream_the_pass_examines_nothing_at_its_anchor_and_still_checks_as_of() {
+    for (s, _) in stacks(true) {
+        let a = episode(&s, "Harbor", "a");
+        let b = episode(&s, "Orchard", "b");
+        let before = written(&s);
+        let head = s.system.journal().current_seq().unwrap();
+        let r = s.system.resolve_dreams_pass(&pass()).unwrap();
+        assert!(r.warnings.is_empty());
+        assert_eq!(
+            serde_json::to_value(&r.value).unwrap(),
+            json!({"pass_name": "resolve_dreams_pass", "examined": 0, "resolved": [],
+                   "standing": [], "as_of_seq": head, "resolved_count": 0}),
+            "[{}]",
+            s.name
+        );
+        let audit = s
+            .system
+            .resolve_dreams_pass(&ResolveDreams {
+                as_of: Some(1),
+                report_only: true,
+                ..pass()
+            })
+            .unwrap();
+        assert_eq!(audit.value.as_of_seq, 1);
+        let err = s
+            .system
+            .resolve_dreams_pass(&ResolveDreams {
+                as_of: Some(head + 5),
+                report_only: true,
+                ..pass()
+            })
+            .unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::InvalidInput, "{err}");
+        assert!(err.to_string().contains("as_of"), "{err}");
+        // With a dream standing, the same pass reads the structure and
+        // examines it.
+        dream(&s, "d", &[(&a, &b)], &[], &[]);
+        let r = s
+            .system
+            .resolve_dreams_pass(&ResolveDreams {
+                report_only: true,
+                ..pass()
+            })
+            .unwrap();
+        assert_eq!(r.value.examined, 1);
+        assert!(written(&s) != before, "the dream was written");
+    }
+}
+
+#[test]
 fn every_closure_of_a_pass_commits_in_one_transaction() {
     let points = std::sync::Arc::new(std::sync::Mutex::new(Vec::<String>::new()));
     let p = points.clone();

@@ -1,0 +1,137 @@
+"""AbstractMemory 0.3.2's side of the `sleep` bench (issue 38 "Proof",
+speed): build a home of RECORDS formed records with 0.3.2 in the shape the
+Rust bench's 100k home has, time 0.3.2's sleep calls on it, and print their
+medians as JSON for the bench to copy beside its own rows.
+
+The home is OUT_DIR/oracle.sqlite3 (checkpointed, so a copy is the whole
+home); the Rust bench times the same calls on copies of that file. The
+writing passes run on a fresh copy each round (the copy is not timed).
+
+Usage: python sleep_oracle.py RECORDS ROUNDS OUT_DIR
+Prints: {"records": N, "rounds": R, "build_s": s,
+         "figures": {"<call>": {"median_ns": ns, "runs_ns": [..]}}}
+"""
+
+import json
+import shutil
+import sqlite3
+import statistics
+import sys
+import time
+import warnings
+from pathlib import Path
+
+from abstractmemory import MemorySystem, SQLiteJournal, SQLiteTripleStore
+from abstractmemory.consolidation import structural_report
+from abstractmemory.dream_resolution import resolve_dreams_pass
+from abstractmemory.maintenance import consolidation_pass, maintenance_report
+from abstractmemory.records import MemoryRecordInput as R
+from abstractmemory.sleep_cadence import maintenance_due
+
+BATCH = 1000
+PAIR = ("life", "e1")
+WORDS = ["pool", "outage", "harbor", "signal", "tea", "garden", "piano", "kernel",
+         "cache", "river", "ticket", "review"]
+
+
+def batch(k, previous_first):
+    """The Rust bench's `batch(k, previous_first)`, record for record."""
+    items = []
+    for i in range(BATCH):
+        n = k * BATCH + i
+        title = f"Record {n - 9}" if n % 10 == 9 else f"Record {n}"
+        edges = []
+        if i > 0 and i % 4 != 0:
+            edges.append(("supports", f"local:{i - 1}"))
+        if i == 0 and previous_first is not None:
+            edges.append(("mentions", previous_first))
+        items.append(R(
+            kind="lesson" if i % 3 == 0 else "episode",
+            title=title,
+            digest=f"Record {n} says something about {WORDS[n % len(WORDS)]}.",
+            keywords=(WORDS[n % len(WORDS)], WORDS[(n // 7) % len(WORDS)]),
+            participants=(f"person:{n % 50}",),
+            edges=tuple(edges),
+        ))
+    return items
+
+
+def open_system(path):
+    store = SQLiteTripleStore(path)
+    journal = SQLiteJournal(path)
+    return MemorySystem(store=store, journal=journal), store, journal
+
+
+def checkpoint(path):
+    con = sqlite3.connect(path)
+    con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    con.close()
+
+
+def fresh_copy(src, dst):
+    for suffix in ("", "-wal", "-shm"):
+        Path(str(dst) + suffix).unlink(missing_ok=True)
+    shutil.copyfile(src, dst)
+
+
+def main() -> None:
+    records, rounds, out_dir = int(sys.argv[1]), int(sys.argv[2]), Path(sys.argv[3])
+    warnings.simplefilter("ignore")
+    out_dir.mkdir(parents=True, exist_ok=True)
+    home = out_dir / "oracle.sqlite3"
+    for suffix in ("", "-wal", "-shm"):
+        Path(str(home) + suffix).unlink(missing_ok=True)
+    t0 = time.perf_counter()
+    ms, store, journal = open_system(home)
+    first = None
+    for k in range(records // BATCH):
+        ids = ms.remember_many(batch(k, first), scope=PAIR[0], owner_id=PAIR[1],
+                               idempotency_key=f"b{k}")
+        first = ids[0]
+    build_s = time.perf_counter() - t0
+    checkpoint(home)
+    scopes = [PAIR]
+
+    figures = {}
+
+    def timed(name, call, fresh=False):
+        runs = []
+        for r in range(rounds):
+            if fresh:
+                copy = out_dir / f"python-copy-{r}.sqlite3"
+                fresh_copy(home, copy)
+                system, st, jn = open_system(copy)
+            else:
+                system, st, jn = ms, store, journal
+            t = time.perf_counter_ns()
+            call(system, st, jn)
+            runs.append(time.perf_counter_ns() - t)
+            if fresh:
+                for suffix in ("", "-wal", "-shm"):
+                    Path(str(copy) + suffix).unlink(missing_ok=True)
+        figures[name] = {"median_ns": statistics.median(runs), "runs_ns": runs}
+
+    timed("structural_report", lambda s, st, jn: structural_report(st, jn, scopes=scopes))
+    timed("maintenance_report", lambda s, st, jn: maintenance_report(st, jn, scopes=scopes))
+    # A first check: a fresh process reading the home it finds (0.3.2 keeps
+    # no cursor between calls, so every call is a first check).
+    timed("maintenance_due", lambda s, st, jn: maintenance_due(st, jn, scopes=scopes),
+          fresh=True)
+    timed("resolve_dreams_pass_report_only",
+          lambda s, st, jn: resolve_dreams_pass(s, scopes=scopes, owner_id=PAIR[1],
+                                                report_only=True))
+    timed("resolve_dreams_pass",
+          lambda s, st, jn: resolve_dreams_pass(s, scopes=scopes, owner_id=PAIR[1]),
+          fresh=True)
+    timed("consolidation_pass_report_only",
+          lambda s, st, jn: consolidation_pass(s, scopes=scopes, owner_id=PAIR[1],
+                                               report_only=True))
+    timed("consolidation_pass",
+          lambda s, st, jn: consolidation_pass(s, scopes=scopes, owner_id=PAIR[1]),
+          fresh=True)
+    json.dump({"records": records, "rounds": rounds, "build_s": build_s,
+               "figures": figures}, sys.stdout)
+
+
+if __name__ == "__main__":
+    main()
