@@ -356,11 +356,18 @@ fn render(n: &SleepResult, waiting: usize, by_signal: bool) -> String {
             m.result.skipped.len()
         ),
     };
-    let _ = writeln!(
-        t,
-        "  world_models: skipped ({})",
-        escape(&n.world_models.skipped_reason)
-    );
+    let w = &n.world_models;
+    let _ = match &w.skipped_reason {
+        Some(why) => writeln!(t, "  world_models: skipped ({})", escape(why)),
+        None => writeln!(
+            t,
+            "  world_models: {} target(s) seen, {} card(s) formed, {} unchanged, {} repaired",
+            w.result.targets_seen,
+            w.result.formed_count,
+            w.result.unchanged.len(),
+            w.result.repaired.len()
+        ),
+    };
     let d = &n.dream;
     let _ = match (&d.dream_record_id, &d.skipped_reason) {
         (Some(id), _) => writeln!(

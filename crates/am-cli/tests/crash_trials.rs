@@ -72,9 +72,10 @@
 //! the dream with its `mentions` edges, its formation binding, its pending
 //! fields' tasks and their log rows land whole; a run again rests on the
 //! standing dream and writes nothing), and `sleep_pass` (per write, one
-//! owner's whole night over its islands and duplicate-title lessons: each
-//! sub-phase's transaction, the candidate and the dream, lands whole, the
-//! completion row after both; a night killed between phases leaves the
+//! owner's whole night over its islands, duplicate-title lessons and three
+//! episodes with Ada: each sub-phase's transaction, the candidate, the
+//! world-model card and the dream, lands whole, the completion row after
+//! them; a night killed between phases leaves the
 //! completed phases, and the replay completes the night without forming
 //! anything twice).
 //!
@@ -645,11 +646,26 @@ fn setup_islands(system: &MemorySystem, n: usize) {
 }
 
 /// The template of `sleep_pass`: the islands of `dream_pass` and, for each
-/// write, one owner's two lessons sharing a normalized title.
+/// write, one owner's two lessons sharing a normalized title and three
+/// episodes with Ada (a world-model card).
 fn setup_night(system: &MemorySystem, n: usize) {
     setup_islands(system, n);
     for i in 0..n {
         let owner = dedup_owner(i);
+        let ada: Vec<MemoryRecordInput> = (0..3)
+            .map(|k| {
+                let mut r = MemoryRecordInput::new(
+                    RecordKind::Episode,
+                    &format!("Ada {i} {k}"),
+                    &format!("Ada and the garden, {i} {k}."),
+                );
+                r.participants = vec!["person:ada".into()];
+                r
+            })
+            .collect();
+        system
+            .remember_many(&RememberMany::new(ada, SCOPE, &owner, &format!("ada-{i}")))
+            .expect("setup");
         system
             .remember_many(&RememberMany::new(
                 vec![
@@ -1749,15 +1765,21 @@ fn units(verb: &str, path: &Path, reference_ids: &[Vec<String>], n: usize) -> Un
                 u.insert(format!("dream_pass {i}"), k);
             }
             "sleep_pass" => {
-                // Owner `i`'s night, phase by phase: the candidate and the
-                // dream (each its rows, binding, tasks and their `enqueued`
-                // rows), and the completion row.
+                // Owner `i`'s night, phase by phase: the candidate, the
+                // world-model card and the dream (each its rows, binding,
+                // tasks and their `enqueued` rows), and the completion row.
                 let owner = dedup_owner(i);
                 for (unit, select) in [
                     (
                         "candidate",
                         "SELECT subject FROM triples WHERE owner_id = ?1 \
                          AND json_extract(attributes_json, '$.maintenance_candidate') = 1",
+                    ),
+                    (
+                        "card",
+                        "SELECT subject FROM triples WHERE owner_id = ?1 \
+                         AND json_extract(attributes_json, '$.target') = 'person:ada' \
+                         AND json_extract(attributes_json, '$.revision') = 1",
                     ),
                     (
                         "dream",

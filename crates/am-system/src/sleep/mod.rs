@@ -43,7 +43,7 @@ pub use maintenance::{
 };
 pub use night::{
     CANCELLED_AT_START, NIGHT_PHASES, NightHooks, Phase, PhaseSink, SleepPass, SleepResult,
-    WORLD_MODELS_NOT_BUILT, WorldModelsSkipped,
+    WORLD_MODELS_AS_OF,
 };
 pub use resolution::{ResolveDreams, ResolveDreamsResult, ResolvedDream, StandingDream};
 pub use signals::{Felt, NightPhases, Signal, SignalKind};

@@ -3,8 +3,8 @@
 //!
 //! 1. `resolution`: `resolve_dreams_pass`, the day answers the night;
 //! 2. `maintenance`: `consolidation_pass`, the tending write;
-//! 3. `world_models`: `world_model_pass` (not built yet: the phase is
-//!    skipped with its reason, see [`WORLD_MODELS_NOT_BUILT`]);
+//! 3. `world_models`: `world_model_pass`, the cards refined from the
+//!    evidence (skipped under `as_of`, see [`WORLD_MODELS_AS_OF`]);
 //! 4. `dream`: `dream_pass` over the tended graph, the earlier phases'
 //!    acts its signals and the tending's operations part of its salience.
 //!
@@ -44,7 +44,7 @@
 //! written.
 
 use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
+use serde_json::json;
 
 use super::args::sleep_pairs;
 use super::consolidation::{ConsolidationPass, ConsolidationResult};
@@ -59,13 +59,14 @@ use crate::outcome::Warned;
 use crate::system::MemorySystem;
 use crate::tasks::args::{MaintenanceKind, RecordMaintenance};
 use crate::tasks::maintenance::MaintenanceRow;
+use crate::world_models::{WorldModelPass, WorldModelReport};
 
 /// The night's sub-phases, in order.
 pub const NIGHT_PHASES: [&str; 4] = ["resolution", "maintenance", "world_models", "dream"];
 
-/// Why the `world_models` sub-phase does not run yet.
-pub const WORLD_MODELS_NOT_BUILT: &str = "world models are not built in this version: \
-     world_model_pass has not landed, so the night skips its orientation cards";
+/// Why the `world_models` sub-phase does not run under an `as_of` anchor.
+pub const WORLD_MODELS_AS_OF: &str = "as_of anchor: world models read the current evidence \
+     only, so an anchored night skips them rather than mix two moments in one result";
 
 /// What a night reports of its first stage when it was stopped before
 /// anything ran (0.3.2's value).
@@ -187,46 +188,23 @@ pub struct Phase<T> {
     pub skipped_reason: Option<String>,
 }
 
-/// The `world_models` sub-phase's dict while the pass is not built: 0.3.2's
-/// skipped shape of `world_model_pass`.
-#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
-pub struct WorldModelsSkipped {
-    /// `"world_model_pass"`.
-    pub pass_name: String,
-    /// Why the phase did not run.
-    pub skipped_reason: String,
-    /// Cards formed or revised (none).
-    pub formed: Vec<Value>,
-    /// Cards unchanged (none).
-    pub unchanged: Vec<Value>,
-    /// Targets skipped (none).
-    pub skipped: Vec<Value>,
-    /// Cards repaired (none).
-    pub repaired: Vec<Value>,
-    /// Targets seen.
-    pub targets_seen: usize,
-    /// Eligible targets (none).
-    pub eligible: Vec<Value>,
-    /// How many formed.
-    pub formed_count: usize,
-    /// Alias proposals (none).
-    pub alias_proposals: Vec<Value>,
-}
-
-impl WorldModelsSkipped {
-    fn because(reason: String) -> Self {
-        WorldModelsSkipped {
+/// The `world_models` sub-phase's dict when it did not run: the real
+/// pass's keys, empty, and why.
+fn world_models_skipped(why: String) -> Phase<WorldModelReport> {
+    Phase {
+        result: WorldModelReport {
             pass_name: "world_model_pass".to_owned(),
-            skipped_reason: reason,
+            targets_seen: 0,
+            eligible: Vec::new(),
             formed: Vec::new(),
             unchanged: Vec::new(),
             skipped: Vec::new(),
             repaired: Vec::new(),
-            targets_seen: 0,
-            eligible: Vec::new(),
+            alias_proposals: Some(Vec::new()),
             formed_count: 0,
-            alias_proposals: Vec::new(),
-        }
+            authoring: AuthoringReceipt::default(),
+        },
+        skipped_reason: Some(why),
     }
 }
 
@@ -241,8 +219,8 @@ pub struct SleepResult {
     pub resolution: Phase<ResolveDreamsResult>,
     /// `consolidation_pass`'s dict.
     pub maintenance: Phase<ConsolidationResult>,
-    /// The world models' dict (skipped until `world_model_pass` lands).
-    pub world_models: WorldModelsSkipped,
+    /// `world_model_pass`'s dict.
+    pub world_models: Phase<WorldModelReport>,
     /// `dream_pass`'s dict.
     pub dream: DreamResult,
     /// Every sub-phase's `authoring` receipt, summed.
@@ -309,7 +287,7 @@ impl MemorySystem {
             phases: NIGHT_PHASES.iter().map(|p| (*p).to_owned()).collect(),
             resolution: Phase::default(),
             maintenance: Phase::default(),
-            world_models: WorldModelsSkipped::because(WORLD_MODELS_NOT_BUILT.to_owned()),
+            world_models: world_models_skipped(WORLD_MODELS_AS_OF.to_owned()),
             dream: DreamResult::default(),
             authoring: AuthoringReceipt::default(),
             cancelled_after: None,
@@ -379,16 +357,33 @@ impl MemorySystem {
                 warnings,
             ));
         }
-        // WORLD_MODELS: `world_model_pass` (branch `world-models`) is called
-        // here once it lands, with `args.report_only` and `args.tuning`
-        // (skipped under `as_of`, as 0.3.2 does: it reads current state
-        // only), its result threaded into the dream's `NightPhases` and its
-        // `authoring` absorbed. Until then the phase is skipped, saying why;
-        // `last` stays `maintenance` (the last stage that ran).
-        hooks.done(
-            "world_models",
-            &format!("skipped: {WORLD_MODELS_NOT_BUILT}"),
-        );
+        if args.as_of.is_some() {
+            // 0.3.2's rule: the cards read current state only, so an
+            // anchored night skips them; `last` stays `maintenance`.
+            result.world_models = world_models_skipped(WORLD_MODELS_AS_OF.to_owned());
+            hooks.done("world_models", &format!("skipped: {WORLD_MODELS_AS_OF}"));
+        } else {
+            let mut w = WorldModelPass::new(&[], &args.owner_id);
+            w.scopes.clone_from(&pairs);
+            w.report_only = args.report_only;
+            w.tuning = args.tuning.clone();
+            let done = self.world_model_pass(&w, author)?;
+            result.authoring.absorb(done.authoring.clone());
+            result.world_models = Phase {
+                result: done,
+                skipped_reason: None,
+            };
+            last = "world_models";
+            hooks.done(
+                "world_models",
+                &format!(
+                    "{} target(s) seen, {} card(s) formed, {} unchanged",
+                    result.world_models.result.targets_seen,
+                    result.world_models.result.formed_count,
+                    result.world_models.result.unchanged.len()
+                ),
+            );
+        }
 
         // 4. dream
         if !hooks.goes_on() {
@@ -410,6 +405,11 @@ impl MemorySystem {
             let phases = NightPhases {
                 resolution: Some(&result.resolution.result),
                 maintenance: Some(&result.maintenance.result),
+                world_models: result
+                    .world_models
+                    .skipped_reason
+                    .is_none()
+                    .then_some(&result.world_models.result),
             };
             let done = self.dream_pass_in_night(&d, author, phases)?;
             warnings.extend(done.warnings);
@@ -472,7 +472,8 @@ impl MemorySystem {
         let ran = |p: &str| match after {
             CANCELLED_AT_START => false,
             "resolution" => p == "resolution",
-            _ => p == "resolution" || p == "maintenance",
+            "maintenance" => p == "resolution" || p == "maintenance",
+            _ => p != "dream",
         };
         if !ran("resolution") {
             result.resolution = Phase {
@@ -498,8 +499,10 @@ impl MemorySystem {
             };
             hooks.done("maintenance", &why);
         }
-        result.world_models = WorldModelsSkipped::because(why.clone());
-        hooks.done("world_models", &why);
+        if !ran("world_models") {
+            result.world_models = world_models_skipped(why.clone());
+            hooks.done("world_models", &why);
+        }
         result.dream = DreamResult {
             pass_name: "dream_pass".to_owned(),
             report: Structure::default(),

@@ -29,6 +29,7 @@ use super::resolution::ResolveDreamsResult;
 use super::structural::StructuralRecord;
 use crate::error::Result;
 use crate::valence::gradation::{GradationConfig, GradationScore, compute_gradation};
+use crate::world_models::pass::WorldModelReport;
 
 /// The longest fragment, in characters.
 pub const FRAGMENT_CAP: usize = 200;
@@ -92,6 +93,8 @@ pub struct NightPhases<'a> {
     pub resolution: Option<&'a ResolveDreamsResult>,
     /// The tending sub-phase's result.
     pub maintenance: Option<&'a ConsolidationResult>,
+    /// The world-model sub-phase's result.
+    pub world_models: Option<&'a WorldModelReport>,
 }
 
 /// One tension as the stream sees it: its pair, shared facets, and whether
@@ -235,7 +238,7 @@ pub(crate) fn compose_signals(
     top_k: usize,
 ) -> (Vec<Signal>, usize) {
     let mut resolution = Vec::new();
-    let cards: Vec<Signal> = Vec::new(); // world-model cards join when world_model_pass lands
+    let mut cards = Vec::new();
     let mut tending = Vec::new();
     let mut own = Vec::new();
     for r in phases
@@ -263,6 +266,36 @@ pub(crate) fn compose_signals(
             ),
             touched,
             felt(feelings, &[r.dream_id.as_str()]),
+        ));
+    }
+    for v in phases
+        .world_models
+        .map(|w| w.formed.as_slice())
+        .unwrap_or(&[])
+    {
+        if !v.formed {
+            continue;
+        }
+        let revised = v.revision > 1;
+        let name = v
+            .target
+            .split_once(':')
+            .map_or(v.target.as_str(), |(_, n)| n);
+        cards.push(signal(
+            SignalKind::ChangedUnderstanding,
+            "world_models",
+            if revised {
+                "card_revised"
+            } else {
+                "card_formed"
+            },
+            &format!(
+                "my picture of {name} {} from {} lived record(s)",
+                if revised { "grew" } else { "took form" },
+                v.source_count
+            ),
+            vec![v.card_id.clone().unwrap_or_default()],
+            felt(feelings, &[v.target.as_str()]),
         ));
     }
     for c in phases

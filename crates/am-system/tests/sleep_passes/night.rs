@@ -8,16 +8,18 @@
 //! spec's four are pinned below).
 
 use crate::common::{Stack, assert_refused, written};
-use crate::support::{OWNER, SCOPE, deposits, form, stacks, tasks};
+use crate::support::{OWNER, SCOPE, deposits, form, operator_author, stacks, tasks};
 use am_system::sleep::{
     CANCELLED_AT_START, NightHooks, RecordsSinceMaintenance, SleepPass, SleepResult,
-    WORLD_MODELS_NOT_BUILT,
+    WORLD_MODELS_AS_OF,
 };
 use am_system::tasks::{LastMaintenance, MaintenanceKind};
+use am_system::world_models::WorldModelPass;
 use am_system::{MemoryRecordInput, RecordKind};
 use am_triples::ErrorKind;
 use serde_json::Value;
 use std::cell::{Cell, RefCell};
+use std::sync::{Arc, Mutex};
 
 fn night() -> SleepPass {
     SleepPass::new(&[(SCOPE, OWNER)], OWNER)
@@ -95,10 +97,43 @@ fn one_night_runs_the_four_sub_phases_in_canonical_order_and_records_its_complet
     }
 }
 
+/// Three lived episodes with Ada (the world models' evidence floor).
+fn with_ada(s: &Stack, key: &str) {
+    for i in 0..3 {
+        let mut r = MemoryRecordInput::new(
+            RecordKind::Episode,
+            &format!("Ada {key} {i}"),
+            &format!("Ada and the garden, {key} {i}."),
+        );
+        r.participants = vec!["person:ada".into()];
+        form(s, r, &format!("{key}-{i}"));
+    }
+}
+
+/// (target, revision, source_count, formed, pending) of each verdict.
+fn verdicts(
+    r: &am_system::world_models::WorldModelReport,
+) -> Vec<(String, i64, usize, bool, Vec<String>)> {
+    r.formed
+        .iter()
+        .map(|v| {
+            (
+                v.target.clone(),
+                v.revision,
+                v.source_count,
+                v.formed,
+                v.pending.clone(),
+            )
+        })
+        .collect()
+}
+
 #[test]
-fn the_world_models_phase_is_skipped_with_its_stated_reason_never_silently() {
-    for (s, _) in stacks(true) {
-        lived(&s);
+fn the_world_models_phase_forms_the_cards_a_world_model_pass_would_pending_without_an_author() {
+    let twins = stacks(true);
+    for ((s, _), (twin, _)) in stacks(true).into_iter().zip(twins) {
+        with_ada(&s, "a");
+        with_ada(&twin, "a");
         let accounts = RefCell::new(Vec::<(String, String)>::new());
         let sink = |p: &str, a: &str| accounts.borrow_mut().push((p.to_owned(), a.to_owned()));
         let hooks = NightHooks {
@@ -106,17 +141,196 @@ fn the_world_models_phase_is_skipped_with_its_stated_reason_never_silently() {
             ..NightHooks::default()
         };
         let r = run(&s, &night(), &hooks);
-        assert_eq!(r.world_models.pass_name, "world_model_pass");
-        assert_eq!(r.world_models.skipped_reason, WORLD_MODELS_NOT_BUILT);
+        let alone = twin
+            .system
+            .world_model_pass(&WorldModelPass::new(&[(SCOPE, OWNER)], OWNER), None)
+            .unwrap();
+        let w = &r.world_models;
+        assert_eq!(w.skipped_reason, None, "[{}]", s.name);
+        assert_eq!(w.result.pass_name, "world_model_pass");
+        assert_eq!(verdicts(&w.result), verdicts(&alone), "[{}]", s.name);
+        assert_eq!(
+            verdicts(&w.result),
+            [(
+                "person:ada".to_owned(),
+                1,
+                3,
+                true,
+                vec!["title".to_owned(), "summary".to_owned()]
+            )]
+        );
+        assert_eq!(w.result.formed_count, 1);
+        let wm_failures: Vec<_> = r
+            .authoring
+            .failures
+            .iter()
+            .filter(|f| f.pass == "world_model_pass")
+            .collect();
+        assert_eq!(
+            wm_failures.len(),
+            1,
+            "[{}] the card's receipt is summed",
+            s.name
+        );
         let said = accounts
             .borrow()
             .iter()
             .find(|(p, _)| p == "world_models")
             .cloned()
             .unwrap();
-        assert!(said.1.contains("skipped"), "{said:?}");
+        assert!(said.1.contains("1 card(s) formed"), "{said:?}");
         let json = serde_json::to_value(&r).unwrap();
-        assert!(json["world_models"]["skipped_reason"].is_string());
+        assert!(json["world_models"].get("skipped_reason").is_none());
+        assert_eq!(
+            json["world_models"]["authoring"]["failures"]
+                .as_array()
+                .unwrap()
+                .len(),
+            1
+        );
+    }
+}
+
+#[test]
+fn with_an_author_the_nights_cards_are_authored_and_owe_nothing() {
+    for (s, _) in stacks(true) {
+        with_ada(&s, "a");
+        let calls = Arc::new(Mutex::new(Vec::new()));
+        let author = operator_author(calls.clone());
+        let r = s
+            .system
+            .sleep_pass(&night(), Some(&author), &NightHooks::default())
+            .unwrap()
+            .value;
+        let w = &r.world_models.result;
+        assert_eq!(w.formed.len(), 1, "[{}] {w:?}", s.name);
+        assert!(w.formed[0].pending.is_empty(), "[{}] {w:?}", s.name);
+        assert_eq!(w.authoring.authored.len(), 1);
+        assert!(
+            calls
+                .lock()
+                .unwrap()
+                .iter()
+                .any(|c| c.pass == "world_model_pass"),
+            "the host's author was asked for the card"
+        );
+        assert!(
+            r.authoring
+                .authored
+                .iter()
+                .any(|a| a.pass == "world_model_pass"),
+            "[{}] the card's receipt is in the night's",
+            s.name
+        );
+    }
+}
+
+#[test]
+fn a_second_night_over_unchanged_evidence_forms_no_card() {
+    for (s, _) in stacks(true) {
+        with_ada(&s, "a");
+        let first = run(&s, &night(), &NightHooks::default());
+        assert_eq!(first.world_models.result.formed_count, 1);
+        let before = tasks(&s);
+        let second = run(&s, &night(), &NightHooks::default());
+        let w = &second.world_models.result;
+        assert!(w.formed.is_empty(), "[{}] {w:?}", s.name);
+        assert_eq!(w.formed_count, 0);
+        let unchanged: Vec<&str> = w.unchanged.iter().map(|u| u.target.as_str()).collect();
+        assert_eq!(unchanged, ["person:ada"], "[{}]", s.name);
+        assert!(
+            !second
+                .authoring
+                .failures
+                .iter()
+                .any(|f| f.pass == "world_model_pass"),
+            "an unchanged card owes no new receipt"
+        );
+        assert_eq!(tasks(&s), before, "[{}] nothing formed twice", s.name);
+    }
+}
+
+#[test]
+fn a_dream_after_the_world_models_carries_the_card_formed_signal() {
+    for (s, _) in stacks(true) {
+        lived(&s);
+        with_ada(&s, "a");
+        let r = run(&s, &night(), &NightHooks::default());
+        assert!(r.dream.created, "[{}] {:?}", s.name, r.dream.skipped_reason);
+        let card = r.world_models.result.formed[0].card_id.clone().unwrap();
+        let sig = r
+            .dream
+            .signals
+            .iter()
+            .find(|g| g.phase == "world_models")
+            .unwrap_or_else(|| panic!("[{}] {:?}", s.name, r.dream.signals));
+        assert_eq!(sig.act, "card_formed");
+        assert_eq!(sig.kind.as_str(), "changed_understanding");
+        assert_eq!(sig.touched, [card]);
+        assert!(sig.fragment.contains("ada"), "{}", sig.fragment);
+    }
+}
+
+#[test]
+fn an_as_of_night_skips_the_world_models_saying_why_in_the_real_shape() {
+    for (s, _) in stacks(true) {
+        with_ada(&s, "a");
+        let mut anchored = night();
+        anchored.report_only = true;
+        anchored.as_of = Some(1);
+        let r = run(&s, &anchored, &NightHooks::default());
+        assert_eq!(
+            r.world_models.skipped_reason.as_deref(),
+            Some(WORLD_MODELS_AS_OF)
+        );
+        assert!(r.world_models.result.formed.is_empty());
+        let real = serde_json::to_value(run(&s, &night(), &NightHooks::default())).unwrap();
+        let json = serde_json::to_value(&r).unwrap();
+        let mut want = keys(&real["world_models"]);
+        want.push("skipped_reason".to_owned());
+        want.sort();
+        assert_eq!(keys(&json["world_models"]), want, "[{}]", s.name);
+    }
+}
+
+#[test]
+fn cancelled_after_maintenance_the_world_models_are_skipped_in_their_real_shape_and_form_nothing() {
+    for (s, _) in stacks(true) {
+        with_ada(&s, "a");
+        let go = yes_times(2);
+        let hooks = NightHooks {
+            should_continue: Some(&go),
+            ..NightHooks::default()
+        };
+        let r = run(&s, &night(), &hooks);
+        assert_eq!(r.cancelled_after.as_deref(), Some("maintenance"));
+        assert!(
+            r.world_models
+                .skipped_reason
+                .as_deref()
+                .is_some_and(|w| w.starts_with("cancelled:") && w.contains("maintenance")),
+            "[{}] {:?}",
+            s.name,
+            r.world_models.skipped_reason
+        );
+        assert!(r.world_models.result.formed.is_empty());
+        assert!(
+            !r.authoring
+                .failures
+                .iter()
+                .any(|f| f.pass == "world_model_pass"),
+            "no card was formed"
+        );
+        let real = serde_json::to_value(run(&s, &night(), &NightHooks::default())).unwrap();
+        assert_eq!(
+            real["world_models"]["formed_count"], 1,
+            "the card was left for the next night"
+        );
+        let json = serde_json::to_value(&r).unwrap();
+        let mut want = keys(&real["world_models"]);
+        want.push("skipped_reason".to_owned());
+        want.sort();
+        assert_eq!(keys(&json["world_models"]), want, "[{}]", s.name);
     }
 }
 
@@ -158,7 +372,7 @@ fn should_continue_ends_the_night_at_each_boundary_later_phases_skip_in_their_ow
         (CANCELLED_AT_START, 0, 0_usize),
         ("resolution", 1, 1),
         ("maintenance", 2, 2),
-        ("maintenance", 3, 2),
+        ("world_models", 3, 3),
     ] {
         for (s, _) in stacks(true) {
             lived(&s);
@@ -175,8 +389,10 @@ fn should_continue_ends_the_night_at_each_boundary_later_phases_skip_in_their_ow
                 s.name
             );
             let json = serde_json::to_value(&r).unwrap();
-            for (i, phase) in ["resolution", "maintenance", "dream"].iter().enumerate() {
-                let i = if *phase == "dream" { 3 } else { i };
+            for (i, phase) in ["resolution", "maintenance", "world_models", "dream"]
+                .iter()
+                .enumerate()
+            {
                 let why = json[phase]["skipped_reason"].as_str();
                 if i < ran {
                     assert!(why.is_none(), "[{}] {phase} ran: {why:?}", s.name);
