@@ -1,11 +1,24 @@
-//! The concept words of a text: the one tokenization the mention reads share
-//! (valence's `stimulus_feelings`, recall's orientation admission).
+//! Concepts: the concept words and terms of a text (the one tokenization the
+//! mention reads share: valence's `stimulus_feelings`, recall's orientation
+//! admission) and concept anchoring, the edge-free associative expansion
+//! `reconstruct` (with `ReconstructConfig.concept_expansion`) and reach's
+//! `probe` run: records sharing a discriminative concept with a seed admit.
 //!
-//! Spec: api.md "Reconstruction" (`orientation_admission`), "Valence and
-//! gradation" (`stimulus_feelings`); 0.3.2's `concept_anchor.concept_terms`
-//! settles the rule (camelCase split, folded, 3+ character words, bigrams).
+//! Spec: api.md "Deliberate reach: probe, expansion, familiarity"
+//! (`concept_terms`, `expand_by_concepts`, `ConceptAnchorTuning`),
+//! "Reconstruction" (`orientation_admission`), "Valence and gradation"
+//! (`stimulus_feelings`). The spec gives no numbers: 0.3.2's
+//! `concept_anchor.py` settles them (camelCase split, folded, 3+ character
+//! words, bigrams; the mid-frequency gate `[min_sources, max_sources]`, the
+//! newest-first scan window, the linear rarity weight, ties on record id).
 
-use std::collections::BTreeSet;
+use crate::error::{Error, Result};
+use crate::kinds::DIGEST_PREDICATE;
+use crate::record::DigestRow;
+use am_triples::{TripleAssertion, TripleQuery, TripleStore};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 /// The words of `text` that name a concept: camelCase split, folded, ASCII
 /// alphanumeric runs of 3+ characters, in order (repeats kept).
@@ -29,15 +42,282 @@ pub(crate) fn concept_words(text: &str) -> Vec<String> {
         .collect()
 }
 
-/// The concept terms of `text`: its [`concept_words`] plus each adjacent pair
-/// joined with `_`.
-pub(crate) fn concept_terms(text: &str) -> BTreeSet<String> {
+/// The concept terms of `text` as a set: its [`concept_words`] plus each
+/// adjacent pair joined with `_`.
+pub(crate) fn concept_term_set(text: &str) -> BTreeSet<String> {
+    concept_terms(text, true).into_iter().collect()
+}
+
+/// The normalized concept tokens of `text` (api.md `concept_terms`):
+/// identifier-aware words (camelCase, snake_case and kebab-case split; case
+/// and accents folded; runs of 3 or more ASCII letters and digits), then, with
+/// `bigrams`, each adjacent pair of words joined with `_`. Unique, in first
+/// appearance. `auto-memory`, `auto memory`, `autoMemory` and `auto_memory`
+/// all give `["auto", "memory", "auto_memory"]`.
+pub fn concept_terms(text: &str, bigrams: bool) -> Vec<String> {
     let words = concept_words(text);
-    let mut out: BTreeSet<String> = words.iter().cloned().collect();
-    for pair in words.windows(2) {
-        out.insert(format!("{}_{}", pair[0], pair[1]));
+    let mut seen: HashSet<String> = HashSet::new();
+    let mut out: Vec<String> = Vec::new();
+    for w in &words {
+        if seen.insert(w.clone()) {
+            out.push(w.clone());
+        }
+    }
+    if bigrams {
+        for pair in words.windows(2) {
+            let joined = format!("{}_{}", pair[0], pair[1]);
+            if seen.insert(joined.clone()) {
+                out.push(joined);
+            }
+        }
     }
     out
+}
+
+/// The tunables of concept anchoring, one object (api.md
+/// `ConceptAnchorTuning`); the defaults are 0.3.2's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(default, deny_unknown_fields)]
+pub struct ConceptAnchorTuning {
+    /// A concept held by fewer records anchors nothing (at least 2).
+    pub min_sources: usize,
+    /// A concept held by more records is a stop-concept (at least `min_sources`).
+    pub max_sources: usize,
+    /// Newest digest rows scanned per scope pair.
+    pub scan_limit: usize,
+    /// At most this many records admitted by one pass.
+    pub max_admissions: usize,
+    /// At most this many discriminative seed concepts, rarest first.
+    pub max_seed_concepts: usize,
+    /// Adjacent-word bigrams count as concepts.
+    pub bigrams: bool,
+}
+
+impl Default for ConceptAnchorTuning {
+    fn default() -> Self {
+        ConceptAnchorTuning::DEFAULT
+    }
+}
+
+impl ConceptAnchorTuning {
+    /// The defaults (0.3.2's `DEFAULT_CONCEPT_TUNING`).
+    pub const DEFAULT: ConceptAnchorTuning = ConceptAnchorTuning {
+        min_sources: 2,
+        max_sources: 16,
+        scan_limit: 400,
+        max_admissions: 12,
+        max_seed_concepts: 24,
+        bigrams: true,
+    };
+
+    /// Refuse a tuning whose gate cannot associate anything.
+    ///
+    /// # Errors
+    /// `InvalidInput` when `min_sources < 2` (a concept one record holds
+    /// associates nothing beside it) or `max_sources < min_sources`.
+    pub fn validate(&self) -> Result<()> {
+        if self.min_sources < 2 {
+            return Err(Error::invalid(format!(
+                "ConceptAnchorTuning.min_sources must be >= 2, got {}: a concept held by fewer records \
+                 associates nothing beside the seed",
+                self.min_sources
+            )));
+        }
+        if self.max_sources < self.min_sources {
+            return Err(Error::invalid(format!(
+                "ConceptAnchorTuning.max_sources ({}) must be >= min_sources ({})",
+                self.max_sources, self.min_sources
+            )));
+        }
+        Ok(())
+    }
+}
+
+/// One record a concept pass admits.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ConceptAdmission {
+    /// The digest row's assertion id.
+    pub record_id: String,
+    /// The digest row.
+    pub assertion: TripleAssertion,
+    /// Rarity-weighted score in `(0, 1]`: each shared concept adds its
+    /// weight, clamped at 1.
+    pub score: f64,
+    /// The shared concepts, sorted.
+    pub concepts: Vec<String>,
+}
+
+fn text_of(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        Value::Null => String::new(),
+        other => am_triples::text::py_str(other),
+    }
+}
+
+/// The concepts of one digest row: its title, its digest text and its
+/// `keywords` / `intents` / `outcomes` facets (participants anchor through
+/// their own channel, never here).
+pub fn record_concepts(a: &TripleAssertion, bigrams: bool) -> BTreeSet<String> {
+    let row = DigestRow::of(a);
+    let mut parts: Vec<String> = vec![
+        row.get("title").map(text_of).unwrap_or_default(),
+        a.object.clone(),
+    ];
+    for facet in ["keywords", "intents", "outcomes"] {
+        if let Some(Value::Array(items)) = row.get(facet) {
+            parts.extend(items.iter().map(text_of));
+        }
+    }
+    parts
+        .iter()
+        .flat_map(|p| concept_terms(p, bigrams))
+        .collect()
+}
+
+/// [`expand_by_concepts`] with the exclusion as a test on the row (recall
+/// and reach pass their folds).
+///
+/// # Errors
+/// The store's failure, the exclusion test's failure, or an invalid tuning.
+pub(crate) fn expand_with(
+    store: &dyn TripleStore,
+    seeds: &BTreeMap<String, TripleAssertion>,
+    scope_pairs: &[(String, String)],
+    excluded: &dyn Fn(&TripleAssertion) -> Result<bool>,
+    tuning: &ConceptAnchorTuning,
+) -> Result<(Vec<ConceptAdmission>, Vec<String>)> {
+    tuning.validate()?;
+    let mut notes: Vec<String> = Vec::new();
+    if seeds.is_empty() {
+        return Ok((Vec::new(), notes));
+    }
+    // The field: the newest digest rows of each pair, then the seeds.
+    let mut field: BTreeMap<String, TripleAssertion> = BTreeMap::new();
+    for (scope, owner) in scope_pairs {
+        let rows = store.query(&TripleQuery {
+            scope: Some(scope.clone()),
+            owner_id: (!owner.is_empty()).then(|| owner.clone()),
+            predicate: Some(DIGEST_PREDICATE.to_owned()),
+            limit: tuning.scan_limit as i64,
+            ..TripleQuery::default()
+        })?;
+        let mut kept = 0;
+        for a in rows {
+            let Some(rid) = a.assertion_id.clone().filter(|r| !r.is_empty()) else {
+                continue;
+            };
+            if field.contains_key(&rid) || !DigestRow::of(&a).flag("record_kind") || excluded(&a)? {
+                continue;
+            }
+            field.insert(rid, a);
+            kept += 1;
+            if kept >= tuning.scan_limit {
+                break;
+            }
+        }
+    }
+    for (rid, a) in seeds {
+        field.entry(rid.clone()).or_insert_with(|| a.clone());
+    }
+    let concepts_of: BTreeMap<&str, BTreeSet<String>> = field
+        .iter()
+        .map(|(rid, a)| (rid.as_str(), record_concepts(a, tuning.bigrams)))
+        .collect();
+    let mut sources: HashMap<&str, BTreeSet<&str>> = HashMap::new();
+    for (rid, cs) in &concepts_of {
+        for c in cs {
+            sources.entry(c.as_str()).or_default().insert(rid);
+        }
+    }
+    let (lo, hi) = (tuning.min_sources, tuning.max_sources);
+    let mut seed_concepts: Vec<&str> = Vec::new();
+    let mut taken: HashSet<&str> = HashSet::new();
+    for rid in seeds.keys() {
+        for c in concepts_of.get(rid.as_str()).into_iter().flatten() {
+            let n = sources.get(c.as_str()).map_or(0, BTreeSet::len);
+            if (lo..=hi).contains(&n) && taken.insert(c.as_str()) {
+                seed_concepts.push(c.as_str());
+            }
+        }
+    }
+    seed_concepts.sort_by(|a, b| sources[a].len().cmp(&sources[b].len()).then(a.cmp(b)));
+    if seed_concepts.len() > tuning.max_seed_concepts {
+        notes.push(format!(
+            "concept expansion: {} discriminative concepts, taking the {} rarest",
+            seed_concepts.len(),
+            tuning.max_seed_concepts
+        ));
+        seed_concepts.truncate(tuning.max_seed_concepts);
+    }
+    // Linear rarity: a concept held by exactly `min_sources` records weighs
+    // 1; the weight falls toward the stop-concept cap.
+    let rarity = |c: &str| -> f64 {
+        if hi == lo {
+            return 1.0;
+        }
+        let n = sources[c].len() as f64;
+        ((hi as f64 - n + 1.0) / (hi - lo + 1) as f64).clamp(0.0, 1.0)
+    };
+    let mut scored: BTreeMap<&str, (f64, Vec<&str>)> = BTreeMap::new();
+    for c in &seed_concepts {
+        let w = rarity(c);
+        for rid in &sources[c] {
+            if seeds.contains_key(*rid) {
+                continue;
+            }
+            let entry = scored.entry(rid).or_insert((0.0, Vec::new()));
+            entry.0 = (entry.0 + w).min(1.0);
+            entry.1.push(c);
+        }
+    }
+    let mut ranked: Vec<(&str, (f64, Vec<&str>))> = scored.into_iter().collect();
+    ranked.sort_by(|a, b| b.1.0.total_cmp(&a.1.0).then(a.0.cmp(b.0)));
+    let total = ranked.len();
+    let admissions: Vec<ConceptAdmission> = ranked
+        .into_iter()
+        .take(tuning.max_admissions)
+        .map(|(rid, (score, mut cs))| {
+            cs.sort_unstable();
+            ConceptAdmission {
+                record_id: rid.to_owned(),
+                assertion: field[rid].clone(),
+                score,
+                concepts: cs.into_iter().map(str::to_owned).collect(),
+            }
+        })
+        .collect();
+    if total > tuning.max_admissions {
+        notes.push(format!(
+            "concept expansion: {total} associated records, admitting the strongest {}",
+            tuning.max_admissions
+        ));
+    }
+    Ok((admissions, notes))
+}
+
+/// Co-occurrence expansion (api.md `expand_by_concepts`): the records of the
+/// newest `tuning.scan_limit` digest rows of each pair (plus the seeds) that
+/// share a discriminative concept (held by `min_sources..=max_sources`
+/// records) with a seed, rarest concepts first, strongest first (ties on
+/// record id), at most `max_admissions`; never a seed, never an excluded id.
+/// A pure read. Returns the admissions and the notes of what was cut.
+///
+/// # Errors
+/// `InvalidInput` for an invalid tuning; the store's failure.
+pub fn expand_by_concepts(
+    store: &dyn TripleStore,
+    seeds: &BTreeMap<String, TripleAssertion>,
+    scope_pairs: &[(String, String)],
+    excluded_ids: &BTreeSet<String>,
+    tuning: &ConceptAnchorTuning,
+) -> Result<(Vec<ConceptAdmission>, Vec<String>)> {
+    let excluded = |a: &TripleAssertion| -> Result<bool> {
+        Ok(a.assertion_id
+            .as_deref()
+            .is_some_and(|r| excluded_ids.contains(r)))
+    };
+    expand_with(store, seeds, scope_pairs, &excluded, tuning)
 }
 
 #[cfg(test)]
@@ -46,7 +326,7 @@ mod tests {
 
     #[test]
     fn concept_terms_split_identifiers_and_join_neighbours() {
-        let t = concept_terms("autoMemory web_search on GPU");
+        let t = concept_term_set("autoMemory web_search on GPU");
         for w in [
             "auto",
             "memory",

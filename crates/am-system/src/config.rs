@@ -139,8 +139,13 @@ pub struct ReconstructConfig {
     pub confidence_span: f64,
     /// STM eligibility bar when `RecallBudget::stm_floor` is `None`.
     pub stm_floor: f64,
-    /// Edge-free associative expansion from channel matches (off by default).
+    /// Edge-free associative expansion from channel matches (off by default):
+    /// records sharing a discriminative concept with a channel-matched
+    /// candidate join as `concept` admissions ([`crate::concepts`]).
     pub concept_expansion: bool,
+    /// The tunables of that expansion (0.3.2's `concept_tuning`; `None`
+    /// there means these defaults).
+    pub concept_tuning: crate::concepts::ConceptAnchorTuning,
     /// A current world-model card whose target is mentioned admits as a direct hit.
     pub orientation_admission: bool,
     /// Newest-window scan bound of orientation admission.
@@ -173,6 +178,7 @@ impl Default for ReconstructConfig {
             confidence_span: 0.25,
             stm_floor: 1.0,
             concept_expansion: false,
+            concept_tuning: crate::concepts::ConceptAnchorTuning::default(),
             orientation_admission: true,
             orientation_scan_limit: 400,
             orientation_max_cards: 3,

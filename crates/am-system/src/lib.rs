@@ -6,7 +6,7 @@
 //! Spec: api.md "Layer 2: the MemorySystem facade"; memory-system.md.
 
 // The core: what every faculty shares.
-mod concepts;
+pub mod concepts;
 pub mod config;
 pub mod error;
 pub mod ids;
@@ -23,6 +23,7 @@ pub mod system;
 pub mod formation;
 pub mod identity;
 pub mod observe;
+pub mod reach;
 pub mod recall;
 pub mod sleep;
 pub mod tasks;
@@ -31,6 +32,9 @@ pub mod valence;
 pub mod world_models;
 
 pub use am_journal::{ActiveMemorySnapshot, AuthorKind, AuthorRef, ReaderRef, SourceRef};
+pub use concepts::{
+    ConceptAdmission, ConceptAnchorTuning, concept_terms, expand_by_concepts, record_concepts,
+};
 pub use config::{
     AttentionConfig, ENTITY_CONTEXT_ACCEPTABLE, ENTITY_CONTEXT_FLOOR, ENTITY_CONTEXT_RECOMMENDED,
     ENTITY_RECALL_CANDIDATE_CAP, Fusion, HybridConfig, RecallBudget, RecallProfile,

@@ -1161,26 +1161,66 @@ fn the_ablation_arms_are_read_side_and_labelled_on_every_result() {
     });
 }
 
+/// With `ReconstructConfig.concept_expansion` on, a record that shares a
+/// discriminative concept ("noon", held by two records) with a channel match
+/// joins as a `concept` admission though the cue never names it; off (the
+/// default), it is no concept admission. No `#FALLBACK` either way (the expansion is built).
 #[test]
-fn concept_expansion_is_not_built_and_says_so_instead_of_being_ignored() {
-    let opts = || SystemOptions {
-        reconstruct_config: am_system::ReconstructConfig {
-            concept_expansion: true,
-            ..am_system::ReconstructConfig::default()
-        },
-        ..SystemOptions::default()
+fn concept_expansion_admits_a_record_sharing_a_rare_concept_with_a_match() {
+    let with = |on: bool| {
+        move || SystemOptions {
+            reconstruct_config: am_system::ReconstructConfig {
+                concept_expansion: on,
+                ..am_system::ReconstructConfig::default()
+            },
+            ..SystemOptions::default()
+        }
     };
-    on_both_with(opts, |s| {
-        form(s);
-        let r = recall(s, "database pool", &RecallBudget::default(), View::Shelf);
-        assert!(
-            r.warnings
-                .iter()
-                .any(|w| w
-                    .starts_with("#FALLBACK: ReconstructConfig.concept_expansion is not built")),
-            "[{}] {:?}",
-            s.name,
-            r.warnings
-        );
-    });
+    for on in [true, false] {
+        on_both_with(with(on), |s| {
+            form(s);
+            s.system
+                .remember(&Remember::new(
+                    R::new(RecordKind::Memory, "Bells", "The bells rang at noon."),
+                    "session",
+                    "s1",
+                    "bells",
+                ))
+                .unwrap();
+            let bells = ids::digest_assertion_id("bells", 0);
+            let r = recall(s, "database pool", &RecallBudget::default(), View::Shelf);
+            assert!(
+                !r.warnings.iter().any(|w| w.contains("concept_expansion")),
+                "[{}] {:?}",
+                s.name,
+                r.warnings
+            );
+            let h = r.handles.iter().find(|h| h.record_id == bells);
+            if on {
+                let h = h.unwrap_or_else(|| panic!("[{}] bells not admitted: {r:?}", s.name));
+                assert!(
+                    h.relevance
+                        .0
+                        .iter()
+                        .any(|(c, v)| c == "concept" && *v > 0.0)
+                );
+                assert!(
+                    h.cues
+                        .iter()
+                        .any(|c| c.starts_with("shared concepts: ") && c.contains("noon")),
+                    "[{}] {:?}",
+                    s.name,
+                    h.cues
+                );
+            } else {
+                // It may still sit on the shelf as a recent candidate, never
+                // as a concept admission.
+                assert!(
+                    h.is_none_or(|h| h.relevance.0.iter().all(|(c, _)| c != "concept")),
+                    "[{}] a concept admission with expansion off",
+                    s.name
+                );
+            }
+        });
+    }
 }

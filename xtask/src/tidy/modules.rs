@@ -47,6 +47,7 @@ pub const FACULTIES: &[(&str, &[&str])] = &[
     ("identity", &["formation", "tasks"]),
     ("valence", &[]),
     ("observe", &["formation", "identity", "recall", "valence"]),
+    ("reach", &["recall", "valence"]),
     (
         "world_models",
         &["formation", "recall", "tasks", "understanding", "valence"],

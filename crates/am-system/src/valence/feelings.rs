@@ -8,7 +8,7 @@
 //! `stimulus_feelings`); 0.3.2's `feelings_reads.py`.
 
 use super::gradation::{GradationConfig, GradationScore, compute_gradation};
-use crate::concepts::concept_terms;
+use crate::concepts::concept_term_set as concept_terms;
 use crate::error::{Error, Result};
 use crate::outcome::Warned;
 use crate::seam::Stimulus;

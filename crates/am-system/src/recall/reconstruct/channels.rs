@@ -466,6 +466,12 @@ pub(crate) fn run_vector(
     Ok(out)
 }
 
+/// The "why" of a concept admission: its first six shared concepts.
+pub(crate) fn concept_detail(concepts: &[String]) -> String {
+    let shown: Vec<&str> = concepts.iter().take(6).map(String::as_str).collect();
+    format!("shared concepts: {}", shown.join(", "))
+}
+
 /// The participants channel over the universe: `|shared| / |wanted|` for
 /// candidates whose `attributes.participants` intersect the stimulus's.
 pub(crate) fn run_participants(

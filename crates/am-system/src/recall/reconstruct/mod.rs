@@ -20,6 +20,7 @@ pub(crate) mod shelf;
 pub(crate) mod spreading;
 pub(crate) mod trace;
 mod universe;
+pub(crate) mod view;
 
 use crate::error::{Error, Result};
 use crate::ids;

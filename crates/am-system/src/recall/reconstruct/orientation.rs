@@ -19,7 +19,7 @@
 use super::channels::{ChannelOutput, ChannelResult};
 use super::folds::Folds;
 use super::read::RecallRead;
-use crate::concepts::{concept_terms, concept_words};
+use crate::concepts::{concept_term_set as concept_terms, concept_words};
 use crate::error::Result;
 use crate::kinds::DIGEST_PREDICATE;
 use crate::record::DigestRow;

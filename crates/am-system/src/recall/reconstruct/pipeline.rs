@@ -411,13 +411,6 @@ impl<'a> Recall<'a> {
                 apply_channel(&mut self.universe, &mut participants, &self.folds)?;
             }
         }
-        if self.gather && self.run_channels && self.config.concept_expansion {
-            self.warnings.push(
-                "#FALLBACK: ReconstructConfig.concept_expansion is not built in this port; no concept \
-                 admissions were made"
-                    .into(),
-            );
-        }
         // Orientation admission (on by default, as in 0.3.2): a mentioned
         // target's current world-model card joins at direct-hit relevance.
         if self.gather && self.run_channels && self.config.orientation_admission {
@@ -434,9 +427,60 @@ impl<'a> Recall<'a> {
                 apply_channel(&mut self.universe, &mut oriented, &self.folds)?;
             }
         }
+        // Concept anchoring (opt-in): records sharing a discriminative
+        // concept with a channel-matched candidate join as admissions.
+        if self.gather && self.run_channels && self.config.concept_expansion {
+            self.concept_expansion()?;
+        }
         self.channels_run
             .sort_by_key(|c| shelf::CHANNEL_ORDER.iter().position(|x| x == c));
         Ok(())
+    }
+
+    /// `ReconstructConfig.concept_expansion`: the channel-matched candidates
+    /// seed [`crate::concepts`]' expansion over the searched pairs; what it
+    /// admits joins under the `concept` channel, its notes as warnings.
+    fn concept_expansion(&mut self) -> Result<()> {
+        let seeds: BTreeMap<String, TripleAssertion> = self
+            .universe
+            .iter()
+            .filter(|(_, c)| c.channel_matched())
+            .map(|(rid, c)| (rid.clone(), c.assertion.clone()))
+            .collect();
+        if seeds.is_empty() {
+            return Ok(());
+        }
+        let folds = &self.folds;
+        let excluded = |a: &TripleAssertion| -> Result<bool> {
+            folds.prime(std::iter::once(a))?;
+            folds.excluded(a)
+        };
+        let (admissions, notes) = crate::concepts::expand_with(
+            self.sys.store.as_ref(),
+            &seeds,
+            self.call.pairs,
+            &excluded,
+            &self.config.concept_tuning,
+        )?;
+        self.warnings.extend(notes);
+        if admissions.is_empty() {
+            return Ok(());
+        }
+        self.channels_run.push("concept");
+        let mut out = channels::ChannelOutput {
+            ran: true,
+            ..channels::ChannelOutput::default()
+        };
+        for adm in admissions {
+            out.results.push(channels::ChannelResult {
+                record_id: adm.record_id.clone(),
+                channel: "concept",
+                score: adm.score,
+                detail: channels::concept_detail(&adm.concepts),
+            });
+            out.found.insert(adm.record_id, adm.assertion);
+        }
+        apply_channel(&mut self.universe, &mut out, &self.folds)
     }
 
     /// Keyword discovery through the store's keyword index (`query_keywords`)
