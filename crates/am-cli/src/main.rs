@@ -1,5 +1,5 @@
 //! The `am` command: the main job (`am demo`), `ingest`, `recall`, `query`,
-//! `inspect`, the JSON-lines scripting protocol `am exec`, and `am eval locomo`.
+//! `inspect`, `probe`, the JSON-lines scripting protocol `am exec`, and `am eval locomo`.
 //!
 //! Exit codes: 0 ok, 2 bad input, 1 a failure outside the caller's control.
 //! Every command takes `--embedder` and `--json`.
@@ -23,6 +23,7 @@ mod ingest;
 mod inspect;
 mod locomo;
 mod observe;
+mod probe;
 mod query;
 mod recall;
 mod sleep;
@@ -80,6 +81,7 @@ enum Command {
     Tasks(tasks::TasksCmd),
     Sleep(sleep::SleepCmd),
     Recall(recall::RecallCmd),
+    Probe(probe::ProbeCmd),
     Demo(demo::DemoCmd),
     Eval(eval::EvalCmd),
     Replay(observe::ReplayCmd),
@@ -116,6 +118,7 @@ impl Command {
             Command::Tasks(c) => c.run(ctx),
             Command::Sleep(c) => c.run(ctx),
             Command::Recall(c) => c.run(ctx),
+            Command::Probe(c) => c.run(ctx),
             Command::Demo(c) => c.run(ctx),
             Command::Eval(c) => c.run(ctx),
             Command::Replay(c) => c.run(ctx),

@@ -1912,6 +1912,52 @@ fn more_cases(ids: &Ids, push: &mut dyn FnMut(&str, String)) {
             ),
         ),
         (
+            "probe: a blank reason",
+            with(
+                "probe",
+                json!({"stimulus": {"cue_text": "pool"}, "scopes": [["session", "s1"]], "reason": " "}),
+            ),
+        ),
+        (
+            "probe: an unknown effort",
+            with(
+                "probe",
+                json!({"stimulus": {"cue_text": "pool"}, "scopes": [["session", "s1"]], "reason": "why", "effort": "heroic"}),
+            ),
+        ),
+        (
+            "probe_expand: an unknown root",
+            with(
+                "probe_expand",
+                json!({"record_ids": ["nowhere"], "reason": "why"}),
+            ),
+        ),
+        (
+            "probe_expand: depth zero",
+            with(
+                "probe_expand",
+                json!({"record_ids": ["nowhere"], "reason": "why", "depth": 0}),
+            ),
+        ),
+        (
+            "familiarity: strong_threshold zero",
+            with(
+                "familiarity",
+                json!({"stimulus": {"cue_text": "pool"}, "scopes": [["session", "s1"]], "strong_threshold": 0}),
+            ),
+        ),
+        (
+            "concept_terms: text a number",
+            with("concept_terms", json!({"text": 5})),
+        ),
+        (
+            "expand_by_concepts: min_sources one",
+            with(
+                "expand_by_concepts",
+                json!({"seeds": [], "scope_pairs": [["session", "s1"]], "tuning": {"min_sources": 1}}),
+            ),
+        ),
+        (
             "alias_map: owner_id a list",
             with("alias_map", json!({"scope": "life", "owner_id": ["demo"]})),
         ),

@@ -110,6 +110,7 @@ const VERBS: &[&str] = &[
     "add",
     "remember_many",
     "commit_selection",
+    "probe",
     "apply_revision",
     "upgrade",
     "replace_vectors",
@@ -838,6 +839,32 @@ fn helper(verb: &str, path: &Path, n: usize) {
                 say(&format!("ack {i}"));
             }
         }
+        "probe" => {
+            let (_, _, system) = open_system(&home);
+            // Idempotent setup: six records, six formation bindings (seq 6).
+            let mut setup = records(0);
+            setup.extend(records(1));
+            setup.truncate(6);
+            system
+                .remember_many(&RememberMany::new(setup, SCOPE, OWNER, "setup"))
+                .expect("setup");
+            for i in 0..n {
+                say(&format!("begin {i}"));
+                // Anchored at the setup with a pinned trace id: a replay
+                // writes the same trace and listed events, deduplicated.
+                system
+                    .probe(&am_system::reach::Probe {
+                        trace_id: Some(format!("p{i}")),
+                        ..am_system::reach::Probe::new(
+                            Stimulus::new("pool outage lunch").with_as_of(6),
+                            &[(SCOPE, OWNER)],
+                            "the crash trial reaches",
+                        )
+                    })
+                    .expect("probe");
+                say(&format!("ack {i}"));
+            }
+        }
         "apply_revision" => {
             let store = open_store(&home, false);
             let journal = Arc::new(SQLiteJournal::open(&home).expect("open the journal"));
@@ -1445,6 +1472,20 @@ fn units(verb: &str, path: &Path, reference_ids: &[Vec<String>], n: usize) -> Un
                 );
                 u.insert(format!("recall {i}"), recall);
                 u.insert(format!("commit {i}"), commit);
+            }
+            "probe" => {
+                // One unit: the probe trace and its listed events.
+                let t = format!("p{i}");
+                let k = count(
+                    &c,
+                    "SELECT COUNT(*) FROM memj_traces WHERE trace_id = ?1",
+                    &[&t],
+                ) + count(
+                    &c,
+                    "SELECT COUNT(*) FROM memj_events WHERE trace_id = ?1 AND kind = 'listed'",
+                    &[&t],
+                );
+                u.insert(format!("probe {i}"), k);
             }
             "apply_revision" => {
                 let r = format!("rev-{i}");

@@ -38,6 +38,8 @@ pub enum Family {
     Observe,
     /// World models: the orientation cards, their aliases and their passes.
     WorldModels,
+    /// Reach: probe, expansion, familiarity, concept anchoring.
+    Reach,
     /// The memory graph.
     Graph,
     /// The memory task queue (a home opened with its queue).

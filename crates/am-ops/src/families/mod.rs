@@ -1,7 +1,7 @@
 //! The table's entries, one module per family: the session's own ops
 //! (`engine`), layer 1, the journal's readers, the memory graph, and one
 //! module per faculty of am-system (`formation`, `recall`, `understanding`,
-//! `tasks`, `identity`, `valence`, `observe`, `world_models`), so a verb's
+//! `tasks`, `identity`, `valence`, `observe`, `world_models`, `reach`), so a verb's
 //! entry sits in the module named after its faculty's room. Each holds the wire-only arguments
 //! structs of its verbs (the engine's own arguments structs cover the
 //! others). docs/exec.md has a section per family.
@@ -13,6 +13,7 @@ mod identity;
 mod journal;
 mod layer1;
 mod observe;
+mod reach;
 mod recall;
 mod sleep;
 mod tasks;
@@ -37,6 +38,7 @@ pub(crate) fn all() -> Vec<Verb> {
     v.extend(valence::verbs());
     v.extend(observe::verbs());
     v.extend(world_models::verbs());
+    v.extend(reach::verbs());
     v.extend(graph::verbs());
     v.extend(tasks::verbs());
     v.extend(sleep::verbs());
