@@ -1,4 +1,4 @@
-//! `am identity`, `am feelings` and `am diary` on a real SQLite home written
+//! `am identity`, `am feelings`, `am diary` and `am probe` on a real SQLite home written
 //! by `am exec` (the demo script of docs/entity.md): the folded core in
 //! identity order, the gradation table and one target's why-walk, the open
 //! diary sets, and `--verify` exiting 0 on an intact chain and 1 on a
@@ -525,4 +525,68 @@ fn the_entity_cards_walk_forms_authors_and_revises_adas_card_on_the_demo_home() 
     assert_eq!(revs[1]["digest_method"], "authored-card-v1+delta");
     assert_eq!(revs[1]["pending"], serde_json::json!(["title", "summary"]));
     assert_eq!(revs[1]["evidence"].as_array().unwrap().len(), 4);
+}
+
+/// `am probe` on the demo home with Ada's card walk: the hits with why (a
+/// direct match first, a concept-only admission after), the pending card
+/// title shown as pending, `--json` the `ProbeResult`, `--no-journal`
+/// leaving the file's bytes unchanged, and a blank reason refused as bad input.
+#[test]
+fn am_probe_prints_hits_with_why_and_writes_nothing_without_its_journal() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("home.sqlite3");
+    let home = path.to_str().unwrap();
+    let reason = "Bo asked what Ada knows about tides";
+    exec(home, include_str!("entity_demo.jsonl"));
+    exec_answers(home, &["--task-queue"], include_str!("entity_cards.jsonl"));
+    let before = std::fs::read(&path).unwrap();
+    let (code, json) = am(&[
+        "--json",
+        "probe",
+        home,
+        "--owner",
+        "entity:castor",
+        "--reason",
+        reason,
+        "--no-journal",
+        "tide paper draft",
+    ]);
+    assert_eq!(code, 0, "{json}");
+    assert_eq!(std::fs::read(&path).unwrap(), before, "--no-journal wrote");
+    let v: Value = serde_json::from_str(&json).unwrap();
+    let hits = v["hits"].as_array().unwrap();
+    assert_eq!(hits[0]["title"], "Tide paper", "{json}");
+    assert!(
+        hits.iter()
+            .any(|h| h["kind"] == "world_model" && h["title"].is_null()),
+        "{json}"
+    );
+    let (code, text) = am(&[
+        "probe",
+        home,
+        "--owner",
+        "entity:castor",
+        "--reason",
+        reason,
+        "tide paper draft",
+    ]);
+    assert_eq!(code, 0, "{text}");
+    assert!(text.starts_with("probe \"tide paper draft\""), "{text}");
+    assert!(text.contains(" 1. [episode] Tide paper"), "{text}");
+    assert!(
+        text.contains("why: keyword: matched tide, paper, draft (3/3)"),
+        "{text}"
+    );
+    assert!(text.contains("(title pending)"), "{text}");
+    assert!(text.contains("trace "), "{text}");
+    let (code, _) = am(&[
+        "probe",
+        home,
+        "--owner",
+        "entity:castor",
+        "--reason",
+        "  ",
+        "tide",
+    ]);
+    assert_eq!(code, 2);
 }
