@@ -175,13 +175,16 @@ pub fn record_concepts(a: &TripleAssertion, bigrams: bool) -> BTreeSet<String> {
         .collect()
 }
 
-/// [`expand_by_concepts`] with the exclusion as a test on the row (recall
-/// and reach pass their folds).
+/// A read of a query's rows (the store's own, or a recall's indexed view).
+pub(crate) type Rows<'r> = dyn Fn(&TripleQuery) -> Result<Vec<TripleAssertion>> + 'r;
+
+/// [`expand_by_concepts`] over any read of rows, with the exclusion as a
+/// test on the row (recall and reach pass their indexed view and folds).
 ///
 /// # Errors
-/// The store's failure, the exclusion test's failure, or an invalid tuning.
+/// The read's failure, the exclusion test's failure, or an invalid tuning.
 pub(crate) fn expand_with(
-    store: &dyn TripleStore,
+    rows_of: &Rows<'_>,
     seeds: &BTreeMap<String, TripleAssertion>,
     scope_pairs: &[(String, String)],
     excluded: &dyn Fn(&TripleAssertion) -> Result<bool>,
@@ -195,7 +198,7 @@ pub(crate) fn expand_with(
     // The field: the newest digest rows of each pair, then the seeds.
     let mut field: BTreeMap<String, TripleAssertion> = BTreeMap::new();
     for (scope, owner) in scope_pairs {
-        let rows = store.query(&TripleQuery {
+        let rows = rows_of(&TripleQuery {
             scope: Some(scope.clone()),
             owner_id: (!owner.is_empty()).then(|| owner.clone()),
             predicate: Some(DIGEST_PREDICATE.to_owned()),
@@ -317,7 +320,7 @@ pub fn expand_by_concepts(
             .as_deref()
             .is_some_and(|r| excluded_ids.contains(r)))
     };
-    expand_with(store, seeds, scope_pairs, &excluded, tuning)
+    expand_with(&|q| store.query(q), seeds, scope_pairs, &excluded, tuning)
 }
 
 #[cfg(test)]

@@ -167,8 +167,19 @@ pub(crate) fn channel_pass(view: &RecallView<'_>, p: &PassInputs<'_>) -> Result<
     if p.keyword_discovery && !tokens.is_empty() {
         let mut rows = Vec::new();
         let mut live = true;
+        let index = view.store.index;
         for (scope, owner) in p.pairs {
             let owner = (!owner.is_empty()).then_some(owner.as_str());
+            // As reconstruct's discovery: positions from the store, rows
+            // from the recall index when it holds them.
+            if let Some(range) = index.position_range(scope, owner)
+                && let Ok(Some(positions)) =
+                    p.store.keyword_positions(&tokens, scope, owner, cap, range)
+                && let Some(found) = index.rows_at(&positions)
+            {
+                rows.extend(found);
+                continue;
+            }
             match p.store.query_keywords(&tokens, scope, owner, cap) {
                 Ok(found) => rows.extend(found),
                 Err(e) if e.kind() == ErrorKind::Unsupported => {

@@ -15,6 +15,7 @@ use crate::error::{Error, Result};
 use crate::ids;
 use crate::recall::reconstruct::channels::concept_detail;
 use crate::recall::reconstruct::normalize_scopes;
+use crate::recall::reconstruct::read::RecallRead;
 use crate::recall::reconstruct::trace::searched_scope;
 use crate::record::DigestRow;
 use crate::seam::{OrderedMap, Stimulus};
@@ -231,7 +232,7 @@ impl MemorySystem {
                     view.folds.excluded(a)
                 };
                 let (admissions, notes) = crate::concepts::expand_with(
-                    self.store.as_ref(),
+                    &|q| view.store.rows(q),
                     &seeds,
                     &pairs,
                     &excluded,

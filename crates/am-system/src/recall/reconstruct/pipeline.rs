@@ -455,8 +455,9 @@ impl<'a> Recall<'a> {
             folds.prime(std::iter::once(a))?;
             folds.excluded(a)
         };
+        let store = self.store;
         let (admissions, notes) = crate::concepts::expand_with(
-            self.sys.store.as_ref(),
+            &|q| store.rows(q),
             &seeds,
             self.call.pairs,
             &excluded,
