@@ -6,7 +6,7 @@
 //!
 //! The benches: `am-backend-sqlite` `store` and `journal`, `am-system`
 //! `reconstruct`, `formation`, `understanding`, `tasks`, `observe`, `entity`,
-//! `card`, `sleep` and `guard_cost` (the commit guard's cost in instructions, counted by callgrind
+//! `card`, `sleep`, `reach` and `guard_cost` (the commit guard's cost in instructions, counted by callgrind
 //! when valgrind is installed: its rows print each guarded count beside the
 //! unguarded one against the 2 % target, beside the criterion medians'
 //! guarded/unguarded pairs), `am-embed` `offline`; then, when the release
@@ -44,6 +44,7 @@ const BENCHES: &[(&str, &str)] = &[
     ("am-system", "guard_cost"),
     ("am-system", "card"),
     ("am-system", "sleep"),
+    ("am-system", "reach"),
     ("am-embed", "offline"),
 ];
 
@@ -179,6 +180,36 @@ pub const FIGURES: &[Figure] = &[
             max_ns: Some(2.0 * MS),
         },
         target: "<= 2 ms",
+        python: None,
+    },
+    Figure {
+        label: "reach: probe, effort standard, journal off, 100k records",
+        id: "reach/probe_standard_100k",
+        kind: Kind::Latency {
+            max_ns: Some(2.0 * MS),
+        },
+        target: "<= 2 ms",
+        python: None,
+    },
+    Figure {
+        label: "reach: probe, effort standard, journaled, 100k records",
+        id: "reach/probe_standard_journaled_100k",
+        kind: Kind::Latency { max_ns: None },
+        target: "-",
+        python: None,
+    },
+    Figure {
+        label: "reach: familiarity, effort quick, 100k records",
+        id: "reach/familiarity_quick_100k",
+        kind: Kind::Latency { max_ns: None },
+        target: "-",
+        python: None,
+    },
+    Figure {
+        label: "reach vs 0.3.2: probe standard on 0.3.2's 10k home (0.3.2's median: reach_python.json)",
+        id: "reach_vs_0_3_2/probe_standard_*",
+        kind: Kind::Latency { max_ns: None },
+        target: ">= 50x 0.3.2",
         python: None,
     },
     Figure {
