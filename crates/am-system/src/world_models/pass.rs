@@ -292,6 +292,12 @@ impl crate::MemorySystem {
                 by_target.insert(primary.clone(), merged.into_iter().collect());
             }
         }
+        // An interest still titled with a card's old key elects the card it
+        // now answers to.
+        let elected: BTreeSet<String> = elected
+            .into_iter()
+            .map(|t| aliases.get(&t).cloned().unwrap_or(t))
+            .collect();
         if let Some(targets) = run.targets {
             let wanted: BTreeSet<&str> = targets
                 .iter()
