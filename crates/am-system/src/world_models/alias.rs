@@ -259,7 +259,7 @@ impl crate::MemorySystem {
             ));
         }
         let pair = CardsOf::new(&args.scope, &args.owner_id);
-        let cards = current_world_models(self.store.as_ref(), Some(self.journal.as_ref()), &pair)?;
+        let cards = self.current_cards(&pair)?;
         let Some(card) = cards.get(primary) else {
             return Err(Error::invalid(format!(
                 "no standing world-model card for primary {primary:?}: the identity being \
@@ -274,13 +274,22 @@ impl crate::MemorySystem {
         }
         match bound_to.as_deref() {
             Some(p) if p == primary => {
+                // Already bound: finish a binding a crash interrupted (the
+                // prior or the alias's own card still standing), else
+                // nothing is written.
+                let superseded = self.finish_revision(
+                    &pair,
+                    primary,
+                    cards.get(alias),
+                    &format!("alias {alias} bound to {primary} ({why})"),
+                )?;
                 return Ok(AliasBound {
                     primary: primary.to_owned(),
                     alias: alias.to_owned(),
                     card_id: card.subject.clone(),
                     revision: crate::world_models::cards::revision_of(card),
                     aliases: aliases_of(card),
-                    superseded: Vec::new(),
+                    superseded,
                     pending: DigestRow::of(card).pending(),
                     applied: false,
                 });

@@ -8,7 +8,7 @@ use crate::record::DigestRow;
 use crate::understanding::args::RewriteDigest;
 use crate::understanding::reading::Reading;
 use crate::world_models::args::{AuthorWorldModel, CardAuthor, CardsOf};
-use crate::world_models::cards::{current_world_models, revision_of};
+use crate::world_models::cards::revision_of;
 use am_journal::{AuthorKind, AuthorRef};
 use am_triples::JsonMap;
 use serde::{Deserialize, Serialize};
@@ -75,11 +75,7 @@ impl crate::MemorySystem {
                 "author_world_model refuses blank text: the engine never invents the words",
             ));
         }
-        let cards = current_world_models(
-            self.store.as_ref(),
-            Some(self.journal.as_ref()),
-            &CardsOf::new(&args.scope, &args.owner_id),
-        )?;
+        let cards = self.current_cards(&CardsOf::new(&args.scope, &args.owner_id))?;
         let Some(card) = cards.get(target) else {
             return Err(Error::invalid(format!(
                 "no standing world-model card for {target:?}: a card forms from evidence \
@@ -116,6 +112,19 @@ impl crate::MemorySystem {
             }
         };
         if !summary_pending && args.text.trim() == card.object.trim() {
+            if !args.in_place {
+                // Finish a revision a crash interrupted (its prior still
+                // standing); else nothing is written.
+                self.finish_revision(
+                    &CardsOf::new(&args.scope, &args.owner_id),
+                    target,
+                    None,
+                    &format!(
+                        "world-model authored revision {} for {target}",
+                        revision_of(card)
+                    ),
+                )?;
+            }
             return Ok(result(
                 false,
                 None,

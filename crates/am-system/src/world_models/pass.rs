@@ -16,7 +16,7 @@ use crate::valence::Gradation;
 use crate::world_models::alias::{ALIAS_OVERLAP_FLOOR, AliasProposal, aliases_of, proposals};
 use crate::world_models::args::{CardsOf, WorldModelPass, WorldModelUpdate};
 use crate::world_models::briefing::{BriefingFacts, floor_briefing, signed_g, since_then};
-use crate::world_models::cards::{revision_of, standing_world_models};
+use crate::world_models::cards::revision_of;
 use crate::world_models::evidence::{Evidence, discovered_topics, evidence_scan, interest_key};
 use am_journal::ClosureKind;
 use am_triples::{JsonMap, TripleAssertion, TripleQuery};
@@ -262,11 +262,7 @@ impl crate::MemorySystem {
                 }
             }
         }
-        let standing = standing_world_models(
-            self.store.as_ref(),
-            Some(self.journal.as_ref()),
-            &CardsOf::new(home_scope, home_owner),
-        )?;
+        let standing = self.standing_cards(&CardsOf::new(home_scope, home_owner))?;
         // A bound alias's evidence counts toward its primary's card.
         let mut aliases: BTreeMap<String, String> = BTreeMap::new();
         for (primary, rows) in &standing {

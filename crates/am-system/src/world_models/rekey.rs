@@ -22,7 +22,7 @@ use crate::understanding::reading::{Reading, ValidProvenance};
 use crate::understanding::target::{TargetMove, plan_target_move};
 use crate::world_models::alias::aliases_of;
 use crate::world_models::args::CardsOf;
-use crate::world_models::cards::{current_world_models, revision_of};
+use crate::world_models::cards::revision_of;
 use crate::world_models::evidence::{evidence_scan, interest_key, interest_target, subject_head};
 use am_journal::{AuthorRef, ReaderRef, SourceRef};
 use am_triples::{JsonMap, TripleAssertion};
@@ -146,7 +146,7 @@ impl crate::MemorySystem {
         reading: &ValidProvenance,
         at: &str,
     ) -> Result<Decided> {
-        let cards = current_world_models(self.store.as_ref(), Some(self.journal.as_ref()), pair)?;
+        let cards = self.current_cards(pair)?;
         let old_card = cards.get(old);
         if let Some(on_new) = cards.get(new) {
             if aliases_of(on_new).iter().any(|a| a == old) {
@@ -308,8 +308,7 @@ impl CardRekey for InterestCards {
         }
         let owner = interest.owner_id.clone().unwrap_or_default();
         let pair = CardsOf::new(&interest.scope, &owner);
-        let cards =
-            current_world_models(system.store.as_ref(), Some(system.journal.as_ref()), &pair)?;
+        let cards = system.current_cards(&pair)?;
         let Some(card) = cards.get(&old) else {
             return Ok(None);
         };

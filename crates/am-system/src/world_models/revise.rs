@@ -14,6 +14,7 @@ use crate::formation::records::MemoryRecordInput;
 use crate::kinds::RecordKind;
 use crate::recall::args::CloseRecord;
 use crate::record::DigestRow;
+use crate::world_models::args::CardsOf;
 use crate::world_models::cards::revision_of;
 use am_journal::ClosureKind;
 use am_triples::{JsonMap, TripleAssertion, TripleQuery};
@@ -107,6 +108,49 @@ pub(crate) fn authored_title(card: &TripleAssertion) -> Option<(String, JsonMap)
 }
 
 impl crate::MemorySystem {
+    /// Close `old` `supersede` into `card_id`: its live tasks first (the new
+    /// revision owes its own), then the closure that takes it out of recall.
+    /// A re-close is a no-op (closure ids are derived).
+    pub(crate) fn close_into(&self, old: &TripleAssertion, card_id: &str, why: &str) -> Result<()> {
+        if self.has_task_queue() {
+            self.tasks()?
+                .supersede_target(&old.subject, "card_revised")?;
+        }
+        self.close_record(&CloseRecord {
+            replacement_ids: vec![card_id.to_owned()],
+            ..CloseRecord::new(&old.subject, ClosureKind::Supersede, why)
+        })?;
+        Ok(())
+    }
+
+    /// The end of an interrupted revision of `target` (a crash after the new
+    /// card formed, before its prior closed): every standing card below the
+    /// current one, and `also` (an alias's own card), closed into it. Returns
+    /// the cards closed.
+    pub(crate) fn finish_revision(
+        &self,
+        pair: &CardsOf,
+        target: &str,
+        also: Option<&TripleAssertion>,
+        why: &str,
+    ) -> Result<Vec<String>> {
+        let standing = self.standing_cards(pair)?;
+        let Some(rows) = standing.get(target) else {
+            return Ok(Vec::new());
+        };
+        let Some(top) = rows.last() else {
+            return Ok(Vec::new());
+        };
+        let mut closed = Vec::new();
+        for old in rows[..rows.len() - 1].iter().chain(also) {
+            if old.subject != top.subject {
+                self.close_into(old, &top.subject, why)?;
+                closed.push(old.subject.clone());
+            }
+        }
+        Ok(closed)
+    }
+
     /// Form `r`'s revision and close what it supersedes.
     pub(crate) fn form_revision(&self, r: Revision<'_>) -> Result<Revised> {
         let prior = DigestRow::of(r.card);
@@ -198,20 +242,10 @@ impl crate::MemorySystem {
         let mut superseded = Vec::new();
         let folds = std::iter::once((r.card, r.reason)).chain(r.fold);
         for (old, why) in folds {
-            if old.subject == card_id {
-                continue;
+            if old.subject != card_id {
+                self.close_into(old, &card_id, &why)?;
+                superseded.push(old.subject.clone());
             }
-            // The prior card's authoring tasks go with it (the new revision
-            // owes its own), then it leaves recall through the closure fold.
-            if self.has_task_queue() {
-                self.tasks()?
-                    .supersede_target(&old.subject, "card_revised")?;
-            }
-            self.close_record(&CloseRecord {
-                replacement_ids: vec![card_id.clone()],
-                ..CloseRecord::new(&old.subject, ClosureKind::Supersede, &why)
-            })?;
-            superseded.push(old.subject.clone());
         }
         let pending = self
             .store

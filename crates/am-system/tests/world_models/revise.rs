@@ -374,3 +374,68 @@ fn authoring_not_in_place_byte_identical_or_stale_writes_nothing() {
         );
     });
 }
+
+/// Invariant 16 (caches are derived): the system's card reads, through its
+/// card index, answer exactly as the free functions' whole read, across
+/// formation, an in-place authoring, a re-key, an alias and a revision.
+#[test]
+fn the_systems_card_reads_answer_as_the_whole_read_after_every_kind_of_card_write() {
+    on_both(|s| {
+        let pair = CardsOf::new(SCOPE, OWNER);
+        let same = |s: &Stack, step: &str| {
+            assert_eq!(
+                s.system.standing_cards(&pair).unwrap(),
+                standing(s),
+                "[{}] after {step}",
+                s.name
+            );
+            assert_eq!(
+                s.system.current_cards(&pair).unwrap(),
+                current(s),
+                "[{}] {step}",
+                s.name
+            );
+        };
+        same(s, "nothing");
+        three_with_ada(s, "a");
+        bram(s, "b", 3);
+        pass(s);
+        same(s, "the pass");
+        s.system
+            .author_world_model(&AuthorWorldModel::new(
+                "person:ada",
+                "Ada keeps bees.",
+                SCOPE,
+                OWNER,
+            ))
+            .unwrap();
+        same(s, "authoring in place");
+        s.system
+            .rekey_world_model(&am_system::world_models::RekeyWorldModel::new(
+                "person:ada",
+                "person:ada-l",
+                (SCOPE, OWNER),
+                AuthorRef::new(AuthorKind::Operator, "op"),
+                json!("repair"),
+            ))
+            .unwrap();
+        same(s, "a re-key");
+        s.system
+            .alias_world_model(&bind("person:ada-l", "person:bram"))
+            .unwrap();
+        same(s, "an alias");
+        // A fresh system over the same home rebuilds its index.
+        let fresh = am_system::MemorySystem::with_options(
+            s.store.clone(),
+            s.journal.clone(),
+            crate::support::queued(),
+        )
+        .unwrap();
+        assert_eq!(
+            fresh.standing_cards(&pair).unwrap(),
+            standing(s),
+            "[{}]",
+            s.name
+        );
+    });
+}
