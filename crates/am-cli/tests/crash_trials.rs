@@ -1120,6 +1120,7 @@ fn helper(verb: &str, path: &Path, n: usize) {
         }
         "dream_pass" => {
             // The template holds each owner's two islands.
+            let (_, _, system) = open_system_queued(&home, true);
             for i in 0..n {
                 say(&format!("begin {i}"));
                 let owner = dedup_owner(i);
