@@ -539,3 +539,34 @@ fn declare_pending_leaves_a_card_other_active_interests_elect_reason_shared_card
         assert_eq!(current(s), cards, "[{}] the card stays", s.name);
     });
 }
+
+#[test]
+fn an_interest_still_titled_with_the_old_words_keeps_its_rekeyed_card_clearing_the_floor() {
+    on_both(|s| {
+        live(
+            s,
+            "i",
+            vec![MemoryRecordInput::new(
+                RecordKind::Interest,
+                "Soil health — why",
+                "Fallow seasons.",
+            )],
+        );
+        pass(s);
+        s.system
+            .rekey_world_model(&rekey("topic:soil health", "topic:soil"))
+            .unwrap();
+        let r = s
+            .system
+            .world_model_pass(&WorldModelPass::new(&[(SCOPE, OWNER)], OWNER), None)
+            .unwrap();
+        assert_eq!(
+            r.eligible,
+            ["topic:soil"],
+            "[{}] one interest's evidence is below the floor of 3: only its election keeps the card eligible",
+            s.name
+        );
+        assert_eq!(r.formed_count, 0, "[{}] {r:?}", s.name);
+        assert_eq!(current(s).keys().collect::<Vec<_>>(), ["topic:soil"]);
+    });
+}
