@@ -85,7 +85,7 @@ impl RekeyWorldModel {
 /// A re-key decided: the move, or why nothing moves.
 enum Decided {
     Move {
-        mv: TargetMove,
+        mv: Box<TargetMove>,
         card: Box<TripleAssertion>,
         aliases: Vec<String>,
     },
@@ -182,7 +182,7 @@ impl crate::MemorySystem {
         let (set, aliases) = moved_attributes(card, old, new);
         let mv = plan_target_move(card, new, set, reading, at)?;
         Ok(Decided::Move {
-            mv,
+            mv: Box::new(mv),
             card: Box::new(card.clone()),
             aliases,
         })
@@ -261,7 +261,7 @@ impl crate::MemorySystem {
                 let mut r = UnderstandingResult::new(Outcome::Applied, &card.subject, "target");
                 r.assertion_id.clone_from(&card.assertion_id);
                 r.extra = extra(Some(&card), Some(aliases));
-                self.apply_target_move(mv, r)
+                self.apply_target_move(*mv, r)
             }
         }
     }
@@ -340,6 +340,7 @@ impl CardRekey for InterestCards {
         reading.cause = rekey_cause(&reading.cause, Some(why), &old, &new);
         match system.decide_rekey(&pair, (&old, &new), &reading, &hook.at)? {
             Decided::Move { mv, .. } => {
+                let mv = *mv;
                 stays(&mut report, "applied", None);
                 report.insert("version".into(), json!(mv.version));
                 Ok(Some(CardRekeyPlan {
