@@ -183,15 +183,6 @@ pub const FIGURES: &[Figure] = &[
         python: None,
     },
     Figure {
-        label: "world models: world_model_update, one target, nothing new, 100k records",
-        id: "world_models/world_model_update_100k",
-        kind: Kind::Latency {
-            max_ns: Some(20.0 * MS),
-        },
-        target: "<= 20 ms",
-        python: None,
-    },
-    Figure {
         label: "world models: world_model_update, one target, revising, 100k records",
         id: "world_models/world_model_update_revising_100k",
         kind: Kind::Latency {
@@ -696,12 +687,6 @@ pub const WORLD_MODELS_PYTHON_FILE: &str = "world_models_python.json";
 /// beside 0.3.2, not judged by a ratio; the absolute targets are the 100k
 /// rows).
 pub const WORLD_MODELS_VS_PYTHON: &[VsPython] = &[
-    VsPython {
-        label: "world models vs 0.3.2: world_model_update, one target, nothing new",
-        call: "world_model_update",
-        target: "- (<= 20 ms at 100k)",
-        min_ratio: None,
-    },
     VsPython {
         label: "world models vs 0.3.2: world_model_update, one target, revising",
         call: "world_model_update_revising",

@@ -7,8 +7,10 @@
 //! instead: the card assertion ids of each pair, kept fresh from the
 //! store's change feed (`assertions_after`: a card is always a new row, and
 //! a row's kind never changes), the rows themselves read fresh by id on
-//! every call (an in-place rewrite moves no feed cursor). A store without a
-//! feed falls back to the whole read. The answer is the free function's.
+//! every call (an in-place rewrite moves no feed cursor); a card found
+//! closed leaves the index for good (a closure is never undone). A store
+//! without a feed falls back to the whole read. The answer is the free
+//! function's.
 
 use crate::error::Result;
 use crate::record::DigestRow;
@@ -189,10 +191,32 @@ impl crate::MemorySystem {
     /// # Errors
     /// The store's or journal's failure.
     pub fn standing_cards(&self, pair: &CardsOf) -> Result<BTreeMap<String, Vec<TripleAssertion>>> {
-        match self.card_rows(pair)? {
-            Some(rows) => fold_standing(rows, Some(self.journal.as_ref())),
-            None => standing_world_models(self.store.as_ref(), Some(self.journal.as_ref()), pair),
+        let Some(rows) = self.card_rows(pair)? else {
+            return standing_world_models(self.store.as_ref(), Some(self.journal.as_ref()), pair);
+        };
+        // A closure is never undone: a closed card leaves the index for good,
+        // so the next read fetches only the standing ones.
+        let closed = closed_now(self.journal.as_ref())?;
+        let (gone, standing): (Vec<TripleAssertion>, Vec<TripleAssertion>) =
+            rows.into_iter().partition(|a| {
+                a.assertion_id
+                    .as_ref()
+                    .is_some_and(|id| closed.contains(id))
+                    || closed.contains(&a.subject)
+            });
+        if !gone.is_empty() {
+            let cache = self.faculty_state.cache::<CardIndex>();
+            let mut index = cache.lock();
+            let key = (pair.scope.clone(), pair.owner_id.trim().to_owned());
+            if let Some((_, ids)) = index.pairs.get_mut(&key) {
+                for a in &gone {
+                    if let Some(id) = &a.assertion_id {
+                        ids.remove(id);
+                    }
+                }
+            }
         }
+        fold_standing(standing, None)
     }
 
     /// [`current_world_models`] of `pair` folded with this system's
