@@ -6,7 +6,7 @@
 //!
 //! The benches: `am-backend-sqlite` `store` and `journal`, `am-system`
 //! `reconstruct`, `formation`, `understanding`, `tasks`, `observe`, `entity`,
-//! `card`, `sleep`, `reach` and `guard_cost` (the commit guard's cost in instructions, counted by callgrind
+//! `card`, `sleep`, `reach`, `world_models` and `guard_cost` (the commit guard's cost in instructions, counted by callgrind
 //! when valgrind is installed: its rows print each guarded count beside the
 //! unguarded one against the 2 % target, beside the criterion medians'
 //! guarded/unguarded pairs), `am-embed` `offline`; then, when the release
@@ -45,6 +45,7 @@ const BENCHES: &[(&str, &str)] = &[
     ("am-system", "card"),
     ("am-system", "sleep"),
     ("am-system", "reach"),
+    ("am-system", "world_models"),
     ("am-embed", "offline"),
 ];
 
@@ -210,6 +211,31 @@ pub const FIGURES: &[Figure] = &[
         id: "reach_vs_0_3_2/probe_standard_*",
         kind: Kind::Latency { max_ns: None },
         target: ">= 50x 0.3.2",
+        python: None,
+    },
+    Figure {
+        label: "world models: world_model_update, one target, revising, 100k records",
+        id: "world_models/world_model_update_revising_100k",
+        kind: Kind::Latency {
+            max_ns: Some(20.0 * MS),
+        },
+        target: "<= 20 ms",
+        python: None,
+    },
+    Figure {
+        label: "world models: current_world_models (the system's card index), 100k records",
+        id: "world_models/current_world_models_100k",
+        kind: Kind::Latency {
+            max_ns: Some(5.0 * MS),
+        },
+        target: "<= 5 ms",
+        python: None,
+    },
+    Figure {
+        label: "world models: current_world_models, the free function's whole read, 100k records",
+        id: "world_models/current_world_models_whole_read_100k",
+        kind: Kind::Latency { max_ns: None },
+        target: "-",
         python: None,
     },
     Figure {
@@ -671,10 +697,76 @@ pub fn sleep_vs_python_rows(
     since: Option<SystemTime>,
     estimates: &BTreeMap<String, Estimate>,
 ) -> Result<Vec<[String; 6]>> {
+    vs_python_rows(
+        path,
+        since,
+        estimates,
+        (
+            "sleep",
+            "sleep_vs_0_3_2/",
+            SLEEP_VS_PYTHON,
+            SLEEP_VS_PYTHON_SLOTS,
+        ),
+    )
+}
+
+/// The file the `world_models` bench writes 0.3.2's medians to (measured in
+/// the same run by `crates/am-system/benches/world_models_oracle.py`).
+pub const WORLD_MODELS_PYTHON_FILE: &str = "world_models_python.json";
+
+/// World models' figures beside 0.3.2 (issue 39 "Proof", speed: shown
+/// beside 0.3.2, not judged by a ratio; the absolute targets are the 100k
+/// rows).
+pub const WORLD_MODELS_VS_PYTHON: &[VsPython] = &[
+    VsPython {
+        label: "world models vs 0.3.2: world_model_update, one target, revising",
+        call: "world_model_update_revising",
+        target: "- (<= 20 ms at 100k)",
+        min_ratio: None,
+    },
+    VsPython {
+        label: "world models vs 0.3.2: current_world_models",
+        call: "current_world_models",
+        target: "- (<= 5 ms at 100k)",
+        min_ratio: None,
+    },
+];
+
+/// The rows of world models' figures beside 0.3.2, as
+/// [`sleep_vs_python_rows`] (no slots).
+///
+/// # Errors
+/// When the file is present but not the bench's JSON.
+pub fn world_models_vs_python_rows(
+    path: &Path,
+    since: Option<SystemTime>,
+    estimates: &BTreeMap<String, Estimate>,
+) -> Result<Vec<[String; 6]>> {
+    vs_python_rows(
+        path,
+        since,
+        estimates,
+        (
+            "world_models",
+            "world_models_vs_0_3_2/",
+            WORLD_MODELS_VS_PYTHON,
+            &[],
+        ),
+    )
+}
+
+/// A bench's figures beside 0.3.2's medians from the same run: `(bench,
+/// criterion group prefix, the figures, the slots of calls not built)`.
+fn vs_python_rows(
+    path: &Path,
+    since: Option<SystemTime>,
+    estimates: &BTreeMap<String, Estimate>,
+    (bench, prefix, table, slots): (&str, &str, &[VsPython], &[(&str, &str)]),
+) -> Result<Vec<[String; 6]>> {
     let Some(rows) = this_runs_rows(
         path,
         since,
-        "the sleep bench's 0.3.2 JSON",
+        &format!("the {bench} bench's 0.3.2 JSON"),
         "{id, python_ns, records}",
     )?
     else {
@@ -693,13 +785,13 @@ pub fn sleep_vs_python_rows(
             );
         };
         let call = id
-            .strip_prefix("sleep_vs_0_3_2/")
+            .strip_prefix(prefix)
             .and_then(|rest| rest.rsplit_once('_'))
             .map_or(id, |(call, _size)| call);
         by_call.insert(call.to_owned(), (id.to_owned(), python_ns, records));
     }
     let records = by_call.values().map(|(_, _, n)| *n).max().unwrap_or(0);
-    let mut out: Vec<[String; 6]> = SLEEP_VS_PYTHON
+    let mut out: Vec<[String; 6]> = table
         .iter()
         .map(|f| {
             let label = format!("{}, {records} records (0.3.2's home)", f.label);
@@ -737,7 +829,7 @@ pub fn sleep_vs_python_rows(
             }
         })
         .collect();
-    out.extend(SLEEP_VS_PYTHON_SLOTS.iter().map(|(label, target)| {
+    out.extend(slots.iter().map(|(label, target)| {
         [
             format!("{label}, {records} records (0.3.2's home)"),
             "not run (built on branch sleep-night)".to_owned(),
@@ -1377,6 +1469,11 @@ pub fn run(args: &[String]) -> Result<()> {
     )?);
     rows.extend(sleep_vs_python_rows(
         &target.join(SLEEP_PYTHON_FILE),
+        Some(started),
+        &estimates,
+    )?);
+    rows.extend(world_models_vs_python_rows(
+        &target.join(WORLD_MODELS_PYTHON_FILE),
         Some(started),
         &estimates,
     )?);

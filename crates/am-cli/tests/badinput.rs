@@ -2022,10 +2022,45 @@ fn more_cases(ids: &Ids, push: &mut dyn FnMut(&str, String)) {
             ),
         ),
         (
-            "author_world_model: in_place false (not built)",
+            "author_world_model: in_place a string",
             with(
                 "author_world_model",
-                json!({"target": "person:ada", "text": "Words.", "scope": "life", "owner_id": "demo", "in_place": false}),
+                json!({"target": "person:ada", "text": "Words.", "scope": "life", "owner_id": "demo", "in_place": "no"}),
+            ),
+        ),
+        (
+            "alias_world_model: blank reason",
+            with(
+                "alias_world_model",
+                json!({"primary": "person:ada", "alias": "person:al", "scope": "life", "owner_id": "demo", "reason": " "}),
+            ),
+        ),
+        (
+            "alias_world_model: a self-alias",
+            with(
+                "alias_world_model",
+                json!({"primary": "person:ada", "alias": "person:ada", "scope": "life", "owner_id": "demo", "reason": "same"}),
+            ),
+        ),
+        (
+            "rekey_world_model: equal keys",
+            with(
+                "rekey_world_model",
+                json!({"old_key": "person:ada", "new_key": "person:ada", "scope": "life", "owner_id": "demo", "author": {"kind": "operator", "id": "op"}, "cause": "repair"}),
+            ),
+        ),
+        (
+            "rekey_world_model: no author",
+            with(
+                "rekey_world_model",
+                json!({"old_key": "person:ada", "new_key": "person:al", "scope": "life", "owner_id": "demo", "cause": "repair"}),
+            ),
+        ),
+        (
+            "rekey_world_model: a cause outside REWRITE_CAUSES",
+            with(
+                "rekey_world_model",
+                json!({"old_key": "person:ada", "new_key": "person:al", "scope": "life", "owner_id": "demo", "author": {"kind": "operator", "id": "op"}, "cause": "whim"}),
             ),
         ),
         (

@@ -67,7 +67,13 @@
 //! and `author_world_model` (over pending cards: the row's authored words at
 //! card version 1, the versions 0 and 1 of field `card`, the summary's
 //! `digest.author` task done, all in one transaction; a replay is
-//! byte-identical and applies nothing),
+//! byte-identical and applies nothing), `rekey_world_model` (the card's row
+//! at its new key with the old one an alias, and the versions 0 and 1 of
+//! field `target`: one transaction; a replay is `unchanged`),
+//! `alias_world_model` and `author_world_model` with `in_place=False` (each
+//! revision 2 with its tasks, then revision 1's tasks superseded, then its
+//! closures, each whole; a kill between them leaves two standing cards,
+//! which the replay's call finishes),
 //! and `dream_pass` (per write, one owner's two islands sharing two facets:
 //! the dream with its `mentions` edges, its formation binding, its pending
 //! fields' tasks and their log rows land whole; a run again rests on the
@@ -131,6 +137,9 @@ const VERBS: &[&str] = &[
     "resolve_dreams_pass",
     "world_model_pass",
     "author_world_model",
+    "rekey_world_model",
+    "alias_world_model",
+    "author_world_model_revision",
     "dream_pass",
     "sleep_pass",
 ];
@@ -476,6 +485,12 @@ fn card_words(i: usize) -> String {
 /// The world-model trial's target `i` (zero-padded: name order is `i`'s).
 fn card_target(i: usize) -> String {
     format!("person:p{i:03}")
+}
+
+/// The world-model trial's second name for target `i` (the re-key's new
+/// key, the alias bound).
+fn rekeyed(i: usize) -> String {
+    format!("person:q{i:03}")
 }
 
 fn operator() -> am_system::AuthorRef {
@@ -1069,6 +1084,56 @@ fn helper(verb: &str, path: &Path, n: usize) {
                 system
                     .author_world_model(&am_system::world_models::AuthorWorldModel {
                         author: am_system::world_models::CardAuthor::Ref(operator()),
+                        ..am_system::world_models::AuthorWorldModel::new(
+                            &card_target(i),
+                            &card_words(i),
+                            SCOPE,
+                            OWNER,
+                        )
+                    })
+                    .expect("author_world_model");
+                say(&format!("ack {i}"));
+            }
+        }
+        "rekey_world_model" => {
+            let (_, _, system) = open_system_queued(&home, true);
+            for i in 0..n {
+                say(&format!("begin {i}"));
+                system
+                    .rekey_world_model(&am_system::world_models::RekeyWorldModel::new(
+                        &card_target(i),
+                        &rekeyed(i),
+                        (SCOPE, OWNER),
+                        operator(),
+                        serde_json::json!("repair"),
+                    ))
+                    .expect("rekey_world_model");
+                say(&format!("ack {i}"));
+            }
+        }
+        "alias_world_model" => {
+            let (_, _, system) = open_system_queued(&home, true);
+            for i in 0..n {
+                say(&format!("begin {i}"));
+                system
+                    .alias_world_model(&am_system::world_models::AliasWorldModel::new(
+                        &card_target(i),
+                        &rekeyed(i),
+                        (SCOPE, OWNER),
+                        "one neighbour, two names",
+                    ))
+                    .expect("alias_world_model");
+                say(&format!("ack {i}"));
+            }
+        }
+        "author_world_model_revision" => {
+            let (_, _, system) = open_system_queued(&home, true);
+            for i in 0..n {
+                say(&format!("begin {i}"));
+                system
+                    .author_world_model(&am_system::world_models::AuthorWorldModel {
+                        author: am_system::world_models::CardAuthor::Ref(operator()),
+                        in_place: false,
                         ..am_system::world_models::AuthorWorldModel::new(
                             &card_target(i),
                             &card_words(i),
@@ -1770,6 +1835,91 @@ fn units(verb: &str, path: &Path, reference_ids: &[Vec<String>], n: usize) -> Un
                 });
                 u.insert(format!("author_world_model {i}"), k);
             }
+            "rekey_world_model" => {
+                // The card's row at its new key (target version 1) and the
+                // two versions of field `target`: one transaction.
+                let card: Option<String> = c
+                    .query_row(
+                        "SELECT subject FROM triples WHERE json_extract(attributes_json, '$.target') \
+                         IN (?1, ?2) AND json_extract(attributes_json, '$.record_kind') = 'world_model'",
+                        [card_target(i), rekeyed(i)],
+                        |r| r.get(0),
+                    )
+                    .ok();
+                let k = card.as_ref().map_or(0, |g| {
+                    count(
+                        &c,
+                        "SELECT COUNT(*) FROM triples WHERE subject = ?1 \
+                         AND json_extract(attributes_json, '$.target') = ?2 \
+                         AND json_extract(attributes_json, '$.target_version') = 1 \
+                         AND json_extract(attributes_json, '$.aliases[0]') = ?3",
+                        &[g, &rekeyed(i), &card_target(i)],
+                    ) + if has("memj_versions") {
+                        count(
+                            &c,
+                            "SELECT COUNT(*) FROM memj_versions WHERE record_id = ?1 AND field = 'target'",
+                            &[g],
+                        )
+                    } else {
+                        0
+                    }
+                });
+                u.insert(format!("rekey_world_model {i}"), k);
+            }
+            "alias_world_model" | "author_world_model_revision" => {
+                // Revision 2 (its rows, its authoring tasks with their log
+                // rows), then revision 1's tasks superseded, then its
+                // closures: three units, each whole.
+                let target = card_target(i);
+                let card = |rev: i64| -> Option<String> {
+                    c.query_row(
+                        "SELECT subject FROM triples WHERE json_extract(attributes_json, '$.target') = ?1 \
+                         AND json_extract(attributes_json, '$.revision') = ?2",
+                        rusqlite::params![target, rev],
+                        |r| r.get(0),
+                    )
+                    .ok()
+                };
+                let (rev1, rev2) = (card(1), card(2));
+                let queued = has_queue(&c);
+                let formed = rev2.as_ref().map_or(0, |g| {
+                    count(&c, "SELECT COUNT(*) FROM triples WHERE subject = ?1", &[g])
+                        + if queued {
+                            count(
+                                &c,
+                                "SELECT COUNT(*) FROM memq_tasks WHERE target_id = ?1",
+                                &[g],
+                            ) + count(
+                                &c,
+                                "SELECT COUNT(*) FROM memq_log WHERE event = 'enqueued' AND task_id IN \
+                                 (SELECT task_id FROM memq_tasks WHERE target_id = ?1)",
+                                &[g],
+                            )
+                        } else {
+                            0
+                        }
+                });
+                let superseded = match (&rev1, queued) {
+                    (Some(g), true) => count(
+                        &c,
+                        "SELECT COUNT(*) FROM memq_tasks WHERE target_id = ?1 AND status = 'superseded'",
+                        &[g],
+                    ),
+                    _ => 0,
+                };
+                let closed = match &rev1 {
+                    Some(g) if has("memj_closures") => count(
+                        &c,
+                        "SELECT COUNT(*) FROM memj_closures WHERE assertion_id IN \
+                         (SELECT assertion_id FROM triples WHERE subject = ?1)",
+                        &[g],
+                    ),
+                    _ => 0,
+                };
+                u.insert(format!("{verb} form {i}"), formed);
+                u.insert(format!("{verb} supersede {i}"), superseded);
+                u.insert(format!("{verb} close {i}"), closed);
+            }
             "dream_pass" => {
                 // Owner `i`'s dream (its digest and two mentions edges), its
                 // formation binding, its tasks and their `enqueued` rows.
@@ -2195,7 +2345,10 @@ fn template(verb: &str, dir: &Path, n: usize) -> PathBuf {
                 .remember_many(&RememberMany::new(episodes(1), SCOPE, OWNER, "wm-1"))
                 .unwrap();
         }
-        "author_world_model" => {
+        "author_world_model"
+        | "rekey_world_model"
+        | "alias_world_model"
+        | "author_world_model_revision" => {
             // Every target's card, formed pending (three episodes each).
             let (_, _, system) = open_system_queued(&home, true);
             let episodes: Vec<MemoryRecordInput> = (0..n)

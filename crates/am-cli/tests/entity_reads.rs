@@ -348,15 +348,21 @@ fn am_card_renders_every_section_and_answers_as_the_exec_op_does() {
     );
 }
 
-/// A home with cards: the exec script of the world models (a pass, a
-/// scripted author's update that revises Ada's card, an authored card).
+/// A home with cards: the exec script of the world models up to its recall
+/// lines (a pass, a scripted author's update that revises Ada's card, an
+/// authored card; not the re-key, alias and revision lines after them).
 fn card_home(home: &str) -> Vec<Value> {
     let script = std::fs::read_to_string(concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/tests/exec/world_models.jsonl"
     ))
     .unwrap();
-    exec_answers(home, &["--embedder", "none", "--task-queue"], &script)
+    let upto: String = script
+        .lines()
+        .take_while(|l| !l.contains("\"op\": \"rekey_world_model\""))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    exec_answers(home, &["--embedder", "none", "--task-queue"], &upto)
 }
 
 #[test]
@@ -482,7 +488,7 @@ fn am_cards_refuses_an_unknown_target_a_blank_owner_and_history_without_a_target
 }
 
 #[test]
-fn the_entity_cards_walk_forms_authors_and_revises_adas_card_on_the_demo_home() {
+fn the_entity_cards_walk_forms_authors_revises_and_aliases_adas_card_on_the_demo_home() {
     let dir = tempfile::tempdir().unwrap();
     let home = dir.path().join("home.sqlite3");
     let home = home.to_str().unwrap();
@@ -512,7 +518,7 @@ fn the_entity_cards_walk_forms_authors_and_revises_adas_card_on_the_demo_home() 
     assert_eq!(code, 0, "{out}");
     let v: Value = serde_json::from_str(&out).unwrap();
     let revs = v["revisions"].as_array().unwrap();
-    assert_eq!(revs.len(), 2, "{v}");
+    assert_eq!(revs.len(), 3, "{v}");
     let lead = "Ada is the gardener who reads the tides; she stays when the weather turns.";
     assert_eq!(revs[0]["text"], lead);
     assert_eq!(revs[0]["digest_method"], "authored-card-v1");
@@ -525,6 +531,14 @@ fn the_entity_cards_walk_forms_authors_and_revises_adas_card_on_the_demo_home() 
     assert_eq!(revs[1]["digest_method"], "authored-card-v1+delta");
     assert_eq!(revs[1]["pending"], serde_json::json!(["title", "summary"]));
     assert_eq!(revs[1]["evidence"].as_array().unwrap().len(), 4);
+    // The alias forms revision 3: the same words (still pending: nothing
+    // new was authored), a second name for the same person.
+    assert_eq!(revs[2]["text"], revs[1]["text"]);
+    assert_eq!(revs[2]["pending"], serde_json::json!(["title", "summary"]));
+    assert_eq!(revs[2]["evidence"].as_array().unwrap().len(), 4);
+    let (code, out) = am(&["cards", home, "--owner", "entity:castor", "--json"]);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("person:tide"), "the alias shows: {out}");
 }
 
 /// `am probe` on the demo home with Ada's card walk: the hits with why (a

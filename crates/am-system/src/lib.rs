@@ -9,6 +9,7 @@
 pub mod concepts;
 pub mod config;
 pub mod error;
+mod hooks;
 pub mod ids;
 pub mod kinds;
 mod locks;
@@ -30,6 +31,11 @@ pub mod tasks;
 pub mod understanding;
 pub mod valence;
 pub mod world_models;
+
+/// The installed `card_rekey` hook ([`hooks::CardRekey`]): `retitle` and
+/// `declare_pending` of an interest move its world-model card through
+/// `world_models`' plan.
+static CARD_REKEY: &dyn hooks::CardRekey = &world_models::rekey::InterestCards;
 
 pub use am_journal::{ActiveMemorySnapshot, AuthorKind, AuthorRef, ReaderRef, SourceRef};
 pub use concepts::{

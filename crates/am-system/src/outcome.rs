@@ -67,6 +67,15 @@ pub enum Reason {
     NotPending,
     /// `rearm_pending`: every pending field has a live task.
     LiveTask,
+    /// `rekey_world_model`: no standing card is keyed `old_key`.
+    UnknownCard,
+    /// `rekey_world_model`: `new_key` already has a different standing card.
+    TargetTaken,
+    /// `rekey_world_model`: `new_key` is an alias of another card.
+    AliasBoundElsewhere,
+    /// `declare_pending`'s `card_rekey`: other active interests still elect
+    /// the card's key, so the card stays.
+    SharedCard,
 }
 
 /// What an understanding verb did.
@@ -411,6 +420,10 @@ mod tests {
             (Reason::AlreadyPending, "already_pending"),
             (Reason::NotPending, "not_pending"),
             (Reason::LiveTask, "live_task"),
+            (Reason::UnknownCard, "unknown_card"),
+            (Reason::TargetTaken, "target_taken"),
+            (Reason::AliasBoundElsewhere, "alias_bound_elsewhere"),
+            (Reason::SharedCard, "shared_card"),
         ];
         for (reason, name) in names {
             assert_eq!(serde_json::to_value(reason).unwrap(), json!(name));

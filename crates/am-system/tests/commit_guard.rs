@@ -168,6 +168,80 @@ fn an_understanding_write_commits_at_understanding_field_card_and_pending_includ
     );
 }
 
+/// Spec api.md "World models" (`rekey_world_model`): a card's key moves at
+/// `understanding.target`, in one transaction.
+#[test]
+fn a_card_rekey_commits_at_understanding_target() {
+    let host = Host::default();
+    on_both_with(
+        || SystemOptions {
+            task_queue: true,
+            ..host.options()
+        },
+        |s| {
+            let mut card = MemoryRecordInput::new(RecordKind::WorldModel, "Ada", "Ada, briefly.");
+            card.attributes
+                .insert("target".into(), serde_json::json!("person:ada"));
+            card.attributes
+                .insert("revision".into(), serde_json::json!(1));
+            s.system
+                .remember_many(&RememberMany::new(vec![card], "session", "s1", "cards"))
+                .unwrap();
+            host.take();
+            let r = s
+                .system
+                .rekey_world_model(&am_system::world_models::RekeyWorldModel::new(
+                    "person:ada",
+                    "person:ada-l",
+                    ("session", "s1"),
+                    am_system::AuthorRef::new(am_system::AuthorKind::Operator, "ada"),
+                    serde_json::json!("repair"),
+                ))
+                .unwrap();
+            assert!(
+                matches!(r.outcome, am_system::Outcome::Applied),
+                "{}: {r:?}",
+                s.name
+            );
+            assert_eq!(host.take(), ["understanding.target"], "{}", s.name);
+            // `retitle` of a pending interest moves its card in ITS
+            // transaction: one commit, at `understanding.title`.
+            let mut interest = MemoryRecordInput::new(RecordKind::Interest, "", "Why soil rests.");
+            interest.title = None;
+            interest.pending = vec!["title".into()];
+            let gid = s
+                .system
+                .remember_many(&RememberMany::new(vec![interest], "session", "s1", "i"))
+                .unwrap()
+                .value[0]
+                .clone();
+            s.system
+                .world_model_pass(
+                    &am_system::world_models::WorldModelPass::new(&[("session", "s1")], "s1"),
+                    None,
+                )
+                .unwrap();
+            host.take();
+            let r = s
+                .system
+                .retitle(&Retitle::new(
+                    &gid,
+                    "Soil health",
+                    am_system::AuthorRef::new(am_system::AuthorKind::Operator, "ada"),
+                    serde_json::json!("formation"),
+                    0,
+                ))
+                .unwrap();
+            assert_eq!(
+                r.extra["card_rekey"]["outcome"], "applied",
+                "{}: {r:?}",
+                s.name
+            );
+            assert_eq!(host.take(), ["understanding.title"], "{}", s.name);
+        },
+    );
+}
+
 #[test]
 fn a_guarded_system_reports_one_commit_point_per_facade_write() {
     let host = Host::default();

@@ -109,6 +109,15 @@ pub enum CommitPoint {
     /// Write paths: `declare_pending`, `rearm_pending` (the marker's version
     /// row, the row's attributes and the tasks in one home transaction).
     UnderstandingPending,
+    /// A world-model card's key moved in place with its version row
+    /// (`understanding.target`, the spec's `understanding.<field>` for the
+    /// `target` field).
+    ///
+    /// Write paths: `rekey_world_model` (the version rows of field
+    /// `target` and the card's row in one home transaction). The card moved
+    /// by `retitle` / `declare_pending` of an interest (`card_rekey`) rides
+    /// in that verb's own transaction, at its point.
+    UnderstandingTarget,
     /// Records formed with the tasks they owe, in one transaction
     /// (`tasks.form_with_tasks`).
     ///
@@ -164,6 +173,7 @@ impl CommitPoint {
         CommitPoint::UnderstandingNarration,
         CommitPoint::UnderstandingCard,
         CommitPoint::UnderstandingPending,
+        CommitPoint::UnderstandingTarget,
         CommitPoint::TasksFormWithTasks,
         CommitPoint::TasksEnqueue,
         CommitPoint::TasksClaim,
@@ -189,6 +199,7 @@ impl CommitPoint {
             CommitPoint::UnderstandingNarration => "understanding.narration",
             CommitPoint::UnderstandingCard => "understanding.card",
             CommitPoint::UnderstandingPending => "understanding.pending",
+            CommitPoint::UnderstandingTarget => "understanding.target",
             CommitPoint::TasksFormWithTasks => "tasks.form_with_tasks",
             CommitPoint::TasksEnqueue => "tasks.enqueue",
             CommitPoint::TasksClaim => "tasks.claim",

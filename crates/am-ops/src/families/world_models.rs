@@ -1,15 +1,17 @@
 //! World models (am-system `world_models/`): `standing_world_models`,
 //! `current_world_models`, `alias_map`, `alias_candidates`,
-//! `world_model_pass`, `world_model_update`, `author_world_model`.
+//! `world_model_pass`, `world_model_update`, `author_world_model`,
+//! `alias_world_model`, `rekey_world_model`.
 
 use crate::error::OpResult;
 use crate::home::Home;
 use crate::host::{Hook, Host};
 use crate::verb::{Answer, CallShape, Family, Verb};
+use am_system::UnderstandingResult;
 use am_system::world_models::{
-    AliasCandidates, AliasProposal, AuthorWorldModel, AuthoredCard, CardsOf, WorldModelPass,
-    WorldModelReport, WorldModelUpdate, alias_candidates, alias_map, current_world_models,
-    standing_world_models,
+    AliasBound, AliasCandidates, AliasProposal, AliasWorldModel, AuthorWorldModel, AuthoredCard,
+    CardsOf, RekeyWorldModel, WorldModelPass, WorldModelReport, WorldModelUpdate, alias_candidates,
+    alias_map, current_world_models, standing_world_models,
 };
 use am_triples::TripleAssertion;
 use serde::Deserialize;
@@ -142,10 +144,26 @@ pub(super) fn verbs() -> Vec<Verb> {
         Verb::declare(
             "author_world_model",
             f,
-            "Replace a card's words with authored prose, in place (the previous text a version of field card).",
+            "Replace a card's words with authored prose, in place (the previous text a version of field card) or as revision N+1.",
         )
         .writes()
         .answers::<AuthoredCard>()
         .run(|h, _, a: AuthorWorldModel| Answer::of(&h.system()?.author_world_model(&a)?)),
+        Verb::declare(
+            "alias_world_model",
+            f,
+            "Bind an alias to a primary card: revision N+1 with the alias, the alias's own card folded in.",
+        )
+        .writes()
+        .answers::<AliasBound>()
+        .run(|h, _, a: AliasWorldModel| Answer::of(&h.system()?.alias_world_model(&a)?)),
+        Verb::declare(
+            "rekey_world_model",
+            f,
+            "Move a standing card to a new key in place, the old key kept as an alias (a version of field target).",
+        )
+        .writes()
+        .answers::<UnderstandingResult>()
+        .run(|h, _, a: RekeyWorldModel| Answer::of(&h.system()?.rekey_world_model(&a)?)),
     ]
 }

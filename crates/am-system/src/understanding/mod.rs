@@ -33,6 +33,7 @@ use serde_json::{Value, json};
 pub mod args;
 mod pending;
 pub mod reading;
+pub(crate) mod target;
 
 /// How many closures `current_of` follows before it stops (a longer chain is
 /// reported as it stands, never looped).
@@ -298,6 +299,9 @@ struct Write {
     /// What the write queues or supersedes (`declare_pending`,
     /// `rearm_pending`), in the same transaction.
     queue: Vec<QueueOp>,
+    /// Other rows rewritten in the same transaction with their version
+    /// rows (an interest's card moved by `card_rekey`).
+    also: Vec<crate::hooks::CardMove>,
 }
 
 /// One queue write an understanding write carries.
@@ -576,6 +580,24 @@ impl MemorySystem {
             Err(e) if e.kind() == ErrorKind::Conflict => return refuse(result, Reason::Stale),
             Err(e) => return Err(e),
         };
+        let mut also = Vec::with_capacity(w.also.len());
+        for m in &w.also {
+            let r = DigestRewrite {
+                assertion_id: m.row.assertion_id.clone().unwrap_or_default(),
+                expected_object: m.row.object.clone(),
+                expected_attributes: m.row.attributes.clone(),
+                object: m.row.object.clone(),
+                attributes: m.attributes.clone(),
+            };
+            match self.home.prepare_rewrite(&r) {
+                Ok(p) => also.push(p),
+                Err(e) if e.kind() == ErrorKind::Embedder => {
+                    return refuse(result, Reason::EmbedderUnavailable);
+                }
+                Err(e) if e.kind() == ErrorKind::Conflict => return refuse(result, Reason::Stale),
+                Err(e) => return Err(e),
+            }
+        }
         let mut versions = w.versions;
         if let Some(id) = w
             .settle
@@ -596,7 +618,13 @@ impl MemorySystem {
         let mut completed: Vec<String> = Vec::new();
         match self.home.transaction(w.point, &mut |tx| {
             tx.journal().append_versions(&versions)?;
+            for m in &w.also {
+                tx.journal().append_versions(&m.versions)?;
+            }
             tx.store().rewrite_digest(&prepared)?;
+            for p in &also {
+                tx.store().rewrite_digest(p)?;
+            }
             if !settle.is_empty() {
                 completed = crate::tasks::complete_in(tx.tasks()?, &settle, &now, &done)?;
             }
@@ -958,6 +986,7 @@ impl MemorySystem {
                     pending: settled,
                 },
                 queue: Vec::new(),
+                also: Vec::new(),
             },
             result,
         )
@@ -1029,6 +1058,22 @@ impl MemorySystem {
         result.version = Some(next);
         result.previous_version = Some(current);
         result.captured_original = Some(current == 0);
+        // An interest's card keyed on its graph id moves to the title's
+        // subject head, in this transaction (`card_rekey`).
+        let mut also = Vec::new();
+        if t.kind == Some(RecordKind::Interest)
+            && let Some(plan) = crate::hooks::card_rekey().plan(
+                self,
+                &t.row,
+                crate::hooks::InterestTitle::Landed(&args.title),
+                &crate::hooks::HookReading::of(reading, &at),
+            )?
+        {
+            result
+                .extra
+                .insert("card_rekey".into(), Value::Object(plan.report));
+            also.extend(plan.write);
+        }
         self.write_understanding(
             t,
             Write {
@@ -1047,6 +1092,7 @@ impl MemorySystem {
                     },
                 },
                 queue: Vec::new(),
+                also,
             },
             result,
         )
@@ -1117,6 +1163,7 @@ impl MemorySystem {
                     pending: Vec::new(),
                 },
                 queue: Vec::new(),
+                also: Vec::new(),
             },
             result,
         )
@@ -1317,6 +1364,7 @@ impl MemorySystem {
                 field: field.to_owned(),
                 settle: Settle::default(),
                 queue: Vec::new(),
+                also: Vec::new(),
             },
             result,
         )

@@ -8,8 +8,9 @@
 //! fields joined with `", "`; a declaration's method is
 //! `declare-pending-v1`; the `@<k>` of a next free basis counts from 1; a
 //! marker already there keeps its `since` and `attempts`; an interest's
-//! card move (`card_rekey`) is a no-op until world-model cards land (the
-//! result carries no `card_rekey`).
+//! card move (`card_rekey`) is planned by the installed hook
+//! (`crate::hooks::CardRekey`, world_models') and written in the
+//! declaration's own transaction.
 //!
 //! Spec: api.md "Understanding: in-place rewrites and versions"
 //! (`declare_pending`, `rearm_pending`).
@@ -460,6 +461,22 @@ impl MemorySystem {
         if !unowned.is_empty() {
             extra.insert("repaired".into(), json!(unowned));
         }
+        // An interest's standing card moves to `topic:<its graph id>`, in
+        // this transaction (`card_rekey`; a card other active interests
+        // still elect stays, reason `shared_card`).
+        let mut also = Vec::new();
+        if new.contains(&"title")
+            && t.kind == Some(RecordKind::Interest)
+            && let Some(plan) = crate::hooks::card_rekey().plan(
+                self,
+                &t.row,
+                crate::hooks::InterestTitle::DeclaredPending,
+                &crate::hooks::HookReading::of(&reading, &now),
+            )?
+        {
+            extra.insert("card_rekey".into(), Value::Object(plan.report));
+            also.extend(plan.write);
+        }
         let mut result = b.applied(next, current);
         result.captured_original = Some(captured);
         result.extra = extra;
@@ -474,6 +491,7 @@ impl MemorySystem {
                 field: "pending".to_owned(),
                 settle: Settle::default(),
                 queue: q.ops,
+                also,
             },
             result,
         )
@@ -621,6 +639,7 @@ impl MemorySystem {
                 field: "pending".to_owned(),
                 settle: Settle::default(),
                 queue: q.ops,
+                also: Vec::new(),
             },
             result,
         )

@@ -158,3 +158,187 @@ pub(crate) fn proposals(
     }
     out
 }
+
+fn operator() -> String {
+    "operator".to_owned()
+}
+
+/// `alias_world_model(system, *, primary, alias, scope, owner_id, reason,
+/// actor="operator")`: bind `alias` to `primary`'s card.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AliasWorldModel {
+    /// The card's key (its current card must stand).
+    pub primary: String,
+    /// The other name of the same identity.
+    pub alias: String,
+    /// The card's scope.
+    pub scope: String,
+    /// The card's owner.
+    pub owner_id: String,
+    /// Why the two names are one identity (required: an audited act).
+    pub reason: String,
+    /// Who binds it (default `operator`).
+    #[serde(default = "operator")]
+    pub actor: String,
+}
+
+impl AliasWorldModel {
+    /// Bind `alias` to `primary` in `(scope, owner_id)` for `reason`, by the
+    /// operator.
+    pub fn new(primary: &str, alias: &str, (scope, owner_id): (&str, &str), reason: &str) -> Self {
+        AliasWorldModel {
+            primary: primary.to_owned(),
+            alias: alias.to_owned(),
+            scope: scope.to_owned(),
+            owner_id: owner_id.to_owned(),
+            reason: reason.to_owned(),
+            actor: operator(),
+        }
+    }
+}
+
+/// What `alias_world_model` did: `{primary, alias, card_id, revision,
+/// aliases, superseded, pending, applied}`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct AliasBound {
+    /// The primary key.
+    pub primary: String,
+    /// The alias bound.
+    pub alias: String,
+    /// The primary's current card after the call.
+    pub card_id: String,
+    /// Its revision.
+    pub revision: i64,
+    /// Its aliases, sorted.
+    pub aliases: Vec<String>,
+    /// The cards closed `supersede` into it (the prior revision, the
+    /// alias's own card).
+    pub superseded: Vec<String>,
+    /// The new revision's fields still pending (what was not authored).
+    pub pending: Vec<String>,
+    /// Whether a revision formed (`false`: the alias was already bound to
+    /// the primary; nothing written).
+    pub applied: bool,
+}
+
+impl crate::MemorySystem {
+    /// `alias_world_model` — the deliberate act that binds `alias` to
+    /// `primary`'s card: revision N+1 of the primary with the alias added
+    /// to `attributes.aliases` (and, for a person, its `participants`),
+    /// carrying the card's evidence and its authored title and summary;
+    /// what is not authored forms pending. The prior revision, and a
+    /// standing card keyed on the alias, are closed `supersede` into it.
+    /// From then on `alias_map` names the alias, the pass groups the
+    /// alias's evidence onto the primary, `world_model_update` and
+    /// orientation admission resolve it. An alias already bound to the
+    /// primary writes nothing (`applied: false`).
+    ///
+    /// # Errors
+    /// `InvalidInput` (0.3.2's `ValueError`) for a blank primary, alias or
+    /// reason, an alias equal to the primary, no standing card for the
+    /// primary, or an alias bound to another card (unbinding is its own
+    /// act); formation's refusal (a pending field on a home without a task
+    /// queue); the home's failure.
+    pub fn alias_world_model(&self, args: &AliasWorldModel) -> Result<AliasBound> {
+        let (primary, alias, why) = (args.primary.trim(), args.alias.trim(), args.reason.trim());
+        if primary.is_empty() || alias.is_empty() {
+            return Err(Error::invalid(
+                "alias_world_model needs a non-empty primary and alias",
+            ));
+        }
+        if primary == alias {
+            return Err(Error::invalid(format!(
+                "a target cannot alias itself ({primary:?})"
+            )));
+        }
+        if why.is_empty() {
+            return Err(Error::invalid(
+                "alias_world_model needs a reason: binding two names to one identity is an audited \
+                 act",
+            ));
+        }
+        let pair = CardsOf::new(&args.scope, &args.owner_id);
+        let cards = self.current_cards(&pair)?;
+        let Some(card) = cards.get(primary) else {
+            return Err(Error::invalid(format!(
+                "no standing world-model card for primary {primary:?}: the identity being \
+                 extended must exist first (world_model_pass)"
+            )));
+        };
+        let mut bound_to = None;
+        for (t, c) in &cards {
+            if t != alias && aliases_of(c).iter().any(|a| a == alias) {
+                bound_to = Some(t.clone());
+            }
+        }
+        match bound_to.as_deref() {
+            Some(p) if p == primary => {
+                // Already bound: finish a binding a crash interrupted (the
+                // prior or the alias's own card still standing), else
+                // nothing is written.
+                let superseded = self.finish_revision(
+                    &pair,
+                    primary,
+                    cards.get(alias),
+                    &format!("alias {alias} bound to {primary} ({why})"),
+                )?;
+                return Ok(AliasBound {
+                    primary: primary.to_owned(),
+                    alias: alias.to_owned(),
+                    card_id: card.subject.clone(),
+                    revision: crate::world_models::cards::revision_of(card),
+                    aliases: aliases_of(card),
+                    superseded,
+                    pending: DigestRow::of(card).pending(),
+                    applied: false,
+                });
+            }
+            Some(p) => {
+                return Err(Error::invalid(format!(
+                    "{alias:?} is already an alias of {p:?}: unbinding is its own deliberate act, \
+                     never an overwrite"
+                )));
+            }
+            None => {}
+        }
+        let mut aliases: BTreeSet<String> = aliases_of(card).into_iter().collect();
+        aliases.insert(alias.to_owned());
+        aliases.remove(primary);
+        let aliases: Vec<String> = aliases.into_iter().collect();
+        let revision = crate::world_models::cards::revision_of(card) + 1;
+        let mut set = am_triples::JsonMap::new();
+        set.insert("alias_reason".into(), serde_json::json!(why));
+        set.insert("alias_actor".into(), serde_json::json!(args.actor.trim()));
+        let fold = cards
+            .get(alias)
+            .filter(|c| c.subject != card.subject)
+            .map(|c| (c, format!("{alias} aliased into {primary} ({why})")));
+        let revised = self.form_revision(crate::world_models::revise::Revision {
+            card,
+            target: primary,
+            scope: &args.scope,
+            owner: &args.owner_id,
+            words: None,
+            aliases: aliases.clone(),
+            set,
+            key: format!(
+                "world-model-alias|{}|{primary}|{alias}|rev{revision}",
+                args.owner_id
+            ),
+            pass: "alias_world_model",
+            reason: format!("alias {alias} bound to {primary} ({why})"),
+            fold,
+        })?;
+        Ok(AliasBound {
+            primary: primary.to_owned(),
+            alias: alias.to_owned(),
+            card_id: revised.card_id,
+            revision: revised.revision,
+            aliases,
+            superseded: revised.superseded,
+            pending: revised.pending,
+            applied: true,
+        })
+    }
+}

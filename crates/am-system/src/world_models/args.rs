@@ -119,15 +119,19 @@ impl Default for CardAuthor {
     }
 }
 
+fn yes() -> bool {
+    true
+}
+
 fn formation() -> serde_json::Value {
     serde_json::json!("formation")
 }
 
 /// `author_world_model(system, *, target, text, scope, owner_id,
-/// author="entity-reflection", reader=None, sources=(), cause="formation",
-/// expected_version=None, expected_fingerprint=None, task_id=None)`: the
-/// in-place authoring of a card's words (the spec's default `in_place=True`;
-/// this port does not take `in_place=False`).
+/// author="entity-reflection", in_place=True, reader=None, sources=(),
+/// cause="formation", expected_version=None, expected_fingerprint=None,
+/// task_id=None)`: the authoring of a card's words, in place by default,
+/// else as revision N+1.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct AuthorWorldModel {
@@ -142,6 +146,10 @@ pub struct AuthorWorldModel {
     /// Who wrote the words (default the label `entity-reflection`).
     #[serde(default)]
     pub author: CardAuthor,
+    /// Rewrite the current card in place (default), or form revision N+1
+    /// superseding it (`false`).
+    #[serde(default = "yes")]
+    pub in_place: bool,
     /// `{provider, model, thinking}`: required of a model author.
     #[serde(default)]
     pub reader: Option<am_journal::ReaderRef>,
@@ -173,6 +181,7 @@ impl AuthorWorldModel {
             scope: scope.to_owned(),
             owner_id: owner_id.to_owned(),
             author: CardAuthor::default(),
+            in_place: true,
             reader: None,
             sources: Vec::new(),
             cause: formation(),

@@ -8,7 +8,7 @@ use crate::record::DigestRow;
 use crate::understanding::args::RewriteDigest;
 use crate::understanding::reading::Reading;
 use crate::world_models::args::{AuthorWorldModel, CardAuthor, CardsOf};
-use crate::world_models::cards::{current_world_models, revision_of};
+use crate::world_models::cards::revision_of;
 use am_journal::{AuthorKind, AuthorRef};
 use am_triples::JsonMap;
 use serde::{Deserialize, Serialize};
@@ -23,17 +23,17 @@ const AUTHORED_CARD: &str = "authored-card-v1";
 pub struct AuthoredCard {
     /// The card's key.
     pub target: String,
-    /// The card's graph id (unchanged: the write is in place).
+    /// The card's graph id (unchanged in place; the new revision's else).
     pub card_id: String,
-    /// Its revision (unchanged).
+    /// Its revision (unchanged in place; N+1 else).
     pub revision: i64,
     /// Whether the words changed (`false`: byte-identical text).
     pub applied: bool,
     /// The card's digest method after the call.
     pub digest_method: String,
-    /// Always `true` (this port writes in place only).
+    /// Whether the words were written in place (`false`: revision N+1).
     pub in_place: bool,
-    /// The new version of field `card`, when applied.
+    /// The new version of field `card`, when applied in place.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub version: Option<i64>,
     /// The fields still pending after the call (a pending title stays).
@@ -58,6 +58,13 @@ impl crate::MemorySystem {
     /// not the card's evidence, the provisional body handed back as the
     /// summary, bad provenance arguments, or a refused write (its reason:
     /// `stale`, `closed`, `no_task_queue`, ...); the home's failure.
+    ///
+    /// `in_place: false` forms revision N+1 instead and supersedes the
+    /// prior card: the authored words as its summary
+    /// (`authored-card-v1`), the prior's authored title, else the title
+    /// pending; the prior's live tasks (`task_id` among them) are
+    /// superseded with it. `expected_version` is then checked against the
+    /// prior's digest version (a mismatch is `InvalidInput`, `stale`).
     pub fn author_world_model(&self, args: &AuthorWorldModel) -> Result<AuthoredCard> {
         let target = args.target.trim();
         if target.is_empty() {
@@ -68,11 +75,7 @@ impl crate::MemorySystem {
                 "author_world_model refuses blank text: the engine never invents the words",
             ));
         }
-        let cards = current_world_models(
-            self.store.as_ref(),
-            Some(self.journal.as_ref()),
-            &CardsOf::new(&args.scope, &args.owner_id),
-        )?;
+        let cards = self.current_cards(&CardsOf::new(&args.scope, &args.owner_id))?;
         let Some(card) = cards.get(target) else {
             return Err(Error::invalid(format!(
                 "no standing world-model card for {target:?}: a card forms from evidence \
@@ -103,12 +106,25 @@ impl crate::MemorySystem {
                 revision: revision_of(card),
                 applied,
                 digest_method: method.to_owned(),
-                in_place: true,
+                in_place: args.in_place,
                 version,
                 pending,
             }
         };
         if !summary_pending && args.text.trim() == card.object.trim() {
+            if !args.in_place {
+                // Finish a revision a crash interrupted (its prior still
+                // standing); else nothing is written.
+                self.finish_revision(
+                    &CardsOf::new(&args.scope, &args.owner_id),
+                    target,
+                    None,
+                    &format!(
+                        "world-model authored revision {} for {target}",
+                        revision_of(card)
+                    ),
+                )?;
+            }
             return Ok(result(
                 false,
                 None,
@@ -153,6 +169,9 @@ impl crate::MemorySystem {
         card_attributes.insert("authored_lead".into(), json!(args.text));
         card_attributes.insert("authored_known_ids".into(), known);
         card_attributes.insert("authored_by".into(), json!(author_id));
+        if !args.in_place {
+            return self.author_new_revision(args, card, target, card_attributes);
+        }
         let rewrite = RewriteDigest {
             digest_method: AUTHORED_CARD.to_owned(),
             task_id: args.task_id.clone(),
@@ -187,5 +206,55 @@ impl crate::MemorySystem {
                     .unwrap_or_default()
             ))),
         }
+    }
+}
+
+impl crate::MemorySystem {
+    /// `author_world_model(in_place=False)`: revision N+1 with the authored
+    /// words, the prior superseded.
+    fn author_new_revision(
+        &self,
+        args: &AuthorWorldModel,
+        card: &am_triples::TripleAssertion,
+        target: &str,
+        mut authored: JsonMap,
+    ) -> Result<AuthoredCard> {
+        let view = DigestRow::of(card);
+        if let Some(expected) = args.expected_version
+            && expected != view.version("digest_version")
+        {
+            return Err(Error::invalid(format!(
+                "author_world_model refused: stale (expected_version {expected}, the card's {})",
+                view.version("digest_version")
+            )));
+        }
+        authored.insert("digest_method".into(), json!(AUTHORED_CARD));
+        let revision = revision_of(card) + 1;
+        let revised = self.form_revision(crate::world_models::revise::Revision {
+            card,
+            target,
+            scope: &args.scope,
+            owner: &args.owner_id,
+            words: Some((args.text.clone(), authored)),
+            aliases: crate::world_models::alias::aliases_of(card),
+            set: JsonMap::new(),
+            key: format!(
+                "world-model-authored|{}|{target}|rev{revision}",
+                args.owner_id
+            ),
+            pass: "author_world_model",
+            reason: format!("world-model authored revision {revision} for {target}"),
+            fold: None,
+        })?;
+        Ok(AuthoredCard {
+            target: target.to_owned(),
+            card_id: revised.card_id,
+            revision: revised.revision,
+            applied: true,
+            digest_method: AUTHORED_CARD.to_owned(),
+            in_place: false,
+            version: None,
+            pending: revised.pending,
+        })
     }
 }

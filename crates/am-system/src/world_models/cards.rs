@@ -1,11 +1,23 @@
 //! The card reads: every standing card per target, and the current one.
+//!
+//! The free functions are the spec's (`store`, `journal=`): a whole read
+//! of the pair's rows. A `MemorySystem`'s own reads
+//! ([`MemorySystem::standing_cards`](crate::MemorySystem::standing_cards),
+//! which the world-model verbs use) find the cards through a faculty cache
+//! instead: the card assertion ids of each pair, kept fresh from the
+//! store's change feed (`assertions_after`: a card is always a new row, and
+//! a row's kind never changes), the rows themselves read fresh by id on
+//! every call (an in-place rewrite moves no feed cursor); a card found
+//! closed leaves the index for good (a closure is never undone). A store
+//! without a feed falls back to the whole read. The answer is the free
+//! function's.
 
 use crate::error::Result;
 use crate::record::DigestRow;
 use crate::world_models::args::CardsOf;
 use am_journal::{ClosureFilter, MemoryJournal};
-use am_triples::{TripleAssertion, TripleQuery, TripleStore};
-use std::collections::{BTreeMap, HashSet};
+use am_triples::{ErrorKind, TripleAssertion, TripleQuery, TripleStore};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 /// A card's `attributes.revision` ([`DigestRow::card_revision`]).
 pub(crate) fn revision_of(card: &TripleAssertion) -> i64 {
@@ -46,7 +58,7 @@ pub fn standing_world_models(
     args: &CardsOf,
 ) -> Result<BTreeMap<String, Vec<TripleAssertion>>> {
     let owner = args.owner_id.trim();
-    let mut rows: Vec<TripleAssertion> = store
+    let rows: Vec<TripleAssertion> = store
         .query(&TripleQuery {
             scope: Some(args.scope.clone()),
             owner_id: (!owner.is_empty()).then(|| owner.to_owned()),
@@ -54,8 +66,20 @@ pub fn standing_world_models(
             ..TripleQuery::default()
         })?
         .into_iter()
-        .filter(|a| DigestRow::of(a).kind_text() == Some("world_model"))
+        .filter(is_card)
         .collect();
+    fold_standing(rows, journal)
+}
+
+fn is_card(a: &TripleAssertion) -> bool {
+    DigestRow::of(a).kind_text() == Some("world_model")
+}
+
+/// The standing fold of a pair's card rows (see [`standing_world_models`]).
+fn fold_standing(
+    mut rows: Vec<TripleAssertion>,
+    journal: Option<&dyn MemoryJournal>,
+) -> Result<BTreeMap<String, Vec<TripleAssertion>>> {
     if let Some(j) = journal {
         let closed = closed_now(j)?;
         rows.retain(|a| {
@@ -96,4 +120,115 @@ pub fn current_world_models(
         .into_iter()
         .filter_map(|(t, mut rows)| rows.pop().map(|r| (t, r)))
         .collect())
+}
+
+/// How many feed rows one page reads.
+const FEED_PAGE: usize = 2_000;
+
+/// The card assertion ids of each pair read so far, and the feed cursor
+/// they are fresh to (a `FacultyState` cache: derived, rebuilt from the
+/// store when lost).
+#[derive(Default)]
+pub(crate) struct CardIndex {
+    pairs: HashMap<(String, String), (i64, BTreeSet<String>)>,
+}
+
+impl crate::MemorySystem {
+    /// The card rows of `pair`, read fresh by id; `None` when the store has
+    /// no change feed.
+    fn card_rows(&self, pair: &CardsOf) -> Result<Option<Vec<TripleAssertion>>> {
+        let owner = pair.owner_id.trim().to_owned();
+        let key = (pair.scope.clone(), owner.clone());
+        let cache = self.faculty_state.cache::<CardIndex>();
+        let ids: Vec<String> = {
+            let mut index = cache.lock();
+            let (cursor, ids) = index.pairs.entry(key).or_default();
+            loop {
+                let page = match self.store.assertions_after(
+                    *cursor,
+                    Some(&pair.scope),
+                    (!owner.is_empty()).then_some(owner.as_str()),
+                    FEED_PAGE,
+                ) {
+                    Ok(p) => p,
+                    Err(e) if e.kind() == ErrorKind::Unsupported => return Ok(None),
+                    Err(e) => return Err(e),
+                };
+                let full = page.rows.len() >= FEED_PAGE;
+                for (_, a) in &page.rows {
+                    if is_card(a)
+                        && let Some(id) = &a.assertion_id
+                    {
+                        ids.insert(id.clone());
+                    }
+                }
+                *cursor = (*cursor).max(page.next_cursor);
+                if !full {
+                    break;
+                }
+            }
+            ids.iter().cloned().collect()
+        };
+        if ids.is_empty() {
+            return Ok(Some(Vec::new()));
+        }
+        Ok(Some(
+            self.store
+                .query(&TripleQuery {
+                    assertion_ids: Some(ids),
+                    limit: 0,
+                    ..TripleQuery::default()
+                })?
+                .into_iter()
+                .filter(is_card)
+                .collect(),
+        ))
+    }
+
+    /// [`standing_world_models`] of `pair` folded with this system's
+    /// journal, the cards found through the card index (the same answer).
+    ///
+    /// # Errors
+    /// The store's or journal's failure.
+    pub fn standing_cards(&self, pair: &CardsOf) -> Result<BTreeMap<String, Vec<TripleAssertion>>> {
+        let Some(rows) = self.card_rows(pair)? else {
+            return standing_world_models(self.store.as_ref(), Some(self.journal.as_ref()), pair);
+        };
+        // A closure is never undone: a closed card leaves the index for good,
+        // so the next read fetches only the standing ones.
+        let closed = closed_now(self.journal.as_ref())?;
+        let (gone, standing): (Vec<TripleAssertion>, Vec<TripleAssertion>) =
+            rows.into_iter().partition(|a| {
+                a.assertion_id
+                    .as_ref()
+                    .is_some_and(|id| closed.contains(id))
+                    || closed.contains(&a.subject)
+            });
+        if !gone.is_empty() {
+            let cache = self.faculty_state.cache::<CardIndex>();
+            let mut index = cache.lock();
+            let key = (pair.scope.clone(), pair.owner_id.trim().to_owned());
+            if let Some((_, ids)) = index.pairs.get_mut(&key) {
+                for a in &gone {
+                    if let Some(id) = &a.assertion_id {
+                        ids.remove(id);
+                    }
+                }
+            }
+        }
+        fold_standing(standing, None)
+    }
+
+    /// [`current_world_models`] of `pair` folded with this system's
+    /// journal, through the card index (the same answer).
+    ///
+    /// # Errors
+    /// The store's or journal's failure.
+    pub fn current_cards(&self, pair: &CardsOf) -> Result<BTreeMap<String, TripleAssertion>> {
+        Ok(self
+            .standing_cards(pair)?
+            .into_iter()
+            .filter_map(|(t, mut rows)| rows.pop().map(|r| (t, r)))
+            .collect())
+    }
 }

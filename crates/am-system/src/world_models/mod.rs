@@ -22,6 +22,10 @@
 //!
 //! `author_world_model` writes a card's authored words in place through
 //! understanding's card door (field `card`, `understanding.card`).
+//! `rekey_world_model` moves a card's key in place through understanding's
+//! target door (field `target`, `understanding.target`), the old key kept
+//! as an alias; the same plan is the `card_rekey` hook the crate root
+//! installs for `retitle` / `declare_pending` of an interest.
 //!
 //! The reads ([`standing_world_models`], [`current_world_models`],
 //! [`alias_map`]) are pure; [`alias_candidates`] only proposes.
@@ -36,10 +40,16 @@ mod briefing;
 pub mod cards;
 pub mod evidence;
 pub mod pass;
+pub mod rekey;
+mod revise;
 
-pub use alias::{ALIAS_OVERLAP_FLOOR, AliasCandidates, AliasProposal, alias_candidates, alias_map};
+pub use alias::{
+    ALIAS_OVERLAP_FLOOR, AliasBound, AliasCandidates, AliasProposal, AliasWorldModel,
+    alias_candidates, alias_map,
+};
 pub use args::{AuthorWorldModel, CardAuthor, CardsOf, WorldModelPass, WorldModelUpdate};
 pub use author::AuthoredCard;
 pub use cards::{current_world_models, standing_world_models};
 pub use evidence::interest_target;
 pub use pass::{CardVerdict, RepairedCard, SkippedTarget, UnchangedCard, WorldModelReport};
+pub use rekey::RekeyWorldModel;

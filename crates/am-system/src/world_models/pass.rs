@@ -16,7 +16,7 @@ use crate::valence::Gradation;
 use crate::world_models::alias::{ALIAS_OVERLAP_FLOOR, AliasProposal, aliases_of, proposals};
 use crate::world_models::args::{CardsOf, WorldModelPass, WorldModelUpdate};
 use crate::world_models::briefing::{BriefingFacts, floor_briefing, signed_g, since_then};
-use crate::world_models::cards::{revision_of, standing_world_models};
+use crate::world_models::cards::revision_of;
 use crate::world_models::evidence::{Evidence, discovered_topics, evidence_scan, interest_key};
 use am_journal::ClosureKind;
 use am_triples::{JsonMap, TripleAssertion, TripleQuery};
@@ -262,11 +262,7 @@ impl crate::MemorySystem {
                 }
             }
         }
-        let standing = standing_world_models(
-            self.store.as_ref(),
-            Some(self.journal.as_ref()),
-            &CardsOf::new(home_scope, home_owner),
-        )?;
+        let standing = self.standing_cards(&CardsOf::new(home_scope, home_owner))?;
         // A bound alias's evidence counts toward its primary's card.
         let mut aliases: BTreeMap<String, String> = BTreeMap::new();
         for (primary, rows) in &standing {
@@ -292,6 +288,12 @@ impl crate::MemorySystem {
                 by_target.insert(primary.clone(), merged.into_iter().collect());
             }
         }
+        // An interest still titled with a card's old key elects the card it
+        // now answers to.
+        let elected: BTreeSet<String> = elected
+            .into_iter()
+            .map(|t| aliases.get(&t).cloned().unwrap_or(t))
+            .collect();
         if let Some(targets) = run.targets {
             let wanted: BTreeSet<&str> = targets
                 .iter()

@@ -1,5 +1,5 @@
 //! `author_world_model` on both stacks: the in-place authoring of a card's
-//! words (the spec's default; `in_place=False` is not built), the label
+//! words (the spec's default; `in_place=False` is in `revise.rs`), the label
 //! author, the refusals, and the next revision carrying the authored lead.
 
 use crate::common::{assert_refused, written};

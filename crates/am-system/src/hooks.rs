@@ -1,0 +1,89 @@
+//! The calls the spec requires against the faculty order, as hook traits the
+//! core defines, a later faculty implements and the crate root installs
+//! (ARCHITECTURE.md "Faculties").
+//!
+//! [`CardRekey`]: `retitle` and `declare_pending` (understanding) move an
+//! interest's world-model card (`card_rekey`), which `world_models`, later
+//! in the DAG, owns. Understanding asks the installed hook for the move as a
+//! plan, and writes the card's row and version rows in its own transaction,
+//! beside the interest's: the two land together or not at all.
+//!
+//! The hook is installed once, in the crate root (`lib.rs`, the one module
+//! that assembles the faculties): a `static`, so no field joins
+//! `MemorySystem` and no call site can forget to install it.
+
+use crate::error::Result;
+use crate::system::MemorySystem;
+use am_journal::UnderstandingVersion;
+use am_triples::{JsonMap, TripleAssertion};
+use serde_json::Value;
+
+/// The reading an understanding write records, as the hook receives it:
+/// validated already, in its stored (dict) form.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct HookReading {
+    /// `{kind, id}`.
+    pub(crate) author: JsonMap,
+    /// `{provider, model, thinking}`, when a model read.
+    pub(crate) reader: Option<JsonMap>,
+    /// Ledger `SourceRef` dicts.
+    pub(crate) sources: Vec<Value>,
+    /// The cause's name (the verb's own cause, without its extra keys).
+    pub(crate) cause: String,
+    /// When the write happens (canonical UTC).
+    pub(crate) at: String,
+}
+
+/// What happened to an interest's title.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum InterestTitle<'a> {
+    /// `retitle` gave it this title (its card keyed `topic:<graph id>`, if
+    /// any, moves to the title's subject head).
+    Landed(&'a str),
+    /// `declare_pending` declared it pending (its card moves to
+    /// `topic:<graph id>`, unless other active interests elect the card).
+    DeclaredPending,
+}
+
+/// One card row rewritten in place: the row as read (the compare-and-set),
+/// its new attributes, and the version rows the move writes.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct CardMove {
+    /// The card's digest row as read.
+    pub(crate) row: TripleAssertion,
+    /// Its attributes after the move.
+    pub(crate) attributes: JsonMap,
+    /// The version rows (field `target`).
+    pub(crate) versions: Vec<UnderstandingVersion>,
+}
+
+/// The hook's answer: the result's `card_rekey` object, and the write when
+/// the card moves.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct CardRekeyPlan {
+    /// `card_rekey` as the result carries it.
+    pub(crate) report: JsonMap,
+    /// The card's move (`None`: the card stays, the report says why).
+    pub(crate) write: Option<CardMove>,
+}
+
+/// `card_rekey`: what an interest's title change does to its card.
+pub(crate) trait CardRekey: Sync {
+    /// Plan the move of `interest`'s card for `change` (pure: reads only).
+    /// `None` when the interest keys no standing card the change concerns.
+    ///
+    /// # Errors
+    /// The store's or journal's failure.
+    fn plan(
+        &self,
+        system: &MemorySystem,
+        interest: &TripleAssertion,
+        change: InterestTitle<'_>,
+        reading: &HookReading,
+    ) -> Result<Option<CardRekeyPlan>>;
+}
+
+/// The installed [`CardRekey`].
+pub(crate) fn card_rekey() -> &'static dyn CardRekey {
+    crate::CARD_REKEY
+}
