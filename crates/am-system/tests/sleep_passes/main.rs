@@ -2,7 +2,8 @@
 //! sentence, each on both stacks (the in-memory pair and the SQLite home):
 //! `unresolved_dreams` (`dreams`), `wake_cue_dedup_pass` (`dedup`), and the
 //! rules the issue states for every pass (`rules`: sleep proposes, waking
-//! evidence disposes; one transaction; idempotent). `oracle` compares
+//! evidence disposes; one transaction; idempotent), `narrate_dream`
+//! settling the dream's `dream.narrate` task (`narration`). `oracle` compares
 //! `unresolved_dreams` with AbstractMemory 0.3.2 on the same home.
 
 #[path = "../common/mod.rs"]
@@ -12,6 +13,7 @@ mod consolidation;
 mod dedup;
 mod dream;
 mod dreams;
+mod narration;
 mod night;
 mod oracle;
 mod resolution;
