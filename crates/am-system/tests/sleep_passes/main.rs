@@ -4,7 +4,8 @@
 //! rules the issue states for every pass (`rules`: sleep proposes, waking
 //! evidence disposes; one transaction; idempotent), `narrate_dream`
 //! settling the dream's `dream.narrate` task (`narration`). `oracle` compares
-//! `unresolved_dreams` with AbstractMemory 0.3.2 on the same home.
+//! `unresolved_dreams` and the passes with AbstractMemory 0.3.2 on the same
+//! home, `night_oracle` the whole night (`sleep_pass`).
 
 #[path = "../common/mod.rs"]
 mod common;
@@ -15,6 +16,7 @@ mod dream;
 mod dreams;
 mod narration;
 mod night;
+mod night_oracle;
 mod oracle;
 mod resolution;
 mod support;

@@ -41,7 +41,7 @@ fn oracle(dir: &Path) -> Value {
     run_script("dreams_home.py", &[dir.to_str().unwrap()])
 }
 
-fn run_script(name: &str, args: &[&str]) -> Value {
+pub(crate) fn run_script(name: &str, args: &[&str]) -> Value {
     let python = std::env::var("AM_ORACLE_PYTHON").unwrap_or_else(|_| {
         panic!(
             "AM_ORACLE_PYTHON is not set: point it at a python with abstractmemory==0.3.2 installed \
@@ -62,11 +62,11 @@ fn run_script(name: &str, args: &[&str]) -> Value {
     serde_json::from_slice(&out.stdout).expect("the generator printed JSON")
 }
 
-type Pair = (&'static str, Arc<dyn TripleStore>, Arc<dyn MemoryJournal>);
+pub(crate) type Pair = (&'static str, Arc<dyn TripleStore>, Arc<dyn MemoryJournal>);
 
 /// The copied SQLite home, and the same rows and journal records appended in
 /// order to an in-memory pair.
-fn stacks(dir: &Path) -> (SqliteHome, Vec<Pair>) {
+pub(crate) fn stacks(dir: &Path) -> (SqliteHome, Vec<Pair>) {
     let home = SqliteHome::open(dir.join("rust.sqlite3")).unwrap();
     let store: Arc<dyn TripleStore> =
         Arc::new(SQLiteTripleStore::with_home(&home, None, SqliteStoreOptions::default()).unwrap());
@@ -154,7 +154,7 @@ const PROSE: [&str; 6] = [
 
 /// Replace every prose value by its shape (a non-empty string, or a list of
 /// them, becomes `"<prose>"`, or a list of as many).
-fn prose_by_structure(v: &mut Value) {
+pub(crate) fn prose_by_structure(v: &mut Value) {
     match v {
         Value::Object(m) => {
             for (k, x) in m.iter_mut() {
@@ -182,7 +182,7 @@ fn prose_by_structure(v: &mut Value) {
 
 /// The first difference between two JSON values, by path (numbers compared
 /// as numbers).
-fn first_difference(ours: &Value, theirs: &Value, path: &str) -> Option<String> {
+pub(crate) fn first_difference(ours: &Value, theirs: &Value, path: &str) -> Option<String> {
     match (ours, theirs) {
         (Value::Object(a), Value::Object(b)) => {
             for k in a.keys().chain(b.keys()) {
@@ -345,7 +345,7 @@ fn resolve_dreams_pass_answers_as_0_3_2_on_the_same_home_dry_runs_and_writes() {
 /// `dream_pass`'s prose, compared by structure: the question's words and the
 /// skipped reason's (kept to its first word: `quiet`, `restful`,
 /// `report_only`, which names the kind of night).
-fn dream_prose_by_structure(v: &mut Value) {
+pub(crate) fn dream_prose_by_structure(v: &mut Value) {
     if let Some(m) = v.as_object_mut() {
         if let Some(Value::String(why)) = m.get("skipped_reason") {
             let first = why.split_whitespace().next().unwrap_or("").to_owned();
