@@ -23,7 +23,8 @@
 //!   words there) are not in the dicts; the records are compared by id.
 
 use crate::oracle::{
-    Pair, dream_prose_by_structure, first_difference, prose_by_structure, run_script, stacks,
+    OracleStacks, Pair, dream_prose_by_structure, first_difference, prose_by_structure, run_script,
+    stacks,
 };
 use am_system::sleep::{NightHooks, SleepPass};
 use am_system::{MemorySystem, SystemOptions};
@@ -135,7 +136,7 @@ fn sleep_pass_answers_as_0_3_2_phase_for_phase_on_a_fresh_home_and_on_a_home_0_3
             "sleep_pass_home.py",
             &["7", d, "small", &nights.to_string()],
         );
-        let (_home, pairs) = stacks(dir.path());
+        let OracleStacks { home: _home, pairs } = stacks(dir.path());
         let mut dreamed = 0;
         for pair in &pairs {
             let name = pair.0;
