@@ -14,7 +14,9 @@
 //! (`action`, `reason`, `summary`, `review_action`, `caveat`, and
 //! `maintenance_due`'s `reasons`) is ours, compared by structure.
 
-use crate::common::oracle::{OracleStacks as Stacks, open_copy as open, run_generator};
+pub(crate) use crate::common::oracle::{
+    OracleStacks as Stacks, first_difference, open_copy as open, prose_by_structure, run_generator,
+};
 use am_system::sleep::{
     LastMaintenanceSeq, MaintenanceDue, MaintenanceReport, SleepTuning, StructuralReport,
     last_maintenance_seq, maintenance_due, maintenance_report, structural_report,
@@ -36,44 +38,6 @@ pub(crate) fn build(seed: u64, shape: &str, nights: u32, dir: &Path) -> Value {
     )
 }
 
-/// The prose keys: ours, compared by structure.
-const PROSE: [&str; 6] = [
-    "action",
-    "reason",
-    "summary",
-    "review_action",
-    "caveat",
-    "reasons",
-];
-
-/// Replace every prose value by its shape: a non-empty string (or a list of
-/// them) becomes `"<prose>"` (or a list of as many).
-pub(crate) fn prose_by_structure(v: &mut Value) {
-    match v {
-        Value::Object(m) => {
-            for (k, x) in m.iter_mut() {
-                if PROSE.contains(&k.as_str()) {
-                    *x = match &*x {
-                        Value::String(s) if !s.trim().is_empty() => json!("<prose>"),
-                        Value::Array(items)
-                            if items
-                                .iter()
-                                .all(|i| i.as_str().is_some_and(|s| !s.trim().is_empty())) =>
-                        {
-                            json!(vec!["<prose>"; items.len()])
-                        }
-                        other => json!({ "not prose": other.clone() }),
-                    };
-                } else {
-                    prose_by_structure(x);
-                }
-            }
-        }
-        Value::Array(items) => items.iter_mut().for_each(prose_by_structure),
-        _ => {}
-    }
-}
-
 pub(crate) fn scopes_of(v: &Value) -> Vec<(String, String)> {
     v.as_array()
         .unwrap()
@@ -85,34 +49,6 @@ pub(crate) fn scopes_of(v: &Value) -> Vec<(String, String)> {
             )
         })
         .collect()
-}
-
-/// The first difference between two JSON values, by path.
-pub(crate) fn first_difference(ours: &Value, theirs: &Value, path: &str) -> Option<String> {
-    match (ours, theirs) {
-        (Value::Object(a), Value::Object(b)) => {
-            for k in a.keys().chain(b.keys()) {
-                let (x, y) = (a.get(k), b.get(k));
-                match (x, y) {
-                    (Some(x), Some(y)) => {
-                        if let Some(d) = first_difference(x, y, &format!("{path}.{k}")) {
-                            return Some(d);
-                        }
-                    }
-                    _ => return Some(format!("{path}.{k}: ours {x:?}, 0.3.2 {y:?}")),
-                }
-            }
-            None
-        }
-        (Value::Array(a), Value::Array(b)) if a.len() == b.len() => a
-            .iter()
-            .zip(b)
-            .enumerate()
-            .find_map(|(i, (x, y))| first_difference(x, y, &format!("{path}[{i}]"))),
-        (Value::Number(a), Value::Number(b)) if a.as_f64() == b.as_f64() => None,
-        _ if ours == theirs => None,
-        _ => Some(format!("{path}: ours {ours}, 0.3.2 {theirs}")),
-    }
 }
 
 pub(crate) fn assert_same(ours: &Value, theirs: &Value, what: &str) {
