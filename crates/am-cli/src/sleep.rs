@@ -6,8 +6,9 @@
 //! every title and summary the night forms waits as a task
 //! (`no_author_supplied`), and the report says how many tasks wait;
 //! `--author FILE` gives exec's scripted answers (a JSON array). Ctrl-C
-//! (SIGINT, SIGTERM) ends the night at the next sub-phase boundary and the
-//! report says what completed; `--cancel-after PHASE` rehearses that at a
+//! (SIGINT, SIGTERM) ends the night at the next sub-phase boundary, the
+//! report says what completed, and the exit code is 128 + the signal (130,
+//! 143); `--cancel-after PHASE` rehearses that at a
 //! named boundary (exec's `cancel_after`). `am sleep --due` sleeps nothing:
 //! it prints `records_since_maintenance` and `maintenance_due`.
 //!
@@ -31,7 +32,7 @@ use std::cell::RefCell;
 use std::fmt::Write as _;
 use std::io::IsTerminal as _;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicI32, Ordering};
 use std::time::Duration;
 
 /// One night: resolution, maintenance, world models, dream; or, with
@@ -63,10 +64,11 @@ pub struct SleepCmd {
     due: bool,
 }
 
-static STOP: AtomicBool = AtomicBool::new(false);
+/// The signal that asked the night to end (0: none yet).
+static STOP: AtomicI32 = AtomicI32::new(0);
 
 /// Ask the night to end at its next boundary on SIGINT (and SIGTERM)
-/// instead of dying mid-phase.
+/// instead of dying mid-phase; the first signal is the one remembered.
 #[allow(
     unsafe_code,
     reason = "signal_hook_registry::register is unsafe only because the action runs in a signal \
@@ -76,8 +78,12 @@ fn stop_on_signals() -> CliResult<()> {
     for sig in [libc::SIGINT, libc::SIGTERM] {
         // SAFETY: the action only stores into an atomic, which is
         // async-signal-safe.
-        unsafe { signal_hook_registry::register(sig, || STOP.store(true, Ordering::SeqCst)) }
-            .map_err(|e| CliError::failure(format!("cannot install the signal handler: {e}")))?;
+        unsafe {
+            signal_hook_registry::register(sig, move || {
+                let _ = STOP.compare_exchange(0, sig, Ordering::SeqCst, Ordering::SeqCst);
+            })
+        }
+        .map_err(|e| CliError::failure(format!("cannot install the signal handler: {e}")))?;
     }
     Ok(())
 }
@@ -150,10 +156,18 @@ impl SleepCmd {
             ctx.json,
         )?;
         let waiting = live_tasks(&engine.system)?;
-        let by_signal = STOP.load(Ordering::SeqCst);
+        let signal = STOP.load(Ordering::SeqCst);
+        // A signal that came after the completion marker stopped nothing.
+        let by_signal = signal != 0 && night.cancelled_after.is_some();
         let v = json!({"night": night, "tasks_waiting": waiting, "stopped_by_signal": by_signal});
         ctx.emit(&v, &render(&night, waiting, by_signal))?;
-        Ok(0)
+        // The shell's convention, 128 + the signal: a cron-style host tells
+        // a stopped night from a completed one by the exit code alone.
+        Ok(if by_signal {
+            u8::try_from(128 + signal).unwrap_or(1)
+        } else {
+            0
+        })
     }
 
     fn run_due(self, ctx: &Ctx) -> CliResult<u8> {
@@ -305,7 +319,7 @@ fn night(
         }
     };
     let cancelled = || {
-        STOP.load(Ordering::SeqCst)
+        STOP.load(Ordering::SeqCst) != 0
             || cancel_after.is_some_and(|p| ended.borrow().iter().any(|e| e == p))
     };
     let hooks = NightHooks {

@@ -497,3 +497,249 @@ fn sleep_refuses_no_owner_an_unknown_phase_and_a_malformed_author_file() {
     let out = am(&["sleep", h, "--due", "--report-only"]);
     assert_eq!(out.code, 2);
 }
+
+/// A home of `turns` generated turns in `life:demo` (a few sessions a day,
+/// words drawn from a small garden vocabulary so the night has work): big
+/// enough that a night's later sub-phases take a moment in a debug build.
+fn generated_home(dir: &std::path::Path, turns: usize) -> std::path::PathBuf {
+    const WORDS: [&str; 16] = [
+        "pear", "plot", "lease", "council", "tomato", "beans", "compost", "shed", "frost", "spade",
+        "midge", "library", "fence", "mulch", "slug", "garlic",
+    ];
+    const SPEAKERS: [&str; 4] = ["Ada", "Bram", "Cleo", "Dov"];
+    let mut lines = String::new();
+    for i in 0..turns {
+        let text: Vec<&str> = (0..10)
+            .map(|k| WORDS[(i * 7 + k * k * 3 + k) % 16])
+            .collect();
+        let turn = serde_json::json!({
+            "speaker": SPEAKERS[i % 4],
+            "text": format!("{} note {}.", text.join(" "), i % 97),
+            "at": format!("2026-03-{:02}T{:02}:{:02}:00Z", 2 + i / 300, 9 + (i % 300) / 30, (i % 30) * 2),
+            "session": (i / 40).to_string(),
+        });
+        lines.push_str(&turn.to_string());
+        lines.push('\n');
+    }
+    let conv = dir.join("conversation.jsonl");
+    std::fs::write(&conv, lines).unwrap();
+    let home = dir.join("home.sqlite3");
+    let out = am(&[
+        "--embedder",
+        "offline",
+        "ingest",
+        "--home",
+        home.to_str().unwrap(),
+        "--format",
+        "jsonl",
+        "--scope",
+        "life:demo",
+        conv.to_str().unwrap(),
+        "--json",
+    ]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(out.json()["formed"], turns);
+    home
+}
+
+/// What a home holds, for comparing two homes: records by kind, the
+/// journal's current seq, and SQLite's own integrity verdict.
+fn holdings(home: &std::path::Path) -> (serde_json::Value, serde_json::Value, String) {
+    let report = am(&["inspect", "--home", home.to_str().unwrap(), "--json"]).json();
+    let c = rusqlite::Connection::open(home).unwrap();
+    let integrity: String = c
+        .query_row("PRAGMA integrity_check", [], |r| r.get(0))
+        .unwrap();
+    (
+        report["records_by_kind"].clone(),
+        report["journal"]["current_seq"].clone(),
+        integrity,
+    )
+}
+
+/// `am sleep` stopped by `sig` mid-night, in a real child process on a real
+/// SQLite home: the signal is sent as soon as the first sub-phase's line
+/// appears (the second sub-phase is running). The night ends at the next
+/// boundary: the phases before it whole (the home holds exactly what a
+/// `--cancel-after` rehearsal at that boundary forms on a copy), the later
+/// ones skipped saying so, the report says what completed, the exit code is
+/// 128 + the signal, no completion is recorded (`records_since_maintenance`'s
+/// boundary unmoved; `last_maintenance_seq`, the newest artifact's seq, where
+/// the rehearsal's is), SQLite finds nothing torn; the next `am sleep`
+/// completes the night.
+fn a_signal_stops_the_night_at_the_next_boundary(sig: libc::c_int) {
+    use std::io::{BufRead as _, Read as _};
+    let dir = tempfile::tempdir().unwrap();
+    let home = generated_home(dir.path(), 600);
+    let h = home.to_str().unwrap();
+    let due_before = am(&["sleep", h, "--due", "--json"]).json();
+    let rehearsal = dir.path().join("rehearsal.sqlite3");
+    std::fs::copy(&home, &rehearsal).unwrap();
+
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_am"))
+        .args(["sleep", h, "--owner", "demo"])
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pid = libc::pid_t::try_from(child.id()).unwrap();
+    let mut lines = Vec::new();
+    for line in std::io::BufReader::new(child.stderr.take().unwrap()).lines() {
+        let line = line.unwrap();
+        if lines.is_empty() && line.starts_with("resolution: ") {
+            // SAFETY: kill(2) on our own child's pid, which has not been
+            // waited for yet and so cannot have been reused.
+            #[allow(unsafe_code, reason = "kill(2) has no safe wrapper in libc")]
+            let sent = unsafe { libc::kill(pid, sig) };
+            assert_eq!(sent, 0, "the signal is delivered");
+        }
+        lines.push(line);
+    }
+    let mut stdout = String::new();
+    child
+        .stdout
+        .take()
+        .unwrap()
+        .read_to_string(&mut stdout)
+        .unwrap();
+    let status = child.wait().unwrap();
+    assert_eq!(
+        status.code(),
+        Some(128 + sig),
+        "a stopped night exits 128 + the signal; stderr: {lines:?}"
+    );
+
+    // The report names the last stage that ran.
+    let after = stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("Stopped (signal) after "))
+        .and_then(|l| l.split_once(':'))
+        .map(|(p, rest)| {
+            assert!(
+                rest.starts_with(" the phases that ran are complete"),
+                "{stdout}"
+            );
+            p.to_owned()
+        })
+        .unwrap_or_else(|| panic!("the report says where the night stopped: {stdout}"));
+    let phases = ["resolution", "maintenance", "world_models", "dream"];
+    let stop = phases
+        .iter()
+        .position(|p| *p == after)
+        .unwrap_or_else(|| panic!("stopped after a sub-phase, got {after:?}"));
+    // A line per sub-phase, in order: the ones up to the boundary ran, the
+    // later ones were skipped as cancelled after it.
+    let accounts: Vec<(&str, &str)> = lines.iter().filter_map(|l| l.split_once(": ")).collect();
+    assert_eq!(
+        accounts.iter().map(|(p, _)| *p).collect::<Vec<_>>(),
+        phases,
+        "{lines:?}"
+    );
+    for (i, (phase, account)) in accounts.iter().enumerate() {
+        let skipped = account.starts_with("cancelled: ");
+        assert_eq!(skipped, i > stop, "{phase}: {account}");
+        if skipped {
+            assert!(account.contains(&format!("after {after}")), "{account}");
+        }
+    }
+    assert!(
+        !stdout.contains("Completed: recorded"),
+        "a stopped night records no completion: {stdout}"
+    );
+
+    // No completion: the cadence boundary and last_maintenance_seq unmoved.
+    let due_after = am(&["sleep", h, "--due", "--json"]).json();
+    for key in ["boundary_source", "since", "last_maintenance_at"] {
+        assert_eq!(
+            due_after["records_since_maintenance"][key],
+            due_before["records_since_maintenance"][key],
+            "{key}: {due_after}"
+        );
+    }
+    assert_eq!(
+        due_after["records_since_maintenance"]["boundary_source"],
+        "birth"
+    );
+
+    // Whole phases, nothing torn: the home holds what a rehearsal stopped at
+    // the same boundary forms on a copy of the same home.
+    let rehearsed = am(&[
+        "sleep",
+        rehearsal.to_str().unwrap(),
+        "--owner",
+        "demo",
+        "--cancel-after",
+        &after,
+        "--json",
+    ]);
+    assert_eq!(rehearsed.code, 0, "{}", rehearsed.stderr);
+    assert_eq!(rehearsed.json()["night"]["cancelled_after"], after.as_str());
+    // `last_maintenance_seq` (maintenance_due's default `since_seq`) is, by
+    // the spec (api.md, "the journal seq of the newest sleep artifact's
+    // formation"), moved by the candidates or dream a whole phase formed,
+    // not by the completion marker: it stands where the rehearsal's does.
+    let due_rehearsed = am(&["sleep", rehearsal.to_str().unwrap(), "--due", "--json"]).json();
+    assert_eq!(
+        due_after["maintenance_due"]["since_seq"], due_rehearsed["maintenance_due"]["since_seq"],
+        "{due_after}"
+    );
+    if stop == 0 {
+        assert_eq!(
+            due_after["maintenance_due"]["since_seq"], due_before["maintenance_due"]["since_seq"],
+            "resolution forms no artifact: {due_after}"
+        );
+    }
+    let (kinds, seq, integrity) = holdings(&home);
+    assert_eq!(integrity, "ok");
+    assert_eq!(
+        (kinds, seq),
+        {
+            let (k, s, _) = holdings(&rehearsal);
+            (k, s)
+        },
+        "the stopped night wrote exactly its whole phases"
+    );
+    let waiting = stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("Tasks waiting in the queue: "))
+        .map(|n| n.trim_end_matches('.').to_owned());
+    assert_eq!(
+        waiting,
+        Some(rehearsed.json()["tasks_waiting"].to_string()),
+        "{stdout}"
+    );
+
+    // The next night completes the work and records its completion.
+    let next = am(&["sleep", h, "--owner", "demo", "--json"]);
+    assert_eq!(next.code, 0, "{}", next.stderr);
+    let next = next.json();
+    assert_eq!(next["stopped_by_signal"], false);
+    assert!(next["night"].get("cancelled_after").is_none(), "{next}");
+    assert_eq!(
+        next["night"]["completion"].as_array().map(Vec::len),
+        Some(1)
+    );
+    if stop >= 1 {
+        assert_eq!(
+            next["night"]["maintenance"]["created_count"], 0,
+            "the stopped night's candidates stood"
+        );
+    }
+    let due_done = am(&["sleep", h, "--due", "--json"]).json();
+    assert_eq!(
+        due_done["records_since_maintenance"]["boundary_source"],
+        "memory"
+    );
+    assert_eq!(holdings(&home).2, "ok");
+}
+
+#[test]
+fn sleep_stopped_by_sigint_ends_at_the_next_boundary_exits_130_and_records_no_completion() {
+    a_signal_stops_the_night_at_the_next_boundary(libc::SIGINT);
+}
+
+#[test]
+fn sleep_stopped_by_sigterm_ends_at_the_next_boundary_exits_143_and_records_no_completion() {
+    a_signal_stops_the_night_at_the_next_boundary(libc::SIGTERM);
+}

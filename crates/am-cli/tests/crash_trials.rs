@@ -1271,6 +1271,46 @@ fn count(c: &Connection, sql: &str, p: &[&dyn rusqlite::ToSql]) -> usize {
     c.query_row(sql, p, |r| r.get::<_, i64>(0)).unwrap() as usize
 }
 
+/// A formed record's whole unit: the rows of the records `select` names
+/// (an SQL select of subjects, `?1` the owner), their formation bindings,
+/// their tasks and the tasks' `enqueued` log rows.
+fn formed_unit(c: &Connection, select: &str, owner: &str) -> usize {
+    let has = |t: &str| {
+        count(
+            c,
+            "SELECT COUNT(*) FROM sqlite_master WHERE name = ?1",
+            &[&t],
+        ) > 0
+    };
+    let mut k = count(
+        c,
+        &format!("SELECT COUNT(*) FROM triples WHERE subject IN ({select})"),
+        &[&owner],
+    );
+    if has("memj_bindings") {
+        k += count(
+            c,
+            &format!(
+                "SELECT COUNT(*) FROM memj_bindings WHERE record_id IN ({select}) OR record_id IN \
+                 (SELECT assertion_id FROM triples WHERE subject IN ({select}))"
+            ),
+            &[&owner],
+        );
+    }
+    if has_queue(c) {
+        let tasks = format!("SELECT task_id FROM memq_tasks WHERE target_id IN ({select})");
+        k += count(c, &format!("SELECT COUNT(*) FROM ({tasks})"), &[&owner])
+            + count(
+                c,
+                &format!(
+                    "SELECT COUNT(*) FROM memq_log WHERE event = 'enqueued' AND task_id IN ({tasks})"
+                ),
+                &[&owner],
+            );
+    }
+    k
+}
+
 #[allow(clippy::needless_range_loop)] // `i` names the unit, not only an index.
 fn units(verb: &str, path: &Path, reference_ids: &[Vec<String>], n: usize) -> Units {
     let c = Connection::open(path).unwrap();
@@ -1657,33 +1697,7 @@ fn units(verb: &str, path: &Path, reference_ids: &[Vec<String>], n: usize) -> Un
                 let owner = dedup_owner(i);
                 let summary = "SELECT subject FROM triples WHERE owner_id = ?1 \
                      AND json_extract(provenance_json, '$.source') = 'wake_cue_dedup'";
-                let mut k = count(
-                    &c,
-                    &format!("SELECT COUNT(*) FROM triples WHERE subject IN ({summary})"),
-                    &[&owner],
-                );
-                if has("memj_bindings") {
-                    k += count(
-                        &c,
-                        &format!(
-                            "SELECT COUNT(*) FROM memj_bindings WHERE record_id IN ({summary}) OR record_id IN \
-                             (SELECT assertion_id FROM triples WHERE subject IN ({summary}))"
-                        ),
-                        &[&owner],
-                    );
-                }
-                if has_queue(&c) {
-                    let tasks =
-                        format!("SELECT task_id FROM memq_tasks WHERE target_id IN ({summary})");
-                    k += count(&c, &format!("SELECT COUNT(*) FROM ({tasks})"), &[&owner])
-                        + count(
-                            &c,
-                            &format!(
-                                "SELECT COUNT(*) FROM memq_log WHERE event = 'enqueued' AND task_id IN ({tasks})"
-                            ),
-                            &[&owner],
-                        );
-                }
+                let mut k = formed_unit(&c, summary, &owner);
                 if has("memj_closures") {
                     k += count(
                         &c,
@@ -1700,33 +1714,7 @@ fn units(verb: &str, path: &Path, reference_ids: &[Vec<String>], n: usize) -> Un
                 let owner = dedup_owner(i);
                 let cand = "SELECT subject FROM triples WHERE owner_id = ?1 \
                      AND json_extract(attributes_json, '$.maintenance_candidate') = 1";
-                let mut k = count(
-                    &c,
-                    &format!("SELECT COUNT(*) FROM triples WHERE subject IN ({cand})"),
-                    &[&owner],
-                );
-                if has("memj_bindings") {
-                    k += count(
-                        &c,
-                        &format!(
-                            "SELECT COUNT(*) FROM memj_bindings WHERE record_id IN ({cand}) OR record_id IN \
-                             (SELECT assertion_id FROM triples WHERE subject IN ({cand}))"
-                        ),
-                        &[&owner],
-                    );
-                }
-                if has_queue(&c) {
-                    let tasks =
-                        format!("SELECT task_id FROM memq_tasks WHERE target_id IN ({cand})");
-                    k += count(&c, &format!("SELECT COUNT(*) FROM ({tasks})"), &[&owner])
-                        + count(
-                            &c,
-                            &format!(
-                                "SELECT COUNT(*) FROM memq_log WHERE event = 'enqueued' AND task_id IN ({tasks})"
-                            ),
-                            &[&owner],
-                        );
-                }
+                let k = formed_unit(&c, cand, &owner);
                 u.insert(format!("consolidation_pass {i}"), k);
             }
             "resolve_dreams_pass" => {
@@ -1926,33 +1914,7 @@ fn units(verb: &str, path: &Path, reference_ids: &[Vec<String>], n: usize) -> Un
                 let owner = dedup_owner(i);
                 let dream = "SELECT subject FROM triples WHERE owner_id = ?1 \
                      AND json_extract(attributes_json, '$.record_kind') = 'dream'";
-                let mut k = count(
-                    &c,
-                    &format!("SELECT COUNT(*) FROM triples WHERE subject IN ({dream})"),
-                    &[&owner],
-                );
-                if has("memj_bindings") {
-                    k += count(
-                        &c,
-                        &format!(
-                            "SELECT COUNT(*) FROM memj_bindings WHERE record_id IN ({dream}) OR record_id IN \
-                             (SELECT assertion_id FROM triples WHERE subject IN ({dream}))"
-                        ),
-                        &[&owner],
-                    );
-                }
-                if has_queue(&c) {
-                    let tasks =
-                        format!("SELECT task_id FROM memq_tasks WHERE target_id IN ({dream})");
-                    k += count(&c, &format!("SELECT COUNT(*) FROM ({tasks})"), &[&owner])
-                        + count(
-                            &c,
-                            &format!(
-                                "SELECT COUNT(*) FROM memq_log WHERE event = 'enqueued' AND task_id IN ({tasks})"
-                            ),
-                            &[&owner],
-                        );
-                }
+                let k = formed_unit(&c, dream, &owner);
                 u.insert(format!("dream_pass {i}"), k);
             }
             "sleep_pass" => {
@@ -1978,33 +1940,7 @@ fn units(verb: &str, path: &Path, reference_ids: &[Vec<String>], n: usize) -> Un
                          AND json_extract(attributes_json, '$.record_kind') = 'dream'",
                     ),
                 ] {
-                    let mut k = count(
-                        &c,
-                        &format!("SELECT COUNT(*) FROM triples WHERE subject IN ({select})"),
-                        &[&owner],
-                    );
-                    if has("memj_bindings") {
-                        k += count(
-                            &c,
-                            &format!(
-                                "SELECT COUNT(*) FROM memj_bindings WHERE record_id IN ({select}) OR record_id IN \
-                                 (SELECT assertion_id FROM triples WHERE subject IN ({select}))"
-                            ),
-                            &[&owner],
-                        );
-                    }
-                    if has_queue(&c) {
-                        let tasks =
-                            format!("SELECT task_id FROM memq_tasks WHERE target_id IN ({select})");
-                        k += count(&c, &format!("SELECT COUNT(*) FROM ({tasks})"), &[&owner])
-                            + count(
-                                &c,
-                                &format!(
-                                    "SELECT COUNT(*) FROM memq_log WHERE event = 'enqueued' AND task_id IN ({tasks})"
-                                ),
-                                &[&owner],
-                            );
-                    }
+                    let k = formed_unit(&c, select, &owner);
                     u.insert(format!("sleep_pass:{unit} {i}"), k);
                 }
                 let done = if has("memq_maintenance") {

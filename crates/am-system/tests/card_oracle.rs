@@ -22,84 +22,16 @@
 
 mod common;
 
-use am_backend_sqlite::journal::SQLiteJournal;
-use am_backend_sqlite::{SQLiteTripleStore, SqliteHome, SqliteStoreOptions};
-use am_journal::{InMemoryJournal, JournalRecord, MemoryJournal};
 use am_system::observe::card::{EntityCard, identity_card};
 use am_system::valence::GradationConfig;
 use am_system::{MemorySystem, SystemOptions};
-use am_triples::{ErrorKind, InMemoryTripleStore, Order, TripleQuery, TripleStore};
+use am_triples::ErrorKind;
+use common::oracle::{OracleStacks, open_copy, run_generator};
 use serde_json::{Value, json};
 use std::path::Path;
-use std::process::Command;
-use std::sync::Arc;
-
-fn python() -> String {
-    std::env::var("AM_ORACLE_PYTHON").unwrap_or_else(|_| {
-        panic!(
-            "AM_ORACLE_PYTHON is not set: point it at a python with abstractmemory==0.3.2 installed \
-             (cargo xtask test sets it); this differential test cannot run without the oracle"
-        )
-    })
-}
 
 fn build(seed: u64, dir: &Path) -> Value {
-    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/oracle/card_home.py");
-    let python = python();
-    let out = Command::new(&python)
-        .arg(script)
-        .arg(seed.to_string())
-        .arg(dir)
-        .output()
-        .unwrap_or_else(|e| panic!("could not run {python} {script}: {e}"));
-    assert!(
-        out.status.success(),
-        "the generator failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).expect("the generator printed JSON")
-}
-
-/// One stack: its name, store and journal.
-type Pair = (&'static str, Arc<dyn TripleStore>, Arc<dyn MemoryJournal>);
-
-/// The copied SQLite file, and every row and journal record of it appended,
-/// in order, to an in-memory pair.
-fn open(dir: &Path) -> (SqliteHome, Vec<Pair>) {
-    let home = SqliteHome::open(dir.join("rust.sqlite3")).unwrap();
-    let store: Arc<dyn TripleStore> =
-        Arc::new(SQLiteTripleStore::with_home(&home, None, SqliteStoreOptions::default()).unwrap());
-    let journal: Arc<dyn MemoryJournal> = Arc::new(SQLiteJournal::open(&home).unwrap());
-    let mem_store: Arc<dyn TripleStore> = Arc::new(InMemoryTripleStore::new(None));
-    let rows = store
-        .query(&TripleQuery {
-            limit: 0,
-            order: Order::Asc,
-            ..TripleQuery::default()
-        })
-        .unwrap();
-    mem_store.add(&rows).unwrap();
-    let mem_journal: Arc<dyn MemoryJournal> = Arc::new(InMemoryJournal::new());
-    for r in journal.replay_records(0, None).unwrap() {
-        let seq = r.seq();
-        let stored = match r {
-            JournalRecord::Event(e) => mem_journal.append_events(&[e]).unwrap()[0].seq,
-            JournalRecord::Binding(b) => mem_journal.append_binding(&b).unwrap().seq,
-            JournalRecord::Closure(c) => mem_journal.append_closure(&c).unwrap().seq,
-            JournalRecord::Trace(t) => mem_journal.append_trace(&t).unwrap().seq,
-            JournalRecord::Snapshot(s) => mem_journal.append_snapshot(&s).unwrap().seq,
-            JournalRecord::Valence(v) => mem_journal.append_valence(&[v]).unwrap()[0].seq,
-            JournalRecord::Version(v) => mem_journal.append_version(&v).unwrap().seq,
-        };
-        assert_eq!(stored, seq, "the in-memory copy keeps the seq axis");
-    }
-    (
-        home,
-        vec![
-            ("sqlite", store, journal),
-            ("memory", mem_store, mem_journal),
-        ],
-    )
+    run_generator("card_home.py", &[&seed.to_string(), dir.to_str().unwrap()])
 }
 
 /// Remove every section's `provenance` (checking ours is a sentence) and
@@ -142,7 +74,10 @@ const SECTIONS: [&str; 9] = [
 fn the_identity_card_matches_abstractmemory_0_3_2_at_every_anchor_on_both_stacks() {
     let dir = tempfile::tempdir().unwrap();
     let oracle = build(7, dir.path());
-    let (_home, stacks) = open(dir.path());
+    let OracleStacks {
+        home: _home,
+        pairs: stacks,
+    } = open_copy(dir.path());
     // A system over each stack keeps its card mirrors from one call to the
     // next (ladders, windows and anchors change): its card must be the
     // function form's, byte for byte.
@@ -197,7 +132,10 @@ fn the_identity_card_matches_abstractmemory_0_3_2_at_every_anchor_on_both_stacks
 fn the_card_refuses_what_abstractmemory_0_3_2_refuses() {
     let dir = tempfile::tempdir().unwrap();
     let oracle = build(7, dir.path());
-    let (_home, stacks) = open(dir.path());
+    let OracleStacks {
+        home: _home,
+        pairs: stacks,
+    } = open_copy(dir.path());
     let eid = "entity:castor";
     let ladder = [("self", eid), ("diary", eid), ("life", eid)];
     let (_, store, journal) = &stacks[0];

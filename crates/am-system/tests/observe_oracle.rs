@@ -25,87 +25,19 @@
 
 mod common;
 
-use am_backend_sqlite::journal::SQLiteJournal;
-use am_backend_sqlite::{SQLiteTripleStore, SqliteHome, SqliteStoreOptions};
-use am_journal::{InMemoryJournal, JournalRecord, MemoryJournal};
+use am_journal::MemoryJournal;
 use am_system::observe::replay::{ExportReplay, export_replay};
-use am_triples::{InMemoryTripleStore, Order, TripleQuery, TripleStore};
+use am_triples::TripleStore;
+use common::oracle::{OracleStacks as Stacks, open_copy, run_generator};
 use serde_json::{Value, json};
 use std::path::Path;
-use std::process::Command;
 use std::sync::Arc;
 
-fn python() -> String {
-    std::env::var("AM_ORACLE_PYTHON").unwrap_or_else(|_| {
-        panic!(
-            "AM_ORACLE_PYTHON is not set: point it at a python with abstractmemory==0.3.2 installed \
-             (cargo xtask test sets it); this differential test cannot run without the oracle"
-        )
-    })
-}
-
 fn build(seed: u64, dir: &Path) -> Value {
-    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/oracle/observe_home.py");
-    let python = python();
-    let out = Command::new(&python)
-        .arg(script)
-        .arg(seed.to_string())
-        .arg(dir)
-        .output()
-        .unwrap_or_else(|e| panic!("could not run {python} {script}: {e}"));
-    assert!(
-        out.status.success(),
-        "the generator failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).expect("the generator printed JSON")
-}
-
-/// The two stacks over one home: the copied SQLite file, and every row and
-/// journal record of it appended, in order, to an in-memory pair.
-struct Stacks {
-    _home: SqliteHome,
-    pairs: Vec<Pair>,
-}
-
-/// One stack: its name, store and journal.
-type Pair = (&'static str, Arc<dyn TripleStore>, Arc<dyn MemoryJournal>);
-
-fn open(dir: &Path) -> Stacks {
-    let home = SqliteHome::open(dir.join("rust.sqlite3")).unwrap();
-    let store: Arc<dyn TripleStore> =
-        Arc::new(SQLiteTripleStore::with_home(&home, None, SqliteStoreOptions::default()).unwrap());
-    let journal: Arc<dyn MemoryJournal> = Arc::new(SQLiteJournal::open(&home).unwrap());
-    let mem_store: Arc<dyn TripleStore> = Arc::new(InMemoryTripleStore::new(None));
-    let rows = store
-        .query(&TripleQuery {
-            limit: 0,
-            order: Order::Asc,
-            ..TripleQuery::default()
-        })
-        .unwrap();
-    mem_store.add(&rows).unwrap();
-    let mem_journal: Arc<dyn MemoryJournal> = Arc::new(InMemoryJournal::new());
-    for r in journal.replay_records(0, None).unwrap() {
-        let seq = r.seq();
-        let stored = match r {
-            JournalRecord::Event(e) => mem_journal.append_events(&[e]).unwrap()[0].seq,
-            JournalRecord::Binding(b) => mem_journal.append_binding(&b).unwrap().seq,
-            JournalRecord::Closure(c) => mem_journal.append_closure(&c).unwrap().seq,
-            JournalRecord::Trace(t) => mem_journal.append_trace(&t).unwrap().seq,
-            JournalRecord::Snapshot(s) => mem_journal.append_snapshot(&s).unwrap().seq,
-            JournalRecord::Valence(v) => mem_journal.append_valence(&[v]).unwrap()[0].seq,
-            JournalRecord::Version(v) => mem_journal.append_version(&v).unwrap().seq,
-        };
-        assert_eq!(stored, seq, "the in-memory copy keeps the seq axis");
-    }
-    Stacks {
-        _home: home,
-        pairs: vec![
-            ("sqlite", store, journal),
-            ("memory", mem_store, mem_journal),
-        ],
-    }
+    run_generator(
+        "observe_home.py",
+        &[&seed.to_string(), dir.to_str().unwrap()],
+    )
 }
 
 /// The 0.5.2 reading-provenance keys of a display block.
@@ -183,7 +115,7 @@ fn reconcile(name: &str, ours: &mut Value, theirs: &mut Value, diary_ids: &[Stri
 fn the_replay_stream_matches_abstractmemory_0_3_2_on_both_stacks() {
     let dir = tempfile::tempdir().unwrap();
     let oracle = build(7, dir.path());
-    let stacks = open(dir.path());
+    let stacks = open_copy(dir.path());
     // The diary entry's ids in both namespaces (its graph id and digest row).
     let diary_graph = oracle["diary"][0].as_str().unwrap().to_owned();
     let row = am_system::lookup::resolve_digest_assertion(stacks.pairs[0].1.as_ref(), &diary_graph)
@@ -324,7 +256,7 @@ fn the_recall_diagnostics_match_abstractmemory_0_3_2_on_both_stacks() {
 
     let dir = tempfile::tempdir().unwrap();
     let oracle = build(7, dir.path());
-    let stacks = open(dir.path());
+    let stacks = open_copy(dir.path());
     let probes: Vec<String> = oracle["probes"]
         .as_array()
         .unwrap()

@@ -320,6 +320,9 @@ struct Settle {
     /// The pending fields this write authors (`summary`, `title`, in that
     /// order), whose live `digest.author` / `title.author` tasks it completes.
     pending: Vec<&'static str>,
+    /// A dream's narration, which completes the dream's live `dream.narrate`
+    /// tasks, named or not, as an authored pending field completes its own.
+    narration: bool,
 }
 
 /// What every understanding write starts from: the validated reading (when
@@ -688,8 +691,11 @@ impl MemorySystem {
             .any(|p| p.cause.get("provisional") == Some(&marked)))
     }
 
-    /// The live tasks a write settles: the named task and, for a pending
-    /// field, the record's live authoring tasks of that field.
+    /// The live tasks a write settles: the named task; for a pending field,
+    /// the record's live authoring tasks of that field; for a narration, the
+    /// dream's live `dream.narrate` tasks (so a reader that narrates without
+    /// naming the task still settles it, and the night-only work stops
+    /// keeping `maintenance_due` due).
     fn settling(&self, t: &Target, s: &Settle) -> Result<Vec<String>> {
         let mut ids: Vec<String> = s
             .task_id
@@ -697,17 +703,24 @@ impl MemorySystem {
             .map(|i| i.trim().to_owned())
             .filter(|i| !i.is_empty())
             .collect();
-        let fields = if self.home.has_task_queue() {
-            s.pending.as_slice()
-        } else {
-            &[]
-        };
-        for field in fields {
-            let kind = if *field == "title" {
-                am_journal::TaskKind::TitleAuthor
-            } else {
-                am_journal::TaskKind::DigestAuthor
-            };
+        if !self.home.has_task_queue() {
+            return Ok(ids);
+        }
+        let mut kinds: Vec<am_journal::TaskKind> = s
+            .pending
+            .iter()
+            .map(|field| {
+                if *field == "title" {
+                    am_journal::TaskKind::TitleAuthor
+                } else {
+                    am_journal::TaskKind::DigestAuthor
+                }
+            })
+            .collect();
+        if s.narration {
+            kinds.push(am_journal::TaskKind::DreamNarrate);
+        }
+        for kind in kinds {
             let q = self.tasks()?;
             for target in [&t.graph_id, &t.assertion_id] {
                 for task in q.tasks(&crate::tasks::ListTasks {
@@ -984,6 +997,7 @@ impl MemorySystem {
                 settle: Settle {
                     task_id: args.task_id.clone(),
                     pending: settled,
+                    narration: false,
                 },
                 queue: Vec::new(),
                 also: Vec::new(),
@@ -1090,6 +1104,7 @@ impl MemorySystem {
                     } else {
                         Vec::new()
                     },
+                    narration: false,
                 },
                 queue: Vec::new(),
                 also,
@@ -1102,7 +1117,10 @@ impl MemorySystem {
     /// `narrate_dream`): `narration`, `narration_version` and
     /// `narration_provenance` on the row; the digest, the signals, the keyword
     /// entry and the vector are untouched. The first narration is version 1
-    /// of field `narration`.
+    /// of field `narration`. The write completes the dream's live
+    /// `dream.narrate` tasks, named by `task_id` or not (the spec settles a
+    /// named task in the write's transaction and is silent on an unnamed
+    /// one; ours finds it as `retitle` finds a pending title's task).
     ///
     /// Refusals: `unknown_record`, `no_task_queue`, `closed`, `not_a_dream`,
     /// `empty_text`, `stale`; the same narration: `unchanged`.
@@ -1161,6 +1179,7 @@ impl MemorySystem {
                 settle: Settle {
                     task_id: args.task_id.clone(),
                     pending: Vec::new(),
+                    narration: true,
                 },
                 queue: Vec::new(),
                 also: Vec::new(),

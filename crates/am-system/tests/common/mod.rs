@@ -4,6 +4,8 @@
 
 #![allow(dead_code)] // Each test binary uses a different subset.
 
+pub(crate) mod oracle;
+
 use am_backend_sqlite::{SqliteHome, SqliteMemoryHome, SqliteStoreOptions};
 use am_journal::{InMemoryJournal, MemoryJournal};
 use am_system::{MemorySystem, SystemOptions};

@@ -15,17 +15,15 @@ answer.
 
 import json
 import pathlib
-import random
-import shutil
 import sqlite3
 import sys
-import warnings
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 
 import lived_home as lh  # noqa: E402
-from abstractmemory import MemorySystem, SQLiteJournal, SQLiteTripleStore, engram  # noqa: E402
+import oracle_home  # noqa: E402
+from abstractmemory import engram  # noqa: E402
 from abstractmemory.entity_card import entity_card, identity_card  # noqa: E402
 from abstractmemory.records import MemoryRecordInput as R  # noqa: E402
 
@@ -35,16 +33,7 @@ LADDER = [("self", EID), ("diary", EID), ("life", EID)]
 
 def main() -> None:
     seed, out_dir = int(sys.argv[1]), Path(sys.argv[2])
-    warnings.simplefilter("ignore")
-    lh.install_determinism(seed)
-    rng = random.Random(seed)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    home = out_dir / "oracle.sqlite3"
-    for suffix in ("", "-wal", "-shm"):
-        Path(str(home) + suffix).unlink(missing_ok=True)
-    store = SQLiteTripleStore(home)
-    journal = SQLiteJournal(home)
-    ms = MemorySystem(store=store, journal=journal, clock=lh.CLOCK.iso)
+    rng, home, store, journal, ms = oracle_home.fresh(seed, out_dir)
     sparks = json.loads((pathlib.Path(__file__).parent / "sparks.json").read_text())
     anchors = {"empty": journal.current_seq()}
     core = engram(ms, sparks["named"], owner_id=EID)
@@ -119,10 +108,7 @@ def main() -> None:
     ms.close_record(core.record_ids["values"][2], reason="outgrown", kind="retract")
     anchors["head"] = journal.current_seq()
 
-    con = sqlite3.connect(home)
-    con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-    con.close()
-    shutil.copyfile(home, out_dir / "rust.sqlite3")
+    oracle_home.copy(home, out_dir / "rust.sqlite3")
 
     calls = []
     for name, seq in anchors.items():

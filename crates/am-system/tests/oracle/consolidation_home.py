@@ -9,43 +9,21 @@ Usage: python consolidation_home.py SEED OUT_DIR SHAPE NIGHTS
 """
 
 import json
-import random
-import shutil
-import sqlite3
 import sys
-import warnings
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 
 import lived_home as lh  # noqa: E402
-from sleep_reports import crafted  # noqa: E402
-from abstractmemory import MemorySystem, SQLiteJournal, SQLiteTripleStore  # noqa: E402
-from abstractmemory.maintenance import consolidation_pass, sleep_pass  # noqa: E402
+import oracle_home  # noqa: E402
+from abstractmemory.maintenance import consolidation_pass  # noqa: E402
 from abstractmemory.sleep_policy import SleepTuning  # noqa: E402
 
 
 def main() -> None:
     seed, out_dir, shape, nights = int(sys.argv[1]), Path(sys.argv[2]), sys.argv[3], int(sys.argv[4])
-    warnings.simplefilter("ignore")
-    lh.install_determinism(seed)
-    rng = random.Random(seed)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    home = out_dir / "oracle.sqlite3"
-    for suffix in ("", "-wal", "-shm"):
-        Path(str(home) + suffix).unlink(missing_ok=True)
-    store = SQLiteTripleStore(home)
-    journal = SQLiteJournal(home)
-    ms = MemorySystem(store=store, journal=journal, clock=lh.CLOCK.iso)
-    lh.living(ms, rng, shape)
-    crafted(ms, store)
-    for _night in range(nights):
-        for pair in lh.PAIRS:
-            sleep_pass(ms, scopes=[pair], owner_id=pair[1])
-    con = sqlite3.connect(home)
-    con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-    con.close()
-    shutil.copyfile(home, out_dir / "rust.sqlite3")
+    _rng, home, store, journal, ms = oracle_home.slept_in(seed, out_dir, shape, nights, life_after=False)
+    oracle_home.copy(home, out_dir / "rust.sqlite3")
     hw = journal.current_seq()
 
     dry = []

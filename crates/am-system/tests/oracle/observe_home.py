@@ -11,18 +11,15 @@ OUT_DIR/oracle.sqlite3 with a pinned clock and are printed as JSON.
 """
 
 import json
-import random
-import shutil
-import sqlite3
 import sys
-import warnings
 from datetime import datetime
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 
 import lived_home as lh  # noqa: E402
-from abstractmemory import MemorySystem, SQLiteJournal, SQLiteTripleStore  # noqa: E402
+import oracle_home  # noqa: E402
+from abstractmemory import MemorySystem  # noqa: E402
 from abstractmemory.origin_diversity import origin_diversity  # noqa: E402
 from abstractmemory.recall_reads import absence_diagnosis, explain_recall, recall_history  # noqa: E402
 from abstractmemory.recent_records import recent_records  # noqa: E402
@@ -34,16 +31,7 @@ from abstractmemory.seam import RecallBudget, Stimulus  # noqa: E402
 
 def main() -> None:
     seed, out_dir = int(sys.argv[1]), Path(sys.argv[2])
-    warnings.simplefilter("ignore")
-    lh.install_determinism(seed)
-    rng = random.Random(seed)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    home = out_dir / "oracle.sqlite3"
-    for suffix in ("", "-wal", "-shm"):
-        Path(str(home) + suffix).unlink(missing_ok=True)
-    store = SQLiteTripleStore(home)
-    journal = SQLiteJournal(home)
-    ms = MemorySystem(store=store, journal=journal, clock=lh.CLOCK.iso)
+    rng, home, store, journal, ms = oracle_home.fresh(seed, out_dir)
     formed, _recalls, _counts = lh.living(ms, rng, "small")
     diary = ms.remember_many(
         [R(kind="diary", title="Quiet pool", digest="I sat by the pool.",
@@ -54,10 +42,7 @@ def main() -> None:
     used = [h.record_id for h in r.handles][:3]
     if used:
         ms.commit_selection("diary-recall", used)
-    con = sqlite3.connect(home)
-    con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-    con.close()
-    shutil.copyfile(home, out_dir / "rust.sqlite3")
+    oracle_home.copy(home, out_dir / "rust.sqlite3")
     lh.CLOCK.pinned = datetime.fromisoformat(lh.PINNED)
     ms = MemorySystem(store=store, journal=journal, clock=lambda: lh.PINNED)
     hw = journal.current_seq()

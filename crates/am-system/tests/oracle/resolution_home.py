@@ -11,49 +11,22 @@ Usage: python resolution_home.py SEED OUT_DIR SHAPE NIGHTS
 """
 
 import json
-import random
-import shutil
-import sqlite3
 import sys
-import warnings
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 
 import lived_home as lh  # noqa: E402
-from sleep_reports import crafted  # noqa: E402
-from abstractmemory import MemorySystem, SQLiteJournal, SQLiteTripleStore  # noqa: E402
+import oracle_home  # noqa: E402
 from abstractmemory.consolidation import unresolved_dreams  # noqa: E402
 from abstractmemory.dream_resolution import resolve_dreams_pass  # noqa: E402
-from abstractmemory.maintenance import sleep_pass  # noqa: E402
 from abstractmemory.records import MemoryRecordInput as R  # noqa: E402
 from abstractmemory.sleep_policy import SleepTuning  # noqa: E402
 
 
 def main() -> None:
     seed, out_dir, shape, nights = int(sys.argv[1]), Path(sys.argv[2]), sys.argv[3], int(sys.argv[4])
-    warnings.simplefilter("ignore")
-    lh.install_determinism(seed)
-    rng = random.Random(seed)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    home = out_dir / "oracle.sqlite3"
-    for suffix in ("", "-wal", "-shm"):
-        Path(str(home) + suffix).unlink(missing_ok=True)
-    store = SQLiteTripleStore(home)
-    journal = SQLiteJournal(home)
-    ms = MemorySystem(store=store, journal=journal, clock=lh.CLOCK.iso)
-    lh.living(ms, rng, shape)
-    crafted(ms, store)
-    for night in range(nights):
-        for pair in lh.PAIRS:
-            sleep_pass(ms, scopes=[pair], owner_id=pair[1])
-        sub = random.Random(seed * 31 + night)
-        for b in range(3):
-            pair = sub.choice(lh.PAIRS)
-            ms.remember_many([R(kind=sub.choice(lh.KINDS), title=lh.sentence(sub, 2)[:-1],
-                                digest=lh.sentence(sub, 7),
-                                keywords=tuple(sorted({sub.choice(lh.WORDS) for _ in range(2)})))],
-                             scope=pair[0], owner_id=pair[1], idempotency_key=f"after-{night}-{b}")
+    _rng, home, store, journal, ms = oracle_home.slept_in(seed, out_dir, shape, nights)
     joined = []
     for scope, owner in lh.PAIRS:
         for dream in unresolved_dreams(store, scope=scope, owner_id=owner, journal=journal):
@@ -66,10 +39,7 @@ def main() -> None:
                                  scope=scope, owner_id=owner, idempotency_key=f"join-{dream.subject}")
                 joined.append([scope, owner, dream.subject])
                 break
-    con = sqlite3.connect(home)
-    con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-    con.close()
-    shutil.copyfile(home, out_dir / "rust.sqlite3")
+    oracle_home.copy(home, out_dir / "rust.sqlite3")
     runs = []
     for scope, owner in lh.PAIRS:
         for report_only, tuning in ((True, {}), (False, {}), (True, {"resolution_fraction": 0.04}),

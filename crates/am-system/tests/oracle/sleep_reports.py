@@ -18,17 +18,15 @@ printed as JSON with the calls that made them.
 """
 
 import json
-import random
 import shutil
 import sqlite3
 import sys
-import warnings
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 
 import lived_home as lh  # noqa: E402
-from abstractmemory import MemorySystem, SQLiteJournal, SQLiteTripleStore  # noqa: E402
+import oracle_home  # noqa: E402
 from abstractmemory.consolidation import structural_report  # noqa: E402
 from abstractmemory.maintenance import maintenance_report, sleep_pass  # noqa: E402
 from abstractmemory.records import MemoryRecordInput as R  # noqa: E402
@@ -78,16 +76,7 @@ def crafted(ms, store):
 
 def main() -> None:
     seed, out_dir, shape, nights = int(sys.argv[1]), Path(sys.argv[2]), sys.argv[3], int(sys.argv[4])
-    warnings.simplefilter("ignore")
-    lh.install_determinism(seed)
-    rng = random.Random(seed)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    home = out_dir / "oracle.sqlite3"
-    for suffix in ("", "-wal", "-shm"):
-        Path(str(home) + suffix).unlink(missing_ok=True)
-    store = SQLiteTripleStore(home)
-    journal = SQLiteJournal(home)
-    ms = MemorySystem(store=store, journal=journal, clock=lh.CLOCK.iso)
+    rng, home, store, journal, ms = oracle_home.fresh(seed, out_dir)
     lh.living(ms, rng, shape)
     crafted(ms, store)
     slept = []
@@ -96,13 +85,7 @@ def main() -> None:
             result = sleep_pass(ms, scopes=[pair], owner_id=pair[1])
             slept.append({"night": night, "pair": list(pair), "phases": list(result.get("phases", ()))})
         # A little more life after each night.
-        sub = random.Random(seed * 31 + night)
-        for b in range(3):
-            pair = sub.choice(lh.PAIRS)
-            ms.remember_many([R(kind=sub.choice(lh.KINDS), title=lh.sentence(sub, 2)[:-1],
-                                digest=lh.sentence(sub, 7),
-                                keywords=tuple(sorted({sub.choice(lh.WORDS) for _ in range(2)})))],
-                             scope=pair[0], owner_id=pair[1], idempotency_key=f"after-{night}-{b}")
+        oracle_home.life_after_night(ms, seed, night)
     con = sqlite3.connect(home)
     con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     con.close()

@@ -16,16 +16,13 @@ plus alias_candidates over a fixed grouping.
 """
 
 import json
-import shutil
-import sqlite3
 import sys
-import warnings
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 
 import lived_home as lh  # noqa: E402
-from abstractmemory import MemorySystem, SQLiteJournal, SQLiteTripleStore  # noqa: E402
+import oracle_home  # noqa: E402
 from abstractmemory.records import MemoryRecordInput as R  # noqa: E402
 from abstractmemory.world_model import (  # noqa: E402
     author_world_model, current_world_models, standing_world_models, world_model_pass)
@@ -44,11 +41,7 @@ ORIENTATION_STIMULI = [
 ]
 
 
-def copy(home: Path, to: Path) -> None:
-    con = sqlite3.connect(home)
-    con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-    con.close()
-    shutil.copyfile(home, to)
+copy = oracle_home.copy
 
 
 def rec(kind, title, digest, *, people=(), topic=None, topics=None, keywords=(), session=None):
@@ -60,15 +53,7 @@ def rec(kind, title, digest, *, people=(), topic=None, topics=None, keywords=(),
 
 def main() -> None:
     seed, out_dir = int(sys.argv[1]), Path(sys.argv[2])
-    warnings.simplefilter("ignore")
-    lh.install_determinism(seed)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    home = out_dir / "oracle.sqlite3"
-    for suffix in ("", "-wal", "-shm"):
-        Path(str(home) + suffix).unlink(missing_ok=True)
-    store = SQLiteTripleStore(home)
-    journal = SQLiteJournal(home)
-    ms = MemorySystem(store=store, journal=journal, clock=lh.CLOCK.iso)
+    _rng, home, store, journal, ms = oracle_home.fresh(seed, out_dir)
 
     def life(key, items, scope="life"):
         return ms.remember_many(items, scope=scope, owner_id=EID, idempotency_key=key)

@@ -24,90 +24,26 @@
 //!
 //! Needs `AM_ORACLE_PYTHON` (a python with `abstractmemory==0.3.2`).
 
-use am_backend_sqlite::journal::SQLiteJournal;
-use am_backend_sqlite::{SQLiteTripleStore, SqliteHome, SqliteStoreOptions};
-use am_journal::{InMemoryJournal, JournalRecord, MemoryJournal};
+pub(crate) use crate::common::oracle::{
+    OracleStacks, Pair, first_difference, open_copy as stacks, prose_by_structure,
+    run_generator as run_script,
+};
 use am_system::sleep::{
     ConsolidationPass, ResolveDreams, SleepTuning, UnresolvedDreams, unresolved_dreams,
 };
 use am_system::{MemorySystem, SystemOptions};
-use am_triples::{InMemoryTripleStore, Order, TripleQuery, TripleStore};
 use serde_json::Value;
 use std::path::Path;
-use std::process::Command;
-use std::sync::Arc;
 
 fn oracle(dir: &Path) -> Value {
     run_script("dreams_home.py", &[dir.to_str().unwrap()])
-}
-
-fn run_script(name: &str, args: &[&str]) -> Value {
-    let python = std::env::var("AM_ORACLE_PYTHON").unwrap_or_else(|_| {
-        panic!(
-            "AM_ORACLE_PYTHON is not set: point it at a python with abstractmemory==0.3.2 installed \
-             (cargo xtask test sets it); this differential test cannot run without the oracle"
-        )
-    });
-    let script = format!("{}/tests/oracle/{name}", env!("CARGO_MANIFEST_DIR"));
-    let out = Command::new(&python)
-        .arg(&script)
-        .args(args)
-        .output()
-        .unwrap_or_else(|e| panic!("could not run {python} {script}: {e}"));
-    assert!(
-        out.status.success(),
-        "the generator failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).expect("the generator printed JSON")
-}
-
-type Pair = (&'static str, Arc<dyn TripleStore>, Arc<dyn MemoryJournal>);
-
-/// The copied SQLite home, and the same rows and journal records appended in
-/// order to an in-memory pair.
-fn stacks(dir: &Path) -> (SqliteHome, Vec<Pair>) {
-    let home = SqliteHome::open(dir.join("rust.sqlite3")).unwrap();
-    let store: Arc<dyn TripleStore> =
-        Arc::new(SQLiteTripleStore::with_home(&home, None, SqliteStoreOptions::default()).unwrap());
-    let journal: Arc<dyn MemoryJournal> = Arc::new(SQLiteJournal::open(&home).unwrap());
-    let mem_store: Arc<dyn TripleStore> = Arc::new(InMemoryTripleStore::new(None));
-    let rows = store
-        .query(&TripleQuery {
-            limit: 0,
-            order: Order::Asc,
-            ..TripleQuery::default()
-        })
-        .unwrap();
-    mem_store.add(&rows).unwrap();
-    let mem_journal: Arc<dyn MemoryJournal> = Arc::new(InMemoryJournal::new());
-    for r in journal.replay_records(0, None).unwrap() {
-        let seq = r.seq();
-        let stored = match r {
-            JournalRecord::Event(e) => mem_journal.append_events(&[e]).unwrap()[0].seq,
-            JournalRecord::Binding(b) => mem_journal.append_binding(&b).unwrap().seq,
-            JournalRecord::Closure(c) => mem_journal.append_closure(&c).unwrap().seq,
-            JournalRecord::Trace(t) => mem_journal.append_trace(&t).unwrap().seq,
-            JournalRecord::Snapshot(s) => mem_journal.append_snapshot(&s).unwrap().seq,
-            JournalRecord::Valence(v) => mem_journal.append_valence(&[v]).unwrap()[0].seq,
-            JournalRecord::Version(v) => mem_journal.append_version(&v).unwrap().seq,
-        };
-        assert_eq!(stored, seq, "the in-memory copy keeps the seq axis");
-    }
-    (
-        home,
-        vec![
-            ("sqlite", store, journal),
-            ("memory", mem_store, mem_journal),
-        ],
-    )
 }
 
 #[test]
 fn unresolved_dreams_answers_as_0_3_2_on_the_same_home_for_every_variant() {
     let dir = tempfile::tempdir().unwrap();
     let expected = oracle(dir.path());
-    let (_home, pairs) = stacks(dir.path());
+    let OracleStacks { home: _home, pairs } = stacks(dir.path());
     let variants: [(&str, &str, &str, Option<usize>, bool); 7] = [
         ("journal", "life", "castor", None, true),
         ("no_journal", "life", "castor", None, false),
@@ -140,72 +76,6 @@ fn unresolved_dreams_answers_as_0_3_2_on_the_same_home_for_every_variant() {
     let journal_rows = expected["variants"]["journal"].as_array().unwrap().len();
     let raw_rows = expected["variants"]["no_journal"].as_array().unwrap().len();
     assert!(raw_rows > journal_rows, "the folds removed something");
-}
-
-/// The prose keys: ours, compared by structure.
-const PROSE: [&str; 6] = [
-    "action",
-    "reason",
-    "summary",
-    "review_action",
-    "caveat",
-    "reasons",
-];
-
-/// Replace every prose value by its shape (a non-empty string, or a list of
-/// them, becomes `"<prose>"`, or a list of as many).
-fn prose_by_structure(v: &mut Value) {
-    match v {
-        Value::Object(m) => {
-            for (k, x) in m.iter_mut() {
-                if PROSE.contains(&k.as_str()) {
-                    *x = match &*x {
-                        Value::String(s) if !s.trim().is_empty() => serde_json::json!("<prose>"),
-                        Value::Array(items)
-                            if items
-                                .iter()
-                                .all(|i| i.as_str().is_some_and(|s| !s.trim().is_empty())) =>
-                        {
-                            serde_json::json!(vec!["<prose>"; items.len()])
-                        }
-                        other => serde_json::json!({ "not prose": other.clone() }),
-                    };
-                } else {
-                    prose_by_structure(x);
-                }
-            }
-        }
-        Value::Array(items) => items.iter_mut().for_each(prose_by_structure),
-        _ => {}
-    }
-}
-
-/// The first difference between two JSON values, by path (numbers compared
-/// as numbers).
-fn first_difference(ours: &Value, theirs: &Value, path: &str) -> Option<String> {
-    match (ours, theirs) {
-        (Value::Object(a), Value::Object(b)) => {
-            for k in a.keys().chain(b.keys()) {
-                match (a.get(k), b.get(k)) {
-                    (Some(x), Some(y)) => {
-                        if let Some(d) = first_difference(x, y, &format!("{path}.{k}")) {
-                            return Some(d);
-                        }
-                    }
-                    (x, y) => return Some(format!("{path}.{k}: ours {x:?}, 0.3.2 {y:?}")),
-                }
-            }
-            None
-        }
-        (Value::Array(a), Value::Array(b)) if a.len() == b.len() => a
-            .iter()
-            .zip(b)
-            .enumerate()
-            .find_map(|(i, (x, y))| first_difference(x, y, &format!("{path}[{i}]"))),
-        (Value::Number(a), Value::Number(b)) if a.as_f64() == b.as_f64() => None,
-        _ if ours == theirs => None,
-        _ => Some(format!("{path}: ours {ours}, 0.3.2 {theirs}")),
-    }
 }
 
 fn pass_args(call: &Value) -> ConsolidationPass {
@@ -249,7 +119,7 @@ fn consolidation_pass_answers_as_0_3_2_on_the_same_home_dry_runs_and_writes() {
             "consolidation_home.py",
             &[&seed.to_string(), d, "small", &nights.to_string()],
         );
-        let (_home, pairs) = stacks(dir.path());
+        let OracleStacks { home: _home, pairs } = stacks(dir.path());
         for (name, store, journal) in &pairs {
             let system = MemorySystem::with_options(
                 store.clone(),
@@ -310,7 +180,7 @@ fn resolve_dreams_pass_answers_as_0_3_2_on_the_same_home_dry_runs_and_writes() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path().to_str().unwrap();
     let expected = run_script("resolution_home.py", &["7", d, "small", "2"]);
-    let (_home, pairs) = stacks(dir.path());
+    let OracleStacks { home: _home, pairs } = stacks(dir.path());
     for (name, store, journal) in &pairs {
         let system = MemorySystem::with_options(
             store.clone(),
@@ -345,7 +215,7 @@ fn resolve_dreams_pass_answers_as_0_3_2_on_the_same_home_dry_runs_and_writes() {
 /// `dream_pass`'s prose, compared by structure: the question's words and the
 /// skipped reason's (kept to its first word: `quiet`, `restful`,
 /// `report_only`, which names the kind of night).
-fn dream_prose_by_structure(v: &mut Value) {
+pub(crate) fn dream_prose_by_structure(v: &mut Value) {
     if let Some(m) = v.as_object_mut() {
         if let Some(Value::String(why)) = m.get("skipped_reason") {
             let first = why.split_whitespace().next().unwrap_or("").to_owned();
@@ -375,7 +245,7 @@ fn dream_pass_report_only_answers_as_0_3_2_on_a_fresh_home_and_on_a_home_0_3_2_s
         let dir = tempfile::tempdir().unwrap();
         let d = dir.path().to_str().unwrap();
         let expected = run_script("dream_home.py", &["7", d, "small", &nights.to_string()]);
-        let (_home, pairs) = stacks(dir.path());
+        let OracleStacks { home: _home, pairs } = stacks(dir.path());
         let mut kinds = std::collections::BTreeSet::new();
         for (name, store, journal) in &pairs {
             let system = MemorySystem::with_options(

@@ -10,7 +10,7 @@
 use crate::common::{Stack, written};
 use crate::support::{OWNER, SCOPE, deposits, form, stacks};
 use am_journal::{ClosureFilter, ClosureKind};
-use am_system::sleep::{ResolveDreams, UnresolvedDreams, unresolved_dreams};
+use am_system::sleep::{ResolveDreams, ResolveDreamsResult, UnresolvedDreams, unresolved_dreams};
 use am_system::{CommitSelection, MemoryRecordInput, RecordKind};
 use am_triples::{ErrorKind, TripleQuery};
 use serde_json::json;
@@ -62,6 +62,36 @@ fn dream(
     )
 }
 
+/// The fixture most tests start from: two unlinked episodes (Harbor,
+/// Orchard) and a standing dream bridging them: `(a, b, dream)`.
+fn bridged(s: &Stack) -> (String, String, String) {
+    let a = episode(s, "Harbor", "a");
+    let b = episode(s, "Orchard", "b");
+    let d = dream(s, "d", &[(&a, &b)], &[], &[]);
+    (a, b, d)
+}
+
+/// The day's answer: a lived record joining `ids` by authored `predicate`
+/// edges.
+fn joined(s: &Stack, predicate: &str, ids: &[&String]) {
+    let mut r = MemoryRecordInput::new(RecordKind::Episode, "Joined", "Joined.");
+    for id in ids {
+        r = r.with_edge(predicate, id.as_str());
+    }
+    form(s, r, "join");
+}
+
+/// The pass as a dry run.
+fn dry_run(s: &Stack) -> ResolveDreamsResult {
+    s.system
+        .resolve_dreams_pass(&ResolveDreams {
+            report_only: true,
+            ..pass()
+        })
+        .unwrap()
+        .value
+}
+
 fn standing(s: &Stack) -> Vec<String> {
     unresolved_dreams(
         s.store.as_ref(),
@@ -97,18 +127,9 @@ fn closure_of(s: &Stack, graph_id: &str) -> Option<am_journal::ClosureRecord> {
 #[test]
 fn a_proposal_the_day_joined_by_an_authored_story_closes_its_dream_softly_with_the_evidence() {
     for (s, _) in stacks(true) {
-        let a = episode(&s, "Harbor", "a");
-        let b = episode(&s, "Orchard", "b");
-        let d = dream(&s, "d", &[(&a, &b)], &[], &[]);
+        let (a, b, d) = bridged(&s);
         let before = written(&s);
-        let dry = s
-            .system
-            .resolve_dreams_pass(&ResolveDreams {
-                report_only: true,
-                ..pass()
-            })
-            .unwrap()
-            .value;
+        let dry = dry_run(&s);
         assert_eq!(
             (dry.examined, dry.resolved.len(), dry.standing.len()),
             (1, 0, 1),
@@ -129,14 +150,7 @@ fn a_proposal_the_day_joined_by_an_authored_story_closes_its_dream_softly_with_t
         );
         let mid = written(&s);
         assert_ne!(mid, before);
-        let dry = s
-            .system
-            .resolve_dreams_pass(&ResolveDreams {
-                report_only: true,
-                ..pass()
-            })
-            .unwrap()
-            .value;
+        let dry = dry_run(&s);
         assert_eq!(dry.resolved[0].mechanisms, ["joined_by_authored_story"]);
         assert!(!dry.resolved[0].closed);
         assert_eq!(written(&s), mid, "the dry run writes nothing");
@@ -178,14 +192,7 @@ fn a_question_settles_when_a_later_record_carries_its_facet_and_touches_an_endpo
                 .with_keywords(&["lantern"]),
             "u",
         );
-        let r = s
-            .system
-            .resolve_dreams_pass(&ResolveDreams {
-                report_only: true,
-                ..pass()
-            })
-            .unwrap()
-            .value;
+        let r = dry_run(&s);
         assert!(
             r.resolved.is_empty(),
             "[{}] the facet alone does not touch an endpoint",
@@ -217,21 +224,8 @@ fn a_continuation_dream_settles_in_the_same_pass_as_the_parent_it_relights() {
         let parent = dream(&s, "parent", &[(&a, &b)], &[], &[]);
         hands.set("2026-03-02T09:00:00+00:00"); // the child is the younger: examined after
         let child = dream(&s, "child", &[], &[], &[&parent]);
-        form(
-            &s,
-            MemoryRecordInput::new(RecordKind::Episode, "Joined", "Joined.")
-                .with_edge("part_of", &a)
-                .with_edge("part_of", &b),
-            "join",
-        );
-        let dry = s
-            .system
-            .resolve_dreams_pass(&ResolveDreams {
-                report_only: true,
-                ..pass()
-            })
-            .unwrap()
-            .value;
+        joined(&s, "part_of", &[&a, &b]);
+        let dry = dry_run(&s);
         assert_eq!(
             dry.resolved.len(),
             1,
@@ -249,21 +243,12 @@ fn a_continuation_dream_settles_in_the_same_pass_as_the_parent_it_relights() {
 #[test]
 fn co_use_settles_a_proposal_only_across_two_distinct_traces() {
     for (s, _) in stacks(true) {
-        let a = episode(&s, "Harbor", "a");
-        let b = episode(&s, "Orchard", "b");
-        dream(&s, "d", &[(&a, &b)], &[], &[]);
+        let (a, b, _) = bridged(&s);
         let used = [a.clone(), b.clone()];
         s.system
             .commit_selection(&CommitSelection::new("t1", &used))
             .unwrap();
-        let one = s
-            .system
-            .resolve_dreams_pass(&ResolveDreams {
-                report_only: true,
-                ..pass()
-            })
-            .unwrap()
-            .value;
+        let one = dry_run(&s);
         assert!(
             one.resolved.is_empty(),
             "[{}] one co-display is not lived association",
@@ -282,16 +267,8 @@ fn co_use_settles_a_proposal_only_across_two_distinct_traces() {
 #[test]
 fn an_endpoint_closed_since_the_dream_leaves_its_tension_standing() {
     for (s, _) in stacks(true) {
-        let a = episode(&s, "Harbor", "a");
-        let b = episode(&s, "Orchard", "b");
-        dream(&s, "d", &[(&a, &b)], &[], &[]);
-        form(
-            &s,
-            MemoryRecordInput::new(RecordKind::Episode, "Joined", "Joined.")
-                .with_edge("supports", &a)
-                .with_edge("supports", &b),
-            "join",
-        );
+        let (a, b, _) = bridged(&s);
+        joined(&s, "supports", &[&a, &b]);
         s.system
             .close_record(&am_system::CloseRecord::new(
                 &a,
@@ -308,9 +285,7 @@ fn an_endpoint_closed_since_the_dream_leaves_its_tension_standing() {
 #[test]
 fn a_write_at_as_of_or_without_a_pair_is_refused_writing_nothing() {
     for (s, _) in stacks(true) {
-        let a = episode(&s, "Harbor", "a");
-        let b = episode(&s, "Orchard", "b");
-        dream(&s, "d", &[(&a, &b)], &[], &[]);
+        bridged(&s);
         let before = written(&s);
         for (args, needle) in [
             (
@@ -416,14 +391,7 @@ fn every_closure_of_a_pass_commits_in_one_transaction() {
         let c = episode(&s, "Mill", "c");
         dream(&s, "d1", &[(&a, &b)], &[], &[]);
         dream(&s, "d2", &[(&b, &c)], &[], &[]);
-        form(
-            &s,
-            MemoryRecordInput::new(RecordKind::Episode, "Joined", "Joined.")
-                .with_edge("supports", &a)
-                .with_edge("supports", &b)
-                .with_edge("supports", &c),
-            "join",
-        );
+        joined(&s, "supports", &[&a, &b, &c]);
         points.lock().unwrap().clear();
         let r = s.system.resolve_dreams_pass(&pass()).unwrap().value;
         assert_eq!(r.resolved_count, 2);

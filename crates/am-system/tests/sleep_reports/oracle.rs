@@ -14,132 +14,28 @@
 //! (`action`, `reason`, `summary`, `review_action`, `caveat`, and
 //! `maintenance_due`'s `reasons`) is ours, compared by structure.
 
-use am_backend_sqlite::journal::SQLiteJournal;
-use am_backend_sqlite::{SQLiteTripleStore, SqliteHome, SqliteStoreOptions};
-use am_journal::{InMemoryJournal, JournalRecord, MemoryJournal};
+pub(crate) use crate::common::oracle::{
+    OracleStacks as Stacks, first_difference, open_copy as open, prose_by_structure, run_generator,
+};
 use am_system::sleep::{
     LastMaintenanceSeq, MaintenanceDue, MaintenanceReport, SleepTuning, StructuralReport,
     last_maintenance_seq, maintenance_due, maintenance_report, structural_report,
 };
 use am_system::{MemorySystem, SystemOptions};
-use am_triples::{InMemoryTripleStore, Order, TripleQuery, TripleStore};
 use serde_json::{Value, json};
 use std::path::Path;
-use std::process::Command;
-use std::sync::Arc;
-
-fn python() -> String {
-    std::env::var("AM_ORACLE_PYTHON").unwrap_or_else(|_| {
-        panic!(
-            "AM_ORACLE_PYTHON is not set: point it at a python with abstractmemory==0.3.2 installed \
-             (cargo xtask test sets it); this differential test cannot run without the oracle"
-        )
-    })
-}
 
 /// Run the generator: `(seed, shape, nights)` into `dir`; its JSON.
 pub(crate) fn build(seed: u64, shape: &str, nights: u32, dir: &Path) -> Value {
-    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/oracle/sleep_reports.py");
-    let python = python();
-    let out = Command::new(&python)
-        .arg(script)
-        .arg(seed.to_string())
-        .arg(dir)
-        .arg(shape)
-        .arg(nights.to_string())
-        .output()
-        .unwrap_or_else(|e| panic!("could not run {python} {script}: {e}"));
-    assert!(
-        out.status.success(),
-        "the generator failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).expect("the generator printed JSON")
-}
-
-/// One stack: its name, store and journal.
-pub(crate) type Pair = (&'static str, Arc<dyn TripleStore>, Arc<dyn MemoryJournal>);
-
-/// The two stacks over one home: the copied SQLite file, and every row and
-/// journal record of it appended, in order, to an in-memory pair.
-pub(crate) struct Stacks {
-    _home: SqliteHome,
-    pub(crate) pairs: Vec<Pair>,
-}
-
-pub(crate) fn open(dir: &Path) -> Stacks {
-    let home = SqliteHome::open(dir.join("rust.sqlite3")).unwrap();
-    let store: Arc<dyn TripleStore> =
-        Arc::new(SQLiteTripleStore::with_home(&home, None, SqliteStoreOptions::default()).unwrap());
-    let journal: Arc<dyn MemoryJournal> = Arc::new(SQLiteJournal::open(&home).unwrap());
-    let mem_store: Arc<dyn TripleStore> = Arc::new(InMemoryTripleStore::new(None));
-    let rows = store
-        .query(&TripleQuery {
-            limit: 0,
-            order: Order::Asc,
-            ..TripleQuery::default()
-        })
-        .unwrap();
-    mem_store.add(&rows).unwrap();
-    let mem_journal: Arc<dyn MemoryJournal> = Arc::new(InMemoryJournal::new());
-    for r in journal.replay_records(0, None).unwrap() {
-        let seq = r.seq();
-        let stored = match r {
-            JournalRecord::Event(e) => mem_journal.append_events(&[e]).unwrap()[0].seq,
-            JournalRecord::Binding(b) => mem_journal.append_binding(&b).unwrap().seq,
-            JournalRecord::Closure(c) => mem_journal.append_closure(&c).unwrap().seq,
-            JournalRecord::Trace(t) => mem_journal.append_trace(&t).unwrap().seq,
-            JournalRecord::Snapshot(s) => mem_journal.append_snapshot(&s).unwrap().seq,
-            JournalRecord::Valence(v) => mem_journal.append_valence(&[v]).unwrap()[0].seq,
-            JournalRecord::Version(v) => mem_journal.append_version(&v).unwrap().seq,
-        };
-        assert_eq!(stored, seq, "the in-memory copy keeps the seq axis");
-    }
-    Stacks {
-        _home: home,
-        pairs: vec![
-            ("sqlite", store, journal),
-            ("memory", mem_store, mem_journal),
+    run_generator(
+        "sleep_reports.py",
+        &[
+            &seed.to_string(),
+            dir.to_str().unwrap(),
+            shape,
+            &nights.to_string(),
         ],
-    }
-}
-
-/// The prose keys: ours, compared by structure.
-const PROSE: [&str; 6] = [
-    "action",
-    "reason",
-    "summary",
-    "review_action",
-    "caveat",
-    "reasons",
-];
-
-/// Replace every prose value by its shape: a non-empty string (or a list of
-/// them) becomes `"<prose>"` (or a list of as many).
-pub(crate) fn prose_by_structure(v: &mut Value) {
-    match v {
-        Value::Object(m) => {
-            for (k, x) in m.iter_mut() {
-                if PROSE.contains(&k.as_str()) {
-                    *x = match &*x {
-                        Value::String(s) if !s.trim().is_empty() => json!("<prose>"),
-                        Value::Array(items)
-                            if items
-                                .iter()
-                                .all(|i| i.as_str().is_some_and(|s| !s.trim().is_empty())) =>
-                        {
-                            json!(vec!["<prose>"; items.len()])
-                        }
-                        other => json!({ "not prose": other.clone() }),
-                    };
-                } else {
-                    prose_by_structure(x);
-                }
-            }
-        }
-        Value::Array(items) => items.iter_mut().for_each(prose_by_structure),
-        _ => {}
-    }
+    )
 }
 
 pub(crate) fn scopes_of(v: &Value) -> Vec<(String, String)> {
@@ -153,34 +49,6 @@ pub(crate) fn scopes_of(v: &Value) -> Vec<(String, String)> {
             )
         })
         .collect()
-}
-
-/// The first difference between two JSON values, by path.
-pub(crate) fn first_difference(ours: &Value, theirs: &Value, path: &str) -> Option<String> {
-    match (ours, theirs) {
-        (Value::Object(a), Value::Object(b)) => {
-            for k in a.keys().chain(b.keys()) {
-                let (x, y) = (a.get(k), b.get(k));
-                match (x, y) {
-                    (Some(x), Some(y)) => {
-                        if let Some(d) = first_difference(x, y, &format!("{path}.{k}")) {
-                            return Some(d);
-                        }
-                    }
-                    _ => return Some(format!("{path}.{k}: ours {x:?}, 0.3.2 {y:?}")),
-                }
-            }
-            None
-        }
-        (Value::Array(a), Value::Array(b)) if a.len() == b.len() => a
-            .iter()
-            .zip(b)
-            .enumerate()
-            .find_map(|(i, (x, y))| first_difference(x, y, &format!("{path}[{i}]"))),
-        (Value::Number(a), Value::Number(b)) if a.as_f64() == b.as_f64() => None,
-        _ if ours == theirs => None,
-        _ => Some(format!("{path}: ours {ours}, 0.3.2 {theirs}")),
-    }
 }
 
 pub(crate) fn assert_same(ours: &Value, theirs: &Value, what: &str) {

@@ -23,17 +23,17 @@
 //! - Our report carries the `authoring` receipt; proposal notes are our
 //!   own sentence (compared by structure).
 
+use crate::common::oracle::{in_memory_copy, run_generator};
 use crate::common::pinned_clock;
 use am_backend_sqlite::{SqliteHome, SqliteMemoryHome, SqliteStoreOptions};
-use am_journal::{InMemoryJournal, JournalRecord, MemoryJournal};
+use am_journal::MemoryJournal;
 use am_system::world_models::{
     AliasCandidates, CardsOf, WorldModelPass, alias_candidates, alias_map, current_world_models,
     standing_world_models,
 };
 use am_system::{MemorySystem, SystemOptions};
-use am_triples::{InMemoryTripleStore, Order, TripleAssertion, TripleQuery, TripleStore};
+use am_triples::{TripleAssertion, TripleQuery, TripleStore};
 use serde_json::{Value, json};
-use std::process::Command;
 use std::sync::{Arc, OnceLock};
 
 const EID: &str = "entity:castor";
@@ -46,29 +46,8 @@ struct Oracle {
 fn oracle() -> &'static Oracle {
     static ORACLE: OnceLock<Oracle> = OnceLock::new();
     ORACLE.get_or_init(|| {
-        let python = std::env::var("AM_ORACLE_PYTHON").unwrap_or_else(|_| {
-            panic!(
-                "AM_ORACLE_PYTHON is not set: point it at a python with abstractmemory==0.3.2 \
-                 (cargo xtask test sets it); this differential test cannot run without the oracle"
-            )
-        });
         let dir = tempfile::tempdir().unwrap();
-        let script = concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/tests/oracle/world_models_home.py"
-        );
-        let out = Command::new(&python)
-            .arg(script)
-            .arg("7")
-            .arg(dir.path())
-            .output()
-            .unwrap_or_else(|e| panic!("could not run {python} {script}: {e}"));
-        assert!(
-            out.status.success(),
-            "the generator failed: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let out = serde_json::from_slice(&out.stdout).expect("the generator printed JSON");
+        let out = run_generator("world_models_home.py", &["7", dir.path().to_str().unwrap()]);
         Oracle { dir, out }
     })
 }
@@ -103,34 +82,7 @@ fn open(file: &str) -> Vec<Opened> {
     let store: Arc<dyn TripleStore> = mh.sqlite_store().clone();
     let journal: Arc<dyn MemoryJournal> = mh.sqlite_journal().clone();
     let system = MemorySystem::over_home_with_options(mh, options()).unwrap();
-    let mem_store: Arc<dyn TripleStore> = Arc::new(InMemoryTripleStore::new(None));
-    mem_store
-        .add(
-            &store
-                .query(&TripleQuery {
-                    limit: 0,
-                    order: Order::Asc,
-                    ..TripleQuery::default()
-                })
-                .unwrap(),
-        )
-        .unwrap();
-    let mem_journal: Arc<dyn MemoryJournal> = Arc::new(InMemoryJournal::new());
-    for r in journal.replay_records(0, None).unwrap() {
-        match r {
-            JournalRecord::Event(e) => drop(mem_journal.append_events(&[e]).unwrap()),
-            JournalRecord::Binding(b) => drop(mem_journal.append_binding(&b).unwrap()),
-            JournalRecord::Closure(c) => drop(mem_journal.append_closure(&c).unwrap()),
-            JournalRecord::Trace(t) => drop(mem_journal.append_trace(&t).unwrap()),
-            JournalRecord::Snapshot(s) => drop(mem_journal.append_snapshot(&s).unwrap()),
-            JournalRecord::Valence(v) => drop(mem_journal.append_valence(&[v]).unwrap()),
-            JournalRecord::Version(v) => drop(mem_journal.append_version(&v).unwrap()),
-        }
-    }
-    assert_eq!(
-        mem_journal.current_seq().unwrap(),
-        journal.current_seq().unwrap()
-    );
+    let (mem_store, mem_journal) = in_memory_copy(store.as_ref(), journal.as_ref());
     let mem_system =
         MemorySystem::with_options(mem_store.clone(), mem_journal.clone(), options()).unwrap();
     vec![
