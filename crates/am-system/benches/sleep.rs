@@ -22,6 +22,13 @@
 //! 0.3.2's medians go to `<target>/sleep_python.json`, which
 //! `cargo xtask bench` prints beside ours with the ratio.
 //!
+//! The night: 0.3.2's six phases run one by one on one fresh copy, as its
+//! `sleep_pass` runs them, once (its dream phase weighs every pair of
+//! records: minutes at 10,000); ours, `sleep_pass` on a fresh copy per
+//! iteration, the whole night (`sleep_pass_<N>k`) and each sub-phase timed
+//! where it ends (`night_<phase>_<N>k`, from the night's `phase_done`
+//! sink).
+//!
 //! `cargo bench -p am-system --bench sleep`.
 
 #![allow(
