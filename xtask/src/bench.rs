@@ -705,7 +705,7 @@ pub fn sleep_vs_python_rows(
         by_call.insert(call.to_owned(), (id.to_owned(), python_ns, records));
     }
     let records = by_call.values().map(|(_, _, n)| *n).max().unwrap_or(0);
-    let mut out: Vec<[String; 6]> = SLEEP_VS_PYTHON
+    let out: Vec<[String; 6]> = SLEEP_VS_PYTHON
         .iter()
         .map(|f| {
             let label = format!("{}, {records} records (0.3.2's home)", f.label);

@@ -798,19 +798,20 @@ impl MemorySystem {
                             vector_score: Some(round6(s)),
                         });
                     }
-                } else if shared_lex.len() == 1 && shared_signal.is_empty() {
-                    if out.questions.len() < bound {
-                        let facet = facet_text[shared_lex[0] as usize].to_owned();
-                        let (l, r) = (ids[left], ids[right]);
-                        let question = format!(
-                            "{l} and {r} share only {facet:?}: a connection, or the same word by chance?"
-                        );
-                        out.questions.push(FacetQuestion {
-                            pair: pair(),
-                            facet,
-                            question,
-                        });
-                    }
+                } else if shared_lex.len() == 1
+                    && shared_signal.is_empty()
+                    && out.questions.len() < bound
+                {
+                    let facet = facet_text[shared_lex[0] as usize].to_owned();
+                    let (l, r) = (ids[left], ids[right]);
+                    let question = format!(
+                        "{l} and {r} share only {facet:?}: a connection, or the same word by chance?"
+                    );
+                    out.questions.push(FacetQuestion {
+                        pair: pair(),
+                        facet,
+                        question,
+                    });
                 }
             }
         }

@@ -205,7 +205,7 @@ pub(crate) fn narrow_pair_rows(
     owner: &str,
     keep: Narrow<'_>,
 ) -> Result<Vec<TripleAssertion>> {
-    Ok(store.query_narrow(&pair_query(scope, owner), keep)?)
+    store.query_narrow(&pair_query(scope, owner), keep)
 }
 
 fn pair_query(scope: &str, owner: &str) -> TripleQuery {
