@@ -614,8 +614,11 @@ pub const SLEEP_PYTHON_FILE: &str = "sleep_python.json";
 pub struct VsPython {
     /// What is measured (the home's size is appended).
     pub label: &'static str,
-    /// The call's name: the criterion id is `sleep_vs_0_3_2/<call>_<N>k`.
+    /// 0.3.2's figure's name in the bench's JSON (its id is
+    /// `sleep_vs_0_3_2/<call>_<N>k`).
     pub call: &'static str,
+    /// Ours: the criterion id is `<group>/<ours>_<N>k` (the group: `sleep_vs_0_3_2`, `world_models_vs_0_3_2`).
+    pub ours: &'static str,
     /// The target as the issue words it.
     pub target: &'static str,
     /// The smallest speed-up over 0.3.2 that meets it; `None`: shown, not judged.
@@ -629,66 +632,100 @@ pub const SLEEP_VS_PYTHON: &[VsPython] = &[
     VsPython {
         label: "sleep vs 0.3.2: structural_report",
         call: "structural_report",
+        ours: "structural_report",
         target: "- (<= 1 s at 100k)",
         min_ratio: None,
     },
     VsPython {
         label: "sleep vs 0.3.2: maintenance_report",
         call: "maintenance_report",
+        ours: "maintenance_report",
         target: "-",
         min_ratio: None,
     },
     VsPython {
         label: "sleep vs 0.3.2: maintenance_due, a first check",
         call: "maintenance_due",
+        ours: "maintenance_due",
         target: "- (<= 1 s at 100k)",
         min_ratio: None,
     },
     VsPython {
         label: "sleep vs 0.3.2: resolve_dreams_pass, report_only",
         call: "resolve_dreams_pass_report_only",
+        ours: "resolve_dreams_pass_report_only",
         target: "-",
         min_ratio: None,
     },
     VsPython {
         label: "sleep vs 0.3.2: resolution phase (resolve_dreams_pass, writing)",
         call: "resolve_dreams_pass",
+        ours: "resolve_dreams_pass",
         target: ">= 20x 0.3.2",
         min_ratio: Some(20.0),
     },
     VsPython {
         label: "sleep vs 0.3.2: consolidation_pass, report_only",
         call: "consolidation_pass_report_only",
+        ours: "consolidation_pass_report_only",
         target: "-",
         min_ratio: None,
     },
     VsPython {
         label: "sleep vs 0.3.2: maintenance phase (consolidation_pass, writing)",
         call: "consolidation_pass",
+        ours: "consolidation_pass",
         target: ">= 20x 0.3.2",
         min_ratio: Some(20.0),
     },
-];
-
-/// The phases whose rows are still to come (the dream phase and the whole
-/// night are built on another branch, `sleep-night`): printed as "not run"
-/// so the table keeps their place.
-pub const SLEEP_VS_PYTHON_SLOTS: &[(&str, &str)] = &[
-    (
-        "sleep vs 0.3.2: dream phase (dream_pass, writing)",
-        ">= 20x 0.3.2",
-    ),
-    (
-        "sleep vs 0.3.2: a night (sleep_pass, writing)",
-        "each phase >= 20x 0.3.2",
-    ),
+    VsPython {
+        label: "sleep vs 0.3.2: a night, its resolution phase",
+        call: "night_resolution",
+        ours: "night_resolution",
+        target: ">= 20x 0.3.2",
+        min_ratio: Some(20.0),
+    },
+    VsPython {
+        label: "sleep vs 0.3.2: a night, its maintenance phase",
+        call: "night_maintenance",
+        ours: "night_maintenance",
+        target: ">= 20x 0.3.2",
+        min_ratio: Some(20.0),
+    },
+    VsPython {
+        label: "sleep vs 0.3.2: a night, its world_models phase",
+        call: "night_world_models",
+        ours: "night_world_models",
+        target: ">= 20x 0.3.2",
+        min_ratio: Some(20.0),
+    },
+    VsPython {
+        label: "sleep vs 0.3.2: a night, its dream phase (dream_pass, writing)",
+        call: "night_dream",
+        ours: "night_dream",
+        target: ">= 20x 0.3.2",
+        min_ratio: Some(20.0),
+    },
+    VsPython {
+        label: "sleep vs 0.3.2: a night (sleep_pass) vs 0.3.2's same four phases",
+        call: "night_four_phases",
+        ours: "sleep_pass",
+        target: "-",
+        min_ratio: None,
+    },
+    VsPython {
+        label: "sleep vs 0.3.2: a night (sleep_pass) vs 0.3.2's six (+ mining, identity)",
+        call: "night_six_phases",
+        ours: "sleep_pass",
+        target: "-",
+        min_ratio: None,
+    },
 ];
 
 /// The rows of sleep's figures beside 0.3.2 when this run's `sleep` bench
 /// measured 0.3.2 (`<target>/`[`SLEEP_PYTHON_FILE`] modified after `since`):
 /// each call's median beside 0.3.2's from the same run, with the ratio and,
-/// for a phase, whether it met its 20x; then the slots of the phases not
-/// built here. Empty when 0.3.2 was not measured.
+/// for a phase, whether it met its 20x. Empty when 0.3.2 was not measured.
 ///
 /// # Errors
 /// When the file is present but not the bench's JSON.
@@ -705,7 +742,6 @@ pub fn sleep_vs_python_rows(
             "sleep",
             "sleep_vs_0_3_2/",
             SLEEP_VS_PYTHON,
-            SLEEP_VS_PYTHON_SLOTS,
         ),
     )
 }
@@ -721,19 +757,21 @@ pub const WORLD_MODELS_VS_PYTHON: &[VsPython] = &[
     VsPython {
         label: "world models vs 0.3.2: world_model_update, one target, revising",
         call: "world_model_update_revising",
+        ours: "world_model_update_revising",
         target: "- (<= 20 ms at 100k)",
         min_ratio: None,
     },
     VsPython {
         label: "world models vs 0.3.2: current_world_models",
         call: "current_world_models",
+        ours: "current_world_models",
         target: "- (<= 5 ms at 100k)",
         min_ratio: None,
     },
 ];
 
 /// The rows of world models' figures beside 0.3.2, as
-/// [`sleep_vs_python_rows`] (no slots).
+/// [`sleep_vs_python_rows`].
 ///
 /// # Errors
 /// When the file is present but not the bench's JSON.
@@ -750,18 +788,17 @@ pub fn world_models_vs_python_rows(
             "world_models",
             "world_models_vs_0_3_2/",
             WORLD_MODELS_VS_PYTHON,
-            &[],
         ),
     )
 }
 
 /// A bench's figures beside 0.3.2's medians from the same run: `(bench,
-/// criterion group prefix, the figures, the slots of calls not built)`.
+/// criterion group prefix, the figures)`.
 fn vs_python_rows(
     path: &Path,
     since: Option<SystemTime>,
     estimates: &BTreeMap<String, Estimate>,
-    (bench, prefix, table, slots): (&str, &str, &[VsPython], &[(&str, &str)]),
+    (bench, prefix, table): (&str, &str, &[VsPython]),
 ) -> Result<Vec<[String; 6]>> {
     let Some(rows) = this_runs_rows(
         path,
@@ -791,7 +828,7 @@ fn vs_python_rows(
         by_call.insert(call.to_owned(), (id.to_owned(), python_ns, records));
     }
     let records = by_call.values().map(|(_, _, n)| *n).max().unwrap_or(0);
-    let mut out: Vec<[String; 6]> = table
+    let out: Vec<[String; 6]> = table
         .iter()
         .map(|f| {
             let label = format!("{}, {records} records (0.3.2's home)", f.label);
@@ -806,7 +843,9 @@ fn vs_python_rows(
                 ];
             };
             let python = format!("{} (same run)", fmt_ns(*python_ns));
-            match estimates.get(id) {
+            let size = id.rsplit_once('_').map_or("", |(_, size)| size);
+            let ours = format!("{prefix}{}_{size}", f.ours);
+            match estimates.get(&ours) {
                 Some(e) if e.median_ns > 0.0 => {
                     let ratio = python_ns / e.median_ns;
                     [
@@ -829,16 +868,6 @@ fn vs_python_rows(
             }
         })
         .collect();
-    out.extend(slots.iter().map(|(label, target)| {
-        [
-            format!("{label}, {records} records (0.3.2's home)"),
-            "not run (built on branch sleep-night)".to_owned(),
-            (*target).to_owned(),
-            String::new(),
-            String::new(),
-            String::new(),
-        ]
-    }));
     Ok(out)
 }
 
@@ -1663,7 +1692,8 @@ mod tests {
             &path,
             r#"[{"id": "sleep_vs_0_3_2/resolve_dreams_pass_10k", "python_ns": 400000000.0, "records": 10000},
                 {"id": "sleep_vs_0_3_2/consolidation_pass_10k", "python_ns": 900000000.0, "records": 10000},
-                {"id": "sleep_vs_0_3_2/structural_report_10k", "python_ns": 1000000000.0, "records": 10000}]"#,
+                {"id": "sleep_vs_0_3_2/structural_report_10k", "python_ns": 1000000000.0, "records": 10000},
+                {"id": "sleep_vs_0_3_2/night_six_phases_10k", "python_ns": 6000000000.0, "records": 10000}]"#,
         )
         .unwrap();
         let est = |ns| Estimate {
@@ -1681,6 +1711,7 @@ mod tests {
             est(90e6),
         );
         estimates.insert("sleep_vs_0_3_2/structural_report_10k".to_owned(), est(50e6));
+        estimates.insert("sleep_vs_0_3_2/sleep_pass_10k".to_owned(), est(200e6));
         let rows = sleep_vs_python_rows(&path, None, &estimates).unwrap();
         let find = |label: &str| {
             rows.iter()
@@ -1706,12 +1737,13 @@ mod tests {
         assert_eq!((r[3].as_str(), r[5].as_str()), ("", "20x"));
         let r = find("sleep vs 0.3.2: maintenance_report");
         assert_eq!((r[1].as_str(), r[4].as_str()), ("not run", "not measured"));
-        let r = find("sleep vs 0.3.2: dream phase");
-        assert!(r[1].contains("sleep-night"), "the slot says where: {r:?}");
-        assert_eq!(
-            rows.len(),
-            SLEEP_VS_PYTHON.len() + SLEEP_VS_PYTHON_SLOTS.len()
-        );
+        // A row whose ours is another call: the whole night beside 0.3.2's
+        // six phases (6 s / 200 ms = 30x).
+        let r = find("sleep vs 0.3.2: a night (sleep_pass) vs 0.3.2's six");
+        assert_eq!((r[1].as_str(), r[5].as_str()), ("200.00 ms", "30x"));
+        let r = find("sleep vs 0.3.2: a night, its dream phase");
+        assert_eq!((r[1].as_str(), r[4].as_str()), ("not run", "not measured"));
+        assert_eq!(rows.len(), SLEEP_VS_PYTHON.len());
         let later = SystemTime::now() + std::time::Duration::from_secs(60);
         assert!(
             sleep_vs_python_rows(&path, Some(later), &estimates)

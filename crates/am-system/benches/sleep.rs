@@ -22,6 +22,13 @@
 //! 0.3.2's medians go to `<target>/sleep_python.json`, which
 //! `cargo xtask bench` prints beside ours with the ratio.
 //!
+//! The night: 0.3.2's six phases run one by one on one fresh copy, as its
+//! `sleep_pass` runs them, once (its dream phase weighs every pair of
+//! records: minutes at 10,000); ours, `sleep_pass` on a fresh copy per
+//! iteration, the whole night (`sleep_pass_<N>k`) and each sub-phase timed
+//! where it ends (`night_<phase>_<N>k`, from the night's `phase_done`
+//! sink).
+//!
 //! `cargo bench -p am-system --bench sleep`.
 
 #![allow(
@@ -31,15 +38,17 @@
 
 use am_backend_sqlite::{SqliteHome, SqliteMemoryHome, SqliteStoreOptions};
 use am_system::sleep::{
-    ConsolidationPass, MaintenanceDue, MaintenanceReport, ResolveDreams, StructuralReport,
+    ConsolidationPass, MaintenanceDue, MaintenanceReport, NightHooks, ResolveDreams, SleepPass,
+    StructuralReport,
 };
 use am_system::{MemoryRecordInput, MemorySystem, RecordKind, RememberMany};
-use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
+use criterion::{BatchSize, Criterion, SamplingMode, criterion_group, criterion_main};
 use serde_json::Value;
 use std::hint::black_box;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 const RECORDS: usize = 100_000;
 const BATCH: usize = 1_000;
@@ -164,6 +173,11 @@ fn sleep(c: &mut Criterion) {
 const ORACLE_RECORDS: usize = 10_000;
 /// How many times 0.3.2 runs each call (its median is printed).
 const ORACLE_ROUNDS: usize = 3;
+/// How many nights 0.3.2 runs (its dream phase weighs every pair of
+/// records: one night on 10,000 records takes many minutes).
+const NIGHT_ROUNDS: usize = 1;
+/// The night's sub-phases, in the order `sleep_pass` runs them.
+const PHASES: [&str; 4] = ["resolution", "maintenance", "world_models", "dream"];
 /// The file 0.3.2's medians go to, under the target directory.
 const PYTHON_FILE: &str = "sleep_python.json";
 
@@ -176,6 +190,7 @@ fn oracle_home(python: &Path, dir: &Path, records: usize) -> Value {
         .arg(records.to_string())
         .arg(ORACLE_ROUNDS.to_string())
         .arg(dir)
+        .arg(NIGHT_ROUNDS.to_string())
         .output()
         .expect("running sleep_oracle.py");
     assert!(
@@ -308,6 +323,51 @@ fn sleep_vs_oracle(c: &mut Criterion) {
             BatchSize::PerIteration,
         );
     });
+    g.finish();
+
+    // The night: `sleep_pass` on a fresh copy per iteration (the copy
+    // untimed), its phases timed where they end (the night's `phase_done`
+    // sink); 0.3.2's night is its phases run one by one as its
+    // `sleep_pass` runs them (`sleep_oracle.py`). One night per sample.
+    let mut g = c.benchmark_group("sleep_vs_0_3_2");
+    g.sample_size(10);
+    g.sampling_mode(SamplingMode::Flat);
+    let night = SleepPass::new(&scopes, PAIR.1);
+    let run_night = |phase: Option<&str>| -> Duration {
+        let (p, h, fresh) = copy_of(&src, dir.path(), "ours-night.sqlite3", true);
+        let ends: Mutex<Vec<(String, Instant)>> = Mutex::new(Vec::new());
+        let sink =
+            |name: &str, _: &str| ends.lock().unwrap().push((name.to_owned(), Instant::now()));
+        let hooks = NightHooks {
+            phase_done: Some(&sink),
+            ..NightHooks::default()
+        };
+        let start = Instant::now();
+        let r = black_box(fresh.sleep_pass(&night, None, &hooks).unwrap());
+        let end = Instant::now();
+        let ends = ends.into_inner().unwrap();
+        let took = match phase {
+            None => end - start,
+            Some(name) => {
+                let at = ends
+                    .iter()
+                    .position(|(n, _)| n == name)
+                    .expect("the phase ran");
+                let from = if at == 0 { start } else { ends[at - 1].1 };
+                ends[at].1 - from
+            }
+        };
+        drop((r, fresh, h, p));
+        took
+    };
+    g.bench_function(format!("sleep_pass_{size}"), |b| {
+        b.iter_custom(|iters| (0..iters).map(|_| run_night(None)).sum());
+    });
+    for phase in PHASES {
+        g.bench_function(format!("night_{phase}_{size}"), |b| {
+            b.iter_custom(|iters| (0..iters).map(|_| run_night(Some(phase))).sum());
+        });
+    }
     g.finish();
 }
 

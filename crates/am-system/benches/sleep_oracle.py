@@ -7,7 +7,16 @@ The home is OUT_DIR/oracle.sqlite3 (checkpointed, so a copy is the whole
 home); the Rust bench times the same calls on copies of that file. The
 writing passes run on a fresh copy each round (the copy is not timed).
 
-Usage: python sleep_oracle.py RECORDS ROUNDS OUT_DIR
+The night: 0.3.2's `sleep_pass` runs six phases (resolution, maintenance,
+world_models, mining, identity, dream). Its dream phase weighs every pair
+of records, so one night on 10,000 records takes many minutes; the night
+is run ONCE (NIGHT_ROUNDS, default 1), phase by phase as `sleep_pass`
+runs them, on one fresh copy, each phase timed: `night_<phase>` for each
+of the six, `night_four_phases` (the spec's four: resolution, maintenance,
+world_models, dream) and `night_six_phases` (all six, 0.3.2's whole
+`sleep_pass` less its boundary checks).
+
+Usage: python sleep_oracle.py RECORDS ROUNDS OUT_DIR [NIGHT_ROUNDS]
 Prints: {"records": N, "rounds": R, "build_s": s,
          "figures": {"<call>": {"median_ns": ns, "runs_ns": [..]}}}
 """
@@ -22,7 +31,10 @@ import warnings
 from pathlib import Path
 
 from abstractmemory import MemorySystem, SQLiteJournal, SQLiteTripleStore
-from abstractmemory.consolidation import structural_report
+from abstractmemory.candidate_miner import mine_candidates_pass
+from abstractmemory.consolidation import dream_pass, structural_report
+from abstractmemory.identity_review import identity_review_pass
+from abstractmemory.world_model import world_model_pass
 from abstractmemory.dream_resolution import resolve_dreams_pass
 from abstractmemory.maintenance import consolidation_pass, maintenance_report
 from abstractmemory.records import MemoryRecordInput as R
@@ -129,7 +141,47 @@ def main() -> None:
     timed("consolidation_pass",
           lambda s, st, jn: consolidation_pass(s, scopes=scopes, owner_id=PAIR[1]),
           fresh=True)
+    # The night, phase by phase on one fresh copy, as 0.3.2's sleep_pass
+    # runs them (the dream given the tending's operation count and the
+    # earlier phases' results).
+    night_rounds = int(sys.argv[4]) if len(sys.argv) > 4 else 1
+    phases = ("resolution", "maintenance", "world_models", "mining", "identity", "dream")
+    night_runs = {name: [] for name in phases}
+    for r in range(night_rounds):
+        copy = out_dir / f"python-night-{r}.sqlite3"
+        fresh_copy(home, copy)
+        system, st, jn = open_system(copy)
+        kw = dict(scopes=scopes, owner_id=PAIR[1])
+        done = {}
+
+        def phase(name, call):
+            t = time.perf_counter_ns()
+            done[name] = call()
+            night_runs[name].append(time.perf_counter_ns() - t)
+
+        phase("resolution", lambda: resolve_dreams_pass(system, **kw))
+        phase("maintenance", lambda: consolidation_pass(system, **kw))
+        phase("world_models", lambda: world_model_pass(system, **kw))
+        phase("mining", lambda: mine_candidates_pass(system, **kw))
+        phase("identity", lambda: identity_review_pass(system, **kw))
+        ops = len((done["maintenance"].get("report") or {}).get("operations") or ())
+        phase("dream", lambda: dream_pass(
+            system, maintenance_ops=ops,
+            phase_results={k: done[k] for k in ("resolution", "maintenance",
+                                                 "world_models", "mining")},
+            **kw))
+        for suffix in ("", "-wal", "-shm"):
+            Path(str(copy) + suffix).unlink(missing_ok=True)
+    for name in phases:
+        runs = night_runs[name]
+        figures[f"night_{name}"] = {"median_ns": statistics.median(runs), "runs_ns": runs}
+    for label, names in (("night_four_phases", ("resolution", "maintenance",
+                                                "world_models", "dream")),
+                         ("night_six_phases", phases)):
+        runs = [sum(night_runs[n][r] for n in names) for r in range(night_rounds)]
+        figures[label] = {"median_ns": statistics.median(runs), "runs_ns": runs}
     json.dump({"records": records, "rounds": rounds, "build_s": build_s,
+               "night_rounds": night_rounds,
                "figures": figures}, sys.stdout)
 
 

@@ -311,10 +311,13 @@ pub trait TripleStore: Send + Sync {
 /// | [`query_keywords`](ReadAccelerator::query_keywords) | `Unsupported` (no keyword index): reconstruction's keyword discovery warns `#FALLBACK` and re-scores by token scan |
 /// | [`keyword_positions`](ReadAccelerator::keyword_positions) | `None`: the caller reads `query_keywords` |
 /// | [`keyword_scores`](ReadAccelerator::keyword_scores) | `None`: the hybrid keyword channel warns `#FALLBACK` and reads `query_keywords` |
+/// | [`query_narrow`](ReadAccelerator::query_narrow) | `query`, then each row's attributes and provenance cut to the kept keys |
+/// | [`assertions_after_narrow`](ReadAccelerator::assertions_after_narrow) | `assertions_after`, each row cut likewise |
 ///
 /// Every method defaults to its fallback, so a store overrides only the
-/// reads it accelerates. In this workspace: the SQLite store (all five: a
-/// subject index, the matrix cache's partitions, the FTS5 keyword index),
+/// reads it accelerates. In this workspace: the SQLite store (all seven: a
+/// subject index, the matrix cache's partitions, the FTS5 keyword index,
+/// structured and feed reads that decode only the kept JSON keys),
 /// the in-memory store and the LanceDB store (`subjects_with_predicate` in
 /// one pass over their rows).
 pub trait ReadAccelerator: TripleStore {
@@ -407,6 +410,82 @@ pub trait ReadAccelerator: TripleStore {
         let _ = (tokens, scope, owner_id, limit, positions);
         Ok(None)
     }
+
+    /// The rows `query(q)` returns, in its order, each whole except its
+    /// `attributes` and `provenance`, which hold only the keys `keep` names
+    /// (with their values as stored). A whole-pair scan that reads a few
+    /// keys of every row (sleep's reports) skips decoding the rest.
+    ///
+    /// # Errors
+    /// As [`TripleStore::query`].
+    fn query_narrow(&self, q: &TripleQuery, keep: Narrow<'_>) -> Result<Vec<TripleAssertion>> {
+        narrow_by_query(self, q, keep)
+    }
+
+    /// The page [`TripleStore::assertions_after`] returns, each row cut as
+    /// [`ReadAccelerator::query_narrow`] cuts it.
+    ///
+    /// # Errors
+    /// As [`TripleStore::assertions_after`].
+    fn assertions_after_narrow(
+        &self,
+        cursor: i64,
+        scope: Option<&str>,
+        owner_id: Option<&str>,
+        limit: usize,
+        keep: Narrow<'_>,
+    ) -> Result<FeedPage> {
+        feed_by_page(self, cursor, scope, owner_id, limit, keep)
+    }
+}
+
+/// `assertions_after_narrow` without an accelerator: the whole page, cut.
+fn feed_by_page<S: TripleStore + ?Sized>(
+    store: &S,
+    cursor: i64,
+    scope: Option<&str>,
+    owner_id: Option<&str>,
+    limit: usize,
+    keep: Narrow<'_>,
+) -> Result<FeedPage> {
+    let mut page = store.assertions_after(cursor, scope, owner_id, limit)?;
+    for (_, row) in &mut page.rows {
+        keep.apply(row);
+    }
+    Ok(page)
+}
+
+/// The JSON keys a [`ReadAccelerator::query_narrow`] read keeps.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Narrow<'a> {
+    /// The `attributes` keys kept.
+    pub attributes: &'a [&'a str],
+    /// The `provenance` keys kept.
+    pub provenance: &'a [&'a str],
+}
+
+impl Narrow<'_> {
+    /// Cut `row`'s attributes and provenance to the kept keys (their order
+    /// and values unchanged).
+    pub fn apply(&self, row: &mut TripleAssertion) {
+        row.attributes
+            .retain(|k, _| self.attributes.contains(&k.as_str()));
+        row.provenance
+            .retain(|k, _| self.provenance.contains(&k.as_str()));
+    }
+}
+
+/// `query_narrow` without an accelerator: the whole rows, cut.
+fn narrow_by_query<S: TripleStore + ?Sized>(
+    store: &S,
+    q: &TripleQuery,
+    keep: Narrow<'_>,
+) -> Result<Vec<TripleAssertion>> {
+    let mut rows = store.query(q)?;
+    for row in &mut rows {
+        keep.apply(row);
+    }
+    Ok(rows)
 }
 
 /// The accelerated reads on any store: its [`ReadAccelerator`] when it has
@@ -470,6 +549,36 @@ impl dyn TripleStore + '_ {
         match self.accelerator() {
             Some(a) => a.keyword_positions(tokens, scope, owner_id, limit, positions),
             None => Ok(None),
+        }
+    }
+
+    /// [`ReadAccelerator::query_narrow`], or `query` with each row cut.
+    ///
+    /// # Errors
+    /// As [`TripleStore::query`].
+    pub fn query_narrow(&self, q: &TripleQuery, keep: Narrow<'_>) -> Result<Vec<TripleAssertion>> {
+        match self.accelerator() {
+            Some(a) => a.query_narrow(q, keep),
+            None => narrow_by_query(self, q, keep),
+        }
+    }
+
+    /// [`ReadAccelerator::assertions_after_narrow`], or `assertions_after`
+    /// with each row cut.
+    ///
+    /// # Errors
+    /// As [`TripleStore::assertions_after`].
+    pub fn assertions_after_narrow(
+        &self,
+        cursor: i64,
+        scope: Option<&str>,
+        owner_id: Option<&str>,
+        limit: usize,
+        keep: Narrow<'_>,
+    ) -> Result<FeedPage> {
+        match self.accelerator() {
+            Some(a) => a.assertions_after_narrow(cursor, scope, owner_id, limit, keep),
+            None => feed_by_page(self, cursor, scope, owner_id, limit, keep),
         }
     }
 

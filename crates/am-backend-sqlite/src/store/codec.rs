@@ -267,6 +267,145 @@ fn parse_object(s: Option<&str>) -> JsonMap {
     }
 }
 
+/// [`parse_object`] keeping only the keys in `keep`: the same map with the
+/// other keys left out (empty exactly when `parse_object` would be empty
+/// of them: text that is not one JSON object is `{}` whole). The skipped
+/// values are read as a [`Value`] would read them (numbers in range,
+/// strings with valid escapes), without building them.
+fn parse_object_keys(s: Option<&str>, keep: &[&str]) -> JsonMap {
+    match s {
+        None | Some("{}") => JsonMap::new(),
+        Some(_) if keep.is_empty() => {
+            // Nothing kept: only whether the text is an object matters, and
+            // an empty map is the answer either way.
+            JsonMap::new()
+        }
+        Some(v) => {
+            let mut de = serde_json::Deserializer::from_str(v);
+            match serde::de::DeserializeSeed::deserialize(narrow::Kept(keep), &mut de)
+                .and_then(|m| de.end().map(|()| m))
+            {
+                Ok(m) => m,
+                Err(_) => JsonMap::new(),
+            }
+        }
+    }
+}
+
+/// The visitors of [`parse_object_keys`].
+mod narrow {
+    use am_triples::JsonMap;
+    use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
+    use serde_json::Value;
+    use std::fmt;
+
+    /// The top-level object, keeping the listed keys.
+    pub(super) struct Kept<'k>(pub(super) &'k [&'k str]);
+
+    impl<'de> DeserializeSeed<'de> for Kept<'_> {
+        type Value = JsonMap;
+        fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<JsonMap, D::Error> {
+            d.deserialize_any(self)
+        }
+    }
+
+    impl<'de> Visitor<'de> for Kept<'_> {
+        type Value = JsonMap;
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("a JSON object")
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut m: A) -> Result<JsonMap, A::Error> {
+            let mut out = JsonMap::new();
+            while let Some(found) = m.next_key_seed(Key(self.0))? {
+                match found {
+                    // A repeated key replaces the value in place, as
+                    // `Value`'s map does.
+                    Some(i) => {
+                        let v: Value = m.next_value()?;
+                        out.insert(self.0[i].to_owned(), v);
+                    }
+                    None => {
+                        m.next_value::<Skip>()?;
+                    }
+                }
+            }
+            Ok(out)
+        }
+    }
+
+    /// A key: the index of the kept key it names, if any.
+    struct Key<'k>(&'k [&'k str]);
+
+    impl<'de> DeserializeSeed<'de> for Key<'_> {
+        type Value = Option<usize>;
+        fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Option<usize>, D::Error> {
+            d.deserialize_str(self)
+        }
+    }
+
+    impl<'de> Visitor<'de> for Key<'_> {
+        type Value = Option<usize>;
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("a key")
+        }
+        fn visit_str<E: de::Error>(self, v: &str) -> Result<Option<usize>, E> {
+            Ok(self.0.iter().position(|k| *k == v))
+        }
+    }
+
+    /// Any JSON value, read and dropped.
+    struct Skip;
+
+    impl<'de> de::Deserialize<'de> for Skip {
+        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Skip, D::Error> {
+            d.deserialize_any(SkipVisitor)
+        }
+    }
+
+    struct SkipVisitor;
+
+    impl<'de> Visitor<'de> for SkipVisitor {
+        type Value = Skip;
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("any JSON value")
+        }
+        fn visit_bool<E>(self, _: bool) -> Result<Skip, E> {
+            Ok(Skip)
+        }
+        fn visit_i64<E>(self, _: i64) -> Result<Skip, E> {
+            Ok(Skip)
+        }
+        fn visit_u64<E>(self, _: u64) -> Result<Skip, E> {
+            Ok(Skip)
+        }
+        fn visit_f64<E>(self, _: f64) -> Result<Skip, E> {
+            Ok(Skip)
+        }
+        fn visit_str<E>(self, _: &str) -> Result<Skip, E> {
+            Ok(Skip)
+        }
+        fn visit_unit<E>(self) -> Result<Skip, E> {
+            Ok(Skip)
+        }
+        fn visit_none<E>(self) -> Result<Skip, E> {
+            Ok(Skip)
+        }
+        fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Skip, D::Error> {
+            de::Deserialize::deserialize(d)
+        }
+        fn visit_seq<A: SeqAccess<'de>>(self, mut s: A) -> Result<Skip, A::Error> {
+            while s.next_element::<Skip>()?.is_some() {}
+            Ok(Skip)
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut m: A) -> Result<Skip, A::Error> {
+            while m.next_key::<Skip>()?.is_some() {
+                m.next_value::<Skip>()?;
+            }
+            Ok(Skip)
+        }
+    }
+}
+
 fn blank_none(s: Option<&str>) -> Option<String> {
     s.map(am_triples::assertion::py_strip)
         .filter(|v| !v.is_empty())
@@ -293,10 +432,50 @@ pub fn row_to_assertion_without_rowid(r: &Row<'_>) -> rusqlite::Result<TripleAss
     assertion_at(r, 0)
 }
 
+/// [`row_to_assertion`] with the attributes and provenance cut to the keys
+/// `keep` names, decoding only those (`ReadAccelerator::query_narrow`).
+///
+/// # Errors
+/// As [`row_to_assertion`].
+pub fn row_to_narrow_assertion(
+    r: &Row<'_>,
+    keep: am_triples::Narrow<'_>,
+) -> rusqlite::Result<(i64, TripleAssertion)> {
+    Ok((r.get(0)?, assertion_at_with(r, 1, Some(keep))?))
+}
+
+/// [`row_to_assertion_without_rowid`], cut as [`row_to_narrow_assertion`].
+///
+/// # Errors
+/// As [`row_to_assertion`].
+pub fn row_to_narrow_assertion_without_rowid(
+    r: &Row<'_>,
+    keep: am_triples::Narrow<'_>,
+) -> rusqlite::Result<TripleAssertion> {
+    assertion_at_with(r, 0, Some(keep))
+}
+
 /// The assertion whose `assertion_id` is column `base` of `r` (the other
 /// assertion columns follow it in [`ASSERTION_COLUMNS`] order).
 #[inline]
 fn assertion_at(r: &Row<'_>, base: usize) -> rusqlite::Result<TripleAssertion> {
+    assertion_at_with(r, base, None)
+}
+
+/// [`assertion_at`], its JSON columns cut to `keep` when given.
+#[inline]
+fn assertion_at_with(
+    r: &Row<'_>,
+    base: usize,
+    keep: Option<am_triples::Narrow<'_>>,
+) -> rusqlite::Result<TripleAssertion> {
+    let object = |i: usize, keys: fn(am_triples::Narrow<'_>) -> &[&str]| {
+        let cell = text_ref(r, base + i)?;
+        Ok::<_, rusqlite::Error>(match keep {
+            None => parse_object(cell),
+            Some(k) => parse_object_keys(cell, keys(k)),
+        })
+    };
     let text = |i: usize| -> rusqlite::Result<String> {
         Ok(text_ref(r, base + i)?.unwrap_or_default().to_owned())
     };
@@ -316,8 +495,8 @@ fn assertion_at(r: &Row<'_>, base: usize) -> rusqlite::Result<TripleAssertion> {
         valid_from: blank_none(text_ref(r, base + 7)?),
         valid_until: blank_none(text_ref(r, base + 8)?),
         confidence: r.get(base + 9)?,
-        provenance: parse_object(text_ref(r, base + 10)?),
-        attributes: parse_object(text_ref(r, base + 11)?),
+        provenance: object(10, |k| k.provenance)?,
+        attributes: object(11, |k| k.attributes)?,
     })
 }
 
@@ -381,6 +560,35 @@ mod tests {
         assert!(parse_number_list("[1] x").is_none());
         assert!(parse_number_list("[-0]").is_none());
         assert!(parse_number_list("[.5]").is_none());
+    }
+
+    #[test]
+    fn a_narrow_object_is_the_whole_object_cut_to_its_kept_keys() {
+        let keep = ["a", "b", "é"];
+        for text in [
+            r#"{"a": 1, "b": [1, {"x": "y"}], "c": {"d": [true, null]}}"#,
+            r#"{"c": 1, "a": "first", "b": 2, "a": "second"}"#,
+            r#"{"\u0061": "escaped key", "\u00e9": 3}"#,
+            r#"{"a": 1, "c": 1e999}"#,
+            r#"{"a": 1, "c": "\ud800"}"#,
+            r#"{"a": 1, "c": [1, 2}"#,
+            r#"{"a": 1} trailing"#,
+            r#"{"a": 1}  "#,
+            r#"[1, 2]"#,
+            r#""a""#,
+            r#"{}"#,
+            "",
+            "not json",
+            r#"{"c": -0, "b": 12345678901234567890, "a": 0.30000000000000004}"#,
+        ] {
+            let mut whole = parse_object(Some(text));
+            whole.retain(|k, _| keep.contains(&k.as_str()));
+            let narrow = parse_object_keys(Some(text), &keep);
+            assert_eq!(narrow, whole, "{text}");
+            assert!(narrow.keys().eq(whole.keys()), "key order of {text}");
+        }
+        assert!(parse_object_keys(None, &keep).is_empty());
+        assert!(parse_object_keys(Some(r#"{"a": 1}"#), &[]).is_empty());
     }
 
     #[test]

@@ -523,6 +523,80 @@ impl SQLiteTripleStore {
         self.with_conn(|c| read::structured(c, &self.state.table, q))
     }
 
+    /// The change feed's page, each row cut to `keep` when given
+    /// (`assertions_after` and `ReadAccelerator::assertions_after_narrow`).
+    fn feed_page(
+        &self,
+        cursor: i64,
+        scope: Option<&str>,
+        owner_id: Option<&str>,
+        limit: usize,
+        keep: Option<am_triples::Narrow<'_>>,
+    ) -> am_triples::Result<FeedPage> {
+        if limit == 0 {
+            return Err(am_triples::Error::invalid(
+                "limit must be a positive int, got 0",
+            ));
+        }
+        let scope = scope.map(canonical_scope);
+        let owner = strip_optional(owner_id);
+        let start = cursor.max(0);
+        Ok(self.with_conn(|c| {
+            // One read transaction: the page and the head come from one snapshot.
+            let tx = c.transaction_with_behavior(TransactionBehavior::Deferred)?;
+            let mut sql = format!(
+                "SELECT {} FROM {} WHERE rowid > ?",
+                codec::ASSERTION_COLUMNS,
+                self.state.table
+            );
+            let mut p: Vec<rusqlite::types::Value> = vec![start.into()];
+            if let Some(s) = &scope {
+                sql.push_str(" AND scope = ?");
+                p.push(s.clone().into());
+            }
+            if let Some(o) = &owner {
+                sql.push_str(" AND owner_id = ?");
+                p.push(o.clone().into());
+            }
+            // A literal limit: a bound LIMIT makes SQLite re-prepare per binding.
+            sql.push_str(&format!(
+                " ORDER BY rowid LIMIT {}",
+                i64::try_from(limit).unwrap_or(i64::MAX)
+            ));
+            let rows = {
+                let mut stmt = tx.prepare_cached(&sql)?;
+                stmt.query_map(params_from_iter(p.iter()), |r| match keep {
+                    None => codec::row_to_assertion(r),
+                    Some(k) => codec::row_to_narrow_assertion(r, k),
+                })?
+                .collect::<rusqlite::Result<Vec<_>>>()?
+            };
+            let next = if rows.len() == limit {
+                rows.last().map_or(start, |(r, _)| *r)
+            } else {
+                let head: i64 = tx.query_row(
+                    &format!("SELECT COALESCE(MAX(rowid), 0) FROM {}", self.state.table),
+                    [],
+                    |r| r.get(0),
+                )?;
+                head.max(start)
+            };
+            tx.commit()?;
+            Ok(FeedPage {
+                rows,
+                next_cursor: next,
+            })
+        })?)
+    }
+
+    fn structured_narrow(
+        &self,
+        q: &TripleQuery,
+        keep: am_triples::Narrow<'_>,
+    ) -> Result<Vec<TripleAssertion>> {
+        self.with_conn(|c| read::structured_narrow(c, &self.state.table, q, keep))
+    }
+
     fn note_scan(&self, reason: &str) {
         self.state.serving_scan.store(true, Ordering::Relaxed);
         if !self.state.scan_warned.swap(true, Ordering::Relaxed) {
@@ -724,57 +798,7 @@ impl TripleStore for SQLiteTripleStore {
         owner_id: Option<&str>,
         limit: usize,
     ) -> am_triples::Result<FeedPage> {
-        if limit == 0 {
-            return Err(am_triples::Error::invalid(
-                "limit must be a positive int, got 0",
-            ));
-        }
-        let scope = scope.map(canonical_scope);
-        let owner = strip_optional(owner_id);
-        let start = cursor.max(0);
-        Ok(self.with_conn(|c| {
-            // One read transaction: the page and the head come from one snapshot.
-            let tx = c.transaction_with_behavior(TransactionBehavior::Deferred)?;
-            let mut sql = format!(
-                "SELECT {} FROM {} WHERE rowid > ?",
-                codec::ASSERTION_COLUMNS,
-                self.state.table
-            );
-            let mut p: Vec<rusqlite::types::Value> = vec![start.into()];
-            if let Some(s) = &scope {
-                sql.push_str(" AND scope = ?");
-                p.push(s.clone().into());
-            }
-            if let Some(o) = &owner {
-                sql.push_str(" AND owner_id = ?");
-                p.push(o.clone().into());
-            }
-            // A literal limit: a bound LIMIT makes SQLite re-prepare per binding.
-            sql.push_str(&format!(
-                " ORDER BY rowid LIMIT {}",
-                i64::try_from(limit).unwrap_or(i64::MAX)
-            ));
-            let rows = {
-                let mut stmt = tx.prepare_cached(&sql)?;
-                stmt.query_map(params_from_iter(p.iter()), codec::row_to_assertion)?
-                    .collect::<rusqlite::Result<Vec<_>>>()?
-            };
-            let next = if rows.len() == limit {
-                rows.last().map_or(start, |(r, _)| *r)
-            } else {
-                let head: i64 = tx.query_row(
-                    &format!("SELECT COALESCE(MAX(rowid), 0) FROM {}", self.state.table),
-                    [],
-                    |r| r.get(0),
-                )?;
-                head.max(start)
-            };
-            tx.commit()?;
-            Ok(FeedPage {
-                rows,
-                next_cursor: next,
-            })
-        })?)
+        self.feed_page(cursor, scope, owner_id, limit, None)
     }
 
     fn stored_vector(&self, assertion_id: &str) -> am_triples::Result<Option<Vec<f32>>> {
@@ -850,6 +874,36 @@ impl TripleStore for SQLiteTripleStore {
 /// `rank_positions` from the matrix cache's partitions, the keyword reads
 /// from the FTS5 index (and its in-process mirror).
 impl ReadAccelerator for SQLiteTripleStore {
+    fn assertions_after_narrow(
+        &self,
+        cursor: i64,
+        scope: Option<&str>,
+        owner_id: Option<&str>,
+        limit: usize,
+        keep: am_triples::Narrow<'_>,
+    ) -> am_triples::Result<FeedPage> {
+        self.feed_page(cursor, scope, owner_id, limit, Some(keep))
+    }
+
+    /// A structured read (no object filter, which reads `attributes.literal`)
+    /// decodes only the kept keys of each row's JSON columns; any other
+    /// query is read whole and cut.
+    fn query_narrow(
+        &self,
+        q: &TripleQuery,
+        keep: am_triples::Narrow<'_>,
+    ) -> am_triples::Result<Vec<TripleAssertion>> {
+        let q = q.canonicalized()?;
+        if q.is_semantic() || q.object.is_some() {
+            let mut rows = self.query(&q)?;
+            for row in &mut rows {
+                keep.apply(row);
+            }
+            return Ok(rows);
+        }
+        Ok(self.structured_narrow(&q, keep)?)
+    }
+
     fn subjects_with_predicate(
         &self,
         subjects: &[String],

@@ -12,7 +12,7 @@
 
 use crate::error::Result;
 use crate::store::{codec, sql};
-use am_triples::{Order, TripleAssertion, TripleQuery};
+use am_triples::{Narrow, Order, TripleAssertion, TripleQuery};
 use rusqlite::types::ValueRef;
 use rusqlite::{Connection, params_from_iter};
 use std::cmp::Ordering;
@@ -69,18 +69,42 @@ impl Ord for Kept {
 /// # Errors
 /// `Storage` when SQLite fails or a returned row does not decode.
 pub fn structured(conn: &Connection, table: &str, q: &TripleQuery) -> Result<Vec<TripleAssertion>> {
+    structured_with(conn, table, q, None)
+}
+
+/// [`structured`] with each row's attributes and provenance cut to `keep`
+/// (only those keys decoded): the same rows in the same order.
+///
+/// # Errors
+/// As [`structured`].
+pub fn structured_narrow(
+    conn: &Connection,
+    table: &str,
+    q: &TripleQuery,
+    keep: Narrow<'_>,
+) -> Result<Vec<TripleAssertion>> {
+    structured_with(conn, table, q, Some(keep))
+}
+
+fn structured_with(
+    conn: &Connection,
+    table: &str,
+    q: &TripleQuery,
+    keep: Option<Narrow<'_>>,
+) -> Result<Vec<TripleAssertion>> {
     if let Some(compiled) = sql::structured_unordered(table, q)
-        && let Some(rows) = ordered_in_rust(conn, &compiled, q)?
+        && let Some(rows) = ordered_in_rust(conn, &compiled, q, keep)?
     {
         return Ok(rows);
     }
-    ordered_by_sql(conn, &sql::structured(table, q), q)
+    ordered_by_sql(conn, &sql::structured(table, q), q, keep)
 }
 
 fn ordered_by_sql(
     conn: &Connection,
     compiled: &sql::Compiled,
     q: &TripleQuery,
+    keep: Option<Narrow<'_>>,
 ) -> Result<Vec<TripleAssertion>> {
     let limit = q.effective_limit().unwrap_or(usize::MAX);
     let mut stmt = conn.prepare_cached(&compiled.sql)?;
@@ -92,7 +116,13 @@ fn ordered_by_sql(
     while out.len() < limit
         && let Some(r) = rows.next()?
     {
-        let a = codec::row_to_assertion_without_rowid(r)?;
+        let a = match keep {
+            None => codec::row_to_assertion_without_rowid(r)?,
+            Some(k) => codec::row_to_narrow_assertion_without_rowid(r, k)?,
+        };
+        // A cut row may lack `attributes.literal`, which the object rule
+        // reads: a narrow read never has an object filter (the store's
+        // `query_narrow` sends such a query to the whole read).
         if !compiled.object_post_filter || q.object_matches(&a) {
             out.push(a);
         }
@@ -107,6 +137,7 @@ fn ordered_in_rust(
     conn: &Connection,
     compiled: &sql::Compiled,
     q: &TripleQuery,
+    keep: Option<Narrow<'_>>,
 ) -> Result<Option<Vec<TripleAssertion>>> {
     let limit = q.effective_limit().unwrap_or(usize::MAX);
     let desc = q.order == Order::Desc;
@@ -129,7 +160,11 @@ fn ordered_in_rust(
         {
             continue;
         }
-        let Ok((_, row)) = codec::row_to_assertion(r) else {
+        let decoded = match keep {
+            None => codec::row_to_assertion(r),
+            Some(k) => codec::row_to_narrow_assertion(r, k),
+        };
+        let Ok((_, row)) = decoded else {
             return Ok(None);
         };
         if row.observed_at.as_bytes() != observed {

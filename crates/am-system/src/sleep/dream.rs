@@ -254,6 +254,24 @@ struct Bridges {
     template: usize,
 }
 
+/// The sorted intersection of two sorted lists of distinct numbers, into
+/// `out`.
+fn intersect(a: &[u32], b: &[u32], out: &mut Vec<u32>) {
+    out.clear();
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() && j < b.len() {
+        match a[i].cmp(&b[j]) {
+            std::cmp::Ordering::Less => i += 1,
+            std::cmp::Ordering::Greater => j += 1,
+            std::cmp::Ordering::Equal => {
+                out.push(a[i]);
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+}
+
 fn round6(x: f64) -> f64 {
     (x * 1e6).round() / 1e6
 }
@@ -602,7 +620,16 @@ impl MemorySystem {
         Ok(Warned::new(result, written.warnings))
     }
 
-    /// The bridge scan (see the module doc).
+    /// The bridge scan (see the module doc): every pair of records in
+    /// different components, ids in order.
+    ///
+    /// Every pair is weighed, so the per-pair work is kept to integer
+    /// compares: each record's facets and participants are numbered in
+    /// text order (so a merge of two numbered lists is the sorted
+    /// intersection of the texts), its component and machine flag are
+    /// looked up once, its vector is read once, and an entry is built only
+    /// while its list is under `tuning.list_bound` (the lists are cut
+    /// there; the counts run over every pair).
     fn bridges(
         &self,
         report: &Structure,
@@ -611,129 +638,183 @@ impl MemorySystem {
         tuning: &SleepTuning,
     ) -> Result<Bridges> {
         let records = &report.records;
-        let trail: HashSet<(&str, &str)> = report
-            .trail_pairs
+        let ids: Vec<&str> = records.keys().map(String::as_str).collect();
+        let position: HashMap<&str, u32> = ids
             .iter()
-            .map(|(a, b)| (a.as_str(), b.as_str()))
+            .enumerate()
+            .map(|(i, id)| (*id, u32::try_from(i).unwrap_or(u32::MAX)))
             .collect();
-        let context: HashSet<(&str, &str)> = report
-            .context_pairs
-            .iter()
-            .map(|(a, b)| (a.as_str(), b.as_str()))
-            .collect();
-        let mut counts: HashMap<&str, usize> = HashMap::new();
+        let pairs_of = |pairs: &[(String, String)]| -> HashSet<(u32, u32)> {
+            pairs
+                .iter()
+                .filter_map(|(a, b)| Some((*position.get(a.as_str())?, *position.get(b.as_str())?)))
+                .collect()
+        };
+        let trail = pairs_of(&report.trail_pairs);
+        let context = pairs_of(&report.context_pairs);
+
+        // Facets and participants numbered in text order.
+        fn number(texts: BTreeSet<&str>) -> HashMap<&str, u32> {
+            texts
+                .into_iter()
+                .enumerate()
+                .map(|(i, t)| (t, u32::try_from(i).unwrap_or(u32::MAX)))
+                .collect()
+        }
+        let facet_no = number(
+            records
+                .values()
+                .flat_map(|r| r.facets.iter().map(String::as_str))
+                .collect(),
+        );
+        let person_no = number(
+            records
+                .values()
+                .flat_map(|r| r.participants.iter().map(String::as_str))
+                .collect(),
+        );
+        let mut facet_text = vec![""; facet_no.len()];
+        for (t, i) in &facet_no {
+            facet_text[*i as usize] = t;
+        }
+        let mut person_text = vec![""; person_no.len()];
+        for (t, i) in &person_no {
+            person_text[*i as usize] = t;
+        }
+        let mut counts = vec![0usize; person_no.len()];
         for r in records.values() {
             for p in &r.participants {
-                *counts.entry(p.as_str()).or_default() += 1;
+                counts[person_no[p.as_str()] as usize] += 1;
             }
         }
         #[allow(clippy::cast_precision_loss)]
         let total = records.len().max(1) as f64;
         #[allow(clippy::cast_precision_loss)]
-        let discriminative = |p: &str| {
-            p != owner
-                && (counts.get(p).copied().unwrap_or(0) as f64 / total)
-                    <= tuning.person_bridge_max_fraction
+        let discriminative: Vec<bool> = person_text
+            .iter()
+            .zip(&counts)
+            .map(|(p, n)| *p != owner && (*n as f64 / total) <= tuning.person_bridge_max_fraction)
+            .collect();
+        // Per record: component, machine flag, facet and discriminative
+        // participant numbers (sorted: the records' lists are sorted texts).
+        let mut comp: Vec<usize> = Vec::with_capacity(ids.len());
+        let mut machine: Vec<bool> = Vec::with_capacity(ids.len());
+        let mut facet_at: Vec<(u32, u32)> = Vec::with_capacity(ids.len());
+        let mut person_at: Vec<(u32, u32)> = Vec::with_capacity(ids.len());
+        let (mut facets, mut people): (Vec<u32>, Vec<u32>) = (Vec::new(), Vec::new());
+        let span = |v: &Vec<u32>, from: usize| {
+            (
+                u32::try_from(from).unwrap_or(u32::MAX),
+                u32::try_from(v.len()).unwrap_or(u32::MAX),
+            )
         };
+        for (id, r) in records {
+            comp.push(report.component_of.get(id).copied().unwrap_or(usize::MAX));
+            machine.push(MACHINE_AUTHORED_METHODS.contains(&r.digest_method.as_str()));
+            let from = facets.len();
+            facets.extend(r.facets.iter().map(|f| facet_no[f.as_str()]));
+            facet_at.push(span(&facets, from));
+            let from = people.len();
+            people.extend(
+                r.participants
+                    .iter()
+                    .map(|p| person_no[p.as_str()])
+                    .filter(|p| discriminative[*p as usize]),
+            );
+            person_at.push(span(&people, from));
+        }
+        let facets_of = |i: usize| &facets[facet_at[i].0 as usize..facet_at[i].1 as usize];
+        let people_of = |i: usize| &people[person_at[i].0 as usize..person_at[i].1 as usize];
         // One read per record, not per pair.
-        let mut vectors: HashMap<&str, Option<Vec<f32>>> = HashMap::new();
-        let machine =
-            |id: &str| MACHINE_AUTHORED_METHODS.contains(&records[id].digest_method.as_str());
+        let mut vectors: Vec<Option<Option<Vec<f32>>>> = vec![None; ids.len()];
+        let bound = tuning.list_bound;
         let mut out = Bridges::default();
-        let ids: Vec<&String> = records.keys().collect();
-        for (i, left) in ids.iter().enumerate() {
-            for right in &ids[i + 1..] {
-                if report.component_of.get(*left) == report.component_of.get(*right) {
+        let (mut shared_lex, mut shared_signal): (Vec<u32>, Vec<u32>) = (Vec::new(), Vec::new());
+        for left in 0..ids.len() {
+            for right in left + 1..ids.len() {
+                if comp[left] == comp[right] {
                     continue;
                 }
-                let key = (left.as_str(), right.as_str());
-                if trail.contains(&key) {
+                #[allow(clippy::cast_possible_truncation)]
+                let key = (left as u32, right as u32);
+                if !trail.is_empty() && trail.contains(&key) {
                     out.trail += 1;
                     continue;
                 }
-                if context.contains(&key) {
+                if !context.is_empty() && context.contains(&key) {
                     out.context += 1;
                     continue;
                 }
-                let (a, b) = (&records[*left], &records[*right]);
-                let shared_lex: Vec<String> = a
-                    .facets
-                    .iter()
-                    .filter(|f| b.facets.contains(f))
-                    .cloned()
-                    .collect::<BTreeSet<_>>()
-                    .into_iter()
-                    .collect();
-                let shared_signal: Vec<String> = a
-                    .participants
-                    .iter()
-                    .filter(|p| b.participants.contains(p) && discriminative(p))
-                    .cloned()
-                    .collect::<BTreeSet<_>>()
-                    .into_iter()
-                    .collect();
+                intersect(facets_of(left), facets_of(right), &mut shared_lex);
+                intersect(people_of(left), people_of(right), &mut shared_signal);
                 let lexical =
                     shared_lex.len() >= 2 || (!shared_signal.is_empty() && !shared_lex.is_empty());
                 let person = !shared_signal.is_empty();
                 let mut score = None;
                 if !lexical && !person {
-                    if machine(left) && machine(right) {
+                    if machine[left] && machine[right] {
                         out.template += 1;
                     } else {
-                        let mut read = |id: &str, aid: &str| -> Result<Option<Vec<f32>>> {
-                            if let Some(v) = vectors.get(id) {
-                                return Ok(v.clone());
+                        for i in [left, right] {
+                            if vectors[i].is_none() {
+                                let aid = records[ids[i]].assertion_id.as_str();
+                                vectors[i] = Some(if aid.is_empty() {
+                                    None
+                                } else {
+                                    self.store.stored_vector(aid)?
+                                });
                             }
-                            let v = if aid.is_empty() {
-                                None
-                            } else {
-                                self.store.stored_vector(aid)?
-                            };
-                            Ok(vectors
-                                .entry(records[id].record_id.as_str())
-                                .or_insert(v)
-                                .clone())
-                        };
-                        let va = read(left, &a.assertion_id)?;
-                        let vb = read(right, &b.assertion_id)?;
-                        match (va, vb) {
-                            (Some(va), Some(vb)) => {
-                                score = Some(am_triples::vector::cosine(&va, &vb))
+                        }
+                        match (&vectors[left], &vectors[right]) {
+                            (Some(Some(va)), Some(Some(vb))) => {
+                                score = Some(am_triples::vector::cosine(va, vb));
                             }
                             _ => out.vectorless += 1,
                         }
                     }
                 }
-                let pair = ((*left).clone(), (*right).clone());
+                let texts = |numbers: &[u32], text: &[&str]| -> Vec<String> {
+                    numbers
+                        .iter()
+                        .map(|n| text[*n as usize].to_owned())
+                        .collect()
+                };
+                let pair = || (ids[left].to_owned(), ids[right].to_owned());
                 if lexical || person {
-                    out.proposals.push(BridgeProposal {
-                        pair,
-                        shared_facets: shared_lex,
-                        shared_participants: shared_signal,
-                        vector_score: None,
-                    });
+                    if out.proposals.len() < bound {
+                        out.proposals.push(BridgeProposal {
+                            pair: pair(),
+                            shared_facets: texts(&shared_lex, &facet_text),
+                            shared_participants: texts(&shared_signal, &person_text),
+                            vector_score: None,
+                        });
+                    }
                 } else if let Some(s) = score.filter(|s| *s >= similarity_floor) {
-                    out.proposals.push(BridgeProposal {
-                        pair,
-                        shared_facets: shared_lex,
-                        shared_participants: shared_signal,
-                        vector_score: Some(round6(s)),
-                    });
-                } else if shared_lex.len() == 1 && shared_signal.is_empty() {
-                    let facet = shared_lex[0].clone();
+                    if out.proposals.len() < bound {
+                        out.proposals.push(BridgeProposal {
+                            pair: pair(),
+                            shared_facets: texts(&shared_lex, &facet_text),
+                            shared_participants: texts(&shared_signal, &person_text),
+                            vector_score: Some(round6(s)),
+                        });
+                    }
+                } else if shared_lex.len() == 1
+                    && shared_signal.is_empty()
+                    && out.questions.len() < bound
+                {
+                    let facet = facet_text[shared_lex[0] as usize].to_owned();
+                    let (l, r) = (ids[left], ids[right]);
                     let question = format!(
-                        "{left} and {right} share only {facet:?}: a connection, or the same word by chance?"
+                        "{l} and {r} share only {facet:?}: a connection, or the same word by chance?"
                     );
                     out.questions.push(FacetQuestion {
-                        pair,
+                        pair: pair(),
                         facet,
                         question,
                     });
                 }
             }
         }
-        out.proposals.truncate(tuning.list_bound);
-        out.questions.truncate(tuning.list_bound);
         Ok(out)
     }
 

@@ -20,7 +20,7 @@ use crate::kinds::RecordKind;
 use crate::pair_folds::PairFolds;
 use crate::record::DigestRow;
 use am_journal::MemoryJournal;
-use am_triples::{TripleAssertion, TripleQuery, TripleStore};
+use am_triples::{Narrow, TripleAssertion, TripleQuery, TripleStore};
 use serde::{Deserialize, Serialize};
 
 fn hundred() -> usize {
@@ -84,18 +84,44 @@ pub fn unresolved_dreams(
         )));
     }
     let owner = args.owner_id.trim();
-    let mut rows: Vec<TripleAssertion> = store
-        .query(&TripleQuery {
-            scope: Some(scope.to_owned()),
-            owner_id: (!owner.is_empty()).then(|| owner.to_owned()),
-            limit: 0,
-            ..TripleQuery::default()
-        })?
+    let pair = TripleQuery {
+        scope: Some(scope.to_owned()),
+        owner_id: (!owner.is_empty()).then(|| owner.to_owned()),
+        limit: 0,
+        ..TripleQuery::default()
+    };
+    // The pair's rows are read with only the two keys that say whether a
+    // row is a standing dream; the few that are are then read whole.
+    let standing: Vec<TripleAssertion> = store
+        .query_narrow(
+            &pair,
+            Narrow {
+                attributes: &["record_kind", "continuation_state"],
+                provenance: &[],
+            },
+        )?
         .into_iter()
         .filter(is_standing_dream)
         .collect();
-    if let Some(j) = journal {
-        let folds = PairFolds::load(store, j, &scope.to_lowercase(), owner, j.current_seq()?)?;
+    let ids: Option<Vec<String>> = standing.iter().map(|a| a.assertion_id.clone()).collect();
+    let mut rows: Vec<TripleAssertion> = match ids {
+        Some(ids) if ids.is_empty() => Vec::new(),
+        Some(ids) => store.query(&TripleQuery {
+            assertion_ids: Some(ids),
+            ..pair
+        })?,
+        // A row without an id cannot be read back by it: read them all.
+        None => store.query(&pair)?,
+    };
+    rows.retain(is_standing_dream);
+    if let Some(j) = journal
+        && !rows.is_empty()
+    {
+        // The exclusions alone (closed ids, the pair's latest-hidden rows):
+        // the answer `PairFolds::load`'s full fold gives, without folding
+        // every binding of the pair.
+        let pair = [(scope.to_lowercase(), owner.to_owned())];
+        let folds = PairFolds::load_exclusions(store, j, &pair, j.current_seq()?)?;
         rows.retain(|a| {
             !a.assertion_id
                 .as_deref()

@@ -33,7 +33,7 @@ use std::collections::HashMap;
 
 use am_journal::{BindingFilter, BindingSource, JournalRecord, MemoryJournal};
 use am_triples::text::title_key;
-use am_triples::{ErrorKind, TripleAssertion, TripleStore};
+use am_triples::{ErrorKind, Narrow, TripleAssertion, TripleStore};
 
 use super::tuning::COMPONENT_RELATIONS;
 use crate::error::Result;
@@ -41,6 +41,19 @@ use crate::record::DigestRow;
 
 /// Change-feed page size.
 const FEED_PAGE: usize = 1000;
+
+/// The attribute keys [`PairsFold::ingest`] reads of a row (the feed
+/// decodes only these).
+const DUE_KEYS: Narrow<'static> = Narrow {
+    attributes: &[
+        "record_kind",
+        "maintenance_candidate",
+        "record_edge",
+        "bookkeeping",
+        "title",
+    ],
+    provenance: &[],
+};
 
 /// std's maps with foldhash's per-process seeded hasher (a first check
 /// hashes every id of the pairs several times; nothing reads them unsorted).
@@ -257,11 +270,12 @@ impl PairsFold {
         for i in 0..self.pairs.len() {
             loop {
                 let (scope, owner) = &self.pairs[i];
-                let page = store.assertions_after(
+                let page = store.assertions_after_narrow(
                     self.cursors[i],
                     Some(scope),
                     (!owner.is_empty()).then_some(owner.as_str()),
                     FEED_PAGE,
+                    DUE_KEYS,
                 )?;
                 let full = page.rows.len() >= FEED_PAGE;
                 let next = page.next_cursor;

@@ -44,13 +44,13 @@
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 
 use am_journal::MemoryJournal;
-use am_triples::TripleStore;
 use am_triples::assertion::{json_truthy, py_strip};
 use am_triples::text::{jaccard, py_str, title_key, token_set};
+use am_triples::{Narrow, TripleStore};
 use serde_json::Value;
 
 use super::args::{MaintenanceReport, StructuralReport, sleep_pairs};
-use super::structural::{Structure, pair_rows, structural_report};
+use super::structural::{Structure, anchor, narrow_pair_rows, structure_of_rows};
 use super::tuning::{COMPONENT_RELATIONS, SleepTuning};
 use crate::error::Result;
 use crate::record::DigestRow;
@@ -193,10 +193,61 @@ fn py_text(v: Option<&Value>) -> String {
 /// # Errors
 /// The store's failure.
 pub fn tending_scan(store: &dyn TripleStore, pairs: &[(String, String)]) -> Result<TendingScan> {
-    let mut scan = TendingScan::default();
+    let mut rows = Vec::new();
     for (scope, owner) in pairs {
-        for a in pair_rows(store, scope, owner)? {
-            let row = DigestRow::of(&a);
+        rows.extend(narrow_pair_rows(store, scope, owner, TENDING_KEYS)?);
+    }
+    Ok(tending_of_rows(&rows))
+}
+
+/// The keys [`tending_of_rows`] reads of a row: its attributes (every key it
+/// asks a [`DigestRow`] for) and provenance.
+const TENDING_KEYS: Narrow<'static> = Narrow {
+    attributes: &[
+        "record_edge",
+        "record_kind",
+        "bookkeeping",
+        "maintenance_candidate",
+        "source_ids",
+        "keywords",
+        "intents",
+        "outcomes",
+        "import_provenance",
+        "seeded_from",
+        "origin_path",
+        "payload_ref",
+        "title",
+    ],
+    provenance: &["archive_path", "source"],
+};
+
+/// The attribute keys of [`maintenance_report`]'s one read: the
+/// structure's and the tending scan's.
+const MAINTENANCE_ATTRIBUTE_KEYS: [&str; 15] = [
+    "record_edge",
+    "record_kind",
+    "bookkeeping",
+    "maintenance_candidate",
+    "keywords",
+    "intents",
+    "outcomes",
+    "participants",
+    "title",
+    "digest_method",
+    "source_ids",
+    "import_provenance",
+    "seeded_from",
+    "origin_path",
+    "payload_ref",
+];
+
+/// [`tending_scan`] over the pairs' rows already read (in the store's
+/// order, pair after pair, each holding at least its [`TENDING_KEYS`]).
+fn tending_of_rows(rows: &[am_triples::TripleAssertion]) -> TendingScan {
+    let mut scan = TendingScan::default();
+    {
+        for a in rows {
+            let row = DigestRow::of(a);
             let aid = a.assertion_id.clone().unwrap_or_default();
             if row.is_edge() {
                 scan.edges.push(TendingEdge {
@@ -260,7 +311,7 @@ pub fn tending_scan(store: &dyn TripleStore, pairs: &[(String, String)]) -> Resu
     }
     scan.candidates
         .sort_by(|a, b| a.record_id.cmp(&b.record_id));
-    Ok(scan)
+    scan
 }
 
 /// Python's `round(x, 6)`: the value's exact decimal expansion rounded half
@@ -1021,16 +1072,29 @@ pub fn maintenance_report(
     let tuning = &args.tuning;
     tuning.validate()?;
     let pairs = sleep_pairs("maintenance_report", &args.scopes)?;
-    let base = structural_report(
-        store,
+    let hi = anchor(journal, args.as_of)?;
+    // One read of the pairs serves both the structure and the tending scan.
+    let keep = Narrow {
+        attributes: &MAINTENANCE_ATTRIBUTE_KEYS,
+        provenance: TENDING_KEYS.provenance,
+    };
+    let mut rows = Vec::new();
+    for (scope, owner) in &pairs {
+        rows.extend(narrow_pair_rows(store, scope, owner, keep)?);
+    }
+    let base = structure_of_rows(
+        &rows,
         journal,
         &StructuralReport {
             scopes: pairs.clone(),
             as_of: args.as_of,
             evidence_grade: false,
         },
+        &pairs,
+        hi,
     )?;
-    let scan = tending_scan(store, &pairs)?;
+    let scan = tending_of_rows(&rows);
+    drop(rows);
     let gaps = metadata_gaps(&scan, tuning);
     let unsourced = unsourced_lessons(&scan, tuning);
     let duplicates = duplicate_title_groups(&scan, tuning);
@@ -1093,5 +1157,21 @@ impl MemorySystem {
     /// As [`maintenance_report`].
     pub fn maintenance_report(&self, args: &MaintenanceReport) -> Result<Maintenance> {
         maintenance_report(self.store().as_ref(), self.journal().as_ref(), args)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sleep::structural::STRUCTURE_KEYS;
+
+    #[test]
+    fn the_maintenance_read_keeps_every_key_the_structure_and_the_tending_scan_read() {
+        for key in STRUCTURE_KEYS.iter().chain(TENDING_KEYS.attributes) {
+            assert!(
+                MAINTENANCE_ATTRIBUTE_KEYS.contains(key),
+                "{key} is read but not kept"
+            );
+        }
     }
 }

@@ -46,7 +46,7 @@ type FastSet<K> = std::collections::HashSet<K, foldhash::fast::RandomState>;
 use am_journal::{ClosureFilter, EventFilter, MemoryJournal};
 use am_triples::assertion::{json_truthy, py_strip};
 use am_triples::text::{facet_tokens, py_str, title_key};
-use am_triples::{TripleAssertion, TripleQuery, TripleStore};
+use am_triples::{Narrow, TripleAssertion, TripleQuery, TripleStore};
 use serde::Serialize;
 use serde_json::Value;
 
@@ -193,13 +193,44 @@ pub(crate) fn pair_rows(
     scope: &str,
     owner: &str,
 ) -> Result<Vec<TripleAssertion>> {
-    store.query(&TripleQuery {
+    store.query(&pair_query(scope, owner))
+}
+
+/// Every row of one pair, each with only the attribute and provenance keys
+/// `keep` names ([`TripleStore::query_narrow`]: the same rows in the same
+/// order, the rest of their JSON never decoded).
+pub(crate) fn narrow_pair_rows(
+    store: &dyn TripleStore,
+    scope: &str,
+    owner: &str,
+    keep: Narrow<'_>,
+) -> Result<Vec<TripleAssertion>> {
+    store.query_narrow(&pair_query(scope, owner), keep)
+}
+
+fn pair_query(scope: &str, owner: &str) -> TripleQuery {
+    TripleQuery {
         scope: Some(scope.to_owned()),
         owner_id: (!owner.is_empty()).then(|| owner.to_owned()),
         limit: 0,
         ..TripleQuery::default()
-    })
+    }
 }
+
+/// The attribute keys the structure reads of a row (every key
+/// [`structure_of_rows`] and [`facets_of`] ask a [`DigestRow`] for).
+pub(crate) const STRUCTURE_KEYS: [&str; 10] = [
+    "record_edge",
+    "record_kind",
+    "bookkeeping",
+    "maintenance_candidate",
+    "keywords",
+    "intents",
+    "outcomes",
+    "participants",
+    "title",
+    "digest_method",
+];
 
 /// The journal seq a sleep read is anchored at: `as_of` checked against
 /// the head, or the head.
@@ -232,6 +263,30 @@ pub fn structural_report(
 ) -> Result<Structure> {
     let pairs = sleep_pairs("structural_report", &args.scopes)?;
     let hi = anchor(journal, args.as_of)?;
+    let keep = Narrow {
+        attributes: &STRUCTURE_KEYS,
+        provenance: &[],
+    };
+    let mut rows: Vec<TripleAssertion> = Vec::new();
+    for (scope, owner) in &pairs {
+        rows.extend(narrow_pair_rows(store, scope, owner, keep)?);
+    }
+    structure_of_rows(&rows, journal, args, &pairs, hi)
+}
+
+/// [`structural_report`] over the pairs' rows already read (in the store's
+/// order, pair after pair; each holding at least the [`STRUCTURE_KEYS`] of
+/// its attributes) at the anchor `hi`.
+///
+/// # Errors
+/// The journal's failure.
+pub(crate) fn structure_of_rows(
+    rows: &[TripleAssertion],
+    journal: &dyn MemoryJournal,
+    args: &StructuralReport,
+    pairs: &[(String, String)],
+    hi: i64,
+) -> Result<Structure> {
     let closed: FastSet<String> = if args.evidence_grade {
         journal
             .closures(&ClosureFilter {
@@ -246,10 +301,6 @@ pub fn structural_report(
         FastSet::default()
     };
     let facet_min_len = SleepTuning::default().facet_min_len;
-    let mut rows: Vec<TripleAssertion> = Vec::new();
-    for (scope, owner) in &pairs {
-        rows.extend(pair_rows(store, scope, owner)?);
-    }
 
     // Route every row: an edge, a substrate record (the last row of a
     // subject wins, as a dict keyed by subject does), or neither. `maps`
@@ -327,7 +378,7 @@ pub fn structural_report(
     // Trails: only the assertion ids the co_selected events name are mapped
     // back to their records.
     let mut events = Vec::new();
-    for (scope, owner) in &pairs {
+    for (scope, owner) in pairs {
         let filter = EventFilter {
             kinds: vec!["co_selected".to_owned()],
             until_seq: Some(hi),
