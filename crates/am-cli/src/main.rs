@@ -25,6 +25,7 @@ mod locomo;
 mod observe;
 mod query;
 mod recall;
+mod serve;
 mod sleep;
 mod tasks;
 mod text;
@@ -90,6 +91,8 @@ enum Command {
     Diary(entity::DiaryCmd),
     Explain(observe::ExplainCmd),
     Exec(exec::command::ExecCmd),
+    Serve(serve::ServeCmd),
+    Mcp(serve::mcp::McpCmd),
 }
 
 impl Command {
@@ -126,6 +129,8 @@ impl Command {
             Command::Diary(c) => c.run(ctx),
             Command::Explain(c) => c.run(ctx),
             Command::Exec(c) => c.run(ctx),
+            Command::Serve(c) => c.run(ctx),
+            Command::Mcp(c) => c.run(ctx),
         }
     }
 }
