@@ -80,6 +80,20 @@ impl Served {
     /// # Errors
     /// As [`am_ops::dispatch`]; the session ops refused (`Unsupported`).
     pub fn call(&self, op: &str, args: am_triples::JsonMap) -> OpResult<am_ops::Answer> {
+        self.call_with(op, args, &self.host)
+    }
+
+    /// [`Served::call`] with other hooks (a job's: its progress sink and
+    /// its own cancel flag beside the server's).
+    ///
+    /// # Errors
+    /// As [`Served::call`].
+    pub fn call_with(
+        &self,
+        op: &str,
+        args: am_triples::JsonMap,
+        host: &Host,
+    ) -> OpResult<am_ops::Answer> {
         refuse_session_op(op)?;
         let verb = am_ops::find(op).ok_or_else(|| am_ops::unknown_op(op))?;
         let _gate = verb.writes.then(|| {
@@ -89,7 +103,7 @@ impl Served {
         });
         let mut home = self.as_home();
         let answer = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            am_ops::dispatch(&mut home, op, args, &self.host)
+            am_ops::dispatch(&mut home, op, args, host)
         }))
         .unwrap_or_else(|_| {
             Err(OpError::internal(format!(

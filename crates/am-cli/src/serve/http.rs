@@ -35,6 +35,8 @@ pub struct AppState {
     pub max_line_bytes: usize,
     /// How often a replay stream looks for new journal records.
     pub poll: Duration,
+    /// The jobs started on this server.
+    pub jobs: super::jobs::Jobs,
 }
 
 /// The HTTP status of an error kind.
@@ -76,7 +78,11 @@ pub fn router(state: Arc<AppState>, timeout: Duration, max_body: usize) -> Route
             StatusCode::GATEWAY_TIMEOUT,
             timeout,
         ));
-    let open = Router::new().route("/v1/{home}/replay", get(replay_route));
+    let open = Router::new()
+        .route("/v1/{home}/replay", get(replay_route))
+        .route("/v1/{home}/jobs/{op}", post(job_start))
+        .route("/v1/{home}/jobs/{id}/events", get(job_events))
+        .route("/v1/{home}/jobs/{id}/cancel", post(job_cancel));
     let guarded = bounded
         .merge(open)
         .layer(middleware::from_fn_with_state(Arc::clone(&state), auth));
@@ -423,4 +429,117 @@ fn pump(
         }
         std::thread::sleep(poll);
     }
+}
+
+async fn job_start(
+    State(state): State<Arc<AppState>>,
+    Path((home, op)): Path<(String, String)>,
+    query: Result<Query<CreateQuery>, axum::extract::rejection::QueryRejection>,
+    body: Bytes,
+) -> Response {
+    let create = match query {
+        Ok(q) => q.create,
+        Err(e) => return error_response(Some(&op), ErrorKind::InvalidInput, &e.body_text()),
+    };
+    if let Err(e) = super::home::refuse_session_op(&op) {
+        return error_response(Some(&op), e.kind, &e.message);
+    }
+    let Some(verb) = am_ops::find(&op) else {
+        let e = am_ops::unknown_op(&op);
+        return error_response(Some(&op), e.kind, &e.message);
+    };
+    let args = match parse_args(&body) {
+        Ok(a) => a,
+        Err(m) => return error_response(Some(&op), ErrorKind::InvalidInput, &m),
+    };
+    // Arguments the verb would refuse are refused now, not in the job.
+    let mut probe = args.clone();
+    let _ = am_ops::Host::default().scripted(verb.name, verb.hooks, &mut probe);
+    if let Err(e) = verb.check_args(probe) {
+        return error_response(Some(&op), e.kind, &e.message);
+    }
+    let served = match open_home(&state, home, create && verb.writes).await {
+        Ok(s) => s,
+        Err(e) => return cli_error(Some(&op), &e),
+    };
+    let job = state.jobs.start(served, &op, args);
+    (
+        StatusCode::ACCEPTED,
+        axum::Json(json!({"job_id": job.id, "op": job.op})),
+    )
+        .into_response()
+}
+
+fn no_job(id: &str) -> Response {
+    error_response(
+        None,
+        ErrorKind::NotFound,
+        &format!("no job {id:?} on this home (a job lives as long as the server)"),
+    )
+}
+
+async fn job_cancel(
+    State(state): State<Arc<AppState>>,
+    Path((home, id)): Path<(String, String)>,
+) -> Response {
+    let Some(job) = state.jobs.get(&home, &id) else {
+        return no_job(&id);
+    };
+    job.cancel.store(true, std::sync::atomic::Ordering::SeqCst);
+    axum::Json(json!({"job_id": job.id, "cancel_requested": true})).into_response()
+}
+
+async fn job_events(
+    State(state): State<Arc<AppState>>,
+    Path((home, id)): Path<(String, String)>,
+    headers: HeaderMap,
+) -> Response {
+    let Some(job) = state.jobs.get(&home, &id) else {
+        return no_job(&id);
+    };
+    let from = match headers.get("last-event-id") {
+        Some(v) => match v.to_str().ok().and_then(|s| s.trim().parse::<usize>().ok()) {
+            Some(n) => n,
+            None => {
+                return error_response(
+                    None,
+                    ErrorKind::InvalidInput,
+                    "Last-Event-ID is the id of the last job event received (an integer)",
+                );
+            }
+        },
+        None => 0,
+    };
+    let (tx, rx) = tokio::sync::mpsc::channel::<Event>(64);
+    let poll = state.poll;
+    let flags = state.homes.flags().clone();
+    std::thread::spawn(move || {
+        let mut next = from;
+        loop {
+            let (events, done) = job.events_from(next);
+            for (i, kind, data) in events {
+                let e = Event::default()
+                    .id(i.to_string())
+                    .event(kind)
+                    .data(data.to_string());
+                if tx.blocking_send(e).is_err() {
+                    return;
+                }
+                next = i;
+            }
+            if done && job.events_from(next).0.is_empty() {
+                return;
+            }
+            if tx.is_closed() || (flags.is_stopping() && done) {
+                return;
+            }
+            std::thread::sleep(poll);
+        }
+    });
+    let stream = futures::stream::unfold(rx, |mut rx| async move {
+        rx.recv().await.map(|e| (Ok::<_, Infallible>(e), rx))
+    });
+    Sse::new(stream)
+        .keep_alive(KeepAlive::default())
+        .into_response()
 }

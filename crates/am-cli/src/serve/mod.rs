@@ -4,6 +4,7 @@
 
 pub mod home;
 pub mod http;
+pub mod jobs;
 pub mod mcp;
 
 use crate::ctx::Ctx;
@@ -136,6 +137,7 @@ impl ServeCmd {
             homes,
             token,
             max_line_bytes: self.max_line_bytes,
+            jobs: jobs::Jobs::default(),
             poll: Duration::from_millis(self.poll_ms.max(1)),
         });
         let app = http::router(Arc::clone(&state), timeout, self.max_body_bytes);

@@ -459,3 +459,109 @@ fn sigterm_stops_the_server_and_it_exits_0_with_every_answered_write_kept() {
     let line: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(line["ok"], 5, "{line}");
 }
+
+/// Read a job's SSE events (id, event name, data) to the end of the stream.
+fn job_events(s: &Server, id: &str, last: Option<usize>) -> Vec<(usize, String, Value)> {
+    let mut req = s.client.get(s.url(&format!("/v1/h/jobs/{id}/events")));
+    if let Some(l) = last {
+        req = req.header("Last-Event-ID", l.to_string());
+    }
+    let r = req.send().unwrap();
+    assert_eq!(r.status().as_u16(), 200);
+    let mut out = Vec::new();
+    let (mut eid, mut name, mut data) = (None, None, None);
+    for line in BufReader::new(r).lines() {
+        let line = line.unwrap();
+        if let Some(v) = line.strip_prefix("id: ") {
+            eid = Some(v.parse::<usize>().unwrap());
+        } else if let Some(v) = line.strip_prefix("event: ") {
+            name = Some(v.to_owned());
+        } else if let Some(v) = line.strip_prefix("data: ") {
+            data = Some(serde_json::from_str::<Value>(v).unwrap());
+        } else if line.is_empty()
+            && let (Some(i), Some(n), Some(d)) = (eid.take(), name.take(), data.take())
+        {
+            out.push((i, n, d));
+        }
+    }
+    out
+}
+
+#[test]
+fn a_night_runs_as_a_job_its_phases_and_result_arriving_as_resumable_events() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = Server::home(&dir.path().join("h.sqlite3"));
+    for i in 0..3 {
+        s.op(
+            "h",
+            "remember",
+            &remember(&format!("Day {i}"), &format!("d{i}")),
+        );
+    }
+    let r = s
+        .client
+        .post(s.url("/v1/h/jobs/sleep_pass"))
+        .body(json!({"scopes": [["life", "me"]], "owner_id": "me"}).to_string())
+        .send()
+        .unwrap();
+    assert_eq!(r.status().as_u16(), 202);
+    let started: Value = r.json().unwrap();
+    let id = started["job_id"].as_str().unwrap().to_owned();
+    let all = job_events(&s, &id, None);
+    let ids: Vec<usize> = all.iter().map(|(i, _, _)| *i).collect();
+    assert_eq!(ids, (1..=all.len()).collect::<Vec<_>>(), "ids count from 1");
+    let (_, last_kind, last) = all.last().unwrap();
+    assert_eq!(last_kind, "result", "{last}");
+    assert_eq!(last["ok"]["pass_name"], "sleep_pass");
+    let phases: Vec<&str> = all
+        .iter()
+        .filter(|(_, k, _)| k == "progress")
+        .map(|(_, _, d)| d["phase"].as_str().unwrap())
+        .collect();
+    let reported: Vec<&str> = last["ok"]["phases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p.as_str().unwrap())
+        .collect();
+    assert_eq!(
+        phases, reported,
+        "one progress event per phase the night ran"
+    );
+    let tail = job_events(&s, &id, Some(2));
+    assert_eq!(tail, all[2..].to_vec(), "Last-Event-ID resumes after it");
+    let r = s
+        .client
+        .post(s.url(&format!("/v1/h/jobs/{id}/cancel")))
+        .send()
+        .unwrap();
+    assert_eq!(r.status().as_u16(), 200);
+}
+
+#[test]
+fn a_job_with_arguments_the_verb_refuses_is_refused_before_it_starts() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = Server::home(&dir.path().join("h.sqlite3"));
+    let before = s.seq("h");
+    let r = s
+        .client
+        .post(s.url("/v1/h/jobs/sleep_pass"))
+        .body(json!({"scopes": [["life", "me"]], "bogus": 1}).to_string())
+        .send()
+        .unwrap();
+    assert_eq!(r.status().as_u16(), 400);
+    let v: Value = r.json().unwrap();
+    assert!(
+        v["error"]["message"].as_str().unwrap().contains("bogus"),
+        "{v}"
+    );
+    for path in ["/v1/h/jobs/job-1/events", "/v1/h/jobs/job-1/cancel"] {
+        let r = if path.ends_with("cancel") {
+            s.client.post(s.url(path)).send().unwrap()
+        } else {
+            s.client.get(s.url(path)).send().unwrap()
+        };
+        assert_eq!(r.status().as_u16(), 404, "{path}: no job was made");
+    }
+    assert_eq!(s.seq("h"), before);
+}
