@@ -26,6 +26,7 @@ mod observe;
 mod probe;
 mod query;
 mod recall;
+mod serve;
 mod sleep;
 mod tasks;
 mod text;
@@ -92,6 +93,8 @@ enum Command {
     Diary(entity::DiaryCmd),
     Explain(observe::ExplainCmd),
     Exec(exec::command::ExecCmd),
+    Serve(serve::ServeCmd),
+    Mcp(serve::mcp::McpCmd),
 }
 
 impl Command {
@@ -129,6 +132,8 @@ impl Command {
             Command::Diary(c) => c.run(ctx),
             Command::Explain(c) => c.run(ctx),
             Command::Exec(c) => c.run(ctx),
+            Command::Serve(c) => c.run(ctx),
+            Command::Mcp(c) => c.run(ctx),
         }
     }
 }

@@ -98,30 +98,7 @@ impl ExecCmd {
             return Ok(0);
         }
         let spec = match home.as_ref().filter(|_| !memory) {
-            Some(path) => {
-                home::check_home_path(path)?;
-                let facts = home::read_facts(path)?;
-                home::refuse_foreign(path, facts.as_ref(), force)?;
-                let pin = facts.as_ref().and_then(|f| f.pin.as_ref());
-                // A new SQLite home gets the bundled offline embedder by
-                // default, as under `am ingest`; `--memory` keeps none, and
-                // so does a home that already holds rows but no pin (formed
-                // without an embedder: vectors for its new rows only would
-                // mix a vectorless home with an embedded one, silently).
-                let default = if pin.is_none() && home::holds_rows(path)? {
-                    "none"
-                } else {
-                    "offline"
-                };
-                embedder::resolve(
-                    ctx.embedder(),
-                    default,
-                    pin,
-                    true,
-                    ctx.allow_vectorless,
-                    path,
-                )?
-            }
+            Some(path) => home_embedder(ctx, path, force)?,
             None => ctx.embedder_spec("none")?,
         };
         let clock = match clock {
@@ -166,4 +143,40 @@ impl ExecCmd {
             .map_err(|e| CliError::failure(format!("exec: {e}")))
             .map(|bad| if bad { 2 } else { 0 })
     }
+}
+
+/// The embedder a SQLite home is opened with by a writing front end
+/// (`am exec`, `am serve`, `am mcp`): `--embedder`, else the home's pin,
+/// else for a new home the bundled offline model and `none` for a home
+/// that already holds rows without a pin.
+///
+/// # Errors
+/// Bad input for an unusable path, a foreign SQLite file (without
+/// `force`), or an embedder the pin refuses.
+pub fn home_embedder(
+    ctx: &Ctx,
+    path: &Path,
+    force: bool,
+) -> CliResult<crate::embedder::EmbedderSpec> {
+    home::check_home_path(path)?;
+    let facts = home::read_facts(path)?;
+    home::refuse_foreign(path, facts.as_ref(), force)?;
+    let pin = facts.as_ref().and_then(|f| f.pin.as_ref());
+    // A new SQLite home gets the bundled offline embedder by default, as
+    // under `am ingest`; a home that already holds rows but no pin (formed
+    // without an embedder) keeps none: vectors for its new rows only would
+    // mix a vectorless home with an embedded one, silently.
+    let default = if pin.is_none() && home::holds_rows(path)? {
+        "none"
+    } else {
+        "offline"
+    };
+    embedder::resolve(
+        ctx.embedder(),
+        default,
+        pin,
+        true,
+        ctx.allow_vectorless,
+        path,
+    )
 }

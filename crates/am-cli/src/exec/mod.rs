@@ -157,90 +157,16 @@ impl Session {
     /// Answer one input line: `None` for a blank or comment line, else the
     /// answer and whether the line was malformed (not JSON, no known op).
     pub fn answer(&mut self, line: &str) -> Option<(Value, bool)> {
-        let line = line.trim();
-        if line.is_empty() || line.starts_with('#') {
-            return None;
-        }
-        let parsed: Value = match serde_json::from_str(line) {
-            Ok(v) => v,
-            Err(e) => {
-                return Some((
-                    error_line(
-                        Value::Null,
-                        Value::Null,
-                        &CliError::invalid(format!(
-                            "expected one JSON object {{\"op\": ...}} per line, got invalid JSON ({e})"
-                        )),
-                    ),
-                    true,
-                ));
-            }
-        };
-        let Value::Object(mut obj) = parsed else {
-            return Some((
-                error_line(
-                    Value::Null,
-                    Value::Null,
-                    &CliError::invalid(format!(
-                        "expected a JSON object {{\"op\": ...}}, got {parsed}"
-                    )),
-                ),
-                true,
-            ));
-        };
-        let id = obj.remove("id").unwrap_or(Value::Null);
-        let op = match obj.remove("op") {
-            Some(Value::String(op)) => op,
-            other => {
-                let got = other.map_or_else(|| "nothing".to_owned(), |v| v.to_string());
-                return Some((
-                    error_line(
-                        id,
-                        Value::Null,
-                        &CliError::invalid(format!(
-                            "every line needs \"op\": a verb name (see docs/exec.md), got {got}"
-                        )),
-                    ),
-                    true,
-                ));
-            }
-        };
-        let answer = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            let host = self.host.clone();
-            am_ops::dispatch(self, &op, obj, &host)
-        }))
-        .unwrap_or_else(|_| {
-            Err(OpError::internal(format!(
-                "internal failure while running {op}"
-            )))
-        });
-        let malformed = matches!(&answer, Err(e) if am_ops::find(&op).is_none() && e.kind == am_triples::ErrorKind::InvalidInput);
-        // The call's own warnings travel with its answer; so does what the
-        // home raised outside any verb's result since the last line (a first
-        // scan fallback, a store note): the session runs one op at a time.
-        let (answer, mut warnings) = match answer {
-            Ok(a) => (Ok(a.value), a.warnings),
-            Err(e) => (Err(CliError::from(e)), Vec::new()),
-        };
-        if let Some(e) = &self.engine {
-            warnings.extend(e.system.take_warnings());
-        }
-        let mut line = match answer {
-            Ok(v) => {
-                let mut m = Map::new();
-                m.insert("id".into(), id);
-                m.insert("op".into(), Value::String(op));
-                m.insert("ok".into(), v);
-                Value::Object(m)
-            }
-            Err(e) => error_line(id, Value::String(op), &e),
-        };
-        if !warnings.is_empty()
-            && let Value::Object(m) = &mut line
-        {
-            m.insert("warnings".into(), json!(warnings));
-        }
-        Some((line, malformed))
+        let host = self.host.clone();
+        answer_line(self, &host, line, |home| {
+            // What the home raised outside any verb's result since the last
+            // line (a first scan fallback, a store note): the session runs
+            // one op at a time.
+            home.engine
+                .as_ref()
+                .map(|e| e.system.take_warnings())
+                .unwrap_or_default()
+        })
     }
 
     /// Run a script: one answer per line, flushed before the next line is
@@ -294,7 +220,122 @@ impl Session {
     }
 }
 
-fn error_line(id: Value, op: Value, e: &CliError) -> Value {
+/// Answer one exec line over any front end's home (`am exec`'s session,
+/// a served home): `None` for a blank or comment line, else the answer line
+/// and whether the line was malformed (not JSON, no known op). `extra` adds
+/// the warnings the home raised outside the verb's own result.
+pub fn answer_line<H: am_ops::Home>(
+    home: &mut H,
+    host: &Host,
+    line: &str,
+    extra: impl FnOnce(&H) -> Vec<String>,
+) -> Option<(Value, bool)> {
+    let line = line.trim();
+    if line.is_empty() || line.starts_with('#') {
+        return None;
+    }
+    let parsed: Value = match serde_json::from_str(line) {
+        Ok(v) => v,
+        Err(e) => {
+            return Some((
+                error_line(
+                    Value::Null,
+                    Value::Null,
+                    &CliError::invalid(format!(
+                        "expected one JSON object {{\"op\": ...}} per line, got invalid JSON ({e})"
+                    )),
+                ),
+                true,
+            ));
+        }
+    };
+    let Value::Object(mut obj) = parsed else {
+        return Some((
+            error_line(
+                Value::Null,
+                Value::Null,
+                &CliError::invalid(format!(
+                    "expected a JSON object {{\"op\": ...}}, got {parsed}"
+                )),
+            ),
+            true,
+        ));
+    };
+    let id = obj.remove("id").unwrap_or(Value::Null);
+    let op = match obj.remove("op") {
+        Some(Value::String(op)) => op,
+        other => {
+            let got = other.map_or_else(|| "nothing".to_owned(), |v| v.to_string());
+            return Some((
+                error_line(
+                    id,
+                    Value::Null,
+                    &CliError::invalid(format!(
+                        "every line needs \"op\": a verb name (see docs/exec.md), got {got}"
+                    )),
+                ),
+                true,
+            ));
+        }
+    };
+    let answer = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        am_ops::dispatch(home, &op, obj, host)
+    }))
+    .unwrap_or_else(|_| {
+        Err(OpError::internal(format!(
+            "internal failure while running {op}"
+        )))
+    });
+    let malformed = matches!(&answer, Err(e) if am_ops::find(&op).is_none() && e.kind == am_triples::ErrorKind::InvalidInput);
+    // The call's own warnings travel with its answer, then what the home
+    // raised outside the verb's result.
+    let (answer, mut warnings) = match answer {
+        Ok(a) => (Ok(a.value), a.warnings),
+        Err(e) => (Err(CliError::from(e)), Vec::new()),
+    };
+    warnings.extend(extra(home));
+    let mut line = match answer {
+        Ok(v) => {
+            let mut m = Map::new();
+            m.insert("id".into(), id);
+            m.insert("op".into(), Value::String(op));
+            m.insert("ok".into(), v);
+            Value::Object(m)
+        }
+        Err(e) => error_line(id, Value::String(op), &e),
+    };
+    if !warnings.is_empty()
+        && let Value::Object(m) = &mut line
+    {
+        m.insert("warnings".into(), json!(warnings));
+    }
+    Some((line, malformed))
+}
+
+/// The memory graph over an open engine's home, its record-time clock
+/// `clock` (the exec session's and the served homes' `graph`).
+///
+/// # Errors
+/// `Unsupported` for an engine with no graph connector.
+pub fn engine_graph(engine: &Engine, clock: am_triples::Clock) -> OpResult<MemoryGraph> {
+    let journal = GraphJournal::from_dyn(Arc::clone(engine.system.journal()));
+    let graph = match (&engine.sqlite, &engine.memory) {
+        (Some(store), _) => {
+            am_backend_sqlite::graph::register();
+            MemoryGraph::new(Arc::clone(store), Some(journal))
+        }
+        (None, Some(store)) => MemoryGraph::new(Arc::clone(store), Some(journal)),
+        (None, None) => {
+            return Err(OpError::new(
+                am_triples::ErrorKind::Unsupported,
+                "the session's home has no graph connector",
+            ));
+        }
+    };
+    Ok(graph?.with_clock(clock))
+}
+
+pub(crate) fn error_line(id: Value, op: Value, e: &CliError) -> Value {
     json!({"id": id, "op": op, "error": {"kind": kind_name(e.kind), "message": e.message}})
 }
 
@@ -308,22 +349,7 @@ impl am_ops::Home for Session {
     }
 
     fn graph(&self) -> OpResult<MemoryGraph> {
-        let engine = self.engine().map_err(OpError::from)?;
-        let journal = GraphJournal::from_dyn(Arc::clone(engine.system.journal()));
-        let graph = match (&engine.sqlite, &engine.memory) {
-            (Some(store), _) => {
-                am_backend_sqlite::graph::register();
-                MemoryGraph::new(Arc::clone(store), Some(journal))
-            }
-            (None, Some(store)) => MemoryGraph::new(Arc::clone(store), Some(journal)),
-            (None, None) => {
-                return Err(OpError::new(
-                    am_triples::ErrorKind::Unsupported,
-                    "the session's home has no graph connector",
-                ));
-            }
-        };
-        Ok(graph?.with_clock(self.clock.as_clock()))
+        engine_graph(self.engine().map_err(OpError::from)?, self.clock.as_clock())
     }
 
     fn graph_at(&self, target: &str) -> OpResult<MemoryGraph> {
