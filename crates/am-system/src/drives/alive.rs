@@ -238,7 +238,7 @@ impl MemorySystem {
                 until_seq: None,
             })?);
         }
-        merged.sort_by(|a, b| b.seq.cmp(&a.seq));
+        merged.sort_by_key(|b| std::cmp::Reverse(b.seq));
         let decay = self.attention_config().decay_window;
         let mut recency: HashMap<String, f64> = HashMap::new();
         let mut rank = 0usize;
