@@ -46,6 +46,7 @@ const BENCHES: &[(&str, &str)] = &[
     ("am-system", "sleep"),
     ("am-system", "reach"),
     ("am-system", "world_models"),
+    ("am-system", "drives"),
     ("am-embed", "offline"),
 ];
 
@@ -279,6 +280,15 @@ pub const FIGURES: &[Figure] = &[
             max_ns: Some(50.0 * MS),
         },
         target: "<= 50 ms",
+        python: None,
+    },
+    Figure {
+        label: "alive_drives, 100k records (ladder diary + life)",
+        id: "drives/alive_drives_100k_records",
+        kind: Kind::Latency {
+            max_ns: Some(5.0 * MS),
+        },
+        target: "<= 5 ms",
         python: None,
     },
     Figure {

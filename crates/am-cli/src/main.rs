@@ -13,6 +13,7 @@ mod card;
 mod cards;
 mod ctx;
 mod demo;
+mod drives;
 mod embedder;
 mod entity;
 mod error;
@@ -91,6 +92,7 @@ enum Command {
     Identity(entity::IdentityCmd),
     Feelings(entity::FeelingsCmd),
     Diary(entity::DiaryCmd),
+    Drives(drives::DrivesCmd),
     Explain(observe::ExplainCmd),
     Exec(exec::command::ExecCmd),
     Serve(serve::ServeCmd),
@@ -129,6 +131,7 @@ impl Command {
             Command::Cards(c) => c.run(ctx),
             Command::Identity(c) => c.run(ctx),
             Command::Feelings(c) => c.run(ctx),
+            Command::Drives(c) => c.run(ctx),
             Command::Diary(c) => c.run(ctx),
             Command::Explain(c) => c.run(ctx),
             Command::Exec(c) => c.run(ctx),

@@ -1501,6 +1501,51 @@ fn more_cases(ids: &Ids, push: &mut dyn FnMut(&str, String)) {
             with("records_since_maintenance", json!({"scopes": []})),
         ),
         (
+            "drive_pressure: a ladder with no pair",
+            with("drive_pressure", json!({"scopes": [[" ", "demo"]]})),
+        ),
+        (
+            "drive_pressure: scopes a string",
+            with("drive_pressure", json!({"scopes": "life"})),
+        ),
+        (
+            "alive_drives: k negative",
+            with(
+                "alive_drives",
+                json!({"scopes": [["life", "demo"]], "k": -1}),
+            ),
+        ),
+        (
+            "alive_drives: no pair",
+            with("alive_drives", json!({"scopes": []})),
+        ),
+        (
+            "open_drive_partition: a scope pair of three",
+            with(
+                "open_drive_partition",
+                json!({"scopes": [["life", "demo", "x"]]}),
+            ),
+        ),
+        (
+            "drive_groups: items not a list",
+            with("drive_groups", json!({"items": {"record_id": "a"}})),
+        ),
+        (
+            "drive_groups: min_shared_terms negative",
+            with("drive_groups", json!({"items": [], "min_shared_terms": -2})),
+        ),
+        (
+            "cognition_health: no pair",
+            with("cognition_health", json!({"scopes": []})),
+        ),
+        (
+            "cognition_health: an unknown argument",
+            with(
+                "cognition_health",
+                json!({"scopes": [["life", "demo"]], "journal": false}),
+            ),
+        ),
+        (
             "unresolved_dreams: limit negative",
             with(
                 "unresolved_dreams",

@@ -3,7 +3,8 @@
 //! identity order, the gradation table and one target's why-walk, the open
 //! diary sets, and `--verify` exiting 0 on an intact chain and 1 on a
 //! tampered one; `am cards` on the world models' exec home (the current
-//! cards, one target's history and evidence). Real child processes, real
+//! cards, one target's history and evidence); `am drives` on the drives exec
+//! script's home (as the drive ops answer). Real child processes, real
 //! files.
 
 use serde_json::Value;
@@ -602,5 +603,57 @@ fn am_probe_prints_hits_with_why_and_writes_nothing_without_its_journal() {
         "  ",
         "tide",
     ]);
+    assert_eq!(code, 2);
+}
+
+#[test]
+fn am_drives_prints_the_alive_drives_pressure_groups_and_health_as_the_exec_ops_do() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("home.sqlite3");
+    let home = home.to_str().unwrap();
+    // The drives exec script's writes (its formations and the reinforcement).
+    let writes: String = include_str!("exec/drives.jsonl")
+        .lines()
+        .filter(|l| l.contains("\"remember_many\"") || l.contains("\"reinforce\""))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    exec(home, &writes);
+    let (code, text) = am(&["drives", home, "--owner", "demo", "--scope", "diary"]);
+    assert_eq!(code, 0, "{text}");
+    assert!(text.starts_with("Alive now (5):"), "{text}");
+    assert!(
+        text.contains("speaks for 3 drives sharing: glaze, kiln, crawling"),
+        "{text}"
+    );
+    assert!(text.contains("Pressure (9 open):"), "{text}");
+    assert!(text.contains("unresolved dreams: 1"), "{text}");
+    assert!(
+        text.contains("interests: 1 open, 1 explored (50%)"),
+        "{text}"
+    );
+    let (_, json) = am(&[
+        "--json", "drives", home, "--owner", "demo", "--scope", "diary",
+    ]);
+    let ours: Value = serde_json::from_str(&json).unwrap();
+    let reads = exec_answers(
+        home,
+        &[],
+        concat!(
+            r#"{"op": "alive_drives", "scopes": [["diary", "demo"]]}"#,
+            "\n",
+            r#"{"op": "drive_pressure", "scopes": [["diary", "demo"]]}"#,
+            "\n",
+            r#"{"op": "open_drive_partition", "scopes": [["diary", "demo"]]}"#,
+            "\n",
+            r#"{"op": "cognition_health", "scopes": [["diary", "demo"]]}"#,
+            "\n"
+        ),
+    );
+    assert_eq!(ours["alive"], reads[0]["ok"]);
+    assert_eq!(ours["pressure"], reads[1]["ok"]);
+    assert_eq!(ours["groups"], reads[2]["ok"]);
+    assert_eq!(ours["health"], reads[3]["ok"]);
+    // A blank owner is refused (exit 2), the home unread.
+    let (code, _) = am(&["drives", home, "--owner", " "]);
     assert_eq!(code, 2);
 }

@@ -46,6 +46,8 @@ pub enum Family {
     Tasks,
     /// Sleep: the night's reports, cadence and passes.
     Sleep,
+    /// Drives: what is alive and pressing.
+    Drives,
 }
 
 /// How the spec exposes a verb: what a binding calls.

@@ -1,8 +1,10 @@
 //! Concepts: the concept words and terms of a text (the one tokenization the
 //! mention reads share: valence's `stimulus_feelings`, recall's orientation
-//! admission) and concept anchoring, the edge-free associative expansion
+//! admission); concept anchoring, the edge-free associative expansion
 //! `reconstruct` (with `ReconstructConfig.concept_expansion`) and reach's
-//! `probe` run: records sharing a discriminative concept with a seed admit.
+//! `probe` run: records sharing a discriminative concept with a seed admit;
+//! and the discriminative terms of the matching lane ([`matching_terms`]:
+//! drive grouping, and the candidate miner when it lands).
 //!
 //! Spec: api.md "Deliberate reach: probe, expansion, familiarity"
 //! (`concept_terms`, `expand_by_concepts`, `ConceptAnchorTuning`),
@@ -323,6 +325,38 @@ pub fn expand_by_concepts(
     expand_with(&|q| store.query(q), seeds, scope_pairs, &excluded, tuning)
 }
 
+
+/// The function words the matching lane never counts as a shared term
+/// (English and French, accents folded: `etre`, `tres`, `apres`, `meme`).
+/// 0.3.2's `candidate_miner` screen settles the list.
+const MATCHING_STOPWORDS: [&str; 139] = [
+    "the", "a", "an", "and", "or", "of", "in", "on", "for", "with", "to", "that", "this", "those",
+    "these", "is", "are", "was", "were", "be", "been", "it", "its", "his", "her", "their", "our",
+    "your", "my", "i", "about", "into", "from", "what", "when", "where", "how", "why", "who",
+    "does", "did", "will", "would", "could", "should", "can", "cannot", "not", "no", "yes", "but",
+    "as", "at", "by", "if", "then", "than", "there", "here", "have", "has", "had", "do", "am",
+    "we", "they", "some", "same", "each", "also", "just", "very", "more", "most", "dans", "cette",
+    "ces", "avec", "pour", "sans", "leur", "leurs", "nous", "vous", "mais", "donc", "alors",
+    "etre", "tout", "tous", "toute", "toutes", "comme", "plus", "moins", "tres", "bien", "encore",
+    "aussi", "autre", "autres", "entre", "vers", "chez", "sous", "apres", "avant", "depuis",
+    "quand", "comment", "pourquoi", "parce", "elle", "elles", "sont", "etait", "sera", "fait",
+    "faire", "peut", "peuvent", "cela", "ceci", "celui", "celle", "ainsi", "meme", "sur", "une",
+    "les", "des", "aux", "est", "ont", "par", "pas", "que", "qui", "quoi",
+];
+
+/// The discriminative terms of `text` for the matching lane (two texts about
+/// the same thing share them): folded ASCII alphanumeric runs of 4+
+/// characters, minus [`MATCHING_STOPWORDS`] and minus digit-dominated runs
+/// (at least half digits: timestamp fragments such as `17t22` discriminate
+/// nothing). A set: order and repeats carry nothing here.
+pub(crate) fn matching_terms(text: &str) -> BTreeSet<String> {
+    am_triples::text::token_set(text, 4)
+        .into_iter()
+        .filter(|t| !MATCHING_STOPWORDS.contains(&t.as_str()))
+        .filter(|t| t.bytes().filter(u8::is_ascii_digit).count() * 2 < t.len())
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -342,5 +376,16 @@ mod tests {
             assert!(t.contains(w), "{w} missing from {t:?}");
         }
         assert!(!t.contains("on"));
+    }
+
+    #[test]
+    fn matching_terms_drop_short_function_and_digit_dominated_words() {
+        let t =
+            matching_terms("Comment la Mémoire tient-elle depuis 2026-07-17T22 et 17t22 kiln4?");
+        let want: BTreeSet<String> = ["memoire", "tient", "kiln4"]
+            .iter()
+            .map(|s| (*s).to_owned())
+            .collect();
+        assert_eq!(t, want);
     }
 }

@@ -708,6 +708,30 @@ impl SleepTuning {
     }
 }
 
+// -- Drives (api.md "Drives: what is alive and pressing", "Vocabularies and
+// tuning constants"). The spec gives `DRIVE_PRESSURE_BOUND`; the other
+// values are 0.3.2's (`drive_grouping`, `alive_drives`,
+// `AttentionConfig.drive_window_limit`), which the spec leaves open.
+
+/// The ruled bound a lifecycle gate compares `drive_pressure`'s counts
+/// with. Declared only: `drive_pressure` applies no threshold itself.
+pub const DRIVE_PRESSURE_BOUND: usize = 20;
+/// Shared discriminative terms at which two drives group (the matching
+/// lane's one similarity bar).
+pub const GROUP_MIN_SHARED_TERMS: usize = 2;
+/// The group size at which a cluster presses by its size alone (a dormant
+/// cluster this big still surfaces in `alive_drives`).
+pub const GROUP_OFFER_FLOOR: usize = 3;
+/// Aliveness added per extra member of a drive group (uncapped: aliveness
+/// orders one read, it is no meter).
+pub const GROUP_BOOST_STEP: f64 = 0.15;
+/// How many distinct newest records of the binding axis count as recent for
+/// `alive_drives` (bindings are far sparser than events).
+pub const DRIVE_WINDOW_LIMIT: usize = 256;
+/// The bound of an alive drive's digest, in characters (a cut one ends in
+/// `…` and carries `digest_truncation`).
+pub const DRIVE_DIGEST_CHARS: usize = 280;
+
 #[cfg(test)]
 mod tests {
     use super::*;

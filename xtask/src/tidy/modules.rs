@@ -65,6 +65,7 @@ pub const FACULTIES: &[(&str, &[&str])] = &[
             "world_models",
         ],
     ),
+    ("drives", &["observe", "recall", "sleep"]),
 ];
 
 pub(crate) fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {

@@ -1,0 +1,199 @@
+//! `cognition_health`: the drive ratios in one compact read. Questions open
+//! against resolved (a believed diary entry `answers` or `resolves` them,
+//! either key for either type, by graph id or book id), problems open
+//! against repaired (the same fold), interests open against explored (a
+//! believed, non-machine record's `explores` names them), and the standing
+//! review offers apart from every ratio. A ratio is `done / (open + done)`
+//! rounded to four places, `None` for an empty category (no questions yet is
+//! no ratio, not a perfect one). Folds apply: a retracted question is not
+//! open, a hidden interest is no drive. Never a verdict.
+
+use super::args::{DriveScopes, required_ladder};
+use super::interests::InterestFold;
+use crate::error::Result;
+use crate::pair_folds::PairFolds;
+use crate::record::DigestRow;
+use am_journal::MemoryJournal;
+use am_triples::{TripleQuery, TripleStore};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::collections::{BTreeMap, HashSet};
+
+/// Where `cognition_health`'s numbers come from.
+const HEALTH_PROVENANCE: &str = "questions and problems by the answers/resolves convention; \
+interests by attributes.explores (exploring moves the ratio and never closes the interest); \
+candidates are the standing review offers, outside every ratio; closure and hidden folds \
+applied; never all done by design: the drive stays alive";
+
+/// Open against resolved questions.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct QuestionRatio {
+    /// Standing open.
+    pub open: usize,
+    /// Answered or resolved by a believed entry.
+    pub resolved: usize,
+    /// `resolved / (open + resolved)`, four places; `None` when both are 0.
+    pub ratio: Option<f64>,
+}
+
+/// Open against repaired problems.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct ProblemRatio {
+    /// Standing open.
+    pub open: usize,
+    /// Resolved by a believed entry.
+    pub repaired: usize,
+    /// `repaired / (open + repaired)`; `None` when both are 0.
+    pub ratio: Option<f64>,
+}
+
+/// Open against explored interests.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct InterestRatio {
+    /// Standing interests none explores.
+    pub open: usize,
+    /// Standing interests a believed record explores.
+    pub explored: usize,
+    /// `explored / (open + explored)`; `None` when both are 0.
+    pub ratio: Option<f64>,
+}
+
+/// The standing review offers.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct PendingCandidates {
+    /// How many.
+    pub pending: usize,
+    /// How many per `proposed_kind` (`consolidation` when none), by name.
+    pub by_proposed_kind: BTreeMap<String, usize>,
+}
+
+/// `cognition_health`'s answer.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct CognitionHealth {
+    /// The questions' bar.
+    pub questions: QuestionRatio,
+    /// The problems' bar.
+    pub problems: ProblemRatio,
+    /// The interests' bar.
+    pub interests: InterestRatio,
+    /// The review offers awaiting a word.
+    pub candidates: PendingCandidates,
+    /// Where the numbers come from.
+    pub provenance: String,
+}
+
+/// `x` rounded to four decimal places, half to even on its exact value.
+pub(crate) fn round4(x: f64) -> f64 {
+    format!("{x:.4}").parse().unwrap_or(x)
+}
+
+fn ratio(done: usize, open: usize) -> Option<f64> {
+    let total = done + open;
+    (total > 0).then(|| round4(done as f64 / total as f64))
+}
+
+/// `(open, done)` of the questions and of the problems of one pair.
+fn diary_counts(
+    store: &dyn TripleStore,
+    journal: &dyn MemoryJournal,
+    scope: &str,
+    owner: &str,
+    as_of: i64,
+) -> Result<[(usize, usize); 2]> {
+    let folds = PairFolds::load_exclusions(
+        store,
+        journal,
+        &[(scope.to_owned(), owner.to_owned())],
+        as_of,
+    )?;
+    let rows: Vec<_> = store
+        .query(&TripleQuery {
+            scope: Some(scope.to_owned()),
+            owner_id: (!owner.is_empty()).then(|| owner.to_owned()),
+            limit: 0,
+            ..TripleQuery::default()
+        })?
+        .into_iter()
+        .filter(|a| DigestRow::of(a).as_stored("record_kind") == Some("diary"))
+        .filter(|a| {
+            !a.assertion_id
+                .as_deref()
+                .is_some_and(|id| folds.excludes(id))
+                && !folds.excludes(&a.subject)
+        })
+        .collect();
+    let resolved: HashSet<&str> = rows
+        .iter()
+        .flat_map(|a| ["answers", "resolves"].map(|k| DigestRow::of(a).text(k)))
+        .flatten()
+        .collect();
+    let mut out = [(0, 0); 2];
+    for a in &rows {
+        let row = DigestRow::of(a);
+        let slot = match row.as_stored("diary_type") {
+            Some("question") => 0,
+            Some("problem") => 1,
+            _ => continue,
+        };
+        let entry = match row.get("entry_id") {
+            Some(Value::String(s)) => s.trim().to_owned(),
+            Some(Value::Number(n)) => n.to_string(),
+            _ => String::new(),
+        };
+        let done = resolved.contains(a.subject.as_str())
+            || (!entry.is_empty() && resolved.contains(entry.as_str()));
+        if done {
+            out[slot].1 += 1;
+        } else {
+            out[slot].0 += 1;
+        }
+    }
+    Ok(out)
+}
+
+/// The drive ratios of a ladder (see the module doc). Pure read.
+///
+/// # Errors
+/// `InvalidInput` for a ladder with no pair; the store's or journal's
+/// failure.
+pub fn cognition_health(
+    store: &dyn TripleStore,
+    journal: &dyn MemoryJournal,
+    args: &DriveScopes,
+) -> Result<CognitionHealth> {
+    let pairs = required_ladder("cognition_health", &args.scopes)?;
+    let as_of = journal.current_seq()?;
+    let (mut qo, mut qr, mut po, mut pr) = (0, 0, 0, 0);
+    for (scope, owner) in &pairs {
+        let [(a, b), (c, d)] = diary_counts(store, journal, scope, owner, as_of)?;
+        qo += a;
+        qr += b;
+        po += c;
+        pr += d;
+    }
+    let fold = InterestFold::read(store, journal, &pairs)?;
+    let explored = fold.interests.iter().filter(|a| fold.explored(a)).count();
+    let open = fold.interests.len() - explored;
+    Ok(CognitionHealth {
+        questions: QuestionRatio {
+            open: qo,
+            resolved: qr,
+            ratio: ratio(qr, qo),
+        },
+        problems: ProblemRatio {
+            open: po,
+            repaired: pr,
+            ratio: ratio(pr, po),
+        },
+        interests: InterestRatio {
+            open,
+            explored,
+            ratio: ratio(explored, open),
+        },
+        candidates: PendingCandidates {
+            pending: fold.candidates_pending.values().sum(),
+            by_proposed_kind: fold.candidates_pending,
+        },
+        provenance: HEALTH_PROVENANCE.to_owned(),
+    })
+}
