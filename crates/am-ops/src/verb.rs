@@ -38,6 +38,8 @@ pub enum Family {
     Observe,
     /// World models: the orientation cards, their aliases and their passes.
     WorldModels,
+    /// Communities: the home's topics, their pass and their reads.
+    Communities,
     /// The memory graph.
     Graph,
     /// The memory task queue (a home opened with its queue).

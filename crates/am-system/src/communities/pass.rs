@@ -375,6 +375,7 @@ impl crate::MemorySystem {
         timings.insert("plan".into(), ms(t));
         if cancelled() {
             report.cancelled = true;
+            report.pending = self.pending_keys(&standing)?;
             report.timings_ms = timings;
             return Ok(report);
         }
