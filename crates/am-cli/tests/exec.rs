@@ -24,7 +24,7 @@ fn redact_uuids(text: &str) -> String {
     let times = regex::Regex::new(r#""([a-z_]+)":[0-9.]+(e-?[0-9]+)?([,}])"#).unwrap();
     let timings = regex::Regex::new(r#""timings_ms":\{[^}]*\}"#).unwrap();
     timings
-        .replace_all(&text, |c: &regex::Captures| {
+        .replace_all(&text, |c: &regex::Captures<'_>| {
             times.replace_all(&c[0], "\"$1\":\"[ms]\"$3").into_owned()
         })
         .into_owned()
