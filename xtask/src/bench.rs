@@ -6,7 +6,7 @@
 //!
 //! The benches: `am-backend-sqlite` `store` and `journal`, `am-system`
 //! `reconstruct`, `formation`, `understanding`, `tasks`, `observe`, `entity`,
-//! `card`, `sleep`, `reach`, `world_models` and `guard_cost` (the commit guard's cost in instructions, counted by callgrind
+//! `card`, `sleep`, `reach`, `world_models`, `drives`, `communities` and `guard_cost` (the commit guard's cost in instructions, counted by callgrind
 //! when valgrind is installed: its rows print each guarded count beside the
 //! unguarded one against the 2 % target, beside the criterion medians'
 //! guarded/unguarded pairs), `am-embed` `offline`; then, when the release
@@ -47,6 +47,7 @@ const BENCHES: &[(&str, &str)] = &[
     ("am-system", "reach"),
     ("am-system", "world_models"),
     ("am-system", "drives"),
+    ("am-system", "communities"),
     ("am-embed", "offline"),
 ];
 
@@ -271,6 +272,25 @@ pub const FIGURES: &[Figure] = &[
             max_ns: Some(0.5 * MS),
         },
         target: "<= 0.5 ms",
+        python: None,
+    },
+    Figure {
+        label: "communities: communities_pass, a first version, 100k records",
+        id: "communities/communities_pass_first_version_100k",
+        kind: Kind::Latency {
+            max_ns: Some(10_000.0 * MS),
+        },
+        target: "<= 10 s",
+        python: None,
+    },
+    Figure {
+        label: "communities: community_keys_of, 50 ids, warm, 100k records",
+        id: "communities/community_keys_of_50_ids_warm_100k",
+        kind: Kind::Latency {
+            max_ns: Some(10.0 * US),
+        },
+        target: "<= 10 us",
+        // 0.3.2 has no communities (0.5.2's docs publish 20 us at 2,000 records).
         python: None,
     },
     Figure {
@@ -748,11 +768,7 @@ pub fn sleep_vs_python_rows(
         path,
         since,
         estimates,
-        (
-            "sleep",
-            "sleep_vs_0_3_2/",
-            SLEEP_VS_PYTHON,
-        ),
+        ("sleep", "sleep_vs_0_3_2/", SLEEP_VS_PYTHON),
     )
 }
 

@@ -2018,6 +2018,52 @@ fn more_cases(ids: &Ids, push: &mut dyn FnMut(&str, String)) {
             with("alias_candidates", json!({"by_target": ["person:a"]})),
         ),
         (
+            "communities_pass: scopes a string",
+            with(
+                "communities_pass",
+                json!({"scopes": "life", "owner_id": "demo"}),
+            ),
+        ),
+        (
+            "communities_pass: budget negative",
+            with(
+                "communities_pass",
+                json!({"scopes": [["life", "demo"]], "owner_id": "demo", "budget": -1}),
+            ),
+        ),
+        (
+            "communities_pass: an unknown detect kind",
+            with(
+                "communities_pass",
+                json!({"scopes": [["life", "demo"]], "owner_id": "demo", "detect_kinds": ["topic"]}),
+            ),
+        ),
+        (
+            "communities: version a string",
+            with(
+                "communities",
+                json!({"scopes": [["life", "demo"]], "owner_id": "demo", "version": "v1"}),
+            ),
+        ),
+        (
+            "community_of: record_id a number",
+            with("community_of", json!({"record_id": 7})),
+        ),
+        (
+            "community_memberships_of: an unknown field",
+            with(
+                "community_memberships_of",
+                json!({"record_ids": [], "scopes": [["life", "demo"]], "owner_id": "demo", "ids": []}),
+            ),
+        ),
+        (
+            "community_keys_of: record_ids a string",
+            with(
+                "community_keys_of",
+                json!({"record_ids": "ex:a", "scopes": [["life", "demo"]], "owner_id": "demo"}),
+            ),
+        ),
+        (
             "world_model_pass: blank owner",
             with(
                 "world_model_pass",

@@ -40,6 +40,8 @@ pub enum Family {
     WorldModels,
     /// Reach: probe, expansion, familiarity, concept anchoring.
     Reach,
+    /// Communities: the home's topics, their pass and their reads.
+    Communities,
     /// The memory graph.
     Graph,
     /// The memory task queue (a home opened with its queue).

@@ -325,7 +325,6 @@ pub fn expand_by_concepts(
     expand_with(&|q| store.query(q), seeds, scope_pairs, &excluded, tuning)
 }
 
-
 /// The function words the matching lane never counts as a shared term
 /// (English and French, accents folded: `etre`, `tres`, `apres`, `meme`).
 /// 0.3.2's `candidate_miner` screen settles the list.

@@ -732,6 +732,40 @@ pub const DRIVE_WINDOW_LIMIT: usize = 256;
 /// `…` and carries `digest_truncation`).
 pub const DRIVE_DIGEST_CHARS: usize = 280;
 
+// -- communities ---------------------------------------------------------------
+// The numbers of `communities_pass`'s detection and layout the spec leaves
+// open (docs/communities.md says why each was chosen).
+
+/// How many nearest neighbours each vectored record links to in the
+/// detection graph (found inside its hyperplane buckets).
+pub const COMMUNITY_KNN_K: usize = 6;
+/// A neighbour link below this cosine is not drawn.
+pub const COMMUNITY_KNN_MIN_COSINE: f64 = 0.2;
+/// How many independent random-hyperplane tables bucket the vectors.
+pub const COMMUNITY_LSH_TABLES: usize = 2;
+/// The bucket size the number of hyperplanes aims at.
+pub const COMMUNITY_BUCKET_TARGET: usize = 64;
+/// A bucket larger than this is cut into runs of this size along a further
+/// seeded direction (bounds the exact search inside a bucket).
+pub const COMMUNITY_BUCKET_MAX: usize = 256;
+/// The seed of the hyperplanes (fixed: detection is deterministic).
+pub const COMMUNITY_LSH_SEED: u64 = 0x5eed_c0de_0a11_0005;
+/// The Louvain resolution (modularity's γ).
+pub const COMMUNITY_RESOLUTION: f64 = 1.0;
+/// The most local-moving sweeps of one Louvain round.
+pub const COMMUNITY_MAX_SWEEPS: usize = 16;
+/// The fewest members a detected group needs to be a topic.
+pub const COMMUNITY_MIN_SIZE: usize = 2;
+/// The membership overlap (Jaccard) at or above which a changed topic is
+/// `kept` rather than `renamed` (both keep their key).
+pub const COMMUNITY_KEPT_JACCARD: f64 = 0.5;
+/// The most member seats a topic's layout draws.
+pub const COMMUNITY_LAYOUT_SEATS: usize = 12;
+/// The most sibling titles a topic's briefing names.
+pub const COMMUNITY_BRIEFING_SIBLINGS: usize = 40;
+/// The token budget of a briefing's member sample.
+pub const COMMUNITY_BRIEFING_SAMPLE_TOKENS: usize = 1500;
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -134,7 +134,7 @@ pub fn prepare_rewrite(
     }
     let old_text = canonical_text(current);
     let text = canonical_text(&rewritten_row(current, rewrite));
-    let vector = if text == old_text {
+    let vector = if text == old_text || crate::text::is_engine_state(current) {
         VectorChange::Keep
     } else {
         match embedder {

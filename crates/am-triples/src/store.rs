@@ -691,7 +691,8 @@ pub struct BatchEmbedding {
 }
 
 /// Embed one write batch as every store does: the canonical `texts` of the
-/// `rows` that are not record edges, in one `embed_texts` call, checked by
+/// `rows` that are not record edges nor engine state (a topic record,
+/// [`crate::text::is_engine_state`]), in one `embed_texts` call, checked by
 /// [`embedded_batch`](crate::embed::embedded_batch). Without an embedder (or with only edges) every entry is
 /// `None`. `pin` is read only when the embedder fails, so that the error names
 /// the store's pin. Spec: stores.md "Shared behavior".
@@ -716,7 +717,9 @@ pub fn embed_rows(
         return Ok(batch);
     };
     let embeddable: Vec<usize> = (0..rows.len())
-        .filter(|&i| !crate::text::is_record_edge(&rows[i]))
+        .filter(|&i| {
+            !crate::text::is_record_edge(&rows[i]) && !crate::text::is_engine_state(&rows[i])
+        })
         .collect();
     if embeddable.is_empty() {
         return Ok(batch);

@@ -59,6 +59,13 @@ pub fn is_record_edge(a: &TripleAssertion) -> bool {
     json_truthy(a.attributes.get("record_edge"))
 }
 
+/// Whether the row is engine state that is never embedded: a topic record
+/// (`attributes.record_kind == "community"`; api.md "Communities (topics)":
+/// community records are never embedded and never recalled).
+pub fn is_engine_state(a: &TripleAssertion) -> bool {
+    matches!(a.attributes.get("record_kind"), Some(Value::String(k)) if k.trim() == "community")
+}
+
 fn attr_str<'a>(a: &'a TripleAssertion, key: &str) -> Option<&'a str> {
     match a.attributes.get(key) {
         Some(Value::String(s)) => Some(py_strip(s)).filter(|s| !s.is_empty()),

@@ -53,6 +53,7 @@ pub const FACULTIES: &[(&str, &[&str])] = &[
         "world_models",
         &["formation", "recall", "tasks", "understanding", "valence"],
     ),
+    ("communities", &["formation", "recall", "tasks"]),
     (
         "sleep",
         &[

@@ -1,11 +1,13 @@
 //! The table's entries, one module per family: the session's own ops
 //! (`engine`), layer 1, the journal's readers, the memory graph, and one
 //! module per faculty of am-system (`formation`, `recall`, `understanding`,
-//! `tasks`, `identity`, `valence`, `observe`, `world_models`, `sleep`, `reach`, `drives`), so a verb's
+//! `tasks`, `identity`, `valence`, `observe`, `world_models`, `sleep`, `reach`, `drives`,
+//! `communities`), so a verb's
 //! entry sits in the module named after its faculty's room. Each holds the wire-only arguments
 //! structs of its verbs (the engine's own arguments structs cover the
 //! others). docs/exec.md has a section per family.
 
+mod communities;
 mod drives;
 mod engine;
 mod formation;
@@ -40,6 +42,7 @@ pub(crate) fn all() -> Vec<Verb> {
     v.extend(observe::verbs());
     v.extend(world_models::verbs());
     v.extend(reach::verbs());
+    v.extend(communities::verbs());
     v.extend(graph::verbs());
     v.extend(tasks::verbs());
     v.extend(sleep::verbs());

@@ -10,6 +10,10 @@ use crate::outcome::Warned;
 use crate::system::MemorySystem;
 use am_triples::TripleQuery;
 
+/// Further queue writes a pass makes inside formation's transaction
+/// ([`MemorySystem::form_batches_then`]).
+pub(crate) type TasksHook<'a> = &'a mut dyn FnMut(&mut dyn am_journal::TasksTx) -> Result<()>;
+
 impl MemorySystem {
     // -- formation ----------------------------------------------------------------
 
@@ -81,6 +85,25 @@ impl MemorySystem {
         closures: &[am_journal::ClosureRecord],
         extra: &[crate::tasks::PlannedEnqueue],
     ) -> Result<Warned<Vec<Vec<String>>>> {
+        self.form_batches_then(batches, closures, extra, None)
+    }
+
+    /// [`MemorySystem::form_batches_queueing`] with `then`, further queue
+    /// writes a pass makes in the same transaction after the records' tasks
+    /// (a communities pass supersedes the tasks of the versions it closes
+    /// and moves its standing topics' tasks up); skipped on a home without
+    /// its queue.
+    ///
+    /// # Errors
+    /// As [`MemorySystem::form_batches`], and `then`'s failure (nothing of
+    /// the transaction lands).
+    pub(crate) fn form_batches_then(
+        &self,
+        batches: &[RememberMany],
+        closures: &[am_journal::ClosureRecord],
+        extra: &[crate::tasks::PlannedEnqueue],
+        mut then: Option<TasksHook<'_>>,
+    ) -> Result<Warned<Vec<Vec<String>>>> {
         let clock = self.clock.clone();
         let queued = self.home.has_task_queue();
         let mut now: Option<String> = None;
@@ -151,7 +174,10 @@ impl MemorySystem {
             .map(am_journal::ClosureRecord::normalized)
             .collect::<Result<Vec<_>>>()?;
         let extra: &[crate::tasks::PlannedEnqueue] = if queued { extra } else { &[] };
-        let point = if !owed.is_empty() || !extra.is_empty() {
+        if !queued {
+            then = None;
+        }
+        let point = if !owed.is_empty() || !extra.is_empty() || then.is_some() {
             am_triples::CommitPoint::TasksFormWithTasks
         } else if assertions.is_empty() {
             am_triples::CommitPoint::Journal
@@ -178,6 +204,9 @@ impl MemorySystem {
             }
             for plan in extra {
                 crate::tasks::enqueue_in(tx.tasks()?, plan)?;
+            }
+            if let Some(f) = then.as_mut() {
+                f(tx.tasks()?)?;
             }
             Ok(())
         })?;

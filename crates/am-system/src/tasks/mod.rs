@@ -1127,24 +1127,38 @@ impl<'a> TaskQueue<'a> {
             return Ok(self.read(pick)?.into_iter().map(|t| t.task_id).collect());
         }
         self.write(CommitPoint::TasksPrioritize, |tx| {
-            let mut out = Vec::new();
-            for mut t in pick(&*tx)? {
-                let from = t.priority;
-                t.priority = args.priority;
-                t.updated_at = now.clone();
-                tx.put(&t)?;
-                tx.append_log(&log_row(
-                    &t.task_id,
-                    &now,
-                    "prioritized",
-                    None,
-                    json!({"from": from, "to": args.priority, "reason": args.reason}),
-                ))?;
-                out.push(t.task_id);
-            }
-            Ok(out)
+            let picked = pick(&*tx)?;
+            prioritize_in(tx, &picked, args.priority, &args.reason, &now)
         })
     }
+}
+
+/// Move `tasks` (live, read in `tx`) up to `priority` in `tx`, one
+/// `prioritized` log row each. Returns their ids.
+pub(crate) fn prioritize_in(
+    tx: &mut dyn TasksTx,
+    tasks: &[TaskRow],
+    priority: i64,
+    reason: &str,
+    now: &str,
+) -> Result<Vec<String>> {
+    let mut out = Vec::new();
+    for t in tasks {
+        let mut t = t.clone();
+        let from = t.priority;
+        t.priority = priority;
+        t.updated_at = now.to_owned();
+        tx.put(&t)?;
+        tx.append_log(&log_row(
+            &t.task_id,
+            now,
+            "prioritized",
+            None,
+            json!({"from": from, "to": priority, "reason": reason}),
+        ))?;
+        out.push(t.task_id);
+    }
+    Ok(out)
 }
 
 /// Why `holder` cannot settle `t` now (`None`: it can). `done_reason` names

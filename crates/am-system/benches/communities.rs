@@ -1,0 +1,192 @@
+//! Communities on a SQLite home of 100,000 vectored records (issue 40's
+//! targets): `communities_pass` (≤ 10 s, a first version written on a fresh
+//! copy of the home each iteration, the copy untimed) and
+//! `community_keys_of` for 50 ids, warm (≤ 10 µs).
+//!
+//! The home: 100,000 episodes in one pair, in batches of 1,000, each about
+//! one of 50 topics; a synthetic 64-d embedder puts a record at its topic's
+//! seeded direction plus a text-derived offset (cosine to the centre about
+//! 0.8); every fourth record is chained by a `supports` edge to its
+//! previous sibling.
+//!
+//! `cargo bench -p am-system --bench communities`.
+
+#![allow(
+    missing_docs,
+    reason = "criterion_group! generates undocumented functions"
+)]
+
+use am_backend_sqlite::{SqliteHome, SqliteMemoryHome, SqliteStoreOptions};
+use am_system::communities::{CommunitiesPass, CommunityKeysOf};
+use am_system::{MemoryRecordInput, MemorySystem, RecordKind, RememberMany, SystemOptions};
+use am_triples::TextEmbedder;
+use criterion::{Criterion, criterion_group, criterion_main};
+use std::hint::black_box;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+const RECORDS: usize = 100_000;
+const BATCH: usize = 1_000;
+const TOPICS: usize = 50;
+const DIM: usize = 64;
+const PAIR: (&str, &str) = ("life", "e1");
+
+fn mix(mut z: u64) -> u64 {
+    z = z.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+#[allow(clippy::cast_precision_loss)]
+fn unit_from(seed: u64, k: usize) -> f32 {
+    (mix(seed ^ (k as u64).wrapping_mul(0x1000_0000_01b3)) >> 40) as f32 / (1u64 << 24) as f32 * 2.0
+        - 1.0
+}
+
+/// Topic `t`'s direction plus a text-derived offset.
+struct Synthetic;
+
+impl TextEmbedder for Synthetic {
+    fn embed_texts(&self, texts: &[String]) -> am_triples::Result<Vec<Vec<f32>>> {
+        Ok(texts
+            .iter()
+            .map(|t| {
+                let topic = t
+                    .split("topic-")
+                    .nth(1)
+                    .and_then(|r| r.split(|c: char| !c.is_ascii_digit()).next())
+                    .and_then(|d| d.parse::<u64>().ok())
+                    .unwrap_or(0);
+                let h = t.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+                    (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
+                });
+                (0..DIM)
+                    .map(|k| unit_from(topic + 1, k) + 0.45 * unit_from(h, k))
+                    .collect()
+            })
+            .collect())
+    }
+    fn model_id(&self) -> Option<String> {
+        Some("synthetic-64".into())
+    }
+    fn dimension(&self) -> Option<usize> {
+        Some(DIM)
+    }
+}
+
+fn batch(k: usize) -> Vec<MemoryRecordInput> {
+    (0..BATCH)
+        .map(|i| {
+            let n = k * BATCH + i;
+            let mut r = MemoryRecordInput::new(
+                RecordKind::Episode,
+                &format!("Record {n}"),
+                &format!("Record {n} about topic-{} and more.", n % TOPICS),
+            );
+            if i >= TOPICS && i % 4 == 0 {
+                r = r.with_edge("supports", &format!("local:{}", i - TOPICS));
+            }
+            r
+        })
+        .collect()
+}
+
+fn system_over(home: &SqliteHome) -> MemorySystem {
+    let mh = SqliteMemoryHome::open(
+        home,
+        Some(Arc::new(Synthetic)),
+        SqliteStoreOptions::default(),
+    )
+    .unwrap();
+    MemorySystem::over_home_with_options(
+        Arc::new(mh),
+        SystemOptions {
+            task_queue: true,
+            ..SystemOptions::default()
+        },
+    )
+    .unwrap()
+}
+
+fn communities(c: &mut Criterion) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("bench.sqlite3");
+    {
+        let home = SqliteHome::open(&path).unwrap();
+        let system = system_over(&home);
+        for k in 0..RECORDS / BATCH {
+            system
+                .remember_many(&RememberMany::new(
+                    batch(k),
+                    PAIR.0,
+                    PAIR.1,
+                    &format!("b{k}"),
+                ))
+                .unwrap();
+        }
+    }
+    let never = || false;
+    let args = CommunitiesPass::new(&[PAIR], PAIR.1);
+    let mut g = c.benchmark_group("communities");
+    g.sample_size(10);
+    g.bench_function("communities_pass_first_version_100k", |b| {
+        b.iter_custom(|iters| {
+            let mut total = Duration::ZERO;
+            for i in 0..iters {
+                let copy = dir.path().join(format!("copy-{i}.sqlite3"));
+                std::fs::copy(&path, &copy).unwrap();
+                let home = SqliteHome::open(&copy).unwrap();
+                let system = system_over(&home);
+                let t = Instant::now();
+                let r = system.communities_pass(&args, None, &never).unwrap();
+                total += t.elapsed();
+                assert!(!r.written.is_empty());
+                eprintln!(
+                    "communities_pass: {} topics, {} unplaced, timings {:?}",
+                    r.written.len(),
+                    r.unplaced,
+                    r.timings_ms
+                );
+                drop(system);
+                drop(home);
+                let _ = std::fs::remove_file(&copy);
+            }
+            total
+        });
+    });
+    // The home after one night, for the reads.
+    let home = SqliteHome::open(&path).unwrap();
+    let system = system_over(&home);
+    system.communities_pass(&args, None, &never).unwrap();
+    let ids: Vec<String> = system
+        .store()
+        .query(&am_triples::TripleQuery {
+            scope: Some(PAIR.0.into()),
+            predicate: Some("dcterms:abstract".into()),
+            limit: 0,
+            ..am_triples::TripleQuery::default()
+        })
+        .unwrap()
+        .into_iter()
+        .filter(|a| a.attributes.get("record_kind").and_then(|k| k.as_str()) == Some("episode"))
+        .map(|a| a.subject)
+        .take(50)
+        .collect();
+    let refs: Vec<&str> = ids.iter().map(String::as_str).collect();
+    let keys_args = CommunityKeysOf::new(&refs, &[PAIR], PAIR.1);
+    let warm = system.community_keys_of(&keys_args).unwrap();
+    assert_eq!(warm.len(), 50);
+    eprintln!(
+        "community_keys_of: {} of 50 ids in a topic",
+        warm.values().filter(|k| k.is_some()).count()
+    );
+    g.sample_size(50);
+    g.bench_function("community_keys_of_50_ids_warm_100k", |b| {
+        b.iter(|| black_box(system.community_keys_of(&keys_args).unwrap()));
+    });
+    g.finish();
+}
+
+criterion_group!(benches, communities);
+criterion_main!(benches);
