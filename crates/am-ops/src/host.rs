@@ -107,7 +107,8 @@ impl Host {
 
     /// The same host, cancelled once a pass has reported `phase` complete
     /// through [`Host::phase_done`]: `cancelled()` turns true and
-    /// `should_continue()` false from then on.
+    /// `should_continue()` false from then on. The host's own hooks still
+    /// count: the call stops at whichever comes first.
     #[must_use]
     pub fn cancel_after(mut self, phase: &str) -> Host {
         let flag = Arc::new(AtomicBool::new(false));
@@ -126,8 +127,15 @@ impl Host {
                 p(done);
             }
         }));
-        self.cancelled = Some(Arc::new(move || f2.load(Ordering::SeqCst)));
-        self.should_continue = Some(Arc::new(move || !f3.load(Ordering::SeqCst)));
+        // The scripted stop joins the host's own hooks, never replaces them: a
+        // server's shutdown or a job's cancel still reaches a scripted call.
+        let (cancelled, should_continue) = (self.cancelled.take(), self.should_continue.take());
+        self.cancelled = Some(Arc::new(move || {
+            f2.load(Ordering::SeqCst) || cancelled.as_ref().is_some_and(|f| f())
+        }));
+        self.should_continue = Some(Arc::new(move || {
+            !f3.load(Ordering::SeqCst) && should_continue.as_ref().is_none_or(|f| f())
+        }));
         self
     }
 
@@ -177,6 +185,26 @@ mod tests {
         assert!(host.goes_on(), "another phase does not cancel");
         host.phase_done("maintenance");
         assert!(!host.goes_on());
+        assert!(host.cancelled.as_ref().unwrap()());
+        assert!(!host.should_continue.as_ref().unwrap()());
+    }
+
+    #[test]
+    fn a_scripted_cancel_after_keeps_the_hosts_own_cancel() {
+        let stop = Arc::new(AtomicBool::new(false));
+        let (s1, s2) = (stop.clone(), stop.clone());
+        let host = Host {
+            cancelled: Some(Arc::new(move || s1.load(Ordering::SeqCst))),
+            should_continue: Some(Arc::new(move || !s2.load(Ordering::SeqCst))),
+            ..Host::default()
+        };
+        let mut args: JsonMap = json!({"cancel_after": "dream"}).as_object().cloned().unwrap();
+        let host = host
+            .scripted("sleep_pass", &[Hook::Cancel], &mut args)
+            .unwrap();
+        assert!(host.goes_on());
+        stop.store(true, Ordering::SeqCst);
+        assert!(!host.goes_on(), "the server's stop reaches a call that scripts cancel_after");
         assert!(host.cancelled.as_ref().unwrap()());
         assert!(!host.should_continue.as_ref().unwrap()());
     }
