@@ -148,11 +148,3 @@ impl Situate {
         }
     }
 }
-
-/// The argument of `situate_prompt_block(situation)`: one `situate` result.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct SituatePromptBlock {
-    /// The situated moment to render.
-    pub situation: super::read::Situation,
-}

@@ -6,6 +6,7 @@
 //! words are ours.
 
 use super::read::{HistoricalHandle, Situation};
+use serde::{Deserialize, Serialize};
 
 /// The opening label's head.
 pub const BLOCK_OPEN: &str = "[HISTORICAL CONTEXT: a reconstruction of my past, not the present";
@@ -82,4 +83,12 @@ pub fn situate_prompt_block(s: &Situation) -> String {
     );
     out.push(BLOCK_CLOSE.to_owned());
     out.join("\n")
+}
+
+/// The argument of `situate_prompt_block(situation)`: one `situate` result.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SituatePromptBlock {
+    /// The situated moment to render.
+    pub situation: Situation,
 }

@@ -21,6 +21,6 @@ pub mod args;
 mod block;
 pub mod read;
 
-pub use args::{Occurrence, Situate, SituateBudget, SituatePromptBlock};
-pub use block::{BLOCK_CLOSE, BLOCK_OPEN, situate_prompt_block};
+pub use args::{Occurrence, Situate, SituateBudget};
+pub use block::{BLOCK_CLOSE, BLOCK_OPEN, SituatePromptBlock, situate_prompt_block};
 pub use read::{ActivityItem, BudgetReport, EvolutionEntry, HistoricalHandle, Moment, Situation};

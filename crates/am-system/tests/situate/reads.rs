@@ -224,12 +224,15 @@ fn no_scope_pair_is_refused_and_writes_nothing() {
     });
 }
 
+/// Sets one bound of a budget.
+type Setter = fn(&mut SituateBudget);
+
 #[test]
 fn every_negative_bound_is_refused_by_name_and_writes_nothing() {
     on_both(|s| {
         form(s, "a", note("Harbour", "The harbour opens at dawn."));
         let before = written(s);
-        let setters: [(&str, fn(&mut SituateBudget)); 7] = [
+        let setters: [(&str, Setter); 7] = [
             ("window_records", |b| b.window_records = -1),
             ("activity_top_k", |b| b.activity_top_k = -1),
             ("diary_entries", |b| b.diary_entries = -1),
