@@ -28,6 +28,7 @@ mod probe;
 mod query;
 mod recall;
 mod serve;
+mod situate;
 mod sleep;
 mod tasks;
 mod text;
@@ -93,6 +94,7 @@ enum Command {
     Feelings(entity::FeelingsCmd),
     Diary(entity::DiaryCmd),
     Drives(drives::DrivesCmd),
+    Situate(situate::SituateCmd),
     Explain(observe::ExplainCmd),
     Exec(exec::command::ExecCmd),
     Serve(serve::ServeCmd),
@@ -132,6 +134,7 @@ impl Command {
             Command::Identity(c) => c.run(ctx),
             Command::Feelings(c) => c.run(ctx),
             Command::Drives(c) => c.run(ctx),
+            Command::Situate(c) => c.run(ctx),
             Command::Diary(c) => c.run(ctx),
             Command::Explain(c) => c.run(ctx),
             Command::Exec(c) => c.run(ctx),

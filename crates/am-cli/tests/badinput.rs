@@ -1546,6 +1546,42 @@ fn more_cases(ids: &Ids, push: &mut dyn FnMut(&str, String)) {
             ),
         ),
         (
+            "situate: no anchor",
+            with("situate", json!({"scopes": [["life", "demo"]]})),
+        ),
+        (
+            "situate: two anchors",
+            with(
+                "situate",
+                json!({"scopes": [["life", "demo"]], "seq": 0, "participant": "person:ada"}),
+            ),
+        ),
+        (
+            "situate: a negative budget bound",
+            with(
+                "situate",
+                json!({"scopes": [["life", "demo"]], "seq": 0, "budget": {"window_records": -1}}),
+            ),
+        ),
+        (
+            "situate: an unknown occurrence",
+            with(
+                "situate",
+                json!({"scopes": [["life", "demo"]], "participant": "person:ada", "occurrence": "middle"}),
+            ),
+        ),
+        (
+            "situate: no pair",
+            with("situate", json!({"scopes": [], "seq": 0})),
+        ),
+        (
+            "situate_prompt_block: not a situation",
+            with(
+                "situate_prompt_block",
+                json!({"situation": {"anchor_seq": 1}}),
+            ),
+        ),
+        (
             "unresolved_dreams: limit negative",
             with(
                 "unresolved_dreams",

@@ -4,7 +4,8 @@
 //! diary sets, and `--verify` exiting 0 on an intact chain and 1 on a
 //! tampered one; `am cards` on the world models' exec home (the current
 //! cards, one target's history and evidence); `am drives` on the drives exec
-//! script's home (as the drive ops answer). Real child processes, real
+//! script's home (as the drive ops answer); `am situate` on the situate exec
+//! script's home (as the `situate` op answers). Real child processes, real
 //! files.
 
 use serde_json::Value;
@@ -656,4 +657,63 @@ fn am_drives_prints_the_alive_drives_pressure_groups_and_health_as_the_exec_ops_
     // A blank owner is refused (exit 2), the home unread.
     let (code, _) = am(&["drives", home, "--owner", " "]);
     assert_eq!(code, 2);
+}
+
+#[test]
+fn am_situate_prints_the_fenced_moment_and_its_json_as_the_exec_op_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("home.sqlite3");
+    let home = home.to_str().unwrap();
+    // The situate exec script's writes (clock, formations, use, recall).
+    let writes: String = include_str!("exec/situate.jsonl")
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.contains("\"situate") && !l.contains("current_seq"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    exec(home, &writes);
+    let (code, text) = am(&[
+        "situate",
+        home,
+        "--owner",
+        "demo",
+        "--scope",
+        "notes",
+        "--participant",
+        "person:ada",
+        "--last",
+    ]);
+    assert_eq!(code, 0, "{text}");
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(
+        lines[0].starts_with("[HISTORICAL CONTEXT")
+            && lines[0].contains("last encounter with person:ada"),
+        "{text}"
+    );
+    assert_eq!(lines.last(), Some(&"[END HISTORICAL CONTEXT]"), "{text}");
+    assert!(
+        text.contains("  [question 2026-05-01] Ferry: When does the winter ferry leave?"),
+        "{text}"
+    );
+    let (code, json) = am(&[
+        "--json", "situate", home, "--owner", "demo", "--scope", "notes", "--seq", "10",
+    ]);
+    assert_eq!(code, 0, "{json}");
+    let ours: Value = serde_json::from_str(&json).unwrap();
+    let reads = exec_answers(
+        home,
+        &[],
+        concat!(
+            r#"{"op": "situate", "scopes": [["notes", "demo"]], "seq": 10}"#,
+            "\n"
+        ),
+    );
+    assert_eq!(ours, reads[0]["ok"]);
+    assert_eq!(ours["moment"]["cue"], "tide tables at the harbour");
+    // No moment named, or a seq past the journal: refused (exit 2).
+    assert_eq!(am(&["situate", home, "--owner", "demo"]).0, 2);
+    assert_eq!(
+        am(&["situate", home, "--owner", "demo", "--seq", "999"]).0,
+        2
+    );
+    assert_eq!(am(&["situate", home, "--owner", " ", "--seq", "1"]).0, 2);
 }

@@ -50,6 +50,8 @@ pub enum Family {
     Sleep,
     /// Drives: what is alive and pressing.
     Drives,
+    /// Situate: one past moment rebuilt.
+    Situate,
 }
 
 /// How the spec exposes a verb: what a binding calls.

@@ -67,6 +67,7 @@ pub const FACULTIES: &[(&str, &[&str])] = &[
         ],
     ),
     ("drives", &["observe", "recall", "sleep"]),
+    ("situate", &["identity", "recall"]),
 ];
 
 pub(crate) fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {

@@ -2,7 +2,7 @@
 //! (`engine`), layer 1, the journal's readers, the memory graph, and one
 //! module per faculty of am-system (`formation`, `recall`, `understanding`,
 //! `tasks`, `identity`, `valence`, `observe`, `world_models`, `sleep`, `reach`, `drives`,
-//! `communities`), so a verb's
+//! `communities`, `situate`), so a verb's
 //! entry sits in the module named after its faculty's room. Each holds the wire-only arguments
 //! structs of its verbs (the engine's own arguments structs cover the
 //! others). docs/exec.md has a section per family.
@@ -18,6 +18,7 @@ mod layer1;
 mod observe;
 mod reach;
 mod recall;
+mod situate;
 mod sleep;
 mod tasks;
 mod understanding;
@@ -48,5 +49,6 @@ pub(crate) fn all() -> Vec<Verb> {
     v.extend(sleep::verbs());
     v.extend(sleep::passes());
     v.extend(drives::verbs());
+    v.extend(situate::verbs());
     v
 }
