@@ -198,13 +198,19 @@ mod tests {
             should_continue: Some(Arc::new(move || !s2.load(Ordering::SeqCst))),
             ..Host::default()
         };
-        let mut args: JsonMap = json!({"cancel_after": "dream"}).as_object().cloned().unwrap();
+        let mut args: JsonMap = json!({"cancel_after": "dream"})
+            .as_object()
+            .cloned()
+            .unwrap();
         let host = host
             .scripted("sleep_pass", &[Hook::Cancel], &mut args)
             .unwrap();
         assert!(host.goes_on());
         stop.store(true, Ordering::SeqCst);
-        assert!(!host.goes_on(), "the server's stop reaches a call that scripts cancel_after");
+        assert!(
+            !host.goes_on(),
+            "the server's stop reaches a call that scripts cancel_after"
+        );
         assert!(host.cancelled.as_ref().unwrap()());
         assert!(!host.should_continue.as_ref().unwrap()());
     }
