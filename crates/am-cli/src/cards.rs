@@ -8,7 +8,7 @@ use crate::ctx::{Ctx, open_for_observing};
 use crate::error::{CliError, CliResult};
 use crate::text::escape;
 use am_system::MemorySystem;
-use am_system::world_models::{CardsOf, alias_map, current_world_models, standing_world_models};
+use am_system::world_models::{CardsOf, alias_map, card_history, current_world_models};
 use am_triples::TripleAssertion;
 use serde_json::{Value, json};
 use std::fmt::Write as _;
@@ -209,16 +209,17 @@ pub fn cards(
             out,
         ));
     }
-    // Every revision (the layer-1 read folds nothing), oldest first.
-    let every = standing_world_models(store, None, &of)?;
-    let Some(revisions) = every.get(&key) else {
+    // Every revision, oldest first, across the keys the card answered to
+    // (a re-key leaves the revisions before it on the old key).
+    let revisions = card_history(store, journal, &of, &key)?;
+    if revisions.is_empty() {
         return Err(CliError::invalid(format!(
             "no world-model card for {asked:?} in {scope}/{owner}"
         )));
-    };
+    }
     let current_id = current.get(&key).and_then(|c| c.assertion_id.clone());
     let mut list = Vec::new();
-    for card in revisions {
+    for card in &revisions {
         let mut b = brief(card);
         let is_current = current_id.is_some() && card.assertion_id == current_id;
         let evidence = strings(card.attributes.get("known_source_ids"));

@@ -467,6 +467,51 @@ fn am_cards_history_shows_every_revision_oldest_first_with_its_evidence() {
 }
 
 #[test]
+fn am_cards_history_of_a_rekeyed_card_lists_the_revisions_keyed_on_its_old_key() {
+    // The whole world-models script: Ada's card (revisions 1 and 2 keyed
+    // `person:ada`) re-keyed in place to `person:ada-lovelace`, `person:al`
+    // bound as an alias (revision 3), then revision 4 authored.
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("h.sqlite3");
+    let home = home.to_str().unwrap();
+    let script = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/exec/world_models.jsonl"
+    ))
+    .unwrap();
+    exec_answers(home, &["--embedder", "none", "--task-queue"], &script);
+    let history = |target: &str| {
+        let (code, out) = am(&[
+            "cards",
+            home,
+            "--owner",
+            "entity:castor",
+            target,
+            "--history",
+            "--json",
+        ]);
+        assert_eq!(code, 0, "{out}");
+        serde_json::from_str::<Value>(&out).unwrap()
+    };
+    let v = history("person:ada-lovelace");
+    assert_eq!(v["target"], "person:ada-lovelace");
+    let revs = v["revisions"].as_array().unwrap();
+    let numbers: Vec<i64> = revs
+        .iter()
+        .map(|r| r["revision"].as_i64().unwrap())
+        .collect();
+    assert_eq!(numbers, vec![1, 2, 3, 4], "{v}");
+    let current: Vec<bool> = revs
+        .iter()
+        .map(|r| r["current"].as_bool().unwrap())
+        .collect();
+    assert_eq!(current, vec![false, false, false, true], "{v}");
+    // The old key and the alias reach the same history.
+    assert_eq!(history("person:ada"), v);
+    assert_eq!(history("person:al"), v);
+}
+
+#[test]
 fn am_cards_refuses_an_unknown_target_a_blank_owner_and_history_without_a_target() {
     let dir = tempfile::tempdir().unwrap();
     let home = dir.path().join("h.sqlite3");

@@ -105,3 +105,26 @@ def test_a_store_journal_function_over_a_bare_store_reads_that_home(tmp_path) ->
     assert d["intact"] is True and d["entries"] == 1, "the home's own entry"
     f = fresh.to_dict() if isinstance(fresh, am.VerbResult) else fresh
     assert f["entries"] == 0
+
+
+def test_a_card_read_folds_the_journal_when_given_the_journal_object_or_journal_true(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    # 0.3.2's shape passes the journal object (fold its closures); am exec's
+    # line says ``"journal": true``; without either the read folds nothing.
+    path = tmp_path / "home.sqlite3"
+    store, journal = am.SQLiteTripleStore(path), am.SQLiteJournal(path)
+    with am.MemorySystem(store, journal, task_queue=True) as s:
+        for night in ("a", "b"):
+            s.remember_many(records=[dict(EPISODE, title=f"Ada {night} {i}", digest=f"Ada and the garden, {night} {i}.")
+                                     for i in range(3)],
+                            scope="life", owner_id="entity:castor", idempotency_key=night)
+            s.world_model_pass(scopes=[["life", "entity:castor"]], owner_id="entity:castor")
+
+        def standing(**how):  # type: ignore[no-untyped-def]
+            got = am.standing_world_models(s, scope="life", owner_id="entity:castor", **how)
+            d = got.to_dict() if isinstance(got, am.VerbResult) else got
+            return len(d["person:ada"])
+
+        assert standing() == 2, "the layer-1 read: revision 1 stands beside revision 2"
+        assert standing(journal=True) == 1
+        assert standing(journal=journal) == 1
+        assert standing(journal=False) == 2

@@ -31,7 +31,7 @@ SKIPPED_SCRIPTS = {
     "reopen": "a session's restarts",
     "reach": "runs with the offline embedder (no embedder object yet)",
     "communities": "runs with the offline embedder (no embedder object yet)",
-    "world_models": "DEFECT (session 18): current_world_models answers differently through Python; to fix first",
+
 }
 SESSION_OPS = {"reopen", "write_barrier"}
 

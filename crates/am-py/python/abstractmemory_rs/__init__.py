@@ -198,9 +198,19 @@ def _function(verb: Dict[str, Any]) -> Callable[..., Any]:
 def _store_journal_function(verb: Dict[str, Any]) -> Callable[..., Any]:
     op, present = verb["name"], verb["present"]
 
+    folds = "journal" in (verb["arguments"].get("properties") or {})
+
     def function(store: Any, *args: Any, journal: Any = None, **kwargs: Any) -> Any:
         _positional(verb, args, kwargs)
         author = _split_author(verb, kwargs)
+        if folds:
+            # The verb's own ``journal`` argument says whether the read folds
+            # the journal (am exec's ``"journal": true``); 0.3.2's call shape
+            # passes the journal object instead, which means the same.
+            if isinstance(journal, bool):
+                kwargs["journal"], journal = journal, None
+            elif journal is not None:
+                kwargs["journal"] = True
         native = _system_of(store, journal)
         value, found = native.call(op, kwargs, author)
         _warn(found)

@@ -39,6 +39,7 @@ pub mod author;
 mod briefing;
 pub mod cards;
 pub mod evidence;
+mod history;
 pub mod pass;
 pub mod rekey;
 mod revise;
@@ -51,5 +52,6 @@ pub use args::{AuthorWorldModel, CardAuthor, CardsOf, WorldModelPass, WorldModel
 pub use author::AuthoredCard;
 pub use cards::{current_world_models, standing_world_models};
 pub use evidence::interest_target;
+pub use history::card_history;
 pub use pass::{CardVerdict, RepairedCard, SkippedTarget, UnchangedCard, WorldModelReport};
 pub use rekey::RekeyWorldModel;

@@ -19,4 +19,5 @@ mod pass;
 mod reads;
 mod rekey;
 mod revise;
+mod stale;
 mod support;
