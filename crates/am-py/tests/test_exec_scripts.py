@@ -31,7 +31,6 @@ SKIPPED_SCRIPTS = {
     "reopen": "a session's restarts",
     "reach": "runs with the offline embedder (no embedder object yet)",
     "communities": "runs with the offline embedder (no embedder object yet)",
-
 }
 SESSION_OPS = {"reopen", "write_barrier"}
 
