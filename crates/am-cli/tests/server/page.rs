@@ -173,3 +173,38 @@ fn the_operator_page_in_a_browser_shows_the_card_and_a_live_write_and_keeps_a_sc
     );
     println!("operator page screenshot: {}", shot.display());
 }
+
+#[test]
+fn the_homes_list_names_each_home_of_the_directory_and_mcp_points_to_its_route() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = Server::start(&["--homes", dir.path().to_str().unwrap()], &[]);
+    let r = s
+        .client
+        .post(s.url("/v1/b-home/ops/remember?create=true"))
+        .body(remember("B", "b").to_string())
+        .send()
+        .unwrap();
+    assert_eq!(r.status().as_u16(), 200);
+    std::fs::write(dir.path().join("a.sqlite3"), b"").unwrap();
+    std::fs::write(dir.path().join("notes.txt"), b"not a home").unwrap();
+    std::fs::write(dir.path().join(".hidden.sqlite3"), b"").unwrap();
+    std::fs::create_dir(dir.path().join("d.sqlite3")).unwrap();
+    let v: Value = s
+        .client
+        .get(s.url("/v1/homes"))
+        .send()
+        .unwrap()
+        .json()
+        .unwrap();
+    assert_eq!(v, json!({"homes": ["a", "b-home"]}));
+    let r = s.client.post(s.url("/mcp")).body("{}").send().unwrap();
+    assert_eq!(r.status().as_u16(), 404);
+    let v: Value = r.json().unwrap();
+    assert!(
+        v["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("/v1/{home}/mcp"),
+        "{v}"
+    );
+}
