@@ -1,0 +1,251 @@
+//! `am serve` against `am exec` (issue 45's speed targets):
+//!
+//! - `serve/recall_http` and `serve/recall_pipe`: one `reconstruct` over
+//!   HTTP on loopback (a kept-alive connection) and one over the exec pipe,
+//!   each on its own copy of the same home (1,000 formed records, no
+//!   embedder: what differs is the transport, not the recall). Target: HTTP
+//!   ≤ the pipe + 0.3 ms (`cargo xtask bench` prints the difference).
+//! - `serve/sse_10_subscribers`: 10 clients follow the replay stream while
+//!   records are written through the API; one iteration is 1,000 new
+//!   envelopes reaching all 10. Throughput in envelopes per second each
+//!   subscriber receives; target ≥ 1,000/s sustained.
+//!
+//! The servers are the release `am` binary as child processes.
+//! `cargo bench -p am-cli --bench serve`.
+
+#![allow(
+    missing_docs,
+    reason = "criterion_group! generates undocumented functions"
+)]
+
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use serde_json::{Value, json};
+use std::io::{BufRead, BufReader, Write};
+use std::path::Path;
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicI64, Ordering};
+use std::time::{Duration, Instant};
+
+const AM: &str = env!("CARGO_BIN_EXE_am");
+const RECORDS: usize = 1_000;
+const SUBSCRIBERS: usize = 10;
+const ENVELOPES: u64 = 1_000;
+
+fn records(n: usize, from: usize) -> Vec<Value> {
+    (from..from + n)
+        .map(|k| {
+            json!({"kind": "episode", "title": format!("Harbor note {k}"),
+                   "digest": format!("Boats at the harbor, tide {} and wind {}: entry {k}.", k % 7, k % 5)})
+        })
+        .collect()
+}
+
+/// A running `am exec` session: one line in, one line out.
+struct Pipe {
+    child: Child,
+    stdin: ChildStdin,
+    stdout: BufReader<ChildStdout>,
+    line: String,
+}
+
+impl Pipe {
+    fn open(home: &Path) -> Pipe {
+        let mut child = Command::new(AM)
+            .args(["--embedder", "none", "exec", "--home"])
+            .arg(home)
+            .arg("-")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("am exec starts");
+        let stdin = child.stdin.take().unwrap();
+        let stdout = BufReader::new(child.stdout.take().unwrap());
+        Pipe {
+            child,
+            stdin,
+            stdout,
+            line: String::new(),
+        }
+    }
+
+    fn call(&mut self, line: &str) -> &str {
+        self.stdin.write_all(line.as_bytes()).unwrap();
+        self.stdin.write_all(b"\n").unwrap();
+        self.stdin.flush().unwrap();
+        self.line.clear();
+        self.stdout.read_line(&mut self.line).unwrap();
+        assert!(self.line.contains("\"ok\""), "{}", self.line);
+        &self.line
+    }
+}
+
+impl Drop for Pipe {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+struct Serve {
+    child: Child,
+    base: String,
+}
+
+impl Serve {
+    fn open(home: &Path) -> Serve {
+        let mut child = Command::new(AM)
+            .args([
+                "--embedder",
+                "none",
+                "serve",
+                "--addr",
+                "127.0.0.1:0",
+                "--home",
+            ])
+            .arg(home)
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("am serve starts");
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let base = line
+            .trim()
+            .strip_prefix("am serve: listening on ")
+            .expect("the address line")
+            .to_owned();
+        Serve { child, base }
+    }
+}
+
+impl Drop for Serve {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn recall_args() -> Value {
+    json!({"stimulus": {"cue_text": "boats at the harbor tide"}, "scopes": [["life", "me"]]})
+}
+
+fn recall(c: &mut Criterion) {
+    let dir = tempfile::tempdir().unwrap();
+    let pipe_home = dir.path().join("pipe.sqlite3");
+    let http_home = dir.path().join("http.sqlite3");
+    {
+        let mut p = Pipe::open(&pipe_home);
+        for b in 0..RECORDS / 100 {
+            let line = json!({"op": "remember_many", "records": records(100, b * 100), "scope": "life",
+                              "owner_id": "me", "idempotency_key": format!("b{b}")});
+            p.call(&line.to_string());
+        }
+    }
+    std::fs::copy(&pipe_home, &http_home).unwrap();
+    let mut g = c.benchmark_group("serve");
+    {
+        let mut p = Pipe::open(&pipe_home);
+        let mut line = recall_args();
+        line["op"] = json!("reconstruct");
+        let line = line.to_string();
+        g.bench_function("recall_pipe", |b| b.iter(|| p.call(&line).len()));
+    }
+    {
+        let s = Serve::open(&http_home);
+        let client = reqwest::blocking::Client::new();
+        let url = format!("{}/v1/http/ops/reconstruct", s.base);
+        let body = recall_args().to_string();
+        g.bench_function("recall_http", |b| {
+            b.iter(|| {
+                let r = client.post(&url).body(body.clone()).send().unwrap();
+                assert_eq!(r.status().as_u16(), 200);
+                r.bytes().unwrap().len()
+            });
+        });
+    }
+    g.finish();
+}
+
+/// Follow `url` (an SSE replay stream) and store the last seq seen in `last`.
+fn subscribe(url: String, last: Arc<AtomicI64>) {
+    std::thread::spawn(move || {
+        let client = reqwest::blocking::Client::builder()
+            .timeout(None)
+            .build()
+            .unwrap();
+        let r = client.get(url).send().unwrap();
+        for line in BufReader::new(r).lines() {
+            let Ok(line) = line else { return };
+            if let Some(id) = line.strip_prefix("id: ")
+                && let Ok(seq) = id.parse::<i64>()
+            {
+                last.store(seq, Ordering::SeqCst);
+            }
+        }
+    });
+}
+
+fn sse(c: &mut Criterion) {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("sse.sqlite3");
+    let s = Serve::open(&home);
+    let client = reqwest::blocking::Client::new();
+    let call = |op: &str, args: &Value| -> Value {
+        let r = client
+            .post(format!("{}/v1/sse/ops/{op}", s.base))
+            .body(args.to_string())
+            .send()
+            .unwrap();
+        assert_eq!(r.status().as_u16(), 200);
+        r.json::<Value>().unwrap()["ok"].clone()
+    };
+    let seq0 = call("current_seq", &json!({})).as_i64().unwrap();
+    let lasts: Vec<Arc<AtomicI64>> = (0..SUBSCRIBERS)
+        .map(|_| Arc::new(AtomicI64::new(seq0)))
+        .collect();
+    for l in &lasts {
+        subscribe(
+            format!("{}/v1/sse/replay?since_seq={seq0}", s.base),
+            Arc::clone(l),
+        );
+    }
+    let mut batch = 0usize;
+    let mut g = c.benchmark_group("serve");
+    g.throughput(Throughput::Elements(ENVELOPES));
+    g.sample_size(10);
+    g.bench_function("sse_10_subscribers", |b| {
+        b.iter_custom(|iters| {
+            let mut total = Duration::ZERO;
+            for _ in 0..iters {
+                let t0 = Instant::now();
+                let start = call("current_seq", &json!({})).as_i64().unwrap();
+                // Write until the journal holds ENVELOPES more records.
+                let mut hw = start;
+                while hw < start + ENVELOPES as i64 {
+                    batch += 1;
+                    call(
+                        "remember_many",
+                        &json!({"records": records(50, batch * 50), "scope": "life", "owner_id": "me",
+                                "idempotency_key": format!("s{batch}")}),
+                    );
+                    hw = call("current_seq", &json!({})).as_i64().unwrap();
+                }
+                // Every subscriber has it all.
+                let deadline = Instant::now() + Duration::from_secs(60);
+                while lasts.iter().any(|l| l.load(Ordering::SeqCst) < hw) {
+                    assert!(Instant::now() < deadline, "a subscriber fell behind for 60 s");
+                    std::thread::sleep(Duration::from_micros(200));
+                }
+                // Per ENVELOPES envelopes (an iteration may write a few more).
+                total += t0.elapsed().mul_f64(ENVELOPES as f64 / (hw - start) as f64);
+            }
+            total
+        });
+    });
+    g.finish();
+}
+
+criterion_group!(benches, recall, sse);
+criterion_main!(benches);
