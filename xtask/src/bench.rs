@@ -523,7 +523,7 @@ pub const FIGURES: &[Figure] = &[
         python: None,
     },
     Figure {
-        label: "am serve: replay stream to 10 subscribers, live",
+        label: "am serve: replay stream, 10 subscribers at once",
         id: "serve/sse_10_subscribers",
         kind: Kind::Rate {
             min_per_s: Some(1_000.0),
