@@ -133,34 +133,51 @@ fn recall(c: &mut Criterion) {
     let dir = tempfile::tempdir().unwrap();
     let pipe_home = dir.path().join("pipe.sqlite3");
     let http_home = dir.path().join("http.sqlite3");
-    {
+    let fill = |b: usize| {
+        json!({"records": records(100, b * 100), "scope": "life", "owner_id": "me",
+               "idempotency_key": format!("b{b}")})
+    };
+    let mut g = c.benchmark_group("serve");
+    // Each home is filled through its own transport with the same batches
+    // (a copied SQLite file would leave its write-ahead log behind).
+    let pipe_seq = {
         let mut p = Pipe::open(&pipe_home);
         for b in 0..RECORDS / 100 {
-            let line = json!({"op": "remember_many", "records": records(100, b * 100), "scope": "life",
-                              "owner_id": "me", "idempotency_key": format!("b{b}")});
+            let mut line = fill(b);
+            line["op"] = json!("remember_many");
             p.call(&line.to_string());
         }
-    }
-    std::fs::copy(&pipe_home, &http_home).unwrap();
-    let mut g = c.benchmark_group("serve");
-    {
-        let mut p = Pipe::open(&pipe_home);
+        let seq: Value = serde_json::from_str(p.call("{\"op\": \"current_seq\"}")).unwrap();
         let mut line = recall_args();
         line["op"] = json!("reconstruct");
         let line = line.to_string();
         g.bench_function("recall_pipe", |b| b.iter(|| p.call(&line).len()));
-    }
+        seq["ok"].as_i64().unwrap()
+    };
     {
         let s = Serve::open(&http_home);
         let client = reqwest::blocking::Client::new();
-        let url = format!("{}/v1/http/ops/reconstruct", s.base);
+        let post = |op: &str, body: String| {
+            let r = client
+                .post(format!("{}/v1/http/ops/{op}", s.base))
+                .body(body)
+                .send()
+                .unwrap();
+            assert_eq!(r.status().as_u16(), 200);
+            r.bytes().unwrap()
+        };
+        for b in 0..RECORDS / 100 {
+            post("remember_many", fill(b).to_string());
+        }
+        let seq: Value = serde_json::from_slice(&post("current_seq", "{}".to_owned())).unwrap();
+        assert_eq!(
+            seq["ok"].as_i64().unwrap(),
+            pipe_seq,
+            "both homes hold the same journal before their recalls"
+        );
         let body = recall_args().to_string();
         g.bench_function("recall_http", |b| {
-            b.iter(|| {
-                let r = client.post(&url).body(body.clone()).send().unwrap();
-                assert_eq!(r.status().as_u16(), 200);
-                r.bytes().unwrap().len()
-            });
+            b.iter(|| post("reconstruct", body.clone()).len());
         });
     }
     g.finish();
