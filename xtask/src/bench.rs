@@ -49,6 +49,7 @@ const BENCHES: &[(&str, &str)] = &[
     ("am-system", "drives"),
     ("am-system", "communities"),
     ("am-embed", "offline"),
+    ("am-cli", "serve"),
 ];
 
 /// The LanceDB store's bench, skipped with `--no-lance` (its release build is heavy).
@@ -505,6 +506,30 @@ pub const FIGURES: &[Figure] = &[
             unit: "texts",
         },
         target: ">= 592 texts/s (2,960 in 5 s)",
+        python: None,
+    },
+    Figure {
+        label: "am serve: one recall over HTTP, loopback",
+        id: "serve/recall_http",
+        kind: Kind::Latency { max_ns: None },
+        target: "<= the exec pipe + 0.3 ms (below)",
+        python: None,
+    },
+    Figure {
+        label: "am exec: one recall over the pipe",
+        id: "serve/recall_pipe",
+        kind: Kind::Latency { max_ns: None },
+        target: "(the HTTP row's base)",
+        python: None,
+    },
+    Figure {
+        label: "am serve: replay stream, 10 subscribers at once",
+        id: "serve/sse_10_subscribers",
+        kind: Kind::Rate {
+            min_per_s: Some(1_000.0),
+            unit: "envelopes",
+        },
+        target: ">= 1,000 envelopes/s each",
         python: None,
     },
 ];
@@ -1077,6 +1102,41 @@ pub fn overhead_row(
     ]
 }
 
+/// Issue 45's recall target: one recall over HTTP on loopback costs at most
+/// 0.3 ms more than the same recall over the exec pipe (criterion medians of
+/// `serve/recall_http` and `serve/recall_pipe`); `None` when neither ran.
+pub fn serve_margin_row(estimates: &BTreeMap<String, Estimate>) -> Option<[String; 6]> {
+    let http = lookup(estimates, "serve/recall_http");
+    let pipe = lookup(estimates, "serve/recall_pipe");
+    if http.is_none() && pipe.is_none() {
+        return None;
+    }
+    let (ours, met) = match (http, pipe) {
+        (Some(h), Some(p)) => {
+            let extra = h.median_ns - p.median_ns;
+            (
+                format!(
+                    "{}{} ({} vs {})",
+                    if extra < 0.0 { "-" } else { "+" },
+                    fmt_ns(extra.abs()),
+                    fmt_ns(h.median_ns),
+                    fmt_ns(p.median_ns)
+                ),
+                yes_no(extra <= 0.3 * MS),
+            )
+        }
+        _ => ("not run".to_owned(), String::new()),
+    };
+    Some([
+        "am serve: recall over HTTP minus the exec pipe".to_owned(),
+        ours,
+        "<= +0.3 ms".to_owned(),
+        met,
+        String::new(),
+        String::new(),
+    ])
+}
+
 /// The figures of a run, in table order: with `lance`, the LanceDB store's rows
 /// follow the SQLite store's.
 pub fn figures(lance: bool) -> Vec<&'static Figure> {
@@ -1514,6 +1574,7 @@ pub fn run(args: &[String]) -> Result<()> {
                 )
             }),
     );
+    rows.extend(serve_margin_row(&estimates));
     rows.extend(guard_cost_rows(
         &target.join(GUARD_COST_FILE),
         Some(started),
@@ -2115,5 +2176,36 @@ mod tests {
         );
         assert_eq!(r[1], "10,000 rows/s");
         assert_eq!(r[3], "");
+    }
+
+    #[test]
+    fn the_serve_row_judges_the_http_recall_against_the_pipe_plus_0_3_ms() {
+        let est = |h: f64, p: f64| {
+            BTreeMap::from([
+                (
+                    "serve/recall_http".to_owned(),
+                    Estimate {
+                        median_ns: h,
+                        elements: None,
+                    },
+                ),
+                (
+                    "serve/recall_pipe".to_owned(),
+                    Estimate {
+                        median_ns: p,
+                        elements: None,
+                    },
+                ),
+            ])
+        };
+        let r = serve_margin_row(&est(1.2 * MS, 1.0 * MS)).unwrap();
+        assert!(r[1].starts_with('+'), "{r:?}");
+        assert_eq!(r[3], yes_no(true));
+        let r = serve_margin_row(&est(1.4 * MS, 1.0 * MS)).unwrap();
+        assert_eq!(r[3], yes_no(false));
+        let r = serve_margin_row(&est(0.9 * MS, 1.0 * MS)).unwrap();
+        assert!(r[1].starts_with('-'), "{r:?}");
+        assert_eq!(r[3], yes_no(true));
+        assert!(serve_margin_row(&BTreeMap::new()).is_none());
     }
 }

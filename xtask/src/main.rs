@@ -6,7 +6,8 @@
 //! `conformance` runs each backend crate's single `tests/conformance.rs` and prints
 //! one line per check and backend; `tidy` checks the layering and the `//!` docs
 //! (it also runs as an ordinary `#[test]`); `test` makes sure the Python oracle's
-//! virtual environment exists, exports `AM_ORACLE_PYTHON`, and runs
+//! virtual environment exists (and chromium with chromium-driver, for the
+//! operator page's browser test), exports `AM_ORACLE_PYTHON`, and runs
 //! `cargo test --workspace`, then builds the Python package once (dev
 //! profile) and runs its pytest suite.
 
@@ -17,6 +18,7 @@
 
 mod badinput;
 mod bench;
+mod browser;
 mod conformance;
 mod fuzz;
 mod oracle;
@@ -33,7 +35,7 @@ usage: cargo xtask <task>
 tasks:
   conformance [--backend NAME]   run the conformance suite of every backend (or one)
   tidy                           check layering, lints opt-in and //! module docs
-  test [ARGS...]                 ensure the oracle venv, then cargo test --workspace ARGS;
+  test [ARGS...]                 ensure the oracle venv (and chromium), then cargo test --workspace ARGS;
                                  then the Python package's pytest suite (one dev build)
   pytest                         only the Python package: maturin develop (dev) into its venv, then pytest
   bench [--quick] [--no-lance] [--only BENCH] [--profile NAME]
@@ -41,9 +43,12 @@ tasks:
   badinput                       the am exec bad-input catalogue (each refused, the home unchanged)
   fuzz [--release] [--minutes N] [TARGET...]
                                  the parser fuzz targets, N minutes each (default 1)
-  soak [--release] [--trials N] [--writes N] [--seed N] [--many-writes N] [VERB...]
+  soak [--release] [--trials N] [--writes N] [--seed N] [--many-writes N] [--server-each N]
+       [--night-records N] [VERB...]
                                  crash trials: SIGKILLed writers, the home checked (default 1000 per verb),
-                                 then 4 writer processes x N writes on one home (default 10000; VERB many_writers)
+                                 then 4 writer processes x N writes on one home (default 10000; VERB many_writers),
+                                 then am serve: 16 clients x N formations + recalls (default 500) and a night
+                                 cancelled mid-night through the jobs endpoint (VERB server)
   protoc                         print the vendored protoc for a plain cargo (empty if PATH has one)
 ";
 
@@ -62,6 +67,8 @@ fn main() -> Result<()> {
             tidy::run()
         }
         "test" => {
+            // The operator page's test drives a real browser.
+            browser::ensure()?;
             // The Python package's suite runs whatever the Rust suite said.
             let rust = oracle::test(rest);
             let python = python::test(&workspace::Workspace::load()?.root);

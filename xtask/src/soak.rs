@@ -1,4 +1,5 @@
-//! `cargo xtask soak [--release] [--trials N] [--writes N] [--seed N] [--many-writes N] [VERB...]`:
+//! `cargo xtask soak [--release] [--trials N] [--writes N] [--seed N] [--many-writes N]
+//! [--server-each N] [--night-records N] [VERB...]`:
 //! the crash trials of `am-cli/tests/crash_trials.rs` with more trials than CI
 //! runs (a writer process SIGKILLed at random moments, the home reopened and
 //! checked), then the many-writers run of `am-cli/tests/many_writers.rs` at
@@ -7,7 +8,12 @@
 //! Prints, per verb, the trials, how many kills landed mid-script, the
 //! acknowledged writes checked, torn units and lost acknowledged writes; then
 //! the many-writers figures (writes/s, p50/p99/max latency per verb, errors,
-//! lost writes). `VERB` names crash-trial verbs, or `many_writers`; `--release`
+//! lost writes). Then the server's load (`am-cli/tests/server/load.rs`: 16
+//! clients × `--server-each` formations + recalls on one served home, default
+//! 500; 0 lost, 0 duplicated, p50/p99 printed) and its mid-night cancel
+//! (`night.rs`: a night over `--night-records` records, default 5,000,
+//! cancelled through the jobs endpoint, then one that completes).
+//! `VERB` names crash-trial verbs, `many_writers`, or `server`; `--release`
 //! builds and runs the trials optimized (the full run's figures are taken so).
 
 use crate::workspace::cargo;
@@ -22,6 +28,8 @@ pub fn run(args: &[String]) -> Result<()> {
     let mut writes: Option<String> = None;
     let mut seed = "1".to_owned();
     let mut many_writes = "10000".to_owned();
+    let mut server_each = "500".to_owned();
+    let mut night_records = "5000".to_owned();
     let mut verbs: Vec<String> = Vec::new();
     let mut release = false;
     let mut it = args.iter();
@@ -38,10 +46,12 @@ pub fn run(args: &[String]) -> Result<()> {
             "--writes" => writes = Some(value("--writes")?),
             "--seed" => seed = value("--seed")?,
             "--many-writes" => many_writes = value("--many-writes")?,
+            "--server-each" => server_each = value("--server-each")?,
+            "--night-records" => night_records = value("--night-records")?,
             v if !v.starts_with('-') => verbs.push(v.to_owned()),
             other => bail!(
                 "unknown soak argument {other:?} (usage: soak [--release] [--trials N] [--writes N] [--seed N] \
-                 [--many-writes N] [VERB...])"
+                 [--many-writes N] [--server-each N] [--night-records N] [VERB...])"
             ),
         }
     }
@@ -49,7 +59,8 @@ pub fn run(args: &[String]) -> Result<()> {
     // the many-writers run when `many_writers` is among them.
     let all = verbs.is_empty();
     let many = all || verbs.iter().any(|v| v == "many_writers");
-    verbs.retain(|v| v != "many_writers");
+    let server = all || verbs.iter().any(|v| v == "server");
+    verbs.retain(|v| v != "many_writers" && v != "server");
     if all || !verbs.is_empty() {
         let mut cmd = cargo();
         cmd.arg("test");
@@ -82,6 +93,32 @@ pub fn run(args: &[String]) -> Result<()> {
             .status()?;
         if !status.success() {
             bail!("the many-writers run failed ({status})");
+        }
+    }
+    if server {
+        println!(
+            "server: 16 clients x {server_each} formations + recalls on one home; a night over \
+             {night_records} records cancelled mid-night"
+        );
+        let mut cmd = cargo();
+        cmd.arg("test");
+        if release {
+            cmd.arg("--release");
+        }
+        let status = cmd
+            .args(["-p", "am-cli", "--test", "server", "--"])
+            .args([
+                "sixteen_clients",
+                "a_night_cancelled",
+                "--nocapture",
+                "--test-threads",
+                "1",
+            ])
+            .env("AM_SERVER_LOAD_EACH", &server_each)
+            .env("AM_SERVER_NIGHT_RECORDS", &night_records)
+            .status()?;
+        if !status.success() {
+            bail!("the server soak failed ({status})");
         }
     }
     Ok(())

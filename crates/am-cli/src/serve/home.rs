@@ -260,6 +260,38 @@ impl Homes {
         &self.flags
     }
 
+    /// The one home `--home` names (`None` for `--homes DIR`).
+    pub fn single(&self) -> Option<&str> {
+        match &self.place {
+            Place::One { name, .. } => Some(name),
+            Place::Dir(_) => None,
+        }
+    }
+
+    /// The names of the homes served: the one `--home` names, or every
+    /// `<name>.sqlite3` of `--homes DIR` whose stem is a home name, sorted.
+    pub fn names(&self) -> Vec<String> {
+        match &self.place {
+            Place::One { name, .. } => vec![name.clone()],
+            Place::Dir(dir) => {
+                let mut out: Vec<String> = std::fs::read_dir(dir)
+                    .into_iter()
+                    .flatten()
+                    .flatten()
+                    .filter_map(|e| {
+                        let p = e.path();
+                        (p.extension().and_then(|x| x.to_str()) == Some(HOME_EXT) && p.is_file())
+                            .then(|| p.file_stem().and_then(|s| s.to_str()).map(str::to_owned))
+                            .flatten()
+                    })
+                    .filter(|n| check_name(n).is_ok())
+                    .collect();
+                out.sort();
+                out
+            }
+        }
+    }
+
     /// Every home open now.
     pub fn opened(&self) -> Vec<Arc<Served>> {
         self.open

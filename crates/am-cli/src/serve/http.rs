@@ -1,8 +1,10 @@
 //! The HTTP routes of `am serve` (docs/server.md): the verb table at
 //! `POST /v1/{home}/ops/{op}`, exec lines at `POST /v1/{home}/exec`, the
-//! replay stream as server-sent events at `GET /v1/{home}/replay`, and
-//! `GET /healthz`. Every route but `/healthz` sits behind the bearer token
-//! when one is set.
+//! replay stream as server-sent events at `GET /v1/{home}/replay`, the jobs,
+//! MCP over streamable HTTP at `/mcp` (and `/v1/{home}/mcp`), the operator
+//! page at `/`, and `GET /healthz`. Every route but `/healthz` and the page's
+//! three static files sits behind the bearer token when one is set; a
+//! browser request from another origin is refused (403).
 
 use super::home::{Homes, Served};
 use crate::error::CliError;
@@ -15,7 +17,9 @@ use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
-use axum::routing::{get, post};
+use axum::routing::{any, get, post};
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use serde::Deserialize;
 use serde_json::{Value, json};
 use std::convert::Infallible;
@@ -25,7 +29,6 @@ use subtle::ConstantTimeEq;
 use tower_http::timeout::TimeoutLayer;
 
 /// What every route is given.
-#[derive(Debug)]
 pub struct AppState {
     /// The homes.
     pub homes: Homes,
@@ -37,6 +40,73 @@ pub struct AppState {
     pub poll: Duration,
     /// The jobs started on this server.
     pub jobs: super::jobs::Jobs,
+    /// The MCP services over streamable HTTP, one per home, made on first
+    /// use.
+    pub mcp: std::sync::Mutex<std::collections::HashMap<String, McpService>>,
+    /// Their configuration (its cancellation token ends every MCP session
+    /// when the server stops).
+    pub mcp_config: StreamableHttpServerConfig,
+}
+
+impl std::fmt::Debug for AppState {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AppState")
+            .field("homes", &self.homes)
+            .field("token", &self.token.as_ref().map(|_| "<set>"))
+            .field("max_line_bytes", &self.max_line_bytes)
+            .field("poll", &self.poll)
+            .finish_non_exhaustive()
+    }
+}
+
+/// One home's MCP service over streamable HTTP.
+pub type McpService = StreamableHttpService<super::mcp::AmMcp, LocalSessionManager>;
+
+impl AppState {
+    /// The state of a server over `homes`: `token` is the bearer token, if
+    /// any.
+    pub fn new(
+        homes: Homes,
+        token: Option<String>,
+        max_line_bytes: usize,
+        max_body: usize,
+        poll: Duration,
+    ) -> AppState {
+        let mut mcp_config = StreamableHttpServerConfig::default()
+            .with_max_request_body_bytes(max_body)
+            .with_sse_keep_alive(Some(Duration::from_secs(15)));
+        if token.is_some() {
+            // Behind a token a forged Host cannot call (DNS rebinding needs
+            // the browser to add the header itself): any Host may reach it.
+            mcp_config = mcp_config.disable_allowed_hosts();
+        }
+        AppState {
+            homes,
+            token,
+            max_line_bytes,
+            poll,
+            jobs: super::jobs::Jobs::default(),
+            mcp: std::sync::Mutex::new(std::collections::HashMap::new()),
+            mcp_config,
+        }
+    }
+
+    fn mcp_service(&self, served: &Arc<Served>) -> McpService {
+        let mut all = self
+            .mcp
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        all.entry(served.name.clone())
+            .or_insert_with(|| {
+                let served = Arc::clone(served);
+                StreamableHttpService::new(
+                    move || Ok(super::mcp::AmMcp::new(Arc::clone(&served), None)),
+                    Arc::new(LocalSessionManager::default()),
+                    self.mcp_config.clone(),
+                )
+            })
+            .clone()
+    }
 }
 
 /// The HTTP status of an error kind.
@@ -79,6 +149,10 @@ pub fn router(state: Arc<AppState>, timeout: Duration, max_body: usize) -> Route
             timeout,
         ));
     let open = Router::new()
+        .route("/v1/homes", get(homes_route))
+        .route("/mcp", any(mcp_default_route))
+        .route("/v1/{home}/mcp", any(mcp_route))
+        .route("/v1/{home}/jobs", get(jobs_route))
         .route("/v1/{home}/replay", get(replay_route))
         .route("/v1/{home}/jobs/{op}", post(job_start))
         .route("/v1/{home}/jobs/{id}/events", get(job_events))
@@ -88,7 +162,11 @@ pub fn router(state: Arc<AppState>, timeout: Duration, max_body: usize) -> Route
         .layer(middleware::from_fn_with_state(Arc::clone(&state), auth));
     Router::new()
         .route("/healthz", get(healthz))
+        .route("/", get(super::page::index))
+        .route("/page.js", get(super::page::script))
+        .route("/page.css", get(super::page::style))
         .merge(guarded)
+        .layer(middleware::from_fn(same_origin))
         .layer(DefaultBodyLimit::max(max_body))
         .with_state(state)
 }
@@ -119,6 +197,91 @@ async fn auth(State(state): State<Arc<AppState>>, request: Request, next: Next) 
         }
     }
     next.run(request).await
+}
+
+/// A browser's request from another origin is refused (403): a page
+/// elsewhere cannot make a browser on this machine write to its memory
+/// (a cross-site form or `fetch` sends `Origin`). Clients that are not
+/// browsers send no `Origin` and pass.
+async fn same_origin(request: Request, next: Next) -> Response {
+    if let Some(origin) = request.headers().get(header::ORIGIN) {
+        let host = request
+            .headers()
+            .get(header::HOST)
+            .and_then(|h| h.to_str().ok())
+            .unwrap_or("");
+        let origin = origin.to_str().unwrap_or("");
+        let authority = origin
+            .strip_prefix("http://")
+            .or_else(|| origin.strip_prefix("https://"))
+            .unwrap_or("");
+        if host.is_empty() || !authority.eq_ignore_ascii_case(host) {
+            return error_with(
+                StatusCode::FORBIDDEN,
+                None,
+                "Forbidden",
+                &format!(
+                    "a browser request from another origin ({origin}) is refused: only this server's own page \
+                     ({host}) may call it from a browser"
+                ),
+            );
+        }
+    }
+    next.run(request).await
+}
+
+/// `GET /v1/homes`: the names of the homes this server serves (for
+/// `--homes DIR`, every `<name>.sqlite3` there now).
+async fn homes_route(State(state): State<Arc<AppState>>) -> Response {
+    let st = Arc::clone(&state);
+    match tokio::task::spawn_blocking(move || st.homes.names()).await {
+        Ok(names) => axum::Json(json!({"homes": names})).into_response(),
+        Err(e) => error_response(
+            None,
+            ErrorKind::Internal,
+            &format!("listing the homes: {e}"),
+        ),
+    }
+}
+
+/// `GET /v1/{home}/jobs`: the jobs of this home started on this server,
+/// newest first.
+async fn jobs_route(State(state): State<Arc<AppState>>, Path(home): Path<String>) -> Response {
+    if let Err(e) = super::home::check_name(&home) {
+        return cli_error(None, &e);
+    }
+    axum::Json(json!({"jobs": state.jobs.list(&home)})).into_response()
+}
+
+/// `/mcp`: MCP over streamable HTTP on the home `--home` names (with
+/// `--homes DIR`, each home has its own at `/v1/{home}/mcp`).
+async fn mcp_default_route(State(state): State<Arc<AppState>>, request: Request) -> Response {
+    let Some(name) = state.homes.single().map(str::to_owned) else {
+        return error_response(
+            None,
+            ErrorKind::NotFound,
+            "this server serves a directory of homes (--homes): each home's MCP endpoint is /v1/{home}/mcp",
+        );
+    };
+    mcp_serve(&state, name, request).await
+}
+
+/// `/v1/{home}/mcp`: MCP over streamable HTTP on one home.
+async fn mcp_route(
+    State(state): State<Arc<AppState>>,
+    Path(home): Path<String>,
+    request: Request,
+) -> Response {
+    mcp_serve(&state, home, request).await
+}
+
+async fn mcp_serve(state: &Arc<AppState>, home: String, request: Request) -> Response {
+    let served = match open_home(state, home, false).await {
+        Ok(s) => s,
+        Err(e) => return cli_error(None, &e),
+    };
+    let service = state.mcp_service(&served);
+    service.handle(request).await.into_response()
 }
 
 /// `?create=true`: a writing call may create a missing home in `--homes`.

@@ -18,6 +18,8 @@ use std::sync::{Arc, Mutex};
 pub struct Job {
     /// Its id.
     pub id: String,
+    /// Its number on this server (the id's digits).
+    number: u64,
     /// The home it runs on.
     pub home: String,
     /// The op it runs.
@@ -73,12 +75,49 @@ impl Jobs {
             .cloned()
     }
 
+    /// The jobs of home `home`, newest first: `{job_id, op, state
+    /// (running | done | error), cancel_requested, last_phase}`.
+    pub fn list(&self, home: &str) -> Vec<Value> {
+        let mut jobs: Vec<Arc<Job>> = self
+            .all
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .values()
+            .filter(|j| j.home == home)
+            .cloned()
+            .collect();
+        jobs.sort_by_key(|j| std::cmp::Reverse(j.number));
+        jobs.iter()
+            .map(|j| {
+                let (events, done) = j.events_from(0);
+                let last_phase = events
+                    .iter()
+                    .rev()
+                    .find(|(_, k, _)| *k == "progress")
+                    .and_then(|(_, _, v)| v.get("phase").cloned());
+                let state = match events.last() {
+                    Some((_, "error", _)) => "error",
+                    _ if done => "done",
+                    _ => "running",
+                };
+                json!({
+                    "job_id": j.id,
+                    "op": j.op,
+                    "state": state,
+                    "cancel_requested": j.cancel.load(Ordering::SeqCst),
+                    "last_phase": last_phase,
+                })
+            })
+            .collect()
+    }
+
     /// Start `op` with `args` on `served` in a thread of its own; answers
     /// the job.
     pub fn start(&self, served: Arc<Served>, op: &str, args: am_triples::JsonMap) -> Arc<Job> {
         let n = self.next.fetch_add(1, Ordering::SeqCst) + 1;
         let job = Arc::new(Job {
             id: format!("job-{n}"),
+            number: n,
             home: served.name.clone(),
             op: op.to_owned(),
             cancel: Arc::new(AtomicBool::new(false)),

@@ -1,4 +1,5 @@
-//! `am mcp`: the Model Context Protocol over stdio (rmcp). A curated set of
+//! `am mcp`: the Model Context Protocol over stdio (rmcp), and the same
+//! server over streamable HTTP at `am serve`'s `/mcp`. A curated set of
 //! tools an agent uses, each one verb of the table (its description the
 //! table's summary, its input schema the verb's argument schema), and one
 //! `exec` tool that reaches every other op of the table.
@@ -81,6 +82,18 @@ pub const CURATED: &[Curated] = &[
         note: "Read the diary: the records formed since an instant in scopes [[\"diary\", owner]].",
     },
     Curated {
+        tool: "probe",
+        op: "probe",
+        note: "Reach deliberately beyond the usual recall (a wider, budgeted search) and say why; answers what \
+               was found and where.",
+    },
+    Curated {
+        tool: "situate",
+        op: "situate",
+        note: "Place yourself at a moment (a time, a journal seq, or a first or last encounter with a \
+               participant): what was known, felt and open then.",
+    },
+    Curated {
         tool: "list_tasks",
         op: "tasks.tasks",
         note: "List the home's memory tasks (filter by status, kind, target).",
@@ -93,9 +106,18 @@ pub const CURATED: &[Curated] = &[
 ];
 
 /// The MCP server over one served home.
+#[derive(Clone)]
 pub struct AmMcp {
     served: Arc<Served>,
     owner: Option<String>,
+}
+
+impl AmMcp {
+    /// The tools over `served`; a call that takes an `owner_id` and names
+    /// none uses `owner`.
+    pub fn new(served: Arc<Served>, owner: Option<String>) -> AmMcp {
+        AmMcp { served, owner }
+    }
 }
 
 fn schema_object(v: Value) -> Map<String, Value> {
@@ -183,6 +205,11 @@ impl AmMcp {
         {
             args.insert("owner_id".into(), json!(owner));
         }
+        // The recall tool runs the hybrid profile unless the call names one
+        // (whatever profile the home was opened with).
+        if c.tool == "recall" && args.get("profile").is_none_or(Value::is_null) {
+            args.insert("profile".into(), json!("hybrid"));
+        }
         if c.tool == "write_diary" && !args.contains_key("scope") {
             args.insert("scope".into(), json!("diary"));
         }
@@ -264,10 +291,7 @@ impl McpCmd {
                 format!("--home {}: {}", self.home.display(), e.message),
             )
         })?;
-        let server = AmMcp {
-            served,
-            owner: self.owner,
-        };
+        let server = AmMcp::new(served, self.owner);
         let rt = tokio::runtime::Builder::new_multi_thread()
             .enable_all()
             .build()

@@ -6,6 +6,7 @@ pub mod home;
 pub mod http;
 pub mod jobs;
 pub mod mcp;
+pub mod page;
 
 use crate::ctx::Ctx;
 use crate::error::{CliError, CliResult};
@@ -133,13 +134,13 @@ impl ServeCmd {
         if let Place::One { name, .. } = &place {
             homes.get(name, true)?;
         }
-        let state = Arc::new(http::AppState {
+        let state = Arc::new(http::AppState::new(
             homes,
             token,
-            max_line_bytes: self.max_line_bytes,
-            jobs: jobs::Jobs::default(),
-            poll: Duration::from_millis(self.poll_ms.max(1)),
-        });
+            self.max_line_bytes,
+            self.max_body_bytes,
+            Duration::from_millis(self.poll_ms.max(1)),
+        ));
         let app = http::router(Arc::clone(&state), timeout, self.max_body_bytes);
         let rt = tokio::runtime::Builder::new_multi_thread()
             .enable_all()
@@ -180,6 +181,7 @@ async fn serve(
     // Stop accepting; running passes see cancelled() at their next
     // boundary, replay streams end, other requests finish.
     flags.stopping.store(true, Ordering::SeqCst);
+    state.mcp_config.cancellation_token.cancel();
     let _ = stop_tx.send(());
     let finished = tokio::time::timeout(grace, server).await.is_ok();
     if !finished {

@@ -1,5 +1,6 @@
 //! Many clients on one home: 16 × 50 formations and recalls, 0 lost, 0
-//! duplicated, latencies printed.
+//! duplicated, latencies printed. `AM_SERVER_LOAD_EACH` sets the count per
+//! client (`cargo xtask soak` runs 500).
 
 use crate::{Server, remember};
 use serde_json::json;
@@ -14,7 +15,10 @@ fn percentile(sorted: &[Duration], p: f64) -> Duration {
 #[test]
 fn sixteen_clients_times_fifty_formations_and_recalls_lose_and_duplicate_nothing() {
     const CLIENTS: usize = 16;
-    const EACH: usize = 50;
+    let each: usize = std::env::var("AM_SERVER_LOAD_EACH")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(50);
     let dir = tempfile::tempdir().unwrap();
     let s = Server::home(&dir.path().join("load.sqlite3"));
     let base = s.base.clone();
@@ -27,7 +31,7 @@ fn sixteen_clients_times_fifty_formations_and_recalls_lose_and_duplicate_nothing
                 let mut ids = Vec::new();
                 let mut writes = Vec::new();
                 let mut reads = Vec::new();
-                for i in 0..EACH {
+                for i in 0..each {
                     let t = Instant::now();
                     let r = client
                         .post(format!("{base}/v1/load/ops/remember"))
@@ -65,8 +69,8 @@ fn sixteen_clients_times_fifty_formations_and_recalls_lose_and_duplicate_nothing
     }
     let wall = t0.elapsed();
     let distinct: BTreeSet<&String> = ids.iter().collect();
-    assert_eq!(ids.len(), CLIENTS * EACH);
-    assert_eq!(distinct.len(), CLIENTS * EACH, "0 duplicated ids");
+    assert_eq!(ids.len(), CLIENTS * each);
+    assert_eq!(distinct.len(), CLIENTS * each, "0 duplicated ids");
     // What the home holds: every formed record once.
     let (st, v) = s.op(
         "load",
@@ -82,7 +86,7 @@ fn sixteen_clients_times_fifty_formations_and_recalls_lose_and_duplicate_nothing
         .map(|r| r["graph_id"].as_str().unwrap().to_owned())
         .collect();
     let held_set: BTreeSet<&String> = held.iter().collect();
-    assert_eq!(held.len(), CLIENTS * EACH, "0 lost, 0 duplicated rows");
+    assert_eq!(held.len(), CLIENTS * each, "0 lost, 0 duplicated rows");
     assert_eq!(
         held_set, distinct,
         "the home holds exactly the records the clients were answered"
@@ -90,7 +94,7 @@ fn sixteen_clients_times_fifty_formations_and_recalls_lose_and_duplicate_nothing
     writes.sort();
     reads.sort();
     println!(
-        "server load: {CLIENTS} clients x {EACH} (remember + reconstruct) in {:.2} s; remember p50 {:.2} ms p99 {:.2} ms; \
+        "server load: {CLIENTS} clients x {each} (remember + reconstruct) in {:.2} s; remember p50 {:.2} ms p99 {:.2} ms; \
          reconstruct p50 {:.2} ms p99 {:.2} ms",
         wall.as_secs_f64(),
         percentile(&writes, 0.5).as_secs_f64() * 1e3,
