@@ -3,6 +3,7 @@
 //! the builtins a 0.3.2 caller catches), and the spec's named classes where
 //! the engine marks them (`InvalidSourceRef`, `WriteBarrierTimeout`).
 
+use crate::hooks::GuardRaised;
 use am_ops::OpError;
 use am_triples::ErrorKind;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
@@ -33,8 +34,36 @@ fn class_name(e: &OpError) -> &'static str {
     }
 }
 
-/// The Python exception of an engine error.
+/// The exception a Python commit guard raised, when `e` is its refusal.
+fn guard_raised(py: Python<'_>, e: &OpError) -> Option<PyErr> {
+    let mut next: Option<&(dyn std::error::Error + 'static)> = e
+        .source
+        .as_deref()
+        .map(|s| s as &(dyn std::error::Error + 'static));
+    while let Some(err) = next {
+        if let Some(g) = err.downcast_ref::<GuardRaised>() {
+            return Some(g.0.clone_ref(py));
+        }
+        if let Some(r) = err
+            .downcast_ref::<am_triples::Error>()
+            .and_then(am_triples::Error::guard_refusal)
+        {
+            let inner = r.source_error() as &(dyn std::error::Error + 'static);
+            if let Some(g) = inner.downcast_ref::<GuardRaised>() {
+                return Some(g.0.clone_ref(py));
+            }
+        }
+        next = err.source();
+    }
+    None
+}
+
+/// The Python exception of an engine error (a commit guard's own exception
+/// when the guard refused: it reaches the caller unchanged).
 pub(crate) fn raise(py: Python<'_>, e: &OpError) -> PyErr {
+    if let Some(raised) = guard_raised(py, e) {
+        return raised;
+    }
     let name = class_name(e);
     let class = CLASSES
         .get()

@@ -76,3 +76,48 @@ pub(crate) fn py_clock(py: Python<'_>, callable: Py<PyAny>) -> PyResult<Clock> {
         })
     }))
 }
+
+/// A Python predicate hook (`should_continue() -> bool`, `cancelled() ->
+/// bool`), read by its truth value. One that raises stops the pass (it
+/// answers `stop_on_raise`): a host whose check fails is not asked to go on.
+pub(crate) fn py_predicate(
+    callable: Py<PyAny>,
+    stop_on_raise: bool,
+) -> Arc<dyn Fn() -> bool + Send + Sync> {
+    Arc::new(move || {
+        Python::attach(|py| {
+            callable
+                .bind(py)
+                .call0()
+                .and_then(|v| v.is_truthy())
+                .unwrap_or(stop_on_raise)
+        })
+    })
+}
+
+/// What a Python commit guard raised, kept whole so that it reaches the
+/// caller unchanged (spec api.md "Commit guard").
+#[derive(Debug)]
+pub(crate) struct GuardRaised(pub(crate) PyErr);
+
+impl std::fmt::Display for GuardRaised {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "the commit guard raised {}", self.0)
+    }
+}
+
+impl std::error::Error for GuardRaised {}
+
+/// The engine's commit guard from a Python `commit_guard(where: str) ->
+/// None`: raising refuses the commit, the exception kept ([`GuardRaised`]).
+pub(crate) fn py_guard(callable: Py<PyAny>) -> am_triples::CommitGuard {
+    am_triples::CommitGuard::new(move |point| {
+        Python::attach(|py| {
+            callable
+                .bind(py)
+                .call1((point,))
+                .map(|_| ())
+                .map_err(|e| Box::new(GuardRaised(e)) as am_triples::GuardError)
+        })
+    })
+}
