@@ -204,3 +204,61 @@ def test_a_commit_guard_that_raises_refuses_the_write_its_exception_reaches_the_
     stopped["now"] = False
     system.remember_many(records=RECORDS[1:], scope="life", owner_id="demo", idempotency_key="k2")
     assert system.current_seq() > seq
+
+
+def test_a_python_embedder_serves_8_threads_sharing_one_system(tmp_path: Path) -> None:
+    import threading
+
+    e = HashEmbedder()
+    path = tmp_path / "home.sqlite3"
+    system = am.MemorySystem(store=am.SQLiteTripleStore(path, embedder=e), journal=am.SQLiteJournal(path))
+    errors: List[BaseException] = []
+
+    def work(n: int) -> None:
+        try:
+            for i in range(5):
+                system.remember_many(records=[{"kind": "episode", "title": f"t{n}-{i}", "digest": f"thread {n} note {i}"}],
+                                     scope="life", owner_id="demo", idempotency_key=f"{n}-{i}")
+                system.reconstruct(stimulus={"cue_text": f"note {i}"}, scopes=[["life", "demo"]], journal=False)
+        except BaseException as x:  # noqa: BLE001 - reported below
+            errors.append(x)
+
+    with warnings_ignored():
+        threads = [threading.Thread(target=work, args=(n,)) for n in range(8)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(timeout=120)
+    assert not any(t.is_alive() for t in threads), "no thread is stuck (the embedder takes the GIL only for its call)"
+    assert errors == []
+    assert sum(1 for t in e.texts if t.startswith("thread ") or "thread " in t) >= 40
+
+
+def test_memory_system_takes_store_and_journal_as_keywords_as_0_3_2_does(tmp_path: Path) -> None:
+    path = tmp_path / "home.sqlite3"
+    system = am.MemorySystem(store=am.SQLiteTripleStore(path), journal=am.SQLiteJournal(path))
+    [rid] = system.remember_many([am.MemoryRecordInput(kind="episode", title="Pool outage",
+                                                       digest="The pool saturated at noon.")],
+                                 scope="session", owner_id="s1", idempotency_key="k")
+    assert system.payload(record_id=rid)["content"] == "The pool saturated at noon."
+    with pytest.raises(am.InvalidInput):
+        am.MemorySystem(store=am.SQLiteTripleStore(path))
+
+
+def test_an_input_object_with_an_unknown_field_is_refused_by_the_verb(stack: Any) -> None:
+    system = stack()
+    with pytest.raises(am.InvalidInput, match="colour"):
+        system.remember_many([am.MemoryRecordInput(kind="episode", title="x", digest="y", colour="red")],
+                             scope="life", owner_id="demo", idempotency_key="k")
+
+
+class warnings_ignored:
+    def __enter__(self) -> None:
+        import warnings
+
+        self._w = warnings.catch_warnings()
+        self._w.__enter__()
+        warnings.simplefilter("ignore")
+
+    def __exit__(self, *a: Any) -> None:
+        self._w.__exit__(*a)
