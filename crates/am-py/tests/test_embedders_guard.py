@@ -262,3 +262,12 @@ class warnings_ignored:
 
     def __exit__(self, *a: Any) -> None:
         self._w.__exit__(*a)
+
+
+@pytest.mark.parametrize("kind", STACKS)
+def test_a_second_different_commit_guard_on_a_guarded_store_is_a_value_error(kind: str, tmp_path: Path) -> None:
+    store, journal = pair(kind, tmp_path, None)
+    quiet(store, journal, commit_guard=lambda where: None)
+    with pytest.raises(ValueError, match="commit guard"):
+        with warnings_ignored():
+            am.MemorySystem(store, journal, commit_guard=lambda where: None)
