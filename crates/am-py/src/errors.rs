@@ -3,7 +3,6 @@
 //! the builtins a 0.3.2 caller catches), and the spec's named classes where
 //! the engine marks them (`InvalidSourceRef`, `WriteBarrierTimeout`).
 
-use crate::hooks::GuardRaised;
 use am_ops::OpError;
 use am_triples::ErrorKind;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
@@ -12,6 +11,19 @@ use pyo3::types::{PyDict, PyType};
 use std::sync::OnceLock;
 
 static CLASSES: OnceLock<Py<PyDict>> = OnceLock::new();
+
+/// What a Python commit guard raised, kept whole so that it reaches the
+/// caller unchanged (spec api.md "Commit guard").
+#[derive(Debug)]
+pub(crate) struct GuardRaised(pub(crate) PyErr);
+
+impl std::fmt::Display for GuardRaised {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "the commit guard raised {}", self.0)
+    }
+}
+
+impl std::error::Error for GuardRaised {}
 
 /// Keep the package's classes (their names to the classes).
 pub(crate) fn set_classes(classes: Bound<'_, PyDict>) -> PyResult<()> {

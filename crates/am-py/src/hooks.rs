@@ -95,21 +95,9 @@ pub(crate) fn py_predicate(
     })
 }
 
-/// What a Python commit guard raised, kept whole so that it reaches the
-/// caller unchanged (spec api.md "Commit guard").
-#[derive(Debug)]
-pub(crate) struct GuardRaised(pub(crate) PyErr);
-
-impl std::fmt::Display for GuardRaised {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "the commit guard raised {}", self.0)
-    }
-}
-
-impl std::error::Error for GuardRaised {}
-
 /// The engine's commit guard from a Python `commit_guard(where: str) ->
-/// None`: raising refuses the commit, the exception kept ([`GuardRaised`]).
+/// None`: raising refuses the commit, the exception kept
+/// ([`crate::errors::GuardRaised`]).
 pub(crate) fn py_guard(callable: Py<PyAny>) -> am_triples::CommitGuard {
     am_triples::CommitGuard::new(move |point| {
         Python::attach(|py| {
@@ -117,7 +105,7 @@ pub(crate) fn py_guard(callable: Py<PyAny>) -> am_triples::CommitGuard {
                 .bind(py)
                 .call1((point,))
                 .map(|_| ())
-                .map_err(|e| Box::new(GuardRaised(e)) as am_triples::GuardError)
+                .map_err(|e| Box::new(crate::errors::GuardRaised(e)) as am_triples::GuardError)
         })
     })
 }
