@@ -12,6 +12,19 @@ use std::sync::OnceLock;
 
 static CLASSES: OnceLock<Py<PyDict>> = OnceLock::new();
 
+/// What a Python commit guard raised, kept whole so that it reaches the
+/// caller unchanged (spec api.md "Commit guard").
+#[derive(Debug)]
+pub(crate) struct GuardRaised(pub(crate) PyErr);
+
+impl std::fmt::Display for GuardRaised {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "the commit guard raised {}", self.0)
+    }
+}
+
+impl std::error::Error for GuardRaised {}
+
 /// Keep the package's classes (their names to the classes).
 pub(crate) fn set_classes(classes: Bound<'_, PyDict>) -> PyResult<()> {
     // A second registration (a reload) keeps the first's classes.
@@ -33,8 +46,36 @@ fn class_name(e: &OpError) -> &'static str {
     }
 }
 
-/// The Python exception of an engine error.
+/// The exception a Python commit guard raised, when `e` is its refusal.
+fn guard_raised(py: Python<'_>, e: &OpError) -> Option<PyErr> {
+    let mut next: Option<&(dyn std::error::Error + 'static)> = e
+        .source
+        .as_deref()
+        .map(|s| s as &(dyn std::error::Error + 'static));
+    while let Some(err) = next {
+        if let Some(g) = err.downcast_ref::<GuardRaised>() {
+            return Some(g.0.clone_ref(py));
+        }
+        if let Some(r) = err
+            .downcast_ref::<am_triples::Error>()
+            .and_then(am_triples::Error::guard_refusal)
+        {
+            let inner = r.source_error() as &(dyn std::error::Error + 'static);
+            if let Some(g) = inner.downcast_ref::<GuardRaised>() {
+                return Some(g.0.clone_ref(py));
+            }
+        }
+        next = err.source();
+    }
+    None
+}
+
+/// The Python exception of an engine error (a commit guard's own exception
+/// when the guard refused: it reaches the caller unchanged).
 pub(crate) fn raise(py: Python<'_>, e: &OpError) -> PyErr {
+    if let Some(raised) = guard_raised(py, e) {
+        return raised;
+    }
     let name = class_name(e);
     let class = CLASSES
         .get()

@@ -11,7 +11,9 @@ use am_graph::registry::GraphJournal;
 use am_journal::{InMemoryJournal, InMemoryTaskQueue, MemoryHome, MemoryJournal, PairHome};
 use am_ops::{OpError, OpResult};
 use am_system::{Clock, MemorySystem, SystemOptions};
-use am_triples::{InMemoryTripleStore, TextEmbedder};
+use am_triples::{
+    CommitGuard, EmbeddingPin, InMemoryTripleStore, TextEmbedder, Timestamp, build_pin,
+};
 use pyo3::prelude::*;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -21,24 +23,39 @@ use std::sync::Arc;
 #[pyclass(
     name = "SQLiteTripleStore",
     module = "abstractmemory_rs._native",
-    frozen
+    frozen,
+    subclass
 )]
 pub(crate) struct PySqliteStore {
     store: Arc<SQLiteTripleStore>,
+    embedder: Option<Arc<dyn TextEmbedder>>,
 }
 
 #[pymethods]
 impl PySqliteStore {
+    /// The store, embedding its rows with `embedder` (an object with
+    /// `embed_texts`, or `OfflineEmbedder()`) when one is given.
     #[new]
-    fn new(py: Python<'_>, path: PathBuf) -> PyResult<Self> {
+    #[pyo3(signature = (path, *, embedder=None))]
+    fn new(py: Python<'_>, path: PathBuf, embedder: Option<Py<PyAny>>) -> PyResult<Self> {
+        let embedder = crate::embed::embedder_of(py, embedder)?;
+        let pin = creation_pin(embedder.as_ref())?;
         let store = py
             .detach(|| {
                 let home = SqliteHome::open(&path)?;
-                SQLiteTripleStore::with_home(&home, None, SqliteStoreOptions::default())
+                SQLiteTripleStore::with_home(
+                    &home,
+                    embedder.clone(),
+                    SqliteStoreOptions {
+                        embedding_pin: pin,
+                        ..SqliteStoreOptions::default()
+                    },
+                )
             })
             .map_err(|e| errors::raise(py, &OpError::from(am_triples::Error::from(e))))?;
         Ok(PySqliteStore {
             store: Arc::new(store),
+            embedder,
         })
     }
 
@@ -47,6 +64,27 @@ impl PySqliteStore {
     fn path(&self) -> PathBuf {
         self.store.home().path().to_path_buf()
     }
+
+    /// Close the store (0.3.2's `store.close()`).
+    fn close(&self, py: Python<'_>) -> PyResult<()> {
+        py.detach(|| am_triples::TripleStore::close(self.store.as_ref()))
+            .map_err(|e| errors::raise(py, &OpError::from(e)))
+    }
+}
+
+/// The pin a store declares at creation for `embedder` (its model id and
+/// dimension, when it names either), as `am` does: a new home is pinned
+/// when it is made, not at its first write.
+fn creation_pin(embedder: Option<&Arc<dyn TextEmbedder>>) -> PyResult<Option<EmbeddingPin>> {
+    let Some(e) = embedder else { return Ok(None) };
+    let (model_id, dimension) = (e.model_id(), e.dimension());
+    if model_id.is_none() && dimension.is_none() {
+        return Ok(None);
+    }
+    let mut pin = build_pin(model_id.as_deref(), dimension, "creation", None)
+        .map_err(|e| errors::raise_nogil(&OpError::from(e)))?;
+    pin.pinned_at = Timestamp::now().canonical();
+    Ok(Some(pin))
 }
 
 /// `SQLiteJournal(path)`: the journal of the SQLite home at `path`; it is
@@ -75,19 +113,36 @@ impl PySqliteJournal {
 #[pyclass(
     name = "InMemoryTripleStore",
     module = "abstractmemory_rs._native",
-    frozen
+    frozen,
+    subclass
 )]
 pub(crate) struct PyMemoryStore {
     store: Arc<InMemoryTripleStore>,
+    embedder: Option<Arc<dyn TextEmbedder>>,
 }
 
 #[pymethods]
 impl PyMemoryStore {
+    /// A volatile store, embedding its rows with `embedder` when one is given.
     #[new]
-    fn new() -> Self {
-        PyMemoryStore {
-            store: Arc::new(InMemoryTripleStore::new(None)),
-        }
+    #[pyo3(signature = (*, embedder=None))]
+    fn new(py: Python<'_>, embedder: Option<Py<PyAny>>) -> PyResult<Self> {
+        let embedder = crate::embed::embedder_of(py, embedder)?;
+        let store = match creation_pin(embedder.as_ref())? {
+            Some(pin) => InMemoryTripleStore::with_pin(embedder.clone(), pin)
+                .map_err(|e| errors::raise(py, &OpError::from(e)))?,
+            None => InMemoryTripleStore::new(embedder.clone()),
+        };
+        Ok(PyMemoryStore {
+            store: Arc::new(store),
+            embedder,
+        })
+    }
+
+    /// Close the store (0.3.2's `store.close()`).
+    fn close(&self, py: Python<'_>) -> PyResult<()> {
+        py.detach(|| am_triples::TripleStore::close(self.store.as_ref()))
+            .map_err(|e| errors::raise(py, &OpError::from(e)))
     }
 }
 
@@ -107,6 +162,20 @@ impl PyMemoryJournal {
     }
 }
 
+/// What a `MemorySystem` is opened with beside its store and journal.
+#[derive(Clone, Default)]
+pub(crate) struct Opening {
+    /// `clock() -> str`.
+    pub(crate) clock: Option<Clock>,
+    /// The home's memory task queue.
+    pub(crate) task_queue: bool,
+    /// The system's embedder (`MemorySystem(embedder=...)`); the store's
+    /// when none is given.
+    pub(crate) embedder: Option<Arc<dyn TextEmbedder>>,
+    /// The commit guard installed on the store and the journal.
+    pub(crate) commit_guard: Option<CommitGuard>,
+}
+
 /// An open home: the memory system, its store as its concrete type (for the
 /// memory graph's connector) and the host's embedder and clock.
 pub(crate) struct Opened {
@@ -117,16 +186,14 @@ pub(crate) struct Opened {
     clock: Option<Clock>,
 }
 
-fn system_over(
-    home: Arc<dyn MemoryHome>,
-    clock: Option<Clock>,
-    task_queue: bool,
-) -> PyResult<MemorySystem> {
+fn system_over(home: Arc<dyn MemoryHome>, opening: &Opening) -> PyResult<MemorySystem> {
     MemorySystem::over_home_with_options(
         home,
         SystemOptions {
-            clock,
-            task_queue,
+            clock: opening.clock.clone(),
+            task_queue: opening.task_queue,
+            embedder: opening.embedder.clone(),
+            commit_guard: opening.commit_guard.clone(),
             ..SystemOptions::default()
         },
     )
@@ -134,18 +201,18 @@ fn system_over(
 }
 
 /// The in-memory pair, fresh (the home pure functions run over).
-pub(crate) fn open_memory(clock: Option<Clock>, task_queue: bool) -> PyResult<Opened> {
+pub(crate) fn open_memory(opening: Opening) -> PyResult<Opened> {
     let store = Arc::new(InMemoryTripleStore::new(None));
     let journal: Arc<dyn MemoryJournal> = Arc::new(InMemoryJournal::new());
-    pair(store, journal, clock, task_queue)
+    pair(store, journal, opening)
 }
 
 fn pair(
     store: Arc<InMemoryTripleStore>,
     journal: Arc<dyn MemoryJournal>,
-    clock: Option<Clock>,
-    task_queue: bool,
+    opening: Opening,
 ) -> PyResult<Opened> {
+    let task_queue = opening.task_queue;
     let home: Arc<dyn MemoryHome> = if task_queue {
         Arc::new(PairHome::with_task_queue(
             store.clone(),
@@ -156,11 +223,11 @@ fn pair(
         Arc::new(PairHome::new(store.clone(), journal))
     };
     Ok(Opened {
-        system: system_over(home, clock.clone(), task_queue)?,
+        system: system_over(home, &opening)?,
         sqlite: None,
         memory: Some(store),
-        embedder: None,
-        clock,
+        embedder: opening.embedder,
+        clock: opening.clock,
     })
 }
 
@@ -170,21 +237,26 @@ pub(crate) fn open(
     py: Python<'_>,
     store: &Bound<'_, PyAny>,
     journal: &Bound<'_, PyAny>,
-    clock: Option<Clock>,
-    task_queue: bool,
+    mut opening: Opening,
 ) -> PyResult<Opened> {
     if let (Ok(s), Ok(j)) = (
         store.cast::<PyMemoryStore>(),
         journal.cast::<PyMemoryJournal>(),
     ) {
         let journal: Arc<dyn MemoryJournal> = j.get().journal.clone();
-        return pair(s.get().store.clone(), journal, clock, task_queue);
+        if opening.embedder.is_none() {
+            opening.embedder = s.get().embedder.clone();
+        }
+        return pair(s.get().store.clone(), journal, opening);
     }
     if let (Ok(s), Ok(j)) = (
         store.cast::<PySqliteStore>(),
         journal.cast::<PySqliteJournal>(),
     ) {
         let store = s.get().store.clone();
+        if opening.embedder.is_none() {
+            opening.embedder = s.get().embedder.clone();
+        }
         let same = |p: &std::path::Path| std::fs::canonicalize(p).ok();
         if same(store.home().path()) != same(&j.get().path) {
             return Err(errors::invalid(format!(
@@ -199,13 +271,13 @@ pub(crate) fn open(
                 Ok(SqliteMemoryHome::new(store.clone(), journal)?)
             })
             .map_err(|e| errors::raise(py, &OpError::from(e)))?;
-        let system = py.detach(|| system_over(Arc::new(home), clock.clone(), task_queue))?;
+        let system = py.detach(|| system_over(Arc::new(home), &opening))?;
         return Ok(Opened {
             system,
             sqlite: Some(store),
             memory: None,
-            embedder: None,
-            clock,
+            embedder: opening.embedder,
+            clock: opening.clock,
         });
     }
     Err(errors::invalid(format!(

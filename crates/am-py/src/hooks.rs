@@ -76,3 +76,36 @@ pub(crate) fn py_clock(py: Python<'_>, callable: Py<PyAny>) -> PyResult<Clock> {
         })
     }))
 }
+
+/// A Python predicate hook (`should_continue() -> bool`, `cancelled() ->
+/// bool`), read by its truth value. One that raises stops the pass (it
+/// answers `stop_on_raise`): a host whose check fails is not asked to go on.
+pub(crate) fn py_predicate(
+    callable: Py<PyAny>,
+    stop_on_raise: bool,
+) -> Arc<dyn Fn() -> bool + Send + Sync> {
+    Arc::new(move || {
+        Python::attach(|py| {
+            callable
+                .bind(py)
+                .call0()
+                .and_then(|v| v.is_truthy())
+                .unwrap_or(stop_on_raise)
+        })
+    })
+}
+
+/// The engine's commit guard from a Python `commit_guard(where: str) ->
+/// None`: raising refuses the commit, the exception kept
+/// ([`crate::errors::GuardRaised`]).
+pub(crate) fn py_guard(callable: Py<PyAny>) -> am_triples::CommitGuard {
+    am_triples::CommitGuard::new(move |point| {
+        Python::attach(|py| {
+            callable
+                .bind(py)
+                .call1((point,))
+                .map(|_| ())
+                .map_err(|e| Box::new(crate::errors::GuardRaised(e)) as am_triples::GuardError)
+        })
+    })
+}

@@ -10,6 +10,7 @@
 //! Every engine call releases the GIL (`Python::detach`); a hook re-takes it
 //! for the duration of its Python call.
 
+mod embed;
 mod errors;
 mod home;
 mod hooks;
@@ -75,14 +76,17 @@ fn run<'py>(
     home: &Arc<Opened>,
     op: &str,
     kwargs: Option<&Bound<'py, PyDict>>,
-    author: Option<Py<PyAny>>,
+    hooks: Hooks,
 ) -> PyResult<(Bound<'py, PyAny>, Vec<String>)> {
     let args = args_of(kwargs)?;
     let mut host = Host::default();
     host.embedder = home.embedder.clone();
-    if let Some(a) = author.filter(|a| !a.is_none(py)) {
+    let given = |h: Option<Py<PyAny>>| h.filter(|h| !h.is_none(py));
+    if let Some(a) = given(hooks.author) {
         host.author = Some(Arc::new(hooks::PyAuthor::new(a)));
     }
+    host.should_continue = given(hooks.should_continue).map(|c| hooks::py_predicate(c, false));
+    host.cancelled = given(hooks.cancelled).map(|c| hooks::py_predicate(c, true));
     let answer = py.detach(|| {
         let mut h = NativeHome(home.as_ref());
         let out = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
@@ -104,6 +108,13 @@ fn run<'py>(
     Ok((value, answer.warnings))
 }
 
+/// A call's Python hooks (each optional).
+struct Hooks {
+    author: Option<Py<PyAny>>,
+    should_continue: Option<Py<PyAny>>,
+    cancelled: Option<Py<PyAny>>,
+}
+
 /// An open home: a memory system over a store and a journal.
 #[pyclass(name = "System", module = "abstractmemory_rs._native", frozen)]
 struct System {
@@ -113,37 +124,54 @@ struct System {
 #[pymethods]
 impl System {
     /// Open the memory system over `store` and `journal` (the native store
-    /// and journal objects), with an optional `clock() -> str` and the task
-    /// queue when `task_queue`.
+    /// and journal objects), with an optional `clock() -> str`, the task
+    /// queue when `task_queue`, an `embedder` (the store's when None) and a
+    /// `commit_guard(where) -> None` installed on the store and journal.
     #[new]
-    #[pyo3(signature = (store, journal, *, clock=None, task_queue=false))]
+    #[pyo3(signature = (store, journal, *, clock=None, task_queue=false, embedder=None, commit_guard=None))]
     fn new(
         py: Python<'_>,
         store: &Bound<'_, PyAny>,
         journal: &Bound<'_, PyAny>,
         clock: Option<Py<PyAny>>,
         task_queue: bool,
+        embedder: Option<Py<PyAny>>,
+        commit_guard: Option<Py<PyAny>>,
     ) -> PyResult<Self> {
         let clock = clock
             .filter(|c| !c.is_none(py))
             .map(|c| hooks::py_clock(py, c))
             .transpose()?;
-        let home = home::open(py, store, journal, clock, task_queue)?;
+        let opening = home::Opening {
+            clock,
+            task_queue,
+            embedder: embed::embedder_of(py, embedder)?,
+            commit_guard: commit_guard.filter(|g| !g.is_none(py)).map(hooks::py_guard),
+        };
+        let home = home::open(py, store, journal, opening)?;
         Ok(System {
             home: Arc::new(home),
         })
     }
 
-    /// Run the table's `op` with `kwargs`; answers `(value, warnings)`.
-    #[pyo3(signature = (op, kwargs=None, author=None))]
+    /// Run the table's `op` with `kwargs` and the call's hooks; answers
+    /// `(value, warnings)`.
+    #[pyo3(signature = (op, kwargs=None, author=None, should_continue=None, cancelled=None))]
     fn call<'py>(
         &self,
         py: Python<'py>,
         op: &str,
         kwargs: Option<&Bound<'py, PyDict>>,
         author: Option<Py<PyAny>>,
+        should_continue: Option<Py<PyAny>>,
+        cancelled: Option<Py<PyAny>>,
     ) -> PyResult<(Bound<'py, PyAny>, Vec<String>)> {
-        run(py, &self.home, op, kwargs, author)
+        let hooks = Hooks {
+            author,
+            should_continue,
+            cancelled,
+        };
+        run(py, &self.home, op, kwargs, hooks)
     }
 
     /// The warnings the home raised outside any verb's result (what opening
@@ -165,7 +193,7 @@ fn pure_home() -> PyResult<&'static Arc<Opened>> {
     if let Some(h) = HOME.get() {
         return Ok(h);
     }
-    let opened = Arc::new(home::open_memory(None, false)?);
+    let opened = Arc::new(home::open_memory(home::Opening::default())?);
     // What opening it said (a volatile journal) belongs to no call.
     let _ = opened.system.take_warnings();
     Ok(HOME.get_or_init(|| opened))
@@ -176,12 +204,14 @@ fn pure_home() -> PyResult<&'static Arc<Opened>> {
 /// `store_journal_function` runs through a `System` over its store and
 /// journal instead.
 #[pyfunction]
-#[pyo3(signature = (op, kwargs=None, author=None))]
+#[pyo3(signature = (op, kwargs=None, author=None, should_continue=None, cancelled=None))]
 fn call_function<'py>(
     py: Python<'py>,
     op: &str,
     kwargs: Option<&Bound<'py, PyDict>>,
     author: Option<Py<PyAny>>,
+    should_continue: Option<Py<PyAny>>,
+    cancelled: Option<Py<PyAny>>,
 ) -> PyResult<(Bound<'py, PyAny>, Vec<String>)> {
     let verb = am_ops::find(op).ok_or_else(|| errors::raise(py, &am_ops::unknown_op(op)))?;
     if !matches!(
@@ -193,7 +223,12 @@ fn call_function<'py>(
             wire(verb.shape)
         )));
     }
-    run(py, pure_home()?, op, kwargs, author)
+    let hooks = Hooks {
+        author,
+        should_continue,
+        cancelled,
+    };
+    run(py, pure_home()?, op, kwargs, hooks)
 }
 
 /// Register the package's exception classes (a dict from the error kind's
@@ -211,6 +246,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<home::PySqliteJournal>()?;
     m.add_class::<home::PyMemoryStore>()?;
     m.add_class::<home::PyMemoryJournal>()?;
+    m.add_class::<embed::PyOfflineEmbedder>()?;
     m.add_function(wrap_pyfunction!(table, m)?)?;
     m.add_function(wrap_pyfunction!(call_function, m)?)?;
     m.add_function(wrap_pyfunction!(_set_errors, m)?)?;

@@ -5,8 +5,8 @@ answer ``am exec`` gave, as checked in (crates/am-cli/tests/snapshots).
 
 Left out: the session's own ops (``reopen``, ``write_barrier``: lines
 skipped; ``clock``: the test's clock moves instead), the protocol-only
-script (malformed lines) and the scripts run with an embedder (the package
-takes no embedder object yet).
+script (malformed lines). A script run with ``--embedder offline`` runs with
+``am.OfflineEmbedder()`` on the store.
 """
 
 from __future__ import annotations
@@ -27,10 +27,7 @@ SNAPSHOTS = REPO / "crates/am-cli/tests/snapshots"
 UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 SKIPPED_SCRIPTS = {
     "malformed": "protocol-level lines (not JSON, no op)",
-    "reconstruct": "runs with the offline embedder (no embedder object yet)",
     "reopen": "a session's restarts",
-    "reach": "runs with the offline embedder (no embedder object yet)",
-    "communities": "runs with the offline embedder (no embedder object yet)",
 }
 SESSION_OPS = {"reopen", "write_barrier"}
 
@@ -55,15 +52,28 @@ def plain(value: Any) -> Any:
 
 
 def redact(v: Any) -> Any:
-    return json.loads(UUID.sub("[uuid]", json.dumps(v)))
+    """As the exec snapshots are redacted (crates/am-cli/tests/exec.rs): the
+    UUIDs, and a pass's per-step wall times (``timings_ms``)."""
+    out = json.loads(UUID.sub("[uuid]", json.dumps(v)))
+
+    def times(x: Any) -> Any:
+        if isinstance(x, dict):
+            return {k: ({s: "[ms]" for s in t} if k == "timings_ms" and isinstance(t, dict) else times(t))
+                    for k, t in x.items()}
+        if isinstance(x, list):
+            return [times(y) for y in x]
+        return x
+
+    return times(out)
 
 
 def open_system(args: str, home: Path, clock: SteppedClock) -> am.MemorySystem:
     task_queue = "--task-queue" in args
+    embedder = am.OfflineEmbedder() if "--embedder offline" in args else None
     if "--home" in args:
-        return am.MemorySystem(am.SQLiteTripleStore(home), am.SQLiteJournal(home),
+        return am.MemorySystem(am.SQLiteTripleStore(home, embedder=embedder), am.SQLiteJournal(home),
                                clock=clock, task_queue=task_queue)
-    return am.MemorySystem(am.InMemoryTripleStore(), am.InMemoryJournal(),
+    return am.MemorySystem(am.InMemoryTripleStore(embedder=embedder), am.InMemoryJournal(),
                            clock=clock, task_queue=task_queue)
 
 

@@ -38,10 +38,109 @@ from .errors import (
     WriteBarrierTimeout,
 )
 
-SQLiteTripleStore = _native.SQLiteTripleStore
 SQLiteJournal = _native.SQLiteJournal
-InMemoryTripleStore = _native.InMemoryTripleStore
 InMemoryJournal = _native.InMemoryJournal
+OfflineEmbedder = _native.OfflineEmbedder
+
+
+class _Input:
+    """A 0.3.2 input value (``TripleAssertion(...)``, ``TripleQuery(...)``,
+    ``MemoryRecordInput(...)``, ``Stimulus(...)``): its keywords, passed to a
+    verb as the dict the verb's arguments struct reads (unknown keys are
+    refused there, not here)."""
+
+    __slots__ = ("_fields",)
+
+    def __init__(self, **fields: Any) -> None:
+        object.__setattr__(self, "_fields", {k: v for k, v in fields.items() if v is not None})
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__") or name == "_fields":
+            raise AttributeError(name)
+        try:
+            return self._fields[name]
+        except KeyError:
+            raise AttributeError(f"{type(self).__name__} has no field {name!r}") from None
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"{type(self).__name__} is frozen")
+
+    def to_dict(self) -> Dict[str, Any]:
+        return _plain_input(self._fields)  # type: ignore[no-any-return]
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is type(self) and self._fields == other._fields  # type: ignore[attr-defined]
+
+    def __repr__(self) -> str:
+        inner = ", ".join(f"{k}={v!r}" for k, v in self._fields.items())
+        return f"{type(self).__name__}({inner})"
+
+
+class TripleAssertion(_Input):
+    """A layer-1 assertion to add (0.3.2's dataclass, as keywords)."""
+
+
+class TripleQuery(_Input):
+    """A layer-1 query (0.3.2's dataclass, as keywords)."""
+
+
+class MemoryRecordInput(_Input):
+    """A record to form (0.3.2's dataclass, as keywords)."""
+
+
+class Stimulus(_Input):
+    """A recall cue (0.3.2's dataclass, as keywords)."""
+
+
+class RecallBudget(_Input):
+    """A recall budget (0.3.2's dataclass, as keywords)."""
+
+
+def _plain_input(value: Any) -> Any:
+    """A call's argument with the 0.3.2 input objects as their dicts and
+    tuples as lists (what the engine's structs read)."""
+    if isinstance(value, _Input):
+        return _plain_input(value._fields)
+    if isinstance(value, VerbResult):
+        return _plain_input(value._data)
+    if isinstance(value, dict):
+        return {k: _plain_input(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain_input(v) for v in value]
+    return value
+
+
+def _store_verb(op: str) -> Callable[..., Any]:
+    """A layer-1 verb as a method of a bare store (0.3.2's ``store.add([...])``,
+    ``store.query(TripleQuery(...))``): run over the store's open system, or
+    one opened over it; a result row is a :class:`VerbResult` (its fields as
+    attributes, as 0.3.2's ``TripleAssertion``)."""
+
+    def method(self: Any, *args: Any, **kwargs: Any) -> Any:
+        verb = next(v for v in TABLE if v["name"] == op)
+        _positional(verb, args, kwargs)
+        value, found = _system_of(self, None).call(op, _plain_input(kwargs))
+        _warn(found)
+        if isinstance(value, list):
+            return [VerbResult("TripleAssertion", v) if isinstance(v, dict) else v for v in value]
+        return value
+
+    method.__name__ = op
+    method.__qualname__ = op
+    method.__doc__ = f"The verb table's {op!r} over this store (layer 1)."
+    return method
+
+
+class SQLiteTripleStore(_native.SQLiteTripleStore):
+    """``SQLiteTripleStore(path, *, embedder=None)``: the store of the SQLite
+    home at ``path``; ``add`` / ``query`` / ``close_assertion`` /
+    ``narrow_assertion`` are layer 1's verbs."""
+
+
+class InMemoryTripleStore(_native.InMemoryTripleStore):
+    """``InMemoryTripleStore(*, embedder=None)``: a volatile store; ``add`` /
+    ``query`` / ``close_assertion`` / ``narrow_assertion`` are layer 1's
+    verbs."""
 
 
 class MemoryWarning(UserWarning):
@@ -62,9 +161,15 @@ class VerbResult:
         if name.startswith("__") or name in ("_op", "_data"):
             raise AttributeError(name)  # copy/pickle probes, an unset slot
         try:
-            return self._data[name]
+            value = self._data[name]
         except KeyError:
             raise AttributeError(f"{self._op} result has no field {name!r}") from None
+        # A nested object reads by attribute too (0.3.2's result.handles[0].record_id).
+        if isinstance(value, dict):
+            return VerbResult(f"{self._op}.{name}", value)
+        if isinstance(value, list) and any(isinstance(v, dict) for v in value):
+            return [VerbResult(f"{self._op}.{name}", v) if isinstance(v, dict) else v for v in value]
+        return value
 
     def __setattr__(self, name: str, value: Any) -> None:
         raise AttributeError(f"{self._op} result is read-only")
@@ -135,12 +240,22 @@ def _positional(verb: Dict[str, Any], args: Tuple[Any, ...], kwargs: Dict[str, A
         kwargs[name] = value
 
 
-def _split_author(verb: Dict[str, Any], kwargs: Dict[str, Any]) -> Optional[Callable[..., Any]]:
-    """The ``author`` callable, taken out of the keywords; a non-callable
-    ``author`` (the exec protocol's scripted answers) stays a keyword."""
+def _split_hooks(verb: Dict[str, Any], kwargs: Dict[str, Any]) -> Dict[str, Any]:
+    """The call's hooks, taken out of the keywords: the ``author`` callable
+    (a non-callable ``author``, the exec protocol's scripted answers, stays a
+    keyword) and, for a verb that takes them, ``should_continue`` and
+    ``cancelled`` (callables answering a bool)."""
+    hooks: Dict[str, Any] = {}
     if "author" in verb["hooks"] and callable(kwargs.get("author")):
-        return kwargs.pop("author")
-    return None
+        hooks["author"] = kwargs.pop("author")
+    if "cancel_after" in verb["hooks"]:
+        for name in ("should_continue", "cancelled"):
+            if name in kwargs:
+                hook = kwargs.pop(name)
+                if hook is not None and not callable(hook):
+                    raise TypeError(f"{verb['name']}(): {name} is a callable answering a bool, got {type(hook).__name__}")
+                hooks[name] = hook
+    return hooks
 
 
 def _doc(verb: Dict[str, Any]) -> str:
@@ -163,8 +278,8 @@ def _system_method(verb: Dict[str, Any]) -> Callable[..., Any]:
 
     def method(self: Any, *args: Any, **kwargs: Any) -> Any:
         _positional(verb, args, kwargs)
-        author = _split_author(verb, kwargs)
-        value, found = self._system.call(op, kwargs, author)
+        hooks = _split_hooks(verb, kwargs)
+        value, found = self._system.call(op, _plain_input(kwargs), **hooks)
         _warn(found)
         return _present(op, present, value)
 
@@ -181,11 +296,11 @@ def _function(verb: Dict[str, Any]) -> Callable[..., Any]:
         # `system`: the home to read where the table's arguments name a
         # record instead of carrying it (reading_provenance(record_id=...)).
         _positional(verb, args, kwargs)
-        author = _split_author(verb, kwargs)
+        hooks = _split_hooks(verb, kwargs)
         if system is not None:
-            value, found = system._system.call(op, kwargs, author)
+            value, found = system._system.call(op, _plain_input(kwargs), **hooks)
         else:
-            value, found = _native.call_function(op, kwargs, author)
+            value, found = _native.call_function(op, _plain_input(kwargs), **hooks)
         _warn(found)
         return _present(op, present, value)
 
@@ -202,7 +317,7 @@ def _store_journal_function(verb: Dict[str, Any]) -> Callable[..., Any]:
 
     def function(store: Any, *args: Any, journal: Any = None, **kwargs: Any) -> Any:
         _positional(verb, args, kwargs)
-        author = _split_author(verb, kwargs)
+        hooks = _split_hooks(verb, kwargs)
         if folds:
             # The verb's own ``journal`` argument says whether the read folds
             # the journal (am exec's ``"journal": true``); 0.3.2's call shape
@@ -212,7 +327,7 @@ def _store_journal_function(verb: Dict[str, Any]) -> Callable[..., Any]:
             elif journal is not None:
                 kwargs["journal"] = True
         native = _system_of(store, journal)
-        value, found = native.call(op, kwargs, author)
+        value, found = native.call(op, _plain_input(kwargs), **hooks)
         _warn(found)
         return _present(op, present, value)
 
@@ -235,10 +350,16 @@ def _system_of(store: Any, journal: Any) -> Any:
     for s in list(_SYSTEMS):
         if s._store_obj is store and (journal is None or s._journal_obj is journal):
             return s._system
-    if journal is None:
-        journal = SQLiteJournal(store.path) if isinstance(store, SQLiteTripleStore) else InMemoryJournal()
+    bare = journal is None
+    if bare:
+        kept = getattr(store, "__dict__", {}).get("_am_bare")
+        if kept is not None:
+            return kept
+        journal = SQLiteJournal(store.path) if isinstance(store, _native.SQLiteTripleStore) else InMemoryJournal()
     native = _native.System(store, journal)
     native.take_warnings()  # what opening said (a volatile journal) is no call's
+    if bare and hasattr(store, "__dict__"):
+        store.__dict__["_am_bare"] = native  # a bare store's layer-1 calls share one
     return native
 
 
@@ -271,28 +392,34 @@ class MemorySystem:
     ``SQLiteTripleStore(path)`` with ``SQLiteJournal(path)``, or
     ``InMemoryTripleStore()`` with ``InMemoryJournal()``.
 
+    ``store`` and ``journal`` come positionally or as keywords (0.3.2's
+    form). ``embedder`` is an object with ``embed_texts(texts) ->
+    list[list[float]]`` (or ``OfflineEmbedder()``), the store's own when
+    None; a system with no embedder anywhere has none, as in the spec.
     ``clock`` is a ``clock() -> str`` answering an ISO-8601 instant (the
     engine's record time; the wall clock without one); ``task_queue=True``
-    opens the home's memory task queue (``system.tasks``). Without an
-    embedder the system has none (an embedder object is not taken yet).
+    opens the home's memory task queue (``system.tasks``);
+    ``commit_guard(where: str) -> None`` is called before every write's
+    COMMIT, and its exception refuses the write and reaches the caller
+    unchanged.
     """
 
     def __init__(
         self,
-        store: Any,
-        journal: Any,
+        store: Any = None,
+        journal: Any = None,
         *,
         embedder: Any = None,
         clock: Optional[Callable[[], str]] = None,
         task_queue: bool = False,
+        commit_guard: Optional[Callable[[str], None]] = None,
     ) -> None:
         if store is None or journal is None:
             raise InvalidInput("MemorySystem needs both a store and a journal")
-        if embedder is not None:
-            raise Unsupported("an embedder object is not taken by this version of abstractmemory_rs")
         self._store_obj = store
         self._journal_obj = journal
-        self._system = _native.System(store, journal, clock=clock, task_queue=task_queue)
+        self._system = _native.System(store, journal, clock=clock, task_queue=task_queue,
+                                      embedder=embedder, commit_guard=commit_guard)
         self._parts: Dict[str, _Part] = {}
         _warn(self._system.take_warnings())
         _SYSTEMS.add(self)
@@ -366,6 +493,11 @@ def _install() -> None:
 
 _install()
 
+for _op in ("add", "query", "close_assertion", "narrow_assertion"):
+    if any(v["name"] == _op for v in TABLE):
+        setattr(SQLiteTripleStore, _op, _store_verb(_op))
+        setattr(InMemoryTripleStore, _op, _store_verb(_op))
+
 
 def verb_callable(system: MemorySystem, op: str) -> Callable[..., Any]:
     """The Python callable of the table's ``op`` (bound to ``system`` where it
@@ -396,6 +528,12 @@ __all__ = [
     "SQLiteJournal",
     "InMemoryTripleStore",
     "InMemoryJournal",
+    "OfflineEmbedder",
+    "TripleAssertion",
+    "TripleQuery",
+    "MemoryRecordInput",
+    "Stimulus",
+    "RecallBudget",
     "VerbResult",
     "MemoryWarning",
     "TABLE",

@@ -5,12 +5,15 @@ from typing import Any, Callable, Dict, List, Optional, Tuple, Union
 
 from typing import final
 
+from typing_extensions import disjoint_base
+
 __all__ = [
     "System",
     "SQLiteTripleStore",
     "SQLiteJournal",
     "InMemoryTripleStore",
     "InMemoryJournal",
+    "OfflineEmbedder",
     "table",
     "call_function",
     "_set_errors",
@@ -18,11 +21,12 @@ __all__ = [
 
 _Path = Union[str, PathLike[str]]
 
-@final
+@disjoint_base
 class SQLiteTripleStore:
-    def __new__(cls, path: _Path) -> "SQLiteTripleStore": ...
+    def __new__(cls, path: _Path, *, embedder: Any = None) -> "SQLiteTripleStore": ...
     @property
     def path(self) -> str: ...
+    def close(self) -> None: ...
 
 @final
 class SQLiteJournal:
@@ -30,13 +34,23 @@ class SQLiteJournal:
     @property
     def path(self) -> str: ...
 
-@final
+@disjoint_base
 class InMemoryTripleStore:
-    def __new__(cls) -> "InMemoryTripleStore": ...
+    def __new__(cls, *, embedder: Any = None) -> "InMemoryTripleStore": ...
+    def close(self) -> None: ...
 
 @final
 class InMemoryJournal:
     def __new__(cls) -> "InMemoryJournal": ...
+
+@final
+class OfflineEmbedder:
+    def __new__(cls) -> "OfflineEmbedder": ...
+    def embed_texts(self, texts: List[str]) -> List[List[float]]: ...
+    @property
+    def model_id(self) -> Optional[str]: ...
+    @property
+    def dimension(self) -> int: ...
 
 @final
 class System:
@@ -47,12 +61,16 @@ class System:
         *,
         clock: Optional[Callable[[], str]] = None,
         task_queue: bool = False,
+        embedder: Any = None,
+        commit_guard: Optional[Callable[[str], Any]] = None,
     ) -> "System": ...
     def call(
         self,
         op: str,
         kwargs: Optional[Dict[str, Any]] = None,
         author: Optional[Callable[[str, str, Dict[str, Any]], Dict[str, Any]]] = None,
+        should_continue: Optional[Callable[[], bool]] = None,
+        cancelled: Optional[Callable[[], bool]] = None,
     ) -> Tuple[Any, List[str]]: ...
     def take_warnings(self) -> List[str]: ...
     def close(self) -> None: ...
@@ -62,5 +80,7 @@ def call_function(
     op: str,
     kwargs: Optional[Dict[str, Any]] = None,
     author: Optional[Callable[[str, str, Dict[str, Any]], Dict[str, Any]]] = None,
+    should_continue: Optional[Callable[[], bool]] = None,
+    cancelled: Optional[Callable[[], bool]] = None,
 ) -> Tuple[Any, List[str]]: ...
 def _set_errors(classes: Dict[str, type]) -> None: ...
