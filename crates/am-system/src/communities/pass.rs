@@ -453,7 +453,7 @@ impl crate::MemorySystem {
         report.pending = self.pending_keys(&standing_of(&after.topics))?;
         report.timings_ms = timings;
         self.faculty_state
-            .cache::<crate::communities::reads::IndexCache>()
+            .cache::<crate::communities::index::IndexCache>()
             .lock()
             .clear();
         Ok(report)

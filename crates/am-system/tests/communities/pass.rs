@@ -529,3 +529,54 @@ fn recall_is_untouched_by_communities() {
         );
     });
 }
+
+/// The exec script's sequence (a first pass with a budget of one, an
+/// unchanged pass, a new record, then a pass cancelled after planning): the
+/// cancelled pass answers `pending` with the standing pending topic, read
+/// back, on every fresh home (an exec line once answered it `[]` in one
+/// snapshot; the sequence is run here many times on both stacks).
+#[test]
+fn a_cancelled_pass_reads_the_standing_pending_topic_back_on_every_run() {
+    for _ in 0..8 {
+        on_both(|s| {
+            two_topics(s);
+            let first = s
+                .system
+                .communities_pass(
+                    &CommunitiesPass {
+                        budget: Some(1),
+                        ..pass_args()
+                    },
+                    Some(&namer),
+                    &never,
+                )
+                .unwrap();
+            assert_eq!(first.pending.len(), 1, "[{}] {first:?}", s.name);
+            s.system
+                .communities_pass(
+                    &CommunitiesPass {
+                        budget: Some(0),
+                        ..pass_args()
+                    },
+                    None,
+                    &never,
+                )
+                .unwrap();
+            about(s, "garden", 1, "later");
+            let before = written(s);
+            let r = s
+                .system
+                .communities_pass(&pass_args(), None, &|| true)
+                .unwrap();
+            assert!(r.cancelled);
+            assert_eq!(written(s), before, "[{}] nothing written", s.name);
+            let standing: Vec<String> = community_rows(s)
+                .iter()
+                .filter(|a| a.attributes.get("pending").is_some_and(|p| p.is_object()))
+                .map(|a| a.attributes["community_key"].as_str().unwrap().to_owned())
+                .collect();
+            assert_eq!(r.pending, standing, "[{}] read back", s.name);
+            assert_eq!(r.pending, first.pending, "[{}]", s.name);
+        });
+    }
+}
