@@ -414,6 +414,46 @@ fn topics_before_the_first_sleep_say_so_and_after_a_sleep_list_the_topics() {
     assert_ne!(bad.code, 0);
 }
 
+/// `am ingest` into a home that keeps a task queue (it has slept) opens it
+/// with the queue: each record it forms is placed in its provisional topic,
+/// which `am topics` serves as `provisional_ids`.
+#[test]
+fn ingest_after_a_sleep_places_the_new_records_in_their_provisional_topics() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = demo_home(dir.path());
+    let h = home.to_str().unwrap();
+    let night = am(&["sleep", h, "--owner", "demo", "--json"]);
+    assert_eq!(night.code, 0, "{}", night.stderr);
+    let more = dir.path().join("more.jsonl");
+    std::fs::write(
+        &more,
+        "{\"speaker\": \"Ada\", \"text\": \"The tomato seedlings on plot 14 need staking before the weekend.\", \"at\": \"2026-03-20T09:00:00Z\", \"session\": \"9\"}\n\
+         {\"speaker\": \"Bram\", \"text\": \"I will bring the bamboo canes to the allotment for the tomatoes.\", \"at\": \"2026-03-20T09:01:00Z\", \"session\": \"9\"}\n",
+    )
+    .unwrap();
+    let out = am(&[
+        "--embedder",
+        "offline",
+        "ingest",
+        "--home",
+        h,
+        "--format",
+        "jsonl",
+        "--scope",
+        "life:demo",
+        more.to_str().unwrap(),
+    ]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let v = am(&["topics", h, "--owner", "demo", "--json"]).json();
+    let placed: usize = v["communities"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["provisional_ids"].as_array().map_or(0, Vec::len))
+        .sum();
+    assert_eq!(placed, 2, "both new turns placed: {v}");
+}
+
 #[test]
 fn sleep_with_an_author_file_authors_the_nights_records_and_json_carries_the_night() {
     let dir = tempfile::tempdir().unwrap();
