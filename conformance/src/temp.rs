@@ -62,6 +62,12 @@ impl<S: TripleStore> TripleStore for TempStore<S> {
     fn embedding_pin(&self) -> am_triples::Result<Option<EmbeddingPin>> {
         self.store.embedding_pin()
     }
+    fn preview_vectors(
+        &self,
+        rows: &[am_triples::TripleAssertion],
+    ) -> am_triples::Result<Option<Vec<Option<Vec<f32>>>>> {
+        self.store.preview_vectors(rows)
+    }
     fn embeds_on_add(&self) -> Option<bool> {
         self.store.embeds_on_add()
     }

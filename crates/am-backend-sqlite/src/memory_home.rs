@@ -219,6 +219,19 @@ impl JournalTx for SqliteHomeTx<'_> {
                 }
             })
     }
+
+    fn append_events(&mut self, events: &[am_journal::MemoryEvent]) -> HomeResult<()> {
+        self.journal
+            .append_events_in(self.conn, events)
+            .map(|_| ())
+            .map_err(|e| {
+                if e.kind() == am_triples::ErrorKind::InvalidInput {
+                    e
+                } else {
+                    e.with_prefix("journal append_events (the transaction's other writes were rolled back too)")
+                }
+            })
+    }
 }
 
 impl HomeTx for SqliteHomeTx<'_> {
@@ -256,7 +269,8 @@ impl MemoryHome for SqliteMemoryHome {
             .sqlite_store
             .prepare_fresh_rows(rows)
             .map_err(am_triples::Error::from)?;
-        Ok(PreparedBatch::new(ids, Box::new(prepared)))
+        let vectors = prepared.vectors();
+        Ok(PreparedBatch::new(ids, Box::new(prepared)).with_vectors(vectors))
     }
 
     fn check_rewrite(&self) -> HomeResult<()> {

@@ -257,6 +257,21 @@ pub fn holds_rows(path: &Path) -> CliResult<bool> {
     .map_err(CliError::from)
 }
 
+/// Whether the home at `path` keeps a memory task queue (its `memq_tasks`
+/// table exists: it has slept, or a host opened it with `task_queue`);
+/// `false` for a missing or unreadable file.
+pub fn keeps_task_queue(path: &Path) -> bool {
+    path.is_file()
+        && open_read_only(path).is_ok_and(|c| {
+            c.query_row(
+                "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = 'memq_tasks'",
+                [],
+                |r| r.get::<_, i64>(0),
+            )
+            .is_ok_and(|n| n > 0)
+        })
+}
+
 /// Open `path` read-only, refusing a missing path or a file that is not SQLite.
 ///
 /// # Errors

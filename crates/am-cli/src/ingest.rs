@@ -109,11 +109,15 @@ impl IngestCmd {
             }
         };
         let clock = PinnedClock::wall();
-        let engine = home::open(
+        // A home that keeps a task queue (it has slept) is opened with it, so
+        // each record formed is placed in its provisional topic (api.md
+        // "Communities (topics)": placement needs the queue).
+        let queued = home::keeps_task_queue(&home);
+        let engine = home::open_queued(
             &HomeSpec::Sqlite(home.clone()),
             ctx.build_embedder(&spec)?,
             &clock,
-            am_system::ReconstructConfig::default(),
+            queued,
         )?;
         let started = std::time::Instant::now();
         engine.bulk_mode()?;

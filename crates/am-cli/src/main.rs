@@ -32,6 +32,7 @@ mod situate;
 mod sleep;
 mod tasks;
 mod text;
+mod topics;
 mod turn;
 mod versions;
 
@@ -90,6 +91,7 @@ enum Command {
     Replay(observe::ReplayCmd),
     Card(card::CardCmd),
     Cards(cards::CardsCmd),
+    Topics(topics::TopicsCmd),
     Identity(entity::IdentityCmd),
     Feelings(entity::FeelingsCmd),
     Diary(entity::DiaryCmd),
@@ -131,6 +133,7 @@ impl Command {
             Command::Replay(c) => c.run(ctx),
             Command::Card(c) => c.run(ctx),
             Command::Cards(c) => c.run(ctx),
+            Command::Topics(c) => c.run(ctx),
             Command::Identity(c) => c.run(ctx),
             Command::Feelings(c) => c.run(ctx),
             Command::Drives(c) => c.run(ctx),

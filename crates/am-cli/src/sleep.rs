@@ -9,7 +9,11 @@
 //! (SIGINT, SIGTERM) ends the night at the next sub-phase boundary, the
 //! report says what completed, and the exit code is 128 + the signal (130,
 //! 143); `--cancel-after PHASE` rehearses that at a
-//! named boundary (exec's `cancel_after`). `am sleep --due` sleeps nothing:
+//! named boundary (exec's `cancel_after`). After a completed (not dry-run)
+//! night it runs `communities_pass` over the same pairs with the same
+//! author (api.md: the host runs the topics during its sleep; `sleep_pass`
+//! does not call it): a `communities:` line on stderr, a `Topics:` line in
+//! the report, `communities` in the JSON. `am sleep --due` sleeps nothing:
 //! it prints `records_since_maintenance` and `maintenance_due`.
 //!
 //! Spec: api.md "Consolidation (sleep and dreams)" (`sleep_pass`,
@@ -22,6 +26,7 @@ use crate::error::{CliError, CliResult};
 use crate::home::{self, HomeSpec, PinnedClock};
 use crate::text::escape;
 use am_system::MemorySystem;
+use am_system::communities::{CommunitiesPass, CommunitiesReport};
 use am_system::sleep::{
     MaintenanceDue, NIGHT_PHASES, NightHooks, RecordsSinceMaintenance, SleepPass, SleepResult,
 };
@@ -155,12 +160,37 @@ impl SleepCmd {
             self.cancel_after.as_deref(),
             ctx.json,
         )?;
+        // The host runs the topics after the night (api.md: `sleep_pass` does
+        // not call `communities_pass`): a completed, written night only.
+        let topics = if self.report_only
+            || night.cancelled_after.is_some()
+            || STOP.load(Ordering::SeqCst) != 0
+        {
+            None
+        } else {
+            let mut cargs = CommunitiesPass::new(&[], &owner);
+            cargs.scopes.clone_from(&args.scopes);
+            let stop = || STOP.load(Ordering::SeqCst) != 0;
+            let r = engine.system.communities_pass(
+                &cargs,
+                author.as_ref().map(|a| a as &dyn am_system::Author),
+                &stop,
+            )?;
+            if !ctx.json {
+                eprintln!("communities: {}", topics_account(&r));
+            }
+            Some(r)
+        };
         let waiting = live_tasks(&engine.system)?;
         let signal = STOP.load(Ordering::SeqCst);
         // A signal that came after the completion marker stopped nothing.
         let by_signal = signal != 0 && night.cancelled_after.is_some();
-        let v = json!({"night": night, "tasks_waiting": waiting, "stopped_by_signal": by_signal});
-        ctx.emit(&v, &render(&night, waiting, by_signal))?;
+        let v = json!({"night": night, "communities": topics, "tasks_waiting": waiting, "stopped_by_signal": by_signal});
+        let mut text = render(&night, waiting, by_signal);
+        if let Some(r) = &topics {
+            let _ = writeln!(text, "Topics: {}.", topics_account(r));
+        }
+        ctx.emit(&v, &text)?;
         // The shell's convention, 128 + the signal: a cron-style host tells
         // a stopped night from a completed one by the exit code alone.
         Ok(if by_signal {
@@ -339,6 +369,24 @@ fn live_tasks(sys: &MemorySystem) -> CliResult<usize> {
         .into_iter()
         .filter(|t| t.status.is_live())
         .count())
+}
+
+/// One line of what `communities_pass` did.
+fn topics_account(r: &CommunitiesReport) -> String {
+    if let Some(why) = &r.skipped {
+        return format!("skipped ({})", escape(why));
+    }
+    format!(
+        "{} new, {} kept, {} renamed, {} dissolved, {} unchanged; {} authored ({} in place), {} pending",
+        r.new.len(),
+        r.kept.len(),
+        r.renamed.len(),
+        r.dissolved.len(),
+        r.unchanged.len(),
+        r.authored.len(),
+        r.authored_in_place.len(),
+        r.pending.len()
+    )
 }
 
 /// The readable report.

@@ -322,7 +322,13 @@ fn sleep_runs_one_night_a_line_per_sub_phase_then_the_report_and_records_its_com
         .collect();
     assert_eq!(
         phases,
-        ["resolution", "maintenance", "world_models", "dream"],
+        [
+            "resolution",
+            "maintenance",
+            "world_models",
+            "dream",
+            "communities"
+        ],
         "{}",
         out.stderr
     );
@@ -343,9 +349,19 @@ fn sleep_runs_one_night_a_line_per_sub_phase_then_the_report_and_records_its_com
         .and_then(|n| n.trim_end_matches('.').parse().ok())
         .unwrap();
     assert!(waiting >= 2, "the dream's title and summary wait: {t}");
-    // The cadence moved: nothing since the night, the boundary is memory's.
+    let topics: usize = t
+        .lines()
+        .find_map(|l| l.strip_prefix("Topics: "))
+        .and_then(|l| l.split(" new,").next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("a Topics line: {t}"));
+    assert!(topics >= 1, "{t}");
+    // The cadence moved: the boundary is memory's, and the only records
+    // since the night are the topics `communities_pass` formed after it
+    // (community records are formed records; the pass runs after the
+    // night's completion, as the host runs it).
     let due = am(&["sleep", h, "--due", "--json"]).json();
-    assert_eq!(due["records_since_maintenance"]["count"], 0);
+    assert_eq!(due["records_since_maintenance"]["count"], topics);
     assert_eq!(
         due["records_since_maintenance"]["boundary_source"],
         "memory"
@@ -355,6 +371,87 @@ fn sleep_runs_one_night_a_line_per_sub_phase_then_the_report_and_records_its_com
         due["maintenance_due"]["pending_tasks"].as_u64() >= Some(1),
         "{due}"
     );
+}
+
+/// `am topics` before and after `am sleep` (which runs `communities_pass`
+/// after the night): no topics before the first sleep, then the topics
+/// largest first, each pending without an author; `--json` is the payload.
+#[test]
+fn topics_before_the_first_sleep_say_so_and_after_a_sleep_list_the_topics() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = demo_home(dir.path());
+    let h = home.to_str().unwrap();
+    let before = am(&["topics", h, "--owner", "demo"]);
+    assert_eq!(before.code, 0, "{}", before.stderr);
+    assert!(
+        before.stdout.starts_with("No topics yet for life:demo"),
+        "{}",
+        before.stdout
+    );
+    let night = am(&["sleep", h, "--owner", "demo", "--json"]).json();
+    let topics = &night["communities"];
+    assert_eq!(topics["pass_name"], "communities_pass", "{night}");
+    let formed = topics["written"].as_array().map_or(0, Vec::len);
+    assert!(formed >= 1, "the demo home has topics: {topics}");
+    let t = am(&["topics", h, "--owner", "demo"]);
+    assert_eq!(t.code, 0, "{}", t.stderr);
+    assert!(
+        t.stdout
+            .starts_with(&format!("{formed} topic(s) of life:demo (version ")),
+        "{}",
+        t.stdout
+    );
+    assert!(
+        t.stdout.contains("\n- pending [topic-"),
+        "pending without an author: {}",
+        t.stdout
+    );
+    let v = am(&["topics", h, "--owner", "demo", "--json"]).json();
+    assert_eq!(v["version"], 2);
+    assert_eq!(v["first_sleep_pending"], false);
+    assert_eq!(v["communities"].as_array().map(Vec::len), Some(formed));
+    let bad = am(&["topics", h, "--owner", " "]);
+    assert_ne!(bad.code, 0);
+}
+
+/// `am ingest` into a home that keeps a task queue (it has slept) opens it
+/// with the queue: each record it forms is placed in its provisional topic,
+/// which `am topics` serves as `provisional_ids`.
+#[test]
+fn ingest_after_a_sleep_places_the_new_records_in_their_provisional_topics() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = demo_home(dir.path());
+    let h = home.to_str().unwrap();
+    let night = am(&["sleep", h, "--owner", "demo", "--json"]);
+    assert_eq!(night.code, 0, "{}", night.stderr);
+    let more = dir.path().join("more.jsonl");
+    std::fs::write(
+        &more,
+        "{\"speaker\": \"Ada\", \"text\": \"The tomato seedlings on plot 14 need staking before the weekend.\", \"at\": \"2026-03-20T09:00:00Z\", \"session\": \"9\"}\n\
+         {\"speaker\": \"Bram\", \"text\": \"I will bring the bamboo canes to the allotment for the tomatoes.\", \"at\": \"2026-03-20T09:01:00Z\", \"session\": \"9\"}\n",
+    )
+    .unwrap();
+    let out = am(&[
+        "--embedder",
+        "offline",
+        "ingest",
+        "--home",
+        h,
+        "--format",
+        "jsonl",
+        "--scope",
+        "life:demo",
+        more.to_str().unwrap(),
+    ]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let v = am(&["topics", h, "--owner", "demo", "--json"]).json();
+    let placed: usize = v["communities"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["provisional_ids"].as_array().map_or(0, Vec::len))
+        .sum();
+    assert_eq!(placed, 2, "both new turns placed: {v}");
 }
 
 #[test]
@@ -388,7 +485,14 @@ fn sleep_with_an_author_file_authors_the_nights_records_and_json_carries_the_nig
     assert_eq!(night["authoring"]["failures"], serde_json::json!([]));
     let authored = night["authoring"]["authored"].as_array().unwrap().len();
     assert!(authored >= 2, "candidates and the dream authored");
-    assert_eq!(v["tasks_waiting"], 1, "only the dream's narration waits");
+    // The dream's narration waits, and each topic the answers did not reach
+    // waits for its title and summary.
+    let pending_topics = v["communities"]["pending"].as_array().unwrap().len();
+    assert_eq!(
+        v["tasks_waiting"],
+        1 + 2 * pending_topics,
+        "the narration and the pending topics' tasks: {v}"
+    );
     assert_eq!(v["stopped_by_signal"], false);
     assert!(night["dream"]["dream_record_id"].is_string());
 }

@@ -83,7 +83,10 @@
 //! world-model card and the dream, lands whole, the completion row after
 //! them; a night killed between phases leaves the
 //! completed phases, and the replay completes the night without forming
-//! anything twice).
+//! anything twice), and `placement` (per write, one garden record formed on
+//! a home with a communities version: its rows, its formation binding and
+//! its one `placed` event land together or not at all; a kill between the
+//! record and its event is impossible).
 //!
 //! `AM_CRASH_TRIALS` (default 50, what CI runs: the issue's "CI runs 50
 //! trials per verb"; the 16 verbs before the closing acts took about 60 s
@@ -142,6 +145,7 @@ const VERBS: &[&str] = &[
     "author_world_model_revision",
     "dream_pass",
     "sleep_pass",
+    "placement",
 ];
 const SCOPE: &str = "crash";
 const OWNER: &str = "w";
@@ -1178,8 +1182,93 @@ fn helper(verb: &str, path: &Path, n: usize) {
                 say(&format!("ack {i} {}", r.completion.len()));
             }
         }
+        "placement" => {
+            // The template holds a communities version: each formation
+            // places its record, the `placed` event in the record's own
+            // transaction.
+            let (_, _, system) = open_system_embedded(&home);
+            for i in 0..n {
+                say(&format!("begin {i}"));
+                let ids = system
+                    .remember_many(&RememberMany::new(
+                        vec![garden_record(i, "later")],
+                        SCOPE,
+                        OWNER,
+                        &format!("pl-{i}"),
+                    ))
+                    .expect("remember_many (placed)")
+                    .value;
+                say(&format!("ack {i} {}", ids.join(",")));
+            }
+        }
         other => panic!("unknown verb {other}"),
     }
+}
+
+/// A deterministic embedder for the placement trial: a garden text points
+/// along the first axis, with a small text-derived offset.
+struct GardenEmbedder;
+
+impl am_triples::TextEmbedder for GardenEmbedder {
+    fn embed_texts(&self, texts: &[String]) -> am_triples::Result<Vec<Vec<f32>>> {
+        Ok(texts
+            .iter()
+            .map(|t| {
+                let h = t
+                    .bytes()
+                    .fold(7u32, |h, b| h.wrapping_mul(31).wrapping_add(u32::from(b)));
+                let mut v = vec![0.0f32; DIM];
+                v[0] = 1.0;
+                for (k, x) in v.iter_mut().enumerate().skip(1) {
+                    *x = ((h >> (k * 4)) & 0xf) as f32 / 100.0;
+                }
+                v
+            })
+            .collect())
+    }
+    fn model_id(&self) -> Option<String> {
+        Some("garden-embedder-v1".into())
+    }
+    fn dimension(&self) -> Option<usize> {
+        Some(DIM)
+    }
+}
+
+/// The system over a home whose store embeds with [`GardenEmbedder`], with
+/// the task queue.
+fn open_system_embedded(
+    home: &SqliteHome,
+) -> (Arc<SQLiteTripleStore>, Arc<SQLiteJournal>, MemorySystem) {
+    let store = Arc::new(
+        SQLiteTripleStore::with_home(
+            home,
+            Some(Arc::new(GardenEmbedder)),
+            SqliteStoreOptions::default(),
+        )
+        .expect("open the store"),
+    );
+    let journal = Arc::new(SQLiteJournal::open(home).expect("open the journal"));
+    let system = MemorySystem::with_options(
+        store.clone(),
+        journal.clone(),
+        SystemOptions {
+            clock: Some(am_triples::fixed_clock(
+                am_triples::Timestamp::parse(NOW).unwrap(),
+            )),
+            task_queue: true,
+            ..SystemOptions::default()
+        },
+    )
+    .expect("open the system");
+    (store, journal, system)
+}
+
+fn garden_record(i: usize, tag: &str) -> MemoryRecordInput {
+    MemoryRecordInput::new(
+        RecordKind::Episode,
+        &format!("Garden {tag} {i}"),
+        &format!("Work in the garden beds, {tag} {i}."),
+    )
 }
 
 // ---------------------------------------------------------------- the parent
@@ -1908,6 +1997,24 @@ fn units(verb: &str, path: &Path, reference_ids: &[Vec<String>], n: usize) -> Un
                 u.insert(format!("{verb} supersede {i}"), superseded);
                 u.insert(format!("{verb} close {i}"), closed);
             }
+            "placement" => {
+                // Record `i` (its rows, its formation binding) and its one
+                // `placed` event: one unit, all there or absent.
+                let select = format!(
+                    "SELECT subject FROM triples WHERE owner_id = ?1 \
+                     AND json_extract(attributes_json, '$.title') = 'Garden later {i}'"
+                );
+                let k = formed_unit(&c, &select, OWNER)
+                    + count(
+                        &c,
+                        &format!(
+                            "SELECT COUNT(*) FROM memj_events WHERE kind = 'placed' \
+                             AND record_id IN ({select})"
+                        ),
+                        &[&OWNER],
+                    );
+                u.insert(format!("placement {i}"), k);
+            }
             "dream_pass" => {
                 // Owner `i`'s dream (its digest and two mentions edges), its
                 // formation binding, its tasks and their `enqueued` rows.
@@ -2315,6 +2422,26 @@ fn template(verb: &str, dir: &Path, n: usize) -> PathBuf {
         "sleep_pass" => {
             let (_, _, system) = open_system_queued(&home, true);
             setup_night(&system, n);
+        }
+        "placement" => {
+            // Six garden records and the first communities version over them.
+            let (_, _, system) = open_system_embedded(&home);
+            system
+                .remember_many(&RememberMany::new(
+                    (0..6).map(|i| garden_record(i, "seed")).collect(),
+                    SCOPE,
+                    OWNER,
+                    "pl-seed",
+                ))
+                .unwrap();
+            let r = system
+                .communities_pass(
+                    &am_system::communities::CommunitiesPass::new(&[(SCOPE, OWNER)], OWNER),
+                    None,
+                    &|| false,
+                )
+                .unwrap();
+            assert_eq!(r.written.len(), 1, "one topic: {r:?}");
         }
         "task_release" => {
             // The notes (task 4's targets), there before any kill.

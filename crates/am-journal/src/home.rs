@@ -33,7 +33,7 @@
 use crate::table::{TableReads, TablesTx};
 use crate::task::{TaskReads, TasksTx};
 use crate::task_memory::{InMemoryTaskQueue, MemTasksTx};
-use crate::{ClosureRecord, MemoryJournal, ScopeBinding, UnderstandingVersion};
+use crate::{ClosureRecord, MemoryEvent, MemoryJournal, ScopeBinding, UnderstandingVersion};
 use am_triples::rewrite::{DigestRewrite, PreparedRewrite};
 use am_triples::{CommitGuard, CommitPoint, TripleAssertion, TripleQuery, TripleStore};
 use std::any::Any;
@@ -52,13 +52,42 @@ pub struct PreparedBatch {
     /// canonical rows not stored yet, embedded; for [`PairHome`]: the
     /// assertions as given).
     payload: Box<dyn Any + Send + Sync>,
+    /// The vectors the home computed while preparing (assertion id → vector;
+    /// `None`: this home embeds at write time and computed none).
+    vectors: Option<std::collections::HashMap<String, Vec<f32>>>,
 }
 
 impl PreparedBatch {
     /// A batch carrying a home's own `payload` (read back with
     /// [`PreparedBatch::payload`] by the home that made it).
     pub fn new(ids: Vec<String>, payload: Box<dyn Any + Send + Sync>) -> Self {
-        PreparedBatch { ids, payload }
+        PreparedBatch {
+            ids,
+            payload,
+            vectors: None,
+        }
+    }
+
+    /// The same batch, telling the vectors the home computed while preparing
+    /// (the rows it will store with a vector; a row absent has none).
+    #[must_use]
+    pub fn with_vectors(mut self, vectors: std::collections::HashMap<String, Vec<f32>>) -> Self {
+        self.vectors = Some(vectors);
+        self
+    }
+
+    /// Whether the home computed the batch's vectors while preparing.
+    pub fn knows_vectors(&self) -> bool {
+        self.vectors.is_some()
+    }
+
+    /// The vector a prepared row will be stored with (`None`: none, or the
+    /// home did not compute them, [`PreparedBatch::knows_vectors`]).
+    pub fn vector(&self, assertion_id: &str) -> Option<&[f32]> {
+        self.vectors
+            .as_ref()
+            .and_then(|v| v.get(assertion_id))
+            .map(Vec::as_slice)
     }
 
     /// The home's payload, when it is a `T`.
@@ -306,6 +335,21 @@ pub trait JournalTx {
             "this home's transaction cannot append closures",
         ))
     }
+
+    /// Append events in this transaction, validated first (`InvalidInput`,
+    /// nothing written), idempotent by a supplied `event_id`, as
+    /// `MemoryJournal::append_events` (formation's `placed` events beside
+    /// the records they place).
+    ///
+    /// # Errors
+    /// `InvalidInput` for an invalid event; `Unsupported` for a home
+    /// without it (the default); `Storage`.
+    fn append_events(&mut self, events: &[MemoryEvent]) -> HomeResult<()> {
+        let _ = events;
+        Err(am_triples::Error::unsupported(
+            "this home's transaction cannot append events",
+        ))
+    }
 }
 
 /// A home over any store and journal, which share no transaction (the
@@ -388,6 +432,7 @@ struct PairStaged<'a> {
     rows: Vec<TripleAssertion>,
     bindings: Vec<Vec<ScopeBinding>>,
     closures: Vec<Vec<ClosureRecord>>,
+    events: Vec<MemoryEvent>,
     versions: Vec<UnderstandingVersion>,
     rewrites: Vec<PreparedRewrite>,
     queue: Option<&'a InMemoryTaskQueue>,
@@ -433,6 +478,13 @@ impl JournalTx for PairStaged<'_> {
             checked.push(c.normalized()?);
         }
         self.closures.push(checked);
+        Ok(())
+    }
+
+    fn append_events(&mut self, events: &[MemoryEvent]) -> HomeResult<()> {
+        for e in events {
+            self.events.push(e.normalized()?);
+        }
         Ok(())
     }
 }
@@ -527,6 +579,7 @@ impl MemoryHome for PairHome {
         if staged.rows.is_empty()
             && staged.bindings.is_empty()
             && staged.closures.is_empty()
+            && staged.events.is_empty()
             && staged.versions.is_empty()
             && staged.rewrites.is_empty()
             && !tasks_wrote
@@ -657,6 +710,9 @@ impl PairHome {
         }
         for closures in &staged.closures {
             self.journal.append_closures(closures)?;
+        }
+        if !staged.events.is_empty() {
+            self.journal.append_events(&staged.events)?;
         }
         // The version rows before the row they describe: a failure between
         // the two leaves the row as it was, and the deterministic version ids

@@ -87,3 +87,49 @@ pub(crate) trait CardRekey: Sync {
 pub(crate) fn card_rekey() -> &'static dyn CardRekey {
     crate::CARD_REKEY
 }
+
+/// A record formation is about to store, as placement sees it.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Formed {
+    /// Its graph id.
+    pub(crate) record_id: String,
+    /// Its `(scope, owner_id)`.
+    pub(crate) pair: (String, String),
+    /// The vector it will be stored with (`None`: vector-less).
+    pub(crate) vector: Option<Vec<f32>>,
+    /// The graph ids its formation edges name (`written_amid` left out).
+    pub(crate) neighbours: Vec<String>,
+}
+
+/// Placement at formation (api.md "Communities (topics)"): `remember_many`
+/// places each non-community record it forms in its provisional community,
+/// in the record's own transaction. Formation (core) asks the installed
+/// hook, which `communities` implements.
+pub(crate) trait Placement: Sync {
+    /// Whether any of `pairs` has a communities version (before the first
+    /// sleep nothing is placed, and formation asks for no vector).
+    ///
+    /// # Errors
+    /// The store's or journal's failure.
+    fn active(&self, system: &MemorySystem, pairs: &[(String, String)]) -> Result<bool>;
+
+    /// The `placed` events of `formed` (pure: reads the in-memory index
+    /// only, once caught up), each validated; `now` stamps them.
+    ///
+    /// # Errors
+    /// The store's or journal's failure.
+    fn plan(
+        &self,
+        system: &MemorySystem,
+        formed: &[Formed],
+        now: &str,
+    ) -> Result<Vec<am_journal::MemoryEvent>>;
+
+    /// The events committed (with their seqs): the index notes them.
+    fn committed(&self, system: &MemorySystem, events: &[am_journal::MemoryEvent]);
+}
+
+/// The installed [`Placement`].
+pub(crate) fn placement() -> &'static dyn Placement {
+    crate::PLACEMENT
+}

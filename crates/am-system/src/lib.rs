@@ -40,6 +40,11 @@ pub mod world_models;
 /// `world_models`' plan.
 static CARD_REKEY: &dyn hooks::CardRekey = &world_models::rekey::InterestCards;
 
+/// The installed placement hook ([`hooks::Placement`]): formation places
+/// each record it forms in its provisional community through
+/// `communities`' index.
+static PLACEMENT: &dyn hooks::Placement = &communities::placement::Placer;
+
 pub use am_journal::{ActiveMemorySnapshot, AuthorKind, AuthorRef, ReaderRef, SourceRef};
 pub use concepts::{
     ConceptAdmission, ConceptAnchorTuning, concept_terms, expand_by_concepts, record_concepts,

@@ -159,6 +159,21 @@ impl TripleStore for InMemoryTripleStore {
         }
     }
 
+    fn preview_vectors(&self, rows: &[TripleAssertion]) -> Result<Option<Vec<Option<Vec<f32>>>>> {
+        let canonical = rows
+            .iter()
+            .map(TripleAssertion::canonicalized)
+            .collect::<Result<Vec<_>>>()?;
+        let texts: Vec<String> = match &self.embedder {
+            Some(_) => canonical.iter().map(canonical_text).collect(),
+            None => return Ok(Some(vec![None; rows.len()])),
+        };
+        let embedded = store::embed_rows(self.embedder.as_deref(), &canonical, &texts, || {
+            Ok(self.lock().pin.clone())
+        })?;
+        Ok(Some(embedded.vectors))
+    }
+
     fn add(&self, assertions: &[TripleAssertion]) -> Result<Vec<String>> {
         let added = self.add_with_warnings(assertions)?;
         self.lock().warnings.extend(added.warnings);

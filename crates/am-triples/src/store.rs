@@ -224,6 +224,19 @@ pub trait TripleStore: Send + Sync {
         Ok(None)
     }
 
+    /// The vectors `add` would store `rows` with (the store's own embedder,
+    /// the same rules: edges and engine state get none, a zero vector is
+    /// none), computed without writing anything; `None` when this store
+    /// cannot say (the default). A home that embeds at write time answers
+    /// formation's placement through it.
+    ///
+    /// # Errors
+    /// As `add`'s embedding refuses (`Embedder`, `InvalidInput`).
+    fn preview_vectors(&self, rows: &[TripleAssertion]) -> Result<Option<Vec<Option<Vec<f32>>>>> {
+        let _ = rows;
+        Ok(None)
+    }
+
     /// Whether `add` embeds the rows it stores: `Some(true)` when the store
     /// has an embedder (a non-edge row gets a vector, unless its text embeds
     /// to the zero vector), `Some(false)` when it has none (every row is

@@ -53,7 +53,10 @@ pub const FACULTIES: &[(&str, &[&str])] = &[
         "world_models",
         &["formation", "recall", "tasks", "understanding", "valence"],
     ),
-    ("communities", &["formation", "recall", "tasks"]),
+    (
+        "communities",
+        &["formation", "recall", "tasks", "understanding"],
+    ),
     (
         "sleep",
         &[

@@ -91,6 +91,22 @@ impl PreparedRows {
     pub fn dimension(&self) -> Option<usize> {
         self.dim
     }
+
+    /// The vectors the rows will be stored with, by assertion id (a row
+    /// without a vector is absent).
+    pub fn vectors(&self) -> std::collections::HashMap<String, Vec<f32>> {
+        self.rows
+            .iter()
+            .filter_map(|r| {
+                let bytes = r.embedding.as_ref()?;
+                let v = bytes
+                    .chunks_exact(4)
+                    .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+                    .collect();
+                Some((r.assertion.assertion_id.clone()?, v))
+            })
+            .collect()
+    }
 }
 
 /// What [`SQLiteTripleStore::insert_prepared_in`] did inside the caller's

@@ -25,8 +25,10 @@
 
 pub mod args;
 pub mod graph;
+pub(crate) mod index;
 pub mod louvain;
 pub mod pass;
+pub(crate) mod placement;
 pub mod reads;
 mod topics;
 

@@ -438,11 +438,52 @@ impl crate::MemorySystem {
                 report.authored.push(k.clone());
             }
         }
-        report.authored.sort();
         if !batches.is_empty() {
             report.version_seq = Some(version_seq);
         }
         timings.insert("write".into(), ms(t));
+        // What the budget leaves: the standing topics still pending, largest
+        // first, authored IN PLACE on their current record.
+        if let Some(author) = author {
+            let t = Instant::now();
+            let spent_on_changed = order.len().min(budget);
+            let mut left = budget - spent_on_changed;
+            let mut standing_order: Vec<&Standing> = standing_pending.clone();
+            standing_order.sort_by(|a, b| {
+                b.members
+                    .len()
+                    .cmp(&a.members.len())
+                    .then(a.key.cmp(&b.key))
+            });
+            for st in standing_order {
+                if left == 0 {
+                    break;
+                }
+                left -= 1;
+                report.budget_spent += 1;
+                let Some(g) = groups
+                    .iter()
+                    .find(|g| g.previous.is_some_and(|p| standing[p].key == st.key))
+                else {
+                    continue;
+                };
+                self.author_in_place(
+                    &read,
+                    g,
+                    st,
+                    &titles,
+                    author,
+                    &home_scope,
+                    owner,
+                    &now,
+                    &mut report,
+                )?;
+            }
+            timings.insert("author_in_place".into(), ms(t));
+        }
+        report.authored.sort();
+        report.authored.dedup();
+        report.authored_in_place.sort();
         let after = read_home(
             self.store.as_ref(),
             self.journal.as_ref(),
@@ -453,10 +494,164 @@ impl crate::MemorySystem {
         report.pending = self.pending_keys(&standing_of(&after.topics))?;
         report.timings_ms = timings;
         self.faculty_state
-            .cache::<crate::communities::reads::IndexCache>()
+            .cache::<crate::communities::index::IndexCache>()
             .lock()
             .clear();
         Ok(report)
+    }
+
+    /// Author one standing pending topic in place: one author call for its
+    /// fields still pending, then `rewrite_digest` (with the title when both
+    /// are pending) or `retitle`, each its own guarded transaction, which
+    /// completes the topic's live authoring tasks. An author failure is
+    /// recorded in `authoring.failures`; a refused write in `failed`
+    /// (`write_refused`).
+    #[allow(clippy::too_many_arguments)]
+    fn author_in_place(
+        &self,
+        read: &HomeRead,
+        g: &Group,
+        st: &Standing,
+        titles: &[String],
+        author: &dyn Author,
+        scope: &str,
+        owner: &str,
+        now: &str,
+        report: &mut CommunitiesReport,
+    ) -> Result<()> {
+        use crate::formation::authoring::{AuthorContext, AuthoringFailureReason, FailureEntry};
+        let row = DigestRow::of(&st.row);
+        let pending = row.pending();
+        let fields: Vec<AuthorField> = [AuthorField::Title, AuthorField::Summary]
+            .into_iter()
+            .filter(|f| pending.iter().any(|p| p == f.as_str()))
+            .collect();
+        if fields.is_empty() {
+            return Ok(());
+        }
+        let mut kinds: BTreeMap<&str, usize> = BTreeMap::new();
+        for m in &g.members {
+            *kinds.entry(read.nodes[m.0].kind.as_str()).or_default() += 1;
+        }
+        let body = briefing(read, g, &kinds, None, titles);
+        let context = AuthorContext {
+            pass: "communities_pass".into(),
+            record_kind: RecordKind::Community.as_str().into(),
+            scope: scope.to_owned(),
+            owner_id: owner.to_owned(),
+            fields: fields.clone(),
+            title: row.served_title(),
+            source_ids: g
+                .members
+                .iter()
+                .take(50)
+                .map(|m| read.nodes[m.0].id.clone())
+                .collect(),
+            attributes: st.row.attributes.clone(),
+        };
+        let fail =
+            |reason: AuthoringFailureReason, class: Option<String>, message: String| FailureEntry {
+                record_id: st.row.subject.clone(),
+                record_kind: RecordKind::Community.as_str().into(),
+                pass: "communities_pass".into(),
+                fields: fields.clone(),
+                reason,
+                error_class: class,
+                message,
+                at: now.to_owned(),
+            };
+        let authored = match author.author(RecordKind::Community.as_str(), &body, &context) {
+            Ok(a) => a,
+            Err(e) => {
+                report.authoring.failures.push(fail(
+                    AuthoringFailureReason::AuthorRaised,
+                    Some(e.error_class),
+                    e.message,
+                ));
+                return Ok(());
+            }
+        };
+        let wants = |f: AuthorField| fields.contains(&f);
+        let text_of = |v: &Option<String>| {
+            v.as_deref()
+                .map(str::trim)
+                .filter(|t| !t.is_empty())
+                .map(str::to_owned)
+        };
+        let (title, summary) = (text_of(&authored.title), text_of(&authored.summary));
+        let who: Option<am_journal::AuthorRef> =
+            serde_json::from_value(Value::Object(authored.author.clone())).ok();
+        let reader: std::result::Result<Option<am_journal::ReaderRef>, _> = authored
+            .reader
+            .clone()
+            .map(|r| serde_json::from_value(Value::Object(r)))
+            .transpose();
+        let sources: std::result::Result<Vec<am_journal::SourceRef>, _> =
+            serde_json::from_value(Value::Array(authored.sources.clone()));
+        let (Some(who), Ok(reader), Ok(sources)) = (who, reader, sources) else {
+            report.authoring.failures.push(fail(
+                AuthoringFailureReason::InvalidResult,
+                None,
+                "the author's provenance (author, reader, sources) is not usable".into(),
+            ));
+            return Ok(());
+        };
+        if (wants(AuthorField::Title) && title.is_none())
+            || (wants(AuthorField::Summary) && summary.is_none())
+        {
+            report.authoring.failures.push(fail(
+                AuthoringFailureReason::InvalidResult,
+                None,
+                "the author left a wanted field missing or empty".into(),
+            ));
+            return Ok(());
+        }
+        let cause = json!("formation");
+        let result = if let Some(summary) = summary.filter(|_| wants(AuthorField::Summary)) {
+            let mut args = crate::understanding::args::RewriteDigest::new(
+                &st.row.subject,
+                &summary,
+                who,
+                cause,
+                row.version("digest_version"),
+            );
+            args.title = title.filter(|_| wants(AuthorField::Title));
+            args.reader = reader;
+            args.sources = sources;
+            self.rewrite_digest(&args)?
+        } else {
+            let mut args = crate::understanding::args::Retitle::new(
+                &st.row.subject,
+                title.as_deref().unwrap_or_default(),
+                who,
+                cause,
+                row.version("title_version"),
+            );
+            args.reader = reader;
+            args.sources = sources;
+            self.retitle(&args)?
+        };
+        if result.outcome.applied() {
+            report.authored.push(st.key.clone());
+            report.authored_in_place.push(st.key.clone());
+            report
+                .authoring
+                .authored
+                .push(crate::formation::authoring::AuthoredEntry {
+                    record_id: st.row.subject.clone(),
+                    record_kind: RecordKind::Community.as_str().into(),
+                    pass: "communities_pass".into(),
+                    fields,
+                });
+        } else {
+            report.failed.push(json!({
+                "key": st.key,
+                "id": st.row.subject,
+                "reason": "write_refused",
+                "detail": result.outcome.reason().and_then(|r| serde_json::to_value(r).ok()),
+            }));
+        }
+        Ok(())
     }
 
     fn pending_keys(&self, standing: &[Standing]) -> Result<Vec<String>> {

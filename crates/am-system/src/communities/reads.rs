@@ -173,38 +173,7 @@ pub struct CommunityMembership {
     pub provisional: bool,
 }
 
-/// The in-memory community index (faculty state): per home pair, each
-/// member's topic key, caught up from the store's row high-water mark.
-#[derive(Default)]
-pub(crate) struct IndexCache {
-    /// The change feed's position the index was built at (`None`: never).
-    mark: Option<i64>,
-    /// `(scope, owner)` → member graph id → key.
-    by_pair: HashMap<(String, String), HashMap<String, String>>,
-}
-
-impl IndexCache {
-    /// Forget everything (a pass wrote a new version).
-    pub(crate) fn clear(&mut self) {
-        self.mark = None;
-        self.by_pair.clear();
-    }
-}
-
-fn version_seq_of(row: &TripleAssertion) -> Result<i64> {
-    DigestRow::of(row)
-        .get("basis")
-        .and_then(|b| b.get("version_seq"))
-        .and_then(Value::as_i64)
-        .ok_or_else(|| schema_error(row, "basis.version_seq"))
-}
-
-fn schema_error(row: &TripleAssertion, field: &str) -> Error {
-    Error::internal(format!(
-        "CommunitySchemaError: community record {} lacks {field}",
-        row.subject
-    ))
-}
+use crate::communities::index::{IndexCache, PairIndex, schema_error, version_seq_of};
 
 fn home_pair(scopes: &[(String, String)], owner: &str, verb: &str) -> Result<(String, String)> {
     let owner = owner.trim();
@@ -340,8 +309,21 @@ impl crate::MemorySystem {
         let mut views = Vec::with_capacity(standing.len());
         let facts = self.facts_of(&args.scopes, &standing)?;
         let pin = store.embedding_pin()?;
+        // The records placed at formation since the version (the current
+        // version only: an earlier version is read without them).
+        let provisional = if args.version.is_none() {
+            crate::communities::index::provisional_by_key(
+                &self.community_index_of(&(scope.clone(), owner.clone()))?,
+            )
+        } else {
+            HashMap::new()
+        };
         for (s, f) in standing.iter().zip(facts.per_topic) {
-            views.push(view_of(s, f, is_newest, &rows, pin.as_ref())?);
+            let mut view = view_of(s, f, is_newest, &rows, pin.as_ref())?;
+            if let Some(ids) = provisional.get(&view.key) {
+                view.provisional_ids = ids.iter().cloned().collect();
+            }
+            views.push(view);
         }
         views.sort_by(|a, b| b.size.cmp(&a.size).then(a.key.cmp(&b.key)));
         Ok(CommunitiesPayload {
@@ -550,6 +532,18 @@ impl crate::MemorySystem {
                 break;
             }
         }
+        if answer.community_key.is_none() && !answer.first_sleep_pending {
+            let idx = self.community_index_of(&(row.scope.clone(), owner.clone()))?;
+            if let Some(p) = idx.provisional.get(rid) {
+                answer.community_key = Some(p.key.clone());
+                answer.community_id = Some(p.community_id.clone());
+                answer.provisional = true;
+                answer.via = Some("provisional".into());
+                answer.how = Some(p.how.clone());
+                answer.score = Some(p.score);
+                answer.version_seq = Some(p.version_seq);
+            }
+        }
         Ok(answer)
     }
 
@@ -563,7 +557,12 @@ impl crate::MemorySystem {
         &self,
         args: &CommunityKeysOf,
     ) -> Result<BTreeMap<String, Option<String>>> {
-        self.with_index(args, |map, id| map.get(id).cloned())
+        self.with_index(args, |idx, id| {
+            idx.members
+                .get(id)
+                .cloned()
+                .or_else(|| idx.provisional.get(id).map(|p| p.key.clone()))
+        })
     }
 
     /// `community_memberships_of(...)` — as [`Self::community_keys_of`],
@@ -575,77 +574,44 @@ impl crate::MemorySystem {
         &self,
         args: &CommunityKeysOf,
     ) -> Result<BTreeMap<String, Option<CommunityMembership>>> {
-        self.with_index(args, |map, id| {
-            map.get(id).map(|k| CommunityMembership {
+        self.with_index(args, |idx, id| match idx.members.get(id) {
+            Some(k) => Some(CommunityMembership {
                 key: k.clone(),
                 provisional: false,
-            })
+            }),
+            None => idx.provisional.get(id).map(|p| CommunityMembership {
+                key: p.key.clone(),
+                provisional: true,
+            }),
         })
     }
 
     fn with_index<T>(
         &self,
         args: &CommunityKeysOf,
-        answer: impl Fn(&HashMap<String, String>, &str) -> T,
+        answer: impl Fn(&PairIndex, &str) -> T,
     ) -> Result<BTreeMap<String, T>> {
         let pair = home_pair(&args.scopes, &args.owner_id, "community_keys_of")?;
         let cache = self.faculty_state.cache::<IndexCache>();
-        let mut idx = cache.lock();
-        // The catch-up: one look at the change feed past the mark.
-        let stale = match idx.mark {
-            None => true,
-            Some(m) => match self.store.assertions_after(m, None, None, 1) {
-                Ok(page) => !page.rows.is_empty(),
-                Err(_) => true,
-            },
-        };
-        if stale {
-            idx.clear();
-            let mut mark = 0i64;
-            loop {
-                match self.store.assertions_after(mark, None, None, 10_000) {
-                    Ok(page) if !page.rows.is_empty() => mark = page.next_cursor,
-                    Ok(_) => break,
-                    Err(_) => {
-                        mark = -1;
-                        break;
-                    }
-                }
-            }
-            idx.mark = (mark >= 0).then_some(mark);
-        }
-        if !idx.by_pair.contains_key(&pair) {
-            let closed = closed_ids(self.journal.as_ref())?;
-            let mut map = HashMap::new();
-            for t in community_rows(self.store.as_ref(), &pair.0, &pair.1)? {
-                if t.assertion_id
-                    .as_deref()
-                    .is_some_and(|x| closed.contains(x))
-                    || closed.contains(&t.subject)
-                {
-                    continue;
-                }
-                let v = DigestRow::of(&t);
-                let key = v
-                    .text("community_key")
-                    .ok_or_else(|| schema_error(&t, "community_key"))?;
-                let Some(Value::Array(members)) = v.get("members") else {
-                    return Err(schema_error(&t, "members"));
-                };
-                for m in members {
-                    if let Some(id) = m.get("id").and_then(Value::as_str) {
-                        map.insert(id.to_owned(), key.to_owned());
-                    }
-                }
-            }
-            idx.by_pair.insert(pair.clone(), map);
-        }
-        let map = &idx.by_pair[&pair];
+        let mut cache = cache.lock();
+        cache.catch_up(self.store.as_ref());
+        let idx = cache.pair(self.store.as_ref(), self.journal.as_ref(), &pair)?;
         Ok(args
             .record_ids
             .iter()
-            .map(|id| (id.clone(), answer(map, id.trim())))
+            .map(|id| (id.clone(), answer(idx, id.trim())))
             .collect())
+    }
+
+    /// The index of `pair`, caught up (for the reads that serve the
+    /// provisional placements).
+    pub(crate) fn community_index_of(&self, pair: &(String, String)) -> Result<PairIndex> {
+        let cache = self.faculty_state.cache::<IndexCache>();
+        let mut cache = cache.lock();
+        cache.catch_up(self.store.as_ref());
+        Ok(cache
+            .pair(self.store.as_ref(), self.journal.as_ref(), pair)?
+            .clone())
     }
 }
 

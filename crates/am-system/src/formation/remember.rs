@@ -191,6 +191,13 @@ impl MemorySystem {
         // are deterministic, so a replay after a failure between the two
         // appends nothing twice).
         let rows = self.home.prepare_rows(&assertions)?;
+        // Placement at formation: each record's provisional community, its
+        // `placed` event in the records' own transaction (a home with its
+        // queue and a communities version only; never a failure).
+        let placed = match (&now, queued) {
+            (Some(now), true) => self.plan_placements(&assertions, &rows, now),
+            _ => Vec::new(),
+        };
         let written = self.home.transaction(point, &mut |tx| {
             if !assertions.is_empty() {
                 tx.store().add(&rows)?;
@@ -198,6 +205,9 @@ impl MemorySystem {
             }
             if !closures.is_empty() {
                 tx.journal().append_closures(&closures)?;
+            }
+            if !placed.is_empty() {
+                tx.journal().append_events(&placed)?;
             }
             if !owed.is_empty() {
                 crate::formation::owed::enqueue_owed(tx.tasks()?, &owed)?;
@@ -210,11 +220,87 @@ impl MemorySystem {
             }
             Ok(())
         })?;
+        if !placed.is_empty() {
+            crate::hooks::placement().committed(self, &placed);
+        }
         // The formation notes, a supplied key reused for other content, then
         // what the write itself raised (a vectorless row, the pin recorded at
         // the first embedded write).
         warnings.extend(written);
         Ok(Warned::new(ids, warnings))
+    }
+
+    /// The `placed` events of the records `assertions` form (the installed
+    /// [`crate::hooks::Placement`]): none before the pairs' first version, for
+    /// a community record, or when anything fails (formation never fails for
+    /// placement).
+    fn plan_placements(
+        &self,
+        assertions: &[am_triples::TripleAssertion],
+        rows: &am_journal::PreparedBatch,
+        now: &str,
+    ) -> Vec<am_journal::MemoryEvent> {
+        use crate::record::DigestRow;
+        let digests: Vec<&am_triples::TripleAssertion> = assertions
+            .iter()
+            .filter(|a| {
+                let v = DigestRow::of(a);
+                a.predicate == crate::kinds::DIGEST_PREDICATE
+                    && !v.is_edge()
+                    && !v.flag("bookkeeping")
+                    && v.kind_text().is_some()
+                    && v.kind_trimmed() != Some(crate::kinds::RecordKind::Community)
+            })
+            .collect();
+        if digests.is_empty() {
+            return Vec::new();
+        }
+        let pair_of = |a: &am_triples::TripleAssertion| {
+            (a.scope.clone(), a.owner_id.clone().unwrap_or_default())
+        };
+        let mut pairs: Vec<(String, String)> = digests.iter().map(|a| pair_of(a)).collect();
+        pairs.sort();
+        pairs.dedup();
+        let hook = crate::hooks::placement();
+        if !hook.active(self, &pairs).unwrap_or(false) {
+            return Vec::new();
+        }
+        // The vectors the rows will be stored with: the home's, computed while
+        // preparing, or the store's preview (a home that embeds at write time).
+        let preview = if rows.knows_vectors() {
+            None
+        } else {
+            let owned: Vec<am_triples::TripleAssertion> =
+                digests.iter().map(|a| (*a).clone()).collect();
+            self.store.preview_vectors(&owned).ok().flatten()
+        };
+        let formed: Vec<crate::hooks::Formed> = digests
+            .iter()
+            .enumerate()
+            .map(|(i, a)| {
+                let aid = a.assertion_id.as_deref().unwrap_or_default();
+                let vector = match &preview {
+                    Some(p) => p.get(i).cloned().flatten(),
+                    None => rows.vector(aid).map(<[f32]>::to_vec),
+                };
+                let neighbours = assertions
+                    .iter()
+                    .filter(|e| {
+                        e.subject == a.subject
+                            && e.predicate != "written_amid"
+                            && DigestRow::of(e).is_edge()
+                    })
+                    .map(|e| e.object.clone())
+                    .collect();
+                crate::hooks::Formed {
+                    record_id: a.subject.clone(),
+                    pair: pair_of(a),
+                    vector,
+                    neighbours,
+                }
+            })
+            .collect();
+        hook.plan(self, &formed, now).unwrap_or_default()
     }
 
     /// Form one record: `remember_many` of one, same idempotency.

@@ -10,5 +10,6 @@
 mod common;
 
 mod pass;
+mod placement;
 mod reads;
 mod support;

@@ -529,3 +529,179 @@ fn recall_is_untouched_by_communities() {
         );
     });
 }
+
+/// The exec script's sequence (a first pass with a budget of one, an
+/// unchanged pass, a new record, then a pass cancelled after planning): the
+/// cancelled pass answers `pending` with the standing pending topic, read
+/// back, on every fresh home (an exec line once answered it `[]` in one
+/// snapshot; the sequence is run here many times on both stacks).
+#[test]
+fn a_cancelled_pass_reads_the_standing_pending_topic_back_on_every_run() {
+    for _ in 0..8 {
+        on_both(|s| {
+            two_topics(s);
+            let first = s
+                .system
+                .communities_pass(
+                    &CommunitiesPass {
+                        budget: Some(1),
+                        ..pass_args()
+                    },
+                    Some(&namer),
+                    &never,
+                )
+                .unwrap();
+            assert_eq!(first.pending.len(), 1, "[{}] {first:?}", s.name);
+            s.system
+                .communities_pass(
+                    &CommunitiesPass {
+                        budget: Some(0),
+                        ..pass_args()
+                    },
+                    None,
+                    &never,
+                )
+                .unwrap();
+            about(s, "garden", 1, "later");
+            let before = written(s);
+            let r = s
+                .system
+                .communities_pass(&pass_args(), None, &|| true)
+                .unwrap();
+            assert!(r.cancelled);
+            assert_eq!(written(s), before, "[{}] nothing written", s.name);
+            let standing: Vec<String> = community_rows(s)
+                .iter()
+                .filter(|a| a.attributes.get("pending").is_some_and(|p| p.is_object()))
+                .map(|a| a.attributes["community_key"].as_str().unwrap().to_owned())
+                .collect();
+            assert_eq!(r.pending, standing, "[{}] read back", s.name);
+            assert_eq!(r.pending, first.pending, "[{}]", s.name);
+        });
+    }
+}
+
+fn pass_budget(s: &Stack, budget: usize) -> am_system::communities::CommunitiesReport {
+    s.system
+        .communities_pass(
+            &CommunitiesPass {
+                budget: Some(budget),
+                ..pass_args()
+            },
+            Some(&namer),
+            &never,
+        )
+        .unwrap()
+}
+
+fn live_topics(s: &Stack) -> Vec<am_triples::TripleAssertion> {
+    let closed: BTreeSet<String> = s
+        .journal
+        .closures(&ClosureFilter {
+            limit: 0,
+            ..ClosureFilter::default()
+        })
+        .unwrap()
+        .into_iter()
+        .map(|c| c.assertion_id)
+        .collect();
+    community_rows(s)
+        .into_iter()
+        .filter(|a| !closed.contains(a.assertion_id.as_deref().unwrap_or("")))
+        .collect()
+}
+
+#[test]
+fn a_standing_pending_topic_is_authored_in_place_with_the_budget_left_largest_first() {
+    on_both(|s| {
+        two_topics(s);
+        let first = pass(s);
+        assert_eq!(first.pending.len(), 2);
+        let before: BTreeSet<String> = live_topics(s).iter().map(|a| a.subject.clone()).collect();
+        let r = pass_budget(s, 1);
+        assert_eq!(r.unchanged.len(), 2, "[{}] {r:?}", s.name);
+        assert!(r.written.is_empty(), "no new version");
+        assert_eq!(r.budget_spent, 1);
+        assert_eq!(r.authored_in_place.len(), 1, "[{}] {r:?}", s.name);
+        assert_eq!(r.authored, r.authored_in_place);
+        assert_eq!(r.pending.len(), 1);
+        let after = live_topics(s);
+        let ids: BTreeSet<String> = after.iter().map(|a| a.subject.clone()).collect();
+        assert_eq!(
+            ids, before,
+            "[{}] the same records, written in place",
+            s.name
+        );
+        let garden = after
+            .iter()
+            .find(|a| a.attributes["community_key"] == r.authored_in_place[0].as_str())
+            .unwrap();
+        assert_eq!(garden.attributes["size"], 6, "the largest first");
+        assert_eq!(garden.attributes["title"], "Topic: A topic of 6 memories.");
+        assert_eq!(garden.object, "About A topic of 6 memories.");
+        let pending = garden
+            .attributes
+            .get("pending")
+            .cloned()
+            .unwrap_or(Value::Null);
+        assert!(
+            pending.get("title").is_none_or(|v| v != true)
+                && pending.get("summary").is_none_or(|v| v != true),
+            "[{}] the marker cleared: {pending}",
+            s.name
+        );
+        assert_eq!(garden.attributes["digest_version"], 1, "[{}]", s.name);
+        assert_eq!(garden.attributes["title_version"], 1, "[{}]", s.name);
+        assert!(
+            live_tasks(s, &garden.subject).is_empty(),
+            "[{}] its authoring tasks completed",
+            s.name
+        );
+    });
+}
+
+#[test]
+fn the_changed_topics_take_the_budget_first_and_the_standing_ones_get_what_is_left() {
+    on_both(|s| {
+        two_topics(s);
+        pass(s);
+        about(s, "garden", 2, "g2");
+        let r = pass_budget(s, 1);
+        assert_eq!(r.kept.len() + r.renamed.len(), 1, "[{}] {r:?}", s.name);
+        assert_eq!(r.budget_spent, 1);
+        assert!(r.authored_in_place.is_empty(), "[{}] nothing left", s.name);
+        assert_eq!(r.pending.len(), 1, "the music topic still pending");
+        let r2 = pass_budget(s, 2);
+        assert_eq!(r2.authored_in_place, r.pending, "[{}] {r2:?}", s.name);
+        assert_eq!(r2.budget_spent, 1, "one call per standing topic");
+        assert!(r2.pending.is_empty());
+    });
+}
+
+#[test]
+fn an_author_failure_in_place_is_recorded_and_the_topic_stays_pending() {
+    on_both(|s| {
+        two_topics(s);
+        pass(s);
+        let raise = |_: &str,
+                     _: &str,
+                     _: &am_system::formation::authoring::AuthorContext|
+         -> Result<
+            am_system::formation::authoring::Authored,
+            am_system::formation::authoring::AuthorError,
+        > {
+            Err(am_system::formation::authoring::AuthorError::new(
+                "Boom",
+                "no words tonight",
+            ))
+        };
+        let r = s
+            .system
+            .communities_pass(&pass_args(), Some(&raise), &never)
+            .unwrap();
+        assert!(r.authored_in_place.is_empty(), "[{}] {r:?}", s.name);
+        assert_eq!(r.authoring.failures.len(), 2);
+        assert_eq!(r.budget_spent, 2);
+        assert_eq!(r.pending.len(), 2);
+    });
+}

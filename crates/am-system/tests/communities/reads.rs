@@ -206,10 +206,16 @@ fn community_keys_of_answers_each_record_as_the_payload_does_and_catches_up_with
             s.name
         );
         let more = about(s, "garden", 2, "g2");
+        let provisional = s
+            .system
+            .community_memberships_of(&CommunityKeysOf::new(&[&more[0]], &[(SCOPE, OWNER)], OWNER))
+            .unwrap();
         assert_eq!(
-            ask(&[&more[0]])[&more[0]],
-            None,
-            "not a member before the next sleep"
+            provisional[&more[0]]
+                .clone()
+                .map(|m| (m.key, m.provisional)),
+            Some((p.communities[0].key.clone(), true)),
+            "placed at formation, not a member before the next sleep"
         );
         pass(s);
         assert_eq!(

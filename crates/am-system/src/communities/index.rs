@@ -1,0 +1,317 @@
+//! The in-memory community index (faculty state): per home pair, the
+//! current version's members, its topics' centroids, and the records placed
+//! provisionally at formation since the version.
+//!
+//! Caught up from the store's row high-water mark: each use reads the
+//! change feed past the index's mark (at formation: the rows formed since
+//! the previous formation, a handful). A new community row drops its pair's
+//! entry (rebuilt on the next use, once a night); new rows of any other kind
+//! make the pair fetch the `placed` events above its event mark once (another
+//! process's formations). A version that only dissolves topics writes no
+//! community row: it is seen at the next version (as the spec says of
+//! placement and the membership reads).
+
+use crate::communities::graph::{closed_ids, pair_rows};
+use crate::communities::{COMMUNITY_KIND, PLACED_EVENT_KIND};
+use crate::error::{Error, Result};
+use crate::kinds::RecordKind;
+use crate::record::DigestRow;
+use am_journal::{EventFilter, MemoryEvent, MemoryJournal};
+use am_triples::{TripleAssertion, TripleStore};
+use serde_json::Value;
+use std::collections::{BTreeSet, HashMap};
+
+/// One topic of the current version, as placement needs it.
+#[derive(Debug, Clone)]
+pub(crate) struct TopicPoint {
+    pub key: String,
+    pub id: String,
+    /// Unit-length centroid (`None`: no detected member had a vector).
+    pub centroid: Option<Vec<f32>>,
+    /// The embedding space the centroid was computed in.
+    pub model_id: Option<String>,
+}
+
+/// A record's provisional placement (its newest `placed` event at the
+/// current version).
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Provisional {
+    pub key: String,
+    pub community_id: String,
+    pub how: String,
+    pub score: f64,
+    pub version_seq: i64,
+}
+
+/// The index of one home pair.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct PairIndex {
+    /// Member graph id → key.
+    pub members: HashMap<String, String>,
+    /// The current topics, sorted by key.
+    pub topics: Vec<TopicPoint>,
+    /// The current version (the newest `basis.version_seq` of its topics;
+    /// `None`: no version yet).
+    pub version_seq: Option<i64>,
+    /// Records placed provisionally at the current version.
+    pub provisional: HashMap<String, Provisional>,
+    /// The journal seq the `placed` events were read through.
+    pub event_mark: i64,
+    /// New rows of the pair since the events were read.
+    pub events_stale: bool,
+}
+
+/// The cache (faculty state).
+#[derive(Default)]
+pub(crate) struct IndexCache {
+    /// The change feed's position the index is caught up to (`None`: never).
+    mark: Option<i64>,
+    /// `(scope, owner)` → its index.
+    by_pair: HashMap<(String, String), PairIndex>,
+    /// The store offers no change feed: the index is kept until this
+    /// process's next pass clears it.
+    no_feed: bool,
+}
+
+impl IndexCache {
+    /// Forget everything (a pass wrote a new version).
+    pub(crate) fn clear(&mut self) {
+        self.mark = None;
+        self.by_pair.clear();
+        self.no_feed = false;
+    }
+
+    /// Catch up with the store's rows past the mark: one feed read when
+    /// nothing is new.
+    pub(crate) fn catch_up(&mut self, store: &dyn TripleStore) {
+        if self.no_feed {
+            return;
+        }
+        let Some(mut mark) = self.mark else {
+            self.by_pair.clear();
+            let mut mark = 0i64;
+            loop {
+                match store.assertions_after(mark, None, None, 10_000) {
+                    Ok(page) if !page.rows.is_empty() => mark = page.next_cursor,
+                    Ok(_) => break,
+                    Err(_) => {
+                        self.no_feed = true;
+                        return;
+                    }
+                }
+            }
+            self.mark = Some(mark);
+            return;
+        };
+        loop {
+            let page = match store.assertions_after(mark, None, None, 10_000) {
+                Ok(p) => p,
+                Err(_) => {
+                    self.clear();
+                    return;
+                }
+            };
+            if page.rows.is_empty() {
+                break;
+            }
+            for (_, row) in &page.rows {
+                let pair = (row.scope.clone(), row.owner_id.clone().unwrap_or_default());
+                if DigestRow::of(row).kind_trimmed() == Some(RecordKind::Community) {
+                    self.by_pair.remove(&pair);
+                } else if let Some(p) = self.by_pair.get_mut(&pair) {
+                    p.events_stale = true;
+                }
+            }
+            mark = page.next_cursor;
+        }
+        self.mark = Some(mark);
+    }
+
+    /// The index of `pair`, built when missing, its `placed` events fetched
+    /// when the pair has new rows.
+    pub(crate) fn pair(
+        &mut self,
+        store: &dyn TripleStore,
+        journal: &dyn MemoryJournal,
+        pair: &(String, String),
+    ) -> Result<&mut PairIndex> {
+        if !self.by_pair.contains_key(pair) {
+            let built = build(store, journal, pair)?;
+            self.by_pair.insert(pair.clone(), built);
+        }
+        let idx = self
+            .by_pair
+            .get_mut(pair)
+            .ok_or_else(|| Error::internal("community index: the pair just built is missing"))?;
+        if idx.events_stale {
+            read_placed(journal, pair, idx)?;
+            idx.events_stale = false;
+        }
+        Ok(idx)
+    }
+
+    /// Note placements this process committed (their events are in the
+    /// journal now).
+    pub(crate) fn note_placed(&mut self, events: &[MemoryEvent]) {
+        for e in events {
+            let pair = (e.scope.clone(), e.owner_id.clone());
+            if let Some(idx) = self.by_pair.get_mut(&pair) {
+                absorb(idx, e);
+                idx.event_mark = idx.event_mark.max(e.seq);
+            }
+        }
+    }
+}
+
+pub(crate) fn schema_error(row: &TripleAssertion, field: &str) -> Error {
+    Error::internal(format!(
+        "CommunitySchemaError: community record {} lacks {field}",
+        row.subject
+    ))
+}
+
+pub(crate) fn version_seq_of(row: &TripleAssertion) -> Result<i64> {
+    DigestRow::of(row)
+        .get("basis")
+        .and_then(|b| b.get("version_seq"))
+        .and_then(Value::as_i64)
+        .ok_or_else(|| schema_error(row, "basis.version_seq"))
+}
+
+/// Build a pair's index: its live community rows, then its `placed` events
+/// at the current version.
+fn build(
+    store: &dyn TripleStore,
+    journal: &dyn MemoryJournal,
+    pair: &(String, String),
+) -> Result<PairIndex> {
+    let closed = closed_ids(journal)?;
+    let mut idx = PairIndex::default();
+    for t in pair_rows(store, &pair.0, &pair.1)? {
+        let v = DigestRow::of(&t);
+        if v.kind_text() != Some(COMMUNITY_KIND) || v.is_edge() {
+            continue;
+        }
+        if t.assertion_id
+            .as_deref()
+            .is_some_and(|x| closed.contains(x))
+            || closed.contains(&t.subject)
+        {
+            continue;
+        }
+        let key = v
+            .text("community_key")
+            .ok_or_else(|| schema_error(&t, "community_key"))?;
+        let Some(Value::Array(members)) = v.get("members") else {
+            return Err(schema_error(&t, "members"));
+        };
+        for m in members {
+            if let Some(id) = m.get("id").and_then(Value::as_str) {
+                idx.members.insert(id.to_owned(), key.to_owned());
+            }
+        }
+        let version_seq = version_seq_of(&t)?;
+        let centroid = match v.get("centroid") {
+            Some(Value::Array(a)) => {
+                #[allow(clippy::cast_possible_truncation)]
+                let c: Vec<f32> = a
+                    .iter()
+                    .filter_map(Value::as_f64)
+                    .map(|x| x as f32)
+                    .collect();
+                (c.len() == a.len() && !c.is_empty()).then_some(c)
+            }
+            _ => None,
+        };
+        let model_id = v
+            .get("embedding_space")
+            .and_then(|s| s.get("model_id"))
+            .and_then(Value::as_str)
+            .map(str::to_owned);
+        idx.version_seq = Some(idx.version_seq.map_or(version_seq, |s| s.max(version_seq)));
+        idx.topics.push(TopicPoint {
+            key: key.to_owned(),
+            id: t.subject.clone(),
+            centroid,
+            model_id,
+        });
+    }
+    idx.topics
+        .sort_by(|a, b| a.key.cmp(&b.key).then(a.id.cmp(&b.id)));
+    if let Some(v) = idx.version_seq {
+        idx.event_mark = v;
+        read_placed(journal, pair, &mut idx)?;
+    }
+    Ok(idx)
+}
+
+/// Fetch the pair's `placed` events above its event mark.
+fn read_placed(
+    journal: &dyn MemoryJournal,
+    pair: &(String, String),
+    idx: &mut PairIndex,
+) -> Result<()> {
+    if idx.version_seq.is_none() || pair.0.trim().is_empty() {
+        return Ok(());
+    }
+    let mut events = journal.events(&EventFilter {
+        kinds: vec![PLACED_EVENT_KIND.to_owned()],
+        since_seq: Some(idx.event_mark),
+        limit: 0,
+        ..EventFilter::new(&pair.0, &pair.1)
+    })?;
+    events.sort_by_key(|e| e.seq);
+    for e in &events {
+        if e.seq <= idx.event_mark {
+            continue;
+        }
+        absorb(idx, e);
+    }
+    if let Some(last) = events.last() {
+        idx.event_mark = idx.event_mark.max(last.seq);
+    }
+    Ok(())
+}
+
+/// Take one `placed` event into the index when it names the current version
+/// and a record that is not a member (the newest event wins).
+fn absorb(idx: &mut PairIndex, e: &MemoryEvent) {
+    let Some(rid) = e.record_id.as_deref() else {
+        return;
+    };
+    let p = &e.provenance;
+    let (Some(key), Some(id), Some(vs)) = (
+        p.get("community_key").and_then(Value::as_str),
+        p.get("community_id").and_then(Value::as_str),
+        p.get("version_seq").and_then(Value::as_i64),
+    ) else {
+        return;
+    };
+    if Some(vs) != idx.version_seq || idx.members.contains_key(rid) {
+        return;
+    }
+    idx.provisional.insert(
+        rid.to_owned(),
+        Provisional {
+            key: key.to_owned(),
+            community_id: id.to_owned(),
+            how: p
+                .get("how")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_owned(),
+            score: p.get("score").and_then(Value::as_f64).unwrap_or(0.0),
+            version_seq: vs,
+        },
+    );
+}
+
+/// The provisionally placed records of each topic, by key (`communities`'
+/// `provisional_ids`).
+pub(crate) fn provisional_by_key(idx: &PairIndex) -> HashMap<String, BTreeSet<String>> {
+    let mut out: HashMap<String, BTreeSet<String>> = HashMap::new();
+    for (rid, p) in &idx.provisional {
+        out.entry(p.key.clone()).or_default().insert(rid.clone());
+    }
+    out
+}
