@@ -24,7 +24,6 @@
 //! A store without the feed answers `false` from [`DriveIndex::refresh`]:
 //! the caller reads the ladder whole.
 
-use super::view::is_machine;
 use crate::error::Result;
 use crate::kinds::RecordKind;
 use crate::record::DigestRow;
@@ -37,6 +36,13 @@ use std::sync::Arc;
 const FEED_PAGE: usize = 2_000;
 /// Seqs of the journal tail read per `replay_records` call.
 const TAIL_CHUNK: i64 = 10_000;
+
+/// Whether a machine wrote the row (a maintenance candidate, a bookkeeping
+/// row): it never becomes or discharges a drive, and takes no place on the
+/// recency axis.
+pub(crate) fn is_machine(row: DigestRow<'_>) -> bool {
+    row.flag("maintenance_candidate") || row.flag("bookkeeping")
+}
 
 /// Whether a drive fold can read row `a`: a diary, dream or interest row, a
 /// row that `explores` something, or a machine row. Every fold over a
@@ -335,7 +341,7 @@ impl DriveIndex {
                 kept += 1;
             }
         }
-        candidates.sort_by(|a, b| b.0.cmp(&a.0));
+        candidates.sort_by_key(|c| std::cmp::Reverse(c.0));
         let mut seen: HashSet<&str> = HashSet::new();
         let mut out = Vec::new();
         for (_, rid) in candidates {

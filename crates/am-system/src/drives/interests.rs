@@ -5,7 +5,8 @@
 //! believed record `explores`. Machine rows (a maintenance candidate, a
 //! bookkeeping row) never discharge: exploring is the entity's act.
 
-use super::view::{DriveView, is_machine};
+use super::index::is_machine;
+use super::view::DriveView;
 use crate::kinds::DIGEST_PREDICATE;
 use crate::record::DigestRow;
 use am_journal::Lifecycle;

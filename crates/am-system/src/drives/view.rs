@@ -16,7 +16,7 @@
 //!   filters the rows it reads by one of those marks, so it finds in the
 //!   narrow set exactly what it finds in the whole one.
 
-use super::index::DriveIndex;
+use super::index::{DriveIndex, is_machine};
 use crate::error::Result;
 use crate::kinds::DIGEST_PREDICATE;
 use crate::pair_folds::PairFolds;
@@ -49,13 +49,6 @@ pub(crate) fn pair_query(scope: &str, owner: &str) -> TripleQuery {
         limit: 0,
         ..TripleQuery::default()
     }
-}
-
-/// Whether a machine wrote the row (a maintenance candidate, a bookkeeping
-/// row): it never becomes or discharges a drive, and takes no place on the
-/// recency axis.
-pub(crate) fn is_machine(row: DigestRow<'_>) -> bool {
-    row.flag("maintenance_candidate") || row.flag("bookkeeping")
 }
 
 impl DriveView {

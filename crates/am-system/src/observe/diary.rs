@@ -263,13 +263,20 @@ pub fn open_ideas(
     Ok(ideas_among(&rows, folded, args.limit))
 }
 
+/// A pair's folds as [`ideas_among`] reads them: whether an id is closed
+/// or hidden, and a record's folded binding lifecycle.
+pub(crate) type IdeaFolds<'f> = (
+    &'f dyn Fn(&str) -> bool,
+    &'f dyn Fn(&str) -> Option<Lifecycle>,
+);
+
 /// [`open_ideas`] over rows already read (at least every diary row of the
 /// pair, in store order). `folds` is the pair's closure and hidden fold and
 /// its folded binding lifecycle per record (`None`: the layer-1 read, every
 /// idea listed).
 pub(crate) fn ideas_among(
     rows: &[TripleAssertion],
-    folds: Option<(&dyn Fn(&str) -> bool, &dyn Fn(&str) -> Option<Lifecycle>)>,
+    folds: Option<IdeaFolds<'_>>,
     limit: usize,
 ) -> Vec<TripleAssertion> {
     let mut rows: Vec<TripleAssertion> = rows

@@ -156,7 +156,7 @@ fn the_drive_index_kept_fresh_answers_as_a_whole_read_after_every_kind_of_write(
                 0,
             ))
             .unwrap();
-        assert!(done.outcome.clone().applied(), "[{}] {done:?}", s.name);
+        assert!(done.outcome.applied(), "[{}] {done:?}", s.name);
         let rewritten = check(s, "a title rewritten in place");
         assert!(
             rewritten.to_string().contains("by an hour"),
