@@ -9,7 +9,6 @@ use crate::text::escape;
 use am_system::MemorySystem;
 use am_system::drives::{
     AliveDrive, AliveDrives, CognitionHealth, DrivePartition, DrivePressure, DriveScopes,
-    cognition_health, drive_pressure, open_drive_partition,
 };
 use serde_json::{Value, json};
 use std::fmt::Write as _;
@@ -75,11 +74,9 @@ pub fn drives(
         k,
     })?;
     let args = DriveScopes { scopes: ladder };
-    let store = sys.store().as_ref();
-    let journal = sys.journal().as_ref();
-    let pressure = drive_pressure(store, journal, &args)?;
-    let groups = open_drive_partition(store, journal, &args)?;
-    let health = cognition_health(store, journal, &args)?;
+    let pressure = sys.drive_pressure(&args)?;
+    let groups = sys.open_drive_partition(&args)?;
+    let health = sys.cognition_health(&args)?;
     let v = json!({"alive": alive, "pressure": pressure, "groups": groups, "health": health});
     Ok((v, render(&alive, &pressure, &groups, &health)))
 }

@@ -180,6 +180,65 @@ pub fn record_concepts(a: &TripleAssertion, bigrams: bool) -> BTreeSet<String> {
 /// A read of a query's rows (the store's own, or a recall's indexed view).
 pub(crate) type Rows<'r> = dyn Fn(&TripleQuery) -> Result<Vec<TripleAssertion>> + 'r;
 
+/// The most rows a [`ConceptMemo`] holds before it starts again.
+const MEMO_CAP: usize = 50_000;
+
+/// The concept sets of rows already read, by assertion id, each kept with
+/// the words it was computed from (title, digest, the three facets) and
+/// served again only while the row still carries exactly those words: a
+/// row rewritten in place is computed again. A cache (reach keeps one in
+/// its `FacultyState`), never a source of truth: an answer through it is
+/// the answer without it.
+#[derive(Default)]
+pub(crate) struct ConceptMemo {
+    rows: HashMap<String, MemoRow>,
+}
+
+struct MemoRow {
+    bigrams: bool,
+    object: String,
+    title: Option<Value>,
+    facets: [Option<Value>; 3],
+    concepts: std::sync::Arc<BTreeSet<String>>,
+}
+
+impl ConceptMemo {
+    /// [`record_concepts`] of row `a` (assertion id `rid`), from the memo
+    /// when it holds the row's present words.
+    pub(crate) fn concepts(
+        &mut self,
+        rid: &str,
+        a: &TripleAssertion,
+        bigrams: bool,
+    ) -> std::sync::Arc<BTreeSet<String>> {
+        let row = DigestRow::of(a);
+        let facets = [row.get("keywords"), row.get("intents"), row.get("outcomes")];
+        if let Some(m) = self.rows.get(rid)
+            && m.bigrams == bigrams
+            && m.object == a.object
+            && m.title.as_ref() == row.get("title")
+            && m.facets.iter().zip(facets).all(|(x, y)| x.as_ref() == y)
+        {
+            return m.concepts.clone();
+        }
+        if self.rows.len() >= MEMO_CAP {
+            self.rows.clear();
+        }
+        let concepts = std::sync::Arc::new(record_concepts(a, bigrams));
+        self.rows.insert(
+            rid.to_owned(),
+            MemoRow {
+                bigrams,
+                object: a.object.clone(),
+                title: row.get("title").cloned(),
+                facets: facets.map(|f| f.cloned()),
+                concepts: concepts.clone(),
+            },
+        );
+        concepts
+    }
+}
+
 /// [`expand_by_concepts`] over any read of rows, with the exclusion as a
 /// test on the row (recall and reach pass their indexed view and folds).
 ///
@@ -191,6 +250,21 @@ pub(crate) fn expand_with(
     scope_pairs: &[(String, String)],
     excluded: &dyn Fn(&TripleAssertion) -> Result<bool>,
     tuning: &ConceptAnchorTuning,
+) -> Result<(Vec<ConceptAdmission>, Vec<String>)> {
+    expand_memo(rows_of, seeds, scope_pairs, excluded, tuning, None)
+}
+
+/// [`expand_with`], the rows' concepts read through `memo` when given.
+///
+/// # Errors
+/// As [`expand_with`].
+pub(crate) fn expand_memo(
+    rows_of: &Rows<'_>,
+    seeds: &BTreeMap<String, TripleAssertion>,
+    scope_pairs: &[(String, String)],
+    excluded: &dyn Fn(&TripleAssertion) -> Result<bool>,
+    tuning: &ConceptAnchorTuning,
+    mut memo: Option<&mut ConceptMemo>,
 ) -> Result<(Vec<ConceptAdmission>, Vec<String>)> {
     tuning.validate()?;
     let mut notes: Vec<String> = Vec::new();
@@ -225,13 +299,19 @@ pub(crate) fn expand_with(
     for (rid, a) in seeds {
         field.entry(rid.clone()).or_insert_with(|| a.clone());
     }
-    let concepts_of: BTreeMap<&str, BTreeSet<String>> = field
+    let concepts_of: BTreeMap<&str, std::sync::Arc<BTreeSet<String>>> = field
         .iter()
-        .map(|(rid, a)| (rid.as_str(), record_concepts(a, tuning.bigrams)))
+        .map(|(rid, a)| {
+            let cs = match memo.as_deref_mut() {
+                Some(m) => m.concepts(rid, a, tuning.bigrams),
+                None => std::sync::Arc::new(record_concepts(a, tuning.bigrams)),
+            };
+            (rid.as_str(), cs)
+        })
         .collect();
     let mut sources: HashMap<&str, BTreeSet<&str>> = HashMap::new();
     for (rid, cs) in &concepts_of {
-        for c in cs {
+        for c in cs.iter() {
             sources.entry(c.as_str()).or_default().insert(rid);
         }
     }
@@ -239,7 +319,11 @@ pub(crate) fn expand_with(
     let mut seed_concepts: Vec<&str> = Vec::new();
     let mut taken: HashSet<&str> = HashSet::new();
     for rid in seeds.keys() {
-        for c in concepts_of.get(rid.as_str()).into_iter().flatten() {
+        for c in concepts_of
+            .get(rid.as_str())
+            .into_iter()
+            .flat_map(|cs| cs.iter())
+        {
             let n = sources.get(c.as_str()).map_or(0, BTreeSet::len);
             if (lo..=hi).contains(&n) && taken.insert(c.as_str()) {
                 seed_concepts.push(c.as_str());

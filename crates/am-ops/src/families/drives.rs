@@ -10,13 +10,11 @@ use crate::host::Host;
 use crate::verb::{Answer, CallShape, Family, Verb};
 use am_system::drives::{
     AliveDrive, AliveDrives, CognitionHealth, DriveGroup, DriveGroups, DrivePartition,
-    DrivePressure, DriveScopes, cognition_health, drive_groups, drive_pressure,
-    open_drive_partition,
+    DrivePressure, DriveScopes, drive_groups,
 };
 
 fn pressure(home: &mut dyn Home, _: &Host, a: DriveScopes) -> OpResult<Answer> {
-    let sys = home.system()?;
-    Answer::of(&drive_pressure(&**sys.store(), &**sys.journal(), &a)?)
+    Answer::of(&home.system()?.drive_pressure(&a)?)
 }
 
 fn alive(home: &mut dyn Home, _: &Host, a: AliveDrives) -> OpResult<Answer> {
@@ -24,8 +22,7 @@ fn alive(home: &mut dyn Home, _: &Host, a: AliveDrives) -> OpResult<Answer> {
 }
 
 fn partition(home: &mut dyn Home, _: &Host, a: DriveScopes) -> OpResult<Answer> {
-    let sys = home.system()?;
-    Answer::of(&open_drive_partition(&**sys.store(), &**sys.journal(), &a)?)
+    Answer::of(&home.system()?.open_drive_partition(&a)?)
 }
 
 fn groups(_: &mut dyn Home, _: &Host, a: DriveGroups) -> OpResult<Answer> {
@@ -33,8 +30,7 @@ fn groups(_: &mut dyn Home, _: &Host, a: DriveGroups) -> OpResult<Answer> {
 }
 
 fn health(home: &mut dyn Home, _: &Host, a: DriveScopes) -> OpResult<Answer> {
-    let sys = home.system()?;
-    Answer::of(&cognition_health(&**sys.store(), &**sys.journal(), &a)?)
+    Answer::of(&home.system()?.cognition_health(&a)?)
 }
 
 pub(super) fn verbs() -> Vec<Verb> {

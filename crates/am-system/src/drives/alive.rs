@@ -29,15 +29,18 @@
 use super::args::{AliveDrives, required_ladder};
 use super::grouping::{DriveGroup, partition_of};
 use super::health::round4;
+use super::index::DriveIndex;
 use super::interests::InterestFold;
 use super::pressure::standing_of_pair;
+use super::view::DriveView;
 use crate::config::{DRIVE_DIGEST_CHARS, DRIVE_WINDOW_LIMIT, GROUP_BOOST_STEP, GROUP_OFFER_FLOOR};
 use crate::error::Result;
+use crate::kinds::DIGEST_PREDICATE;
 use crate::recall::args::Activation;
 use crate::record::DigestRow;
 use crate::system::MemorySystem;
 use am_journal::BindingFilter;
-use am_triples::{TripleAssertion, TripleQuery};
+use am_triples::TripleAssertion;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::{HashMap, HashSet};
@@ -171,15 +174,48 @@ impl MemorySystem {
     /// failure.
     pub fn alive_drives(&self, args: &AliveDrives) -> Result<Vec<AliveDrive>> {
         let pairs = required_ladder("alive_drives", &args.scopes)?;
+        self.with_drive_view(&pairs, |view, index| self.alive_over(view, index, args.k))
+    }
+
+    /// The drive view of a normalized ladder, through the drive index when
+    /// the store has a change feed (whole otherwise), handed to `body` with
+    /// the index it came through. A failed read drops the index.
+    pub(crate) fn with_drive_view<T>(
+        &self,
+        pairs: &[(String, String)],
+        body: impl FnOnce(&DriveView, Option<&DriveIndex>) -> Result<T>,
+    ) -> Result<T> {
         let store = self.store().as_ref();
         let journal = self.journal().as_ref();
+        let cache = self.faculty_state.cache::<DriveIndex>();
+        let mut index = cache.lock();
+        let view = match DriveView::indexed(store, journal, &mut index, pairs) {
+            Ok(v) => v,
+            Err(e) => {
+                *index = DriveIndex::default();
+                return Err(e);
+            }
+        };
+        match view {
+            Some(view) => body(&view, Some(&index)),
+            None => body(&DriveView::whole(store, journal, pairs)?, None),
+        }
+    }
+
+    fn alive_over(
+        &self,
+        view: &DriveView,
+        index: Option<&DriveIndex>,
+        k: usize,
+    ) -> Result<Vec<AliveDrive>> {
+        let pairs = &view.pairs;
         let mut standing: Vec<(TripleAssertion, &'static str)> = Vec::new();
-        for (scope, owner) in &pairs {
-            for (family, rows) in standing_of_pair(store, journal, scope, owner)? {
+        for p in 0..pairs.len() {
+            for (family, rows) in standing_of_pair(view, p) {
                 standing.extend(rows.into_iter().map(|a| (a, family)));
             }
         }
-        let interests = InterestFold::read(store, journal, &pairs)?;
+        let interests = InterestFold::of(view);
         standing.extend(
             interests
                 .unexplored()
@@ -191,12 +227,20 @@ impl MemorySystem {
         }
 
         // Trail: stored activation per drive, in its own stream.
+        // A drive's digest row is read by its own assertion id (one batched
+        // read); any other row by its record id (its digest resolved).
+        let key_of = |a: &TripleAssertion| -> String {
+            match &a.assertion_id {
+                Some(id) if a.predicate == DIGEST_PREDICATE => id.clone(),
+                _ => a.subject.clone(),
+            }
+        };
         let mut by_pair: Vec<((String, String), Vec<String>)> = Vec::new();
         for (a, _) in &standing {
             let key = (a.scope.clone(), a.owner_id.clone().unwrap_or_default());
             match by_pair.iter_mut().find(|(k, _)| *k == key) {
-                Some((_, ids)) => ids.push(a.subject.clone()),
-                None => by_pair.push((key, vec![a.subject.clone()])),
+                Some((_, ids)) => ids.push(key_of(a)),
+                None => by_pair.push((key, vec![key_of(a)])),
             }
         }
         let mut activation: HashMap<String, f64> = HashMap::new();
@@ -213,52 +257,23 @@ impl MemorySystem {
         let max_act = activation.values().copied().fold(0.0_f64, f64::max);
 
         // Recency on the binding axis.
-        let mut machine: HashSet<String> = HashSet::new();
-        for (scope, owner) in &pairs {
-            for a in store.query(&TripleQuery {
-                scope: Some(scope.clone()),
-                owner_id: (!owner.is_empty()).then(|| owner.clone()),
-                predicate: Some("dcterms:abstract".into()),
-                limit: 0,
-                ..TripleQuery::default()
-            })? {
-                let row = DigestRow::of(&a);
-                if row.flag("maintenance_candidate") || row.flag("bookkeeping") {
-                    machine.insert(a.subject);
-                }
-            }
-        }
-        let mut merged = Vec::new();
-        for (scope, owner) in &pairs {
-            merged.extend(journal.bindings(&BindingFilter {
-                record_id: None,
-                scope: Some(scope.clone()),
-                owner_id: Some(owner.clone()),
-                fold: false,
-                until_seq: None,
-            })?);
-        }
-        merged.sort_by_key(|b| std::cmp::Reverse(b.seq));
+        let machine = view.machine_records();
+        let window = match index {
+            Some(index) => index.newest(pairs, &machine, DRIVE_WINDOW_LIMIT),
+            None => newest_bound(self.journal().as_ref(), pairs, &machine)?,
+        };
         let decay = self.attention_config().decay_window;
-        let mut recency: HashMap<String, f64> = HashMap::new();
-        let mut rank = 0usize;
-        for b in &merged {
-            let rid = b.record_id.as_str();
-            if rid.is_empty() || recency.contains_key(rid) || machine.contains(rid) {
-                continue;
-            }
-            if rank >= DRIVE_WINDOW_LIMIT {
-                break;
-            }
-            recency.insert(rid.to_owned(), 1.0 / (1.0 + rank as f64 / decay));
-            rank += 1;
-        }
+        let recency: HashMap<&str, f64> = window
+            .iter()
+            .enumerate()
+            .map(|(rank, rid)| (rid.as_str(), 1.0 / (1.0 + rank as f64 / decay)))
+            .collect();
 
         let mut out: Vec<AliveDrive> = Vec::new();
         for (a, family) in &standing {
-            let act = activation.get(&a.subject).copied().unwrap_or(0.0);
+            let act = activation.get(&key_of(a)).copied().unwrap_or(0.0);
             let trail = if max_act > 0.0 { act / max_act } else { 0.0 };
-            let recent = recency.get(&a.subject).copied().unwrap_or(0.0);
+            let recent = recency.get(a.subject.as_str()).copied().unwrap_or(0.0);
             let aliveness = trail.max(recent);
             if aliveness <= 0.0 {
                 continue;
@@ -272,7 +287,7 @@ impl MemorySystem {
         }
 
         // The group fold over the one partition.
-        let partition = partition_of(store, journal, &pairs, Some(&interests))?;
+        let partition = partition_of(view, &interests);
         let groups: Vec<&DriveGroup> =
             [&partition.question, &partition.problem, &partition.interest]
                 .into_iter()
@@ -335,7 +350,41 @@ impl MemorySystem {
                 .total_cmp(&a.aliveness)
                 .then_with(|| a.record_id.cmp(&b.record_id))
         });
-        folded.truncate(args.k);
+        folded.truncate(k);
         Ok(folded)
     }
+}
+
+/// The newest records of a ladder's binding axis read whole from the
+/// journal: every binding of every pair, newest first, each record once,
+/// `skip`'s and blank ids taking no place, at most [`DRIVE_WINDOW_LIMIT`].
+fn newest_bound(
+    journal: &dyn am_journal::MemoryJournal,
+    pairs: &[(String, String)],
+    skip: &HashSet<&str>,
+) -> Result<Vec<String>> {
+    let mut merged = Vec::new();
+    for (scope, owner) in pairs {
+        merged.extend(journal.bindings(&BindingFilter {
+            record_id: None,
+            scope: Some(scope.clone()),
+            owner_id: Some(owner.clone()),
+            fold: false,
+            until_seq: None,
+        })?);
+    }
+    merged.sort_by_key(|b| std::cmp::Reverse(b.seq));
+    let mut seen: HashSet<&str> = HashSet::new();
+    let mut out = Vec::new();
+    for b in &merged {
+        let rid = b.record_id.as_str();
+        if rid.is_empty() || skip.contains(rid) || !seen.insert(rid) {
+            continue;
+        }
+        if out.len() >= DRIVE_WINDOW_LIMIT {
+            break;
+        }
+        out.push(rid.to_owned());
+    }
+    Ok(out)
 }

@@ -25,12 +25,12 @@
 
 use super::args::{DriveGroups, DriveItem, DriveScopes, ladder};
 use super::interests::InterestFold;
+use super::view::DriveView;
 use crate::concepts::matching_terms;
 use crate::error::Result;
-use crate::pair_folds::PairFolds;
 use crate::record::DigestRow;
 use am_journal::MemoryJournal;
-use am_triples::{TripleQuery, TripleStore};
+use am_triples::TripleStore;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
@@ -253,13 +253,7 @@ fn book_id(v: Option<&Value>) -> String {
 /// believed diary rows (closure and every pair's hidden folds), each graph
 /// id once, that no believed entry of their own pair `answers` or `resolves`
 /// (by graph id or book id), in store order.
-fn open_diary_items(
-    store: &dyn TripleStore,
-    journal: &dyn MemoryJournal,
-    pairs: &[(String, String)],
-) -> Result<(Vec<DriveItem>, Vec<DriveItem>)> {
-    let as_of = journal.current_seq()?;
-    let folds = PairFolds::load_exclusions(store, journal, pairs, as_of)?;
+fn open_diary_items(view: &DriveView) -> (Vec<DriveItem>, Vec<DriveItem>) {
     struct Entry {
         pair: usize,
         diary_type: String,
@@ -267,22 +261,14 @@ fn open_diary_items(
         item: DriveItem,
     }
     let mut entries: Vec<Entry> = Vec::new();
-    let mut refs: Vec<HashSet<String>> = vec![HashSet::new(); pairs.len()];
-    let mut seen: HashSet<String> = HashSet::new();
-    for (p, (scope, owner)) in pairs.iter().enumerate() {
-        for a in store.query(&TripleQuery {
-            scope: Some(scope.clone()),
-            owner_id: (!owner.is_empty()).then(|| owner.clone()),
-            limit: 0,
-            ..TripleQuery::default()
-        })? {
-            let row = DigestRow::of(&a);
+    let mut refs: Vec<HashSet<String>> = vec![HashSet::new(); view.pairs.len()];
+    let mut seen: HashSet<&str> = HashSet::new();
+    for (p, rows) in view.rows.iter().enumerate() {
+        for a in rows {
+            let row = DigestRow::of(a);
             if row.as_stored("record_kind") != Some("diary")
-                || a.assertion_id
-                    .as_deref()
-                    .is_some_and(|id| folds.excludes(id))
-                || folds.excludes(&a.subject)
-                || !seen.insert(a.subject.clone())
+                || !view.believed_anywhere(a)
+                || !seen.insert(a.subject.as_str())
             {
                 continue;
             }
@@ -300,7 +286,7 @@ fn open_diary_items(
                     text: Some(a.object.clone()),
                     digest: None,
                     observed_at: Some(a.observed_at.clone()),
-                    record_id: a.subject,
+                    record_id: a.subject.clone(),
                 },
             });
         }
@@ -318,7 +304,7 @@ fn open_diary_items(
             _ => {}
         }
     }
-    Ok((questions, problems))
+    (questions, problems)
 }
 
 /// The one partition over the full open drive families (see the module
@@ -332,30 +318,20 @@ pub fn open_drive_partition(
     args: &DriveScopes,
 ) -> Result<DrivePartition> {
     let pairs = ladder(&args.scopes);
-    partition_of(store, journal, &pairs, None)
-}
-
-/// [`open_drive_partition`] of a normalized ladder, reusing an interest
-/// fold already read.
-pub(crate) fn partition_of(
-    store: &dyn TripleStore,
-    journal: &dyn MemoryJournal,
-    pairs: &[(String, String)],
-    interests: Option<&InterestFold>,
-) -> Result<DrivePartition> {
     if pairs.is_empty() {
         return Ok(DrivePartition::default());
     }
-    let (questions, problems) = open_diary_items(store, journal, pairs)?;
-    let read;
-    let fold = match interests {
-        Some(f) => f,
-        None => {
-            read = InterestFold::read(store, journal, pairs)?;
-            &read
-        }
-    };
-    let interest_items: Vec<DriveItem> = fold
+    let view = DriveView::whole(store, journal, &pairs)?;
+    Ok(partition_of(&view, &InterestFold::of(&view)))
+}
+
+/// [`open_drive_partition`] over a view, with its interest fold.
+pub(crate) fn partition_of(view: &DriveView, interests: &InterestFold) -> DrivePartition {
+    if view.pairs.is_empty() {
+        return DrivePartition::default();
+    }
+    let (questions, problems) = open_diary_items(view);
+    let interest_items: Vec<DriveItem> = interests
         .unexplored()
         .into_iter()
         .map(|a| DriveItem {
@@ -367,9 +343,9 @@ pub(crate) fn partition_of(
         })
         .collect();
     let min = crate::config::GROUP_MIN_SHARED_TERMS;
-    Ok(DrivePartition {
+    DrivePartition {
         question: group_items(&questions, min),
         problem: group_items(&problems, min),
         interest: group_items(&interest_items, min),
-    })
+    }
 }

@@ -10,11 +10,11 @@
 
 use super::args::{DriveScopes, required_ladder};
 use super::interests::InterestFold;
+use super::view::DriveView;
 use crate::error::Result;
-use crate::pair_folds::PairFolds;
 use crate::record::DigestRow;
 use am_journal::MemoryJournal;
-use am_triples::{TripleQuery, TripleStore};
+use am_triples::{TripleAssertion, TripleStore};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::{BTreeMap, HashSet};
@@ -92,35 +92,12 @@ fn ratio(done: usize, open: usize) -> Option<f64> {
     (total > 0).then(|| round4(done as f64 / total as f64))
 }
 
-/// `(open, done)` of the questions and of the problems of one pair.
-fn diary_counts(
-    store: &dyn TripleStore,
-    journal: &dyn MemoryJournal,
-    scope: &str,
-    owner: &str,
-    as_of: i64,
-) -> Result<[(usize, usize); 2]> {
-    let folds = PairFolds::load_exclusions(
-        store,
-        journal,
-        &[(scope.to_owned(), owner.to_owned())],
-        as_of,
-    )?;
-    let rows: Vec<_> = store
-        .query(&TripleQuery {
-            scope: Some(scope.to_owned()),
-            owner_id: (!owner.is_empty()).then(|| owner.to_owned()),
-            limit: 0,
-            ..TripleQuery::default()
-        })?
-        .into_iter()
+/// `(open, done)` of the questions and of the problems of pair `p`.
+fn diary_counts(view: &DriveView, p: usize) -> [(usize, usize); 2] {
+    let rows: Vec<&TripleAssertion> = view.rows[p]
+        .iter()
         .filter(|a| DigestRow::of(a).as_stored("record_kind") == Some("diary"))
-        .filter(|a| {
-            !a.assertion_id
-                .as_deref()
-                .is_some_and(|id| folds.excludes(id))
-                && !folds.excludes(&a.subject)
-        })
+        .filter(|a| view.believed_in(p, a))
         .collect();
     let resolved: HashSet<&str> = rows
         .iter()
@@ -148,7 +125,7 @@ fn diary_counts(
             out[slot].0 += 1;
         }
     }
-    Ok(out)
+    out
 }
 
 /// The drive ratios of a ladder (see the module doc). Pure read.
@@ -162,19 +139,23 @@ pub fn cognition_health(
     args: &DriveScopes,
 ) -> Result<CognitionHealth> {
     let pairs = required_ladder("cognition_health", &args.scopes)?;
-    let as_of = journal.current_seq()?;
+    Ok(health_of(&DriveView::whole(store, journal, &pairs)?))
+}
+
+/// [`cognition_health`] over a view.
+pub(crate) fn health_of(view: &DriveView) -> CognitionHealth {
     let (mut qo, mut qr, mut po, mut pr) = (0, 0, 0, 0);
-    for (scope, owner) in &pairs {
-        let [(a, b), (c, d)] = diary_counts(store, journal, scope, owner, as_of)?;
+    for p in 0..view.pairs.len() {
+        let [(a, b), (c, d)] = diary_counts(view, p);
         qo += a;
         qr += b;
         po += c;
         pr += d;
     }
-    let fold = InterestFold::read(store, journal, &pairs)?;
+    let fold = InterestFold::of(view);
     let explored = fold.interests.iter().filter(|a| fold.explored(a)).count();
     let open = fold.interests.len() - explored;
-    Ok(CognitionHealth {
+    CognitionHealth {
         questions: QuestionRatio {
             open: qo,
             resolved: qr,
@@ -195,5 +176,5 @@ pub fn cognition_health(
             by_proposed_kind: fold.candidates_pending,
         },
         provenance: HEALTH_PROVENANCE.to_owned(),
-    })
+    }
 }

@@ -5,12 +5,13 @@
 //! believed record `explores`. Machine rows (a maintenance candidate, a
 //! bookkeeping row) never discharge: exploring is the entity's act.
 
-use crate::error::Result;
-use crate::pair_folds::PairFolds;
+use super::index::is_machine;
+use super::view::DriveView;
+use crate::kinds::DIGEST_PREDICATE;
 use crate::record::DigestRow;
-use am_journal::{Lifecycle, MemoryJournal};
-use am_triples::{TripleAssertion, TripleQuery, TripleStore};
-use std::collections::{BTreeMap, HashMap, HashSet};
+use am_journal::Lifecycle;
+use am_triples::TripleAssertion;
+use std::collections::{BTreeMap, HashSet};
 
 /// The interest fold of a ladder at the journal's head.
 pub(crate) struct InterestFold {
@@ -26,69 +27,47 @@ pub(crate) struct InterestFold {
 }
 
 impl InterestFold {
-    /// Read the fold of `pairs` (normalized) at the journal's head.
-    ///
-    /// # Errors
-    /// The store's or journal's failure.
-    pub(crate) fn read(
-        store: &dyn TripleStore,
-        journal: &dyn MemoryJournal,
-        pairs: &[(String, String)],
-    ) -> Result<Self> {
-        let as_of = journal.current_seq()?;
-        let folds = PairFolds::load_pairs(store, journal, pairs, as_of)?;
-        let mut lifecycle: HashMap<&str, Lifecycle> = HashMap::new();
-        for b in &folds.bindings {
-            lifecycle.insert(b.record_id.as_str(), b.lifecycle);
-        }
+    /// The fold of a view's ladder at its head.
+    pub(crate) fn of(view: &DriveView) -> Self {
         let mut out = InterestFold {
             interests: Vec::new(),
             explores: HashSet::new(),
             candidates_pending: BTreeMap::new(),
         };
-        for (scope, owner) in pairs {
-            for a in store.query(&TripleQuery {
-                scope: Some(scope.clone()),
-                owner_id: (!owner.is_empty()).then(|| owner.clone()),
-                predicate: Some("dcterms:abstract".into()),
-                limit: 0,
-                ..TripleQuery::default()
-            })? {
-                let row = DigestRow::of(&a);
-                let believed = !a
-                    .assertion_id
-                    .as_deref()
-                    .is_some_and(|id| folds.excludes(id))
-                    && !folds.excludes(&a.subject);
-                if !believed {
-                    continue;
-                }
-                let life = lifecycle
-                    .get(a.subject.as_str())
-                    .copied()
-                    .unwrap_or(Lifecycle::InactiveCandidate);
-                let machine = row.flag("maintenance_candidate") || row.flag("bookkeeping");
-                if row.flag("maintenance_candidate")
-                    && row.flag("review_required")
-                    && !matches!(life, Lifecycle::Promoted | Lifecycle::Rejected)
-                {
-                    let label = row
-                        .nonempty("proposed_kind")
-                        .unwrap_or("consolidation")
-                        .to_owned();
-                    *out.candidates_pending.entry(label).or_default() += 1;
-                }
-                if let Some(r) = row.text("explores")
-                    && !machine
-                {
-                    out.explores.insert(r.to_owned());
-                }
-                if row.as_stored("record_kind") == Some("interest") && life != Lifecycle::Rejected {
-                    out.interests.push(a);
-                }
+        for a in view
+            .rows
+            .iter()
+            .flatten()
+            .filter(|a| a.predicate == DIGEST_PREDICATE)
+        {
+            let row = DigestRow::of(a);
+            if !view.believed_anywhere(a) {
+                continue;
+            }
+            let life = view
+                .ladder_lifecycle(&a.subject)
+                .unwrap_or(Lifecycle::InactiveCandidate);
+            let machine = is_machine(row);
+            if row.flag("maintenance_candidate")
+                && row.flag("review_required")
+                && !matches!(life, Lifecycle::Promoted | Lifecycle::Rejected)
+            {
+                let label = row
+                    .nonempty("proposed_kind")
+                    .unwrap_or("consolidation")
+                    .to_owned();
+                *out.candidates_pending.entry(label).or_default() += 1;
+            }
+            if let Some(r) = row.text("explores")
+                && !machine
+            {
+                out.explores.insert(r.to_owned());
+            }
+            if row.as_stored("record_kind") == Some("interest") && life != Lifecycle::Rejected {
+                out.interests.push(a.clone());
             }
         }
-        Ok(out)
+        out
     }
 
     /// Whether a believed record explores `a` (by graph id or assertion id).

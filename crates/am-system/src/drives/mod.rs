@@ -16,7 +16,14 @@
 //! - [`cognition_health`] (`health.rs`): the drive ratios.
 //!
 //! Machine rows never become or discharge a drive. Every read folds closures
-//! and the pair's hidden bindings at the journal's head.
+//! and the pair's hidden bindings at the journal's head, over a view of the
+//! ladder (`view.rs`): the free functions read it whole; a `MemorySystem`'s
+//! own reads ([`MemorySystem::alive_drives`](crate::MemorySystem::alive_drives),
+//! [`MemorySystem::drive_pressure`](crate::MemorySystem::drive_pressure),
+//! [`MemorySystem::open_drive_partition`](crate::MemorySystem::open_drive_partition),
+//! [`MemorySystem::cognition_health`](crate::MemorySystem::cognition_health))
+//! read it through the drive index (`index.rs`), kept fresh from the store's
+//! change feed and the journal's tail, with the same answers.
 //!
 //! Spec: api.md "Drives: what is alive and pressing", "Vocabularies and
 //! tuning constants" (`DRIVE_PRESSURE_BOUND`, `GROUP_*`); 0.3.2's
@@ -28,8 +35,10 @@ pub mod alive;
 pub mod args;
 pub mod grouping;
 pub mod health;
+pub(crate) mod index;
 pub(crate) mod interests;
 pub mod pressure;
+pub(crate) mod view;
 
 pub use crate::config::{
     DRIVE_PRESSURE_BOUND, GROUP_BOOST_STEP, GROUP_MIN_SHARED_TERMS, GROUP_OFFER_FLOOR,

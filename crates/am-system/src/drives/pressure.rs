@@ -12,11 +12,10 @@
 use super::args::{DriveScopes, required_ladder};
 use super::grouping::{DriveGroup, partition_of};
 use super::interests::InterestFold;
+use super::view::DriveView;
 use crate::error::Result;
-use crate::observe::diary::{
-    DiaryRead, open_commitments, open_ideas, open_problems, open_questions,
-};
-use crate::sleep::{UnresolvedDreams, unresolved_dreams};
+use crate::observe::diary::{ideas_among, unresolved_among};
+use crate::sleep::dreams::standing_dreams_among;
 use am_journal::MemoryJournal;
 use am_triples::{TripleAssertion, TripleStore};
 use serde::{Deserialize, Serialize};
@@ -64,29 +63,34 @@ pub struct DrivePressure {
     pub note: String,
 }
 
-/// The standing drive rows of one pair, each labelled with its family
-/// (`question`, `problem`, `commitment`, `idea`, `dream`), in that order.
+/// The standing drive rows of pair `p` of a view, each labelled with its
+/// family (`question`, `problem`, `commitment`, `idea`, `dream`), in that
+/// order: the diary's discharge folds and the standing dreams, each folded
+/// with the pair's own closure and hidden folds.
 pub(crate) fn standing_of_pair(
-    store: &dyn TripleStore,
-    journal: &dyn MemoryJournal,
-    scope: &str,
-    owner: &str,
-) -> Result<Vec<(&'static str, Vec<TripleAssertion>)>> {
-    let read = DiaryRead {
-        limit: 0,
-        ..DiaryRead::new(scope, owner)
-    };
-    let dreams = UnresolvedDreams {
-        limit: 0,
-        ..UnresolvedDreams::new(scope, owner)
-    };
-    Ok(vec![
-        ("question", open_questions(store, Some(journal), &read)?),
-        ("problem", open_problems(store, Some(journal), &read)?),
-        ("commitment", open_commitments(store, Some(journal), &read)?),
-        ("idea", open_ideas(store, Some(journal), &read)?),
-        ("dream", unresolved_dreams(store, Some(journal), &dreams)?),
-    ])
+    view: &DriveView,
+    p: usize,
+) -> Vec<(&'static str, Vec<TripleAssertion>)> {
+    let rows = &view.rows[p];
+    let excludes = |id: &str| view.excludes_in(p, id);
+    let lifecycle = |record: &str| view.lifecycle[p].get(record).copied();
+    let both = ["answers", "resolves"];
+    vec![
+        (
+            "question",
+            unresolved_among(rows, Some(&excludes), "question", &both, 0),
+        ),
+        (
+            "problem",
+            unresolved_among(rows, Some(&excludes), "problem", &both, 0),
+        ),
+        (
+            "commitment",
+            unresolved_among(rows, Some(&excludes), "commitment", &["fulfills"], 0),
+        ),
+        ("idea", ideas_among(rows, Some((&excludes, &lifecycle)), 0)),
+        ("dream", standing_dreams_among(rows, Some(&excludes), 0)),
+    ]
 }
 
 /// The standing drive sets of a ladder, counted (see the module doc). Pure
@@ -101,9 +105,14 @@ pub fn drive_pressure(
     args: &DriveScopes,
 ) -> Result<DrivePressure> {
     let pairs = required_ladder("drive_pressure", &args.scopes)?;
+    Ok(pressure_of(&DriveView::whole(store, journal, &pairs)?))
+}
+
+/// [`drive_pressure`] over a view.
+pub(crate) fn pressure_of(view: &DriveView) -> DrivePressure {
     let (mut q, mut p, mut c, mut i, mut d) = (0, 0, 0, 0, 0);
-    for (scope, owner) in &pairs {
-        for (family, rows) in standing_of_pair(store, journal, scope, owner)? {
+    for pair in 0..view.pairs.len() {
+        for (family, rows) in standing_of_pair(view, pair) {
             let n = rows.len();
             match family {
                 "question" => q += n,
@@ -114,9 +123,9 @@ pub fn drive_pressure(
             }
         }
     }
-    let interests = InterestFold::read(store, journal, &pairs)?;
+    let interests = InterestFold::of(view);
     let unexplored = interests.unexplored().len();
-    let partition = partition_of(store, journal, &pairs, Some(&interests))?;
+    let partition = partition_of(view, &interests);
     let mut groups: Vec<FamilyGroup> = partition
         .families()
         .into_iter()
@@ -135,7 +144,7 @@ pub fn drive_pressure(
             .then_with(|| a.group.exemplar.cmp(&b.group.exemplar))
     });
     groups.truncate(PRESSURE_GROUPS);
-    Ok(DrivePressure {
+    DrivePressure {
         open_questions: q,
         open_problems: p,
         open_commitments: c,
@@ -145,5 +154,43 @@ pub fn drive_pressure(
         total_open: q + p + c + i + unexplored + d,
         groups,
         note: PRESSURE_NOTE.to_owned(),
-    })
+    }
+}
+
+impl crate::MemorySystem {
+    /// [`drive_pressure`] over this system's store and journal, read through
+    /// the drive index (the same answer).
+    ///
+    /// # Errors
+    /// As [`drive_pressure`].
+    pub fn drive_pressure(&self, args: &DriveScopes) -> Result<DrivePressure> {
+        let pairs = required_ladder("drive_pressure", &args.scopes)?;
+        self.with_drive_view(&pairs, |view, _| Ok(pressure_of(view)))
+    }
+
+    /// [`open_drive_partition`](super::open_drive_partition) over this
+    /// system's store and journal, read through the drive index (the same
+    /// answer).
+    ///
+    /// # Errors
+    /// The store's or journal's failure.
+    pub fn open_drive_partition(&self, args: &DriveScopes) -> Result<super::DrivePartition> {
+        let pairs = super::args::ladder(&args.scopes);
+        if pairs.is_empty() {
+            return Ok(super::DrivePartition::default());
+        }
+        self.with_drive_view(&pairs, |view, _| {
+            Ok(partition_of(view, &InterestFold::of(view)))
+        })
+    }
+
+    /// [`cognition_health`](super::cognition_health) over this system's
+    /// store and journal, read through the drive index (the same answer).
+    ///
+    /// # Errors
+    /// As [`cognition_health`](super::cognition_health).
+    pub fn cognition_health(&self, args: &DriveScopes) -> Result<super::CognitionHealth> {
+        let pairs = required_ladder("cognition_health", &args.scopes)?;
+        self.with_drive_view(&pairs, |view, _| Ok(super::health::health_of(view)))
+    }
 }

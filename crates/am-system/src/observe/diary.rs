@@ -19,7 +19,7 @@ use crate::outcome::Warned;
 use crate::pair_folds::PairFolds;
 use crate::record::DigestRow;
 use crate::seam::Stimulus;
-use am_journal::MemoryJournal;
+use am_journal::{Lifecycle, MemoryJournal};
 use am_triples::{Timestamp, TripleAssertion, TripleQuery, TripleStore};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -123,13 +123,32 @@ fn open_unresolved(
 ) -> Result<Vec<TripleAssertion>> {
     let rows = diary_rows(store, &args.scope, &args.owner_id)?;
     let folds = folds_of(store, journal, args)?;
-    let believed: Vec<TripleAssertion> = rows
-        .into_iter()
+    let excludes = folds.as_ref().map(|f| move |id: &str| f.excludes(id));
+    Ok(unresolved_among(
+        &rows,
+        excludes.as_ref().map(|f| f as &dyn Fn(&str) -> bool),
+        diary_type,
+        ref_attrs,
+        args.limit,
+    ))
+}
+
+/// [`open_unresolved`] over rows already read: `rows` holds at least every
+/// diary row of the pair (other rows are passed over), in store order;
+/// `excludes` is the pair's closure and hidden fold (`None`: the layer-1
+/// read). The drives' index reads the diary rows this way.
+pub(crate) fn unresolved_among(
+    rows: &[TripleAssertion],
+    excludes: Option<&dyn Fn(&str) -> bool>,
+    diary_type: &str,
+    ref_attrs: &[&str],
+    limit: usize,
+) -> Vec<TripleAssertion> {
+    let believed: Vec<&TripleAssertion> = rows
+        .iter()
+        .filter(|a| DigestRow::of(a).kind() == Some(RecordKind::Diary))
         .filter(|a| {
-            folds.as_ref().is_none_or(|f| {
-                !a.assertion_id.as_deref().is_some_and(|id| f.excludes(id))
-                    && !f.excludes(&a.subject)
-            })
+            excludes.is_none_or(|f| !a.assertion_id.as_deref().is_some_and(f) && !f(&a.subject))
         })
         .collect();
     let resolved: HashSet<&str> = believed
@@ -150,10 +169,10 @@ fn open_unresolved(
             !resolved.contains(a.subject.as_str())
                 && !entry.as_deref().is_some_and(|e| resolved.contains(e))
         })
-        .cloned()
+        .map(|a| (*a).clone())
         .collect();
     oldest_first(&mut out);
-    Ok(bounded(out, args.limit))
+    bounded(out, limit)
 }
 
 /// An entry's book id (`attributes.entry_id`, trimmed), if it has one; a
@@ -223,25 +242,57 @@ pub fn open_ideas(
     journal: Option<&dyn MemoryJournal>,
     args: &DiaryRead,
 ) -> Result<Vec<TripleAssertion>> {
-    let mut rows: Vec<TripleAssertion> = diary_rows(store, &args.scope, &args.owner_id)?
-        .into_iter()
-        .filter(|a| DigestRow::of(a).as_stored("diary_type") == Some("idea"))
-        .collect();
-    if let Some(f) = folds_of(store, journal, args)? {
-        let lifecycle = |record: &str| {
+    let rows = diary_rows(store, &args.scope, &args.owner_id)?;
+    let folds = folds_of(store, journal, args)?;
+    let excludes = folds.as_ref().map(|f| move |id: &str| f.excludes(id));
+    let lifecycle = folds.as_ref().map(|f| {
+        move |record: &str| {
             f.bindings
                 .iter()
                 .rev()
                 .find(|b| b.record_id == record)
-                .map_or("inactive_candidate", |b| b.lifecycle.as_str())
-        };
+                .map(|b| b.lifecycle)
+        }
+    });
+    let folded = excludes.as_ref().zip(lifecycle.as_ref()).map(|(e, l)| {
+        (
+            e as &dyn Fn(&str) -> bool,
+            l as &dyn Fn(&str) -> Option<Lifecycle>,
+        )
+    });
+    Ok(ideas_among(&rows, folded, args.limit))
+}
+
+/// A pair's folds as [`ideas_among`] reads them: whether an id is closed
+/// or hidden, and a record's folded binding lifecycle.
+pub(crate) type IdeaFolds<'f> = (
+    &'f dyn Fn(&str) -> bool,
+    &'f dyn Fn(&str) -> Option<Lifecycle>,
+);
+
+/// [`open_ideas`] over rows already read (at least every diary row of the
+/// pair, in store order). `folds` is the pair's closure and hidden fold and
+/// its folded binding lifecycle per record (`None`: the layer-1 read, every
+/// idea listed).
+pub(crate) fn ideas_among(
+    rows: &[TripleAssertion],
+    folds: Option<IdeaFolds<'_>>,
+    limit: usize,
+) -> Vec<TripleAssertion> {
+    let mut rows: Vec<TripleAssertion> = rows
+        .iter()
+        .filter(|a| DigestRow::of(a).kind() == Some(RecordKind::Diary))
+        .filter(|a| DigestRow::of(a).as_stored("diary_type") == Some("idea"))
+        .cloned()
+        .collect();
+    if let Some((excludes, lifecycle)) = folds {
         rows.retain(|a| {
-            !a.assertion_id.as_deref().is_some_and(|id| f.excludes(id))
-                && INCUBATING.contains(&lifecycle(&a.subject))
+            let life = lifecycle(&a.subject).map_or("inactive_candidate", |l| l.as_str());
+            !a.assertion_id.as_deref().is_some_and(excludes) && INCUBATING.contains(&life)
         });
     }
     oldest_first(&mut rows);
-    Ok(bounded(rows, args.limit))
+    bounded(rows, limit)
 }
 
 /// What [`verify_diary_chain`] answers: `{intact, break_at, entries}`.

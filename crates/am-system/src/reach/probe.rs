@@ -10,6 +10,7 @@
 
 use super::args::{Familiarity, Probe, ProbeBudget};
 use super::pass::{ChannelPass, PassInputs, channel_pass};
+use crate::concepts::ConceptMemo;
 use crate::config::ReconstructConfig;
 use crate::error::{Error, Result};
 use crate::ids;
@@ -231,12 +232,14 @@ impl MemorySystem {
                     view.folds.prime(std::iter::once(a))?;
                     view.folds.excluded(a)
                 };
-                let (admissions, notes) = crate::concepts::expand_with(
+                let memo = self.faculty_state.cache::<ConceptMemo>();
+                let (admissions, notes) = crate::concepts::expand_memo(
                     &|q| view.store.rows(q),
                     &seeds,
                     &pairs,
                     &excluded,
                     &budget.concept_tuning,
+                    Some(&mut memo.lock()),
                 )?;
                 if !admissions.is_empty() {
                     pass.channels_run.push("concept");

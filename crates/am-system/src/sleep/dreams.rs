@@ -104,7 +104,7 @@ pub fn unresolved_dreams(
         .filter(is_standing_dream)
         .collect();
     let ids: Option<Vec<String>> = standing.iter().map(|a| a.assertion_id.clone()).collect();
-    let mut rows: Vec<TripleAssertion> = match ids {
+    let rows: Vec<TripleAssertion> = match ids {
         Some(ids) if ids.is_empty() => Vec::new(),
         Some(ids) => store.query(&TripleQuery {
             assertion_ids: Some(ids),
@@ -113,28 +113,46 @@ pub fn unresolved_dreams(
         // A row without an id cannot be read back by it: read them all.
         None => store.query(&pair)?,
     };
-    rows.retain(is_standing_dream);
     if let Some(j) = journal
-        && !rows.is_empty()
+        && rows.iter().any(is_standing_dream)
     {
         // The exclusions alone (closed ids, the pair's latest-hidden rows):
         // the answer `PairFolds::load`'s full fold gives, without folding
         // every binding of the pair.
         let pair = [(scope.to_lowercase(), owner.to_owned())];
         let folds = PairFolds::load_exclusions(store, j, &pair, j.current_seq()?)?;
-        rows.retain(|a| {
-            !a.assertion_id
-                .as_deref()
-                .is_some_and(|id| folds.excludes(id))
-        });
+        return Ok(standing_dreams_among(
+            &rows,
+            Some(&|id: &str| folds.excludes(id)),
+            args.limit,
+        ));
     }
+    Ok(standing_dreams_among(&rows, None, args.limit))
+}
+
+/// [`unresolved_dreams`] over rows already read: the standing dreams among
+/// `rows` (any rows of the pair, in store order), less those whose assertion
+/// id `excludes` names (the pair's closure and hidden fold; `None`: the
+/// layer-1 read), oldest first, at most `limit` (0: all). The drives' index
+/// reads the dreams this way.
+pub(crate) fn standing_dreams_among(
+    rows: &[TripleAssertion],
+    excludes: Option<&dyn Fn(&str) -> bool>,
+    limit: usize,
+) -> Vec<TripleAssertion> {
+    let mut rows: Vec<TripleAssertion> = rows
+        .iter()
+        .filter(|a| is_standing_dream(a))
+        .filter(|a| excludes.is_none_or(|f| !a.assertion_id.as_deref().is_some_and(f)))
+        .cloned()
+        .collect();
     rows.sort_by(|a, b| {
         a.observed_at
             .cmp(&b.observed_at)
             .then_with(|| a.assertion_id.cmp(&b.assertion_id))
     });
-    if args.limit > 0 {
-        rows.truncate(args.limit);
+    if limit > 0 {
+        rows.truncate(limit);
     }
-    Ok(rows)
+    rows
 }

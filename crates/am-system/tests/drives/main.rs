@@ -1,6 +1,7 @@
 //! Drives (api.md "Drives: what is alive and pressing"): `drive_pressure`,
 //! `alive_drives`, `drive_groups`, `open_drive_partition` and
-//! `cognition_health` on both stacks (`reads.rs`), and the differential
+//! `cognition_health` on both stacks (`reads.rs`), the drive index kept
+//! fresh against whole reads (`index.rs`), and the differential
 //! against AbstractMemory 0.3.2 on the same homes (`oracle.rs`, needs
 //! `AM_ORACLE_PYTHON`).
 //!
@@ -9,5 +10,6 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod index;
 mod oracle;
 mod reads;

@@ -9,6 +9,10 @@
 //! in-memory copy, and must answer value for value, the `note` and
 //! `provenance` prose by structure.
 //!
+//! The free reads (a whole read of the ladder) and the system's own
+//! (`system.drive_pressure`, ... and `alive_drives`, through the drive index
+//! kept fresh from the change feed) must both answer as 0.3.2 does.
+//!
 //! Where 0.5.2 differs: an alive drive's title is `None` while pending (no
 //! 0.3.2 home carries a pending marker, so the answers agree here). The
 //! attention window is 0.3.2's 8192 events (ours defaults to the spec's
@@ -192,6 +196,12 @@ fn differential(mode: &str, seed: u64) {
                 &ours,
                 &call["result"],
             );
+            // The system's own read, through the drive index.
+            same(
+                &format!("[{mode} {name}] system.drive_pressure {}", call["name"]),
+                &system.drive_pressure(&args).unwrap(),
+                &call["result"],
+            );
         }
         for call in expected["partition"].as_array().unwrap() {
             let args = DriveScopes {
@@ -203,6 +213,15 @@ fn differential(mode: &str, seed: u64) {
                 &ours,
                 &call["result"],
             );
+            // The system's own read, through the drive index.
+            same(
+                &format!(
+                    "[{mode} {name}] system.open_drive_partition {}",
+                    call["name"]
+                ),
+                &system.open_drive_partition(&args).unwrap(),
+                &call["result"],
+            );
         }
         for call in expected["health"].as_array().unwrap() {
             let args = DriveScopes {
@@ -212,6 +231,12 @@ fn differential(mode: &str, seed: u64) {
             same(
                 &format!("[{mode} {name}] cognition_health {}", call["name"]),
                 &ours,
+                &call["result"],
+            );
+            // The system's own read, through the drive index.
+            same(
+                &format!("[{mode} {name}] system.cognition_health {}", call["name"]),
+                &system.cognition_health(&args).unwrap(),
                 &call["result"],
             );
         }

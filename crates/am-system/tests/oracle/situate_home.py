@@ -2,7 +2,14 @@
 0.3.2's `situate` (and render `situate_prompt_block`), for the differential
 test `tests/situate/oracle.rs`.
 
-Usage: python situate_home.py SEED OUT_DIR
+Usage: python situate_home.py SEED OUT_DIR [MODE]
+
+MODE `fresh` (the default): the crafted story below only. MODE `lived`: a
+home 0.3.2 has lived and slept in first (`lived_home.py`'s `living`, shape
+`lived`, over its three pairs, then one 0.3.2 `sleep_pass` night per pair),
+then the crafted story, then a second night (the story's pairs and the
+lived ones), a little more life and a third encounter; the calls add
+anchors inside the lived past and ladders that reach the lived pairs.
 
 The home, over two pairs (`notes`/`demo`, `self`/`demo`): two encounters
 with person:ada and one with person:bo, an open question, a plan, diary
@@ -18,6 +25,7 @@ calls run on OUT_DIR/oracle.sqlite3 and print as JSON with their answers.
 """
 
 import json
+import random
 import shutil
 import sqlite3
 import sys
@@ -33,6 +41,8 @@ from abstractmemory.seam import Stimulus  # noqa: E402
 from abstractmemory.situate import SituateBudget, situate, situate_prompt_block  # noqa: E402
 
 NOTES = ("notes", "demo")
+LIVED_PEOPLE = {"cy_first", "dee_last"}
+LIVED_LADDERS = {"lived_and_notes", "all_lived"}
 SELF = ("self", "demo")
 
 
@@ -52,8 +62,10 @@ def diary(ms, key, dtype, title, text, **attrs):
 
 def main() -> None:
     seed, out_dir = int(sys.argv[1]), Path(sys.argv[2])
+    mode = sys.argv[3] if len(sys.argv) > 3 else "fresh"
     warnings.simplefilter("ignore")
     lh.install_determinism(seed)
+    rng = random.Random(seed)
     out_dir.mkdir(parents=True, exist_ok=True)
     home = out_dir / "oracle.sqlite3"
     for suffix in ("", "-wal", "-shm"):
@@ -61,6 +73,15 @@ def main() -> None:
     store = SQLiteTripleStore(home)
     journal = SQLiteJournal(home)
     ms = MemorySystem(store=store, journal=journal, clock=lh.CLOCK.iso)
+
+    lived_mid = lived_time = None
+    if mode == "lived":
+        from abstractmemory.maintenance import sleep_pass
+        lh.living(ms, rng, "lived")
+        lived_mid = journal.current_seq() // 2
+        lived_time = lh.CLOCK.iso()
+        for pair in lh.PAIRS:
+            sleep_pass(ms, scopes=[pair], owner_id=pair[1])
 
     ids = {}
     ids["v1"] = form(ms, SELF, "v1", "value", "Honesty", "I tell the truth about what I know.",
@@ -100,6 +121,16 @@ def main() -> None:
                     value_class="revisable")
     ids["t1"] = form(ms, SELF, "t1", "trait", "Hasty", "I rush the last step.")
     ms.close_record(ids["t1"], reason="a passing mood")
+    if mode == "lived":
+        from abstractmemory.maintenance import sleep_pass
+        for pair in [NOTES, SELF] + lh.PAIRS:
+            sleep_pass(ms, scopes=[pair], owner_id=pair[1])
+        for b in range(3):
+            pair = rng.choice(lh.PAIRS)
+            ms.remember_many([R(kind=rng.choice(lh.KINDS), title=lh.sentence(rng, 2)[:-1],
+                                digest=lh.sentence(rng, 7),
+                                participants=tuple(sorted({rng.choice(lh.PEOPLE)})))],
+                             scope=pair[0], owner_id=pair[1], idempotency_key=f"after-{b}")
     ids["ada3"] = form(ms, NOTES, "ada3", "episode", "Ada at the market",
                        "Ada bought apples at the market.", participants=["person:ada"])
     head = journal.current_seq()
@@ -131,10 +162,22 @@ def main() -> None:
         ("ada_last", {"participant": "person:ada", "occurrence": "last"}),
         ("bo_first", {"participant": " person:bo ", "occurrence": "first"}),
     ]
+    ladders = [("both", both), ("notes", [list(NOTES)])]
+    if mode == "lived":
+        anchors += [
+            ("seq_lived_mid", {"seq": lived_mid}),
+            ("time_lived", {"at": lived_time}),
+            ("cy_first", {"participant": "person:cy"}),
+            ("dee_last", {"participant": "person:dee", "occurrence": "last"}),
+        ]
+        ladders += [("lived_and_notes", [list(lh.PAIRS[0]), list(NOTES)]),
+                    ("all_lived", [list(p) for p in lh.PAIRS])]
     calls = []
     for aname, anchor in anchors:
         for bname, b in budgets.items():
-            for sname, scopes in (("both", both), ("notes", [list(NOTES)])):
+            for sname, scopes in ladders:
+                if aname in LIVED_PEOPLE and sname not in LIVED_LADDERS:
+                    continue  # those people live in the lived pairs only
                 result = situate(store, journal, scopes=[tuple(p) for p in scopes],
                                  budget=SituateBudget(**b), **anchor)
                 calls.append({"name": f"{aname}/{bname}/{sname}", "scopes": scopes,

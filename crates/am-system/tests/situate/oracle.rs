@@ -3,8 +3,11 @@
 //! later-settled tensions, prompt-active values, one retracted since, a
 //! reconstruction with its snapshot, another owner's reconstruction, use),
 //! copies it, and situates eight anchors (by seq, by time, by participant's
-//! first and last encounter) under five budgets over two ladders. We open the
-//! copy on both stacks (the SQLite file, and every row and journal record of
+//! first and last encounter) under five budgets over two ladders. On a home
+//! 0.3.2 lived and slept in (`lived`: `lived_home.py`'s life over three more
+//! pairs and 0.3.2's own nights before and after the story), four more
+//! anchors inside the lived past and two ladders reaching the lived pairs.
+//! We open the copy on both stacks (the SQLite file, and every row and journal record of
 //! it in an in-memory pair) and make the same calls.
 //!
 //! Compared value for value: every key of the answer; `deposits` is prose,
@@ -49,12 +52,26 @@ fn block_structure(block: &str) -> Value {
 
 #[test]
 fn every_situated_moment_answers_as_0_3_2_on_a_fresh_home() {
+    differential("fresh", 80);
+}
+
+#[test]
+fn every_situated_moment_answers_as_0_3_2_on_a_home_it_lived_and_slept_in() {
+    differential("lived", 200);
+}
+
+/// Situate every call of the generator's `mode` home (at least `least`
+/// calls) on both stacks.
+fn differential(mode: &str, least: usize) {
     let dir = tempfile::tempdir().unwrap();
-    let expected = run_generator("situate_home.py", &["7", dir.path().to_str().unwrap()]);
+    let expected = run_generator(
+        "situate_home.py",
+        &["7", dir.path().to_str().unwrap(), mode],
+    );
     let stacks = open_copy(dir.path());
     let calls = expected["calls"].as_array().unwrap();
     assert!(
-        calls.len() >= 80,
+        calls.len() >= least,
         "the generator made {} calls",
         calls.len()
     );
@@ -74,7 +91,7 @@ fn every_situated_moment_answers_as_0_3_2_on_a_fresh_home() {
         let before = journal.current_seq().unwrap();
         let mut seen_sections = [false; 5];
         for call in calls {
-            let label = format!("[{name}] {}", call["name"]);
+            let label = format!("[{mode} {name}] {}", call["name"]);
             let mut args = json!({"scopes": call["scopes"], "budget": call["budget"]});
             for (k, v) in call["anchor"].as_object().unwrap() {
                 args[k] = v.clone();
