@@ -1503,6 +1503,10 @@ fn more_cases(ids: &Ids, push: &mut dyn FnMut(&str, String)) {
             ),
         ),
         (
+            "refresh_ripples: now not a timestamp",
+            with("refresh_ripples", json!({"now": "at dusk"})),
+        ),
+        (
             "ripples: an unknown status",
             with("ripples", json!({"status": "closed"})),
         ),

@@ -978,7 +978,7 @@ fn helper(verb: &str, path: &Path, n: usize) {
                 // The ripple row, its decision and its task land together;
                 // a replay finds the ripple and writes nothing.
                 system
-                    .seed_ripple(&am_system::ripple::SeedRipple::new(id, "backfill".into()))
+                    .seed_ripple(&am_system::ripple::SeedRipple::new(id, "backfill"))
                     .expect("seed_ripple");
                 say(&format!("ack {i}"));
             }

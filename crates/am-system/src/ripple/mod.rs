@@ -657,6 +657,12 @@ impl MemorySystem {
             reason: None,
         };
         if args.dry_run {
+            // Nothing is queued: no task ids.
+            let mut result = result;
+            result.reconsider_task_ids.clear();
+            for d in &mut result.decisions {
+                d.task_id = None;
+            }
             return Ok(Warned::new(result, warnings));
         }
         let plans = queue.plan_enqueues(&enqueues)?;

@@ -16,3 +16,4 @@ mod reads;
 mod seed;
 mod settle;
 mod support;
+mod vectors;

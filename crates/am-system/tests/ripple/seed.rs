@@ -219,6 +219,9 @@ fn a_dry_run_writes_nothing_and_returns_the_hop_1_decisions() {
     args.dry_run = true;
     let r = seed(&s, &args);
     assert!(!r.opened);
+    // Nothing is queued, so no task is named.
+    assert!(r.reconsider_task_ids.is_empty());
+    assert!(r.decisions.iter().all(|d| d.task_id.is_none()));
     assert_decision(on(&r.decisions, &b), Decision::Reconsider, 0.3);
     assert_decision(on(&r.decisions, &m), Decision::BelowFloor, 0.075);
     assert!(r.decisions.iter().all(|d| d.hop == 1));

@@ -240,3 +240,30 @@ fn refresh_ripples_closes_ripples_whose_reconsiderations_were_all_settled_otherw
         let _ = ListTasks::default();
     });
 }
+
+#[test]
+fn maintenance_due_with_tasks_counts_pending_ripple_work() {
+    on_both(|s| {
+        let seed_id = ep(s, "seed", &[]);
+        let b = ep(s, "b", &[("summarizes", &seed_id)]);
+        let c = ep(s, "c", &[("supports", &seed_id)]);
+        let due = |s: &crate::common::Stack| {
+            let mut a = am_system::sleep::MaintenanceDue::new(&[(SCOPE, OWNER)]);
+            a.tasks = true;
+            // A boundary at the head: nothing formed after it.
+            a.since_seq = Some(s.journal.current_seq().unwrap());
+            s.system.maintenance_due(&a).unwrap()
+        };
+        assert_eq!(due(s).pending_tasks, Some(0));
+        assert!(!due(s).due);
+        let r = seed(s, &seeding(&seed_id, Change::Overturned));
+        // Two reconsiderations pending: due.
+        let d = due(s);
+        assert_eq!(d.pending_tasks, Some(2));
+        assert!(d.due);
+        rewrite_and_settle(s, &r.ripple_id, &b, Change::Revised);
+        rewrite_and_settle(s, &r.ripple_id, &c, Change::Revised);
+        // The consolidation waits for a night: still due.
+        assert_eq!(due(s).pending_tasks, Some(1));
+    });
+}
