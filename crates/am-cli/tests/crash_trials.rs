@@ -1993,11 +1993,9 @@ fn units(verb: &str, path: &Path, reference_ids: &[Vec<String>], n: usize) -> Un
                 } else {
                     0
                 } + if has_queue(&c) {
-                    let tasks = format!(
-                        "SELECT task_id FROM memq_tasks WHERE kind = 'ripple.reconsider' \
+                    let tasks = "SELECT task_id FROM memq_tasks WHERE kind = 'ripple.reconsider' \
                          AND ripple_id IN (SELECT ripple_id FROM ripples WHERE seed_id IN \
-                         (SELECT subject FROM triples WHERE object = ?1))"
-                    );
+                         (SELECT subject FROM triples WHERE object = ?1))";
                     if has("ripples") {
                         count(
                             &c,
