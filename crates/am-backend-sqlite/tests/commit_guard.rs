@@ -413,6 +413,34 @@ const VERBS: &[(&str, CommitPoint, Verb, Verb)] = &[
         },
     ),
     (
+        "home.transaction tables (a ripple's row)",
+        CommitPoint::RippleSeed,
+        |_| Ok(()),
+        |s| {
+            let row = serde_json::json!({"scope": "life", "owner_id": "ada", "n": 2});
+            let row = row.as_object().unwrap().clone();
+            s.home
+                .transaction(CommitPoint::RippleSeed, &mut |tx| {
+                    tx.tables()?.put(&GUARDED_TABLE, &row)
+                })
+                .map(|_| ())
+        },
+    ),
+    (
+        "home.transaction tables (a ripple's settlement)",
+        CommitPoint::RippleSettle,
+        |_| Ok(()),
+        |s| {
+            let row = serde_json::json!({"scope": "life", "owner_id": "ada", "n": 3});
+            let row = row.as_object().unwrap().clone();
+            s.home
+                .transaction(CommitPoint::RippleSettle, &mut |tx| {
+                    tx.tables()?.put(&GUARDED_TABLE, &row)
+                })
+                .map(|_| ())
+        },
+    ),
+    (
         "home.transaction tables (a home table's row: the table kit)",
         CommitPoint::TasksRecordMaintenance,
         |_| Ok(()),
@@ -613,7 +641,9 @@ fn the_commit_points_are_a_closed_set_of_distinct_names() {
             "tasks.release",
             "tasks.supersede",
             "tasks.prioritize",
-            "tasks.record_maintenance"
+            "tasks.record_maintenance",
+            "ripple.seed",
+            "ripple.settle"
         ]
     );
     let used: std::collections::BTreeSet<&str> =

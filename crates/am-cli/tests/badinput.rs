@@ -1440,6 +1440,81 @@ fn more_cases(ids: &Ids, push: &mut dyn FnMut(&str, String)) {
             with("tasks.last_maintenance", json!({"scopes": [["life"]]})),
         ),
         (
+            "seed_ripple: a cause outside REWRITE_CAUSES",
+            with(
+                "seed_ripple",
+                json!({"seed_id": ids.record, "cause": "gossip"}),
+            ),
+        ),
+        (
+            "seed_ripple: an evidence cause without its evidence",
+            with(
+                "seed_ripple",
+                json!({"seed_id": ids.record, "cause": {"cause": "evidence"}}),
+            ),
+        ),
+        (
+            "seed_ripple: a refined change opens no ripple",
+            with(
+                "seed_ripple",
+                json!({"seed_id": ids.record, "cause": "backfill", "change": "refined"}),
+            ),
+        ),
+        (
+            "seed_ripple: an unknown change",
+            with(
+                "seed_ripple",
+                json!({"seed_id": ids.record, "cause": "backfill", "change": "shaken"}),
+            ),
+        ),
+        (
+            "seed_ripple: a magnitude over 1",
+            with(
+                "seed_ripple",
+                json!({"seed_id": ids.record, "cause": "backfill", "magnitude": 1.5}),
+            ),
+        ),
+        (
+            "seed_ripple: a cosine distance over 2",
+            with(
+                "seed_ripple",
+                json!({"seed_id": ids.record, "cause": "backfill", "cosine_distance": 3.0}),
+            ),
+        ),
+        (
+            "seed_ripple: a negative budget",
+            with(
+                "seed_ripple",
+                json!({"seed_id": ids.record, "cause": "backfill", "budget": -1}),
+            ),
+        ),
+        (
+            "settle_reconsideration: an unknown task",
+            with(
+                "settle_reconsideration",
+                json!({"task_id": "nope", "holder": "h", "outcome": "unchanged"}),
+            ),
+        ),
+        (
+            "settle_reconsideration: an unknown outcome",
+            with(
+                "settle_reconsideration",
+                json!({"task_id": "nope", "holder": "h", "outcome": "maybe"}),
+            ),
+        ),
+        (
+            "refresh_ripples: now not a timestamp",
+            with("refresh_ripples", json!({"now": "at dusk"})),
+        ),
+        (
+            "ripples: an unknown status",
+            with("ripples", json!({"status": "closed"})),
+        ),
+        (
+            "ripple: the id a number",
+            with("ripple", json!({"ripple_id": 7})),
+        ),
+        (
             "structural_report: no scopes",
             with("structural_report", json!({"scopes": []})),
         ),

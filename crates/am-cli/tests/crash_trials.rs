@@ -33,7 +33,10 @@
 //! the version row of field `pending`, the queued `digest.author` task and
 //! its log row), `record_maintenance` (a completed night over two pairs:
 //! both `memq_maintenance` rows or neither, the table itself created by the
-//! first one's transaction), `rearm_pending` (over notes declared pending whose task was
+//! first one's transaction), `seed_ripple` (over notes each summarized
+//! once: the ripple row, its gate decision, the summary's
+//! `ripple.reconsider` task and its log row, all or none; a replay finds
+//! the ripple and writes nothing), `rearm_pending` (over notes declared pending whose task was
 //! superseded: the marker re-armed at `pending_version` 2, version 2 of field
 //! `pending`, the new live task and its log row), and the understanding verbs,
 //! each a rewrite in place whose row and version rows land together or not
@@ -129,6 +132,7 @@ const VERBS: &[&str] = &[
     "declare_pending",
     "rearm_pending",
     "record_maintenance",
+    "seed_ripple",
     "rewrite_digest",
     "retitle",
     "narrate_dream",
@@ -965,6 +969,21 @@ fn helper(verb: &str, path: &Path, n: usize) {
                 system
                     .narrate_dream(&NarrateDream::new(id, &narration(i), operator()))
                     .expect("narrate_dream");
+                say(&format!("ack {i}"));
+            }
+        }
+        "seed_ripple" => {
+            // The template holds the notes, each with a summary leaning on
+            // it; the setup replay only returns their ids.
+            let (_, _, system) = open_system_queued(&home, true);
+            let ids = setup_notes(&system, n, RecordKind::Memory);
+            for (i, id) in ids.iter().enumerate() {
+                say(&format!("begin {i}"));
+                // The ripple row, its decision and its task land together;
+                // a replay finds the ripple and writes nothing.
+                system
+                    .seed_ripple(&am_system::ripple::SeedRipple::new(id, "backfill"))
+                    .expect("seed_ripple");
                 say(&format!("ack {i}"));
             }
         }
@@ -2061,6 +2080,49 @@ fn units(verb: &str, path: &Path, reference_ids: &[Vec<String>], n: usize) -> Un
                 };
                 u.insert(format!("sleep_pass:completion {i}"), done);
             }
+            "seed_ripple" => {
+                // The note's ripple row, its gate decisions, and its
+                // `ripple.reconsider` task with the task's `enqueued` row.
+                let ripples = "SELECT ripple_id FROM ripples WHERE seed_id IN \
+                     (SELECT subject FROM triples WHERE object = ?1)";
+                let k = if has("ripples") {
+                    count(
+                        &c,
+                        &format!("SELECT COUNT(*) FROM ({ripples})"),
+                        &[&first_reading(i)],
+                    ) + count(
+                        &c,
+                        &format!(
+                            "SELECT COUNT(*) FROM ripple_decisions WHERE ripple_id IN ({ripples})"
+                        ),
+                        &[&first_reading(i)],
+                    )
+                } else {
+                    0
+                } + if has_queue(&c) {
+                    let tasks = "SELECT task_id FROM memq_tasks WHERE kind = 'ripple.reconsider' \
+                         AND ripple_id IN (SELECT ripple_id FROM ripples WHERE seed_id IN \
+                         (SELECT subject FROM triples WHERE object = ?1))";
+                    if has("ripples") {
+                        count(
+                            &c,
+                            &format!("SELECT COUNT(*) FROM ({tasks})"),
+                            &[&first_reading(i)],
+                        ) + count(
+                            &c,
+                            &format!(
+                                "SELECT COUNT(*) FROM memq_log WHERE event = 'enqueued' AND task_id IN ({tasks})"
+                            ),
+                            &[&first_reading(i)],
+                        )
+                    } else {
+                        0
+                    }
+                } else {
+                    0
+                };
+                u.insert(format!("seed_ripple {i}"), k);
+            }
             "revert_digest" => {
                 // The row back at the first reading as version 2, and the
                 // new version 2 (version 0, captured by the template's
@@ -2321,6 +2383,27 @@ fn template(verb: &str, dir: &Path, n: usize) -> PathBuf {
                 .unwrap();
                 c.execute_batch("PRAGMA wal_checkpoint(TRUNCATE)").unwrap();
             }
+        }
+        "seed_ripple" => {
+            // The notes, and a summary of each (one `summarizes` edge).
+            let (_, _, system) = open_system_queued(&home, true);
+            let ids = setup_notes(&system, n, RecordKind::Memory);
+            let summaries: Vec<MemoryRecordInput> = ids
+                .iter()
+                .enumerate()
+                .map(|(i, id)| {
+                    let mut r = MemoryRecordInput::new(
+                        RecordKind::Summary,
+                        &format!("summary {i}"),
+                        &format!("What note {i} meant."),
+                    );
+                    r.edges = vec![("summarizes".to_owned(), id.clone())];
+                    r
+                })
+                .collect();
+            system
+                .remember_many(&RememberMany::new(summaries, SCOPE, OWNER, "summaries"))
+                .expect("the summaries");
         }
         "revert_digest" => {
             // The notes, each rewritten once: version 0 captured, version 1

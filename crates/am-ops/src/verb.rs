@@ -52,6 +52,9 @@ pub enum Family {
     Drives,
     /// Situate: one past moment rebuilt.
     Situate,
+    /// Ripple: a change reconsidered through connected memories (a home
+    /// opened with its queue).
+    Ripple,
 }
 
 /// How the spec exposes a verb: what a binding calls.
@@ -201,7 +204,7 @@ impl Verb {
             shape: CallShape::Method,
             present: Present::Plain,
             hooks: &[],
-            needs_queue: family == Family::Tasks,
+            needs_queue: matches!(family, Family::Tasks | Family::Ripple),
             answer_schema: schema_of::<Value>,
         }
     }

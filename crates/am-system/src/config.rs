@@ -766,6 +766,23 @@ pub const COMMUNITY_BRIEFING_SIBLINGS: usize = 40;
 /// The token budget of a briefing's member sample.
 pub const COMMUNITY_BRIEFING_SAMPLE_TOKENS: usize = 1500;
 
+// -- ripple --------------------------------------------------------------------
+// The numbers of `seed_ripple`'s candidates and magnitude the spec leaves
+// open (docs/ripple.md says why each was chosen).
+
+/// How many nearest digests by vector a source reaches (exact scan over the
+/// seed owner's live vectored records).
+pub const RIPPLE_NEAREST_K: usize = 5;
+/// The cosine at and below which a neighbour by meaning relies on the source
+/// not at all (`similarity_weight` rises linearly from here to 1 at cosine 1).
+pub const RIPPLE_SIMILARITY_FLOOR: f64 = 0.5;
+/// How much a world-model card relies on a record its evidence holds (as a
+/// `derived_from` edge).
+pub const CARD_EVIDENCE_RELIANCE: f64 = 1.0;
+/// The cosine distance at and above which a reading counts as fully moved:
+/// `measured_change` scales the reader's magnitude by `d / this` below it.
+pub const RIPPLE_MOVED_DISTANCE: f64 = 0.15;
+
 #[cfg(test)]
 mod tests {
     use super::*;

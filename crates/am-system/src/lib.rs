@@ -28,6 +28,7 @@ pub mod identity;
 pub mod observe;
 pub mod reach;
 pub mod recall;
+pub mod ripple;
 pub mod situate;
 pub mod sleep;
 pub mod tasks;

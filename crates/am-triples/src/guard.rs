@@ -156,6 +156,17 @@ pub enum CommitPoint {
     /// Write paths: `TaskQueue::record_maintenance` (a completed night's
     /// `memq_maintenance` rows, one per pair).
     TasksRecordMaintenance,
+    /// A ripple opened: its row, its gate decisions and its
+    /// `ripple.reconsider` tasks (`ripple.seed`).
+    ///
+    /// Write paths: `seed_ripple` (not `dry_run`).
+    RippleSeed,
+    /// A reconsideration settled, or a ripple settled: the task, the next
+    /// hop's decisions and tasks, the ripple row and its consolidation task
+    /// (`ripple.settle`).
+    ///
+    /// Write paths: `settle_reconsideration`, `refresh_ripples`.
+    RippleSettle,
 }
 
 impl CommitPoint {
@@ -182,6 +193,8 @@ impl CommitPoint {
         CommitPoint::TasksSupersede,
         CommitPoint::TasksPrioritize,
         CommitPoint::TasksRecordMaintenance,
+        CommitPoint::RippleSeed,
+        CommitPoint::RippleSettle,
     ];
 
     /// The wire name the guard receives.
@@ -208,6 +221,8 @@ impl CommitPoint {
             CommitPoint::TasksSupersede => "tasks.supersede",
             CommitPoint::TasksPrioritize => "tasks.prioritize",
             CommitPoint::TasksRecordMaintenance => "tasks.record_maintenance",
+            CommitPoint::RippleSeed => "ripple.seed",
+            CommitPoint::RippleSettle => "ripple.settle",
         }
     }
 }

@@ -71,6 +71,7 @@ pub const FACULTIES: &[(&str, &[&str])] = &[
     ),
     ("drives", &["observe", "recall", "sleep"]),
     ("situate", &["identity", "recall"]),
+    ("ripple", &["tasks"]),
 ];
 
 pub(crate) fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {

@@ -18,6 +18,7 @@ mod layer1;
 mod observe;
 mod reach;
 mod recall;
+mod ripple;
 mod situate;
 mod sleep;
 mod tasks;
@@ -50,5 +51,6 @@ pub(crate) fn all() -> Vec<Verb> {
     v.extend(sleep::passes());
     v.extend(drives::verbs());
     v.extend(situate::verbs());
+    v.extend(ripple::verbs());
     v
 }

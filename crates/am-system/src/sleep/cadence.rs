@@ -14,8 +14,8 @@
 //!   live tasks of the pairs that only a night runs (`dream.narrate`,
 //!   `ripple.consolidate`) or that a ripple left (`ripple.reconsider`) are
 //!   `pending_tasks`, and any makes the check due (api.md: "pending ripple
-//!   and night-only memory tasks count as due"). Today only `dream.narrate`
-//!   is ever enqueued: nothing in this port writes ripple tasks yet.
+//!   and night-only memory tasks count as due"): `dream_pass` queues
+//!   `dream.narrate`, `seed_ripple` / `settle_reconsideration` the ripple's.
 //!   A pair's formation bindings are read with its owner exactly, as 0.3.2
 //!   reads them (a blank owner counts the bindings written with a blank
 //!   owner), while the structure reads every owner of a blank-owner pair.
