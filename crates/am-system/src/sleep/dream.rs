@@ -68,7 +68,7 @@ use super::resolution::tension_entries;
 use super::signals::{
     NightPhases, Signal, TOP_K_SIGNALS, Tension, compose_signals, night_feelings, tension_phrase,
 };
-use super::structural::{Structure, structural_report};
+use super::structural::{Atom, Structure, structural_report};
 use super::tuning::SleepTuning;
 use crate::error::{Error, Result};
 use crate::formation::authoring::{
@@ -638,13 +638,13 @@ impl MemorySystem {
         tuning: &SleepTuning,
     ) -> Result<Bridges> {
         let records = &report.records;
-        let ids: Vec<&str> = records.keys().map(String::as_str).collect();
+        let ids: Vec<&str> = records.keys().map(Atom::as_str).collect();
         let position: HashMap<&str, u32> = ids
             .iter()
             .enumerate()
             .map(|(i, id)| (*id, u32::try_from(i).unwrap_or(u32::MAX)))
             .collect();
-        let pairs_of = |pairs: &[(String, String)]| -> HashSet<(u32, u32)> {
+        let pairs_of = |pairs: &[(Atom, Atom)]| -> HashSet<(u32, u32)> {
             pairs
                 .iter()
                 .filter_map(|(a, b)| Some((*position.get(a.as_str())?, *position.get(b.as_str())?)))
@@ -664,13 +664,13 @@ impl MemorySystem {
         let facet_no = number(
             records
                 .values()
-                .flat_map(|r| r.facets.iter().map(String::as_str))
+                .flat_map(|r| r.facets.iter().map(Atom::as_str))
                 .collect(),
         );
         let person_no = number(
             records
                 .values()
-                .flat_map(|r| r.participants.iter().map(String::as_str))
+                .flat_map(|r| r.participants.iter().map(Atom::as_str))
                 .collect(),
         );
         let mut facet_text = vec![""; facet_no.len()];

@@ -50,7 +50,7 @@ use am_triples::{Narrow, TripleStore};
 use serde_json::Value;
 
 use super::args::{MaintenanceReport, StructuralReport, sleep_pairs};
-use super::structural::{Structure, anchor, narrow_pair_rows, structure_of_rows};
+use super::structural::{Atom, Structure, anchor, narrow_pair_rows, structure_of_rows};
 use super::tuning::{COMPONENT_RELATIONS, SleepTuning};
 use crate::error::Result;
 use crate::record::DigestRow;
@@ -627,14 +627,14 @@ pub fn isolated_link_candidates(
     let facet_of: BTreeMap<&str, BTreeSet<&str>> = base
         .records
         .iter()
-        .filter(|(rid, _)| scan.records.contains_key(*rid))
+        .filter(|(rid, _)| scan.records.contains_key(rid.as_str()))
         .map(|(rid, r)| {
             (
                 rid.as_str(),
                 r.facets
                     .iter()
                     .chain(&r.participants)
-                    .map(String::as_str)
+                    .map(Atom::as_str)
                     .collect(),
             )
         })
@@ -646,7 +646,7 @@ pub fn isolated_link_candidates(
             continue;
         };
         for (rid, facets) in &facet_of {
-            if *rid == isolated {
+            if *rid == isolated.as_str() {
                 continue;
             }
             let shared: Vec<String> = left
@@ -658,9 +658,9 @@ pub fn isolated_link_candidates(
                 continue;
             }
             let pair = if isolated.as_str() <= *rid {
-                (isolated.clone(), (*rid).to_owned())
+                (isolated.to_string(), (*rid).to_owned())
             } else {
-                ((*rid).to_owned(), isolated.clone())
+                ((*rid).to_owned(), isolated.to_string())
             };
             if !seen.insert(pair.clone()) {
                 continue;
@@ -1115,8 +1115,8 @@ pub fn maintenance_report(
     let isolated = base
         .isolated
         .iter()
-        .filter(|rid| scan.records.contains_key(*rid))
-        .cloned()
+        .filter(|rid| scan.records.contains_key(rid.as_str()))
+        .map(ToString::to_string)
         .collect();
     let counts = MaintenanceCounts {
         records: scan.records.len(),

@@ -47,7 +47,7 @@ pub use night::{
 };
 pub use resolution::{ResolveDreams, ResolveDreamsResult, ResolvedDream, StandingDream};
 pub use signals::{Felt, NightPhases, Signal, SignalKind};
-pub use structural::{StructuralCounts, StructuralRecord, Structure, structural_report};
+pub use structural::{Atom, StructuralCounts, StructuralRecord, Structure, structural_report};
 pub use tuning::{
     COMPONENT_RELATIONS, CONTEXT_RELATIONS, NEAR_DUP_JACCARD_FLOOR, NEAR_DUP_SCAN_LIMIT,
     NEAR_DUP_VECTOR_FLOOR, SleepTuning,

@@ -42,7 +42,7 @@ use crate::outcome::Warned;
 use crate::recall::args::CloseRecord;
 use crate::sleep::args::{StructuralReport, sleep_pairs};
 use crate::sleep::dreams::{UnresolvedDreams, unresolved_dreams};
-use crate::sleep::structural::{StructuralRecord, anchor, structural_report};
+use crate::sleep::structural::{Atom, StructuralRecord, anchor, structural_report};
 use crate::sleep::tuning::SleepTuning;
 use crate::system::MemorySystem;
 use am_journal::{BindingFilter, BindingSource, ClosureKind, EventFilter, EventKind};
@@ -172,8 +172,8 @@ fn canonical(a: &str, b: &str) -> (String, String) {
 /// Whether the new record `new_id` touches `endpoint`: a shared participant,
 /// an authored edge, or a context edge.
 fn touches(
-    records: &BTreeMap<String, StructuralRecord>,
-    adjacency: &BTreeMap<String, Vec<String>>,
+    records: &BTreeMap<Atom, StructuralRecord>,
+    adjacency: &BTreeMap<Atom, Vec<Atom>>,
     context: &HashSet<(String, String)>,
     new_id: &str,
     endpoint: &str,
@@ -247,7 +247,11 @@ impl MemorySystem {
                 evidence_grade: true,
             },
         )?;
-        let context: HashSet<(String, String)> = report.context_pairs.iter().cloned().collect();
+        let context: HashSet<(String, String)> = report
+            .context_pairs
+            .iter()
+            .map(|(a, b)| (a.to_string(), b.to_string()))
+            .collect();
         let hi = match args.as_of {
             Some(s) => s,
             None => journal.current_seq()?,
@@ -335,7 +339,7 @@ impl MemorySystem {
             };
             let fresh: BTreeSet<&str> = formed_at
                 .iter()
-                .filter(|(id, seq)| **seq > born && report.records.contains_key(*id))
+                .filter(|(id, seq)| **seq > born && report.records.contains_key(id.as_str()))
                 .map(|(id, _)| id.as_str())
                 .collect();
             let (mut tensions, mut settled) = (0_usize, 0_usize);

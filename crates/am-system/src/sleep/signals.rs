@@ -26,7 +26,7 @@ use serde_json::{Value, json};
 
 use super::consolidation::ConsolidationResult;
 use super::resolution::ResolveDreamsResult;
-use super::structural::StructuralRecord;
+use super::structural::{Atom, StructuralRecord};
 use crate::error::Result;
 use crate::valence::gradation::{GradationConfig, GradationScore, compute_gradation};
 use crate::world_models::pass::WorldModelReport;
@@ -196,10 +196,7 @@ fn signal(
 }
 
 /// A record's title as the report shows it, or its id.
-pub(crate) fn title_of<'a>(
-    records: &'a BTreeMap<String, StructuralRecord>,
-    id: &'a str,
-) -> &'a str {
+pub(crate) fn title_of<'a>(records: &'a BTreeMap<Atom, StructuralRecord>, id: &'a str) -> &'a str {
     records
         .get(id)
         .map(|r| r.title.trim())
@@ -209,7 +206,7 @@ pub(crate) fn title_of<'a>(
 
 /// `'left' beside 'right'`, with what joined them.
 pub(crate) fn tension_phrase(
-    records: &BTreeMap<String, StructuralRecord>,
+    records: &BTreeMap<Atom, StructuralRecord>,
     t: &Tension<'_>,
 ) -> String {
     let mut shared: Vec<&str> = t.shared.clone();
@@ -233,7 +230,7 @@ pub(crate) fn tension_phrase(
 pub(crate) fn compose_signals(
     phases: NightPhases<'_>,
     tensions: &[Tension<'_>],
-    records: &BTreeMap<String, StructuralRecord>,
+    records: &BTreeMap<Atom, StructuralRecord>,
     feelings: &HashMap<String, GradationScore>,
     top_k: usize,
 ) -> (Vec<Signal>, usize) {

@@ -37,6 +37,7 @@
 //! memory-system.md "Sleep".
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
 
 /// std's maps with foldhash's per-process seeded hasher (ids are hashed
 /// hundreds of thousands of times per report; nothing reads them unsorted).
@@ -56,24 +57,152 @@ use crate::error::Result;
 use crate::record::DigestRow;
 use crate::system::MemorySystem;
 
+/// A text held once and shared by every place of the report that names it
+/// (a record id appears in up to six of [`Structure`]'s fields, a facet in
+/// thousands of records): a clone is a reference count, not a copy. It
+/// reads as a `str` (`Deref`, `Borrow<str>`, so a map keyed by it is looked
+/// up by `&str`), orders and compares as its text, and serializes as a JSON
+/// string, so the report's JSON is the one owned strings gave.
+#[derive(Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Atom(Arc<str>);
+
+impl Atom {
+    /// The text.
+    #[must_use]
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::ops::Deref for Atom {
+    type Target = str;
+    fn deref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::borrow::Borrow<str> for Atom {
+    fn borrow(&self) -> &str {
+        &self.0
+    }
+}
+
+impl AsRef<str> for Atom {
+    fn as_ref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Debug for Atom {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Debug::fmt(&*self.0, f)
+    }
+}
+
+impl std::fmt::Display for Atom {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl From<&str> for Atom {
+    fn from(s: &str) -> Self {
+        Atom(Arc::from(s))
+    }
+}
+
+impl From<String> for Atom {
+    fn from(s: String) -> Self {
+        Atom(Arc::from(s))
+    }
+}
+
+impl PartialEq<str> for Atom {
+    fn eq(&self, other: &str) -> bool {
+        *self.0 == *other
+    }
+}
+
+impl PartialEq<&str> for Atom {
+    fn eq(&self, other: &&str) -> bool {
+        *self.0 == **other
+    }
+}
+
+impl PartialEq<String> for Atom {
+    fn eq(&self, other: &String) -> bool {
+        *self.0 == **other
+    }
+}
+
+impl PartialEq<Atom> for String {
+    fn eq(&self, other: &Atom) -> bool {
+        **self == *other.0
+    }
+}
+
+impl PartialEq<Atom> for &str {
+    fn eq(&self, other: &Atom) -> bool {
+        **self == *other.0
+    }
+}
+
+impl Serialize for Atom {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        s.serialize_str(&self.0)
+    }
+}
+
+/// A JSON string, as `String`'s schema says.
+impl schemars::JsonSchema for Atom {
+    fn inline_schema() -> bool {
+        true
+    }
+
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        <String as schemars::JsonSchema>::schema_name()
+    }
+
+    fn schema_id() -> std::borrow::Cow<'static, str> {
+        <String as schemars::JsonSchema>::schema_id()
+    }
+
+    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        <String as schemars::JsonSchema>::json_schema(generator)
+    }
+}
+
+/// Hands out one [`Atom`] per distinct text.
+#[derive(Default)]
+struct Atoms<'t>(FastMap<&'t str, Atom>);
+
+impl<'t> Atoms<'t> {
+    fn of(&mut self, text: &'t str) -> Atom {
+        self.0
+            .entry(text)
+            .or_insert_with(|| Atom::from(text))
+            .clone()
+    }
+}
+
 /// One substrate record as the report shows it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct StructuralRecord {
     /// The record's graph id.
-    pub record_id: String,
+    pub record_id: Atom,
     /// Its digest row's assertion id.
     pub assertion_id: String,
     /// Its kind, as stored.
-    pub kind: String,
+    pub kind: Atom,
     /// Its title, trimmed (`""` when it has none).
     pub title: String,
     /// Its lexical facets (keyword, intent and outcome tokens), sorted.
-    pub facets: Vec<String>,
+    pub facets: Vec<Atom>,
     /// Its participants, whole, sorted.
-    pub participants: Vec<String>,
+    pub participants: Vec<Atom>,
     /// How its digest was written (`""` when unsaid): machine-authored
     /// digests are no evidence of relatedness for the dream's bridges.
-    pub digest_method: String,
+    pub digest_method: Atom,
 }
 
 /// The report's counts.
@@ -94,32 +223,33 @@ pub struct StructuralCounts {
 }
 
 /// The answer of [`structural_report`]: the spec's dict, key for key with
-/// 0.3.2's.
+/// 0.3.2's. Each record id and facet is one shared [`Atom`] wherever it
+/// appears.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Structure {
     /// Every substrate record by graph id.
-    pub records: BTreeMap<String, StructuralRecord>,
+    pub records: BTreeMap<Atom, StructuralRecord>,
     /// The connected components over component relations, each sorted,
     /// ordered by their smallest id.
-    pub components: Vec<Vec<String>>,
+    pub components: Vec<Vec<Atom>>,
     /// Each record's component (an index into `components`).
-    pub component_of: BTreeMap<String, usize>,
+    pub component_of: BTreeMap<Atom, usize>,
     /// Records with no component edge.
-    pub isolated: Vec<String>,
+    pub isolated: Vec<Atom>,
     /// Records sharing a normalized title, by that title (groups of two or
     /// more).
-    pub duplicates: BTreeMap<String, Vec<String>>,
+    pub duplicates: BTreeMap<String, Vec<Atom>>,
     /// The records carrying each facet.
-    pub facet_coverage: BTreeMap<String, Vec<String>>,
+    pub facet_coverage: BTreeMap<Atom, Vec<Atom>>,
     /// Facets whose records lie in more than one component.
-    pub underlinked_facets: Vec<String>,
+    pub underlinked_facets: Vec<Atom>,
     /// Each record's component neighbours.
-    pub adjacency: BTreeMap<String, Vec<String>>,
+    pub adjacency: BTreeMap<Atom, Vec<Atom>>,
     /// Pairs used together (`co_selected`): habit, never adjacency.
-    pub trail_pairs: Vec<(String, String)>,
+    pub trail_pairs: Vec<(Atom, Atom)>,
     /// Pairs joined by a context edge or an unknown predicate: already
     /// associated, never adjacency.
-    pub context_pairs: Vec<(String, String)>,
+    pub context_pairs: Vec<(Atom, Atom)>,
     /// The predicates of edges that are neither component nor context
     /// relations.
     pub unknown_relations: Vec<String>,
@@ -135,7 +265,7 @@ impl Structure {
     #[must_use]
     pub fn associated(&self, a: &str, b: &str) -> bool {
         let pair = ordered(a, b);
-        let hit = |pairs: &[(String, String)]| {
+        let hit = |pairs: &[(Atom, Atom)]| {
             pairs
                 .binary_search_by(|(x, y)| (x.as_str(), y.as_str()).cmp(&(pair.0, pair.1)))
                 .is_ok()
@@ -146,11 +276,6 @@ impl Structure {
 
 fn ordered<'s>(a: &'s str, b: &'s str) -> (&'s str, &'s str) {
     if a <= b { (a, b) } else { (b, a) }
-}
-
-fn owned_pair(a: &str, b: &str) -> (String, String) {
-    let (x, y) = ordered(a, b);
-    (x.to_owned(), y.to_owned())
 }
 
 /// Python's `str(v or "")` of an attribute: falsy is `""`.
@@ -339,9 +464,12 @@ pub(crate) fn structure_of_rows(
     let mut ids: Vec<&str> = record_row.keys().copied().collect();
     ids.sort_unstable();
     let index: FastMap<&str, usize> = ids.iter().enumerate().map(|(i, id)| (*id, i)).collect();
+    // Every id once: each field below shares these.
+    let mut texts: Atoms<'_> = Atoms::default();
+    let atoms: Vec<Atom> = ids.iter().map(|id| texts.of(id)).collect();
 
     let mut neighbours: Vec<Vec<usize>> = vec![Vec::new(); ids.len()];
-    let mut context: BTreeSet<(&str, &str)> = BTreeSet::new();
+    let mut context: BTreeSet<(usize, usize)> = BTreeSet::new();
     let mut unknown: BTreeSet<&str> = BTreeSet::new();
     let (mut context_edges, mut candidate_edges) = (0usize, 0usize);
     for &e in &edge_rows {
@@ -366,8 +494,12 @@ pub(crate) fn structure_of_rows(
         if !CONTEXT_RELATIONS.contains(&predicate) {
             unknown.insert(predicate);
         }
-        if subject != object && ends.0.is_some() && ends.1.is_some() {
-            context.insert(ordered(subject, object));
+        // Ids are numbered in text order, so the numbers' order is the
+        // texts' order.
+        if let (Some(&l), Some(&r)) = ends
+            && l != r
+        {
+            context.insert((l.min(r), l.max(r)));
         }
     }
     for n in &mut neighbours {
@@ -392,7 +524,7 @@ pub(crate) fn structure_of_rows(
                 .filter_map(|e| e.pair_ids),
         );
     }
-    let mut trail_pairs: BTreeSet<(String, String)> = BTreeSet::new();
+    let mut trail_pairs: BTreeSet<(&str, &str)> = BTreeSet::new();
     if !events.is_empty() {
         let wanted: FastSet<&str> = events
             .iter()
@@ -411,7 +543,7 @@ pub(crate) fn structure_of_rows(
             if let (Some(ra), Some(rb)) = (to_record.get(a.as_str()), to_record.get(b.as_str()))
                 && ra != rb
             {
-                trail_pairs.insert(owned_pair(ra, rb));
+                trail_pairs.insert(ordered(ra, rb));
             }
         }
     }
@@ -428,22 +560,34 @@ pub(crate) fn structure_of_rows(
         }
     }
     let mut component_index: FastMap<usize, usize> = FastMap::default();
-    let mut components: Vec<Vec<String>> = Vec::new();
+    let mut components: Vec<Vec<Atom>> = Vec::new();
     let mut member_component: Vec<usize> = vec![0; ids.len()];
-    for (i, id) in ids.iter().enumerate() {
+    for (i, atom) in atoms.iter().enumerate() {
         let root = find(&mut parent, i);
         let c = *component_index.entry(root).or_insert_with(|| {
             components.push(Vec::new());
             components.len() - 1
         });
-        components[c].push((*id).to_owned());
+        components[c].push(atom.clone());
         member_component[i] = c;
     }
 
-    // Each record as shown, its title key and its facets.
+    // Each record as shown, its title key and its facets (each facet text
+    // one atom, numbered by first sight).
     let mut records: Vec<StructuralRecord> = Vec::with_capacity(ids.len());
     let mut titles: FastMap<String, Vec<usize>> = FastMap::default();
-    let mut coverage: FastMap<String, Vec<usize>> = FastMap::default();
+    let mut facet_no: FastMap<String, usize> = FastMap::default();
+    let mut facet_atoms: Vec<Atom> = Vec::new();
+    let mut coverage: Vec<Vec<usize>> = Vec::new();
+    let mut small: FastMap<String, Atom> = FastMap::default();
+    let mut small_atom = |text: &str| -> Atom {
+        if let Some(a) = small.get(text) {
+            return a.clone();
+        }
+        let a = Atom::from(text);
+        small.insert(text.to_owned(), a.clone());
+        a
+    };
     for (i, id) in ids.iter().enumerate() {
         let a = &rows[record_row[id]];
         let row = DigestRow::of(a);
@@ -453,63 +597,75 @@ pub(crate) fn structure_of_rows(
         if !key.is_empty() {
             titles.entry(key).or_default().push(i);
         }
-        let all: BTreeSet<&String> = facets.iter().chain(&participants).collect();
-        for facet in all {
-            match coverage.get_mut(facet.as_str()) {
-                Some(v) => v.push(i),
+        let mut atom_of = |text: &String| -> Atom {
+            let n = match facet_no.get(text.as_str()) {
+                Some(&n) => n,
                 None => {
-                    coverage.insert(facet.clone(), vec![i]);
+                    facet_atoms.push(Atom::from(text.as_str()));
+                    coverage.push(Vec::new());
+                    facet_no.insert(text.clone(), facet_atoms.len() - 1);
+                    facet_atoms.len() - 1
                 }
+            };
+            // A text both a facet and a participant covers the record once.
+            if coverage[n].last() != Some(&i) {
+                coverage[n].push(i);
             }
-        }
+            facet_atoms[n].clone()
+        };
+        let facets: Vec<Atom> = facets.iter().map(&mut atom_of).collect();
+        let participants: Vec<Atom> = participants.iter().map(&mut atom_of).collect();
         records.push(StructuralRecord {
-            record_id: (*id).to_owned(),
+            record_id: atoms[i].clone(),
             assertion_id: a.assertion_id.clone().unwrap_or_default(),
-            kind: row.nonempty("record_kind").unwrap_or_default().to_owned(),
+            kind: small_atom(row.nonempty("record_kind").unwrap_or_default()),
             title,
-            facets: facets.into_iter().collect(),
-            participants: participants.into_iter().collect(),
-            digest_method: py_text(row.get("digest_method")),
+            facets,
+            participants,
+            digest_method: small_atom(&py_text(row.get("digest_method"))),
         });
     }
     let named =
-        |members: &[usize]| -> Vec<String> { members.iter().map(|&j| ids[j].to_owned()).collect() };
-    let duplicates: BTreeMap<String, Vec<String>> = titles
+        |members: &[usize]| -> Vec<Atom> { members.iter().map(|&j| atoms[j].clone()).collect() };
+    let duplicates: BTreeMap<String, Vec<Atom>> = titles
         .into_iter()
         .filter(|(_, members)| members.len() > 1)
         .map(|(key, members)| (key, named(&members)))
         .collect();
-    let underlinked_facets: Vec<String> = {
-        let mut v: Vec<String> = coverage
+    let underlinked_facets: Vec<Atom> = {
+        let mut v: Vec<Atom> = coverage
             .iter()
-            .filter(|(_, members)| {
+            .zip(&facet_atoms)
+            .filter(|(members, _)| {
                 let first = member_component[members[0]];
                 members.iter().any(|&j| member_component[j] != first)
             })
-            .map(|(f, _)| f.clone())
+            .map(|(_, f)| f.clone())
             .collect();
         v.sort_unstable();
         v
     };
-    let facet_coverage: BTreeMap<String, Vec<String>> = coverage
-        .into_iter()
-        .map(|(f, members)| (f, named(&members)))
+    let facet_coverage: BTreeMap<Atom, Vec<Atom>> = coverage
+        .iter()
+        .zip(facet_atoms)
+        .map(|(members, f)| (f, named(members)))
         .collect();
-    let isolated: Vec<String> = ids
+    let isolated: Vec<Atom> = atoms
         .iter()
         .zip(&neighbours)
         .filter(|(_, n)| n.is_empty())
-        .map(|(id, _)| (*id).to_owned())
+        .map(|(id, _)| id.clone())
         .collect();
-    let component_of: BTreeMap<String, usize> = ids
+    // The keys arrive sorted: the maps are built in one pass.
+    let component_of: BTreeMap<Atom, usize> = atoms
         .iter()
         .zip(&member_component)
-        .map(|(id, c)| ((*id).to_owned(), *c))
+        .map(|(id, c)| (id.clone(), *c))
         .collect();
-    let adjacency: BTreeMap<String, Vec<String>> = ids
+    let adjacency: BTreeMap<Atom, Vec<Atom>> = atoms
         .iter()
         .zip(&neighbours)
-        .map(|(id, n)| ((*id).to_owned(), named(n)))
+        .map(|(id, n)| (id.clone(), named(n)))
         .collect();
     let counts = StructuralCounts {
         records: records.len(),
@@ -519,6 +675,10 @@ pub(crate) fn structure_of_rows(
         context_edges,
         candidate_edges,
     };
+    let trail_pairs = trail_pairs
+        .into_iter()
+        .map(|(a, b)| (texts.of(a), texts.of(b)))
+        .collect();
     Ok(Structure {
         records: records
             .into_iter()
@@ -531,10 +691,10 @@ pub(crate) fn structure_of_rows(
         facet_coverage,
         underlinked_facets,
         adjacency,
-        trail_pairs: trail_pairs.into_iter().collect(),
+        trail_pairs,
         context_pairs: context
             .into_iter()
-            .map(|(a, b)| (a.to_owned(), b.to_owned()))
+            .map(|(l, r)| (atoms[l].clone(), atoms[r].clone()))
             .collect(),
         unknown_relations: unknown.into_iter().map(str::to_owned).collect(),
         counts,
