@@ -18,7 +18,8 @@
 //! `resolve_dreams_pass` and `consolidation_pass` (`report_only` and
 //! writing, the writing forms on a fresh copy each round) on it, and the
 //! group `sleep_vs_0_3_2` times our same calls on copies of that very file
-//! (the writing passes on a fresh copy per iteration, the copy untimed).
+//! (the writing passes on a fresh copy per iteration, the copy untimed);
+//! `world_model_pass` (the world_models phase alone) is timed the same way.
 //! 0.3.2's medians go to `<target>/sleep_python.json`, which
 //! `cargo xtask bench` prints beside ours with the ratio.
 //!
@@ -41,6 +42,7 @@ use am_system::sleep::{
     ConsolidationPass, MaintenanceDue, MaintenanceReport, NightHooks, ResolveDreams, SleepPass,
     StructuralReport,
 };
+use am_system::world_models::WorldModelPass;
 use am_system::{MemoryRecordInput, MemorySystem, RecordKind, RememberMany};
 use criterion::{BatchSize, Criterion, SamplingMode, criterion_group, criterion_main};
 use serde_json::Value;
@@ -318,6 +320,19 @@ fn sleep_vs_oracle(c: &mut Criterion) {
             || copy_of(&src, dir.path(), "ours-write.sqlite3", true),
             |(p, h, fresh)| {
                 let r = black_box(fresh.consolidation_pass(&consolidate, None).unwrap());
+                (r, p, h, fresh)
+            },
+            BatchSize::PerIteration,
+        );
+    });
+    // The world_models phase alone (issue 39's `world_model_pass`, with the
+    // task queue: its cards form pending their authored words).
+    let cards = WorldModelPass::new(&scopes, PAIR.1);
+    g.bench_function(format!("world_model_pass_{size}"), |b| {
+        b.iter_batched(
+            || copy_of(&src, dir.path(), "ours-write.sqlite3", true),
+            |(p, h, fresh)| {
+                let r = black_box(fresh.world_model_pass(&cards, None).unwrap());
                 (r, p, h, fresh)
             },
             BatchSize::PerIteration,

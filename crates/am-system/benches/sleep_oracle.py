@@ -14,7 +14,11 @@ is run ONCE (NIGHT_ROUNDS, default 1), phase by phase as `sleep_pass`
 runs them, on one fresh copy, each phase timed: `night_<phase>` for each
 of the six, `night_four_phases` (the spec's four: resolution, maintenance,
 world_models, dream) and `night_six_phases` (all six, 0.3.2's whole
-`sleep_pass` less its boundary checks).
+`sleep_pass` less its boundary checks). `world_model_pass` is the
+world_models phase alone on a fresh copy. With
+AM_SLEEP_ORACLE_NIGHT_UNTIL=world_models each night ends after its
+world_models phase (no dream: minutes saved; the combined rows are left
+out).
 
 Usage: python sleep_oracle.py RECORDS ROUNDS OUT_DIR [NIGHT_ROUNDS]
 Prints: {"records": N, "rounds": R, "build_s": s,
@@ -22,6 +26,7 @@ Prints: {"records": N, "rounds": R, "build_s": s,
 """
 
 import json
+import os
 import shutil
 import sqlite3
 import statistics
@@ -141,12 +146,21 @@ def main() -> None:
     timed("consolidation_pass",
           lambda s, st, jn: consolidation_pass(s, scopes=scopes, owner_id=PAIR[1]),
           fresh=True)
+    # The world_models phase on its own (issue 39's pass), writing, on a
+    # fresh copy each round.
+    timed("world_model_pass",
+          lambda s, st, jn: world_model_pass(s, scopes=scopes, owner_id=PAIR[1]),
+          fresh=True)
     # The night, phase by phase on one fresh copy, as 0.3.2's sleep_pass
     # runs them (the dream given the tending's operation count and the
     # earlier phases' results).
     night_rounds = int(sys.argv[4]) if len(sys.argv) > 4 else 1
     phases = ("resolution", "maintenance", "world_models", "mining", "identity", "dream")
     night_runs = {name: [] for name in phases}
+    # AM_SLEEP_ORACLE_NIGHT_UNTIL=world_models ends each night after its
+    # world_models phase (the dream phase alone takes minutes): only the
+    # first three phases' rows are written.
+    until = os.environ.get("AM_SLEEP_ORACLE_NIGHT_UNTIL", "")
     for r in range(night_rounds):
         copy = out_dir / f"python-night-{r}.sqlite3"
         fresh_copy(home, copy)
@@ -162,22 +176,26 @@ def main() -> None:
         phase("resolution", lambda: resolve_dreams_pass(system, **kw))
         phase("maintenance", lambda: consolidation_pass(system, **kw))
         phase("world_models", lambda: world_model_pass(system, **kw))
-        phase("mining", lambda: mine_candidates_pass(system, **kw))
-        phase("identity", lambda: identity_review_pass(system, **kw))
-        ops = len((done["maintenance"].get("report") or {}).get("operations") or ())
-        phase("dream", lambda: dream_pass(
-            system, maintenance_ops=ops,
-            phase_results={k: done[k] for k in ("resolution", "maintenance",
-                                                 "world_models", "mining")},
-            **kw))
+        if until != "world_models":
+            phase("mining", lambda: mine_candidates_pass(system, **kw))
+            phase("identity", lambda: identity_review_pass(system, **kw))
+            ops = len((done["maintenance"].get("report") or {}).get("operations") or ())
+            phase("dream", lambda: dream_pass(
+                system, maintenance_ops=ops,
+                phase_results={k: done[k] for k in ("resolution", "maintenance",
+                                                     "world_models", "mining")},
+                **kw))
         for suffix in ("", "-wal", "-shm"):
             Path(str(copy) + suffix).unlink(missing_ok=True)
     for name in phases:
         runs = night_runs[name]
-        figures[f"night_{name}"] = {"median_ns": statistics.median(runs), "runs_ns": runs}
+        if runs:
+            figures[f"night_{name}"] = {"median_ns": statistics.median(runs), "runs_ns": runs}
     for label, names in (("night_four_phases", ("resolution", "maintenance",
                                                 "world_models", "dream")),
                          ("night_six_phases", phases)):
+        if night_rounds == 0 or any(not night_runs[n] for n in names):
+            continue
         runs = [sum(night_runs[n][r] for n in names) for r in range(night_rounds)]
         figures[label] = {"median_ns": statistics.median(runs), "runs_ns": runs}
     json.dump({"records": records, "rounds": rounds, "build_s": build_s,

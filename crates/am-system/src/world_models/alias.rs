@@ -9,7 +9,7 @@ use am_journal::MemoryJournal;
 use am_triples::{TripleAssertion, TripleStore};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 /// The evidence-overlap (Jaccard) floor of an alias proposal
 /// (`ALIAS_OVERLAP_FLOOR`).
@@ -123,24 +123,37 @@ pub(crate) fn proposals(
     existing: &BTreeMap<String, String>,
     floor: f64,
 ) -> Vec<AliasProposal> {
-    let names: Vec<(&String, BTreeSet<&String>)> = by_target
+    // Each evidence id numbered once; each target's set a sorted list of
+    // numbers, so a pair's overlap is one merge of two short lists.
+    let mut numbers: HashMap<&str, u32> = HashMap::new();
+    let names: Vec<(&String, &str, Vec<u32>)> = by_target
         .iter()
         .filter(|(_, ids)| ids.len() >= 2)
-        .map(|(t, ids)| (t, ids.iter().collect()))
+        .map(|(t, ids)| {
+            let mut set: Vec<u32> = ids
+                .iter()
+                .map(|id| {
+                    let next = u32::try_from(numbers.len()).unwrap_or(u32::MAX);
+                    *numbers.entry(id.as_str()).or_insert(next)
+                })
+                .collect();
+            set.sort_unstable();
+            set.dedup();
+            (t, t.split_once(':').map_or("", |(ns, _)| ns), set)
+        })
         .collect();
-    let namespace = |t: &str| t.split_once(':').map_or("", |(ns, _)| ns).to_owned();
     let mut out = Vec::new();
-    for (i, (a, set_a)) in names.iter().enumerate() {
-        for (b, set_b) in &names[i + 1..] {
+    for (i, (a, ns_a, set_a)) in names.iter().enumerate() {
+        for (b, ns_b, set_b) in &names[i + 1..] {
             let bound = existing.contains_key(*a)
                 || existing.contains_key(*b)
                 || existing.get(*a) == Some(*b)
                 || existing.get(*b) == Some(*a);
-            if bound || namespace(a) != namespace(b) {
+            if bound || ns_a != ns_b {
                 continue;
             }
-            let shared = set_a.intersection(set_b).count();
-            let union = set_a.union(set_b).count();
+            let shared = shared_count(set_a, set_b);
+            let union = set_a.len() + set_b.len() - shared;
             if union == 0 {
                 continue;
             }
@@ -157,6 +170,23 @@ pub(crate) fn proposals(
         }
     }
     out
+}
+
+/// How many numbers two sorted, deduplicated lists share.
+fn shared_count(a: &[u32], b: &[u32]) -> usize {
+    let (mut i, mut j, mut n) = (0, 0, 0);
+    while i < a.len() && j < b.len() {
+        match a[i].cmp(&b[j]) {
+            std::cmp::Ordering::Less => i += 1,
+            std::cmp::Ordering::Greater => j += 1,
+            std::cmp::Ordering::Equal => {
+                n += 1;
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    n
 }
 
 fn operator() -> String {

@@ -219,6 +219,42 @@ impl crate::MemorySystem {
         fold_standing(standing, None)
     }
 
+    /// [`standing_world_models`] of a pair whose every card row's assertion
+    /// id is `card_ids` (a whole read of the pair that already found them:
+    /// the sleep pass's evidence scan), folded with `closed`, the journal's
+    /// closed ids at the head it was read at. The rows are read whole by id;
+    /// the answer is the free function's at that head.
+    ///
+    /// # Errors
+    /// The store's failure.
+    pub(crate) fn standing_of_ids(
+        &self,
+        card_ids: Vec<String>,
+        closed: &HashSet<String>,
+    ) -> Result<BTreeMap<String, Vec<TripleAssertion>>> {
+        if card_ids.is_empty() {
+            return Ok(BTreeMap::new());
+        }
+        let rows: Vec<TripleAssertion> = self
+            .store
+            .query(&TripleQuery {
+                assertion_ids: Some(card_ids),
+                limit: 0,
+                ..TripleQuery::default()
+            })?
+            .into_iter()
+            .filter(|a| {
+                is_card(a)
+                    && !a
+                        .assertion_id
+                        .as_ref()
+                        .is_some_and(|id| closed.contains(id))
+                    && !closed.contains(&a.subject)
+            })
+            .collect();
+        fold_standing(rows, None)
+    }
+
     /// [`current_world_models`] of `pair` folded with this system's
     /// journal, through the card index (the same answer).
     ///

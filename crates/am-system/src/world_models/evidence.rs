@@ -7,9 +7,9 @@ use crate::error::Result;
 use crate::pair_folds::PairFolds;
 use crate::record::DigestRow;
 use am_journal::MemoryJournal;
-use am_triples::{TripleAssertion, TripleQuery, TripleStore};
+use am_triples::{Narrow, TripleAssertion, TripleQuery, TripleStore};
 use serde_json::Value;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 
 /// Kinds that never evidence a card (a derived artifact must not feed
 /// another).
@@ -43,20 +43,47 @@ fn strings(v: Option<&Value>) -> Vec<String> {
     }
 }
 
+/// The strings of an owned JSON array (anything else is no strings), each
+/// moved out as [`strings`] would copy it.
+fn owned_strings(v: Option<Value>) -> Vec<String> {
+    match v {
+        Some(Value::Array(a)) => a
+            .into_iter()
+            .filter_map(|x| match x {
+                Value::String(s) => Some(s),
+                _ => None,
+            })
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// Whether the row may evidence a card: a kind, not a non-evidence kind,
+/// not bookkeeping, an edge or a maintenance candidate.
+fn may_evidence(a: &TripleAssertion) -> bool {
+    let row = DigestRow::of(a);
+    row.as_stored("record_kind")
+        .is_some_and(|k| !k.is_empty() && !NON_EVIDENCE_KINDS.contains(&k))
+        && !row.flag("bookkeeping")
+        && !row.flag("record_edge")
+        && !row.flag("maintenance_candidate")
+}
+
 impl Evidence {
     /// The row as evidence, or `None` when it may not evidence a card (no
     /// kind, a non-evidence kind, bookkeeping, an edge, a maintenance
     /// candidate).
     fn of(a: &TripleAssertion) -> Option<Evidence> {
-        let row = DigestRow::of(a);
-        let kind = row.as_stored("record_kind").filter(|k| !k.is_empty())?;
-        if NON_EVIDENCE_KINDS.contains(&kind)
-            || row.flag("bookkeeping")
-            || row.flag("record_edge")
-            || row.flag("maintenance_candidate")
-        {
-            return None;
-        }
+        may_evidence(a).then(|| Evidence::from_row(a.clone()))
+    }
+
+    /// A row [`may_evidence`] admits, as evidence (its texts moved, not
+    /// copied).
+    fn from_row(mut a: TripleAssertion) -> Evidence {
+        let row = DigestRow::of(&a);
+        let kind = row.as_stored("record_kind").unwrap_or("").to_owned();
+        let title = row.title().unwrap_or("").to_owned();
+        let title_pending = row.is_marked_pending("title");
         let mut topics: Vec<String> = Vec::new();
         let single = row.get("topic").and_then(Value::as_str).map(str::to_owned);
         for t in single.into_iter().chain(strings(row.get("topics"))) {
@@ -71,21 +98,24 @@ impl Evidence {
                 .and_then(Value::as_str)
                 .filter(|s| !s.is_empty())
         };
-        Some(Evidence {
-            record_id: a.subject.clone(),
-            kind: kind.to_owned(),
-            title: row.title().unwrap_or("").to_owned(),
-            title_pending: row.is_marked_pending("title"),
-            digest: a.object.clone(),
-            observed_at: a.observed_at.clone(),
-            keywords: strings(row.get("keywords")),
-            participants: strings(row.get("participants")),
+        let session = prov("session_id")
+            .or_else(|| prov("run_id"))
+            .unwrap_or("")
+            .to_owned();
+        let keywords = owned_strings(a.attributes.remove("keywords"));
+        let participants = owned_strings(a.attributes.remove("participants"));
+        Evidence {
+            record_id: a.subject,
+            kind,
+            title,
+            title_pending,
+            digest: a.object,
+            observed_at: a.observed_at,
+            keywords,
+            participants,
             topics,
-            session: prov("session_id")
-                .or_else(|| prov("run_id"))
-                .unwrap_or("")
-                .to_owned(),
-        })
+            session,
+        }
     }
 
     /// The targets this record evidences: its participants other than the
@@ -102,6 +132,38 @@ impl Evidence {
     }
 }
 
+/// The attribute and provenance keys [`Evidence::of`] reads: the scan reads
+/// only these of each row ([`TripleStore::query_narrow`]), the same rows in
+/// the same order, so the evidence is the whole read's.
+const EVIDENCE_KEYS: Narrow<'static> = Narrow {
+    attributes: &[
+        "record_kind",
+        "bookkeeping",
+        "record_edge",
+        "maintenance_candidate",
+        "topic",
+        "topics",
+        "title",
+        "pending",
+        "keywords",
+        "participants",
+    ],
+    provenance: &["session_id", "run_id"],
+};
+
+/// What one evidence scan read: the evidence by graph id, and, for a whole
+/// scan (`scan_limit` 0), the assertion ids of the card rows of the first
+/// pair (every card row of the pair, standing or not: the rows
+/// [`standing_world_models`](crate::world_models::standing_world_models)
+/// folds), with the closed ids the scan folded.
+pub(crate) struct Scan {
+    pub evidence: BTreeMap<String, Evidence>,
+    /// `Some` for a whole scan.
+    pub card_ids: Option<Vec<String>>,
+    /// Every assertion id closed at the scan's journal head.
+    pub closed: HashSet<String>,
+}
+
 /// The records of `pairs` that may evidence a card, by graph id: closure and
 /// hidden folded at the journal's head. `scan_limit` 0 reads every row (the
 /// sleep pass); a positive one the newest `scan_limit` rows of each pair.
@@ -113,27 +175,45 @@ pub(crate) fn evidence_scan(
     journal: &dyn MemoryJournal,
     pairs: &[(String, String)],
     scan_limit: usize,
-) -> Result<BTreeMap<String, Evidence>> {
+) -> Result<Scan> {
     let head = journal.current_seq()?;
     let folds = PairFolds::load_exclusions(store, journal, pairs, head)?;
     let excluded = |id: &str| folds.closed.contains(id) || folds.hidden.contains(id);
     let mut out = BTreeMap::new();
-    for (scope, owner) in pairs {
-        let rows = store.query(&TripleQuery {
-            scope: Some(scope.clone()),
-            owner_id: (!owner.is_empty()).then(|| owner.clone()),
-            limit: i64::try_from(scan_limit).unwrap_or(i64::MAX),
-            ..TripleQuery::default()
-        })?;
-        for a in &rows {
-            let Some(e) = Evidence::of(a) else { continue };
-            if a.assertion_id.as_deref().is_some_and(excluded) || excluded(&a.subject) {
+    let mut card_ids = (scan_limit == 0).then(Vec::new);
+    for (i, (scope, owner)) in pairs.iter().enumerate() {
+        let rows = store.query_narrow(
+            &TripleQuery {
+                scope: Some(scope.clone()),
+                owner_id: (!owner.is_empty()).then(|| owner.clone()),
+                limit: i64::try_from(scan_limit).unwrap_or(i64::MAX),
+                ..TripleQuery::default()
+            },
+            EVIDENCE_KEYS,
+        )?;
+        for a in rows {
+            if i == 0
+                && let Some(ids) = card_ids.as_mut()
+                && DigestRow::of(&a).kind_text() == Some("world_model")
+                && let Some(id) = &a.assertion_id
+            {
+                ids.push(id.clone());
+            }
+            if !may_evidence(&a)
+                || a.assertion_id.as_deref().is_some_and(excluded)
+                || excluded(&a.subject)
+            {
                 continue;
             }
+            let e = Evidence::from_row(a);
             out.insert(e.record_id.clone(), e);
         }
     }
-    Ok(out)
+    Ok(Scan {
+        evidence: out,
+        card_ids,
+        closed: folds.closed,
+    })
 }
 
 /// The separators an interest's subject head ends before.
@@ -246,6 +326,11 @@ pub(crate) fn discovered_topics(
             s => s,
         };
         for kw in &e.keywords {
+            // A compound holds a space or a hyphen, which lowercasing never
+            // makes: a keyword with neither is no candidate.
+            if !kw.contains([' ', '-']) {
+                continue;
+            }
             let k = kw.trim().to_lowercase();
             if !discovery_keyword_ok(&k) {
                 continue;

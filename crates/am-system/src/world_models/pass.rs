@@ -218,12 +218,13 @@ impl crate::MemorySystem {
             ));
         }
         let sleep_cadence = run.targets.is_none() && run.scan_limit == 0;
-        let evidence = evidence_scan(
+        let scan = evidence_scan(
             self.store.as_ref(),
             self.journal.as_ref(),
             run.scopes,
             run.scan_limit,
         )?;
+        let evidence = scan.evidence;
         let mut by_target: BTreeMap<String, Vec<String>> = BTreeMap::new();
         for (gid, e) in &evidence {
             for t in e.targets(owner) {
@@ -262,7 +263,15 @@ impl crate::MemorySystem {
                 }
             }
         }
-        let standing = self.standing_cards(&CardsOf::new(home_scope, home_owner))?;
+        // A whole scan read every row of the home pair, its cards among them:
+        // their rows are read by id instead of through the card index (whose
+        // first use on a system is a whole read of its own).
+        let standing = match scan.card_ids {
+            Some(ids) if home_owner.trim() == home_owner => {
+                self.standing_of_ids(ids, &scan.closed)?
+            }
+            _ => self.standing_cards(&CardsOf::new(home_scope, home_owner))?,
+        };
         // A bound alias's evidence counts toward its primary's card.
         let mut aliases: BTreeMap<String, String> = BTreeMap::new();
         for (primary, rows) in &standing {
@@ -355,8 +364,17 @@ impl crate::MemorySystem {
         ranked.sort_by(|a, b| b.1.len().cmp(&a.1.len()).then(a.0.cmp(b.0)));
         let mut budget = run.tuning.world_model_max_cards;
         for (target, ids) in ranked {
-            let fingerprint = evidence_fingerprint(ids);
             let prior = current.get(target).copied();
+            // A target with no card and no budget left is skipped: its
+            // fingerprint is never read.
+            if prior.is_none() && budget == 0 {
+                report.skipped.push(SkippedTarget {
+                    target: target.clone(),
+                    reason: "max_cards reached".to_owned(),
+                });
+                continue;
+            }
+            let fingerprint = evidence_fingerprint(ids);
             if let Some(p) = prior
                 && DigestRow::of(p).as_stored("evidence_fingerprint") == Some(fingerprint.as_str())
             {

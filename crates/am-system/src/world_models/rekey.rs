@@ -322,7 +322,8 @@ impl CardRekey for InterestCards {
         };
         if matches!(change, InterestTitle::DeclaredPending) {
             let pairs = [(interest.scope.clone(), owner.clone())];
-            let others = evidence_scan(system.store.as_ref(), system.journal.as_ref(), &pairs, 0)?;
+            let others =
+                evidence_scan(system.store.as_ref(), system.journal.as_ref(), &pairs, 0)?.evidence;
             let shared = others.values().any(|e| {
                 e.kind == "interest"
                     && e.record_id != gid
