@@ -6,9 +6,7 @@
 use crate::common::written;
 use crate::support::*;
 use am_journal::{TaskKind, TaskStatus, Window};
-use am_system::ripple::{
-    Change, Decision, ReconsiderOutcome, RefreshRipples, RippleStatus, SettleReconsideration,
-};
+use am_system::ripple::{Change, Decision, ReconsiderOutcome, RefreshRipples, RippleStatus};
 use am_system::tasks::{Ack, Enqueue, ListTasks};
 use am_triples::ErrorKind;
 use serde_json::json;
@@ -23,13 +21,7 @@ fn unchanged_acks_the_task_and_writes_nothing_else() {
         let t = task_on(s, &r.ripple_id, &b);
         claim(s, &t);
         let before = written(s);
-        let out = s
-            .system
-            .settle_reconsideration(&SettleReconsideration::new(
-                &t.task_id,
-                "reader",
-                ReconsiderOutcome::Unchanged,
-            ))
+        let out = settle_as(s, &t.task_id, "reader", ReconsiderOutcome::Unchanged)
             .unwrap()
             .value;
         assert_eq!(out.outcome, "unchanged");
@@ -43,13 +35,7 @@ fn unchanged_acks_the_task_and_writes_nothing_else() {
         assert!(d.ripple.changed.is_empty());
         assert!(d.ripple.consolidate_task_id.is_none());
         // A second settlement is refused.
-        let again = s
-            .system
-            .settle_reconsideration(&SettleReconsideration::new(
-                &t.task_id,
-                "reader",
-                ReconsiderOutcome::Unchanged,
-            ))
+        let again = settle_as(s, &t.task_id, "reader", ReconsiderOutcome::Unchanged)
             .unwrap()
             .value;
         assert_eq!(again.reason.as_deref(), Some("not_live"));
@@ -87,13 +73,7 @@ fn a_rewritten_settlement_without_a_rewrite_is_refused_and_writes_nothing() {
         claim(s, &t);
         let before = written(s);
         let detail = s.system.ripple(&r.ripple_id).unwrap();
-        let out = s
-            .system
-            .settle_reconsideration(&SettleReconsideration::new(
-                &t.task_id,
-                "reader",
-                ReconsiderOutcome::Rewritten,
-            ))
+        let out = settle_as(s, &t.task_id, "reader", ReconsiderOutcome::Rewritten)
             .unwrap()
             .value;
         assert_eq!(out.outcome, "refused");
@@ -101,13 +81,7 @@ fn a_rewritten_settlement_without_a_rewrite_is_refused_and_writes_nothing() {
         assert_eq!(written(s), before);
         assert_eq!(s.system.ripple(&r.ripple_id).unwrap(), detail);
         // Another holder's lease is not ours to settle.
-        let out = s
-            .system
-            .settle_reconsideration(&SettleReconsideration::new(
-                &t.task_id,
-                "someone-else",
-                ReconsiderOutcome::Unchanged,
-            ))
+        let out = settle_as(s, &t.task_id, "someone-else", ReconsiderOutcome::Unchanged)
             .unwrap()
             .value;
         assert_eq!(out.reason.as_deref(), Some("not_holder"));
@@ -130,23 +104,9 @@ fn settling_another_kind_of_task_is_an_error() {
                 json!("backfill"),
             ))
             .unwrap();
-        let err = s
-            .system
-            .settle_reconsideration(&SettleReconsideration::new(
-                &e.task_id,
-                "reader",
-                ReconsiderOutcome::Unchanged,
-            ))
-            .unwrap_err();
+        let err = settle_as(s, &e.task_id, "reader", ReconsiderOutcome::Unchanged).unwrap_err();
         assert_eq!(err.kind(), ErrorKind::InvalidInput);
-        let err = s
-            .system
-            .settle_reconsideration(&SettleReconsideration::new(
-                "nope",
-                "reader",
-                ReconsiderOutcome::Unchanged,
-            ))
-            .unwrap_err();
+        let err = settle_as(s, "nope", "reader", ReconsiderOutcome::Unchanged).unwrap_err();
         assert_eq!(err.kind(), ErrorKind::InvalidInput);
     });
 }

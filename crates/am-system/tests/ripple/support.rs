@@ -175,6 +175,18 @@ pub(crate) fn rewrite_and_settle(
     s.system.settle_reconsideration(&settle).unwrap().value
 }
 
+/// `settle_reconsideration` of `task_id` by `holder` with `outcome`, no
+/// change or distance given.
+pub(crate) fn settle_as(
+    s: &Stack,
+    task_id: &str,
+    holder: &str,
+    outcome: ReconsiderOutcome,
+) -> am_system::Result<am_system::Warned<SettleResult>> {
+    s.system
+        .settle_reconsideration(&SettleReconsideration::new(task_id, holder, outcome))
+}
+
 pub(crate) fn claim(s: &Stack, t: &TaskRow) {
     let c = Claim::new(ClaimTasks::Ids(vec![t.task_id.clone()]), "reader");
     let r = s.system.tasks().unwrap().claim(&c).unwrap();
