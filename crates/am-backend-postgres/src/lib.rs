@@ -1,7 +1,8 @@
 //! The PostgreSQL home of AbstractMemory, shared by many hosts (issue 46).
 //!
 //! Slice 1: [`PostgresTripleStore`], layer 1 on PostgreSQL (the change feed,
-//! window changes, digest rewrites, exact vector search scored in Rust), and
+//! window changes, digest rewrites, exact vector search scored in Rust; no
+//! keyword index yet), and
 //! [`testing::TempServer`], a throwaway server for tests and xtask. The
 //! journal, the graph connector and the home transaction are not built yet.
 //!
