@@ -5,7 +5,7 @@
 //! `memory  stores::limit_zero_is_unbounded  ok`, then one line per backend
 //! (`lance  51  0`: checks, failed). The binaries are built in one workspace-wide
 //! `cargo test --no-run`, then run one by one from their crate's directory;
-//! `--backend NAME` (`memory`, `sqlite`, `lance`) runs only that backend's.
+//! `--backend NAME` (`memory`, `sqlite`, `lance`, `postgres`) runs only that backend's.
 
 use crate::workspace::{Workspace, cargo};
 use anyhow::{Context, Result, bail};
@@ -21,6 +21,7 @@ const BACKENDS: &[(&str, &str)] = &[
     ("am-graph", "memory"),
     ("am-backend-sqlite", "sqlite"),
     ("am-backend-lance", "lance"),
+    ("am-backend-postgres", "postgres"),
 ];
 
 fn backend_name(krate: &str) -> String {

@@ -26,6 +26,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("am-graph", 2),
     ("am-backend-sqlite", 3),
     ("am-backend-lance", 3),
+    ("am-backend-postgres", 3),
     ("am-conformance", 3),
     ("am-system", 4),
     ("am-ops", 5),
@@ -37,7 +38,12 @@ const LAYERS: &[(&str, u8)] = &[
 /// Crates `am-system` and the verb table (`am-ops`) must never name: they
 /// take stores, journals and embedders as trait objects (a front end opens
 /// the home).
-const NOT_FOR_SYSTEM: &[&str] = &["am-backend-sqlite", "am-backend-lance", "am-embed"];
+const NOT_FOR_SYSTEM: &[&str] = &[
+    "am-backend-sqlite",
+    "am-backend-lance",
+    "am-backend-postgres",
+    "am-embed",
+];
 
 /// Crates allowed to depend on every other library crate.
 const MAY_DEPEND_ON_ALL: &[&str] = &["am-cli", "xtask"];
