@@ -442,7 +442,7 @@ impl MemorySystem {
         let kind = DigestRow::of(&proposal).kind_text();
         if DigestRow::of(&proposal).kind() != Some(RecordKind::Realization) {
             return Err(Error::invalid(format!(
-                "enact_realization: {:?} is a {:?} record, not a realization (other candidates \
+                "enact_realization: {:?} is of kind {:?}, not a realization (other candidates \
                  go through promote_candidate)",
                 args.realization_id.trim(),
                 kind.unwrap_or("")
@@ -592,7 +592,7 @@ impl MemorySystem {
         let dream = self.disposal_row(&args.dream_id, "dispose_dream")?;
         if DigestRow::of(&dream).kind() != Some(RecordKind::Dream) {
             return Err(Error::invalid(format!(
-                "dispose_dream: {:?} is a {:?} record, not a dream",
+                "dispose_dream: {:?} is of kind {:?}, not a dream",
                 args.dream_id.trim(),
                 DigestRow::of(&dream).kind_text().unwrap_or("")
             )));
