@@ -1,7 +1,9 @@
 //! Candidates: machines propose, the entity or the operator disposes. The
 //! disposer's verbs (`confirm_relation`, `promote_candidate`,
 //! `reject_candidate`, `enact_realization`, `dispose_dream`) and the
-//! identity review (`identity_review_pass`).
+//! identity review (`identity_review_pass`), and the tending grammar's
+//! parser (`parse_tend_block`, `tend.rs`; `apply_tend_elections` is not
+//! built yet).
 //!
 //! Spec: api.md "Candidates, disposal, and deliberate acts" and the
 //! constant `DISPOSAL_RELATIONS` ("Vocabularies"). 0.3.2's `disposal.py`
@@ -23,6 +25,7 @@
 pub mod args;
 mod disposal;
 mod review;
+pub mod tend;
 
 pub use args::{
     ConfirmRelation, ConfirmedEdge, Disposal, DisposalRefusal, DisposeDream, DreamDisposed,
@@ -31,6 +34,10 @@ pub use args::{
     RejectCandidate, Rejected, ReviewCounts,
 };
 pub use disposal::{independent_origins, origin_of};
+pub use tend::{
+    DEFAULT_MAX_ELECTIONS, IDENTITY_SCOPE_PENDING_RULING, ParseTendBlock, TEND_VERBS, TendBlock,
+    TendElection, TendRefusal, parse_tend_block,
+};
 
 /// The relations `confirm_relation` may write: claims waking evidence can
 /// confirm about two records (derivation, answer, support, composition,

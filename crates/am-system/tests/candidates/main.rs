@@ -11,3 +11,4 @@ mod common;
 mod disposal;
 mod oracle;
 mod review;
+mod tend;
