@@ -1503,6 +1503,13 @@ fn more_cases(ids: &Ids, push: &mut dyn FnMut(&str, String)) {
             ),
         ),
         (
+            "parse_tend_block: a cap of 0",
+            with(
+                "parse_tend_block",
+                json!({"text": "pin: x — reason: y", "max_elections": 0}),
+            ),
+        ),
+        (
             "identity_review_pass: a scope without its owner",
             with(
                 "identity_review_pass",

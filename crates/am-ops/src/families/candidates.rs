@@ -1,15 +1,16 @@
 //! Candidates (am-system `candidates/`): the disposer's verbs
 //! `confirm_relation`, `promote_candidate`, `reject_candidate`,
 //! `enact_realization`, `dispose_dream`, and the pure read
-//! `identity_review_pass`.
+//! `identity_review_pass`, and the pure `parse_tend_block`.
 //!
-//! Spec: api.md "Candidates, disposal, and deliberate acts".
+//! Spec: api.md "Candidates, disposal, and deliberate acts", "Tending
+//! elections".
 
 use crate::verb::{Answer, CallShape, Family, Verb};
 use am_system::candidates::{
     ConfirmRelation, ConfirmedEdge, Disposal, DisposeDream, DreamDisposed, EnactRealization,
-    Enacted, IdentityReview, IdentityReviewReport, PromoteCandidate, Promoted, RejectCandidate,
-    Rejected,
+    Enacted, IdentityReview, IdentityReviewReport, ParseTendBlock, PromoteCandidate, Promoted,
+    RejectCandidate, Rejected, TendBlock, parse_tend_block,
 };
 
 pub(super) fn verbs() -> Vec<Verb> {
@@ -68,5 +69,13 @@ pub(super) fn verbs() -> Vec<Verb> {
         .shape(CallShape::StoreJournalFunction)
         .answers::<IdentityReviewReport>()
         .run(|h, _, a: IdentityReview| Answer::of(&h.system()?.identity_review_pass(&a)?)),
+        Verb::declare(
+            "parse_tend_block",
+            f,
+            "Parse one tend block body (one `verb: <target> — reason: <text>` per line) into elections and refusals; refusals are data, never errors.",
+        )
+        .shape(CallShape::PureFunction)
+        .answers::<TendBlock>()
+        .run(|_, _, a: ParseTendBlock| Answer::of(&parse_tend_block(&a)?)),
     ]
 }
