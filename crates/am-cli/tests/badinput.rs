@@ -1440,6 +1440,83 @@ fn more_cases(ids: &Ids, push: &mut dyn FnMut(&str, String)) {
             with("tasks.last_maintenance", json!({"scopes": [["life"]]})),
         ),
         (
+            "confirm_relation: a relation outside DISPOSAL_RELATIONS",
+            with(
+                "confirm_relation",
+                json!({"source_id": ids.record, "relation": "mentions", "target_id": ids.record, "evidence_ids": [ids.record], "reason": "x"}),
+            ),
+        ),
+        (
+            "confirm_relation: no evidence",
+            with(
+                "confirm_relation",
+                json!({"source_id": ids.record, "relation": "supports", "target_id": ids.record, "evidence_ids": [], "reason": "x"}),
+            ),
+        ),
+        (
+            "confirm_relation: a blank reason",
+            with(
+                "confirm_relation",
+                json!({"source_id": ids.record, "relation": "supports", "target_id": ids.record, "evidence_ids": [ids.record], "reason": " "}),
+            ),
+        ),
+        (
+            "promote_candidate: min_origins 0",
+            with(
+                "promote_candidate",
+                json!({"record_id": ids.record, "scope": "life", "owner_id": "demo", "corroborating_ids": [], "reason": "x", "min_origins": 0}),
+            ),
+        ),
+        (
+            "promote_candidate: an unknown record",
+            with(
+                "promote_candidate",
+                json!({"record_id": "nope", "scope": "life", "owner_id": "demo", "corroborating_ids": [], "reason": "x"}),
+            ),
+        ),
+        (
+            "reject_candidate: a blank reason",
+            with(
+                "reject_candidate",
+                json!({"record_id": ids.record, "scope": "life", "owner_id": "demo", "reason": ""}),
+            ),
+        ),
+        (
+            "enact_realization: not a realization",
+            with(
+                "enact_realization",
+                json!({"realization_id": ids.record, "supersession_record_id": ids.record, "reason": "x"}),
+            ),
+        ),
+        (
+            "dispose_dream: an unknown disposition",
+            with(
+                "dispose_dream",
+                json!({"dream_id": ids.record, "disposition": "forgotten", "reason": "x"}),
+            ),
+        ),
+        (
+            "dispose_dream: not a dream",
+            with(
+                "dispose_dream",
+                json!({"dream_id": ids.record, "disposition": "dissolved", "reason": "x"}),
+            ),
+        ),
+        (
+            "parse_tend_block: a cap of 0",
+            with(
+                "parse_tend_block",
+                json!({"text": "pin: x — reason: y", "max_elections": 0}),
+            ),
+        ),
+        (
+            "identity_review_pass: a scope without its owner",
+            with(
+                "identity_review_pass",
+                json!({"scopes": [["life"]], "owner_id": "demo"}),
+            ),
+        ),
+        (
             "seed_ripple: a cause outside REWRITE_CAUSES",
             with(
                 "seed_ripple",

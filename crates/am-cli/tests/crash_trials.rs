@@ -89,7 +89,11 @@
 //! anything twice), and `placement` (per write, one garden record formed on
 //! a home with a communities version: its rows, its formation binding and
 //! its one `placed` event land together or not at all; a kill between the
-//! record and its event is impossible).
+//! record and its event is impossible), and the disposal verbs over
+//! candidates each with two witnesses of other origins: `confirm_relation`
+//! (the `supports` edge and its two `cited` audit events in one transaction;
+//! a replay writes nothing) and `promote_candidate` (its one `promoted`
+//! binding; a resuming host skips a candidate already promoted).
 //!
 //! `AM_CRASH_TRIALS` (default 50, what CI runs: the issue's "CI runs 50
 //! trials per verb"; the 16 verbs before the closing acts took about 60 s
@@ -150,6 +154,8 @@ const VERBS: &[&str] = &[
     "dream_pass",
     "sleep_pass",
     "placement",
+    "confirm_relation",
+    "promote_candidate",
 ];
 const SCOPE: &str = "crash";
 const OWNER: &str = "w";
@@ -539,6 +545,59 @@ fn setup_closable(system: &MemorySystem, n: usize) -> Vec<String> {
         .expect("setup")
         .value;
     ids.into_iter().skip(1).step_by(2).collect()
+}
+
+/// Idempotent setup of the disposal verbs: per write `i`, a candidate lesson
+/// of the night's origin (its digest `first_reading(i)`) and two witnesses of
+/// two other origins, in one formation; returns `[candidate, w1, w2]` per
+/// write (a replay returns the same ids and writes nothing).
+fn setup_candidates(system: &MemorySystem, n: usize) -> Vec<[String; 3]> {
+    let origin = |r: MemoryRecordInput, source: &str, actor: &str, session: String| {
+        let mut r = r;
+        r.provenance
+            .insert("source".into(), serde_json::json!(source));
+        r.provenance
+            .insert("actor".into(), serde_json::json!(actor));
+        r.provenance
+            .insert("session_id".into(), serde_json::json!(session));
+        r
+    };
+    let mut records = Vec::with_capacity(3 * n);
+    for i in 0..n {
+        records.push(origin(
+            MemoryRecordInput::new(RecordKind::Lesson, &first_title(i), &first_reading(i)),
+            "dream",
+            "system",
+            format!("night-{i}"),
+        ));
+        records.push(origin(
+            MemoryRecordInput::new(
+                RecordKind::Episode,
+                &format!("Ada on {i}"),
+                &format!("Ada said {i} holds."),
+            ),
+            "chat",
+            "person:ada",
+            format!("s-{i}"),
+        ));
+        records.push(origin(
+            MemoryRecordInput::new(
+                RecordKind::Episode,
+                &format!("Walked {i}"),
+                &format!("Walked it through, {i}."),
+            ),
+            "diary",
+            "entity:castor",
+            format!("d-{i}"),
+        ));
+    }
+    let ids = system
+        .remember_many(&RememberMany::new(records, SCOPE, OWNER, "setup"))
+        .expect("setup")
+        .value;
+    ids.chunks(3)
+        .map(|c| [c[0].clone(), c[1].clone(), c[2].clone()])
+        .collect()
 }
 
 /// The owner of `wake_cue_dedup_pass`'s write `i`.
@@ -1010,6 +1069,58 @@ fn helper(verb: &str, path: &Path, n: usize) {
                     .close_record(&CloseRecord::retract(id, "wrong order"))
                     .expect("close_record");
                 assert_eq!(closed.len(), 3, "the digest and its two edges");
+                say(&format!("ack {i}"));
+            }
+        }
+        "confirm_relation" => {
+            // The template holds each candidate and its two witnesses.
+            let (_, _, system) = open_system(&home);
+            for (i, [cand, w1, w2]) in setup_candidates(&system, n).iter().enumerate() {
+                say(&format!("begin {i}"));
+                // The edge and its two cited events land together; the ids
+                // derive from the edge and the evidence, so a replay writes
+                // nothing.
+                system
+                    .confirm_relation(&am_system::candidates::ConfirmRelation::new(
+                        cand,
+                        "supports",
+                        w1,
+                        &[w2],
+                        "the day showed it",
+                    ))
+                    .expect("confirm_relation");
+                say(&format!("ack {i}"));
+            }
+        }
+        "promote_candidate" => {
+            let (_, journal, system) = open_system(&home);
+            for (i, [cand, w1, w2]) in setup_candidates(&system, n).iter().enumerate() {
+                say(&format!("begin {i}"));
+                // One binding per promotion; a resuming host skips a
+                // candidate already promoted (the binding id is the journal's).
+                let promoted = journal
+                    .bindings(&am_journal::BindingFilter {
+                        record_id: Some(cand.clone()),
+                        scope: None,
+                        owner_id: None,
+                        fold: true,
+                        until_seq: None,
+                    })
+                    .expect("bindings")
+                    .iter()
+                    .any(|b| b.lifecycle == am_journal::Lifecycle::Promoted);
+                if !promoted {
+                    let r = system
+                        .promote_candidate(&am_system::candidates::PromoteCandidate::new(
+                            cand,
+                            SCOPE,
+                            OWNER,
+                            &[w1, w2],
+                            "two independent witnesses",
+                        ))
+                        .expect("promote_candidate");
+                    assert!(r.done().is_some(), "promoted");
+                }
                 say(&format!("ack {i}"));
             }
         }
@@ -1778,6 +1889,44 @@ fn units(verb: &str, path: &Path, reference_ids: &[Vec<String>], n: usize) -> Un
                 };
                 u.insert(format!("narrate_dream {i}"), k);
             }
+            "confirm_relation" | "promote_candidate" => {
+                // confirm_relation: the edge row and its two cited events;
+                // promote_candidate: the promoted binding.
+                let cand: Option<String> = c
+                    .query_row(
+                        "SELECT subject FROM triples WHERE object = ?1",
+                        [first_reading(i)],
+                        |r| r.get(0),
+                    )
+                    .ok();
+                let k = match cand {
+                    Some(g) if verb == "confirm_relation" => {
+                        count(
+                            &c,
+                            "SELECT COUNT(*) FROM triples WHERE subject = ?1 AND predicate = 'supports'",
+                            &[&g],
+                        ) + if has("memj_events") {
+                            // One on the candidate, one on its first witness.
+                            count(
+                                &c,
+                                "SELECT COUNT(*) FROM memj_events WHERE kind = 'cited' \
+                                 AND (record_id = ?1 OR record_id IN \
+                                 (SELECT subject FROM triples WHERE object = ?2))",
+                                &[&g, &format!("Ada said {i} holds.")],
+                            )
+                        } else {
+                            0
+                        }
+                    }
+                    Some(g) if has("memj_bindings") => count(
+                        &c,
+                        "SELECT COUNT(*) FROM memj_bindings WHERE record_id = ?1 AND lifecycle = 'promoted'",
+                        &[&g],
+                    ),
+                    _ => 0,
+                };
+                u.insert(format!("{verb} {i}"), k);
+            }
             "close_record" | "close_assertions" => {
                 // The closures of episode `i`'s three assertions.
                 let graph_id: Option<String> = c
@@ -2423,6 +2572,11 @@ fn template(verb: &str, dir: &Path, n: usize) -> PathBuf {
                     ))
                     .unwrap();
             }
+        }
+        "confirm_relation" | "promote_candidate" => {
+            // The candidates and their witnesses, there before any kill.
+            let (_, _, system) = open_system(&home);
+            setup_candidates(&system, n);
         }
         "close_record" | "close_assertions" => {
             // The episodes and their edges, there before any kill.

@@ -55,6 +55,8 @@ pub enum Family {
     /// Ripple: a change reconsidered through connected memories (a home
     /// opened with its queue).
     Ripple,
+    /// Candidates: disposal of what machines proposed, the identity review.
+    Candidates,
 }
 
 /// How the spec exposes a verb: what a binding calls.

@@ -21,6 +21,7 @@ pub mod seam;
 pub mod system;
 
 // The faculties, in their declared order (ARCHITECTURE.md "Faculties").
+pub mod candidates;
 pub mod communities;
 pub mod drives;
 pub mod formation;

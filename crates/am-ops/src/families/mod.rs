@@ -7,6 +7,7 @@
 //! structs of its verbs (the engine's own arguments structs cover the
 //! others). docs/exec.md has a section per family.
 
+mod candidates;
 mod communities;
 mod drives;
 mod engine;
@@ -52,5 +53,6 @@ pub(crate) fn all() -> Vec<Verb> {
     v.extend(drives::verbs());
     v.extend(situate::verbs());
     v.extend(ripple::verbs());
+    v.extend(candidates::verbs());
     v
 }

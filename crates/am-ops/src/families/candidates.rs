@@ -1,0 +1,81 @@
+//! Candidates (am-system `candidates/`): the disposer's verbs
+//! `confirm_relation`, `promote_candidate`, `reject_candidate`,
+//! `enact_realization`, `dispose_dream`, and the pure read
+//! `identity_review_pass`, and the pure `parse_tend_block`.
+//!
+//! Spec: api.md "Candidates, disposal, and deliberate acts", "Tending
+//! elections".
+
+use crate::verb::{Answer, CallShape, Family, Verb};
+use am_system::candidates::{
+    ConfirmRelation, ConfirmedEdge, Disposal, DisposeDream, DreamDisposed, EnactRealization,
+    Enacted, IdentityReview, IdentityReviewReport, ParseTendBlock, PromoteCandidate, Promoted,
+    RejectCandidate, Rejected, TendBlock, parse_tend_block,
+};
+
+pub(super) fn verbs() -> Vec<Verb> {
+    let f = Family::Candidates;
+    vec![
+        Verb::declare(
+            "confirm_relation",
+            f,
+            "Turn a proposed association into a real typed edge (a DISPOSAL_RELATIONS relation) on waking evidence; idempotent by source, relation and target; one inert cited audit event per endpoint, never activation.",
+        )
+        .shape(CallShape::StoreJournalFunction)
+        .writes()
+        .answers::<ConfirmedEdge>()
+        .run(|h, _, a: ConfirmRelation| Answer::of(&h.system()?.confirm_relation(&a)?)),
+        Verb::declare(
+            "promote_candidate",
+            f,
+            "Promote an inactive candidate when at least min_origins corroborating records come from origins independent of each other and of the candidate; otherwise refused, naming the origins counted, nothing written.",
+        )
+        .shape(CallShape::StoreJournalFunction)
+        .writes()
+        .answers::<Disposal<Promoted>>()
+        .run(|h, _, a: PromoteCandidate| Answer::of(&h.system()?.promote_candidate(&a)?)),
+        Verb::declare(
+            "reject_candidate",
+            f,
+            "The honest no: a rejected lifecycle binding with a mandatory reason; the record stays indexed unless hide is said.",
+        )
+        .shape(CallShape::StoreJournalFunction)
+        .writes()
+        .answers::<Rejected>()
+        .run(|h, _, a: RejectCandidate| Answer::of(&h.system()?.reject_candidate(&a)?)),
+        Verb::declare(
+            "enact_realization",
+            f,
+            "The entity's adoption of a held identity-amendment proposal: a derived_from edge from its own enacting record to the proposal and a promoted binding; a rejected or closed proposal is refused.",
+        )
+        .shape(CallShape::StoreJournalFunction)
+        .writes()
+        .answers::<Disposal<Enacted>>()
+        .run(|h, _, a: EnactRealization| Answer::of(&h.system()?.enact_realization(&a)?)),
+        Verb::declare(
+            "dispose_dream",
+            f,
+            "A dream's whole verdict in one call: confirmed writes the confirmed edge and supersedes the dream; dissolved retracts it.",
+        )
+        .shape(CallShape::StoreJournalFunction)
+        .writes()
+        .answers::<DreamDisposed>()
+        .run(|h, _, a: DisposeDream| Answer::of(&h.system()?.dispose_dream(&a)?)),
+        Verb::declare(
+            "identity_review_pass",
+            f,
+            "The pending identity-amendment proposals and their evidence bar; writes nothing.",
+        )
+        .shape(CallShape::StoreJournalFunction)
+        .answers::<IdentityReviewReport>()
+        .run(|h, _, a: IdentityReview| Answer::of(&h.system()?.identity_review_pass(&a)?)),
+        Verb::declare(
+            "parse_tend_block",
+            f,
+            "Parse one tend block body (one `verb: <target> — reason: <text>` per line) into elections and refusals; refusals are data, never errors.",
+        )
+        .shape(CallShape::PureFunction)
+        .answers::<TendBlock>()
+        .run(|_, _, a: ParseTendBlock| Answer::of(&parse_tend_block(&a)?)),
+    ]
+}
