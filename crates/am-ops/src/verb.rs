@@ -55,6 +55,8 @@ pub enum Family {
     /// Ripple: a change reconsidered through connected memories (a home
     /// opened with its queue).
     Ripple,
+    /// Operator: the operator's glance reads over a whole home.
+    Operator,
 }
 
 /// How the spec exposes a verb: what a binding calls.

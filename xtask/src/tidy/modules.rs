@@ -72,6 +72,7 @@ pub const FACULTIES: &[(&str, &[&str])] = &[
     ("drives", &["observe", "recall", "sleep"]),
     ("situate", &["identity", "recall"]),
     ("ripple", &["tasks"]),
+    ("operator", &["drives", "formation", "sleep", "tasks"]),
 ];
 
 pub(crate) fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
