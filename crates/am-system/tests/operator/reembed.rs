@@ -253,8 +253,11 @@ fn reembed_home_is_reembed_store() {
     }
 }
 
+/// Every row's id and vector length, the pin, the journal's seq.
+type HomeState = (Vec<(String, Option<usize>)>, Option<EmbeddingPin>, i64);
+
 /// What a refused re-embed must leave: the vectors, the pin, the rows, the seq.
-fn untouched(s: &Stack) -> (Vec<(String, Option<usize>)>, Option<EmbeddingPin>, i64) {
+fn untouched(s: &Stack) -> HomeState {
     (vector_shape(s), pin_of(s), s.journal.current_seq().unwrap())
 }
 
