@@ -62,6 +62,22 @@ impl<S: TripleStore> TripleStore for TempStore<S> {
     fn embedding_pin(&self) -> am_triples::Result<Option<EmbeddingPin>> {
         self.store.embedding_pin()
     }
+    fn has_file_meta(&self) -> bool {
+        self.store.has_file_meta()
+    }
+    fn file_meta(&self, key: &str) -> am_triples::Result<Option<String>> {
+        self.store.file_meta(key)
+    }
+    fn replace_vectors(
+        &self,
+        vectors: &std::collections::HashMap<String, Vec<f32>>,
+        pin: &EmbeddingPin,
+        expected_row_count: usize,
+        embedder: Option<std::sync::Arc<dyn am_triples::TextEmbedder>>,
+    ) -> am_triples::Result<usize> {
+        self.store
+            .replace_vectors(vectors, pin, expected_row_count, embedder)
+    }
     fn preview_vectors(
         &self,
         rows: &[am_triples::TripleAssertion],

@@ -23,10 +23,12 @@ mod home;
 mod ingest;
 mod inspect;
 mod locomo;
+mod mass;
 mod observe;
 mod probe;
 mod query;
 mod recall;
+mod reembed;
 mod serve;
 mod situate;
 mod sleep;
@@ -96,6 +98,8 @@ enum Command {
     Feelings(entity::FeelingsCmd),
     Diary(entity::DiaryCmd),
     Drives(drives::DrivesCmd),
+    Mass(mass::MassCmd),
+    Reembed(reembed::ReembedCmd),
     Situate(situate::SituateCmd),
     Explain(observe::ExplainCmd),
     Exec(exec::command::ExecCmd),
@@ -137,6 +141,8 @@ impl Command {
             Command::Identity(c) => c.run(ctx),
             Command::Feelings(c) => c.run(ctx),
             Command::Drives(c) => c.run(ctx),
+            Command::Mass(c) => c.run(ctx),
+            Command::Reembed(c) => c.run(ctx),
             Command::Situate(c) => c.run(ctx),
             Command::Diary(c) => c.run(ctx),
             Command::Explain(c) => c.run(ctx),

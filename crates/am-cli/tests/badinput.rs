@@ -1698,6 +1698,38 @@ fn more_cases(ids: &Ids, push: &mut dyn FnMut(&str, String)) {
             ),
         ),
         (
+            "mind_mass_report: days zero",
+            with(
+                "mind_mass_report",
+                json!({"scopes": [["life", "demo"]], "days": 0}),
+            ),
+        ),
+        (
+            "mind_mass_report: an unknown wake-cue kind",
+            with(
+                "mind_mass_report",
+                json!({"scopes": [["life", "demo"]], "wake_cue_kind": "loop"}),
+            ),
+        ),
+        (
+            "mind_mass_report: a negative scan limit",
+            with(
+                "mind_mass_report",
+                json!({"scopes": [["life", "demo"]], "vector_scan_limit": -1}),
+            ),
+        ),
+        (
+            "redigestion_candidates: no pair",
+            with("redigestion_candidates", json!({"scopes": []})),
+        ),
+        (
+            "redigestion_candidates: methods a string",
+            with(
+                "redigestion_candidates",
+                json!({"scopes": [["life", "demo"]], "methods": "mechanical-v1"}),
+            ),
+        ),
+        (
             "situate: no anchor",
             with("situate", json!({"scopes": [["life", "demo"]]})),
         ),

@@ -57,6 +57,8 @@ pub enum Family {
     Ripple,
     /// Candidates: disposal of what machines proposed, the identity review.
     Candidates,
+    /// Operator: the operator's glance reads over a whole home.
+    Operator,
 }
 
 /// How the spec exposes a verb: what a binding calls.

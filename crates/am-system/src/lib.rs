@@ -27,6 +27,7 @@ pub mod drives;
 pub mod formation;
 pub mod identity;
 pub mod observe;
+pub mod operator;
 pub mod reach;
 pub mod recall;
 pub mod ripple;

@@ -35,7 +35,8 @@ struct State {
 /// never embed) and `query_text` ranks by cosine. Insertion order is the change
 /// feed's position (1-based) and the tie order of every query.
 pub struct InMemoryTripleStore {
-    embedder: Option<Arc<dyn TextEmbedder>>,
+    /// The live embedder (swapped by `replace_vectors`).
+    embedder: std::sync::RwLock<Option<Arc<dyn TextEmbedder>>>,
     vector_column: String,
     state: Mutex<State>,
     guard: crate::guard::GuardSlot,
@@ -56,7 +57,7 @@ impl InMemoryTripleStore {
     /// A new empty store, vector-capable when `embedder` is given.
     pub fn new(embedder: Option<Arc<dyn TextEmbedder>>) -> Self {
         InMemoryTripleStore {
-            embedder,
+            embedder: std::sync::RwLock::new(embedder),
             vector_column: crate::query::DEFAULT_VECTOR_COLUMN.to_owned(),
             state: Mutex::new(State::default()),
             guard: crate::guard::GuardSlot::new(),
@@ -88,6 +89,14 @@ impl InMemoryTripleStore {
         let store = Self::new(embedder);
         store.lock().pin = Some(pin);
         Ok(store)
+    }
+
+    /// The live embedder.
+    fn live_embedder(&self) -> Option<Arc<dyn TextEmbedder>> {
+        self.embedder
+            .read()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone()
     }
 
     fn lock(&self) -> MutexGuard<'_, State> {
@@ -164,11 +173,12 @@ impl TripleStore for InMemoryTripleStore {
             .iter()
             .map(TripleAssertion::canonicalized)
             .collect::<Result<Vec<_>>>()?;
-        let texts: Vec<String> = match &self.embedder {
+        let embedder = self.live_embedder();
+        let texts: Vec<String> = match &embedder {
             Some(_) => canonical.iter().map(canonical_text).collect(),
             None => return Ok(Some(vec![None; rows.len()])),
         };
-        let embedded = store::embed_rows(self.embedder.as_deref(), &canonical, &texts, || {
+        let embedded = store::embed_rows(embedder.as_deref(), &canonical, &texts, || {
             Ok(self.lock().pin.clone())
         })?;
         Ok(Some(embedded.vectors))
@@ -192,11 +202,12 @@ impl TripleStore for InMemoryTripleStore {
             }
         }
         // Only embedded rows need their canonical text.
-        let texts: Vec<String> = match &self.embedder {
+        let embedder = self.live_embedder();
+        let texts: Vec<String> = match &embedder {
             Some(_) => pending.iter().map(canonical_text).collect(),
             None => Vec::new(),
         };
-        let embedded = store::embed_rows(self.embedder.as_deref(), &pending, &texts, || {
+        let embedded = store::embed_rows(embedder.as_deref(), &pending, &texts, || {
             Ok(self.lock().pin.clone())
         })?;
         let dim = embedded.dimension;
@@ -226,7 +237,7 @@ impl TripleStore for InMemoryTripleStore {
                     }
                 }
                 None => {
-                    let model = self.embedder.as_ref().and_then(|e| e.model_id());
+                    let model = embedder.as_ref().and_then(|e| e.model_id());
                     let p = pin::build_pin(
                         model.as_deref(),
                         Some(d),
@@ -264,7 +275,7 @@ impl TripleStore for InMemoryTripleStore {
     fn query(&self, q: &TripleQuery) -> Result<Vec<TripleAssertion>> {
         let q = q.canonicalized()?;
         let pin = self.lock().pin.clone();
-        let qv = store::resolve_query_vector(&q, self.embedder.as_deref(), pin.as_ref())?;
+        let qv = store::resolve_query_vector(&q, self.live_embedder().as_deref(), pin.as_ref())?;
         let st = self.lock();
         // An id or subject lookup reads its rows through an index (in insertion
         // order) instead of scanning every row.
@@ -423,8 +434,63 @@ impl TripleStore for InMemoryTripleStore {
         Ok(self.lock().pin.clone())
     }
 
+    fn replace_vectors(
+        &self,
+        vectors: &HashMap<String, Vec<f32>>,
+        pin: &EmbeddingPin,
+        expected_row_count: usize,
+        embedder: Option<Arc<dyn TextEmbedder>>,
+    ) -> Result<usize> {
+        let mut ids: Vec<&String> = vectors.keys().collect();
+        ids.sort();
+        let ordered: Vec<Vec<f32>> = ids.iter().map(|id| vectors[*id].clone()).collect();
+        let checked = crate::embed::embedded_batch(ordered)?;
+        if let Some(d) = checked.dimension {
+            pin.check_add_dimension(d)?;
+        }
+        if let Some(e) = &embedder {
+            pin.check_embedder(e.as_ref())?;
+        }
+        let _write = self.write_lock.write();
+        let mut st = self.lock();
+        if st.rows.len() != expected_row_count {
+            return Err(Error::conflict(format!(
+                "vector swap refused: the store changed mid-pass ({} rows now, \
+                 {expected_row_count} expected); nothing was written",
+                st.rows.len()
+            )));
+        }
+        self.guard.check(crate::CommitPoint::StoreReplaceVectors)?;
+        // Every step below is infallible: the swap lands whole.
+        for r in &mut st.rows {
+            r.vector = None;
+        }
+        let mut changed = 0usize;
+        for (id, v) in ids.iter().zip(checked.vectors) {
+            if let (Some(&pos), Some(v)) = (st.by_id.get(id.as_str()), v) {
+                st.rows[pos].vector = Some(v);
+                changed += 1;
+            }
+        }
+        st.pin = Some(pin.clone());
+        if checked.zero_rows > 0 {
+            st.warnings.push(crate::embed::zero_vector_warning(
+                checked.zero_rows,
+                ids.len(),
+            ));
+        }
+        drop(st);
+        if let Some(e) = embedder {
+            *self
+                .embedder
+                .write()
+                .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(e);
+        }
+        Ok(changed)
+    }
+
     fn embeds_on_add(&self) -> Option<bool> {
-        Some(self.embedder.is_some())
+        Some(self.live_embedder().is_some())
     }
 
     fn prepare_digest_rewrite(
@@ -444,7 +510,7 @@ impl TripleStore for InMemoryTripleStore {
             )
         };
         crate::rewrite::prepare_rewrite(
-            self.embedder.as_deref(),
+            self.live_embedder().as_deref(),
             pin.as_ref(),
             current.as_ref(),
             vectored,

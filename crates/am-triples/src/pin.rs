@@ -92,8 +92,8 @@ pub fn check_at_open(
         if model_clash || dim_clash {
             return Err(Error::refused(format!(
                 "embedding-space mismatch: the store is pinned to {} but the declared pin says {} — \
-                 no silent mixing of embedding spaces (open it with the pinned embedder; this port has no \
-                 re-embed pass yet, so a home changes model only by forming its records again in a new home)",
+                 no silent mixing of embedding spaces (open it with the pinned embedder, or move the home to the new model with \
+                 `am reembed`)",
                 EmbeddingPin::note(Some(s)),
                 EmbeddingPin::note(Some(d))
             )));
@@ -183,8 +183,8 @@ impl EmbeddingPin {
         {
             return Err(Error::refused(format!(
                 "embedder model {model:?} contradicts the store's embedding pin {} — one store is one embedding space; \
-                 open it with the pinned embedder (this port has no re-embed pass yet, so a home changes model \
-                 only by forming its records again in a new home)",
+                 open it with the pinned embedder, or move the home to the new model with `am reembed` \
+                 (`reembed_store`: every vector re-derived, swapped all or nothing)",
                 Self::note(Some(self))
             )));
         }

@@ -216,6 +216,50 @@ pub trait TripleStore: Send + Sync {
         Ok(None)
     }
 
+    /// Whether this store keeps a file meta sidecar ([`TripleStore::file_meta`]);
+    /// `false` (the default) for stores without a file.
+    fn has_file_meta(&self) -> bool {
+        false
+    }
+
+    /// One key of the store file's meta sidecar (`{table}_meta`), as stored;
+    /// `None` when absent or when the store keeps no sidecar. A pure read
+    /// (the operator's reads look for the `compaction` history here).
+    ///
+    /// # Errors
+    /// `Storage` on backend failure.
+    fn file_meta(&self, key: &str) -> Result<Option<String>> {
+        let _ = key;
+        Ok(None)
+    }
+
+    /// Swap every stored vector for `vectors` (assertion id → vector) in one
+    /// step, all or nothing: rows absent from `vectors` become vectorless,
+    /// the new `pin` is written last, and `embedder` (when given) becomes the
+    /// live embedder. A zero vector leaves its row vectorless with one
+    /// `#FALLBACK` warning, as `add` does. Returns the rows that now hold a
+    /// vector. The default refuses: the store has no atomic vector swap.
+    ///
+    /// # Errors
+    /// `Unsupported` by default; `InvalidInput` for an empty, NaN or
+    /// infinite vector; `DimensionMismatch` for mixed dimensions or one other
+    /// than the pin's; `Refused` when `embedder` contradicts `pin`;
+    /// `Conflict` when the store no longer holds `expected_row_count` rows.
+    /// Nothing is written on error.
+    fn replace_vectors(
+        &self,
+        vectors: &std::collections::HashMap<String, Vec<f32>>,
+        pin: &EmbeddingPin,
+        expected_row_count: usize,
+        embedder: Option<std::sync::Arc<dyn TextEmbedder>>,
+    ) -> Result<usize> {
+        let _ = (vectors, pin, expected_row_count, embedder);
+        Err(Error::unsupported(
+            "this store has no atomic vector swap (replace_vectors): the re-embed repair runs on \
+             the SQLite and in-memory stores",
+        ))
+    }
+
     /// The store's embedding pin, if any.
     ///
     /// # Errors

@@ -73,6 +73,7 @@ pub const FACULTIES: &[(&str, &[&str])] = &[
     ("situate", &["identity", "recall"]),
     ("ripple", &["tasks"]),
     ("candidates", &["recall"]),
+    ("operator", &["drives", "formation", "sleep", "tasks"]),
 ];
 
 pub(crate) fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {

@@ -826,6 +826,30 @@ impl TripleStore for SQLiteTripleStore {
         Ok(self.load_pin()?)
     }
 
+    fn replace_vectors(
+        &self,
+        vectors: &HashMap<String, Vec<f32>>,
+        pin: &EmbeddingPin,
+        expected_row_count: usize,
+        embedder: Option<Arc<dyn TextEmbedder>>,
+    ) -> am_triples::Result<usize> {
+        Ok(SQLiteTripleStore::replace_vectors(
+            self,
+            vectors,
+            pin,
+            expected_row_count,
+            embedder,
+        )?)
+    }
+
+    fn has_file_meta(&self) -> bool {
+        true
+    }
+
+    fn file_meta(&self, key: &str) -> am_triples::Result<Option<String>> {
+        Ok(self.with_conn(|c| schema::meta_get(c, &self.state.table, key))?)
+    }
+
     fn embeds_on_add(&self) -> Option<bool> {
         Some(self.embedder().is_some())
     }

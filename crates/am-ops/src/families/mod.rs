@@ -2,7 +2,7 @@
 //! (`engine`), layer 1, the journal's readers, the memory graph, and one
 //! module per faculty of am-system (`formation`, `recall`, `understanding`,
 //! `tasks`, `identity`, `valence`, `observe`, `world_models`, `sleep`, `reach`, `drives`,
-//! `communities`, `situate`), so a verb's
+//! `communities`, `situate`, `ripple`, `operator`), so a verb's
 //! entry sits in the module named after its faculty's room. Each holds the wire-only arguments
 //! structs of its verbs (the engine's own arguments structs cover the
 //! others). docs/exec.md has a section per family.
@@ -17,6 +17,7 @@ mod identity;
 mod journal;
 mod layer1;
 mod observe;
+mod operator;
 mod reach;
 mod recall;
 mod ripple;
@@ -54,5 +55,6 @@ pub(crate) fn all() -> Vec<Verb> {
     v.extend(situate::verbs());
     v.extend(ripple::verbs());
     v.extend(candidates::verbs());
+    v.extend(operator::verbs());
     v
 }

@@ -1,0 +1,165 @@
+//! Differential against AbstractMemory 0.3.2: `tests/oracle/mind_mass_home.py`
+//! lives a home with 0.3.2 (drives, a lived day, one night of sleep on the
+//! first pair, a wake-cue loop of five near-identical episodes, three
+//! records sharing a title, one of them closed), reads `mind_mass_report`
+//! over six ladders, windows and bounds, and copies the home. We read the
+//! same calls on both stacks, and `redigestion_candidates` over four
+//! ladders and bounds of the home's mechanical-digest debt, (the SQLite file, and its rows and journal in
+//! an in-memory pair) and compare value for value.
+//!
+//! Compared by structure, not by text: the warnings' `detail` sentences,
+//! the `sources` sentences and `provenance` (ours are our own words; the
+//! words and their order are compared). The in-memory stack keeps no file
+//! meta, so its `compaction` says the backend exposes none (0.3.2's
+//! in-memory store says the same).
+
+use crate::common::oracle::{first_difference, in_memory_copy, run_generator};
+use am_backend_sqlite::{SqliteHome, SqliteMemoryHome, SqliteStoreOptions};
+use am_system::operator::{MindMass, RedigestionCandidates};
+use am_system::{MemorySystem, SystemOptions};
+use am_triples::TripleStore;
+use serde_json::{Value, json};
+use std::sync::{Arc, OnceLock};
+
+struct Oracle {
+    dir: tempfile::TempDir,
+    out: Value,
+}
+
+fn oracle() -> &'static Oracle {
+    static ORACLE: OnceLock<Oracle> = OnceLock::new();
+    ORACLE.get_or_init(|| {
+        let dir = tempfile::tempdir().unwrap();
+        let out = run_generator("mind_mass_home.py", &["7", dir.path().to_str().unwrap()]);
+        Oracle { dir, out }
+    })
+}
+
+/// The prose of a report replaced by its shape.
+fn prose_out(v: &mut Value) {
+    if let Some(ws) = v.get_mut("warnings").and_then(Value::as_array_mut) {
+        for w in ws {
+            let has = w["detail"].as_str().is_some_and(|d| !d.trim().is_empty());
+            w["detail"] = json!(if has { "<prose>" } else { "<none>" });
+        }
+    }
+    for section in ["duplicates", "review"] {
+        if let Some(m) = v[section]["sources"].as_object_mut() {
+            for x in m.values_mut() {
+                *x = json!("<prose>");
+            }
+        }
+    }
+    v["provenance"] = json!("<prose>");
+}
+
+fn args_of(call: &Value) -> MindMass {
+    serde_json::from_value(call.clone()).expect("the generator's call is our arguments")
+}
+
+fn systems() -> Vec<(&'static str, MemorySystem, tempfile::TempDir)> {
+    let o = oracle();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("home.sqlite3");
+    std::fs::copy(o.dir.path().join("rust.sqlite3"), &path).unwrap();
+    let home = SqliteHome::open(&path).unwrap();
+    let mh = Arc::new(SqliteMemoryHome::open(&home, None, SqliteStoreOptions::default()).unwrap());
+    let store: Arc<dyn TripleStore> = mh.sqlite_store().clone();
+    let journal: Arc<dyn am_journal::MemoryJournal> = mh.sqlite_journal().clone();
+    let (mem_store, mem_journal) = in_memory_copy(store.as_ref(), journal.as_ref());
+    let sqlite = MemorySystem::over_home_with_options(mh, SystemOptions::default()).unwrap();
+    let memory =
+        MemorySystem::with_options(mem_store, mem_journal, SystemOptions::default()).unwrap();
+    vec![
+        ("sqlite", sqlite, dir),
+        ("memory", memory, tempfile::tempdir().unwrap()),
+    ]
+}
+
+#[test]
+fn mind_mass_report_matches_abstractmemory_0_3_2_value_for_value_on_both_stacks() {
+    let o = oracle();
+    let calls = o.out["calls"].as_array().unwrap();
+    assert_eq!(calls.len(), 7, "the generator's seven calls");
+    for (name, system, _dir) in systems() {
+        for c in calls {
+            let args = args_of(&c["call"]);
+            let mut ours =
+                serde_json::to_value(system.mind_mass_report(&args, None).unwrap()).unwrap();
+            let mut theirs = c["result"].clone();
+            if name == "memory" {
+                theirs["journal"]["compaction"] = json!({
+                    "available": false,
+                    "detail": "store backend exposes no compaction meta",
+                });
+            }
+            prose_out(&mut ours);
+            prose_out(&mut theirs);
+            if let Some(d) = first_difference(&ours, &theirs, "") {
+                panic!("{name}, call {}: {d}", c["call"]);
+            }
+        }
+    }
+}
+
+#[test]
+fn the_oracle_home_exercises_every_section_the_differential_compares() {
+    // So the differential above cannot pass on an empty home.
+    let calls = oracle().out["calls"].as_array().unwrap();
+    let first = &calls[0]["result"];
+    assert!(first["formation"]["records_total"].as_u64().unwrap() > 100);
+    assert!(first["duplicates"]["title_clusters"].as_u64().unwrap() > 0);
+    assert_eq!(first["duplicates"]["wake_cue_clusters"], json!(1));
+    assert!(first["review"]["unresolved_dreams"].as_u64().unwrap() > 0);
+    assert!(first["review"]["candidates"]["pending"].as_u64().unwrap() > 0);
+    assert!(first["sleep"]["last_artifact_seq"].as_i64().unwrap() > 0);
+    let split = &calls[2]["result"];
+    let formed: u64 = split["pairs"]["by_pair"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["formed_in_window"].as_u64().unwrap())
+        .sum();
+    let total: u64 = split["pairs"]["by_pair"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["records"].as_u64().unwrap())
+        .sum();
+    assert!(
+        formed > 0 && formed < total,
+        "the third call's window splits the home: {formed} of {total}"
+    );
+    let words: Vec<&str> = calls
+        .iter()
+        .flat_map(|c| c["result"]["warnings"].as_array().unwrap())
+        .map(|w| w["word"].as_str().unwrap())
+        .collect();
+    for w in ["unpinned", "vector_scan_partial", "never_slept"] {
+        assert!(words.contains(&w), "{w} in {words:?}");
+    }
+}
+
+#[test]
+fn redigestion_candidates_match_abstractmemory_0_3_2_value_for_value_on_both_stacks() {
+    let o = oracle();
+    let calls = o.out["redigestion"].as_array().unwrap();
+    assert_eq!(calls.len(), 4);
+    assert!(
+        calls[0]["result"]["total_labeled"].as_u64().unwrap() >= 5,
+        "the home holds debt"
+    );
+    for (name, system, _dir) in systems() {
+        for c in calls {
+            let args: RedigestionCandidates = serde_json::from_value(c["call"].clone()).unwrap();
+            let mut ours =
+                serde_json::to_value(system.redigestion_candidates(&args).unwrap()).unwrap();
+            let mut theirs = c["result"].clone();
+            ours["deposits"] = json!("<prose>");
+            theirs["deposits"] = json!("<prose>");
+            if let Some(d) = first_difference(&ours, &theirs, "") {
+                panic!("{name}, call {}: {d}", c["call"]);
+            }
+        }
+    }
+}
