@@ -3,21 +3,22 @@
 //! The free functions are the spec's (`store`, `journal=`): a whole read
 //! of the pair's rows. A `MemorySystem`'s own reads
 //! ([`MemorySystem::standing_cards`](crate::MemorySystem::standing_cards),
-//! which the world-model verbs use) find the cards through a faculty cache
-//! instead: the card assertion ids of each pair, kept fresh from the
-//! store's change feed (`assertions_after`: a card is always a new row, and
-//! a row's kind never changes), the rows themselves read fresh by id on
-//! every call (an in-place rewrite moves no feed cursor); a card found
-//! closed leaves the index for good (a closure is never undone). A store
-//! without a feed falls back to the whole read. The answer is the free
-//! function's.
+//! which the world-model verbs use) hold the card rows in a faculty cache
+//! instead ([`CardIndex`]): new cards from the store's change feed
+//! (`assertions_after`: a card is always a new row, and a row's kind never
+//! changes), cards rewritten in place read again when the journal's
+//! understanding versions name them (an in-place rewrite moves no feed
+//! cursor), closed cards dropped as the journal's closures name them (a
+//! closure is never undone). A call with nothing new reads no card row. A
+//! store without a feed falls back to the whole read. The answer is the
+//! free function's.
 
 use crate::error::Result;
 use crate::record::DigestRow;
 use crate::world_models::args::CardsOf;
-use am_journal::{ClosureFilter, MemoryJournal};
+use am_journal::{ClosureFilter, JournalRecord, MemoryJournal};
 use am_triples::{ErrorKind, TripleAssertion, TripleQuery, TripleStore};
-use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 /// A card's `attributes.revision` ([`DigestRow::card_revision`]).
 pub(crate) fn revision_of(card: &TripleAssertion) -> i64 {
@@ -124,65 +125,160 @@ pub fn current_world_models(
 
 /// How many feed rows one page reads.
 const FEED_PAGE: usize = 2_000;
+/// The longest journal tail read record by record for its closures; a
+/// longer one reads the journal's closures whole instead.
+const CLOSURE_TAIL: i64 = 10_000;
 
-/// The card assertion ids of each pair read so far, and the feed cursor
-/// they are fresh to (a `FacultyState` cache: derived, rebuilt from the
-/// store when lost).
+/// One pair's standing card rows, each with its feed position, and the
+/// feed cursor they are fresh to.
 #[derive(Default)]
-pub(crate) struct CardIndex {
-    pairs: HashMap<(String, String), (i64, BTreeSet<String>)>,
+struct PairCards {
+    cursor: i64,
+    rows: HashMap<String, (i64, TripleAssertion)>,
 }
 
-impl crate::MemorySystem {
-    /// The card rows of `pair`, read fresh by id; `None` when the store has
-    /// no change feed.
-    fn card_rows(&self, pair: &CardsOf) -> Result<Option<Vec<TripleAssertion>>> {
-        let owner = pair.owner_id.trim().to_owned();
-        let key = (pair.scope.clone(), owner.clone());
-        let cache = self.faculty_state.cache::<CardIndex>();
-        let ids: Vec<String> = {
-            let mut index = cache.lock();
-            let (cursor, ids) = index.pairs.entry(key).or_default();
-            loop {
-                let page = match self.store.assertions_after(
-                    *cursor,
-                    Some(&pair.scope),
-                    (!owner.is_empty()).then_some(owner.as_str()),
-                    FEED_PAGE,
-                ) {
-                    Ok(p) => p,
-                    Err(e) if e.kind() == ErrorKind::Unsupported => return Ok(None),
-                    Err(e) => return Err(e),
-                };
-                let full = page.rows.len() >= FEED_PAGE;
-                for (_, a) in &page.rows {
-                    if is_card(a)
-                        && let Some(id) = &a.assertion_id
-                    {
-                        ids.insert(id.clone());
-                    }
-                }
-                *cursor = (*cursor).max(page.next_cursor);
-                if !full {
-                    break;
+/// The card rows of each pair read so far (a `FacultyState` cache:
+/// derived, rebuilt from the store and the journal when lost). New card
+/// rows come from the store's change feed (a card is always a new row, and
+/// a row's kind never changes); a card rewritten in place (the one in-place
+/// change: `author_world_model`, `rekey_world_model`, the pass's authored
+/// words) moves no feed cursor but appends understanding versions, so the
+/// rows the versions since the last read name are read again by id; the
+/// closed ids follow the journal's closures. A call with nothing new (the
+/// journal's head and the pair's feed unmoved) reads no card row.
+#[derive(Default)]
+pub(crate) struct CardIndex {
+    /// The journal seq the closures and rewrites are read through; `None`
+    /// before the first read.
+    through: Option<i64>,
+    /// Every assertion or record id closed through `through`.
+    closed: HashSet<String>,
+    pairs: HashMap<(String, String), PairCards>,
+}
+
+impl CardIndex {
+    /// Bring the closures and the held rows up to the journal's head.
+    fn follow_journal(
+        &mut self,
+        store: &dyn TripleStore,
+        journal: &dyn MemoryJournal,
+    ) -> Result<()> {
+        let head = journal.current_seq()?;
+        let through = match self.through {
+            Some(t) if t <= head => t,
+            // First read, or not the journal this index read: start again.
+            _ => {
+                *self = CardIndex::default();
+                self.closed = closed_now(journal)?;
+                self.through = Some(head);
+                return Ok(());
+            }
+        };
+        if through == head {
+            return Ok(());
+        }
+        if head - through > CLOSURE_TAIL {
+            self.closed = closed_now(journal)?;
+        } else {
+            for rec in journal.replay_records(through, Some(head))? {
+                if let JournalRecord::Closure(c) = rec {
+                    self.closed.insert(c.assertion_id);
                 }
             }
-            ids.iter().cloned().collect()
-        };
-        if ids.is_empty() {
-            return Ok(Some(Vec::new()));
         }
-        Ok(Some(
-            self.store
+        let mut rewritten: Vec<String> = journal
+            .revision_records(through, Some(head))?
+            .into_iter()
+            .map(|v| v.assertion_id)
+            .filter(|id| self.pairs.values().any(|p| p.rows.contains_key(id)))
+            .collect();
+        rewritten.sort_unstable();
+        rewritten.dedup();
+        if !rewritten.is_empty() {
+            let fresh: HashMap<String, TripleAssertion> = store
                 .query(&TripleQuery {
-                    assertion_ids: Some(ids),
+                    assertion_ids: Some(rewritten.clone()),
                     limit: 0,
                     ..TripleQuery::default()
                 })?
                 .into_iter()
-                .filter(is_card)
-                .collect(),
-        ))
+                .filter_map(|a| a.assertion_id.clone().map(|id| (id, a)))
+                .collect();
+            for p in self.pairs.values_mut() {
+                for id in &rewritten {
+                    if let Some((pos, _)) = p.rows.remove(id)
+                        && let Some(a) = fresh.get(id)
+                        && is_card(a)
+                    {
+                        p.rows.insert(id.clone(), (pos, a.clone()));
+                    }
+                }
+            }
+        }
+        self.through = Some(head);
+        Ok(())
+    }
+}
+
+impl crate::MemorySystem {
+    /// The standing card rows of `pair` (closed ones left out), in the
+    /// store's order; `None` when the store has no change feed.
+    fn card_rows(&self, pair: &CardsOf) -> Result<Option<Vec<TripleAssertion>>> {
+        let cache = self.faculty_state.cache::<CardIndex>();
+        let mut index = cache.lock();
+        let read = self.read_card_rows(&mut index, pair);
+        if !matches!(read, Ok(Some(_))) {
+            *index = CardIndex::default();
+        }
+        read
+    }
+
+    /// [`MemorySystem::card_rows`] on the locked index.
+    fn read_card_rows(
+        &self,
+        index: &mut CardIndex,
+        pair: &CardsOf,
+    ) -> Result<Option<Vec<TripleAssertion>>> {
+        let owner = pair.owner_id.trim().to_owned();
+        // The journal first: a rewrite committed after the head is read is
+        // read again on the next call.
+        index.follow_journal(self.store.as_ref(), self.journal.as_ref())?;
+        let CardIndex { closed, pairs, .. } = index;
+        let p = pairs
+            .entry((pair.scope.clone(), owner.clone()))
+            .or_default();
+        loop {
+            let page = match self.store.assertions_after(
+                p.cursor,
+                Some(&pair.scope),
+                (!owner.is_empty()).then_some(owner.as_str()),
+                FEED_PAGE,
+            ) {
+                Ok(page) => page,
+                Err(e) if e.kind() == ErrorKind::Unsupported => return Ok(None),
+                Err(e) => return Err(e),
+            };
+            let full = page.rows.len() >= FEED_PAGE;
+            for (pos, a) in page.rows {
+                if is_card(&a)
+                    && let Some(id) = a.assertion_id.clone()
+                {
+                    p.rows.insert(id, (pos, a));
+                }
+            }
+            p.cursor = p.cursor.max(page.next_cursor);
+            if !full {
+                break;
+            }
+        }
+        // A closure is never undone: a closed card leaves for good.
+        p.rows
+            .retain(|id, (_, a)| !closed.contains(id) && !closed.contains(&a.subject));
+        let mut held: Vec<&(i64, TripleAssertion)> = p.rows.values().collect();
+        // The store's query order: newest observed first, then latest stored
+        // first (the standing fold's sort is stable).
+        held.sort_by(|(pa, a), (pb, b)| b.observed_at.cmp(&a.observed_at).then_with(|| pb.cmp(pa)));
+        Ok(Some(held.into_iter().map(|(_, a)| a.clone()).collect()))
     }
 
     /// [`standing_world_models`] of `pair` folded with this system's
@@ -194,29 +290,7 @@ impl crate::MemorySystem {
         let Some(rows) = self.card_rows(pair)? else {
             return standing_world_models(self.store.as_ref(), Some(self.journal.as_ref()), pair);
         };
-        // A closure is never undone: a closed card leaves the index for good,
-        // so the next read fetches only the standing ones.
-        let closed = closed_now(self.journal.as_ref())?;
-        let (gone, standing): (Vec<TripleAssertion>, Vec<TripleAssertion>) =
-            rows.into_iter().partition(|a| {
-                a.assertion_id
-                    .as_ref()
-                    .is_some_and(|id| closed.contains(id))
-                    || closed.contains(&a.subject)
-            });
-        if !gone.is_empty() {
-            let cache = self.faculty_state.cache::<CardIndex>();
-            let mut index = cache.lock();
-            let key = (pair.scope.clone(), pair.owner_id.trim().to_owned());
-            if let Some((_, ids)) = index.pairs.get_mut(&key) {
-                for a in &gone {
-                    if let Some(id) = &a.assertion_id {
-                        ids.remove(id);
-                    }
-                }
-            }
-        }
-        fold_standing(standing, None)
+        fold_standing(rows, None)
     }
 
     /// [`standing_world_models`] of a pair whose every card row's assertion

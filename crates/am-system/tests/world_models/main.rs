@@ -12,6 +12,7 @@
 mod common;
 
 mod author;
+mod cache;
 mod oracle;
 mod orientation;
 mod packet;
