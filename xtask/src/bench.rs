@@ -6,7 +6,7 @@
 //!
 //! The benches: `am-backend-sqlite` `store` and `journal`, `am-system`
 //! `reconstruct`, `formation`, `understanding`, `tasks`, `observe`, `entity`,
-//! `card`, `sleep`, `reach`, `world_models`, `drives`, `communities` and `guard_cost` (the commit guard's cost in instructions, counted by callgrind
+//! `card`, `sleep`, `reach`, `world_models`, `drives`, `communities`, `ripple` and `guard_cost` (the commit guard's cost in instructions, counted by callgrind
 //! when valgrind is installed: its rows print each guarded count beside the
 //! unguarded one against the 2 % target, beside the criterion medians'
 //! guarded/unguarded pairs), `am-embed` `offline`; then, when the release
@@ -48,6 +48,7 @@ const BENCHES: &[(&str, &str)] = &[
     ("am-system", "world_models"),
     ("am-system", "drives"),
     ("am-system", "communities"),
+    ("am-system", "ripple"),
     ("am-embed", "offline"),
     ("am-cli", "serve"),
 ];
@@ -292,6 +293,16 @@ pub const FIGURES: &[Figure] = &[
         },
         target: "<= 10 us",
         // 0.3.2 has no communities (0.5.2's docs publish 20 us at 2,000 records).
+        python: None,
+    },
+    Figure {
+        label: "ripple: seed_ripple, a record with 1,000 neighbours",
+        id: "ripple/seed_ripple_1000_neighbours",
+        kind: Kind::Latency {
+            max_ns: Some(20.0 * MS),
+        },
+        target: "<= 20 ms",
+        // 0.3.2 has no ripple.
         python: None,
     },
     Figure {

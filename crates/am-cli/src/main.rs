@@ -29,6 +29,7 @@ mod probe;
 mod query;
 mod recall;
 mod reembed;
+mod ripples;
 mod serve;
 mod situate;
 mod sleep;
@@ -85,6 +86,7 @@ enum Command {
     Inspect(inspect::InspectCmd),
     Versions(versions::VersionsCmd),
     Tasks(tasks::TasksCmd),
+    Ripples(ripples::RipplesCmd),
     Sleep(sleep::SleepCmd),
     Recall(recall::RecallCmd),
     Probe(probe::ProbeCmd),
@@ -129,6 +131,7 @@ impl Command {
             Command::Inspect(c) => c.run(ctx),
             Command::Versions(c) => c.run(ctx),
             Command::Tasks(c) => c.run(ctx),
+            Command::Ripples(c) => c.run(ctx),
             Command::Sleep(c) => c.run(ctx),
             Command::Recall(c) => c.run(ctx),
             Command::Probe(c) => c.run(ctx),

@@ -1580,6 +1580,38 @@ fn more_cases(ids: &Ids, push: &mut dyn FnMut(&str, String)) {
             ),
         ),
         (
+            "form_consolidation: an unknown task",
+            with(
+                "form_consolidation",
+                json!({"task_id": "nope", "holder": "h", "text": "What this changes.",
+                       "title": "A change", "author": {"kind": "operator", "id": "op"}}),
+            ),
+        ),
+        (
+            "form_consolidation: without its author",
+            with(
+                "form_consolidation",
+                json!({"task_id": "nope", "holder": "h", "text": "What this changes.",
+                       "title": "A change"}),
+            ),
+        ),
+        (
+            "form_consolidation: an unknown author kind",
+            with(
+                "form_consolidation",
+                json!({"task_id": "nope", "holder": "h", "text": "What this changes.",
+                       "title": "A change", "author": {"kind": "ghost", "id": "op"}}),
+            ),
+        ),
+        (
+            "revert_ripple: an unknown ripple",
+            with("revert_ripple", json!({"ripple_id": "nope"})),
+        ),
+        (
+            "revert_ripple: an unknown key",
+            with("revert_ripple", json!({"ripple_id": "nope", "force": true})),
+        ),
+        (
             "refresh_ripples: now not a timestamp",
             with("refresh_ripples", json!({"now": "at dusk"})),
         ),

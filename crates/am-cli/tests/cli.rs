@@ -306,6 +306,72 @@ fn tasks_prints_the_queue_counts_live_tasks_the_next_window_and_the_debt() {
     assert!(bad.stderr.contains("--window"), "{}", bad.stderr);
 }
 
+#[test]
+fn ripples_lists_the_ripples_and_one_ripples_decisions_hop_by_hop() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("home.sqlite3");
+    let home_s = home.to_str().unwrap();
+    let form = r#"{"id": 1, "op": "remember_many", "records": [{"kind": "episode", "title": "Ada moves away", "digest": "Ada said she will give up plot 14."}, {"kind": "summary", "title": "The allotment", "digest": "Ada keeps plot 14.", "edges": [["summarizes", "local:0"]]}, {"kind": "observation", "title": "A note", "digest": "Plot 14 was mentioned.", "edges": [["mentions", "local:0"]]}], "scope": "life", "owner_id": "entity:castor", "idempotency_key": "r-1"}"#;
+    let out = common::am_with_input(&["exec", "--home", home_s, "--task-queue", "-"], form);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let formed: serde_json::Value =
+        serde_json::from_str(out.stdout.lines().next().unwrap()).unwrap();
+    let seed = formed["ok"][0].as_str().unwrap().to_owned();
+    let summary = formed["ok"][1].as_str().unwrap().to_owned();
+    let line = format!(
+        r#"{{"id": 2, "op": "seed_ripple", "seed_id": "{seed}", "cause": "backfill", "surprise": "I thought Ada would stay."}}"#
+    );
+    let out = common::am_with_input(&["exec", "--home", home_s, "--task-queue", "-"], &line);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let seeded: serde_json::Value =
+        serde_json::from_str(out.stdout.lines().next().unwrap()).unwrap();
+    let ripple_id = seeded["ok"]["ripple_id"].as_str().unwrap().to_owned();
+    let before = std::fs::read(&home).unwrap();
+    let text = am(&["ripples", "--home", home_s, "--owner", "entity:castor"]);
+    assert_eq!(text.code, 0, "{}", text.stderr);
+    assert!(text.stdout.starts_with("ripples: 1\n"), "{}", text.stdout);
+    assert!(
+        text.stdout.contains(&format!("  {ripple_id} open seed {seed} cause backfill revised magnitude 0.600 changed 0 left out 0")),
+        "{}",
+        text.stdout
+    );
+    let none = am(&[
+        "ripples",
+        "--home",
+        home_s,
+        "--status",
+        "consolidated",
+        "--json",
+    ])
+    .json();
+    assert_eq!(none, serde_json::json!([]));
+    let json = am(&["ripples", "--home", home_s, "--json"]).json();
+    assert_eq!(json[0]["ripple_id"], serde_json::json!(ripple_id));
+    let one = am(&["ripples", "--home", home_s, &ripple_id]);
+    assert_eq!(one.code, 0, "{}", one.stderr);
+    let t = &one.stdout;
+    assert!(t.contains("surprise: I thought Ada would stay.\n"), "{t}");
+    assert!(t.contains("hop 1:\n"), "{t}");
+    assert!(
+        t.contains(&format!("  reconsider {summary} via summarizes from {seed}: received 0.600 x reliance 1.000 -> potential 0.300")),
+        "{t}"
+    );
+    assert!(t.contains(" below_floor "), "{t}");
+    assert!(t.contains("tasks: 1\n"), "{t}");
+    let one_json = am(&["ripples", "--home", home_s, &ripple_id, "--json"]).json();
+    assert_eq!(one_json["decisions"].as_array().map(Vec::len), Some(2));
+    assert_eq!(
+        std::fs::read(&home).unwrap(),
+        before,
+        "am ripples only reads"
+    );
+    let bad = am(&["ripples", "--home", home_s, "--status", "closed"]);
+    assert_ne!(bad.code, 0);
+    assert!(bad.stderr.contains("--status"), "{}", bad.stderr);
+    let unknown = am(&["ripples", "--home", home_s, "nope"]);
+    assert_ne!(unknown.code, 0);
+}
+
 /// `am sleep` on the demo home: one night, a line per sub-phase as it ends,
 /// the readable report, the completion recorded, the waiting tasks counted.
 #[test]

@@ -36,7 +36,16 @@
 //! first one's transaction), `seed_ripple` (over notes each summarized
 //! once: the ripple row, its gate decision, the summary's
 //! `ripple.reconsider` task and its log row, all or none; a replay finds
-//! the ripple and writes nothing), `rearm_pending` (over notes declared pending whose task was
+//! the ripple and writes nothing), `settle_reconsideration` (over ripples
+//! whose summary was rewritten: the ripple row settled, its hop-2 decision,
+//! the task completed and its `completed` log row, all or none; a replay is
+//! refused `not_live`), `form_consolidation` (over ripples that changed two
+//! memories: the consolidation record with its three edges and its
+//! formation binding, the ripple row `consolidated`, its task completed and
+//! the `completed` log row, all or none; a replay is refused `not_live`),
+//! `revert_ripple` (over the same ripples: each changed memory restored as
+//! its own transaction, the row at digest version 2 and that version row;
+//! a replay is refused `stale`), `rearm_pending` (over notes declared pending whose task was
 //! superseded: the marker re-armed at `pending_version` 2, version 2 of field
 //! `pending`, the new live task and its log row), and the understanding verbs,
 //! each a rewrite in place whose row and version rows land together or not
@@ -137,6 +146,9 @@ const VERBS: &[&str] = &[
     "rearm_pending",
     "record_maintenance",
     "seed_ripple",
+    "settle_reconsideration",
+    "form_consolidation",
+    "revert_ripple",
     "rewrite_digest",
     "retitle",
     "narrate_dream",
@@ -521,6 +533,81 @@ fn setup_notes(system: &MemorySystem, n: usize, kind: RecordKind) -> Vec<String>
         .remember_many(&RememberMany::new(notes, SCOPE, OWNER, "setup"))
         .expect("setup")
         .value
+}
+
+/// The ripple whose seed is `note`.
+fn ripple_of(system: &MemorySystem, note: &str) -> am_system::ripple::RippleDetail {
+    let r = system
+        .ripples(&am_system::ripple::ListRipples {
+            limit: 0,
+            ..am_system::ripple::ListRipples::default()
+        })
+        .unwrap()
+        .into_iter()
+        .find(|r| r.seed_id == note)
+        .expect("the note's ripple");
+    system.ripple(&r.ripple_id).unwrap().unwrap()
+}
+
+/// Note `i`'s consolidation words.
+fn consolidation_words(i: usize) -> String {
+    format!("Since note {i} changed, its summary and its plan read otherwise.")
+}
+
+/// The ripple templates: each note with a summary (`summarizes`) and, for
+/// the consolidation and revert trials, a plan (`supports`); a ripple seeded
+/// on each note, its reader's rewrites done; with `settled`, both
+/// reconsiderations settled (`rewritten`): the ripple consolidating.
+fn setup_ripples(system: &MemorySystem, n: usize, settled: bool) {
+    let ids = setup_notes(system, n, RecordKind::Memory);
+    let mut leaning = Vec::new();
+    for (i, id) in ids.iter().enumerate() {
+        let mut summary = MemoryRecordInput::new(
+            RecordKind::Summary,
+            &format!("summary {i}"),
+            &format!("What note {i} meant."),
+        );
+        summary.edges = vec![("summarizes".to_owned(), id.clone())];
+        leaning.push(summary);
+        if settled {
+            let mut plan = MemoryRecordInput::new(
+                RecordKind::Plan,
+                &format!("plan {i}"),
+                &format!("What note {i} asked of us."),
+            );
+            plan.edges = vec![("supports".to_owned(), id.clone())];
+            leaning.push(plan);
+        }
+    }
+    system
+        .remember_many(&RememberMany::new(leaning, SCOPE, OWNER, "leaning"))
+        .expect("the leaning records");
+    for id in &ids {
+        let mut seed = am_system::ripple::SeedRipple::new(id, "backfill");
+        seed.change = am_system::ripple::Change::Overturned;
+        system.seed_ripple(&seed).expect("seed_ripple");
+        let ripple = ripple_of(system, id);
+        for t in &ripple.tasks {
+            system
+                .rewrite_digest(&RewriteDigest::new(
+                    &t.target_id,
+                    &format!("{} read again.", t.target_id),
+                    operator(),
+                    serde_json::json!({"cause": "ripple", "ripple_id": ripple.ripple.ripple_id}),
+                    0,
+                ))
+                .expect("the reader's rewrite");
+            if settled {
+                system
+                    .settle_reconsideration(&am_system::ripple::SettleReconsideration::new(
+                        &t.task_id,
+                        "reader",
+                        am_system::ripple::ReconsiderOutcome::Rewritten,
+                    ))
+                    .expect("settle_reconsideration");
+            }
+        }
+    }
 }
 
 /// Idempotent setup of the closing acts: `n` episodes, each with a digest
@@ -1043,6 +1130,61 @@ fn helper(verb: &str, path: &Path, n: usize) {
                 system
                     .seed_ripple(&am_system::ripple::SeedRipple::new(id, "backfill"))
                     .expect("seed_ripple");
+                say(&format!("ack {i}"));
+            }
+        }
+        "settle_reconsideration" | "form_consolidation" | "revert_ripple" => {
+            // The template holds the notes, each with the ripple it seeded
+            // and the memories the ripple's reader rewrote; the setup replay
+            // only returns their ids.
+            let (_, _, system) = open_system_queued(&home, true);
+            let ids = setup_notes(&system, n, RecordKind::Memory);
+            for (i, id) in ids.iter().enumerate() {
+                let ripple = ripple_of(&system, id);
+                say(&format!("begin {i}"));
+                match verb {
+                    "settle_reconsideration" => {
+                        // Replayed: refused `not_live`, nothing written.
+                        let t = ripple
+                            .tasks
+                            .iter()
+                            .find(|t| t.kind == am_journal::TaskKind::RippleReconsider)
+                            .expect("the summary's task");
+                        system
+                            .settle_reconsideration(&am_system::ripple::SettleReconsideration::new(
+                                &t.task_id,
+                                "reader",
+                                am_system::ripple::ReconsiderOutcome::Rewritten,
+                            ))
+                            .expect("settle_reconsideration");
+                    }
+                    "form_consolidation" => {
+                        // Replayed: refused `not_live`, nothing written.
+                        let task = ripple
+                            .ripple
+                            .consolidate_task_id
+                            .clone()
+                            .expect("the consolidation task");
+                        system
+                            .form_consolidation(&am_system::ripple::FormConsolidation::new(
+                                &task,
+                                "night-reader",
+                                &consolidation_words(i),
+                                &format!("What note {i}'s change changes"),
+                                operator(),
+                            ))
+                            .expect("form_consolidation");
+                    }
+                    _ => {
+                        // One restore per changed memory, each its own
+                        // transaction; replayed: `stale`, nothing written.
+                        system
+                            .revert_ripple(&am_system::ripple::RevertRipple::new(
+                                &ripple.ripple.ripple_id,
+                            ))
+                            .expect("revert_ripple");
+                    }
+                }
                 say(&format!("ack {i}"));
             }
         }
@@ -2272,6 +2414,93 @@ fn units(verb: &str, path: &Path, reference_ids: &[Vec<String>], n: usize) -> Un
                 };
                 u.insert(format!("seed_ripple {i}"), k);
             }
+            "settle_reconsideration" | "form_consolidation" => {
+                // The ripple row past its last step, what the step wrote
+                // beside it, its task completed with its `completed` log row.
+                let ripple = "SELECT ripple_id FROM ripples WHERE seed_id IN \
+                     (SELECT subject FROM triples WHERE object = ?1)";
+                let (status, kind) = if verb == "settle_reconsideration" {
+                    ("settled", "ripple.reconsider")
+                } else {
+                    ("consolidated", "ripple.consolidate")
+                };
+                let p: [&dyn rusqlite::ToSql; 1] = [&first_reading(i)];
+                let tasks = format!(
+                    "SELECT task_id FROM memq_tasks WHERE kind = '{kind}' AND status = 'done' \
+                     AND ripple_id IN ({ripple})"
+                );
+                let mut k = count(
+                    &c,
+                    &format!(
+                        "SELECT COUNT(*) FROM ripples WHERE status = '{status}' AND ripple_id IN ({ripple})"
+                    ),
+                    &p,
+                ) + count(&c, &format!("SELECT COUNT(*) FROM ({tasks})"), &p)
+                    + count(
+                        &c,
+                        &format!(
+                            "SELECT COUNT(*) FROM memq_log WHERE event = 'completed' AND task_id IN ({tasks})"
+                        ),
+                        &p,
+                    );
+                if verb == "settle_reconsideration" {
+                    // The summary's own candidates: the seed, refractory.
+                    k += count(
+                        &c,
+                        &format!(
+                            "SELECT COUNT(*) FROM ripple_decisions WHERE hop = 2 AND ripple_id IN ({ripple})"
+                        ),
+                        &p,
+                    );
+                } else {
+                    // The consolidation record: its digest, its three
+                    // edges, its formation binding.
+                    let record = "SELECT subject FROM triples WHERE object = ?1";
+                    let q: [&dyn rusqlite::ToSql; 1] = [&consolidation_words(i)];
+                    k += count(
+                        &c,
+                        &format!("SELECT COUNT(*) FROM triples WHERE subject IN ({record})"),
+                        &q,
+                    ) + if has("memj_bindings") {
+                        count(
+                            &c,
+                            &format!(
+                                "SELECT COUNT(*) FROM memj_bindings WHERE record_id IN ({record}) \
+                                 OR record_id IN (SELECT assertion_id FROM triples WHERE subject IN ({record}))"
+                            ),
+                            &q,
+                        )
+                    } else {
+                        0
+                    };
+                }
+                u.insert(format!("{verb} {i}"), k);
+            }
+            "revert_ripple" => {
+                // Each changed memory on its own: the row at digest
+                // version 2 and that version row.
+                for (what, words) in [
+                    ("summary", format!("What note {i} meant.")),
+                    ("plan", format!("What note {i} asked of us.")),
+                ] {
+                    let k = count(
+                        &c,
+                        "SELECT COUNT(*) FROM triples WHERE object = ?1 \
+                         AND json_extract(attributes_json, '$.digest_version') = 2",
+                        &[&words],
+                    ) + if has("memj_versions") {
+                        count(
+                            &c,
+                            "SELECT COUNT(*) FROM memj_versions WHERE field = 'digest' AND version = 2 \
+                             AND text = ?1",
+                            &[&words],
+                        )
+                    } else {
+                        0
+                    };
+                    u.insert(format!("revert_ripple {what} {i}"), k);
+                }
+            }
             "revert_digest" => {
                 // The row back at the first reading as version 2, and the
                 // new version 2 (version 0, captured by the template's
@@ -2553,6 +2782,14 @@ fn template(verb: &str, dir: &Path, n: usize) -> PathBuf {
             system
                 .remember_many(&RememberMany::new(summaries, SCOPE, OWNER, "summaries"))
                 .expect("the summaries");
+        }
+        "settle_reconsideration" => {
+            let (_, _, system) = open_system_queued(&home, true);
+            setup_ripples(&system, n, false);
+        }
+        "form_consolidation" | "revert_ripple" => {
+            let (_, _, system) = open_system_queued(&home, true);
+            setup_ripples(&system, n, true);
         }
         "revert_digest" => {
             // The notes, each rewritten once: version 0 captured, version 1

@@ -133,3 +133,20 @@ pub(crate) trait Placement: Sync {
 pub(crate) fn placement() -> &'static dyn Placement {
     crate::PLACEMENT
 }
+
+/// The `ripple` key of a `ripple.reconsider` / `ripple.consolidate` task's
+/// packet (api.md "Ripple"): `task_packet` (tasks) asks the installed hook,
+/// which `ripple`, later in the DAG, implements.
+pub(crate) trait RipplePacket: Sync {
+    /// The packet's `ripple` value for `task` (`None`: not a ripple task,
+    /// or its ripple is not stored). A pure read.
+    ///
+    /// # Errors
+    /// The home's read failure.
+    fn packet(&self, system: &MemorySystem, task: &am_journal::TaskRow) -> Result<Option<Value>>;
+}
+
+/// The installed [`RipplePacket`].
+pub(crate) fn ripple_packet() -> &'static dyn RipplePacket {
+    crate::RIPPLE_PACKET
+}

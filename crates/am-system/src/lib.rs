@@ -48,6 +48,10 @@ static CARD_REKEY: &dyn hooks::CardRekey = &world_models::rekey::InterestCards;
 /// `communities`' index.
 static PLACEMENT: &dyn hooks::Placement = &communities::placement::Placer;
 
+/// The installed ripple packet hook ([`hooks::RipplePacket`]): `task_packet`
+/// of a ripple task carries its `ripple` key through `ripple`'s reads.
+static RIPPLE_PACKET: &dyn hooks::RipplePacket = &ripple::consolidate::Packets;
+
 pub use am_journal::{ActiveMemorySnapshot, AuthorKind, AuthorRef, ReaderRef, SourceRef};
 pub use concepts::{
     ConceptAdmission, ConceptAnchorTuning, concept_terms, expand_by_concepts, record_concepts,

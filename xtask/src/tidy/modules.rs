@@ -71,7 +71,7 @@ pub const FACULTIES: &[(&str, &[&str])] = &[
     ),
     ("drives", &["observe", "recall", "sleep"]),
     ("situate", &["identity", "recall"]),
-    ("ripple", &["tasks"]),
+    ("ripple", &["formation", "tasks", "understanding"]),
     ("candidates", &["recall"]),
     ("operator", &["drives", "formation", "sleep", "tasks"]),
 ];

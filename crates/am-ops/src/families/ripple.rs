@@ -1,13 +1,14 @@
 //! Ripple (am-system `ripple/`): `seed_ripple`, `settle_reconsideration`,
-//! `refresh_ripples` and the reads `ripples`, `ripple` (a home opened with
-//! its task queue).
+//! `refresh_ripples`, `form_consolidation`, `revert_ripple` and the reads
+//! `ripples`, `ripple` (a home opened with its task queue).
 //!
 //! Spec: api.md "Ripple: a change reconsidered through connected memories".
 
 use crate::verb::{Answer, Family, Verb};
+use am_system::UnderstandingResult;
 use am_system::ripple::{
-    ListRipples, RefreshRipples, RippleDetail, RippleRow, SeedResult, SeedRipple,
-    SettleReconsideration, SettleResult,
+    ConsolidationResult, FormConsolidation, ListRipples, RefreshRipples, RevertRipple,
+    RippleDetail, RippleRow, SeedResult, SeedRipple, SettleReconsideration, SettleResult,
 };
 use serde::Deserialize;
 
@@ -48,6 +49,22 @@ pub(super) fn verbs() -> Vec<Verb> {
         .writes()
         .answers::<Vec<RippleRow>>()
         .run(|h, _, a: RefreshRipples| Answer::of(&h.system()?.refresh_ripples(&a)?)),
+        Verb::declare(
+            "form_consolidation",
+            f,
+            "Complete a ripple.consolidate task (night windows): form the first-person \"what this changes\" summary (summary_role re-understanding) that summarizes every changed memory and derives from the seed; the ripple becomes consolidated.",
+        )
+        .writes()
+        .answers::<ConsolidationResult>()
+        .run(|h, _, a: FormConsolidation| Answer::of(&h.system()?.form_consolidation(&a)?)),
+        Verb::declare(
+            "revert_ripple",
+            f,
+            "Restore, as new versions, what a ripple changed (one revert_digest result per changed memory, latest first; a memory rewritten since is refused stale).",
+        )
+        .writes()
+        .answers::<Vec<UnderstandingResult>>()
+        .run(|h, _, a: RevertRipple| Answer::of(&h.system()?.revert_ripple(&a)?)),
         Verb::declare(
             "ripples",
             f,

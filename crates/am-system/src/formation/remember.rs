@@ -14,6 +14,11 @@ use am_triples::TripleQuery;
 /// ([`MemorySystem::form_batches_then`]).
 pub(crate) type TasksHook<'a> = &'a mut dyn FnMut(&mut dyn am_journal::TasksTx) -> Result<()>;
 
+/// Further writes a verb makes inside formation's transaction, with the
+/// whole transaction in hand (the home's tables and its queue:
+/// [`MemorySystem::form_batches_in`]).
+pub(crate) type TxHook<'a> = &'a mut dyn FnMut(&mut dyn am_journal::HomeTx) -> Result<()>;
+
 impl MemorySystem {
     // -- formation ----------------------------------------------------------------
 
@@ -102,7 +107,31 @@ impl MemorySystem {
         batches: &[RememberMany],
         closures: &[am_journal::ClosureRecord],
         extra: &[crate::tasks::PlannedEnqueue],
-        mut then: Option<TasksHook<'_>>,
+        then: Option<TasksHook<'_>>,
+    ) -> Result<Warned<Vec<Vec<String>>>> {
+        match then {
+            Some(f) => {
+                let mut whole = |tx: &mut dyn am_journal::HomeTx| f(tx.tasks()?);
+                self.form_batches_in(batches, closures, extra, Some(&mut whole))
+            }
+            None => self.form_batches_in(batches, closures, extra, None),
+        }
+    }
+
+    /// [`MemorySystem::form_batches_then`] with `then` given the whole
+    /// transaction (a ripple's consolidation writes its ripple row and
+    /// completes its task beside the record); skipped on a home without
+    /// its queue.
+    ///
+    /// # Errors
+    /// As [`MemorySystem::form_batches`], and `then`'s failure (nothing of
+    /// the transaction lands).
+    pub(crate) fn form_batches_in(
+        &self,
+        batches: &[RememberMany],
+        closures: &[am_journal::ClosureRecord],
+        extra: &[crate::tasks::PlannedEnqueue],
+        mut then: Option<TxHook<'_>>,
     ) -> Result<Warned<Vec<Vec<String>>>> {
         let clock = self.clock.clone();
         let queued = self.home.has_task_queue();
@@ -216,7 +245,7 @@ impl MemorySystem {
                 crate::tasks::enqueue_in(tx.tasks()?, plan)?;
             }
             if let Some(f) = then.as_mut() {
-                f(tx.tasks()?)?;
+                f(tx)?;
             }
             Ok(())
         })?;

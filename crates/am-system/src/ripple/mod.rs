@@ -26,6 +26,7 @@
 //! memory-system.md "The ripple: what a change does to what leaned on it".
 
 pub mod args;
+pub mod consolidate;
 pub(crate) mod graph;
 
 pub use args::{
@@ -43,6 +44,7 @@ use am_journal::{
     Column, HomeRow, TableDef, TaskKind, TaskRow, TaskStatus, get_row, put_row, rows,
 };
 use am_triples::{CommitPoint, Timestamp};
+pub use consolidate::{ConsolidationResult, FormConsolidation, RevertRipple};
 use graph::OwnerGraph;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};

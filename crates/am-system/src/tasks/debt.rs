@@ -485,6 +485,17 @@ impl MemorySystem {
             self.resolve_digest_assertion(&task.assertion_id)?
                 .or(self.resolve_digest_assertion(&task.target_id)?)
         };
+        // A ripple task carries `ripple` (api.md "Ripple"): a
+        // reconsideration's cause, surprise, seed readings and how it was
+        // reached; a consolidation's every change with before and after.
+        let ripple = if matches!(
+            task.kind,
+            TaskKind::RippleReconsider | TaskKind::RippleConsolidate
+        ) {
+            crate::hooks::ripple_packet().packet(self, &task)?
+        } else {
+            None
+        };
         let Some(row) = target.filter(am_triples::text::is_record_digest) else {
             out.insert(
                 "task".into(),
@@ -492,8 +503,18 @@ impl MemorySystem {
                     .map_err(|e| Error::internal(format!("task_packet: cannot encode: {e}")))?,
             );
             out.insert("target".into(), Value::Null);
-            out.insert("target_state".into(), json!("gone"));
+            // A consolidation's target is its ripple, not a record: live
+            // while the ripple stands.
+            let state = if task.kind == TaskKind::RippleConsolidate && ripple.is_some() {
+                "live"
+            } else {
+                "gone"
+            };
+            out.insert("target_state".into(), json!(state));
             out.insert("left_out".into(), json!([]));
+            if let Some(r) = ripple {
+                out.insert("ripple".into(), r);
+            }
             return Ok(Value::Object(out));
         };
         let aid = row.assertion_id.clone().unwrap_or_default();
@@ -613,6 +634,9 @@ impl MemorySystem {
         out.insert(key.into(), Value::Array(kept));
         out.insert("left_out".into(), Value::Array(left_out));
         out.insert("tokens".into(), json!(used));
+        if let Some(r) = ripple {
+            out.insert("ripple".into(), r);
+        }
         Ok(Value::Object(out))
     }
 }

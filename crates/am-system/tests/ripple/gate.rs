@@ -233,3 +233,53 @@ fn only_the_seed_owners_memories_are_candidates() {
         assert!(r.reconsider_task_ids.is_empty());
     });
 }
+
+#[test]
+fn a_retracted_or_superseded_candidate_is_closed_and_neither_reconsidered_nor_left_out() {
+    on_both(|s| {
+        let gone = ep(s, "gone", &[]);
+        let old = ep(s, "old", &[]);
+        let newer = ep(s, "newer", &[]);
+        let kept = ep(s, "kept", &[]);
+        // The seed's own edges name them, so the edges stay live when the
+        // records close.
+        let seed_id = ep(
+            s,
+            "seed",
+            &[
+                ("summarizes", &gone),
+                ("summarizes", &old),
+                ("supports", &kept),
+            ],
+        );
+        s.system
+            .close_record(&am_system::recall::args::CloseRecord::retract(
+                &gone,
+                "no longer held",
+            ))
+            .unwrap();
+        s.system
+            .close_record(
+                &am_system::recall::args::CloseRecord::new(
+                    &old,
+                    am_journal::ClosureKind::Supersede,
+                    "read anew",
+                )
+                .replaced_by(&[newer.as_str()]),
+            )
+            .unwrap();
+        let r = seed(s, &seeding(&seed_id, Change::Revised));
+        // 0.6 × 1.0 × 0.5 = 0.3 each: above the floor, but closed.
+        assert_decision(on(&r.decisions, &gone), Decision::Closed, 0.3);
+        assert_decision(on(&r.decisions, &old), Decision::Closed, 0.3);
+        assert!(on(&r.decisions, &gone).task_id.is_none());
+        // The live neighbour is reconsidered; the closed ones are not left
+        // out (nothing to reconsider there).
+        assert_decision(on(&r.decisions, &kept), Decision::Reconsider, 0.225);
+        assert_eq!(r.reconsider_task_ids.len(), 1);
+        assert!(r.left_out.is_empty(), "{:#?}", r.left_out);
+        // Stored with its potential.
+        let d = s.system.ripple(&r.ripple_id).unwrap().unwrap();
+        assert_decision(on(&d.decisions, &gone), Decision::Closed, 0.3);
+    });
+}

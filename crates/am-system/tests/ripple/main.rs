@@ -11,9 +11,15 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod consolidate;
 mod gate;
 mod reads;
 mod seed;
 mod settle;
 mod support;
 mod vectors;
+
+mod drainer_example;
+#[allow(dead_code)]
+#[path = "../../examples/ripple_drainer.rs"]
+mod ripple_drainer;
