@@ -869,10 +869,11 @@ impl TripleStore for LanceDBTripleStore {
         owner_id: Option<&str>,
         limit: usize,
     ) -> Result<FeedPage> {
-        if limit == 0 {
-            return Err(Error::invalid("limit must be a positive int, got 0"));
-        }
-        let cursor = cursor.max(0);
+        let am_triples::store::FeedArgs {
+            start: cursor,
+            scope,
+            owner_id,
+        } = am_triples::store::feed_args(cursor, scope, owner_id, limit)?;
         let Some(table) = self.lock().table.clone() else {
             return Ok(FeedPage {
                 rows: Vec::new(),
@@ -880,8 +881,8 @@ impl TripleStore for LanceDBTripleStore {
             });
         };
         let q = TripleQuery {
-            scope: scope.map(str::to_owned),
-            owner_id: owner_id.map(str::to_owned),
+            scope,
+            owner_id,
             ..TripleQuery::default()
         }
         .canonicalized()?;

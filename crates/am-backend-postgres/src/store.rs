@@ -501,12 +501,11 @@ impl TripleStore for PostgresTripleStore {
         owner_id: Option<&str>,
         limit: usize,
     ) -> Result<FeedPage> {
-        if limit == 0 {
-            return Err(Error::invalid("limit must be a positive int, got 0"));
-        }
-        let scope = scope.map(am_triples::assertion::canonical_scope);
-        let owner = am_triples::assertion::strip_optional(owner_id);
-        let start = cursor.max(0);
+        let store::FeedArgs {
+            start,
+            scope,
+            owner_id: owner,
+        } = store::feed_args(cursor, scope, owner_id, limit)?;
         let mut client = self.client()?;
         // One snapshot: the page and the head agree.
         let mut tx = client

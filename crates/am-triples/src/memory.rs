@@ -393,15 +393,15 @@ impl TripleStore for InMemoryTripleStore {
         owner_id: Option<&str>,
         limit: usize,
     ) -> Result<FeedPage> {
-        if limit == 0 {
-            return Err(Error::invalid("limit must be a positive int, got 0"));
-        }
-        let scope = scope.map(crate::assertion::canonical_scope);
-        let owner = crate::assertion::strip_optional(owner_id);
+        let store::FeedArgs {
+            start: cursor,
+            scope,
+            owner_id: owner,
+        } = store::feed_args(cursor, scope, owner_id, limit)?;
         let st = self.lock();
-        let start = usize::try_from(cursor.max(0)).unwrap_or(usize::MAX);
+        let start = usize::try_from(cursor).unwrap_or(usize::MAX);
         let mut rows = Vec::new();
-        let mut next = cursor.max(0);
+        let mut next = cursor;
         for (i, r) in st.rows.iter().enumerate().skip(start) {
             let pos = i64::try_from(i + 1).unwrap_or(i64::MAX);
             next = pos;

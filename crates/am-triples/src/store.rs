@@ -684,6 +684,40 @@ fn no_keyword_index() -> Error {
     Error::unsupported("query_keywords: this store has no keyword index")
 }
 
+/// The change feed's arguments as every store reads them
+/// ([`TripleStore::assertions_after`]): the cursor clamped at 0, the scope
+/// canonical, the owner stripped (`None` when blank).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FeedArgs {
+    /// Rows strictly after this position are read.
+    pub start: i64,
+    /// The canonical scope filter, if any.
+    pub scope: Option<String>,
+    /// The stripped owner filter, if any.
+    pub owner_id: Option<String>,
+}
+
+/// Validate and canonicalize `assertions_after`'s arguments: one rule for every
+/// store.
+///
+/// # Errors
+/// `InvalidInput` for `limit == 0`.
+pub fn feed_args(
+    cursor: i64,
+    scope: Option<&str>,
+    owner_id: Option<&str>,
+    limit: usize,
+) -> Result<FeedArgs> {
+    if limit == 0 {
+        return Err(Error::invalid("limit must be a positive int, got 0"));
+    }
+    Ok(FeedArgs {
+        start: cursor.max(0),
+        scope: scope.map(crate::assertion::canonical_scope),
+        owner_id: crate::assertion::strip_optional(owner_id),
+    })
+}
+
 /// Validate `close_assertion`/`narrow_assertion` arguments; returns the trimmed id
 /// and the canonical `valid_until`.
 ///

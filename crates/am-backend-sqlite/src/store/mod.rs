@@ -533,14 +533,11 @@ impl SQLiteTripleStore {
         limit: usize,
         keep: Option<am_triples::Narrow<'_>>,
     ) -> am_triples::Result<FeedPage> {
-        if limit == 0 {
-            return Err(am_triples::Error::invalid(
-                "limit must be a positive int, got 0",
-            ));
-        }
-        let scope = scope.map(canonical_scope);
-        let owner = strip_optional(owner_id);
-        let start = cursor.max(0);
+        let am_triples::store::FeedArgs {
+            start,
+            scope,
+            owner_id: owner,
+        } = am_triples::store::feed_args(cursor, scope, owner_id, limit)?;
         Ok(self.with_conn(|c| {
             // One read transaction: the page and the head come from one snapshot.
             let tx = c.transaction_with_behavior(TransactionBehavior::Deferred)?;
