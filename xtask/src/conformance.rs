@@ -179,13 +179,15 @@ pub fn run(args: &[String]) -> Result<()> {
             known.join(", ")
         );
     }
-    // One workspace-wide build: the binaries build with the same features as
-    // `cargo test --workspace` (nothing recompiles after `cargo xtask test`);
-    // then only the wanted backend's binaries run.
+    // One workspace-wide build: the binaries build with the same selection and
+    // features as `cargo xtask test` (nothing recompiles after it); then only
+    // the wanted backend's binaries run.
     let mut cmd = cargo();
     cmd.args([
         "test",
         "--workspace",
+        "--features",
+        crate::oracle::TEST_FEATURES,
         "--no-run",
         "--message-format",
         "json-render-diagnostics",

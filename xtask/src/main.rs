@@ -7,9 +7,11 @@
 //! one line per check and backend; `tidy` checks the layering and the `//!` docs
 //! (it also runs as an ordinary `#[test]`); `test` makes sure the Python oracle's
 //! virtual environment exists (and chromium with chromium-driver, for the
-//! operator page's browser test), exports `AM_ORACLE_PYTHON`, and runs
-//! `cargo test --workspace`, then builds the Python package once (dev
-//! profile) and runs its pytest suite.
+//! operator page's browser test), the MiniLM weights and moto, exports
+//! `AM_ORACLE_PYTHON`, `AM_MINILM_DIR` and `AM_MOTO_PYTHON`, and runs
+//! `cargo test --workspace --features` [`oracle::TEST_FEATURES`] (one build for
+//! every test, the feature-gated ones included), then builds the Python package
+//! once (dev profile) and runs its pytest suite.
 
 #![allow(
     unreachable_pub,
@@ -35,7 +37,8 @@ usage: cargo xtask <task>
 tasks:
   conformance [--backend NAME]   run the conformance suite of every backend (or one)
   tidy                           check layering, lints opt-in and //! module docs
-  test [ARGS...]                 ensure the oracle venv (and chromium), then cargo test --workspace ARGS;
+  test [ARGS...]                 ensure the oracle venv (and chromium, the MiniLM weights, moto), then
+                                 cargo test --workspace --features TEST_FEATURES ARGS;
                                  then the Python package's pytest suite (one dev build)
   pytest                         only the Python package: maturin develop (dev) into its venv, then pytest
   bench [--quick] [--no-lance] [--only BENCH] [--profile NAME]
@@ -50,6 +53,7 @@ tasks:
                                  then am serve: 16 clients x N formations + recalls (default 500) and a night
                                  cancelled mid-night through the jobs endpoint (VERB server)
   protoc                         print the vendored protoc for a plain cargo (empty if PATH has one)
+  test-features                  print the features the tests build with (TEST_FEATURES)
 ";
 
 fn main() -> Result<()> {
@@ -84,6 +88,11 @@ fn main() -> Result<()> {
         "soak" => soak::run(rest),
         "badinput" => badinput::run(rest),
         "fuzz" => fuzz::run(rest),
+        "test-features" => {
+            // The features the tests build with, for `.ci/run`'s clippy.
+            println!("{}", oracle::TEST_FEATURES);
+            Ok(())
+        }
         "protoc" => {
             // The PROTOC a plain `cargo` needs on this machine (empty when the
             // machine has its own): `export PROTOC="$(cargo xtask protoc)"`.

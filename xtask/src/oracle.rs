@@ -148,50 +148,40 @@ pub fn minilm_dir(python: &PathBuf) -> Result<PathBuf> {
     Ok(dir)
 }
 
-/// Run the task: the oracle, then `cargo test --workspace` with `extra` args,
-/// then the `minilm` feature's tests of `am-embed` on the real weights, then
-/// the `object-store` feature's `s3` test of `am-backend-lance` on moto.
+/// The features `cargo xtask test` and `cargo xtask conformance` build the
+/// workspace with: the MiniLM embedder's tests (on the real weights) and the
+/// LanceDB connector's object-storage test (on moto) run in the one workspace
+/// build. A separate `cargo test -p am-embed --features minilm` would change
+/// feature unification and rebuild most of the dependency tree a second time
+/// (a `-p` selection did: 110 crates for minilm, 211 for object-store, lance
+/// and datafusion among them).
+pub const TEST_FEATURES: &str = "am-embed/minilm,am-backend-lance/object-store";
+
+/// Run the task: the oracle, the MiniLM weights and moto, then
+/// `cargo test --workspace --features TEST_FEATURES` with `extra` args.
 ///
 /// # Errors
-/// When the oracle cannot be set up or a test fails.
+/// When the oracle, the weights or moto cannot be set up, or a test fails.
 pub fn test(extra: &[String]) -> Result<()> {
     let python = ensure_oracle()?;
     println!("xtask: AM_ORACLE_PYTHON={}", python.display());
     let minilm = minilm_dir(&python)?;
     println!("xtask: AM_MINILM_DIR={}", minilm.display());
+    let moto = ensure_moto()?;
+    println!("xtask: AM_MOTO_PYTHON={}", moto.display());
     let ws = Workspace::load()?;
-    let workspace = run(cargo()
+    run(cargo()
         // Every failing test binary is reported, not only the first.
-        .args(["test", "--workspace", "--no-fail-fast"])
-        .args(extra)
-        .env("AM_ORACLE_PYTHON", &python)
-        .current_dir(&ws.root));
-    let minilm = run(cargo()
         .args([
             "test",
-            "-p",
-            "am-embed",
+            "--workspace",
+            "--no-fail-fast",
             "--features",
-            "minilm",
-            "--test",
-            "minilm",
+            TEST_FEATURES,
         ])
+        .args(extra)
+        .env("AM_ORACLE_PYTHON", &python)
         .env("AM_MINILM_DIR", &minilm)
-        .current_dir(&ws.root));
-    let s3 = ensure_moto().and_then(|moto| {
-        println!("xtask: AM_MOTO_PYTHON={}", moto.display());
-        run(cargo()
-            .args([
-                "test",
-                "-p",
-                "am-backend-lance",
-                "--features",
-                "object-store",
-                "--test",
-                "s3",
-            ])
-            .env("AM_MOTO_PYTHON", &moto)
-            .current_dir(&ws.root))
-    });
-    workspace.and(minilm).and(s3)
+        .env("AM_MOTO_PYTHON", &moto)
+        .current_dir(&ws.root))
 }
