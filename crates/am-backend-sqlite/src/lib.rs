@@ -5,6 +5,7 @@
 //!
 //! Spec: stores.md "SQLiteTripleStore"; the 0.3.2 schema (`memj_*`, `{table}_meta`).
 
+pub mod cold_cut;
 pub mod error;
 pub mod graph;
 pub mod home;

@@ -11,6 +11,7 @@
 
 mod card;
 mod cards;
+mod cold_cut;
 mod ctx;
 mod demo;
 mod drives;
@@ -23,6 +24,7 @@ mod home;
 mod ingest;
 mod inspect;
 mod locomo;
+mod manifest;
 mod mass;
 mod observe;
 mod probe;
@@ -102,6 +104,8 @@ enum Command {
     Drives(drives::DrivesCmd),
     Mass(mass::MassCmd),
     Reembed(reembed::ReembedCmd),
+    ColdCut(cold_cut::ColdCutCmd),
+    Manifest(manifest::ManifestCmd),
     Situate(situate::SituateCmd),
     Explain(observe::ExplainCmd),
     Exec(exec::command::ExecCmd),
@@ -146,6 +150,8 @@ impl Command {
             Command::Drives(c) => c.run(ctx),
             Command::Mass(c) => c.run(ctx),
             Command::Reembed(c) => c.run(ctx),
+            Command::ColdCut(c) => c.run(ctx),
+            Command::Manifest(c) => c.run(ctx),
             Command::Situate(c) => c.run(ctx),
             Command::Diary(c) => c.run(ctx),
             Command::Explain(c) => c.run(ctx),

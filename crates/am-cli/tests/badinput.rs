@@ -1762,6 +1762,39 @@ fn more_cases(ids: &Ids, push: &mut dyn FnMut(&str, String)) {
             ),
         ),
         (
+            "reembed_store: an embedder spec no front end reads",
+            with(
+                "reembed_store",
+                json!({"embedder": "word2vec", "owner_id": "demo"}),
+            ),
+        ),
+        (
+            "reembed_store: no owner",
+            with("reembed_store", json!({"embedder": "offline"})),
+        ),
+        (
+            "reembed_home: a negative batch size",
+            with(
+                "reembed_home",
+                json!({"embedder": "offline", "owner_id": "demo", "batch_size": -4}),
+            ),
+        ),
+        (
+            "apply_redigestion: entries an object",
+            with(
+                "apply_redigestion",
+                json!({"entries": {"record_id": "x"}, "actor": "op"}),
+            ),
+        ),
+        (
+            "apply_redigestion: no actor",
+            with("apply_redigestion", json!({"entries": []})),
+        ),
+        (
+            "engine_manifest: an argument it does not take",
+            with("engine_manifest", json!({"verbose": true})),
+        ),
+        (
             "situate: no anchor",
             with("situate", json!({"scopes": [["life", "demo"]]})),
         ),

@@ -102,7 +102,14 @@
 //! candidates each with two witnesses of other origins: `confirm_relation`
 //! (the `supports` edge and its two `cited` audit events in one transaction;
 //! a replay writes nothing) and `promote_candidate` (its one `promoted`
-//! binding; a resuming host skips a candidate already promoted).
+//! binding; a resuming host skips a candidate already promoted), and
+//! `reembed_store` (per write, the whole home moved to the next of a series
+//! of embedding spaces, each its own model and, in turn, its own dimension:
+//! after any kill every vector the home holds is of ONE space and the pin
+//! names that space's model and dimension, the store opens with that
+//! space's embedder and answers a vector query; an acknowledged move is
+//! there; the markers are one per landed move, or one fewer when the kill
+//! fell between the last swap and its marker, the known gap).
 //!
 //! `AM_CRASH_TRIALS` (default 50, what CI runs: the issue's "CI runs 50
 //! trials per verb"; the 16 verbs before the closing acts took about 60 s
@@ -168,6 +175,7 @@ const VERBS: &[&str] = &[
     "placement",
     "confirm_relation",
     "promote_candidate",
+    "reembed_store",
 ];
 const SCOPE: &str = "crash";
 const OWNER: &str = "w";
@@ -1454,6 +1462,20 @@ fn helper(verb: &str, path: &Path, n: usize) {
                 say(&format!("ack {i} {}", r.completion.len()));
             }
         }
+        "reembed_store" => {
+            let (_, _, system) = open_system_in_space(&home, path);
+            for i in 0..n {
+                say(&format!("begin {i}"));
+                system
+                    .reembed_store(
+                        &am_system::operator::ReembedStore::new(OWNER),
+                        Arc::new(SpaceEmbedder(i + 1)),
+                        &mut |_, _| {},
+                    )
+                    .expect("reembed_store");
+                say(&format!("ack {i}"));
+            }
+        }
         "placement" => {
             // The template holds a communities version: each formation
             // places its record, the `placed` event in the record's own
@@ -1533,6 +1555,165 @@ fn open_system_embedded(
     )
     .expect("open the system");
     (store, journal, system)
+}
+
+/// The `g`-th embedding space of the re-embed trial: its own model
+/// (`space-<g>`) and dimension (4, 6 or 8 in turn), every vector a function
+/// of the text and the space.
+struct SpaceEmbedder(usize);
+
+impl SpaceEmbedder {
+    fn dim(&self) -> usize {
+        4 + 2 * (self.0 % 3)
+    }
+    fn vector(&self, t: &str) -> Vec<f32> {
+        let h = t
+            .bytes()
+            .fold(11u64, |h, b| h.wrapping_mul(131).wrapping_add(u64::from(b)));
+        (0..self.dim())
+            .map(|k| 1.0 + ((h >> (k * 5)) & 0x1f) as f32 / 64.0 + self.0 as f32 / 8.0)
+            .collect()
+    }
+}
+
+impl am_triples::TextEmbedder for SpaceEmbedder {
+    fn embed_texts(&self, texts: &[String]) -> am_triples::Result<Vec<Vec<f32>>> {
+        Ok(texts.iter().map(|t| self.vector(t)).collect())
+    }
+    fn model_id(&self) -> Option<String> {
+        Some(format!("space-{}", self.0))
+    }
+    fn dimension(&self) -> Option<usize> {
+        Some(self.dim())
+    }
+}
+
+/// The space a home is pinned to (`space-<g>`), read off its pin.
+fn pinned_space(path: &Path) -> Option<usize> {
+    am_backend_sqlite::read_embedding_pin(path, None)
+        .expect("read the pin")
+        .and_then(|p| p.model_id)
+        .and_then(|m| m.strip_prefix("space-").and_then(|g| g.parse().ok()))
+}
+
+/// The system over a home, its store opened with the embedder of the space
+/// the home is pinned to (space 0 for a new home).
+fn open_system_in_space(
+    home: &SqliteHome,
+    path: &Path,
+) -> (Arc<SQLiteTripleStore>, Arc<SQLiteJournal>, MemorySystem) {
+    let g = pinned_space(path).unwrap_or(0);
+    let store = Arc::new(
+        SQLiteTripleStore::with_home(
+            home,
+            Some(Arc::new(SpaceEmbedder(g))),
+            SqliteStoreOptions::default(),
+        )
+        .expect("open the store in its pinned space"),
+    );
+    let journal = Arc::new(SQLiteJournal::open(home).expect("open the journal"));
+    let system = MemorySystem::with_options(
+        store.clone(),
+        journal.clone(),
+        SystemOptions {
+            clock: Some(am_triples::fixed_clock(
+                am_triples::Timestamp::parse(NOW).unwrap(),
+            )),
+            ..SystemOptions::default()
+        },
+    )
+    .expect("open the system");
+    (store, journal, system)
+}
+
+/// The re-embed trial's check of a home after a kill: the space it is in
+/// (`Ok(g)`), or what is wrong with it.
+fn reembed_state(path: &Path) -> Result<(usize, usize), String> {
+    let g = pinned_space(path).ok_or("the home has no space-<g> pin")?;
+    let space = SpaceEmbedder(g);
+    let pin = am_backend_sqlite::read_embedding_pin(path, None)
+        .map_err(|e| e.to_string())?
+        .ok_or("no pin")?;
+    if pin.dimension != Some(space.dim()) {
+        return Err(format!(
+            "the pin names space-{g} with dimension {:?}, the space's is {}",
+            pin.dimension,
+            space.dim()
+        ));
+    }
+    let home = SqliteHome::open(path).unwrap();
+    let (store, _, _system) = open_system_in_space(&home, path);
+    let rows = store
+        .query(&am_triples::TripleQuery {
+            limit: 0,
+            ..am_triples::TripleQuery::default()
+        })
+        .map_err(|e| e.to_string())?;
+    let by_id: HashMap<String, &TripleAssertion> = rows
+        .iter()
+        .filter_map(|a| a.assertion_id.clone().map(|id| (id, a)))
+        .collect();
+    let c = Connection::open(path).unwrap();
+    let mut s = c
+        .prepare("SELECT assertion_id, embedding FROM triples WHERE embedding IS NOT NULL")
+        .unwrap();
+    let cells: Vec<(String, Vec<u8>)> = s
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    for (id, blob) in &cells {
+        let a = by_id
+            .get(id)
+            .ok_or(format!("a vector for the unknown row {id}"))?;
+        let want: Vec<u8> = space
+            .vector(&am_triples::text::canonical_text(a))
+            .iter()
+            .flat_map(|x| x.to_le_bytes())
+            .collect();
+        if *blob != want {
+            return Err(format!(
+                "row {id} holds a vector of {} bytes that is not space-{g}'s (the pinned one): a mix",
+                blob.len()
+            ));
+        }
+    }
+    // Every text row but the markers' own holds a vector once a move
+    // landed (the move vectors them all; a marker forms after its swap).
+    let vectorless = rows
+        .iter()
+        .filter(|a| !am_triples::text::is_record_edge(a))
+        .filter(|a| a.attributes.get("maintenance").and_then(|m| m.as_str()) != Some("reembed"))
+        .filter(|a| {
+            a.assertion_id
+                .as_ref()
+                .is_none_or(|id| !cells.iter().any(|(c, _)| c == id))
+        })
+        .count();
+    if g > 0 && vectorless > 0 {
+        return Err(format!(
+            "space-{g}: {vectorless} text rows of {} hold no vector",
+            rows.len()
+        ));
+    }
+    // The home answers: a vector query in the pinned space.
+    let hits = store
+        .query(&am_triples::TripleQuery {
+            query_text: Some("garden bed 3".into()),
+            limit: 5,
+            ..am_triples::TripleQuery::default()
+        })
+        .map_err(|e| format!("a vector query in space-{g} failed: {e}"))?;
+    if hits.is_empty() {
+        return Err(format!("a vector query in space-{g} found nothing"));
+    }
+    let markers = count(
+        &c,
+        "SELECT COUNT(DISTINCT subject) FROM triples \
+         WHERE json_extract(attributes_json, '$.maintenance') = 'reembed'",
+        &[],
+    );
+    Ok((g, markers))
 }
 
 fn garden_record(i: usize, tag: &str) -> MemoryRecordInput {
@@ -2897,6 +3078,21 @@ fn template(verb: &str, dir: &Path, n: usize) -> PathBuf {
             let (_, _, system) = open_system_queued(&home, true);
             setup_night(&system, n);
         }
+        "reembed_store" => {
+            // Forty garden records formed in space 0 (the pin written by
+            // their first embedded write).
+            let (_, _, system) = open_system_in_space(&home, &path);
+            for b in 0..4 {
+                system
+                    .remember_many(&RememberMany::new(
+                        (0..10).map(|i| garden_record(b * 10 + i, "bed")).collect(),
+                        SCOPE,
+                        OWNER,
+                        &format!("garden-{b}"),
+                    ))
+                    .expect("the garden");
+            }
+        }
         "placement" => {
             // Six garden records and the first communities version over them.
             let (_, _, system) = open_system_embedded(&home);
@@ -3053,6 +3249,30 @@ fn trials_of(verb: &str, trials: usize, rng: &mut Rng, dir: &Path) -> Figures {
                     }
                 }
             }
+            "reembed_store" => match reembed_state(&home) {
+                Err(e) => {
+                    f.torn += 1;
+                    fail(e);
+                }
+                Ok((g, markers)) => {
+                    // A kill between a swap and its marker leaves one marker
+                    // fewer than moves (the documented gap), never more.
+                    if markers != g && markers + 1 != g {
+                        f.torn += 1;
+                        fail(format!("space-{g} with {markers} markers"));
+                    }
+                    if let Some(a) = run.acked {
+                        f.acked_checked += a + 1;
+                        if g < a + 1 {
+                            f.lost += 1;
+                            fail(format!(
+                                "acknowledged move {a} (to space-{}), found space-{g}",
+                                a + 1
+                            ));
+                        }
+                    }
+                }
+            },
             "replace_vectors" => {
                 let cells = vector_cells(&home);
                 let generation = (0..n).find(|g| {
@@ -3117,7 +3337,7 @@ fn trials_of(verb: &str, trials: usize, rng: &mut Rng, dir: &Path) -> Figures {
             fail(e);
         }
         // Replay the killed script to completion, then once more.
-        if verb != "replace_vectors" {
+        if verb != "replace_vectors" && verb != "reembed_store" {
             spawn_helper(verb, &home, n, None);
             if let Err(e) = integrity(&home) {
                 fail(format!("after the replay: {e}"));

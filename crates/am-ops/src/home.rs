@@ -3,7 +3,8 @@
 use crate::error::{OpError, OpResult};
 use am_graph::graph::MemoryGraph;
 use am_system::MemorySystem;
-use am_triples::ErrorKind;
+use am_triples::{ErrorKind, TextEmbedder};
+use std::sync::Arc;
 
 /// A change of a session's pinned clock (`clock`).
 #[derive(Debug, Clone, PartialEq)]
@@ -66,6 +67,29 @@ pub trait Home {
             ErrorKind::Unsupported,
             "clock is an op of a session with a pinned clock (am exec --clock)",
         ))
+    }
+
+    /// Build the embedder a verb takes as its `embedder` argument from the
+    /// front end's embedder spec (`am exec`: `offline`, `openai:<url>#<model>`,
+    /// ...): `reembed_store`'s new space.
+    ///
+    /// # Errors
+    /// `Unsupported` where the front end builds no embedder from a spec;
+    /// `InvalidInput` for a spec it cannot read.
+    fn build_embedder(&self, spec: &str) -> OpResult<Arc<dyn TextEmbedder>> {
+        Err(OpError::new(
+            ErrorKind::Unsupported,
+            format!(
+                "this front end builds no embedder from a spec (got {spec:?}); run the re-embed with `am reembed` or `am exec --home PATH`"
+            ),
+        ))
+    }
+
+    /// The home moved to another embedding space (`reembed_store`): a front
+    /// end that reopens the home opens it with `embedder` from now on. The
+    /// default keeps nothing.
+    fn embedder_moved(&mut self, embedder: Arc<dyn TextEmbedder>) {
+        let _ = embedder;
     }
 
     /// Close and reopen the home (a restart); answers the journal's seq.

@@ -21,6 +21,7 @@ pub mod error;
 mod families;
 pub mod home;
 pub mod host;
+pub mod manifest;
 mod nulls;
 pub mod verb;
 
@@ -30,7 +31,8 @@ pub use error::{OpError, OpResult};
 pub use families::query_from_json;
 pub use home::{ClockChange, Home};
 pub use host::{Hook, Host};
-pub use verb::{Answer, CallShape, Family, Present, Verb, to_json};
+pub use manifest::{MANIFEST_VERSION, engine_manifest};
+pub use verb::{Answer, Cadence, CallShape, Family, Present, Verb, to_json};
 
 use am_triples::JsonMap;
 use std::sync::OnceLock;

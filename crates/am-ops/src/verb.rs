@@ -95,6 +95,38 @@ pub enum Present {
     Plain,
 }
 
+/// How a pass relates to the host's windows (the engine manifest's closed
+/// cadence classes; the host owns the cadence, these words state the
+/// engine's contract for each pass).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Cadence {
+    /// The one-call full night (a host wires exactly one).
+    NightlyComposition,
+    /// Runs inside `sleep_pass`'s composition.
+    NightPhase,
+    /// A cycle window skips it (nights only).
+    NightlyOnly,
+    /// A pure read for panels: cache it, never poll.
+    GlanceRead,
+    /// The entity's or the operator's own dispositive act.
+    WakingVerb,
+    /// An operator-gated repair.
+    Doctoring,
+}
+
+impl Cadence {
+    /// Every cadence class, in declaration order.
+    pub const ALL: [Cadence; 6] = [
+        Cadence::NightlyComposition,
+        Cadence::NightPhase,
+        Cadence::NightlyOnly,
+        Cadence::GlanceRead,
+        Cadence::WakingVerb,
+        Cadence::Doctoring,
+    ];
+}
+
 type Run = dyn Fn(&mut dyn Home, &Host, JsonMap) -> OpResult<Answer> + Send + Sync;
 
 /// One verb of the table.
@@ -118,6 +150,10 @@ pub struct Verb {
     pub needs_queue: bool,
     /// Whether it takes no arguments at all.
     pub no_args: bool,
+    /// Its cadence class, for a pass the engine manifest lists.
+    pub cadence: Option<Cadence>,
+    /// The honesty properties it declares (the manifest's words).
+    pub honesty: &'static [&'static str],
     args_schema: fn(SchemaGenerator) -> Schema,
     answer_schema: fn(SchemaGenerator) -> Schema,
     check: fn(&str, JsonMap) -> OpResult<()>,
@@ -209,6 +245,8 @@ impl Verb {
             present: Present::Plain,
             hooks: &[],
             needs_queue: matches!(family, Family::Tasks | Family::Ripple),
+            cadence: None,
+            honesty: &[],
             answer_schema: schema_of::<Value>,
         }
     }
@@ -268,10 +306,20 @@ pub(crate) struct Builder {
     present: Present,
     hooks: &'static [Hook],
     needs_queue: bool,
+    cadence: Option<Cadence>,
+    honesty: &'static [&'static str],
     answer_schema: fn(SchemaGenerator) -> Schema,
 }
 
 impl Builder {
+    /// It is a pass the engine manifest lists: its cadence class and the
+    /// honesty properties it declares.
+    pub(crate) fn cadence(mut self, cadence: Cadence, honesty: &'static [&'static str]) -> Self {
+        self.cadence = Some(cadence);
+        self.honesty = honesty;
+        self
+    }
+
     /// It writes to the home.
     pub(crate) fn writes(mut self) -> Self {
         self.writes = true;
@@ -332,6 +380,8 @@ impl Builder {
             hooks: self.hooks,
             needs_queue: self.needs_queue,
             no_args: std::any::TypeId::of::<A>() == std::any::TypeId::of::<crate::args::NoArgs>(),
+            cadence: self.cadence,
+            honesty: self.honesty,
             args_schema: schema_of::<A>,
             answer_schema: self.answer_schema,
             check: check_args::<A>,

@@ -73,7 +73,10 @@ pub const FACULTIES: &[(&str, &[&str])] = &[
     ("situate", &["identity", "recall"]),
     ("ripple", &["formation", "tasks", "understanding"]),
     ("candidates", &["recall"]),
-    ("operator", &["drives", "formation", "sleep", "tasks"]),
+    (
+        "operator",
+        &["drives", "formation", "recall", "sleep", "tasks"],
+    ),
 ];
 
 pub(crate) fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {

@@ -133,6 +133,7 @@ impl ExecCmd {
             task_queue,
             profile.config(),
         )?;
+        session.set_embedder_key_env(ctx.embedder_key_env.clone());
         if let Some(path) = guard_file {
             session.guard_with_file(path)?;
         }

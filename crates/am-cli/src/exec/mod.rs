@@ -31,6 +31,9 @@ pub struct Session {
     task_queue: bool,
     /// The reconstruct config of the session's system (`--profile`).
     config: am_system::ReconstructConfig,
+    /// `--embedder-key-env`: where an embedder a line names
+    /// (`reembed_store`'s `embedder`) reads its key.
+    embedder_key_env: Option<String>,
 }
 
 impl Session {
@@ -83,7 +86,14 @@ impl Session {
             engine: Some(engine),
             task_queue,
             config,
+            embedder_key_env: None,
         })
+    }
+
+    /// Read the key of an embedder a line names (`reembed_store`'s
+    /// `embedder`) from the environment variable `var` (`--embedder-key-env`).
+    pub fn set_embedder_key_env(&mut self, var: Option<String>) {
+        self.embedder_key_env = var;
     }
 
     /// Guard every memory write of the session with a commit guard that
@@ -372,6 +382,22 @@ impl am_ops::Home for Session {
 
     fn reopen(&mut self) -> OpResult<i64> {
         Session::reopen(self).map_err(OpError::from)
+    }
+
+    fn build_embedder(&self, spec: &str) -> OpResult<Arc<dyn TextEmbedder>> {
+        let parsed = crate::embedder::EmbedderSpec::parse(spec).map_err(OpError::from)?;
+        parsed
+            .build_keyed(self.embedder_key_env.as_deref())
+            .map_err(OpError::from)?
+            .ok_or_else(|| {
+                OpError::invalid(format!(
+                    "embedder {spec:?}: a re-embed needs a real embedder (none has no space to move into)"
+                ))
+            })
+    }
+
+    fn embedder_moved(&mut self, embedder: Arc<dyn TextEmbedder>) {
+        self.host.embedder = Some(embedder);
     }
 
     fn no_queue(&self, op: &str, _: OpError) -> OpError {

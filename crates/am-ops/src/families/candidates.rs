@@ -6,7 +6,7 @@
 //! Spec: api.md "Candidates, disposal, and deliberate acts", "Tending
 //! elections".
 
-use crate::verb::{Answer, CallShape, Family, Verb};
+use crate::verb::{Answer, Cadence, CallShape, Family, Verb};
 use am_system::candidates::{
     ConfirmRelation, ConfirmedEdge, Disposal, DisposeDream, DreamDisposed, EnactRealization,
     Enacted, IdentityReview, IdentityReviewReport, ParseTendBlock, PromoteCandidate, Promoted,
@@ -30,6 +30,7 @@ pub(super) fn verbs() -> Vec<Verb> {
             f,
             "Promote an inactive candidate when at least min_origins corroborating records come from origins independent of each other and of the candidate; otherwise refused, naming the origins counted, nothing written.",
         )
+.cadence(Cadence::WakingVerb, &["independent-origin-corroboration", "repetition-is-not-corroboration"])
         .shape(CallShape::StoreJournalFunction)
         .writes()
         .answers::<Disposal<Promoted>>()
@@ -39,6 +40,7 @@ pub(super) fn verbs() -> Vec<Verb> {
             f,
             "The honest no: a rejected lifecycle binding with a mandatory reason; the record stays indexed unless hide is said.",
         )
+.cadence(Cadence::WakingVerb, &["append-only", "judgment-is-not-erasure"])
         .shape(CallShape::StoreJournalFunction)
         .writes()
         .answers::<Rejected>()
@@ -48,6 +50,7 @@ pub(super) fn verbs() -> Vec<Verb> {
             f,
             "The entity's adoption of a held identity-amendment proposal: a derived_from edge from its own enacting record to the proposal and a promoted binding; a rejected or closed proposal is refused.",
         )
+.cadence(Cadence::WakingVerb, &["append-only", "refuses-disposed-proposals", "crash-replay-idempotent"])
         .shape(CallShape::StoreJournalFunction)
         .writes()
         .answers::<Disposal<Enacted>>()
@@ -57,6 +60,7 @@ pub(super) fn verbs() -> Vec<Verb> {
             f,
             "A dream's whole verdict in one call: confirmed writes the confirmed edge and supersedes the dream; dissolved retracts it.",
         )
+.cadence(Cadence::WakingVerb, &["append-only", "evidence-mandatory"])
         .shape(CallShape::StoreJournalFunction)
         .writes()
         .answers::<DreamDisposed>()
@@ -66,6 +70,7 @@ pub(super) fn verbs() -> Vec<Verb> {
             f,
             "The pending identity-amendment proposals and their evidence bar; writes nothing.",
         )
+.cadence(Cadence::NightlyOnly, &["pure-read", "registrar-never-authors", "verdicts-pull-visible"])
         .shape(CallShape::StoreJournalFunction)
         .answers::<IdentityReviewReport>()
         .run(|h, _, a: IdentityReview| Answer::of(&h.system()?.identity_review_pass(&a)?)),

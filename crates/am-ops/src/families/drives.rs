@@ -7,7 +7,7 @@
 use crate::error::OpResult;
 use crate::home::Home;
 use crate::host::Host;
-use crate::verb::{Answer, CallShape, Family, Verb};
+use crate::verb::{Answer, Cadence, CallShape, Family, Verb};
 use am_system::drives::{
     AliveDrive, AliveDrives, CognitionHealth, DriveGroup, DriveGroups, DrivePartition,
     DrivePressure, DriveScopes, drive_groups,
@@ -73,6 +73,7 @@ pub(super) fn verbs() -> Vec<Verb> {
             f,
             "The drive ratios: questions open against resolved, problems open against repaired, interests open against explored (None for an empty category), and the standing review offers apart.",
         )
+.cadence(Cadence::GlanceRead, &["pure-read", "never-100%-by-design"])
         .shape(sj)
         .answers::<CognitionHealth>()
         .run(health),

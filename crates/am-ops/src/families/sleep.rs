@@ -10,7 +10,7 @@
 use crate::error::OpResult;
 use crate::home::Home;
 use crate::host::Hook;
-use crate::verb::{Answer, CallShape, Family, Verb};
+use crate::verb::{Answer, Cadence as PassCadence, CallShape, Family, Verb};
 use am_system::sleep::{
     Cadence, LastMaintenanceSeq, Maintenance, MaintenanceDue, MaintenanceReport,
     RecordsSinceMaintenance, SinceMaintenance, StructuralReport, Structure, last_maintenance_seq,
@@ -35,6 +35,7 @@ pub(super) fn verbs() -> Vec<Verb> {
             f,
             "The record graph's shape: components over the component relations only, isolated records, duplicate titles, facet coverage, adjacency; context pairs, unknown relations and co-use trails apart.",
         )
+.cadence(PassCadence::GlanceRead, &["pure-read", "components-and-isolated-only"])
         .shape(sj)
         .answers::<Structure>()
         .run(|h, _, a: StructuralReport| {
@@ -50,6 +51,7 @@ pub(super) fn verbs() -> Vec<Verb> {
             f,
             "The night's phase-1 analysis: metadata gaps, duplicates, near-duplicates, shared sources, link and edge-suppression candidates, consolidation proposals; proposes, deposits nothing.",
         )
+.cadence(PassCadence::GlanceRead, &["pure-read", "deterministic-ordering"])
         .shape(sj)
         .answers::<Maintenance>()
         .run(|h, _, a: MaintenanceReport| {
@@ -179,29 +181,34 @@ pub(super) fn passes() -> Vec<Verb> {
             .answers::<Vec<TripleAssertion>>()
             .run(|h, _, d: DreamsArgs| dreams(h, d)),
         Verb::declare("wake_cue_dedup_pass", f, "Collapse near-identical same-day records into one day summary, authored by the host's author or pending.")
+.cadence(PassCadence::Doctoring, &["report-only-mode", "crash-replay-self-healing", "sources-superseded-never-erased"])
             .writes()
             .object()
             .hooks(&[Hook::Author])
             .answers::<WakeCueDedupResult>()
             .run(dedup),
         Verb::declare("consolidation_pass", f, "The tending write: low-risk duplicate-title groups into inactive, review-gated summary candidates, authored by the host's author or pending.")
+.cadence(PassCadence::NightPhase, &["one-write-surface", "sources-byte-untouched", "review-gated-candidates", "idempotent-by-source-set"])
             .writes()
             .object()
             .hooks(&[Hook::Author])
             .answers::<ConsolidationResult>()
             .run(consolidate),
         Verb::declare("resolve_dreams_pass", f, "The day answers the night: standing dreams whose tensions lived experience settled close softly (supersede, the evidence as replacements).")
+.cadence(PassCadence::NightPhase, &["closures-append-only", "waking-evidence-disposes"])
             .writes()
             .object()
             .answers::<ResolveDreamsResult>()
             .run(|h, _, a: ResolveDreams| Answer::warned(h.system()?.resolve_dreams_pass(&a)?)),
         Verb::declare("dream_pass", f, "The night's dream: bridge proposals and single-facet questions across islands, at most one review-gated dream record, authored by the host's author or pending.")
+.cadence(PassCadence::NightlyOnly, &["one-dream-per-pass", "review-gated", "sleep-proposes-waking-disposes", "deposits-nothing", "novelty-gated"])
             .writes()
             .object()
             .hooks(&[Hook::Author])
             .answers::<DreamResult>()
             .run(dream),
         Verb::declare("sleep_pass", f, "ONE night: resolution, maintenance (tending), world_models, dream, in that order; each sub-phase's dict, the summed authoring receipt; the host ends it at a sub-phase boundary; a whole night records its completion.")
+.cadence(PassCadence::NightlyComposition, &["idempotent", "graceful-cancellation-at-phase-boundaries", "as-of-write-refusal", "quiet-night-is-valid"])
             .writes()
             .object()
             .hooks(&[Hook::Author, Hook::Cancel])

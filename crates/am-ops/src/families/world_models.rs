@@ -6,7 +6,7 @@
 use crate::error::OpResult;
 use crate::home::Home;
 use crate::host::{Hook, Host};
-use crate::verb::{Answer, CallShape, Family, Verb};
+use crate::verb::{Answer, Cadence, CallShape, Family, Verb};
 use am_system::UnderstandingResult;
 use am_system::world_models::{
     AliasBound, AliasCandidates, AliasProposal, AliasWorldModel, AuthorWorldModel, AuthoredCard,
@@ -128,6 +128,7 @@ pub(super) fn verbs() -> Vec<Verb> {
             f,
             "The sleep phase: form or revise every supported card, pending its authored title and summary.",
         )
+.cadence(Cadence::NightPhase, &["orientation-never-authority", "revision-chained", "report-excluded-derived-artifacts"])
         .writes()
         .hooks(&[Hook::Author])
         .answers::<WorldModelReport>()

@@ -13,11 +13,16 @@
 //! §6b "The embedding space".
 
 pub mod mind_mass;
+pub mod redigest_apply;
 pub mod redigestion;
 pub mod reembed;
 
 pub use mind_mass::{
     MassWarning, MindMass, MindMassReport, VECTOR_SCAN_LIMIT, WARNING_WORDS, WarningWord,
+};
+pub use redigest_apply::{
+    APPLY_REDIGESTION_DEPRECATION, ApplyRedigestion, RedigestionApplied, RedigestionEntry,
+    RedigestionOutcome,
 };
 pub use redigestion::{
     REDIGESTION_PROTECTED_KINDS, RedigestionCandidate, RedigestionCandidates, RedigestionDebt,

@@ -17,7 +17,9 @@
 //! model and dimension, the rows vectored) forms in `(marker_scope,
 //! owner_id)`, so the life stream shows when retrieval geometry changed.
 //! The marker is a second write after the swap (as in 0.3.2): a crash
-//! between the two leaves the new space pinned and no marker.
+//! between the two leaves the new space pinned and no marker. Its
+//! idempotency key is 0.3.2's `reembed|<owner>|<stamp>` plus the journal's
+//! seq, so two re-embeds under one pinned clock leave two markers.
 //!
 //! Refusals before any write: `batch_size` 0, an embedder that answers a
 //! batch with another number of vectors, vectors of mixed dimensions, or
@@ -198,7 +200,9 @@ impl MemorySystem {
                  embedder): nothing names the new space; pass model_id",
             ));
         }
-        let new_pin = build_pin(new_model.as_deref(), dimension, PIN_SOURCE_REEMBED, None)?;
+        let mut new_pin = build_pin(new_model.as_deref(), dimension, PIN_SOURCE_REEMBED, None)?;
+        // Pinned at the system's clock (a host's pinned clock), not the wall.
+        new_pin.pinned_at = self.now()?;
         let vectored = store.replace_vectors(&vectors, &new_pin, expected, Some(embedder))?;
 
         let old_model = old_pin.as_ref().and_then(|p| p.model_id.clone());
@@ -230,7 +234,11 @@ impl MemorySystem {
         ] {
             marker.attributes.insert(k.to_owned(), v);
         }
-        let key = format!("reembed|{}|{stamp}", args.owner_id.trim());
+        // The journal's position joins 0.3.2's `reembed|owner|stamp`: under
+        // a pinned clock two re-embeds share a stamp, and 0.3.2's key would
+        // make the second marker a replay of the first (no marker at all).
+        let seq = self.current_seq()?;
+        let key = format!("reembed|{}|{stamp}|{seq}", args.owner_id.trim());
         let ids = self
             .remember_many(&RememberMany::new(
                 vec![marker],

@@ -1,6 +1,7 @@
 //! The operator's tools (api.md "Maintenance, health, and operator tools"):
 //! `mind_mass_report` on both stacks (`mass.rs`), `redigestion_candidates`
-//! (`redigest.rs`), and the differential
+//! (`redigest.rs`), `journal_cold_cut` / `verify_cold_cut` on the SQLite
+//! home file with their own differential (`cold_cut.rs`), and the differential
 //! against AbstractMemory 0.3.2 (`oracle.rs`, needs `AM_ORACLE_PYTHON`).
 //!
 //! One binary, its modules by surface.
@@ -8,6 +9,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod cold_cut;
 mod mass;
 mod oracle;
 mod redigest;

@@ -63,12 +63,17 @@ fn new_space() -> Arc<dyn TextEmbedder> {
 
 /// Both stacks pinned to `letters-8`, with three records (one with an edge).
 fn stacks() -> Vec<(Stack, Option<tempfile::TempDir>)> {
+    stacks_with(SystemOptions::default)
+}
+
+/// As [`stacks`], each system opened with `options()`.
+fn stacks_with(options: fn() -> SystemOptions) -> Vec<(Stack, Option<tempfile::TempDir>)> {
     let e = old();
     let pin = build_pin(e.model_id().as_deref(), e.dimension(), "creation", None).unwrap();
     let mem: Arc<dyn TripleStore> =
         Arc::new(InMemoryTripleStore::with_pin(Some(e.clone()), pin.clone()).unwrap());
     let mj: Arc<dyn am_journal::MemoryJournal> = Arc::new(am_journal::InMemoryJournal::new());
-    let ms = MemorySystem::with_options(mem.clone(), mj.clone(), SystemOptions::default()).unwrap();
+    let ms = MemorySystem::with_options(mem.clone(), mj.clone(), options()).unwrap();
     let dir = tempfile::tempdir().unwrap();
     let home = SqliteHome::open(dir.path().join("home.sqlite3")).unwrap();
     let mh = Arc::new(
@@ -84,7 +89,7 @@ fn stacks() -> Vec<(Stack, Option<tempfile::TempDir>)> {
     );
     let (store, journal): (Arc<dyn TripleStore>, Arc<dyn am_journal::MemoryJournal>) =
         (mh.sqlite_store().clone(), mh.sqlite_journal().clone());
-    let system = MemorySystem::over_home_with_options(mh, SystemOptions::default()).unwrap();
+    let system = MemorySystem::over_home_with_options(mh, options()).unwrap();
     let out = vec![
         (Stack::over("memory", mem, mj, ms), None),
         (Stack::over("sqlite", store, journal, system), Some(dir)),
@@ -398,5 +403,42 @@ fn reembed_refuses_a_zero_batch_and_a_blank_owner() {
             .unwrap_err();
         assert_eq!(e.kind(), ErrorKind::InvalidInput);
         assert_eq!(untouched(&s), before, "[{}]", s.name);
+    }
+}
+
+/// Diverges from 0.3.2, whose marker key `reembed|<owner>|<stamp>` makes a
+/// second re-embed under the same clock instant a replay of the first (no
+/// second marker): the key carries the journal's seq as well.
+#[test]
+fn two_reembeds_under_one_pinned_clock_leave_two_markers_on_both_stacks() {
+    fn pinned() -> SystemOptions {
+        SystemOptions {
+            clock: Some(am_triples::fixed_clock(
+                am_triples::Timestamp::parse("2026-03-01T12:00:00+00:00").unwrap(),
+            )),
+            ..SystemOptions::default()
+        }
+    }
+    for (s, _dir) in stacks_with(pinned) {
+        let first = s
+            .system
+            .reembed_store(&ReembedStore::new(PAIR.1), new_space(), &mut |_, _| {})
+            .unwrap();
+        let second = s
+            .system
+            .reembed_store(&ReembedStore::new(PAIR.1), old(), &mut |_, _| {})
+            .unwrap();
+        assert_ne!(
+            first.marker_record_id, second.marker_record_id,
+            "[{}]",
+            s.name
+        );
+        let markers: std::collections::BTreeSet<String> = all_rows(&s)
+            .into_iter()
+            .filter(|a| a.attributes.get("maintenance").and_then(|m| m.as_str()) == Some("reembed"))
+            .map(|a| a.subject)
+            .collect();
+        assert_eq!(markers.len(), 2, "[{}] {markers:?}", s.name);
+        assert_eq!(pin_of(&s).unwrap().model_id.as_deref(), Some("letters-8"));
     }
 }

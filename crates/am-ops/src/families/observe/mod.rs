@@ -6,7 +6,7 @@ pub(super) mod diary;
 
 use crate::error::OpResult;
 use crate::home::Home;
-use crate::verb::{Answer, CallShape, Family, Verb};
+use crate::verb::{Answer, Cadence, CallShape, Family, Verb};
 use am_system::observe::card::{EntityCard, IdentityCard};
 use am_system::observe::diagnostics::{
     AbsenceDiagnosis, OriginDiversity, OriginDiversityReport, RecallExplanation, RecallHistory,
@@ -125,6 +125,7 @@ pub(super) fn verbs() -> Vec<Verb> {
             f,
             "Why a record did or did not surface in a recall.",
         )
+.cadence(Cadence::GlanceRead, &["pure-read", "reports-only-what-traces-recorded", "explaining-is-not-use"])
         .shape(sj)
         .object()
         .answers::<RecallExplanation>()
