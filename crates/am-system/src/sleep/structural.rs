@@ -334,7 +334,7 @@ pub(crate) fn visit_pair_rows(
     keep: Narrow<'_>,
     visit: &mut dyn FnMut(NarrowRow<'_>),
 ) -> Result<()> {
-    Ok(store.visit_narrow(&pair_query(scope, owner), keep, visit)?)
+    store.visit_narrow(&pair_query(scope, owner), keep, visit)
 }
 
 fn pair_query(scope: &str, owner: &str) -> TripleQuery {
