@@ -51,6 +51,7 @@ pub fn checks() -> Vec<Check<dyn StoreFactory>> {
         check!(readding_an_id_is_a_noop_that_returns_the_id),
         check!(refused_batch_writes_nothing),
         check!(provenance_and_attributes_round_trip),
+        check!(visit_narrow_lends_the_rows_query_narrow_returns),
         check!(close_assertion_ends_an_open_window, CloseAssertion),
         check!(
             close_assertion_on_closed_window_changes_nothing,
@@ -780,6 +781,122 @@ pub fn provenance_and_attributes_round_trip(f: &dyn StoreFactory) -> CheckResult
     ensure_eq("confidence", r.confidence, Some(0.25))?;
     ensure_eq("provenance", Value::Object(r.provenance.clone()), prov)?;
     ensure_eq("attributes", Value::Object(r.attributes.clone()), attrs)
+}
+
+/// `visit_narrow` lends the rows `query_narrow` returns, in its order, each
+/// field equal to that row's (the JSON cut to the kept keys), for a pair
+/// read, a limited read, a selective read and an object-filtered one.
+pub fn visit_narrow_lends_the_rows_query_narrow_returns(f: &dyn StoreFactory) -> CheckResult {
+    let s = fresh(f)?;
+    let attrs = |kind: &str, n: i64| {
+        serde_json::json!({"record_kind": kind, "n": n, "skip": {"deep": [1, "x"]},
+                           "title": format!("T{n}"), "literal": true})
+        .as_object()
+        .cloned()
+        .unwrap_or_default()
+    };
+    let prov = serde_json::json!({"source": "chat", "session_id": "s1"})
+        .as_object()
+        .cloned()
+        .unwrap_or_default();
+    let mut rows = Vec::new();
+    for (i, t) in [T2, T0, T1, T0].iter().enumerate() {
+        let n = i64::try_from(i).unwrap_or_default();
+        rows.push(
+            at(
+                &format!("ex:s{i}"),
+                "dcterms:abstract",
+                &format!("Text {i}"),
+                t,
+                &format!("v{i}"),
+            )
+            .with_scope("life")
+            .with_owner("o1")
+            .with_provenance(prov.clone())
+            .with_attributes(attrs(["lesson", "episode"][i % 2], n)),
+        );
+    }
+    rows.push(
+        at("ex:s0", "supports", "ex:s1", T1, "e0")
+            .with_scope("life")
+            .with_owner("o1"),
+    );
+    rows.push(at("ex:x", "knows", "ex:y", T0, "other").with_scope("work"));
+    add(&*s, &rows)?;
+    let keep = am_triples::Narrow {
+        attributes: &["record_kind", "title", "missing"],
+        provenance: &["session_id"],
+    };
+    let pair = TripleQuery {
+        scope: Some("life".into()),
+        owner_id: Some("o1".into()),
+        ..q()
+    };
+    let queries = [
+        ("the pair", pair.clone()),
+        (
+            "the pair, newest two",
+            TripleQuery {
+                limit: 2,
+                order: Order::Desc,
+                ..pair.clone()
+            },
+        ),
+        (
+            "one subject",
+            TripleQuery {
+                subject: Some("ex:s0".into()),
+                ..pair.clone()
+            },
+        ),
+        (
+            "an object",
+            TripleQuery {
+                object: Some("Text 2".into()),
+                ..pair.clone()
+            },
+        ),
+        ("everything", q()),
+    ];
+    for (name, query) in queries {
+        let want = ok("query_narrow", s.query_narrow(&query, keep))?;
+        let mut lent: Vec<String> = Vec::new();
+        ok(
+            "visit_narrow",
+            s.visit_narrow(&query, keep, &mut |r| {
+                lent.push(format!(
+                    "{:?} {} {} {} {} {} {}",
+                    r.assertion_id,
+                    r.subject,
+                    r.predicate,
+                    r.object,
+                    r.observed_at,
+                    Value::Object(r.attributes.clone()),
+                    Value::Object(r.provenance.clone())
+                ));
+            }),
+        )?;
+        let want: Vec<String> = want
+            .iter()
+            .map(|r| {
+                format!(
+                    "{:?} {} {} {} {} {} {}",
+                    r.assertion_id.as_deref(),
+                    r.subject,
+                    r.predicate,
+                    r.object,
+                    r.observed_at,
+                    Value::Object(r.attributes.clone()),
+                    Value::Object(r.provenance.clone())
+                )
+            })
+            .collect();
+        if want.is_empty() {
+            return Err(format!("{name}: the fixture reads no row"));
+        }
+        ensure_eq(name, lent, want)?;
+    }
+    Ok(())
 }
 
 // ---------------------------------------------------------------------------

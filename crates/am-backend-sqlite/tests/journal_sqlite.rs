@@ -254,7 +254,7 @@ fn counters_and_the_record_fold_answer_from_indexes() {
     );
     let fold = plan(
         &conn,
-        "SELECT * FROM memj_bindings WHERE seq IN (SELECT MAX(seq) FROM memj_bindings WHERE record_id = ?1 AND seq <= ?2 GROUP BY scope, owner_id) ORDER BY seq ASC",
+        "SELECT seq, binding_id, record_id, scope, owner_id, search_state, prompt_state, lifecycle, source, reason, observed_at, provenance_json FROM memj_bindings WHERE seq IN (SELECT MAX(seq) FROM memj_bindings WHERE record_id = ?1 AND seq <= ?2 GROUP BY scope, owner_id) ORDER BY seq ASC",
         &[&"r1", &5],
     );
     assert!(
@@ -280,7 +280,7 @@ fn counters_and_the_record_fold_answer_from_indexes() {
     // hidden binding, never scanning the pair's bindings.
     let hidden = plan(
         &conn,
-        "SELECT * FROM memj_bindings b WHERE b.scope = ?1 AND b.owner_id = ?2 \
+        "SELECT seq, binding_id, record_id, scope, owner_id, search_state, prompt_state, lifecycle, source, reason, observed_at, provenance_json FROM memj_bindings b WHERE b.scope = ?1 AND b.owner_id = ?2 \
          AND b.search_state = 'hidden' AND b.seq <= ?3 \
          AND b.seq = (SELECT MAX(m.seq) FROM memj_bindings m WHERE m.record_id = b.record_id \
          AND m.scope = b.scope AND m.owner_id = b.owner_id AND m.seq <= ?3) ORDER BY b.seq ASC",

@@ -22,23 +22,29 @@
 //! through [`kind_text`](DigestRow::kind_text)).
 
 use crate::kinds::RecordKind;
-use am_triples::TripleAssertion;
 use am_triples::assertion::json_truthy;
+use am_triples::{JsonMap, TripleAssertion};
 use serde_json::Value;
 
 /// A stored digest row, read by name. `Copy`: a view, never an owner.
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct DigestRow<'a>(&'a TripleAssertion);
+pub(crate) struct DigestRow<'a>(&'a JsonMap);
 
 impl<'a> DigestRow<'a> {
     /// The view of `row`.
     pub(crate) fn of(row: &'a TripleAssertion) -> DigestRow<'a> {
-        DigestRow(row)
+        DigestRow(&row.attributes)
+    }
+
+    /// The view of a row's attributes (a row lent by
+    /// [`am_triples::ReadAccelerator::visit_narrow`]).
+    pub(crate) fn of_attributes(attributes: &'a JsonMap) -> DigestRow<'a> {
+        DigestRow(attributes)
     }
 
     /// The attribute `key` as stored (any JSON value).
     pub(crate) fn get(self, key: &str) -> Option<&'a Value> {
-        self.0.attributes.get(key)
+        self.0.get(key)
     }
 
     /// Python truthiness of the attribute `key` (absent is false).

@@ -43,6 +43,6 @@ pub use memory::InMemoryTripleStore;
 pub use pin::{EmbeddingPin, build_pin};
 pub use query::{Order, TripleQuery};
 pub use rewrite::{DigestRewrite, PreparedRewrite, VectorChange};
-pub use store::{Added, Capabilities, FeedPage, Narrow, ReadAccelerator, TripleStore};
+pub use store::{Added, Capabilities, FeedPage, Narrow, NarrowRow, ReadAccelerator, TripleStore};
 pub use text::{CANONICAL_TEXT_VERSION, canonical_text, token_estimate};
 pub use timestamp::{Clock, Timestamp, fixed_clock, wall_clock};

@@ -5,7 +5,7 @@
 //! Spec: api.md "TripleStore protocol and the three stores"; stores.md "Shared
 //! behavior".
 
-use crate::assertion::{TripleAssertion, py_strip};
+use crate::assertion::{JsonMap, TripleAssertion, py_strip};
 use crate::embed::TextEmbedder;
 use crate::error::{Error, Result};
 use crate::pin::EmbeddingPin;
@@ -479,6 +479,28 @@ pub trait ReadAccelerator: TripleStore {
         narrow_by_query(self, q, keep)
     }
 
+    /// The rows [`ReadAccelerator::query_narrow`] returns, in its order, each
+    /// lent to `visit` as a [`NarrowRow`] for the length of the call instead
+    /// of built as an owned row: a whole-pair scan that keeps a little of
+    /// each row (sleep's reports) copies only what it keeps. The default
+    /// reads `query_narrow` and lends each of its rows. `visit` must not
+    /// call the store (a store may hold its connection for the read).
+    ///
+    /// # Errors
+    /// As [`ReadAccelerator::query_narrow`]; rows already visited stay
+    /// visited when a later row fails.
+    fn visit_narrow(
+        &self,
+        q: &TripleQuery,
+        keep: Narrow<'_>,
+        visit: &mut dyn FnMut(NarrowRow<'_>),
+    ) -> Result<()> {
+        for row in self.query_narrow(q, keep)? {
+            visit(NarrowRow::of(&row));
+        }
+        Ok(())
+    }
+
     /// The page [`TripleStore::assertions_after`] returns, each row cut as
     /// [`ReadAccelerator::query_narrow`] cuts it.
     ///
@@ -494,6 +516,38 @@ pub trait ReadAccelerator: TripleStore {
     ) -> Result<FeedPage> {
         feed_by_page(self, cursor, scope, owner_id, limit, keep)
     }
+
+    /// The page [`ReadAccelerator::assertions_after_narrow`] returns, each
+    /// row lent to `visit` with its position (as
+    /// [`ReadAccelerator::visit_narrow`] lends them) instead of built;
+    /// answers how many rows the page held and its `next_cursor`. The
+    /// default reads that page and lends its rows. `visit` must not call
+    /// the store.
+    ///
+    /// # Errors
+    /// As [`TripleStore::assertions_after`].
+    fn visit_after_narrow(
+        &self,
+        cursor: i64,
+        scope: Option<&str>,
+        owner_id: Option<&str>,
+        limit: usize,
+        keep: Narrow<'_>,
+        visit: &mut dyn FnMut(i64, NarrowRow<'_>),
+    ) -> Result<(usize, i64)> {
+        Ok(lend_page(
+            self.assertions_after_narrow(cursor, scope, owner_id, limit, keep)?,
+            visit,
+        ))
+    }
+}
+
+/// Lend a feed page's rows; `(rows, next_cursor)`.
+fn lend_page(page: FeedPage, visit: &mut dyn FnMut(i64, NarrowRow<'_>)) -> (usize, i64) {
+    for (pos, row) in &page.rows {
+        visit(*pos, NarrowRow::of(row));
+    }
+    (page.rows.len(), page.next_cursor)
 }
 
 /// `assertions_after_narrow` without an accelerator: the whole page, cut.
@@ -529,6 +583,44 @@ impl Narrow<'_> {
             .retain(|k, _| self.attributes.contains(&k.as_str()));
         row.provenance
             .retain(|k, _| self.provenance.contains(&k.as_str()));
+    }
+}
+
+/// One row of a [`ReadAccelerator::visit_narrow`] read, borrowed for the
+/// visit: the fields of the [`TripleAssertion`] `query_narrow` would return
+/// that a scan reads (its `attributes` and `provenance` cut to the kept
+/// keys), each equal to that row's.
+#[derive(Debug, Clone, Copy)]
+pub struct NarrowRow<'r> {
+    /// [`TripleAssertion::assertion_id`].
+    pub assertion_id: Option<&'r str>,
+    /// [`TripleAssertion::subject`].
+    pub subject: &'r str,
+    /// [`TripleAssertion::predicate`].
+    pub predicate: &'r str,
+    /// [`TripleAssertion::object`].
+    pub object: &'r str,
+    /// [`TripleAssertion::observed_at`].
+    pub observed_at: &'r str,
+    /// [`TripleAssertion::attributes`], the kept keys only.
+    pub attributes: &'r JsonMap,
+    /// [`TripleAssertion::provenance`], the kept keys only.
+    pub provenance: &'r JsonMap,
+}
+
+impl<'r> NarrowRow<'r> {
+    /// The view of an owned row (already cut, or read whole).
+    #[must_use]
+    pub fn of(row: &'r TripleAssertion) -> NarrowRow<'r> {
+        NarrowRow {
+            assertion_id: row.assertion_id.as_deref(),
+            subject: &row.subject,
+            predicate: &row.predicate,
+            object: &row.object,
+            observed_at: &row.observed_at,
+            attributes: &row.attributes,
+            provenance: &row.provenance,
+        }
     }
 }
 
@@ -620,6 +712,28 @@ impl dyn TripleStore + '_ {
         }
     }
 
+    /// [`ReadAccelerator::visit_narrow`], or `query` with each row cut and
+    /// lent.
+    ///
+    /// # Errors
+    /// As [`TripleStore::query`].
+    pub fn visit_narrow(
+        &self,
+        q: &TripleQuery,
+        keep: Narrow<'_>,
+        visit: &mut dyn FnMut(NarrowRow<'_>),
+    ) -> Result<()> {
+        match self.accelerator() {
+            Some(a) => a.visit_narrow(q, keep, visit),
+            None => {
+                for row in narrow_by_query(self, q, keep)? {
+                    visit(NarrowRow::of(&row));
+                }
+                Ok(())
+            }
+        }
+    }
+
     /// [`ReadAccelerator::assertions_after_narrow`], or `assertions_after`
     /// with each row cut.
     ///
@@ -636,6 +750,29 @@ impl dyn TripleStore + '_ {
         match self.accelerator() {
             Some(a) => a.assertions_after_narrow(cursor, scope, owner_id, limit, keep),
             None => feed_by_page(self, cursor, scope, owner_id, limit, keep),
+        }
+    }
+
+    /// [`ReadAccelerator::visit_after_narrow`], or `assertions_after` with
+    /// each row cut and lent.
+    ///
+    /// # Errors
+    /// As [`TripleStore::assertions_after`].
+    pub fn visit_after_narrow(
+        &self,
+        cursor: i64,
+        scope: Option<&str>,
+        owner_id: Option<&str>,
+        limit: usize,
+        keep: Narrow<'_>,
+        visit: &mut dyn FnMut(i64, NarrowRow<'_>),
+    ) -> Result<(usize, i64)> {
+        match self.accelerator() {
+            Some(a) => a.visit_after_narrow(cursor, scope, owner_id, limit, keep, visit),
+            None => Ok(lend_page(
+                feed_by_page(self, cursor, scope, owner_id, limit, keep)?,
+                visit,
+            )),
         }
     }
 

@@ -276,7 +276,10 @@ pub(crate) fn bindings(
         if !supplied.is_empty()
             && let Some(orig) = find(
                 conn,
-                "SELECT * FROM memj_bindings WHERE binding_id = ?1",
+                &format!(
+                    "SELECT {} FROM memj_bindings WHERE binding_id = ?1",
+                    rows::BINDING_COLUMNS
+                ),
                 supplied,
                 rows::row_to_binding,
             )?

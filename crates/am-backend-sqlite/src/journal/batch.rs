@@ -7,39 +7,12 @@
 //! reads per candidate); `MemoryJournal::fold_bindings_for`.
 
 use super::append::current_seq;
-use super::rows::{parse_column, storage};
-use am_journal::common::json_load;
+use super::rows::{BINDING_COLUMNS, row_to_binding, storage};
 use am_journal::journal::check_anchor;
 use am_journal::{Result, ScopeBinding};
-use am_triples::JsonMap;
+use rusqlite::Connection;
 use rusqlite::types::Value as SqlValue;
-use rusqlite::{Connection, Row};
 use std::collections::HashMap;
-
-/// The columns [`decode`] reads, by position.
-const BINDING_COLUMNS: &str = "seq, binding_id, record_id, scope, owner_id, search_state, \
-     prompt_state, lifecycle, source, reason, observed_at, provenance_json";
-
-/// One `memj_bindings` row (selected as [`BINDING_COLUMNS`]) as the record
-/// `rows::row_to_binding` decodes, read by column position.
-fn decode(r: &Row<'_>) -> Result<ScopeBinding> {
-    let text = |i: usize| r.get::<_, String>(i).map_err(storage);
-    let provenance: Option<String> = r.get(11).map_err(storage)?;
-    Ok(ScopeBinding {
-        seq: r.get(0).map_err(storage)?,
-        binding_id: text(1)?,
-        record_id: text(2)?,
-        scope: text(3)?,
-        owner_id: text(4)?,
-        search_state: parse_column(&text(5)?, "search_state")?,
-        prompt_state: parse_column(&text(6)?, "prompt_state")?,
-        lifecycle: parse_column(&text(7)?, "lifecycle")?,
-        source: parse_column(&text(8)?, "source")?,
-        reason: r.get(9).map_err(storage)?,
-        observed_at: text(10)?,
-        provenance: json_load(provenance.as_deref(), "provenance_json", JsonMap::new())?,
-    })
-}
 
 /// Ids per statement (well under SQLite's bound-parameter limit).
 const CHUNK: usize = 256;
@@ -94,7 +67,7 @@ pub(crate) fn fold_bindings_for(
             .query(rusqlite::params_from_iter(params.iter()))
             .map_err(storage)?;
         while let Some(row) = rows.next().map_err(storage)? {
-            let b = decode(row)?;
+            let b = row_to_binding(row)?;
             if let Some(ids) = asked.get(&b.record_id) {
                 let (last, rest) = ids.split_last().unwrap_or((&b.record_id, &[]));
                 for id in rest {

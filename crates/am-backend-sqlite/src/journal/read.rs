@@ -132,12 +132,17 @@ pub(crate) fn bindings(conn: &Connection, f: &BindingFilter) -> Result<Vec<Scope
         // The per-record fold answers from idx_memj_bindings_fold
         // (record_id, scope, owner_id, seq): one MAX(seq) per key, then those rows.
         let sql = format!(
-            "SELECT * FROM memj_bindings WHERE seq IN (SELECT MAX(seq) FROM memj_bindings{} GROUP BY scope, owner_id) ORDER BY seq ASC",
+            "SELECT {} FROM memj_bindings WHERE seq IN (SELECT MAX(seq) FROM memj_bindings{} GROUP BY scope, owner_id) ORDER BY seq ASC",
+            rows::BINDING_COLUMNS,
             w.sql()
         );
         return select(conn, &sql, &w.params, rows::row_to_binding);
     }
-    let sql = format!("SELECT * FROM memj_bindings{} ORDER BY seq ASC", w.sql());
+    let sql = format!(
+        "SELECT {} FROM memj_bindings{} ORDER BY seq ASC",
+        rows::BINDING_COLUMNS,
+        w.sql()
+    );
     let loaded = select(conn, &sql, &w.params, rows::row_to_binding)?;
     Ok(if f.fold {
         fold_bindings(&loaded)
@@ -160,10 +165,13 @@ pub(crate) fn hidden_bindings(
     let until = until_seq.unwrap_or(i64::MAX);
     select(
         conn,
-        "SELECT * FROM memj_bindings b WHERE b.scope = ?1 AND b.owner_id = ?2 \
+        &format!(
+            "SELECT {} FROM memj_bindings b WHERE b.scope = ?1 AND b.owner_id = ?2 \
          AND b.search_state = 'hidden' AND b.seq <= ?3 \
          AND b.seq = (SELECT MAX(m.seq) FROM memj_bindings m WHERE m.record_id = b.record_id \
          AND m.scope = b.scope AND m.owner_id = b.owner_id AND m.seq <= ?3) ORDER BY b.seq ASC",
+            rows::BINDING_COLUMNS
+        ),
         &[
             SqlValue::from(scope.to_owned()),
             SqlValue::from(owner_id.to_owned()),
@@ -282,7 +290,10 @@ pub(crate) fn replay(
     out.extend(
         select(
             conn,
-            &format!("SELECT * FROM memj_bindings {range}"),
+            &format!(
+                "SELECT {} FROM memj_bindings {range}",
+                rows::BINDING_COLUMNS
+            ),
             &p,
             rows::row_to_binding,
         )?

@@ -455,6 +455,71 @@ pub fn row_to_narrow_assertion_without_rowid(
     assertion_at_with(r, 0, Some(keep))
 }
 
+/// Lend the row selected with [`ASSERTION_COLUMNS_WITHOUT_ROWID`] to `visit`
+/// as the [`am_triples::NarrowRow`] of the assertion
+/// [`row_to_narrow_assertion_without_rowid`] builds: its text cells
+/// borrowed, its JSON columns cut to `keep`. Every cell is checked as that
+/// decode checks it (the same error for the same row).
+///
+/// # Errors
+/// As [`row_to_assertion`].
+pub fn visit_narrow_row_without_rowid(
+    r: &Row<'_>,
+    keep: am_triples::Narrow<'_>,
+    visit: &mut dyn FnMut(am_triples::NarrowRow<'_>),
+) -> rusqlite::Result<()> {
+    lend_narrow_at(r, 0, keep, visit)
+}
+
+/// [`visit_narrow_row_without_rowid`] of a row selected with
+/// [`ASSERTION_COLUMNS`]: its rowid and its lent row.
+///
+/// # Errors
+/// As [`row_to_assertion`].
+pub fn visit_narrow_row(
+    r: &Row<'_>,
+    keep: am_triples::Narrow<'_>,
+    visit: &mut dyn FnMut(i64, am_triples::NarrowRow<'_>),
+) -> rusqlite::Result<i64> {
+    let rowid: i64 = r.get(0)?;
+    lend_narrow_at(r, 1, keep, &mut |row| visit(rowid, row))?;
+    Ok(rowid)
+}
+
+/// Lend the assertion whose `assertion_id` is column `base` of `r`.
+fn lend_narrow_at(
+    r: &Row<'_>,
+    base: usize,
+    keep: am_triples::Narrow<'_>,
+    visit: &mut dyn FnMut(am_triples::NarrowRow<'_>),
+) -> rusqlite::Result<()> {
+    let assertion_id = text_ref(r, base)?
+        .map(am_triples::assertion::py_strip)
+        .filter(|v| !v.is_empty());
+    let subject = text_ref(r, base + 1)?.unwrap_or_default();
+    let predicate = text_ref(r, base + 2)?.unwrap_or_default();
+    let object = text_ref(r, base + 3)?.unwrap_or_default();
+    // Read as the owned decode reads them (a cell of another type fails).
+    text_ref(r, base + 4)?;
+    text_ref(r, base + 5)?;
+    let observed_at = text_ref(r, base + 6)?.unwrap_or_default();
+    text_ref(r, base + 7)?;
+    text_ref(r, base + 8)?;
+    r.get::<_, Option<f64>>(base + 9)?;
+    let provenance = parse_object_keys(text_ref(r, base + 10)?, keep.provenance);
+    let attributes = parse_object_keys(text_ref(r, base + 11)?, keep.attributes);
+    visit(am_triples::NarrowRow {
+        assertion_id,
+        subject,
+        predicate,
+        object,
+        observed_at,
+        attributes: &attributes,
+        provenance: &provenance,
+    });
+    Ok(())
+}
+
 /// The assertion whose `assertion_id` is column `base` of `r` (the other
 /// assertion columns follow it in [`ASSERTION_COLUMNS`] order).
 #[inline]

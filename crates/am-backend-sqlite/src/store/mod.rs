@@ -533,13 +533,38 @@ impl SQLiteTripleStore {
         limit: usize,
         keep: Option<am_triples::Narrow<'_>>,
     ) -> am_triples::Result<FeedPage> {
+        let mut rows = Vec::new();
+        let next = self.feed_read(cursor, scope, owner_id, limit, &mut |r| {
+            rows.push(match keep {
+                None => codec::row_to_assertion(r)?,
+                Some(k) => codec::row_to_narrow_assertion(r, k)?,
+            });
+            Ok(())
+        })?;
+        Ok(FeedPage {
+            rows,
+            next_cursor: next,
+        })
+    }
+
+    /// The change feed's page after `cursor`, each row given to `each` as
+    /// SQLite steps to it (one read transaction: the page and the head come
+    /// from one snapshot); answers the next cursor. `each` sees rows selected
+    /// with [`codec::ASSERTION_COLUMNS`].
+    fn feed_read(
+        &self,
+        cursor: i64,
+        scope: Option<&str>,
+        owner_id: Option<&str>,
+        limit: usize,
+        each: &mut dyn FnMut(&rusqlite::Row<'_>) -> rusqlite::Result<()>,
+    ) -> am_triples::Result<i64> {
         let am_triples::store::FeedArgs {
             start,
             scope,
             owner_id: owner,
         } = am_triples::store::feed_args(cursor, scope, owner_id, limit)?;
         Ok(self.with_conn(|c| {
-            // One read transaction: the page and the head come from one snapshot.
             let tx = c.transaction_with_behavior(TransactionBehavior::Deferred)?;
             let mut sql = format!(
                 "SELECT {} FROM {} WHERE rowid > ?",
@@ -560,16 +585,19 @@ impl SQLiteTripleStore {
                 " ORDER BY rowid LIMIT {}",
                 i64::try_from(limit).unwrap_or(i64::MAX)
             ));
-            let rows = {
+            let (seen, last) = {
                 let mut stmt = tx.prepare_cached(&sql)?;
-                stmt.query_map(params_from_iter(p.iter()), |r| match keep {
-                    None => codec::row_to_assertion(r),
-                    Some(k) => codec::row_to_narrow_assertion(r, k),
-                })?
-                .collect::<rusqlite::Result<Vec<_>>>()?
+                let mut rows = stmt.query(params_from_iter(p.iter()))?;
+                let (mut seen, mut last) = (0usize, start);
+                while let Some(r) = rows.next()? {
+                    last = r.get(0)?;
+                    each(r)?;
+                    seen += 1;
+                }
+                (seen, last)
             };
-            let next = if rows.len() == limit {
-                rows.last().map_or(start, |(r, _)| *r)
+            let next = if seen == limit {
+                last
             } else {
                 let head: i64 = tx.query_row(
                     &format!("SELECT COALESCE(MAX(rowid), 0) FROM {}", self.state.table),
@@ -579,10 +607,7 @@ impl SQLiteTripleStore {
                 head.max(start)
             };
             tx.commit()?;
-            Ok(FeedPage {
-                rows,
-                next_cursor: next,
-            })
+            Ok(next)
         })?)
     }
 
@@ -592,6 +617,15 @@ impl SQLiteTripleStore {
         keep: am_triples::Narrow<'_>,
     ) -> Result<Vec<TripleAssertion>> {
         self.with_conn(|c| read::structured_narrow(c, &self.state.table, q, keep))
+    }
+
+    fn structured_visit(
+        &self,
+        q: &TripleQuery,
+        keep: am_triples::Narrow<'_>,
+        visit: &mut dyn FnMut(am_triples::NarrowRow<'_>),
+    ) -> Result<()> {
+        self.with_conn(|c| read::structured_visit(c, &self.state.table, q, keep, visit))
     }
 
     fn note_scan(&self, reason: &str) {
@@ -906,6 +940,25 @@ impl ReadAccelerator for SQLiteTripleStore {
         self.feed_page(cursor, scope, owner_id, limit, Some(keep))
     }
 
+    /// The feed's page lent row by row as SQLite steps to it.
+    fn visit_after_narrow(
+        &self,
+        cursor: i64,
+        scope: Option<&str>,
+        owner_id: Option<&str>,
+        limit: usize,
+        keep: am_triples::Narrow<'_>,
+        visit: &mut dyn FnMut(i64, am_triples::NarrowRow<'_>),
+    ) -> am_triples::Result<(usize, i64)> {
+        let mut seen = 0usize;
+        let next = self.feed_read(cursor, scope, owner_id, limit, &mut |r| {
+            codec::visit_narrow_row(r, keep, &mut *visit)?;
+            seen += 1;
+            Ok(())
+        })?;
+        Ok((seen, next))
+    }
+
     /// A structured read (no object filter, which reads `attributes.literal`)
     /// decodes only the kept keys of each row's JSON columns; any other
     /// query is read whole and cut.
@@ -923,6 +976,26 @@ impl ReadAccelerator for SQLiteTripleStore {
             return Ok(rows);
         }
         Ok(self.structured_narrow(&q, keep)?)
+    }
+
+    /// [`ReadAccelerator::query_narrow`]'s rows lent one by one as SQLite
+    /// steps to them (a structured read); any other query is read whole,
+    /// cut, and lent.
+    fn visit_narrow(
+        &self,
+        q: &TripleQuery,
+        keep: am_triples::Narrow<'_>,
+        visit: &mut dyn FnMut(am_triples::NarrowRow<'_>),
+    ) -> am_triples::Result<()> {
+        let q = q.canonicalized()?;
+        if q.is_semantic() || q.object.is_some() {
+            for mut row in self.query(&q)? {
+                keep.apply(&mut row);
+                visit(am_triples::NarrowRow::of(&row));
+            }
+            return Ok(());
+        }
+        Ok(self.structured_visit(&q, keep, visit)?)
     }
 
     fn subjects_with_predicate(

@@ -86,6 +86,40 @@ pub fn structured_narrow(
     structured_with(conn, table, q, Some(keep))
 }
 
+/// [`structured_narrow`]'s rows, in its order, each lent to `visit` as it is
+/// read (`ReadAccelerator::visit_narrow`): no row is built. A selective query
+/// (ordered in Rust over its few rows) is read as `structured_narrow` reads it
+/// and its rows lent.
+///
+/// # Errors
+/// As [`structured`].
+pub fn structured_visit(
+    conn: &Connection,
+    table: &str,
+    q: &TripleQuery,
+    keep: Narrow<'_>,
+    visit: &mut dyn FnMut(am_triples::NarrowRow<'_>),
+) -> Result<()> {
+    let compiled = sql::structured(table, q);
+    if sql::structured_unordered(table, q).is_some() || compiled.object_post_filter {
+        for row in structured_with(conn, table, q, Some(keep))? {
+            visit(am_triples::NarrowRow::of(&row));
+        }
+        return Ok(());
+    }
+    let limit = q.effective_limit().unwrap_or(usize::MAX);
+    let mut stmt = conn.prepare_cached(&compiled.sql)?;
+    let mut rows = stmt.query(params_from_iter(compiled.params.iter()))?;
+    let mut seen = 0usize;
+    while seen < limit
+        && let Some(r) = rows.next()?
+    {
+        codec::visit_narrow_row_without_rowid(r, keep, visit)?;
+        seen += 1;
+    }
+    Ok(())
+}
+
 fn structured_with(
     conn: &Connection,
     table: &str,

@@ -58,7 +58,11 @@ impl UnresolvedDreams {
 /// Whether `row` is a standing dream's digest row: `record_kind = "dream"`
 /// with a standing `continuation_state`, both read exactly as stored.
 pub(crate) fn is_standing_dream(row: &TripleAssertion) -> bool {
-    let view = DigestRow::of(row);
+    standing_dream_view(DigestRow::of(row))
+}
+
+/// [`is_standing_dream`] of a row's attributes.
+fn standing_dream_view(view: DigestRow<'_>) -> bool {
     view.kind() == Some(RecordKind::Dream)
         && view
             .as_stored("continuation_state")
@@ -92,18 +96,27 @@ pub fn unresolved_dreams(
     };
     // The pair's rows are read with only the two keys that say whether a
     // row is a standing dream; the few that are are then read whole.
-    let standing: Vec<TripleAssertion> = store
-        .query_narrow(
-            &pair,
-            Narrow {
-                attributes: &["record_kind", "continuation_state"],
-                provenance: &[],
-            },
-        )?
-        .into_iter()
-        .filter(is_standing_dream)
-        .collect();
-    let ids: Option<Vec<String>> = standing.iter().map(|a| a.assertion_id.clone()).collect();
+    // `None` once a standing dream has no id.
+    let mut ids: Option<Vec<String>> = Some(Vec::new());
+    store.visit_narrow(
+        &pair,
+        Narrow {
+            attributes: &["record_kind", "continuation_state"],
+            provenance: &[],
+        },
+        &mut |row| {
+            if standing_dream_view(DigestRow::of_attributes(row.attributes)) {
+                match row.assertion_id {
+                    Some(id) => {
+                        if let Some(list) = ids.as_mut() {
+                            list.push(id.to_owned());
+                        }
+                    }
+                    None => ids = None,
+                }
+            }
+        },
+    )?;
     let rows: Vec<TripleAssertion> = match ids {
         Some(ids) if ids.is_empty() => Vec::new(),
         Some(ids) => store.query(&TripleQuery {

@@ -33,7 +33,7 @@ use std::collections::HashMap;
 
 use am_journal::{BindingFilter, BindingSource, JournalRecord, MemoryJournal};
 use am_triples::text::title_key;
-use am_triples::{ErrorKind, Narrow, TripleAssertion, TripleStore};
+use am_triples::{ErrorKind, Narrow, NarrowRow, TripleStore};
 
 use super::tuning::COMPONENT_RELATIONS;
 use crate::error::Result;
@@ -269,23 +269,35 @@ impl PairsFold {
     ) -> Result<bool> {
         for i in 0..self.pairs.len() {
             loop {
-                let (scope, owner) = &self.pairs[i];
-                let page = store.assertions_after_narrow(
+                let (scope, owner) = self.pairs[i].clone();
+                // Each row is folded as the store lends it; the sleep
+                // artifacts it meets are looked up in the journal after
+                // the page (the store may hold the home's connection while
+                // it lends).
+                let mut met: Vec<String> = Vec::new();
+                let mut again = false;
+                let (seen, next) = store.visit_after_narrow(
                     self.cursors[i],
-                    Some(scope),
+                    Some(&scope),
                     (!owner.is_empty()).then_some(owner.as_str()),
                     FEED_PAGE,
                     DUE_KEYS,
+                    &mut |_, a| {
+                        if !again && !self.ingest(a, &mut met) {
+                            again = true;
+                        }
+                    },
                 )?;
-                let full = page.rows.len() >= FEED_PAGE;
-                let next = page.next_cursor;
-                for (_, a) in page.rows {
-                    if !self.ingest(a, journal)? {
-                        return Ok(false);
+                for id in met {
+                    for b in journal.bindings(&BindingFilter::record(&id))? {
+                        self.artifact_seq = self.artifact_seq.max(b.seq);
                     }
                 }
+                if again {
+                    return Ok(false);
+                }
                 self.cursors[i] = self.cursors[i].max(next);
-                if !full {
+                if seen < FEED_PAGE {
                     break;
                 }
             }
@@ -293,31 +305,29 @@ impl PairsFold {
         Ok(true)
     }
 
-    /// The number of `id`, given one when it is new (the string moved in,
-    /// never copied).
-    fn number(&mut self, id: String) -> u32 {
-        if let Some(&n) = self.ids.get(id.as_str()) {
+    /// The number of `id`, given one when it is new.
+    fn number(&mut self, id: &str) -> u32 {
+        if let Some(&n) = self.ids.get(id) {
             return n;
         }
         let n = u32::try_from(self.ids.len()).unwrap_or(u32::MAX);
-        self.ids.insert(id, n);
+        self.ids.insert(id.to_owned(), n);
         n
     }
 
-    /// Fold one row; `Ok(false)` when its subject's digest row was read
-    /// before.
-    fn ingest(&mut self, a: TripleAssertion, journal: &dyn MemoryJournal) -> Result<bool> {
-        let row = DigestRow::of(&a);
+    /// Fold one row; `false` when its subject's digest row was read before.
+    /// A sleep artifact met for the first time is added to `met` (its
+    /// bindings' seqs are the caller's to read).
+    fn ingest(&mut self, a: NarrowRow<'_>, met: &mut Vec<String>) -> bool {
+        let row = DigestRow::of_attributes(a.attributes);
         if (row.as_stored("record_kind") == Some("dream") || row.flag("maintenance_candidate"))
-            && !self.artifacts.contains(a.subject.as_str())
+            && !self.artifacts.contains(a.subject)
         {
-            self.artifacts.insert(a.subject.clone());
-            for b in journal.bindings(&BindingFilter::record(&a.subject))? {
-                self.artifact_seq = self.artifact_seq.max(b.seq);
-            }
+            self.artifacts.insert(a.subject.to_owned());
+            met.push(a.subject.to_owned());
         }
         if row.is_edge() {
-            if COMPONENT_RELATIONS.contains(&am_triples::assertion::py_strip(&a.predicate)) {
+            if COMPONENT_RELATIONS.contains(&am_triples::assertion::py_strip(a.predicate)) {
                 let (s, o) = (self.number(a.subject), self.number(a.object));
                 self.edges.entry(s).or_default().push(o);
                 self.edges.entry(o).or_default().push(s);
@@ -326,10 +336,10 @@ impl PairsFold {
                     self.linked.insert(o);
                 }
             }
-            return Ok(true);
+            return true;
         }
         let Some(kind) = row.nonempty("record_kind") else {
-            return Ok(true);
+            return true;
         };
         let skipped = kind == "dream" || kind == "world_model" || row.flag("bookkeeping");
         let candidate = row.flag("maintenance_candidate");
@@ -346,10 +356,10 @@ impl PairsFold {
         };
         let rid = self.number(a.subject);
         if !self.subjects.insert(rid) {
-            return Ok(false);
+            return false;
         }
         if skipped {
-            return Ok(true);
+            return true;
         }
         if candidate {
             self.candidates.insert(rid);
@@ -373,7 +383,7 @@ impl PairsFold {
                 self.linked.extend(joined);
             }
         }
-        Ok(true)
+        true
     }
 
     /// Whether an edge between `a` and `b` is adjacency now: two distinct

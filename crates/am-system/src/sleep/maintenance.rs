@@ -46,11 +46,11 @@ use std::collections::{BTreeMap, BTreeSet, HashSet};
 use am_journal::MemoryJournal;
 use am_triples::assertion::{json_truthy, py_strip};
 use am_triples::text::{jaccard, py_str, title_key, token_set};
-use am_triples::{Narrow, TripleStore};
+use am_triples::{Narrow, NarrowRow, TripleStore};
 use serde_json::Value;
 
 use super::args::{MaintenanceReport, StructuralReport, sleep_pairs};
-use super::structural::{Atom, Structure, anchor, narrow_pair_rows, structure_of_rows};
+use super::structural::{Atom, Structure, StructureRows, anchor, visit_pair_rows};
 use super::tuning::{COMPONENT_RELATIONS, SleepTuning};
 use crate::error::Result;
 use crate::record::DigestRow;
@@ -193,14 +193,16 @@ fn py_text(v: Option<&Value>) -> String {
 /// # Errors
 /// The store's failure.
 pub fn tending_scan(store: &dyn TripleStore, pairs: &[(String, String)]) -> Result<TendingScan> {
-    let mut rows = Vec::new();
+    let mut scan = TendingScan::default();
     for (scope, owner) in pairs {
-        rows.extend(narrow_pair_rows(store, scope, owner, TENDING_KEYS)?);
+        visit_pair_rows(store, scope, owner, TENDING_KEYS, &mut |row| {
+            tending_row(&mut scan, row);
+        })?;
     }
-    Ok(tending_of_rows(&rows))
+    Ok(tending_finish(scan))
 }
 
-/// The keys [`tending_of_rows`] reads of a row: its attributes (every key it
+/// The keys [`tending_row`] reads of a row: its attributes (every key it
 /// asks a [`DigestRow`] for) and provenance.
 const TENDING_KEYS: Narrow<'static> = Narrow {
     attributes: &[
@@ -241,74 +243,74 @@ const MAINTENANCE_ATTRIBUTE_KEYS: [&str; 15] = [
     "payload_ref",
 ];
 
-/// [`tending_scan`] over the pairs' rows already read (in the store's
-/// order, pair after pair, each holding at least its [`TENDING_KEYS`]).
-fn tending_of_rows(rows: &[am_triples::TripleAssertion]) -> TendingScan {
-    let mut scan = TendingScan::default();
-    {
-        for a in rows {
-            let row = DigestRow::of(a);
-            let aid = a.assertion_id.clone().unwrap_or_default();
-            if row.is_edge() {
-                scan.edges.push(TendingEdge {
-                    predicate: py_strip(&a.predicate).to_owned(),
-                    subject: a.subject.clone(),
-                    object: a.object.clone(),
-                    assertion_id: aid,
-                    observed_at: a.observed_at.clone(),
-                });
-                continue;
-            }
-            let Some(kind) = row.nonempty("record_kind") else {
-                continue;
-            };
-            if row.flag("bookkeeping") {
-                continue;
-            }
-            if row.flag("maintenance_candidate") {
-                let source_ids = match row.get("source_ids") {
-                    Some(Value::Array(ids)) => ids.iter().map(py_str).collect(),
-                    _ => Vec::new(),
-                };
-                scan.candidates.push(ExistingCandidate {
-                    record_id: a.subject.clone(),
-                    source_ids,
-                });
-                continue;
-            }
-            if kind == "dream" || kind == "world_model" {
-                continue;
-            }
-            let missing_fields = ["keywords", "intents", "outcomes"]
-                .into_iter()
-                .filter(|f| !json_truthy(row.get(f)))
-                .collect();
-            let prov = |k: &str| a.provenance.get(k);
-            let has_import_provenance = [
-                "import_provenance",
-                "seeded_from",
-                "origin_path",
-                "payload_ref",
-            ]
-            .iter()
-            .any(|k| row.flag(k))
-                || json_truthy(prov("archive_path"))
-                || prov("source").and_then(Value::as_str) == Some("archive-import");
-            scan.records.insert(
-                a.subject.clone(),
-                TendingRecord {
-                    record_id: a.subject.clone(),
-                    assertion_id: aid,
-                    kind: kind.to_owned(),
-                    title: py_strip(&py_text(row.get("title"))).to_owned(),
-                    digest: a.object.clone(),
-                    observed_at: a.observed_at.clone(),
-                    missing_fields,
-                    has_import_provenance,
-                },
-            );
-        }
+/// Fold one of the pairs' rows (in the store's order, pair after pair,
+/// each holding at least its [`TENDING_KEYS`]) into the scan; finish with
+/// [`tending_finish`].
+fn tending_row(scan: &mut TendingScan, a: NarrowRow<'_>) {
+    let row = DigestRow::of_attributes(a.attributes);
+    let aid = a.assertion_id.unwrap_or_default().to_owned();
+    if row.is_edge() {
+        scan.edges.push(TendingEdge {
+            predicate: py_strip(a.predicate).to_owned(),
+            subject: a.subject.to_owned(),
+            object: a.object.to_owned(),
+            assertion_id: aid,
+            observed_at: a.observed_at.to_owned(),
+        });
+        return;
     }
+    let Some(kind) = row.nonempty("record_kind") else {
+        return;
+    };
+    if row.flag("bookkeeping") {
+        return;
+    }
+    if row.flag("maintenance_candidate") {
+        let source_ids = match row.get("source_ids") {
+            Some(Value::Array(ids)) => ids.iter().map(py_str).collect(),
+            _ => Vec::new(),
+        };
+        scan.candidates.push(ExistingCandidate {
+            record_id: a.subject.to_owned(),
+            source_ids,
+        });
+        return;
+    }
+    if kind == "dream" || kind == "world_model" {
+        return;
+    }
+    let missing_fields = ["keywords", "intents", "outcomes"]
+        .into_iter()
+        .filter(|f| !json_truthy(row.get(f)))
+        .collect();
+    let prov = |k: &str| a.provenance.get(k);
+    let has_import_provenance = [
+        "import_provenance",
+        "seeded_from",
+        "origin_path",
+        "payload_ref",
+    ]
+    .iter()
+    .any(|k| row.flag(k))
+        || json_truthy(prov("archive_path"))
+        || prov("source").and_then(Value::as_str) == Some("archive-import");
+    scan.records.insert(
+        a.subject.to_owned(),
+        TendingRecord {
+            record_id: a.subject.to_owned(),
+            assertion_id: aid,
+            kind: kind.to_owned(),
+            title: py_strip(&py_text(row.get("title"))).to_owned(),
+            digest: a.object.to_owned(),
+            observed_at: a.observed_at.to_owned(),
+            missing_fields,
+            has_import_provenance,
+        },
+    );
+}
+
+/// The scan of the rows folded.
+fn tending_finish(mut scan: TendingScan) -> TendingScan {
     scan.candidates
         .sort_by(|a, b| a.record_id.cmp(&b.record_id));
     scan
@@ -1078,12 +1080,7 @@ pub fn maintenance_report(
         attributes: &MAINTENANCE_ATTRIBUTE_KEYS,
         provenance: TENDING_KEYS.provenance,
     };
-    let mut rows = Vec::new();
-    for (scope, owner) in &pairs {
-        rows.extend(narrow_pair_rows(store, scope, owner, keep)?);
-    }
-    let base = structure_of_rows(
-        &rows,
+    let mut structure = StructureRows::new(
         journal,
         &StructuralReport {
             scopes: pairs.clone(),
@@ -1093,8 +1090,15 @@ pub fn maintenance_report(
         &pairs,
         hi,
     )?;
-    let scan = tending_of_rows(&rows);
-    drop(rows);
+    let mut scan = TendingScan::default();
+    for (scope, owner) in &pairs {
+        visit_pair_rows(store, scope, owner, keep, &mut |row| {
+            structure.row(row);
+            tending_row(&mut scan, row);
+        })?;
+    }
+    let base = structure.finish();
+    let scan = tending_finish(scan);
     let gaps = metadata_gaps(&scan, tuning);
     let unsourced = unsourced_lessons(&scan, tuning);
     let duplicates = duplicate_title_groups(&scan, tuning);

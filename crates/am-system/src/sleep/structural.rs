@@ -47,7 +47,7 @@ type FastSet<K> = std::collections::HashSet<K, foldhash::fast::RandomState>;
 use am_journal::{ClosureFilter, EventFilter, MemoryJournal};
 use am_triples::assertion::{json_truthy, py_strip};
 use am_triples::text::{facet_tokens, py_str, title_key};
-use am_triples::{Narrow, TripleAssertion, TripleQuery, TripleStore};
+use am_triples::{Narrow, NarrowRow, TripleAssertion, TripleQuery, TripleStore};
 use serde::Serialize;
 use serde_json::Value;
 
@@ -321,16 +321,20 @@ pub(crate) fn pair_rows(
     store.query(&pair_query(scope, owner))
 }
 
-/// Every row of one pair, each with only the attribute and provenance keys
-/// `keep` names ([`TripleStore::query_narrow`]: the same rows in the same
-/// order, the rest of their JSON never decoded).
-pub(crate) fn narrow_pair_rows(
+/// Every row of one pair, each lent to `visit` with only the attribute and
+/// provenance keys `keep` names ([`TripleStore::visit_narrow`]: the rows
+/// `query_narrow` returns, in its order, none of them built).
+///
+/// # Errors
+/// The store's failure.
+pub(crate) fn visit_pair_rows(
     store: &dyn TripleStore,
     scope: &str,
     owner: &str,
     keep: Narrow<'_>,
-) -> Result<Vec<TripleAssertion>> {
-    store.query_narrow(&pair_query(scope, owner), keep)
+    visit: &mut dyn FnMut(NarrowRow<'_>),
+) -> Result<()> {
+    store.visit_narrow(&pair_query(scope, owner), keep, visit)
 }
 
 fn pair_query(scope: &str, owner: &str) -> TripleQuery {
@@ -343,7 +347,7 @@ fn pair_query(scope: &str, owner: &str) -> TripleQuery {
 }
 
 /// The attribute keys the structure reads of a row (every key
-/// [`structure_of_rows`] and [`facets_of`] ask a [`DigestRow`] for).
+/// [`StructureRows::row`] and [`facets_of`] ask a [`DigestRow`] for).
 pub(crate) const STRUCTURE_KEYS: [&str; 10] = [
     "record_edge",
     "record_kind",
@@ -392,153 +396,240 @@ pub fn structural_report(
         attributes: &STRUCTURE_KEYS,
         provenance: &[],
     };
-    let mut rows: Vec<TripleAssertion> = Vec::new();
+    let mut fold = StructureRows::new(journal, args, &pairs, hi)?;
     for (scope, owner) in &pairs {
-        rows.extend(narrow_pair_rows(store, scope, owner, keep)?);
+        visit_pair_rows(store, scope, owner, keep, &mut |row| fold.row(row))?;
     }
-    structure_of_rows(&rows, journal, args, &pairs, hi)
+    Ok(fold.finish())
 }
 
-/// [`structural_report`] over the pairs' rows already read (in the store's
-/// order, pair after pair; each holding at least the [`STRUCTURE_KEYS`] of
-/// its attributes) at the anchor `hi`.
-///
-/// # Errors
-/// The journal's failure.
-pub(crate) fn structure_of_rows(
-    rows: &[TripleAssertion],
-    journal: &dyn MemoryJournal,
-    args: &StructuralReport,
-    pairs: &[(String, String)],
+/// [`structural_report`] folded one row at a time: [`StructureRows::row`]
+/// for each of the pairs' rows in the store's order, pair after pair (each
+/// holding at least the [`STRUCTURE_KEYS`] of its attributes), then
+/// [`StructureRows::finish`]. A row keeps only what the report shows of it.
+pub(crate) struct StructureRows {
+    evidence_grade: bool,
+    /// Every assertion id closed at the anchor (evidence grade only).
+    closed: FastSet<String>,
+    /// The `co_selected` events' hop pairs, and every id they name.
+    events: Vec<(String, String)>,
+    wanted: FastSet<String>,
+    /// Each wanted assertion id's subject (the last row naming it wins).
+    to_record: FastMap<String, String>,
+    facet_min_len: usize,
+    edges: Vec<EdgeRow>,
+    candidates: FastSet<String>,
+    /// Each substrate record's facts, by graph id (the last row of a
+    /// subject wins, as a dict keyed by subject does).
+    records: FastMap<String, RecordFacts>,
+    /// The kinds and digest methods, each text one atom.
+    small: FastMap<String, Atom>,
     hi: i64,
-) -> Result<Structure> {
-    let closed: FastSet<String> = if args.evidence_grade {
-        journal
-            .closures(&ClosureFilter {
+}
+
+/// A formation edge, as the structure routes it.
+struct EdgeRow {
+    subject: String,
+    object: String,
+    /// Trimmed.
+    predicate: String,
+}
+
+/// What the report shows of a record's row.
+struct RecordFacts {
+    assertion_id: String,
+    kind: Atom,
+    title: String,
+    facets: BTreeSet<String>,
+    participants: BTreeSet<String>,
+    digest_method: Atom,
+}
+
+impl StructureRows {
+    /// A fold anchored at the journal seq `hi`: the closures (evidence
+    /// grade) and the pairs' `co_selected` events up to `hi` are read now.
+    ///
+    /// # Errors
+    /// The journal's failure.
+    pub(crate) fn new(
+        journal: &dyn MemoryJournal,
+        args: &StructuralReport,
+        pairs: &[(String, String)],
+        hi: i64,
+    ) -> Result<Self> {
+        let closed: FastSet<String> = if args.evidence_grade {
+            journal
+                .closures(&ClosureFilter {
+                    until_seq: Some(hi),
+                    limit: 0,
+                    ..ClosureFilter::default()
+                })?
+                .into_iter()
+                .map(|c| c.assertion_id)
+                .collect()
+        } else {
+            FastSet::default()
+        };
+        // Trails: only the assertion ids the co_selected events name are
+        // mapped back to their records.
+        let mut events = Vec::new();
+        for (scope, owner) in pairs {
+            let filter = EventFilter {
+                kinds: vec!["co_selected".to_owned()],
                 until_seq: Some(hi),
                 limit: 0,
-                ..ClosureFilter::default()
-            })?
-            .into_iter()
-            .map(|c| c.assertion_id)
-            .collect()
-    } else {
-        FastSet::default()
-    };
-    let facet_min_len = SleepTuning::default().facet_min_len;
-
-    // Route every row: an edge, a substrate record (the last row of a
-    // subject wins, as a dict keyed by subject does), or neither. `maps`
-    // marks the rows whose assertion id names its subject for the trails.
-    let mut maps = vec![false; rows.len()];
-    let mut edge_rows: Vec<usize> = Vec::new();
-    let mut record_row: FastMap<&str, usize> = FastMap::default();
-    let mut candidates: FastSet<&str> = FastSet::default();
-    for (i, a) in rows.iter().enumerate() {
-        let aid = a.assertion_id.as_deref().unwrap_or_default();
-        if args.evidence_grade && !aid.is_empty() && closed.contains(aid) {
-            continue;
+                ..EventFilter::new(scope, owner)
+            };
+            events.extend(
+                journal
+                    .events(&filter)?
+                    .into_iter()
+                    .filter_map(|e| e.pair_ids),
+            );
         }
-        let row = DigestRow::of(a);
+        let wanted = events
+            .iter()
+            .flat_map(|(a, b)| [a.clone(), b.clone()])
+            .collect();
+        Ok(StructureRows {
+            evidence_grade: args.evidence_grade,
+            closed,
+            events,
+            wanted,
+            to_record: FastMap::default(),
+            facet_min_len: SleepTuning::default().facet_min_len,
+            edges: Vec::new(),
+            candidates: FastSet::default(),
+            records: FastMap::default(),
+            small: FastMap::default(),
+            hi,
+        })
+    }
+
+    /// One text's atom among the kinds and digest methods.
+    fn small_atom(&mut self, text: &str) -> Atom {
+        if let Some(a) = self.small.get(text) {
+            return a.clone();
+        }
+        let a = Atom::from(text);
+        self.small.insert(text.to_owned(), a.clone());
+        a
+    }
+
+    /// A row that names its subject for the trails.
+    fn maps(&mut self, a: &NarrowRow<'_>) {
+        if let Some(aid) = a.assertion_id
+            && self.wanted.contains(aid)
+        {
+            self.to_record.insert(aid.to_owned(), a.subject.to_owned());
+        }
+    }
+
+    /// Route one row: an edge, a substrate record, or neither.
+    pub(crate) fn row(&mut self, a: NarrowRow<'_>) {
+        let aid = a.assertion_id.unwrap_or_default();
+        if self.evidence_grade && !aid.is_empty() && self.closed.contains(aid) {
+            return;
+        }
+        let row = DigestRow::of_attributes(a.attributes);
         if row.is_edge() {
-            maps[i] = true;
-            edge_rows.push(i);
-            continue;
+            self.maps(&a);
+            self.edges.push(EdgeRow {
+                subject: a.subject.to_owned(),
+                object: a.object.to_owned(),
+                predicate: py_strip(a.predicate).to_owned(),
+            });
+            return;
         }
         let Some(kind) = row.nonempty("record_kind") else {
-            continue;
+            return;
         };
         if kind == "dream" || kind == "world_model" || row.flag("bookkeeping") {
-            continue;
+            return;
         }
         let candidate = row.flag("maintenance_candidate");
-        if candidate {
-            candidates.insert(&a.subject);
+        if candidate && !self.candidates.contains(a.subject) {
+            self.candidates.insert(a.subject.to_owned());
         }
-        if args.evidence_grade && (candidate || closed.contains(&a.subject)) {
-            continue;
+        if self.evidence_grade && (candidate || self.closed.contains(a.subject)) {
+            return;
         }
-        maps[i] = true;
-        record_row.insert(&a.subject, i);
+        self.maps(&a);
+        let (facets, participants) = facets_of(row, self.facet_min_len);
+        let facts = RecordFacts {
+            assertion_id: aid.to_owned(),
+            kind: self.small_atom(kind),
+            title: py_strip(&py_text(row.get("title"))).to_owned(),
+            facets,
+            participants,
+            digest_method: self.small_atom(&py_text(row.get("digest_method"))),
+        };
+        match self.records.get_mut(a.subject) {
+            Some(slot) => *slot = facts,
+            None => {
+                self.records.insert(a.subject.to_owned(), facts);
+            }
+        }
     }
-    let mut ids: Vec<&str> = record_row.keys().copied().collect();
-    ids.sort_unstable();
-    let index: FastMap<&str, usize> = ids.iter().enumerate().map(|(i, id)| (*id, i)).collect();
-    // Every id once: each field below shares these.
-    let mut texts: Atoms<'_> = Atoms::default();
-    let atoms: Vec<Atom> = ids.iter().map(|id| texts.of(id)).collect();
 
-    let mut neighbours: Vec<Vec<usize>> = vec![Vec::new(); ids.len()];
-    let mut context: BTreeSet<(usize, usize)> = BTreeSet::new();
-    let mut unknown: BTreeSet<&str> = BTreeSet::new();
-    let (mut context_edges, mut candidate_edges) = (0usize, 0usize);
-    for &e in &edge_rows {
-        let a = &rows[e];
-        let (subject, object) = (a.subject.as_str(), a.object.as_str());
-        if candidates.contains(subject) || candidates.contains(object) {
-            candidate_edges += 1;
-            continue;
-        }
-        let predicate = py_strip(&a.predicate);
-        let ends = (index.get(subject), index.get(object));
-        if COMPONENT_RELATIONS.contains(&predicate) {
+    /// The structure of the rows folded.
+    pub(crate) fn finish(self) -> Structure {
+        let StructureRows {
+            events,
+            to_record,
+            edges,
+            candidates,
+            records: facts,
+            hi,
+            ..
+        } = self;
+        let mut facts: Vec<(String, RecordFacts)> = facts.into_iter().collect();
+        facts.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        let ids: Vec<&str> = facts.iter().map(|(id, _)| id.as_str()).collect();
+        let index: FastMap<&str, usize> = ids.iter().enumerate().map(|(i, id)| (*id, i)).collect();
+        // Every id once: each field below shares these.
+        let mut texts: Atoms<'_> = Atoms::default();
+        let atoms: Vec<Atom> = ids.iter().map(|id| texts.of(id)).collect();
+
+        let mut neighbours: Vec<Vec<usize>> = vec![Vec::new(); ids.len()];
+        let mut context: BTreeSet<(usize, usize)> = BTreeSet::new();
+        let mut unknown: BTreeSet<&str> = BTreeSet::new();
+        let (mut context_edges, mut candidate_edges) = (0usize, 0usize);
+        for e in &edges {
+            let (subject, object) = (e.subject.as_str(), e.object.as_str());
+            if candidates.contains(subject) || candidates.contains(object) {
+                candidate_edges += 1;
+                continue;
+            }
+            let predicate = e.predicate.as_str();
+            let ends = (index.get(subject), index.get(object));
+            if COMPONENT_RELATIONS.contains(&predicate) {
+                if let (Some(&l), Some(&r)) = ends
+                    && l != r
+                {
+                    neighbours[l].push(r);
+                    neighbours[r].push(l);
+                }
+                continue;
+            }
+            context_edges += 1;
+            if !CONTEXT_RELATIONS.contains(&predicate) {
+                unknown.insert(predicate);
+            }
+            // Ids are numbered in text order, so the numbers' order is the
+            // texts' order.
             if let (Some(&l), Some(&r)) = ends
                 && l != r
             {
-                neighbours[l].push(r);
-                neighbours[r].push(l);
+                context.insert((l.min(r), l.max(r)));
             }
-            continue;
         }
-        context_edges += 1;
-        if !CONTEXT_RELATIONS.contains(&predicate) {
-            unknown.insert(predicate);
+        for n in &mut neighbours {
+            n.sort_unstable();
+            n.dedup();
         }
-        // Ids are numbered in text order, so the numbers' order is the
-        // texts' order.
-        if let (Some(&l), Some(&r)) = ends
-            && l != r
-        {
-            context.insert((l.min(r), l.max(r)));
-        }
-    }
-    for n in &mut neighbours {
-        n.sort_unstable();
-        n.dedup();
-    }
 
-    // Trails: only the assertion ids the co_selected events name are mapped
-    // back to their records.
-    let mut events = Vec::new();
-    for (scope, owner) in pairs {
-        let filter = EventFilter {
-            kinds: vec!["co_selected".to_owned()],
-            until_seq: Some(hi),
-            limit: 0,
-            ..EventFilter::new(scope, owner)
-        };
-        events.extend(
-            journal
-                .events(&filter)?
-                .into_iter()
-                .filter_map(|e| e.pair_ids),
-        );
-    }
-    let mut trail_pairs: BTreeSet<(&str, &str)> = BTreeSet::new();
-    if !events.is_empty() {
-        let wanted: FastSet<&str> = events
-            .iter()
-            .flat_map(|(a, b)| [a.as_str(), b.as_str()])
-            .collect();
-        let mut to_record: FastMap<&str, &str> = FastMap::default();
-        for (i, a) in rows.iter().enumerate() {
-            if let Some(aid) = a.assertion_id.as_deref()
-                && maps[i]
-                && wanted.contains(aid)
-            {
-                to_record.insert(aid, &a.subject);
-            }
-        }
+        let mut trail_pairs: BTreeSet<(&str, &str)> = BTreeSet::new();
         for (a, b) in &events {
             if let (Some(ra), Some(rb)) = (to_record.get(a.as_str()), to_record.get(b.as_str()))
                 && ra != rb
@@ -546,160 +637,149 @@ pub(crate) fn structure_of_rows(
                 trail_pairs.insert(ordered(ra, rb));
             }
         }
-    }
 
-    // Components: union-find over the sorted ids, each root its smallest
-    // member, so listing roots in id order lists components by smallest id.
-    let mut parent: Vec<usize> = (0..ids.len()).collect();
-    for (l, peers) in neighbours.iter().enumerate() {
-        for &r in peers {
-            let (a, b) = (find(&mut parent, l), find(&mut parent, r));
-            if a != b {
-                parent[a.max(b)] = a.min(b);
-            }
-        }
-    }
-    let mut component_index: FastMap<usize, usize> = FastMap::default();
-    let mut components: Vec<Vec<Atom>> = Vec::new();
-    let mut member_component: Vec<usize> = vec![0; ids.len()];
-    for (i, atom) in atoms.iter().enumerate() {
-        let root = find(&mut parent, i);
-        let c = *component_index.entry(root).or_insert_with(|| {
-            components.push(Vec::new());
-            components.len() - 1
-        });
-        components[c].push(atom.clone());
-        member_component[i] = c;
-    }
-
-    // Each record as shown, its title key and its facets (each facet text
-    // one atom, numbered by first sight).
-    let mut records: Vec<StructuralRecord> = Vec::with_capacity(ids.len());
-    let mut titles: FastMap<String, Vec<usize>> = FastMap::default();
-    let mut facet_no: FastMap<String, usize> = FastMap::default();
-    let mut facet_atoms: Vec<Atom> = Vec::new();
-    let mut coverage: Vec<Vec<usize>> = Vec::new();
-    let mut small: FastMap<String, Atom> = FastMap::default();
-    let mut small_atom = |text: &str| -> Atom {
-        if let Some(a) = small.get(text) {
-            return a.clone();
-        }
-        let a = Atom::from(text);
-        small.insert(text.to_owned(), a.clone());
-        a
-    };
-    for (i, id) in ids.iter().enumerate() {
-        let a = &rows[record_row[id]];
-        let row = DigestRow::of(a);
-        let (facets, participants) = facets_of(row, facet_min_len);
-        let title = py_strip(&py_text(row.get("title"))).to_owned();
-        let key = title_key(&title);
-        if !key.is_empty() {
-            titles.entry(key).or_default().push(i);
-        }
-        let mut atom_of = |text: &String| -> Atom {
-            let n = match facet_no.get(text.as_str()) {
-                Some(&n) => n,
-                None => {
-                    facet_atoms.push(Atom::from(text.as_str()));
-                    coverage.push(Vec::new());
-                    facet_no.insert(text.clone(), facet_atoms.len() - 1);
-                    facet_atoms.len() - 1
+        // Components: union-find over the sorted ids, each root its smallest
+        // member, so listing roots in id order lists components by smallest id.
+        let mut parent: Vec<usize> = (0..ids.len()).collect();
+        for (l, peers) in neighbours.iter().enumerate() {
+            for &r in peers {
+                let (a, b) = (find(&mut parent, l), find(&mut parent, r));
+                if a != b {
+                    parent[a.max(b)] = a.min(b);
                 }
-            };
-            // A text both a facet and a participant covers the record once.
-            if coverage[n].last() != Some(&i) {
-                coverage[n].push(i);
             }
-            facet_atoms[n].clone()
+        }
+        let mut component_index: FastMap<usize, usize> = FastMap::default();
+        let mut components: Vec<Vec<Atom>> = Vec::new();
+        let mut member_component: Vec<usize> = vec![0; ids.len()];
+        for (i, atom) in atoms.iter().enumerate() {
+            let root = find(&mut parent, i);
+            let c = *component_index.entry(root).or_insert_with(|| {
+                components.push(Vec::new());
+                components.len() - 1
+            });
+            components[c].push(atom.clone());
+            member_component[i] = c;
+        }
+
+        // Each record as shown, its title key and its facets (each facet
+        // text one atom, numbered by first sight).
+        let mut records: Vec<StructuralRecord> = Vec::with_capacity(ids.len());
+        let mut titles: FastMap<String, Vec<usize>> = FastMap::default();
+        let mut facet_no: FastMap<String, usize> = FastMap::default();
+        let mut facet_atoms: Vec<Atom> = Vec::new();
+        let mut coverage: Vec<Vec<usize>> = Vec::new();
+        for (i, (_, f)) in facts.iter().enumerate() {
+            let key = title_key(&f.title);
+            if !key.is_empty() {
+                titles.entry(key).or_default().push(i);
+            }
+            let mut atom_of = |text: &String| -> Atom {
+                let n = match facet_no.get(text.as_str()) {
+                    Some(&n) => n,
+                    None => {
+                        facet_atoms.push(Atom::from(text.as_str()));
+                        coverage.push(Vec::new());
+                        facet_no.insert(text.clone(), facet_atoms.len() - 1);
+                        facet_atoms.len() - 1
+                    }
+                };
+                // A text both a facet and a participant covers the record
+                // once.
+                if coverage[n].last() != Some(&i) {
+                    coverage[n].push(i);
+                }
+                facet_atoms[n].clone()
+            };
+            let facets: Vec<Atom> = f.facets.iter().map(&mut atom_of).collect();
+            let participants: Vec<Atom> = f.participants.iter().map(&mut atom_of).collect();
+            records.push(StructuralRecord {
+                record_id: atoms[i].clone(),
+                assertion_id: f.assertion_id.clone(),
+                kind: f.kind.clone(),
+                title: f.title.clone(),
+                facets,
+                participants,
+                digest_method: f.digest_method.clone(),
+            });
+        }
+        let named = |members: &[usize]| -> Vec<Atom> {
+            members.iter().map(|&j| atoms[j].clone()).collect()
         };
-        let facets: Vec<Atom> = facets.iter().map(&mut atom_of).collect();
-        let participants: Vec<Atom> = participants.iter().map(&mut atom_of).collect();
-        records.push(StructuralRecord {
-            record_id: atoms[i].clone(),
-            assertion_id: a.assertion_id.clone().unwrap_or_default(),
-            kind: small_atom(row.nonempty("record_kind").unwrap_or_default()),
-            title,
-            facets,
-            participants,
-            digest_method: small_atom(&py_text(row.get("digest_method"))),
-        });
-    }
-    let named =
-        |members: &[usize]| -> Vec<Atom> { members.iter().map(|&j| atoms[j].clone()).collect() };
-    let duplicates: BTreeMap<String, Vec<Atom>> = titles
-        .into_iter()
-        .filter(|(_, members)| members.len() > 1)
-        .map(|(key, members)| (key, named(&members)))
-        .collect();
-    let underlinked_facets: Vec<Atom> = {
-        let mut v: Vec<Atom> = coverage
-            .iter()
-            .zip(&facet_atoms)
-            .filter(|(members, _)| {
-                let first = member_component[members[0]];
-                members.iter().any(|&j| member_component[j] != first)
-            })
-            .map(|(_, f)| f.clone())
+        let duplicates: BTreeMap<String, Vec<Atom>> = titles
+            .into_iter()
+            .filter(|(_, members)| members.len() > 1)
+            .map(|(key, members)| (key, named(&members)))
             .collect();
-        v.sort_unstable();
-        v
-    };
-    let facet_coverage: BTreeMap<Atom, Vec<Atom>> = coverage
-        .iter()
-        .zip(facet_atoms)
-        .map(|(members, f)| (f, named(members)))
-        .collect();
-    let isolated: Vec<Atom> = atoms
-        .iter()
-        .zip(&neighbours)
-        .filter(|(_, n)| n.is_empty())
-        .map(|(id, _)| id.clone())
-        .collect();
-    // The keys arrive sorted: the maps are built in one pass.
-    let component_of: BTreeMap<Atom, usize> = atoms
-        .iter()
-        .zip(&member_component)
-        .map(|(id, c)| (id.clone(), *c))
-        .collect();
-    let adjacency: BTreeMap<Atom, Vec<Atom>> = atoms
-        .iter()
-        .zip(&neighbours)
-        .map(|(id, n)| (id.clone(), named(n)))
-        .collect();
-    let counts = StructuralCounts {
-        records: records.len(),
-        components: components.len(),
-        isolated: isolated.len(),
-        duplicates: duplicates.len(),
-        context_edges,
-        candidate_edges,
-    };
-    let trail_pairs = trail_pairs
-        .into_iter()
-        .map(|(a, b)| (texts.of(a), texts.of(b)))
-        .collect();
-    Ok(Structure {
-        records: records
+        let underlinked_facets: Vec<Atom> = {
+            let mut v: Vec<Atom> = coverage
+                .iter()
+                .zip(&facet_atoms)
+                .filter(|(members, _)| {
+                    let first = member_component[members[0]];
+                    members.iter().any(|&j| member_component[j] != first)
+                })
+                .map(|(_, f)| f.clone())
+                .collect();
+            v.sort_unstable();
+            v
+        };
+        let facet_coverage: BTreeMap<Atom, Vec<Atom>> = coverage
+            .iter()
+            .zip(facet_atoms)
+            .map(|(members, f)| (f, named(members)))
+            .collect();
+        let isolated: Vec<Atom> = atoms
+            .iter()
+            .zip(&neighbours)
+            .filter(|(_, n)| n.is_empty())
+            .map(|(id, _)| id.clone())
+            .collect();
+        // The keys arrive sorted: the maps are built in one pass.
+        let component_of: BTreeMap<Atom, usize> = atoms
+            .iter()
+            .zip(&member_component)
+            .map(|(id, c)| (id.clone(), *c))
+            .collect();
+        let adjacency: BTreeMap<Atom, Vec<Atom>> = atoms
+            .iter()
+            .zip(&neighbours)
+            .map(|(id, n)| (id.clone(), named(n)))
+            .collect();
+        let counts = StructuralCounts {
+            records: records.len(),
+            components: components.len(),
+            isolated: isolated.len(),
+            duplicates: duplicates.len(),
+            context_edges,
+            candidate_edges,
+        };
+        let trail_pairs = trail_pairs
             .into_iter()
-            .map(|r| (r.record_id.clone(), r))
-            .collect(),
-        components,
-        component_of,
-        isolated,
-        duplicates,
-        facet_coverage,
-        underlinked_facets,
-        adjacency,
-        trail_pairs,
-        context_pairs: context
-            .into_iter()
-            .map(|(l, r)| (atoms[l].clone(), atoms[r].clone()))
-            .collect(),
-        unknown_relations: unknown.into_iter().map(str::to_owned).collect(),
-        counts,
-        as_of_seq: hi,
-    })
+            .map(|(a, b)| (texts.of(a), texts.of(b)))
+            .collect();
+        Structure {
+            records: records
+                .into_iter()
+                .map(|r| (r.record_id.clone(), r))
+                .collect(),
+            components,
+            component_of,
+            isolated,
+            duplicates,
+            facet_coverage,
+            underlinked_facets,
+            adjacency,
+            trail_pairs,
+            context_pairs: context
+                .into_iter()
+                .map(|(l, r)| (atoms[l].clone(), atoms[r].clone()))
+                .collect(),
+            unknown_relations: unknown.into_iter().map(str::to_owned).collect(),
+            counts,
+            as_of_seq: hi,
+        }
+    }
 }
 
 impl MemorySystem {

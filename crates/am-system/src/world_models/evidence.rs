@@ -7,7 +7,7 @@ use crate::error::Result;
 use crate::pair_folds::PairFolds;
 use crate::record::DigestRow;
 use am_journal::MemoryJournal;
-use am_triples::{Narrow, TripleAssertion, TripleQuery, TripleStore};
+use am_triples::{Narrow, NarrowRow, TripleAssertion, TripleQuery, TripleStore};
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 
@@ -43,25 +43,10 @@ fn strings(v: Option<&Value>) -> Vec<String> {
     }
 }
 
-/// The strings of an owned JSON array (anything else is no strings), each
-/// moved out as [`strings`] would copy it.
-fn owned_strings(v: Option<Value>) -> Vec<String> {
-    match v {
-        Some(Value::Array(a)) => a
-            .into_iter()
-            .filter_map(|x| match x {
-                Value::String(s) => Some(s),
-                _ => None,
-            })
-            .collect(),
-        _ => Vec::new(),
-    }
-}
-
 /// Whether the row may evidence a card: a kind, not a non-evidence kind,
 /// not bookkeeping, an edge or a maintenance candidate.
-fn may_evidence(a: &TripleAssertion) -> bool {
-    let row = DigestRow::of(a);
+fn may_evidence(a: NarrowRow<'_>) -> bool {
+    let row = DigestRow::of_attributes(a.attributes);
     row.as_stored("record_kind")
         .is_some_and(|k| !k.is_empty() && !NON_EVIDENCE_KINDS.contains(&k))
         && !row.flag("bookkeeping")
@@ -74,13 +59,14 @@ impl Evidence {
     /// kind, a non-evidence kind, bookkeeping, an edge, a maintenance
     /// candidate).
     fn of(a: &TripleAssertion) -> Option<Evidence> {
-        may_evidence(a).then(|| Evidence::from_row(a.clone()))
+        let a = NarrowRow::of(a);
+        may_evidence(a).then(|| Evidence::from_row(a))
     }
 
-    /// A row [`may_evidence`] admits, as evidence (its texts moved, not
-    /// copied).
-    fn from_row(mut a: TripleAssertion) -> Evidence {
-        let row = DigestRow::of(&a);
+    /// A row [`may_evidence`] admits, as evidence (the texts it keeps
+    /// copied from the lent row).
+    fn from_row(a: NarrowRow<'_>) -> Evidence {
+        let row = DigestRow::of_attributes(a.attributes);
         let kind = row.as_stored("record_kind").unwrap_or("").to_owned();
         let title = row.title().unwrap_or("").to_owned();
         let title_pending = row.is_marked_pending("title");
@@ -102,15 +88,15 @@ impl Evidence {
             .or_else(|| prov("run_id"))
             .unwrap_or("")
             .to_owned();
-        let keywords = owned_strings(a.attributes.remove("keywords"));
-        let participants = owned_strings(a.attributes.remove("participants"));
+        let keywords = strings(row.get("keywords"));
+        let participants = strings(row.get("participants"));
         Evidence {
-            record_id: a.subject,
+            record_id: a.subject.to_owned(),
             kind,
             title,
             title_pending,
-            digest: a.object,
-            observed_at: a.observed_at,
+            digest: a.object.to_owned(),
+            observed_at: a.observed_at.to_owned(),
             keywords,
             participants,
             topics,
@@ -133,7 +119,7 @@ impl Evidence {
 }
 
 /// The attribute and provenance keys [`Evidence::of`] reads: the scan reads
-/// only these of each row ([`TripleStore::query_narrow`]), the same rows in
+/// only these of each row ([`TripleStore::visit_narrow`]), the same rows in
 /// the same order, so the evidence is the whole read's.
 const EVIDENCE_KEYS: Narrow<'static> = Narrow {
     attributes: &[
@@ -182,32 +168,26 @@ pub(crate) fn evidence_scan(
     let mut out = BTreeMap::new();
     let mut card_ids = (scan_limit == 0).then(Vec::new);
     for (i, (scope, owner)) in pairs.iter().enumerate() {
-        let rows = store.query_narrow(
-            &TripleQuery {
-                scope: Some(scope.clone()),
-                owner_id: (!owner.is_empty()).then(|| owner.clone()),
-                limit: i64::try_from(scan_limit).unwrap_or(i64::MAX),
-                ..TripleQuery::default()
-            },
-            EVIDENCE_KEYS,
-        )?;
-        for a in rows {
+        let query = TripleQuery {
+            scope: Some(scope.clone()),
+            owner_id: (!owner.is_empty()).then(|| owner.clone()),
+            limit: i64::try_from(scan_limit).unwrap_or(i64::MAX),
+            ..TripleQuery::default()
+        };
+        store.visit_narrow(&query, EVIDENCE_KEYS, &mut |a| {
             if i == 0
                 && let Some(ids) = card_ids.as_mut()
-                && DigestRow::of(&a).kind_text() == Some("world_model")
-                && let Some(id) = &a.assertion_id
+                && DigestRow::of_attributes(a.attributes).kind_text() == Some("world_model")
+                && let Some(id) = a.assertion_id
             {
-                ids.push(id.clone());
+                ids.push(id.to_owned());
             }
-            if !may_evidence(&a)
-                || a.assertion_id.as_deref().is_some_and(excluded)
-                || excluded(&a.subject)
-            {
-                continue;
+            if !may_evidence(a) || a.assertion_id.is_some_and(excluded) || excluded(a.subject) {
+                return;
             }
             let e = Evidence::from_row(a);
             out.insert(e.record_id.clone(), e);
-        }
+        })?;
     }
     Ok(Scan {
         evidence: out,
