@@ -738,9 +738,9 @@ fn detect_groups(
         }
     }
     let mut by_label: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
-    for l in 0..labels.len() {
+    for (l, &node) in vectored.iter().enumerate() {
         let part = find(&mut root, l);
-        by_label.entry(part).or_default().push(vectored[l]);
+        by_label.entry(part).or_default().push(node);
     }
     let mut groups: Vec<Vec<(usize, &'static str)>> = by_label
         .into_values()
