@@ -2324,6 +2324,13 @@ fn more_cases(ids: &Ids, push: &mut dyn FnMut(&str, String)) {
             ),
         ),
         (
+            "embed_missing: record_ids a string",
+            with(
+                "embed_missing",
+                json!({"scopes": [["life", "demo"]], "owner_id": "demo", "record_ids": "ex:episode-1"}),
+            ),
+        ),
+        (
             "communities: version a string",
             with(
                 "communities",

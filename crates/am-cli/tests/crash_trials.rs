@@ -98,7 +98,14 @@
 //! anything twice), and `placement` (per write, one garden record formed on
 //! a home with a communities version: its rows, its formation binding and
 //! its one `placed` event land together or not at all; a kill between the
-//! record and its event is impossible), and the disposal verbs over
+//! record and its event is impossible), `communities_pass` (per write, one
+//! owner's first version over six garden records: its topic record, its
+//! formation binding, its pending fields' tasks and their `enqueued` rows
+//! land whole), `communities_in_place` (per write, one owner's pass over a
+//! standing topic still pending: the in-place authoring writes the title
+//! and summary, their version rows and the completion of the topic's tasks
+//! together or not at all), `embed_missing` (per write, one owner's
+//! vector-less record given its vector: the whole vector or none), and the disposal verbs over
 //! candidates each with two witnesses of other origins: `confirm_relation`
 //! (the `supports` edge and its two `cited` audit events in one transaction;
 //! a replay writes nothing) and `promote_candidate` (its one `promoted`
@@ -173,6 +180,9 @@ const VERBS: &[&str] = &[
     "dream_pass",
     "sleep_pass",
     "placement",
+    "communities_pass",
+    "communities_in_place",
+    "embed_missing",
     "confirm_relation",
     "promote_candidate",
     "reembed_store",
@@ -1495,8 +1505,77 @@ fn helper(verb: &str, path: &Path, n: usize) {
                 say(&format!("ack {i} {}", ids.join(",")));
             }
         }
+        "communities_pass" => {
+            // Each owner's six garden records: the pass forms its first
+            // version, the topic pending (no author) with its tasks.
+            let (_, _, system) = open_system_embedded(&home);
+            for i in 0..n {
+                say(&format!("begin {i}"));
+                let owner = dedup_owner(i);
+                let r = system
+                    .communities_pass(
+                        &am_system::communities::CommunitiesPass::new(&[(SCOPE, &owner)], &owner),
+                        None,
+                        &|| false,
+                    )
+                    .expect("communities_pass");
+                say(&format!("ack {i} {}", r.written.len()));
+            }
+        }
+        "communities_in_place" => {
+            // Each owner's standing topic is pending: the pass (unchanged
+            // home) authors it in place.
+            let (_, _, system) = open_system_embedded(&home);
+            for i in 0..n {
+                say(&format!("begin {i}"));
+                let owner = dedup_owner(i);
+                let r = system
+                    .communities_pass(
+                        &am_system::communities::CommunitiesPass::new(&[(SCOPE, &owner)], &owner),
+                        Some(&topic_author),
+                        &|| false,
+                    )
+                    .expect("communities_pass (in place)");
+                say(&format!("ack {i} {}", r.authored_in_place.len()));
+            }
+        }
+        "embed_missing" => {
+            // Each owner's one record was formed without an embedder: the
+            // store's embedder now gives it its vector.
+            let (_, _, system) = open_system_embedded(&home);
+            for i in 0..n {
+                say(&format!("begin {i}"));
+                let owner = dedup_owner(i);
+                let r = system
+                    .embed_missing(
+                        &am_system::communities::EmbedMissing::new(&[(SCOPE, &owner)], &owner),
+                        &|| false,
+                    )
+                    .expect("embed_missing");
+                say(&format!("ack {i} {}", r.embedded));
+            }
+        }
         other => panic!("unknown verb {other}"),
     }
+}
+
+/// The in-place trial's author: every field asked, one fixed answer.
+fn topic_author(
+    _kind: &str,
+    _body: &str,
+    ctx: &am_system::formation::authoring::AuthorContext,
+) -> Result<am_system::formation::authoring::Authored, am_system::formation::authoring::AuthorError>
+{
+    let wants = |f: &str| ctx.fields.iter().any(|x| x.as_str() == f);
+    let mut author = am_triples::JsonMap::new();
+    author.insert("kind".into(), serde_json::json!("operator"));
+    author.insert("id".into(), serde_json::json!("op:ada"));
+    Ok(am_system::formation::authoring::Authored {
+        title: wants("title").then(|| "The garden beds".to_owned()),
+        summary: wants("summary").then(|| "Work in the garden beds.".to_owned()),
+        author,
+        ..am_system::formation::authoring::Authored::default()
+    })
 }
 
 /// A deterministic embedder for the placement trial: a garden text points
@@ -2506,6 +2585,66 @@ fn units(verb: &str, path: &Path, reference_ids: &[Vec<String>], n: usize) -> Un
                     );
                 u.insert(format!("placement {i}"), k);
             }
+            "communities_pass" => {
+                // Owner `i`'s topic record, binding, tasks and their rows.
+                let topic = "SELECT subject FROM triples WHERE owner_id = ?1 \
+                     AND json_extract(attributes_json, '$.record_kind') = 'community'";
+                let k = formed_unit(&c, topic, &dedup_owner(i));
+                u.insert(format!("communities_pass {i}"), k);
+            }
+            "communities_in_place" => {
+                // Owner `i`'s topic: its row titled, the version rows of the
+                // in-place write, its tasks completed.
+                let owner = dedup_owner(i);
+                let topic = "SELECT subject FROM triples WHERE owner_id = ?1 \
+                     AND json_extract(attributes_json, '$.record_kind') = 'community'";
+                let mut k = count(
+                    &c,
+                    &format!(
+                        "SELECT COUNT(*) FROM triples WHERE subject IN ({topic}) \
+                         AND json_extract(attributes_json, '$.title') IS NOT NULL"
+                    ),
+                    &[&owner],
+                );
+                if has("memj_versions") {
+                    k += count(
+                        &c,
+                        &format!(
+                            "SELECT COUNT(*) FROM memj_versions WHERE assertion_id IN \
+                             (SELECT assertion_id FROM triples WHERE subject IN ({topic}))"
+                        ),
+                        &[&owner],
+                    );
+                }
+                if has_queue(&c) {
+                    k += count(
+                        &c,
+                        &format!(
+                            "SELECT COUNT(*) FROM memq_tasks WHERE status = 'done' \
+                             AND target_id IN ({topic})"
+                        ),
+                        &[&owner],
+                    );
+                }
+                u.insert(format!("communities_in_place {i}"), k);
+            }
+            "embed_missing" => {
+                // Owner `i`'s record holds its whole vector, or none.
+                let whole = count(
+                    &c,
+                    "SELECT COUNT(*) FROM triples WHERE owner_id = ?1 AND embedding IS NOT NULL \
+                     AND length(embedding) = ?2",
+                    &[&dedup_owner(i), &((DIM * 4) as i64)],
+                );
+                let any = count(
+                    &c,
+                    "SELECT COUNT(*) FROM triples WHERE owner_id = ?1 AND embedding IS NOT NULL",
+                    &[&dedup_owner(i)],
+                );
+                // A cell of another length makes the unit neither 0 nor 1:
+                // torn.
+                u.insert(format!("embed_missing {i}"), whole + 10 * (any - whole));
+            }
             "dream_pass" => {
                 // Owner `i`'s dream (its digest and two mentions edges), its
                 // formation binding, its tasks and their `enqueued` rows.
@@ -3112,6 +3251,44 @@ fn template(verb: &str, dir: &Path, n: usize) -> PathBuf {
                 )
                 .unwrap();
             assert_eq!(r.written.len(), 1, "one topic: {r:?}");
+        }
+        "communities_pass" | "communities_in_place" => {
+            // Each owner's six garden records; for the in-place trial also
+            // its first version, the topic pending (budget 0) with its tasks.
+            let (_, _, system) = open_system_embedded(&home);
+            for i in 0..n {
+                let owner = dedup_owner(i);
+                system
+                    .remember_many(&RememberMany::new(
+                        (0..6).map(|j| garden_record(j, &owner)).collect(),
+                        SCOPE,
+                        &owner,
+                        &format!("cp-{i}"),
+                    ))
+                    .unwrap();
+                if verb == "communities_in_place" {
+                    let mut pass =
+                        am_system::communities::CommunitiesPass::new(&[(SCOPE, &owner)], &owner);
+                    pass.budget = Some(0);
+                    let r = system.communities_pass(&pass, None, &|| false).unwrap();
+                    assert_eq!(r.pending.len(), 1, "one pending topic: {r:?}");
+                }
+            }
+        }
+        "embed_missing" => {
+            // One record per owner, formed by a store without an embedder.
+            let (_, _, system) = open_system_queued(&home, true);
+            for i in 0..n {
+                let owner = dedup_owner(i);
+                system
+                    .remember_many(&RememberMany::new(
+                        vec![garden_record(i, "quiet")],
+                        SCOPE,
+                        &owner,
+                        &format!("em-{i}"),
+                    ))
+                    .unwrap();
+            }
         }
         "task_release" => {
             // The notes (task 4's targets), there before any kill.

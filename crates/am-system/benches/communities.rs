@@ -1,7 +1,12 @@
 //! Communities on a SQLite home of 100,000 vectored records (issue 40's
 //! targets): `communities_pass` (≤ 10 s, a first version written on a fresh
 //! copy of the home each iteration, the copy untimed) and
-//! `community_keys_of` for 50 ids, warm (≤ 10 µs).
+//! `community_keys_of` for 50 ids, warm (≤ 10 µs), and placement's cost on
+//! `remember_many` (≤ 10 %): a batch of 20 records formed on the home after
+//! its first version (every record placed) and the same batch on a copy of
+//! the home without a version (placement inactive), interleaved, the order
+//! alternating; the ratio is printed beside criterion's figure (the placed
+//! home's).
 //!
 //! The home: 100,000 episodes in one pair, in batches of 1,000, each about
 //! one of 50 topics; a synthetic 64-d embedder puts a record at its topic's
@@ -92,6 +97,23 @@ fn batch(k: usize) -> Vec<MemoryRecordInput> {
         .collect()
 }
 
+/// The records of placement's comparison per `remember_many`.
+const SMALL: usize = 20;
+
+/// Batch `k` of [`SMALL`] records (numbered after the home's).
+fn small_batch(k: usize) -> Vec<MemoryRecordInput> {
+    (0..SMALL)
+        .map(|i| {
+            let n = k * SMALL + i;
+            MemoryRecordInput::new(
+                RecordKind::Episode,
+                &format!("Record {n}"),
+                &format!("Record {n} about topic-{} and more.", n % TOPICS),
+            )
+        })
+        .collect()
+}
+
 fn system_over(home: &SqliteHome) -> MemorySystem {
     let mh = SqliteMemoryHome::open(
         home,
@@ -126,6 +148,9 @@ fn communities(c: &mut Criterion) {
                 .unwrap();
         }
     }
+    // The home before any version, for placement's comparison.
+    let unplaced_path = dir.path().join("unplaced.sqlite3");
+    std::fs::copy(&path, &unplaced_path).unwrap();
     let never = || false;
     let args = CommunitiesPass::new(&[PAIR], PAIR.1);
     let mut g = c.benchmark_group("communities");
@@ -184,6 +209,54 @@ fn communities(c: &mut Criterion) {
     g.sample_size(50);
     g.bench_function("community_keys_of_50_ids_warm_100k", |b| {
         b.iter(|| black_box(system.community_keys_of(&keys_args).unwrap()));
+    });
+    // Placement's cost: the same batches on the home with a version and on
+    // the copy without one, interleaved.
+    let placed_path = dir.path().join("placed.sqlite3");
+    drop(system);
+    drop(home);
+    std::fs::copy(&path, &placed_path).unwrap();
+    let placed_home = SqliteHome::open(&placed_path).unwrap();
+    let placed = system_over(&placed_home);
+    let unplaced_home = SqliteHome::open(&unplaced_path).unwrap();
+    let unplaced = system_over(&unplaced_home);
+    let mut next = RECORDS / SMALL;
+    g.sample_size(20);
+    g.bench_function("remember_many_20_placed_100k", |b| {
+        b.iter_custom(|iters| {
+            let (mut tp, mut tu) = (Duration::ZERO, Duration::ZERO);
+            for i in 0..iters {
+                let records = small_batch(next);
+                let form = |sys: &MemorySystem, tag: &str| {
+                    let t = Instant::now();
+                    sys.remember_many(&RememberMany::new(
+                        records.clone(),
+                        PAIR.0,
+                        PAIR.1,
+                        &format!("{tag}{next}"),
+                    ))
+                    .unwrap();
+                    t.elapsed()
+                };
+                if i % 2 == 0 {
+                    tp += form(&placed, "p");
+                    tu += form(&unplaced, "u");
+                } else {
+                    tu += form(&unplaced, "u");
+                    tp += form(&placed, "p");
+                }
+                next += 1;
+            }
+            #[allow(clippy::cast_precision_loss)]
+            let per = |d: Duration| d.as_secs_f64() * 1e3 / iters as f64;
+            eprintln!(
+                "placement: {iters} batches of {SMALL}: placed {:.3} ms, unplaced {:.3} ms, ratio {:.3}",
+                per(tp),
+                per(tu),
+                tp.as_secs_f64() / tu.as_secs_f64()
+            );
+            tp
+        });
     });
     g.finish();
 }

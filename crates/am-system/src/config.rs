@@ -759,6 +759,12 @@ pub const COMMUNITY_MIN_SIZE: usize = 2;
 /// The membership overlap (Jaccard) at or above which a changed topic is
 /// `kept` rather than `renamed` (both keep their key).
 pub const COMMUNITY_KEPT_JACCARD: f64 = 0.5;
+/// The share of a previous topic's members a topic of tonight must take to
+/// count as one of its pieces: a previous topic is split when two or more of
+/// tonight's topics each took at least this share and together more than
+/// half of its members; each such piece born tonight (`new`) names it in
+/// `split_from` (docs/communities.md "Splits").
+pub const COMMUNITY_SPLIT_SHARE: f64 = 0.25;
 /// The most member seats a topic's layout draws.
 pub const COMMUNITY_LAYOUT_SEATS: usize = 12;
 /// The most sibling titles a topic's briefing names.

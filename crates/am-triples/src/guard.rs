@@ -58,7 +58,9 @@ pub enum CommitPoint {
     /// (`store.replace_vectors`).
     ///
     /// Write paths: `SQLiteTripleStore::replace_vectors` (the re-embedding
-    /// swap).
+    /// swap); am-system's `embed_missing`, one vector onto one stored row
+    /// (`apply_digest_rewrite` with only the vector changed), SQLite and
+    /// in-memory.
     StoreReplaceVectors,
     /// A memory graph revision (`graph`).
     ///

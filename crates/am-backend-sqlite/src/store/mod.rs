@@ -885,6 +885,30 @@ impl TripleStore for SQLiteTripleStore {
         Some(self.embedder().is_some())
     }
 
+    fn preview_vectors(
+        &self,
+        rows: &[TripleAssertion],
+    ) -> am_triples::Result<Option<Vec<Option<Vec<f32>>>>> {
+        // The rules of `add` (`embed_rows` over the canonical rows), nothing
+        // written: `embed_missing` computes one stored row's vector with it.
+        let canonical = rows
+            .iter()
+            .map(TripleAssertion::canonicalized)
+            .collect::<am_triples::Result<Vec<_>>>()?;
+        let Some(embedder) = self.embedder() else {
+            return Ok(Some(vec![None; rows.len()]));
+        };
+        let texts: Vec<String> = canonical
+            .iter()
+            .map(am_triples::text::canonical_text)
+            .collect();
+        let embedded =
+            am_triples::store::embed_rows(Some(embedder.as_ref()), &canonical, &texts, || {
+                Ok(self.load_pin()?)
+            })?;
+        Ok(Some(embedded.vectors))
+    }
+
     fn prepare_digest_rewrite(
         &self,
         rewrite: &am_triples::DigestRewrite,

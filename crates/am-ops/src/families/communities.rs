@@ -1,6 +1,6 @@
 //! Communities (am-system `communities/`): `communities_pass`,
 //! `communities`, `community_of`, `community_keys_of`,
-//! `community_memberships_of`.
+//! `community_memberships_of`, `embed_missing`.
 
 use crate::error::OpResult;
 use crate::home::Home;
@@ -8,7 +8,7 @@ use crate::host::{Hook, Host};
 use crate::verb::{Answer, Family, Verb};
 use am_system::communities::{
     Communities, CommunitiesPass, CommunitiesPayload, CommunitiesReport, CommunityKeysOf,
-    CommunityMembership, CommunityOf, CommunityOfAnswer,
+    CommunityMembership, CommunityOf, CommunityOfAnswer, EmbedMissing, EmbedMissingReport,
 };
 use std::collections::BTreeMap;
 
@@ -24,6 +24,20 @@ fn pass(home: &mut dyn Home, host: &Host, a: CommunitiesPass) -> OpResult<Answer
             .system()?
             .communities_pass(&a, host.author.as_deref(), &stop)?,
     )
+}
+
+fn embed_missing(home: &mut dyn Home, host: &Host, a: EmbedMissing) -> OpResult<Answer> {
+    // `cancelled()` is asked before each record: from the second ask on, the
+    // phase `record` (one record handled) is reported first, so a scripted
+    // `cancel_after: "record"` stops the pass after its first record.
+    let asked = std::cell::Cell::new(false);
+    let stop = || {
+        if asked.replace(true) {
+            host.phase_done("record");
+        }
+        host.cancelled.as_ref().is_some_and(|f| f())
+    };
+    Answer::of(&home.system()?.embed_missing(&a, &stop)?)
 }
 
 pub(super) fn verbs() -> Vec<Verb> {
@@ -62,5 +76,14 @@ pub(super) fn verbs() -> Vec<Verb> {
         )
         .answers::<BTreeMap<String, Option<CommunityMembership>>>()
         .run(|h, _, a: CommunityKeysOf| Answer::of(&h.system()?.community_memberships_of(&a)?)),
+        Verb::declare(
+            "embed_missing",
+            f,
+            "Embed the open formed records that have no vector with the store's embedder, one guarded commit per vector.",
+        )
+        .writes()
+        .hooks(&[Hook::Cancel])
+        .answers::<EmbedMissingReport>()
+        .run(embed_missing),
     ]
 }

@@ -109,6 +109,33 @@ impl CommunityKeysOf {
     }
 }
 
+/// `embed_missing(system, *, scopes, owner_id, record_ids=None, cancelled)`
+/// (the `cancelled` callable is passed beside the arguments).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct EmbedMissing {
+    /// `(scope, owner_id)` pairs whose open formed records are embedded
+    /// (a blank owner: every owner of the scope). JSON `[[scope, owner_id], ...]`.
+    pub scopes: Vec<(String, String)>,
+    /// The entity whose home this is.
+    pub owner_id: String,
+    /// Only these record graph ids (`None`: every open formed record of the
+    /// pairs that has no vector).
+    #[serde(default)]
+    pub record_ids: Option<Vec<String>>,
+}
+
+impl EmbedMissing {
+    /// Embed every vector-less open formed record of `scopes`.
+    pub fn new(scopes: &[(&str, &str)], owner_id: &str) -> Self {
+        EmbedMissing {
+            scopes: owned_pairs(scopes),
+            owner_id: owner_id.to_owned(),
+            record_ids: None,
+        }
+    }
+}
+
 pub(crate) fn owned_pairs(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
     pairs
         .iter()

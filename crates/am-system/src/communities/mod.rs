@@ -24,6 +24,7 @@
 //! communities".
 
 pub mod args;
+pub mod embed;
 pub mod graph;
 pub(crate) mod index;
 pub mod louvain;
@@ -32,7 +33,8 @@ pub(crate) mod placement;
 pub mod reads;
 mod topics;
 
-pub use args::{Communities, CommunitiesPass, CommunityKeysOf, CommunityOf};
+pub use args::{Communities, CommunitiesPass, CommunityKeysOf, CommunityOf, EmbedMissing};
+pub use embed::{EmbedFailure, EmbedMissingReport};
 pub use pass::CommunitiesReport;
 pub use reads::{CommunitiesPayload, CommunityMembership, CommunityOfAnswer, CommunityView};
 

@@ -9,7 +9,7 @@ use crate::communities::topics::{Standing, standing_of};
 use crate::communities::{ALGORITHM, MAX_DETECTION_ROUNDS};
 use crate::config::{
     COMMUNITY_BRIEFING_SAMPLE_TOKENS, COMMUNITY_BRIEFING_SIBLINGS, COMMUNITY_KEPT_JACCARD,
-    COMMUNITY_LAYOUT_SEATS, COMMUNITY_MIN_SIZE, COMMUNITY_RESOLUTION,
+    COMMUNITY_LAYOUT_SEATS, COMMUNITY_MIN_SIZE, COMMUNITY_RESOLUTION, COMMUNITY_SPLIT_SHARE,
 };
 use crate::error::{Error, Result};
 use crate::formation::authoring::{
@@ -88,6 +88,8 @@ struct Group {
     key: String,
     previous: Option<usize>,
     verdict: &'static str,
+    /// The key of the previous topic this new topic is a piece of.
+    split_from: Option<String>,
 }
 
 fn ms(t: Instant) -> f64 {
@@ -131,13 +133,7 @@ impl crate::MemorySystem {
                 "communities_pass: a scope pair has a blank scope",
             ));
         }
-        if !self.has_task_queue() {
-            return Err(Error::invalid(
-                "communities_pass forms topics whose title and summary may be pending, and a pending \
-                 field is stored only beside its task: open the home with task_queue (refused before \
-                 anything was read or written)",
-            ));
-        }
+        self.require_task_queue("communities_pass")?;
         let home_scope = home_scope.trim().to_lowercase();
         let mut timings: BTreeMap<String, f64> = BTreeMap::new();
         let t = Instant::now();
@@ -680,6 +676,15 @@ fn prioritize_args(standing: &[&Standing]) -> Prioritize {
 /// from the standing topics), groups below the minimum dropped, then the
 /// vector-less records attached to the group most of their engraved
 /// neighbours are in (ties: the smaller group index).
+/// The root of `x` in a union-find forest (path halving).
+fn find(root: &mut [usize], mut x: usize) -> usize {
+    while root[x] != x {
+        root[x] = root[root[x]];
+        x = root[x];
+    }
+    x
+}
+
 fn detect_groups(
     read: &HomeRead,
     standing: &[Standing],
@@ -719,9 +724,23 @@ fn detect_groups(
         }
     }
     let labels = louvain(&g, &initial, COMMUNITY_RESOLUTION, MAX_DETECTION_ROUNDS);
+    // A group is cut into its connected parts of the detection graph: a
+    // warm start keeps a previous topic together even when its members no
+    // longer share an edge (the local moves never leave a group whose other
+    // members are the node's only neighbours), and such a topic has split.
+    // Each part is keyed by its smallest node (the groups' order stays their
+    // first node's).
+    let mut root: Vec<usize> = (0..labels.len()).collect();
+    for &(a, b, w) in &g.edges {
+        if w > 0.0 && labels[a] == labels[b] {
+            let (ra, rb) = (find(&mut root, a), find(&mut root, b));
+            root[ra.max(rb)] = ra.min(rb);
+        }
+    }
     let mut by_label: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
-    for (l, lab) in labels.iter().enumerate() {
-        by_label.entry(*lab).or_default().push(vectored[l]);
+    for (l, &node) in vectored.iter().enumerate() {
+        let part = find(&mut root, l);
+        by_label.entry(part).or_default().push(node);
     }
     let mut groups: Vec<Vec<(usize, &'static str)>> = by_label
         .into_values()
@@ -834,10 +853,54 @@ fn carry_keys(
             key,
             previous: taken_g[gi],
             verdict,
+            split_from: None,
         });
     }
+    mark_splits(&sets, standing, &mut out);
     let dissolved = (0..standing.len()).filter(|&i| !taken_s[i]).collect();
     (out, dissolved)
+}
+
+/// The splits: a previous topic is split when two or more of tonight's
+/// groups each took at least `COMMUNITY_SPLIT_SHARE` of its members and
+/// together more than half of them. Each such group born tonight (`new`)
+/// names it in `split_from`; a group that is a piece of several names the
+/// one it took most members from (ties: the smaller key). The piece that
+/// carried the previous topic's key is its continuation, not a split.
+fn mark_splits(sets: &[BTreeSet<String>], standing: &[Standing], out: &mut [Group]) {
+    let mut best: Vec<Option<(usize, &str)>> = vec![None; out.len()];
+    for s in standing {
+        let total = s.members.len();
+        if total == 0 {
+            continue;
+        }
+        #[allow(clippy::cast_precision_loss)]
+        let pieces: Vec<(usize, usize)> = sets
+            .iter()
+            .enumerate()
+            .map(|(gi, set)| (gi, set.intersection(&s.members).count()))
+            .filter(|&(_, n)| n > 0 && n as f64 >= COMMUNITY_SPLIT_SHARE * total as f64)
+            .collect();
+        let taken: usize = pieces.iter().map(|p| p.1).sum();
+        if pieces.len() < 2 || taken * 2 <= total {
+            continue;
+        }
+        for (gi, n) in pieces {
+            if out[gi].verdict != "new" {
+                continue;
+            }
+            let better = match best[gi] {
+                None => true,
+                Some((m, k)) => n > m || (n == m && s.key.as_str() < k),
+            };
+            if better {
+                best[gi] = Some((n, s.key.as_str()));
+            }
+        }
+    }
+    for (g, b) in out.iter_mut().zip(best) {
+        g.split_from = b.map(|(_, k)| k.to_owned());
+    }
 }
 
 fn members_vias_same(
@@ -992,6 +1055,9 @@ fn topic_record(
     );
     if let Some(p) = prev {
         attributes.insert("previous_id".into(), json!(p.row.subject));
+    }
+    if let Some(k) = &g.split_from {
+        attributes.insert("split_from".into(), json!(k));
     }
     let prev_title = prev.and_then(|p| DigestRow::of(&p.row).title().map(str::to_owned));
     let body = briefing(read, g, &kinds, prev_title.as_deref(), sibling_titles);

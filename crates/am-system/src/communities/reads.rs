@@ -67,7 +67,8 @@ pub struct Changed {
     pub added: usize,
     /// Members that left at this version.
     pub moved: usize,
-    /// The key of the topic it was split from (not served yet: `None`).
+    /// The key of the previous topic this one was split from, when it was
+    /// born tonight as a piece of one (docs/communities.md "Splits").
     pub split_from: Option<String>,
 }
 
@@ -319,7 +320,11 @@ impl crate::MemorySystem {
             HashMap::new()
         };
         for (s, f) in standing.iter().zip(facts.per_topic) {
-            let mut view = view_of(s, f, is_newest, &rows, pin.as_ref())?;
+            // "when its version is the newest": the topic's own record was
+            // written by the newest version (an unchanged topic keeps an
+            // older record and reads zeros).
+            let its_newest = is_newest && version_seq_of(&s.row)? == newest;
+            let mut view = view_of(s, f, its_newest, &rows, pin.as_ref())?;
             if let Some(ids) = provisional.get(&view.key) {
                 view.provisional_ids = ids.iter().cloned().collect();
             }
@@ -658,6 +663,7 @@ fn view_of(
         } else {
             facts.changed_since_last_sleep.added = s.members.len();
         }
+        facts.changed_since_last_sleep.split_from = v.text("split_from").map(str::to_owned);
     }
     let space = v.get("embedding_space");
     let model = space

@@ -105,6 +105,25 @@ impl MemorySystem {
     pub fn has_task_queue(&self) -> bool {
         self.home.has_task_queue()
     }
+
+    /// Refuse `verb` on a home opened without the task queue, before it reads
+    /// or writes anything: memory's own passes run only on a home with its
+    /// queue (a pending title or summary is stored beside its task). api.md
+    /// "ValueError: ... open the home with MemorySystem(task_queue=True)".
+    ///
+    /// # Errors
+    /// `InvalidInput` naming `verb` and `task_queue` when the home has no
+    /// queue.
+    pub(crate) fn require_task_queue(&self, verb: &str) -> Result<()> {
+        if self.home.has_task_queue() {
+            return Ok(());
+        }
+        Err(Error::invalid(format!(
+            "{verb} refused before anything was read or written: memory's passes run on a home \
+             with its task queue (a pending title or summary is stored only beside its task); \
+             open the home with MemorySystem(task_queue=True) (SystemOptions {{ task_queue: true, .. }})"
+        )))
+    }
 }
 
 /// A task's status as of `now`: an expired lease is returned (`pending`), or

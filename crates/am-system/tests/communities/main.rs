@@ -9,7 +9,9 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod embed_missing;
 mod pass;
 mod placement;
 mod reads;
+mod splits;
 mod support;

@@ -68,7 +68,12 @@ fn options(queue: bool) -> SystemOptions {
 }
 
 pub(crate) fn memory(queue: bool) -> Stack {
-    let concrete = Arc::new(InMemoryTripleStore::new(Some(Arc::new(TopicEmbedder))));
+    memory_with(queue, Some(Arc::new(TopicEmbedder)))
+}
+
+/// The in-memory pair with `embedder` on its store.
+pub(crate) fn memory_with(queue: bool, embedder: Option<Arc<dyn TextEmbedder>>) -> Stack {
+    let concrete = Arc::new(InMemoryTripleStore::new(embedder));
     let store: Arc<dyn TripleStore> = concrete;
     let journal: Arc<dyn MemoryJournal> = Arc::new(InMemoryJournal::new());
     let system =
@@ -82,16 +87,15 @@ pub(crate) struct Sqlite {
 }
 
 pub(crate) fn sqlite(queue: bool) -> Sqlite {
+    sqlite_with(queue, Some(Arc::new(TopicEmbedder)))
+}
+
+/// A SQLite home with `embedder` on its store.
+pub(crate) fn sqlite_with(queue: bool, embedder: Option<Arc<dyn TextEmbedder>>) -> Sqlite {
     let dir = tempfile::tempdir().unwrap();
     let home = SqliteHome::open(dir.path().join("home.sqlite3")).unwrap();
-    let mh = Arc::new(
-        SqliteMemoryHome::open(
-            &home,
-            Some(Arc::new(TopicEmbedder)),
-            SqliteStoreOptions::default(),
-        )
-        .unwrap(),
-    );
+    let mh =
+        Arc::new(SqliteMemoryHome::open(&home, embedder, SqliteStoreOptions::default()).unwrap());
     let store: Arc<dyn TripleStore> = mh.sqlite_store().clone();
     let journal: Arc<dyn MemoryJournal> = mh.sqlite_journal().clone();
     let system = MemorySystem::over_home_with_options(mh, options(queue)).unwrap();
