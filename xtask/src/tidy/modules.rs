@@ -72,7 +72,19 @@ pub const FACULTIES: &[(&str, &[&str])] = &[
     ("drives", &["observe", "recall", "sleep"]),
     ("situate", &["identity", "recall"]),
     ("ripple", &["formation", "tasks", "understanding"]),
-    ("candidates", &["recall"]),
+    (
+        "candidates",
+        &[
+            "drives",
+            "formation",
+            "reach",
+            "recall",
+            "ripple",
+            "sleep",
+            "tasks",
+            "world_models",
+        ],
+    ),
     ("operator", &["drives", "formation", "sleep", "tasks"]),
 ];
 

@@ -9,6 +9,8 @@
 mod common;
 
 mod disposal;
+mod home;
+mod mining;
 mod oracle;
 mod review;
 mod tend;
