@@ -612,6 +612,9 @@ struct Planned {
     body: String,
     sources: Vec<String>,
     extra: Vec<(&'static str, Value)>,
+    /// A theme a standing interest covers: reported as skipped, in its
+    /// place among the offers.
+    covered: Option<String>,
 }
 
 impl MemorySystem {
@@ -758,6 +761,14 @@ impl MemorySystem {
         let mut prepared_all = Vec::new();
         let mut batches = Vec::new();
         for p in planned {
+            if let Some(reason) = p.covered {
+                out.skipped.push(SkippedOffer {
+                    proposed_kind: p.kind.to_owned(),
+                    title: p.title,
+                    reason,
+                });
+                continue;
+            }
             let sources: Vec<String> = {
                 let mut seen = HashSet::new();
                 p.sources
@@ -983,6 +994,7 @@ impl MemorySystem {
                     ("question_id", json!(q.record_id)),
                     ("sessions", json!(sessions)),
                 ],
+                covered: None,
             });
         }
     }
@@ -1042,10 +1054,16 @@ impl MemorySystem {
                             && (theme_t.is_subset(&head_t) || head_t.is_subset(&theme_t))))
             });
             if covered {
-                out.skipped.push(SkippedOffer {
-                    proposed_kind: "interest".to_owned(),
+                planned.push(Planned {
+                    kind: "interest",
+                    key_seed: String::new(),
                     title: theme.clone(),
-                    reason: "a standing interest of yours already names this theme".to_owned(),
+                    body: String::new(),
+                    sources: Vec::new(),
+                    extra: Vec::new(),
+                    covered: Some(
+                        "a standing interest of yours already names this theme".to_owned(),
+                    ),
                 });
                 continue;
             }
@@ -1076,6 +1094,7 @@ impl MemorySystem {
                 body,
                 sources: ids.iter().map(|s| (*s).to_owned()).collect(),
                 extra: vec![("theme", json!(theme)), ("sessions", json!(n))],
+                covered: None,
             });
         }
     }

@@ -11,6 +11,7 @@ mod common;
 mod disposal;
 mod home;
 mod mining;
+mod mining_oracle;
 mod oracle;
 mod review;
 mod tend;
