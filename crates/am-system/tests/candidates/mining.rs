@@ -424,3 +424,37 @@ fn resolve_questions_pass_proposes_later_evidence_only_and_writes_nothing() {
         assert_eq!(mine(s, &args).question_proposals, out.proposals);
     });
 }
+
+#[test]
+fn mine_candidates_pass_forms_pending_with_the_failure_recorded_when_the_author_raises() {
+    let author = |_k: &str, _b: &str, _c: &AuthorContext| -> Result<Authored, AuthorError> {
+        Err(AuthorError::new("Timeout", "the model did not answer"))
+    };
+    on_both_with(ticking, |s| {
+        lived(s);
+        let out = s
+            .system
+            .mine_candidates_pass(
+                &MineCandidates::new(&[(SCOPE, OWNER)], OWNER),
+                Some(&author),
+            )
+            .unwrap()
+            .value;
+        assert_eq!(out.created_count, 2);
+        assert_eq!(out.authoring.failures.len(), 2, "[{}] {out:?}", s.name);
+        for (f, offer) in out.authoring.failures.iter().zip(&out.created) {
+            assert_eq!(Some(&f.record_id), offer.candidate_id.as_ref());
+            assert_eq!(f.error_class.as_deref(), Some("Timeout"));
+            assert_eq!(f.message, "the model did not answer");
+            let a = row(s, &f.record_id);
+            let failure = &a.attributes["pending"]["failure"];
+            assert_eq!(
+                failure["reason"],
+                json!("author_raised"),
+                "[{}] {a:?}",
+                s.name
+            );
+            assert_eq!(failure["error_class"], json!("Timeout"));
+        }
+    });
+}

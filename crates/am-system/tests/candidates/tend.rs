@@ -10,7 +10,7 @@ use am_system::candidates::{
     IDENTITY_SCOPE_PENDING_RULING, ParseTendBlock, TEND_VERBS, parse_tend_block,
 };
 use am_triples::ErrorKind;
-use serde_json::{Value, json};
+use serde_json::json;
 
 #[test]
 fn parse_tend_block_matches_abstractmemory_0_3_2_refusals_are_data() {
