@@ -1510,6 +1510,17 @@ fn more_cases(ids: &Ids, push: &mut dyn FnMut(&str, String)) {
             ),
         ),
         (
+            "mine_candidates_pass: as_of given",
+            with(
+                "mine_candidates_pass",
+                json!({"scopes": [["life", "demo"]], "owner_id": "demo", "as_of": 1, "report_only": true}),
+            ),
+        ),
+        (
+            "resolve_questions_pass: scopes a string",
+            with("resolve_questions_pass", json!({"scopes": "life"})),
+        ),
+        (
             "identity_review_pass: a scope without its owner",
             with(
                 "identity_review_pass",

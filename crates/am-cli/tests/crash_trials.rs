@@ -117,6 +117,10 @@
 //! space's embedder and answers a vector query; an acknowledged move is
 //! there; the markers are one per landed move, or one fewer when the kill
 //! fell between the last swap and its marker, the known gap).
+//! `mine_candidates_pass` (per owner, a resolved question whose theme came
+//! back in other sessions and a compound keyword across three: its lesson
+//! and interest offers, their edges, formation bindings and pending tasks
+//! land in one transaction; a replay skips the standing offers).
 //!
 //! `AM_CRASH_TRIALS` (default 50, what CI runs: the issue's "CI runs 50
 //! trials per verb"; the 16 verbs before the closing acts took about 60 s
@@ -186,6 +190,7 @@ const VERBS: &[&str] = &[
     "confirm_relation",
     "promote_candidate",
     "reembed_store",
+    "mine_candidates_pass",
 ];
 const SCOPE: &str = "crash";
 const OWNER: &str = "w";
@@ -650,6 +655,49 @@ fn setup_closable(system: &MemorySystem, n: usize) -> Vec<String> {
         .expect("setup")
         .value;
     ids.into_iter().skip(1).step_by(2).collect()
+}
+
+/// The miner's owner of write `i`.
+fn mine_owner(i: usize) -> String {
+    format!("miner-{i}")
+}
+
+/// Idempotent setup of `mine_candidates_pass`: per write `i`, in its own
+/// owner's pair, a question (book id `q-i`) answered in another session and
+/// three episodes of three more sessions sharing its words and the compound
+/// keyword `wind load` (a lesson offer and an interest offer).
+fn setup_mining(system: &MemorySystem, n: usize) {
+    for i in 0..n {
+        let owner = mine_owner(i);
+        let diary = |title: &str, t: &str, session: &str| {
+            MemoryRecordInput::new(RecordKind::Diary, title, &format!("{title}?"))
+                .with_provenance("source", "owner-direct")
+                .with_provenance("session_id", session)
+                .with_attribute("diary_type", t)
+        };
+        let episode = |title: &str, session: &str| {
+            MemoryRecordInput::new(RecordKind::Episode, title, &format!("{title}, lived."))
+                .with_provenance("session_id", session)
+                .with_keywords(&["wind load"])
+        };
+        let records = vec![
+            diary("Why do bridges sway under wind load", "question", "a")
+                .with_attribute("entry_id", format!("q-{i}")),
+            diary("Bridges sway by resonance", "note", "d")
+                .with_attribute("resolves", format!("q-{i}")),
+            episode("Bridges sway in the wind", "b"),
+            episode("Wind load on bridges that sway", "c"),
+            episode("A gusty walk by the bridges", "e"),
+        ];
+        system
+            .remember_many(&RememberMany::new(
+                records,
+                SCOPE,
+                &owner,
+                &format!("mine-{i}"),
+            ))
+            .expect("setup_mining");
+    }
 }
 
 /// Idempotent setup of the disposal verbs: per write `i`, a candidate lesson
@@ -1282,6 +1330,24 @@ fn helper(verb: &str, path: &Path, n: usize) {
                     assert!(r.done().is_some(), "promoted");
                 }
                 say(&format!("ack {i}"));
+            }
+        }
+        "mine_candidates_pass" => {
+            // The template holds each owner's material; a replay skips the
+            // standing offers and writes nothing.
+            let (_, _, system) = open_system_queued(&home, true);
+            setup_mining(&system, n);
+            for i in 0..n {
+                say(&format!("begin {i}"));
+                let owner = mine_owner(i);
+                let r = system
+                    .mine_candidates_pass(
+                        &am_system::candidates::MineCandidates::new(&[(SCOPE, &owner)], &owner),
+                        None,
+                    )
+                    .expect("mine_candidates_pass")
+                    .value;
+                say(&format!("ack {i} {}", r.created_count));
             }
         }
         "close_assertions" => {
@@ -2376,6 +2442,14 @@ fn units(verb: &str, path: &Path, reference_ids: &[Vec<String>], n: usize) -> Un
                 let k = formed_unit(&c, cand, &owner);
                 u.insert(format!("consolidation_pass {i}"), k);
             }
+            "mine_candidates_pass" => {
+                // Owner `i`'s two offers (their digests and edges), their
+                // formation bindings, tasks and `enqueued` rows.
+                let offers = "SELECT subject FROM triples WHERE owner_id = ?1 \
+                     AND json_extract(attributes_json, '$.maintenance_candidate') = 1";
+                let k = formed_unit(&c, offers, &mine_owner(i));
+                u.insert(format!("mine_candidates_pass {i}"), k);
+            }
             "resolve_dreams_pass" => {
                 // Owner `i`'s dream's supersede closure.
                 let k = if has("memj_closures") {
@@ -3143,6 +3217,10 @@ fn template(verb: &str, dir: &Path, n: usize) -> PathBuf {
         "wake_cue_dedup_pass" => {
             let (_, _, system) = open_system_queued(&home, true);
             setup_dedup(&system, n);
+        }
+        "mine_candidates_pass" => {
+            let (_, _, system) = open_system_queued(&home, true);
+            setup_mining(&system, n);
         }
         "consolidation_pass" => {
             let (_, _, system) = open_system_queued(&home, true);

@@ -72,7 +72,17 @@ pub const FACULTIES: &[(&str, &[&str])] = &[
     ("drives", &["observe", "recall", "sleep"]),
     ("situate", &["identity", "recall"]),
     ("ripple", &["formation", "tasks", "understanding"]),
-    ("candidates", &["recall"]),
+    (
+        "candidates",
+        &[
+            "drives",
+            "formation",
+            "recall",
+            "sleep",
+            "tasks",
+            "world_models",
+        ],
+    ),
     (
         "operator",
         &["drives", "formation", "recall", "sleep", "tasks"],

@@ -1,17 +1,21 @@
 //! Candidates (am-system `candidates/`): the disposer's verbs
 //! `confirm_relation`, `promote_candidate`, `reject_candidate`,
 //! `enact_realization`, `dispose_dream`, and the pure read
-//! `identity_review_pass`, and the pure `parse_tend_block`.
+//! `identity_review_pass`, and the pure `parse_tend_block`; then the
+//! machine's offers, `mine_candidates_pass` (writes, authored or pending)
+//! and `resolve_questions_pass` (proposals only).
 //!
 //! Spec: api.md "Candidates, disposal, and deliberate acts", "Tending
 //! elections".
 
+use crate::host::Hook;
 use crate::verb::{Answer, Cadence, CallShape, Family, Verb};
 use am_system::candidates::{
     ConfirmRelation, ConfirmedEdge, Disposal, DisposeDream, DreamDisposed, EnactRealization,
     Enacted, IdentityReview, IdentityReviewReport, ParseTendBlock, PromoteCandidate, Promoted,
     RejectCandidate, Rejected, TendBlock, parse_tend_block,
 };
+use am_system::candidates::{MineCandidates, MinedCandidates, QuestionProposals, ResolveQuestions};
 
 pub(super) fn verbs() -> Vec<Verb> {
     let f = Family::Candidates;
@@ -82,5 +86,42 @@ pub(super) fn verbs() -> Vec<Verb> {
         .shape(CallShape::PureFunction)
         .answers::<TendBlock>()
         .run(|_, _, a: ParseTendBlock| Answer::of(&parse_tend_block(&a)?)),
+        Verb::declare(
+            "mine_candidates_pass",
+            f,
+            "One mining pass: lesson offers (resolved tensions that lived across sessions), interest offers (recurring themes no interest declares) and question-resolution proposals; at most max_candidates offers formed, each authored by the host's author or pending; a standing offer is skipped; report_only writes nothing.",
+        )
+        .cadence(
+            Cadence::NightPhase,
+            &[
+                "as-of-refused",
+                "capped-offer-pool",
+                "fingerprint-idempotent",
+                "offers-never-enactments",
+            ],
+        )
+        .shape(CallShape::StoreJournalFunction)
+        .writes()
+        .hooks(&[Hook::Author])
+        .answers::<MinedCandidates>()
+        .run(|h, host, a: MineCandidates| {
+            Answer::warned(h.system()?.mine_candidates_pass(&a, host.author.as_deref())?)
+        }),
+        Verb::declare(
+            "resolve_questions_pass",
+            f,
+            "Open questions and problems matched against later records sharing their words: proposals only, zero writes (only a diary entry with answers= or resolves= settles one).",
+        )
+        .cadence(
+            Cadence::NightPhase,
+            &[
+                "answering-map-from-believed-rows",
+                "proposals-never-closures",
+                "pure-read",
+            ],
+        )
+        .shape(CallShape::StoreJournalFunction)
+        .answers::<QuestionProposals>()
+        .run(|h, _, a: ResolveQuestions| Answer::of(&h.system()?.resolve_questions_pass(&a)?)),
     ]
 }

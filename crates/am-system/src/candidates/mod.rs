@@ -24,6 +24,7 @@
 
 pub mod args;
 mod disposal;
+pub mod mining;
 mod review;
 pub mod tend;
 
@@ -34,6 +35,11 @@ pub use args::{
     RejectCandidate, Rejected, ReviewCounts,
 };
 pub use disposal::{independent_origins, origin_of};
+pub use mining::{
+    InterestOffer, LessonOffer, MineCandidates, MinedCandidates, MinedDriveGroup, MintedOffer,
+    ProposalEvidence, QuestionProposal, QuestionProposals, ResolveQuestions, SkippedOffer,
+    resolve_questions_pass,
+};
 pub use tend::{
     DEFAULT_MAX_ELECTIONS, IDENTITY_SCOPE_PENDING_RULING, ParseTendBlock, TEND_VERBS, TendBlock,
     TendElection, TendRefusal, parse_tend_block,

@@ -28,10 +28,11 @@ pub const TEND_VERBS: [&str; 7] = [
 /// `parse_tend_block`'s default cap of elections per block.
 pub const DEFAULT_MAX_ELECTIONS: i64 = 5;
 
-/// The refusal message for identity-scope tending (0.3.2's exact text, the
-/// stable line drivers surface).
-pub const IDENTITY_SCOPE_PENDING_RULING: &str =
-    "identity-scope tending is pending the maintainer's ruling (Q2) — refused until ruled";
+/// The refusal message for identity-scope tending: one stable line drivers
+/// surface. Our sentence (ruling of issue 43: 0.3.2's sentences are never
+/// copied; each side's refusal carries its own constant).
+pub const IDENTITY_SCOPE_PENDING_RULING: &str = "tending a record of the identity scope is refused: \
+     whether an entity may tend its own identity records awaits a ruling";
 
 fn default_cap() -> i64 {
     DEFAULT_MAX_ELECTIONS

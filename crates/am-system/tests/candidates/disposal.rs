@@ -2,65 +2,19 @@
 //! can fail; every refusal with its reason and the home unchanged (rows and
 //! journal seq).
 
-use crate::common::{Stack, memory_stack, sqlite_stack};
+use crate::common::{Stack, written as size};
+use crate::home::{OWNER, SCOPE, form, on_both, rec};
 use am_journal::{
     BindingFilter, ClosureFilter, EventFilter, EventKind, Lifecycle, PromptState, SearchState,
 };
+use am_system::RecordKind;
 use am_system::candidates::{
     ConfirmRelation, DisposalRefusal, DisposeDream, DreamDisposition, EnactRealization,
     PromoteCandidate, RejectCandidate,
 };
 use am_system::recall::args::CloseRecord;
-use am_system::{MemoryRecordInput, RecordKind, RememberMany, SystemOptions};
-use am_triples::{ErrorKind, JsonMap, TripleQuery};
+use am_triples::{ErrorKind, TripleQuery};
 use serde_json::json;
-
-pub(crate) const SCOPE: &str = "life";
-pub(crate) const OWNER: &str = "entity:castor";
-
-pub(crate) fn on_both(check: impl Fn(&Stack)) {
-    for s in [
-        memory_stack(SystemOptions::default()),
-        sqlite_stack(SystemOptions::default()),
-    ] {
-        check(&s);
-    }
-}
-
-/// A record of `kind` with the origin `(source, actor, session)`.
-pub(crate) fn rec(kind: RecordKind, title: &str, origin: (&str, &str, &str)) -> MemoryRecordInput {
-    let mut r = MemoryRecordInput::new(kind, title, &format!("{title}, lived."));
-    let mut p = JsonMap::new();
-    p.insert("source".into(), json!(origin.0));
-    p.insert("actor".into(), json!(origin.1));
-    p.insert("session_id".into(), json!(origin.2));
-    r.provenance = p;
-    if kind == RecordKind::Value {
-        r.attributes
-            .insert("value_class".into(), json!("revisable"));
-    }
-    r
-}
-
-pub(crate) fn form(s: &Stack, key: &str, records: Vec<MemoryRecordInput>) -> Vec<String> {
-    s.system
-        .remember_many(&RememberMany::new(records, SCOPE, OWNER, key))
-        .unwrap()
-        .value
-}
-
-/// The home's size: store rows and journal seq.
-pub(crate) fn size(s: &Stack) -> (usize, i64) {
-    let rows = s
-        .store
-        .query(&TripleQuery {
-            limit: 0,
-            ..TripleQuery::default()
-        })
-        .unwrap()
-        .len();
-    (rows, s.journal.current_seq().unwrap())
-}
 
 fn cited(s: &Stack) -> Vec<am_journal::MemoryEvent> {
     s.journal

@@ -9,6 +9,9 @@
 mod common;
 
 mod disposal;
+mod home;
+mod mining;
+mod mining_oracle;
 mod oracle;
 mod review;
 mod tend;

@@ -18,13 +18,13 @@
 //! other `ValueError` is our `InvalidInput` error.
 
 use crate::common::oracle::{first_difference, open_copy, run_generator};
-use crate::common::pinned_clock;
+use crate::home::system_over;
+use am_system::MemorySystem;
 use am_system::candidates::{
     ConfirmRelation, DisposalRefusal, DisposeDream, EnactRealization, IdentityReview,
     PromoteCandidate, RejectCandidate,
 };
 use am_system::recall::args::CloseRecord;
-use am_system::{MemorySystem, SystemOptions};
 use am_triples::{ErrorKind, Order, TripleQuery};
 use serde_json::{Map, Value, json};
 use std::collections::HashMap;
@@ -144,16 +144,7 @@ fn the_disposal_verbs_and_identity_review_match_abstractmemory_0_3_2_on_both_sta
     let seq0 = o["seq0"].as_i64().unwrap();
     let stacks = open_copy(dir.path());
     for (name, store, journal) in &stacks.pairs {
-        let system = MemorySystem::with_options(
-            store.clone(),
-            journal.clone(),
-            SystemOptions {
-                task_queue: true,
-                clock: Some(pinned_clock()),
-                ..SystemOptions::default()
-            },
-        )
-        .unwrap();
+        let system = system_over(store, journal);
         assert_eq!(
             journal.current_seq().unwrap(),
             seq0,

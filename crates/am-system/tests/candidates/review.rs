@@ -1,6 +1,7 @@
 //! `identity_review_pass` on both stacks: a pure read, the evidence bar.
 
-use crate::disposal::{OWNER, SCOPE, form, on_both, rec, size};
+use crate::common::written as size;
+use crate::home::{OWNER, SCOPE, form, on_both, rec};
 use am_journal::ClosureKind;
 use am_system::RecordKind;
 use am_system::candidates::{EnactRealization, IdentityReview, RejectCandidate};
