@@ -25,7 +25,7 @@ use am_triples::JsonMap;
 use rusqlite::Connection;
 use rusqlite::types::{Value as SqlValue, ValueRef};
 use serde_json::Value;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 fn sql_type(ty: ColumnType) -> &'static str {
     match ty {
@@ -79,6 +79,29 @@ pub fn index_sql(def: &TableDef) -> Vec<String> {
             )
         })
         .collect()
+}
+
+/// The upsert of a row of `def` (see the module docs): `INSERT .. ON
+/// CONFLICT (key) DO UPDATE` the other columns (`DO NOTHING` when every
+/// column is the key).
+fn upsert_sql(def: &TableDef) -> String {
+    let names = joined(def.columns);
+    let slots: Vec<String> = (1..=def.columns.len()).map(|i| format!("?{i}")).collect();
+    let rest: Vec<String> = def.columns[def.key..]
+        .iter()
+        .map(|c| format!("{0} = excluded.{0}", c.sql_name()))
+        .collect();
+    format!(
+        "INSERT INTO {} ({names}) VALUES ({}) ON CONFLICT ({}) DO {}",
+        def.name,
+        slots.join(", "),
+        joined(def.key_columns()),
+        if rest.is_empty() {
+            "NOTHING".to_owned()
+        } else {
+            format!("UPDATE SET {}", rest.join(", "))
+        }
+    )
 }
 
 /// `v` (as the kit normalized it for column `c`) as SQLite stores it.
@@ -142,6 +165,9 @@ pub(crate) struct SqlTables<'a> {
     conn: &'a Connection,
     /// The tables this transaction created or found (by name).
     known: HashSet<&'static str>,
+    /// Each written table's upsert statement text (by name), generated once
+    /// per transaction however many rows it writes.
+    upserts: HashMap<&'static str, String>,
 }
 
 impl<'a> SqlTables<'a> {
@@ -150,6 +176,7 @@ impl<'a> SqlTables<'a> {
         SqlTables {
             conn,
             known: HashSet::new(),
+            upserts: HashMap::new(),
         }
     }
 
@@ -227,7 +254,9 @@ impl TableReads for SqlTables<'_> {
 
 impl TablesTx for SqlTables<'_> {
     fn put(&mut self, def: &TableDef, row: &JsonMap) -> HomeResult<()> {
-        let row = def.normalize(row)?;
+        // Checked, not copied: `to_sql` converts each cell as `normalize`
+        // would have stored it.
+        def.check_row(row)?;
         if !self.known.contains(def.name) {
             // Created with the transaction's first write of it: the table,
             // its indexes and its rows commit together.
@@ -239,30 +268,17 @@ impl TablesTx for SqlTables<'_> {
             self.conn.execute_batch(&ddl).map_err(sqlite)?;
             self.known.insert(def.name);
         }
-        let names = joined(def.columns);
-        let slots: Vec<String> = (1..=def.columns.len()).map(|i| format!("?{i}")).collect();
-        let rest: Vec<String> = def.columns[def.key..]
-            .iter()
-            .map(|c| format!("{0} = excluded.{0}", c.sql_name()))
-            .collect();
-        let sql = format!(
-            "INSERT INTO {} ({names}) VALUES ({}) ON CONFLICT ({}) DO {}",
-            def.name,
-            slots.join(", "),
-            joined(def.key_columns()),
-            if rest.is_empty() {
-                "NOTHING".to_owned()
-            } else {
-                format!("UPDATE SET {}", rest.join(", "))
-            }
-        );
+        let sql = self
+            .upserts
+            .entry(def.name)
+            .or_insert_with(|| upsert_sql(def));
         let params = def
             .columns
             .iter()
             .map(|c| to_sql(c, row.get(c.name).unwrap_or(&Value::Null)))
             .collect::<HomeResult<Vec<_>>>()?;
         self.conn
-            .prepare_cached(&sql)
+            .prepare_cached(sql)
             .and_then(|mut s| s.execute(rusqlite::params_from_iter(params)))
             .map_err(sqlite)?;
         Ok(())

@@ -23,9 +23,9 @@ use std::path::PathBuf;
 /// hop by hop with their potentials, and its tasks. Reads only.
 #[derive(Debug, clap::Args)]
 pub struct RipplesCmd {
-    /// The SQLite home (must exist).
-    #[arg(long)]
-    home: PathBuf,
+    /// The SQLite home (must exist), as `--home HOME` (like `am tasks`).
+    #[arg(long = "home", value_name = "HOME")]
+    home_flag: Option<PathBuf>,
     /// Only this owner's ripples.
     #[arg(long)]
     owner: Option<String>,
@@ -35,8 +35,40 @@ pub struct RipplesCmd {
     /// At most this many, newest first (0: all).
     #[arg(long, default_value_t = 50)]
     limit: usize,
-    /// One ripple: its decisions hop by hop and its tasks.
-    ripple_id: Option<String>,
+    /// `[HOME] [RIPPLE_ID]`: the home, when `--home` does not name it
+    /// (issue 41 writes `am ripples HOME`), then one ripple: its decisions
+    /// hop by hop and its tasks.
+    #[arg(value_name = "HOME] [RIPPLE_ID", num_args = 0..=2)]
+    positional: Vec<String>,
+}
+
+/// The home and the ripple id of `am ripples`' arguments: with `--home`,
+/// the one positional argument is the ripple; without it, the first names
+/// the home and the second the ripple.
+fn home_and_ripple(
+    home_flag: Option<PathBuf>,
+    mut positional: Vec<String>,
+) -> CliResult<(PathBuf, Option<String>)> {
+    match home_flag {
+        Some(home) => match positional.len() {
+            0 => Ok((home, None)),
+            1 => Ok((home, positional.pop())),
+            _ => Err(CliError::invalid(format!(
+                "am ripples takes the home once: --home {} was given, so {:?} can only be one RIPPLE_ID",
+                home.display(),
+                positional
+            ))),
+        },
+        None => {
+            if positional.is_empty() {
+                return Err(CliError::invalid(
+                    "am ripples needs the home: `am ripples HOME [RIPPLE_ID]` or `am ripples --home HOME [RIPPLE_ID]`",
+                ));
+            }
+            let home = PathBuf::from(positional.remove(0));
+            Ok((home, positional.pop()))
+        }
+    }
 }
 
 impl RipplesCmd {
@@ -47,12 +79,13 @@ impl RipplesCmd {
     /// engine's failure.
     pub fn run(self, ctx: &Ctx) -> CliResult<u8> {
         let RipplesCmd {
-            home,
+            home_flag,
             owner,
             status,
             limit,
-            ripple_id,
+            positional,
         } = self;
+        let (home, ripple_id) = home_and_ripple(home_flag, positional)?;
         require_existing_home(&home)?;
         ctx.embedder_spec("none")?;
         let status: Option<RippleStatus> = status

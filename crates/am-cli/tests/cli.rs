@@ -306,10 +306,10 @@ fn tasks_prints_the_queue_counts_live_tasks_the_next_window_and_the_debt() {
     assert!(bad.stderr.contains("--window"), "{}", bad.stderr);
 }
 
-#[test]
-fn ripples_lists_the_ripples_and_one_ripples_decisions_hop_by_hop() {
-    let dir = tempfile::tempdir().unwrap();
-    let home = dir.path().join("home.sqlite3");
+/// A SQLite home with three records and one ripple seeded on the first:
+/// `(home, seed id, summary id, ripple id)`.
+fn ripple_home(dir: &std::path::Path) -> (std::path::PathBuf, String, String, String) {
+    let home = dir.join("home.sqlite3");
     let home_s = home.to_str().unwrap();
     let form = r#"{"id": 1, "op": "remember_many", "records": [{"kind": "episode", "title": "Ada moves away", "digest": "Ada said she will give up plot 14."}, {"kind": "summary", "title": "The allotment", "digest": "Ada keeps plot 14.", "edges": [["summarizes", "local:0"]]}, {"kind": "observation", "title": "A note", "digest": "Plot 14 was mentioned.", "edges": [["mentions", "local:0"]]}], "scope": "life", "owner_id": "entity:castor", "idempotency_key": "r-1"}"#;
     let out = common::am_with_input(&["exec", "--home", home_s, "--task-queue", "-"], form);
@@ -326,6 +326,14 @@ fn ripples_lists_the_ripples_and_one_ripples_decisions_hop_by_hop() {
     let seeded: serde_json::Value =
         serde_json::from_str(out.stdout.lines().next().unwrap()).unwrap();
     let ripple_id = seeded["ok"]["ripple_id"].as_str().unwrap().to_owned();
+    (home, seed, summary, ripple_id)
+}
+
+#[test]
+fn ripples_lists_the_ripples_and_one_ripples_decisions_hop_by_hop() {
+    let dir = tempfile::tempdir().unwrap();
+    let (home, seed, summary, ripple_id) = ripple_home(dir.path());
+    let home_s = home.to_str().unwrap();
     let before = std::fs::read(&home).unwrap();
     let text = am(&["ripples", "--home", home_s, "--owner", "entity:castor"]);
     assert_eq!(text.code, 0, "{}", text.stderr);
@@ -370,6 +378,44 @@ fn ripples_lists_the_ripples_and_one_ripples_decisions_hop_by_hop() {
     assert!(bad.stderr.contains("--status"), "{}", bad.stderr);
     let unknown = am(&["ripples", "--home", home_s, "nope"]);
     assert_ne!(unknown.code, 0);
+}
+
+/// Issue 41 writes `am ripples HOME --owner ID [RIPPLE_ID]`: the home as the
+/// first positional argument answers as `--home HOME` does; with `--home`
+/// the one positional argument is the ripple; no home at all, or two, is
+/// refused.
+#[test]
+fn ripples_takes_the_home_as_its_first_argument_as_issue_41_writes_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let (home, _seed, _summary, ripple_id) = ripple_home(dir.path());
+    let home_s = home.to_str().unwrap();
+    let by_flag = am(&["ripples", "--home", home_s, "--owner", "entity:castor"]);
+    let by_position = am(&["ripples", home_s, "--owner", "entity:castor"]);
+    assert_eq!(by_position.code, 0, "{}", by_position.stderr);
+    assert!(
+        by_position.stdout.starts_with("ripples: 1\n"),
+        "{}",
+        by_position.stdout
+    );
+    assert_eq!(by_position.stdout, by_flag.stdout);
+    let one_by_flag = am(&["ripples", "--home", home_s, &ripple_id, "--json"]).json();
+    let one_by_position = am(&["ripples", home_s, &ripple_id, "--json"]).json();
+    assert_eq!(one_by_position["ripple_id"], serde_json::json!(ripple_id));
+    assert_eq!(one_by_position, one_by_flag);
+    let none = am(&["ripples", "--owner", "entity:castor"]);
+    assert_ne!(none.code, 0);
+    assert!(none.stderr.contains("needs the home"), "{}", none.stderr);
+    let twice = am(&["ripples", "--home", home_s, home_s, &ripple_id]);
+    assert_ne!(twice.code, 0);
+    assert!(
+        twice.stderr.contains("takes the home once"),
+        "{}",
+        twice.stderr
+    );
+    let missing = dir.path().join("absent.sqlite3");
+    let absent = am(&["ripples", missing.to_str().unwrap()]);
+    assert_ne!(absent.code, 0);
+    assert!(!missing.exists(), "a missing home is not created");
 }
 
 /// `am sleep` on the demo home: one night, a line per sub-phase as it ends,

@@ -119,10 +119,21 @@ impl Column {
 
     /// `v` as this column stores it (a `real` column's integer as a float).
     fn normalize(&self, table: &str, v: &Value) -> HomeResult<Value> {
+        self.check_value(table, v)?;
+        Ok(match (self.ty, v) {
+            (ColumnType::Integer, Value::Number(n)) => n.as_i64().map_or(Value::Null, Value::from),
+            (ColumnType::Real, Value::Number(n)) => n.as_f64().map_or(Value::Null, Value::from),
+            _ => v.clone(),
+        })
+    }
+
+    /// Whether this column can store `v` (as [`Column::normalize`] would),
+    /// without building the stored value.
+    fn check_value(&self, table: &str, v: &Value) -> HomeResult<()> {
         let fits = match (self.ty, v) {
             (_, Value::Null) => {
                 return if self.nullable {
-                    Ok(Value::Null)
+                    Ok(())
                 } else {
                     Err(am_triples::Error::invalid(format!(
                         "{table}.{} cannot be null",
@@ -130,24 +141,25 @@ impl Column {
                     )))
                 };
             }
-            (ColumnType::Text, Value::String(_)) | (ColumnType::Json, _) => Some(v.clone()),
-            (ColumnType::Integer, Value::Number(n)) => n.as_i64().map(Value::from),
-            (ColumnType::Real, Value::Number(n)) => n.as_f64().map(Value::from),
-            _ => None,
+            (ColumnType::Text, Value::String(_)) | (ColumnType::Json, _) => true,
+            (ColumnType::Integer, Value::Number(n)) => n.as_i64().is_some(),
+            (ColumnType::Real, Value::Number(n)) => n.as_f64().is_some(),
+            _ => false,
         };
-        fits.ok_or_else(|| {
-            am_triples::Error::invalid(format!(
-                "{table}.{} holds {}, got {}",
-                self.name,
-                match self.ty {
-                    ColumnType::Text => "text",
-                    ColumnType::Integer => "a 64-bit integer",
-                    ColumnType::Real => "a number",
-                    ColumnType::Json => "JSON",
-                },
-                am_triples::text::shown(v)
-            ))
-        })
+        if fits {
+            return Ok(());
+        }
+        Err(am_triples::Error::invalid(format!(
+            "{table}.{} holds {}, got {}",
+            self.name,
+            match self.ty {
+                ColumnType::Text => "text",
+                ColumnType::Integer => "a 64-bit integer",
+                ColumnType::Real => "a number",
+                ColumnType::Json => "JSON",
+            },
+            am_triples::text::shown(v)
+        )))
     }
 }
 
@@ -186,6 +198,23 @@ fn is_identifier(s: &str) -> bool {
         && chars.all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
 }
 
+/// Whether two columns' SQL names ([`Column::sql_name`]) are equal, without
+/// building them (the definition check runs on every row written).
+fn same_sql_name(a: &Column, b: &Column) -> bool {
+    fn parts(c: &Column) -> (&str, &str) {
+        match c.ty {
+            ColumnType::Json => (c.name, "_json"),
+            _ => (c.name, ""),
+        }
+    }
+    let ((an, asuf), (bn, bsuf)) = (parts(a), parts(b));
+    an.len() + asuf.len() == bn.len() + bsuf.len()
+        && an
+            .bytes()
+            .chain(asuf.bytes())
+            .eq(bn.bytes().chain(bsuf.bytes()))
+}
+
 impl TableDef {
     /// Whether the definition is one a home can keep: identifiers for every
     /// name, distinct columns, a key of 1 to every column, key columns `text`
@@ -220,7 +249,7 @@ impl TableDef {
             }
             if self.columns[..i]
                 .iter()
-                .any(|o| o.name == c.name || o.sql_name() == c.sql_name())
+                .any(|o| o.name == c.name || same_sql_name(o, c))
             {
                 return bad(format!("column {:?} twice", c.name));
             }
@@ -261,6 +290,23 @@ impl TableDef {
     /// `InvalidInput` for a key naming no column, a `null` where none may
     /// be, a value of another type; `Internal` for a flawed definition.
     pub fn normalize(&self, row: &JsonMap) -> HomeResult<JsonMap> {
+        self.check_row(row)?;
+        let mut out = JsonMap::new();
+        for c in self.columns {
+            let v = c.normalize(self.name, row.get(c.name).unwrap_or(&Value::Null))?;
+            out.insert(c.name.to_owned(), v);
+        }
+        Ok(out)
+    }
+
+    /// Whether `row` is one of this table's ([`TableDef::normalize`]'s
+    /// checks and errors), without building the normalized row: a store
+    /// that converts each cell itself (as SQLite's kit does) writes the
+    /// same values from `row` as from its normalized form.
+    ///
+    /// # Errors
+    /// As [`TableDef::normalize`].
+    pub fn check_row(&self, row: &JsonMap) -> HomeResult<()> {
         self.check()?;
         if let Some(k) = row.keys().find(|k| self.column(k).is_none()) {
             return Err(am_triples::Error::invalid(format!(
@@ -273,12 +319,10 @@ impl TableDef {
                     .join(", ")
             )));
         }
-        let mut out = JsonMap::new();
         for c in self.columns {
-            let v = c.normalize(self.name, row.get(c.name).unwrap_or(&Value::Null))?;
-            out.insert(c.name.to_owned(), v);
+            c.check_value(self.name, row.get(c.name).unwrap_or(&Value::Null))?;
         }
-        Ok(out)
+        Ok(())
     }
 
     /// A whole key's values, checked against the key columns.

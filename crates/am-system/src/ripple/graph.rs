@@ -2,9 +2,10 @@
 //! their record edges, the cards' evidence and the stored vectors; and a
 //! source's candidates.
 //!
-//! One read per verb call: every row of the owner (any scope), the
-//! journal's closures, and the stored vectors of the owner's live records
-//! (read only when a source has one).
+//! One read per verb call: every row of the owner (any scope), each cut to
+//! the attribute keys the graph reads ([`GRAPH_KEYS`]), the journal's
+//! closures, and the stored vectors of the owner's live records (read only
+//! when a source has one).
 
 use super::similarity_weight;
 use crate::config::{CARD_EVIDENCE_RELIANCE, RIPPLE_NEAREST_K};
@@ -13,8 +14,23 @@ use crate::kinds::{DIGEST_PREDICATE, RecordKind};
 use crate::record::DigestRow;
 use crate::tasks::RELATION_WEIGHTS;
 use am_journal::{ClosureFilter, MemoryJournal};
-use am_triples::{TripleQuery, TripleStore};
+use am_triples::{Narrow, TripleQuery, TripleStore};
 use std::collections::{BTreeMap, HashMap, HashSet};
+
+/// The attribute keys the graph reads of a row (through [`DigestRow`]: the
+/// edge mark, the kind, the digest version, the summary role, a card's
+/// evidence); the owner's rows are read cut to these
+/// ([`TripleStore::query_narrow`]: the same rows in the same order).
+const GRAPH_KEYS: Narrow<'static> = Narrow {
+    attributes: &[
+        "record_edge",
+        "record_kind",
+        "digest_version",
+        "summary_role",
+        "known_source_ids",
+    ],
+    provenance: &[],
+};
 
 /// One of the owner's formed records.
 #[derive(Debug, Clone)]
@@ -78,11 +94,14 @@ impl OwnerGraph {
             .into_iter()
             .map(|c| c.assertion_id)
             .collect();
-        let rows = store.query(&TripleQuery {
-            owner_id: Some(owner.to_owned()),
-            limit: 0,
-            ..TripleQuery::default()
-        })?;
+        let rows = store.query_narrow(
+            &TripleQuery {
+                owner_id: Some(owner.to_owned()),
+                limit: 0,
+                ..TripleQuery::default()
+            },
+            GRAPH_KEYS,
+        )?;
         let mut g = OwnerGraph::default();
         for a in &rows {
             let v = DigestRow::of(a);
@@ -179,11 +198,18 @@ impl OwnerGraph {
                 offer(id, CARD_EVIDENCE_RELIANCE, "evidence");
             }
         }
-        let source_vec = self
-            .vectors(store)?
-            .iter()
-            .find(|(id, _)| id == source)
-            .map(|(_, v)| v.clone());
+        // The others' vectors are read only when the source has one of its
+        // own (the vectors held are the live records' with an assertion).
+        let source_vec = match self.records.get(source) {
+            Some(r) if !r.closed && !r.assertion_id.is_empty() => match &self.vectors {
+                Some(held) => held
+                    .iter()
+                    .find(|(id, _)| id == source)
+                    .map(|(_, v)| v.clone()),
+                None => store.stored_vector(&r.assertion_id)?.and_then(unit),
+            },
+            _ => None,
+        };
         if let Some(sv) = source_vec {
             let mut near: Vec<(f64, &str)> = self
                 .vectors(store)?
