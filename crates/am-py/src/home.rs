@@ -305,6 +305,23 @@ impl am_ops::Home for NativeHome<'_> {
         Ok(&self.0.system)
     }
 
+    /// `reembed_store`'s new space from an embedder spec: the Python package
+    /// builds the bundled model for `"offline"` (what `am.OfflineEmbedder()`
+    /// is); any other spec is `Unsupported` here (`am reembed` takes them).
+    fn build_embedder(&self, spec: &str) -> OpResult<Arc<dyn TextEmbedder>> {
+        if spec.trim() != "offline" {
+            return Err(OpError::new(
+                am_triples::ErrorKind::Unsupported,
+                format!(
+                    "the Python package builds only the bundled offline embedder from a spec (got {spec:?}); run other re-embeds with `am reembed`"
+                ),
+            ));
+        }
+        let offline = am_embed::OfflineEmbedder::new()
+            .map_err(|e| OpError::new(am_triples::ErrorKind::Embedder, e.to_string()))?;
+        Ok(Arc::new(offline))
+    }
+
     fn graph(&self) -> OpResult<MemoryGraph> {
         let journal = GraphJournal::from_dyn(Arc::clone(self.0.system.journal()));
         let graph = match (&self.0.sqlite, &self.0.memory) {
