@@ -4,7 +4,7 @@
 //!
 //! Spec: api.md "Maintenance, health, and operator tools".
 
-use crate::error::OpResult;
+use crate::error::{OpError, OpResult};
 use crate::home::Home;
 use crate::host::Host;
 use crate::verb::{Answer, Cadence, CallShape, Family, Verb};
@@ -68,6 +68,14 @@ fn reembed(home: &mut dyn Home, _: &Host, a: ReembedOp) -> OpResult<Answer> {
     }
     if let Some(b) = a.batch_size {
         args.batch_size = b;
+    }
+    // `none` is a spec every front end reads, and it has no space to move
+    // into: refused here, once, before any front end builds anything.
+    if a.embedder.trim() == "none" {
+        return Err(OpError::invalid(format!(
+            "embedder {:?}: a re-embed needs a real embedder (none has no space to move into)",
+            a.embedder
+        )));
     }
     let embedder = home.build_embedder(&a.embedder)?;
     let done = home
