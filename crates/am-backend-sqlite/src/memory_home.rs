@@ -232,6 +232,48 @@ impl JournalTx for SqliteHomeTx<'_> {
                 }
             })
     }
+
+    fn append_valence(&mut self, events: &[am_journal::ValenceEvent]) -> HomeResult<()> {
+        self.journal
+            .append_valence_in(self.conn, events)
+            .map(|_| ())
+            .map_err(|e| {
+                if e.kind() == am_triples::ErrorKind::InvalidInput {
+                    e
+                } else {
+                    e.with_prefix("journal append_valence (the transaction's other writes were rolled back too)")
+                }
+            })
+    }
+
+    fn append_recall(
+        &mut self,
+        trace: &am_journal::ReconstructionTrace,
+        events: &[am_journal::MemoryEvent],
+    ) -> HomeResult<()> {
+        // The trace and its events validated before either is written.
+        let checked = events
+            .iter()
+            .map(am_journal::MemoryEvent::normalized)
+            .collect::<am_journal::Result<Vec<_>>>()?;
+        let trace = trace.normalized()?;
+        self.journal
+            .append_trace_in(self.conn, &trace)
+            .and_then(|_| {
+                if checked.is_empty() {
+                    Ok(())
+                } else {
+                    self.journal.append_events_in(self.conn, &checked).map(|_| ())
+                }
+            })
+            .map_err(|e| {
+                if e.kind() == am_triples::ErrorKind::InvalidInput {
+                    e
+                } else {
+                    e.with_prefix("journal append_recall (the transaction's other writes were rolled back too)")
+                }
+            })
+    }
 }
 
 impl HomeTx for SqliteHomeTx<'_> {

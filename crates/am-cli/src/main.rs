@@ -9,6 +9,7 @@
     reason = "a binary exports nothing: its modules' `pub` is crate-wide by construction"
 )]
 
+mod candidates;
 mod card;
 mod cards;
 mod cold_cut;
@@ -36,6 +37,7 @@ mod serve;
 mod situate;
 mod sleep;
 mod tasks;
+mod tend;
 mod text;
 mod topics;
 mod turn;
@@ -102,6 +104,8 @@ enum Command {
     Feelings(entity::FeelingsCmd),
     Diary(entity::DiaryCmd),
     Drives(drives::DrivesCmd),
+    Candidates(candidates::CandidatesCmd),
+    Tend(tend::TendCmd),
     Mass(mass::MassCmd),
     Reembed(reembed::ReembedCmd),
     ColdCut(cold_cut::ColdCutCmd),
@@ -148,6 +152,8 @@ impl Command {
             Command::Identity(c) => c.run(ctx),
             Command::Feelings(c) => c.run(ctx),
             Command::Drives(c) => c.run(ctx),
+            Command::Candidates(c) => c.run(ctx),
+            Command::Tend(c) => c.run(ctx),
             Command::Mass(c) => c.run(ctx),
             Command::Reembed(c) => c.run(ctx),
             Command::ColdCut(c) => c.run(ctx),

@@ -1510,6 +1510,20 @@ fn more_cases(ids: &Ids, push: &mut dyn FnMut(&str, String)) {
             ),
         ),
         (
+            "apply_tend_elections: a blank actor",
+            with(
+                "apply_tend_elections",
+                json!({"elections": [{"verb": "pin", "target": ids.record, "reason": "y", "line": "pin"}], "scope": "life", "owner_id": "demo", "actor": " ", "channel": "entity-reflection"}),
+            ),
+        ),
+        (
+            "apply_tend_elections: a revisit depth of 0",
+            with(
+                "apply_tend_elections",
+                json!({"elections": [], "scope": "life", "owner_id": "demo", "actor": "entity-reflection", "revisit_depth": 0}),
+            ),
+        ),
+        (
             "mine_candidates_pass: as_of given",
             with(
                 "mine_candidates_pass",

@@ -121,6 +121,12 @@
 //! back in other sessions and a compound keyword across three: its lesson
 //! and interest offers, their edges, formation bindings and pending tasks
 //! land in one transaction; a replay skips the standing offers).
+//! `apply_tend_elections` (per write, one tend block over a note with a
+//! summary leaning on it: its `pinned` and `refocus` events, the revisit's
+//! trace and its `expanded` event, the revise's ripple row, gate decisions,
+//! `ripple.reconsider` tasks and their `enqueued` rows, all in one
+//! transaction; the batch's ids derive from the batch and its instant, so
+//! a replay writes nothing twice).
 //!
 //! `AM_CRASH_TRIALS` (default 50, what CI runs: the issue's "CI runs 50
 //! trials per verb"; the 16 verbs before the closing acts took about 60 s
@@ -191,6 +197,7 @@ const VERBS: &[&str] = &[
     "promote_candidate",
     "reembed_store",
     "mine_candidates_pass",
+    "apply_tend_elections",
 ];
 const SCOPE: &str = "crash";
 const OWNER: &str = "w";
@@ -509,6 +516,14 @@ fn revision(i: usize) -> am_graph::Revision {
 /// The digest note `i` is formed with, and the one `rewrite_digest` writes.
 fn first_reading(i: usize) -> String {
     format!("The first reading of note {i}.")
+}
+/// Write `i`'s tend block over note `id`: keep it, refocus, revisit it,
+/// revise it (each reason names `i`, so its rows can be counted).
+fn tend_block(i: usize, id: &str) -> String {
+    format!(
+        "pin: {id} — reason: keep {i}\nrefocus: — reason: moved {i}\n\
+         revisit: {id} — reason: look {i}\nrevise: {id} — reason: changed {i}"
+    )
 }
 fn rewritten(i: usize) -> String {
     format!("Rewritten note {i}: restart the pool first.")
@@ -1181,6 +1196,30 @@ fn helper(verb: &str, path: &Path, n: usize) {
                 system
                     .narrate_dream(&NarrateDream::new(id, &narration(i), operator()))
                     .expect("narrate_dream");
+                say(&format!("ack {i}"));
+            }
+        }
+        "apply_tend_elections" => {
+            // The seed_ripple template (notes, each with a summary leaning
+            // on it); the setup replay only returns their ids.
+            let (_, _, system) = open_system_queued(&home, true);
+            let ids = setup_notes(&system, n, RecordKind::Memory);
+            for (i, id) in ids.iter().enumerate() {
+                say(&format!("begin {i}"));
+                let block = am_system::candidates::parse_tend_block(
+                    &am_system::candidates::ParseTendBlock::new(&tend_block(i, id)),
+                )
+                .expect("parse_tend_block");
+                let r = system
+                    .apply_tend_elections(&am_system::candidates::ApplyTendElections::new(
+                        block.elections,
+                        SCOPE,
+                        OWNER,
+                        "entity-reflection",
+                    ))
+                    .expect("apply_tend_elections")
+                    .value;
+                assert_eq!(r.applied.len(), 4, "{:?}", r.refused);
                 say(&format!("ack {i}"));
             }
         }
@@ -2765,6 +2804,65 @@ fn units(verb: &str, path: &Path, reference_ids: &[Vec<String>], n: usize) -> Un
                 };
                 u.insert(format!("sleep_pass:completion {i}"), done);
             }
+            "apply_tend_elections" => {
+                // The block's events (pinned, refocus, the revisit's
+                // expanded), its trace, and the revise's ripple row,
+                // decisions, tasks and their `enqueued` rows.
+                let mut k = 0;
+                if has("memj_events") {
+                    k += count(
+                        &c,
+                        "SELECT COUNT(*) FROM memj_events WHERE (kind = 'pinned' AND reason = ?1) \
+                         OR (kind = 'refocus' AND reason = ?2)",
+                        &[&format!("keep {i}"), &format!("moved {i}")],
+                    );
+                }
+                if has("memj_traces") {
+                    let traces = "SELECT trace_id FROM memj_traces WHERE escalation_reason = ?1";
+                    k += count(
+                        &c,
+                        &format!("SELECT COUNT(*) FROM ({traces})"),
+                        &[&format!("look {i}")],
+                    );
+                    if has("memj_events") {
+                        k += count(
+                            &c,
+                            &format!(
+                                "SELECT COUNT(*) FROM memj_events WHERE kind = 'expanded' AND trace_id IN ({traces})"
+                            ),
+                            &[&format!("look {i}")],
+                        );
+                    }
+                }
+                if has("ripples") {
+                    let ripples = "SELECT ripple_id FROM ripples WHERE seed_id IN \
+                         (SELECT subject FROM triples WHERE object = ?1)";
+                    let p: [&dyn rusqlite::ToSql; 1] = [&first_reading(i)];
+                    k += count(&c, &format!("SELECT COUNT(*) FROM ({ripples})"), &p)
+                        + count(
+                            &c,
+                            &format!(
+                                "SELECT COUNT(*) FROM ripple_decisions WHERE ripple_id IN ({ripples})"
+                            ),
+                            &p,
+                        );
+                    if has_queue(&c) {
+                        let tasks = format!(
+                            "SELECT task_id FROM memq_tasks WHERE kind = 'ripple.reconsider' \
+                             AND ripple_id IN ({ripples})"
+                        );
+                        k += count(&c, &format!("SELECT COUNT(*) FROM ({tasks})"), &p)
+                            + count(
+                                &c,
+                                &format!(
+                                    "SELECT COUNT(*) FROM memq_log WHERE event = 'enqueued' AND task_id IN ({tasks})"
+                                ),
+                                &p,
+                            );
+                    }
+                }
+                u.insert(format!("apply_tend_elections {i}"), k);
+            }
             "seed_ripple" => {
                 // The note's ripple row, its gate decisions, and its
                 // `ripple.reconsider` task with the task's `enqueued` row.
@@ -3156,7 +3254,7 @@ fn template(verb: &str, dir: &Path, n: usize) -> PathBuf {
                 c.execute_batch("PRAGMA wal_checkpoint(TRUNCATE)").unwrap();
             }
         }
-        "seed_ripple" => {
+        "seed_ripple" | "apply_tend_elections" => {
             // The notes, and a summary of each (one `summarizes` edge).
             let (_, _, system) = open_system_queued(&home, true);
             let ids = setup_notes(&system, n, RecordKind::Memory);

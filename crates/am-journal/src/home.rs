@@ -33,7 +33,10 @@
 use crate::table::{TableReads, TablesTx};
 use crate::task::{TaskReads, TasksTx};
 use crate::task_memory::{InMemoryTaskQueue, MemTasksTx};
-use crate::{ClosureRecord, MemoryEvent, MemoryJournal, ScopeBinding, UnderstandingVersion};
+use crate::{
+    ClosureRecord, MemoryEvent, MemoryJournal, ReconstructionTrace, ScopeBinding,
+    UnderstandingVersion, ValenceEvent,
+};
 use am_triples::rewrite::{DigestRewrite, PreparedRewrite};
 use am_triples::{CommitGuard, CommitPoint, TripleAssertion, TripleQuery, TripleStore};
 use std::any::Any;
@@ -350,6 +353,40 @@ pub trait JournalTx {
             "this home's transaction cannot append events",
         ))
     }
+
+    /// Append valence events in this transaction, validated first
+    /// (`InvalidInput`, nothing written), idempotent by a supplied
+    /// `event_id`, as `MemoryJournal::append_valence` (a tending election's
+    /// healing or break beside its other acts).
+    ///
+    /// # Errors
+    /// `InvalidInput` for an invalid event; `Unsupported` for a home
+    /// without it (the default); `Storage`.
+    fn append_valence(&mut self, events: &[ValenceEvent]) -> HomeResult<()> {
+        let _ = events;
+        Err(am_triples::Error::unsupported(
+            "this home's transaction cannot append valence events",
+        ))
+    }
+
+    /// Append a trace and its listed events in this transaction, validated
+    /// first (`InvalidInput`, nothing written), idempotent by the trace's and
+    /// the events' ids, as `MemoryJournal::append_recall` (a tending
+    /// election's `revisit` beside its other acts).
+    ///
+    /// # Errors
+    /// `InvalidInput` for an invalid trace or event; `Unsupported` for a
+    /// home without it (the default); `Storage`.
+    fn append_recall(
+        &mut self,
+        trace: &ReconstructionTrace,
+        events: &[MemoryEvent],
+    ) -> HomeResult<()> {
+        let _ = (trace, events);
+        Err(am_triples::Error::unsupported(
+            "this home's transaction cannot append a trace",
+        ))
+    }
 }
 
 /// A home over any store and journal, which share no transaction (the
@@ -433,6 +470,8 @@ struct PairStaged<'a> {
     bindings: Vec<Vec<ScopeBinding>>,
     closures: Vec<Vec<ClosureRecord>>,
     events: Vec<MemoryEvent>,
+    valence: Vec<ValenceEvent>,
+    recalls: Vec<(ReconstructionTrace, Vec<MemoryEvent>)>,
     versions: Vec<UnderstandingVersion>,
     rewrites: Vec<PreparedRewrite>,
     queue: Option<&'a InMemoryTaskQueue>,
@@ -485,6 +524,26 @@ impl JournalTx for PairStaged<'_> {
         for e in events {
             self.events.push(e.normalized()?);
         }
+        Ok(())
+    }
+
+    fn append_valence(&mut self, events: &[ValenceEvent]) -> HomeResult<()> {
+        for e in events {
+            self.valence.push(e.normalized()?);
+        }
+        Ok(())
+    }
+
+    fn append_recall(
+        &mut self,
+        trace: &ReconstructionTrace,
+        events: &[MemoryEvent],
+    ) -> HomeResult<()> {
+        let mut checked = Vec::with_capacity(events.len());
+        for e in events {
+            checked.push(e.normalized()?);
+        }
+        self.recalls.push((trace.normalized()?, checked));
         Ok(())
     }
 }
@@ -580,6 +639,8 @@ impl MemoryHome for PairHome {
             && staged.bindings.is_empty()
             && staged.closures.is_empty()
             && staged.events.is_empty()
+            && staged.valence.is_empty()
+            && staged.recalls.is_empty()
             && staged.versions.is_empty()
             && staged.rewrites.is_empty()
             && !tasks_wrote
@@ -713,6 +774,12 @@ impl PairHome {
         }
         if !staged.events.is_empty() {
             self.journal.append_events(&staged.events)?;
+        }
+        if !staged.valence.is_empty() {
+            self.journal.append_valence(&staged.valence)?;
+        }
+        for (trace, events) in &staged.recalls {
+            self.journal.append_recall(trace, events)?;
         }
         // The version rows before the row they describe: a failure between
         // the two leaves the row as it was, and the deterministic version ids

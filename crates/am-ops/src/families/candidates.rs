@@ -1,7 +1,8 @@
 //! Candidates (am-system `candidates/`): the disposer's verbs
 //! `confirm_relation`, `promote_candidate`, `reject_candidate`,
 //! `enact_realization`, `dispose_dream`, and the pure read
-//! `identity_review_pass`, and the pure `parse_tend_block`; then the
+//! `identity_review_pass`, the pure `parse_tend_block` and
+//! `apply_tend_elections` (the elections through those verbs); then the
 //! machine's offers, `mine_candidates_pass` (writes, authored or pending)
 //! and `resolve_questions_pass` (proposals only).
 //!
@@ -10,6 +11,9 @@
 
 use crate::host::Hook;
 use crate::verb::{Answer, Cadence, CallShape, Family, Verb};
+use am_system::candidates::{
+    ApplyTendElections, TendReport,
+};
 use am_system::candidates::{
     ConfirmRelation, ConfirmedEdge, Disposal, DisposeDream, DreamDisposed, EnactRealization,
     Enacted, IdentityReview, IdentityReviewReport, ParseTendBlock, PromoteCandidate, Promoted,
@@ -86,6 +90,17 @@ pub(super) fn verbs() -> Vec<Verb> {
         .shape(CallShape::PureFunction)
         .answers::<TendBlock>()
         .run(|_, _, a: ParseTendBlock| Answer::of(&parse_tend_block(&a)?)),
+        Verb::declare(
+            "apply_tend_elections",
+            f,
+            "Apply parsed tending elections through the existing verbs (pin, silence, refocus, heal_scar, break_bond, revisit through probe_expand, dispose through dispose_dream, revise seeding a ripple), every election planned first and all their writes in one transaction; a refused election is data beside the others, identity-scope records refused pending a ruling; dry_run writes nothing.",
+        )
+        // No cadence: 0.3.2's manifest lists no tending pass, and ours
+        // declares none beyond its table (am-ops tests/table.rs).
+        .shape(CallShape::StoreJournalFunction)
+        .writes()
+        .answers::<TendReport>()
+        .run(|h, _, a: ApplyTendElections| Answer::warned(h.system()?.apply_tend_elections(&a)?)),
         Verb::declare(
             "mine_candidates_pass",
             f,

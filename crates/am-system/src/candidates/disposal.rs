@@ -585,6 +585,14 @@ impl MemorySystem {
     /// formed dream, a confirmation without relation, source and target, and
     /// every refusal of `confirm_relation`; the home's failure.
     pub fn dispose_dream(&self, args: &DisposeDream) -> Result<DreamDisposed> {
+        let plan = self.plan_dispose_dream(args)?;
+        self.write_disposal(&plan.rows, &plan.events, &plan.closures, &[])?;
+        Ok(plan.result)
+    }
+
+    /// `dispose_dream`'s writes and answer, planned, nothing written (the
+    /// tending elections write them in their one transaction).
+    pub(crate) fn plan_dispose_dream(&self, args: &DisposeDream) -> Result<DisposePlan> {
         let reason = require_reason(&args.reason, "dispose_dream")?;
         if args.dream_id.trim().is_empty() {
             return Err(Error::invalid("dispose_dream needs the dream's record id"));
@@ -628,12 +636,16 @@ impl MemorySystem {
                         plan.result.target_id.clone(),
                     ],
                 })?;
-                self.write_disposal(plan.row.as_slice(), &plan.events, &closures, &[])?;
-                Ok(DreamDisposed {
-                    dream_id: dream.subject,
-                    disposition: DreamDisposition::Confirmed,
-                    edge: Some(plan.result),
-                    closure_ids: closures.into_iter().map(|c| c.closure_id).collect(),
+                Ok(DisposePlan {
+                    result: DreamDisposed {
+                        dream_id: dream.subject,
+                        disposition: DreamDisposition::Confirmed,
+                        edge: Some(plan.result),
+                        closure_ids: closures.iter().map(|c| c.closure_id.clone()).collect(),
+                    },
+                    rows: plan.row.into_iter().collect(),
+                    events: plan.events,
+                    closures,
                 })
             }
             DreamDisposition::Dissolved => {
@@ -642,16 +654,28 @@ impl MemorySystem {
                     ClosureKind::Retract,
                     &format!("dream dissolved: {reason}"),
                 ))?;
-                self.write_disposal(&[], &[], &closures, &[])?;
-                Ok(DreamDisposed {
-                    dream_id: dream.subject,
-                    disposition: DreamDisposition::Dissolved,
-                    edge: None,
-                    closure_ids: closures.into_iter().map(|c| c.closure_id).collect(),
+                Ok(DisposePlan {
+                    result: DreamDisposed {
+                        dream_id: dream.subject,
+                        disposition: DreamDisposition::Dissolved,
+                        edge: None,
+                        closure_ids: closures.iter().map(|c| c.closure_id.clone()).collect(),
+                    },
+                    rows: Vec::new(),
+                    events: Vec::new(),
+                    closures,
                 })
             }
         }
     }
+}
+
+/// A planned `dispose_dream`: its answer and what it writes.
+pub(crate) struct DisposePlan {
+    pub(crate) result: DreamDisposed,
+    pub(crate) rows: Vec<TripleAssertion>,
+    pub(crate) events: Vec<MemoryEvent>,
+    pub(crate) closures: Vec<ClosureRecord>,
 }
 
 fn actor_or<'a>(actor: &'a str, default: &'a str) -> &'a str {

@@ -1,9 +1,10 @@
 //! Candidates: machines propose, the entity or the operator disposes. The
 //! disposer's verbs (`confirm_relation`, `promote_candidate`,
 //! `reject_candidate`, `enact_realization`, `dispose_dream`) and the
-//! identity review (`identity_review_pass`), and the tending grammar's
-//! parser (`parse_tend_block`, `tend.rs`; `apply_tend_elections` is not
-//! built yet).
+//! identity review (`identity_review_pass`), and the tending grammar
+//! (`parse_tend_block`, `tend.rs`) with its application
+//! (`apply_tend_elections`, `tend_apply.rs`: the elections through the
+//! existing verbs, planned, then one transaction).
 //!
 //! Spec: api.md "Candidates, disposal, and deliberate acts" and the
 //! constant `DISPOSAL_RELATIONS` ("Vocabularies"). 0.3.2's `disposal.py`
@@ -27,6 +28,7 @@ mod disposal;
 pub mod mining;
 mod review;
 pub mod tend;
+pub mod tend_apply;
 
 pub use args::{
     ConfirmRelation, ConfirmedEdge, Disposal, DisposalRefusal, DisposeDream, DreamDisposed,
@@ -43,6 +45,10 @@ pub use mining::{
 pub use tend::{
     DEFAULT_MAX_ELECTIONS, IDENTITY_SCOPE_PENDING_RULING, ParseTendBlock, TEND_VERBS, TendBlock,
     TendElection, TendRefusal, parse_tend_block,
+};
+pub use tend_apply::{
+    ApplyTendElections, REFLECTION_CHANNEL, ReviseAct, RevisitAct, RevisitPath, RevisitSeed,
+    TendAct, TendApplied, TendEvent, TendRefused, TendReport,
 };
 
 /// The relations `confirm_relation` may write: claims waking evidence can

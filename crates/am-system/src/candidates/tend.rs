@@ -9,13 +9,20 @@
 //! confirm|reject [relation=… source=… target=… evidence=a,b]`). The reason
 //! is mandatory; blank lines and fence lines are skipped; lines past the cap
 //! are refused. Refusal sentences are ours.
+//!
+//! 0.5.2 adds one verb 0.3.2 lacks: `revise: <record> [change=revised|overturned]
+//! [evidence=a,b] — reason: <what changed>`, the entity's election to revise
+//! what it held, which `apply_tend_elections` turns into a ripple seed
+//! (api.md "The ripple": "the entity elects to revise what it held about
+//! something"). Its extras land in `args` (`change`, `evidence_ids`).
 
 use crate::error::{Error, Result};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
-/// The grammar's verbs, in 0.3.2's order.
-pub const TEND_VERBS: [&str; 7] = [
+/// The grammar's verbs: 0.3.2's seven in its order, then `revise` (0.5.2:
+/// a revise election seeds a ripple).
+pub const TEND_VERBS: [&str; 8] = [
     "pin",
     "silence",
     "refocus",
@@ -23,6 +30,7 @@ pub const TEND_VERBS: [&str; 7] = [
     "break_bond",
     "revisit",
     "dispose",
+    "revise",
 ];
 
 /// `parse_tend_block`'s default cap of elections per block.
@@ -65,16 +73,19 @@ pub struct TendElection {
     /// One of `TEND_VERBS`.
     pub verb: String,
     /// The mandatory reason, trimmed.
+    #[serde(default)]
     pub reason: String,
     /// The line as written (trimmed).
+    #[serde(default)]
     pub line: String,
     /// The target; `null` for `refocus`.
+    #[serde(default)]
     pub target: Option<String>,
     /// `dispose`: `confirm` | `reject`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub disposition: Option<String>,
     /// `dispose`: `dispose_dream`'s extra keywords (`relation`, `source_id`,
-    /// `target_id`, `evidence_ids`).
+    /// `target_id`, `evidence_ids`); `revise`: `change`, `evidence_ids`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub args: Option<Map<String, Value>>,
 }
@@ -224,6 +235,52 @@ fn dispose_fields(
     Ok((tokens[0].to_owned(), disposition, args))
 }
 
+/// `<record> [change=revised|overturned] [evidence=a,b]`: the target and
+/// the extras (`change`, `evidence_ids`), or the refusal sentence.
+fn revise_fields(middle: &str) -> std::result::Result<(String, Map<String, Value>), String> {
+    let tokens: Vec<&str> = middle.split_whitespace().collect();
+    let Some((target, extras)) = tokens.split_first() else {
+        return Err(
+            "revise needs the record whose reading changed: `revise: <record> — reason: <what changed>`"
+                .to_owned(),
+        );
+    };
+    let mut args = Map::new();
+    for extra in extras {
+        let (key, value) = match extra.split_once('=') {
+            Some((k, v)) if !v.is_empty() => (k, v),
+            _ => {
+                return Err(format!(
+                    "revise takes one record; an extra {extra:?} is not key=value (keys: change, evidence)"
+                ));
+            }
+        };
+        match key {
+            "change" => {
+                let change = value.to_ascii_lowercase();
+                if change != "revised" && change != "overturned" {
+                    return Err(format!(
+                        "{value:?} is not a change: revised (the reading moved) or overturned (it no longer holds)"
+                    ));
+                }
+                args.insert("change".into(), json!(change));
+            }
+            "evidence" => {
+                args.insert(
+                    "evidence_ids".into(),
+                    json!(value.split(',').filter(|v| !v.is_empty()).collect::<Vec<_>>()),
+                );
+            }
+            other => {
+                return Err(format!(
+                    "revise extra {other:?} is not known (keys: change, evidence); nothing is dropped silently"
+                ));
+            }
+        }
+    }
+    Ok(((*target).to_owned(), args))
+}
+
 /// Parse one ` ```tend ` block body into elections and refusals. Every
 /// unusable line (no `verb:`, an unknown verb, no or a blank reason, a
 /// missing, extra or several targets, malformed dispose extras, past the
@@ -313,6 +370,19 @@ pub fn parse_tend_block(args: &ParseTendBlock) -> Result<TendBlock> {
                     election.target = Some(target);
                     election.disposition = Some(disposition);
                     election.args = Some(extras);
+                }
+                Err(reason) => {
+                    refuse(&mut out, line, reason);
+                    continue;
+                }
+            }
+        } else if verb == "revise" {
+            match revise_fields(middle) {
+                Ok((target, extras)) => {
+                    election.target = Some(target);
+                    if !extras.is_empty() {
+                        election.args = Some(extras);
+                    }
                 }
                 Err(reason) => {
                     refuse(&mut out, line, reason);

@@ -21,7 +21,7 @@ use crate::recall::reconstruct::trace::searched_scope;
 use crate::record::DigestRow;
 use crate::seam::OrderedMap;
 use crate::system::MemorySystem;
-use am_journal::{EventKind, ReconstructionTrace};
+use am_journal::{EventKind, MemoryEvent, ReconstructionTrace};
 use am_triples::text::handle_digest;
 use am_triples::{JsonMap, TripleAssertion, TripleQuery, token_estimate};
 use serde_json::{Value, json};
@@ -44,6 +44,20 @@ impl MemorySystem {
     /// root that resolves to no record, or `depth < 1`; the store's or
     /// journal's failure.
     pub fn probe_expand(&self, args: &ProbeExpand) -> Result<ProbeResult> {
+        let (result, journaled) = self.plan_expand(args)?;
+        if let Some((trace, events)) = journaled {
+            self.journal.append_recall(&trace, &events)?;
+        }
+        Ok(result)
+    }
+
+    /// `probe_expand` planned: its answer and, with `write_journal`, the
+    /// trace and the `expanded` events to append (the tending elections'
+    /// `revisit` appends them in their one transaction). A read.
+    pub(crate) fn plan_expand(
+        &self,
+        args: &ProbeExpand,
+    ) -> Result<(ProbeResult, Option<(ReconstructionTrace, Vec<MemoryEvent>)>)> {
         let reason = require_reason("probe_expand", &args.reason)?;
         let raw: Vec<&str> = args
             .record_ids
@@ -215,6 +229,7 @@ impl MemorySystem {
         budget_spent.insert("hits".into(), json!(hits.len()));
         budget_spent.insert("tokens_used".into(), json!(tokens_used));
         budget_spent.insert("token_budget".into(), json!(args.token_budget));
+        let mut journaled = None;
         if args.write_journal {
             let mut sorted_pairs = pairs.clone();
             sorted_pairs.sort();
@@ -276,17 +291,20 @@ impl MemorySystem {
                 json!(args.parent_trace_id.clone().unwrap_or_default()),
             );
             let events = audit_events(&hits, &tid, supplied, EventKind::Expanded, &prov, &now);
-            self.journal.append_recall(&trace, &events)?;
+            journaled = Some((trace, events));
         }
-        Ok(ProbeResult {
-            trace_id: tid,
-            as_of_seq: as_of,
-            hits,
-            dropped,
-            channels: vec!["expand".into()],
-            warnings: Vec::new(),
-            budget_spent,
-        })
+        Ok((
+            ProbeResult {
+                trace_id: tid,
+                as_of_seq: as_of,
+                hits,
+                dropped,
+                channels: vec!["expand".into()],
+                warnings: Vec::new(),
+                budget_spent,
+            },
+            journaled,
+        ))
     }
 }
 

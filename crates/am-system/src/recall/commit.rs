@@ -256,6 +256,18 @@ impl MemorySystem {
     }
 
     fn deliberate(&self, kind: EventKind, act: &Reinforce) -> Result<String> {
+        let event = self.plan_deliberate(kind, act)?;
+        let stored = self.journal.append_events(std::slice::from_ref(&event))?;
+        stored
+            .into_iter()
+            .next()
+            .map(|e| e.event_id)
+            .ok_or_else(|| Error::internal("the journal returned no event for one append"))
+    }
+
+    /// `reinforce`'s or `attenuate`'s event, validated, not written (the
+    /// tending elections append it in their one transaction).
+    pub(crate) fn plan_deliberate(&self, kind: EventKind, act: &Reinforce) -> Result<MemoryEvent> {
         let what = if kind == EventKind::Pinned {
             "reinforce"
         } else {
@@ -278,12 +290,7 @@ impl MemorySystem {
             ..MemoryEvent::default()
         };
         event.normalized()?;
-        let stored = self.journal.append_events(std::slice::from_ref(&event))?;
-        stored
-            .into_iter()
-            .next()
-            .map(|e| e.event_id)
-            .ok_or_else(|| Error::internal("the journal returned no event for one append"))
+        Ok(event)
     }
 
     /// Deliberate strengthen: one `pinned` event (weight clamped 1..=25 by the
@@ -314,6 +321,17 @@ impl MemorySystem {
     /// # Errors
     /// `InvalidInput` for an empty reason or scope.
     pub fn refocus(&self, act: &Refocus) -> Result<String> {
+        let event = self.plan_refocus(act)?;
+        let stored = self.journal.append_events(std::slice::from_ref(&event))?;
+        Ok(stored
+            .into_iter()
+            .next()
+            .map(|e| e.event_id)
+            .unwrap_or_default())
+    }
+
+    /// `refocus`'s event, validated, not written.
+    pub(crate) fn plan_refocus(&self, act: &Refocus) -> Result<MemoryEvent> {
         require_reason("refocus", &act.reason)?;
         let event = MemoryEvent {
             kind: EventKind::Refocus,
@@ -328,12 +346,7 @@ impl MemorySystem {
             ..MemoryEvent::default()
         };
         event.normalized()?;
-        let stored = self.journal.append_events(std::slice::from_ref(&event))?;
-        Ok(stored
-            .into_iter()
-            .next()
-            .map(|e| e.event_id)
-            .unwrap_or_default())
+        Ok(event)
     }
 
     /// Stored activation per record in one `(scope, owner_id)` stream, folded

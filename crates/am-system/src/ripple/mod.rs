@@ -468,6 +468,57 @@ fn truncation_warning(ripple_id: &str, n: usize, budget: usize) -> String {
     )
 }
 
+/// A planned `seed_ripple`: its answer and, when it opens a ripple, what
+/// it writes.
+pub(crate) struct SeedPlan {
+    pub(crate) result: Warned<SeedResult>,
+    pub(crate) write: Option<SeedWrite>,
+}
+
+impl SeedPlan {
+    fn answer(result: Warned<SeedResult>) -> Self {
+        SeedPlan {
+            result,
+            write: None,
+        }
+    }
+}
+
+/// The rows and tasks a new ripple writes.
+pub(crate) struct SeedWrite {
+    ripple: RippleRow,
+    decisions: Vec<DecisionRow>,
+    pub(crate) enqueues: Vec<Enqueue>,
+}
+
+impl SeedWrite {
+    /// The ripple it opens.
+    pub(crate) fn ripple_id(&self) -> &str {
+        &self.ripple.ripple_id
+    }
+
+    /// Write the ripple's row, its decisions and its tasks (`plans`, the
+    /// queue's plan of `enqueues`) in the caller's transaction.
+    pub(crate) fn apply(
+        &self,
+        tx: &mut dyn am_journal::home::HomeTx,
+        plans: &[crate::tasks::PlannedEnqueue],
+    ) -> am_triples::Result<()> {
+        {
+            let tables = tx.tables()?;
+            put_row(tables, &self.ripple)?;
+            for d in &self.decisions {
+                put_row(tables, d)?;
+            }
+        }
+        let tasks = tx.tasks()?;
+        for p in plans {
+            crate::tasks::enqueue_in(tasks, p)?;
+        }
+        Ok(())
+    }
+}
+
 impl MemorySystem {
     fn ripple_now(&self, over: Option<Timestamp>) -> String {
         over.unwrap_or_else(|| (self.clock)()).canonical()
@@ -497,6 +548,23 @@ impl MemorySystem {
     /// failure.
     pub fn seed_ripple(&self, args: &SeedRipple) -> Result<Warned<SeedResult>> {
         let queue = self.tasks()?;
+        let plan = self.plan_seed_ripple(args)?;
+        let Some(write) = plan.write else {
+            return Ok(plan.result);
+        };
+        let plans = queue.plan_enqueues(&write.enqueues)?;
+        self.home.transaction(CommitPoint::RippleSeed, &mut |tx| {
+            write.apply(tx, &plans)?;
+            Ok(())
+        })?;
+        Ok(plan.result)
+    }
+
+    /// `seed_ripple` planned, nothing written: its answer and, when it
+    /// opens a ripple, the rows and tasks to write (the tending elections
+    /// write them in their one transaction).
+    pub(crate) fn plan_seed_ripple(&self, args: &SeedRipple) -> Result<SeedPlan> {
+        self.tasks()?;
         let cause = cause_name(&args.cause)?;
         if !matches!(args.change, Change::Revised | Change::Overturned) {
             return Err(Error::invalid(format!(
@@ -515,7 +583,7 @@ impl MemorySystem {
             None => measured,
         };
         let refused = |reason: &str| {
-            Ok(Warned::new(
+            Ok(SeedPlan::answer(Warned::new(
                 SeedResult {
                     ripple_id: String::new(),
                     opened: false,
@@ -526,7 +594,7 @@ impl MemorySystem {
                     reason: Some(reason.to_owned()),
                 },
                 Vec::new(),
-            ))
+            )))
         };
         let Some(seed_row) = self.resolve_digest_assertion(args.seed_id.trim())? else {
             return refused("unknown_record");
@@ -554,7 +622,7 @@ impl MemorySystem {
         // Idempotent on (seed, cause, seed version).
         let (stored, stored_decisions) = self.ripple_reads(&ripple_id)?;
         if let Some(r) = stored {
-            return Ok(Warned::new(
+            return Ok(SeedPlan::answer(Warned::new(
                 SeedResult {
                     ripple_id,
                     opened: false,
@@ -568,7 +636,7 @@ impl MemorySystem {
                     reason: None,
                 },
                 Vec::new(),
-            ));
+            )));
         }
         let now = self.ripple_now(args.now);
         let reconsider_seed = args.reconsider_seed.unwrap_or(cause == "evidence");
@@ -665,24 +733,16 @@ impl MemorySystem {
             for d in &mut result.decisions {
                 d.task_id = None;
             }
-            return Ok(Warned::new(result, warnings));
+            return Ok(SeedPlan::answer(Warned::new(result, warnings)));
         }
-        let plans = queue.plan_enqueues(&enqueues)?;
-        self.home.transaction(CommitPoint::RippleSeed, &mut |tx| {
-            {
-                let tables = tx.tables()?;
-                put_row(tables, &ripple)?;
-                for d in &decisions {
-                    put_row(tables, d)?;
-                }
-            }
-            let tasks = tx.tasks()?;
-            for p in &plans {
-                crate::tasks::enqueue_in(tasks, p)?;
-            }
-            Ok(())
-        })?;
-        Ok(Warned::new(result, warnings))
+        Ok(SeedPlan {
+            result: Warned::new(result, warnings),
+            write: Some(SeedWrite {
+                ripple,
+                decisions,
+                enqueues,
+            }),
+        })
     }
 
     /// `settle_reconsideration`: settle one `ripple.reconsider` task (see

@@ -331,6 +331,12 @@ impl MemorySystem {
     /// privileged; `NotFound` when `(scope, owner_id)` holds no scar with that
     /// id; nothing is written on any of them.
     pub fn heal_scar(&self, args: &HealScar) -> Result<String> {
+        let e = self.plan_heal_scar(args)?;
+        self.append_resolution(e)
+    }
+
+    /// `heal_scar`'s `healing` event, validated, not written.
+    pub(crate) fn plan_heal_scar(&self, args: &HealScar) -> Result<ValenceEvent> {
         let sid = args.scar_event_id.trim();
         if sid.is_empty() {
             return Err(Error::invalid(
@@ -366,6 +372,12 @@ impl MemorySystem {
     /// # Errors
     /// As [`MemorySystem::heal_scar`], for a bond.
     pub fn break_bond(&self, args: &BreakBond) -> Result<String> {
+        let e = self.plan_break_bond(args)?;
+        self.append_resolution(e)
+    }
+
+    /// `break_bond`'s `break` event, validated, not written.
+    pub(crate) fn plan_break_bond(&self, args: &BreakBond) -> Result<ValenceEvent> {
         let bid = args.bond_event_id.trim();
         if bid.is_empty() {
             return Err(Error::invalid(
@@ -428,7 +440,7 @@ impl MemorySystem {
     /// Append the event resolving a standing marker (`heal_scar`'s
     /// `healing`, `break_bond`'s `break`) on the marker's target, in its
     /// `(scope, owner)`, with the marker's magnitude.
-    fn resolve_marker(&self, step: Resolution<'_>) -> Result<String> {
+    fn resolve_marker(&self, step: Resolution<'_>) -> Result<ValenceEvent> {
         let Resolution {
             marker,
             kind,
@@ -454,12 +466,73 @@ impl MemorySystem {
             event_id,
             seq: -1,
         };
+        e.normalized()?;
+        Ok(e)
+    }
+
+    fn append_resolution(&self, e: ValenceEvent) -> Result<String> {
         let written = self.journal.append_valence(&[e])?;
         written
             .into_iter()
             .next()
             .map(|e| e.event_id)
             .ok_or_else(|| Error::internal("append_valence returned no event"))
+    }
+
+    /// The standing (unresolved) `kind` marker (`scar` or `bond`) of
+    /// `(scope, owner)` that `target` names: the marker's own event id, or
+    /// the one unresolved marker on that appraised target. `Ok(Err(why))`
+    /// when none or several match (the tending elections' refusal; the
+    /// sentence names the candidates). A read.
+    ///
+    /// # Errors
+    /// The journal's failure.
+    pub(crate) fn standing_marker(
+        &self,
+        scope: &str,
+        owner: &str,
+        target: &str,
+        kind: ValenceKind,
+    ) -> Result<std::result::Result<String, String>> {
+        let (scope, owner) = (norm_scope(scope), owner.trim().to_owned());
+        let current = self.journal.current_seq()?;
+        let index = self.faculty_state.cache::<index::ValenceIndex>();
+        let mut index = index.lock();
+        let pair = index.pair(&*self.journal, &scope, &owner, current)?;
+        let events = pair.events_at(current);
+        let resolving = if kind == ValenceKind::Scar {
+            ("heals", ValenceKind::Healing)
+        } else {
+            ("breaks", ValenceKind::Break)
+        };
+        let resolved: std::collections::HashSet<&str> = events
+            .iter()
+            .filter(|e| e.kind == resolving.1)
+            .filter_map(|e| e.provenance.get(resolving.0).and_then(Value::as_str))
+            .map(str::trim)
+            .collect();
+        if let Some(e) = events.iter().find(|e| e.kind == kind && e.event_id == target) {
+            return Ok(Ok(e.event_id.clone()));
+        }
+        let standing: Vec<&str> = events
+            .iter()
+            .filter(|e| {
+                e.kind == kind && e.target_id == target && !resolved.contains(e.event_id.as_str())
+            })
+            .map(|e| e.event_id.as_str())
+            .collect();
+        Ok(match standing.as_slice() {
+            [] => Err(format!(
+                "no standing {kind} on {target:?} in ({scope:?}, {owner:?}): name a {kind} event id \
+                 or an appraised target that carries one unresolved"
+            )),
+            [one] => Ok((*one).to_owned()),
+            many => Err(format!(
+                "{} standing {kind}s match {target:?} ({}): name the one meant by its event id",
+                many.len(),
+                many.join(", ")
+            )),
+        })
     }
 
     /// The derived dual-channel standing per target: requested targets in

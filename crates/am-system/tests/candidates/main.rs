@@ -15,3 +15,5 @@ mod mining_oracle;
 mod oracle;
 mod review;
 mod tend;
+mod tend_apply;
+mod tend_oracle;

@@ -4,6 +4,8 @@
 //! every election (verb, target, reason, line, disposition, args) and every
 //! refused line in order; the refusal sentences are ours (by structure).
 //! `max_elections < 1` is `InvalidInput` where 0.3.2 raised `ValueError`.
+//! The corpus holds no `revise` line (0.5.2's verb, which 0.3.2 refuses as
+//! unknown; `revise_lines_parse_with_their_extras_a_0_5_2_verb` covers it).
 
 use crate::common::oracle::{first_difference, run_generator};
 use am_system::candidates::{
@@ -54,7 +56,10 @@ fn parse_tend_block_matches_abstractmemory_0_3_2_refusals_are_data() {
             ErrorKind::InvalidInput
         );
     }
-    assert_eq!(json!(TEND_VERBS), o["verbs"]);
+    // 0.3.2's seven verbs in its order, then 0.5.2's `revise` (a revise
+    // election seeds a ripple; 0.3.2 has none).
+    assert_eq!(json!(TEND_VERBS[..7]), o["verbs"]);
+    assert_eq!(TEND_VERBS[7], "revise");
     // Each side carries its own refusal constant (the ruling of issue 43:
     // never 0.3.2's sentence): both are a stable, non-blank line, ours is not
     // theirs.
@@ -63,4 +68,24 @@ fn parse_tend_block_matches_abstractmemory_0_3_2_refusals_are_data() {
     assert!(!IDENTITY_SCOPE_PENDING_RULING.trim().is_empty());
     assert!(!IDENTITY_SCOPE_PENDING_RULING.contains('\n'));
     assert_ne!(IDENTITY_SCOPE_PENDING_RULING, theirs);
+}
+
+#[test]
+fn revise_lines_parse_with_their_extras_a_0_5_2_verb() {
+    let parsed = parse_tend_block(&ParseTendBlock::new(
+        "revise: ex:a — reason: I saw it wrong\n\
+         revise: ex:a change=overturned evidence=ex:e1,,ex:e2 — reason: it no longer holds\n\
+         revise: — reason: no record\n\
+         revise: ex:a change=refined — reason: not a change\n\
+         revise: ex:a ex:b — reason: two records",
+    ))
+    .unwrap();
+    assert_eq!(parsed.elections.len(), 2);
+    assert_eq!(parsed.elections[0].target.as_deref(), Some("ex:a"));
+    assert_eq!(parsed.elections[0].args, None);
+    assert_eq!(
+        serde_json::to_value(&parsed.elections[1].args).unwrap(),
+        json!({"change": "overturned", "evidence_ids": ["ex:e1", "ex:e2"]})
+    );
+    assert_eq!(parsed.refusals.len(), 3);
 }
