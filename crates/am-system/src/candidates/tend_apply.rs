@@ -817,14 +817,17 @@ impl MemorySystem {
 }
 
 impl Batch<'_> {
-    /// Whether `record` lives in an identity pair (a `self` scope or one of
-    /// `self_pairs`).
+    /// Whether `record` is an identity record the pending ruling covers: it
+    /// lives in an identity pair (a `self` scope or one of `self_pairs`)
+    /// and is not a dream (0.3.2: a dream the night wrote into `self` is
+    /// machine output awaiting waking disposal, not identity).
     fn identity_pair(&self, record: &TripleAssertion) -> bool {
         let pair = (
             record.scope.trim().to_lowercase(),
             record.owner_id.clone().unwrap_or_default(),
         );
-        pair.0 == "self" || self.pairs.contains(&pair)
+        (pair.0 == "self" || self.pairs.contains(&pair))
+            && DigestRow::of(record).as_stored("record_kind") != Some("dream")
     }
 }
 

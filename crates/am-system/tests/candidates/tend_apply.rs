@@ -6,7 +6,7 @@
 
 use crate::common::{Stack, home_bytes, on_both_with, written};
 use crate::home::{OWNER, SCOPE, form, on_both, queued, rec};
-use am_journal::{EventFilter, EventKind, TraceFilter, ValenceFilter, ValenceKind};
+use am_journal::{EventFilter, TraceFilter, ValenceFilter, ValenceKind};
 use am_system::candidates::{
     ApplyTendElections, IDENTITY_SCOPE_PENDING_RULING, ParseTendBlock, TendAct, TendElection,
     TendReport, parse_tend_block,
@@ -317,6 +317,20 @@ fn identity_scope_records_are_refused_pending_the_ruling() {
             assert_eq!(refused.reason, IDENTITY_SCOPE_PENDING_RULING);
         }
         assert_eq!(snapshot(s), before, "[{}] nothing written", s.name);
+        // A dream the night wrote into `self` is machine output, not
+        // identity: its disposal is tended (0.3.2's exemption).
+        let dream = s
+            .system
+            .remember_many(&RememberMany::new(
+                vec![rec(RecordKind::Dream, "A self dream", ("dream", "system", "n3"))],
+                "self",
+                OWNER,
+                "self-dream",
+            ))
+            .unwrap()
+            .value;
+        let r = apply(s, &args(&format!("dispose: {} reject — reason: it did not hold", dream[0])));
+        assert_eq!(r.applied.len(), 1, "[{}] {:?}", s.name, r.refused);
     });
 }
 
