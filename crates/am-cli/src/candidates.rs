@@ -102,7 +102,10 @@ impl CandidatesCmd {
         let scopes: Vec<String> = if self.scopes.is_empty() {
             vec!["life".to_owned()]
         } else {
-            self.scopes.iter().map(|s| s.trim().to_lowercase()).collect()
+            self.scopes
+                .iter()
+                .map(|s| s.trim().to_lowercase())
+                .collect()
         };
         let writes = self.action.is_some();
         let facts = home::read_facts(&self.home)?;
@@ -164,7 +167,11 @@ impl CandidatesCmd {
                 let t = format!(
                     "Rejected {}{}.\n",
                     escape(&r.record_id),
-                    if r.hidden { " and hid it" } else { " (still indexed)" }
+                    if r.hidden {
+                        " and hid it"
+                    } else {
+                        " (still indexed)"
+                    }
                 );
                 (json!(r), t)
             }

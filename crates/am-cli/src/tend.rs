@@ -117,7 +117,10 @@ impl TendCmd {
         }
         let mut self_pairs = Vec::new();
         for p in &self.self_pairs {
-            let Some((s, o)) = p.split_once(':').filter(|(s, o)| !s.trim().is_empty() && !o.trim().is_empty()) else {
+            let Some((s, o)) = p
+                .split_once(':')
+                .filter(|(s, o)| !s.trim().is_empty() && !o.trim().is_empty())
+            else {
                 return Err(CliError::invalid(format!(
                     "--self-pair is SCOPE:OWNER, got {p:?}"
                 )));
@@ -296,6 +299,9 @@ mod tests {
         let text = "Some words.\n```tend\npin: ex:a — reason: x\n```\nMore.\n";
         assert_eq!(fence_body(text), "pin: ex:a — reason: x\n");
         assert_eq!(fence_body("pin: ex:a — reason: x"), "pin: ex:a — reason: x");
-        assert_eq!(fence_body("```TEND\nrefocus: — reason: y"), "refocus: — reason: y");
+        assert_eq!(
+            fence_body("```TEND\nrefocus: — reason: y"),
+            "refocus: — reason: y"
+        );
     }
 }

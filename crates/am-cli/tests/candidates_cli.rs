@@ -97,27 +97,54 @@ fn am_candidates_lists_the_offers_and_their_bars_and_disposes_of_one() {
     assert!(!offers.is_empty(), "the miner's offers wait: {v}");
     for o in &offers {
         assert_eq!(o["bar"]["min_origins"], 2);
-        assert!(o["sources"].as_array().is_some_and(|s| !s.is_empty()), "{o}");
+        assert!(
+            o["sources"].as_array().is_some_and(|s| !s.is_empty()),
+            "{o}"
+        );
     }
     let first = offers[0]["record_id"].as_str().unwrap().to_owned();
     // One witness of one origin: refused by the home's state, exit 0,
     // nothing written.
-    let witness = offers[0]["sources"][0]["record_id"].as_str().unwrap().to_owned();
+    let witness = offers[0]["sources"][0]["record_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
     let before = bytes(&path);
     let (code, text) = am(&[
-        "candidates", home, "--owner", "entity:castor", "promote", &first, "--witness", &witness,
-        "--reason", "one voice",
+        "candidates",
+        home,
+        "--owner",
+        "entity:castor",
+        "promote",
+        &first,
+        "--witness",
+        &witness,
+        "--reason",
+        "one voice",
     ]);
     assert_eq!(code, 0, "{text}");
     assert!(text.starts_with("Refused (not_independent)"), "{text}");
     assert_eq!(bytes(&path), before, "a refused promotion writes nothing");
     // A blank reason is bad input.
     let (code, _) = am(&[
-        "candidates", home, "--owner", "entity:castor", "reject", &first, "--reason", " ",
+        "candidates",
+        home,
+        "--owner",
+        "entity:castor",
+        "reject",
+        &first,
+        "--reason",
+        " ",
     ]);
     assert_eq!(code, 2);
     let (code, text) = am(&[
-        "candidates", home, "--owner", "entity:castor", "reject", &first, "--reason",
+        "candidates",
+        home,
+        "--owner",
+        "entity:castor",
+        "reject",
+        &first,
+        "--reason",
         "not what I learned",
     ]);
     assert_eq!(code, 0, "{text}");
@@ -155,7 +182,10 @@ fn am_tend_parses_and_applies_a_block_and_a_dry_run_writes_nothing() {
     let before = bytes(&path);
     let (code, text) = am(&["tend", home, "--owner", "entity:castor", b, "--dry-run"]);
     assert_eq!(code, 0, "{text}");
-    assert!(text.starts_with("Parsed 5 election(s); 1 line(s) refused."), "{text}");
+    assert!(
+        text.starts_with("Parsed 5 election(s); 1 line(s) refused."),
+        "{text}"
+    );
     assert!(text.contains("Would apply (4):"), "{text}");
     assert!(text.contains("(dry run: nothing written)"), "{text}");
     assert_eq!(bytes(&path), before, "a dry run writes nothing");
@@ -172,14 +202,36 @@ fn am_tend_parses_and_applies_a_block_and_a_dry_run_writes_nothing() {
     assert_eq!(report["revisit_paths"][0]["seed"]["graph_id"], garden);
     assert_ne!(bytes(&path), before, "applied");
     // Another channel refuses every election; bad input exits 2.
-    let (code, text) = am(&["tend", home, "--owner", "entity:castor", b, "--channel", "workplace"]);
+    let (code, text) = am(&[
+        "tend",
+        home,
+        "--owner",
+        "entity:castor",
+        b,
+        "--channel",
+        "workplace",
+    ]);
     assert_eq!(code, 0);
     assert!(text.contains("Applied (0):"), "{text}");
     let (code, _) = am(&["tend", home, "--owner", " ", b]);
     assert_eq!(code, 2);
-    let (code, _) = am(&["tend", home, "--owner", "entity:castor", b, "--max-elections", "0"]);
+    let (code, _) = am(&[
+        "tend",
+        home,
+        "--owner",
+        "entity:castor",
+        b,
+        "--max-elections",
+        "0",
+    ]);
     assert_eq!(code, 2);
     let missing = dir.path().join("missing.md");
-    let (code, _) = am(&["tend", home, "--owner", "entity:castor", missing.to_str().unwrap()]);
+    let (code, _) = am(&[
+        "tend",
+        home,
+        "--owner",
+        "entity:castor",
+        missing.to_str().unwrap(),
+    ]);
     assert_eq!(code, 2);
 }

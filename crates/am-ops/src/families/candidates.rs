@@ -11,9 +11,7 @@
 
 use crate::host::Hook;
 use crate::verb::{Answer, Cadence, CallShape, Family, Verb};
-use am_system::candidates::{
-    ApplyTendElections, TendReport,
-};
+use am_system::candidates::{ApplyTendElections, TendReport};
 use am_system::candidates::{
     ConfirmRelation, ConfirmedEdge, Disposal, DisposeDream, DreamDisposed, EnactRealization,
     Enacted, IdentityReview, IdentityReviewReport, ParseTendBlock, PromoteCandidate, Promoted,

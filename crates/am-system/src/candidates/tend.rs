@@ -268,7 +268,12 @@ fn revise_fields(middle: &str) -> std::result::Result<(String, Map<String, Value
             "evidence" => {
                 args.insert(
                     "evidence_ids".into(),
-                    json!(value.split(',').filter(|v| !v.is_empty()).collect::<Vec<_>>()),
+                    json!(
+                        value
+                            .split(',')
+                            .filter(|v| !v.is_empty())
+                            .collect::<Vec<_>>()
+                    ),
                 );
             }
             other => {

@@ -268,9 +268,9 @@ pub struct TendReport {
 enum Write {
     Event(MemoryEvent),
     Valence(ValenceEvent),
-    Recall(ReconstructionTrace, Vec<MemoryEvent>),
-    Dispose(DisposePlan),
-    Ripple(SeedWrite),
+    Recall(Box<(ReconstructionTrace, Vec<MemoryEvent>)>),
+    Dispose(Box<DisposePlan>),
+    Ripple(Box<SeedWrite>),
 }
 
 impl Write {
@@ -280,7 +280,7 @@ impl Write {
         match self {
             Write::Event(e) => format!("event|{}", e.event_id),
             Write::Valence(e) => format!("valence|{}", e.event_id),
-            Write::Recall(t, _) => format!("trace|{}", t.trace_id),
+            Write::Recall(r) => format!("trace|{}", r.0.trace_id),
             Write::Dispose(p) => format!("dispose|{}", p.result.dream_id),
             Write::Ripple(w) => format!("ripple|{}", w.ripple_id()),
         }
@@ -411,8 +411,9 @@ impl MemorySystem {
                     if fresh.iter().any(|k| keys.contains(k)) {
                         report.refused.push(TendRefused {
                             election: e.clone(),
-                            reason: "an election of this block already does this act: one line, one act"
-                                .to_owned(),
+                            reason:
+                                "an election of this block already does this act: one line, one act"
+                                    .to_owned(),
                         });
                         continue;
                     }
@@ -464,7 +465,8 @@ impl MemorySystem {
         }
         let stem = b.stem(i, e);
         if verb == "refocus" {
-            let mut act = Refocus::new(reason, &b.scope, &b.owner).with_event_id(&format!("tend-{stem}"));
+            let mut act =
+                Refocus::new(reason, &b.scope, &b.owner).with_event_id(&format!("tend-{stem}"));
             act.actor.clone_from(&b.actor);
             let mut event = match refusal_of(self.plan_refocus(&act))? {
                 Ok(ev) => ev,
@@ -522,7 +524,10 @@ impl MemorySystem {
             "revisit" => {
                 let payload = self.payload(target, PayloadTier::Digest)?;
                 let seed = RevisitSeed {
-                    record_id: digest.assertion_id.clone().unwrap_or_else(|| target.to_owned()),
+                    record_id: digest
+                        .assertion_id
+                        .clone()
+                        .unwrap_or_else(|| target.to_owned()),
                     graph_id: if digest.subject.is_empty() {
                         target.to_owned()
                     } else {
@@ -557,7 +562,7 @@ impl MemorySystem {
                     trace_id: reach.trace_id,
                 };
                 let writes = journaled
-                    .map(|(t, ev)| Write::Recall(t, ev))
+                    .map(|r| Write::Recall(Box::new(r)))
                     .into_iter()
                     .collect();
                 Ok(Ok((TendAct::Revisit(act), writes, Some(path))))
@@ -586,7 +591,7 @@ impl MemorySystem {
                 };
                 Ok(Ok((
                     TendAct::Dispose(plan.result.clone()),
-                    vec![Write::Dispose(plan)],
+                    vec![Write::Dispose(Box::new(plan))],
                     None,
                 )))
             }
@@ -640,10 +645,16 @@ impl MemorySystem {
                     reconsider_task_ids: r.reconsider_task_ids,
                     left_out: r.left_out,
                 };
-                let writes = plan.write.map(Write::Ripple).into_iter().collect();
+                let writes = plan
+                    .write
+                    .map(|w| Write::Ripple(Box::new(w)))
+                    .into_iter()
+                    .collect();
                 Ok(Ok((TendAct::Revise(act), writes, None)))
             }
-            _ => Err(Error::internal(format!("tending verb {verb:?} has no plan"))),
+            _ => Err(Error::internal(format!(
+                "tending verb {verb:?} has no plan"
+            ))),
         }
     }
 
@@ -697,7 +708,11 @@ impl MemorySystem {
             scar_event_id: scar,
             bond_event_id: bond,
         };
-        Ok(Ok((TendAct::Event(done), vec![Write::Valence(event)], None)))
+        Ok(Ok((
+            TendAct::Event(done),
+            vec![Write::Valence(event)],
+            None,
+        )))
     }
 
     /// The record a target names, or why it may not be tended.
@@ -751,11 +766,15 @@ impl MemorySystem {
             match w {
                 Write::Event(e) => events.push(e),
                 Write::Valence(e) => valence.push(e),
-                Write::Recall(t, ev) => recalls.push((t, ev)),
-                Write::Ripple(r) => ripples.push(r),
+                Write::Recall(r) => recalls.push(*r),
+                Write::Ripple(r) => ripples.push(*r),
                 Write::Dispose(p) => {
+                    let p = *p;
                     for r in p.rows {
-                        if seen.insert(format!("row|{}", r.assertion_id.clone().unwrap_or_default())) {
+                        if seen.insert(format!(
+                            "row|{}",
+                            r.assertion_id.clone().unwrap_or_default()
+                        )) {
                             rows.push(r);
                         }
                     }

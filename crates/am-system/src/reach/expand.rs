@@ -57,7 +57,7 @@ impl MemorySystem {
     pub(crate) fn plan_expand(
         &self,
         args: &ProbeExpand,
-    ) -> Result<(ProbeResult, Option<(ReconstructionTrace, Vec<MemoryEvent>)>)> {
+    ) -> Result<(ProbeResult, Option<JournaledExpansion>)> {
         let reason = require_reason("probe_expand", &args.reason)?;
         let raw: Vec<&str> = args
             .record_ids
@@ -307,6 +307,9 @@ impl MemorySystem {
         ))
     }
 }
+
+/// A journaled expansion's trace and its `expanded` events.
+pub(crate) type JournaledExpansion = (ReconstructionTrace, Vec<MemoryEvent>);
 
 /// What one walk reached.
 struct Walk {

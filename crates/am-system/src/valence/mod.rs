@@ -511,7 +511,10 @@ impl MemorySystem {
             .filter_map(|e| e.provenance.get(resolving.0).and_then(Value::as_str))
             .map(str::trim)
             .collect();
-        if let Some(e) = events.iter().find(|e| e.kind == kind && e.event_id == target) {
+        if let Some(e) = events
+            .iter()
+            .find(|e| e.kind == kind && e.event_id == target)
+        {
             return Ok(Ok(e.event_id.clone()));
         }
         let standing: Vec<&str> = events

@@ -57,7 +57,11 @@ fn events(s: &Stack, kind: &str) -> Vec<am_journal::MemoryEvent> {
 
 /// `[garden, orchard, garden fed orchard (derived_from the garden), a dream]`.
 fn garden(s: &Stack) -> Vec<String> {
-    let mut fed = rec(RecordKind::Lesson, "Garden fed orchard", ("diary", "b", "s2"));
+    let mut fed = rec(
+        RecordKind::Lesson,
+        "Garden fed orchard",
+        ("diary", "b", "s2"),
+    );
     fed = fed.with_edge("derived_from", "local:0");
     form(
         s,
@@ -66,7 +70,11 @@ fn garden(s: &Stack) -> Vec<String> {
             rec(RecordKind::Episode, "The garden", ("chat", "a", "s1")),
             rec(RecordKind::Episode, "The orchard", ("chat", "a", "s1")),
             fed,
-            rec(RecordKind::Dream, "A joining dream", ("dream", "system", "n1")),
+            rec(
+                RecordKind::Dream,
+                "A joining dream",
+                ("dream", "system", "n1"),
+            ),
         ],
     )
 }
@@ -106,10 +114,16 @@ fn pin_and_silence_write_the_deliberate_events_in_the_records_own_pair() {
         let pinned = events(s, "pinned");
         let silenced = events(s, "silenced");
         assert_eq!((pinned.len(), silenced.len()), (1, 1), "[{}]", s.name);
-        assert_eq!(pinned[0].record_id.as_deref(), Some(row_id(s, &ids[0]).as_str()));
+        assert_eq!(
+            pinned[0].record_id.as_deref(),
+            Some(row_id(s, &ids[0]).as_str())
+        );
         assert_eq!(pinned[0].reason.as_deref(), Some("keep it near"));
         assert_eq!(pinned[0].actor, ACTOR);
-        assert_eq!(silenced[0].record_id.as_deref(), Some(row_id(s, &ids[1]).as_str()));
+        assert_eq!(
+            silenced[0].record_id.as_deref(),
+            Some(row_id(s, &ids[1]).as_str())
+        );
         let TendAct::Event(e) = &r.applied[0].result else {
             panic!("an event")
         };
@@ -138,14 +152,27 @@ fn revisit_reads_the_seed_and_one_expansion_step_journaling_its_trace_and_inert_
     on_both(|s| {
         let ids = garden(s);
         let before = s.system.access_counts(&[ids[2].clone()], &[]).unwrap();
-        let r = apply(s, &args(&format!("revisit: {} — reason: what grew from it", ids[0])));
+        let r = apply(
+            s,
+            &args(&format!("revisit: {} — reason: what grew from it", ids[0])),
+        );
         assert_eq!(r.applied.len(), 1, "[{}] {:?}", s.name, r.refused);
         let path = &r.revisit_paths[0];
         assert_eq!(path.seed.graph_id, ids[0]);
         assert_eq!(path.seed.title, "The garden");
-        assert!(path.seed.digest.as_deref().is_some_and(|d| d.contains("The garden")));
+        assert!(
+            path.seed
+                .digest
+                .as_deref()
+                .is_some_and(|d| d.contains("The garden"))
+        );
         assert_eq!(path.iterations, 1);
-        assert_eq!(path.paths.len(), 1, "[{}] the lesson derived from it", s.name);
+        assert_eq!(
+            path.paths.len(),
+            1,
+            "[{}] the lesson derived from it",
+            s.name
+        );
         assert_eq!(path.paths[0].graph_id, ids[2]);
         let TendAct::Revisit(act) = &r.applied[0].result else {
             panic!("a revisit")
@@ -160,10 +187,16 @@ fn revisit_reads_the_seed_and_one_expansion_step_journaling_its_trace_and_inert_
             .unwrap();
         assert_eq!(traces.len(), 1);
         assert_eq!(traces[0].trace_kind, "expand");
-        assert_eq!(traces[0].escalation_reason.as_deref(), Some("what grew from it"));
+        assert_eq!(
+            traces[0].escalation_reason.as_deref(),
+            Some("what grew from it")
+        );
         assert_eq!(events(s, "expanded").len(), 1);
         // Reading is not using: no access count moved.
-        assert_eq!(s.system.access_counts(&[ids[2].clone()], &[]).unwrap(), before);
+        assert_eq!(
+            s.system.access_counts(&[ids[2].clone()], &[]).unwrap(),
+            before
+        );
     });
 }
 
@@ -174,7 +207,11 @@ fn dispose_confirm_and_reject_go_through_dispose_dream() {
         let more = form(
             s,
             "stray",
-            vec![rec(RecordKind::Dream, "A stray dream", ("dream", "system", "n2"))],
+            vec![rec(
+                RecordKind::Dream,
+                "A stray dream",
+                ("dream", "system", "n2"),
+            )],
         );
         let r = apply(
             s,
@@ -208,7 +245,10 @@ fn dispose_confirm_and_reject_go_through_dispose_dream() {
         // A confirmation without its edge is dispose_dream's refusal, as data.
         let r = apply(
             s,
-            &args(&format!("dispose: {} confirm — reason: no edge named", ids[3])),
+            &args(&format!(
+                "dispose: {} confirm — reason: no edge named",
+                ids[3]
+            )),
         );
         assert_eq!(r.refused.len(), 1, "[{}]", s.name);
     });
@@ -236,13 +276,23 @@ fn heal_scar_and_break_bond_resolve_the_standing_marker_by_target_or_event_id() 
         );
         assert_eq!(r.applied.len(), 2, "[{}] {:?}", s.name, r.refused);
         assert_eq!(r.refused.len(), 1);
-        assert!(r.refused[0].reason.contains("no standing scar"), "{}", r.refused[0].reason);
+        assert!(
+            r.refused[0].reason.contains("no standing scar"),
+            "{}",
+            r.refused[0].reason
+        );
         let stream = s
             .journal
             .valence_events(&ValenceFilter::new(SCOPE, OWNER))
             .unwrap();
-        let healing: Vec<_> = stream.iter().filter(|e| e.kind == ValenceKind::Healing).collect();
-        let breaking: Vec<_> = stream.iter().filter(|e| e.kind == ValenceKind::Break).collect();
+        let healing: Vec<_> = stream
+            .iter()
+            .filter(|e| e.kind == ValenceKind::Healing)
+            .collect();
+        let breaking: Vec<_> = stream
+            .iter()
+            .filter(|e| e.kind == ValenceKind::Break)
+            .collect();
         assert_eq!((healing.len(), breaking.len()), (1, 1), "[{}]", s.name);
         assert_eq!(healing[0].target_id, "person:ada");
         assert_eq!(breaking[0].provenance["breaks"], json!(bond[1]));
@@ -269,13 +319,19 @@ fn revise_seeds_an_evidence_ripple_that_re_reads_the_seed_a_0_5_2_verb_0_3_2_lac
         };
         assert!(act.opened);
         assert!((act.magnitude - 0.6).abs() < 1e-9, "revised: 0.6");
-        assert!(!act.reconsider_task_ids.is_empty(), "the seed re-read first");
+        assert!(
+            !act.reconsider_task_ids.is_empty(),
+            "the seed re-read first"
+        );
         let ripples = s.system.ripples(&ListRipples::default()).unwrap();
         assert_eq!(ripples.len(), 1, "[{}]", s.name);
         assert_eq!(ripples[0].seed_id, ids[0]);
         assert_eq!(ripples[0].cause["cause"], json!("evidence"));
         assert_eq!(ripples[0].cause["evidence"], json!([ids[1]]));
-        assert_eq!(ripples[0].cause["election"]["reason"], json!("I saw it wrong"));
+        assert_eq!(
+            ripples[0].cause["election"]["reason"],
+            json!("I saw it wrong")
+        );
     });
 }
 
@@ -322,14 +378,24 @@ fn identity_scope_records_are_refused_pending_the_ruling() {
         let dream = s
             .system
             .remember_many(&RememberMany::new(
-                vec![rec(RecordKind::Dream, "A self dream", ("dream", "system", "n3"))],
+                vec![rec(
+                    RecordKind::Dream,
+                    "A self dream",
+                    ("dream", "system", "n3"),
+                )],
                 "self",
                 OWNER,
                 "self-dream",
             ))
             .unwrap()
             .value;
-        let r = apply(s, &args(&format!("dispose: {} reject — reason: it did not hold", dream[0])));
+        let r = apply(
+            s,
+            &args(&format!(
+                "dispose: {} reject — reason: it did not hold",
+                dream[0]
+            )),
+        );
         assert_eq!(r.applied.len(), 1, "[{}] {:?}", s.name, r.refused);
     });
 }
@@ -401,10 +467,17 @@ fn refusals_are_data_the_batch_never_aborts_and_write_nothing_of_theirs() {
             assert_eq!(&refused.election, e, "in order, the election as given");
             assert!(!refused.reason.trim().is_empty());
         }
-        assert!(r.refused[1].reason.contains("person:bo"), "{}", r.refused[1].reason);
+        assert!(
+            r.refused[1].reason.contains("person:bo"),
+            "{}",
+            r.refused[1].reason
+        );
         assert_eq!(snapshot(s), before, "[{}] refusals write nothing", s.name);
         // Beside a refusal, an applied election still lands.
-        let mut a = args(&format!("pin: ex:nope — reason: x\npin: {} — reason: y", ids[0]));
+        let mut a = args(&format!(
+            "pin: ex:nope — reason: x\npin: {} — reason: y",
+            ids[0]
+        ));
         a.now = None;
         let r = apply(s, &a);
         assert_eq!((r.applied.len(), r.refused.len()), (1, 1));
@@ -446,7 +519,12 @@ fn dry_run_plans_every_election_and_writes_nothing() {
         assert_eq!((planned.applied.len(), planned.refused.len()), (5, 1));
         assert_eq!(snapshot(s), before, "[{}] a dry run writes nothing", s.name);
         let done = apply(s, &args(&text));
-        assert_eq!(done.applied.len(), 5, "[{}] the dry run predicted it", s.name);
+        assert_eq!(
+            done.applied.len(),
+            5,
+            "[{}] the dry run predicted it",
+            s.name
+        );
         assert_eq!(
             serde_json::to_value(&planned.refused).unwrap(),
             serde_json::to_value(&done.refused).unwrap()

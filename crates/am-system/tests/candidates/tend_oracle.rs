@@ -22,8 +22,7 @@
 use crate::common::oracle::{first_difference, open_copy, run_generator};
 use crate::home::system_over;
 use am_system::candidates::{
-    ApplyTendElections, IDENTITY_SCOPE_PENDING_RULING, ParseTendBlock, TendReport,
-    parse_tend_block,
+    ApplyTendElections, IDENTITY_SCOPE_PENDING_RULING, ParseTendBlock, TendReport, parse_tend_block,
 };
 use serde_json::{Value, json};
 use std::collections::HashMap;
@@ -96,7 +95,15 @@ fn shape(report: &Value, ruling: &str) -> Value {
 /// The comparable fields of one journal record.
 fn record_key(family: &str, r: &Value) -> String {
     let f = |k: &str| r.get(k).cloned().unwrap_or(Value::Null);
-    json!([family, f("kind"), f("record_id"), f("target_id"), f("reason"), f("actor")]).to_string()
+    json!([
+        family,
+        f("kind"),
+        f("record_id"),
+        f("target_id"),
+        f("reason"),
+        f("actor")
+    ])
+    .to_string()
 }
 
 #[test]
@@ -110,7 +117,11 @@ fn apply_tend_elections_matches_abstractmemory_0_3_2_on_both_stacks_revise_is_0_
     let stacks = open_copy(dir.path());
     for (name, store, journal) in &stacks.pairs {
         let system = system_over(store, journal);
-        assert_eq!(journal.current_seq().unwrap(), seq0, "[{name}] the copy's axis");
+        assert_eq!(
+            journal.current_seq().unwrap(),
+            seq0,
+            "[{name}] the copy's axis"
+        );
         let last = batches.len() - 1;
         for (i, (batch, theirs)) in batches.iter().zip(reports).enumerate() {
             let text = fill(batch[0].as_str().unwrap(), &ids);
