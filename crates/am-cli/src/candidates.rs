@@ -322,10 +322,13 @@ fn render(v: &Value) -> String {
         let title = o["title"]
             .as_str()
             .map_or_else(|| "(title pending)".to_owned(), escape);
-        let kind = match o["proposed_kind"].as_str().filter(|k| !k.is_empty()) {
-            Some(k) => format!("{} offer", escape(k)),
-            None => escape(o["kind"].as_str().unwrap_or("")),
-        };
+        // A review offer without a `proposed_kind` is the night's
+        // consolidation (the drives' fold counts it so).
+        let kind = o["proposed_kind"]
+            .as_str()
+            .filter(|k| !k.is_empty())
+            .unwrap_or("consolidation");
+        let kind = format!("{} offer", escape(kind));
         let _ = writeln!(
             t,
             "  [{kind}] {} {title}",

@@ -220,11 +220,16 @@ fn render(parsed: &TendBlock, r: &TendReport, warnings: &[String]) -> String {
                 escape(&v.trace_id)
             ),
             TendAct::Revise(v) => format!(
-                "ripple {} {} (magnitude {:.2}, {} reconsideration(s) queued, {} left out)",
+                "ripple {} {} (magnitude {:.2}, {} reconsideration(s) {}, {} left out)",
                 escape(&v.ripple_id),
-                if v.opened { "opened" } else { "stands" },
+                match (r.dry_run, v.opened) {
+                    (true, _) => "planned",
+                    (false, true) => "opened",
+                    (false, false) => "stands",
+                },
                 v.magnitude,
                 v.reconsider_task_ids.len(),
+                if r.dry_run { "planned" } else { "queued" },
                 v.left_out.len()
             ),
             TendAct::Dispose(d) => format!(
