@@ -408,7 +408,8 @@ pub trait JournalTx {
 /// - `body` returns `Ok`: the staged store rows are written first, in one
 ///   `TripleStore::add` of the rows not stored yet (all-or-nothing), then the
 ///   staged bindings in the order issued, then the staged closures in the
-///   order issued, each append all-or-nothing. A failing
+///   order issued, then the events, the valence events and the traces with
+///   their events, each append all-or-nothing. A failing
 ///   `add` writes nothing of the transaction. A journal append that fails after
 ///   the rows were added leaves those rows (the store is append-only: nothing
 ///   can be taken back) and returns the error; callers use deterministic ids, so
