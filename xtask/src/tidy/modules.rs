@@ -77,9 +77,12 @@ pub const FACULTIES: &[(&str, &[&str])] = &[
         &[
             "drives",
             "formation",
+            "reach",
             "recall",
+            "ripple",
             "sleep",
             "tasks",
+            "valence",
             "world_models",
         ],
     ),
