@@ -836,6 +836,11 @@ impl TripleStore for SQLiteTripleStore {
         self.feed_page(cursor, scope, owner_id, limit, None)
     }
 
+    fn feed_head(&self) -> am_triples::Result<i64> {
+        let sql = format!("SELECT COALESCE(MAX(rowid), 0) FROM {}", self.state.table);
+        Ok(self.with_conn(|c| Ok(c.prepare_cached(&sql)?.query_row([], |r| r.get(0))?))?)
+    }
+
     fn stored_vector(&self, assertion_id: &str) -> am_triples::Result<Option<Vec<f32>>> {
         let id = am_triples::assertion::py_strip(assertion_id).to_owned();
         if id.is_empty() {
