@@ -78,6 +78,10 @@ pub fn checks() -> Vec<Check<dyn StoreFactory>> {
         check!(change_feed_filters_by_scope_and_owner, ChangeFeed),
         check!(change_feed_cursor_stays_when_nothing_is_new, ChangeFeed),
         check!(change_feed_zero_limit_is_invalid_input, ChangeFeed),
+        check!(
+            change_feed_head_is_the_cursor_after_the_newest_row,
+            ChangeFeed
+        ),
         check!(digest_rewrite_replaces_the_reading_in_place, DigestRewrite),
         check!(digest_rewrite_refuses_a_row_that_moved, DigestRewrite),
         check!(
@@ -1220,6 +1224,32 @@ pub fn change_feed_cursor_stays_when_nothing_is_new(f: &dyn StoreFactory) -> Che
         "nothing new",
         (again.rows.len(), again.next_cursor),
         (0, page.next_cursor),
+    )
+}
+
+/// `feed_head` is the cursor after the newest row: 0 on an empty store, the
+/// `next_cursor` of a read to the end after writes, and a read from it finds
+/// only the rows written after it.
+pub fn change_feed_head_is_the_cursor_after_the_newest_row(f: &dyn StoreFactory) -> CheckResult {
+    let s = fresh(f)?;
+    ensure_eq("empty store", ok("feed_head", s.feed_head())?, 0)?;
+    three(&*s)?;
+    let mut cursor = 0;
+    loop {
+        let page = feed(&*s, cursor, None, None, 2)?;
+        cursor = page.next_cursor;
+        if page.rows.is_empty() {
+            break;
+        }
+    }
+    let head = ok("feed_head", s.feed_head())?;
+    ensure_eq("head after three rows", head, cursor)?;
+    let later = add(&*s, &[at("a", "b", "late", "2026-01-05T00:00:00Z", "late")])?;
+    let page = feed(&*s, head, None, None, 10)?;
+    ensure_eq(
+        "rows after the head",
+        ids(&page.rows.into_iter().map(|(_, r)| r).collect::<Vec<_>>()),
+        later,
     )
 }
 

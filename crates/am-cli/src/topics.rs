@@ -75,13 +75,16 @@ fn render(p: &CommunitiesPayload, scope: &str, owner: &str) -> String {
         let ch = &c.facts.changed_since_last_sleep;
         let _ = writeln!(
             t,
-            "- {} [{}] {} member(s), hub {}; since the last sleep +{} -{}{}",
+            "- {} [{}] {} member(s), hub {}; since the last sleep +{} -{}{}{}",
             title,
             c.key,
             c.size,
             c.facts.hub.as_deref().map_or("none".to_owned(), escape),
             ch.added,
             ch.moved,
+            ch.split_from
+                .as_deref()
+                .map_or(String::new(), |k| format!(", split from {}", escape(k))),
             if c.provisional_ids.is_empty() {
                 String::new()
             } else {
@@ -90,4 +93,40 @@ fn render(p: &CommunitiesPayload, scope: &str, owner: &str) -> String {
         );
     }
     t
+}
+
+#[cfg(test)]
+mod tests {
+    use super::render;
+    use am_system::communities::CommunitiesPayload;
+
+    fn payload(split_from: Option<&str>) -> CommunitiesPayload {
+        serde_json::from_value(serde_json::json!({
+            "version": 2, "version_seq": 40, "first_sleep_pending": false,
+            "algorithm": "louvain", "links": [],
+            "communities": [{
+                "id": "ex:c1", "key": "topic-b", "title": null, "summary": null,
+                "pending": ["title", "summary"], "verdict": "new", "size": 3,
+                "kinds": {"episode": 3}, "members": [], "provisional_ids": [],
+                "cohesion": 0.5, "layout": {}, "centroid_stale": false,
+                "facts": {
+                    "span": {"first": null, "last": null}, "activity": 0,
+                    "hub": null, "bridges": [], "paths": [],
+                    "changed_since_last_sleep": {"added": 3, "moved": 0, "split_from": split_from}
+                }
+            }]
+        }))
+        .unwrap()
+    }
+
+    #[test]
+    fn a_topic_split_tonight_names_the_topic_it_split_from_in_the_text_line() {
+        let text = render(&payload(Some("topic-a")), "life", "e1");
+        assert!(
+            text.contains("- pending [topic-b] 3 member(s), hub none; since the last sleep +3 -0, split from topic-a\n"),
+            "{text}"
+        );
+        let plain = render(&payload(None), "life", "e1");
+        assert!(!plain.contains("split from"), "{plain}");
+    }
 }

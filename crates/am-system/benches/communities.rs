@@ -30,7 +30,14 @@ use std::hint::black_box;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-const RECORDS: usize = 100_000;
+/// The home's records (`AM_COMMUNITIES_BENCH_RECORDS` overrides, in
+/// thousands, for a profile under callgrind).
+fn records() -> usize {
+    std::env::var("AM_COMMUNITIES_BENCH_RECORDS")
+        .ok()
+        .and_then(|v| v.parse::<usize>().ok())
+        .map_or(100_000, |k| k * BATCH)
+}
 const BATCH: usize = 1_000;
 const TOPICS: usize = 50;
 const DIM: usize = 64;
@@ -137,7 +144,7 @@ fn communities(c: &mut Criterion) {
     {
         let home = SqliteHome::open(&path).unwrap();
         let system = system_over(&home);
-        for k in 0..RECORDS / BATCH {
+        for k in 0..records() / BATCH {
             system
                 .remember_many(&RememberMany::new(
                     batch(k),
@@ -220,7 +227,7 @@ fn communities(c: &mut Criterion) {
     let placed = system_over(&placed_home);
     let unplaced_home = SqliteHome::open(&unplaced_path).unwrap();
     let unplaced = system_over(&unplaced_home);
-    let mut next = RECORDS / SMALL;
+    let mut next = records() / SMALL;
     g.sample_size(20);
     g.bench_function("remember_many_20_placed_100k", |b| {
         b.iter_custom(|iters| {

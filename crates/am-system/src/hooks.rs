@@ -125,8 +125,15 @@ pub(crate) trait Placement: Sync {
         now: &str,
     ) -> Result<Vec<am_journal::MemoryEvent>>;
 
-    /// The events committed (with their seqs): the index notes them.
-    fn committed(&self, system: &MemorySystem, events: &[am_journal::MemoryEvent]);
+    /// The events committed (as planned, without their seqs) and the
+    /// assertion ids of the rows formed in their transaction: the index
+    /// notes them.
+    fn committed(
+        &self,
+        system: &MemorySystem,
+        events: &[am_journal::MemoryEvent],
+        row_ids: &[String],
+    );
 }
 
 /// The installed [`Placement`].

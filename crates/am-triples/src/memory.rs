@@ -386,6 +386,10 @@ impl TripleStore for InMemoryTripleStore {
         }
     }
 
+    fn feed_head(&self) -> Result<i64> {
+        Ok(i64::try_from(self.lock().rows.len()).unwrap_or(i64::MAX))
+    }
+
     fn assertions_after(
         &self,
         cursor: i64,

@@ -168,6 +168,24 @@ pub trait TripleStore: Send + Sync {
         ))
     }
 
+    /// The change feed's head: the cursor after the newest row (0 when the
+    /// store is empty), the `next_cursor` a read of the whole feed ends at. A
+    /// reader that keeps its state from other reads starts following the
+    /// feed here. The default reads the feed to its end.
+    ///
+    /// # Errors
+    /// As [`TripleStore::assertions_after`].
+    fn feed_head(&self) -> Result<i64> {
+        let mut cursor = 0;
+        loop {
+            let page = self.assertions_after(cursor, None, None, 10_000)?;
+            if page.rows.is_empty() {
+                return Ok(page.next_cursor.max(cursor));
+            }
+            cursor = page.next_cursor;
+        }
+    }
+
     /// Make a digest-row rewrite ready outside any transaction
     /// ([`crate::rewrite::prepare_rewrite`]: the new canonical text, and its
     /// vector computed with this store's own embedder). Writes nothing.

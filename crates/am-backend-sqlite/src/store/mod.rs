@@ -549,8 +549,9 @@ impl SQLiteTripleStore {
 
     /// The change feed's page after `cursor`, each row given to `each` as
     /// SQLite steps to it (one read transaction: the page and the head come
-    /// from one snapshot); answers the next cursor. `each` sees rows selected
-    /// with [`codec::ASSERTION_COLUMNS`].
+    /// from one snapshot); answers the next cursor. When no row lies past the
+    /// cursor, one seek to the last row answers, without a transaction. `each`
+    /// sees rows selected with [`codec::ASSERTION_COLUMNS`].
     fn feed_read(
         &self,
         cursor: i64,
@@ -564,7 +565,14 @@ impl SQLiteTripleStore {
             scope,
             owner_id: owner,
         } = am_triples::store::feed_args(cursor, scope, owner_id, limit)?;
+        let head_sql = format!("SELECT COALESCE(MAX(rowid), 0) FROM {}", self.state.table);
         Ok(self.with_conn(|c| {
+            // Nothing past the cursor (a caught-up reader's usual call): one
+            // cached seek to the last row answers, with no transaction.
+            let head: i64 = c.prepare_cached(&head_sql)?.query_row([], |r| r.get(0))?;
+            if head <= start {
+                return Ok(start);
+            }
             let tx = c.transaction_with_behavior(TransactionBehavior::Deferred)?;
             let mut sql = format!(
                 "SELECT {} FROM {} WHERE rowid > ?",
@@ -599,11 +607,7 @@ impl SQLiteTripleStore {
             let next = if seen == limit {
                 last
             } else {
-                let head: i64 = tx.query_row(
-                    &format!("SELECT COALESCE(MAX(rowid), 0) FROM {}", self.state.table),
-                    [],
-                    |r| r.get(0),
-                )?;
+                let head: i64 = tx.prepare_cached(&head_sql)?.query_row([], |r| r.get(0))?;
                 head.max(start)
             };
             tx.commit()?;
@@ -830,6 +834,11 @@ impl TripleStore for SQLiteTripleStore {
         limit: usize,
     ) -> am_triples::Result<FeedPage> {
         self.feed_page(cursor, scope, owner_id, limit, None)
+    }
+
+    fn feed_head(&self) -> am_triples::Result<i64> {
+        let sql = format!("SELECT COALESCE(MAX(rowid), 0) FROM {}", self.state.table);
+        Ok(self.with_conn(|c| Ok(c.prepare_cached(&sql)?.query_row([], |r| r.get(0))?))?)
     }
 
     fn stored_vector(&self, assertion_id: &str) -> am_triples::Result<Option<Vec<f32>>> {

@@ -35,8 +35,8 @@ use crate::config::SleepTuning;
 use crate::error::{Error, Result};
 use crate::formation::authoring::{
     Author, AuthorField, AuthoredRecord, AuthoringReceipt, FormAuthored,
+    maintenance_candidate_record,
 };
-use crate::formation::records::MemoryRecordInput;
 use crate::kinds::{DIGEST_PREDICATE, RecordKind};
 use crate::outcome::Warned;
 use crate::pair_folds::PairFolds;
@@ -819,23 +819,12 @@ impl MemorySystem {
                 });
                 continue;
             }
-            let mut record = MemoryRecordInput::new(RecordKind::Summary, "", &p.body);
-            record.title = None;
-            record.edges = sources
-                .iter()
-                .map(|s| ("summarizes".to_owned(), s.clone()))
-                .collect();
-            for (k, v) in [
-                ("maintenance_candidate", json!(true)),
-                ("review_required", json!(true)),
-                ("proposed_kind", json!(p.kind)),
-                ("source_ids", json!(sources)),
-                ("source_count", json!(sources.len())),
-                ("no_source_mutation", json!(true)),
-            ]
-            .into_iter()
-            .chain(p.extra)
-            {
+            let mut record = maintenance_candidate_record(
+                &p.body,
+                &sources,
+                vec![("proposed_kind", json!(p.kind))],
+            );
+            for (k, v) in p.extra {
                 record.attributes.insert(k.into(), v);
             }
             let prepared = self.prepare_authored(

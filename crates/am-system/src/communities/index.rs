@@ -19,7 +19,7 @@ use crate::record::DigestRow;
 use am_journal::{EventFilter, MemoryEvent, MemoryJournal};
 use am_triples::{TripleAssertion, TripleStore};
 use serde_json::Value;
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap, HashSet};
 
 /// One topic of the current version, as placement needs it.
 #[derive(Debug, Clone)]
@@ -71,6 +71,10 @@ pub(crate) struct IndexCache {
     /// The store offers no change feed: the index is kept until this
     /// process's next pass clears it.
     no_feed: bool,
+    /// Assertion ids of rows this process committed with placements it
+    /// noted since the last catch-up (which reads to the feed's head, so it
+    /// meets them or a catch-up before it did: it forgets them).
+    own: HashSet<String>,
 }
 
 impl IndexCache {
@@ -79,6 +83,7 @@ impl IndexCache {
         self.mark = None;
         self.by_pair.clear();
         self.no_feed = false;
+        self.own.clear();
     }
 
     /// Catch up with the store's rows past the mark: one feed read when
@@ -88,19 +93,14 @@ impl IndexCache {
             return;
         }
         let Some(mut mark) = self.mark else {
+            // The pairs are built from their rows on use: the feed is
+            // followed from its head.
             self.by_pair.clear();
-            let mut mark = 0i64;
-            loop {
-                match store.assertions_after(mark, None, None, 10_000) {
-                    Ok(page) if !page.rows.is_empty() => mark = page.next_cursor,
-                    Ok(_) => break,
-                    Err(_) => {
-                        self.no_feed = true;
-                        return;
-                    }
-                }
+            self.own.clear();
+            match store.feed_head() {
+                Ok(head) => self.mark = Some(head),
+                Err(_) => self.no_feed = true,
             }
-            self.mark = Some(mark);
             return;
         };
         loop {
@@ -116,8 +116,15 @@ impl IndexCache {
             }
             for (_, row) in &page.rows {
                 let pair = (row.scope.clone(), row.owner_id.clone().unwrap_or_default());
+                let own = row
+                    .assertion_id
+                    .as_deref()
+                    .is_some_and(|a| self.own.remove(a));
                 if DigestRow::of(row).kind_trimmed() == Some(RecordKind::Community) {
                     self.by_pair.remove(&pair);
+                } else if own {
+                    // A row this process formed with its placements, which
+                    // the index already holds: no other process's events.
                 } else if let Some(p) = self.by_pair.get_mut(&pair) {
                     p.events_stale = true;
                 }
@@ -125,6 +132,7 @@ impl IndexCache {
             mark = page.next_cursor;
         }
         self.mark = Some(mark);
+        self.own.clear();
     }
 
     /// The index of `pair`, built when missing, its `placed` events fetched
@@ -151,8 +159,13 @@ impl IndexCache {
     }
 
     /// Note placements this process committed (their events are in the
-    /// journal now).
-    pub(crate) fn note_placed(&mut self, events: &[MemoryEvent]) {
+    /// journal now) with the rows of their transaction (`row_ids`: assertion
+    /// ids), which the next catch-up then reads without fetching the events
+    /// again.
+    pub(crate) fn note_placed(&mut self, events: &[MemoryEvent], row_ids: &[String]) {
+        if self.mark.is_some() && !self.no_feed {
+            self.own.extend(row_ids.iter().cloned());
+        }
         for e in events {
             let pair = (e.scope.clone(), e.owner_id.clone());
             if let Some(idx) = self.by_pair.get_mut(&pair) {

@@ -160,8 +160,8 @@ impl Placement for Placer {
         Ok(out)
     }
 
-    fn committed(&self, system: &MemorySystem, events: &[MemoryEvent]) {
+    fn committed(&self, system: &MemorySystem, events: &[MemoryEvent], row_ids: &[String]) {
         let cache = system.faculty_state.cache::<IndexCache>();
-        cache.lock().note_placed(events);
+        cache.lock().note_placed(events, row_ids);
     }
 }

@@ -250,7 +250,11 @@ impl MemorySystem {
             Ok(())
         })?;
         if !placed.is_empty() {
-            crate::hooks::placement().committed(self, &placed);
+            let row_ids: Vec<String> = assertions
+                .iter()
+                .filter_map(|a| a.assertion_id.clone())
+                .collect();
+            crate::hooks::placement().committed(self, &placed, &row_ids);
         }
         // The formation notes, a supplied key reused for other content, then
         // what the write itself raised (a vectorless row, the pin recorded at

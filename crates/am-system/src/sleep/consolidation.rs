@@ -23,8 +23,8 @@
 use crate::error::{Error, Result};
 use crate::formation::authoring::{
     Author, AuthorField, AuthoredRecord, AuthoringReceipt, FormAuthored,
+    maintenance_candidate_record,
 };
-use crate::formation::records::MemoryRecordInput;
 use crate::kinds::RecordKind;
 use crate::outcome::Warned;
 use crate::sleep::args::{MaintenanceReport, sleep_pairs};
@@ -264,27 +264,14 @@ impl MemorySystem {
                 .iter()
                 .find(|g| g.record_ids.iter().any(|r| *r == sources[0]))
                 .map_or("", |g| g.title_key.as_str());
-            let mut record = MemoryRecordInput::new(
-                RecordKind::Summary,
-                "",
+            let record = maintenance_candidate_record(
                 &candidate_body(sources.len(), &proposal.kind, title_key),
+                &sources,
+                vec![
+                    ("signal", json!(proposal.signal.as_str())),
+                    ("proposal_id", json!(proposal.id)),
+                ],
             );
-            record.title = None;
-            record.edges = sources
-                .iter()
-                .map(|s| ("summarizes".to_owned(), s.clone()))
-                .collect();
-            for (k, v) in [
-                ("maintenance_candidate", json!(true)),
-                ("review_required", json!(true)),
-                ("signal", json!(proposal.signal.as_str())),
-                ("proposal_id", json!(proposal.id)),
-                ("source_ids", json!(sources)),
-                ("source_count", json!(sources.len())),
-                ("no_source_mutation", json!(true)),
-            ] {
-                record.attributes.insert(k.into(), v);
-            }
             let prepared = self.prepare_authored(
                 &FormAuthored {
                     pass: "consolidation_pass".to_owned(),

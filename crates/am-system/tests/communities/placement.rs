@@ -401,3 +401,42 @@ fn a_placed_event_is_audit_and_never_scored() {
         );
     });
 }
+
+/// The membership reads are caught up with placements another handle made
+/// (another process on the same home), between and after this handle's own
+/// formations, whose placements it serves without asking the journal again.
+#[test]
+fn placements_another_handle_made_are_served_beside_this_handles_own() {
+    let home = sqlite(true);
+    let a = &home.stack;
+    two_topics(a);
+    pass(a);
+    let b = home.second_handle();
+    let own = live(
+        a,
+        "a-1",
+        vec![episode("garden fence", "Mended the garden fence.")],
+    );
+    assert!(key_of(a, &own[0]).is_some());
+    let theirs = live(
+        &b,
+        "b-1",
+        vec![episode("music stand", "A new music stand.")],
+    );
+    let own2 = live(
+        a,
+        "a-2",
+        vec![episode("garden gate", "Painted the garden gate.")],
+    );
+    let theirs2 = live(
+        &b,
+        "b-2",
+        vec![episode("music lesson", "A music lesson on Tuesday.")],
+    );
+    for id in [&own[0], &theirs[0], &own2[0], &theirs2[0]] {
+        let here = key_of(a, id);
+        assert!(here.is_some(), "{id} unplaced on the first handle");
+        assert_eq!(here, key_of(&b, id), "{id}: the two handles disagree");
+    }
+    assert_ne!(key_of(a, &own[0]), key_of(a, &theirs[0]));
+}

@@ -105,6 +105,26 @@ pub(crate) fn sqlite_with(queue: bool, embedder: Option<Arc<dyn TextEmbedder>>) 
     }
 }
 
+impl Sqlite {
+    /// A second handle on the same home file (another process's view: its
+    /// own connection, system and faculty state).
+    pub(crate) fn second_handle(&self) -> Stack {
+        let home = SqliteHome::open(self._dir.path().join("home.sqlite3")).unwrap();
+        let mh = Arc::new(
+            SqliteMemoryHome::open(
+                &home,
+                Some(Arc::new(TopicEmbedder)),
+                SqliteStoreOptions::default(),
+            )
+            .unwrap(),
+        );
+        let store: Arc<dyn TripleStore> = mh.sqlite_store().clone();
+        let journal: Arc<dyn MemoryJournal> = mh.sqlite_journal().clone();
+        let system = MemorySystem::over_home_with_options(mh, options(true)).unwrap();
+        Stack::over("sqlite-second", store, journal, system)
+    }
+}
+
 /// Run `check` on the in-memory pair and the SQLite home (with the queue).
 pub(crate) fn on_both(check: impl Fn(&Stack)) {
     check(&memory(true));
