@@ -803,6 +803,25 @@ impl<'a> IndexedStore<'a> {
     pub(crate) fn query_refs(&self, q: &TripleQuery) -> Option<Vec<&'a TripleAssertion>> {
         self.index.answer_refs(q)
     }
+
+    /// A query's rows as [`RecallRead::rows`] reads them, lent from the
+    /// index when it answers (no copy), else the store's.
+    ///
+    /// # Errors
+    /// As [`RecallRead::rows`].
+    pub(crate) fn lend(
+        &self,
+        q: &TripleQuery,
+    ) -> crate::error::Result<Vec<std::borrow::Cow<'a, TripleAssertion>>> {
+        if let Some(rows) = self.query_refs(q) {
+            return Ok(rows.into_iter().map(std::borrow::Cow::Borrowed).collect());
+        }
+        Ok(self
+            .rows(q)?
+            .into_iter()
+            .map(std::borrow::Cow::Owned)
+            .collect())
+    }
 }
 
 impl RecallRead for IndexedStore<'_> {
