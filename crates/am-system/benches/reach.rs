@@ -85,10 +85,20 @@ fn system_over(home: &SqliteHome) -> MemorySystem {
     MemorySystem::over_home(Arc::new(memory_home))
 }
 
+/// The 100k home. With `$AM_REACH_BENCH_HOME` naming a file, it is built
+/// there once and opened as it stands by later runs (instruction counts
+/// under callgrind, which would otherwise spend most of their run building
+/// it).
 fn home() -> (tempfile::TempDir, MemorySystem) {
     let dir = tempfile::tempdir().unwrap();
-    let home = SqliteHome::open(dir.path().join("bench.sqlite3")).unwrap();
+    let kept = std::env::var_os("AM_REACH_BENCH_HOME").map(PathBuf::from);
+    let built = kept.as_ref().is_some_and(|p| p.exists());
+    let path = kept.unwrap_or_else(|| dir.path().join("bench.sqlite3"));
+    let home = SqliteHome::open(&path).unwrap();
     let system = system_over(&home);
+    if built {
+        return (dir, system);
+    }
     let mut first: Option<String> = None;
     for k in 0..RECORDS / BATCH {
         let ids = system
