@@ -16,12 +16,13 @@
 
 use crate::error::{Error, Result};
 use crate::kinds::DIGEST_PREDICATE;
+use crate::recall::reconstruct::hash::{HashMap, HashSet};
 use crate::record::DigestRow;
 use am_triples::{TripleAssertion, TripleQuery, TripleStore};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::borrow::{Borrow, Cow};
-use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet};
 
 /// The words of `text` that name a concept: camelCase split, folded, ASCII
 /// alphanumeric runs of 3+ characters, in order (repeats kept).
@@ -59,7 +60,7 @@ pub(crate) fn concept_term_set(text: &str) -> BTreeSet<String> {
 /// all give `["auto", "memory", "auto_memory"]`.
 pub fn concept_terms(text: &str, bigrams: bool) -> Vec<String> {
     let words = concept_words(text);
-    let mut seen: HashSet<String> = HashSet::new();
+    let mut seen: HashSet<String> = HashSet::default();
     let mut out: Vec<String> = Vec::new();
     for w in &words {
         if seen.insert(w.clone()) {
@@ -195,10 +196,16 @@ const MEMO_CAP: usize = 50_000;
 /// source of truth: an answer through it is the answer without it.
 #[derive(Default)]
 pub(crate) struct ConceptMemo {
-    rows: HashMap<String, MemoRow>,
+    rows: MemoRows,
     /// The concept holders of the fields scanned lately, one per ladder and
     /// scan shape (at most [`MEMO_FIELDS`]).
     fields: Vec<(FieldKey, FieldHolders)>,
+}
+
+/// The memo's concept sets by row id.
+#[derive(Default)]
+struct MemoRows {
+    rows: HashMap<String, MemoRow>,
 }
 
 /// The most fields a [`ConceptMemo`] keeps holders for.
@@ -207,6 +214,13 @@ const MEMO_FIELDS: usize = 8;
 /// What a field is the field of: the ladder, the scan limit, bigrams.
 type FieldKey = (Vec<(String, String)>, usize, bool);
 
+/// The state a field was read at, when the reader can name it: the recall
+/// index's feed cursor (every row it holds came before it), the journal's
+/// head (every rewrite in place is a version below it) and the anchor of the
+/// exclusion folds. Two reads at one stamp scan the same field, so a read at
+/// the stamp the holders were brought to need not scan again.
+pub(crate) type FieldStamp = (i64, i64, i64);
+
 /// Which rows of a field hold which concept, kept across reads and brought
 /// to each read's field by difference: a row that left the field, or whose
 /// concepts were computed again (its words changed), is taken out; a row
@@ -214,6 +228,9 @@ type FieldKey = (Vec<(String, String)>, usize, bool);
 /// (every use of them is order-free).
 #[derive(Default)]
 struct FieldHolders {
+    /// The state of the rows the holders were last brought to (see
+    /// [`FieldStamp`]); `None` when unknown.
+    stamp: Option<FieldStamp>,
     /// Row id → its slot and the concepts it was entered with.
     held: HashMap<String, (u32, std::sync::Arc<BTreeSet<String>>)>,
     /// Slot → row id (empty while free).
@@ -300,10 +317,10 @@ struct MemoRow {
     concepts: std::sync::Arc<BTreeSet<String>>,
 }
 
-impl ConceptMemo {
+impl MemoRows {
     /// [`record_concepts`] of row `a` (assertion id `rid`), from the memo
     /// when it holds the row's present words.
-    pub(crate) fn concepts(
+    fn concepts(
         &mut self,
         rid: &str,
         a: &TripleAssertion,
@@ -349,7 +366,7 @@ pub(crate) fn expand_with<S: Borrow<TripleAssertion>>(
     excluded: &dyn Fn(&TripleAssertion) -> Result<bool>,
     tuning: &ConceptAnchorTuning,
 ) -> Result<(Vec<ConceptAdmission>, Vec<String>)> {
-    expand_memo(rows_of, seeds, scope_pairs, excluded, tuning, None)
+    expand_memo(rows_of, seeds, scope_pairs, excluded, tuning, None, None)
 }
 
 /// [`expand_with`], the rows' concepts read through `memo` when given.
@@ -362,16 +379,39 @@ pub(crate) fn expand_memo<'r, S: Borrow<TripleAssertion>>(
     scope_pairs: &[(String, String)],
     excluded: &dyn Fn(&TripleAssertion) -> Result<bool>,
     tuning: &ConceptAnchorTuning,
-    mut memo: Option<&mut ConceptMemo>,
+    memo: Option<&mut ConceptMemo>,
+    stamp: Option<FieldStamp>,
 ) -> Result<(Vec<ConceptAdmission>, Vec<String>)> {
     tuning.validate()?;
     let mut notes: Vec<String> = Vec::new();
     if seeds.is_empty() {
         return Ok((Vec::new(), notes));
     }
-    // The field: the newest digest rows of each pair, then the seeds.
+    let key: FieldKey = (scope_pairs.to_vec(), tuning.scan_limit, tuning.bigrams);
+    let mut transient = (MemoRows::default(), FieldHolders::default());
+    let (memo_rows, holders): (&mut MemoRows, &mut FieldHolders) = match memo {
+        Some(m) => {
+            let at = match m.fields.iter().position(|(k, _)| *k == key) {
+                Some(i) => i,
+                None => {
+                    if m.fields.len() >= MEMO_FIELDS {
+                        m.fields.clear();
+                    }
+                    m.fields.push((key, FieldHolders::default()));
+                    m.fields.len() - 1
+                }
+            };
+            (&mut m.rows, &mut m.fields[at].1)
+        }
+        None => (&mut transient.0, &mut transient.1),
+    };
+    let mut concepts_of =
+        |rid: &str, a: &TripleAssertion| memo_rows.concepts(rid, a, tuning.bigrams);
+    // The field: the newest digest rows of each pair (scanned again unless
+    // the holders were brought to this very stamp), then the seeds.
+    let fresh = stamp.is_some() && holders.stamp == stamp;
     let mut field: BTreeMap<String, Cow<'r, TripleAssertion>> = BTreeMap::new();
-    for (scope, owner) in scope_pairs {
+    for (scope, owner) in scope_pairs.iter().filter(|_| !fresh) {
         let rows = rows_of(&TripleQuery {
             scope: Some(scope.clone()),
             owner_id: (!owner.is_empty()).then(|| owner.clone()),
@@ -397,40 +437,21 @@ pub(crate) fn expand_memo<'r, S: Borrow<TripleAssertion>>(
     // The scanned rows' concepts (memoized), entered in the field's holders
     // (kept in the memo across reads); the seeds outside the scan counted
     // beside them.
-    let mut concepts_of = |rid: &str, a: &TripleAssertion| match memo.as_deref_mut() {
-        Some(m) => m.concepts(rid, a, tuning.bigrams),
-        None => std::sync::Arc::new(record_concepts(a, tuning.bigrams)),
-    };
-    let scanned: BTreeMap<&str, std::sync::Arc<BTreeSet<String>>> = field
-        .iter()
-        .map(|(rid, a)| (rid.as_str(), concepts_of(rid, a)))
-        .collect();
+    if !fresh {
+        let scanned: BTreeMap<&str, std::sync::Arc<BTreeSet<String>>> = field
+            .iter()
+            .map(|(rid, a)| (rid.as_str(), concepts_of(rid, a)))
+            .collect();
+        holders.sync(&scanned);
+        holders.stamp = stamp;
+    }
     let outside: BTreeMap<&str, std::sync::Arc<BTreeSet<String>>> = seeds
         .iter()
-        .filter(|(rid, _)| !field.contains_key(rid.as_str()))
+        .filter(|(rid, _)| !holders.held.contains_key(rid.as_str()))
         .map(|(rid, a)| (rid.as_str(), concepts_of(rid, a.borrow())))
         .collect();
-    let key: FieldKey = (scope_pairs.to_vec(), tuning.scan_limit, tuning.bigrams);
-    let mut transient = FieldHolders::default();
-    let holders: &mut FieldHolders = match memo {
-        Some(m) => {
-            let at = match m.fields.iter().position(|(k, _)| *k == key) {
-                Some(i) => i,
-                None => {
-                    if m.fields.len() >= MEMO_FIELDS {
-                        m.fields.clear();
-                    }
-                    m.fields.push((key, FieldHolders::default()));
-                    m.fields.len() - 1
-                }
-            };
-            &mut m.fields[at].1
-        }
-        None => &mut transient,
-    };
-    holders.sync(&scanned);
     let holders: &FieldHolders = holders;
-    let mut outside_holders: HashMap<&str, Vec<&str>> = HashMap::new();
+    let mut outside_holders: HashMap<&str, Vec<&str>> = HashMap::default();
     for (rid, cs) in &outside {
         for c in cs.iter() {
             outside_holders.entry(c.as_str()).or_default().push(rid);
@@ -439,10 +460,12 @@ pub(crate) fn expand_memo<'r, S: Borrow<TripleAssertion>>(
     let count = |c: &str| holders.count(c) + outside_holders.get(c).map_or(0, Vec::len);
     let (lo, hi) = (tuning.min_sources, tuning.max_sources);
     let mut seed_concepts: Vec<(&str, usize)> = Vec::new();
-    let mut taken: HashSet<&str> = HashSet::new();
+    let mut taken: HashSet<&str> = HashSet::default();
     for rid in seeds.keys() {
-        let cs = scanned
+        let cs = holders
+            .held
             .get(rid.as_str())
+            .map(|(_, cs)| cs)
             .or_else(|| outside.get(rid.as_str()));
         for c in cs.into_iter().flat_map(|cs| cs.iter()) {
             let n = count(c.as_str());
@@ -484,20 +507,49 @@ pub(crate) fn expand_memo<'r, S: Borrow<TripleAssertion>>(
     let mut ranked: Vec<(&str, (f64, Vec<&str>))> = scored.into_iter().collect();
     ranked.sort_by(|a, b| b.1.0.total_cmp(&a.1.0).then(a.0.cmp(b.0)));
     let total = ranked.len();
-    let admissions: Vec<ConceptAdmission> = ranked
-        .into_iter()
-        .take(tuning.max_admissions)
-        .map(|(rid, (score, mut cs))| {
-            cs.sort_unstable();
-            ConceptAdmission {
-                record_id: rid.to_owned(),
-                // Never a seed: a scanned row.
-                assertion: field[rid].clone().into_owned(),
-                score,
-                concepts: cs.into_iter().map(str::to_owned).collect(),
+    ranked.truncate(tuning.max_admissions);
+    if fresh {
+        // Never a seed: a row of the field, read again by id, pair by pair
+        // in ladder order and newest first, as the scan met it.
+        let ids: Vec<String> = ranked.iter().map(|(rid, _)| (*rid).to_owned()).collect();
+        for (scope, owner) in scope_pairs {
+            let missing: Vec<String> = ids
+                .iter()
+                .filter(|id| !field.contains_key(id.as_str()))
+                .cloned()
+                .collect();
+            if missing.is_empty() {
+                break;
             }
-        })
-        .collect();
+            for a in rows_of(&TripleQuery {
+                scope: Some(scope.clone()),
+                owner_id: (!owner.is_empty()).then(|| owner.clone()),
+                predicate: Some(DIGEST_PREDICATE.to_owned()),
+                assertion_ids: Some(missing),
+                limit: 0,
+                ..TripleQuery::default()
+            })? {
+                if let Some(rid) = a.assertion_id.clone() {
+                    field.entry(rid).or_insert(a);
+                }
+            }
+        }
+    }
+    let mut admissions: Vec<ConceptAdmission> = Vec::with_capacity(ranked.len());
+    for (rid, (score, mut cs)) in ranked {
+        cs.sort_unstable();
+        let Some(a) = field.get(rid) else {
+            return Err(Error::invalid(format!(
+                "concept anchoring lost the field row {rid} between two reads at one stamp"
+            )));
+        };
+        admissions.push(ConceptAdmission {
+            record_id: rid.to_owned(),
+            assertion: a.clone().into_owned(),
+            score,
+            concepts: cs.into_iter().map(str::to_owned).collect(),
+        });
+    }
     if total > tuning.max_admissions {
         notes.push(format!(
             "concept expansion: {total} associated records, admitting the strongest {}",

@@ -239,6 +239,7 @@ impl MemorySystem {
                     &excluded,
                     &budget.concept_tuning,
                     Some(&mut memo.lock()),
+                    view.stamp,
                 )?;
                 if !admissions.is_empty() {
                     pass.channels_run.push("concept");

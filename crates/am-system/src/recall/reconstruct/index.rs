@@ -393,6 +393,12 @@ impl RecallIndex {
         });
     }
 
+    /// The feed cursor every held row came before, while the index is in
+    /// use (`None` otherwise).
+    pub(crate) fn feed_cursor(&self) -> Option<i64> {
+        self.active().then_some(self.cursor)
+    }
+
     fn active(&self) -> bool {
         self.state == StoreState::On && (self.cursor > 0 || !self.rows.is_empty())
     }
