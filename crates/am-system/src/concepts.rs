@@ -16,11 +16,13 @@
 
 use crate::error::{Error, Result};
 use crate::kinds::DIGEST_PREDICATE;
+use crate::recall::reconstruct::hash::{HashMap, HashSet};
 use crate::record::DigestRow;
 use am_triples::{TripleAssertion, TripleQuery, TripleStore};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::borrow::{Borrow, Cow};
+use std::collections::{BTreeMap, BTreeSet};
 
 /// The words of `text` that name a concept: camelCase split, folded, ASCII
 /// alphanumeric runs of 3+ characters, in order (repeats kept).
@@ -58,7 +60,7 @@ pub(crate) fn concept_term_set(text: &str) -> BTreeSet<String> {
 /// all give `["auto", "memory", "auto_memory"]`.
 pub fn concept_terms(text: &str, bigrams: bool) -> Vec<String> {
     let words = concept_words(text);
-    let mut seen: HashSet<String> = HashSet::new();
+    let mut seen: HashSet<String> = HashSet::default();
     let mut out: Vec<String> = Vec::new();
     for w in &words {
         if seen.insert(w.clone()) {
@@ -177,8 +179,9 @@ pub fn record_concepts(a: &TripleAssertion, bigrams: bool) -> BTreeSet<String> {
         .collect()
 }
 
-/// A read of a query's rows (the store's own, or a recall's indexed view).
-pub(crate) type Rows<'r> = dyn Fn(&TripleQuery) -> Result<Vec<TripleAssertion>> + 'r;
+/// A read of a query's rows (the store's own, or a recall's indexed view,
+/// which lends the rows it holds).
+pub(crate) type Rows<'r> = dyn Fn(&TripleQuery) -> Result<Vec<Cow<'r, TripleAssertion>>> + 'r;
 
 /// The most rows a [`ConceptMemo`] holds before it starts again.
 const MEMO_CAP: usize = 50_000;
@@ -186,12 +189,124 @@ const MEMO_CAP: usize = 50_000;
 /// The concept sets of rows already read, by assertion id, each kept with
 /// the words it was computed from (title, digest, the three facets) and
 /// served again only while the row still carries exactly those words: a
-/// row rewritten in place is computed again. A cache (reach keeps one in
-/// its `FacultyState`), never a source of truth: an answer through it is
-/// the answer without it.
+/// row rewritten in place is computed again; and, per field read lately,
+/// which of its rows hold which concept ([`FieldHolders`], brought to each
+/// read's field by difference, so a read whose field has not moved counts
+/// nothing again). A cache (reach keeps one in its `FacultyState`), never a
+/// source of truth: an answer through it is the answer without it.
 #[derive(Default)]
 pub(crate) struct ConceptMemo {
+    rows: MemoRows,
+    /// The concept holders of the fields scanned lately, one per ladder and
+    /// scan shape (at most [`MEMO_FIELDS`]).
+    fields: Vec<(FieldKey, FieldHolders)>,
+}
+
+/// The memo's concept sets by row id.
+#[derive(Default)]
+struct MemoRows {
     rows: HashMap<String, MemoRow>,
+}
+
+/// The most fields a [`ConceptMemo`] keeps holders for.
+const MEMO_FIELDS: usize = 8;
+
+/// What a field is the field of: the ladder, the scan limit, bigrams.
+type FieldKey = (Vec<(String, String)>, usize, bool);
+
+/// The state a field was read at, when the reader can name it: the recall
+/// index's feed cursor (every row it holds came before it), the journal's
+/// head (every rewrite in place is a version below it) and the anchor of the
+/// exclusion folds. Two reads at one stamp scan the same field, so a read at
+/// the stamp the holders were brought to need not scan again.
+pub(crate) type FieldStamp = (i64, i64, i64);
+
+/// Which rows of a field hold which concept, kept across reads and brought
+/// to each read's field by difference: a row that left the field, or whose
+/// concepts were computed again (its words changed), is taken out; a row
+/// that joined is put in. The holders of a concept are slots, unordered
+/// (every use of them is order-free).
+#[derive(Default)]
+struct FieldHolders {
+    /// The state of the rows the holders were last brought to (see
+    /// [`FieldStamp`]); `None` when unknown.
+    stamp: Option<FieldStamp>,
+    /// Row id → its slot and the concepts it was entered with.
+    held: HashMap<String, (u32, std::sync::Arc<BTreeSet<String>>)>,
+    /// Slot → row id (empty while free).
+    rid_of: Vec<String>,
+    free: Vec<u32>,
+    /// Concept → the slots of the rows holding it.
+    holders: HashMap<String, Vec<u32>>,
+}
+
+impl FieldHolders {
+    /// Bring the holders to `field` (row id → its concepts).
+    fn sync(&mut self, field: &BTreeMap<&str, std::sync::Arc<BTreeSet<String>>>) {
+        let gone: Vec<String> = self
+            .held
+            .iter()
+            .filter(|(rid, (_, cs))| {
+                field
+                    .get(rid.as_str())
+                    .is_none_or(|now| !std::sync::Arc::ptr_eq(now, cs))
+            })
+            .map(|(rid, _)| rid.clone())
+            .collect();
+        for rid in gone {
+            let Some((slot, cs)) = self.held.remove(&rid) else {
+                continue;
+            };
+            for c in cs.iter() {
+                if let Some(slots) = self.holders.get_mut(c.as_str()) {
+                    if let Some(i) = slots.iter().position(|s| *s == slot) {
+                        slots.swap_remove(i);
+                    }
+                    if slots.is_empty() {
+                        self.holders.remove(c.as_str());
+                    }
+                }
+            }
+            self.rid_of[slot as usize].clear();
+            self.free.push(slot);
+        }
+        for (rid, cs) in field {
+            if self.held.contains_key(*rid) {
+                continue;
+            }
+            let slot = match self.free.pop() {
+                Some(s) => s,
+                None => {
+                    self.rid_of.push(String::new());
+                    u32::try_from(self.rid_of.len() - 1).unwrap_or(u32::MAX)
+                }
+            };
+            (*rid).clone_into(&mut self.rid_of[slot as usize]);
+            for c in cs.iter() {
+                match self.holders.get_mut(c.as_str()) {
+                    Some(slots) => slots.push(slot),
+                    None => {
+                        self.holders.insert(c.clone(), vec![slot]);
+                    }
+                }
+            }
+            self.held.insert((*rid).to_owned(), (slot, cs.clone()));
+        }
+    }
+
+    /// How many rows hold `c`.
+    fn count(&self, c: &str) -> usize {
+        self.holders.get(c).map_or(0, Vec::len)
+    }
+
+    /// The ids of the rows holding `c`.
+    fn rows_holding<'s>(&'s self, c: &str) -> impl Iterator<Item = &'s str> + 's {
+        self.holders
+            .get(c)
+            .into_iter()
+            .flatten()
+            .map(|slot| self.rid_of[*slot as usize].as_str())
+    }
 }
 
 struct MemoRow {
@@ -202,10 +317,10 @@ struct MemoRow {
     concepts: std::sync::Arc<BTreeSet<String>>,
 }
 
-impl ConceptMemo {
+impl MemoRows {
     /// [`record_concepts`] of row `a` (assertion id `rid`), from the memo
     /// when it holds the row's present words.
-    pub(crate) fn concepts(
+    fn concepts(
         &mut self,
         rid: &str,
         a: &TripleAssertion,
@@ -244,36 +359,59 @@ impl ConceptMemo {
 ///
 /// # Errors
 /// The read's failure, the exclusion test's failure, or an invalid tuning.
-pub(crate) fn expand_with(
+pub(crate) fn expand_with<S: Borrow<TripleAssertion>>(
     rows_of: &Rows<'_>,
-    seeds: &BTreeMap<String, TripleAssertion>,
+    seeds: &BTreeMap<String, S>,
     scope_pairs: &[(String, String)],
     excluded: &dyn Fn(&TripleAssertion) -> Result<bool>,
     tuning: &ConceptAnchorTuning,
 ) -> Result<(Vec<ConceptAdmission>, Vec<String>)> {
-    expand_memo(rows_of, seeds, scope_pairs, excluded, tuning, None)
+    expand_memo(rows_of, seeds, scope_pairs, excluded, tuning, None, None)
 }
 
 /// [`expand_with`], the rows' concepts read through `memo` when given.
 ///
 /// # Errors
 /// As [`expand_with`].
-pub(crate) fn expand_memo(
-    rows_of: &Rows<'_>,
-    seeds: &BTreeMap<String, TripleAssertion>,
+pub(crate) fn expand_memo<'r, S: Borrow<TripleAssertion>>(
+    rows_of: &Rows<'r>,
+    seeds: &BTreeMap<String, S>,
     scope_pairs: &[(String, String)],
     excluded: &dyn Fn(&TripleAssertion) -> Result<bool>,
     tuning: &ConceptAnchorTuning,
-    mut memo: Option<&mut ConceptMemo>,
+    memo: Option<&mut ConceptMemo>,
+    stamp: Option<FieldStamp>,
 ) -> Result<(Vec<ConceptAdmission>, Vec<String>)> {
     tuning.validate()?;
     let mut notes: Vec<String> = Vec::new();
     if seeds.is_empty() {
         return Ok((Vec::new(), notes));
     }
-    // The field: the newest digest rows of each pair, then the seeds.
-    let mut field: BTreeMap<String, TripleAssertion> = BTreeMap::new();
-    for (scope, owner) in scope_pairs {
+    let key: FieldKey = (scope_pairs.to_vec(), tuning.scan_limit, tuning.bigrams);
+    let mut transient = (MemoRows::default(), FieldHolders::default());
+    let (memo_rows, holders): (&mut MemoRows, &mut FieldHolders) = match memo {
+        Some(m) => {
+            let at = match m.fields.iter().position(|(k, _)| *k == key) {
+                Some(i) => i,
+                None => {
+                    if m.fields.len() >= MEMO_FIELDS {
+                        m.fields.clear();
+                    }
+                    m.fields.push((key, FieldHolders::default()));
+                    m.fields.len() - 1
+                }
+            };
+            (&mut m.rows, &mut m.fields[at].1)
+        }
+        None => (&mut transient.0, &mut transient.1),
+    };
+    let mut concepts_of =
+        |rid: &str, a: &TripleAssertion| memo_rows.concepts(rid, a, tuning.bigrams);
+    // The field: the newest digest rows of each pair (scanned again unless
+    // the holders were brought to this very stamp), then the seeds.
+    let fresh = stamp.is_some() && holders.stamp == stamp;
+    let mut field: BTreeMap<String, Cow<'r, TripleAssertion>> = BTreeMap::new();
+    for (scope, owner) in scope_pairs.iter().filter(|_| !fresh) {
         let rows = rows_of(&TripleQuery {
             scope: Some(scope.clone()),
             owner_id: (!owner.is_empty()).then(|| owner.clone()),
@@ -296,41 +434,47 @@ pub(crate) fn expand_memo(
             }
         }
     }
-    for (rid, a) in seeds {
-        field.entry(rid.clone()).or_insert_with(|| a.clone());
+    // The scanned rows' concepts (memoized), entered in the field's holders
+    // (kept in the memo across reads); the seeds outside the scan counted
+    // beside them.
+    if !fresh {
+        let scanned: BTreeMap<&str, std::sync::Arc<BTreeSet<String>>> = field
+            .iter()
+            .map(|(rid, a)| (rid.as_str(), concepts_of(rid, a)))
+            .collect();
+        holders.sync(&scanned);
+        holders.stamp = stamp;
     }
-    let concepts_of: BTreeMap<&str, std::sync::Arc<BTreeSet<String>>> = field
+    let outside: BTreeMap<&str, std::sync::Arc<BTreeSet<String>>> = seeds
         .iter()
-        .map(|(rid, a)| {
-            let cs = match memo.as_deref_mut() {
-                Some(m) => m.concepts(rid, a, tuning.bigrams),
-                None => std::sync::Arc::new(record_concepts(a, tuning.bigrams)),
-            };
-            (rid.as_str(), cs)
-        })
+        .filter(|(rid, _)| !holders.held.contains_key(rid.as_str()))
+        .map(|(rid, a)| (rid.as_str(), concepts_of(rid, a.borrow())))
         .collect();
-    let mut sources: HashMap<&str, BTreeSet<&str>> = HashMap::new();
-    for (rid, cs) in &concepts_of {
+    let holders: &FieldHolders = holders;
+    let mut outside_holders: HashMap<&str, Vec<&str>> = HashMap::default();
+    for (rid, cs) in &outside {
         for c in cs.iter() {
-            sources.entry(c.as_str()).or_default().insert(rid);
+            outside_holders.entry(c.as_str()).or_default().push(rid);
         }
     }
+    let count = |c: &str| holders.count(c) + outside_holders.get(c).map_or(0, Vec::len);
     let (lo, hi) = (tuning.min_sources, tuning.max_sources);
-    let mut seed_concepts: Vec<&str> = Vec::new();
-    let mut taken: HashSet<&str> = HashSet::new();
+    let mut seed_concepts: Vec<(&str, usize)> = Vec::new();
+    let mut taken: HashSet<&str> = HashSet::default();
     for rid in seeds.keys() {
-        for c in concepts_of
+        let cs = holders
+            .held
             .get(rid.as_str())
-            .into_iter()
-            .flat_map(|cs| cs.iter())
-        {
-            let n = sources.get(c.as_str()).map_or(0, BTreeSet::len);
+            .map(|(_, cs)| cs)
+            .or_else(|| outside.get(rid.as_str()));
+        for c in cs.into_iter().flat_map(|cs| cs.iter()) {
+            let n = count(c.as_str());
             if (lo..=hi).contains(&n) && taken.insert(c.as_str()) {
-                seed_concepts.push(c.as_str());
+                seed_concepts.push((c.as_str(), n));
             }
         }
     }
-    seed_concepts.sort_by(|a, b| sources[a].len().cmp(&sources[b].len()).then(a.cmp(b)));
+    seed_concepts.sort_by(|a, b| a.1.cmp(&b.1).then(a.0.cmp(b.0)));
     if seed_concepts.len() > tuning.max_seed_concepts {
         notes.push(format!(
             "concept expansion: {} discriminative concepts, taking the {} rarest",
@@ -341,41 +485,71 @@ pub(crate) fn expand_memo(
     }
     // Linear rarity: a concept held by exactly `min_sources` records weighs
     // 1; the weight falls toward the stop-concept cap.
-    let rarity = |c: &str| -> f64 {
+    let rarity = |n: usize| -> f64 {
         if hi == lo {
             return 1.0;
         }
-        let n = sources[c].len() as f64;
-        ((hi as f64 - n + 1.0) / (hi - lo + 1) as f64).clamp(0.0, 1.0)
+        ((hi as f64 - n as f64 + 1.0) / (hi - lo + 1) as f64).clamp(0.0, 1.0)
     };
     let mut scored: BTreeMap<&str, (f64, Vec<&str>)> = BTreeMap::new();
-    for c in &seed_concepts {
-        let w = rarity(c);
-        for rid in &sources[c] {
-            if seeds.contains_key(*rid) {
+    for (c, n) in &seed_concepts {
+        let w = rarity(*n);
+        // The seeds outside the scan only count: a seed is never admitted.
+        for rid in holders.rows_holding(c) {
+            if seeds.contains_key(rid) {
                 continue;
             }
             let entry = scored.entry(rid).or_insert((0.0, Vec::new()));
             entry.0 = (entry.0 + w).min(1.0);
-            entry.1.push(c);
+            entry.1.push(*c);
         }
     }
     let mut ranked: Vec<(&str, (f64, Vec<&str>))> = scored.into_iter().collect();
     ranked.sort_by(|a, b| b.1.0.total_cmp(&a.1.0).then(a.0.cmp(b.0)));
     let total = ranked.len();
-    let admissions: Vec<ConceptAdmission> = ranked
-        .into_iter()
-        .take(tuning.max_admissions)
-        .map(|(rid, (score, mut cs))| {
-            cs.sort_unstable();
-            ConceptAdmission {
-                record_id: rid.to_owned(),
-                assertion: field[rid].clone(),
-                score,
-                concepts: cs.into_iter().map(str::to_owned).collect(),
+    ranked.truncate(tuning.max_admissions);
+    if fresh {
+        // Never a seed: a row of the field, read again by id, pair by pair
+        // in ladder order and newest first, as the scan met it.
+        let ids: Vec<String> = ranked.iter().map(|(rid, _)| (*rid).to_owned()).collect();
+        for (scope, owner) in scope_pairs {
+            let missing: Vec<String> = ids
+                .iter()
+                .filter(|id| !field.contains_key(id.as_str()))
+                .cloned()
+                .collect();
+            if missing.is_empty() {
+                break;
             }
-        })
-        .collect();
+            for a in rows_of(&TripleQuery {
+                scope: Some(scope.clone()),
+                owner_id: (!owner.is_empty()).then(|| owner.clone()),
+                predicate: Some(DIGEST_PREDICATE.to_owned()),
+                assertion_ids: Some(missing),
+                limit: 0,
+                ..TripleQuery::default()
+            })? {
+                if let Some(rid) = a.assertion_id.clone() {
+                    field.entry(rid).or_insert(a);
+                }
+            }
+        }
+    }
+    let mut admissions: Vec<ConceptAdmission> = Vec::with_capacity(ranked.len());
+    for (rid, (score, mut cs)) in ranked {
+        cs.sort_unstable();
+        let Some(a) = field.get(rid) else {
+            return Err(Error::invalid(format!(
+                "concept anchoring lost the field row {rid} between two reads at one stamp"
+            )));
+        };
+        admissions.push(ConceptAdmission {
+            record_id: rid.to_owned(),
+            assertion: a.clone().into_owned(),
+            score,
+            concepts: cs.into_iter().map(str::to_owned).collect(),
+        });
+    }
     if total > tuning.max_admissions {
         notes.push(format!(
             "concept expansion: {total} associated records, admitting the strongest {}",
@@ -406,7 +580,10 @@ pub fn expand_by_concepts(
             .as_deref()
             .is_some_and(|r| excluded_ids.contains(r)))
     };
-    expand_with(&|q| store.query(q), seeds, scope_pairs, &excluded, tuning)
+    let rows = |q: &TripleQuery| -> Result<Vec<Cow<'_, TripleAssertion>>> {
+        Ok(store.query(q)?.into_iter().map(Cow::Owned).collect())
+    };
+    expand_with(&rows, seeds, scope_pairs, &excluded, tuning)
 }
 
 /// The function words the matching lane never counts as a shared term

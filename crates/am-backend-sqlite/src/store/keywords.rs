@@ -525,38 +525,50 @@ impl KeywordCache {
             .collect();
         let lo = u32::try_from(self.rowids.partition_point(|r| *r < range.0)).ok()?;
         let hi = u32::try_from(self.rowids.partition_point(|r| *r <= range.1)).ok()?;
-        // (row, phrase, occurrences) of the matching rows of the pair in range.
-        let mut hits: Vec<(u32, u32, u32)> = Vec::new();
-        for (p, list) in lists.iter().enumerate() {
-            let p = u32::try_from(p).ok()?;
-            let start = list.partition_point(|(r, _)| *r < lo);
-            for &(r, n) in list[start..].iter().take_while(|(r, _)| *r < hi) {
-                let i = r as usize;
-                if self.scopes[i] == scope && owner.is_none_or(|o| self.owners[i] == o) {
-                    hits.push((r, p, n));
+        // Each phrase's postings within the range, merged by row (ascending),
+        // so each matching row is scored once with its phrases in query order
+        // (fts5Bm25Function's order of summation) and nothing is sorted whole.
+        let mut heads: Vec<&[(u32, u32)]> = lists
+            .iter()
+            .map(|l| {
+                let start = l.partition_point(|(r, _)| *r < lo);
+                let end = start + l[start..].partition_point(|(r, _)| *r < hi);
+                &l[start..end]
+            })
+            .collect();
+        let mut scored: Vec<(f64, i64)> = Vec::new();
+        while let Some(row) = heads
+            .iter()
+            .filter_map(|h| h.first())
+            .map(|(r, _)| *r)
+            .min()
+        {
+            let i = row as usize;
+            let here = self.scopes[i] == scope && owner.is_none_or(|o| self.owners[i] == o);
+            let d = f64::from(self.lens[i]);
+            let mut score = 0.0f64;
+            for (p, head) in heads.iter_mut().enumerate() {
+                if let Some(&(r, n)) = head.first()
+                    && r == row
+                {
+                    *head = &head[1..];
+                    if here {
+                        let f = f64::from(n);
+                        score += idf[p] * ((f * (K1 + 1.0)) / (f + K1 * (1.0 - B + B * d / avgdl)));
+                    }
                 }
             }
-        }
-        hits.sort_unstable();
-        // fts5Bm25Function per row: the phrases in query order.
-        let mut scored: Vec<(f64, i64)> = Vec::new();
-        let mut i = 0;
-        while i < hits.len() {
-            let row = hits[i].0;
-            let d = f64::from(self.lens[row as usize]);
-            let mut score = 0.0f64;
-            while i < hits.len() && hits[i].0 == row {
-                let (_, p, n) = hits[i];
-                let f = f64::from(n);
-                score +=
-                    idf[p as usize] * ((f * (K1 + 1.0)) / (f + K1 * (1.0 - B + B * d / avgdl)));
-                i += 1;
+            if here {
+                scored.push((-score, self.rowids[i]));
             }
-            scored.push((-score, self.rowids[row as usize]));
         }
-        // ORDER BY bm25 (= −score), rowid DESC.
-        scored.sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(b.1.cmp(&a.1)));
-        scored.truncate(limit);
+        // ORDER BY bm25 (= −score), rowid DESC, the first `limit` only.
+        let order = |a: &(f64, i64), b: &(f64, i64)| a.0.total_cmp(&b.0).then(b.1.cmp(&a.1));
+        if scored.len() > limit {
+            scored.select_nth_unstable_by(limit, order);
+            scored.truncate(limit);
+        }
+        scored.sort_unstable_by(order);
         Some(scored.into_iter().map(|(s, r)| (r, -s)).collect())
     }
 }

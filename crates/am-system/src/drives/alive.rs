@@ -36,7 +36,6 @@ use super::view::DriveView;
 use crate::config::{DRIVE_DIGEST_CHARS, DRIVE_WINDOW_LIMIT, GROUP_BOOST_STEP, GROUP_OFFER_FLOOR};
 use crate::error::Result;
 use crate::kinds::DIGEST_PREDICATE;
-use crate::recall::args::Activation;
 use crate::record::DigestRow;
 use crate::system::MemorySystem;
 use am_journal::BindingFilter;
@@ -226,34 +225,48 @@ impl MemorySystem {
             return Ok(Vec::new());
         }
 
-        // Trail: stored activation per drive, in its own stream.
-        // A drive's digest row is read by its own assertion id (one batched
-        // read); any other row by its record id (its digest resolved).
+        // Trail: stored activation per drive, in its own stream (the
+        // activation fold's level by the id its events carry: a digest row's
+        // own assertion id, read from the fold directly; any other row's
+        // record resolved to its digest row first, as `activation` does).
+        let mut by_pair: Vec<((String, String), Vec<&TripleAssertion>)> = Vec::new();
+        for (a, _) in &standing {
+            let key = (a.scope.clone(), a.owner_id.clone().unwrap_or_default());
+            match by_pair.iter_mut().find(|(k, _)| *k == key) {
+                Some((_, rows)) => rows.push(a),
+                None => by_pair.push((key, vec![a])),
+            }
+        }
+        let mut activation: HashMap<String, f64> = HashMap::new();
+        for ((scope, owner), rows) in by_pair {
+            let scores: HashMap<String, f64> = self
+                .activation_scores(&scope, &owner, None)?
+                .into_iter()
+                .map(|(rid, s)| (rid, s.base_level))
+                .collect();
+            let mut others: Vec<String> = Vec::new();
+            for a in rows {
+                match &a.assertion_id {
+                    Some(id) if a.predicate == DIGEST_PREDICATE => {
+                        let level = scores.get(id).copied().unwrap_or(0.0);
+                        let e = activation.entry(id.clone()).or_insert(0.0);
+                        *e = e.max(level);
+                    }
+                    _ => others.push(a.subject.clone()),
+                }
+            }
+            for (requested, rid) in self.resolve_assertion_ids(&others)? {
+                let level = scores.get(&rid).copied().unwrap_or(0.0);
+                let e = activation.entry(requested).or_insert(0.0);
+                *e = e.max(level);
+            }
+        }
         let key_of = |a: &TripleAssertion| -> String {
             match &a.assertion_id {
                 Some(id) if a.predicate == DIGEST_PREDICATE => id.clone(),
                 _ => a.subject.clone(),
             }
         };
-        let mut by_pair: Vec<((String, String), Vec<String>)> = Vec::new();
-        for (a, _) in &standing {
-            let key = (a.scope.clone(), a.owner_id.clone().unwrap_or_default());
-            match by_pair.iter_mut().find(|(k, _)| *k == key) {
-                Some((_, ids)) => ids.push(key_of(a)),
-                None => by_pair.push((key, vec![key_of(a)])),
-            }
-        }
-        let mut activation: HashMap<String, f64> = HashMap::new();
-        for ((scope, owner), ids) in by_pair {
-            let scores = self.activation(&Activation {
-                record_ids: Some(ids),
-                ..Activation::new(&scope, &owner)
-            })?;
-            for (rid, s) in scores.iter() {
-                let e = activation.entry(rid.to_owned()).or_insert(0.0);
-                *e = e.max(s.total);
-            }
-        }
         let max_act = activation.values().copied().fold(0.0_f64, f64::max);
 
         // Recency on the binding axis.

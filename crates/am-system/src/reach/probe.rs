@@ -16,7 +16,6 @@ use crate::error::{Error, Result};
 use crate::ids;
 use crate::recall::reconstruct::channels::concept_detail;
 use crate::recall::reconstruct::normalize_scopes;
-use crate::recall::reconstruct::read::RecallRead;
 use crate::recall::reconstruct::trace::searched_scope;
 use crate::record::DigestRow;
 use crate::seam::{OrderedMap, Stimulus};
@@ -223,10 +222,10 @@ impl MemorySystem {
                 },
             )?;
             if budget.concept_expansion && !pass.universe.is_empty() {
-                let seeds: BTreeMap<String, TripleAssertion> = pass
+                let seeds: BTreeMap<String, &TripleAssertion> = pass
                     .universe
                     .iter()
-                    .map(|(rid, c)| (rid.clone(), c.assertion.clone()))
+                    .map(|(rid, c)| (rid.clone(), &c.assertion))
                     .collect();
                 let excluded = |a: &TripleAssertion| -> Result<bool> {
                     view.folds.prime(std::iter::once(a))?;
@@ -234,12 +233,13 @@ impl MemorySystem {
                 };
                 let memo = self.faculty_state.cache::<ConceptMemo>();
                 let (admissions, notes) = crate::concepts::expand_memo(
-                    &|q| view.store.rows(q),
+                    &|q| view.store.lend(q),
                     &seeds,
                     &pairs,
                     &excluded,
                     &budget.concept_tuning,
                     Some(&mut memo.lock()),
+                    view.stamp,
                 )?;
                 if !admissions.is_empty() {
                     pass.channels_run.push("concept");

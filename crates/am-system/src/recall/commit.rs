@@ -364,19 +364,7 @@ impl MemorySystem {
             owner_id,
             at_seq,
         } = args;
-        let at_seq = *at_seq;
-        let anchor = match at_seq {
-            Some(s) => s,
-            None => self.journal.current_seq()?,
-        };
-        let events = scoring_window(
-            self.journal.as_ref(),
-            scope,
-            owner_id,
-            anchor,
-            &self.attention,
-        )?;
-        let scores = compute_activation(&events, &self.attention, Some(anchor))?;
+        let scores = self.activation_scores(scope, owner_id, *at_seq)?;
         let level = |rid: &str| {
             scores
                 .iter()
@@ -410,6 +398,32 @@ impl MemorySystem {
             }
         }
         Ok(out)
+    }
+
+    /// The activation fold of one `(scope, owner_id)` stream at `at_seq`
+    /// (default: now): every in-window scored record (by the id its events
+    /// carry), in the fold's order.
+    ///
+    /// # Errors
+    /// The journal's refusal of an invalid anchor; its failure.
+    pub(crate) fn activation_scores(
+        &self,
+        scope: &str,
+        owner_id: &str,
+        at_seq: Option<i64>,
+    ) -> Result<Vec<(String, crate::recall::attention::ActivationScore)>> {
+        let anchor = match at_seq {
+            Some(s) => s,
+            None => self.journal.current_seq()?,
+        };
+        let events = scoring_window(
+            self.journal.as_ref(),
+            scope,
+            owner_id,
+            anchor,
+            &self.attention,
+        )?;
+        compute_activation(&events, &self.attention, Some(anchor))
     }
 
     /// The never-decaying global counts: cumulative `selected` per record and

@@ -12,6 +12,7 @@ mod common;
 mod concepts;
 mod expand;
 mod familiarity;
+mod kept;
 mod oracle;
 mod probe;
 mod support;

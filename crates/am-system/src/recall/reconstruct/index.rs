@@ -393,6 +393,12 @@ impl RecallIndex {
         });
     }
 
+    /// The feed cursor every held row came before, while the index is in
+    /// use (`None` otherwise).
+    pub(crate) fn feed_cursor(&self) -> Option<i64> {
+        self.active().then_some(self.cursor)
+    }
+
     fn active(&self) -> bool {
         self.state == StoreState::On && (self.cursor > 0 || !self.rows.is_empty())
     }
@@ -802,6 +808,25 @@ impl<'a> IndexedStore<'a> {
     /// (exactly the rows `query` would copy), else `None`: ask `query`.
     pub(crate) fn query_refs(&self, q: &TripleQuery) -> Option<Vec<&'a TripleAssertion>> {
         self.index.answer_refs(q)
+    }
+
+    /// A query's rows as [`RecallRead::rows`] reads them, lent from the
+    /// index when it answers (no copy), else the store's.
+    ///
+    /// # Errors
+    /// As [`RecallRead::rows`].
+    pub(crate) fn lend(
+        &self,
+        q: &TripleQuery,
+    ) -> crate::error::Result<Vec<std::borrow::Cow<'a, TripleAssertion>>> {
+        if let Some(rows) = self.query_refs(q) {
+            return Ok(rows.into_iter().map(std::borrow::Cow::Borrowed).collect());
+        }
+        Ok(self
+            .rows(q)?
+            .into_iter()
+            .map(std::borrow::Cow::Owned)
+            .collect())
     }
 }
 

@@ -441,11 +441,11 @@ impl<'a> Recall<'a> {
     /// seed [`crate::concepts`]' expansion over the searched pairs; what it
     /// admits joins under the `concept` channel, its notes as warnings.
     fn concept_expansion(&mut self) -> Result<()> {
-        let seeds: BTreeMap<String, TripleAssertion> = self
+        let seeds: BTreeMap<String, &TripleAssertion> = self
             .universe
             .iter()
             .filter(|(_, c)| c.channel_matched())
-            .map(|(rid, c)| (rid.clone(), c.assertion.clone()))
+            .map(|(rid, c)| (rid.clone(), &c.assertion))
             .collect();
         if seeds.is_empty() {
             return Ok(());
@@ -457,7 +457,7 @@ impl<'a> Recall<'a> {
         };
         let store = self.store;
         let (admissions, notes) = crate::concepts::expand_with(
-            &|q| store.rows(q),
+            &|q| store.lend(q),
             &seeds,
             self.call.pairs,
             &excluded,

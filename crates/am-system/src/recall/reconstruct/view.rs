@@ -20,6 +20,10 @@ pub(crate) struct RecallView<'v> {
     /// Extra rows a bounded fetch asks for so excluded rows cannot shadow
     /// eligible ones.
     pub headroom: usize,
+    /// The state this view reads at (the index's feed cursor, the journal's
+    /// head, the folds' anchor), when the index is in use: two views at one
+    /// stamp read the same rows and exclusions.
+    pub stamp: Option<crate::concepts::FieldStamp>,
 }
 
 impl MemorySystem {
@@ -66,6 +70,7 @@ impl MemorySystem {
                 store: &store,
                 folds: &folds,
                 headroom,
+                stamp: index.feed_cursor().map(|cursor| (cursor, head, as_of)),
             })?;
             (out, folds.into_parts())
         };
