@@ -1900,7 +1900,7 @@ fn cut_args(i: usize) -> am_backend_sqlite::cold_cut::ColdCut {
     if i % 2 == 1 {
         a.cut_seq = i64_of(i + 1);
     }
-    a.cut_traces = i % 3 == 0;
+    a.cut_traces = i.is_multiple_of(3);
     a
 }
 
