@@ -551,9 +551,10 @@ fn min_overlap(na: usize, nb: usize, floor: f64) -> Option<usize> {
 /// pair: the sets' tokens are ranked (rarest in the day first) and each
 /// placed set is indexed by `(size, position, token)`. Two sets reaching
 /// `floor` share at least `alpha` tokens (their size pair's
-/// [`min_overlap`]); their first shared token sits at position `i <= |A| -
-/// alpha` in one and `j <= |B| - alpha` in the other, with `1 + min(|A| - 1
-/// - i, |B| - 1 - j) >= alpha`. So probing every such `(|B|, j, A[i])`
+/// [`min_overlap`]); their first shared token sits at position
+/// `i <= |A| - alpha` in one and `j <= |B| - alpha` in the other, with
+/// `1 + min(|A| - 1 - i, |B| - 1 - j) >= alpha`. So probing every such
+/// `(|B|, j, A[i])`
 /// finds every set `A` reaches; each found set is then compared exactly,
 /// and `A` joins the earliest cluster among those it reaches: the greedy
 /// rule's choice.
@@ -723,7 +724,11 @@ mod tests {
             z ^ (z >> 31)
         };
         let base: Vec<BTreeSet<String>> = (0..6)
-            .map(|_| (0..(next() % 12)).map(|_| format!("w{}", next() % 20)).collect())
+            .map(|_| {
+                (0..(next() % 12))
+                    .map(|_| format!("w{}", next() % 20))
+                    .collect()
+            })
             .collect();
         (0..n)
             .map(|_| {
