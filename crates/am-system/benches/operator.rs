@@ -118,6 +118,18 @@ fn operator(c: &mut Criterion) {
             black_box(r)
         });
     });
+    // The report less its wake-cue dry run (`wake_cue_kind: null`), and the
+    // dry run alone: where the report's time goes (no target).
+    let mut bare = mass_args();
+    bare.wake_cue_kind = None;
+    g.bench_function("mind_mass_report_no_wake_cue_100k", |b| {
+        b.iter(|| black_box(system.mind_mass_report(&bare, None).unwrap()));
+    });
+    let mut dry = am_system::sleep::WakeCueDedup::new(PAIR.0, PAIR.1, "bench");
+    dry.report_only = true;
+    g.bench_function("wake_cue_dedup_report_only_100k", |b| {
+        b.iter(|| black_box(system.wake_cue_dedup_pass(&dry, None).unwrap()));
+    });
     g.finish();
 
     // The re-embed: one whole move per iteration (seconds each).
