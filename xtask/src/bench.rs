@@ -6,7 +6,7 @@
 //!
 //! The benches: `am-backend-sqlite` `store` and `journal`, `am-system`
 //! `reconstruct`, `formation`, `understanding`, `tasks`, `observe`, `entity`,
-//! `card`, `sleep`, `reach`, `world_models`, `drives`, `communities`, `ripple` and `guard_cost` (the commit guard's cost in instructions, counted by callgrind
+//! `card`, `sleep`, `reach`, `world_models`, `drives`, `communities`, `ripple`, `operator` and `guard_cost` (the commit guard's cost in instructions, counted by callgrind
 //! when valgrind is installed: its rows print each guarded count beside the
 //! unguarded one against the 2 % target, beside the criterion medians'
 //! guarded/unguarded pairs), `am-embed` `offline`; then, when the release
@@ -49,6 +49,7 @@ const BENCHES: &[(&str, &str)] = &[
     ("am-system", "drives"),
     ("am-system", "communities"),
     ("am-system", "ripple"),
+    ("am-system", "operator"),
     ("am-embed", "offline"),
     ("am-cli", "serve"),
 ];
@@ -274,6 +275,25 @@ pub const FIGURES: &[Figure] = &[
             max_ns: Some(0.5 * MS),
         },
         target: "<= 0.5 ms",
+        python: None,
+    },
+    Figure {
+        label: "operator: reembed_store, offline embedder, 100k rows",
+        id: "operator/reembed_store_offline_100k",
+        kind: Kind::Rate {
+            min_per_s: Some(20_000.0),
+            unit: "rows",
+        },
+        target: ">= 20,000 rows/s",
+        python: None,
+    },
+    Figure {
+        label: "operator: mind_mass_report, 100k records",
+        id: "operator/mind_mass_report_100k",
+        kind: Kind::Latency {
+            max_ns: Some(1_000.0 * MS),
+        },
+        target: "<= 1 s",
         python: None,
     },
     Figure {
@@ -851,6 +871,49 @@ pub fn world_models_vs_python_rows(
             "world_models_vs_0_3_2/",
             WORLD_MODELS_VS_PYTHON,
         ),
+    )
+}
+
+/// The file the `operator` bench writes 0.3.2's medians to (measured in the
+/// same run by `crates/am-system/benches/operator_oracle.py`).
+pub const OPERATOR_PYTHON_FILE: &str = "operator_python.json";
+
+/// The operator's tools beside 0.3.2 (issue 43 "Proof", speed: shown beside
+/// 0.3.2, not judged by a ratio; the absolute targets are the 100k rows).
+/// 0.3.2's re-embed runs with a pure-Python hashing embedder (it ships no
+/// offline model), ours with the offline model.
+pub const OPERATOR_VS_PYTHON: &[VsPython] = &[
+    VsPython {
+        label: "operator vs 0.3.2: mind_mass_report",
+        call: "mind_mass_report",
+        ours: "mind_mass_report",
+        target: "- (<= 1 s at 100k)",
+        min_ratio: None,
+    },
+    VsPython {
+        label: "operator vs 0.3.2: reembed_store (ours offline, 0.3.2 a Python hash embedder)",
+        call: "reembed_store",
+        ours: "reembed_store",
+        target: "- (>= 20,000 rows/s at 100k)",
+        min_ratio: None,
+    },
+];
+
+/// The rows of the operator's figures beside 0.3.2, as
+/// [`sleep_vs_python_rows`].
+///
+/// # Errors
+/// When the file is present but not the bench's JSON.
+pub fn operator_vs_python_rows(
+    path: &Path,
+    since: Option<SystemTime>,
+    estimates: &BTreeMap<String, Estimate>,
+) -> Result<Vec<[String; 6]>> {
+    vs_python_rows(
+        path,
+        since,
+        estimates,
+        ("operator", "operator_vs_0_3_2/", OPERATOR_VS_PYTHON),
     )
 }
 
@@ -1601,6 +1664,11 @@ pub fn run(args: &[String]) -> Result<()> {
     )?);
     rows.extend(world_models_vs_python_rows(
         &target.join(WORLD_MODELS_PYTHON_FILE),
+        Some(started),
+        &estimates,
+    )?);
+    rows.extend(operator_vs_python_rows(
+        &target.join(OPERATOR_PYTHON_FILE),
         Some(started),
         &estimates,
     )?);

@@ -18,14 +18,18 @@
 //! - `memj_seq` keeps the source's high water (the seq axis stays sparse,
 //!   every surviving row keeps its seq, the next append continues above);
 //! - a compaction record is APPENDED to `triples_meta` key `compaction` (a
-//!   JSON list, the newest last: an earlier cut's `archive_ref` is kept).
+//!   JSON list, the newest last: an earlier cut's `archive_ref` is kept),
+//!   marked `building` while the file is not whole.
 //!
-//! Then the copy is vacuumed and renamed to `dst` in one step: a cut killed at
+//! Then the copy is vacuumed, its record's `building` mark removed (the
+//! last write), and the file renamed to `dst` in one step: a cut killed at
 //! any point leaves no file at `dst` (only `<dst>.cold-cut-partial`, which
-//! the next cut replaces). The count checkpoints (`memj_selected_log`,
-//! `memj_pair_log`) are kept whole, so anchored counts above the cut stay
-//! exact; what degrades is the activation fold's fidelity for moments below
-//! the cut, which the archive serves.
+//! the next cut replaces), and until that file is whole it does not pass
+//! `verify_cold_cut` (its record is missing or still marked `building`).
+//! The count checkpoints (`memj_selected_log`, `memj_pair_log`) are kept
+//! whole, so anchored counts above the cut stay exact; what degrades is the
+//! activation fold's fidelity for moments below the cut, which the archive
+//! serves.
 //!
 //! A global `cut_seq` is refused unless every pair with events at or below it
 //! is named in `pair_cuts` (0 keeps a pair whole): no pair loses history by
@@ -39,91 +43,11 @@
 
 use crate::error::{Result, sqlite};
 use rusqlite::{Connection, OpenFlags, OptionalExtension, params};
-use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-/// `journal_cold_cut(src_path, dst_path, *, cut_seq=0, pair_cuts=None,
-/// archive_ref, exported_stream_ref=None, null_retired_embeddings=True,
-/// cut_traces=False)`'s keywords.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ColdCut {
-    /// Events at or below this seq are cut in every pair (0: no global cut).
-    pub cut_seq: i64,
-    /// Per-pair cuts `(scope, owner_id, cut)` (0 keeps the pair whole).
-    pub pair_cuts: Vec<(String, String, i64)>,
-    /// Where the lossless archive of the whole life is kept (required: the
-    /// cut is legal only with the archive recorded beside it).
-    pub archive_ref: String,
-    /// Where an exported event stream is kept, if one was exported.
-    pub exported_stream_ref: Option<String>,
-    /// Null the vectors of closure-retired rows.
-    pub null_retired_embeddings: bool,
-    /// Also cut traces and snapshots at or below the highest cut.
-    pub cut_traces: bool,
-}
-
-impl ColdCut {
-    /// A cut recorded beside the archive at `archive_ref`, with 0.3.2's
-    /// defaults (no cut seq, retired vectors nulled, traces kept).
-    pub fn new(archive_ref: &str) -> Self {
-        ColdCut {
-            cut_seq: 0,
-            pair_cuts: Vec::new(),
-            archive_ref: archive_ref.to_owned(),
-            exported_stream_ref: None,
-            null_retired_embeddings: true,
-            cut_traces: false,
-        }
-    }
-}
-
-/// What a cut did (0.3.2's report, key for key).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ColdCutReport {
-    /// `journal_cold_cut`.
-    pub pass_name: String,
-    /// The global cut.
-    pub cut_seq: i64,
-    /// Attention events in the source.
-    pub events_before: i64,
-    /// Attention events in the rebuilt file.
-    pub events_after: i64,
-    /// Vectors nulled on closure-retired rows.
-    pub embeddings_nulled: i64,
-    /// The source's bytes (the file, its WAL and its shared memory).
-    pub bytes_before: u64,
-    /// The rebuilt file's bytes.
-    pub bytes_after: u64,
-    /// The archive the cut is recorded beside.
-    pub archive_ref: String,
-    /// The exported stream, if any.
-    pub exported_stream_ref: Option<String>,
-}
-
-/// One parity check: its name, whether it holds, and its own numbers.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ColdCutCheck {
-    /// The check's name (`triples_row_parity`, `events_accounting`, ...).
-    pub check: String,
-    /// Whether it holds.
-    pub ok: bool,
-    /// The numbers it measured.
-    #[serde(flatten)]
-    pub detail: Map<String, Value>,
-}
-
-/// `verify_cold_cut`'s answer: `{pass_name, ok, checks}`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ColdCutVerification {
-    /// `verify_cold_cut`.
-    pub pass_name: String,
-    /// Whether every check holds.
-    pub ok: bool,
-    /// The checks, in order.
-    pub checks: Vec<ColdCutCheck>,
-}
+pub use am_journal::cold_cut::{ColdCut, ColdCutCheck, ColdCutReport, ColdCutVerification};
 
 /// The suffix of the file a cut builds before it renames it to `dst`.
 pub const PARTIAL_SUFFIX: &str = ".cold-cut-partial";
@@ -149,6 +73,13 @@ fn bytes_of(path: &Path) -> u64 {
         .filter_map(|s| std::fs::metadata(format!("{}{s}", path.display())).ok())
         .map(|m| m.len())
         .sum()
+}
+
+/// Remove a file and its SQLite side files (`-wal`, `-shm`, `-journal`).
+fn remove_with_side_files(path: &Path) {
+    for suffix in ["", "-wal", "-shm", "-journal"] {
+        let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
+    }
 }
 
 fn open_read_only(path: &Path, what: &str) -> Result<Connection> {
@@ -247,7 +178,9 @@ pub fn journal_cold_cut(src: &Path, dst: &Path, args: &ColdCut, at: &str) -> Res
     }
     let bytes_before = bytes_of(src);
     let partial = PathBuf::from(format!("{}{PARTIAL_SUFFIX}", dst.display()));
-    let _ = std::fs::remove_file(&partial);
+    // A killed cut's leftovers go first, its side files with it: a stale
+    // WAL or journal beside the new copy would be read as the copy's own.
+    remove_with_side_files(&partial);
     let target = partial
         .to_str()
         .ok_or_else(|| invalid("journal_cold_cut: the destination path is not UTF-8"))?;
@@ -258,7 +191,7 @@ pub fn journal_cold_cut(src: &Path, dst: &Path, args: &ColdCut, at: &str) -> Res
     let report = match report {
         Ok(r) => r,
         Err(e) => {
-            let _ = std::fs::remove_file(&partial);
+            remove_with_side_files(&partial);
             return Err(e);
         }
     };
@@ -369,20 +302,11 @@ fn cut_copy(
         "pair_cuts": pair_cuts,
         "snapshots_dropped": snapshots_dropped,
         "traces_dropped": traces_dropped,
+        // Until the rebuilt file is whole (vacuumed, its record final) it
+        // says so: an unfinished file does not pass `verify_cold_cut`.
+        "building": true,
     });
-    let prior: Option<String> = tx
-        .query_row(
-            "SELECT value FROM triples_meta WHERE key = 'compaction'",
-            [],
-            |r| r.get(0),
-        )
-        .optional()
-        .map_err(sqlite)?;
-    let mut history: Vec<Value> = match prior.and_then(|p| serde_json::from_str::<Value>(&p).ok()) {
-        Some(Value::Array(a)) => a,
-        Some(v @ Value::Object(_)) => vec![v],
-        _ => Vec::new(),
-    };
+    let mut history = compaction_history(&tx)?;
     history.push(entry);
     tx.execute(
         "INSERT OR REPLACE INTO triples_meta (key, value) VALUES ('compaction', ?1)",
@@ -391,8 +315,43 @@ fn cut_copy(
     .map_err(sqlite)?;
     tx.commit().map_err(sqlite)?;
     c.execute_batch("VACUUM").map_err(sqlite)?;
+    // The file is whole: its record loses the building mark, last.
+    let tx = c.transaction().map_err(sqlite)?;
+    let mut history = compaction_history(&tx)?;
+    if let Some(Value::Object(newest)) = history.last_mut() {
+        newest.remove(BUILDING);
+    }
+    tx.execute(
+        "UPDATE triples_meta SET value = ?1 WHERE key = 'compaction'",
+        [Value::Array(history).to_string()],
+    )
+    .map_err(sqlite)?;
+    tx.commit().map_err(sqlite)?;
     c.close().map_err(|(_, e)| sqlite(e))?;
     Ok((events_before, events_after, embeddings_nulled))
+}
+
+/// The key a compaction record carries while its file is being built.
+const BUILDING: &str = "building";
+
+/// The file's compaction records, oldest first (an older single record
+/// read as a list of one).
+fn compaction_history(c: &Connection) -> Result<Vec<Value>> {
+    let prior: Option<String> = c
+        .query_row(
+            "SELECT value FROM triples_meta WHERE key = 'compaction'",
+            [],
+            |r| r.get(0),
+        )
+        .optional()
+        .map_err(sqlite)?;
+    Ok(
+        match prior.and_then(|p| serde_json::from_str::<Value>(&p).ok()) {
+            Some(Value::Array(a)) => a,
+            Some(v @ Value::Object(_)) => vec![v],
+            _ => Vec::new(),
+        },
+    )
 }
 
 fn newest_compaction(c: &Connection) -> Result<Map<String, Value>> {
@@ -494,8 +453,10 @@ pub fn verify_cold_cut(src: &Path, dst: &Path) -> Result<ColdCutVerification> {
         a == b,
         json!({"diverging": diverging}),
     );
-    if comp.is_empty() {
-        check("compaction_record", false, json!({}));
+    if comp.is_empty() || comp.contains_key(BUILDING) {
+        // No record, or the record of a cut whose file was never finished
+        // (a `<dst>.cold-cut-partial` left by a killed cut): not a cut.
+        check("compaction_record", false, Value::Object(comp.clone()));
     } else {
         let ev_src = count(&s, "SELECT COUNT(*) FROM memj_events", [])?;
         let ev_dst = count(&d, "SELECT COUNT(*) FROM memj_events", [])?;

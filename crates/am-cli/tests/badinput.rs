@@ -1805,6 +1805,52 @@ fn more_cases(ids: &Ids, push: &mut dyn FnMut(&str, String)) {
             ),
         ),
         (
+            "reembed_store: no embedder",
+            with("reembed_store", json!({"owner_id": "demo"})),
+        ),
+        (
+            "journal_cold_cut: a source that is no home file",
+            with(
+                "journal_cold_cut",
+                json!({"src_path": "/nonexistent-am/src.sqlite3", "dst_path": "/nonexistent-am/dst.sqlite3", "archive_ref": "archive://a"}),
+            ),
+        ),
+        (
+            "journal_cold_cut: a blank archive_ref",
+            with(
+                "journal_cold_cut",
+                json!({"src_path": "/nonexistent-am/src.sqlite3", "dst_path": "/nonexistent-am/dst.sqlite3", "archive_ref": " "}),
+            ),
+        ),
+        (
+            "journal_cold_cut: a negative cut",
+            with(
+                "journal_cold_cut",
+                json!({"src_path": "/nonexistent-am/src.sqlite3", "dst_path": "/nonexistent-am/dst.sqlite3", "archive_ref": "archive://a", "cut_seq": -1}),
+            ),
+        ),
+        (
+            "journal_cold_cut: a pair cut without its seq",
+            with(
+                "journal_cold_cut",
+                json!({"src_path": "/nonexistent-am/src.sqlite3", "dst_path": "/nonexistent-am/dst.sqlite3", "archive_ref": "archive://a", "pair_cuts": [["life", "demo"]]}),
+            ),
+        ),
+        (
+            "journal_cold_cut: a blank destination",
+            with(
+                "journal_cold_cut",
+                json!({"src_path": "/nonexistent-am/src.sqlite3", "dst_path": "", "archive_ref": "archive://a"}),
+            ),
+        ),
+        (
+            "verify_cold_cut: files that are no home files",
+            with(
+                "verify_cold_cut",
+                json!({"src_path": "/nonexistent-am/src.sqlite3", "dst_path": "/nonexistent-am/dst.sqlite3"}),
+            ),
+        ),
+        (
             "apply_redigestion: entries an object",
             with(
                 "apply_redigestion",

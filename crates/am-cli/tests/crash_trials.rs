@@ -127,6 +127,13 @@
 //! `ripple.reconsider` tasks and their `enqueued` rows, all in one
 //! transaction; the batch's ids derive from the batch and its instant, so
 //! a replay writes nothing twice).
+//! `journal_cold_cut` (per write, the lived home cut into a new file of its
+//! own, each with other cuts: after any kill the source file's bytes are
+//! the template's, each destination is absent or a whole cut that passes
+//! `verify_cold_cut` and holds what the clean run's holds, and a
+//! `<dst>.cold-cut-partial` left behind passes `verify_cold_cut` only when
+//! it is that whole cut, killed before its rename; a resuming host cuts the
+//! destinations that are absent).
 //!
 //! `AM_CRASH_TRIALS` (default 50, what CI runs: the issue's "CI runs 50
 //! trials per verb"; the 16 verbs before the closing acts took about 60 s
@@ -198,6 +205,7 @@ const VERBS: &[&str] = &[
     "reembed_store",
     "mine_candidates_pass",
     "apply_tend_elections",
+    "journal_cold_cut",
 ];
 const SCOPE: &str = "crash";
 const OWNER: &str = "w";
@@ -957,6 +965,19 @@ fn generation_vector(g: usize, row: usize) -> Vec<f32> {
 }
 
 fn helper(verb: &str, path: &Path, n: usize) {
+    if verb == "journal_cold_cut" {
+        // The cut only reads its source: the helper never opens it as a home.
+        for i in 0..n {
+            say(&format!("begin {i}"));
+            let dst = cut_path(path, i);
+            if !dst.exists() {
+                am_backend_sqlite::cold_cut::journal_cold_cut(path, &dst, &cut_args(i), NOW)
+                    .expect("journal_cold_cut");
+            }
+            say(&format!("ack {i}"));
+        }
+        return;
+    }
     let home = SqliteHome::open(path).expect("open the home");
     match verb {
         "add" => {
@@ -1900,6 +1921,73 @@ fn reembed_state(path: &Path) -> Result<(usize, usize), String> {
     Ok((g, markers))
 }
 
+/// Where write `i` of the cold-cut script puts its cut of `home`.
+fn cut_path(home: &Path, i: usize) -> PathBuf {
+    PathBuf::from(format!("{}.cut-{i}", home.display()))
+}
+
+/// Write `i`'s cut: the crash pair cut at its own seq, the diary pair kept
+/// whole, every odd cut with a global cut too, every third one cutting
+/// traces and snapshots.
+fn cut_args(i: usize) -> am_backend_sqlite::cold_cut::ColdCut {
+    let mut a = am_backend_sqlite::cold_cut::ColdCut::new(&format!("archive://crash-{i}"));
+    let i64_of = |x: usize| i64::try_from(x).unwrap();
+    a.pair_cuts = vec![
+        (SCOPE.to_owned(), OWNER.to_owned(), i64_of(2 * (i + 1))),
+        ("diary".to_owned(), OWNER.to_owned(), 0),
+    ];
+    if i % 2 == 1 {
+        a.cut_seq = i64_of(i + 1);
+    }
+    a.cut_traces = i.is_multiple_of(3);
+    a
+}
+
+/// What a cut file holds, for comparing a trial's cut with the clean
+/// run's: its events' seqs, the rows holding a vector, the high water, the
+/// traces and snapshots, and its compaction records.
+fn cut_contents(path: &Path) -> String {
+    let c = Connection::open_with_flags(path, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY).unwrap();
+    let col = |sql: &str| -> String {
+        let mut s = c.prepare(sql).unwrap();
+        let v: Vec<String> = s
+            .query_map([], |r| r.get::<_, rusqlite::types::Value>(0))
+            .unwrap()
+            .map(|v| format!("{:?}", v.unwrap()))
+            .collect();
+        v.join(",")
+    };
+    format!(
+        "events=[{}] vectored=[{}] seq=[{}] traces=[{}] snapshots=[{}] compaction=[{}]",
+        col("SELECT seq FROM memj_events ORDER BY seq"),
+        col("SELECT assertion_id FROM triples WHERE embedding IS NOT NULL ORDER BY assertion_id"),
+        col("SELECT value FROM memj_seq"),
+        col("SELECT COUNT(*) FROM memj_traces"),
+        col("SELECT COUNT(*) FROM memj_snapshots"),
+        col("SELECT value FROM triples_meta WHERE key = 'compaction'"),
+    )
+}
+
+/// A cut file's unit: absent 0; a whole cut of `src` (it passes
+/// `verify_cold_cut`) its contents' hash (never 0 or 1); a file that does
+/// not pass 1.
+fn cut_unit(src: &Path, dst: &Path) -> usize {
+    if !dst.exists() {
+        return 0;
+    }
+    match am_backend_sqlite::cold_cut::verify_cold_cut(src, dst) {
+        Ok(v) if v.ok => {
+            // FNV-1a of the contents.
+            let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+            for b in cut_contents(dst).bytes() {
+                h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+            }
+            usize::try_from(h >> 8).unwrap_or(usize::MAX) | 2
+        }
+        _ => 1,
+    }
+}
+
 fn garden_record(i: usize, tag: &str) -> MemoryRecordInput {
     MemoryRecordInput::new(
         RecordKind::Episode,
@@ -2050,6 +2138,9 @@ fn units(verb: &str, path: &Path, reference_ids: &[Vec<String>], n: usize) -> Un
     let mut u = Units::new();
     for i in 0..n {
         match verb {
+            "journal_cold_cut" => {
+                u.insert(format!("cut {i}"), cut_unit(path, &cut_path(path, i)));
+            }
             "add" => {
                 let k = count(
                     &c,
@@ -3320,6 +3411,46 @@ fn template(verb: &str, dir: &Path, n: usize) -> PathBuf {
             let (_, _, system) = open_system_queued(&home, true);
             setup_mining(&system, n);
         }
+        "journal_cold_cut" => {
+            // A lived home: two pairs of embedded garden records, five of
+            // each reinforced (attention events), one record retracted (its
+            // vector nulled by a cut), a recall committed (a trace and a
+            // snapshot); checkpointed, so the main file is the whole home
+            // and its bytes show any write.
+            let (_, _, system) = open_system_embedded(&home);
+            for (k, scope) in [SCOPE, "diary"].into_iter().enumerate() {
+                let ids = system
+                    .remember_many(&RememberMany::new(
+                        (0..8).map(|i| garden_record(k * 8 + i, "cut")).collect(),
+                        scope,
+                        OWNER,
+                        &format!("cut-{k}"),
+                    ))
+                    .unwrap()
+                    .value;
+                for id in ids.iter().take(5) {
+                    system
+                        .reinforce(&am_system::Reinforce::new(id, "it mattered", scope, OWNER))
+                        .unwrap();
+                }
+                if k == 0 {
+                    system
+                        .close_record(&CloseRecord::new(
+                            &ids[7],
+                            am_journal::ClosureKind::Retract,
+                            "a copy",
+                        ))
+                        .unwrap();
+                }
+            }
+            drop(system);
+            drop(home);
+            Connection::open(&path)
+                .unwrap()
+                .execute_batch("PRAGMA wal_checkpoint(TRUNCATE)")
+                .unwrap();
+            return path;
+        }
         "consolidation_pass" => {
             let (_, _, system) = open_system_queued(&home, true);
             setup_duplicates(&system, n);
@@ -3533,6 +3664,8 @@ fn trials_of(verb: &str, trials: usize, rng: &mut Rng, dir: &Path) -> Figures {
         .unwrap_or(ITERATIONS);
     let n = match verb {
         "upgrade" => 1,
+        // A cut rebuilds the whole file (two VACUUMs): a few per script.
+        "journal_cold_cut" => writes.min(6),
         _ => writes,
     };
     let start = template(verb, dir, n);
@@ -3674,6 +3807,32 @@ fn trials_of(verb: &str, trials: usize, rng: &mut Rng, dir: &Path) -> Figures {
                                 fail(format!("acknowledged {k} missing ({} of {want})", got[k]));
                             }
                         }
+                    }
+                }
+            }
+        }
+        if verb == "journal_cold_cut" {
+            // The source is only read: its bytes are the template's.
+            if std::fs::read(&home).unwrap() != std::fs::read(&start).unwrap() {
+                f.torn += 1;
+                fail("the cut's source file was written".into());
+            }
+            // A partial file left by the kill passes for a cut only when it
+            // is the whole cut, killed between its last write and its rename.
+            for i in 0..n {
+                let dst = cut_path(&home, i);
+                let partial = PathBuf::from(format!(
+                    "{}{}",
+                    dst.display(),
+                    am_backend_sqlite::cold_cut::PARTIAL_SUFFIX
+                ));
+                if partial.exists() {
+                    let k = cut_unit(&home, &partial);
+                    if k > 1 && k != ref_units[&format!("cut {i}")] {
+                        f.torn += 1;
+                        fail(format!(
+                            "cut {i}: a partial file passes verify_cold_cut but is not the cut"
+                        ));
                     }
                 }
             }

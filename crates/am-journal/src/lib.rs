@@ -28,6 +28,7 @@
 pub mod author;
 pub mod binding;
 pub mod closure;
+pub mod cold_cut;
 pub mod common;
 pub mod error;
 pub mod event;

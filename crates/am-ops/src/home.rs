@@ -2,8 +2,10 @@
 
 use crate::error::{OpError, OpResult};
 use am_graph::graph::MemoryGraph;
+use am_journal::cold_cut::{ColdCut, ColdCutReport, ColdCutVerification};
 use am_system::MemorySystem;
 use am_triples::{ErrorKind, TextEmbedder};
+use std::path::Path;
 use std::sync::Arc;
 
 /// A change of a session's pinned clock (`clock`).
@@ -92,6 +94,36 @@ pub trait Home {
         let _ = embedder;
     }
 
+    /// Rebuild the home FILE at `src` as a new file at `dst` with its
+    /// attention-event mass cut (`journal_cold_cut`; `at` is the instant
+    /// its compaction record carries). A path function: the cut reads
+    /// `src` (any home file, this one or another) and writes only `dst`.
+    ///
+    /// # Errors
+    /// `Unsupported` where the front end cuts no file (a server: a client
+    /// names no path on the server's disk); the cut's refusal otherwise.
+    fn journal_cold_cut(
+        &self,
+        src: &Path,
+        dst: &Path,
+        args: &ColdCut,
+        at: &str,
+    ) -> OpResult<ColdCutReport> {
+        let _ = (src, dst, args, at);
+        Err(no_files("journal_cold_cut"))
+    }
+
+    /// The parity checks between a home file and its rebuilt cut
+    /// (`verify_cold_cut`). A path function, reading both files.
+    ///
+    /// # Errors
+    /// `Unsupported` where the front end reads no file a call names; the
+    /// verify's refusal otherwise.
+    fn verify_cold_cut(&self, src: &Path, dst: &Path) -> OpResult<ColdCutVerification> {
+        let _ = (src, dst);
+        Err(no_files("verify_cold_cut"))
+    }
+
     /// Close and reopen the home (a restart); answers the journal's seq.
     ///
     /// # Errors
@@ -102,4 +134,15 @@ pub trait Home {
             "reopen is an op of a session (am exec); this front end keeps its home open",
         ))
     }
+}
+
+/// The refusal of a path function by a front end that touches no file a
+/// call names.
+fn no_files(op: &str) -> OpError {
+    OpError::new(
+        ErrorKind::Unsupported,
+        format!(
+            "{op} works on home files named by path, and this front end opens no file a call names; run it with `am cold-cut`, `am exec` or the Python package"
+        ),
+    )
 }

@@ -20,6 +20,11 @@ pub enum Hook {
     Author,
     /// `should_continue` / `cancelled`, checked at a pass's sub-phase boundaries.
     Cancel,
+    /// An embedder object passed as the verb's `embedder` argument
+    /// (`reembed_store`'s new space) by a host with objects (Python,
+    /// [`Host::embedder_arg`]); a JSON call names the embedder by the front
+    /// end's spec in the argument itself, which the verb reads.
+    Embedder,
 }
 
 impl Hook {
@@ -28,6 +33,7 @@ impl Hook {
         match self {
             Hook::Author => "author",
             Hook::Cancel => "cancel_after",
+            Hook::Embedder => "embedder",
         }
     }
 }
@@ -54,6 +60,11 @@ pub struct Host {
     pub embedder: Option<Arc<dyn TextEmbedder>>,
     /// The commit guard a home's writes call before each COMMIT.
     pub commit_guard: Option<CommitGuard>,
+    /// The embedder object this call passes as its `embedder` argument
+    /// (a verb declaring [`Hook::Embedder`]: `reembed_store`'s new space),
+    /// where the host has objects; [`crate::dispatch`] refuses it for any
+    /// other verb.
+    pub embedder_arg: Option<Arc<dyn TextEmbedder>>,
     scripted_author: Option<Arc<ScriptedAuthor>>,
 }
 
@@ -66,6 +77,7 @@ impl std::fmt::Debug for Host {
             .field("progress", &self.progress.is_some())
             .field("embedder", &self.embedder.is_some())
             .field("commit_guard", &self.commit_guard.is_some())
+            .field("embedder_arg", &self.embedder_arg.is_some())
             .finish()
     }
 }
@@ -83,6 +95,11 @@ impl Host {
     pub fn scripted(&self, op: &str, hooks: &[Hook], args: &mut JsonMap) -> OpResult<Host> {
         let mut host = self.clone();
         for hook in hooks {
+            if *hook == Hook::Embedder {
+                // Its JSON form is the verb's own argument (an embedder
+                // spec): it stays for the verb to read.
+                continue;
+            }
             let Some(v) = args.remove(hook.argument()).filter(|v| !v.is_null()) else {
                 continue;
             };
@@ -100,6 +117,7 @@ impl Host {
                     };
                     host = host.cancel_after(&phase);
                 }
+                Hook::Embedder => {}
             }
         }
         Ok(host)

@@ -71,6 +71,11 @@ pub fn unknown_op(op: &str) -> OpError {
 /// the op's own refusal or failure.
 pub fn dispatch(home: &mut dyn Home, op: &str, mut args: JsonMap, host: &Host) -> OpResult<Answer> {
     let verb = find(op).ok_or_else(|| unknown_op(op))?;
+    if host.embedder_arg.is_some() && !verb.hooks.contains(&Hook::Embedder) {
+        return Err(OpError::invalid(format!(
+            "{op} takes no embedder object (only a verb whose embedder argument names a new space does: reembed_store, reembed_home)"
+        )));
+    }
     let host = host.scripted(verb.name, verb.hooks, &mut args)?;
     let answer = verb.call(home, &host, args)?;
     Ok(match host.leftover_warning(verb.name) {

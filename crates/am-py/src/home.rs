@@ -322,6 +322,28 @@ impl am_ops::Home for NativeHome<'_> {
         Ok(Arc::new(offline))
     }
 
+    /// `journal_cold_cut` over SQLite home files (a module function of the
+    /// package, as in 0.3.2's `abstractmemory.doctoring`).
+    fn journal_cold_cut(
+        &self,
+        src: &std::path::Path,
+        dst: &std::path::Path,
+        args: &am_backend_sqlite::cold_cut::ColdCut,
+        at: &str,
+    ) -> OpResult<am_backend_sqlite::cold_cut::ColdCutReport> {
+        am_backend_sqlite::cold_cut::journal_cold_cut(src, dst, args, at)
+            .map_err(|e| OpError::from(am_triples::Error::from(e)))
+    }
+
+    fn verify_cold_cut(
+        &self,
+        src: &std::path::Path,
+        dst: &std::path::Path,
+    ) -> OpResult<am_backend_sqlite::cold_cut::ColdCutVerification> {
+        am_backend_sqlite::cold_cut::verify_cold_cut(src, dst)
+            .map_err(|e| OpError::from(am_triples::Error::from(e)))
+    }
+
     fn graph(&self) -> OpResult<MemoryGraph> {
         let journal = GraphJournal::from_dyn(Arc::clone(self.0.system.journal()));
         let graph = match (&self.0.sqlite, &self.0.memory) {

@@ -87,6 +87,9 @@ fn run<'py>(
     }
     host.should_continue = given(hooks.should_continue).map(|c| hooks::py_predicate(c, false));
     host.cancelled = given(hooks.cancelled).map(|c| hooks::py_predicate(c, true));
+    // An embedder object (`reembed_store(embedder=obj)`): the table refuses
+    // it for a verb that takes none.
+    host.embedder_arg = embed::embedder_of(py, hooks.embedder)?;
     let answer = py.detach(|| {
         let mut h = NativeHome(home.as_ref());
         let out = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
@@ -113,6 +116,7 @@ struct Hooks {
     author: Option<Py<PyAny>>,
     should_continue: Option<Py<PyAny>>,
     cancelled: Option<Py<PyAny>>,
+    embedder: Option<Py<PyAny>>,
 }
 
 /// An open home: a memory system over a store and a journal.
@@ -154,9 +158,14 @@ impl System {
         })
     }
 
-    /// Run the table's `op` with `kwargs` and the call's hooks; answers
-    /// `(value, warnings)`.
-    #[pyo3(signature = (op, kwargs=None, author=None, should_continue=None, cancelled=None))]
+    /// Run the table's `op` with `kwargs` and the call's hooks (an
+    /// `embedder` object for a verb whose `embedder` hook takes one);
+    /// answers `(value, warnings)`.
+    #[pyo3(signature = (op, kwargs=None, author=None, should_continue=None, cancelled=None, embedder=None))]
+    #[allow(
+        clippy::too_many_arguments,
+        reason = "one keyword per hook, as the Python side passes them"
+    )]
     fn call<'py>(
         &self,
         py: Python<'py>,
@@ -165,11 +174,13 @@ impl System {
         author: Option<Py<PyAny>>,
         should_continue: Option<Py<PyAny>>,
         cancelled: Option<Py<PyAny>>,
+        embedder: Option<Py<PyAny>>,
     ) -> PyResult<(Bound<'py, PyAny>, Vec<String>)> {
         let hooks = Hooks {
             author,
             should_continue,
             cancelled,
+            embedder,
         };
         run(py, &self.home, op, kwargs, hooks)
     }
@@ -227,6 +238,7 @@ fn call_function<'py>(
         author,
         should_continue,
         cancelled,
+        embedder: None,
     };
     run(py, pure_home()?, op, kwargs, hooks)
 }

@@ -271,3 +271,52 @@ def test_a_second_different_commit_guard_on_a_guarded_store_is_a_value_error(kin
     with pytest.raises(ValueError, match="commit guard"):
         with warnings_ignored():
             am.MemorySystem(store, journal, commit_guard=lambda where: None)
+
+
+class WrongDimension(HashEmbedder):
+    """Declares 16 dimensions and embeds 8: a re-embed must refuse it."""
+
+    dimension = 16
+
+
+@pytest.mark.parametrize("kind", STACKS)
+def test_reembed_store_takes_an_embedder_object_and_moves_the_home_into_its_space(kind: str, tmp_path: Path) -> None:
+    system = quiet(*pair(kind, tmp_path, None))
+    system.remember_many(records=RECORDS, scope="life", owner_id="demo", idempotency_key="k1")
+    e = HashEmbedder()
+    out = system.reembed_store(embedder=e, owner_id="demo", batch_size=1)
+    assert out["new_pin"]["model_id"] == "test/hash-8"
+    assert out["new_pin"]["dimension"] == 8
+    assert out["vectored"] >= 2 and out["vectored"] == out["rows"] - out["skipped_edges"]
+    assert any("tomato seedlings" in t for t in e.texts), "the records' texts went through the object"
+    assert out["marker_record_id"]
+    # The home answers in the object's space from now on: the cue is
+    # embedded by the same object.
+    before = len(e.texts)
+    system.reconstruct(stimulus={"cue_text": "who brings the seedlings?"}, scopes=[["life", "demo"]])
+    assert any("who brings the seedlings?" in t for t in e.texts[before:])
+    # reembed_home is the same call; the spec string still works beside the object.
+    again = system.reembed_home(embedder="offline", owner_id="demo")
+    assert again["old_pin"]["model_id"] == "test/hash-8"
+    assert again["new_pin"]["dimension"] == 64
+
+
+@pytest.mark.parametrize("kind", STACKS)
+def test_reembed_store_refuses_an_embedder_object_that_disagrees_with_its_dimension_and_writes_nothing(
+    kind: str, tmp_path: Path
+) -> None:
+    system = quiet(*pair(kind, tmp_path, None))
+    system.remember_many(records=RECORDS, scope="life", owner_id="demo", idempotency_key="k1")
+    seq = system.current_seq()
+    with pytest.raises(am.InvalidInput, match="declares dimension 16"):
+        system.reembed_store(embedder=WrongDimension(), owner_id="demo")
+    with pytest.raises(am.Embedder, match="the embedding server is down"):
+        system.reembed_store(embedder=Raising(), owner_id="demo")
+    with pytest.raises(TypeError, match="embed_texts"):
+        system.reembed_store(embedder=object(), owner_id="demo")
+    with pytest.raises(am.InvalidInput, match="needs embedder"):
+        system.reembed_store(embedder=None, owner_id="demo")
+    assert system.current_seq() == seq, "no marker, nothing written"
+    # Still unpinned: a move that lands afterwards has no old pin.
+    out = system.reembed_store(embedder=HashEmbedder(), owner_id="demo")
+    assert out["old_pin"] is None

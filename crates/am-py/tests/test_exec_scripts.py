@@ -51,15 +51,22 @@ def plain(value: Any) -> Any:
     return value
 
 
-def redact(v: Any) -> Any:
+def redact(v: Any, directory: Optional[Path] = None) -> Any:
     """As the exec snapshots are redacted (crates/am-cli/tests/exec.rs): the
-    UUIDs, a pass's per-step wall times (``timings_ms``), and the manifest's
-    list of the table's ops (``ops``: every new verb would change it)."""
-    out = json.loads(UUID.sub("[uuid]", json.dumps(v)))
+    UUIDs, a pass's per-step wall times (``timings_ms``), the manifest's
+    list of the table's ops (``ops``: every new verb would change it), a
+    file's bytes (the cold cut's ``bytes_before`` / ``bytes_after``) and
+    the script's directory where an answer names it (``{dir}``)."""
+    text = UUID.sub("[uuid]", json.dumps(v))
+    if directory is not None:
+        text = text.replace(str(directory), "{dir}")
+    out = json.loads(text)
 
     def one(k: str, t: Any) -> Any:
         if k == "timings_ms" and isinstance(t, dict):
             return {s: "[ms]" for s in t}
+        if k in ("bytes_before", "bytes_after") and isinstance(t, int):
+            return "[bytes]"
         if k == "ops" and isinstance(t, list) and t and isinstance(t[0], dict) and "name" in t[0]:
             return "[the table's ops]"
         return times(t)
@@ -133,7 +140,7 @@ def test_an_exec_script_through_the_python_api_answers_what_am_exec_answered(
         line = json.loads(raw)
         if line.get("op") in SESSION_OPS:
             continue
-        got = redact(answer(system, clock, dict(line)))
+        got = redact(answer(system, clock, dict(line)), tmp_path)
         want = {k: v for k, v in want.items() if k not in ("id", "op")}
         assert got == want, f"{name}: {raw}"
         compared += 1

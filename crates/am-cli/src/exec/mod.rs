@@ -400,6 +400,26 @@ impl am_ops::Home for Session {
         self.host.embedder = Some(embedder);
     }
 
+    fn journal_cold_cut(
+        &self,
+        src: &std::path::Path,
+        dst: &std::path::Path,
+        args: &am_backend_sqlite::cold_cut::ColdCut,
+        at: &str,
+    ) -> OpResult<am_backend_sqlite::cold_cut::ColdCutReport> {
+        am_backend_sqlite::cold_cut::journal_cold_cut(src, dst, args, at)
+            .map_err(|e| OpError::from(am_triples::Error::from(e)))
+    }
+
+    fn verify_cold_cut(
+        &self,
+        src: &std::path::Path,
+        dst: &std::path::Path,
+    ) -> OpResult<am_backend_sqlite::cold_cut::ColdCutVerification> {
+        am_backend_sqlite::cold_cut::verify_cold_cut(src, dst)
+            .map_err(|e| OpError::from(am_triples::Error::from(e)))
+    }
+
     fn no_queue(&self, op: &str, _: OpError) -> OpError {
         OpError::invalid(format!(
             "{op} needs the home's memory task queue, and this session has no memory task queue: run am exec with \

@@ -1,18 +1,23 @@
 //! Operator (am-system `operator/`): `mind_mass_report` and
-//! `redigestion_candidates`, pure reads over a whole home, and
-//! `reembed_store` / `reembed_home`, the home moved to a new embedding space.
+//! `redigestion_candidates`, pure reads over a whole home,
+//! `reembed_store` / `reembed_home`, the home moved to a new embedding
+//! space, and the path functions `journal_cold_cut` / `verify_cold_cut`
+//! (a home file rebuilt with its attention-event mass cut, by the front
+//! end's [`Home::journal_cold_cut`]: the file's backend cuts it).
 //!
 //! Spec: api.md "Maintenance, health, and operator tools".
 
 use crate::error::{OpError, OpResult};
 use crate::home::Home;
-use crate::host::Host;
+use crate::host::{Hook, Host};
 use crate::verb::{Answer, Cadence, CallShape, Family, Verb};
+use am_journal::cold_cut::{ColdCut, ColdCutReport, ColdCutVerification};
 use am_system::operator::{
     ApplyRedigestion, MindMass, MindMassReport, RedigestionApplied, RedigestionCandidates,
     RedigestionDebt, ReembedStore, Reembedded,
 };
 use serde::Deserialize;
+use std::path::Path;
 
 fn mass(home: &mut dyn Home, _: &Host, a: MindMass) -> OpResult<Answer> {
     // The exec op compares the pin with no wired embedder (the spec's
@@ -31,8 +36,10 @@ fn redigestion(home: &mut dyn Home, _: &Host, a: RedigestionCandidates) -> OpRes
 #[serde(deny_unknown_fields)]
 pub(crate) struct ReembedOp {
     /// The new embedding space, as the front end's embedder spec (`am exec`:
-    /// `offline`, `openai:<base_url>#<model>`, `gateway:<base_url>`).
-    embedder: String,
+    /// `offline`, `openai:<base_url>#<model>`, `gateway:<base_url>`); a host
+    /// with objects passes an embedder object instead ([`Hook::Embedder`]).
+    #[serde(default)]
+    embedder: Option<String>,
     /// The owner whose life stream carries the marker.
     owner_id: String,
     /// The new space's model id when the embedder does not name one.
@@ -49,6 +56,86 @@ pub(crate) struct ReembedOp {
     batch_size: Option<usize>,
 }
 
+/// `journal_cold_cut(src_path, dst_path, *, cut_seq=0, pair_cuts=None,
+/// archive_ref, exported_stream_ref=None, null_retired_embeddings=True,
+/// cut_traces=False)` over the wire.
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct ColdCutOp {
+    /// The home file to cut (only read: any home file, the open one or
+    /// another; close its other writers first).
+    src_path: String,
+    /// The rebuilt file (must not exist; it appears there in one rename).
+    dst_path: String,
+    /// Events at or below this seq are cut in every pair (0, no global cut;
+    /// every pair with events at or below it must be named in `pair_cuts`).
+    #[serde(default)]
+    cut_seq: i64,
+    /// Per-pair cuts `[[scope, owner_id, cut], ...]` (0 keeps a pair whole).
+    #[serde(default)]
+    pair_cuts: Option<Vec<(String, String, i64)>>,
+    /// Where the lossless archive of the whole life is kept (required,
+    /// non-blank: the cut is legal only with the archive recorded beside it).
+    archive_ref: String,
+    /// Where an exported event stream is kept, if one was exported.
+    #[serde(default)]
+    exported_stream_ref: Option<String>,
+    /// Null the vectors of closure-retired rows (default true).
+    #[serde(default = "yes")]
+    null_retired_embeddings: bool,
+    /// Also cut traces and snapshots at or below the highest cut.
+    #[serde(default)]
+    cut_traces: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
+/// `verify_cold_cut(src_path, dst_path)` over the wire.
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct VerifyColdCutOp {
+    /// The home file that was cut.
+    src_path: String,
+    /// Its rebuilt cut.
+    dst_path: String,
+}
+
+/// A path argument, refused blank (a blank path would name the working
+/// directory's files).
+fn path_arg<'a>(op: &str, name: &str, v: &'a str) -> OpResult<&'a Path> {
+    if v.trim().is_empty() {
+        return Err(OpError::invalid(format!(
+            "{op}: {name} is blank; it names a home file"
+        )));
+    }
+    Ok(Path::new(v))
+}
+
+fn cold_cut(home: &mut dyn Home, _: &Host, a: ColdCutOp) -> OpResult<Answer> {
+    let op = "journal_cold_cut";
+    let src = path_arg(op, "src_path", &a.src_path)?;
+    let dst = path_arg(op, "dst_path", &a.dst_path)?;
+    let mut args = ColdCut::new(&a.archive_ref);
+    args.cut_seq = a.cut_seq;
+    args.pair_cuts = a.pair_cuts.unwrap_or_default();
+    args.exported_stream_ref = a.exported_stream_ref;
+    args.null_retired_embeddings = a.null_retired_embeddings;
+    args.cut_traces = a.cut_traces;
+    // The compaction record's instant: the front end's clock (a session's
+    // pinned clock), as every record the engine writes.
+    let at = home.system()?.now()?;
+    Answer::of(&home.journal_cold_cut(src, dst, &args, &at)?)
+}
+
+fn verify_cut(home: &mut dyn Home, _: &Host, a: VerifyColdCutOp) -> OpResult<Answer> {
+    let op = "verify_cold_cut";
+    let src = path_arg(op, "src_path", &a.src_path)?;
+    let dst = path_arg(op, "dst_path", &a.dst_path)?;
+    Answer::of(&home.verify_cold_cut(src, dst)?)
+}
+
 fn apply_redigestion(home: &mut dyn Home, _: &Host, a: ApplyRedigestion) -> OpResult<Answer> {
     Answer::warned(home.system()?.apply_redigestion(&a)?)
 }
@@ -57,7 +144,7 @@ fn manifest(_: &mut dyn Home, _: &Host, _: crate::args::NoArgs) -> OpResult<Answ
     Ok(Answer::value(crate::manifest::engine_manifest()))
 }
 
-fn reembed(home: &mut dyn Home, _: &Host, a: ReembedOp) -> OpResult<Answer> {
+fn reembed(home: &mut dyn Home, host: &Host, a: ReembedOp) -> OpResult<Answer> {
     let mut args = ReembedStore::new(&a.owner_id);
     args.model_id = a.model_id;
     if let Some(s) = a.marker_scope {
@@ -69,15 +156,28 @@ fn reembed(home: &mut dyn Home, _: &Host, a: ReembedOp) -> OpResult<Answer> {
     if let Some(b) = a.batch_size {
         args.batch_size = b;
     }
-    // `none` is a spec every front end reads, and it has no space to move
-    // into: refused here, once, before any front end builds anything.
-    if a.embedder.trim() == "none" {
-        return Err(OpError::invalid(format!(
-            "embedder {:?}: a re-embed needs a real embedder (none has no space to move into)",
-            a.embedder
-        )));
-    }
-    let embedder = home.build_embedder(&a.embedder)?;
+    let embedder = match (a.embedder, &host.embedder_arg) {
+        (Some(spec), Some(_)) => {
+            return Err(OpError::invalid(format!(
+                "embedder given twice: the spec {spec:?} and an embedder object; pass one"
+            )));
+        }
+        (None, Some(object)) => object.clone(),
+        // `none` is a spec every front end reads, and it has no space to
+        // move into: refused here, once, before any front end builds
+        // anything.
+        (Some(spec), None) if spec.trim() == "none" => {
+            return Err(OpError::invalid(format!(
+                "embedder {spec:?}: a re-embed needs a real embedder (none has no space to move into)"
+            )));
+        }
+        (Some(spec), None) => home.build_embedder(&spec)?,
+        (None, None) => {
+            return Err(OpError::invalid(
+                "a re-embed needs embedder: the new space, as an embedder spec (offline, openai:<base_url>#<model>, gateway:<base_url>) or, where the host has objects, an embedder object",
+            ));
+        }
+    };
     let done = home
         .system()?
         .reembed_store(&args, embedder.clone(), &mut |_, _| {})?;
@@ -129,6 +229,7 @@ pub(super) fn verbs() -> Vec<Verb> {
         )
 .cadence(Cadence::Doctoring, &["all-or-nothing-swap", "pin-written-last", "memories-untouched"])
         .writes()
+        .hooks(&[Hook::Embedder])
         .answers::<Reembedded>()
         .run(reembed),
         Verb::declare(
@@ -138,7 +239,25 @@ pub(super) fn verbs() -> Vec<Verb> {
         )
 .cadence(Cadence::Doctoring, &["all-or-nothing-swap", "pin-written-last", "memories-untouched"])
         .writes()
+        .hooks(&[Hook::Embedder])
         .answers::<Reembedded>()
         .run(reembed),
+        Verb::declare(
+            "journal_cold_cut",
+            f,
+            "Rebuild a home file as a NEW file with its attention-event mass cut (events at or below the cut, per pair; retired rows' vectors nulled; optionally old traces and snapshots), every other row kept, the seq high water kept, a compaction record naming the archive appended. The source is only read; the new file appears at dst_path in one rename (a killed cut leaves nothing there).",
+        )
+        .shape(CallShape::PathFunction)
+        .writes()
+        .answers::<ColdCutReport>()
+        .run(cold_cut),
+        Verb::declare(
+            "verify_cold_cut",
+            f,
+            "The parity checks between a home file and its rebuilt cut, each named with its own numbers (row parity per table, selected counts, the compaction record, event accounting, nothing below a cut, the high water, nulls only on retired rows). Reads both files.",
+        )
+        .shape(CallShape::PathFunction)
+        .answers::<ColdCutVerification>()
+        .run(verify_cut),
     ]
 }

@@ -243,11 +243,16 @@ def _positional(verb: Dict[str, Any], args: Tuple[Any, ...], kwargs: Dict[str, A
 def _split_hooks(verb: Dict[str, Any], kwargs: Dict[str, Any]) -> Dict[str, Any]:
     """The call's hooks, taken out of the keywords: the ``author`` callable
     (a non-callable ``author``, the exec protocol's scripted answers, stays a
-    keyword) and, for a verb that takes them, ``should_continue`` and
-    ``cancelled`` (callables answering a bool)."""
+    keyword), for a verb that takes them, ``should_continue`` and
+    ``cancelled`` (callables answering a bool), and for a verb with the
+    ``embedder`` hook (``reembed_store``) an embedder object (an
+    ``embed_texts`` object or ``OfflineEmbedder()``; a string stays a
+    keyword: an embedder spec such as ``"offline"``)."""
     hooks: Dict[str, Any] = {}
     if "author" in verb["hooks"] and callable(kwargs.get("author")):
         hooks["author"] = kwargs.pop("author")
+    if "embedder" in verb["hooks"] and not isinstance(kwargs.get("embedder", ""), str):
+        hooks["embedder"] = kwargs.pop("embedder")
     if "cancel_after" in verb["hooks"]:
         for name in ("should_continue", "cancelled"):
             if name in kwargs:

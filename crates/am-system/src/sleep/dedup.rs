@@ -486,24 +486,166 @@ fn cluster<'a>(rows: &[&'a TripleAssertion], floor: f64, min: usize) -> Vec<Vec<
                 .cmp(&b.observed_at)
                 .then_with(|| a.subject.cmp(&b.subject))
         });
+        let members: Vec<Member<'a>> = day_rows
+            .into_iter()
+            .map(|a| {
+                let title = DigestRow::of(a).as_stored("title").unwrap_or("");
+                Member {
+                    row: a,
+                    tokens: token_set(&format!("{title} {}", a.object), EVIDENCE_MIN_TOKEN_LEN),
+                }
+            })
+            .collect();
+        let sets: Vec<&BTreeSet<String>> = members.iter().map(|m| &m.tokens).collect();
+        let of = if floor > 0.0 {
+            assign_indexed(&sets, floor)
+        } else {
+            assign_greedy(&sets, floor)
+        };
         let mut day_clusters: Vec<Vec<Member<'a>>> = Vec::new();
-        for a in day_rows {
-            let title = DigestRow::of(a).as_stored("title").unwrap_or("");
-            let m = Member {
-                row: a,
-                tokens: token_set(&format!("{title} {}", a.object), EVIDENCE_MIN_TOKEN_LEN),
-            };
-            match day_clusters
-                .iter_mut()
-                .find(|c| c.iter().any(|b| jaccard(&m.tokens, &b.tokens) >= floor))
-            {
-                Some(c) => c.push(m),
-                None => day_clusters.push(vec![m]),
+        for (m, c) in members.into_iter().zip(of) {
+            if c == day_clusters.len() {
+                day_clusters.push(vec![m]);
+            } else {
+                day_clusters[c].push(m);
             }
         }
         out.extend(day_clusters.into_iter().filter(|c| c.len() >= min));
     }
     out
+}
+
+/// The greedy single link, oldest first, as the rule reads: each set joins
+/// the first cluster (in creation order) holding a member it reaches
+/// `floor` against, or starts a new one. Answers each set's cluster.
+/// Quadratic; [`assign_indexed`] answers the same for `floor > 0`.
+fn assign_greedy(sets: &[&BTreeSet<String>], floor: f64) -> Vec<usize> {
+    let mut clusters: Vec<Vec<usize>> = Vec::new();
+    let mut of = Vec::with_capacity(sets.len());
+    for (k, a) in sets.iter().enumerate() {
+        match clusters
+            .iter()
+            .position(|c| c.iter().any(|&b| jaccard(a, sets[b]) >= floor))
+        {
+            Some(c) => {
+                clusters[c].push(k);
+                of.push(c);
+            }
+            None => {
+                of.push(clusters.len());
+                clusters.push(vec![k]);
+            }
+        }
+    }
+    of
+}
+
+/// The least overlap `k` two sets of sizes `na` and `nb` need to reach
+/// `floor` (`k / (na + nb - k) >= floor`, computed as [`jaccard`] computes
+/// it); `None` when no overlap reaches it.
+fn min_overlap(na: usize, nb: usize, floor: f64) -> Option<usize> {
+    (1..=na.min(nb)).find(|&k| k as f64 / (na + nb - k) as f64 >= floor)
+}
+
+/// [`assign_greedy`]'s answer for `floor > 0`, without comparing every
+/// pair: the sets' tokens are ranked (rarest in the day first) and each
+/// placed set is indexed by `(size, position, token)`. Two sets reaching
+/// `floor` share at least `alpha` tokens (their size pair's
+/// [`min_overlap`]); their first shared token sits at position
+/// `i <= |A| - alpha` in one and `j <= |B| - alpha` in the other, with
+/// `1 + min(|A| - 1 - i, |B| - 1 - j) >= alpha`. So probing every such
+/// `(|B|, j, A[i])`
+/// finds every set `A` reaches; each found set is then compared exactly,
+/// and `A` joins the earliest cluster among those it reaches: the greedy
+/// rule's choice.
+fn assign_indexed(sets: &[&BTreeSet<String>], floor: f64) -> Vec<usize> {
+    let mut freq: HashMap<&str, u32> = HashMap::new();
+    for s in sets {
+        for t in s.iter() {
+            *freq.entry(t.as_str()).or_default() += 1;
+        }
+    }
+    let mut order: Vec<(&str, u32)> = freq.into_iter().collect();
+    order.sort_unstable_by(|a, b| a.1.cmp(&b.1).then_with(|| a.0.cmp(b.0)));
+    let rank: HashMap<&str, u32> = order
+        .iter()
+        .enumerate()
+        .map(|(r, (t, _))| (*t, u32::try_from(r).unwrap_or(u32::MAX)))
+        .collect();
+    let ranked: Vec<Vec<u32>> = sets
+        .iter()
+        .map(|s| {
+            let mut v: Vec<u32> = s.iter().map(|t| rank[t.as_str()]).collect();
+            v.sort_unstable();
+            v
+        })
+        .collect();
+    let mut index: HashMap<(usize, usize, u32), Vec<usize>> = HashMap::new();
+    let mut sizes: BTreeSet<usize> = BTreeSet::new();
+    let mut seen: Vec<usize> = vec![usize::MAX; sets.len()];
+    let mut of: Vec<usize> = Vec::with_capacity(sets.len());
+    let mut clusters = 0usize;
+    for (k, a) in ranked.iter().enumerate() {
+        let na = a.len();
+        let mut best: Option<usize> = None;
+        for &nb in &sizes {
+            let Some(alpha) = min_overlap(na, nb, floor) else {
+                continue;
+            };
+            for i in 0..=(na - alpha) {
+                for j in 0..=(nb - alpha) {
+                    if 1 + (na - 1 - i).min(nb - 1 - j) < alpha {
+                        continue;
+                    }
+                    let Some(found) = index.get(&(nb, j, a[i])) else {
+                        continue;
+                    };
+                    for &b in found {
+                        if seen[b] == k {
+                            continue;
+                        }
+                        seen[b] = k;
+                        let c = of[b];
+                        if best.is_some_and(|x| c >= x) {
+                            continue;
+                        }
+                        let inter = sorted_overlap(a, &ranked[b]);
+                        if inter as f64 / (na + nb - inter) as f64 >= floor {
+                            best = Some(c);
+                        }
+                    }
+                }
+            }
+        }
+        of.push(best.unwrap_or_else(|| {
+            clusters += 1;
+            clusters - 1
+        }));
+        if na > 0 {
+            sizes.insert(na);
+            for (j, &t) in a.iter().enumerate() {
+                index.entry((na, j, t)).or_default().push(k);
+            }
+        }
+    }
+    of
+}
+
+/// How many values two ascending lists share.
+fn sorted_overlap(a: &[u32], b: &[u32]) -> usize {
+    let (mut i, mut j, mut n) = (0, 0, 0);
+    while i < a.len() && j < b.len() {
+        match a[i].cmp(&b[j]) {
+            std::cmp::Ordering::Less => i += 1,
+            std::cmp::Ordering::Greater => j += 1,
+            std::cmp::Ordering::Equal => {
+                n += 1;
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    n
 }
 
 /// The day summary of one cluster as the pass composes it: the witness's
@@ -563,5 +705,74 @@ fn strings(v: Option<&Value>) -> Vec<String> {
             .map(str::to_owned)
             .collect(),
         _ => Vec::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Token sets drawn from a small vocabulary (many near-duplicates,
+    /// repeats, empties, sizes 0 to 12), splitmix64-seeded.
+    fn sets(seed: u64, n: usize) -> Vec<BTreeSet<String>> {
+        let mut x = seed;
+        let mut next = move || {
+            x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            let mut z = x;
+            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+            z ^ (z >> 31)
+        };
+        let base: Vec<BTreeSet<String>> = (0..6)
+            .map(|_| {
+                (0..(next() % 12))
+                    .map(|_| format!("w{}", next() % 20))
+                    .collect()
+            })
+            .collect();
+        (0..n)
+            .map(|_| {
+                let mut s = base[(next() % 6) as usize].clone();
+                for _ in 0..(next() % 3) {
+                    s.insert(format!("w{}", next() % 20));
+                }
+                if next() % 4 == 0 && !s.is_empty() {
+                    let drop = s.iter().next().cloned().unwrap();
+                    s.remove(&drop);
+                }
+                s
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_indexed_assignment_is_the_greedy_single_link_for_every_floor() {
+        for seed in 0..40 {
+            let owned = sets(seed, 120);
+            let refs: Vec<&BTreeSet<String>> = owned.iter().collect();
+            for floor in [0.05, 0.3, 0.5, 0.6, 2.0 / 3.0, 0.75, 0.8, 0.82, 0.9, 1.0] {
+                let greedy = assign_greedy(&refs, floor);
+                assert_eq!(
+                    assign_indexed(&refs, floor),
+                    greedy,
+                    "seed {seed}, floor {floor}"
+                );
+                // Not a vacuous agreement: near-duplicates cluster.
+                let clusters = greedy.iter().max().map_or(0, |m| m + 1);
+                assert!(
+                    clusters * 10 < refs.len() * 9,
+                    "seed {seed}, floor {floor}: {clusters} clusters"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn the_least_overlap_is_the_first_that_reaches_the_floor() {
+        assert_eq!(min_overlap(8, 8, 0.82), Some(8));
+        assert_eq!(min_overlap(8, 7, 0.82), Some(7));
+        assert_eq!(min_overlap(8, 6, 0.82), None);
+        assert_eq!(min_overlap(10, 10, 0.5), Some(7));
+        assert_eq!(min_overlap(3, 0, 0.5), None);
     }
 }
