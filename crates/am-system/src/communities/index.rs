@@ -21,6 +21,11 @@ use am_triples::{TripleAssertion, TripleStore};
 use serde_json::Value;
 use std::collections::{BTreeSet, HashMap, HashSet};
 
+/// The index's maps: keyed by graph ids and pairs, read on every membership
+/// read and formation, hashed with foldhash's fixed seed (deterministic; no
+/// map is iterated where order shows).
+pub(crate) type FastMap<K, V> = HashMap<K, V, foldhash::fast::FixedState>;
+
 /// One topic of the current version, as placement needs it.
 #[derive(Debug, Clone)]
 pub(crate) struct TopicPoint {
@@ -47,14 +52,14 @@ pub(crate) struct Provisional {
 #[derive(Debug, Clone, Default)]
 pub(crate) struct PairIndex {
     /// Member graph id → key.
-    pub members: HashMap<String, String>,
+    pub members: FastMap<String, String>,
     /// The current topics, sorted by key.
     pub topics: Vec<TopicPoint>,
     /// The current version (the newest `basis.version_seq` of its topics;
     /// `None`: no version yet).
     pub version_seq: Option<i64>,
     /// Records placed provisionally at the current version.
-    pub provisional: HashMap<String, Provisional>,
+    pub provisional: FastMap<String, Provisional>,
     /// The journal seq the `placed` events were read through.
     pub event_mark: i64,
     /// New rows of the pair since the events were read.
@@ -67,14 +72,14 @@ pub(crate) struct IndexCache {
     /// The change feed's position the index is caught up to (`None`: never).
     mark: Option<i64>,
     /// `(scope, owner)` → its index.
-    by_pair: HashMap<(String, String), PairIndex>,
+    by_pair: FastMap<(String, String), PairIndex>,
     /// The store offers no change feed: the index is kept until this
     /// process's next pass clears it.
     no_feed: bool,
     /// Assertion ids of rows this process committed with placements it
     /// noted since the last catch-up (which reads to the feed's head, so it
     /// meets them or a catch-up before it did: it forgets them).
-    own: HashSet<String>,
+    own: HashSet<String, foldhash::fast::FixedState>,
 }
 
 impl IndexCache {
