@@ -4,11 +4,13 @@
 //!
 //! `seed_ripple` opens a ripple: it validates the cause, measures the
 //! magnitude (`measured_change`), reads the seed owner's graph once
-//! ([`graph::OwnerGraph`]) and runs the gate over the seed's candidates:
-//! each receives `impact × reliance × DECAY`, accumulated over every source
-//! of the ripple, and is reconsidered when `logistic(potential)` reaches
-//! `GATE_FLOOR` (potential ≥ 0.1338), at most `MAX_HOPS` out, at most
-//! `budget` per ripple, once per ripple. Every decision is a row of
+//! ([`graph::OwnerGraph`], kept between calls and caught up from the
+//! change feed and the journal's tail: [`graph::GraphIndex`]) and runs the
+//! gate over the seed's candidates: each receives `impact × reliance ×
+//! DECAY`, accumulated over every source of the ripple, and is
+//! reconsidered when `logistic(potential)` reaches `GATE_FLOOR` (potential
+//! ≥ 0.1338), at most `MAX_HOPS` out, at most `budget` per ripple, once per
+//! ripple. Every decision is a row of
 //! `ripple_decisions` with its potential; the ripple is a row of `ripples`;
 //! a `reconsider` decision is a `ripple.reconsider` task carrying
 //! `ripple_id` and `hop`. Plan purely, then one transaction
@@ -536,7 +538,7 @@ impl MemorySystem {
         }
         let seed_id = seed_row.subject.clone();
         let owner = seed_row.owner_id.clone().unwrap_or_default();
-        let mut graph = OwnerGraph::read(self.store.as_ref(), self.journal.as_ref(), &owner)?;
+        let mut graph = self.ripple_graph(&owner)?;
         let Some(seed) = graph.records.get(&seed_id).cloned() else {
             return refused("unknown_record");
         };
@@ -757,8 +759,7 @@ impl MemorySystem {
                 }
             }
             ReconsiderOutcome::Rewritten => {
-                let mut graph =
-                    OwnerGraph::read(self.store.as_ref(), self.journal.as_ref(), &ripple.owner_id)?;
+                let mut graph = self.ripple_graph(&ripple.owner_id)?;
                 let Some(rec) = graph.records.get(&task.target_id).cloned() else {
                     return refused("not_rewritten");
                 };
