@@ -146,7 +146,11 @@ fn run(h: &Home) {
     let a = ep(s, "a", &[]);
     let b = ep(s, "b", &[("summarizes", &a)]);
     let c = ep(s, "c", &[("supports", &b), ("continues", &a)]);
-    let d = form(s, RecordKind::Diary, "d", &[("mentions", &a)]);
+    let d = form(s, RecordKind::Realization, "d", &[("reflected_in", &a)]);
+    let re = form_with(s, RecordKind::Summary, "re", &[("summarizes", &b)], |r| {
+        r.attributes
+            .insert("summary_role".into(), json!("re-understanding"));
+    });
     let theirs = form_as(
         s,
         "entity:pollux",
@@ -154,7 +158,7 @@ fn run(h: &Home) {
         "theirs",
         &[("summarizes", &a)],
     );
-    ids.extend([a.clone(), b.clone(), c.clone(), d, theirs]);
+    ids.extend([a.clone(), b.clone(), c.clone(), d, re, theirs]);
     check(h, &ids, "formation");
 
     rewrite(&s.system, &b, &[&c]);
