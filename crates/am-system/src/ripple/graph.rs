@@ -270,8 +270,7 @@ impl GraphIndex {
                     },
                     GRAPH_KEYS,
                 )? {
-                    if let Some(pos) = a.assertion_id.as_ref().and_then(|id| o.positions.get(id))
-                    {
+                    if let Some(pos) = a.assertion_id.as_ref().and_then(|id| o.positions.get(id)) {
                         o.rows.insert(*pos, a);
                     }
                 }

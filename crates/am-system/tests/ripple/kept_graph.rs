@@ -97,7 +97,11 @@ fn check(h: &Home, ids: &[String], step: &str) {
             a.dry_run = true;
             let warm = serde_json::to_value(h.stack.system.seed_ripple(&a).unwrap().value).unwrap();
             let fresh = serde_json::to_value(cold.seed_ripple(&a).unwrap().value).unwrap();
-            assert_eq!(warm, fresh, "[{}] after {step}: seeded on {id}", h.stack.name);
+            assert_eq!(
+                warm, fresh,
+                "[{}] after {step}: seeded on {id}",
+                h.stack.name
+            );
         }
     }
 }
@@ -196,7 +200,11 @@ fn run(h: &Home) {
         &am_system::world_models::CardsOf::new(SCOPE, OWNER),
     )
     .unwrap();
-    let card = cards.get("person:ada").expect("a card on Ada").subject.clone();
+    let card = cards
+        .get("person:ada")
+        .expect("a card on Ada")
+        .subject
+        .clone();
     ids.push(card.clone());
     check(h, &ids, "a world-model card over the records");
 
@@ -247,11 +255,7 @@ fn run(h: &Home) {
     other
         .close_record(&CloseRecord::retract(&b, "no longer held"))
         .unwrap();
-    check(
-        h,
-        &ids,
-        "a rewrite and a retraction through another handle",
-    );
+    check(h, &ids, "a rewrite and a retraction through another handle");
 }
 
 #[test]
