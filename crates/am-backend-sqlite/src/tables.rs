@@ -20,7 +20,7 @@
 
 use crate::error::sqlite;
 use am_journal::home::HomeResult;
-use am_journal::{Column, ColumnType, TableDef, TableReads, TablesTx};
+use am_journal::{Cell, Column, ColumnType, TableDef, TableReads, TablesTx};
 use am_triples::JsonMap;
 use rusqlite::Connection;
 use rusqlite::types::{Value as SqlValue, ValueRef};
@@ -252,14 +252,11 @@ impl TableReads for SqlTables<'_> {
     }
 }
 
-impl TablesTx for SqlTables<'_> {
-    fn put(&mut self, def: &TableDef, row: &JsonMap) -> HomeResult<()> {
-        // Checked, not copied: `to_sql` converts each cell as `normalize`
-        // would have stored it.
-        def.check_row(row)?;
+impl SqlTables<'_> {
+    /// `def`'s upsert text, its table created with the transaction's first
+    /// write of it (the table, its indexes and its rows commit together).
+    fn upsert_of(&mut self, def: &TableDef) -> HomeResult<&str> {
         if !self.known.contains(def.name) {
-            // Created with the transaction's first write of it: the table,
-            // its indexes and its rows commit together.
             let mut ddl = create_sql(def);
             for ix in index_sql(def) {
                 ddl.push_str(";\n");
@@ -268,19 +265,63 @@ impl TablesTx for SqlTables<'_> {
             self.conn.execute_batch(&ddl).map_err(sqlite)?;
             self.known.insert(def.name);
         }
-        let sql = self
+        Ok(self
             .upserts
             .entry(def.name)
-            .or_insert_with(|| upsert_sql(def));
+            .or_insert_with(|| upsert_sql(def)))
+    }
+}
+
+impl TablesTx for SqlTables<'_> {
+    fn put(&mut self, def: &TableDef, row: &JsonMap) -> HomeResult<()> {
+        // Checked, not copied: `to_sql` converts each cell as `normalize`
+        // would have stored it.
+        def.check_row(row)?;
         let params = def
             .columns
             .iter()
             .map(|c| to_sql(c, row.get(c.name).unwrap_or(&Value::Null)))
             .collect::<HomeResult<Vec<_>>>()?;
-        self.conn
-            .prepare_cached(sql)
+        let conn = self.conn;
+        let sql = self.upsert_of(def)?;
+        conn.prepare_cached(sql)
             .and_then(|mut s| s.execute(rusqlite::params_from_iter(params)))
             .map_err(sqlite)?;
+        Ok(())
+    }
+
+    /// The cells bound as they are (no row object, no copy of a text), each
+    /// converted as `to_sql` converts its row value.
+    fn put_cells(&mut self, def: &TableDef, cells: &[Cell<'_>]) -> HomeResult<()> {
+        def.check_cells(cells)?;
+        let conn = self.conn;
+        let sql = self.upsert_of(def)?;
+        let mut stmt = conn.prepare_cached(sql).map_err(sqlite)?;
+        for (i, (c, cell)) in def.columns.iter().zip(cells).enumerate() {
+            let at = i + 1;
+            let bound = match (c.ty, cell) {
+                _ if cell.is_null() => stmt.raw_bind_parameter(at, rusqlite::types::Null),
+                (ColumnType::Json, v) => {
+                    let text = serde_json::to_string(&v.to_value()).map_err(|e| {
+                        am_triples::Error::internal(format!("a JSON cell did not encode: {e}"))
+                    })?;
+                    stmt.raw_bind_parameter(at, text)
+                }
+                (_, Cell::Text(t)) => stmt.raw_bind_parameter(at, *t),
+                (ColumnType::Real, Cell::Integer(n)) => {
+                    #[allow(clippy::cast_precision_loss)]
+                    let x = *n as f64;
+                    stmt.raw_bind_parameter(at, x)
+                }
+                (_, Cell::Integer(n)) => stmt.raw_bind_parameter(at, *n),
+                (_, Cell::Real(x)) => stmt.raw_bind_parameter(at, *x),
+                (_, Cell::Null | Cell::Json(_)) => {
+                    stmt.raw_bind_parameter(at, rusqlite::types::Null)
+                }
+            };
+            bound.map_err(sqlite)?;
+        }
+        stmt.raw_execute().map_err(sqlite)?;
         Ok(())
     }
 }

@@ -325,6 +325,43 @@ impl TableDef {
         Ok(())
     }
 
+    /// Whether `cells` (one per column, in order) are a row of this table
+    /// ([`TableDef::check_row`]'s checks and errors on the row they make).
+    ///
+    /// # Errors
+    /// As [`TableDef::check_row`]; `InvalidInput` for a cell count other
+    /// than the columns'.
+    pub fn check_cells(&self, cells: &[Cell<'_>]) -> HomeResult<()> {
+        self.check()?;
+        if cells.len() != self.columns.len() {
+            return Err(am_triples::Error::invalid(format!(
+                "a row of {} is {} cells, got {}",
+                self.name,
+                self.columns.len(),
+                cells.len()
+            )));
+        }
+        for (c, v) in self.columns.iter().zip(cells) {
+            let fits = match (c.ty, v) {
+                _ if v.is_null() => c.nullable,
+                (ColumnType::Text, Cell::Text(_))
+                | (ColumnType::Integer, Cell::Integer(_))
+                | (ColumnType::Real, Cell::Real(_) | Cell::Integer(_))
+                | (ColumnType::Json, _) => true,
+                _ => false,
+            };
+            if !fits {
+                // The row's own words for the refusal.
+                c.check_value(self.name, &v.to_value())?;
+                return Err(am_triples::Error::invalid(format!(
+                    "{}.{} cannot store {v:?}",
+                    self.name, c.name
+                )));
+            }
+        }
+        Ok(())
+    }
+
     /// A whole key's values, checked against the key columns.
     ///
     /// # Errors
@@ -413,6 +450,102 @@ pub trait TablesTx: TableReads {
     /// `InvalidInput` for a row that is not the table's (nothing written);
     /// `Storage`. The transaction's body should return the error.
     fn put(&mut self, table: &TableDef, row: &JsonMap) -> HomeResult<()>;
+
+    /// [`TablesTx::put`] of the row whose cells are `cells`, one per column
+    /// in the definition's order ([`CellRow`]): the same row, stored the
+    /// same way, without building its object. The default builds the
+    /// object and puts it; a home that binds cells itself (SQLite) checks
+    /// them with [`TableDef::check_cells`].
+    ///
+    /// # Errors
+    /// As [`TablesTx::put`]; `InvalidInput` for a cell count other than the
+    /// columns'.
+    fn put_cells(&mut self, table: &TableDef, cells: &[Cell<'_>]) -> HomeResult<()> {
+        table.check_cells(cells)?;
+        let row: JsonMap = table
+            .columns
+            .iter()
+            .zip(cells)
+            .map(|(c, v)| (c.name.to_owned(), v.to_value()))
+            .collect();
+        self.put(table, &row)
+    }
+}
+
+/// One cell of a row given in column order ([`TablesTx::put_cells`]),
+/// borrowed from the row.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Cell<'a> {
+    /// `null`.
+    Null,
+    /// A `text` cell.
+    Text(&'a str),
+    /// An `integer` cell.
+    Integer(i64),
+    /// A `real` cell (a non-finite one is `null`, as its JSON form is).
+    Real(f64),
+    /// A `json` cell (`null` is `null`).
+    Json(&'a Value),
+}
+
+impl Cell<'_> {
+    /// An optional text.
+    pub fn text_or_null(s: Option<&str>) -> Cell<'_> {
+        s.map_or(Cell::Null, Cell::Text)
+    }
+
+    /// Whether the cell is `null` (a non-finite real, a JSON `null`).
+    pub fn is_null(&self) -> bool {
+        match self {
+            Cell::Null => true,
+            Cell::Real(x) => !x.is_finite(),
+            Cell::Json(v) => v.is_null(),
+            _ => false,
+        }
+    }
+
+    /// The cell as the row object holds it.
+    pub fn to_value(&self) -> Value {
+        match self {
+            _ if self.is_null() => Value::Null,
+            Cell::Text(s) => Value::String((*s).to_owned()),
+            Cell::Integer(n) => Value::from(*n),
+            Cell::Real(x) => Value::from(*x),
+            Cell::Json(v) => (*v).clone(),
+            Cell::Null => Value::Null,
+        }
+    }
+}
+
+/// A [`HomeRow`] that also gives its cells in column order
+/// ([`put_cell_row`]): the same row as its serde form, without building it.
+pub trait CellRow: HomeRow {
+    /// The row's cells, one per column of [`HomeRow::TABLE`] in order; as a
+    /// row object, exactly its serde form.
+    fn cells(&self) -> Vec<Cell<'_>>;
+}
+
+/// Store `row` in its table inside a home transaction, by its cells.
+///
+/// # Errors
+/// As [`TablesTx::put_cells`].
+pub fn put_cell_row<R: CellRow>(tx: &mut dyn TablesTx, row: &R) -> HomeResult<()> {
+    let cells = row.cells();
+    #[cfg(debug_assertions)]
+    {
+        // The cells are the serde form's, column by column.
+        let serde = serde_json::to_value(row).unwrap_or_default();
+        for (c, v) in R::TABLE.columns.iter().zip(&cells) {
+            debug_assert_eq!(
+                serde.get(c.name).cloned().unwrap_or_default(),
+                v.to_value(),
+                "{}.{}: the cell differs from the serde form",
+                R::TABLE.name,
+                c.name
+            );
+        }
+    }
+    tx.put_cells(R::TABLE, &cells)
 }
 
 /// A row type of a home table: its serde form is the table's row object.

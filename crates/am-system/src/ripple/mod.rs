@@ -43,7 +43,8 @@ use crate::record::DigestRow;
 use crate::system::MemorySystem;
 use crate::tasks::{CHANGE_MAGNITUDE, DECAY, Enqueue, GATE_FLOOR, MAX_HOPS, activation};
 use am_journal::{
-    Column, HomeRow, TableDef, TaskKind, TaskRow, TaskStatus, get_row, put_row, rows,
+    Cell, CellRow, Column, HomeRow, TableDef, TaskKind, TaskRow, TaskStatus, get_row,
+    put_cell_row, put_row, rows,
 };
 use am_triples::{CommitPoint, Timestamp};
 pub use consolidate::{ConsolidationResult, FormConsolidation, RevertRipple};
@@ -203,6 +204,29 @@ pub struct DecisionRow {
 
 impl HomeRow for DecisionRow {
     const TABLE: &'static TableDef = &DECISIONS_TABLE;
+}
+
+/// A ripple writes a thousand of these in one call: stored by its cells,
+/// not through a row object.
+impl CellRow for DecisionRow {
+    fn cells(&self) -> Vec<Cell<'_>> {
+        vec![
+            Cell::Text(&self.ripple_id),
+            Cell::Integer(self.n),
+            Cell::Text(&self.record_id),
+            Cell::Integer(self.hop),
+            Cell::text_or_null(self.from_id.as_deref()),
+            Cell::Text(&self.via),
+            Cell::Real(self.reliance),
+            Cell::Real(self.received),
+            Cell::Real(self.contribution),
+            Cell::Real(self.potential),
+            Cell::Real(self.activation),
+            Cell::Text(self.decision.as_str()),
+            Cell::text_or_null(self.task_id.as_deref()),
+            Cell::Text(&self.decided_at),
+        ]
+    }
 }
 
 impl DecisionRow {
@@ -675,7 +699,7 @@ impl MemorySystem {
                 let tables = tx.tables()?;
                 put_row(tables, &ripple)?;
                 for d in &decisions {
-                    put_row(tables, d)?;
+                    put_cell_row(tables, d)?;
                 }
             }
             let tasks = tx.tasks()?;
@@ -839,7 +863,7 @@ impl MemorySystem {
                     let tables = tx.tables()?;
                     put_row(tables, &ripple)?;
                     for d in &made {
-                        put_row(tables, d)?;
+                        put_cell_row(tables, d)?;
                     }
                 }
                 let tasks = tx.tasks()?;
