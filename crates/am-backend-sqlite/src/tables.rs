@@ -168,6 +168,9 @@ pub(crate) struct SqlTables<'a> {
     /// Each written table's upsert statement text (by name), generated once
     /// per transaction however many rows it writes.
     upserts: HashMap<&'static str, String>,
+    /// The definitions checked in this transaction (by name): a row by its
+    /// cells checks its definition once.
+    checked: HashSet<&'static str>,
 }
 
 impl<'a> SqlTables<'a> {
@@ -177,6 +180,7 @@ impl<'a> SqlTables<'a> {
             conn,
             known: HashSet::new(),
             upserts: HashMap::new(),
+            checked: HashSet::new(),
         }
     }
 
@@ -293,37 +297,68 @@ impl TablesTx for SqlTables<'_> {
     /// The cells bound as they are (no row object, no copy of a text), each
     /// converted as `to_sql` converts its row value.
     fn put_cells(&mut self, def: &TableDef, cells: &[Cell<'_>]) -> HomeResult<()> {
-        def.check_cells(cells)?;
+        self.write_cells(def, std::iter::once(cells))
+    }
+
+    /// [`TablesTx::put_cells`] of each row, the statement prepared once.
+    fn put_cells_many(&mut self, def: &TableDef, rows: &[Vec<Cell<'_>>]) -> HomeResult<()> {
+        self.write_cells(def, rows.iter().map(Vec::as_slice))
+    }
+}
+
+impl SqlTables<'_> {
+    /// Write `rows` of `def` by their cells: each checked (the definition
+    /// once per transaction) and bound to the upsert prepared once.
+    fn write_cells<'c>(
+        &mut self,
+        def: &TableDef,
+        rows: impl Iterator<Item = &'c [Cell<'c>]>,
+    ) -> HomeResult<()> {
+        if !self.checked.contains(def.name) {
+            def.check()?;
+            self.checked.insert(def.name);
+        }
         let conn = self.conn;
         let sql = self.upsert_of(def)?;
         let mut stmt = conn.prepare_cached(sql).map_err(sqlite)?;
-        for (i, (c, cell)) in def.columns.iter().zip(cells).enumerate() {
-            let at = i + 1;
-            let bound = match (c.ty, cell) {
-                _ if cell.is_null() => stmt.raw_bind_parameter(at, rusqlite::types::Null),
-                (ColumnType::Json, v) => {
-                    let text = serde_json::to_string(&v.to_value()).map_err(|e| {
-                        am_triples::Error::internal(format!("a JSON cell did not encode: {e}"))
-                    })?;
-                    stmt.raw_bind_parameter(at, text)
-                }
-                (_, Cell::Text(t)) => stmt.raw_bind_parameter(at, *t),
-                (ColumnType::Real, Cell::Integer(n)) => {
-                    #[allow(clippy::cast_precision_loss)]
-                    let x = *n as f64;
-                    stmt.raw_bind_parameter(at, x)
-                }
-                (_, Cell::Integer(n)) => stmt.raw_bind_parameter(at, *n),
-                (_, Cell::Real(x)) => stmt.raw_bind_parameter(at, *x),
-                (_, Cell::Null | Cell::Json(_)) => {
-                    stmt.raw_bind_parameter(at, rusqlite::types::Null)
-                }
-            };
-            bound.map_err(sqlite)?;
+        for cells in rows {
+            def.cells_fit(cells)?;
+            for (i, (c, cell)) in def.columns.iter().zip(cells).enumerate() {
+                bind_cell(&mut stmt, i + 1, c, cell)?;
+            }
+            stmt.raw_execute().map_err(sqlite)?;
         }
-        stmt.raw_execute().map_err(sqlite)?;
         Ok(())
     }
+}
+
+/// Bind `cell` of column `c` at `at`, converted as `to_sql` converts its
+/// row value.
+fn bind_cell(
+    stmt: &mut rusqlite::Statement<'_>,
+    at: usize,
+    c: &Column,
+    cell: &Cell<'_>,
+) -> HomeResult<()> {
+    let bound = match (c.ty, cell) {
+        _ if cell.is_null() => stmt.raw_bind_parameter(at, rusqlite::types::Null),
+        (ColumnType::Json, v) => {
+            let text = serde_json::to_string(&v.to_value()).map_err(|e| {
+                am_triples::Error::internal(format!("a JSON cell did not encode: {e}"))
+            })?;
+            stmt.raw_bind_parameter(at, text)
+        }
+        (_, Cell::Text(t)) => stmt.raw_bind_parameter(at, *t),
+        (ColumnType::Real, Cell::Integer(n)) => {
+            #[allow(clippy::cast_precision_loss)]
+            let x = *n as f64;
+            stmt.raw_bind_parameter(at, x)
+        }
+        (_, Cell::Integer(n)) => stmt.raw_bind_parameter(at, *n),
+        (_, Cell::Real(x)) => stmt.raw_bind_parameter(at, *x),
+        (_, Cell::Null | Cell::Json(_)) => stmt.raw_bind_parameter(at, rusqlite::types::Null),
+    };
+    bound.map_err(sqlite)
 }
 
 #[cfg(test)]

@@ -11,7 +11,8 @@ use am_conformance::RecordingGuard;
 use am_journal::SearchState;
 use am_journal::{
     Cell, CellRow, Column, HomeRow, InMemoryJournal, InMemoryTaskQueue, Index, MemoryHome,
-    MemoryJournal, PairHome, ScopeBinding, TableDef, get_row, put_cell_row, put_row, rows,
+    MemoryJournal, PairHome, ScopeBinding, TableDef, get_row, put_cell_row, put_cell_rows, put_row,
+    rows,
 };
 use am_triples::{
     CommitPoint, ErrorKind, InMemoryTripleStore, TextEmbedder, TripleAssertion, TripleQuery,
@@ -458,10 +459,8 @@ fn a_row_put_by_its_cells_is_the_row_put_by_its_object_and_bad_cells_are_refused
         ];
         s.home
             .transaction(CommitPoint::TasksEnqueue, &mut |tx| {
-                for r in &rows {
-                    put_cell_row(tx.tables()?, r)?;
-                }
-                Ok(())
+                put_cell_row(tx.tables()?, &rows[0])?;
+                put_cell_rows(tx.tables()?, &rows[1..])
             })
             .unwrap();
         let by_cells = scan(&s, &[]).unwrap();

@@ -63,7 +63,7 @@ pub use source::{
 };
 pub use table::{
     Cell, CellRow, Column, ColumnType, HomeRow, Index, TableDef, TableReads, TablesTx, get_row,
-    put_cell_row, put_row, rows,
+    put_cell_row, put_cell_rows, put_row, rows,
 };
 pub use task::{
     CAPABILITIES, TASK_KINDS, TASK_STATUSES, TaskFilter, TaskKind, TaskLogRow, TaskReads, TaskRow,

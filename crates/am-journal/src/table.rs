@@ -333,6 +333,15 @@ impl TableDef {
     /// than the columns'.
     pub fn check_cells(&self, cells: &[Cell<'_>]) -> HomeResult<()> {
         self.check()?;
+        self.cells_fit(cells)
+    }
+
+    /// [`TableDef::check_cells`] for a definition already checked
+    /// ([`TableDef::check`]): a home writing many rows checks it once.
+    ///
+    /// # Errors
+    /// As [`TableDef::check_cells`], the definition aside.
+    pub fn cells_fit(&self, cells: &[Cell<'_>]) -> HomeResult<()> {
         if cells.len() != self.columns.len() {
             return Err(am_triples::Error::invalid(format!(
                 "a row of {} is {} cells, got {}",
@@ -470,6 +479,18 @@ pub trait TablesTx: TableReads {
             .collect();
         self.put(table, &row)
     }
+
+    /// [`TablesTx::put_cells`] of each row of `rows`, in order (a home may
+    /// prepare its statement once for all of them).
+    ///
+    /// # Errors
+    /// As [`TablesTx::put_cells`], for any of them.
+    fn put_cells_many(&mut self, table: &TableDef, rows: &[Vec<Cell<'_>>]) -> HomeResult<()> {
+        for cells in rows {
+            self.put_cells(table, cells)?;
+        }
+        Ok(())
+    }
 }
 
 /// One cell of a row given in column order ([`TablesTx::put_cells`]),
@@ -530,11 +551,27 @@ pub trait CellRow: HomeRow {
 /// # Errors
 /// As [`TablesTx::put_cells`].
 pub fn put_cell_row<R: CellRow>(tx: &mut dyn TablesTx, row: &R) -> HomeResult<()> {
+    tx.put_cells(R::TABLE, &cells_of(row))
+}
+
+/// Store each of `rows` in their table inside a home transaction, by their
+/// cells, in order.
+///
+/// # Errors
+/// As [`TablesTx::put_cells_many`].
+pub fn put_cell_rows<R: CellRow>(tx: &mut dyn TablesTx, rows: &[R]) -> HomeResult<()> {
+    let cells: Vec<Vec<Cell<'_>>> = rows.iter().map(cells_of).collect();
+    tx.put_cells_many(R::TABLE, &cells)
+}
+
+/// `row`'s cells; a debug build asserts they are its serde form's, column
+/// by column.
+fn cells_of<R: CellRow>(row: &R) -> Vec<Cell<'_>> {
     let cells = row.cells();
     #[cfg(debug_assertions)]
     {
-        // The cells are the serde form's, column by column.
         let serde = serde_json::to_value(row).unwrap_or_default();
+        debug_assert_eq!(cells.len(), R::TABLE.columns.len(), "{}", R::TABLE.name);
         for (c, v) in R::TABLE.columns.iter().zip(&cells) {
             debug_assert_eq!(
                 serde.get(c.name).cloned().unwrap_or_default(),
@@ -545,7 +582,7 @@ pub fn put_cell_row<R: CellRow>(tx: &mut dyn TablesTx, row: &R) -> HomeResult<()
             );
         }
     }
-    tx.put_cells(R::TABLE, &cells)
+    cells
 }
 
 /// A row type of a home table: its serde form is the table's row object.

@@ -44,7 +44,7 @@ use crate::system::MemorySystem;
 use crate::tasks::{CHANGE_MAGNITUDE, DECAY, Enqueue, GATE_FLOOR, MAX_HOPS, activation};
 use am_journal::{
     Cell, CellRow, Column, HomeRow, TableDef, TaskKind, TaskRow, TaskStatus, get_row,
-    put_cell_row, put_row, rows,
+    put_cell_rows, put_row, rows,
 };
 use am_triples::{CommitPoint, Timestamp};
 pub use consolidate::{ConsolidationResult, FormConsolidation, RevertRipple};
@@ -698,9 +698,7 @@ impl MemorySystem {
             {
                 let tables = tx.tables()?;
                 put_row(tables, &ripple)?;
-                for d in &decisions {
-                    put_cell_row(tables, d)?;
-                }
+                put_cell_rows(tables, &decisions)?;
             }
             let tasks = tx.tasks()?;
             for p in &plans {
@@ -862,9 +860,7 @@ impl MemorySystem {
                 {
                     let tables = tx.tables()?;
                     put_row(tables, &ripple)?;
-                    for d in &made {
-                        put_cell_row(tables, d)?;
-                    }
+                    put_cell_rows(tables, &made)?;
                 }
                 let tasks = tx.tasks()?;
                 crate::tasks::complete_in(
