@@ -342,6 +342,20 @@ fn bind_cell(
 ) -> HomeResult<()> {
     let bound = match (c.ty, cell) {
         _ if cell.is_null() => stmt.raw_bind_parameter(at, rusqlite::types::Null),
+        (ColumnType::Json, Cell::Serialized(v)) => {
+            let text = v.json_text()?;
+            if text == "null" {
+                if !c.nullable {
+                    return Err(am_triples::Error::invalid(format!(
+                        "{} cannot be null",
+                        c.name
+                    )));
+                }
+                stmt.raw_bind_parameter(at, rusqlite::types::Null)
+            } else {
+                stmt.raw_bind_parameter(at, text)
+            }
+        }
         (ColumnType::Json, v) => {
             let text = serde_json::to_string(&v.to_value()).map_err(|e| {
                 am_triples::Error::internal(format!("a JSON cell did not encode: {e}"))
@@ -356,7 +370,9 @@ fn bind_cell(
         }
         (_, Cell::Integer(n)) => stmt.raw_bind_parameter(at, *n),
         (_, Cell::Real(x)) => stmt.raw_bind_parameter(at, *x),
-        (_, Cell::Null | Cell::Json(_)) => stmt.raw_bind_parameter(at, rusqlite::types::Null),
+        (_, Cell::Null | Cell::Json(_) | Cell::Serialized(_)) => {
+            stmt.raw_bind_parameter(at, rusqlite::types::Null)
+        }
     };
     bound.map_err(sqlite)
 }

@@ -503,6 +503,28 @@ fn a_row_put_by_its_cells_is_the_row_put_by_its_object_and_bad_cells_are_refused
             get(&s, &[json!("life"), json!(9)]).map(|n| n.weight),
             Some(2.0)
         );
+        // A JSON cell given as a value to serialize stores its JSON.
+        let list = vec![Night::clone(&rows[0])];
+        s.home
+            .transaction(CommitPoint::TasksEnqueue, &mut |tx| {
+                tx.tables()?.put_cells(
+                    &NIGHTS,
+                    &[
+                        Cell::Text("life"),
+                        Cell::Integer(10),
+                        Cell::Null,
+                        Cell::Real(1.0),
+                        Cell::Serialized(&list),
+                    ],
+                )
+            })
+            .unwrap();
+        assert_eq!(
+            get(&s, &[json!("life"), json!(10)]).map(|n| n.detail),
+            Some(serde_json::to_value(&list).unwrap()),
+            "{}",
+            s.name
+        );
         let before = state(&s);
         let text = json!("x");
         for bad in [
@@ -544,6 +566,13 @@ fn a_row_put_by_its_cells_is_the_row_put_by_its_object_and_bad_cells_are_refused
                 Cell::Null,
                 Cell::Real(f64::NAN),
                 Cell::Json(&text),
+            ],
+            vec![
+                Cell::Text("life"),
+                Cell::Integer(2),
+                Cell::Null,
+                Cell::Real(1.0),
+                Cell::Serialized(&None::<i64>),
             ],
         ] {
             let err = s

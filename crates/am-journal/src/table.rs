@@ -493,9 +493,34 @@ pub trait TablesTx: TableReads {
     }
 }
 
+/// A value a `json` cell encodes when it is stored ([`Cell::Serialized`]):
+/// any `Serialize` type, written as JSON text without building its JSON
+/// value first.
+pub trait JsonCell {
+    /// Its JSON text.
+    ///
+    /// # Errors
+    /// `Internal` when it does not serialize.
+    fn json_text(&self) -> HomeResult<String>;
+
+    /// Its JSON value (`null` when it does not serialize).
+    fn json_value(&self) -> Value;
+}
+
+impl<T: Serialize + ?Sized> JsonCell for T {
+    fn json_text(&self) -> HomeResult<String> {
+        serde_json::to_string(self)
+            .map_err(|e| am_triples::Error::internal(format!("a JSON cell did not encode: {e}")))
+    }
+
+    fn json_value(&self) -> Value {
+        serde_json::to_value(self).unwrap_or_default()
+    }
+}
+
 /// One cell of a row given in column order ([`TablesTx::put_cells`]),
 /// borrowed from the row.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Clone, Copy)]
 pub enum Cell<'a> {
     /// `null`.
     Null,
@@ -507,6 +532,24 @@ pub enum Cell<'a> {
     Real(f64),
     /// A `json` cell (`null` is `null`).
     Json(&'a Value),
+    /// A `json` cell holding what `value` serializes to (a value that
+    /// serializes to `null` is `null`: a home binding the text refuses it
+    /// in a column that is not nullable, as [`TableDef::check_row`] refuses
+    /// the row).
+    Serialized(&'a dyn JsonCell),
+}
+
+impl std::fmt::Debug for Cell<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Cell::Null => f.write_str("Null"),
+            Cell::Text(t) => f.debug_tuple("Text").field(t).finish(),
+            Cell::Integer(n) => f.debug_tuple("Integer").field(n).finish(),
+            Cell::Real(x) => f.debug_tuple("Real").field(x).finish(),
+            Cell::Json(v) => f.debug_tuple("Json").field(v).finish(),
+            Cell::Serialized(v) => f.debug_tuple("Serialized").field(&v.json_value()).finish(),
+        }
+    }
 }
 
 impl Cell<'_> {
@@ -533,6 +576,7 @@ impl Cell<'_> {
             Cell::Integer(n) => Value::from(*n),
             Cell::Real(x) => Value::from(*x),
             Cell::Json(v) => (*v).clone(),
+            Cell::Serialized(v) => v.json_value(),
             Cell::Null => Value::Null,
         }
     }

@@ -43,8 +43,8 @@ use crate::record::DigestRow;
 use crate::system::MemorySystem;
 use crate::tasks::{CHANGE_MAGNITUDE, DECAY, Enqueue, GATE_FLOOR, MAX_HOPS, activation};
 use am_journal::{
-    Cell, CellRow, Column, HomeRow, TableDef, TaskKind, TaskRow, TaskStatus, get_row,
-    put_cell_rows, put_row, rows,
+    Cell, CellRow, Column, HomeRow, TableDef, TaskKind, TaskRow, TaskStatus, get_row, put_cell_row,
+    put_cell_rows, rows,
 };
 use am_triples::{CommitPoint, Timestamp};
 pub use consolidate::{ConsolidationResult, FormConsolidation, RevertRipple};
@@ -166,6 +166,32 @@ pub struct RippleRow {
 
 impl HomeRow for RippleRow {
     const TABLE: &'static TableDef = &RIPPLES_TABLE;
+}
+
+/// A seed's row holds every left-out candidate (a thousand at a budget
+/// stop): its lists are written as JSON text, not built as JSON values.
+impl CellRow for RippleRow {
+    fn cells(&self) -> Vec<Cell<'_>> {
+        vec![
+            Cell::Text(&self.ripple_id),
+            Cell::Text(&self.scope),
+            Cell::Text(&self.owner_id),
+            Cell::Text(&self.seed_id),
+            Cell::Text(&self.seed_assertion_id),
+            Cell::Integer(self.seed_version),
+            Cell::Json(&self.cause),
+            Cell::Text(self.change.as_str()),
+            Cell::Real(self.magnitude),
+            Cell::text_or_null(self.surprise.as_deref()),
+            Cell::Integer(self.budget),
+            Cell::Text(self.status.as_str()),
+            Cell::Serialized(&self.changed),
+            Cell::Serialized(&self.left_out),
+            Cell::text_or_null(self.consolidate_task_id.as_deref()),
+            Cell::Text(&self.opened_at),
+            Cell::text_or_null(self.settled_at.as_deref()),
+        ]
+    }
 }
 
 /// One stored decision (a `ripple_decisions` row).
@@ -697,7 +723,7 @@ impl MemorySystem {
         self.home.transaction(CommitPoint::RippleSeed, &mut |tx| {
             {
                 let tables = tx.tables()?;
-                put_row(tables, &ripple)?;
+                put_cell_row(tables, &ripple)?;
                 put_cell_rows(tables, &decisions)?;
             }
             let tasks = tx.tasks()?;
@@ -859,7 +885,7 @@ impl MemorySystem {
             .transaction(CommitPoint::RippleSettle, &mut |tx| {
                 {
                     let tables = tx.tables()?;
-                    put_row(tables, &ripple)?;
+                    put_cell_row(tables, &ripple)?;
                     put_cell_rows(tables, &made)?;
                 }
                 let tasks = tx.tasks()?;
@@ -977,7 +1003,7 @@ impl MemorySystem {
                 {
                     let tables = tx.tables()?;
                     for r in &settled {
-                        put_row(tables, r)?;
+                        put_cell_row(tables, r)?;
                     }
                 }
                 let tasks = tx.tasks()?;
