@@ -56,6 +56,9 @@ impl<S: TripleStore> TripleStore for TempStore<S> {
     ) -> am_triples::Result<FeedPage> {
         self.store.assertions_after(cursor, scope, owner_id, limit)
     }
+    fn feed_head(&self) -> am_triples::Result<i64> {
+        self.store.feed_head()
+    }
     fn stored_vector(&self, id: &str) -> am_triples::Result<Option<Vec<f32>>> {
         self.store.stored_vector(id)
     }

@@ -20,7 +20,7 @@
 
 use crate::error::sqlite;
 use am_journal::home::HomeResult;
-use am_journal::{Column, ColumnType, TableDef, TableReads, TablesTx};
+use am_journal::{Cell, Column, ColumnType, TableDef, TableReads, TablesTx};
 use am_triples::JsonMap;
 use rusqlite::Connection;
 use rusqlite::types::{Value as SqlValue, ValueRef};
@@ -168,6 +168,9 @@ pub(crate) struct SqlTables<'a> {
     /// Each written table's upsert statement text (by name), generated once
     /// per transaction however many rows it writes.
     upserts: HashMap<&'static str, String>,
+    /// The definitions checked in this transaction (by name): a row by its
+    /// cells checks its definition once.
+    checked: HashSet<&'static str>,
 }
 
 impl<'a> SqlTables<'a> {
@@ -177,6 +180,7 @@ impl<'a> SqlTables<'a> {
             conn,
             known: HashSet::new(),
             upserts: HashMap::new(),
+            checked: HashSet::new(),
         }
     }
 
@@ -252,14 +256,11 @@ impl TableReads for SqlTables<'_> {
     }
 }
 
-impl TablesTx for SqlTables<'_> {
-    fn put(&mut self, def: &TableDef, row: &JsonMap) -> HomeResult<()> {
-        // Checked, not copied: `to_sql` converts each cell as `normalize`
-        // would have stored it.
-        def.check_row(row)?;
+impl SqlTables<'_> {
+    /// `def`'s upsert text, its table created with the transaction's first
+    /// write of it (the table, its indexes and its rows commit together).
+    fn upsert_of(&mut self, def: &TableDef) -> HomeResult<&str> {
         if !self.known.contains(def.name) {
-            // Created with the transaction's first write of it: the table,
-            // its indexes and its rows commit together.
             let mut ddl = create_sql(def);
             for ix in index_sql(def) {
                 ddl.push_str(";\n");
@@ -268,21 +269,112 @@ impl TablesTx for SqlTables<'_> {
             self.conn.execute_batch(&ddl).map_err(sqlite)?;
             self.known.insert(def.name);
         }
-        let sql = self
+        Ok(self
             .upserts
             .entry(def.name)
-            .or_insert_with(|| upsert_sql(def));
+            .or_insert_with(|| upsert_sql(def)))
+    }
+}
+
+impl TablesTx for SqlTables<'_> {
+    fn put(&mut self, def: &TableDef, row: &JsonMap) -> HomeResult<()> {
+        // Checked, not copied: `to_sql` converts each cell as `normalize`
+        // would have stored it.
+        def.check_row(row)?;
         let params = def
             .columns
             .iter()
             .map(|c| to_sql(c, row.get(c.name).unwrap_or(&Value::Null)))
             .collect::<HomeResult<Vec<_>>>()?;
-        self.conn
-            .prepare_cached(sql)
+        let conn = self.conn;
+        let sql = self.upsert_of(def)?;
+        conn.prepare_cached(sql)
             .and_then(|mut s| s.execute(rusqlite::params_from_iter(params)))
             .map_err(sqlite)?;
         Ok(())
     }
+
+    /// The cells bound as they are (no row object, no copy of a text), each
+    /// converted as `to_sql` converts its row value.
+    fn put_cells(&mut self, def: &TableDef, cells: &[Cell<'_>]) -> HomeResult<()> {
+        self.write_cells(def, std::iter::once(cells))
+    }
+
+    /// [`TablesTx::put_cells`] of each row, the statement prepared once.
+    fn put_cells_many(&mut self, def: &TableDef, rows: &[Vec<Cell<'_>>]) -> HomeResult<()> {
+        self.write_cells(def, rows.iter().map(Vec::as_slice))
+    }
+}
+
+impl SqlTables<'_> {
+    /// Write `rows` of `def` by their cells: each checked (the definition
+    /// once per transaction) and bound to the upsert prepared once.
+    fn write_cells<'c>(
+        &mut self,
+        def: &TableDef,
+        rows: impl Iterator<Item = &'c [Cell<'c>]>,
+    ) -> HomeResult<()> {
+        if !self.checked.contains(def.name) {
+            def.check()?;
+            self.checked.insert(def.name);
+        }
+        let conn = self.conn;
+        let sql = self.upsert_of(def)?;
+        let mut stmt = conn.prepare_cached(sql).map_err(sqlite)?;
+        for cells in rows {
+            def.cells_fit(cells)?;
+            for (i, (c, cell)) in def.columns.iter().zip(cells).enumerate() {
+                bind_cell(&mut stmt, i + 1, c, cell)?;
+            }
+            stmt.raw_execute().map_err(sqlite)?;
+        }
+        Ok(())
+    }
+}
+
+/// Bind `cell` of column `c` at `at`, converted as `to_sql` converts its
+/// row value.
+fn bind_cell(
+    stmt: &mut rusqlite::Statement<'_>,
+    at: usize,
+    c: &Column,
+    cell: &Cell<'_>,
+) -> HomeResult<()> {
+    let bound = match (c.ty, cell) {
+        _ if cell.is_null() => stmt.raw_bind_parameter(at, rusqlite::types::Null),
+        (ColumnType::Json, Cell::Serialized(v)) => {
+            let text = v.json_text()?;
+            if text == "null" {
+                if !c.nullable {
+                    return Err(am_triples::Error::invalid(format!(
+                        "{} cannot be null",
+                        c.name
+                    )));
+                }
+                stmt.raw_bind_parameter(at, rusqlite::types::Null)
+            } else {
+                stmt.raw_bind_parameter(at, text)
+            }
+        }
+        (ColumnType::Json, v) => {
+            let text = serde_json::to_string(&v.to_value()).map_err(|e| {
+                am_triples::Error::internal(format!("a JSON cell did not encode: {e}"))
+            })?;
+            stmt.raw_bind_parameter(at, text)
+        }
+        (_, Cell::Text(t)) => stmt.raw_bind_parameter(at, *t),
+        (ColumnType::Real, Cell::Integer(n)) => {
+            #[allow(clippy::cast_precision_loss)]
+            let x = *n as f64;
+            stmt.raw_bind_parameter(at, x)
+        }
+        (_, Cell::Integer(n)) => stmt.raw_bind_parameter(at, *n),
+        (_, Cell::Real(x)) => stmt.raw_bind_parameter(at, *x),
+        (_, Cell::Null | Cell::Json(_) | Cell::Serialized(_)) => {
+            stmt.raw_bind_parameter(at, rusqlite::types::Null)
+        }
+    };
+    bound.map_err(sqlite)
 }
 
 #[cfg(test)]

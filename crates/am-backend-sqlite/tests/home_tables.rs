@@ -10,8 +10,9 @@ use am_backend_sqlite::{SqliteHome, SqliteMemoryHome, SqliteStoreOptions};
 use am_conformance::RecordingGuard;
 use am_journal::SearchState;
 use am_journal::{
-    Column, HomeRow, InMemoryJournal, InMemoryTaskQueue, Index, MemoryHome, MemoryJournal,
-    PairHome, ScopeBinding, TableDef, get_row, put_row, rows,
+    Cell, CellRow, Column, HomeRow, InMemoryJournal, InMemoryTaskQueue, Index, MemoryHome,
+    MemoryJournal, PairHome, ScopeBinding, TableDef, get_row, put_cell_row, put_cell_rows, put_row,
+    rows,
 };
 use am_triples::{
     CommitPoint, ErrorKind, InMemoryTripleStore, TextEmbedder, TripleAssertion, TripleQuery,
@@ -49,6 +50,18 @@ struct Night {
 
 impl HomeRow for Night {
     const TABLE: &'static TableDef = &NIGHTS;
+}
+
+impl CellRow for Night {
+    fn cells(&self) -> Vec<Cell<'_>> {
+        vec![
+            Cell::Text(&self.scope),
+            Cell::Integer(self.n),
+            Cell::text_or_null(self.note.as_deref()),
+            Cell::Real(self.weight),
+            Cell::Json(&self.detail),
+        ]
+    }
 }
 
 fn night(scope: &str, n: i64, note: Option<&str>) -> Night {
@@ -429,4 +442,149 @@ fn a_home_without_a_task_queue_has_no_tables() {
             .unwrap_err();
         assert_eq!(err.kind(), ErrorKind::Unsupported);
     }
+}
+
+#[test]
+fn a_row_put_by_its_cells_is_the_row_put_by_its_object_and_bad_cells_are_refused() {
+    let mut answers = Vec::new();
+    for s in stacks() {
+        let rows = [
+            night("life", 1, Some("first")),
+            night("life", 2, None),
+            Night {
+                weight: 3.0,
+                detail: json!(["a", {"b": null}]),
+                ..night("work", 7, Some(""))
+            },
+        ];
+        s.home
+            .transaction(CommitPoint::TasksEnqueue, &mut |tx| {
+                put_cell_row(tx.tables()?, &rows[0])?;
+                put_cell_rows(tx.tables()?, &rows[1..])
+            })
+            .unwrap();
+        let by_cells = scan(&s, &[]).unwrap();
+        put(&s, &rows).unwrap();
+        assert_eq!(scan(&s, &[]).unwrap(), by_cells, "{}", s.name);
+        let mut sorted = rows.to_vec();
+        sorted.sort_by(|a, b| (&a.scope, a.n).cmp(&(&b.scope, b.n)));
+        assert_eq!(by_cells, sorted, "{}", s.name);
+        // An integer in a real column reads back a float.
+        s.home
+            .transaction(CommitPoint::TasksEnqueue, &mut |tx| {
+                tx.tables()?.put_cells(
+                    &NIGHTS,
+                    &[
+                        Cell::Text("life"),
+                        Cell::Integer(9),
+                        Cell::Null,
+                        Cell::Integer(2),
+                        Cell::Json(&Value::Null),
+                    ],
+                )
+            })
+            .unwrap_err();
+        let detail = json!({});
+        s.home
+            .transaction(CommitPoint::TasksEnqueue, &mut |tx| {
+                tx.tables()?.put_cells(
+                    &NIGHTS,
+                    &[
+                        Cell::Text("life"),
+                        Cell::Integer(9),
+                        Cell::Null,
+                        Cell::Integer(2),
+                        Cell::Json(&detail),
+                    ],
+                )
+            })
+            .unwrap();
+        assert_eq!(
+            get(&s, &[json!("life"), json!(9)]).map(|n| n.weight),
+            Some(2.0)
+        );
+        // A JSON cell given as a value to serialize stores its JSON.
+        let list = vec![Night::clone(&rows[0])];
+        s.home
+            .transaction(CommitPoint::TasksEnqueue, &mut |tx| {
+                tx.tables()?.put_cells(
+                    &NIGHTS,
+                    &[
+                        Cell::Text("life"),
+                        Cell::Integer(10),
+                        Cell::Null,
+                        Cell::Real(1.0),
+                        Cell::Serialized(&list),
+                    ],
+                )
+            })
+            .unwrap();
+        assert_eq!(
+            get(&s, &[json!("life"), json!(10)]).map(|n| n.detail),
+            Some(serde_json::to_value(&list).unwrap()),
+            "{}",
+            s.name
+        );
+        let before = state(&s);
+        let text = json!("x");
+        for bad in [
+            // Too few cells, a null key, a text in an integer column, a
+            // real in an integer column, a null in a column not nullable
+            // (a JSON null, a non-finite real).
+            vec![Cell::Text("life"), Cell::Integer(2)],
+            vec![
+                Cell::Null,
+                Cell::Integer(2),
+                Cell::Null,
+                Cell::Real(1.0),
+                Cell::Json(&text),
+            ],
+            vec![
+                Cell::Text("life"),
+                Cell::Text("2"),
+                Cell::Null,
+                Cell::Real(1.0),
+                Cell::Json(&text),
+            ],
+            vec![
+                Cell::Text("life"),
+                Cell::Real(2.0),
+                Cell::Null,
+                Cell::Real(1.0),
+                Cell::Json(&text),
+            ],
+            vec![
+                Cell::Text("life"),
+                Cell::Integer(2),
+                Cell::Null,
+                Cell::Real(1.0),
+                Cell::Json(&Value::Null),
+            ],
+            vec![
+                Cell::Text("life"),
+                Cell::Integer(2),
+                Cell::Null,
+                Cell::Real(f64::NAN),
+                Cell::Json(&text),
+            ],
+            vec![
+                Cell::Text("life"),
+                Cell::Integer(2),
+                Cell::Null,
+                Cell::Real(1.0),
+                Cell::Serialized(&None::<i64>),
+            ],
+        ] {
+            let err = s
+                .home
+                .transaction(CommitPoint::TasksEnqueue, &mut |tx| {
+                    tx.tables()?.put_cells(&NIGHTS, &bad)
+                })
+                .unwrap_err();
+            assert_eq!(err.kind(), ErrorKind::InvalidInput, "{} {bad:?}", s.name);
+        }
+        assert_eq!(state(&s), before, "{}: refused cells wrote", s.name);
+        answers.push(scan(&s, &[]).unwrap());
+    }
+    assert_eq!(answers[0], answers[1], "the two homes answered differently");
 }

@@ -63,7 +63,8 @@ pub use source::{
     check_digest_agreement, is_synthetic_run_id,
 };
 pub use table::{
-    Column, ColumnType, HomeRow, Index, TableDef, TableReads, TablesTx, get_row, put_row, rows,
+    Cell, CellRow, Column, ColumnType, HomeRow, Index, JsonCell, TableDef, TableReads, TablesTx,
+    get_row, put_cell_row, put_cell_rows, put_row, rows,
 };
 pub use task::{
     CAPABILITIES, TASK_KINDS, TASK_STATUSES, TaskFilter, TaskKind, TaskLogRow, TaskReads, TaskRow,

@@ -325,6 +325,52 @@ impl TableDef {
         Ok(())
     }
 
+    /// Whether `cells` (one per column, in order) are a row of this table
+    /// ([`TableDef::check_row`]'s checks and errors on the row they make).
+    ///
+    /// # Errors
+    /// As [`TableDef::check_row`]; `InvalidInput` for a cell count other
+    /// than the columns'.
+    pub fn check_cells(&self, cells: &[Cell<'_>]) -> HomeResult<()> {
+        self.check()?;
+        self.cells_fit(cells)
+    }
+
+    /// [`TableDef::check_cells`] for a definition already checked
+    /// ([`TableDef::check`]): a home writing many rows checks it once.
+    ///
+    /// # Errors
+    /// As [`TableDef::check_cells`], the definition aside.
+    pub fn cells_fit(&self, cells: &[Cell<'_>]) -> HomeResult<()> {
+        if cells.len() != self.columns.len() {
+            return Err(am_triples::Error::invalid(format!(
+                "a row of {} is {} cells, got {}",
+                self.name,
+                self.columns.len(),
+                cells.len()
+            )));
+        }
+        for (c, v) in self.columns.iter().zip(cells) {
+            let fits = match (c.ty, v) {
+                _ if v.is_null() => c.nullable,
+                (ColumnType::Text, Cell::Text(_))
+                | (ColumnType::Integer, Cell::Integer(_))
+                | (ColumnType::Real, Cell::Real(_) | Cell::Integer(_))
+                | (ColumnType::Json, _) => true,
+                _ => false,
+            };
+            if !fits {
+                // The row's own words for the refusal.
+                c.check_value(self.name, &v.to_value())?;
+                return Err(am_triples::Error::invalid(format!(
+                    "{}.{} cannot store {v:?}",
+                    self.name, c.name
+                )));
+            }
+        }
+        Ok(())
+    }
+
     /// A whole key's values, checked against the key columns.
     ///
     /// # Errors
@@ -413,6 +459,174 @@ pub trait TablesTx: TableReads {
     /// `InvalidInput` for a row that is not the table's (nothing written);
     /// `Storage`. The transaction's body should return the error.
     fn put(&mut self, table: &TableDef, row: &JsonMap) -> HomeResult<()>;
+
+    /// [`TablesTx::put`] of the row whose cells are `cells`, one per column
+    /// in the definition's order ([`CellRow`]): the same row, stored the
+    /// same way, without building its object. The default builds the
+    /// object and puts it; a home that binds cells itself (SQLite) checks
+    /// them with [`TableDef::check_cells`].
+    ///
+    /// # Errors
+    /// As [`TablesTx::put`]; `InvalidInput` for a cell count other than the
+    /// columns'.
+    fn put_cells(&mut self, table: &TableDef, cells: &[Cell<'_>]) -> HomeResult<()> {
+        table.check_cells(cells)?;
+        let row: JsonMap = table
+            .columns
+            .iter()
+            .zip(cells)
+            .map(|(c, v)| (c.name.to_owned(), v.to_value()))
+            .collect();
+        self.put(table, &row)
+    }
+
+    /// [`TablesTx::put_cells`] of each row of `rows`, in order (a home may
+    /// prepare its statement once for all of them).
+    ///
+    /// # Errors
+    /// As [`TablesTx::put_cells`], for any of them.
+    fn put_cells_many(&mut self, table: &TableDef, rows: &[Vec<Cell<'_>>]) -> HomeResult<()> {
+        for cells in rows {
+            self.put_cells(table, cells)?;
+        }
+        Ok(())
+    }
+}
+
+/// A value a `json` cell encodes when it is stored ([`Cell::Serialized`]):
+/// any `Serialize` type, written as JSON text without building its JSON
+/// value first.
+pub trait JsonCell {
+    /// Its JSON text.
+    ///
+    /// # Errors
+    /// `Internal` when it does not serialize.
+    fn json_text(&self) -> HomeResult<String>;
+
+    /// Its JSON value (`null` when it does not serialize).
+    fn json_value(&self) -> Value;
+}
+
+impl<T: Serialize + ?Sized> JsonCell for T {
+    fn json_text(&self) -> HomeResult<String> {
+        serde_json::to_string(self)
+            .map_err(|e| am_triples::Error::internal(format!("a JSON cell did not encode: {e}")))
+    }
+
+    fn json_value(&self) -> Value {
+        serde_json::to_value(self).unwrap_or_default()
+    }
+}
+
+/// One cell of a row given in column order ([`TablesTx::put_cells`]),
+/// borrowed from the row.
+#[derive(Clone, Copy)]
+pub enum Cell<'a> {
+    /// `null`.
+    Null,
+    /// A `text` cell.
+    Text(&'a str),
+    /// An `integer` cell.
+    Integer(i64),
+    /// A `real` cell (a non-finite one is `null`, as its JSON form is).
+    Real(f64),
+    /// A `json` cell (`null` is `null`).
+    Json(&'a Value),
+    /// A `json` cell holding what `value` serializes to (a value that
+    /// serializes to `null` is `null`: a home binding the text refuses it
+    /// in a column that is not nullable, as [`TableDef::check_row`] refuses
+    /// the row).
+    Serialized(&'a dyn JsonCell),
+}
+
+impl std::fmt::Debug for Cell<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Cell::Null => f.write_str("Null"),
+            Cell::Text(t) => f.debug_tuple("Text").field(t).finish(),
+            Cell::Integer(n) => f.debug_tuple("Integer").field(n).finish(),
+            Cell::Real(x) => f.debug_tuple("Real").field(x).finish(),
+            Cell::Json(v) => f.debug_tuple("Json").field(v).finish(),
+            Cell::Serialized(v) => f.debug_tuple("Serialized").field(&v.json_value()).finish(),
+        }
+    }
+}
+
+impl Cell<'_> {
+    /// An optional text.
+    pub fn text_or_null(s: Option<&str>) -> Cell<'_> {
+        s.map_or(Cell::Null, Cell::Text)
+    }
+
+    /// Whether the cell is `null` (a non-finite real, a JSON `null`).
+    pub fn is_null(&self) -> bool {
+        match self {
+            Cell::Null => true,
+            Cell::Real(x) => !x.is_finite(),
+            Cell::Json(v) => v.is_null(),
+            _ => false,
+        }
+    }
+
+    /// The cell as the row object holds it.
+    pub fn to_value(&self) -> Value {
+        match self {
+            _ if self.is_null() => Value::Null,
+            Cell::Text(s) => Value::String((*s).to_owned()),
+            Cell::Integer(n) => Value::from(*n),
+            Cell::Real(x) => Value::from(*x),
+            Cell::Json(v) => (*v).clone(),
+            Cell::Serialized(v) => v.json_value(),
+            Cell::Null => Value::Null,
+        }
+    }
+}
+
+/// A [`HomeRow`] that also gives its cells in column order
+/// ([`put_cell_row`]): the same row as its serde form, without building it.
+pub trait CellRow: HomeRow {
+    /// The row's cells, one per column of [`HomeRow::TABLE`] in order; as a
+    /// row object, exactly its serde form.
+    fn cells(&self) -> Vec<Cell<'_>>;
+}
+
+/// Store `row` in its table inside a home transaction, by its cells.
+///
+/// # Errors
+/// As [`TablesTx::put_cells`].
+pub fn put_cell_row<R: CellRow>(tx: &mut dyn TablesTx, row: &R) -> HomeResult<()> {
+    tx.put_cells(R::TABLE, &cells_of(row))
+}
+
+/// Store each of `rows` in their table inside a home transaction, by their
+/// cells, in order.
+///
+/// # Errors
+/// As [`TablesTx::put_cells_many`].
+pub fn put_cell_rows<R: CellRow>(tx: &mut dyn TablesTx, rows: &[R]) -> HomeResult<()> {
+    let cells: Vec<Vec<Cell<'_>>> = rows.iter().map(cells_of).collect();
+    tx.put_cells_many(R::TABLE, &cells)
+}
+
+/// `row`'s cells; a debug build asserts they are its serde form's, column
+/// by column.
+fn cells_of<R: CellRow>(row: &R) -> Vec<Cell<'_>> {
+    let cells = row.cells();
+    #[cfg(debug_assertions)]
+    {
+        let serde = serde_json::to_value(row).unwrap_or_default();
+        debug_assert_eq!(cells.len(), R::TABLE.columns.len(), "{}", R::TABLE.name);
+        for (c, v) in R::TABLE.columns.iter().zip(&cells) {
+            debug_assert_eq!(
+                serde.get(c.name).cloned().unwrap_or_default(),
+                v.to_value(),
+                "{}.{}: the cell differs from the serde form",
+                R::TABLE.name,
+                c.name
+            );
+        }
+    }
+    cells
 }
 
 /// A row type of a home table: its serde form is the table's row object.

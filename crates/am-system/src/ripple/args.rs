@@ -54,6 +54,19 @@ pub enum Decision {
 }
 
 impl Decision {
+    /// Its word (the serde form).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Decision::Reconsider => "reconsider",
+            Decision::BelowFloor => "below_floor",
+            Decision::Refractory => "refractory",
+            Decision::Closed => "closed",
+            Decision::Protected => "protected",
+            Decision::MaxHops => "max_hops",
+            Decision::Budget => "budget",
+        }
+    }
+
     /// Whether a candidate with this decision is listed in `left_out`.
     pub fn is_left_out(self) -> bool {
         matches!(

@@ -4,11 +4,13 @@
 //!
 //! `seed_ripple` opens a ripple: it validates the cause, measures the
 //! magnitude (`measured_change`), reads the seed owner's graph once
-//! ([`graph::OwnerGraph`]) and runs the gate over the seed's candidates:
-//! each receives `impact × reliance × DECAY`, accumulated over every source
-//! of the ripple, and is reconsidered when `logistic(potential)` reaches
-//! `GATE_FLOOR` (potential ≥ 0.1338), at most `MAX_HOPS` out, at most
-//! `budget` per ripple, once per ripple. Every decision is a row of
+//! ([`graph::OwnerGraph`], kept between calls and caught up from the
+//! change feed and the journal's tail: [`graph::GraphIndex`]) and runs the
+//! gate over the seed's candidates: each receives `impact × reliance ×
+//! DECAY`, accumulated over every source of the ripple, and is
+//! reconsidered when `logistic(potential)` reaches `GATE_FLOOR` (potential
+//! ≥ 0.1338), at most `MAX_HOPS` out, at most `budget` per ripple, once per
+//! ripple. Every decision is a row of
 //! `ripple_decisions` with its potential; the ripple is a row of `ripples`;
 //! a `reconsider` decision is a `ripple.reconsider` task carrying
 //! `ripple_id` and `hop`. Plan purely, then one transaction
@@ -41,7 +43,8 @@ use crate::record::DigestRow;
 use crate::system::MemorySystem;
 use crate::tasks::{CHANGE_MAGNITUDE, DECAY, Enqueue, GATE_FLOOR, MAX_HOPS, activation};
 use am_journal::{
-    Column, HomeRow, TableDef, TaskKind, TaskRow, TaskStatus, get_row, put_row, rows,
+    Cell, CellRow, Column, HomeRow, TableDef, TaskKind, TaskRow, TaskStatus, get_row, put_cell_row,
+    put_cell_rows, rows,
 };
 use am_triples::{CommitPoint, Timestamp};
 pub use consolidate::{ConsolidationResult, FormConsolidation, RevertRipple};
@@ -165,6 +168,32 @@ impl HomeRow for RippleRow {
     const TABLE: &'static TableDef = &RIPPLES_TABLE;
 }
 
+/// A seed's row holds every left-out candidate (a thousand at a budget
+/// stop): its lists are written as JSON text, not built as JSON values.
+impl CellRow for RippleRow {
+    fn cells(&self) -> Vec<Cell<'_>> {
+        vec![
+            Cell::Text(&self.ripple_id),
+            Cell::Text(&self.scope),
+            Cell::Text(&self.owner_id),
+            Cell::Text(&self.seed_id),
+            Cell::Text(&self.seed_assertion_id),
+            Cell::Integer(self.seed_version),
+            Cell::Json(&self.cause),
+            Cell::Text(self.change.as_str()),
+            Cell::Real(self.magnitude),
+            Cell::text_or_null(self.surprise.as_deref()),
+            Cell::Integer(self.budget),
+            Cell::Text(self.status.as_str()),
+            Cell::Serialized(&self.changed),
+            Cell::Serialized(&self.left_out),
+            Cell::text_or_null(self.consolidate_task_id.as_deref()),
+            Cell::Text(&self.opened_at),
+            Cell::text_or_null(self.settled_at.as_deref()),
+        ]
+    }
+}
+
 /// One stored decision (a `ripple_decisions` row).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -201,6 +230,29 @@ pub struct DecisionRow {
 
 impl HomeRow for DecisionRow {
     const TABLE: &'static TableDef = &DECISIONS_TABLE;
+}
+
+/// A ripple writes a thousand of these in one call: stored by its cells,
+/// not through a row object.
+impl CellRow for DecisionRow {
+    fn cells(&self) -> Vec<Cell<'_>> {
+        vec![
+            Cell::Text(&self.ripple_id),
+            Cell::Integer(self.n),
+            Cell::Text(&self.record_id),
+            Cell::Integer(self.hop),
+            Cell::text_or_null(self.from_id.as_deref()),
+            Cell::Text(&self.via),
+            Cell::Real(self.reliance),
+            Cell::Real(self.received),
+            Cell::Real(self.contribution),
+            Cell::Real(self.potential),
+            Cell::Real(self.activation),
+            Cell::Text(self.decision.as_str()),
+            Cell::text_or_null(self.task_id.as_deref()),
+            Cell::Text(&self.decided_at),
+        ]
+    }
 }
 
 impl DecisionRow {
@@ -506,10 +558,8 @@ impl SeedWrite {
     ) -> am_triples::Result<()> {
         {
             let tables = tx.tables()?;
-            put_row(tables, &self.ripple)?;
-            for d in &self.decisions {
-                put_row(tables, d)?;
-            }
+            put_cell_row(tables, &self.ripple)?;
+            put_cell_rows(tables, &self.decisions)?;
         }
         let tasks = tx.tasks()?;
         for p in plans {
@@ -604,7 +654,7 @@ impl MemorySystem {
         }
         let seed_id = seed_row.subject.clone();
         let owner = seed_row.owner_id.clone().unwrap_or_default();
-        let mut graph = OwnerGraph::read(self.store.as_ref(), self.journal.as_ref(), &owner)?;
+        let mut graph = self.ripple_graph(&owner)?;
         let Some(seed) = graph.records.get(&seed_id).cloned() else {
             return refused("unknown_record");
         };
@@ -817,8 +867,7 @@ impl MemorySystem {
                 }
             }
             ReconsiderOutcome::Rewritten => {
-                let mut graph =
-                    OwnerGraph::read(self.store.as_ref(), self.journal.as_ref(), &ripple.owner_id)?;
+                let mut graph = self.ripple_graph(&ripple.owner_id)?;
                 let Some(rec) = graph.records.get(&task.target_id).cloned() else {
                     return refused("not_rewritten");
                 };
@@ -896,10 +945,8 @@ impl MemorySystem {
             .transaction(CommitPoint::RippleSettle, &mut |tx| {
                 {
                     let tables = tx.tables()?;
-                    put_row(tables, &ripple)?;
-                    for d in &made {
-                        put_row(tables, d)?;
-                    }
+                    put_cell_row(tables, &ripple)?;
+                    put_cell_rows(tables, &made)?;
                 }
                 let tasks = tx.tasks()?;
                 crate::tasks::complete_in(
@@ -1016,7 +1063,7 @@ impl MemorySystem {
                 {
                     let tables = tx.tables()?;
                     for r in &settled {
-                        put_row(tables, r)?;
+                        put_cell_row(tables, r)?;
                     }
                 }
                 let tasks = tx.tasks()?;

@@ -283,3 +283,58 @@ fn a_retracted_or_superseded_candidate_is_closed_and_neither_reconsidered_nor_le
         assert_decision(on(&d.decisions, &gone), Decision::Closed, 0.3);
     });
 }
+
+#[test]
+fn a_world_model_card_relies_on_every_record_its_evidence_holds() {
+    on_both(|s| {
+        // Twelve records about Ada: more than the card's capped source
+        // edges, so some reach the card through its evidence alone.
+        let records = (0..12)
+            .map(|i| {
+                let mut r = am_system::MemoryRecordInput::new(
+                    RecordKind::Episode,
+                    &format!("Ada {i}"),
+                    &format!("Ada and the garden {i}."),
+                );
+                r.participants = vec!["person:ada".to_owned()];
+                r
+            })
+            .collect();
+        let sources = s
+            .system
+            .remember_many(&am_system::RememberMany::new(records, SCOPE, OWNER, "ada"))
+            .unwrap()
+            .value;
+        let pass = am_system::world_models::WorldModelPass::new(&[(SCOPE, OWNER)], OWNER);
+        s.system.world_model_pass(&pass, None).unwrap();
+        let card = am_system::world_models::current_world_models(
+            s.store.as_ref(),
+            Some(s.journal.as_ref()),
+            &am_system::world_models::CardsOf::new(SCOPE, OWNER),
+        )
+        .unwrap()["person:ada"]
+            .subject
+            .clone();
+        let mut via_evidence = 0;
+        for source in &sources {
+            let mut a = seeding(source, Change::Revised);
+            a.dry_run = true;
+            let r = seed(s, &a);
+            let d = on(&r.decisions, &card);
+            // 0.6 × 1.0 × 0.5: a card relies on its evidence as on what it
+            // was derived from.
+            assert_decision(d, Decision::Reconsider, 0.3);
+            assert!(close_to(d.reliance, 1.0), "{d:#?}");
+            match d.via.as_str() {
+                "evidence" => via_evidence += 1,
+                "derived_from" => {}
+                other => panic!("[{}] the card reached via {other}", s.name),
+            }
+        }
+        assert!(
+            via_evidence > 0,
+            "[{}] every source was also an edge: the test reaches no card by evidence",
+            s.name
+        );
+    });
+}

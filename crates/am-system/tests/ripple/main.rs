@@ -13,6 +13,7 @@ mod common;
 
 mod consolidate;
 mod gate;
+mod kept_graph;
 mod reads;
 mod seed;
 mod settle;
