@@ -5,11 +5,14 @@
 //! model), settle through `retitle` / `rewrite_digest` with `task_id` (the
 //! version, the row and the task's completion in one transaction), `ack`
 //! (a task a verb settled answers `already_done`), and release what could
-//! not be settled.
+//! not be settled. Then it drains a ripple end to end on a second home
+//! (`examples/ripple_drainer.rs`, included here: seed → reconsider tasks →
+//! rewrites by a scripted reader → the consolidation in a night window).
 //!
 //! Run it: `cargo run -p am-system --example drainer [HOME.sqlite3]` (a
-//! temporary home when no path is given). `tests/examples.rs` runs it, so
-//! it cannot rot.
+//! temporary home when no path is given; the ripple's home is
+//! `HOME.ripple.sqlite3` beside it). `tests/examples.rs` runs both parts,
+//! so they cannot rot.
 //!
 //! Spec: api.md "The memory task queue: understanding in the background",
 //! "Authored with the record: the `author` callable"; docs/tasks.md.
@@ -27,6 +30,24 @@ use am_system::{
 use serde_json::{Value, json};
 use std::path::Path;
 use std::sync::Arc;
+
+/// The ripple's end-to-end drain, also run alone as
+/// `cargo run -p am-system --example ripple_drainer`.
+#[allow(dead_code)]
+#[path = "ripple_drainer.rs"]
+pub(crate) mod ripple_drainer;
+
+/// Drain a ripple end to end on the SQLite home at `home` with the scripted
+/// reader (it rewrites what summarizes the overturned memory, keeps the
+/// rest).
+///
+/// # Errors
+/// The home's or the engine's failure.
+pub(crate) fn drain_a_ripple(
+    home: &Path,
+) -> Result<ripple_drainer::Drained, Box<dyn std::error::Error>> {
+    ripple_drainer::run(home, &ripple_drainer::scripted_reader)
+}
 
 /// The host's author: deterministic words from the body (a model in a real
 /// host): the title is the body's first five words, the summary the body's
@@ -232,6 +253,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!(
         "{} window(s), {} task(s) settled, {} released, {} record(s) still pending",
         d.windows, d.settled, d.released, d.still_pending
+    );
+    let r = drain_a_ripple(&home.with_extension("ripple.sqlite3"))?;
+    println!(
+        "ripple: {} day window(s): {} rewritten, {} kept; {} consolidation(s) at night; ripple {:?}",
+        r.windows, r.rewritten, r.kept, r.consolidated, r.status
     );
     Ok(())
 }

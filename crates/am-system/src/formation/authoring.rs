@@ -720,6 +720,38 @@ fn check_provenance(a: &Authored) -> Result<(), String> {
     Ok(())
 }
 
+/// A maintenance candidate about to form: a `summary` record, untitled,
+/// `summarizes` each source, marked for review (`maintenance_candidate`,
+/// `review_required`, then `marks` in order, then `source_ids`,
+/// `source_count`, `no_source_mutation`). The one shape the night's
+/// consolidation and the candidate miner both offer; its title and summary
+/// are then authored or pending through [`author_or_pend`].
+pub(crate) fn maintenance_candidate_record(
+    body: &str,
+    sources: &[String],
+    marks: Vec<(&str, Value)>,
+) -> MemoryRecordInput {
+    let mut record = MemoryRecordInput::new(RecordKind::Summary, "", body);
+    record.title = None;
+    record.edges = sources
+        .iter()
+        .map(|s| ("summarizes".to_owned(), s.clone()))
+        .collect();
+    let head = [
+        ("maintenance_candidate", json!(true)),
+        ("review_required", json!(true)),
+    ];
+    let tail = [
+        ("source_ids", json!(sources)),
+        ("source_count", json!(sources.len())),
+        ("no_source_mutation", json!(true)),
+    ];
+    for (k, v) in head.into_iter().chain(marks).chain(tail) {
+        record.attributes.insert(k.into(), v);
+    }
+    record
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -868,36 +900,4 @@ mod tests {
         assert_eq!(u["field"], "digest");
         assert_eq!(r.attributes["digest_method"], AUTHORED_DIGEST_METHOD);
     }
-}
-
-/// A maintenance candidate about to form: a `summary` record, untitled,
-/// `summarizes` each source, marked for review (`maintenance_candidate`,
-/// `review_required`, then `marks` in order, then `source_ids`,
-/// `source_count`, `no_source_mutation`). The one shape the night's
-/// consolidation and the candidate miner both offer; its title and summary
-/// are then authored or pending through [`author_or_pend`].
-pub(crate) fn maintenance_candidate_record(
-    body: &str,
-    sources: &[String],
-    marks: Vec<(&str, Value)>,
-) -> MemoryRecordInput {
-    let mut record = MemoryRecordInput::new(RecordKind::Summary, "", body);
-    record.title = None;
-    record.edges = sources
-        .iter()
-        .map(|s| ("summarizes".to_owned(), s.clone()))
-        .collect();
-    let head = [
-        ("maintenance_candidate", json!(true)),
-        ("review_required", json!(true)),
-    ];
-    let tail = [
-        ("source_ids", json!(sources)),
-        ("source_count", json!(sources.len())),
-        ("no_source_mutation", json!(true)),
-    ];
-    for (k, v) in head.into_iter().chain(marks).chain(tail) {
-        record.attributes.insert(k.into(), v);
-    }
-    record
 }
