@@ -16,7 +16,11 @@
 
 use crate::error::{Error, Result};
 use crate::kinds::DIGEST_PREDICATE;
-use crate::recall::reconstruct::hash::{HashMap, HashSet};
+/// std's maps with foldhash's per-process seeded hasher (the recall
+/// pipeline's choice: short string keys hashed many times per read).
+type HashMap<K, V> = std::collections::HashMap<K, V, foldhash::fast::RandomState>;
+/// std's set with foldhash's per-process seeded hasher.
+type HashSet<K> = std::collections::HashSet<K, foldhash::fast::RandomState>;
 use crate::record::DigestRow;
 use am_triples::{TripleAssertion, TripleQuery, TripleStore};
 use serde::{Deserialize, Serialize};
