@@ -123,38 +123,9 @@ fn probe_args(write_journal: bool) -> Probe {
     }
 }
 
-/// The calling thread's time on a CPU so far, in ns (Linux's
-/// `/proc/thread-self/schedstat`), or `None` where it cannot be read: on a
-/// shared machine it counts this thread's work, not the waits for a core
-/// that wall time adds.
-fn thread_cpu_ns() -> Option<u64> {
-    std::fs::read_to_string("/proc/thread-self/schedstat")
-        .ok()?
-        .split_whitespace()
-        .next()?
-        .parse()
-        .ok()
-}
-
-/// The mean CPU time per call of `f` over `n` calls, printed under `label`.
-fn cpu_per_call(label: &str, n: u32, mut f: impl FnMut()) {
-    let Some(start) = thread_cpu_ns() else {
-        return;
-    };
-    let wall = Instant::now();
-    for _ in 0..n {
-        f();
-    }
-    let wall = wall.elapsed().as_nanos() as f64 / f64::from(n);
-    if let Some(end) = thread_cpu_ns() {
-        let cpu = (end - start) as f64 / f64::from(n);
-        println!(
-            "{label}: {:.3} ms CPU time per call (wall {:.3} ms; mean of {n} calls)",
-            cpu / 1e6,
-            wall / 1e6
-        );
-    }
-}
+#[path = "common/cpu.rs"]
+mod cpu;
+use cpu::cpu_per_call;
 
 fn reach(c: &mut Criterion) {
     let (_dir, system) = home();
