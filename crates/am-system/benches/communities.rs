@@ -30,6 +30,10 @@ use std::hint::black_box;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+#[path = "common/cpu.rs"]
+mod cpu;
+use cpu::cpu_per_call;
+
 /// The home's records (`AM_COMMUNITIES_BENCH_RECORDS` overrides, in
 /// thousands, for a profile under callgrind).
 fn records() -> usize {
@@ -212,6 +216,13 @@ fn communities(c: &mut Criterion) {
     eprintln!(
         "community_keys_of: {} of 50 ids in a topic",
         warm.values().filter(|k| k.is_some()).count()
+    );
+    cpu_per_call(
+        "communities/community_keys_of_50_ids_warm_100k",
+        20_000,
+        || {
+            black_box(system.community_keys_of(&keys_args).unwrap());
+        },
     );
     g.sample_size(50);
     g.bench_function("community_keys_of_50_ids_warm_100k", |b| {

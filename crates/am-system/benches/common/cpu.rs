@@ -1,5 +1,5 @@
 //! CPU time per call for the benches that judge a bound on a shared
-//! machine (reach, drives): the thread's own time on a CPU beside wall time.
+//! machine (reach, drives, communities): the thread's own time on a CPU beside wall time.
 
 use std::time::Instant;
 
@@ -28,10 +28,11 @@ pub(crate) fn cpu_per_call(label: &str, n: u32, mut f: impl FnMut()) {
     let wall = wall.elapsed().as_nanos() as f64 / f64::from(n);
     if let Some(end) = thread_cpu_ns() {
         let cpu = (end - start) as f64 / f64::from(n);
+        let (unit, scale) = if cpu < 1e6 { ("µs", 1e3) } else { ("ms", 1e6) };
         println!(
-            "{label}: {:.3} ms CPU time per call (wall {:.3} ms; mean of {n} calls)",
-            cpu / 1e6,
-            wall / 1e6
+            "{label}: {:.3} {unit} CPU time per call (wall {:.3} {unit}; mean of {n} calls)",
+            cpu / scale,
+            wall / scale
         );
     }
 }

@@ -20,16 +20,23 @@ use am_journal::{EventFilter, MemoryEvent, MemoryJournal};
 use am_triples::{TripleAssertion, TripleStore};
 use serde_json::Value;
 use std::collections::{BTreeSet, HashMap, HashSet};
+use std::sync::Arc;
 
 /// The index's maps: keyed by graph ids and pairs, read on every membership
 /// read and formation, hashed with foldhash's fixed seed (deterministic; no
 /// map is iterated where order shows).
 pub(crate) type FastMap<K, V> = HashMap<K, V, foldhash::fast::FixedState>;
 
+/// A topic's key as the index holds it: one allocation per topic, shared
+/// by its members' entries and by every membership answer.
+pub type TopicKey = Arc<str>;
+
 /// One topic of the current version, as placement needs it.
 #[derive(Debug, Clone)]
 pub(crate) struct TopicPoint {
     pub key: String,
+    /// The same key, shared with its members' entries.
+    pub shared: TopicKey,
     pub id: String,
     /// Unit-length centroid (`None`: no detected member had a vector).
     pub centroid: Option<Vec<f32>>,
@@ -41,7 +48,7 @@ pub(crate) struct TopicPoint {
 /// current version).
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Provisional {
-    pub key: String,
+    pub key: TopicKey,
     pub community_id: String,
     pub how: String,
     pub score: f64,
@@ -51,15 +58,15 @@ pub(crate) struct Provisional {
 /// The index of one home pair.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct PairIndex {
-    /// Member graph id → key.
-    pub members: FastMap<String, String>,
+    /// Member graph id → key (the ids shared with the membership answers).
+    pub members: FastMap<Arc<str>, TopicKey>,
     /// The current topics, sorted by key.
     pub topics: Vec<TopicPoint>,
     /// The current version (the newest `basis.version_seq` of its topics;
     /// `None`: no version yet).
     pub version_seq: Option<i64>,
     /// Records placed provisionally at the current version.
-    pub provisional: FastMap<String, Provisional>,
+    pub provisional: FastMap<Arc<str>, Provisional>,
     /// The journal seq the `placed` events were read through.
     pub event_mark: i64,
     /// New rows of the pair since the events were read.
@@ -223,9 +230,10 @@ fn build(
         let Some(Value::Array(members)) = v.get("members") else {
             return Err(schema_error(&t, "members"));
         };
+        let shared: TopicKey = Arc::from(key);
         for m in members {
             if let Some(id) = m.get("id").and_then(Value::as_str) {
-                idx.members.insert(id.to_owned(), key.to_owned());
+                idx.members.insert(Arc::from(id), Arc::clone(&shared));
             }
         }
         let version_seq = version_seq_of(&t)?;
@@ -249,6 +257,7 @@ fn build(
         idx.version_seq = Some(idx.version_seq.map_or(version_seq, |s| s.max(version_seq)));
         idx.topics.push(TopicPoint {
             key: key.to_owned(),
+            shared,
             id: t.subject.clone(),
             centroid,
             model_id,
@@ -309,9 +318,13 @@ fn absorb(idx: &mut PairIndex, e: &MemoryEvent) {
         return;
     }
     idx.provisional.insert(
-        rid.to_owned(),
+        Arc::from(rid),
         Provisional {
-            key: key.to_owned(),
+            key: idx
+                .topics
+                .iter()
+                .find(|t| t.key == key)
+                .map_or_else(|| Arc::from(key), |t| Arc::clone(&t.shared)),
             community_id: id.to_owned(),
             how: p
                 .get("how")
@@ -329,7 +342,9 @@ fn absorb(idx: &mut PairIndex, e: &MemoryEvent) {
 pub(crate) fn provisional_by_key(idx: &PairIndex) -> HashMap<String, BTreeSet<String>> {
     let mut out: HashMap<String, BTreeSet<String>> = HashMap::new();
     for (rid, p) in &idx.provisional {
-        out.entry(p.key.clone()).or_default().insert(rid.clone());
+        out.entry(p.key.to_string())
+            .or_default()
+            .insert(rid.to_string());
     }
     out
 }

@@ -35,8 +35,11 @@ mod topics;
 
 pub use args::{Communities, CommunitiesPass, CommunityKeysOf, CommunityOf, EmbedMissing};
 pub use embed::{EmbedFailure, EmbedMissingReport};
+pub use index::TopicKey;
 pub use pass::CommunitiesReport;
-pub use reads::{CommunitiesPayload, CommunityMembership, CommunityOfAnswer, CommunityView};
+pub use reads::{
+    CommunitiesPayload, CommunityMembership, CommunityOfAnswer, CommunityView, PerRecord,
+};
 
 /// `COMMUNITIES_PAYLOAD_VERSION`: the version of the `communities` payload.
 pub const COMMUNITIES_PAYLOAD_VERSION: u32 = 2;

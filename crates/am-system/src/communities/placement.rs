@@ -74,11 +74,12 @@ fn choose<'a>(
     for n in &f.neighbours {
         let key = idx
             .members
-            .get(n)
-            .or_else(|| idx.provisional.get(n).map(|p| &p.key))
-            .or_else(|| placed_now.get(n));
+            .get(n.as_str())
+            .or_else(|| idx.provisional.get(n.as_str()).map(|p| &p.key))
+            .map(|k| &**k)
+            .or_else(|| placed_now.get(n).map(String::as_str));
         if let Some(k) = key {
-            *votes.entry(k.as_str()).or_default() += 1;
+            *votes.entry(k).or_default() += 1;
         }
     }
     let (key, n) = votes
@@ -124,7 +125,8 @@ impl Placement for Placer {
             let Some(version_seq) = idx.version_seq else {
                 continue;
             };
-            if idx.members.contains_key(&f.record_id) || idx.provisional.contains_key(&f.record_id)
+            if idx.members.contains_key(f.record_id.as_str())
+                || idx.provisional.contains_key(f.record_id.as_str())
             {
                 continue;
             }

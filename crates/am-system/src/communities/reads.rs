@@ -14,9 +14,11 @@ use crate::kinds::RecordKind;
 use crate::record::DigestRow;
 use am_journal::{ClosureFilter, EventFilter, EventKind};
 use am_triples::{Timestamp, TripleAssertion, TripleQuery};
+use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::sync::Arc;
 
 /// A member of a topic: `{id, via}` (`detected` by the Louvain, or
 /// `attached` through its engraved neighbours).
@@ -169,12 +171,44 @@ pub struct CommunityOfAnswer {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct CommunityMembership {
     /// The topic's key.
-    pub key: String,
+    pub key: TopicKey,
     /// Whether it is a provisional placement.
     pub provisional: bool,
 }
 
-use crate::communities::index::{IndexCache, PairIndex, schema_error, version_seq_of};
+use crate::communities::index::{IndexCache, PairIndex, TopicKey, schema_error, version_seq_of};
+
+/// The answer of `community_keys_of` and `community_memberships_of`: each
+/// asked record id once, in the order first asked (as the spec's Python
+/// dict), with its answer. Reads as an [`IndexMap`] (`answer[id.as_str()]`,
+/// `get`, `iter`); its JSON is an object in that order.
+///
+/// The ids and values share the index's allocations (an id the index
+/// does not know is allocated once), so building an answer for known
+/// records allocates nothing per id (issue 40's ≤ 10 µs for 50 ids).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PerRecord<T>(IndexMap<Arc<str>, T, foldhash::fast::FixedState>);
+
+impl<T> std::ops::Deref for PerRecord<T> {
+    type Target = IndexMap<Arc<str>, T, foldhash::fast::FixedState>;
+    fn deref(&self) -> &Self::Target {
+        &self.0
+    }
+}
+
+impl<T> IntoIterator for PerRecord<T> {
+    type Item = (Arc<str>, T);
+    type IntoIter = indexmap::map::IntoIter<Arc<str>, T>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.0.into_iter()
+    }
+}
+
+impl<T: Serialize> Serialize for PerRecord<T> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        s.collect_map(self.0.iter())
+    }
+}
 
 fn home_pair(scopes: &[(String, String)], owner: &str, verb: &str) -> Result<(String, String)> {
     let owner = owner.trim();
@@ -540,7 +574,7 @@ impl crate::MemorySystem {
         if answer.community_key.is_none() && !answer.first_sleep_pending {
             let idx = self.community_index_of(&(row.scope.clone(), owner.clone()))?;
             if let Some(p) = idx.provisional.get(rid) {
-                answer.community_key = Some(p.key.clone());
+                answer.community_key = Some(p.key.to_string());
                 answer.community_id = Some(p.community_id.clone());
                 answer.provisional = true;
                 answer.via = Some("provisional".into());
@@ -558,15 +592,15 @@ impl crate::MemorySystem {
     ///
     /// # Errors
     /// `InvalidInput` for a blank owner or no pair; the home's failure.
-    pub fn community_keys_of(
-        &self,
-        args: &CommunityKeysOf,
-    ) -> Result<BTreeMap<String, Option<String>>> {
+    pub fn community_keys_of(&self, args: &CommunityKeysOf) -> Result<PerRecord<Option<TopicKey>>> {
         self.with_index(args, |idx, id| {
-            idx.members
-                .get(id)
-                .cloned()
-                .or_else(|| idx.provisional.get(id).map(|p| p.key.clone()))
+            if let Some((id, key)) = idx.members.get_key_value(id) {
+                return (Some(Arc::clone(id)), Some(Arc::clone(key)));
+            }
+            match idx.provisional.get_key_value(id) {
+                Some((id, p)) => (Some(Arc::clone(id)), Some(Arc::clone(&p.key))),
+                None => (None, None),
+            }
         })
     }
 
@@ -578,34 +612,57 @@ impl crate::MemorySystem {
     pub fn community_memberships_of(
         &self,
         args: &CommunityKeysOf,
-    ) -> Result<BTreeMap<String, Option<CommunityMembership>>> {
-        self.with_index(args, |idx, id| match idx.members.get(id) {
-            Some(k) => Some(CommunityMembership {
-                key: k.clone(),
-                provisional: false,
-            }),
-            None => idx.provisional.get(id).map(|p| CommunityMembership {
-                key: p.key.clone(),
-                provisional: true,
-            }),
+    ) -> Result<PerRecord<Option<CommunityMembership>>> {
+        self.with_index(args, |idx, id| {
+            if let Some((id, key)) = idx.members.get_key_value(id) {
+                let m = CommunityMembership {
+                    key: Arc::clone(key),
+                    provisional: false,
+                };
+                return (Some(Arc::clone(id)), Some(m));
+            }
+            match idx.provisional.get_key_value(id) {
+                Some((id, p)) => {
+                    let m = CommunityMembership {
+                        key: Arc::clone(&p.key),
+                        provisional: true,
+                    };
+                    (Some(Arc::clone(id)), Some(m))
+                }
+                None => (None, None),
+            }
         })
     }
 
+    /// Each asked id once, in the order first asked, with `answer`'s
+    /// value; `answer` hands back the index's own copy of the id when it
+    /// holds one (else the asked id is allocated).
     fn with_index<T>(
         &self,
         args: &CommunityKeysOf,
-        answer: impl Fn(&PairIndex, &str) -> T,
-    ) -> Result<BTreeMap<String, T>> {
+        answer: impl Fn(&PairIndex, &str) -> (Option<Arc<str>>, T),
+    ) -> Result<PerRecord<T>> {
         let pair = home_pair(&args.scopes, &args.owner_id, "community_keys_of")?;
         let cache = self.faculty_state.cache::<IndexCache>();
         let mut cache = cache.lock();
         cache.catch_up(self.store.as_ref());
         let idx = cache.pair(self.store.as_ref(), self.journal.as_ref(), &pair)?;
-        Ok(args
-            .record_ids
-            .iter()
-            .map(|id| (id.clone(), answer(idx, id.trim())))
-            .collect())
+        let mut out = IndexMap::with_capacity_and_hasher(
+            args.record_ids.len(),
+            foldhash::fast::FixedState::default(),
+        );
+        for asked in &args.record_ids {
+            let id = asked.trim();
+            let (known, value) = answer(idx, id);
+            // The key is the id as asked (the spec's dict is keyed by the
+            // caller's ids); the index's copy serves when it is the same.
+            let key = match known {
+                Some(k) if *k == **asked => k,
+                _ => Arc::from(asked.as_str()),
+            };
+            out.entry(key).or_insert(value);
+        }
+        Ok(PerRecord(out))
     }
 
     /// The index of `pair`, caught up (for the reads that serve the

@@ -27,7 +27,8 @@ fn key_of(s: &Stack, id: &str) -> Option<String> {
     s.system
         .community_keys_of(&CommunityKeysOf::new(&[id], &[(SCOPE, OWNER)], OWNER))
         .unwrap()[id]
-        .clone()
+        .as_deref()
+        .map(str::to_owned)
 }
 
 /// The standing topic whose members include `member`.
@@ -134,9 +135,9 @@ fn a_provisional_placement_is_served_by_the_membership_reads_and_the_payload() {
                 OWNER,
             ))
             .unwrap();
-        let mine = m[&ids[0]].clone().unwrap();
-        assert!(mine.provisional && mine.key == g);
-        assert!(!m[&garden[0]].clone().unwrap().provisional);
+        let mine = m[ids[0].as_str()].clone().unwrap();
+        assert!(mine.provisional && *mine.key == *g);
+        assert!(!m[garden[0].as_str()].clone().unwrap().provisional);
         let p = s
             .system
             .communities(&Communities::new(&[(SCOPE, OWNER)], OWNER))
@@ -258,10 +259,14 @@ fn the_next_sleep_confirms_a_provisional_placement_as_membership() {
         pass(s);
         let m = s
             .system
-            .community_memberships_of(&CommunityKeysOf::new(&[&ids[0]], &[(SCOPE, OWNER)], OWNER))
+            .community_memberships_of(&CommunityKeysOf::new(
+                &[ids[0].as_str()],
+                &[(SCOPE, OWNER)],
+                OWNER,
+            ))
             .unwrap();
-        let mine = m[&ids[0]].clone().unwrap();
-        assert_eq!(mine.key, g, "[{}]", s.name);
+        let mine = m[ids[0].as_str()].clone().unwrap();
+        assert_eq!(&*mine.key, g.as_str(), "[{}]", s.name);
         assert!(!mine.provisional, "[{}] a member now", s.name);
         let p = s
             .system

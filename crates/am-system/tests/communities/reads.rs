@@ -26,12 +26,12 @@ fn before_the_first_sleep_the_reads_answer_first_sleep_pending() {
         let keys = s
             .system
             .community_keys_of(&CommunityKeysOf::new(
-                &[&garden[0]],
+                &[garden[0].as_str()],
                 &[(SCOPE, OWNER)],
                 OWNER,
             ))
             .unwrap();
-        assert_eq!(keys[&garden[0]], None);
+        assert_eq!(keys[garden[0].as_str()], None);
     });
 }
 
@@ -175,6 +175,43 @@ fn community_of_names_a_members_topic_and_refuses_an_unknown_or_a_community_reco
 }
 
 #[test]
+fn community_keys_of_answers_each_asked_id_once_in_the_order_asked_as_a_dict_does() {
+    on_both(|s| {
+        let (garden, music) = two_topics(s);
+        pass(s);
+        let asked = [
+            music[0].as_str(),
+            "ex:episode-unknown",
+            garden[0].as_str(),
+            music[0].as_str(),
+        ];
+        let k = s
+            .system
+            .community_keys_of(&CommunityKeysOf::new(&asked, &[(SCOPE, OWNER)], OWNER))
+            .unwrap();
+        let order: Vec<&str> = k.keys().map(|k| &**k).collect();
+        assert_eq!(
+            order,
+            [music[0].as_str(), "ex:episode-unknown", garden[0].as_str()],
+            "[{}] first-asked order, a repeated id once",
+            s.name
+        );
+        let json = serde_json::to_string(&k).unwrap();
+        let at = |id: &str| json.find(&format!("\"{id}\"")).unwrap();
+        assert!(
+            at(&music[0]) < at("ex:episode-unknown") && at("ex:episode-unknown") < at(&garden[0]),
+            "[{}] the JSON object keeps that order: {json}",
+            s.name
+        );
+        let m = s
+            .system
+            .community_memberships_of(&CommunityKeysOf::new(&asked, &[(SCOPE, OWNER)], OWNER))
+            .unwrap();
+        assert_eq!(m.keys().collect::<Vec<_>>(), k.keys().collect::<Vec<_>>());
+    });
+}
+
+#[test]
 fn community_keys_of_answers_each_record_as_the_payload_does_and_catches_up_with_a_new_version() {
     on_both(|s| {
         let (garden, music) = two_topics(s);
@@ -187,50 +224,58 @@ fn community_keys_of_answers_each_record_as_the_payload_does_and_catches_up_with
         };
         let k = ask(&[&garden[0], &music[0], "ex:episode-unknown"]);
         assert_eq!(
-            k[&garden[0]].as_deref(),
+            k[garden[0].as_str()].as_deref(),
             Some(p.communities[0].key.as_str())
         );
-        assert_eq!(k[&music[0]].as_deref(), Some(p.communities[1].key.as_str()));
+        assert_eq!(
+            k[music[0].as_str()].as_deref(),
+            Some(p.communities[1].key.as_str())
+        );
         assert_eq!(k["ex:episode-unknown"], None);
         let other = s
             .system
             .community_keys_of(&CommunityKeysOf::new(
-                &[&garden[0]],
+                &[garden[0].as_str()],
                 &[(SCOPE, "entity:pollux")],
                 "entity:pollux",
             ))
             .unwrap();
         assert_eq!(
-            other[&garden[0]], None,
+            other[garden[0].as_str()],
+            None,
             "[{}] another owner's topics",
             s.name
         );
         let more = about(s, "garden", 2, "g2");
         let provisional = s
             .system
-            .community_memberships_of(&CommunityKeysOf::new(&[&more[0]], &[(SCOPE, OWNER)], OWNER))
+            .community_memberships_of(&CommunityKeysOf::new(
+                &[more[0].as_str()],
+                &[(SCOPE, OWNER)],
+                OWNER,
+            ))
             .unwrap();
         assert_eq!(
-            provisional[&more[0]]
+            provisional[more[0].as_str()]
                 .clone()
-                .map(|m| (m.key, m.provisional)),
+                .map(|m| (m.key.to_string(), m.provisional)),
             Some((p.communities[0].key.clone(), true)),
             "placed at formation, not a member before the next sleep"
         );
         pass(s);
         assert_eq!(
-            ask(&[&more[0]])[&more[0]].as_deref(),
+            ask(&[more[0].as_str()])[more[0].as_str()].as_deref(),
             Some(p.communities[0].key.as_str())
         );
         let m = s
             .system
             .community_memberships_of(&CommunityKeysOf::new(
-                &[&garden[0]],
+                &[garden[0].as_str()],
                 &[(SCOPE, OWNER)],
                 OWNER,
             ))
             .unwrap();
-        let one = m[&garden[0]].clone().unwrap();
+        let one = m[garden[0].as_str()].clone().unwrap();
         assert!(!one.provisional);
     });
 }
