@@ -9,6 +9,7 @@
 pub mod concepts;
 pub mod config;
 pub mod error;
+mod feed;
 mod hooks;
 pub mod ids;
 pub mod kinds;

@@ -25,6 +25,7 @@ pub const CORE: &[&str] = &[
     "concepts",
     "config",
     "error",
+    "feed",
     "hooks",
     "ids",
     "kinds",

@@ -14,6 +14,7 @@
 use crate::communities::graph::{closed_ids, pair_rows};
 use crate::communities::{COMMUNITY_KIND, PLACED_EVENT_KIND};
 use crate::error::{Error, Result};
+use crate::feed::{Followed, follow_feed};
 use crate::kinds::RecordKind;
 use crate::record::DigestRow;
 use am_journal::{EventFilter, MemoryEvent, MemoryJournal};
@@ -115,33 +116,22 @@ impl IndexCache {
             }
             return;
         };
-        loop {
-            let page = match store.assertions_after(mark, None, None, 10_000) {
-                Ok(p) => p,
-                Err(_) => {
-                    self.clear();
-                    return;
-                }
-            };
-            if page.rows.is_empty() {
-                break;
+        let (own, by_pair) = (&mut self.own, &mut self.by_pair);
+        let followed = follow_feed(store, &mut mark, None, None, None, 10_000, |_, row| {
+            let pair = (row.scope.clone(), row.owner_id.clone().unwrap_or_default());
+            let mine = row.assertion_id.as_deref().is_some_and(|a| own.remove(a));
+            if DigestRow::of(&row).kind_trimmed() == Some(RecordKind::Community) {
+                by_pair.remove(&pair);
+            } else if mine {
+                // A row this process formed with its placements, which
+                // the index already holds: no other process's events.
+            } else if let Some(p) = by_pair.get_mut(&pair) {
+                p.events_stale = true;
             }
-            for (_, row) in &page.rows {
-                let pair = (row.scope.clone(), row.owner_id.clone().unwrap_or_default());
-                let own = row
-                    .assertion_id
-                    .as_deref()
-                    .is_some_and(|a| self.own.remove(a));
-                if DigestRow::of(row).kind_trimmed() == Some(RecordKind::Community) {
-                    self.by_pair.remove(&pair);
-                } else if own {
-                    // A row this process formed with its placements, which
-                    // the index already holds: no other process's events.
-                } else if let Some(p) = self.by_pair.get_mut(&pair) {
-                    p.events_stale = true;
-                }
-            }
-            mark = page.next_cursor;
+        });
+        if !matches!(followed, Ok(Followed::ToEnd)) {
+            self.clear();
+            return;
         }
         self.mark = Some(mark);
         self.own.clear();

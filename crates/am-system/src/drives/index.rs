@@ -25,10 +25,11 @@
 //! the caller reads the ladder whole.
 
 use crate::error::Result;
+use crate::feed::{Followed, follow_feed};
 use crate::kinds::RecordKind;
 use crate::record::DigestRow;
 use am_journal::{BindingFilter, JournalRecord, Lifecycle, MemoryJournal, ScopeBinding};
-use am_triples::{ErrorKind, TripleAssertion, TripleQuery, TripleStore};
+use am_triples::{TripleAssertion, TripleQuery, TripleStore};
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::sync::Arc;
 
@@ -144,25 +145,19 @@ impl PairIndex {
 
     /// Follow the store's feed; `false` when the store offers none.
     fn follow(&mut self, store: &dyn TripleStore) -> Result<bool> {
-        loop {
-            let page = match store.assertions_after(
-                self.cursor,
-                Some(&self.scope),
-                self.owner_filter(),
-                FEED_PAGE,
-            ) {
-                Ok(page) => page,
-                Err(e) if e.kind() == ErrorKind::Unsupported => return Ok(false),
-                Err(e) => return Err(e),
-            };
-            for (pos, a) in &page.rows {
-                self.ingest(Some(*pos), a);
-            }
-            self.cursor = self.cursor.max(page.next_cursor);
-            if page.rows.len() < FEED_PAGE {
-                return Ok(true);
-            }
-        }
+        let mut cursor = self.cursor;
+        let (scope, owner) = (self.scope.clone(), self.owner_filter().map(str::to_owned));
+        let followed = follow_feed(
+            store,
+            &mut cursor,
+            Some(&scope),
+            owner.as_deref(),
+            None,
+            FEED_PAGE,
+            |pos, a| self.ingest(Some(pos), &a),
+        );
+        self.cursor = cursor;
+        Ok(followed? == Followed::ToEnd)
     }
 }
 

@@ -23,11 +23,12 @@
 use super::similarity_weight;
 use crate::config::{CARD_EVIDENCE_RELIANCE, RIPPLE_NEAREST_K};
 use crate::error::Result;
+use crate::feed::{Followed, follow_feed};
 use crate::kinds::{DIGEST_PREDICATE, RecordKind};
 use crate::record::DigestRow;
 use crate::tasks::RELATION_WEIGHTS;
 use am_journal::{ClosureFilter, JournalRecord, MemoryJournal};
-use am_triples::{ErrorKind, Narrow, TripleAssertion, TripleQuery, TripleStore};
+use am_triples::{Narrow, TripleAssertion, TripleQuery, TripleStore};
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::ops::Deref;
 use std::sync::Arc;
@@ -298,30 +299,24 @@ impl GraphIndex {
         self.follow_journal(store, journal)?;
         let GraphIndex { closed, owners, .. } = self;
         let o = owners.entry(owner.to_owned()).or_default();
-        loop {
-            let page = match store.assertions_after_narrow(
-                o.cursor,
-                None,
-                Some(owner),
-                FEED_PAGE,
-                GRAPH_KEYS,
-            ) {
-                Ok(page) => page,
-                Err(e) if e.kind() == ErrorKind::Unsupported => return Ok(None),
-                Err(e) => return Err(e),
-            };
-            let full = page.rows.len() >= FEED_PAGE;
-            for (pos, a) in page.rows {
+        let (positions, rows, graph) = (&mut o.positions, &mut o.rows, &mut o.graph);
+        let followed = follow_feed(
+            store,
+            &mut o.cursor,
+            None,
+            Some(owner),
+            Some(GRAPH_KEYS),
+            FEED_PAGE,
+            |pos, a| {
                 if let Some(id) = &a.assertion_id {
-                    o.positions.insert(id.clone(), pos);
+                    positions.insert(id.clone(), pos);
                 }
-                o.rows.insert(pos, a);
-                o.graph = None;
-            }
-            o.cursor = o.cursor.max(page.next_cursor);
-            if !full {
-                break;
-            }
+                rows.insert(pos, a);
+                *graph = None;
+            },
+        )?;
+        if followed == Followed::NoFeed {
+            return Ok(None);
         }
         if let Some(g) = &o.graph {
             return Ok(Some(Arc::clone(g)));

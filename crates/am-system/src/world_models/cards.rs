@@ -14,10 +14,11 @@
 //! free function's.
 
 use crate::error::Result;
+use crate::feed::{Followed, follow_feed};
 use crate::record::DigestRow;
 use crate::world_models::args::CardsOf;
 use am_journal::{ClosureFilter, JournalRecord, MemoryJournal};
-use am_triples::{ErrorKind, TripleAssertion, TripleQuery, TripleStore};
+use am_triples::{TripleAssertion, TripleQuery, TripleStore};
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 /// A card's `attributes.revision` ([`DigestRow::card_revision`]).
@@ -247,29 +248,24 @@ impl crate::MemorySystem {
         let p = pairs
             .entry((pair.scope.clone(), owner.clone()))
             .or_default();
-        loop {
-            let page = match self.store.assertions_after(
-                p.cursor,
-                Some(&pair.scope),
-                (!owner.is_empty()).then_some(owner.as_str()),
-                FEED_PAGE,
-            ) {
-                Ok(page) => page,
-                Err(e) if e.kind() == ErrorKind::Unsupported => return Ok(None),
-                Err(e) => return Err(e),
-            };
-            let full = page.rows.len() >= FEED_PAGE;
-            for (pos, a) in page.rows {
+        let rows = &mut p.rows;
+        let followed = follow_feed(
+            self.store.as_ref(),
+            &mut p.cursor,
+            Some(&pair.scope),
+            (!owner.is_empty()).then_some(owner.as_str()),
+            None,
+            FEED_PAGE,
+            |pos, a| {
                 if is_card(&a)
                     && let Some(id) = a.assertion_id.clone()
                 {
-                    p.rows.insert(id, (pos, a));
+                    rows.insert(id, (pos, a));
                 }
-            }
-            p.cursor = p.cursor.max(page.next_cursor);
-            if !full {
-                break;
-            }
+            },
+        )?;
+        if followed == Followed::NoFeed {
+            return Ok(None);
         }
         // A closure is never undone: a closed card leaves for good.
         p.rows

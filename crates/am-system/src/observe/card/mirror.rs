@@ -28,10 +28,11 @@
 //! refresh leaves the mirror to be dropped (the system keeps a fresh one).
 
 use crate::error::Result;
+use crate::feed::{Followed, follow_feed};
 use crate::recall::reconstruct::hash::HashMap;
 use crate::record::DigestRow;
 use am_journal::{BindingFilter, JournalRecord, Lifecycle, MemoryJournal, ScopeBinding};
-use am_triples::{ErrorKind, TripleAssertion, TripleQuery, TripleStore};
+use am_triples::{TripleAssertion, TripleQuery, TripleStore};
 use std::cmp::Ordering;
 use std::sync::Arc;
 
@@ -369,26 +370,23 @@ impl PairMirror {
     /// the store offers no feed.
     fn follow(&mut self, store: &dyn TripleStore, words: &mut Words) -> Result<()> {
         let owner = self.owner_filter();
-        while self.feed {
-            let page = match store.assertions_after(
-                self.cursor,
-                Some(&self.scope),
+        if self.feed {
+            let mut cursor = self.cursor;
+            let scope = self.scope.clone();
+            let followed = follow_feed(
+                store,
+                &mut cursor,
+                Some(&scope),
                 owner.as_deref(),
+                None,
                 FEED_PAGE,
-            ) {
-                Ok(page) => page,
-                Err(e) if e.kind() == ErrorKind::Unsupported => {
-                    self.feed = false;
-                    break;
-                }
-                Err(e) => return Err(e),
-            };
-            for (_, a) in &page.rows {
-                self.ingest(a, words);
-            }
-            self.cursor = page.next_cursor;
-            if page.rows.len() < FEED_PAGE {
-                return Ok(());
+                |_, a| self.ingest(&a, words),
+            );
+            self.cursor = cursor;
+            let followed = followed?;
+            match followed {
+                Followed::ToEnd => return Ok(()),
+                Followed::NoFeed => self.feed = false,
             }
         }
         // No feed: read the pair's rows again from nothing (its bindings
