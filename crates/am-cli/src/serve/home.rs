@@ -302,6 +302,16 @@ impl Homes {
             .collect()
     }
 
+    /// The home named `name` when it is open already (no file is touched:
+    /// a request on an open home needs no thread of the pool to find it).
+    pub fn get_open(&self, name: &str) -> Option<Arc<Served>> {
+        self.open
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .get(name)
+            .cloned()
+    }
+
     /// The home named `name`, opened on first use. A home that does not
     /// exist yet in `--homes DIR` is created only when `create` (a write
     /// asked with `?create=true`).

@@ -297,8 +297,11 @@ async fn open_home(
     name: String,
     create: bool,
 ) -> Result<Arc<Served>, CliError> {
+    if let Some(open) = state.homes.get_open(&name) {
+        return Ok(open);
+    }
     let st = Arc::clone(state);
-    tokio::task::spawn_blocking(move || st.homes.get(&name, create))
+    super::pool::run(move || st.homes.get(&name, create))
         .await
         .map_err(|e| CliError::failure(format!("the home's open failed: {e}")))?
 }
@@ -320,25 +323,50 @@ async fn op_route(
         let e = am_ops::unknown_op(&op);
         return error_response(Some(&op), e.kind, &e.message);
     };
-    let args = match parse_args(&body) {
-        Ok(a) => a,
-        Err(m) => return error_response(Some(&op), ErrorKind::InvalidInput, &m),
-    };
-    let served = match open_home(&state, home, create && verb.writes).await {
-        Ok(s) => s,
-        Err(e) => return cli_error(Some(&op), &e),
-    };
+    // One trip to the pool: the arguments are parsed, the call runs and its
+    // answer is written out on one thread, so what the call allocates is
+    // freed by the thread that allocated it (docs/server.md, "Threads").
     let name = op.clone();
-    let answer = tokio::task::spawn_blocking(move || served.call(&name, args)).await;
-    match answer {
-        Ok(Ok(a)) => {
-            axum::Json(json!({"op": op, "ok": a.value, "warnings": a.warnings})).into_response()
+    let writes = verb.writes;
+    let done = super::pool::run(move || {
+        let args = match parse_args(&body) {
+            Ok(a) => a,
+            Err(m) => return error_response(Some(&name), ErrorKind::InvalidInput, &m),
+        };
+        let served = match state.homes.get(&home, create && writes) {
+            Ok(s) => s,
+            Err(e) => return cli_error(Some(&name), &e),
+        };
+        match served.call(&name, args) {
+            Ok(a) => json_response(&json!({"op": name, "ok": a.value, "warnings": a.warnings})),
+            Err(e) => error_response(Some(&name), e.kind, &e.message),
         }
-        Ok(Err(e)) => error_response(Some(&op), e.kind, &e.message),
-        Err(e) => error_response(
+    })
+    .await;
+    done.unwrap_or_else(|e| {
+        error_response(
             Some(&op),
             ErrorKind::Internal,
             &format!("internal failure while running {op}: {e}"),
+        )
+    })
+}
+
+/// A 200 answer holding `v` as JSON, written out where it is called.
+fn json_response(v: &Value) -> Response {
+    match serde_json::to_vec(v) {
+        Ok(bytes) => (
+            [(
+                header::CONTENT_TYPE,
+                HeaderValue::from_static("application/json"),
+            )],
+            bytes,
+        )
+            .into_response(),
+        Err(e) => error_response(
+            None,
+            ErrorKind::Internal,
+            &format!("the answer could not be written as JSON: {e}"),
         ),
     }
 }
@@ -416,7 +444,7 @@ async fn exec_route(
         Ok(s) => s,
         Err(e) => return cli_error(None, &e),
     };
-    let out = tokio::task::spawn_blocking(move || {
+    let out = super::pool::run(move || {
         let mut out = String::new();
         for line in &lines {
             if let Some(v) = served.exec_line(line) {

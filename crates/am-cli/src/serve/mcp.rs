@@ -247,7 +247,7 @@ impl ServerHandler for AmMcp {
             Err(m) => return Err(ErrorData::invalid_params(m, None)),
         };
         let served = Arc::clone(&self.served);
-        let answer = tokio::task::spawn_blocking(move || {
+        let answer = super::pool::run(move || {
             let r = served.call(&op, args);
             (op, r)
         })

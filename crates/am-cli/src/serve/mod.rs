@@ -7,6 +7,7 @@ pub mod http;
 pub mod jobs;
 pub mod mcp;
 pub mod page;
+pub mod pool;
 
 use crate::ctx::Ctx;
 use crate::error::{CliError, CliResult};
