@@ -45,7 +45,7 @@ use crate::record::DigestRow;
 use crate::system::MemorySystem;
 use am_journal::{ClosureKind, ClosureRecord};
 use am_triples::text::{jaccard, token_set};
-use am_triples::{TripleAssertion, TripleQuery};
+use am_triples::{Narrow, NarrowRow, TripleQuery};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
@@ -164,17 +164,188 @@ pub struct WakeCueDedupResult {
 
 /// One scanned row with its day and tokens.
 struct Member<'a> {
-    row: &'a TripleAssertion,
+    row: &'a DedupRow,
     tokens: BTreeSet<String>,
 }
 
-/// The scan of one pair: the live rows of the kind, this pass's own
-/// summaries (graph id → digest assertion id), and the closed ids.
-struct Scan {
-    rows: Vec<TripleAssertion>,
+/// What the cluster rule and the day summary read of a live row of the
+/// kind.
+pub(crate) struct DedupRow {
+    /// The graph id.
+    subject: String,
+    /// When it was observed (its day: the first ten characters).
+    observed_at: String,
+    /// The digest.
+    object: String,
+    /// `attributes.title` as stored (`""` when absent or not a string).
+    title: String,
+    /// Its participants (read only for the pass's summary).
+    participants: Vec<String>,
+    /// Its keywords (read only for the pass's summary).
+    keywords: Vec<String>,
+}
+
+/// A `summarizes` edge of one of this pass's summaries.
+struct DedupEdge {
+    subject: String,
+    object: String,
+    assertion_id: Option<String>,
+}
+
+/// The attribute keys the scan reads of a row; [`DEDUP_SUMMARY_KEYS`] adds
+/// what a day summary carries of its members.
+const DEDUP_KEYS: Narrow<'static> = Narrow {
+    attributes: &["record_edge", "bookkeeping", "record_kind", "title"],
+    provenance: &["source"],
+};
+
+const DEDUP_SUMMARY_KEYS: Narrow<'static> = Narrow {
+    attributes: &[
+        "record_edge",
+        "bookkeeping",
+        "record_kind",
+        "title",
+        "participants",
+        "keywords",
+    ],
+    provenance: &["source"],
+};
+
+/// The scan of one pair, folded row by row from one narrow read of its
+/// rows ([`DedupScan::row`], in the store's order): the live rows of the
+/// kind, this pass's own summaries (graph id → digest assertion id), their
+/// `summarizes` edges, against the closed ids at the journal's head. The
+/// mind-mass report folds its dry run from the read its other sections
+/// share.
+pub(crate) struct DedupScan<'c> {
+    kind: RecordKind,
+    summary_fields: bool,
+    closed: &'c HashSet<String>,
+    rows: Vec<DedupRow>,
     own_summaries: HashMap<String, String>,
-    edges: Vec<TripleAssertion>,
-    closed: HashSet<String>,
+    edges: Vec<DedupEdge>,
+}
+
+impl<'c> DedupScan<'c> {
+    /// An empty scan of `kind`'s rows against `closed` (every assertion id
+    /// closed at the head); `summary_fields` also keeps the members'
+    /// participants and keywords (the pass's summary reads them).
+    pub(crate) fn new(kind: RecordKind, closed: &'c HashSet<String>, summary_fields: bool) -> Self {
+        DedupScan {
+            kind,
+            summary_fields,
+            closed,
+            rows: Vec::new(),
+            own_summaries: HashMap::new(),
+            edges: Vec::new(),
+        }
+    }
+
+    /// The keys [`DedupScan::row`] reads of a row.
+    pub(crate) fn keys(&self) -> Narrow<'static> {
+        if self.summary_fields {
+            DEDUP_SUMMARY_KEYS
+        } else {
+            DEDUP_KEYS
+        }
+    }
+
+    /// Fold one row of the pair (holding at least [`DedupScan::keys`]).
+    pub(crate) fn row(&mut self, a: NarrowRow<'_>) {
+        let view = DigestRow::of_attributes(a.attributes);
+        if view.is_edge() {
+            if a.predicate == "summarizes" {
+                self.edges.push(DedupEdge {
+                    subject: a.subject.to_owned(),
+                    object: a.object.to_owned(),
+                    assertion_id: a.assertion_id.map(str::to_owned),
+                });
+            }
+            return;
+        }
+        if view.flag("bookkeeping") {
+            return;
+        }
+        let kind = view.kind();
+        if kind == Some(RecordKind::Summary)
+            && a.provenance.get("source").and_then(Value::as_str) == Some(DEDUP_SOURCE)
+        {
+            self.own_summaries.insert(
+                a.subject.to_owned(),
+                a.assertion_id.unwrap_or_default().to_owned(),
+            );
+        }
+        if kind != Some(self.kind) {
+            return;
+        }
+        if a.assertion_id.is_some_and(|id| self.closed.contains(id))
+            || self.closed.contains(a.subject)
+        {
+            return;
+        }
+        let (participants, keywords) = if self.summary_fields {
+            (
+                strings(view.get("participants")),
+                strings(view.get("keywords")),
+            )
+        } else {
+            (Vec::new(), Vec::new())
+        };
+        self.rows.push(DedupRow {
+            subject: a.subject.to_owned(),
+            observed_at: a.observed_at.to_owned(),
+            object: a.object.to_owned(),
+            title: view.as_stored("title").unwrap_or("").to_owned(),
+            participants,
+            keywords,
+        });
+    }
+
+    /// The scan once every row is folded: only this pass's own summaries
+    /// adopt, so only their edges are kept.
+    fn finish(mut self) -> Self {
+        let own = &self.own_summaries;
+        self.edges.retain(|e| own.contains_key(&e.subject));
+        self
+    }
+
+    /// The residuals (a live member one of this pass's live summaries
+    /// already summarizes, with that summary) and the healthy rows the
+    /// cluster rule reads, in scan order.
+    fn split(&self) -> (Vec<(String, String)>, Vec<&DedupRow>) {
+        let mut live_summary_of: HashMap<&str, &str> = HashMap::new();
+        for e in &self.edges {
+            if self.own_summaries.contains_key(&e.subject)
+                && !self.is_closed(e)
+                && !self.summary_closed(&e.subject)
+            {
+                live_summary_of
+                    .entry(e.object.as_str())
+                    .or_insert(e.subject.as_str());
+            }
+        }
+        let mut residuals: Vec<(String, String)> = Vec::new();
+        let mut healthy: Vec<&DedupRow> = Vec::new();
+        for a in &self.rows {
+            match live_summary_of.get(a.subject.as_str()) {
+                Some(summary) => residuals.push((a.subject.clone(), (*summary).to_owned())),
+                None => healthy.push(a),
+            }
+        }
+        (residuals, healthy)
+    }
+
+    /// The dry run's answer over the folded rows: each acting cluster's
+    /// members (graph ids, oldest first), the cluster rule at `floor` from
+    /// `min` members (the pass's `report_only` clusters).
+    pub(crate) fn dry_run(self, floor: f64, min: usize) -> Vec<Vec<String>> {
+        let scan = self.finish();
+        let (_, healthy) = scan.split();
+        cluster(&healthy, floor, min)
+            .into_iter()
+            .map(|c| c.iter().map(|m| m.row.subject.clone()).collect())
+            .collect()
+    }
 }
 
 impl MemorySystem {
@@ -222,29 +393,12 @@ impl MemorySystem {
             )));
         }
         let owner = args.owner_id.trim();
-        let scan = self.dedup_scan(scope, owner, args.kind)?;
+        let closed = self.closed_at_head()?;
+        let scan = self.dedup_scan(scope, owner, args.kind, &closed, !args.report_only)?;
 
         // Residuals: a live member one of this pass's live summaries already
         // summarizes closes against it, before any clustering.
-        let mut live_summary_of: HashMap<&str, &str> = HashMap::new();
-        for e in &scan.edges {
-            if scan.own_summaries.contains_key(&e.subject)
-                && !scan.is_closed(e)
-                && !scan.summary_closed(&e.subject)
-            {
-                live_summary_of
-                    .entry(e.object.as_str())
-                    .or_insert(e.subject.as_str());
-            }
-        }
-        let mut residuals: Vec<(String, String)> = Vec::new();
-        let mut healthy: Vec<&TripleAssertion> = Vec::new();
-        for a in &scan.rows {
-            match live_summary_of.get(a.subject.as_str()) {
-                Some(summary) => residuals.push((a.subject.clone(), (*summary).to_owned())),
-                None => healthy.push(a),
-            }
-        }
+        let (residuals, healthy) = scan.split();
 
         let clusters = cluster(&healthy, args.jaccard_floor, args.min_cluster);
         let mut result = WakeCueDedupResult {
@@ -365,71 +519,46 @@ impl MemorySystem {
         Ok(planned)
     }
 
-    /// One read of the pair: the live rows of `kind`, this pass's summaries,
-    /// the `summarizes` edges, and the closed ids at the journal's head.
-    fn dedup_scan(&self, scope: &str, owner: &str, kind: RecordKind) -> Result<Scan> {
-        let all = self.store.query(&TripleQuery {
-            scope: Some(scope.to_owned()),
-            owner_id: (!owner.is_empty()).then(|| owner.to_owned()),
-            limit: 0,
-            ..TripleQuery::default()
-        })?;
+    /// Every assertion id closed at the journal's head.
+    fn closed_at_head(&self) -> Result<HashSet<String>> {
         let as_of = self.journal.current_seq()?;
-        let pair = [(scope.to_lowercase(), owner.to_owned())];
-        let closed =
-            PairFolds::load_exclusions(self.store.as_ref(), self.journal.as_ref(), &pair, as_of)?
-                .closed;
-        let mut rows = Vec::new();
-        let mut own_summaries = HashMap::new();
-        let mut edges = Vec::new();
-        for a in all {
-            let view = DigestRow::of(&a);
-            if view.is_edge() {
-                if a.predicate == "summarizes" {
-                    edges.push(a);
-                }
-                continue;
-            }
-            if view.flag("bookkeeping") {
-                continue;
-            }
-            if view.kind() == Some(RecordKind::Summary)
-                && a.provenance.get("source").and_then(Value::as_str) == Some(DEDUP_SOURCE)
-            {
-                own_summaries.insert(
-                    a.subject.clone(),
-                    a.assertion_id.clone().unwrap_or_default(),
-                );
-            }
-            if view.kind() != Some(kind) {
-                continue;
-            }
-            if a.assertion_id
-                .as_deref()
-                .is_some_and(|id| closed.contains(id))
-                || closed.contains(&a.subject)
-            {
-                continue;
-            }
-            rows.push(a);
-        }
-        // Only this pass's own summaries adopt.
-        edges.retain(|e| own_summaries.contains_key(&e.subject));
-        Ok(Scan {
-            rows,
-            own_summaries,
-            edges,
-            closed,
-        })
+        PairFolds::closed_ids(self.journal.as_ref(), as_of)
+    }
+
+    /// One narrow read of the pair folded into its scan: the live rows of
+    /// `kind` (with what a summary carries of them when `summary_fields`),
+    /// this pass's summaries and their `summarizes` edges, against
+    /// `closed`.
+    fn dedup_scan<'c>(
+        &self,
+        scope: &str,
+        owner: &str,
+        kind: RecordKind,
+        closed: &'c HashSet<String>,
+        summary_fields: bool,
+    ) -> Result<DedupScan<'c>> {
+        let mut scan = DedupScan::new(kind, closed, summary_fields);
+        let keys = scan.keys();
+        self.store.as_ref().visit_narrow(
+            &TripleQuery {
+                scope: Some(scope.to_owned()),
+                owner_id: (!owner.is_empty()).then(|| owner.to_owned()),
+                limit: 0,
+                ..TripleQuery::default()
+            },
+            keys,
+            &mut |row| scan.row(row),
+        )?;
+        Ok(scan.finish())
     }
 }
 
-impl Scan {
-    fn is_closed(&self, a: &TripleAssertion) -> bool {
-        a.assertion_id
+impl DedupScan<'_> {
+    fn is_closed(&self, e: &DedupEdge) -> bool {
+        e.assertion_id
             .as_deref()
             .is_some_and(|id| self.closed.contains(id))
-            || self.closed.contains(&a.subject)
+            || self.closed.contains(&e.subject)
     }
 
     /// Whether one of this pass's summaries is closed (its digest row).
@@ -462,7 +591,7 @@ impl Scan {
 
 /// The formation day of `row` (`observed_at[:10]`); `undated` for a row
 /// without one when `grouping`.
-fn day_of(row: &TripleAssertion, grouping: bool) -> String {
+fn day_of(row: &DedupRow, grouping: bool) -> String {
     let day: String = row.observed_at.chars().take(10).collect();
     if day.is_empty() && grouping {
         "undated".to_owned()
@@ -474,8 +603,8 @@ fn day_of(row: &TripleAssertion, grouping: bool) -> String {
 /// The acting clusters: rows grouped by day (days in order), each day's rows
 /// oldest first (`observed_at`, then graph id) placed greedily in the first
 /// cluster holding a member at or above `floor`, clusters of at least `min`.
-fn cluster<'a>(rows: &[&'a TripleAssertion], floor: f64, min: usize) -> Vec<Vec<Member<'a>>> {
-    let mut by_day: BTreeMap<String, Vec<&'a TripleAssertion>> = BTreeMap::new();
+fn cluster<'a>(rows: &[&'a DedupRow], floor: f64, min: usize) -> Vec<Vec<Member<'a>>> {
+    let mut by_day: BTreeMap<String, Vec<&'a DedupRow>> = BTreeMap::new();
     for a in rows {
         by_day.entry(day_of(a, true)).or_default().push(a);
     }
@@ -488,12 +617,9 @@ fn cluster<'a>(rows: &[&'a TripleAssertion], floor: f64, min: usize) -> Vec<Vec<
         });
         let members: Vec<Member<'a>> = day_rows
             .into_iter()
-            .map(|a| {
-                let title = DigestRow::of(a).as_stored("title").unwrap_or("");
-                Member {
-                    row: a,
-                    tokens: token_set(&format!("{title} {}", a.object), EVIDENCE_MIN_TOKEN_LEN),
-                }
+            .map(|a| Member {
+                row: a,
+                tokens: token_set(&format!("{} {}", a.title, a.object), EVIDENCE_MIN_TOKEN_LEN),
             })
             .collect();
         let sets: Vec<&BTreeSet<String>> = members.iter().map(|m| &m.tokens).collect();
@@ -662,15 +788,14 @@ fn day_summary(c: &[Member<'_>], day: &str, actor: &str) -> MemoryRecordInput {
     let mut participants: Vec<String> = Vec::new();
     let mut keywords: Vec<String> = Vec::new();
     for m in c {
-        let view = DigestRow::of(m.row);
-        for p in strings(view.get("participants")) {
-            if !participants.contains(&p) {
-                participants.push(p);
+        for p in &m.row.participants {
+            if !participants.contains(p) {
+                participants.push(p.clone());
             }
         }
-        for k in strings(view.get("keywords")) {
-            if !keywords.contains(&k) && keywords.len() < DEDUP_KEYWORD_BOUND {
-                keywords.push(k);
+        for k in &m.row.keywords {
+            if !keywords.contains(k) && keywords.len() < DEDUP_KEYWORD_BOUND {
+                keywords.push(k.clone());
             }
         }
     }
