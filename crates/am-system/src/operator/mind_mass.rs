@@ -411,6 +411,11 @@ const MASS_ATTRIBUTES: [&str; 9] = [
 /// The provenance keys of that read (the dry run's `source`).
 const MASS_PROVENANCE: [&str; 1] = ["source"];
 
+/// The scan's maps: std's, with foldhash's hasher (a fold of 100,000 rows
+/// hashes every id).
+type FastMap<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
+type FastSet<K> = HashSet<K, foldhash::fast::RandomState>;
+
 /// One tending record of the duplicate-title fold: its kind (an index into
 /// [`MassScan::kinds`]), its title key, and whether its graph id and
 /// assertion id are both open.
@@ -447,11 +452,11 @@ struct MassScan<'c> {
     dreams_total: usize,
     newest_dream_at: Option<String>,
     formed: Vec<FormedRow>,
-    seen: HashSet<String>,
+    seen: FastSet<String>,
     since: &'c str,
     // the tending title fold
     kinds: Vec<String>,
-    titles: HashMap<String, TitleRecord>,
+    titles: FastMap<String, TitleRecord>,
     // per pair
     dedup: Vec<DedupScan<'c>>,
     dreams: Vec<StandingDreamIds>,
@@ -471,10 +476,10 @@ impl<'c> MassScan<'c> {
             dreams_total: 0,
             newest_dream_at: None,
             formed: Vec::new(),
-            seen: HashSet::new(),
+            seen: FastSet::default(),
             since,
             kinds: Vec::new(),
-            titles: HashMap::new(),
+            titles: FastMap::default(),
             dedup: Vec::new(),
             dreams: Vec::new(),
             candidates: Vec::new(),
@@ -607,7 +612,7 @@ impl<'c> MassScan<'c> {
     /// The (kind, title key) groups of more than one live tending record:
     /// how many, and their records.
     fn title_clusters(&self) -> (usize, usize) {
-        let mut by_key: HashMap<(usize, &str), usize> = HashMap::new();
+        let mut by_key: FastMap<(usize, &str), usize> = FastMap::default();
         for rec in self.titles.values() {
             if rec.live && !rec.key.is_empty() {
                 *by_key.entry((rec.kind, rec.key.as_str())).or_default() += 1;
@@ -654,7 +659,17 @@ fn journal_curve(journal: &dyn MemoryJournal, since: &str) -> Result<JournalMass
     let mut by_day: BTreeMap<String, BTreeMap<String, usize>> = BTreeMap::new();
     let mut walked = 0usize;
     // The stream read for each record's family and time only (no record
-    // built; a day's key allocated once).
+    // built). Its records come in runs of one day and family (a batch):
+    // a run is counted, then added to the curve.
+    let mut run: Option<(String, &'static str, usize)> = None;
+    let add = |by_day: &mut BTreeMap<String, BTreeMap<String, usize>>,
+               (day, family, n): (String, &'static str, usize)| {
+        *by_day
+            .entry(day)
+            .or_default()
+            .entry(family.to_owned())
+            .or_default() += n;
+    };
     journal.visit_replay_times(since_seq, None, &mut |family, at| {
         walked += 1;
         let when = at.trim();
@@ -663,13 +678,18 @@ fn journal_curve(journal: &dyn MemoryJournal, since: &str) -> Result<JournalMass
         } else {
             prefix(when, 10)
         };
-        if !by_day.contains_key(day) {
-            by_day.insert(day.to_owned(), BTreeMap::new());
-        }
-        if let Some(families) = by_day.get_mut(day) {
-            bump(families, family);
+        match &mut run {
+            Some((d, f, n)) if d == day && *f == family => *n += 1,
+            _ => {
+                if let Some(done) = run.replace((day.to_owned(), family, 1)) {
+                    add(&mut by_day, done);
+                }
+            }
         }
     })?;
+    if let Some(done) = run {
+        add(&mut by_day, done);
+    }
     Ok(JournalMass {
         unit: "journal records".to_owned(),
         since_seq,

@@ -44,7 +44,7 @@ use crate::recall::args::CloseRecord;
 use crate::record::DigestRow;
 use crate::system::MemorySystem;
 use am_journal::{ClosureKind, ClosureRecord};
-use am_triples::text::{jaccard, token_set};
+use am_triples::text::for_each_token;
 use am_triples::{Narrow, NarrowRow, TripleQuery};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -160,12 +160,6 @@ pub struct WakeCueDedupResult {
     pub formed_summaries: Option<Vec<String>>,
     /// The summaries authored, and the failures of those formed pending.
     pub authoring: AuthoringReceipt,
-}
-
-/// One scanned row with its day and tokens.
-struct Member<'a> {
-    row: &'a DedupRow,
-    tokens: BTreeSet<String>,
 }
 
 /// What the cluster rule and the day summary read of a live row of the
@@ -343,7 +337,7 @@ impl<'c> DedupScan<'c> {
         let (_, healthy) = scan.split();
         cluster(&healthy, floor, min)
             .into_iter()
-            .map(|c| c.iter().map(|m| m.row.subject.clone()).collect())
+            .map(|c| c.iter().map(|m| m.subject.clone()).collect())
             .collect()
     }
 }
@@ -407,8 +401,8 @@ impl MemorySystem {
             clusters: clusters
                 .iter()
                 .map(|c| DedupCluster {
-                    day: day_of(c[0].row, false),
-                    members: c.iter().map(|m| m.row.subject.clone()).collect(),
+                    day: day_of(c[0], false),
+                    members: c.iter().map(|m| m.subject.clone()).collect(),
                     size: c.len(),
                 })
                 .collect(),
@@ -441,8 +435,8 @@ impl MemorySystem {
         let mut prepared_all = Vec::new();
         let mut formed = Vec::with_capacity(clusters.len());
         for c in &clusters {
-            let day = day_of(c[0].row, false);
-            let member_ids: Vec<String> = c.iter().map(|m| m.row.subject.clone()).collect();
+            let day = day_of(c[0], false);
+            let member_ids: Vec<String> = c.iter().map(|m| m.subject.clone()).collect();
             let summary_id = match scan.adopting_summary(&member_ids) {
                 Some(existing) => existing,
                 None => {
@@ -600,13 +594,23 @@ fn day_of(row: &DedupRow, grouping: bool) -> String {
     }
 }
 
+/// The grouping day of `row`: `observed_at[:10]`, `undated` for a row
+/// without one (as [`day_of`] with `grouping`, borrowed).
+fn day_key(row: &DedupRow) -> &str {
+    match row.observed_at.char_indices().nth(10) {
+        Some((i, _)) => &row.observed_at[..i],
+        None if row.observed_at.is_empty() => "undated",
+        None => &row.observed_at,
+    }
+}
+
 /// The acting clusters: rows grouped by day (days in order), each day's rows
 /// oldest first (`observed_at`, then graph id) placed greedily in the first
 /// cluster holding a member at or above `floor`, clusters of at least `min`.
-fn cluster<'a>(rows: &[&'a DedupRow], floor: f64, min: usize) -> Vec<Vec<Member<'a>>> {
-    let mut by_day: BTreeMap<String, Vec<&'a DedupRow>> = BTreeMap::new();
-    for a in rows {
-        by_day.entry(day_of(a, true)).or_default().push(a);
+fn cluster<'a>(rows: &[&'a DedupRow], floor: f64, min: usize) -> Vec<Vec<&'a DedupRow>> {
+    let mut by_day: BTreeMap<&'a str, Vec<&'a DedupRow>> = BTreeMap::new();
+    for &a in rows {
+        by_day.entry(day_key(a)).or_default().push(a);
     }
     let mut out = Vec::new();
     for (_, mut day_rows) in by_day {
@@ -615,21 +619,14 @@ fn cluster<'a>(rows: &[&'a DedupRow], floor: f64, min: usize) -> Vec<Vec<Member<
                 .cmp(&b.observed_at)
                 .then_with(|| a.subject.cmp(&b.subject))
         });
-        let members: Vec<Member<'a>> = day_rows
-            .into_iter()
-            .map(|a| Member {
-                row: a,
-                tokens: token_set(&format!("{} {}", a.title, a.object), EVIDENCE_MIN_TOKEN_LEN),
-            })
-            .collect();
-        let sets: Vec<&BTreeSet<String>> = members.iter().map(|m| &m.tokens).collect();
+        let sets = token_sets(&day_rows);
         let of = if floor > 0.0 {
             assign_indexed(&sets, floor)
         } else {
             assign_greedy(&sets, floor)
         };
-        let mut day_clusters: Vec<Vec<Member<'a>>> = Vec::new();
-        for (m, c) in members.into_iter().zip(of) {
+        let mut day_clusters: Vec<Vec<&'a DedupRow>> = Vec::new();
+        for (m, c) in day_rows.into_iter().zip(of) {
             if c == day_clusters.len() {
                 day_clusters.push(vec![m]);
             } else {
@@ -641,17 +638,59 @@ fn cluster<'a>(rows: &[&'a DedupRow], floor: f64, min: usize) -> Vec<Vec<Member<
     out
 }
 
+/// Each row's token set (its title and digest: `token_set(title + " " +
+/// digest, 3)`, the evidence family) as the ascending distinct ids of the
+/// tokens in a vocabulary of the rows' own: two sets share an id exactly
+/// when they share the token.
+fn token_sets(rows: &[&DedupRow]) -> Vec<Vec<u32>> {
+    let mut vocabulary: std::collections::HashMap<String, u32, foldhash::fast::RandomState> =
+        std::collections::HashMap::default();
+    rows.iter()
+        .map(|a| {
+            let mut set: Vec<u32> = Vec::new();
+            for_each_token(
+                &format!("{} {}", a.title, a.object),
+                EVIDENCE_MIN_TOKEN_LEN,
+                |t| {
+                    let id = match vocabulary.get(t) {
+                        Some(&id) => id,
+                        None => {
+                            let id = u32::try_from(vocabulary.len()).unwrap_or(u32::MAX);
+                            vocabulary.insert(t.to_owned(), id);
+                            id
+                        }
+                    };
+                    set.push(id);
+                },
+            );
+            set.sort_unstable();
+            set.dedup();
+            set
+        })
+        .collect()
+}
+
+/// `|A ∩ B| / |A ∪ B|` of two ascending id sets, `0.0` when either is
+/// empty (`am_triples::text::jaccard` of the token sets they stand for).
+fn jaccard_ids(a: &[u32], b: &[u32]) -> f64 {
+    if a.is_empty() || b.is_empty() {
+        return 0.0;
+    }
+    let inter = sorted_overlap(a, b);
+    inter as f64 / (a.len() + b.len() - inter) as f64
+}
+
 /// The greedy single link, oldest first, as the rule reads: each set joins
 /// the first cluster (in creation order) holding a member it reaches
 /// `floor` against, or starts a new one. Answers each set's cluster.
 /// Quadratic; [`assign_indexed`] answers the same for `floor > 0`.
-fn assign_greedy(sets: &[&BTreeSet<String>], floor: f64) -> Vec<usize> {
+fn assign_greedy(sets: &[Vec<u32>], floor: f64) -> Vec<usize> {
     let mut clusters: Vec<Vec<usize>> = Vec::new();
     let mut of = Vec::with_capacity(sets.len());
     for (k, a) in sets.iter().enumerate() {
         match clusters
             .iter()
-            .position(|c| c.iter().any(|&b| jaccard(a, sets[b]) >= floor))
+            .position(|c| c.iter().any(|&b| jaccard_ids(a, &sets[b]) >= floor))
         {
             Some(c) => {
                 clusters[c].push(k);
@@ -667,7 +706,7 @@ fn assign_greedy(sets: &[&BTreeSet<String>], floor: f64) -> Vec<usize> {
 }
 
 /// The least overlap `k` two sets of sizes `na` and `nb` need to reach
-/// `floor` (`k / (na + nb - k) >= floor`, computed as [`jaccard`] computes
+/// `floor` (`k / (na + nb - k) >= floor`, computed as [`jaccard_ids`] computes
 /// it); `None` when no overlap reaches it.
 fn min_overlap(na: usize, nb: usize, floor: f64) -> Option<usize> {
     (1..=na.min(nb)).find(|&k| k as f64 / (na + nb - k) as f64 >= floor)
@@ -684,29 +723,32 @@ fn min_overlap(na: usize, nb: usize, floor: f64) -> Option<usize> {
 /// finds every set `A` reaches; each found set is then compared exactly,
 /// and `A` joins the earliest cluster among those it reaches: the greedy
 /// rule's choice.
-fn assign_indexed(sets: &[&BTreeSet<String>], floor: f64) -> Vec<usize> {
-    let mut freq: HashMap<&str, u32> = HashMap::new();
-    for s in sets {
-        for t in s.iter() {
-            *freq.entry(t.as_str()).or_default() += 1;
-        }
+fn assign_indexed(sets: &[Vec<u32>], floor: f64) -> Vec<usize> {
+    // Rank the vocabulary rarest first (ties by id: any total order serves).
+    let vocabulary = sets.iter().flatten().max().map_or(0, |&m| m as usize + 1);
+    let mut freq: Vec<u32> = vec![0; vocabulary];
+    for &t in sets.iter().flatten() {
+        freq[t as usize] += 1;
     }
-    let mut order: Vec<(&str, u32)> = freq.into_iter().collect();
-    order.sort_unstable_by(|a, b| a.1.cmp(&b.1).then_with(|| a.0.cmp(b.0)));
-    let rank: HashMap<&str, u32> = order
-        .iter()
-        .enumerate()
-        .map(|(r, (t, _))| (*t, u32::try_from(r).unwrap_or(u32::MAX)))
-        .collect();
+    let mut order: Vec<u32> = (0..u32::try_from(vocabulary).unwrap_or(u32::MAX)).collect();
+    order.sort_unstable_by_key(|&t| (freq[t as usize], t));
+    let mut rank: Vec<u32> = vec![0; vocabulary];
+    for (r, &t) in order.iter().enumerate() {
+        rank[t as usize] = u32::try_from(r).unwrap_or(u32::MAX);
+    }
     let ranked: Vec<Vec<u32>> = sets
         .iter()
         .map(|s| {
-            let mut v: Vec<u32> = s.iter().map(|t| rank[t.as_str()]).collect();
+            let mut v: Vec<u32> = s.iter().map(|&t| rank[t as usize]).collect();
             v.sort_unstable();
             v
         })
         .collect();
-    let mut index: HashMap<(usize, usize, u32), Vec<usize>> = HashMap::new();
+    let mut index: std::collections::HashMap<
+        (usize, usize, u32),
+        Vec<usize>,
+        foldhash::fast::RandomState,
+    > = std::collections::HashMap::default();
     let mut sizes: BTreeSet<usize> = BTreeSet::new();
     let mut seen: Vec<usize> = vec![usize::MAX; sets.len()];
     let mut of: Vec<usize> = Vec::with_capacity(sets.len());
@@ -778,22 +820,22 @@ fn sorted_overlap(a: &[u32], b: &[u32]) -> usize {
 /// digest (the longest member digest, the first on a tie) as its provisional
 /// body, no title (both are the author's), `summarizes` edges to every
 /// member, the members' participants and keywords, and who ran the pass.
-fn day_summary(c: &[Member<'_>], day: &str, actor: &str) -> MemoryRecordInput {
-    let mut witness = c[0].row;
-    for m in c {
-        if m.row.object.chars().count() > witness.object.chars().count() {
-            witness = m.row;
+fn day_summary(c: &[&DedupRow], day: &str, actor: &str) -> MemoryRecordInput {
+    let mut witness = c[0];
+    for &m in c {
+        if m.object.chars().count() > witness.object.chars().count() {
+            witness = m;
         }
     }
     let mut participants: Vec<String> = Vec::new();
     let mut keywords: Vec<String> = Vec::new();
     for m in c {
-        for p in &m.row.participants {
+        for p in &m.participants {
             if !participants.contains(p) {
                 participants.push(p.clone());
             }
         }
-        for k in &m.row.keywords {
+        for k in &m.keywords {
             if !keywords.contains(k) && keywords.len() < DEDUP_KEYWORD_BOUND {
                 keywords.push(k.clone());
             }
@@ -805,7 +847,7 @@ fn day_summary(c: &[Member<'_>], day: &str, actor: &str) -> MemoryRecordInput {
     record.keywords = keywords;
     record.edges = c
         .iter()
-        .map(|m| ("summarizes".to_owned(), m.row.subject.clone()))
+        .map(|m| ("summarizes".to_owned(), m.subject.clone()))
         .collect();
     record
         .attributes
@@ -870,11 +912,83 @@ mod tests {
             .collect()
     }
 
+    /// The sets as ascending ids of a vocabulary of their own.
+    fn ids(sets: &[BTreeSet<String>]) -> Vec<Vec<u32>> {
+        let mut vocabulary: HashMap<&str, u32> = HashMap::new();
+        sets.iter()
+            .map(|s| {
+                let mut v: Vec<u32> = s
+                    .iter()
+                    .map(|t| {
+                        let n = u32::try_from(vocabulary.len()).unwrap();
+                        *vocabulary.entry(t.as_str()).or_insert(n)
+                    })
+                    .collect();
+                v.sort_unstable();
+                v
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_id_sets_measure_the_token_sets_jaccard() {
+        for seed in 0..10 {
+            let owned = sets(seed, 60);
+            let as_ids = ids(&owned);
+            for a in 0..owned.len() {
+                for b in 0..owned.len() {
+                    assert_eq!(
+                        jaccard_ids(&as_ids[a], &as_ids[b]).to_bits(),
+                        am_triples::text::jaccard(&owned[a], &owned[b]).to_bits(),
+                        "seed {seed}, sets {a} and {b}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_token_sets_are_the_evidence_family_of_title_and_digest() {
+        let row = |title: &str, object: &str| DedupRow {
+            subject: "ex:a".into(),
+            observed_at: "2026-01-01T00:00:00+00:00".into(),
+            object: object.into(),
+            title: title.into(),
+            participants: Vec::new(),
+            keywords: Vec::new(),
+        };
+        let rows = [
+            row("Woke Up", "woke up and checked the kiln glaze, again!"),
+            row("Ça glaze", "the KILN glaze crawls"),
+            row("", ""),
+        ];
+        let refs: Vec<&DedupRow> = rows.iter().collect();
+        let got = token_sets(&refs);
+        let want: Vec<BTreeSet<String>> = rows
+            .iter()
+            .map(|r| {
+                am_triples::text::token_set(
+                    &format!("{} {}", r.title, r.object),
+                    EVIDENCE_MIN_TOKEN_LEN,
+                )
+            })
+            .collect();
+        for a in 0..rows.len() {
+            assert_eq!(got[a].len(), want[a].len(), "row {a}");
+            for b in 0..rows.len() {
+                assert_eq!(
+                    jaccard_ids(&got[a], &got[b]).to_bits(),
+                    am_triples::text::jaccard(&want[a], &want[b]).to_bits()
+                );
+            }
+        }
+    }
+
     #[test]
     fn the_indexed_assignment_is_the_greedy_single_link_for_every_floor() {
         for seed in 0..40 {
             let owned = sets(seed, 120);
-            let refs: Vec<&BTreeSet<String>> = owned.iter().collect();
+            let refs = ids(&owned);
             for floor in [0.05, 0.3, 0.5, 0.6, 2.0 / 3.0, 0.75, 0.8, 0.82, 0.9, 1.0] {
                 let greedy = assign_greedy(&refs, floor);
                 assert_eq!(
