@@ -1091,21 +1091,33 @@ fn duplicate_mass(scan: &mut MassScan<'_>, wake_cue_kind: Option<RecordKind>) ->
         // The pass's own defaults, as `wake_cue_dedup_pass(report_only=True,
         // kind=...)` runs with them.
         let dry = WakeCueDedup::new("", "", "mind-mass-report");
-        let mut sets: BTreeSet<BTreeSet<String>> = BTreeSet::new();
-        for d in std::mem::take(&mut scan.dedup) {
-            for members in d.dry_run(dry.jaccard_floor, dry.min_cluster) {
-                let members: BTreeSet<String> = members.into_iter().collect();
-                if !members.is_empty() {
-                    sets.insert(members);
+        let mut runs: Vec<(Vec<Vec<String>>, bool)> = std::mem::take(&mut scan.dedup)
+            .into_iter()
+            .map(|d| d.dry_run(dry.jaccard_floor, dry.min_cluster))
+            .collect();
+        let (clusters, members) = match runs.as_mut_slice() {
+            // One pair whose rows had distinct ids: its clusters are
+            // already distinct sets of distinct members.
+            [(one, true)] => (one.len(), one.iter().map(Vec::len).sum()),
+            _ => {
+                let mut sets: BTreeSet<BTreeSet<String>> = BTreeSet::new();
+                for (run, _) in runs {
+                    for members in run {
+                        let members: BTreeSet<String> = members.into_iter().collect();
+                        if !members.is_empty() {
+                            sets.insert(members);
+                        }
+                    }
                 }
+                (sets.len(), sets.iter().map(BTreeSet::len).sum())
             }
-        }
+        };
         out.units
             .insert("wake_cue_clusters".to_owned(), "clusters".to_owned());
         out.units
             .insert("wake_cue_members".to_owned(), "records".to_owned());
-        out.wake_cue_clusters = Some(sets.len());
-        out.wake_cue_members = Some(sets.iter().map(BTreeSet::len).sum());
+        out.wake_cue_clusters = Some(clusters);
+        out.wake_cue_members = Some(members);
         out.sources.insert(
             "wake_cue_clusters".to_owned(),
             format!(

@@ -331,14 +331,20 @@ impl<'c> DedupScan<'c> {
 
     /// The dry run's answer over the folded rows: each acting cluster's
     /// members (graph ids, oldest first), the cluster rule at `floor` from
-    /// `min` members (the pass's `report_only` clusters).
-    pub(crate) fn dry_run(self, floor: f64, min: usize) -> Vec<Vec<String>> {
-        let scan = self.finish();
-        let (_, healthy) = scan.split();
-        cluster(&healthy, floor, min)
+    /// `min` members (the pass's `report_only` clusters), and whether the
+    /// rows the rule read had distinct graph ids (then the clusters are
+    /// disjoint sets of distinct ids).
+    pub(crate) fn dry_run(mut self, floor: f64, min: usize) -> (Vec<Vec<String>>, bool) {
+        self = self.finish();
+        let (_, healthy) = self.split();
+        let mut ids: std::collections::HashSet<&str, foldhash::fast::RandomState> =
+            std::collections::HashSet::default();
+        let distinct = healthy.iter().all(|a| ids.insert(a.subject.as_str()));
+        let clusters = cluster(&healthy, floor, min)
             .into_iter()
             .map(|c| c.iter().map(|m| m.subject.clone()).collect())
-            .collect()
+            .collect();
+        (clusters, distinct)
     }
 }
 
@@ -645,24 +651,25 @@ fn cluster<'a>(rows: &[&'a DedupRow], floor: f64, min: usize) -> Vec<Vec<&'a Ded
 fn token_sets(rows: &[&DedupRow]) -> Vec<Vec<u32>> {
     let mut vocabulary: std::collections::HashMap<String, u32, foldhash::fast::RandomState> =
         std::collections::HashMap::default();
+    let mut text = String::new();
     rows.iter()
         .map(|a| {
             let mut set: Vec<u32> = Vec::new();
-            for_each_token(
-                &format!("{} {}", a.title, a.object),
-                EVIDENCE_MIN_TOKEN_LEN,
-                |t| {
-                    let id = match vocabulary.get(t) {
-                        Some(&id) => id,
-                        None => {
-                            let id = u32::try_from(vocabulary.len()).unwrap_or(u32::MAX);
-                            vocabulary.insert(t.to_owned(), id);
-                            id
-                        }
-                    };
-                    set.push(id);
-                },
-            );
+            text.clear();
+            text.push_str(&a.title);
+            text.push(' ');
+            text.push_str(&a.object);
+            for_each_token(&text, EVIDENCE_MIN_TOKEN_LEN, |t| {
+                let id = match vocabulary.get(t) {
+                    Some(&id) => id,
+                    None => {
+                        let id = u32::try_from(vocabulary.len()).unwrap_or(u32::MAX);
+                        vocabulary.insert(t.to_owned(), id);
+                        id
+                    }
+                };
+                set.push(id);
+            });
             set.sort_unstable();
             set.dedup();
             set
@@ -744,11 +751,16 @@ fn assign_indexed(sets: &[Vec<u32>], floor: f64) -> Vec<usize> {
             v
         })
         .collect();
+    // The index: each key's placed sets as a chain through `placed`
+    // (newest first; the choice below is the least cluster found, whatever
+    // the order the sets are found in).
+    const END: usize = usize::MAX;
     let mut index: std::collections::HashMap<
         (usize, usize, u32),
-        Vec<usize>,
+        usize,
         foldhash::fast::RandomState,
     > = std::collections::HashMap::default();
+    let mut placed: Vec<(usize, usize)> = Vec::new();
     let mut sizes: BTreeSet<usize> = BTreeSet::new();
     let mut seen: Vec<usize> = vec![usize::MAX; sets.len()];
     let mut of: Vec<usize> = Vec::with_capacity(sets.len());
@@ -765,10 +777,10 @@ fn assign_indexed(sets: &[Vec<u32>], floor: f64) -> Vec<usize> {
                     if 1 + (na - 1 - i).min(nb - 1 - j) < alpha {
                         continue;
                     }
-                    let Some(found) = index.get(&(nb, j, a[i])) else {
-                        continue;
-                    };
-                    for &b in found {
+                    let mut at = index.get(&(nb, j, a[i])).copied().unwrap_or(END);
+                    while at != END {
+                        let (b, next) = placed[at];
+                        at = next;
                         if seen[b] == k {
                             continue;
                         }
@@ -792,7 +804,9 @@ fn assign_indexed(sets: &[Vec<u32>], floor: f64) -> Vec<usize> {
         if na > 0 {
             sizes.insert(na);
             for (j, &t) in a.iter().enumerate() {
-                index.entry((na, j, t)).or_default().push(k);
+                let head = index.entry((na, j, t)).or_insert(END);
+                placed.push((k, *head));
+                *head = placed.len() - 1;
             }
         }
     }
