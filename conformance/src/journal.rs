@@ -107,6 +107,7 @@ pub fn checks() -> Vec<Check<dyn JournalFactory>> {
         check!(valence_events_filter_by_target_newest_first),
         check!(versions_read_oldest_first_by_record_field_and_anchor),
         check!(replay_records_merge_six_families_in_seq_order),
+        check!(replay_times_are_the_replay_stream_s_families_and_times),
         check!(revision_records_carry_versions_only),
         check!(selected_count_counts_selected_only_and_never_decays),
         check!(selected_count_as_of_a_seq),
@@ -1388,6 +1389,64 @@ pub fn replay_records_merge_six_families_in_seq_order(f: &dyn JournalFactory) ->
         ok("replay", j.replay_records(8, None))?.len(),
         0,
     )
+}
+
+/// `visit_replay_times` lends exactly the `(family, observed_at)` of the
+/// records `replay_records` returns for the same bounds (as a multiset: its
+/// order is the journal's own), and refuses the anchors replay refuses.
+pub fn replay_times_are_the_replay_stream_s_families_and_times(
+    f: &dyn JournalFactory,
+) -> CheckResult {
+    let j = open(f)?;
+    ok(
+        "binding",
+        j.append_binding(&ScopeBinding::new("r1", S, O, SearchState::Indexed)),
+    )?;
+    append(&*j, &[sel("r1")])?;
+    ok("version", j.append_version(&version("digest", 0, "w")))?;
+    ok(
+        "trace",
+        j.append_trace(&ReconstructionTrace::new("t1", "fp")),
+    )?;
+    ok(
+        "valence",
+        j.append_valence(&[ValenceEvent::appraisal("r1", 1, 2.0, "g", S, O)]),
+    )?;
+    ok(
+        "snapshot",
+        j.append_snapshot(&ActiveMemorySnapshot::new("", "t1", &["r1"])),
+    )?;
+    ok(
+        "closure",
+        j.append_closure(&ClosureRecord::new("a1", ClosureKind::Retract, "w")),
+    )?;
+    append(&*j, &[sel("r2")])?;
+    for (since, until) in [(0, None), (2, Some(6)), (1, Some(1)), (8, None)] {
+        let mut want: Vec<(String, String)> = ok("replay", j.replay_records(since, until))?
+            .iter()
+            .map(|r| (r.family().to_owned(), r.observed_at().to_owned()))
+            .collect();
+        let mut got: Vec<(String, String)> = Vec::new();
+        ok(
+            "visit_replay_times",
+            j.visit_replay_times(since, until, &mut |family, at| {
+                got.push((family.to_owned(), at.to_owned()));
+            }),
+        )?;
+        want.sort();
+        got.sort();
+        ensure_eq(&format!("replay times ({since}, {until:?}]"), got, want)?;
+    }
+    let hw = ok("current_seq", j.current_seq())?;
+    expect_invalid(
+        "visit_replay_times past the high water",
+        j.visit_replay_times(0, Some(hw + 1), &mut |_, _| {}),
+    )?;
+    expect_invalid(
+        "visit_replay_times from a negative anchor",
+        j.visit_replay_times(-1, None, &mut |_, _| {}),
+    )
+    .map(|_| ())
 }
 
 /// `revision_records` is the opt-in family: versions only, bounds as replay.

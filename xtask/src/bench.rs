@@ -297,6 +297,15 @@ pub const FIGURES: &[Figure] = &[
         python: None,
     },
     Figure {
+        label: "operator: mind_mass_report, 100k records, thread CPU time",
+        id: "operator/mind_mass_report_100k_cpu_time",
+        kind: Kind::Latency {
+            max_ns: Some(1_000.0 * MS),
+        },
+        target: "<= 1 s",
+        python: None,
+    },
+    Figure {
         label: "communities: communities_pass, a first version, 100k records",
         id: "communities/communities_pass_first_version_100k",
         kind: Kind::Latency {

@@ -1851,6 +1851,50 @@ fn more_cases(ids: &Ids, push: &mut dyn FnMut(&str, String)) {
             ),
         ),
         (
+            "read_embedding_pin: a blank path",
+            with("read_embedding_pin", json!({"path": "  "})),
+        ),
+        (
+            "read_embedding_pin: a table name that is no SQL identifier",
+            with(
+                "read_embedding_pin",
+                json!({"path": "/nonexistent-am/home.sqlite3", "table_name": "triples; DROP TABLE triples"}),
+            ),
+        ),
+        (
+            "read_embedding_pin: the path a number",
+            with("read_embedding_pin", json!({"path": 7})),
+        ),
+        (
+            "build_pin: neither a model nor a dimension",
+            with("build_pin", json!({"source": "creation"})),
+        ),
+        (
+            "build_pin: a blank model and no dimension",
+            with(
+                "build_pin",
+                json!({"model_id": "   ", "source": "creation"}),
+            ),
+        ),
+        (
+            "build_pin: dimension 0",
+            with(
+                "build_pin",
+                json!({"model_id": "m", "dimension": 0, "source": "creation"}),
+            ),
+        ),
+        (
+            "build_pin: a negative dimension",
+            with(
+                "build_pin",
+                json!({"model_id": "m", "dimension": -64, "source": "creation"}),
+            ),
+        ),
+        (
+            "build_pin: no source",
+            with("build_pin", json!({"model_id": "m", "dimension": 64})),
+        ),
+        (
             "apply_redigestion: entries an object",
             with(
                 "apply_redigestion",

@@ -312,6 +312,29 @@ pub trait MemoryJournal: Send + Sync + std::any::Any {
     /// # Errors
     /// `InvalidInput` for an invalid anchor.
     fn replay_records(&self, since_seq: i64, until_seq: Option<i64>) -> Result<Vec<JournalRecord>>;
+    /// What [`MemoryJournal::replay_records`] returns for the same bounds,
+    /// read only for each record's family and `observed_at`: `visit` is
+    /// called once per record with [`JournalRecord::family`] and
+    /// [`JournalRecord::observed_at`], family by family (the order is not
+    /// the stream's). A reader that counts the stream (the mind-mass
+    /// report's journal curve) builds no record. The default reads
+    /// `replay_records`; a journal with its own storage reads the two
+    /// columns. `visit` must not call the journal (a journal may hold its
+    /// connection for the read).
+    ///
+    /// # Errors
+    /// As [`MemoryJournal::replay_records`].
+    fn visit_replay_times(
+        &self,
+        since_seq: i64,
+        until_seq: Option<i64>,
+        visit: &mut dyn FnMut(&'static str, &str),
+    ) -> Result<()> {
+        for r in self.replay_records(since_seq, until_seq)? {
+            visit(r.family(), r.observed_at());
+        }
+        Ok(())
+    }
     /// The opt-in `revision` family: understanding versions in seq order, bounds as
     /// [`MemoryJournal::replay_records`].
     ///
@@ -405,6 +428,19 @@ impl JournalRecord {
             JournalRecord::Snapshot(_) => "snapshot",
             JournalRecord::Valence(_) => "valence",
             JournalRecord::Version(_) => "revision",
+        }
+    }
+
+    /// When the record was observed (a version: when it was understood).
+    pub fn observed_at(&self) -> &str {
+        match self {
+            JournalRecord::Event(r) => &r.observed_at,
+            JournalRecord::Binding(r) => &r.observed_at,
+            JournalRecord::Closure(r) => &r.observed_at,
+            JournalRecord::Trace(r) => &r.observed_at,
+            JournalRecord::Snapshot(r) => &r.observed_at,
+            JournalRecord::Valence(r) => &r.observed_at,
+            JournalRecord::Version(r) => &r.understood_at,
         }
     }
 

@@ -4,7 +4,7 @@ use crate::error::{OpError, OpResult};
 use am_graph::graph::MemoryGraph;
 use am_journal::cold_cut::{ColdCut, ColdCutReport, ColdCutVerification};
 use am_system::MemorySystem;
-use am_triples::{ErrorKind, TextEmbedder};
+use am_triples::{EmbeddingPin, ErrorKind, TextEmbedder};
 use std::path::Path;
 use std::sync::Arc;
 
@@ -124,6 +124,25 @@ pub trait Home {
         Err(no_files("verify_cold_cut"))
     }
 
+    /// The embedding pin of the SQLite store file at `path`
+    /// (`read_embedding_pin`): a pure peek that opens no store (a read-only
+    /// connection; never creates the file, a table or the schema). `None`
+    /// for a missing file, a file that is no home, no pin or an unreadable
+    /// one. `table_name` is the store's table (`None`: `triples`).
+    ///
+    /// # Errors
+    /// `Unsupported` where the front end reads no file a call names (a
+    /// server); `InvalidInput` for a table name that is not a plain SQL
+    /// identifier.
+    fn read_embedding_pin(
+        &self,
+        path: &Path,
+        table_name: Option<&str>,
+    ) -> OpResult<Option<EmbeddingPin>> {
+        let _ = (path, table_name);
+        Err(no_files("read_embedding_pin"))
+    }
+
     /// Close and reopen the home (a restart); answers the journal's seq.
     ///
     /// # Errors
@@ -142,7 +161,7 @@ fn no_files(op: &str) -> OpError {
     OpError::new(
         ErrorKind::Unsupported,
         format!(
-            "{op} works on home files named by path, and this front end opens no file a call names; run it with `am cold-cut`, `am exec` or the Python package"
+            "{op} works on home files named by path, and this front end opens no file a call names; run it with `am exec` or the Python package (the cold cut also with `am cold-cut`)"
         ),
     )
 }

@@ -344,6 +344,15 @@ impl am_ops::Home for NativeHome<'_> {
             .map_err(|e| OpError::from(am_triples::Error::from(e)))
     }
 
+    fn read_embedding_pin(
+        &self,
+        path: &std::path::Path,
+        table_name: Option<&str>,
+    ) -> OpResult<Option<am_triples::EmbeddingPin>> {
+        am_backend_sqlite::read_embedding_pin(path, table_name)
+            .map_err(|e| OpError::from(am_triples::Error::from(e)))
+    }
+
     fn graph(&self) -> OpResult<MemoryGraph> {
         let journal = GraphJournal::from_dyn(Arc::clone(self.0.system.journal()));
         let graph = match (&self.0.sqlite, &self.0.memory) {

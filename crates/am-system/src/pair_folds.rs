@@ -142,7 +142,7 @@ impl PairFolds {
     }
 
     /// Every assertion id closed at or before `as_of`.
-    fn closed_ids(journal: &dyn MemoryJournal, as_of: i64) -> Result<HashSet<String>> {
+    pub(crate) fn closed_ids(journal: &dyn MemoryJournal, as_of: i64) -> Result<HashSet<String>> {
         Ok(journal
             .closures(&ClosureFilter {
                 assertion_id: None,

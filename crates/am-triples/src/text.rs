@@ -191,6 +191,16 @@ pub fn token_set(text: &str, min_len: usize) -> BTreeSet<String> {
         .collect()
 }
 
+/// Each token of `text` of at least `min_len` characters, in order, with
+/// repeats: the tokens [`token_set`] collects, lent one by one.
+pub fn for_each_token(text: &str, min_len: usize, mut f: impl FnMut(&str)) {
+    for r in runs(&fold_text(text)) {
+        if r.len() >= min_len {
+            f(r);
+        }
+    }
+}
+
 /// Every run of the folded text (no length floor) joined by single spaces.
 pub fn title_key(text: &str) -> String {
     runs(&fold_text(text)).collect::<Vec<_>>().join(" ")

@@ -489,6 +489,15 @@ impl MemoryJournal for SQLiteJournal {
         self.read(|c| read::replay(c, since_seq, until_seq))
     }
 
+    fn visit_replay_times(
+        &self,
+        since_seq: i64,
+        until_seq: Option<i64>,
+        visit: &mut dyn FnMut(&'static str, &str),
+    ) -> Result<()> {
+        self.read(|c| read::replay_times(c, since_seq, until_seq, &mut *visit))
+    }
+
     fn revision_records(
         &self,
         since_seq: i64,

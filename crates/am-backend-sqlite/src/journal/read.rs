@@ -344,6 +344,47 @@ pub(crate) fn replay(
     Ok(out)
 }
 
+/// [`replay`]'s records read only for their family and `observed_at`
+/// (`MemoryJournal::visit_replay_times`): each family's column over the same
+/// seq range, lent as SQLite steps to it, family by family. A cell that is
+/// not text fails as the record's decode fails on it; the record's other
+/// columns are not read.
+pub(crate) fn replay_times(
+    conn: &Connection,
+    since: i64,
+    until: Option<i64>,
+    visit: &mut dyn FnMut(&'static str, &str),
+) -> Result<()> {
+    let hw = anchors(conn, Some(since), until)?;
+    let hi = until.unwrap_or(hw);
+    for (family, table) in [
+        ("event", "memj_events"),
+        ("binding", "memj_bindings"),
+        ("closure", "memj_closures"),
+        ("trace", "memj_traces"),
+        ("snapshot", "memj_snapshots"),
+        ("valence", "memj_valence"),
+    ] {
+        let mut stmt = conn
+            .prepare_cached(&format!(
+                "SELECT observed_at FROM {table} WHERE seq > ?1 AND seq <= ?2"
+            ))
+            .map_err(storage)?;
+        let mut rows = stmt.query([since, hi]).map_err(storage)?;
+        while let Some(r) = rows.next().map_err(storage)? {
+            if let rusqlite::types::ValueRef::Text(t) = r.get_ref(0).map_err(storage)?
+                && let Ok(at) = std::str::from_utf8(t)
+            {
+                visit(family, at);
+            } else {
+                let at: String = r.get(0).map_err(storage)?;
+                visit(family, &at);
+            }
+        }
+    }
+    Ok(())
+}
+
 pub(crate) fn revisions(
     conn: &Connection,
     since: i64,

@@ -420,6 +420,15 @@ impl am_ops::Home for Session {
             .map_err(|e| OpError::from(am_triples::Error::from(e)))
     }
 
+    fn read_embedding_pin(
+        &self,
+        path: &std::path::Path,
+        table_name: Option<&str>,
+    ) -> OpResult<Option<am_triples::EmbeddingPin>> {
+        am_backend_sqlite::read_embedding_pin(path, table_name)
+            .map_err(|e| OpError::from(am_triples::Error::from(e)))
+    }
+
     fn no_queue(&self, op: &str, _: OpError) -> OpError {
         OpError::invalid(format!(
             "{op} needs the home's memory task queue, and this session has no memory task queue: run am exec with \

@@ -3,7 +3,10 @@
 //! `reembed_store` / `reembed_home`, the home moved to a new embedding
 //! space, and the path functions `journal_cold_cut` / `verify_cold_cut`
 //! (a home file rebuilt with its attention-event mass cut, by the front
-//! end's [`Home::journal_cold_cut`]: the file's backend cuts it).
+//! end's [`Home::journal_cold_cut`]: the file's backend cuts it), and the
+//! embedding pin's two functions: `read_embedding_pin`, a pure peek at a
+//! store file's pin ([`Home::read_embedding_pin`]), and `build_pin`, the
+//! normalized pin of model facts (a pure constructor).
 //!
 //! Spec: api.md "Maintenance, health, and operator tools".
 
@@ -16,6 +19,7 @@ use am_system::operator::{
     ApplyRedigestion, MindMass, MindMassReport, RedigestionApplied, RedigestionCandidates,
     RedigestionDebt, ReembedStore, Reembedded,
 };
+use am_triples::EmbeddingPin;
 use serde::Deserialize;
 use std::path::Path;
 
@@ -134,6 +138,56 @@ fn verify_cut(home: &mut dyn Home, _: &Host, a: VerifyColdCutOp) -> OpResult<Ans
     let src = path_arg(op, "src_path", &a.src_path)?;
     let dst = path_arg(op, "dst_path", &a.dst_path)?;
     Answer::of(&home.verify_cold_cut(src, dst)?)
+}
+
+/// `read_embedding_pin(path, *, table_name="triples")` over the wire.
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct ReadPinOp {
+    /// The store file (only read: a read-only connection that never creates
+    /// it, a table or the schema).
+    path: String,
+    /// The store's table (default `triples`; a plain SQL identifier).
+    #[serde(default)]
+    table_name: Option<String>,
+}
+
+/// `build_pin(model_id, dimension, *, source, claimed_by=None)` over the
+/// wire.
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct BuildPinOp {
+    /// The model identity (trimmed; blank is none).
+    #[serde(default)]
+    model_id: Option<String>,
+    /// The vector dimension (at least 1).
+    #[serde(default)]
+    dimension: Option<usize>,
+    /// Why the pin is written: `creation`, `first-write` or `reembed`
+    /// (blank: `creation`).
+    source: String,
+    /// Who claimed the model id when no operator vouched for it (kept only
+    /// beside a model id).
+    #[serde(default)]
+    claimed_by: Option<String>,
+}
+
+fn read_pin(home: &mut dyn Home, _: &Host, a: ReadPinOp) -> OpResult<Answer> {
+    let path = path_arg("read_embedding_pin", "path", &a.path)?;
+    Answer::of(&home.read_embedding_pin(path, a.table_name.as_deref())?)
+}
+
+fn build_pin(home: &mut dyn Home, _: &Host, a: BuildPinOp) -> OpResult<Answer> {
+    let mut pin: EmbeddingPin = am_triples::build_pin(
+        a.model_id.as_deref(),
+        a.dimension,
+        &a.source,
+        a.claimed_by.as_deref(),
+    )?;
+    // `pinned_at` is the front end's clock (a session's pinned clock), as
+    // every instant the engine writes.
+    pin.pinned_at = home.system()?.now()?;
+    Answer::of(&pin)
 }
 
 fn apply_redigestion(home: &mut dyn Home, _: &Host, a: ApplyRedigestion) -> OpResult<Answer> {
@@ -259,5 +313,21 @@ pub(super) fn verbs() -> Vec<Verb> {
         .shape(CallShape::PathFunction)
         .answers::<ColdCutVerification>()
         .run(verify_cut),
+        Verb::declare(
+            "read_embedding_pin",
+            f,
+            "A pure peek at a SQLite store file's embedding pin without opening the store: a read-only connection that never creates the file, a table or the schema. null for a missing file, a file that is no home, no pin or an unreadable one; a table_name that is not a plain SQL identifier is refused.",
+        )
+        .shape(CallShape::PathFunction)
+        .answers::<Option<EmbeddingPin>>()
+        .run(read_pin),
+        Verb::declare(
+            "build_pin",
+            f,
+            "The normalized embedding pin of model facts: model_id trimmed (blank is none), the dimension (at least 1), the source (blank: creation), claimed_by kept only beside a model id, pinned_at now. At least one of model_id and dimension: an empty pin would enforce nothing and lie about it. Pure: writes nothing.",
+        )
+        .shape(CallShape::PureFunction)
+        .answers::<EmbeddingPin>()
+        .run(build_pin),
     ]
 }

@@ -12,6 +12,7 @@ use super::args::{DriveScopes, required_ladder};
 use super::interests::InterestFold;
 use super::view::DriveView;
 use crate::error::Result;
+use crate::kinds::DIGEST_PREDICATE;
 use crate::record::DigestRow;
 use am_journal::MemoryJournal;
 use am_triples::{TripleAssertion, TripleStore};
@@ -140,6 +141,57 @@ pub fn cognition_health(
 ) -> Result<CognitionHealth> {
     let pairs = required_ladder("cognition_health", &args.scopes)?;
     Ok(health_of(&DriveView::whole(store, journal, &pairs)?))
+}
+
+/// The attribute keys a review offer's fold reads of a row
+/// ([`InterestFold`]'s, all of them): a narrow read feeding
+/// [`pending_candidates`] keeps at least these (the mind-mass report's test
+/// holds its read to them).
+#[cfg(test)]
+pub(crate) const CANDIDATE_KEYS: am_triples::Narrow<'static> = am_triples::Narrow {
+    attributes: &[
+        "maintenance_candidate",
+        "review_required",
+        "proposed_kind",
+        "bookkeeping",
+        "explores",
+        "record_kind",
+    ],
+    provenance: &[],
+};
+
+/// Whether [`pending_candidates`] reads a row: a maintenance candidate's
+/// digest row (the only rows a standing review offer is counted from).
+pub(crate) fn candidate_row(predicate: &str, row: DigestRow<'_>) -> bool {
+    predicate == DIGEST_PREDICATE && row.flag("maintenance_candidate")
+}
+
+/// [`cognition_health`]'s `candidates` over the ladder's maintenance
+/// candidates' digest rows alone (`pairs` normalized as the ladder
+/// normalizes them; `rows`, one list per pair in store order, each
+/// holding at least [`CANDIDATE_KEYS`]; the rows [`candidate_row`] keeps):
+/// the same fold, without reading the ladder's other rows or bindings.
+///
+/// # Errors
+/// The store's or journal's failure.
+pub(crate) fn pending_candidates(
+    store: &dyn TripleStore,
+    journal: &dyn MemoryJournal,
+    pairs: &[(String, String)],
+    rows: Vec<Vec<TripleAssertion>>,
+) -> Result<PendingCandidates> {
+    if rows.iter().all(Vec::is_empty) {
+        return Ok(PendingCandidates {
+            pending: 0,
+            by_proposed_kind: BTreeMap::new(),
+        });
+    }
+    let view = DriveView::of_rows(store, journal, pairs, rows)?;
+    let fold = InterestFold::of(&view);
+    Ok(PendingCandidates {
+        pending: fold.candidates_pending.values().sum(),
+        by_proposed_kind: fold.candidates_pending,
+    })
 }
 
 /// [`cognition_health`] over a view.

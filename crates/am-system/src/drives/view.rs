@@ -110,6 +110,41 @@ impl DriveView {
         Self::assemble(store, journal, pairs, rows, lifecycle, as_of).map(Some)
     }
 
+    /// The view of `pairs` over rows already read (per pair, in the
+    /// store's query order: any subset holding every row a fold reads, as
+    /// [`DriveView::indexed`]'s), each pair's lifecycle read for the
+    /// records of its rows only (the latest binding in the pair at the
+    /// journal's head, as [`DriveView::whole`] folds it).
+    ///
+    /// # Errors
+    /// The store's or journal's failure.
+    pub(crate) fn of_rows(
+        store: &dyn TripleStore,
+        journal: &dyn MemoryJournal,
+        pairs: &[(String, String)],
+        rows: Vec<Vec<TripleAssertion>>,
+    ) -> Result<Self> {
+        let as_of = journal.current_seq()?;
+        let records: HashSet<&str> = rows.iter().flatten().map(|a| a.subject.as_str()).collect();
+        let mut lifecycle = Vec::with_capacity(pairs.len());
+        for (scope, owner) in pairs {
+            let mut life = HashMap::new();
+            for record in &records {
+                for b in journal.bindings(&BindingFilter {
+                    record_id: Some((*record).to_owned()),
+                    scope: Some(scope.clone()),
+                    owner_id: Some(owner.clone()),
+                    fold: true,
+                    until_seq: Some(as_of),
+                })? {
+                    life.insert(b.record_id, b.lifecycle);
+                }
+            }
+            lifecycle.push(life);
+        }
+        Self::assemble(store, journal, pairs, rows, lifecycle, as_of)
+    }
+
     fn assemble(
         store: &dyn TripleStore,
         journal: &dyn MemoryJournal,

@@ -1,12 +1,24 @@
 //! `mind_mass_report`: the operator's "is this mind healthy?" glance, one
 //! window-bounded pure read composed from reads that exist elsewhere —
-//! formation cadence (one digest-row pass), journal mass (the replay stream
+//! formation cadence (the digest rows), journal mass (the replay stream
 //! from the window's start, so the walk is O(window)), duplicate mass (the
 //! tending scan's title clusters with the closure fold, plus the wake-cue
 //! dedup dry run), embedding-space integrity (pin against the wired
 //! embedder, and a bounded newest-first vector scan), review backlog
 //! (standing dreams and `cognition_health`'s pending candidates) and sleep
 //! recency (`last_maintenance_seq`).
+//!
+//! Those reads each scan the pairs' rows; the report reads each pair ONCE
+//! (a narrow read lending every row with only the keys some section asks
+//! for, none of them built as an owned row) and folds every section from
+//! that pass by the rule of the read it stands for ([`MassScan`]): the
+//! dry run's [`DedupScan`], the standing dreams' [`StandingDreamIds`], the
+//! tending scan's kind and title rule, the sleep artifacts' rule, and the
+//! review offers through `cognition_health`'s own fold over the pairs'
+//! maintenance-candidate rows. Afterwards only the few rows those folds
+//! name are read again (standing dreams by id, bindings of artifacts and
+//! candidates, the newest rows' vectors). The tests hold every section to
+//! the read it summarizes.
 //!
 //! Every count names its unit; warnings are `{word, detail}` pairs whose
 //! word is one of the closed [`WARNING_WORDS`] and state structural facts,
@@ -18,19 +30,27 @@
 //! the details, the window boundary's text form) AbstractMemory 0.3.2
 //! settles it.
 
-use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
-use am_journal::{ClosureFilter, JournalRecord, MemoryJournal};
-use am_triples::{EmbeddingPin, TextEmbedder, TripleAssertion, TripleQuery, TripleStore};
+use am_journal::{ClosureFilter, MemoryJournal};
+use am_triples::text::title_key;
+use am_triples::{
+    EmbeddingPin, Narrow, NarrowRow, TextEmbedder, TripleAssertion, TripleQuery, TripleStore,
+};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use time::OffsetDateTime;
 
-use crate::drives::{DriveScopes, PendingCandidates};
+use crate::drives::PendingCandidates;
+use crate::drives::health::candidate_row;
 use crate::error::{Error, Result};
-use crate::kinds::RecordKind;
+use crate::kinds::{DIGEST_PREDICATE, RecordKind};
 use crate::record::DigestRow;
-use crate::sleep::{LastMaintenanceSeq, UnresolvedDreams, WakeCueDedup};
+use crate::sleep::WakeCueDedup;
+use crate::sleep::cadence::is_artifact;
+use crate::sleep::dedup::DedupScan;
+use crate::sleep::dreams::StandingDreamIds;
+use crate::sleep::maintenance::{TendingKind, tending_kind, tending_title};
 use crate::system::MemorySystem;
 
 /// Newest-first bound of the per-row stored-vector scan.
@@ -368,105 +388,215 @@ fn warning(word: WarningWord, detail: String) -> MassWarning {
     MassWarning { word, detail }
 }
 
-fn record_time(r: &JournalRecord) -> &str {
-    match r {
-        JournalRecord::Event(e) => &e.observed_at,
-        JournalRecord::Binding(b) => &b.observed_at,
-        JournalRecord::Closure(c) => &c.observed_at,
-        JournalRecord::Trace(t) => &t.observed_at,
-        JournalRecord::Snapshot(s) => &s.observed_at,
-        JournalRecord::Valence(v) => &v.observed_at,
-        JournalRecord::Version(v) => &v.understood_at,
-    }
-}
-
 /// The first `n` characters of `s` (Python's `s[:n]`).
 fn prefix(s: &str, n: usize) -> &str {
     s.char_indices().nth(n).map_or(s, |(i, _)| &s[..i])
 }
 
-struct Formation {
-    section: FormationMass,
-    pairs: Vec<PairGrowth>,
-    dreams_total: usize,
-    newest_dream_at: Option<String>,
-    rows: Vec<TripleAssertion>,
+/// The attribute keys of the report's one read of a pair: every key one of
+/// its sections asks a row for (formation, the tending title fold, the
+/// wake-cue dry run, standing dreams, sleep artifacts, review offers).
+const MASS_ATTRIBUTES: [&str; 9] = [
+    "record_edge",
+    "record_kind",
+    "bookkeeping",
+    "maintenance_candidate",
+    "title",
+    "continuation_state",
+    "review_required",
+    "proposed_kind",
+    "explores",
+];
+
+/// The provenance keys of that read (the dry run's `source`).
+const MASS_PROVENANCE: [&str; 1] = ["source"];
+
+/// The scan's maps: std's, with foldhash's hasher (a fold of 100,000 rows
+/// hashes every id).
+type FastMap<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
+type FastSet<K> = HashSet<K, foldhash::fast::RandomState>;
+
+/// One tending record of the duplicate-title fold: its kind (an index into
+/// [`MassScan::kinds`]), its title key, and whether its graph id and
+/// assertion id are both open.
+struct TitleRecord {
+    kind: usize,
+    key: String,
+    live: bool,
 }
 
-fn formation_scan(
-    store: &dyn TripleStore,
-    pairs: &[(String, String)],
-    since: &str,
-) -> Result<Formation> {
-    let mut total_by_kind: BTreeMap<String, usize> = BTreeMap::new();
-    let mut by_day: BTreeMap<String, BTreeMap<String, usize>> = BTreeMap::new();
-    let mut growth = Vec::new();
-    let (mut machine, mut dreams_total) = (0usize, 0usize);
-    let mut newest_dream_at: Option<String> = None;
-    let mut rows = Vec::new();
-    let mut seen: HashSet<String> = HashSet::new();
-    for (scope, owner) in pairs {
-        let mut g = PairGrowth {
-            scope: scope.clone(),
-            owner_id: owner.clone(),
+/// One digest row of the formation fold, for the newest-first vector scan.
+struct FormedRow {
+    observed_at: String,
+    assertion_id: Option<String>,
+}
+
+/// Everything the report reads of the pairs' rows, folded from ONE narrow
+/// read per pair ([`MassScan::row`], in the store's order, pair after pair),
+/// each section by the rule of the read it summarizes:
+/// - formation: the pair's digest rows (`predicate = dcterms:abstract`, as
+///   its own query selects them), distinct across pairs by row id;
+/// - title clusters: the tending scan's records (last row per graph id
+///   wins, pair after pair) with the closure fold;
+/// - the wake-cue dry run: one [`DedupScan`] per pair;
+/// - standing dreams: one [`StandingDreamIds`] per pair;
+/// - sleep artifacts: the graph ids of the pairs' dream and candidate rows;
+/// - review offers: the pairs' maintenance-candidate digest rows.
+struct MassScan<'c> {
+    excluded: &'c HashSet<String>,
+    // formation
+    total_by_kind: BTreeMap<String, usize>,
+    by_day: BTreeMap<String, BTreeMap<String, usize>>,
+    growth: Vec<PairGrowth>,
+    machine: usize,
+    dreams_total: usize,
+    newest_dream_at: Option<String>,
+    formed: Vec<FormedRow>,
+    seen: FastSet<String>,
+    since: &'c str,
+    // the tending title fold
+    kinds: Vec<String>,
+    titles: FastMap<String, TitleRecord>,
+    // per pair
+    dedup: Vec<DedupScan<'c>>,
+    dreams: Vec<StandingDreamIds>,
+    candidates: Vec<Vec<TripleAssertion>>,
+    // across pairs
+    artifacts: Vec<String>,
+}
+
+impl<'c> MassScan<'c> {
+    fn new(excluded: &'c HashSet<String>, since: &'c str) -> Self {
+        MassScan {
+            excluded,
+            total_by_kind: BTreeMap::new(),
+            by_day: BTreeMap::new(),
+            growth: Vec::new(),
+            machine: 0,
+            dreams_total: 0,
+            newest_dream_at: None,
+            formed: Vec::new(),
+            seen: FastSet::default(),
+            since,
+            kinds: Vec::new(),
+            titles: FastMap::default(),
+            dedup: Vec::new(),
+            dreams: Vec::new(),
+            candidates: Vec::new(),
+            artifacts: Vec::new(),
+        }
+    }
+
+    /// Start the next pair (its rows follow).
+    fn pair(&mut self, scope: &str, owner: &str, wake_cue_kind: Option<RecordKind>) {
+        self.growth.push(PairGrowth {
+            scope: scope.to_owned(),
+            owner_id: owner.to_owned(),
             records: 0,
             formed_in_window: 0,
-        };
-        let q = TripleQuery {
-            scope: Some(scope.clone()),
-            owner_id: (!owner.is_empty()).then(|| owner.clone()),
-            predicate: Some("dcterms:abstract".to_owned()),
-            limit: 0,
-            ..TripleQuery::default()
-        };
-        for a in store.query(&q)? {
-            let row = DigestRow::of(&a);
-            let kind = row
-                .as_stored("record_kind")
-                .filter(|k| !k.is_empty())
-                .unwrap_or("memory")
-                .to_owned();
-            let when = a.observed_at.clone();
-            let in_window = when.as_str() >= since;
-            g.records += 1;
-            if in_window {
-                g.formed_in_window += 1;
+        });
+        if let Some(kind) = wake_cue_kind {
+            self.dedup.push(DedupScan::new(kind, self.excluded, false));
+        }
+        self.dreams.push(StandingDreamIds::new());
+        self.candidates.push(Vec::new());
+    }
+
+    /// Fold one row of the current pair.
+    fn row(&mut self, a: NarrowRow<'_>, scope: &str, owner: &str) {
+        let view = DigestRow::of_attributes(a.attributes);
+        if a.predicate == DIGEST_PREDICATE {
+            self.formation_row(a, view, scope, owner);
+            if candidate_row(a.predicate, view) {
+                self.candidates
+                    .last_mut()
+                    .expect("a pair was started")
+                    .push(narrow_owned(a));
             }
-            let row_id = a
-                .assertion_id
-                .clone()
-                .unwrap_or_else(|| format!("{}|{scope}|{owner}", a.subject));
-            if !seen.insert(row_id) {
-                continue;
-            }
-            *total_by_kind.entry(kind.clone()).or_default() += 1;
-            if row.flag("maintenance_candidate") || row.flag("bookkeeping") {
-                machine += 1;
-            }
-            if kind == "dream" {
-                dreams_total += 1;
-                if !when.is_empty() && newest_dream_at.as_deref().is_none_or(|n| when.as_str() > n)
-                {
-                    newest_dream_at = Some(when.clone());
+        }
+        if !view.is_edge()
+            && let TendingKind::Record(kind) = tending_kind(view)
+        {
+            let kind = match self.kinds.iter().position(|k| k == kind) {
+                Some(i) => i,
+                None => {
+                    self.kinds.push(kind.to_owned());
+                    self.kinds.len() - 1
+                }
+            };
+            let live = !(self.excluded.contains(a.subject)
+                || self.excluded.contains(a.assertion_id.unwrap_or_default()));
+            let record = TitleRecord {
+                kind,
+                key: title_key(&tending_title(view)),
+                live,
+            };
+            match self.titles.get_mut(a.subject) {
+                Some(slot) => *slot = record,
+                None => {
+                    self.titles.insert(a.subject.to_owned(), record);
                 }
             }
-            if in_window && !when.is_empty() {
-                *by_day
-                    .entry(prefix(&when, 10).to_owned())
-                    .or_default()
-                    .entry(kind)
-                    .or_default() += 1;
-            }
-            rows.push(a);
         }
-        growth.push(g);
+        if let Some(d) = self.dedup.last_mut() {
+            d.row(a);
+        }
+        self.dreams.last_mut().expect("a pair was started").row(a);
+        if is_artifact(view) {
+            self.artifacts.push(a.subject.to_owned());
+        }
     }
-    let records_total = total_by_kind.values().sum();
-    Ok(Formation {
-        section: FormationMass {
+
+    fn formation_row(&mut self, a: NarrowRow<'_>, view: DigestRow<'_>, scope: &str, owner: &str) {
+        let kind = view
+            .as_stored("record_kind")
+            .filter(|k| !k.is_empty())
+            .unwrap_or("memory");
+        let when = a.observed_at;
+        let in_window = when >= self.since;
+        let g = self.growth.last_mut().expect("a pair was started");
+        g.records += 1;
+        if in_window {
+            g.formed_in_window += 1;
+        }
+        let fresh = match a.assertion_id {
+            Some(id) => !self.seen.contains(id) && self.seen.insert(id.to_owned()),
+            None => self.seen.insert(format!("{}|{scope}|{owner}", a.subject)),
+        };
+        if !fresh {
+            return;
+        }
+        bump(&mut self.total_by_kind, kind);
+        if view.flag("maintenance_candidate") || view.flag("bookkeeping") {
+            self.machine += 1;
+        }
+        if kind == "dream" {
+            self.dreams_total += 1;
+            if !when.is_empty() && self.newest_dream_at.as_deref().is_none_or(|n| when > n) {
+                self.newest_dream_at = Some(when.to_owned());
+            }
+        }
+        if in_window && !when.is_empty() {
+            let day = prefix(when, 10);
+            if !self.by_day.contains_key(day) {
+                self.by_day.insert(day.to_owned(), BTreeMap::new());
+            }
+            if let Some(kinds) = self.by_day.get_mut(day) {
+                bump(kinds, kind);
+            }
+        }
+        self.formed.push(FormedRow {
+            observed_at: when.to_owned(),
+            assertion_id: a.assertion_id.map(str::to_owned),
+        });
+    }
+
+    fn formation(&mut self) -> FormationMass {
+        let records_total = self.total_by_kind.values().sum();
+        FormationMass {
             unit: "records".to_owned(),
-            total_by_kind,
-            by_day: by_day
+            total_by_kind: std::mem::take(&mut self.total_by_kind),
+            by_day: std::mem::take(&mut self.by_day)
                 .into_iter()
                 .map(|(day, kinds)| KindDay {
                     day,
@@ -475,32 +605,90 @@ fn formation_scan(
                 })
                 .collect(),
             records_total,
-            machine_records: machine,
-        },
-        pairs: growth,
-        dreams_total,
-        newest_dream_at,
-        rows,
-    })
+            machine_records: self.machine,
+        }
+    }
+
+    /// The (kind, title key) groups of more than one live tending record:
+    /// how many, and their records.
+    fn title_clusters(&self) -> (usize, usize) {
+        let mut by_key: FastMap<(usize, &str), usize> = FastMap::default();
+        for rec in self.titles.values() {
+            if rec.live && !rec.key.is_empty() {
+                *by_key.entry((rec.kind, rec.key.as_str())).or_default() += 1;
+            }
+        }
+        by_key
+            .into_values()
+            .filter(|n| *n > 1)
+            .fold((0, 0), |(c, r), n| (c + 1, r + n))
+    }
+}
+
+/// `map[key] += 1`, allocating the key only the first time.
+fn bump(map: &mut BTreeMap<String, usize>, key: &str) {
+    match map.get_mut(key) {
+        Some(n) => *n += 1,
+        None => {
+            map.insert(key.to_owned(), 1);
+        }
+    }
+}
+
+/// A lent row as an owned one (the fields a drive fold reads; the rest
+/// default).
+fn narrow_owned(a: NarrowRow<'_>) -> TripleAssertion {
+    TripleAssertion {
+        assertion_id: a.assertion_id.map(str::to_owned),
+        subject: a.subject.to_owned(),
+        predicate: a.predicate.to_owned(),
+        object: a.object.to_owned(),
+        scope: String::new(),
+        owner_id: None,
+        observed_at: a.observed_at.to_owned(),
+        valid_from: None,
+        valid_until: None,
+        confidence: None,
+        provenance: a.provenance.clone(),
+        attributes: a.attributes.clone(),
+    }
 }
 
 fn journal_curve(journal: &dyn MemoryJournal, since: &str) -> Result<JournalMass> {
     let since_seq = journal.seq_at(since)?;
     let mut by_day: BTreeMap<String, BTreeMap<String, usize>> = BTreeMap::new();
     let mut walked = 0usize;
-    for r in journal.replay_records(since_seq, None)? {
-        walked += 1;
-        let when = record_time(&r).trim();
-        let day = if when.is_empty() {
-            "undated".to_owned()
-        } else {
-            prefix(when, 10).to_owned()
-        };
+    // The stream read for each record's family and time only (no record
+    // built). Its records come in runs of one day and family (a batch):
+    // a run is counted, then added to the curve.
+    let mut run: Option<(String, &'static str, usize)> = None;
+    let add = |by_day: &mut BTreeMap<String, BTreeMap<String, usize>>,
+               (day, family, n): (String, &'static str, usize)| {
         *by_day
             .entry(day)
             .or_default()
-            .entry(r.family().to_owned())
-            .or_default() += 1;
+            .entry(family.to_owned())
+            .or_default() += n;
+    };
+    journal.visit_replay_times(since_seq, None, &mut |family, at| {
+        walked += 1;
+        let when = at.trim();
+        let day = if when.is_empty() {
+            "undated"
+        } else {
+            prefix(when, 10)
+        };
+        match &mut run {
+            Some((d, f, n)) if d == day && *f == family => *n += 1,
+            _ => {
+                if let Some(done) = run.replace((day.to_owned(), family, 1)) {
+                    add(&mut by_day, done);
+                }
+            }
+        }
+    })?;
+    if let Some(done) = run {
+        add(&mut by_day, done);
     }
     Ok(JournalMass {
         unit: "journal records".to_owned(),
@@ -582,7 +770,7 @@ fn compaction(store: &dyn TripleStore, current_seq: i64) -> Result<Compaction> {
 fn embedding_health(
     store: &dyn TripleStore,
     embedder: Option<&dyn TextEmbedder>,
-    rows: &[TripleAssertion],
+    rows: &[FormedRow],
     scan_limit: usize,
     warnings: &mut Vec<MassWarning>,
 ) -> Result<EmbeddingHealth> {
@@ -636,17 +824,31 @@ fn embedding_health(
                 .to_owned(),
         ));
     }
-    // Newest first (a stable sort on the text, as 0.3.2 sorts).
-    let mut order: Vec<&TripleAssertion> = rows.iter().collect();
-    order.sort_by(|a, b| b.observed_at.cmp(&a.observed_at));
-    let sample = if scan_limit == 0 {
-        &order[..]
-    } else {
-        &order[..scan_limit.min(order.len())]
+    // Newest first (a stable sort on the text, as 0.3.2 sorts): the rows'
+    // positions ordered by `observed_at` descending, ties in scan order;
+    // only the first `scan_limit` of that order are needed, so they are
+    // selected first and only they sorted.
+    let newest_first = |a: &usize, b: &usize| {
+        rows[*b]
+            .observed_at
+            .cmp(&rows[*a].observed_at)
+            .then(a.cmp(b))
     };
+    let mut order: Vec<usize> = (0..rows.len()).collect();
+    let take = if scan_limit == 0 {
+        order.len()
+    } else {
+        scan_limit.min(order.len())
+    };
+    if take < order.len() && take > 0 {
+        order.select_nth_unstable_by(take - 1, newest_first);
+    }
+    order.truncate(take);
+    order.sort_unstable_by(newest_first);
+    let sample = &order[..];
     let (mut vectorless, mut off_dimension) = (0usize, 0usize);
-    for a in sample {
-        let id = a.assertion_id.as_deref().unwrap_or_default();
+    for &i in sample {
+        let id = rows[i].assertion_id.as_deref().unwrap_or_default();
         match store.stored_vector(id)? {
             None => vectorless += 1,
             Some(v) => {
@@ -656,7 +858,7 @@ fn embedding_health(
             }
         }
     }
-    let partial = order.len() > sample.len();
+    let partial = rows.len() > sample.len();
     if partial {
         warnings.push(warning(
             WarningWord::VectorScanPartial,
@@ -664,7 +866,7 @@ fn embedding_health(
                 "the vector scan read the newest {} of {} records; raise vector_scan_limit \
                  (0 reads every one) for the whole count",
                 sample.len(),
-                order.len()
+                rows.len()
             ),
         ));
     }
@@ -697,7 +899,7 @@ fn embedding_health(
         vector_scan: VectorScan {
             unit: "records".to_owned(),
             scanned: sample.len(),
-            of: order.len(),
+            of: rows.len(),
             vectorless,
             off_dimension,
             partial,
@@ -749,18 +951,8 @@ impl MemorySystem {
         let journal = self.journal.as_ref();
         let mut warnings = Vec::new();
 
-        let formation = formation_scan(store, &pairs, &since)?;
-        let mut journal_section = journal_curve(journal, &since)?;
+        // The closure fold first: the scan's title and dry-run folds read it.
         let current_seq = journal.current_seq()?;
-        journal_section.current_seq = current_seq;
-        journal_section.compaction = compaction(store, current_seq)?;
-        let embedding = embedding_health(
-            store,
-            embedder,
-            &formation.rows,
-            args.vector_scan_limit,
-            &mut warnings,
-        )?;
         let excluded: HashSet<String> = journal
             .closures(&ClosureFilter {
                 until_seq: Some(current_seq),
@@ -770,24 +962,51 @@ impl MemorySystem {
             .into_iter()
             .map(|c| c.assertion_id)
             .collect();
+        // ONE narrow read of each pair's rows feeds every section.
+        let mut scan = MassScan::new(&excluded, &since);
+        let keep = Narrow {
+            attributes: &MASS_ATTRIBUTES,
+            provenance: &MASS_PROVENANCE,
+        };
+        for (scope, owner) in &pairs {
+            scan.pair(scope, owner, args.wake_cue_kind);
+            let q = TripleQuery {
+                scope: Some(scope.clone()),
+                owner_id: (!owner.is_empty()).then(|| owner.clone()),
+                limit: 0,
+                ..TripleQuery::default()
+            };
+            store.visit_narrow(&q, keep, &mut |row| scan.row(row, scope, owner))?;
+        }
+        let formation = scan.formation();
+
+        let mut journal_section = journal_curve(journal, &since)?;
+        journal_section.current_seq = current_seq;
+        journal_section.compaction = compaction(store, current_seq)?;
+        let embedding = embedding_health(
+            store,
+            embedder,
+            &scan.formed,
+            args.vector_scan_limit,
+            &mut warnings,
+        )?;
 
         let mut unresolved: BTreeSet<String> = BTreeSet::new();
-        for (scope, owner) in &pairs {
-            let mut q = UnresolvedDreams::new(scope, owner);
-            q.limit = 0;
-            for row in crate::sleep::unresolved_dreams(store, Some(journal), &q)? {
+        for ((scope, owner), ids) in pairs.iter().zip(std::mem::take(&mut scan.dreams)) {
+            for row in ids.finish(store, Some(journal), scope.trim(), owner.trim(), 0)? {
                 unresolved.insert(row.assertion_id.clone().unwrap_or(row.subject));
             }
         }
-        let ladder: Vec<(&str, &str)> = pairs
-            .iter()
-            .map(|(s, o)| (s.as_str(), o.as_str()))
-            .collect();
-        let health = crate::drives::cognition_health(store, journal, &DriveScopes::new(&ladder))?;
+        let candidates = crate::drives::health::pending_candidates(
+            store,
+            journal,
+            &pairs,
+            std::mem::take(&mut scan.candidates),
+        )?;
         let review = ReviewBacklog {
             unit: "records".to_owned(),
             unresolved_dreams: unresolved.len(),
-            candidates: health.candidates,
+            candidates,
             sources: strs(&[
                 (
                     "unresolved_dreams",
@@ -802,7 +1021,7 @@ impl MemorySystem {
         };
 
         let artifact_seq =
-            crate::sleep::last_maintenance_seq(store, journal, &LastMaintenanceSeq::new(&ladder))?;
+            crate::sleep::cadence::artifact_seq_of(journal, std::mem::take(&mut scan.artifacts))?;
         if artifact_seq == 0 {
             warnings.push(warning(
                 WarningWord::NeverSlept,
@@ -811,20 +1030,20 @@ impl MemorySystem {
                     .to_owned(),
             ));
         }
-        let duplicates = self.duplicate_mass(&pairs, args.wake_cue_kind, &excluded)?;
+        let duplicates = duplicate_mass(&mut scan, args.wake_cue_kind);
         Ok(MindMassReport {
             report: "mind_mass_report".to_owned(),
             as_of_seq: current_seq,
             window: MassWindow {
                 days: args.days,
                 bucket: "day".to_owned(),
-                since,
+                since: since.clone(),
                 until: py_isoformat(now),
             },
-            formation: formation.section,
+            formation,
             pairs: PairsMass {
                 unit: "records".to_owned(),
-                by_pair: formation.pairs,
+                by_pair: std::mem::take(&mut scan.growth),
             },
             journal: journal_section,
             duplicates,
@@ -832,10 +1051,10 @@ impl MemorySystem {
             review,
             sleep: SleepRecency {
                 last_artifact_seq: artifact_seq,
-                newest_dream_at: formation.newest_dream_at,
+                newest_dream_at: scan.newest_dream_at.take(),
                 dreams: UnitTotal {
                     unit: "records".to_owned(),
-                    total: formation.dreams_total,
+                    total: scan.dreams_total,
                 },
             },
             warnings,
@@ -846,70 +1065,68 @@ impl MemorySystem {
                 .to_owned(),
         })
     }
+}
 
-    fn duplicate_mass(
-        &self,
-        pairs: &[(String, String)],
-        wake_cue_kind: Option<RecordKind>,
-        excluded: &HashSet<String>,
-    ) -> Result<DuplicateMass> {
-        let scan = crate::sleep::tending_scan(self.store.as_ref(), pairs)?;
-        let mut by_key: BTreeMap<(String, String), usize> = BTreeMap::new();
-        for (rid, rec) in &scan.records {
-            if excluded.contains(rid) || excluded.contains(&rec.assertion_id) {
-                continue;
-            }
-            let key = am_triples::text::title_key(&rec.title);
-            if !key.is_empty() {
-                *by_key.entry((rec.kind.clone(), key)).or_default() += 1;
-            }
-        }
-        let clusters: Vec<usize> = by_key.into_values().filter(|n| *n > 1).collect();
-        let mut out = DuplicateMass {
-            units: strs(&[
-                ("title_clusters", "clusters"),
-                ("title_cluster_records", "records"),
-            ]),
-            title_clusters: clusters.len(),
-            title_cluster_records: clusters.iter().sum(),
-            sources: strs(&[(
-                "title_clusters",
-                "the maintenance duplicate-title fold (an unbounded count, closures folded, \
-                 the same inputs as maintenance_report)",
-            )]),
-            wake_cue_clusters: None,
-            wake_cue_members: None,
-        };
-        if let Some(kind) = wake_cue_kind {
-            let mut sets: BTreeSet<BTreeSet<String>> = BTreeSet::new();
-            for (scope, owner) in pairs {
-                let mut dry = WakeCueDedup::new(scope, owner, "mind-mass-report");
-                dry.kind = kind;
-                dry.report_only = true;
-                let report = self.wake_cue_dedup_pass(&dry, None)?;
-                for c in report.value.clusters {
-                    let members: BTreeSet<String> = c.members.into_iter().collect();
-                    if !members.is_empty() {
-                        sets.insert(members);
+/// Duplicate mass from the scan: the tending title fold's clusters, and
+/// with `wake_cue_kind` the dry run's clusters of every pair (distinct
+/// member sets across the pairs).
+fn duplicate_mass(scan: &mut MassScan<'_>, wake_cue_kind: Option<RecordKind>) -> DuplicateMass {
+    let (title_clusters, title_cluster_records) = scan.title_clusters();
+    let mut out = DuplicateMass {
+        units: strs(&[
+            ("title_clusters", "clusters"),
+            ("title_cluster_records", "records"),
+        ]),
+        title_clusters,
+        title_cluster_records,
+        sources: strs(&[(
+            "title_clusters",
+            "the maintenance duplicate-title fold (an unbounded count, closures folded, \
+             the same inputs as maintenance_report)",
+        )]),
+        wake_cue_clusters: None,
+        wake_cue_members: None,
+    };
+    if let Some(kind) = wake_cue_kind {
+        // The pass's own defaults, as `wake_cue_dedup_pass(report_only=True,
+        // kind=...)` runs with them.
+        let dry = WakeCueDedup::new("", "", "mind-mass-report");
+        let mut runs: Vec<(Vec<Vec<String>>, bool)> = std::mem::take(&mut scan.dedup)
+            .into_iter()
+            .map(|d| d.dry_run(dry.jaccard_floor, dry.min_cluster))
+            .collect();
+        let (clusters, members) = match runs.as_mut_slice() {
+            // One pair whose rows had distinct ids: its clusters are
+            // already distinct sets of distinct members.
+            [(one, true)] => (one.len(), one.iter().map(Vec::len).sum()),
+            _ => {
+                let mut sets: BTreeSet<BTreeSet<String>> = BTreeSet::new();
+                for (run, _) in runs {
+                    for members in run {
+                        let members: BTreeSet<String> = members.into_iter().collect();
+                        if !members.is_empty() {
+                            sets.insert(members);
+                        }
                     }
                 }
+                (sets.len(), sets.iter().map(BTreeSet::len).sum())
             }
-            out.units
-                .insert("wake_cue_clusters".to_owned(), "clusters".to_owned());
-            out.units
-                .insert("wake_cue_members".to_owned(), "records".to_owned());
-            out.wake_cue_clusters = Some(sets.len());
-            out.wake_cue_members = Some(sets.iter().map(BTreeSet::len).sum());
-            out.sources.insert(
-                "wake_cue_clusters".to_owned(),
-                format!(
-                    "wake_cue_dedup_pass(report_only=True, kind='{}')",
-                    kind.as_str()
-                ),
-            );
-        }
-        Ok(out)
+        };
+        out.units
+            .insert("wake_cue_clusters".to_owned(), "clusters".to_owned());
+        out.units
+            .insert("wake_cue_members".to_owned(), "records".to_owned());
+        out.wake_cue_clusters = Some(clusters);
+        out.wake_cue_members = Some(members);
+        out.sources.insert(
+            "wake_cue_clusters".to_owned(),
+            format!(
+                "wake_cue_dedup_pass(report_only=True, kind='{}')",
+                kind.as_str()
+            ),
+        );
     }
+    out
 }
 
 /// The pairs as the store keys them (scope trimmed and lowercased, owner
@@ -936,4 +1153,40 @@ pub(crate) fn mass_pairs(verb: &str, scopes: &[(String, String)]) -> Result<Vec<
         )));
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_one_read_keeps_every_key_a_section_folds() {
+        let closed: HashSet<String> = HashSet::new();
+        let dedup = DedupScan::new(RecordKind::Episode, &closed, false).keys();
+        // The tending kind and title rule, and formation's own keys.
+        let tending = Narrow {
+            attributes: &[
+                "record_edge",
+                "record_kind",
+                "bookkeeping",
+                "maintenance_candidate",
+                "title",
+            ],
+            provenance: &[],
+        };
+        for keys in [
+            dedup,
+            crate::sleep::dreams::STANDING_DREAM_KEYS,
+            crate::sleep::cadence::ARTIFACT_KEYS,
+            crate::drives::health::CANDIDATE_KEYS,
+            tending,
+        ] {
+            for k in keys.attributes {
+                assert!(MASS_ATTRIBUTES.contains(k), "attribute {k}");
+            }
+            for k in keys.provenance {
+                assert!(MASS_PROVENANCE.contains(k), "provenance {k}");
+            }
+        }
+    }
 }

@@ -54,13 +54,13 @@
 use std::collections::{HashMap, HashSet};
 
 use am_journal::{BindingFilter, BindingSource, ClosureFilter, MemoryJournal, TaskKind};
-use am_triples::{Timestamp, TripleStore};
+use am_triples::{Narrow, Timestamp, TripleStore};
 use serde::Serialize;
 
 use super::args::{
     LastMaintenanceSeq, MaintenanceDue, RecordsSinceMaintenance, StructuralReport, sleep_pairs,
 };
-use super::structural::{pair_rows, structural_report};
+use super::structural::{pair_rows, structural_report, visit_pair_rows};
 use crate::error::{Error, Result};
 use crate::record::DigestRow;
 use crate::system::MemorySystem;
@@ -88,13 +88,36 @@ fn artifact_seq(
 ) -> Result<i64> {
     let mut artifacts: Vec<String> = Vec::new();
     for (scope, owner) in pairs {
-        for a in pair_rows(store, scope, owner)? {
-            let row = DigestRow::of(&a);
-            if row.as_stored("record_kind") == Some("dream") || row.flag("maintenance_candidate") {
-                artifacts.push(a.subject.clone());
+        visit_pair_rows(store, scope, owner, ARTIFACT_KEYS, &mut |a| {
+            if is_artifact(DigestRow::of_attributes(a.attributes)) {
+                artifacts.push(a.subject.to_owned());
             }
-        }
+        })?;
     }
+    artifact_seq_of(journal, artifacts)
+}
+
+/// The attribute keys [`is_artifact`] reads.
+pub(crate) const ARTIFACT_KEYS: Narrow<'static> = Narrow {
+    attributes: &["record_kind", "maintenance_candidate"],
+    provenance: &[],
+};
+
+/// Whether a row (of any predicate) is a sleep artifact's: a dream's, or a
+/// maintenance candidate's.
+pub(crate) fn is_artifact(row: DigestRow<'_>) -> bool {
+    row.as_stored("record_kind") == Some("dream") || row.flag("maintenance_candidate")
+}
+
+/// The newest binding seq of any of `artifacts` (the graph ids of the
+/// pairs' artifact rows, in any order, repeats allowed); `0` for none.
+///
+/// # Errors
+/// The journal's failure.
+pub(crate) fn artifact_seq_of(
+    journal: &dyn MemoryJournal,
+    mut artifacts: Vec<String>,
+) -> Result<i64> {
     artifacts.sort();
     artifacts.dedup();
     let mut high = 0;

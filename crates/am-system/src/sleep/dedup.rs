@@ -44,8 +44,8 @@ use crate::recall::args::CloseRecord;
 use crate::record::DigestRow;
 use crate::system::MemorySystem;
 use am_journal::{ClosureKind, ClosureRecord};
-use am_triples::text::{jaccard, token_set};
-use am_triples::{TripleAssertion, TripleQuery};
+use am_triples::text::for_each_token;
+use am_triples::{Narrow, NarrowRow, TripleQuery};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
@@ -162,19 +162,190 @@ pub struct WakeCueDedupResult {
     pub authoring: AuthoringReceipt,
 }
 
-/// One scanned row with its day and tokens.
-struct Member<'a> {
-    row: &'a TripleAssertion,
-    tokens: BTreeSet<String>,
+/// What the cluster rule and the day summary read of a live row of the
+/// kind.
+pub(crate) struct DedupRow {
+    /// The graph id.
+    subject: String,
+    /// When it was observed (its day: the first ten characters).
+    observed_at: String,
+    /// The digest.
+    object: String,
+    /// `attributes.title` as stored (`""` when absent or not a string).
+    title: String,
+    /// Its participants (read only for the pass's summary).
+    participants: Vec<String>,
+    /// Its keywords (read only for the pass's summary).
+    keywords: Vec<String>,
 }
 
-/// The scan of one pair: the live rows of the kind, this pass's own
-/// summaries (graph id → digest assertion id), and the closed ids.
-struct Scan {
-    rows: Vec<TripleAssertion>,
+/// A `summarizes` edge of one of this pass's summaries.
+struct DedupEdge {
+    subject: String,
+    object: String,
+    assertion_id: Option<String>,
+}
+
+/// The attribute keys the scan reads of a row; [`DEDUP_SUMMARY_KEYS`] adds
+/// what a day summary carries of its members.
+const DEDUP_KEYS: Narrow<'static> = Narrow {
+    attributes: &["record_edge", "bookkeeping", "record_kind", "title"],
+    provenance: &["source"],
+};
+
+const DEDUP_SUMMARY_KEYS: Narrow<'static> = Narrow {
+    attributes: &[
+        "record_edge",
+        "bookkeeping",
+        "record_kind",
+        "title",
+        "participants",
+        "keywords",
+    ],
+    provenance: &["source"],
+};
+
+/// The scan of one pair, folded row by row from one narrow read of its
+/// rows ([`DedupScan::row`], in the store's order): the live rows of the
+/// kind, this pass's own summaries (graph id → digest assertion id), their
+/// `summarizes` edges, against the closed ids at the journal's head. The
+/// mind-mass report folds its dry run from the read its other sections
+/// share.
+pub(crate) struct DedupScan<'c> {
+    kind: RecordKind,
+    summary_fields: bool,
+    closed: &'c HashSet<String>,
+    rows: Vec<DedupRow>,
     own_summaries: HashMap<String, String>,
-    edges: Vec<TripleAssertion>,
-    closed: HashSet<String>,
+    edges: Vec<DedupEdge>,
+}
+
+impl<'c> DedupScan<'c> {
+    /// An empty scan of `kind`'s rows against `closed` (every assertion id
+    /// closed at the head); `summary_fields` also keeps the members'
+    /// participants and keywords (the pass's summary reads them).
+    pub(crate) fn new(kind: RecordKind, closed: &'c HashSet<String>, summary_fields: bool) -> Self {
+        DedupScan {
+            kind,
+            summary_fields,
+            closed,
+            rows: Vec::new(),
+            own_summaries: HashMap::new(),
+            edges: Vec::new(),
+        }
+    }
+
+    /// The keys [`DedupScan::row`] reads of a row.
+    pub(crate) fn keys(&self) -> Narrow<'static> {
+        if self.summary_fields {
+            DEDUP_SUMMARY_KEYS
+        } else {
+            DEDUP_KEYS
+        }
+    }
+
+    /// Fold one row of the pair (holding at least [`DedupScan::keys`]).
+    pub(crate) fn row(&mut self, a: NarrowRow<'_>) {
+        let view = DigestRow::of_attributes(a.attributes);
+        if view.is_edge() {
+            if a.predicate == "summarizes" {
+                self.edges.push(DedupEdge {
+                    subject: a.subject.to_owned(),
+                    object: a.object.to_owned(),
+                    assertion_id: a.assertion_id.map(str::to_owned),
+                });
+            }
+            return;
+        }
+        if view.flag("bookkeeping") {
+            return;
+        }
+        let kind = view.kind();
+        if kind == Some(RecordKind::Summary)
+            && a.provenance.get("source").and_then(Value::as_str) == Some(DEDUP_SOURCE)
+        {
+            self.own_summaries.insert(
+                a.subject.to_owned(),
+                a.assertion_id.unwrap_or_default().to_owned(),
+            );
+        }
+        if kind != Some(self.kind) {
+            return;
+        }
+        if a.assertion_id.is_some_and(|id| self.closed.contains(id))
+            || self.closed.contains(a.subject)
+        {
+            return;
+        }
+        let (participants, keywords) = if self.summary_fields {
+            (
+                strings(view.get("participants")),
+                strings(view.get("keywords")),
+            )
+        } else {
+            (Vec::new(), Vec::new())
+        };
+        self.rows.push(DedupRow {
+            subject: a.subject.to_owned(),
+            observed_at: a.observed_at.to_owned(),
+            object: a.object.to_owned(),
+            title: view.as_stored("title").unwrap_or("").to_owned(),
+            participants,
+            keywords,
+        });
+    }
+
+    /// The scan once every row is folded: only this pass's own summaries
+    /// adopt, so only their edges are kept.
+    fn finish(mut self) -> Self {
+        let own = &self.own_summaries;
+        self.edges.retain(|e| own.contains_key(&e.subject));
+        self
+    }
+
+    /// The residuals (a live member one of this pass's live summaries
+    /// already summarizes, with that summary) and the healthy rows the
+    /// cluster rule reads, in scan order.
+    fn split(&self) -> (Vec<(String, String)>, Vec<&DedupRow>) {
+        let mut live_summary_of: HashMap<&str, &str> = HashMap::new();
+        for e in &self.edges {
+            if self.own_summaries.contains_key(&e.subject)
+                && !self.is_closed(e)
+                && !self.summary_closed(&e.subject)
+            {
+                live_summary_of
+                    .entry(e.object.as_str())
+                    .or_insert(e.subject.as_str());
+            }
+        }
+        let mut residuals: Vec<(String, String)> = Vec::new();
+        let mut healthy: Vec<&DedupRow> = Vec::new();
+        for a in &self.rows {
+            match live_summary_of.get(a.subject.as_str()) {
+                Some(summary) => residuals.push((a.subject.clone(), (*summary).to_owned())),
+                None => healthy.push(a),
+            }
+        }
+        (residuals, healthy)
+    }
+
+    /// The dry run's answer over the folded rows: each acting cluster's
+    /// members (graph ids, oldest first), the cluster rule at `floor` from
+    /// `min` members (the pass's `report_only` clusters), and whether the
+    /// rows the rule read had distinct graph ids (then the clusters are
+    /// disjoint sets of distinct ids).
+    pub(crate) fn dry_run(mut self, floor: f64, min: usize) -> (Vec<Vec<String>>, bool) {
+        self = self.finish();
+        let (_, healthy) = self.split();
+        let mut ids: std::collections::HashSet<&str, foldhash::fast::RandomState> =
+            std::collections::HashSet::default();
+        let distinct = healthy.iter().all(|a| ids.insert(a.subject.as_str()));
+        let clusters = cluster(&healthy, floor, min)
+            .into_iter()
+            .map(|c| c.iter().map(|m| m.subject.clone()).collect())
+            .collect();
+        (clusters, distinct)
+    }
 }
 
 impl MemorySystem {
@@ -222,29 +393,12 @@ impl MemorySystem {
             )));
         }
         let owner = args.owner_id.trim();
-        let scan = self.dedup_scan(scope, owner, args.kind)?;
+        let closed = self.closed_at_head()?;
+        let scan = self.dedup_scan(scope, owner, args.kind, &closed, !args.report_only)?;
 
         // Residuals: a live member one of this pass's live summaries already
         // summarizes closes against it, before any clustering.
-        let mut live_summary_of: HashMap<&str, &str> = HashMap::new();
-        for e in &scan.edges {
-            if scan.own_summaries.contains_key(&e.subject)
-                && !scan.is_closed(e)
-                && !scan.summary_closed(&e.subject)
-            {
-                live_summary_of
-                    .entry(e.object.as_str())
-                    .or_insert(e.subject.as_str());
-            }
-        }
-        let mut residuals: Vec<(String, String)> = Vec::new();
-        let mut healthy: Vec<&TripleAssertion> = Vec::new();
-        for a in &scan.rows {
-            match live_summary_of.get(a.subject.as_str()) {
-                Some(summary) => residuals.push((a.subject.clone(), (*summary).to_owned())),
-                None => healthy.push(a),
-            }
-        }
+        let (residuals, healthy) = scan.split();
 
         let clusters = cluster(&healthy, args.jaccard_floor, args.min_cluster);
         let mut result = WakeCueDedupResult {
@@ -253,8 +407,8 @@ impl MemorySystem {
             clusters: clusters
                 .iter()
                 .map(|c| DedupCluster {
-                    day: day_of(c[0].row, false),
-                    members: c.iter().map(|m| m.row.subject.clone()).collect(),
+                    day: day_of(c[0], false),
+                    members: c.iter().map(|m| m.subject.clone()).collect(),
                     size: c.len(),
                 })
                 .collect(),
@@ -287,8 +441,8 @@ impl MemorySystem {
         let mut prepared_all = Vec::new();
         let mut formed = Vec::with_capacity(clusters.len());
         for c in &clusters {
-            let day = day_of(c[0].row, false);
-            let member_ids: Vec<String> = c.iter().map(|m| m.row.subject.clone()).collect();
+            let day = day_of(c[0], false);
+            let member_ids: Vec<String> = c.iter().map(|m| m.subject.clone()).collect();
             let summary_id = match scan.adopting_summary(&member_ids) {
                 Some(existing) => existing,
                 None => {
@@ -365,71 +519,46 @@ impl MemorySystem {
         Ok(planned)
     }
 
-    /// One read of the pair: the live rows of `kind`, this pass's summaries,
-    /// the `summarizes` edges, and the closed ids at the journal's head.
-    fn dedup_scan(&self, scope: &str, owner: &str, kind: RecordKind) -> Result<Scan> {
-        let all = self.store.query(&TripleQuery {
-            scope: Some(scope.to_owned()),
-            owner_id: (!owner.is_empty()).then(|| owner.to_owned()),
-            limit: 0,
-            ..TripleQuery::default()
-        })?;
+    /// Every assertion id closed at the journal's head.
+    fn closed_at_head(&self) -> Result<HashSet<String>> {
         let as_of = self.journal.current_seq()?;
-        let pair = [(scope.to_lowercase(), owner.to_owned())];
-        let closed =
-            PairFolds::load_exclusions(self.store.as_ref(), self.journal.as_ref(), &pair, as_of)?
-                .closed;
-        let mut rows = Vec::new();
-        let mut own_summaries = HashMap::new();
-        let mut edges = Vec::new();
-        for a in all {
-            let view = DigestRow::of(&a);
-            if view.is_edge() {
-                if a.predicate == "summarizes" {
-                    edges.push(a);
-                }
-                continue;
-            }
-            if view.flag("bookkeeping") {
-                continue;
-            }
-            if view.kind() == Some(RecordKind::Summary)
-                && a.provenance.get("source").and_then(Value::as_str) == Some(DEDUP_SOURCE)
-            {
-                own_summaries.insert(
-                    a.subject.clone(),
-                    a.assertion_id.clone().unwrap_or_default(),
-                );
-            }
-            if view.kind() != Some(kind) {
-                continue;
-            }
-            if a.assertion_id
-                .as_deref()
-                .is_some_and(|id| closed.contains(id))
-                || closed.contains(&a.subject)
-            {
-                continue;
-            }
-            rows.push(a);
-        }
-        // Only this pass's own summaries adopt.
-        edges.retain(|e| own_summaries.contains_key(&e.subject));
-        Ok(Scan {
-            rows,
-            own_summaries,
-            edges,
-            closed,
-        })
+        PairFolds::closed_ids(self.journal.as_ref(), as_of)
+    }
+
+    /// One narrow read of the pair folded into its scan: the live rows of
+    /// `kind` (with what a summary carries of them when `summary_fields`),
+    /// this pass's summaries and their `summarizes` edges, against
+    /// `closed`.
+    fn dedup_scan<'c>(
+        &self,
+        scope: &str,
+        owner: &str,
+        kind: RecordKind,
+        closed: &'c HashSet<String>,
+        summary_fields: bool,
+    ) -> Result<DedupScan<'c>> {
+        let mut scan = DedupScan::new(kind, closed, summary_fields);
+        let keys = scan.keys();
+        self.store.as_ref().visit_narrow(
+            &TripleQuery {
+                scope: Some(scope.to_owned()),
+                owner_id: (!owner.is_empty()).then(|| owner.to_owned()),
+                limit: 0,
+                ..TripleQuery::default()
+            },
+            keys,
+            &mut |row| scan.row(row),
+        )?;
+        Ok(scan.finish())
     }
 }
 
-impl Scan {
-    fn is_closed(&self, a: &TripleAssertion) -> bool {
-        a.assertion_id
+impl DedupScan<'_> {
+    fn is_closed(&self, e: &DedupEdge) -> bool {
+        e.assertion_id
             .as_deref()
             .is_some_and(|id| self.closed.contains(id))
-            || self.closed.contains(&a.subject)
+            || self.closed.contains(&e.subject)
     }
 
     /// Whether one of this pass's summaries is closed (its digest row).
@@ -462,7 +591,7 @@ impl Scan {
 
 /// The formation day of `row` (`observed_at[:10]`); `undated` for a row
 /// without one when `grouping`.
-fn day_of(row: &TripleAssertion, grouping: bool) -> String {
+fn day_of(row: &DedupRow, grouping: bool) -> String {
     let day: String = row.observed_at.chars().take(10).collect();
     if day.is_empty() && grouping {
         "undated".to_owned()
@@ -471,13 +600,23 @@ fn day_of(row: &TripleAssertion, grouping: bool) -> String {
     }
 }
 
+/// The grouping day of `row`: `observed_at[:10]`, `undated` for a row
+/// without one (as [`day_of`] with `grouping`, borrowed).
+fn day_key(row: &DedupRow) -> &str {
+    match row.observed_at.char_indices().nth(10) {
+        Some((i, _)) => &row.observed_at[..i],
+        None if row.observed_at.is_empty() => "undated",
+        None => &row.observed_at,
+    }
+}
+
 /// The acting clusters: rows grouped by day (days in order), each day's rows
 /// oldest first (`observed_at`, then graph id) placed greedily in the first
 /// cluster holding a member at or above `floor`, clusters of at least `min`.
-fn cluster<'a>(rows: &[&'a TripleAssertion], floor: f64, min: usize) -> Vec<Vec<Member<'a>>> {
-    let mut by_day: BTreeMap<String, Vec<&'a TripleAssertion>> = BTreeMap::new();
-    for a in rows {
-        by_day.entry(day_of(a, true)).or_default().push(a);
+fn cluster<'a>(rows: &[&'a DedupRow], floor: f64, min: usize) -> Vec<Vec<&'a DedupRow>> {
+    let mut by_day: BTreeMap<&'a str, Vec<&'a DedupRow>> = BTreeMap::new();
+    for &a in rows {
+        by_day.entry(day_key(a)).or_default().push(a);
     }
     let mut out = Vec::new();
     for (_, mut day_rows) in by_day {
@@ -486,24 +625,14 @@ fn cluster<'a>(rows: &[&'a TripleAssertion], floor: f64, min: usize) -> Vec<Vec<
                 .cmp(&b.observed_at)
                 .then_with(|| a.subject.cmp(&b.subject))
         });
-        let members: Vec<Member<'a>> = day_rows
-            .into_iter()
-            .map(|a| {
-                let title = DigestRow::of(a).as_stored("title").unwrap_or("");
-                Member {
-                    row: a,
-                    tokens: token_set(&format!("{title} {}", a.object), EVIDENCE_MIN_TOKEN_LEN),
-                }
-            })
-            .collect();
-        let sets: Vec<&BTreeSet<String>> = members.iter().map(|m| &m.tokens).collect();
+        let sets = token_sets(&day_rows);
         let of = if floor > 0.0 {
             assign_indexed(&sets, floor)
         } else {
             assign_greedy(&sets, floor)
         };
-        let mut day_clusters: Vec<Vec<Member<'a>>> = Vec::new();
-        for (m, c) in members.into_iter().zip(of) {
+        let mut day_clusters: Vec<Vec<&'a DedupRow>> = Vec::new();
+        for (m, c) in day_rows.into_iter().zip(of) {
             if c == day_clusters.len() {
                 day_clusters.push(vec![m]);
             } else {
@@ -515,17 +644,60 @@ fn cluster<'a>(rows: &[&'a TripleAssertion], floor: f64, min: usize) -> Vec<Vec<
     out
 }
 
+/// Each row's token set (its title and digest: `token_set(title + " " +
+/// digest, 3)`, the evidence family) as the ascending distinct ids of the
+/// tokens in a vocabulary of the rows' own: two sets share an id exactly
+/// when they share the token.
+fn token_sets(rows: &[&DedupRow]) -> Vec<Vec<u32>> {
+    let mut vocabulary: std::collections::HashMap<String, u32, foldhash::fast::RandomState> =
+        std::collections::HashMap::default();
+    let mut text = String::new();
+    rows.iter()
+        .map(|a| {
+            let mut set: Vec<u32> = Vec::new();
+            text.clear();
+            text.push_str(&a.title);
+            text.push(' ');
+            text.push_str(&a.object);
+            for_each_token(&text, EVIDENCE_MIN_TOKEN_LEN, |t| {
+                let id = match vocabulary.get(t) {
+                    Some(&id) => id,
+                    None => {
+                        let id = u32::try_from(vocabulary.len()).unwrap_or(u32::MAX);
+                        vocabulary.insert(t.to_owned(), id);
+                        id
+                    }
+                };
+                set.push(id);
+            });
+            set.sort_unstable();
+            set.dedup();
+            set
+        })
+        .collect()
+}
+
+/// `|A ∩ B| / |A ∪ B|` of two ascending id sets, `0.0` when either is
+/// empty (`am_triples::text::jaccard` of the token sets they stand for).
+fn jaccard_ids(a: &[u32], b: &[u32]) -> f64 {
+    if a.is_empty() || b.is_empty() {
+        return 0.0;
+    }
+    let inter = sorted_overlap(a, b);
+    inter as f64 / (a.len() + b.len() - inter) as f64
+}
+
 /// The greedy single link, oldest first, as the rule reads: each set joins
 /// the first cluster (in creation order) holding a member it reaches
 /// `floor` against, or starts a new one. Answers each set's cluster.
 /// Quadratic; [`assign_indexed`] answers the same for `floor > 0`.
-fn assign_greedy(sets: &[&BTreeSet<String>], floor: f64) -> Vec<usize> {
+fn assign_greedy(sets: &[Vec<u32>], floor: f64) -> Vec<usize> {
     let mut clusters: Vec<Vec<usize>> = Vec::new();
     let mut of = Vec::with_capacity(sets.len());
     for (k, a) in sets.iter().enumerate() {
         match clusters
             .iter()
-            .position(|c| c.iter().any(|&b| jaccard(a, sets[b]) >= floor))
+            .position(|c| c.iter().any(|&b| jaccard_ids(a, &sets[b]) >= floor))
         {
             Some(c) => {
                 clusters[c].push(k);
@@ -541,7 +713,7 @@ fn assign_greedy(sets: &[&BTreeSet<String>], floor: f64) -> Vec<usize> {
 }
 
 /// The least overlap `k` two sets of sizes `na` and `nb` need to reach
-/// `floor` (`k / (na + nb - k) >= floor`, computed as [`jaccard`] computes
+/// `floor` (`k / (na + nb - k) >= floor`, computed as [`jaccard_ids`] computes
 /// it); `None` when no overlap reaches it.
 fn min_overlap(na: usize, nb: usize, floor: f64) -> Option<usize> {
     (1..=na.min(nb)).find(|&k| k as f64 / (na + nb - k) as f64 >= floor)
@@ -558,29 +730,37 @@ fn min_overlap(na: usize, nb: usize, floor: f64) -> Option<usize> {
 /// finds every set `A` reaches; each found set is then compared exactly,
 /// and `A` joins the earliest cluster among those it reaches: the greedy
 /// rule's choice.
-fn assign_indexed(sets: &[&BTreeSet<String>], floor: f64) -> Vec<usize> {
-    let mut freq: HashMap<&str, u32> = HashMap::new();
-    for s in sets {
-        for t in s.iter() {
-            *freq.entry(t.as_str()).or_default() += 1;
-        }
+fn assign_indexed(sets: &[Vec<u32>], floor: f64) -> Vec<usize> {
+    // Rank the vocabulary rarest first (ties by id: any total order serves).
+    let vocabulary = sets.iter().flatten().max().map_or(0, |&m| m as usize + 1);
+    let mut freq: Vec<u32> = vec![0; vocabulary];
+    for &t in sets.iter().flatten() {
+        freq[t as usize] += 1;
     }
-    let mut order: Vec<(&str, u32)> = freq.into_iter().collect();
-    order.sort_unstable_by(|a, b| a.1.cmp(&b.1).then_with(|| a.0.cmp(b.0)));
-    let rank: HashMap<&str, u32> = order
-        .iter()
-        .enumerate()
-        .map(|(r, (t, _))| (*t, u32::try_from(r).unwrap_or(u32::MAX)))
-        .collect();
+    let mut order: Vec<u32> = (0..u32::try_from(vocabulary).unwrap_or(u32::MAX)).collect();
+    order.sort_unstable_by_key(|&t| (freq[t as usize], t));
+    let mut rank: Vec<u32> = vec![0; vocabulary];
+    for (r, &t) in order.iter().enumerate() {
+        rank[t as usize] = u32::try_from(r).unwrap_or(u32::MAX);
+    }
     let ranked: Vec<Vec<u32>> = sets
         .iter()
         .map(|s| {
-            let mut v: Vec<u32> = s.iter().map(|t| rank[t.as_str()]).collect();
+            let mut v: Vec<u32> = s.iter().map(|&t| rank[t as usize]).collect();
             v.sort_unstable();
             v
         })
         .collect();
-    let mut index: HashMap<(usize, usize, u32), Vec<usize>> = HashMap::new();
+    // The index: each key's placed sets as a chain through `placed`
+    // (newest first; the choice below is the least cluster found, whatever
+    // the order the sets are found in).
+    const END: usize = usize::MAX;
+    let mut index: std::collections::HashMap<
+        (usize, usize, u32),
+        usize,
+        foldhash::fast::RandomState,
+    > = std::collections::HashMap::default();
+    let mut placed: Vec<(usize, usize)> = Vec::new();
     let mut sizes: BTreeSet<usize> = BTreeSet::new();
     let mut seen: Vec<usize> = vec![usize::MAX; sets.len()];
     let mut of: Vec<usize> = Vec::with_capacity(sets.len());
@@ -597,10 +777,10 @@ fn assign_indexed(sets: &[&BTreeSet<String>], floor: f64) -> Vec<usize> {
                     if 1 + (na - 1 - i).min(nb - 1 - j) < alpha {
                         continue;
                     }
-                    let Some(found) = index.get(&(nb, j, a[i])) else {
-                        continue;
-                    };
-                    for &b in found {
+                    let mut at = index.get(&(nb, j, a[i])).copied().unwrap_or(END);
+                    while at != END {
+                        let (b, next) = placed[at];
+                        at = next;
                         if seen[b] == k {
                             continue;
                         }
@@ -624,7 +804,9 @@ fn assign_indexed(sets: &[&BTreeSet<String>], floor: f64) -> Vec<usize> {
         if na > 0 {
             sizes.insert(na);
             for (j, &t) in a.iter().enumerate() {
-                index.entry((na, j, t)).or_default().push(k);
+                let head = index.entry((na, j, t)).or_insert(END);
+                placed.push((k, *head));
+                *head = placed.len() - 1;
             }
         }
     }
@@ -652,25 +834,24 @@ fn sorted_overlap(a: &[u32], b: &[u32]) -> usize {
 /// digest (the longest member digest, the first on a tie) as its provisional
 /// body, no title (both are the author's), `summarizes` edges to every
 /// member, the members' participants and keywords, and who ran the pass.
-fn day_summary(c: &[Member<'_>], day: &str, actor: &str) -> MemoryRecordInput {
-    let mut witness = c[0].row;
-    for m in c {
-        if m.row.object.chars().count() > witness.object.chars().count() {
-            witness = m.row;
+fn day_summary(c: &[&DedupRow], day: &str, actor: &str) -> MemoryRecordInput {
+    let mut witness = c[0];
+    for &m in c {
+        if m.object.chars().count() > witness.object.chars().count() {
+            witness = m;
         }
     }
     let mut participants: Vec<String> = Vec::new();
     let mut keywords: Vec<String> = Vec::new();
     for m in c {
-        let view = DigestRow::of(m.row);
-        for p in strings(view.get("participants")) {
-            if !participants.contains(&p) {
-                participants.push(p);
+        for p in &m.participants {
+            if !participants.contains(p) {
+                participants.push(p.clone());
             }
         }
-        for k in strings(view.get("keywords")) {
-            if !keywords.contains(&k) && keywords.len() < DEDUP_KEYWORD_BOUND {
-                keywords.push(k);
+        for k in &m.keywords {
+            if !keywords.contains(k) && keywords.len() < DEDUP_KEYWORD_BOUND {
+                keywords.push(k.clone());
             }
         }
     }
@@ -680,7 +861,7 @@ fn day_summary(c: &[Member<'_>], day: &str, actor: &str) -> MemoryRecordInput {
     record.keywords = keywords;
     record.edges = c
         .iter()
-        .map(|m| ("summarizes".to_owned(), m.row.subject.clone()))
+        .map(|m| ("summarizes".to_owned(), m.subject.clone()))
         .collect();
     record
         .attributes
@@ -745,11 +926,83 @@ mod tests {
             .collect()
     }
 
+    /// The sets as ascending ids of a vocabulary of their own.
+    fn ids(sets: &[BTreeSet<String>]) -> Vec<Vec<u32>> {
+        let mut vocabulary: HashMap<&str, u32> = HashMap::new();
+        sets.iter()
+            .map(|s| {
+                let mut v: Vec<u32> = s
+                    .iter()
+                    .map(|t| {
+                        let n = u32::try_from(vocabulary.len()).unwrap();
+                        *vocabulary.entry(t.as_str()).or_insert(n)
+                    })
+                    .collect();
+                v.sort_unstable();
+                v
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_id_sets_measure_the_token_sets_jaccard() {
+        for seed in 0..10 {
+            let owned = sets(seed, 60);
+            let as_ids = ids(&owned);
+            for a in 0..owned.len() {
+                for b in 0..owned.len() {
+                    assert_eq!(
+                        jaccard_ids(&as_ids[a], &as_ids[b]).to_bits(),
+                        am_triples::text::jaccard(&owned[a], &owned[b]).to_bits(),
+                        "seed {seed}, sets {a} and {b}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_token_sets_are_the_evidence_family_of_title_and_digest() {
+        let row = |title: &str, object: &str| DedupRow {
+            subject: "ex:a".into(),
+            observed_at: "2026-01-01T00:00:00+00:00".into(),
+            object: object.into(),
+            title: title.into(),
+            participants: Vec::new(),
+            keywords: Vec::new(),
+        };
+        let rows = [
+            row("Woke Up", "woke up and checked the kiln glaze, again!"),
+            row("Ça glaze", "the KILN glaze crawls"),
+            row("", ""),
+        ];
+        let refs: Vec<&DedupRow> = rows.iter().collect();
+        let got = token_sets(&refs);
+        let want: Vec<BTreeSet<String>> = rows
+            .iter()
+            .map(|r| {
+                am_triples::text::token_set(
+                    &format!("{} {}", r.title, r.object),
+                    EVIDENCE_MIN_TOKEN_LEN,
+                )
+            })
+            .collect();
+        for a in 0..rows.len() {
+            assert_eq!(got[a].len(), want[a].len(), "row {a}");
+            for b in 0..rows.len() {
+                assert_eq!(
+                    jaccard_ids(&got[a], &got[b]).to_bits(),
+                    am_triples::text::jaccard(&want[a], &want[b]).to_bits()
+                );
+            }
+        }
+    }
+
     #[test]
     fn the_indexed_assignment_is_the_greedy_single_link_for_every_floor() {
         for seed in 0..40 {
             let owned = sets(seed, 120);
-            let refs: Vec<&BTreeSet<String>> = owned.iter().collect();
+            let refs = ids(&owned);
             for floor in [0.05, 0.3, 0.5, 0.6, 2.0 / 3.0, 0.75, 0.8, 0.82, 0.9, 1.0] {
                 let greedy = assign_greedy(&refs, floor);
                 assert_eq!(

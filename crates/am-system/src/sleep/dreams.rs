@@ -20,7 +20,7 @@ use crate::kinds::RecordKind;
 use crate::pair_folds::PairFolds;
 use crate::record::DigestRow;
 use am_journal::MemoryJournal;
-use am_triples::{Narrow, TripleAssertion, TripleQuery, TripleStore};
+use am_triples::{Narrow, NarrowRow, TripleAssertion, TripleQuery, TripleStore};
 use serde::{Deserialize, Serialize};
 
 fn hundred() -> usize {
@@ -96,51 +96,89 @@ pub fn unresolved_dreams(
     };
     // The pair's rows are read with only the two keys that say whether a
     // row is a standing dream; the few that are are then read whole.
-    // `None` once a standing dream has no id.
-    let mut ids: Option<Vec<String>> = Some(Vec::new());
-    store.visit_narrow(
-        &pair,
-        Narrow {
-            attributes: &["record_kind", "continuation_state"],
-            provenance: &[],
-        },
-        &mut |row| {
-            if standing_dream_view(DigestRow::of_attributes(row.attributes)) {
-                match row.assertion_id {
-                    Some(id) => {
-                        if let Some(list) = ids.as_mut() {
-                            list.push(id.to_owned());
-                        }
-                    }
-                    None => ids = None,
-                }
-            }
-        },
-    )?;
-    let rows: Vec<TripleAssertion> = match ids {
-        Some(ids) if ids.is_empty() => Vec::new(),
-        Some(ids) => store.query(&TripleQuery {
-            assertion_ids: Some(ids),
-            ..pair
-        })?,
-        // A row without an id cannot be read back by it: read them all.
-        None => store.query(&pair)?,
-    };
-    if let Some(j) = journal
-        && rows.iter().any(is_standing_dream)
-    {
-        // The exclusions alone (closed ids, the pair's latest-hidden rows):
-        // the answer `PairFolds::load`'s full fold gives, without folding
-        // every binding of the pair.
-        let pair = [(scope.to_lowercase(), owner.to_owned())];
-        let folds = PairFolds::load_exclusions(store, j, &pair, j.current_seq()?)?;
-        return Ok(standing_dreams_among(
-            &rows,
-            Some(&|id: &str| folds.excludes(id)),
-            args.limit,
-        ));
+    let mut ids = StandingDreamIds::new();
+    store.visit_narrow(&pair, STANDING_DREAM_KEYS, &mut |row| ids.row(row))?;
+    ids.finish(store, journal, scope, owner, args.limit)
+}
+
+/// The keys [`StandingDreamIds::row`] reads of a row.
+pub(crate) const STANDING_DREAM_KEYS: Narrow<'static> = Narrow {
+    attributes: &["record_kind", "continuation_state"],
+    provenance: &[],
+};
+
+/// [`unresolved_dreams`] folded from a narrow read of one pair's rows
+/// (each holding at least [`STANDING_DREAM_KEYS`]): the standing dreams'
+/// assertion ids, `None` once a standing dream has no id. The mind-mass
+/// report folds it from the read its other sections share.
+pub(crate) struct StandingDreamIds(Option<Vec<String>>);
+
+impl StandingDreamIds {
+    /// None folded yet.
+    pub(crate) fn new() -> Self {
+        StandingDreamIds(Some(Vec::new()))
     }
-    Ok(standing_dreams_among(&rows, None, args.limit))
+
+    /// Fold one row of the pair.
+    pub(crate) fn row(&mut self, row: NarrowRow<'_>) {
+        if standing_dream_view(DigestRow::of_attributes(row.attributes)) {
+            match row.assertion_id {
+                Some(id) => {
+                    if let Some(list) = self.0.as_mut() {
+                        list.push(id.to_owned());
+                    }
+                }
+                None => self.0 = None,
+            }
+        }
+    }
+
+    /// The standing dreams of the pair `(scope, owner)` (as
+    /// [`unresolved_dreams`] trims them) whose rows were folded: read whole
+    /// by id, with `journal` the closure and hidden folds applied, oldest
+    /// first, at most `limit` (0: all).
+    ///
+    /// # Errors
+    /// The store's or journal's failure.
+    pub(crate) fn finish(
+        self,
+        store: &dyn TripleStore,
+        journal: Option<&dyn MemoryJournal>,
+        scope: &str,
+        owner: &str,
+        limit: usize,
+    ) -> Result<Vec<TripleAssertion>> {
+        let pair = TripleQuery {
+            scope: Some(scope.to_owned()),
+            owner_id: (!owner.is_empty()).then(|| owner.to_owned()),
+            limit: 0,
+            ..TripleQuery::default()
+        };
+        let rows: Vec<TripleAssertion> = match self.0 {
+            Some(ids) if ids.is_empty() => Vec::new(),
+            Some(ids) => store.query(&TripleQuery {
+                assertion_ids: Some(ids),
+                ..pair
+            })?,
+            // A row without an id cannot be read back by it: read them all.
+            None => store.query(&pair)?,
+        };
+        if let Some(j) = journal
+            && rows.iter().any(is_standing_dream)
+        {
+            // The exclusions alone (closed ids, the pair's latest-hidden rows):
+            // the answer `PairFolds::load`'s full fold gives, without folding
+            // every binding of the pair.
+            let pair = [(scope.to_lowercase(), owner.to_owned())];
+            let folds = PairFolds::load_exclusions(store, j, &pair, j.current_seq()?)?;
+            return Ok(standing_dreams_among(
+                &rows,
+                Some(&|id: &str| folds.excludes(id)),
+                limit,
+            ));
+        }
+        Ok(standing_dreams_among(&rows, None, limit))
+    }
 }
 
 /// [`unresolved_dreams`] over rows already read: the standing dreams among

@@ -243,6 +243,40 @@ const MAINTENANCE_ATTRIBUTE_KEYS: [&str; 15] = [
     "payload_ref",
 ];
 
+/// What the tending scan makes of a row that is no formation edge.
+pub(crate) enum TendingKind<'a> {
+    /// Nothing: no kind, a bookkeeping row, a dream or a world-model card.
+    Skipped,
+    /// An existing maintenance candidate.
+    Candidate,
+    /// A record tending reads, of this kind (as stored).
+    Record(&'a str),
+}
+
+/// What the tending scan makes of `row` (no formation edge): its kind is
+/// `record_kind` as stored, non-empty.
+pub(crate) fn tending_kind(row: DigestRow<'_>) -> TendingKind<'_> {
+    let Some(kind) = row.nonempty("record_kind") else {
+        return TendingKind::Skipped;
+    };
+    if row.flag("bookkeeping") {
+        return TendingKind::Skipped;
+    }
+    if row.flag("maintenance_candidate") {
+        return TendingKind::Candidate;
+    }
+    if kind == "dream" || kind == "world_model" {
+        return TendingKind::Skipped;
+    }
+    TendingKind::Record(kind)
+}
+
+/// A tending record's title: `attributes.title` as text, stripped (`""`
+/// when none).
+pub(crate) fn tending_title(row: DigestRow<'_>) -> String {
+    py_strip(&py_text(row.get("title"))).to_owned()
+}
+
 /// Fold one of the pairs' rows (in the store's order, pair after pair,
 /// each holding at least its [`TENDING_KEYS`]) into the scan; finish with
 /// [`tending_finish`].
@@ -259,26 +293,21 @@ fn tending_row(scan: &mut TendingScan, a: NarrowRow<'_>) {
         });
         return;
     }
-    let Some(kind) = row.nonempty("record_kind") else {
-        return;
+    let kind = match tending_kind(row) {
+        TendingKind::Skipped => return,
+        TendingKind::Candidate => {
+            let source_ids = match row.get("source_ids") {
+                Some(Value::Array(ids)) => ids.iter().map(py_str).collect(),
+                _ => Vec::new(),
+            };
+            scan.candidates.push(ExistingCandidate {
+                record_id: a.subject.to_owned(),
+                source_ids,
+            });
+            return;
+        }
+        TendingKind::Record(kind) => kind,
     };
-    if row.flag("bookkeeping") {
-        return;
-    }
-    if row.flag("maintenance_candidate") {
-        let source_ids = match row.get("source_ids") {
-            Some(Value::Array(ids)) => ids.iter().map(py_str).collect(),
-            _ => Vec::new(),
-        };
-        scan.candidates.push(ExistingCandidate {
-            record_id: a.subject.to_owned(),
-            source_ids,
-        });
-        return;
-    }
-    if kind == "dream" || kind == "world_model" {
-        return;
-    }
     let missing_fields = ["keywords", "intents", "outcomes"]
         .into_iter()
         .filter(|f| !json_truthy(row.get(f)))
@@ -300,7 +329,7 @@ fn tending_row(scan: &mut TendingScan, a: NarrowRow<'_>) {
             record_id: a.subject.to_owned(),
             assertion_id: aid,
             kind: kind.to_owned(),
-            title: py_strip(&py_text(row.get("title"))).to_owned(),
+            title: tending_title(row),
             digest: a.object.to_owned(),
             observed_at: a.observed_at.to_owned(),
             missing_fields,

@@ -163,3 +163,113 @@ fn redigestion_candidates_match_abstractmemory_0_3_2_value_for_value_on_both_sta
         }
     }
 }
+
+/// The report reads each pair once and folds every section from that read;
+/// each section must still be the read it summarizes, called on its own:
+/// the standing dreams (`unresolved_dreams`, distinct across the pairs),
+/// the review offers (`cognition_health`), the sleep recency
+/// (`last_maintenance_seq`), the title clusters (the tending scan with the
+/// closure fold) and the wake-cue dry run (`wake_cue_dedup_pass(report_only)`
+/// of every pair, distinct member sets). Over every ladder of the
+/// differential's calls, on both stacks.
+#[test]
+fn every_section_of_the_report_is_the_read_it_summarizes_on_both_stacks() {
+    use am_system::drives::{DriveScopes, cognition_health};
+    use am_system::sleep::{
+        LastMaintenanceSeq, UnresolvedDreams, WakeCueDedup, last_maintenance_seq, tending_scan,
+        unresolved_dreams,
+    };
+    use std::collections::{BTreeMap, BTreeSet, HashSet};
+    let o = oracle();
+    for (name, system, _dir) in systems() {
+        let (store, journal) = (system.store().as_ref(), system.journal().as_ref());
+        for c in o.out["calls"].as_array().unwrap() {
+            let args = args_of(&c["call"]);
+            let r = system.mind_mass_report(&args, None).unwrap();
+            let pairs: Vec<(String, String)> = {
+                let mut out: Vec<(String, String)> = Vec::new();
+                for (s, o) in &args.scopes {
+                    let p = (s.trim().to_lowercase(), o.trim().to_owned());
+                    if !out.contains(&p) {
+                        out.push(p);
+                    }
+                }
+                out
+            };
+            let refs: Vec<(&str, &str)> = pairs
+                .iter()
+                .map(|(s, o)| (s.as_str(), o.as_str()))
+                .collect();
+            let at = format!("{name}, call {}", c["call"]);
+
+            let mut dreams = BTreeSet::new();
+            for (s, o) in &refs {
+                let mut q = UnresolvedDreams::new(s, o);
+                q.limit = 0;
+                for d in unresolved_dreams(store, Some(journal), &q).unwrap() {
+                    dreams.insert(d.assertion_id.clone().unwrap_or(d.subject));
+                }
+            }
+            assert_eq!(r.review.unresolved_dreams, dreams.len(), "{at}");
+            let health = cognition_health(store, journal, &DriveScopes::new(&refs)).unwrap();
+            assert_eq!(r.review.candidates, health.candidates, "{at}");
+            assert_eq!(
+                r.sleep.last_artifact_seq,
+                last_maintenance_seq(store, journal, &LastMaintenanceSeq::new(&refs)).unwrap(),
+                "{at}"
+            );
+
+            let closed: HashSet<String> = journal
+                .closures(&am_journal::ClosureFilter {
+                    limit: 0,
+                    ..am_journal::ClosureFilter::default()
+                })
+                .unwrap()
+                .into_iter()
+                .map(|c| c.assertion_id)
+                .collect();
+            let mut by_key: BTreeMap<(String, String), usize> = BTreeMap::new();
+            for (rid, rec) in tending_scan(store, &pairs).unwrap().records {
+                if closed.contains(&rid) || closed.contains(&rec.assertion_id) {
+                    continue;
+                }
+                let key = am_triples::text::title_key(&rec.title);
+                if !key.is_empty() {
+                    *by_key.entry((rec.kind, key)).or_default() += 1;
+                }
+            }
+            let groups: Vec<usize> = by_key.into_values().filter(|n| *n > 1).collect();
+            assert_eq!(
+                (
+                    r.duplicates.title_clusters,
+                    r.duplicates.title_cluster_records
+                ),
+                (groups.len(), groups.iter().sum()),
+                "{at}"
+            );
+
+            if let Some(kind) = args.wake_cue_kind {
+                let mut sets: BTreeSet<BTreeSet<String>> = BTreeSet::new();
+                for (s, o) in &refs {
+                    let mut dry = WakeCueDedup::new(s, o, "the test");
+                    dry.kind = kind;
+                    dry.report_only = true;
+                    for cl in system
+                        .wake_cue_dedup_pass(&dry, None)
+                        .unwrap()
+                        .value
+                        .clusters
+                    {
+                        sets.insert(cl.members.into_iter().collect());
+                    }
+                }
+                assert_eq!(r.duplicates.wake_cue_clusters, Some(sets.len()), "{at}");
+                assert_eq!(
+                    r.duplicates.wake_cue_members,
+                    Some(sets.iter().map(BTreeSet::len).sum()),
+                    "{at}"
+                );
+            }
+        }
+    }
+}
