@@ -85,7 +85,7 @@ impl SQLiteTripleStore {
                 let mut mirror = lock(&self.state.keywords);
                 KeywordCache::refresh(&mut mirror, c, table)?;
                 mirror
-                    .as_ref()
+                    .as_mut()
                     .and_then(|m| m.rank(&terms, &scope, owner.as_deref(), limit, range))
             } else {
                 None

@@ -46,7 +46,7 @@ use crate::store::names::Names;
 use crate::store::schema;
 use rusqlite::types::ValueRef;
 use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
-use std::collections::HashMap;
+use std::collections::{BinaryHeap, HashMap};
 
 /// `keyword_engine()` when the in-process mirror answered.
 pub(super) const KEYWORD_ENGINE_MIRROR: &str = "fts5-mirror";
@@ -79,6 +79,11 @@ pub(super) struct KeywordCache {
     /// Term → (row index, occurrences), ascending row index.
     postings: HashMap<Box<str>, Vec<(u32, u32)>, foldhash::fast::RandomState>,
     total_tokens: i64,
+    /// A ranking's scores by row index, all 0.0 between rankings (kept, so
+    /// no ranking zeroes an array of the mirror's size).
+    scores: Vec<f64>,
+    /// The rows a ranking scored, in first-scored order (kept likewise).
+    scored: Vec<u32>,
     /// Why the mirror cannot answer exactly (SQL serves), if it cannot.
     defect: Option<String>,
 }
@@ -465,10 +470,12 @@ impl KeywordCache {
     }
 
     /// Bytes held: 20 per row (rowid, scope and owner ids, token count), 8 per posting, each
-    /// term and interned string once.
+    /// term and interned string once, and the rankings' scratch (up to 12 per row).
     pub(super) fn bytes(&self) -> usize {
         self.rowids.capacity() * 8
             + (self.scopes.capacity() + self.owners.capacity() + self.lens.capacity()) * 4
+            + self.scores.capacity() * 8
+            + self.scored.capacity() * 4
             + self
                 .postings
                 .iter()
@@ -484,14 +491,117 @@ impl KeywordCache {
     /// answer exactly (a defect, or a term `unicode61` would not read as one
     /// ASCII token): SQL answers. Each rowid comes with its BM25 score as a
     /// positive number (FTS5's `-bm25()`, the same double).
+    ///
+    /// Scored phrase by phrase in query order, which is `fts5Bm25Function`'s
+    /// order of summation (every row's score is the same double): each
+    /// phrase's postings are read once, in a row, into one score per row.
+    /// Then only a row that can still enter the first `limit` kept so far
+    /// (a score below the `limit`-th cannot; a tie can, by its newer rowid)
+    /// reaches the heap of the best; nothing is sorted whole.
     pub(super) fn rank(
-        &self,
+        &mut self,
         terms: &[String],
         scope: &str,
         owner_id: Option<&str>,
         limit: usize,
         range: (i64, i64),
     ) -> Option<Vec<(i64, f64)>> {
+        let mut scores = std::mem::take(&mut self.scores);
+        let mut scored = std::mem::take(&mut self.scored);
+        let answer = self.rank_into(
+            terms,
+            scope,
+            owner_id,
+            limit,
+            range,
+            &mut scores,
+            &mut scored,
+        );
+        self.scores = scores;
+        self.scored = scored;
+        answer
+    }
+
+    /// [`KeywordCache::rank`] with its scratch (`scores`: 0.0 for every row
+    /// on entry and on return).
+    #[allow(clippy::too_many_arguments)]
+    fn rank_into(
+        &self,
+        terms: &[String],
+        scope: &str,
+        owner_id: Option<&str>,
+        limit: usize,
+        range: (i64, i64),
+        scores: &mut Vec<f64>,
+        scored: &mut Vec<u32>,
+    ) -> Option<Vec<(i64, f64)>> {
+        let q = match self.prepare(terms, scope, owner_id, limit, range)? {
+            Prepared::Answer(answer) => return Some(answer),
+            Prepared::Rank(q) => q,
+        };
+        scores.resize(self.rowids.len(), 0.0);
+        scored.clear();
+        // A row's BM25 term frequency part depends on its length and the
+        // phrase's occurrences only: computed once per pair of small ones
+        // (NaN: not yet), by the same operations, so the same double.
+        let mut parts = [f64::NAN; SMALL_LEN * SMALL_COUNT];
+        for (p, list) in q.lists.iter().enumerate() {
+            for &(row, n) in *list {
+                let i = row as usize;
+                let len = self.lens[i] as usize;
+                let tf = if len < SMALL_LEN && (n as usize) < SMALL_COUNT {
+                    let slot = &mut parts[len * SMALL_COUNT + n as usize];
+                    if slot.is_nan() {
+                        *slot = q.tf(n, q.norm(i));
+                    }
+                    *slot
+                } else {
+                    q.tf(n, q.norm(i))
+                };
+                let part = q.idf[p] * tf;
+                // Every contribution is positive: 0.0 is a row not scored yet.
+                if scores[i] == 0.0 {
+                    scored.push(row);
+                }
+                scores[i] += part;
+            }
+        }
+        let mut best: BinaryHeap<Ranked> = BinaryHeap::new();
+        for &row in scored.iter() {
+            let i = row as usize;
+            let score = std::mem::replace(&mut scores[i], 0.0);
+            if !q.here(i) || (best.len() >= limit && best.peek().is_some_and(|w| score < w.score)) {
+                continue;
+            }
+            let entry = Ranked {
+                score,
+                rowid: self.rowids[i],
+            };
+            if best.len() < limit {
+                best.push(entry);
+            } else if let Some(mut worst) = best.peek_mut()
+                && entry < *worst
+            {
+                *worst = entry;
+            }
+        }
+        // Best first: ORDER BY bm25 (= −score), rowid DESC.
+        let mut ranked = best.into_vec();
+        ranked.sort_unstable();
+        Some(ranked.into_iter().map(|r| (r.rowid, r.score)).collect())
+    }
+
+    /// What every ranking reads first: `Answer` when the answer is known
+    /// without scoring (no such scope or owner, nothing asked), `None` when
+    /// the mirror cannot answer exactly.
+    fn prepare(
+        &self,
+        terms: &[String],
+        scope: &str,
+        owner_id: Option<&str>,
+        limit: usize,
+        range: (i64, i64),
+    ) -> Option<Prepared<'_>> {
         if self.defect.is_some() {
             return None;
         }
@@ -499,19 +609,19 @@ impl KeywordCache {
         let (Some(Some(scope)), Some(owner)) =
             (self.names.filter(Some(scope)), self.names.filter(owner_id))
         else {
-            return Some(Vec::new());
+            return Some(Prepared::Answer(Vec::new()));
         };
         if terms.is_empty() || limit == 0 || range.0 > range.1 || self.rowids.is_empty() {
-            return Some(Vec::new());
+            return Some(Prepared::Answer(Vec::new()));
         }
         let n_row = i64::try_from(self.rowids.len()).ok()?;
         // fts5Bm25GetData: avgdl and one IDF per phrase, over the whole index.
         #[allow(clippy::cast_precision_loss)]
         let avgdl = self.total_tokens as f64 / n_row as f64;
-        let empty: Vec<(u32, u32)> = Vec::new();
-        let lists: Vec<&Vec<(u32, u32)>> = terms
+        let empty: &[(u32, u32)] = &[];
+        let lists: Vec<&[(u32, u32)]> = terms
             .iter()
-            .map(|t| self.postings.get(t.as_str()).unwrap_or(&empty))
+            .map(|t| self.postings.get(t.as_str()).map_or(empty, Vec::as_slice))
             .collect();
         #[allow(clippy::cast_precision_loss)]
         let idf: Vec<f64> = lists
@@ -525,51 +635,98 @@ impl KeywordCache {
             .collect();
         let lo = u32::try_from(self.rowids.partition_point(|r| *r < range.0)).ok()?;
         let hi = u32::try_from(self.rowids.partition_point(|r| *r <= range.1)).ok()?;
-        // Each phrase's postings within the range, merged by row (ascending),
-        // so each matching row is scored once with its phrases in query order
-        // (fts5Bm25Function's order of summation) and nothing is sorted whole.
-        let mut heads: Vec<&[(u32, u32)]> = lists
-            .iter()
+        // Each phrase's postings within the range.
+        let lists: Vec<&[(u32, u32)]> = lists
+            .into_iter()
             .map(|l| {
                 let start = l.partition_point(|(r, _)| *r < lo);
                 let end = start + l[start..].partition_point(|(r, _)| *r < hi);
                 &l[start..end]
             })
             .collect();
-        let mut scored: Vec<(f64, i64)> = Vec::new();
-        while let Some(row) = heads
-            .iter()
-            .filter_map(|h| h.first())
-            .map(|(r, _)| *r)
-            .min()
-        {
-            let i = row as usize;
-            let here = self.scopes[i] == scope && owner.is_none_or(|o| self.owners[i] == o);
-            let d = f64::from(self.lens[i]);
-            let mut score = 0.0f64;
-            for (p, head) in heads.iter_mut().enumerate() {
-                if let Some(&(r, n)) = head.first()
-                    && r == row
-                {
-                    *head = &head[1..];
-                    if here {
-                        let f = f64::from(n);
-                        score += idf[p] * ((f * (K1 + 1.0)) / (f + K1 * (1.0 - B + B * d / avgdl)));
-                    }
-                }
-            }
-            if here {
-                scored.push((-score, self.rowids[i]));
-            }
-        }
-        // ORDER BY bm25 (= −score), rowid DESC, the first `limit` only.
-        let order = |a: &(f64, i64), b: &(f64, i64)| a.0.total_cmp(&b.0).then(b.1.cmp(&a.1));
-        if scored.len() > limit {
-            scored.select_nth_unstable_by(limit, order);
-            scored.truncate(limit);
-        }
-        scored.sort_unstable_by(order);
-        Some(scored.into_iter().map(|(s, r)| (r, -s)).collect())
+        Some(Prepared::Rank(Ranking {
+            cache: self,
+            lists,
+            idf,
+            avgdl,
+            scope,
+            owner,
+        }))
+    }
+}
+
+/// Rows shorter than this many tokens, holding a phrase fewer than
+/// [`SMALL_COUNT`] times, share their term frequency parts within a ranking.
+const SMALL_LEN: usize = 128;
+/// See [`SMALL_LEN`].
+const SMALL_COUNT: usize = 8;
+
+/// A ranking's answer known before scoring, or the query to score.
+enum Prepared<'c> {
+    Answer(Vec<(i64, f64)>),
+    Rank(Ranking<'c>),
+}
+
+/// One ranking's query: each phrase's postings within the range and its
+/// IDF, and the rows' filter.
+struct Ranking<'c> {
+    cache: &'c KeywordCache,
+    lists: Vec<&'c [(u32, u32)]>,
+    idf: Vec<f64>,
+    avgdl: f64,
+    scope: u32,
+    owner: Option<u32>,
+}
+
+impl Ranking<'_> {
+    /// Whether row `i` is of the scope (and owner) asked.
+    fn here(&self, i: usize) -> bool {
+        self.cache.scopes[i] == self.scope && self.owner.is_none_or(|o| self.cache.owners[i] == o)
+    }
+
+    /// Row `i`'s length term of `fts5Bm25Function` (`k1·(1 − b + b·d/avgdl)`).
+    fn norm(&self, i: usize) -> f64 {
+        let d = f64::from(self.cache.lens[i]);
+        K1 * (1.0 - B + B * d / self.avgdl)
+    }
+
+    /// The term frequency part of a phrase's contribution to a row holding
+    /// it `n` times, of length term `norm` (the contribution is the phrase's
+    /// IDF times it): `fts5Bm25Function`'s operations in its order.
+    fn tf(&self, n: u32, norm: f64) -> f64 {
+        let f = f64::from(n);
+        (f * (K1 + 1.0)) / (f + norm)
+    }
+}
+
+/// A row kept among the best: ordered best first (higher score, then newer
+/// rowid), so a max-heap's top is the worst kept.
+#[derive(Debug)]
+struct Ranked {
+    score: f64,
+    rowid: i64,
+}
+
+impl PartialEq for Ranked {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other).is_eq()
+    }
+}
+
+impl Eq for Ranked {}
+
+impl Ord for Ranked {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        other
+            .score
+            .total_cmp(&self.score)
+            .then(other.rowid.cmp(&self.rowid))
+    }
+}
+
+impl PartialOrd for Ranked {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
     }
 }
 
@@ -598,6 +755,198 @@ mod tests {
                 (rowid, t.ascii)
             })
             .collect()
+    }
+
+    impl KeywordCache {
+        /// The ranking [`KeywordCache::rank`] replaced: the phrases'
+        /// postings merged by row, every matching row scored, all of them
+        /// sorted, the first `limit` kept.
+        fn rank_exhaustive(
+            &self,
+            terms: &[String],
+            scope: &str,
+            owner_id: Option<&str>,
+            limit: usize,
+            range: (i64, i64),
+        ) -> Option<Vec<(i64, f64)>> {
+            let q = match self.prepare(terms, scope, owner_id, limit, range)? {
+                Prepared::Answer(answer) => return Some(answer),
+                Prepared::Rank(q) => q,
+            };
+            let (idf, avgdl) = (&q.idf, q.avgdl);
+            let mut heads: Vec<&[(u32, u32)]> = q.lists.clone();
+            let mut scored: Vec<(f64, i64)> = Vec::new();
+            while let Some(row) = heads
+                .iter()
+                .filter_map(|h| h.first())
+                .map(|(r, _)| *r)
+                .min()
+            {
+                let i = row as usize;
+                let here = q.here(i);
+                let d = f64::from(self.lens[i]);
+                let mut score = 0.0f64;
+                for (p, head) in heads.iter_mut().enumerate() {
+                    if let Some(&(r, n)) = head.first()
+                        && r == row
+                    {
+                        *head = &head[1..];
+                        if here {
+                            let f = f64::from(n);
+                            score +=
+                                idf[p] * ((f * (K1 + 1.0)) / (f + K1 * (1.0 - B + B * d / avgdl)));
+                        }
+                    }
+                }
+                if here {
+                    scored.push((-score, self.rowids[i]));
+                }
+            }
+            let order = |a: &(f64, i64), b: &(f64, i64)| a.0.total_cmp(&b.0).then(b.1.cmp(&a.1));
+            if scored.len() > limit {
+                scored.select_nth_unstable_by(limit, order);
+                scored.truncate(limit);
+            }
+            scored.sort_unstable_by(order);
+            Some(scored.into_iter().map(|(s, r)| (r, -s)).collect())
+        }
+    }
+
+    const VOCABULARY: [&str; 6] = ["alpha", "beta", "gamma", "delta", "eps", "zeta"];
+
+    /// A row's text from word numbers (few words, few lengths: equal rows,
+    /// hence tied scores, are common).
+    fn row_text(words: &[usize]) -> String {
+        words
+            .iter()
+            .map(|w| VOCABULARY[*w % VOCABULARY.len()])
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+
+    type Corpus = Vec<(u8, u8, Vec<usize>, u8)>;
+    type Query = (Vec<usize>, usize, Option<u8>, u8, (usize, usize));
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(400))]
+
+        /// The ranking answers what the merged walk it replaced answers:
+        /// the same rows in the same order with the same doubles, on random
+        /// corpora (two scopes, three owners, rows that tie, tokens the
+        /// mirror does not keep, rows patched in place) and random queries
+        /// (repeated and absent terms, any limit and range), one mirror
+        /// answering them all in turn (its scratch is left clean).
+        #[test]
+        fn the_ranking_is_the_merged_walk(
+            corpus in proptest::collection::vec(
+                (0u8..2, 0u8..3, proptest::collection::vec(0usize..6, 0..6), 0u8..3),
+                0..80,
+            ),
+            patches in proptest::collection::vec(
+                (0usize..80, proptest::collection::vec(0usize..6, 1..6)),
+                0..6,
+            ),
+            queries in proptest::collection::vec(
+                (
+                    proptest::collection::vec(0usize..8, 1..6),
+                    0usize..24,
+                    proptest::option::of(0u8..3),
+                    0u8..2,
+                    (0usize..200, 0usize..200),
+                ),
+                1..8,
+            ),
+        ) {
+            check_ranking(&corpus, &patches, &queries);
+        }
+    }
+
+    fn check_ranking(corpus: &Corpus, patches: &[(usize, Vec<usize>)], queries: &[Query]) {
+        let mut cache = KeywordCache::default();
+        let scopes = ["s0", "s1"].map(|s| cache.names.intern(ValueRef::Text(s.as_bytes())));
+        let owners = ["o0", "o1", "o2"].map(|s| cache.names.intern(ValueRef::Text(s.as_bytes())));
+        let mut texts: Vec<(i64, String)> = Vec::new();
+        let mut rowid = 0i64;
+        for (scope, owner, words, gap) in corpus {
+            rowid += 1 + i64::from(*gap);
+            let text = row_text(words);
+            // `gap` extra tokens the mirror counts but does not keep.
+            cache.push(
+                rowid,
+                scopes[usize::from(*scope)],
+                owners[usize::from(*owner)],
+                runs(&text).count() + usize::from(*gap),
+                runs(&text),
+            );
+            texts.push((rowid, text));
+        }
+        for (at, words) in patches {
+            if texts.is_empty() {
+                break;
+            }
+            let at = at % texts.len();
+            let new = row_text(words);
+            if !texts[at].1.is_empty()
+                && cache.patch(texts[at].0, texts[at].1.as_bytes(), new.as_bytes())
+            {
+                texts[at].1 = new;
+            }
+        }
+        for (terms, limit, owner, scope, (a, b)) in queries {
+            // Numbers past the vocabulary: a term no row holds.
+            let terms: Vec<String> = terms
+                .iter()
+                .map(|t| {
+                    VOCABULARY
+                        .get(*t)
+                        .map_or_else(|| format!("absent{t}"), |w| (*w).to_owned())
+                })
+                .collect();
+            let owner = owner.map(|o| format!("o{o}"));
+            let scope = format!("s{scope}");
+            let range = (i64::try_from(*a).unwrap(), i64::try_from(*b).unwrap());
+            let ranked = cache.rank(&terms, &scope, owner.as_deref(), *limit, range);
+            let whole = cache.rank_exhaustive(&terms, &scope, owner.as_deref(), *limit, range);
+            let bits = |r: Option<Vec<(i64, f64)>>| {
+                r.map(|v| {
+                    v.into_iter()
+                        .map(|(id, s)| (id, s.to_bits()))
+                        .collect::<Vec<_>>()
+                })
+            };
+            assert_eq!(
+                bits(ranked),
+                bits(whole),
+                "{terms:?} limit {limit} {scope} {owner:?} {range:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_ranking_of_many_tied_rows_keeps_the_newest() {
+        // 300 rows holding `alpha` once at one length tie; 50 rows that hold
+        // `beta` too score above them; the `gamma` rows below both.
+        let mut cache = KeywordCache::default();
+        let s = cache.names.intern(ValueRef::Text(b"s"));
+        let o = cache.names.intern(ValueRef::Text(b"o"));
+        let mut rowid = 0;
+        for i in 0..1000 {
+            rowid += 1;
+            let text = match i % 20 {
+                0 => "alpha beta",
+                1..=6 => "alpha zeta",
+                _ => "gamma zeta",
+            };
+            cache.push(rowid, s, o, 2, runs(text));
+        }
+        let terms: Vec<String> = ["gamma", "alpha", "beta", "alpha"]
+            .map(str::to_owned)
+            .to_vec();
+        for limit in [1, 10, 50, 60, 120, 400, 2000] {
+            let ranked = cache.rank(&terms, "s", Some("o"), limit, (i64::MIN, i64::MAX));
+            let whole = cache.rank_exhaustive(&terms, "s", Some("o"), limit, (i64::MIN, i64::MAX));
+            assert_eq!(ranked, whole, "limit {limit}");
+        }
     }
 
     #[test]

@@ -46,7 +46,8 @@ impl MemorySystem {
     pub fn probe_expand(&self, args: &ProbeExpand) -> Result<ProbeResult> {
         let (result, journaled) = self.plan_expand(args)?;
         if let Some((trace, events)) = journaled {
-            self.journal.append_recall(&trace, &events)?;
+            let appended = self.journal.append_recall(&trace, &events)?;
+            self.past_own_audit(result.as_of_seq, &appended);
         }
         Ok(result)
     }

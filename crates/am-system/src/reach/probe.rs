@@ -168,6 +168,27 @@ impl MemorySystem {
         Ok(as_of)
     }
 
+    /// After this system appended a reach's trace and its inert audit
+    /// events right after `as_of` (the journal's head the reach read at):
+    /// the recall index's caches move past them, and reads at those seqs
+    /// read at `as_of`'s state (the concept holders kept for `as_of` serve
+    /// the next reach). Only when the appended seqs are exactly the next
+    /// ones after `as_of` (nobody else wrote between; an idempotent replay
+    /// that returns older seqs changes nothing).
+    pub(crate) fn past_own_audit(
+        &self,
+        as_of: i64,
+        appended: &(ReconstructionTrace, Vec<MemoryEvent>),
+    ) {
+        let mut seqs: Vec<i64> = std::iter::once(appended.0.seq)
+            .chain(appended.1.iter().map(|e| e.seq))
+            .collect();
+        self.faculty_state
+            .cache::<crate::recall::reconstruct::index::RecallIndex>()
+            .lock()
+            .advance_past_own_audit(as_of, &mut seqs);
+    }
+
     fn reach_pairs(verb: &str, scopes: &[(String, String)]) -> Result<Vec<(String, String)>> {
         let borrowed: Vec<(&str, &str)> = scopes
             .iter()
@@ -346,7 +367,8 @@ impl MemorySystem {
                 prov.insert("turn_id".into(), json!(t));
             }
             let listed = audit_events(&hits, &tid, supplied, EventKind::Listed, &prov, &now);
-            self.journal.append_recall(&trace, &listed)?;
+            let appended = self.journal.append_recall(&trace, &listed)?;
+            self.past_own_audit(as_of, &appended);
         }
         Ok(ProbeResult {
             trace_id: tid,

@@ -3,13 +3,16 @@
 //! SQLite home) is derived state: after every kind of write, a system that
 //! has reached all along answers `probe` and `familiarity` exactly as a
 //! system opened afresh over the same store and journal (whose first read
-//! goes to the store itself).
+//! goes to the store itself). The kept system also journals its own probes
+//! between the compared ones: its trace and `listed` events leave its kept
+//! concept field in use (they change no row and no fold), and what it then
+//! answers is still the fresh system's.
 
 use super::support::{BOTH, LIFE, OWNER, garden};
 use crate::common::Stack;
 use am_journal::{SearchState, UnderstandingVersion};
 use am_system::concepts::ConceptAnchorTuning;
-use am_system::reach::{EffortName, Familiarity, Probe, ProbeBudget, ProbeEffort};
+use am_system::reach::{EffortName, Familiarity, Probe, ProbeBudget, ProbeEffort, ProbeExpand};
 use am_system::{
     AuthorKind, AuthorRef, Bind, CloseRecord, MemoryRecordInput as R, MemorySystem, RecordKind,
     Reinforce, RememberMany, Retitle, RewriteDigest, Stimulus, SystemOptions,
@@ -17,6 +20,10 @@ use am_system::{
 use am_triples::CommitPoint;
 use am_triples::rewrite::DigestRewrite;
 use serde_json::json;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// Trace ids of the kept system's journaled probes, one each.
+static JOURNALED: AtomicUsize = AtomicUsize::new(0);
 
 const CUES: [&str; 4] = [
     "compost heap turning",
@@ -48,27 +55,42 @@ fn fresh(s: &Stack) -> MemorySystem {
 }
 
 /// Every cue, effort and ladder through the kept system and through a fresh
-/// one: the same answers. Returns how many of the probes admitted a record
-/// by concept alone.
+/// one: the same answers, the kept system's once pure and once journaled
+/// (so each pure probe but the first follows the kept system's own trace).
+/// Returns how many of the probes admitted a record by concept alone.
 fn check(s: &Stack, step: &str) -> usize {
     let mut anchored = 0;
     for cue in CUES {
         for effort in efforts() {
             for ladder in [LIFE, BOTH] {
-                let args = Probe {
-                    effort,
-                    write_journal: false,
-                    trace_id: Some("kept".into()),
-                    ..Probe::new(Stimulus::new(cue), ladder, "a test compares")
-                };
-                let kept = s.system.probe(&args).unwrap();
-                let again = fresh(s).probe(&args).unwrap();
-                assert_eq!(
-                    kept, again,
-                    "[{}] after {step}: probe {cue:?} {effort:?} {ladder:?}",
-                    s.name
-                );
-                anchored += usize::from(kept.channels.iter().any(|c| c == "concept"));
+                for write_journal in [false, true] {
+                    let trace_id = if write_journal {
+                        format!("kept-{}", JOURNALED.fetch_add(1, Ordering::Relaxed))
+                    } else {
+                        "kept".into()
+                    };
+                    let args = Probe {
+                        effort,
+                        write_journal,
+                        trace_id: Some(trace_id),
+                        ..Probe::new(Stimulus::new(cue), ladder, "a test compares")
+                    };
+                    // The fresh system reads first and writes nothing: both
+                    // read the same journal.
+                    let again = fresh(s)
+                        .probe(&Probe {
+                            write_journal: false,
+                            ..args.clone()
+                        })
+                        .unwrap();
+                    let kept = s.system.probe(&args).unwrap();
+                    assert_eq!(
+                        kept, again,
+                        "[{}] after {step}: probe {cue:?} {effort:?} {ladder:?}, journaled {write_journal}",
+                        s.name
+                    );
+                    anchored += usize::from(kept.channels.iter().any(|c| c == "concept"));
+                }
             }
         }
         let fam = Familiarity::new(Stimulus::new(cue), BOTH);
@@ -178,6 +200,24 @@ fn a_kept_reach_answers_as_a_fresh_system_after_every_kind_of_write() {
             ))
             .unwrap();
         anchored += check(s, "a journaled probe");
+
+        // A journaled expansion by the kept system, then one by a second
+        // system over the same home (not this system's own trace).
+        for system in [&s.system, &fresh(s)] {
+            system
+                .probe_expand(&ProbeExpand::new(&[&g.compost], "a journaled expansion"))
+                .unwrap();
+            anchored += check(s, "a journaled expansion");
+        }
+        // A second system's journaled probe.
+        fresh(s)
+            .probe(&Probe::new(
+                Stimulus::new("kiln glaze crawling at cone six"),
+                BOTH,
+                "another system's reach",
+            ))
+            .unwrap();
+        anchored += check(s, "another system's journaled probe");
 
         // A host's rewrite in place that gives a record keywords it did not
         // have: the change feed never hands it on, the journal's version

@@ -155,6 +155,12 @@ pub(crate) struct RecallIndex {
     duplicate_ids: HashSet<String>,
     pairs: HashMap<(String, String), PairIndex>,
     journal: JournalCache,
+    /// Journal seqs `(from, to]` known to hold only this system's own inert
+    /// audit records (a recall's or a reach's trace and its `listed` /
+    /// `expanded` events), appended right after `from`: no fold, no rewrite
+    /// and no row differs at any seq in `from..=to` (see
+    /// [`RecallIndex::field_seq`]).
+    own_audit: Option<(i64, i64)>,
     /// The hasher of [`TokenSet`]s (seeded once per index).
     token_hasher: foldhash::fast::RandomState,
 }
@@ -685,15 +691,16 @@ impl RecallIndex {
     /// Move the journal caches from `from` past records this system just
     /// appended itself, when those records are exactly the seqs
     /// `from + 1 ..= from + n` (nobody else wrote in between) and none of them
-    /// changes a cached fold: a reconstruction's own trace and inert `listed`
-    /// events (audit kinds: never scored, never a binding or closure). The
-    /// caches then describe the journal at `from + n` without replaying
-    /// (decoding) those records on the next recall. Anything else (another
-    /// writer's record in the range, an idempotent replay returning older
-    /// seqs, caches elsewhere) leaves the caches as they are, and the next
-    /// refresh replays the tail as before.
+    /// changes a cached fold: a reconstruction's or a reach's own trace and
+    /// inert `listed` / `expanded` events (audit kinds: never scored, never a
+    /// binding, closure or understanding version). The caches then describe
+    /// the journal at `from + n` without replaying (decoding) those records
+    /// on the next recall, and the seqs are remembered as inert
+    /// ([`RecallIndex::field_seq`]). Anything else (another writer's record
+    /// in the range, an idempotent replay returning older seqs) leaves the
+    /// caches as they are, and the next refresh replays the tail as before.
     pub(crate) fn advance_past_own_audit(&mut self, from: i64, appended: &mut [i64]) {
-        if self.journal.seq != Some(from) || appended.is_empty() {
+        if appended.is_empty() {
             return;
         }
         appended.sort_unstable();
@@ -701,8 +708,29 @@ impl RecallIndex {
             .iter()
             .enumerate()
             .all(|(i, s)| *s == from + 1 + i as i64);
-        if contiguous {
-            self.journal.seq = Some(from + appended.len() as i64);
+        if !contiguous {
+            return;
+        }
+        let to = from + appended.len() as i64;
+        self.own_audit = Some(match self.own_audit {
+            Some((start, end)) if end == from => (start, to),
+            _ => (from, to),
+        });
+        if self.journal.seq == Some(from) {
+            self.journal.seq = Some(to);
+        }
+    }
+
+    /// The journal seq a read at `seq` reads the same state as: the start of
+    /// this system's own inert audit records when `seq` lies among them
+    /// (the rows, their rewrites in place and every fold are the same at
+    /// each of those seqs), `seq` itself otherwise. What
+    /// [`crate::concepts::FieldStamp`]s are made of, so a reach's own trace
+    /// does not make the next reach scan its concept field again.
+    pub(crate) fn field_seq(&self, seq: i64) -> i64 {
+        match self.own_audit {
+            Some((from, to)) if (from..=to).contains(&seq) => from,
+            _ => seq,
         }
     }
 
@@ -896,5 +924,33 @@ mod tests {
         assert!(!colliding.contains("a", 7));
         assert!(!colliding.contains("e", 7));
         assert!(!colliding.contains("x", 8));
+    }
+
+    #[test]
+    fn only_this_systems_own_contiguous_audit_seqs_read_as_the_seq_before_them() {
+        let mut index = RecallIndex::default();
+        assert_eq!(index.field_seq(5), 5);
+        // Another writer's record came first: 7 and 8 are not right after 5.
+        index.advance_past_own_audit(5, &mut [8, 7]);
+        assert_eq!((index.field_seq(7), index.field_seq(8)), (7, 8));
+        // Ours, right after 8 (in any order): 9..=11 read as 8.
+        index.advance_past_own_audit(8, &mut [11, 9, 10]);
+        for seq in 8..=11 {
+            assert_eq!(index.field_seq(seq), 8, "{seq}");
+        }
+        assert_eq!((index.field_seq(7), index.field_seq(12)), (7, 12));
+        // Ours again right after: the run grows.
+        index.advance_past_own_audit(11, &mut [12]);
+        assert_eq!(index.field_seq(12), 8);
+        // A replay returning older seqs, or a gap, maps nothing new.
+        index.advance_past_own_audit(12, &mut [3, 4]);
+        index.advance_past_own_audit(12, &mut [14]);
+        assert_eq!((index.field_seq(13), index.field_seq(14)), (13, 14));
+        assert_eq!(index.field_seq(12), 8);
+        // A later run of ours replaces the remembered one.
+        index.advance_past_own_audit(20, &mut [21, 22]);
+        assert_eq!((index.field_seq(22), index.field_seq(12)), (20, 12));
+        index.advance_past_own_audit(22, &mut []);
+        assert_eq!(index.field_seq(22), 20);
     }
 }

@@ -21,8 +21,10 @@ pub(crate) struct RecallView<'v> {
     /// eligible ones.
     pub headroom: usize,
     /// The state this view reads at (the index's feed cursor, the journal's
-    /// head, the folds' anchor), when the index is in use: two views at one
-    /// stamp read the same rows and exclusions.
+    /// head, the folds' anchor, each seq read through
+    /// [`RecallIndex::field_seq`], so this system's own inert audit records
+    /// move neither), when the index is in use: two views at one stamp read
+    /// the same rows and exclusions.
     pub stamp: Option<crate::concepts::FieldStamp>,
 }
 
@@ -70,7 +72,9 @@ impl MemorySystem {
                 store: &store,
                 folds: &folds,
                 headroom,
-                stamp: index.feed_cursor().map(|cursor| (cursor, head, as_of)),
+                stamp: index
+                    .feed_cursor()
+                    .map(|cursor| (cursor, index.field_seq(head), index.field_seq(as_of))),
             })?;
             (out, folds.into_parts())
         };
