@@ -426,6 +426,36 @@ pub fn structural_report(
     Ok(fold.finish())
 }
 
+/// Sort numbers by their texts (byte order, as `str` orders): by each
+/// text's first 16 bytes as one big-endian integer (zero-padded: a key
+/// that differs orders as the texts do), then each run of equal keys by
+/// the whole texts. Ids share long prefixes (`ex:episode-…`), which a
+/// text compare walks again at every step.
+fn sort_by_text<'t>(numbers: &mut [u32], text: impl Fn(u32) -> &'t str) {
+    let key = |t: &str| {
+        let mut head = [0u8; 16];
+        let n = t.len().min(16);
+        head[..n].copy_from_slice(&t.as_bytes()[..n]);
+        u128::from_be_bytes(head)
+    };
+    let mut keyed: Vec<(u128, u32)> = numbers.iter().map(|&n| (key(text(n)), n)).collect();
+    keyed.sort_unstable();
+    for (slot, (_, n)) in numbers.iter_mut().zip(&keyed) {
+        *slot = *n;
+    }
+    let mut start = 0;
+    while start < keyed.len() {
+        let mut end = start + 1;
+        while end < keyed.len() && keyed[end].0 == keyed[start].0 {
+            end += 1;
+        }
+        if end - start > 1 {
+            numbers[start..end].sort_unstable_by(|a, b| text(*a).cmp(text(*b)));
+        }
+        start = end;
+    }
+}
+
 /// Texts numbered by first sight, each held once as an [`Atom`].
 #[derive(Default)]
 struct Interner {
@@ -681,7 +711,7 @@ impl StructureRows {
             .filter(|&n| slots[n].is_some())
             .map(|n| u32::try_from(n).unwrap_or(u32::MAX))
             .collect();
-        order.sort_unstable_by(|a, b| id_texts.text(*a).cmp(id_texts.text(*b)));
+        sort_by_text(&mut order, |n| id_texts.text(n).as_str());
         let mut place: Vec<u32> = vec![u32::MAX; id_texts.texts.len()];
         for (i, &n) in order.iter().enumerate() {
             place[n as usize] = u32::try_from(i).unwrap_or(u32::MAX);
@@ -920,5 +950,34 @@ impl MemorySystem {
     /// As [`structural_report`].
     pub fn structural_report(&self, args: &StructuralReport) -> Result<Structure> {
         structural_report(self.store().as_ref(), self.journal().as_ref(), args)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::sort_by_text;
+
+    #[test]
+    fn numbers_sort_by_their_texts_in_byte_order() {
+        let texts = [
+            "ex:episode-3da3f577d46560596612d6b3f6",
+            "ex:episode-3da3f577d46560596612d6b3f5",
+            "ex:episode-3da3f",
+            "ex:episode-3da3f\u{0}",
+            "ex:episode-3da3",
+            "",
+            "ex:lesson-83643f0340bb5c811a22ac3bb7",
+            "\u{0}",
+            "ex:épisode",
+            "ex:episode-3da3f577d46560596612d6b3f6x",
+            "b",
+            "a",
+        ];
+        let mut numbers: Vec<u32> = (0..u32::try_from(texts.len()).unwrap()).collect();
+        sort_by_text(&mut numbers, |n| texts[n as usize]);
+        let got: Vec<&str> = numbers.iter().map(|&n| texts[n as usize]).collect();
+        let mut want = texts.to_vec();
+        want.sort_unstable();
+        assert_eq!(got, want);
     }
 }
