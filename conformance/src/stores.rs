@@ -789,12 +789,14 @@ pub fn provenance_and_attributes_round_trip(f: &dyn StoreFactory) -> CheckResult
 
 /// `visit_narrow` lends the rows `query_narrow` returns, in its order, each
 /// field equal to that row's (the JSON cut to the kept keys), for a pair
-/// read, a limited read, a selective read and an object-filtered one.
+/// read, a limited read, a selective read and an object-filtered one; so
+/// does `visit_narrow_text`, its kept attributes read by position
+/// (`NarrowRow::lend_attributes`).
 pub fn visit_narrow_lends_the_rows_query_narrow_returns(f: &dyn StoreFactory) -> CheckResult {
     let s = fresh(f)?;
     let attrs = |kind: &str, n: i64| {
         serde_json::json!({"record_kind": kind, "n": n, "skip": {"deep": [1, "x"]},
-                           "title": format!("T{n}"), "literal": true})
+                           "title": format!("T{n} \"quoted\"\tline"), "literal": true})
         .as_object()
         .cloned()
         .unwrap_or_default()
@@ -827,8 +829,9 @@ pub fn visit_narrow_lends_the_rows_query_narrow_returns(f: &dyn StoreFactory) ->
     );
     rows.push(at("ex:x", "knows", "ex:y", T0, "other").with_scope("work"));
     add(&*s, &rows)?;
+    let kept = ["record_kind", "title", "missing"];
     let keep = am_triples::Narrow {
-        attributes: &["record_kind", "title", "missing"],
+        attributes: &kept,
         provenance: &["session_id"],
     };
     let pair = TripleQuery {
@@ -901,7 +904,57 @@ pub fn visit_narrow_lends_the_rows_query_narrow_returns(f: &dyn StoreFactory) ->
         if want.is_empty() {
             return Err(format!("{name}: the fixture reads no row"));
         }
-        ensure_eq(name, lent, want)?;
+        ensure_eq(name, lent, want.clone())?;
+        // `visit_narrow_text`: the same rows, their kept attributes read by
+        // position (from the lent text, or from the map when the store
+        // lends none) equal to the decoded ones.
+        let by_key = |attrs: &[(&str, Value)]| {
+            attrs
+                .iter()
+                .map(|(k, v)| ((*k).to_owned(), v.clone()))
+                .collect::<std::collections::BTreeMap<String, Value>>()
+        };
+        let mut text_lent: Vec<String> = Vec::new();
+        ok(
+            "visit_narrow_text",
+            s.visit_narrow_text(&query, keep, &mut |r| {
+                let attrs: Vec<(&str, Value)> = kept
+                    .iter()
+                    .zip(r.lend_attributes(&kept))
+                    .filter_map(|(k, v)| v.map(|v| (*k, v.to_value())))
+                    .collect();
+                text_lent.push(format!(
+                    "{:?} {} {} {} {} {:?} {}",
+                    r.assertion_id,
+                    r.subject,
+                    r.predicate,
+                    r.object,
+                    r.observed_at,
+                    by_key(&attrs),
+                    Value::Object(r.provenance.clone())
+                ));
+            }),
+        )?;
+        let want_text: Vec<String> = ok("query_narrow", s.query_narrow(&query, keep))?
+            .iter()
+            .map(|r| {
+                let attrs: Vec<(&str, Value)> = kept
+                    .iter()
+                    .filter_map(|k| r.attributes.get(*k).map(|v| (*k, v.clone())))
+                    .collect();
+                format!(
+                    "{:?} {} {} {} {} {:?} {}",
+                    r.assertion_id.as_deref(),
+                    r.subject,
+                    r.predicate,
+                    r.object,
+                    r.observed_at,
+                    by_key(&attrs),
+                    Value::Object(r.provenance.clone())
+                )
+            })
+            .collect();
+        ensure_eq(&format!("{name} (text)"), text_lent, want_text)?;
     }
     Ok(())
 }

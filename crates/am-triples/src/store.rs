@@ -8,6 +8,7 @@
 use crate::assertion::{JsonMap, TripleAssertion, py_strip};
 use crate::embed::TextEmbedder;
 use crate::error::{Error, Result};
+use crate::lent::{Lent, lend_map_keys, lend_text_keys};
 use crate::pin::EmbeddingPin;
 use crate::query::TripleQuery;
 use crate::timestamp;
@@ -519,6 +520,26 @@ pub trait ReadAccelerator: TripleStore {
         Ok(())
     }
 
+    /// The rows [`ReadAccelerator::visit_narrow`] lends, each with its
+    /// stored attributes JSON text lent as [`NarrowRow::attributes_text`]
+    /// (its `attributes` left empty) when the store keeps that text: a scan
+    /// that reads a few keys of every row by position
+    /// ([`NarrowRow::lend_attributes`]) skips building a map per row. The
+    /// default lends what `visit_narrow` lends (no text, the kept keys
+    /// decoded), which `lend_attributes` reads the same. `visit` must not
+    /// call the store.
+    ///
+    /// # Errors
+    /// As [`ReadAccelerator::visit_narrow`].
+    fn visit_narrow_text(
+        &self,
+        q: &TripleQuery,
+        keep: Narrow<'_>,
+        visit: &mut dyn FnMut(NarrowRow<'_>),
+    ) -> Result<()> {
+        self.visit_narrow(q, keep, visit)
+    }
+
     /// The page [`TripleStore::assertions_after`] returns, each row cut as
     /// [`ReadAccelerator::query_narrow`] cuts it.
     ///
@@ -624,6 +645,11 @@ pub struct NarrowRow<'r> {
     pub attributes: &'r JsonMap,
     /// [`TripleAssertion::provenance`], the kept keys only.
     pub provenance: &'r JsonMap,
+    /// The row's stored `attributes` JSON text, lent by a
+    /// [`ReadAccelerator::visit_narrow_text`] read whose store keeps it
+    /// (`attributes` is then empty: the kept keys are read from this text,
+    /// [`NarrowRow::lend_attributes`]); `None` otherwise.
+    pub attributes_text: Option<&'r str>,
 }
 
 impl<'r> NarrowRow<'r> {
@@ -638,6 +664,19 @@ impl<'r> NarrowRow<'r> {
             observed_at: &row.observed_at,
             attributes: &row.attributes,
             provenance: &row.provenance,
+            attributes_text: None,
+        }
+    }
+
+    /// The values of `keys` among the row's attributes, by index: read from
+    /// [`NarrowRow::attributes_text`] when the store lent it, else from
+    /// [`NarrowRow::attributes`]; the same values either way
+    /// ([`crate::lent`]).
+    #[must_use]
+    pub fn lend_attributes<const N: usize>(&self, keys: &[&str; N]) -> [Option<Lent<'r>>; N] {
+        match self.attributes_text {
+            Some(text) => lend_text_keys(Some(text), keys),
+            None => lend_map_keys(self.attributes, keys),
         }
     }
 }
@@ -743,6 +782,28 @@ impl dyn TripleStore + '_ {
     ) -> Result<()> {
         match self.accelerator() {
             Some(a) => a.visit_narrow(q, keep, visit),
+            None => {
+                for row in narrow_by_query(self, q, keep)? {
+                    visit(NarrowRow::of(&row));
+                }
+                Ok(())
+            }
+        }
+    }
+
+    /// [`ReadAccelerator::visit_narrow_text`], or `query` with each row
+    /// cut and lent (no text).
+    ///
+    /// # Errors
+    /// As [`TripleStore::query`].
+    pub fn visit_narrow_text(
+        &self,
+        q: &TripleQuery,
+        keep: Narrow<'_>,
+        visit: &mut dyn FnMut(NarrowRow<'_>),
+    ) -> Result<()> {
+        match self.accelerator() {
+            Some(a) => a.visit_narrow_text(q, keep, visit),
             None => {
                 for row in narrow_by_query(self, q, keep)? {
                     visit(NarrowRow::of(&row));

@@ -222,18 +222,36 @@ pub fn facet_tokens<'a>(
     values: impl IntoIterator<Item = &'a str>,
     min_len: usize,
 ) -> BTreeSet<String> {
-    const EDGE: &[char] = &['.', ';', ':', '!', '?', '(', ')', '[', ']', '"', '\''];
     let mut out = BTreeSet::new();
+    let mut scratch = String::new();
     for v in values {
-        let lowered = v.to_lowercase().replace(',', " ");
-        for tok in lowered.split_whitespace() {
-            let t = tok.trim_matches(EDGE);
-            if t.chars().count() >= min_len {
-                out.insert(t.to_owned());
-            }
-        }
+        each_facet_token(v, min_len, &mut scratch, &mut |t| {
+            out.insert(t.to_owned());
+        });
     }
     out
+}
+
+/// Each facet token of one value, in text order (repeats included), as
+/// [`facet_tokens`] reads it; `scratch` holds the lowered text (an ASCII
+/// value is lowered byte by byte, which is what `to_lowercase` does to it).
+pub fn each_facet_token(v: &str, min_len: usize, scratch: &mut String, f: &mut dyn FnMut(&str)) {
+    const EDGE: &[char] = &['.', ';', ':', '!', '?', '(', ')', '[', ']', '"', '\''];
+    scratch.clear();
+    if v.is_ascii() {
+        scratch.extend(v.bytes().map(|b| match b {
+            b',' => ' ',
+            b => char::from(b.to_ascii_lowercase()),
+        }));
+    } else {
+        scratch.push_str(&v.to_lowercase().replace(',', " "));
+    }
+    for tok in scratch.split_whitespace() {
+        let t = tok.trim_matches(EDGE);
+        if t.chars().count() >= min_len {
+            f(t);
+        }
+    }
 }
 
 #[cfg(test)]

@@ -468,7 +468,22 @@ pub fn visit_narrow_row_without_rowid(
     keep: am_triples::Narrow<'_>,
     visit: &mut dyn FnMut(am_triples::NarrowRow<'_>),
 ) -> rusqlite::Result<()> {
-    lend_narrow_at(r, 0, keep, visit)
+    lend_narrow_at(r, 0, keep, false, visit)
+}
+
+/// [`visit_narrow_row_without_rowid`] lending the attributes column's text
+/// as [`am_triples::NarrowRow::attributes_text`] (checked as UTF-8, as
+/// every text cell is) instead of decoding its kept keys
+/// (`ReadAccelerator::visit_narrow_text`): `attributes` is empty.
+///
+/// # Errors
+/// As [`row_to_assertion`].
+pub fn visit_narrow_text_row_without_rowid(
+    r: &Row<'_>,
+    keep: am_triples::Narrow<'_>,
+    visit: &mut dyn FnMut(am_triples::NarrowRow<'_>),
+) -> rusqlite::Result<()> {
+    lend_narrow_at(r, 0, keep, true, visit)
 }
 
 /// [`visit_narrow_row_without_rowid`] of a row selected with
@@ -482,15 +497,17 @@ pub fn visit_narrow_row(
     visit: &mut dyn FnMut(i64, am_triples::NarrowRow<'_>),
 ) -> rusqlite::Result<i64> {
     let rowid: i64 = r.get(0)?;
-    lend_narrow_at(r, 1, keep, &mut |row| visit(rowid, row))?;
+    lend_narrow_at(r, 1, keep, false, &mut |row| visit(rowid, row))?;
     Ok(rowid)
 }
 
-/// Lend the assertion whose `assertion_id` is column `base` of `r`.
+/// Lend the assertion whose `assertion_id` is column `base` of `r`; with
+/// `text`, its attributes as their stored text, not decoded.
 fn lend_narrow_at(
     r: &Row<'_>,
     base: usize,
     keep: am_triples::Narrow<'_>,
+    text: bool,
     visit: &mut dyn FnMut(am_triples::NarrowRow<'_>),
 ) -> rusqlite::Result<()> {
     let assertion_id = text_ref(r, base)?
@@ -507,7 +524,12 @@ fn lend_narrow_at(
     text_ref(r, base + 8)?;
     r.get::<_, Option<f64>>(base + 9)?;
     let provenance = parse_object_keys(text_ref(r, base + 10)?, keep.provenance);
-    let attributes = parse_object_keys(text_ref(r, base + 11)?, keep.attributes);
+    let attributes_cell = text_ref(r, base + 11)?;
+    let (attributes, attributes_text) = if text {
+        (JsonMap::new(), attributes_cell)
+    } else {
+        (parse_object_keys(attributes_cell, keep.attributes), None)
+    };
     visit(am_triples::NarrowRow {
         assertion_id,
         subject,
@@ -516,6 +538,7 @@ fn lend_narrow_at(
         observed_at,
         attributes: &attributes,
         provenance: &provenance,
+        attributes_text,
     });
     Ok(())
 }

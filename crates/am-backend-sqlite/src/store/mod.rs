@@ -627,9 +627,10 @@ impl SQLiteTripleStore {
         &self,
         q: &TripleQuery,
         keep: am_triples::Narrow<'_>,
+        text: bool,
         visit: &mut dyn FnMut(am_triples::NarrowRow<'_>),
     ) -> Result<()> {
-        self.with_conn(|c| read::structured_visit(c, &self.state.table, q, keep, visit))
+        self.with_conn(|c| read::structured_visit(c, &self.state.table, q, keep, text, visit))
     }
 
     fn note_scan(&self, reason: &str) {
@@ -1028,7 +1029,28 @@ impl ReadAccelerator for SQLiteTripleStore {
             }
             return Ok(());
         }
-        Ok(self.structured_visit(&q, keep, visit)?)
+        Ok(self.structured_visit(&q, keep, false, visit)?)
+    }
+
+    /// [`ReadAccelerator::visit_narrow`]'s read, each row lent from the
+    /// statement with its attributes column's text (a structured read);
+    /// any other query is read whole, cut and lent as `visit_narrow` lends
+    /// it.
+    fn visit_narrow_text(
+        &self,
+        q: &TripleQuery,
+        keep: am_triples::Narrow<'_>,
+        visit: &mut dyn FnMut(am_triples::NarrowRow<'_>),
+    ) -> am_triples::Result<()> {
+        let q = q.canonicalized()?;
+        if q.is_semantic() || q.object.is_some() {
+            for mut row in self.query(&q)? {
+                keep.apply(&mut row);
+                visit(am_triples::NarrowRow::of(&row));
+            }
+            return Ok(());
+        }
+        Ok(self.structured_visit(&q, keep, true, visit)?)
     }
 
     fn subjects_with_predicate(

@@ -89,7 +89,9 @@ pub fn structured_narrow(
 /// [`structured_narrow`]'s rows, in its order, each lent to `visit` as it is
 /// read (`ReadAccelerator::visit_narrow`): no row is built. A selective query
 /// (ordered in Rust over its few rows) is read as `structured_narrow` reads it
-/// and its rows lent.
+/// and its rows lent. With `text`, each row's attributes are lent as their
+/// stored text (`ReadAccelerator::visit_narrow_text`) where a row is lent
+/// from the statement.
 ///
 /// # Errors
 /// As [`structured`].
@@ -98,6 +100,7 @@ pub fn structured_visit(
     table: &str,
     q: &TripleQuery,
     keep: Narrow<'_>,
+    text: bool,
     visit: &mut dyn FnMut(am_triples::NarrowRow<'_>),
 ) -> Result<()> {
     let compiled = sql::structured(table, q);
@@ -114,7 +117,11 @@ pub fn structured_visit(
     while seen < limit
         && let Some(r) = rows.next()?
     {
-        codec::visit_narrow_row_without_rowid(r, keep, visit)?;
+        if text {
+            codec::visit_narrow_text_row_without_rowid(r, keep, visit)?;
+        } else {
+            codec::visit_narrow_row_without_rowid(r, keep, visit)?;
+        }
         seen += 1;
     }
     Ok(())

@@ -18,7 +18,8 @@ use crate::feed::{Followed, follow_feed};
 use crate::kinds::RecordKind;
 use crate::record::DigestRow;
 use am_journal::{EventFilter, MemoryEvent, MemoryJournal};
-use am_triples::{TripleAssertion, TripleStore};
+use am_triples::lent::{self, Lent};
+use am_triples::{Narrow, TripleAssertion, TripleQuery, TripleStore};
 use serde_json::Value;
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::sync::Arc;
@@ -202,7 +203,7 @@ fn build(
 ) -> Result<PairIndex> {
     let closed = closed_ids(journal)?;
     let mut idx = PairIndex::default();
-    for t in pair_rows(store, &pair.0, &pair.1)? {
+    for t in community_rows(store, &pair.0, &pair.1)? {
         let v = DigestRow::of(&t);
         if v.kind_text() != Some(COMMUNITY_KIND) || v.is_edge() {
             continue;
@@ -260,6 +261,69 @@ fn build(
         read_placed(journal, pair, &mut idx)?;
     }
     Ok(idx)
+}
+
+/// The pair's community digest rows (`record_kind` `community` once
+/// trimmed, no `record_edge`), whole, in the pair's order: the rows of
+/// [`pair_rows`] that [`build`] reads. The pair is scanned for those two
+/// keys only (a home's rows are nearly all records and edges, read here
+/// without building one); the few rows found are then read whole by id.
+fn community_rows(
+    store: &dyn TripleStore,
+    scope: &str,
+    owner: &str,
+) -> Result<Vec<TripleAssertion>> {
+    const KEYS: [&str; 2] = ["record_kind", "record_edge"];
+    let query = TripleQuery {
+        scope: Some(scope.to_owned()),
+        owner_id: (!owner.is_empty()).then(|| owner.to_owned()),
+        limit: 0,
+        ..TripleQuery::default()
+    };
+    let mut found: Vec<String> = Vec::new();
+    let mut unnamed = false;
+    store.visit_narrow_text(
+        &query,
+        Narrow {
+            attributes: &KEYS,
+            provenance: &[],
+        },
+        &mut |row| {
+            let [kind, edge] = row.lend_attributes(&KEYS);
+            let community = kind.as_ref().and_then(Lent::as_str).map(str::trim)
+                == Some(COMMUNITY_KIND)
+                && !lent::truthy(edge.as_ref());
+            if community {
+                match row.assertion_id {
+                    Some(id) => found.push(id.to_owned()),
+                    None => unnamed = true,
+                }
+            }
+        },
+    )?;
+    if unnamed {
+        // A row without an id cannot be read back by id: the whole read.
+        return pair_rows(store, scope, owner);
+    }
+    if found.is_empty() {
+        return Ok(Vec::new());
+    }
+    let place: HashMap<&str, usize> = found
+        .iter()
+        .enumerate()
+        .map(|(i, id)| (id.as_str(), i))
+        .collect();
+    let mut rows = store.query(&TripleQuery {
+        assertion_ids: Some(found.clone()),
+        ..query
+    })?;
+    rows.retain(|r| {
+        r.assertion_id
+            .as_deref()
+            .is_some_and(|id| place.contains_key(id))
+    });
+    rows.sort_by_key(|r| r.assertion_id.as_deref().map_or(usize::MAX, |id| place[id]));
+    Ok(rows)
 }
 
 /// Fetch the pair's `placed` events above its event mark.

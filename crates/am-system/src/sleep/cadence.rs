@@ -60,7 +60,7 @@ use serde::Serialize;
 use super::args::{
     LastMaintenanceSeq, MaintenanceDue, RecordsSinceMaintenance, StructuralReport, sleep_pairs,
 };
-use super::structural::{pair_rows, structural_report, visit_pair_rows};
+use super::structural::{pair_query, pair_rows, structural_report};
 use crate::error::{Error, Result};
 use crate::record::DigestRow;
 use crate::system::MemorySystem;
@@ -88,7 +88,7 @@ fn artifact_seq(
 ) -> Result<i64> {
     let mut artifacts: Vec<String> = Vec::new();
     for (scope, owner) in pairs {
-        visit_pair_rows(store, scope, owner, ARTIFACT_KEYS, &mut |a| {
+        store.visit_narrow(&pair_query(scope, owner), ARTIFACT_KEYS, &mut |a| {
             if is_artifact(DigestRow::of_attributes(a.attributes)) {
                 artifacts.push(a.subject.to_owned());
             }

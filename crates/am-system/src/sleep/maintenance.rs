@@ -45,12 +45,14 @@ use std::collections::{BTreeMap, BTreeSet, HashSet};
 
 use am_journal::MemoryJournal;
 use am_triples::assertion::{json_truthy, py_strip};
-use am_triples::text::{jaccard, py_str, title_key, token_set};
-use am_triples::{Narrow, NarrowRow, TripleStore};
+use am_triples::text::{jaccard, title_key, token_set};
+use am_triples::{Lent, NarrowRow, TripleStore};
 use serde_json::Value;
 
 use super::args::{MaintenanceReport, StructuralReport, sleep_pairs};
-use super::structural::{Atom, Structure, StructureRows, anchor, visit_pair_rows};
+use super::structural::{
+    Atom, Key, SleepRow, Structure, StructureRows, anchor, py_text, visit_pair_rows,
+};
 use super::tuning::{COMPONENT_RELATIONS, SleepTuning};
 use crate::error::Result;
 use crate::record::DigestRow;
@@ -180,13 +182,6 @@ pub struct TendingScan {
     pub candidates: Vec<ExistingCandidate>,
 }
 
-fn py_text(v: Option<&Value>) -> String {
-    match v {
-        Some(v) if json_truthy(Some(v)) => py_str(v),
-        _ => String::new(),
-    }
-}
-
 /// One pure pass over `pairs` (keyed as the store keys them): the records
 /// tending reads, every formation edge, and the existing candidates.
 ///
@@ -195,53 +190,16 @@ fn py_text(v: Option<&Value>) -> String {
 pub fn tending_scan(store: &dyn TripleStore, pairs: &[(String, String)]) -> Result<TendingScan> {
     let mut scan = TendingScan::default();
     for (scope, owner) in pairs {
-        visit_pair_rows(store, scope, owner, TENDING_KEYS, &mut |row| {
-            tending_row(&mut scan, row);
+        visit_pair_rows(store, scope, owner, &TENDING_PROVENANCE, &mut |row| {
+            tending_row(&mut scan, &row, &SleepRow::of(&row));
         })?;
     }
     Ok(tending_finish(scan))
 }
 
-/// The keys [`tending_row`] reads of a row: its attributes (every key it
-/// asks a [`DigestRow`] for) and provenance.
-const TENDING_KEYS: Narrow<'static> = Narrow {
-    attributes: &[
-        "record_edge",
-        "record_kind",
-        "bookkeeping",
-        "maintenance_candidate",
-        "source_ids",
-        "keywords",
-        "intents",
-        "outcomes",
-        "import_provenance",
-        "seeded_from",
-        "origin_path",
-        "payload_ref",
-        "title",
-    ],
-    provenance: &["archive_path", "source"],
-};
-
-/// The attribute keys of [`maintenance_report`]'s one read: the
-/// structure's and the tending scan's.
-const MAINTENANCE_ATTRIBUTE_KEYS: [&str; 15] = [
-    "record_edge",
-    "record_kind",
-    "bookkeeping",
-    "maintenance_candidate",
-    "keywords",
-    "intents",
-    "outcomes",
-    "participants",
-    "title",
-    "digest_method",
-    "source_ids",
-    "import_provenance",
-    "seeded_from",
-    "origin_path",
-    "payload_ref",
-];
+/// The provenance keys [`tending_row`] reads (its attribute keys are among
+/// [`SLEEP_KEYS`](super::structural::SLEEP_KEYS)).
+const TENDING_PROVENANCE: [&str; 2] = ["archive_path", "source"];
 
 /// What the tending scan makes of a row that is no formation edge.
 pub(crate) enum TendingKind<'a> {
@@ -254,7 +212,8 @@ pub(crate) enum TendingKind<'a> {
 }
 
 /// What the tending scan makes of `row` (no formation edge): its kind is
-/// `record_kind` as stored, non-empty.
+/// `record_kind` as stored, non-empty. The same rule as [`tending_row`]'s
+/// over a [`SleepRow`] (mind_mass reads a `DigestRow`).
 pub(crate) fn tending_kind(row: DigestRow<'_>) -> TendingKind<'_> {
     let Some(kind) = row.nonempty("record_kind") else {
         return TendingKind::Skipped;
@@ -274,16 +233,19 @@ pub(crate) fn tending_kind(row: DigestRow<'_>) -> TendingKind<'_> {
 /// A tending record's title: `attributes.title` as text, stripped (`""`
 /// when none).
 pub(crate) fn tending_title(row: DigestRow<'_>) -> String {
-    py_strip(&py_text(row.get("title"))).to_owned()
+    match row.get("title") {
+        Some(v) if json_truthy(Some(v)) => py_strip(&am_triples::text::py_str(v)).to_owned(),
+        _ => String::new(),
+    }
 }
 
 /// Fold one of the pairs' rows (in the store's order, pair after pair,
-/// each holding at least its [`TENDING_KEYS`]) into the scan; finish with
+/// `attrs` its attributes, its provenance holding at least the
+/// [`TENDING_PROVENANCE`] keys) into the scan; finish with
 /// [`tending_finish`].
-fn tending_row(scan: &mut TendingScan, a: NarrowRow<'_>) {
-    let row = DigestRow::of_attributes(a.attributes);
+fn tending_row(scan: &mut TendingScan, a: &NarrowRow<'_>, attrs: &SleepRow<'_>) {
     let aid = a.assertion_id.unwrap_or_default().to_owned();
-    if row.is_edge() {
+    if attrs.is_edge() {
         scan.edges.push(TendingEdge {
             predicate: py_strip(a.predicate).to_owned(),
             subject: a.subject.to_owned(),
@@ -293,34 +255,44 @@ fn tending_row(scan: &mut TendingScan, a: NarrowRow<'_>) {
         });
         return;
     }
-    let kind = match tending_kind(row) {
-        TendingKind::Skipped => return,
-        TendingKind::Candidate => {
-            let source_ids = match row.get("source_ids") {
-                Some(Value::Array(ids)) => ids.iter().map(py_str).collect(),
-                _ => Vec::new(),
-            };
-            scan.candidates.push(ExistingCandidate {
-                record_id: a.subject.to_owned(),
-                source_ids,
-            });
-            return;
-        }
-        TendingKind::Record(kind) => kind,
+    let Some(kind) = attrs.nonempty(Key::RecordKind) else {
+        return;
     };
-    let missing_fields = ["keywords", "intents", "outcomes"]
-        .into_iter()
-        .filter(|f| !json_truthy(row.get(f)))
-        .collect();
+    if attrs.flag(Key::Bookkeeping) {
+        return;
+    }
+    if attrs.flag(Key::MaintenanceCandidate) {
+        let source_ids = match attrs.get(Key::SourceIds).and_then(Lent::as_array) {
+            Some(ids) => ids.iter().map(|v| v.py_str().into_owned()).collect(),
+            None => Vec::new(),
+        };
+        scan.candidates.push(ExistingCandidate {
+            record_id: a.subject.to_owned(),
+            source_ids,
+        });
+        return;
+    }
+    if kind == "dream" || kind == "world_model" {
+        return;
+    }
+    let missing_fields = [
+        (Key::Keywords, "keywords"),
+        (Key::Intents, "intents"),
+        (Key::Outcomes, "outcomes"),
+    ]
+    .into_iter()
+    .filter(|(k, _)| !attrs.flag(*k))
+    .map(|(_, name)| name)
+    .collect();
     let prov = |k: &str| a.provenance.get(k);
     let has_import_provenance = [
-        "import_provenance",
-        "seeded_from",
-        "origin_path",
-        "payload_ref",
+        Key::ImportProvenance,
+        Key::SeededFrom,
+        Key::OriginPath,
+        Key::PayloadRef,
     ]
-    .iter()
-    .any(|k| row.flag(k))
+    .into_iter()
+    .any(|k| attrs.flag(k))
         || json_truthy(prov("archive_path"))
         || prov("source").and_then(Value::as_str) == Some("archive-import");
     scan.records.insert(
@@ -329,7 +301,7 @@ fn tending_row(scan: &mut TendingScan, a: NarrowRow<'_>) {
             record_id: a.subject.to_owned(),
             assertion_id: aid,
             kind: kind.to_owned(),
-            title: tending_title(row),
+            title: py_strip(&py_text(attrs.get(Key::Title))).to_owned(),
             digest: a.object.to_owned(),
             observed_at: a.observed_at.to_owned(),
             missing_fields,
@@ -367,18 +339,11 @@ pub struct MetadataGap {
 /// Records missing keywords, intents or outcomes: most missing first, then
 /// by id; at most `list_bound × metadata_gaps_factor`.
 pub fn metadata_gaps(scan: &TendingScan, tuning: &SleepTuning) -> Vec<MetadataGap> {
-    let mut gaps: Vec<MetadataGap> = scan
+    // Ordered and bounded first; only the gaps listed are built.
+    let mut gaps: Vec<&TendingRecord> = scan
         .records
         .values()
         .filter(|r| !r.missing_fields.is_empty())
-        .map(|r| MetadataGap {
-            record_id: r.record_id.clone(),
-            missing_fields: r.missing_fields.iter().map(|f| (*f).to_owned()).collect(),
-            risk: Risk::Low,
-            action: "report only: a waking re-digestion computes the missing fields; \
-                     sleep never changes a source record"
-                .to_owned(),
-        })
         .collect();
     gaps.sort_by(|a, b| {
         (std::cmp::Reverse(a.missing_fields.len()), &a.record_id)
@@ -389,7 +354,16 @@ pub fn metadata_gaps(scan: &TendingScan, tuning: &SleepTuning) -> Vec<MetadataGa
             .list_bound
             .saturating_mul(tuning.metadata_gaps_factor),
     );
-    gaps
+    gaps.into_iter()
+        .map(|r| MetadataGap {
+            record_id: r.record_id.clone(),
+            missing_fields: r.missing_fields.iter().map(|f| (*f).to_owned()).collect(),
+            risk: Risk::Low,
+            action: "report only: a waking re-digestion computes the missing fields; \
+                     sleep never changes a source record"
+                .to_owned(),
+        })
+        .collect()
 }
 
 /// A lesson or instruction that names no source.
@@ -463,23 +437,24 @@ pub fn duplicate_title_groups(
     scan: &TendingScan,
     tuning: &SleepTuning,
 ) -> Vec<DuplicateTitleGroup> {
-    let mut by_key: BTreeMap<(String, String), Vec<String>> = BTreeMap::new();
+    // Grouped by reference; only the groups of two or more are built.
+    let mut by_key: BTreeMap<(&str, String), Vec<&str>> = BTreeMap::new();
     for r in scan.records.values().filter(|r| !protected(&r.kind)) {
         let key = title_key(&r.title);
         if !key.is_empty() {
             by_key
-                .entry((r.kind.clone(), key))
+                .entry((r.kind.as_str(), key))
                 .or_default()
-                .push(r.record_id.clone());
+                .push(r.record_id.as_str());
         }
     }
     let mut groups: Vec<DuplicateTitleGroup> = by_key
         .into_iter()
         .filter(|(_, ids)| ids.len() > 1)
         .map(|((kind, title_key), record_ids)| DuplicateTitleGroup {
-            kind,
+            kind: kind.to_owned(),
             title_key,
-            record_ids,
+            record_ids: record_ids.into_iter().map(str::to_owned).collect(),
         })
         .collect();
     groups.sort_by(|a, b| {
@@ -1105,10 +1080,6 @@ pub fn maintenance_report(
     let pairs = sleep_pairs("maintenance_report", &args.scopes)?;
     let hi = anchor(journal, args.as_of)?;
     // One read of the pairs serves both the structure and the tending scan.
-    let keep = Narrow {
-        attributes: &MAINTENANCE_ATTRIBUTE_KEYS,
-        provenance: TENDING_KEYS.provenance,
-    };
     let mut structure = StructureRows::new(
         journal,
         &StructuralReport {
@@ -1121,9 +1092,10 @@ pub fn maintenance_report(
     )?;
     let mut scan = TendingScan::default();
     for (scope, owner) in &pairs {
-        visit_pair_rows(store, scope, owner, keep, &mut |row| {
-            structure.row(row);
-            tending_row(&mut scan, row);
+        visit_pair_rows(store, scope, owner, &TENDING_PROVENANCE, &mut |row| {
+            let attrs = SleepRow::of(&row);
+            structure.row(&row, &attrs);
+            tending_row(&mut scan, &row, &attrs);
         })?;
     }
     let base = structure.finish();
@@ -1195,16 +1167,30 @@ impl MemorySystem {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
-    use crate::sleep::structural::STRUCTURE_KEYS;
+    use crate::sleep::structural::{Key, SLEEP_KEYS};
 
     #[test]
-    fn the_maintenance_read_keeps_every_key_the_structure_and_the_tending_scan_read() {
-        for key in STRUCTURE_KEYS.iter().chain(TENDING_KEYS.attributes) {
-            assert!(
-                MAINTENANCE_ATTRIBUTE_KEYS.contains(key),
-                "{key} is read but not kept"
-            );
+    fn each_sleep_key_is_read_at_its_index() {
+        let keys = [
+            (Key::RecordEdge, "record_edge"),
+            (Key::RecordKind, "record_kind"),
+            (Key::Bookkeeping, "bookkeeping"),
+            (Key::MaintenanceCandidate, "maintenance_candidate"),
+            (Key::Keywords, "keywords"),
+            (Key::Intents, "intents"),
+            (Key::Outcomes, "outcomes"),
+            (Key::Participants, "participants"),
+            (Key::Title, "title"),
+            (Key::DigestMethod, "digest_method"),
+            (Key::SourceIds, "source_ids"),
+            (Key::ImportProvenance, "import_provenance"),
+            (Key::SeededFrom, "seeded_from"),
+            (Key::OriginPath, "origin_path"),
+            (Key::PayloadRef, "payload_ref"),
+        ];
+        assert_eq!(keys.len(), SLEEP_KEYS.len());
+        for (k, name) in keys {
+            assert_eq!(SLEEP_KEYS[k as usize], name);
         }
     }
 }

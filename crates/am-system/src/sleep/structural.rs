@@ -36,6 +36,7 @@
 //! Spec: api.md "Consolidation (sleep and dreams)" (`structural_report`);
 //! memory-system.md "Sleep".
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
@@ -45,16 +46,15 @@ type FastMap<K, V> = std::collections::HashMap<K, V, foldhash::fast::RandomState
 type FastSet<K> = std::collections::HashSet<K, foldhash::fast::RandomState>;
 
 use am_journal::{ClosureFilter, EventFilter, MemoryJournal};
-use am_triples::assertion::{json_truthy, py_strip};
-use am_triples::text::{facet_tokens, py_str, title_key};
+use am_triples::assertion::py_strip;
+use am_triples::lent::{self, Lent};
+use am_triples::text::{each_facet_token, title_key};
 use am_triples::{Narrow, NarrowRow, TripleAssertion, TripleQuery, TripleStore};
 use serde::Serialize;
-use serde_json::Value;
 
 use super::args::{StructuralReport, sleep_pairs};
 use super::tuning::{COMPONENT_RELATIONS, CONTEXT_RELATIONS, SleepTuning};
 use crate::error::Result;
-use crate::record::DigestRow;
 use crate::system::MemorySystem;
 
 /// A text held once and shared by every place of the report that names it
@@ -172,19 +172,6 @@ impl schemars::JsonSchema for Atom {
     }
 }
 
-/// Hands out one [`Atom`] per distinct text.
-#[derive(Default)]
-struct Atoms<'t>(FastMap<&'t str, Atom>);
-
-impl<'t> Atoms<'t> {
-    fn of(&mut self, text: &'t str) -> Atom {
-        self.0
-            .entry(text)
-            .or_insert_with(|| Atom::from(text))
-            .clone()
-    }
-}
-
 /// One substrate record as the report shows it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct StructuralRecord {
@@ -278,38 +265,12 @@ fn ordered<'s>(a: &'s str, b: &'s str) -> (&'s str, &'s str) {
     if a <= b { (a, b) } else { (b, a) }
 }
 
-/// Python's `str(v or "")` of an attribute: falsy is `""`.
-fn py_text(v: Option<&Value>) -> String {
+/// Python's `str(v or "")` of a lent attribute: falsy is `""`.
+pub(crate) fn py_text<'v>(v: Option<&'v Lent<'_>>) -> Cow<'v, str> {
     match v {
-        Some(v) if json_truthy(Some(v)) => py_str(v),
-        _ => String::new(),
+        Some(v) if v.truthy() => v.py_str(),
+        _ => Cow::Borrowed(""),
     }
-}
-
-/// A record's lexical facets and participants (api.md "Sleep": facets are
-/// keyword, intent and outcome tokens; participants are kept whole).
-pub(crate) fn facets_of(
-    row: DigestRow<'_>,
-    min_len: usize,
-) -> (BTreeSet<String>, BTreeSet<String>) {
-    let mut lexical = BTreeSet::new();
-    for field in ["keywords", "intents", "outcomes"] {
-        if let Some(Value::Array(values)) = row.get(field) {
-            let texts: Vec<String> = values.iter().map(py_str).collect();
-            lexical.extend(facet_tokens(texts.iter().map(String::as_str), min_len));
-        }
-    }
-    let mut participants = BTreeSet::new();
-    if let Some(Value::Array(raw)) = row.get("participants") {
-        for p in raw {
-            let text = py_text(Some(p));
-            let text = py_strip(&text);
-            if !text.is_empty() {
-                participants.insert(text.to_owned());
-            }
-        }
-    }
-    (lexical, participants)
 }
 
 /// Every row of one pair (a blank owner reads every owner).
@@ -321,9 +282,11 @@ pub(crate) fn pair_rows(
     store.query(&pair_query(scope, owner))
 }
 
-/// Every row of one pair, each lent to `visit` with only the attribute and
-/// provenance keys `keep` names ([`TripleStore::visit_narrow`]: the rows
-/// `query_narrow` returns, in its order, none of them built).
+/// Every row of one pair, each lent to `visit` with the [`SLEEP_KEYS`]
+/// of its attributes and the provenance keys `provenance` names
+/// ([`TripleStore::visit_narrow_text`]: the rows `query_narrow` returns, in
+/// its order, none of them built; read the attributes with
+/// [`SleepRow::of`]).
 ///
 /// # Errors
 /// The store's failure.
@@ -331,13 +294,17 @@ pub(crate) fn visit_pair_rows(
     store: &dyn TripleStore,
     scope: &str,
     owner: &str,
-    keep: Narrow<'_>,
+    provenance: &[&str],
     visit: &mut dyn FnMut(NarrowRow<'_>),
 ) -> Result<()> {
-    store.visit_narrow(&pair_query(scope, owner), keep, visit)
+    let keep = Narrow {
+        attributes: &SLEEP_KEYS,
+        provenance,
+    };
+    store.visit_narrow_text(&pair_query(scope, owner), keep, visit)
 }
 
-fn pair_query(scope: &str, owner: &str) -> TripleQuery {
+pub(crate) fn pair_query(scope: &str, owner: &str) -> TripleQuery {
     TripleQuery {
         scope: Some(scope.to_owned()),
         owner_id: (!owner.is_empty()).then(|| owner.to_owned()),
@@ -346,9 +313,9 @@ fn pair_query(scope: &str, owner: &str) -> TripleQuery {
     }
 }
 
-/// The attribute keys the structure reads of a row (every key
-/// [`StructureRows::row`] and [`facets_of`] ask a [`DigestRow`] for).
-pub(crate) const STRUCTURE_KEYS: [&str; 10] = [
+/// The attribute keys sleep's whole-pair scans read of a row (the
+/// structure's and the tending scan's), in [`Key`]'s order.
+pub(crate) const SLEEP_KEYS: [&str; 15] = [
     "record_edge",
     "record_kind",
     "bookkeeping",
@@ -359,7 +326,64 @@ pub(crate) const STRUCTURE_KEYS: [&str; 10] = [
     "participants",
     "title",
     "digest_method",
+    "source_ids",
+    "import_provenance",
+    "seeded_from",
+    "origin_path",
+    "payload_ref",
 ];
+
+/// A key of [`SLEEP_KEYS`], by its index.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Key {
+    RecordEdge,
+    RecordKind,
+    Bookkeeping,
+    MaintenanceCandidate,
+    Keywords,
+    Intents,
+    Outcomes,
+    Participants,
+    Title,
+    DigestMethod,
+    SourceIds,
+    ImportProvenance,
+    SeededFrom,
+    OriginPath,
+    PayloadRef,
+}
+
+/// A row's [`SLEEP_KEYS`] attributes, read by [`Key`]: the values a
+/// `DigestRow` over the row's attributes gives for the same keys (lent from
+/// the stored text when the store lends it, [`NarrowRow::lend_attributes`]).
+pub(crate) struct SleepRow<'t>([Option<Lent<'t>>; 15]);
+
+impl<'t> SleepRow<'t> {
+    /// The row's attributes.
+    pub(crate) fn of(row: &NarrowRow<'t>) -> SleepRow<'t> {
+        SleepRow(row.lend_attributes(&SLEEP_KEYS))
+    }
+
+    /// The attribute as stored.
+    pub(crate) fn get(&self, k: Key) -> Option<&Lent<'t>> {
+        self.0[k as usize].as_ref()
+    }
+
+    /// Python truthiness (absent is false).
+    pub(crate) fn flag(&self, k: Key) -> bool {
+        lent::truthy(self.get(k))
+    }
+
+    /// The string attribute as stored; `None` when `""` or not a string.
+    pub(crate) fn nonempty(&self, k: Key) -> Option<&str> {
+        self.get(k).and_then(Lent::as_str).filter(|s| !s.is_empty())
+    }
+
+    /// Whether the row is a formation edge (`record_edge` truthy).
+    pub(crate) fn is_edge(&self) -> bool {
+        self.flag(Key::RecordEdge)
+    }
+}
 
 /// The journal seq a sleep read is anchored at: `as_of` checked against
 /// the head, or the head.
@@ -392,21 +416,79 @@ pub fn structural_report(
 ) -> Result<Structure> {
     let pairs = sleep_pairs("structural_report", &args.scopes)?;
     let hi = anchor(journal, args.as_of)?;
-    let keep = Narrow {
-        attributes: &STRUCTURE_KEYS,
-        provenance: &[],
-    };
     let mut fold = StructureRows::new(journal, args, &pairs, hi)?;
     for (scope, owner) in &pairs {
-        visit_pair_rows(store, scope, owner, keep, &mut |row| fold.row(row))?;
+        visit_pair_rows(store, scope, owner, &[], &mut |row| {
+            let attrs = SleepRow::of(&row);
+            fold.row(&row, &attrs);
+        })?;
     }
     Ok(fold.finish())
 }
 
+/// Sort numbers by their texts (byte order, as `str` orders): by each
+/// text's first 16 bytes as one big-endian integer (zero-padded: a key
+/// that differs orders as the texts do), then each run of equal keys by
+/// the whole texts. Ids share long prefixes (`ex:episode-…`), which a
+/// text compare walks again at every step.
+fn sort_by_text<'t>(numbers: &mut [u32], text: impl Fn(u32) -> &'t str) {
+    let key = |t: &str| {
+        let mut head = [0u8; 16];
+        let n = t.len().min(16);
+        head[..n].copy_from_slice(&t.as_bytes()[..n]);
+        u128::from_be_bytes(head)
+    };
+    let mut keyed: Vec<(u128, u32)> = numbers.iter().map(|&n| (key(text(n)), n)).collect();
+    keyed.sort_unstable();
+    for (slot, (_, n)) in numbers.iter_mut().zip(&keyed) {
+        *slot = *n;
+    }
+    let mut start = 0;
+    while start < keyed.len() {
+        let mut end = start + 1;
+        while end < keyed.len() && keyed[end].0 == keyed[start].0 {
+            end += 1;
+        }
+        if end - start > 1 {
+            numbers[start..end].sort_unstable_by(|a, b| text(*a).cmp(text(*b)));
+        }
+        start = end;
+    }
+}
+
+/// Texts numbered by first sight, each held once as an [`Atom`].
+#[derive(Default)]
+struct Interner {
+    number: FastMap<Atom, u32>,
+    texts: Vec<Atom>,
+}
+
+impl Interner {
+    fn of(&mut self, text: &str) -> u32 {
+        if let Some(&n) = self.number.get(text) {
+            return n;
+        }
+        let n = u32::try_from(self.texts.len()).unwrap_or(u32::MAX);
+        let atom = Atom::from(text);
+        self.texts.push(atom.clone());
+        self.number.insert(atom, n);
+        n
+    }
+
+    fn get(&self, text: &str) -> Option<u32> {
+        self.number.get(text).copied()
+    }
+
+    fn text(&self, n: u32) -> &Atom {
+        &self.texts[n as usize]
+    }
+}
+
 /// [`structural_report`] folded one row at a time: [`StructureRows::row`]
 /// for each of the pairs' rows in the store's order, pair after pair (each
-/// holding at least the [`STRUCTURE_KEYS`] of its attributes), then
-/// [`StructureRows::finish`]. A row keeps only what the report shows of it.
+/// with its [`SleepRow`]), then [`StructureRows::finish`]. A row keeps only
+/// what the report shows of it; every graph id, predicate and facet is
+/// numbered as it is first seen.
 pub(crate) struct StructureRows {
     evidence_grade: bool,
     /// Every assertion id closed at the anchor (evidence grade only).
@@ -417,22 +499,30 @@ pub(crate) struct StructureRows {
     /// Each wanted assertion id's subject (the last row naming it wins).
     to_record: FastMap<String, String>,
     facet_min_len: usize,
+    /// Every graph id the rows name (records and edge ends).
+    ids: Interner,
+    /// The edges' predicates, trimmed.
+    predicates: Interner,
+    /// Facet and participant texts.
+    facets: Interner,
     edges: Vec<EdgeRow>,
-    candidates: FastSet<String>,
-    /// Each substrate record's facts, by graph id (the last row of a
+    /// The maintenance candidates' ids.
+    candidates: FastSet<u32>,
+    /// Each substrate record's facts, by id number (the last row of a
     /// subject wins, as a dict keyed by subject does).
-    records: FastMap<String, RecordFacts>,
+    records: Vec<Option<RecordFacts>>,
     /// The kinds and digest methods, each text one atom.
     small: FastMap<String, Atom>,
+    /// The lowered text of a facet value.
+    scratch: String,
     hi: i64,
 }
 
-/// A formation edge, as the structure routes it.
+/// A formation edge, as the structure routes it (id numbers).
 struct EdgeRow {
-    subject: String,
-    object: String,
-    /// Trimmed.
-    predicate: String,
+    subject: u32,
+    object: u32,
+    predicate: u32,
 }
 
 /// What the report shows of a record's row.
@@ -440,8 +530,10 @@ struct RecordFacts {
     assertion_id: String,
     kind: Atom,
     title: String,
-    facets: BTreeSet<String>,
-    participants: BTreeSet<String>,
+    /// Facet numbers, as found.
+    facets: Vec<u32>,
+    /// Participant numbers (among the facets' texts), as found.
+    participants: Vec<u32>,
     digest_method: Atom,
 }
 
@@ -498,10 +590,14 @@ impl StructureRows {
             wanted,
             to_record: FastMap::default(),
             facet_min_len: SleepTuning::default().facet_min_len,
+            ids: Interner::default(),
+            predicates: Interner::default(),
+            facets: Interner::default(),
             edges: Vec::new(),
             candidates: FastSet::default(),
-            records: FastMap::default(),
+            records: Vec::new(),
             small: FastMap::default(),
+            scratch: String::new(),
             hi,
         })
     }
@@ -525,51 +621,74 @@ impl StructureRows {
         }
     }
 
-    /// Route one row: an edge, a substrate record, or neither.
-    pub(crate) fn row(&mut self, a: NarrowRow<'_>) {
+    /// Route one row (`attrs` its attributes): an edge, a substrate
+    /// record, or neither.
+    pub(crate) fn row(&mut self, a: &NarrowRow<'_>, attrs: &SleepRow<'_>) {
         let aid = a.assertion_id.unwrap_or_default();
         if self.evidence_grade && !aid.is_empty() && self.closed.contains(aid) {
             return;
         }
-        let row = DigestRow::of_attributes(a.attributes);
-        if row.is_edge() {
-            self.maps(&a);
-            self.edges.push(EdgeRow {
-                subject: a.subject.to_owned(),
-                object: a.object.to_owned(),
-                predicate: py_strip(a.predicate).to_owned(),
-            });
+        if attrs.is_edge() {
+            self.maps(a);
+            let edge = EdgeRow {
+                subject: self.ids.of(a.subject),
+                object: self.ids.of(a.object),
+                predicate: self.predicates.of(py_strip(a.predicate)),
+            };
+            self.edges.push(edge);
             return;
         }
-        let Some(kind) = row.nonempty("record_kind") else {
+        let Some(kind) = attrs.nonempty(Key::RecordKind) else {
             return;
         };
-        if kind == "dream" || kind == "world_model" || row.flag("bookkeeping") {
+        if kind == "dream" || kind == "world_model" || attrs.flag(Key::Bookkeeping) {
             return;
         }
-        let candidate = row.flag("maintenance_candidate");
-        if candidate && !self.candidates.contains(a.subject) {
-            self.candidates.insert(a.subject.to_owned());
+        let candidate = attrs.flag(Key::MaintenanceCandidate);
+        if candidate {
+            let n = self.ids.of(a.subject);
+            self.candidates.insert(n);
         }
         if self.evidence_grade && (candidate || self.closed.contains(a.subject)) {
             return;
         }
-        self.maps(&a);
-        let (facets, participants) = facets_of(row, self.facet_min_len);
+        self.maps(a);
+        // Facets: keyword, intent and outcome tokens; participants whole.
+        let mut facets = Vec::new();
+        for key in [Key::Keywords, Key::Intents, Key::Outcomes] {
+            if let Some(values) = attrs.get(key).and_then(Lent::as_array) {
+                for v in values {
+                    let text = v.py_str();
+                    let (interner, scratch) = (&mut self.facets, &mut self.scratch);
+                    each_facet_token(&text, self.facet_min_len, scratch, &mut |t| {
+                        facets.push(interner.of(t));
+                    });
+                }
+            }
+        }
+        let mut participants = Vec::new();
+        if let Some(raw) = attrs.get(Key::Participants).and_then(Lent::as_array) {
+            for p in raw {
+                let text = py_text(Some(p));
+                let text = py_strip(&text);
+                if !text.is_empty() {
+                    participants.push(self.facets.of(text));
+                }
+            }
+        }
         let facts = RecordFacts {
             assertion_id: aid.to_owned(),
             kind: self.small_atom(kind),
-            title: py_strip(&py_text(row.get("title"))).to_owned(),
+            title: py_strip(&py_text(attrs.get(Key::Title))).to_owned(),
             facets,
             participants,
-            digest_method: self.small_atom(&py_text(row.get("digest_method"))),
+            digest_method: self.small_atom(&py_text(attrs.get(Key::DigestMethod))),
         };
-        match self.records.get_mut(a.subject) {
-            Some(slot) => *slot = facts,
-            None => {
-                self.records.insert(a.subject.to_owned(), facts);
-            }
+        let n = self.ids.of(a.subject) as usize;
+        if self.records.len() <= n {
+            self.records.resize_with(n + 1, || None);
         }
+        self.records[n] = Some(facts);
     }
 
     /// The structure of the rows folded.
@@ -577,34 +696,67 @@ impl StructureRows {
         let StructureRows {
             events,
             to_record,
+            ids: id_texts,
+            predicates,
+            facets: facet_texts,
             edges,
             candidates,
-            records: facts,
+            records: mut slots,
             hi,
             ..
         } = self;
-        let mut facts: Vec<(String, RecordFacts)> = facts.into_iter().collect();
-        facts.sort_unstable_by(|a, b| a.0.cmp(&b.0));
-        let ids: Vec<&str> = facts.iter().map(|(id, _)| id.as_str()).collect();
-        let index: FastMap<&str, usize> = ids.iter().enumerate().map(|(i, id)| (*id, i)).collect();
-        // Every id once: each field below shares these.
-        let mut texts: Atoms<'_> = Atoms::default();
-        let atoms: Vec<Atom> = ids.iter().map(|id| texts.of(id)).collect();
+        // The records' id numbers in id order, and each id number's place
+        // in it (u32::MAX: no record).
+        let mut order: Vec<u32> = (0..slots.len())
+            .filter(|&n| slots[n].is_some())
+            .map(|n| u32::try_from(n).unwrap_or(u32::MAX))
+            .collect();
+        sort_by_text(&mut order, |n| id_texts.text(n).as_str());
+        let mut place: Vec<u32> = vec![u32::MAX; id_texts.texts.len()];
+        for (i, &n) in order.iter().enumerate() {
+            place[n as usize] = u32::try_from(i).unwrap_or(u32::MAX);
+        }
+        let atoms: Vec<Atom> = order.iter().map(|&n| id_texts.text(n).clone()).collect();
+        let facts: Vec<RecordFacts> = order
+            .iter()
+            .filter_map(|&n| slots[n as usize].take())
+            .collect();
+        drop(slots);
+        let index = |n: u32| -> Option<usize> {
+            place
+                .get(n as usize)
+                .filter(|&&p| p != u32::MAX)
+                .map(|&p| p as usize)
+        };
 
-        let mut neighbours: Vec<Vec<usize>> = vec![Vec::new(); ids.len()];
+        // Each predicate's route: a component relation (Some(true)), a
+        // context one (Some(false)) or unknown (None).
+        let routes: Vec<Option<bool>> = predicates
+            .texts
+            .iter()
+            .map(|p| {
+                if COMPONENT_RELATIONS.contains(&p.as_str()) {
+                    Some(true)
+                } else if CONTEXT_RELATIONS.contains(&p.as_str()) {
+                    Some(false)
+                } else {
+                    None
+                }
+            })
+            .collect();
+        let mut neighbours: Vec<Vec<usize>> = vec![Vec::new(); atoms.len()];
         let mut context: BTreeSet<(usize, usize)> = BTreeSet::new();
         let mut unknown: BTreeSet<&str> = BTreeSet::new();
         let (mut context_edges, mut candidate_edges) = (0usize, 0usize);
         for e in &edges {
-            let (subject, object) = (e.subject.as_str(), e.object.as_str());
-            if candidates.contains(subject) || candidates.contains(object) {
+            if candidates.contains(&e.subject) || candidates.contains(&e.object) {
                 candidate_edges += 1;
                 continue;
             }
-            let predicate = e.predicate.as_str();
-            let ends = (index.get(subject), index.get(object));
-            if COMPONENT_RELATIONS.contains(&predicate) {
-                if let (Some(&l), Some(&r)) = ends
+            let ends = (index(e.subject), index(e.object));
+            let route = routes[e.predicate as usize];
+            if route == Some(true) {
+                if let (Some(l), Some(r)) = ends
                     && l != r
                 {
                     neighbours[l].push(r);
@@ -613,12 +765,12 @@ impl StructureRows {
                 continue;
             }
             context_edges += 1;
-            if !CONTEXT_RELATIONS.contains(&predicate) {
-                unknown.insert(predicate);
+            if route.is_none() {
+                unknown.insert(predicates.text(e.predicate).as_str());
             }
             // Ids are numbered in text order, so the numbers' order is the
             // texts' order.
-            if let (Some(&l), Some(&r)) = ends
+            if let (Some(l), Some(r)) = ends
                 && l != r
             {
                 context.insert((l.min(r), l.max(r)));
@@ -640,7 +792,7 @@ impl StructureRows {
 
         // Components: union-find over the sorted ids, each root its smallest
         // member, so listing roots in id order lists components by smallest id.
-        let mut parent: Vec<usize> = (0..ids.len()).collect();
+        let mut parent: Vec<usize> = (0..atoms.len()).collect();
         for (l, peers) in neighbours.iter().enumerate() {
             for &r in peers {
                 let (a, b) = (find(&mut parent, l), find(&mut parent, r));
@@ -649,58 +801,57 @@ impl StructureRows {
                 }
             }
         }
-        let mut component_index: FastMap<usize, usize> = FastMap::default();
+        let mut component_at: Vec<usize> = vec![usize::MAX; atoms.len()];
         let mut components: Vec<Vec<Atom>> = Vec::new();
-        let mut member_component: Vec<usize> = vec![0; ids.len()];
+        let mut member_component: Vec<usize> = vec![0; atoms.len()];
         for (i, atom) in atoms.iter().enumerate() {
             let root = find(&mut parent, i);
-            let c = *component_index.entry(root).or_insert_with(|| {
+            if component_at[root] == usize::MAX {
                 components.push(Vec::new());
-                components.len() - 1
-            });
+                component_at[root] = components.len() - 1;
+            }
+            let c = component_at[root];
             components[c].push(atom.clone());
             member_component[i] = c;
         }
 
-        // Each record as shown, its title key and its facets (each facet
-        // text one atom, numbered by first sight).
-        let mut records: Vec<StructuralRecord> = Vec::with_capacity(ids.len());
+        // Each record as shown, its title key and its facets (sorted by
+        // text, each once).
+        let by_text = |a: &u32, b: &u32| facet_texts.text(*a).cmp(facet_texts.text(*b));
+        let mut records: Vec<StructuralRecord> = Vec::with_capacity(atoms.len());
         let mut titles: FastMap<String, Vec<usize>> = FastMap::default();
-        let mut facet_no: FastMap<String, usize> = FastMap::default();
-        let mut facet_atoms: Vec<Atom> = Vec::new();
-        let mut coverage: Vec<Vec<usize>> = Vec::new();
-        for (i, (_, f)) in facts.iter().enumerate() {
+        let mut coverage: Vec<Vec<usize>> = vec![Vec::new(); facet_texts.texts.len()];
+        for (i, f) in facts.into_iter().enumerate() {
             let key = title_key(&f.title);
             if !key.is_empty() {
                 titles.entry(key).or_default().push(i);
             }
-            let mut atom_of = |text: &String| -> Atom {
-                let n = match facet_no.get(text.as_str()) {
-                    Some(&n) => n,
-                    None => {
-                        facet_atoms.push(Atom::from(text.as_str()));
-                        coverage.push(Vec::new());
-                        facet_no.insert(text.clone(), facet_atoms.len() - 1);
-                        facet_atoms.len() - 1
-                    }
-                };
-                // A text both a facet and a participant covers the record
-                // once.
-                if coverage[n].last() != Some(&i) {
-                    coverage[n].push(i);
-                }
-                facet_atoms[n].clone()
+            let mut shown = |mut numbers: Vec<u32>| -> Vec<Atom> {
+                numbers.sort_unstable_by(by_text);
+                numbers.dedup();
+                numbers
+                    .into_iter()
+                    .map(|n| {
+                        // A text both a facet and a participant covers the
+                        // record once.
+                        let members = &mut coverage[n as usize];
+                        if members.last() != Some(&i) {
+                            members.push(i);
+                        }
+                        facet_texts.text(n).clone()
+                    })
+                    .collect()
             };
-            let facets: Vec<Atom> = f.facets.iter().map(&mut atom_of).collect();
-            let participants: Vec<Atom> = f.participants.iter().map(&mut atom_of).collect();
+            let facets = shown(f.facets);
+            let participants = shown(f.participants);
             records.push(StructuralRecord {
                 record_id: atoms[i].clone(),
-                assertion_id: f.assertion_id.clone(),
-                kind: f.kind.clone(),
-                title: f.title.clone(),
+                assertion_id: f.assertion_id,
+                kind: f.kind,
+                title: f.title,
                 facets,
                 participants,
-                digest_method: f.digest_method.clone(),
+                digest_method: f.digest_method,
             });
         }
         let named = |members: &[usize]| -> Vec<Atom> {
@@ -711,10 +862,16 @@ impl StructureRows {
             .filter(|(_, members)| members.len() > 1)
             .map(|(key, members)| (key, named(&members)))
             .collect();
-        let underlinked_facets: Vec<Atom> = {
-            let mut v: Vec<Atom> = coverage
+        // A facet counts once some record shown carries it (a row a later
+        // row of its subject replaced may have named others).
+        let covered = || {
+            coverage
                 .iter()
-                .zip(&facet_atoms)
+                .zip(&facet_texts.texts)
+                .filter(|(members, _)| !members.is_empty())
+        };
+        let underlinked_facets: Vec<Atom> = {
+            let mut v: Vec<Atom> = covered()
                 .filter(|(members, _)| {
                     let first = member_component[members[0]];
                     members.iter().any(|&j| member_component[j] != first)
@@ -724,10 +881,8 @@ impl StructureRows {
             v.sort_unstable();
             v
         };
-        let facet_coverage: BTreeMap<Atom, Vec<Atom>> = coverage
-            .iter()
-            .zip(facet_atoms)
-            .map(|(members, f)| (f, named(members)))
+        let facet_coverage: BTreeMap<Atom, Vec<Atom>> = covered()
+            .map(|(members, f)| (f.clone(), named(members)))
             .collect();
         let isolated: Vec<Atom> = atoms
             .iter()
@@ -754,9 +909,15 @@ impl StructureRows {
             context_edges,
             candidate_edges,
         };
+        // A trail's ends are record ids the rows named (else a fresh atom).
+        let atom_of = |text: &str| {
+            id_texts
+                .get(text)
+                .map_or_else(|| Atom::from(text), |n| id_texts.text(n).clone())
+        };
         let trail_pairs = trail_pairs
             .into_iter()
-            .map(|(a, b)| (texts.of(a), texts.of(b)))
+            .map(|(a, b)| (atom_of(a), atom_of(b)))
             .collect();
         Structure {
             records: records
@@ -789,5 +950,34 @@ impl MemorySystem {
     /// As [`structural_report`].
     pub fn structural_report(&self, args: &StructuralReport) -> Result<Structure> {
         structural_report(self.store().as_ref(), self.journal().as_ref(), args)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::sort_by_text;
+
+    #[test]
+    fn numbers_sort_by_their_texts_in_byte_order() {
+        let texts = [
+            "ex:episode-3da3f577d46560596612d6b3f6",
+            "ex:episode-3da3f577d46560596612d6b3f5",
+            "ex:episode-3da3f",
+            "ex:episode-3da3f\u{0}",
+            "ex:episode-3da3",
+            "",
+            "ex:lesson-83643f0340bb5c811a22ac3bb7",
+            "\u{0}",
+            "ex:épisode",
+            "ex:episode-3da3f577d46560596612d6b3f6x",
+            "b",
+            "a",
+        ];
+        let mut numbers: Vec<u32> = (0..u32::try_from(texts.len()).unwrap()).collect();
+        sort_by_text(&mut numbers, |n| texts[n as usize]);
+        let got: Vec<&str> = numbers.iter().map(|&n| texts[n as usize]).collect();
+        let mut want = texts.to_vec();
+        want.sort_unstable();
+        assert_eq!(got, want);
     }
 }

@@ -7,7 +7,7 @@ use crate::error::Result;
 use crate::pair_folds::PairFolds;
 use crate::record::DigestRow;
 use am_journal::MemoryJournal;
-use am_triples::{Narrow, NarrowRow, TripleAssertion, TripleQuery, TripleStore};
+use am_triples::{Lent, Narrow, NarrowRow, TripleAssertion, TripleQuery, TripleStore};
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 
@@ -32,26 +32,70 @@ pub(crate) struct Evidence {
     pub session: String,
 }
 
-fn strings(v: Option<&Value>) -> Vec<String> {
-    match v {
-        Some(Value::Array(a)) => a
+/// The string items of an array attribute (others left out).
+fn strings(v: Option<&Lent<'_>>) -> Vec<String> {
+    match v.and_then(Lent::as_array) {
+        Some(a) => a
             .iter()
-            .filter_map(Value::as_str)
+            .filter_map(Lent::as_str)
             .map(str::to_owned)
             .collect(),
-        _ => Vec::new(),
+        None => Vec::new(),
+    }
+}
+
+/// The attribute keys [`Evidence`] reads of a row, in [`EvidenceRow`]'s
+/// index order.
+const EVIDENCE_ATTRIBUTES: [&str; 10] = [
+    "record_kind",
+    "bookkeeping",
+    "record_edge",
+    "maintenance_candidate",
+    "topic",
+    "topics",
+    "title",
+    "pending",
+    "keywords",
+    "participants",
+];
+const KIND: usize = 0;
+const BOOKKEEPING: usize = 1;
+const EDGE: usize = 2;
+const CANDIDATE: usize = 3;
+const TOPIC: usize = 4;
+const TOPICS: usize = 5;
+const TITLE: usize = 6;
+const PENDING: usize = 7;
+const KEYWORDS: usize = 8;
+const PARTICIPANTS: usize = 9;
+
+/// A row's [`EVIDENCE_ATTRIBUTES`], read by index (the values a
+/// `DigestRow` over its attributes gives for the same keys).
+struct EvidenceRow<'t>([Option<Lent<'t>>; 10]);
+
+impl<'t> EvidenceRow<'t> {
+    fn of(a: &NarrowRow<'t>) -> EvidenceRow<'t> {
+        EvidenceRow(a.lend_attributes(&EVIDENCE_ATTRIBUTES))
+    }
+    fn get(&self, i: usize) -> Option<&Lent<'t>> {
+        self.0[i].as_ref()
+    }
+    fn str(&self, i: usize) -> Option<&str> {
+        self.get(i).and_then(Lent::as_str)
+    }
+    fn flag(&self, i: usize) -> bool {
+        am_triples::lent::truthy(self.get(i))
     }
 }
 
 /// Whether the row may evidence a card: a kind, not a non-evidence kind,
 /// not bookkeeping, an edge or a maintenance candidate.
-fn may_evidence(a: NarrowRow<'_>) -> bool {
-    let row = DigestRow::of_attributes(a.attributes);
-    row.as_stored("record_kind")
+fn may_evidence(row: &EvidenceRow<'_>) -> bool {
+    row.str(KIND)
         .is_some_and(|k| !k.is_empty() && !NON_EVIDENCE_KINDS.contains(&k))
-        && !row.flag("bookkeeping")
-        && !row.flag("record_edge")
-        && !row.flag("maintenance_candidate")
+        && !row.flag(BOOKKEEPING)
+        && !row.flag(EDGE)
+        && !row.flag(CANDIDATE)
 }
 
 impl Evidence {
@@ -60,19 +104,24 @@ impl Evidence {
     /// candidate).
     fn of(a: &TripleAssertion) -> Option<Evidence> {
         let a = NarrowRow::of(a);
-        may_evidence(a).then(|| Evidence::from_row(a))
+        let row = EvidenceRow::of(&a);
+        may_evidence(&row).then(|| Evidence::from_row(&a, &row))
     }
 
-    /// A row [`may_evidence`] admits, as evidence (the texts it keeps
-    /// copied from the lent row).
-    fn from_row(a: NarrowRow<'_>) -> Evidence {
-        let row = DigestRow::of_attributes(a.attributes);
-        let kind = row.as_stored("record_kind").unwrap_or("").to_owned();
-        let title = row.title().unwrap_or("").to_owned();
-        let title_pending = row.is_marked_pending("title");
+    /// A row [`may_evidence`] admits (`row` its attributes), as evidence
+    /// (the texts it keeps copied from the lent row).
+    fn from_row(a: &NarrowRow<'_>, row: &EvidenceRow<'_>) -> Evidence {
+        let kind = row.str(KIND).unwrap_or("").to_owned();
+        // `DigestRow::title`: the string trimmed, `None` when blank.
+        let title = row.str(TITLE).map(str::trim).unwrap_or("").to_owned();
+        // `DigestRow::is_marked_pending("title")`: a JSON `true`.
+        let title_pending = match row.get(PENDING) {
+            Some(Lent::Other(p)) => p.get("title").and_then(Value::as_bool).unwrap_or(false),
+            _ => false,
+        };
         let mut topics: Vec<String> = Vec::new();
-        let single = row.get("topic").and_then(Value::as_str).map(str::to_owned);
-        for t in single.into_iter().chain(strings(row.get("topics"))) {
+        let single = row.str(TOPIC).map(str::to_owned);
+        for t in single.into_iter().chain(strings(row.get(TOPICS))) {
             let t = t.trim().to_owned();
             if !t.is_empty() && !topics.contains(&t) {
                 topics.push(t);
@@ -88,8 +137,8 @@ impl Evidence {
             .or_else(|| prov("run_id"))
             .unwrap_or("")
             .to_owned();
-        let keywords = strings(row.get("keywords"));
-        let participants = strings(row.get("participants"));
+        let keywords = strings(row.get(KEYWORDS));
+        let participants = strings(row.get(PARTICIPANTS));
         Evidence {
             record_id: a.subject.to_owned(),
             kind,
@@ -122,18 +171,7 @@ impl Evidence {
 /// only these of each row ([`TripleStore::visit_narrow`]), the same rows in
 /// the same order, so the evidence is the whole read's.
 const EVIDENCE_KEYS: Narrow<'static> = Narrow {
-    attributes: &[
-        "record_kind",
-        "bookkeeping",
-        "record_edge",
-        "maintenance_candidate",
-        "topic",
-        "topics",
-        "title",
-        "pending",
-        "keywords",
-        "participants",
-    ],
+    attributes: &EVIDENCE_ATTRIBUTES,
     provenance: &["session_id", "run_id"],
 };
 
@@ -174,18 +212,20 @@ pub(crate) fn evidence_scan(
             limit: i64::try_from(scan_limit).unwrap_or(i64::MAX),
             ..TripleQuery::default()
         };
-        store.visit_narrow(&query, EVIDENCE_KEYS, &mut |a| {
+        store.visit_narrow_text(&query, EVIDENCE_KEYS, &mut |a| {
+            let row = EvidenceRow::of(&a);
+            // `DigestRow::kind_text`: the kind trimmed.
             if i == 0
                 && let Some(ids) = card_ids.as_mut()
-                && DigestRow::of_attributes(a.attributes).kind_text() == Some("world_model")
+                && row.str(KIND).map(str::trim) == Some("world_model")
                 && let Some(id) = a.assertion_id
             {
                 ids.push(id.to_owned());
             }
-            if !may_evidence(a) || a.assertion_id.is_some_and(excluded) || excluded(a.subject) {
+            if !may_evidence(&row) || a.assertion_id.is_some_and(excluded) || excluded(a.subject) {
                 return;
             }
-            let e = Evidence::from_row(a);
+            let e = Evidence::from_row(&a, &row);
             out.insert(e.record_id.clone(), e);
         })?;
     }
